@@ -1,0 +1,1 @@
+"""Benchmarks: `make bench` runs every suite, prints a table each and writes JSON to bench/results/."""

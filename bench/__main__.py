@@ -1,0 +1,34 @@
+"""Run the benchmark suites: `python -m bench [suite ...]`.
+
+Each suite is a module `bench/<name>.py` with `run() -> list[Table]`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from bench.report import write
+
+SUITES = ["tools_tokens", "search_quality", "search_scale", "context", "overhead", "slack", "approvals"]
+
+
+def main(argv: list[str]) -> int:
+    wanted = argv or SUITES
+    for name in wanted:
+        try:
+            module = importlib.import_module(f"bench.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"bench.{name}":
+                print(f"== {name}: not built yet\n")
+                continue
+            raise
+        tables = module.run()
+        for table in tables:
+            print(table.render() + "\n")
+        print(f"(written to {write(name, tables)})\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
