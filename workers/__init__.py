@@ -1,0 +1,1 @@
+"""RQ jobs that run Atlas's agent: the loop, context management, model adapters, reporting."""

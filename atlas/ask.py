@@ -1,0 +1,113 @@
+"""`atlas ask`: submit a run, make sure a worker serves it, show progress, print the answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+from rq import Queue, Worker
+
+from atlas.connection import connect
+from atlas.settings import Settings
+from workers.queueing import submit
+from workers.runs import RunStore
+from workers.state import Origin, RunState
+
+WORKER_IDLE_EXIT_SECONDS = 600
+
+
+def ensure_worker(settings: Settings, queue: Queue) -> bool:
+    """Start a background worker unless one serves the queue; True if one was started."""
+    if Worker.all(queue=queue):
+        return False
+    logs = settings.home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    with open(logs / "worker.log", "ab") as log:
+        subprocess.Popen(
+            [sys.executable, "-m", "atlas.cli", "worker", "--max-idle", str(WORKER_IDLE_EXIT_SECONDS)],
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=os.environ.copy(),
+        )
+    return True
+
+
+def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> int:
+    if not question.strip():
+        print('atlas ask: give a question, e.g. atlas ask "What does ORB-1202 mean?"', file=sys.stderr)
+        return 2
+    conn = connect(settings)
+    queue = Queue(settings.queue_name, connection=conn)
+    if ensure_worker(settings, queue):
+        _say("started a background worker (it exits after 10 idle minutes)")
+    run = submit(conn, settings.queue_name, question, Origin(kind="cli", user=os.environ.get("USER")))
+    store = RunStore(conn)
+    final = _follow(store, run.id, timeout)
+    if final is None:
+        print(f"atlas ask: no answer within {timeout:.0f}s (run {run.id} is still queued or running)", file=sys.stderr)
+        return 1
+    print(json.dumps(result_json(final), indent=2) if as_json else render(final))
+    return 0 if final.status in ("done", "partial") else 1
+
+
+def _follow(store: RunStore, run_id: str, timeout: float) -> RunState | None:
+    """Print each step and tool call as it happens; return the run once it is final."""
+    deadline = time.monotonic() + timeout
+    after = "0"
+    while time.monotonic() < deadline:
+        for entry_id, event in store.events(run_id, after=after, block_ms=500):
+            after = entry_id
+            _progress(event)
+        run = store.load(run_id)
+        if run.final or run.status == "awaiting_approval":
+            return run
+    return None
+
+
+def _progress(event: dict[str, Any]) -> None:
+    kind = event.get("kind")
+    if kind == "step":
+        _say(f"step {event.get('step')}")
+    elif kind == "tool" and event.get("state") == "started":
+        _say(f"  -> {event.get('name')}({event.get('arguments', '')})")
+    elif kind == "tool" and event.get("state") == "failed":
+        _say(f"  !! {event.get('name')} returned an error")
+    elif kind == "retrying":
+        _say(f"retrying: {event.get('reason')}")
+    elif kind == "paused":
+        _say("paused: a proposed action needs a maintainer's approval")
+
+
+def _say(text: str) -> None:
+    print(f"[atlas] {text}", file=sys.stderr, flush=True)
+
+
+def result_json(run: RunState) -> dict[str, Any]:
+    return {
+        "run_id": run.id,
+        "answer": run.answer,
+        "stop_reason": run.stop_reason,
+        "partial": run.partial,
+        "status": run.status,
+        "steps": [s.model_dump() for s in run.steps],
+        "usage": {**run.usage.model_dump(), "total_tokens": run.usage.total},
+        "cost_usd": run.cost_usd,
+        "sources": run.sources,
+    }
+
+
+def render(run: RunState) -> str:
+    lines = [run.answer or "(no answer)", ""]
+    if run.sources:
+        lines.append("Sources: " + ", ".join(run.sources))
+    partial = " (partial)" if run.partial else ""
+    lines.append(
+        f"-- {len(run.steps)} steps, {run.usage.total:,} tokens, ${run.cost_usd:.4f}, stop: {run.stop_reason}{partial}"
+    )
+    return "\n".join(lines)

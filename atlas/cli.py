@@ -1,0 +1,92 @@
+"""The `atlas` command. It only parses arguments, reads settings once and wires the parts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from atlas.settings import ConfigError, Settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="atlas", description="Atlas, a maintainer bot for Slack.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ask = sub.add_parser("ask", help="ask a question through the queue and a worker; print the answer")
+    ask.add_argument("question")
+    ask.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    ask.add_argument("--timeout", type=float, default=300.0)
+
+    worker = sub.add_parser("worker", help="run a worker on the Atlas queue")
+    worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    worker.add_argument("--max-idle", type=int, default=None, help="exit after this many idle seconds")
+    worker.add_argument("--name", default=None)
+
+    tool = sub.add_parser("tool", help="dispatch one tool call and print what the model would read")
+    tool.add_argument("name")
+    tool.add_argument("arguments", nargs="?", default="{}")
+
+    dataset = sub.add_parser("dataset", help="the demo dataset")
+    dataset.add_argument("action", choices=["build"])
+
+    red = sub.add_parser("redis", help="the embedded Redis server (when REDIS_URL is not set)")
+    red.add_argument("action", choices=["start", "stop", "status", "url"])
+
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        print(f"atlas: configuration error: {exc}", file=sys.stderr)
+        return 2
+
+    if args.command == "ask":
+        from atlas.ask import ask as run_ask
+
+        return run_ask(settings, args.question, as_json=args.json, timeout=args.timeout)
+    if args.command == "worker":
+        from atlas.serve_worker import serve
+
+        return serve(settings, burst=args.burst, max_idle=args.max_idle, name=args.name)
+    if args.command == "tool":
+        from tools import run_tool_cli
+
+        print(run_tool_cli(settings.data_dir, args.name, args.arguments))
+        return 0
+    if args.command == "dataset":
+        return _dataset(settings.data_dir)
+    if args.command == "redis":
+        return _redis(settings, args.action)
+    return 2
+
+
+def _dataset(data_dir: Path) -> int:
+    from datasets import generate, tracker_db
+
+    path = generate.build(data_dir)
+    db = tracker_db.build(data_dir)
+    print(f"wrote {path} and {db}")
+    return 0
+
+
+def _redis(settings: Settings, action: str) -> int:
+    from atlas import embedded_redis
+
+    if settings.redis_url:
+        print(f"REDIS_URL is set ({'configured'}); the embedded server is not used.")
+        return 0
+    if action == "start" or action == "url":
+        print(embedded_redis.ensure_running(settings.home))
+    elif action == "stop":
+        print("stopped" if embedded_redis.stop(settings.home) else "not running")
+    else:
+        running = embedded_redis.is_running(settings.home)
+        print(f"{'running' if running else 'not running'} at {embedded_redis.url(settings.home)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

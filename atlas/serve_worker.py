@@ -1,0 +1,20 @@
+"""`atlas worker`: build the runtime once, then serve the Atlas queue."""
+
+from __future__ import annotations
+
+import logging
+
+from rq import Queue
+
+from atlas.settings import Settings
+from workers import runtime
+from workers.worker import make_worker
+
+
+def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = None, name: str | None = None) -> int:
+    logging.getLogger("rq.worker").setLevel(logging.WARNING)
+    rt = runtime.build(settings)
+    runtime.install(rt)
+    worker = make_worker(Queue(settings.queue_name, connection=rt.conn), name=name)
+    worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=True, logging_level="WARNING")
+    return 0

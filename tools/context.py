@@ -1,0 +1,34 @@
+"""What a tool call may use besides its arguments: the project corpus, the result stash, the run id."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from tools.corpus import Corpus
+
+
+@dataclass(frozen=True)
+class StashPage:
+    """One page of a stashed result. Offsets count o200k tokens; `next_offset` is None at the end."""
+
+    text: str
+    next_offset: int | None
+
+
+class ResultStash(Protocol):
+    """Long tool results kept outside the transcript (the workers own it, in Redis)."""
+
+    def page(self, ref: str, offset: int) -> StashPage | None:
+        """The page starting `offset` tokens into the result `ref`; None for an unknown or expired ref."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Passed to every tool function along with its validated arguments."""
+
+    corpus: Corpus
+    stash: ResultStash | None = None
+    run_id: str | None = None

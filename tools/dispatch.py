@@ -1,0 +1,118 @@
+"""Turn a model's function call (name + JSON arguments) into the text it reads back. Never raises.
+
+`validate` only parses and checks the arguments (approval cards need that before anything runs);
+`execute` runs a validated call; `dispatch` does both. Every failure becomes an error the model can
+act on; an exception escaping a tool is a bug, logged with the run id and reported generically.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from tools.context import ToolContext
+from tools.errors import FIX_FIELD, UNEXPECTED, UNEXPECTED_HINT, ToolError
+from tools.registry import Registry
+
+log = logging.getLogger("atlas.tools")
+MAX_ERRORS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What goes back to the model as the function_call_output, and whether the call succeeded."""
+
+    text: str
+    ok: bool
+
+
+def validate(registry: Registry, name: str, arguments: str) -> BaseModel | ToolOutput:
+    """Parse and validate a call's arguments; a ToolOutput (ok=False) says what is wrong."""
+    try:
+        tool = registry.get(name) if isinstance(name, str) else None
+        if tool is None:
+            available = ", ".join(registry.names()) or "(none)"
+            return _error(ToolError(f"Unknown tool '{_clip(name)}'.", f"Available tools: {available}."))
+        try:
+            raw = json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else {}
+        except (ValueError, RecursionError) as exc:
+            return _error(ToolError(f"Arguments for {name} are not valid JSON ({_clip(str(exc))}).", _fields_hint(tool.args_model)))
+        if not isinstance(raw, dict):
+            return _error(ToolError(f"Arguments for {name} must be a JSON object, got {type(raw).__name__}.", _fields_hint(tool.args_model)))
+        try:
+            return tool.args_model.model_validate(raw)
+        except ValidationError as exc:
+            return _error(ToolError(f"Invalid arguments for {name}: {_describe(exc, tool.args_model)}", FIX_FIELD))
+    except Exception:  # a bug in a model validator or a registry: never let it reach the loop
+        log.exception("tool %r: validation crashed", _clip(str(name)))
+        return _error(ToolError(UNEXPECTED, UNEXPECTED_HINT))
+
+
+def execute(registry: Registry, name: str, args: BaseModel, ctx: ToolContext) -> ToolOutput:
+    """Run a validated call. Tool errors come back as values, exceptions as a generic error."""
+    tool = registry.get(name)
+    if tool is None:
+        available = ", ".join(registry.names()) or "(none)"
+        return _error(ToolError(f"Unknown tool '{_clip(name)}'.", f"Available tools: {available}."))
+    try:
+        result = tool.fn(args, ctx)
+    except Exception:
+        log.exception("tool %s crashed (run %s)", name, getattr(ctx, "run_id", None))
+        return _error(ToolError(UNEXPECTED, UNEXPECTED_HINT))
+    if isinstance(result, ToolError):
+        return _error(result)
+    if isinstance(result, str):
+        return ToolOutput(text=result, ok=True)
+    log.error("tool %s returned %s, not str or ToolError (run %s)", name, type(result).__name__, ctx.run_id)
+    return _error(ToolError(UNEXPECTED, UNEXPECTED_HINT))
+
+
+def dispatch(registry: Registry, name: str, arguments: str, ctx: ToolContext) -> ToolOutput:
+    """Validate then execute one function call; always returns a ToolOutput."""
+    checked = validate(registry, name, arguments)
+    if isinstance(checked, ToolOutput):
+        return checked
+    return execute(registry, name, checked, ctx)
+
+
+def _error(err: ToolError) -> ToolOutput:
+    return ToolOutput(text=err.render(), ok=False)
+
+
+def _clip(text: Any, limit: int = 80) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _fields_hint(model: type[BaseModel]) -> str:
+    fields = ", ".join(model.model_fields)
+    return f"Send a JSON object with the fields: {fields}." if fields else "Send an empty JSON object {}."
+
+
+def _describe(exc: ValidationError, model: type[BaseModel]) -> str:
+    """One short clause per problem, naming the field: 'limit must be <= 20'."""
+    problems = [_problem(err, model) for err in exc.errors(include_url=False)]
+    shown = "; ".join(problems[:MAX_ERRORS_SHOWN])
+    more = len(problems) - MAX_ERRORS_SHOWN
+    return shown + (f"; and {more} more." if more > 0 else ".")
+
+
+def _problem(err: Any, model: type[BaseModel]) -> str:
+    field = ".".join(str(part) for part in err.get("loc", ())) or "arguments"
+    kind, ctx = err.get("type", ""), err.get("ctx") or {}
+    if kind == "missing":
+        return f"{field} is required"
+    if kind == "extra_forbidden":
+        return f"{field} is not a field (fields: {', '.join(model.model_fields)})"
+    bounds = {"less_than_equal": ("<=", "le"), "less_than": ("<", "lt"),
+              "greater_than_equal": (">=", "ge"), "greater_than": (">", "gt")}
+    if kind in bounds:
+        op, key = bounds[kind]
+        return f"{field} must be {op} {ctx.get(key)}"
+    if kind == "literal_error":
+        return f"{field} must be one of {ctx.get('expected')}"
+    return f"{field}: {_clip(err.get('msg', 'invalid value'), 120)}"

@@ -1,0 +1,29 @@
+"""A tool's failure as a value the model reads: what went wrong and what to do next.
+
+Tools return a `ToolError` instead of raising; dispatch renders it as
+
+    Error: <error>
+    Hint: <hint>
+
+Wording shared by several tools lives here so it reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FIX_FIELD = "Fix the field and call again."
+UNEXPECTED = "The tool failed unexpectedly."
+UNEXPECTED_HINT = "This is not your fault. Try a different tool or answer with what you already have."
+
+
+@dataclass(frozen=True)
+class ToolError:
+    """A well-formed call that could not be served: the reason and an actionable next step."""
+
+    error: str
+    hint: str
+
+    def render(self) -> str:
+        """The exact text the model reads."""
+        return f"Error: {self.error}\nHint: {self.hint}"

@@ -1,0 +1,93 @@
+"""Tools by name: a Pydantic arguments model, a function, and whether it has side effects.
+
+The function's docstring is the description the model reads, and the strict function definition
+sent to the Responses API is generated from the arguments model by the openai SDK, never by hand.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import openai
+from pydantic import BaseModel
+
+from tools.context import ToolContext
+from tools.errors import ToolError
+
+ToolFn = Callable[[Any, ToolContext], "str | ToolError"]
+F = TypeVar("F", bound=Callable[..., Any])
+NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+class RegistryError(ValueError):
+    """A tool was declared wrongly (duplicate name, missing docstring, bad arguments type): a bug."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One callable tool as the model sees it."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    fn: Callable[[BaseModel, ToolContext], str | ToolError]
+    side_effect: bool
+
+
+class Registry:
+    """An ordered set of tools with unique names."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, Tool] = {}
+
+    def tool(self, *, side_effect: bool = False, name: str | None = None) -> Callable[[F], F]:
+        """Decorator: register `fn(args: SomeModel, ctx: ToolContext)`; the docstring is the description."""
+
+        def register(fn: F) -> F:
+            self.add(_declare(fn, side_effect=side_effect, name=name))
+            return fn
+
+        return register
+
+    def add(self, tool: Tool) -> None:
+        """Register an already built tool; a second tool with the same name is an error."""
+        if tool.name in self._tools:
+            raise RegistryError(f"duplicate tool name {tool.name!r}")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called `name`, or None."""
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Tool names in registration order."""
+        return list(self._tools)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Strict function tools for `responses.create(tools=...)`, generated from the argument models."""
+        return [
+            openai.pydantic_responses_function_tool(t.args_model, name=t.name, description=t.description)
+            for t in self._tools.values()
+        ]
+
+
+def _declare(fn: Callable[..., Any], *, side_effect: bool, name: str | None) -> Tool:
+    tool_name = name or fn.__name__
+    if not NAME_PATTERN.match(tool_name):
+        raise RegistryError(f"tool name {tool_name!r} must match {NAME_PATTERN.pattern}")
+    description = inspect.getdoc(fn)
+    if not description:
+        raise RegistryError(f"tool {tool_name!r} needs a docstring: it is the description the model reads")
+    params = list(inspect.signature(fn).parameters)
+    if not params:
+        raise RegistryError(f"tool {tool_name!r} must take (args, ctx)")
+    hints = typing.get_type_hints(fn)
+    args_model = hints.get(params[0])
+    if not (inspect.isclass(args_model) and issubclass(args_model, BaseModel)):
+        raise RegistryError(f"tool {tool_name!r}: first parameter must be annotated with a pydantic model")
+    return Tool(name=tool_name, description=description, args_model=args_model, fn=fn, side_effect=side_effect)

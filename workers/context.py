@@ -1,0 +1,196 @@
+"""Context management: fit a transcript of Responses input items into the model's window.
+
+The loop calls `fit` before every model call. Under budget nothing changes. Over budget, old tool
+results are cleared first (cheap, keeps every item and so the pairing), then the middle of the
+run is compacted into one summary message. Tool results are also cut at execution time by
+`truncate_result`, which keeps the full text retrievable through `read_more`. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from atlas import tokens
+from workers.compaction import compact, extractive_summary
+from workers.pairing import Item, check_pairing
+
+ITEM_OVERHEAD = 4
+"""Tokens each input item costs beyond its text (role and item framing), as for chat messages."""
+ENCRYPTED_CHARS_PER_TOKEN = 4
+"""Encrypted reasoning is counted as len/4 tokens. The base64 ciphertext runs about 5 characters
+per reasoning token, so this slightly overestimates, which is the safe side for a budget."""
+CLEARED_PREFIX = "[cleared: "
+ARGUMENTS_SHOWN = 200
+"""Characters of a call's arguments quoted in a cleared result's placeholder."""
+
+Summarize = Callable[[list[Item]], str]
+
+
+@dataclass(frozen=True)
+class ContextBudget:
+    """The window and how it is spent; `output_reserve` is also sent as `max_output_tokens`."""
+
+    window: int = 64_000
+    output_reserve: int = 25_000
+    keep_recent_results: int = 2
+    result_token_limit: int = 1_500
+
+    @property
+    def input_limit(self) -> int:
+        """Input tokens a request may use so that the reserved output still fits the window."""
+        return self.window - self.output_reserve
+
+
+class Truncation(NamedTuple):
+    """A tool result as shown to the model; `stashed` says the caller must keep the full text."""
+
+    text: str
+    stashed: bool
+    more_tokens: int
+
+
+def truncate_result(text: str, ref: str, limit: int = 1_500) -> Truncation:
+    """Cut a tool result to its first `limit` o200k tokens, with a note naming how to read on.
+
+    `ref` is the caller's handle for the stashed full text; the note's `offset` counts tokens,
+    so `read_more(ref, offset=limit)` continues exactly where the shown text stops.
+    """
+    shown, more = tokens.head(text, limit)
+    if not more:
+        return Truncation(text, False, 0)
+    note = f'[truncated: {more} more tokens; use read_more(ref="{ref}", offset={limit})]'
+    return Truncation(f"{shown}\n\n{note}", True, more)
+
+
+@functools.lru_cache(maxsize=4096)
+def _count(text: str) -> int:
+    return tokens.count(text)
+
+
+def _text_of(value: object) -> str:
+    """The text of a message content or tool output: a string, or a list of parts with `text`."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(str(part.get("text", "")) for part in value if isinstance(part, Mapping))
+    return ""
+
+
+def count_item(item: Mapping[str, Any]) -> int:
+    """Estimated input tokens of one item: its text plus `ITEM_OVERHEAD`.
+
+    Messages count their text parts (images and files count nothing), calls their name and
+    arguments, outputs their text, reasoning its summary and content text plus encrypted content
+    at len/4. Unknown item types count their JSON.
+    """
+    kind = item.get("type")
+    if kind == "message":
+        body = _count(_text_of(item.get("content")))
+    elif kind == "function_call":
+        body = _count(str(item.get("name", ""))) + _count(str(item.get("arguments", "")))
+    elif kind == "function_call_output":
+        body = _count(_text_of(item.get("output")))
+    elif kind == "reasoning":
+        texts = _text_of(item.get("summary")) + _text_of(item.get("content"))
+        body = _count(texts) + len(item.get("encrypted_content") or "") // ENCRYPTED_CHARS_PER_TOKEN
+    else:
+        body = _count(json.dumps(item, default=str))
+    return ITEM_OVERHEAD + body
+
+
+def count_items(items: Sequence[Mapping[str, Any]], instructions: str = "", tools: Sequence[Mapping[str, Any]] = ()) -> int:
+    """Estimated input tokens of a request: every item, the instructions, and the tools' JSON schemas."""
+    fixed = (ITEM_OVERHEAD + _count(instructions) if instructions else 0) + (_count(json.dumps(list(tools), default=str)) if tools else 0)
+    return fixed + sum(count_item(item) for item in items)
+
+
+def cleared_placeholder(call: Mapping[str, Any]) -> str:
+    """What a cleared result says: which call it was, and that calling again brings it back."""
+    arguments = str(call.get("arguments", ""))
+    if len(arguments) > ARGUMENTS_SHOWN:
+        arguments = arguments[:ARGUMENTS_SHOWN] + "…"
+    return f"{CLEARED_PREFIX}{call.get('name')}({arguments}) result removed to save context; call it again if needed]"
+
+
+def clear_results(items: Sequence[Item], keep_recent: int) -> tuple[list[Item], int]:
+    """Replace the output of every tool result but the last `keep_recent` by a placeholder.
+
+    Index-preserving: the output items stay (so pairing holds), only their `output` changes.
+    Results already cleared, or no longer than their placeholder, are left alone. Returns the
+    new list (rewritten items are copies) and how many results were cleared.
+    """
+    calls = {item.get("call_id"): item for item in items if item.get("type") == "function_call"}
+    positions = [i for i, item in enumerate(items) if item.get("type") == "function_call_output"]
+    old = positions[: max(len(positions) - keep_recent, 0)]
+    result = list(items)
+    cleared = 0
+    for i in old:
+        item = items[i]
+        text = _text_of(item.get("output"))
+        call = calls.get(item.get("call_id"), {"name": "unknown_tool", "arguments": ""})
+        placeholder = cleared_placeholder(call)
+        if text.startswith(CLEARED_PREFIX) or _count(text) <= _count(placeholder):
+            continue
+        result[i] = {**item, "output": placeholder}
+        cleared += 1
+    return result, cleared
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """What `fit` sends, what it did, and the pairing problems of what it sends (empty: fine)."""
+
+    items: list[Item]
+    cleared: int
+    compacted: bool
+    tokens_before: int
+    tokens_after: int
+    problems: list[str] = field(default_factory=list)
+
+
+def fit(
+    items: Sequence[Item],
+    *,
+    budget: ContextBudget,
+    instructions: str = "",
+    tools: Sequence[Mapping[str, Any]] = (),
+    summarize: Summarize = extractive_summary,
+) -> FitResult:
+    """Bring a request within `budget.input_limit` input tokens: clear old results, then compact.
+
+    Never mutates `items`; untouched items are shared with the returned list. A transcript that
+    already breaks pairing is returned unchanged with its problems (cutting it would hide them).
+    `tokens_after` can stay over the limit when the question and the latest turn alone exceed it:
+    the caller then stops on budget. `summarize` gets the dropped items as they were before
+    clearing; if it raises or returns nothing, `extractive_summary` is used instead.
+    """
+    limit = budget.input_limit
+
+    def measure(candidate: Sequence[Item]) -> int:
+        return count_items(candidate, instructions, tools)
+
+    before = measure(items)
+    problems = check_pairing(items)
+    if before <= limit or problems:
+        return FitResult(list(items), 0, False, before, before, problems)
+
+    cleared_items, cleared = clear_results(items, budget.keep_recent_results)
+    after = measure(cleared_items)
+    compacted = False
+    if after > limit:
+        compaction = compact(
+            cleared_items,
+            originals=items,
+            keep_recent_results=budget.keep_recent_results,
+            limit=limit,
+            measure=measure,
+            summarize=summarize,
+        )
+        if compaction is not None:
+            cleared_items, compacted = compaction, True
+            after = measure(cleared_items)
+    return FitResult(cleared_items, cleared, compacted, before, after, check_pairing(cleared_items))

@@ -1,0 +1,19 @@
+"""Failures sorted by whose fault they are, mapped from library exceptions where they enter."""
+
+from __future__ import annotations
+
+
+class AtlasError(Exception):
+    """Base of the errors Atlas raises on purpose."""
+
+
+class ModelUnavailable(AtlasError):
+    """The model API could not be reached or kept failing after the SDK's retries (transient)."""
+
+
+class ModelRejected(AtlasError):
+    """The model API refused the request (bad key, bad request): retrying will not help."""
+
+
+class ModelBehaviorError(AtlasError):
+    """The model answered with something the loop cannot use."""

@@ -1,0 +1,234 @@
+"""The agent loop: one model call and its tool calls per step, decisions returned as values."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tools import dispatch as tool_dispatch
+from tools.context import ToolContext
+from tools.registry import Registry
+from workers import context as ctxmgmt
+from workers.budget import Budget, exhausted
+from workers.errors import ModelRejected
+from workers.instructions import INSTRUCTIONS, WRAP_UP
+from workers.model import Model, ModelReply, ModelRequest
+from workers.state import PendingCall, RunState, StepRecord, StopReason
+from workers.stash import RedisStash
+
+log = logging.getLogger("atlas.loop")
+
+_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="atlas-tool")
+
+
+@dataclass(frozen=True)
+class Answered:
+    text: str
+
+
+@dataclass(frozen=True)
+class RunAgain:
+    pass
+
+
+@dataclass(frozen=True)
+class NeedsApproval:
+    pending: list[PendingCall]
+
+
+@dataclass(frozen=True)
+class BudgetStop:
+    reason: StopReason
+
+
+StepOutcome = Answered | RunAgain | NeedsApproval | BudgetStop
+
+
+class Reporter:
+    """Receives progress events; subclasses post them somewhere (a Redis stream, Slack)."""
+
+    def event(self, run: RunState, kind: str, **data: Any) -> None:  # pragma: no cover - interface
+        pass
+
+
+@dataclass
+class Agent:
+    """Everything one run needs, built once per worker process and reused across jobs."""
+
+    model: Model
+    registry: Registry
+    tool_context: Callable[[RunState], ToolContext]
+    stash: Callable[[RunState], RedisStash]
+    save: Callable[[RunState], None]
+    reporter: Reporter
+    summarize: Callable[[list[dict[str, Any]]], str]
+    budget: Budget = Budget()
+    context: ctxmgmt.ContextBudget = ctxmgmt.ContextBudget()
+    tool_timeout: float = 15.0
+    instructions: str = INSTRUCTIONS
+
+    def run(self, run: RunState) -> RunState:
+        """Take steps until the run answers, pauses for approval or stops on a budget."""
+        if not run.items:
+            run.items = initial_items(run)
+        run.status = "running"
+        self.save(run)
+        while True:
+            outcome = self.step(run)
+            if isinstance(outcome, RunAgain):
+                continue
+            if isinstance(outcome, NeedsApproval):
+                run.status = "awaiting_approval"
+                run.pending = outcome.pending
+                self.save(run)
+                self.reporter.event(run, "paused", pending=[p.model_dump() for p in outcome.pending])
+                return run
+            if isinstance(outcome, BudgetStop):
+                self.wrap_up(run, outcome.reason)
+            else:
+                finish(run, outcome.text, "done", partial=False)
+            self.save(run)
+            self.reporter.event(run, "answer")
+            return run
+
+    def step(self, run: RunState) -> StepOutcome:
+        reason = exhausted(self.budget, run)
+        if reason:
+            return BudgetStop(reason)
+        started = time.monotonic()
+        index = len(run.steps) + 1
+        self.reporter.event(run, "step", step=index)
+        reply = self.call_model(run, tool_choice="auto")
+        record = StepRecord(index=index, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens)
+        run.items.extend(reply.output)
+        outcome: StepOutcome
+        if reply.status != "completed":
+            record.errors = 1
+            outcome = RunAgain()
+        elif not reply.calls:
+            outcome = Answered(reply.text)
+        else:
+            pending = self.run_calls(run, reply.calls, record)
+            outcome = NeedsApproval(pending) if pending else RunAgain()
+        run.consecutive_errors = run.consecutive_errors + 1 if record.errors else 0
+        record.ms = int((time.monotonic() - started) * 1000)
+        run.seconds_spent += time.monotonic() - started
+        run.steps.append(record)
+        self.save(run)
+        return outcome
+
+    def call_model(self, run: RunState, tool_choice: Literal["auto", "none"]) -> ModelReply:
+        tools = self.registry.definitions()
+        fitted = ctxmgmt.fit(
+            run.items, budget=self.context, instructions=self.instructions, tools=tools, summarize=self.summarize
+        )
+        run.items = fitted.items
+        request = ModelRequest(
+            instructions=self.instructions,
+            input=run.items,
+            tools=tools,
+            tool_choice=tool_choice,
+            max_output_tokens=self.context.output_reserve,
+        )
+        reply = self.model.respond(request)
+        run.usage.add(reply.usage)
+        return reply
+
+    def run_calls(self, run: RunState, calls: list[dict[str, Any]], record: StepRecord) -> list[PendingCall]:
+        """Execute read calls concurrently; side-effect calls that validate become pending."""
+        ctx = self.tool_context(run)
+        outputs: dict[str, tuple[str, bool]] = {}
+        pending: list[PendingCall] = []
+        futures = {}
+        for call in calls:
+            name, call_id, arguments = call["name"], call["call_id"], call.get("arguments", "")
+            record.tools.append(name)
+            tool = self.registry.get(name)
+            if tool is not None and tool.side_effect:
+                checked = tool_dispatch.validate(self.registry, name, arguments)
+                if isinstance(checked, tool_dispatch.ToolOutput):
+                    outputs[call_id] = (checked.text, False)
+                else:
+                    pending.append(
+                        PendingCall(pending_id=f"{run.id}.{call_id}", call_id=call_id, name=name, arguments=arguments, step=len(run.steps) + 1)
+                    )
+                continue
+            self.reporter.event(run, "tool", call_id=call_id, name=name, arguments=arguments, state="started")
+            futures[call_id] = _POOL.submit(tool_dispatch.dispatch, self.registry, name, arguments, ctx)
+        deadline = time.monotonic() + self.tool_timeout
+        for call_id, future in futures.items():
+            try:
+                result = future.result(timeout=max(deadline - time.monotonic(), 0.01))
+                outputs[call_id] = (result.text, result.ok)
+            except FutureTimeout:
+                outputs[call_id] = (f"Error: the tool timed out after {self.tool_timeout:.0f}s.\nHint: narrow the query or try another tool.", False)
+        stash = self.stash(run)
+        for call in calls:
+            call_id = call["call_id"]
+            if call_id not in outputs:
+                continue  # pending: its output is appended when decided
+            text, ok = outputs[call_id]
+            text = self.fit_result(stash, text)
+            if not ok:
+                record.errors += 1
+            run.items.append({"type": "function_call_output", "call_id": call_id, "output": text})
+            if call_id in futures:
+                self.reporter.event(run, "tool", call_id=call_id, name=call["name"], arguments=call.get("arguments", ""), state="done" if ok else "failed")
+        return pending
+
+    def fit_result(self, stash: RedisStash, text: str) -> str:
+        """Results over the limit are cut; the whole text is stashed for read_more."""
+        from atlas import tokens
+
+        if tokens.count(text) <= self.context.result_token_limit:
+            return text
+        ref = stash.put(text)
+        return ctxmgmt.truncate_result(text, ref=ref, limit=self.context.result_token_limit)[0]
+
+    def wrap_up(self, run: RunState, reason: StopReason) -> None:
+        """One last call with tools off: what was found and what is missing; the answer is partial."""
+        run.items.append({"type": "message", "role": "user", "content": WRAP_UP.format(reason=reason.replace("_", " "))})
+        started = time.monotonic()
+        try:
+            reply = self.call_model(run, tool_choice="none")
+            run.items.extend(reply.output)
+            text = reply.text
+            record = StepRecord(index=len(run.steps) + 1, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens, wrap_up=True)
+        except ModelRejected:
+            text, record = "", StepRecord(index=len(run.steps) + 1, errors=1, wrap_up=True)
+        record.ms = int((time.monotonic() - started) * 1000)
+        run.seconds_spent += time.monotonic() - started
+        run.steps.append(record)
+        finish(run, text or "I ran out of budget before I could write an answer.", reason, partial=True)
+
+
+def initial_items(run: RunState) -> list[dict[str, Any]]:
+    """Earlier turns of the thread (for a follow-up), then the question."""
+    items: list[dict[str, Any]] = []
+    for turn in run.history:
+        items.append({"type": "message", "role": "user", "content": turn.question})
+        items.append({"type": "message", "role": "assistant", "content": turn.answer})
+    items.append({"type": "message", "role": "user", "content": run.question})
+    return items
+
+
+def finish(run: RunState, text: str, reason: StopReason, *, partial: bool) -> None:
+    run.answer = text
+    run.stop_reason = reason
+    run.partial = partial
+    run.pending = []
+    run.status = "partial" if partial else "done"
+
+
+def call_arguments(call: dict[str, Any]) -> dict[str, Any]:
+    """A call's arguments as a dict, or {} when the model sent something unparsable."""
+    try:
+        value = json.loads(call.get("arguments") or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,103 @@
+"""The model port: one request in, one reply out; the OpenAI Responses adapter behind it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import openai
+
+from atlas.settings import Settings
+from workers.errors import ModelRejected, ModelUnavailable
+from workers.state import Usage
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    instructions: str
+    input: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    tool_choice: Literal["auto", "none"] = "auto"
+    max_output_tokens: int = 25_000
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    """The reply's output items as plain dicts (ready to send back as input) and its usage."""
+
+    output: list[dict[str, Any]]
+    usage: Usage
+    status: str = "completed"
+    incomplete_reason: str | None = None
+    text: str = ""
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, output: list[dict[str, Any]], usage: Usage, status: str = "completed", incomplete_reason: str | None = None) -> ModelReply:
+        calls = [item for item in output if item.get("type") == "function_call"]
+        texts = [
+            part.get("text", "")
+            for item in output
+            if item.get("type") == "message"
+            for part in item.get("content", [])
+            if part.get("type") == "output_text"
+        ]
+        return cls(output, usage, status, incomplete_reason, "".join(texts), calls)
+
+
+class Model(Protocol):
+    def respond(self, request: ModelRequest) -> ModelReply: ...
+
+
+class ResponsesModel:
+    """`client.responses.create` (not `parse`: a bad argument must reach the model as an error)."""
+
+    def __init__(self, settings: Settings, model: str | None = None) -> None:
+        self.model = model or settings.model
+        self.client = openai.OpenAI(
+            api_key=settings.openai_api_key or "unused",
+            base_url=settings.openai_base_url,
+            timeout=settings.model_timeout_seconds,
+            max_retries=settings.model_max_retries,
+        )
+
+    def respond(self, request: ModelRequest) -> ModelReply:
+        try:
+            response = self.client.responses.create(
+                model=self.model,
+                instructions=request.instructions,
+                input=request.input,  # type: ignore[arg-type]
+                tools=request.tools,  # type: ignore[arg-type]
+                tool_choice=request.tool_choice,
+                parallel_tool_calls=True,
+                max_output_tokens=request.max_output_tokens,
+                store=False,
+                include=["reasoning.encrypted_content"],
+            )
+        except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError) as exc:
+            raise ModelUnavailable(f"model API unavailable: {type(exc).__name__}") from exc
+        except openai.APIStatusError as exc:
+            if exc.status_code >= 500 or exc.status_code in (408, 409, 429):
+                raise ModelUnavailable(f"model API answered {exc.status_code}") from exc
+            raise ModelRejected(f"model API refused the request ({exc.status_code})") from exc
+        details = response.usage
+        usage = Usage(
+            input_tokens=details.input_tokens if details else 0,
+            cached_tokens=(details.input_tokens_details.cached_tokens if details and details.input_tokens_details else 0),
+            output_tokens=details.output_tokens if details else 0,
+        )
+        output = [_as_input_item(item.model_dump(mode="json", exclude_none=True)) for item in response.output]
+        reason = response.incomplete_details.reason if response.incomplete_details else None
+        return ModelReply.of(output, usage, response.status or "completed", reason)
+
+
+def _as_input_item(item: dict[str, Any]) -> dict[str, Any]:
+    """Output items go back as input items; drop output-only fields the input schema does not take."""
+    if item.get("type") == "message":
+        item["content"] = [
+            {k: v for k, v in part.items() if k in ("type", "text", "annotations")} for part in item.get("content", [])
+        ]
+    if item.get("type") == "reasoning":
+        item.pop("status", None)
+        item.setdefault("summary", [])
+    return item

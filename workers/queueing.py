@@ -1,0 +1,57 @@
+"""Putting runs on the queue: one job per run (or per resume), never queued twice."""
+
+from __future__ import annotations
+
+import redis
+from rq import Callback, Queue, Retry
+from rq.exceptions import DuplicateJobError
+from rq.job import Job
+
+from workers.runs import RunStore
+from workers.state import Origin, RunState, Turn
+
+JOB_TIMEOUT_SECONDS = 180  # a run's budget is 60 working seconds; this bounds a stuck model call
+RESULT_TTL_SECONDS = 3600
+RETRY = Retry(max=2, interval=[2, 10])  # transient model errors and abandoned jobs (worker died)
+
+
+def job_id(run_id: str, resume: int = 0) -> str:
+    """Derived from the run id, so the same run (or the same resume) can't be queued twice."""
+    return f"atlas-run-{run_id}" if resume == 0 else f"atlas-run-{run_id}-resume-{resume}"
+
+
+def enqueue(queue: Queue, run_id: str, resume: int = 0) -> Job:
+    """Enqueue `continue_run(run_id)`; a second enqueue of the same job id returns the first job."""
+    from workers.jobs import continue_run, on_job_failure
+
+    try:
+        return queue.enqueue(
+            continue_run,
+            run_id,
+            job_id=job_id(run_id, resume),
+            unique=True,
+            job_timeout=JOB_TIMEOUT_SECONDS,
+            result_ttl=RESULT_TTL_SECONDS,
+            retry=RETRY,
+            on_failure=Callback(on_job_failure),
+            description=f"atlas run {run_id}" + (f" resume {resume}" if resume else ""),
+        )
+    except DuplicateJobError:
+        return Job.fetch(job_id(run_id, resume), connection=queue.connection)
+
+
+def submit(
+    conn: redis.Redis,
+    queue_name: str,
+    question: str,
+    origin: Origin | None = None,
+    history: list[Turn] | None = None,
+    run_id: str | None = None,
+) -> RunState:
+    """Record a new run and queue it. The caller returns at once; a worker does the rest."""
+    run = RunState(question=question, origin=origin or Origin(), history=history or [])
+    if run_id:
+        run.id = run_id
+    RunStore(conn).save(run)
+    enqueue(Queue(queue_name, connection=conn), run.id)
+    return run

@@ -1,0 +1,36 @@
+"""Where progress goes: always the run's event stream; Slack too for runs that came from Slack."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from workers.loop import Reporter
+from workers.runs import RunStore
+from workers.state import RunState
+
+log = logging.getLogger("atlas.reporting")
+
+
+class StreamReporter(Reporter):
+    """Publishes events to the run's Redis stream (the CLI tails it)."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+
+    def event(self, run: RunState, kind: str, **data: Any) -> None:
+        self.store.publish(run.id, {"kind": kind, "status": run.status, **data})
+
+
+class FanOut(Reporter):
+    """Sends each event to several reporters; one failing never stops the run or the others."""
+
+    def __init__(self, *reporters: Reporter) -> None:
+        self.reporters = reporters
+
+    def event(self, run: RunState, kind: str, **data: Any) -> None:
+        for reporter in self.reporters:
+            try:
+                reporter.event(run, kind, **data)
+            except Exception:
+                log.exception("reporter %s failed on %s for run %s", type(reporter).__name__, kind, run.id)

@@ -1,0 +1,98 @@
+"""What a worker process builds once and reuses for every job: Redis, corpus, tools, model."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from atlas.connection import connect
+from atlas.settings import Settings
+from tools import open_corpus, v2_registry
+from tools.context import ToolContext
+from tools.registry import Registry
+from workers import context as ctxmgmt
+from workers.loop import Agent, Reporter
+from workers.model import Model, ModelRequest, ResponsesModel
+from workers.runs import RunStore
+from workers.state import RunState
+from workers.stash import RedisStash
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    conn: redis.Redis
+    store: RunStore
+    registry: Registry
+    model: Model
+    summary_model: Model
+
+    def agent(self, reporter: Reporter) -> Agent:
+        corpus = open_corpus(self.settings.data_dir)
+        return Agent(
+            model=self.model,
+            registry=self.registry,
+            tool_context=lambda run: ToolContext(corpus=corpus, stash=RedisStash(self.conn, run.id), run_id=run.id),
+            stash=lambda run: RedisStash(self.conn, run.id),
+            save=self.store.save,
+            reporter=reporter,
+            summarize=self.summarize,
+        )
+
+    def summarize(self, items: list[dict[str, Any]]) -> str:
+        """A cheap model call that condenses dropped items; the extractive summary if it fails."""
+        try:
+            reply = self.summary_model.respond(
+                ModelRequest(
+                    instructions=ctxmgmt.SUMMARY_INSTRUCTIONS,
+                    input=[{"type": "message", "role": "user", "content": ctxmgmt.render_for_summary(items)}],
+                    tools=[],
+                    tool_choice="none",
+                    max_output_tokens=800,
+                )
+            )
+            if reply.text.strip():
+                return reply.text
+        except Exception:
+            pass
+        return ctxmgmt.extractive_summary(items)
+
+
+def build(settings: Settings) -> Runtime:
+    """Wire the parts for this process; the offline model stands in when no model is configured."""
+    conn = connect(settings)
+    if settings.offline:
+        from workers.offline import OfflineModel
+
+        model: Model = OfflineModel()
+        summary: Model = model
+    else:
+        model = ResponsesModel(settings)
+        summary = ResponsesModel(settings, settings.summary_model or settings.model)
+    open_corpus(settings.data_dir)  # load indexes now, not during the first job
+    return Runtime(settings, conn, RunStore(conn), v2_registry(), model, summary)
+
+
+_installed: Runtime | None = None
+
+
+def install(runtime: Runtime) -> None:
+    """`atlas worker` installs the runtime it built from its settings."""
+    global _installed
+    _installed = runtime
+
+
+def current() -> Runtime:
+    """The process's runtime; plain `rq worker` processes build it from the environment on first use."""
+    global _installed
+    if _installed is None:
+        _installed = _from_env()
+    return _installed
+
+
+@functools.cache
+def _from_env() -> Runtime:
+    return build(Settings.from_env())

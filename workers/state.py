@@ -1,0 +1,108 @@
+"""A run's persisted state: everything another worker process needs to continue it."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+RunStatus = Literal["queued", "running", "awaiting_approval", "done", "partial", "failed", "expired"]
+StopReason = Literal[
+    "done",
+    "max_steps",
+    "max_seconds",
+    "max_tokens",
+    "max_errors",
+    "model_unavailable",
+    "model_rejected",
+    "worker_lost",
+    "approval_expired",
+    "internal_error",
+]
+FINAL_STATUSES: frozenset[str] = frozenset({"done", "partial", "failed", "expired"})
+
+
+class Origin(BaseModel):
+    """Where the question came from and where the answer goes."""
+
+    kind: Literal["cli", "slack"] = "cli"
+    user: str | None = None
+    channel: str | None = None
+    thread_ts: str | None = None
+    message_ts: str | None = None
+    team: str | None = None
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.cached_tokens += other.cached_tokens
+        self.output_tokens += other.output_tokens
+
+
+class StepRecord(BaseModel):
+    """What one model call and its tool calls did, for the footer and the benchmarks."""
+
+    index: int
+    tools: list[str] = Field(default_factory=list)
+    errors: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    ms: int = 0
+    wrap_up: bool = False
+
+
+class PendingCall(BaseModel):
+    """A side-effect call waiting for a human decision (see workers.approvals)."""
+
+    pending_id: str
+    call_id: str
+    name: str
+    arguments: str
+    step: int
+
+
+class Turn(BaseModel):
+    """An earlier question and answer of the same thread, replayed as context for a follow-up."""
+
+    question: str
+    answer: str
+
+
+class RunState(BaseModel):
+    """The run record. Saved whole after every step; the loop never keeps state elsewhere."""
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:16])
+    question: str
+    origin: Origin = Field(default_factory=Origin)
+    history: list[Turn] = Field(default_factory=list)
+    status: RunStatus = "queued"
+    items: list[dict[str, Any]] = Field(default_factory=list)
+    steps: list[StepRecord] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    seconds_spent: float = 0.0
+    consecutive_errors: int = 0
+    pending: list[PendingCall] = Field(default_factory=list)
+    answer: str | None = None
+    stop_reason: StopReason | None = None
+    partial: bool = False
+    sources: list[str] = Field(default_factory=list)
+    cost_usd: float = 0.0
+    error: str | None = None
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+    surface: dict[str, Any] = Field(default_factory=dict)  # e.g. Slack message ts of the answer/progress
+
+    @property
+    def final(self) -> bool:
+        return self.status in FINAL_STATUSES
