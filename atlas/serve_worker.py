@@ -15,6 +15,11 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
     logging.getLogger("rq.worker").setLevel(logging.WARNING)
     rt = runtime.build(settings)
     runtime.install(rt)
-    worker = make_worker(Queue(settings.queue_name, connection=rt.conn), name=name)
+    worker = make_worker(
+        Queue(settings.queue_name, connection=rt.conn),
+        heartbeat_ttl=settings.worker_heartbeat_ttl,
+        maintenance_seconds=settings.worker_maintenance_seconds,
+        name=name,
+    )
     worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=True, logging_level="WARNING")
     return 0

@@ -59,6 +59,8 @@ class Settings:
     docs_base_url: str | None = None
     issues_base_url: str | None = None
     port: int = 3000
+    worker_heartbeat_ttl: int = 20
+    worker_maintenance_seconds: int = 30
 
     @property
     def offline(self) -> bool:
@@ -67,7 +69,9 @@ class Settings:
 
     @property
     def price(self) -> Price:
-        """The configured model's price, or zero for an unknown model (cost is then reported as 0)."""
+        """The configured model's price; zero offline or for a model with no known price."""
+        if self.offline:
+            return Price(0.0, 0.0, 0.0)
         return self.prices.get(self.model, Price(0.0, 0.0, 0.0))
 
     @classmethod
@@ -123,4 +127,6 @@ class Settings:
             docs_base_url=get("ATLAS_DOCS_URL"),
             issues_base_url=get("ATLAS_ISSUES_URL"),
             port=int(number("PORT", 3000, int)),
+            worker_heartbeat_ttl=int(number("ATLAS_WORKER_HEARTBEAT_TTL", 20, int)),
+            worker_maintenance_seconds=int(number("ATLAS_WORKER_MAINTENANCE", 30, int)),
         )

@@ -188,7 +188,7 @@ class Agent:
         if tokens.count(text) <= self.context.result_token_limit:
             return text
         ref = stash.put(text)
-        return ctxmgmt.truncate_result(text, ref=ref, limit=self.context.result_token_limit)[0]
+        return ctxmgmt.truncate_result(text, ref=ref, limit=self.context.result_token_limit).text
 
     def wrap_up(self, run: RunState, reason: StopReason) -> None:
         """One last call with tools off: what was found and what is missing; the answer is partial."""

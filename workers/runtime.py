@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import functools
+import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 import redis
+
+log = logging.getLogger("atlas.runtime")
 
 from atlas.connection import connect
 from atlas.settings import Settings
@@ -14,6 +18,7 @@ from tools import open_corpus, v2_registry
 from tools.context import ToolContext
 from tools.registry import Registry
 from workers import context as ctxmgmt
+from workers.compaction import SUMMARY_INSTRUCTIONS
 from workers.loop import Agent, Reporter
 from workers.model import Model, ModelRequest, ResponsesModel
 from workers.runs import RunStore
@@ -28,7 +33,7 @@ class Runtime:
     store: RunStore
     registry: Registry
     model: Model
-    summary_model: Model
+    summary_model: Model | None
 
     def agent(self, reporter: Reporter) -> Agent:
         corpus = open_corpus(self.settings.data_dir)
@@ -42,13 +47,18 @@ class Runtime:
             summarize=self.summarize,
         )
 
+    def doc_ids(self) -> list[str]:
+        return list(open_corpus(self.settings.data_dir).doc_ids)
+
     def summarize(self, items: list[dict[str, Any]]) -> str:
         """A cheap model call that condenses dropped items; the extractive summary if it fails."""
+        if self.summary_model is None:
+            return ctxmgmt.extractive_summary(items)
         try:
             reply = self.summary_model.respond(
                 ModelRequest(
-                    instructions=ctxmgmt.SUMMARY_INSTRUCTIONS,
-                    input=[{"type": "message", "role": "user", "content": ctxmgmt.render_for_summary(items)}],
+                    instructions=SUMMARY_INSTRUCTIONS,
+                    input=[{"type": "message", "role": "user", "content": json.dumps(items)[:40_000]}],
                     tools=[],
                     tool_choice="none",
                     max_output_tokens=800,
@@ -56,8 +66,8 @@ class Runtime:
             )
             if reply.text.strip():
                 return reply.text
-        except Exception:
-            pass
+        except Exception:  # the summary is an optimisation: fall back, never fail the run over it
+            log.warning("summary model call failed; using the extractive summary", exc_info=True)
         return ctxmgmt.extractive_summary(items)
 
 
@@ -68,7 +78,7 @@ def build(settings: Settings) -> Runtime:
         from workers.offline import OfflineModel
 
         model: Model = OfflineModel()
-        summary: Model = model
+        summary: Model | None = None  # offline: the extractive summary
     else:
         model = ResponsesModel(settings)
         summary = ResponsesModel(settings, settings.summary_model or settings.model)

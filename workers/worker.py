@@ -1,11 +1,12 @@
 """The worker process: RQ's SimpleWorker, keeping its job alive with a heartbeat thread.
 
-Why SimpleWorker: RQ's default Worker spawns a fresh interpreter per job, which would re-import
+Why SimpleWorker: RQ's default Worker starts a fresh interpreter per job, which would re-import
 openai and re-load the tokenizer ranks and search indexes every time (about a second per run).
 SimpleWorker runs jobs in the worker process, so they are loaded once. Its weakness is that it
 does not heartbeat while a job runs, so a job killed with its worker stays "started" until
 timeout + 60 s. AtlasWorker adds a heartbeat thread with a short TTL and runs maintenance often,
-so a run whose worker died is found abandoned and retried by another worker within about a minute.
+so a run whose worker died is found abandoned and retried by another worker within about a minute
+(heartbeat TTL 20 s + maintenance every 30 s by default).
 """
 
 from __future__ import annotations
@@ -17,19 +18,16 @@ from rq import Queue
 from rq.job import Job
 from rq.worker import SimpleWorker
 
-HEARTBEAT_SECONDS = 5
-HEARTBEAT_TTL = 20  # a started job whose worker stopped heartbeating is abandoned after this
-MAINTENANCE_SECONDS = 30  # how often some worker sweeps registries for abandoned jobs
-WORKER_TTL = 35
-
 log = logging.getLogger("atlas.worker")
 
 
 class AtlasWorker(SimpleWorker):
     """A SimpleWorker whose running job keeps a short, refreshed lease in the started registry."""
 
+    heartbeat_ttl: int = 20
+
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
-        return HEARTBEAT_TTL
+        return self.heartbeat_ttl
 
     def execute_job(self, job: Job, queue: Queue) -> None:
         stop = threading.Event()
@@ -42,8 +40,8 @@ class AtlasWorker(SimpleWorker):
             beat.join(timeout=2)
 
     def _beat(self, job: Job, stop: threading.Event) -> None:
-        while not stop.wait(HEARTBEAT_SECONDS):
-            execution = self.executions.get(next(iter(self.executions), ""), None) if self.executions else None
+        while not stop.wait(self.job_monitoring_interval):
+            execution = next(iter(self.executions.values()), None)
             if execution is None:
                 continue
             try:
@@ -52,13 +50,16 @@ class AtlasWorker(SimpleWorker):
                 log.warning("heartbeat for job %s failed", job.id, exc_info=True)
 
 
-def make_worker(queue: Queue, name: str | None = None) -> AtlasWorker:
+def make_worker(queue: Queue, *, heartbeat_ttl: int = 20, maintenance_seconds: int = 30, name: str | None = None) -> AtlasWorker:
     """One worker serves one queue: RQ does not dequeue atomically across several (rq#1716)."""
-    return AtlasWorker(
+    worker = AtlasWorker(
         [queue],
         connection=queue.connection,
         name=name,
-        worker_ttl=WORKER_TTL,
-        maintenance_interval=MAINTENANCE_SECONDS,
-        job_monitoring_interval=HEARTBEAT_SECONDS,
+        # the worker blocks on dequeue for worker_ttl - 15 s, and sweeps for abandoned jobs between dequeues
+        worker_ttl=max(maintenance_seconds, heartbeat_ttl) + 15,
+        maintenance_interval=maintenance_seconds,
+        job_monitoring_interval=max(heartbeat_ttl // 4, 1),
     )
+    worker.heartbeat_ttl = heartbeat_ttl
+    return worker

@@ -1,0 +1,65 @@
+"""Real worker processes for end-to-end tests, and polling with a deadline instead of sleeping."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+REPO = Path(__file__).resolve().parent.parent
+
+
+def atlas_command(*args: str, env: dict[str, str], timeout: float = 120, input_text: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `atlas ...` as its own process with exactly the given environment on top of PATH/HOME."""
+    return subprocess.run(
+        [sys.executable, "-m", "atlas.cli", *args],
+        env=_env(env),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=input_text,
+    )
+
+
+def _env(extra: dict[str, str]) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH")}
+    return {**base, **extra}
+
+
+@contextmanager
+def worker_process(env: dict[str, str], name: str, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A real `atlas worker` process, killed at the end of the block if still running."""
+    log = open(Path(env.get("ATLAS_HOME", "/tmp")).parent / f"{name}.log", "ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "atlas.cli", "worker", "--name", name, *extra],
+        env=_env(env),
+        cwd=REPO,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+        log.close()
+
+
+def wait_for(check: Callable[[], T], timeout: float = 30.0, interval: float = 0.05, what: str = "condition") -> T:
+    """Poll `check` until it returns something truthy; fail with `what` at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)

@@ -1,0 +1,155 @@
+"""The offline model: a deterministic stand-in for a language model, used when none is configured.
+
+It plugs into the same loop through the same tools: search the docs and the issues with the
+question, read the best doc section, then answer extractively, quoting the lines that match the
+question and citing doc ids and issue numbers. It never invents text beyond short connecting
+phrases, and it says that no language model is configured.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from atlas import tokens
+from workers.instructions import OFFLINE_NOTE
+from workers.model import ModelReply, ModelRequest
+from workers.state import Usage
+
+_STOPWORDS = frozenset(
+    """a an the and or of to in on for with is are was were be been do does did how what which who whom why when
+    where can could should would i we you it its this that these those there has have had anyone any our my me
+    about from at by as if not no yes please show tell give find me us get set use using into out over under
+    default value mean means meaning happen happens happened reported report say said people comments""".split()
+)
+_ISSUE = re.compile(r"(?:issue\s*#?|#)(\d{1,6})\b", re.IGNORECASE)
+_SMALL_TALK = re.compile(r"^\s*(thanks|thank you|hi|hello|hey|ok|okay|bye|cheers)\b", re.IGNORECASE)
+_DOC_HIT = re.compile(r"^\s*(?:\d+[.)]\s*)?\[?([a-z0-9][a-z0-9-]*)\]?\s*(?:[:|>#]|—|-)\s*", re.MULTILINE)
+
+
+def keywords(question: str) -> list[str]:
+    """Distinctive words of the question, exact tokens like ORB-1202 and lease_seconds kept whole."""
+    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z0-9]", question)
+    return [w for w in words if w.lower() not in _STOPWORDS and len(w) > 1]
+
+
+class OfflineModel:
+    """Implements the Model port without a network: search, read, quote."""
+
+    def respond(self, request: ModelRequest) -> ModelReply:
+        question, turn = _current_turn(request.input)
+        calls = {item["call_id"]: item for item in turn if item.get("type") == "function_call"}
+        outputs = {item["call_id"]: str(item.get("output", "")) for item in turn if item.get("type") == "function_call_output"}
+        done = {calls[cid]["name"]: outputs[cid] for cid in outputs if cid in calls}
+        step = len({item.get("call_id") for item in turn if item.get("type") == "function_call"})
+        usage = Usage(input_tokens=tokens.count(json.dumps(request.input)), output_tokens=0)
+
+        if request.tool_choice == "none" or "get_doc_section" in done or "get_issue" in done:
+            return self._answer(question, turn, usage)
+        if _SMALL_TALK.match(question) and len(question) < 60:
+            return self._text("You're welcome! Mention me any time you need something from the docs or the tracker.", usage)
+        if not done:
+            issue = _ISSUE.search(question)
+            if issue:
+                return self._calls([("get_issue", {"issue_id": int(issue.group(1)), "include": ["body", "comments", "labels"]})], step, usage)
+            query = " ".join(keywords(question)) or question
+            return self._calls(
+                [
+                    ("search_docs", {"query": query, "k": 3}),
+                    ("search_issues", {"query": query, "state": None, "limit": 5, "detail": "concise"}),
+                ],
+                step,
+                usage,
+            )
+        best = _best_doc(done.get("search_docs", ""))
+        if best is None:
+            return self._answer(question, turn, usage)
+        doc_id, heading = best
+        return self._calls([("get_doc_section", {"doc_id": doc_id, "heading": heading})], step, usage)
+
+    def _calls(self, calls: list[tuple[str, dict[str, Any]]], step: int, usage: Usage) -> ModelReply:
+        output = [
+            {
+                "type": "function_call",
+                "id": f"fc_offline_{step}_{i}",
+                "call_id": f"call_offline_{step}_{i}",
+                "name": name,
+                "arguments": json.dumps(args),
+                "status": "completed",
+            }
+            for i, (name, args) in enumerate(calls)
+        ]
+        usage.output_tokens = sum(tokens.count(item["arguments"]) for item in output)
+        return ModelReply.of(output, usage)
+
+    def _text(self, text: str, usage: Usage) -> ModelReply:
+        usage.output_tokens = tokens.count(text)
+        item = {
+            "type": "message",
+            "id": "msg_offline",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+        return ModelReply.of([item], usage)
+
+    def _answer(self, question: str, turn: list[dict[str, Any]], usage: Usage) -> ModelReply:
+        names = {item["call_id"]: item["name"] for item in turn if item.get("type") == "function_call"}
+        results = [(names.get(item["call_id"], ""), str(item.get("output", ""))) for item in turn if item.get("type") == "function_call_output"]
+        return self._text(compose(question, results), usage)
+
+
+def _current_turn(items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """The latest real question and the items after it (a wrap-up note is not a question)."""
+    for index in range(len(items) - 1, -1, -1):
+        item = items[index]
+        if item.get("type", "message") == "message" and item.get("role") == "user":
+            text = _content_text(item.get("content"))
+            if not text.startswith("The budget for this question is used up"):
+                return text, items[index + 1 :]
+    return "", items
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+
+
+def _best_doc(search_output: str) -> tuple[str, str | None] | None:
+    """The first hit of a search_docs result: its doc id and, when shown, its heading."""
+    for line in search_output.splitlines():
+        found = _DOC_HIT.match(line)
+        if found and not line.lower().startswith(("error", "hint")):
+            heading = None
+            rest = line[found.end() :]
+            for sep in (" > ", " § ", " # "):
+                if sep in rest:
+                    heading = rest.split(sep, 1)[1].split(" — ")[0].split(" - ")[0].strip() or None
+                    break
+            return found.group(1), heading
+    return None
+
+
+def compose(question: str, results: list[tuple[str, str]]) -> str:
+    """Quote the lines that best match the question, then list the issues found, with sources."""
+    words = {w.lower() for w in keywords(question)}
+    parts: list[str] = []
+    for name, output in results:
+        if output.startswith("Error"):
+            continue
+        if name in ("get_doc_section", "get_issue"):
+            lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not ln.startswith("```")]
+            scored = sorted(lines[1:], key=lambda ln: -sum(w in ln.lower() for w in words))
+            best = [ln for ln in scored[:4] if any(w in ln.lower() for w in words)] or lines[1:4]
+            parts.append(f"From {lines[0] if lines else name}:\n" + "\n".join(f"> {ln}" for ln in best))
+        elif name == "search_issues":
+            hits = [ln.strip() for ln in output.splitlines() if re.match(r"^\s*#\d+", ln.strip())]
+            if hits:
+                parts.append("Related issues:\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
+    if not parts:
+        body = "I could not find anything about this in the docs or the issue tracker."
+    else:
+        body = "\n\n".join(parts)
+    return f"{body}\n\n{OFFLINE_NOTE}"
