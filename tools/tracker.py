@@ -1,0 +1,161 @@
+"""The issue tracker the side-effect tools write through: an interface and the Orbit demo's SQLite one.
+
+`Tracker` is what the side-effect tools need from any tracker: look an issue up, list the labels
+that exist, add labels, post a comment, close an issue. `SqliteTracker` is the demo's: it appends
+each write to `issues/writes.db` and applies it to `issues/orbit.db` in place, so the read tools
+(which open orbit.db read-only) see it at once and a rebuild of orbit.db replays it
+(datasets/tracker_journal.py explains why the journal exists).
+
+A GitHub adapter plugs in by implementing the same five methods over the REST API
+(GET /repos/{o}/{r}/issues/{n}, GET /repos/{o}/{r}/labels, POST .../issues/{n}/labels,
+POST .../issues/{n}/comments, PATCH .../issues/{n} with state=closed and state_reason), mapping
+HTTP failures to `TrackerUnavailable` and passing the request `key` where it can be recorded (for
+example as a hidden marker in a comment), so a human checking an in-doubt action can find it.
+It is handed to the tools through `ToolContext.tracker`; no network code lives here.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from datasets import tracker_journal as journal
+from datasets.tracker_db import connect_readonly, db_path
+
+CloseReason = Literal["completed", "not_planned", "duplicate"]
+BOT_AUTHOR = "atlas"
+
+
+class TrackerError(Exception):
+    """A write or lookup the tracker refused (no such issue, unknown label): the caller's input."""
+
+
+class TrackerUnavailable(Exception):
+    """The tracker could not be reached or failed (database locked, HTTP 5xx): not the caller's fault."""
+
+
+@dataclass(frozen=True)
+class IssueRef:
+    """What approval cards and tool results show about an issue."""
+
+    number: int
+    title: str
+    state: str
+    labels: tuple[str, ...]
+    url: str | None
+    duplicate_of: int | None = None
+
+
+class Tracker(Protocol):
+    """The writes Atlas may propose, and the lookups needed to check them before a card is shown."""
+
+    def issue(self, number: int) -> IssueRef | None:
+        """One issue, or None when the tracker has no such number."""
+        ...
+
+    def known_labels(self) -> list[str]:
+        """Every label that exists in the tracker, sorted."""
+        ...
+
+    def add_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:
+        """Add existing labels to an issue (labels it already has are kept once); the issue after."""
+        ...
+
+    def post_comment(self, number: int, body: str, *, key: str | None = None) -> str:
+        """Post a comment as the bot; returns where it landed (a URL or 'issue #N, comment K')."""
+        ...
+
+    def close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None) -> IssueRef:
+        """Close an issue with a reason (and the original for duplicates); the issue after."""
+        ...
+
+
+class SqliteTracker:
+    """The Orbit demo tracker: reads orbit.db read-only, writes through the journal (see module doc)."""
+
+    def __init__(self, data_dir: Path, issues_base_url: str | None = None) -> None:
+        self.data_dir = Path(data_dir)
+        self.db = db_path(self.data_dir)
+        self.journal = journal.journal_path(self.data_dir)
+        self.base_url = issues_base_url.rstrip("/") if issues_base_url else None
+
+    def url(self, number: int) -> str | None:
+        return f"{self.base_url}/{number}" if self.base_url else None
+
+    def issue(self, number: int) -> IssueRef | None:
+        conn = self._read()
+        try:
+            row = conn.execute("SELECT id, title, state, duplicate_of FROM issues WHERE id = ?", (number,)).fetchone()
+            if row is None:
+                return None
+            labels = tuple(r[0] for r in conn.execute(
+                "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name",
+                (number,),
+            ))
+        finally:
+            conn.close()
+        return IssueRef(row["id"], row["title"], row["state"], labels, self.url(row["id"]), row["duplicate_of"])
+
+    def known_labels(self) -> list[str]:
+        conn = self._read()
+        try:
+            return [r[0] for r in conn.execute("SELECT name FROM labels ORDER BY name")]
+        finally:
+            conn.close()
+
+    def add_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:
+        self._require(number)
+        unknown = sorted(set(labels) - set(self.known_labels()))
+        if unknown:
+            raise TrackerError(f"unknown labels: {', '.join(unknown)}")
+        self._write("add_labels", number, {"labels": list(dict.fromkeys(labels))}, key)
+        return self._require(number)
+
+    def post_comment(self, number: int, body: str, *, key: str | None = None) -> str:
+        self._require(number)
+        self._write("comment", number, {"body": body}, key)
+        conn = self._read()
+        try:
+            count = conn.execute("SELECT comment_count FROM issues WHERE id = ?", (number,)).fetchone()[0]
+        finally:
+            conn.close()
+        return self.url(number) or f"issue #{number}, comment {count}"
+
+    def close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None) -> IssueRef:
+        issue = self._require(number)
+        if issue.state == "closed":
+            raise TrackerError(f"issue #{number} is already closed")
+        if reason == "duplicate":
+            if duplicate_of is None or duplicate_of == number or self.issue(duplicate_of) is None:
+                raise TrackerError("a duplicate needs duplicate_of: another existing issue")
+        self._write("close", number, {"reason": reason, "duplicate_of": duplicate_of if reason == "duplicate" else None}, key)
+        return self._require(number)
+
+    def _require(self, number: int) -> IssueRef:
+        issue = self.issue(number)
+        if issue is None:
+            raise TrackerError(f"no issue #{number}")
+        return issue
+
+    def _write(self, kind: journal.Kind, number: int, data: dict, key: str | None) -> None:
+        try:
+            with journal.locked(self.journal.parent):
+                journal.append(self.journal, kind, number, data, author=BOT_AUTHOR, key=key)
+                journal.sync(self.db, self.journal)
+        except (OSError, sqlite3.Error) as exc:  # locked past the timeout, disk full, folder gone
+            raise TrackerUnavailable(f"tracker storage failed: {exc}") from exc
+
+    def _read(self) -> sqlite3.Connection:
+        try:
+            return connect_readonly(self.db)
+        except sqlite3.Error as exc:
+            raise TrackerUnavailable(f"tracker database unavailable: {exc}") from exc
+
+
+@functools.lru_cache(maxsize=16)
+def demo_tracker(data_dir: Path, issues_base_url: str | None = None) -> SqliteTracker:
+    """The SQLite tracker of a data folder (one per folder per process)."""
+    return SqliteTracker(data_dir, issues_base_url)
