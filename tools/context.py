@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from tools.corpus import Corpus
+    from tools.tracker import Tracker
 
 
 @dataclass(frozen=True)
@@ -32,3 +33,5 @@ class ToolContext:
     corpus: Corpus
     stash: ResultStash | None = None
     run_id: str | None = None
+    call_id: str | None = None  # set when an approved side-effect call runs: the tracker records it
+    tracker: Tracker | None = None  # None: the demo SQLite tracker of corpus.data_dir

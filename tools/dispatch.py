@@ -30,8 +30,11 @@ class ToolOutput:
     ok: bool
 
 
-def validate(registry: Registry, name: str, arguments: str) -> BaseModel | ToolOutput:
-    """Parse and validate a call's arguments; a ToolOutput (ok=False) says what is wrong."""
+def validate(registry: Registry, name: str, arguments: str, ctx: ToolContext | None = None) -> BaseModel | ToolOutput:
+    """Parse and validate a call's arguments; a ToolOutput (ok=False) says what is wrong.
+
+    A tool with a data-dependent `check` (side-effect tools) needs `ctx` to be validated at all.
+    """
     try:
         tool = registry.get(name) if isinstance(name, str) else None
         if tool is None:
@@ -44,9 +47,17 @@ def validate(registry: Registry, name: str, arguments: str) -> BaseModel | ToolO
         if not isinstance(raw, dict):
             return _error(ToolError(f"Arguments for {name} must be a JSON object, got {type(raw).__name__}.", _fields_hint(tool.args_model)))
         try:
-            return tool.args_model.model_validate(raw)
+            args = tool.args_model.model_validate(raw)
         except ValidationError as exc:
             return _error(ToolError(f"Invalid arguments for {name}: {_describe(exc, tool.args_model)}", FIX_FIELD))
+        if tool.check is not None:
+            if ctx is None:
+                log.error("tool %s has a check but was validated without a context", name)
+                return _error(ToolError(UNEXPECTED, UNEXPECTED_HINT))
+            problem = tool.check(args, ctx)
+            if problem is not None:
+                return _error(problem)
+        return args
     except Exception:  # a bug in a model validator or a registry: never let it reach the loop
         log.exception("tool %r: validation crashed", _clip(str(name)))
         return _error(ToolError(UNEXPECTED, UNEXPECTED_HINT))
@@ -72,8 +83,16 @@ def execute(registry: Registry, name: str, args: BaseModel, ctx: ToolContext) ->
 
 
 def dispatch(registry: Registry, name: str, arguments: str, ctx: ToolContext) -> ToolOutput:
-    """Validate then execute one function call; always returns a ToolOutput."""
-    checked = validate(registry, name, arguments)
+    """Validate then execute one read call; always returns a ToolOutput.
+
+    Side-effect tools are refused here: they run only through the approval gate (workers.approvals
+    decides, workers.ledger executes once), never by a direct dispatch.
+    """
+    tool = registry.get(name) if isinstance(name, str) else None
+    if tool is not None and tool.side_effect:
+        return _error(ToolError(f"{name} changes the tracker and needs a maintainer's approval.",
+                                "Propose it in a run; it runs only after someone approves it in Slack."))
+    checked = validate(registry, name, arguments, ctx)
     if isinstance(checked, ToolOutput):
         return checked
     return execute(registry, name, checked, ctx)

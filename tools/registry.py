@@ -20,6 +20,9 @@ from tools.context import ToolContext
 from tools.errors import ToolError
 
 ToolFn = Callable[[Any, ToolContext], "str | ToolError"]
+# A tool-level argument check that needs data (does the issue exist? is the label real?). Dispatch's
+# `validate` runs it after the pydantic model, so an invalid side-effect call never reaches a human.
+CheckFn = Callable[[Any, ToolContext], "ToolError | None"]
 F = TypeVar("F", bound=Callable[..., Any])
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -37,6 +40,7 @@ class Tool:
     args_model: type[BaseModel]
     fn: Callable[[BaseModel, ToolContext], str | ToolError]
     side_effect: bool
+    check: CheckFn | None = None
 
 
 class Registry:
@@ -45,11 +49,11 @@ class Registry:
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
 
-    def tool(self, *, side_effect: bool = False, name: str | None = None) -> Callable[[F], F]:
+    def tool(self, *, side_effect: bool = False, name: str | None = None, check: CheckFn | None = None) -> Callable[[F], F]:
         """Decorator: register `fn(args: SomeModel, ctx: ToolContext)`; the docstring is the description."""
 
         def register(fn: F) -> F:
-            self.add(_declare(fn, side_effect=side_effect, name=name))
+            self.add(_declare(fn, side_effect=side_effect, name=name, check=check))
             return fn
 
         return register
@@ -76,7 +80,7 @@ class Registry:
         ]
 
 
-def _declare(fn: Callable[..., Any], *, side_effect: bool, name: str | None) -> Tool:
+def _declare(fn: Callable[..., Any], *, side_effect: bool, name: str | None, check: CheckFn | None = None) -> Tool:
     tool_name = name or fn.__name__
     if not NAME_PATTERN.match(tool_name):
         raise RegistryError(f"tool name {tool_name!r} must match {NAME_PATTERN.pattern}")
@@ -90,4 +94,4 @@ def _declare(fn: Callable[..., Any], *, side_effect: bool, name: str | None) -> 
     args_model = hints.get(params[0])
     if not (inspect.isclass(args_model) and issubclass(args_model, BaseModel)):
         raise RegistryError(f"tool {tool_name!r}: first parameter must be annotated with a pydantic model")
-    return Tool(name=tool_name, description=description, args_model=args_model, fn=fn, side_effect=side_effect)
+    return Tool(name=tool_name, description=description, args_model=args_model, fn=fn, side_effect=side_effect, check=check)
