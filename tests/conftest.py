@@ -47,3 +47,6 @@ def atlas_env(tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch) -
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return env
+
+
+from tests.standins.fixtures import scripted_model  # noqa: E402,F401  (the strict Responses API stand-in)

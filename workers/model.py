@@ -95,7 +95,7 @@ def _as_input_item(item: dict[str, Any]) -> dict[str, Any]:
     """Output items go back as input items; drop output-only fields the input schema does not take."""
     if item.get("type") == "message":
         item["content"] = [
-            {k: v for k, v in part.items() if k in ("type", "text", "annotations")} for part in item.get("content", [])
+            {k: v for k, v in part.items() if k in ("type", "text", "annotations", "logprobs")} for part in item.get("content", [])
         ]
     if item.get("type") == "reasoning":
         item.pop("status", None)
