@@ -1,0 +1,91 @@
+"""Registry: declaration rules, generated strict definitions, the v1/v2 toolsets."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from tools import ToolContext, ToolError, v1_registry, v2_registry
+from tools.registry import Registry, RegistryError
+
+
+class EchoArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str
+
+
+def test_tool_is_declared_from_annotation_and_docstring() -> None:
+    registry = Registry()
+
+    @registry.tool(side_effect=True)
+    def echo(args: EchoArgs, ctx: ToolContext) -> str | ToolError:
+        """Repeat the text."""
+        return args.text
+
+    tool = registry.get("echo")
+    assert tool is not None
+    assert tool.args_model is EchoArgs
+    assert tool.description == "Repeat the text."
+    assert tool.side_effect is True
+    assert registry.names() == ["echo"]
+    assert registry.get("nope") is None
+
+
+def test_duplicate_name_is_an_error() -> None:
+    registry = Registry()
+
+    def first(args: EchoArgs, ctx: ToolContext) -> str:
+        """One."""
+        return ""
+
+    def second(args: EchoArgs, ctx: ToolContext) -> str:
+        """Two."""
+        return ""
+
+    registry.tool(name="same")(first)
+    with pytest.raises(RegistryError, match="duplicate"):
+        registry.tool(name="same")(second)
+
+
+def test_declaration_mistakes_are_errors() -> None:
+    registry = Registry()
+
+    def undocumented(args: EchoArgs, ctx: ToolContext) -> str:
+        return ""
+
+    def untyped(args, ctx):  # type: ignore[no-untyped-def]
+        """Has no model."""
+        return ""
+
+    def fine(args: EchoArgs, ctx: ToolContext) -> str:
+        """Fine."""
+        return ""
+
+    with pytest.raises(RegistryError, match="docstring"):
+        registry.tool()(undocumented)
+    with pytest.raises(RegistryError, match="pydantic"):
+        registry.tool()(untyped)
+    with pytest.raises(RegistryError, match="must match"):
+        registry.tool(name="has space")(fine)
+
+
+def test_definitions_are_strict_responses_function_tools() -> None:
+    definitions = v2_registry().definitions()
+    assert [d["name"] for d in definitions] == [
+        "search_docs", "get_doc_section", "search_issues", "get_issue", "calculate", "read_more",
+        "add_labels", "post_comment", "close_issue"]
+    for d in definitions:
+        assert d["type"] == "function" and d["strict"] is True
+        assert d["description"] and d["parameters"]["additionalProperties"] is False
+        assert sorted(d["parameters"]["required"]) == sorted(d["parameters"]["properties"])
+
+
+def test_v1_toolset_names() -> None:
+    assert v1_registry().names() == ["search", "get", "lookup_issue", "get_comments", "calc"]
+
+
+def test_descriptions_say_when_and_when_not() -> None:
+    for tool in (v2_registry().get(n) for n in v2_registry().names()):
+        assert tool is not None
+        assert "Use it" in tool.description and "Not for" in tool.description, tool.name
+        assert len(tool.description) < 600, tool.name
