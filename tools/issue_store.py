@@ -1,0 +1,129 @@
+"""Read-only queries over the derived tracker database: ranked search, one issue, its parts.
+
+One connection per thread (sqlite3 connections are not shared across threads), opened read-only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from datasets.tracker_db import connect_readonly
+from tools.fts_query import match_expression
+
+State = Literal["open", "closed"]
+
+
+@dataclass(frozen=True)
+class Issue:
+    """An issue's header and body (comments and labels are fetched separately)."""
+
+    id: int
+    title: str
+    body: str
+    state: str
+    author: str | None
+    created_at: str | None
+    closed_at: str | None
+    duplicate_of: int | None
+    comment_count: int
+
+
+@dataclass(frozen=True)
+class Comment:
+    """One comment, in thread order."""
+
+    position: int
+    author: str | None
+    body: str
+    created_at: str | None
+
+
+COLUMNS = "i.id, i.title, i.body, i.state, i.author, i.created_at, i.closed_at, i.duplicate_of, i.comment_count"
+
+
+class IssueStore:
+    """The tracker of one data folder, opened read-only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._local = threading.local()
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's read-only connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = connect_readonly(self.path)
+        return conn
+
+    def search(self, query: str, state: State | None = None, limit: int = 10) -> list[Issue]:
+        """Best matches first (bm25): issues with every term, then issues with any term."""
+        found: list[Issue] = []
+        for mode in ("all", "any"):
+            expression = match_expression(query, mode)
+            if expression is None:
+                return []
+            seen = {issue.id for issue in found}
+            for issue in self._match(expression, state, limit + len(found)):
+                if issue.id not in seen and len(found) < limit:
+                    found.append(issue)
+            if len(found) >= limit:
+                break
+        return found
+
+    def _match(self, expression: str, state: State | None, limit: int) -> list[Issue]:
+        sql = f"SELECT {COLUMNS} FROM issues_fts JOIN issues i ON i.id = issues_fts.rowid WHERE issues_fts MATCH ?"
+        params: list[object] = [expression]
+        if state is not None:
+            sql += " AND i.state = ?"
+            params.append(state)
+        sql += " ORDER BY rank LIMIT ?"
+        params.append(limit)
+        return [_issue(row) for row in self.connection().execute(sql, params)]
+
+    def get(self, issue_id: int) -> Issue | None:
+        """One issue by number, or None."""
+        row = self.connection().execute(f"SELECT {COLUMNS} FROM issues i WHERE i.id = ?", (issue_id,)).fetchone()
+        return _issue(row) if row else None
+
+    def comments(self, issue_id: int) -> list[Comment]:
+        """An issue's comments in thread order."""
+        rows = self.connection().execute(
+            "SELECT position, author, body, created_at FROM comments WHERE issue_id = ? ORDER BY position", (issue_id,)
+        )
+        return [Comment(r["position"], r["author"], r["body"], r["created_at"]) for r in rows]
+
+    def labels(self, issue_ids: list[int]) -> dict[int, list[str]]:
+        """Label names per issue for several issues at once."""
+        if not issue_ids:
+            return {}
+        marks = ", ".join("?" for _ in issue_ids)
+        rows = self.connection().execute(
+            f"SELECT il.issue_id, l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id"
+            f" WHERE il.issue_id IN ({marks}) ORDER BY il.issue_id, l.name",
+            issue_ids,
+        )
+        out: dict[int, list[str]] = {i: [] for i in issue_ids}
+        for row in rows:
+            out[row["issue_id"]].append(row["name"])
+        return out
+
+    def id_range(self) -> tuple[int, int, int]:
+        """(lowest id, highest id, number of issues)."""
+        row = self.connection().execute("SELECT MIN(id), MAX(id), COUNT(*) FROM issues").fetchone()
+        return (row[0] or 0, row[1] or 0, row[2])
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their thread ends)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+def _issue(row: sqlite3.Row) -> Issue:
+    return Issue(row["id"], row["title"], row["body"], row["state"], row["author"], row["created_at"],
+                 row["closed_at"], row["duplicate_of"], row["comment_count"])
