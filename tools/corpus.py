@@ -1,0 +1,56 @@
+"""A project's searchable material: its docs index and its tracker database, loaded once per folder.
+
+`open_corpus` is called per tool call by workers; it returns the cached corpus unless the folder's
+files changed (a cheap stat of each source), in which case it rebuilds what is stale.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from datasets.tracker_db import SOURCE, ensure_db
+from tools.docs_index import DocsIndex
+from tools.docs_pages import load_pages
+from tools.issue_store import IssueStore
+
+Fingerprint = tuple[tuple[str, int, int], ...]
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Docs and issues of one data folder (`docs/*.md`, `issues/issues.jsonl`)."""
+
+    data_dir: Path
+    docs: DocsIndex
+    issues: IssueStore
+
+
+_cache: dict[Path, tuple[Fingerprint, Corpus]] = {}
+_lock = threading.Lock()
+
+
+def open_corpus(data_dir: Path) -> Corpus:
+    """The corpus of `data_dir`, built on first use and rebuilt when its sources change."""
+    root = Path(data_dir).resolve()
+    with _lock:
+        stamp = _fingerprint(root)
+        cached = _cache.get(root)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        corpus = Corpus(root, DocsIndex(load_pages(root / "docs")), IssueStore(ensure_db(root)))
+        _cache[root] = (stamp, corpus)
+        return corpus
+
+
+def _fingerprint(root: Path) -> Fingerprint:
+    files = [root / SOURCE, *sorted((root / "docs").glob("*.md"))]
+    out = []
+    for path in files:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out.append((path.name, st.st_size, st.st_mtime_ns))
+    return tuple(out)
