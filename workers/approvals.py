@@ -1,0 +1,213 @@
+"""Approval records in Redis: opened when a run pauses, decided atomically, expired by a job.
+
+Keys: `atlas:approval:{pending_id}` (a hash per pending call: the call, who asked, status, who
+decided and when, where its card is) and `atlas:approvals:{run_id}:{step}` (per paused step: how
+many calls are still open, the pending ids, and whether the resume was claimed).
+
+Every state change is one Lua script, so it is atomic and ordered on the server: the first decision
+wins and later clicks (double clicks, a second approver, a click after expiry or on a finished
+card) change nothing; the change and its audit entry are written together; and exactly one caller,
+the one whose decision or expiry closes the step, is told to enqueue the resume. Times are the
+Redis server's (TIME), so bot and worker clocks never disagree about expiry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import redis
+from pydantic import BaseModel
+
+from workers.audit import AUDIT_KEY
+from workers.state import PendingCall, RunState
+
+Status = Literal["pending", "approved", "denied", "expired"]
+Decision = Literal["approved", "denied"]
+RECORD_TTL_SECONDS = 30 * 24 * 3600  # kept this long after expiry, like run records
+
+_NOW = "local t = redis.call('TIME'); local now = tonumber(t[1]) + tonumber(t[2]) / 1000000\n"
+_AUDIT = """local function audit(key, kind, extra)
+  local f = redis.call('HMGET', key, 'run_id', 'pending_id', 'name', 'arguments', 'issue', 'requester')
+  local entry = {'kind', kind, 'at', tostring(now), 'run', f[1], 'pending_id', f[2], 'tool', f[3],
+                 'arguments', f[4], 'issue', f[5] or '', 'requester', f[6] or ''}
+  for i = 1, #extra do entry[#entry + 1] = extra[i] end
+  redis.call('XADD', KEYS[#KEYS], '*', unpack(entry))
+end
+"""
+
+# KEYS: step, approval..., audit. ARGV: ttl, keep, ids_csv, then per call: 8 fields.
+_OPEN = _NOW + _AUDIT + """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local n = #KEYS - 2
+local expires = now + tonumber(ARGV[1])
+redis.call('HSET', KEYS[1], 'open', n, 'ids', ARGV[3], 'expires_at', tostring(expires))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+for i = 1, n do
+  local b = 3 + (i - 1) * 8
+  redis.call('HSET', KEYS[i + 1], 'pending_id', ARGV[b + 1], 'run_id', ARGV[b + 2], 'call_id', ARGV[b + 3],
+    'name', ARGV[b + 4], 'arguments', ARGV[b + 5], 'step', ARGV[b + 6], 'requester', ARGV[b + 7], 'issue', ARGV[b + 8],
+    'status', 'pending', 'created_at', tostring(now), 'expires_at', tostring(expires))
+  redis.call('EXPIRE', KEYS[i + 1], tonumber(ARGV[2]))
+  audit(KEYS[i + 1], 'request', {})
+end
+return n
+"""
+
+# KEYS: approval, step, audit. ARGV: decision, decider, decider_name.
+_DECIDE = _NOW + _AUDIT + """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'missing'} end
+if status ~= 'pending' then return {'stale'} end
+if now >= tonumber(redis.call('HGET', KEYS[1], 'expires_at')) then return {'stale'} end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decider', ARGV[2], 'decider_name', ARGV[3], 'decided_at', tostring(now))
+audit(KEYS[1], 'decision', {'decider', ARGV[2], 'decision', ARGV[1]})
+local left = redis.call('HINCRBY', KEYS[2], 'open', -1)
+if left <= 0 and redis.call('HSETNX', KEYS[2], 'resume', tostring(now)) == 1 then return {'decided', '1'} end
+return {'decided', '0'}
+"""
+
+# KEYS: step, approval..., audit. Expires the step's undecided calls.
+_EXPIRE = _NOW + _AUDIT + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
+local expired = 0
+for i = 2, #KEYS - 1 do
+  if redis.call('HGET', KEYS[i], 'status') == 'pending' then
+    redis.call('HSET', KEYS[i], 'status', 'expired', 'decided_at', tostring(now))
+    audit(KEYS[i], 'decision', {'decision', 'expired'})
+    redis.call('HINCRBY', KEYS[1], 'open', -1)
+    expired = expired + 1
+  end
+end
+local claimed = 0
+if tonumber(redis.call('HGET', KEYS[1], 'open')) <= 0 then claimed = redis.call('HSETNX', KEYS[1], 'resume', tostring(now)) end
+return {expired, claimed}
+"""
+
+
+class Approval(BaseModel):
+    """One pending side-effect call and what became of it."""
+
+    pending_id: str
+    run_id: str
+    call_id: str
+    name: str
+    arguments: str
+    step: int
+    requester: str = ""
+    issue: str = ""
+    status: Status = "pending"
+    decider: str = ""
+    decider_name: str = ""
+    decided_at: float | None = None
+    created_at: float = 0.0
+    expires_at: float = 0.0
+    channel: str = ""
+    card_ts: str = ""
+
+    @property
+    def decided(self) -> bool:
+        return self.status != "pending"
+
+    @property
+    def decider_label(self) -> str:
+        """How the model and the audit name the decider: @name when known, else the user id."""
+        return self.decider_name or self.decider or "someone"
+
+
+@dataclass(frozen=True)
+class Decided:
+    """This click decided the call; `step_complete` is True for exactly one caller per step."""
+
+    approval: Approval
+    step_complete: bool
+
+
+@dataclass(frozen=True)
+class Stale:
+    """The call was already decided or expired (or just expired): nothing changed."""
+
+    approval: Approval
+
+
+@dataclass(frozen=True)
+class Missing:
+    """No such pending id (never opened, or its record expired)."""
+
+
+def approval_key(pending_id: str) -> str:
+    return f"atlas:approval:{pending_id}"
+
+
+def step_key(run_id: str, step: int) -> str:
+    return f"atlas:approvals:{run_id}:{step}"
+
+
+def open_step(conn: redis.Redis, run: RunState, pending: list[PendingCall], ttl_seconds: int) -> bool:
+    """Record a paused step's calls as pending (with 'request' audit entries). Idempotent; False if already open."""
+    from workers.audit import issue_of
+
+    if not pending:
+        return False
+    step = pending[0].step
+    args: list[str | int] = [ttl_seconds, ttl_seconds + RECORD_TTL_SECONDS, ",".join(p.pending_id for p in pending)]
+    for p in pending:
+        args += [p.pending_id, run.id, p.call_id, p.name, p.arguments, p.step, run.origin.user or "", issue_of(p.arguments)]
+    keys = [step_key(run.id, step), *(approval_key(p.pending_id) for p in pending), AUDIT_KEY]
+    return bool(conn.register_script(_OPEN)(keys=keys, args=args))
+
+
+def decide(conn: redis.Redis, pending_id: str, decision: Decision, decider: str, decider_name: str = "") -> Decided | Stale | Missing:
+    """Record a decision if the call is still pending and unexpired; the first decision wins."""
+    current = load(conn, pending_id)
+    if current is None:
+        return Missing()
+    keys = [approval_key(pending_id), step_key(current.run_id, current.step), AUDIT_KEY]
+    reply = [r.decode() if isinstance(r, bytes) else r for r in conn.register_script(_DECIDE)(keys=keys, args=[decision, decider, decider_name])]
+    after = load(conn, pending_id) or current
+    if reply[0] == "missing":
+        return Missing()
+    if reply[0] == "stale":
+        return Stale(after)
+    return Decided(after, reply[1] == "1")
+
+
+def expire_step(conn: redis.Redis, run_id: str, step: int) -> tuple[list[Approval], bool]:
+    """Expire the step's undecided calls; returns the calls it expired and whether this closed the step."""
+    ids = step_ids(conn, run_id, step)
+    keys = [step_key(run_id, step), *(approval_key(i) for i in ids), AUDIT_KEY]
+    before = {a.pending_id for a in for_step(conn, run_id, step) if not a.decided}
+    expired, claimed = conn.register_script(_EXPIRE)(keys=keys, args=[])
+    now_expired = [a for a in for_step(conn, run_id, step) if a.pending_id in before and a.status == "expired"]
+    return (now_expired if expired else []), bool(claimed)
+
+
+def step_ids(conn: redis.Redis, run_id: str, step: int) -> list[str]:
+    raw = conn.hget(step_key(run_id, step), "ids")
+    return [i for i in raw.decode().split(",") if i] if raw else []
+
+
+def step_complete(conn: redis.Redis, run_id: str, step: int) -> bool:
+    """Every call of the step is decided (or expired) and the resume was claimed."""
+    return conn.hget(step_key(run_id, step), "resume") is not None
+
+
+def for_step(conn: redis.Redis, run_id: str, step: int) -> list[Approval]:
+    """The step's approvals in the order the model made the calls."""
+    found = [load(conn, i) for i in step_ids(conn, run_id, step)]
+    return [a for a in found if a is not None]
+
+
+def load(conn: redis.Redis, pending_id: str) -> Approval | None:
+    raw = conn.hgetall(approval_key(pending_id))
+    if not raw:
+        return None
+    values = {k.decode(): v.decode() for k, v in raw.items()}
+    values["decided_at"] = float(values["decided_at"]) if values.get("decided_at") else None
+    return Approval.model_validate(values)
+
+
+def attach_card(conn: redis.Redis, pending_id: str, channel: str, ts: str) -> None:
+    """Remember where a call's card was posted, so the resume and the expiry can edit it."""
+    if conn.exists(approval_key(pending_id)):
+        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_ts": ts})

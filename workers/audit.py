@@ -1,0 +1,119 @@
+"""The audit log of side effects: every request, decision and result, appended to one Redis stream.
+
+The stream is never trimmed (Redis runs with AOF, so appends are durable); `atlas audit` reads it
+newest first. Decisions and expiries are appended by the same Lua script that records them
+(workers/approvals.py), so a decision is never recorded without its audit entry.
+
+Every entry has `kind` (request | decision | result) and `at` (unix seconds), and, as far as known
+at that moment: run, pending_id, tool, arguments, issue, requester, decider, decision, result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import redis
+
+AUDIT_KEY = "atlas:audit"
+FIELDS = ("run", "pending_id", "tool", "arguments", "issue", "requester", "decider", "decision", "result")
+Kind = Literal["request", "decision", "result"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One audit record as stored; missing fields are empty strings."""
+
+    id: str
+    kind: str
+    at: float
+    fields: dict[str, str] = field(default_factory=dict)
+
+    def get(self, name: str) -> str:
+        return self.fields.get(name, "")
+
+
+def append(conn: redis.Redis, kind: Kind, **fields: object) -> str:
+    """Append one entry now; returns its stream id."""
+    unknown = set(fields) - set(FIELDS)
+    if unknown:
+        raise ValueError(f"unknown audit fields: {sorted(unknown)}")
+    record = {"kind": kind, "at": repr(time.time()), **{k: _text(v) for k, v in fields.items() if v is not None}}
+    return conn.xadd(AUDIT_KEY, record).decode()
+
+
+def issue_of(arguments: str) -> str:
+    """The issue a call's JSON arguments are about ('' if none), for filtering by issue."""
+    try:
+        value = json.loads(arguments or "{}")
+    except ValueError:
+        return ""
+    number = value.get("issue_id") if isinstance(value, dict) else None
+    return str(number) if isinstance(number, int) else ""
+
+
+def entries(conn: redis.Redis, *, issue: int | None = None, user: str | None = None, limit: int = 50,
+            batch: int = 500) -> list[Entry]:
+    """Newest first, at most `limit`, optionally only those about `issue` or involving `user`."""
+    found: list[Entry] = []
+    upper = "+"
+    while len(found) < limit:
+        chunk = conn.xrevrange(AUDIT_KEY, max=upper, min="-", count=batch)
+        if not chunk:
+            break
+        for raw_id, raw in chunk:
+            entry = _entry(raw_id, raw)
+            if _matches(entry, issue, user):
+                found.append(entry)
+                if len(found) >= limit:
+                    break
+        if len(chunk) < batch:
+            break
+        upper = "(" + chunk[-1][0].decode()
+    return found
+
+
+def render(found: list[Entry]) -> str:
+    """One line per entry for `atlas audit`: when, what, who, the call, and the outcome."""
+    if not found:
+        return "(no audit entries)"
+    lines = []
+    for e in found:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(e.at))
+        who = {"request": f"requested by {e.get('requester') or '-'}",
+               "decision": f"{e.get('decision') or '-'} by {e.get('decider') or '-'}",
+               "result": f"result: {e.get('decision') or '-'}"}.get(e.kind, e.kind)
+        call = f"{e.get('tool')}({e.get('arguments')})"
+        tail = f"  -> {_clip(e.get('result'))}" if e.get("result") else ""
+        lines.append(f"{when}Z  {e.kind:<8}  run {e.get('run')}  {call}  {who}{tail}")
+    return "\n".join(lines)
+
+
+def as_json(found: list[Entry]) -> list[dict[str, object]]:
+    return [{"id": e.id, "kind": e.kind, "at": e.at, **e.fields} for e in found]
+
+
+def _matches(entry: Entry, issue: int | None, user: str | None) -> bool:
+    if issue is not None and entry.get("issue") != str(issue):
+        return False
+    if user is not None and user not in (entry.get("requester"), entry.get("decider")):
+        return False
+    return True
+
+
+def _entry(raw_id: bytes, raw: dict[bytes, bytes]) -> Entry:
+    values = {k.decode(): v.decode() for k, v in raw.items()}
+    kind = values.pop("kind", "")
+    at = float(values.pop("at", "0") or 0)
+    return Entry(raw_id.decode(), kind, at, values)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
