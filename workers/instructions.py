@@ -21,3 +21,8 @@ WRAP_UP = (
 )
 
 OFFLINE_NOTE = "_No language model is configured, so this answer was put together by Atlas's offline mode from the best-matching docs and issues._"
+
+INCOMPLETE = (
+    "Your previous reply was cut off ({reason}) and was discarded. Reply again, more briefly, "
+    "or with fewer tool calls."
+)

@@ -10,13 +10,13 @@ from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tools import dispatch as tool_dispatch
+from tools.dispatch import ToolOutput, dispatch, validate
 from tools.context import ToolContext
 from tools.registry import Registry
 from workers import context as ctxmgmt
 from workers.budget import Budget, exhausted
 from workers.errors import ModelRejected
-from workers.instructions import INSTRUCTIONS, WRAP_UP
+from workers.instructions import INCOMPLETE, INSTRUCTIONS, WRAP_UP
 from workers.model import Model, ModelReply, ModelRequest
 from workers.state import PendingCall, RunState, StepRecord, StopReason
 from workers.stash import RedisStash
@@ -105,17 +105,26 @@ class Agent:
         self.reporter.event(run, "step", step=index)
         reply = self.call_model(run, tool_choice="auto")
         record = StepRecord(index=index, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens)
-        run.items.extend(reply.output)
         outcome: StepOutcome
         if reply.status != "completed":
+            # A cut-off reply can hold reasoning with nothing after it, or calls with half their
+            # arguments: the API refuses either if sent back. Drop it and say why instead.
+            run.items.append({"type": "message", "role": "developer", "content": INCOMPLETE.format(reason=reply.incomplete_reason or reply.status)})
             record.errors = 1
             outcome = RunAgain()
-        elif not reply.calls:
+            run.consecutive_errors += 1
+            return self._close_step(run, record, started, outcome)
+        run.items.extend(reply.output)
+        if not reply.calls:
             outcome = Answered(reply.text)
         else:
             pending = self.run_calls(run, reply.calls, record)
             outcome = NeedsApproval(pending) if pending else RunAgain()
         run.consecutive_errors = run.consecutive_errors + 1 if record.errors else 0
+        return self._close_step(run, record, started, outcome)
+
+    def _close_step(self, run: RunState, record: StepRecord, started: float, outcome: StepOutcome) -> StepOutcome:
+        """Record the step's time and persist the run: every step ends saved."""
         record.ms = int((time.monotonic() - started) * 1000)
         run.seconds_spent += time.monotonic() - started
         run.steps.append(record)
@@ -150,8 +159,8 @@ class Agent:
             record.tools.append(name)
             tool = self.registry.get(name)
             if tool is not None and tool.side_effect:
-                checked = tool_dispatch.validate(self.registry, name, arguments)
-                if isinstance(checked, tool_dispatch.ToolOutput):
+                checked = validate(self.registry, name, arguments)
+                if isinstance(checked, ToolOutput):
                     outputs[call_id] = (checked.text, False)
                 else:
                     pending.append(
@@ -159,7 +168,7 @@ class Agent:
                     )
                 continue
             self.reporter.event(run, "tool", call_id=call_id, name=name, arguments=arguments, state="started")
-            futures[call_id] = _POOL.submit(tool_dispatch.dispatch, self.registry, name, arguments, ctx)
+            futures[call_id] = _POOL.submit(dispatch, self.registry, name, arguments, ctx)
         deadline = time.monotonic() + self.tool_timeout
         for call_id, future in futures.items():
             try:
