@@ -33,8 +33,10 @@ TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '-._'"
 STRAY = re.compile(r"(?<![^\W_])[-.]+|[-.]+(?![^\W_])")
 COMPOUND = re.compile(r"[^\W_]+(?:[-._]+[^\W_]+)+")
 PART = re.compile(r"[^\W_]+")
-# bm25 column weights, in FTS column order: title, labels, body, comments.
-RANK = "bm25(10.0, 4.0, 2.0, 1.0)"
+# bm25 column weights, in FTS column order: title, labels, body, comments. Queries call
+# bm25(issues_fts, *BM25_WEIGHTS) directly: measurably faster than ORDER BY rank with this config.
+BM25_WEIGHTS = (10.0, 4.0, 2.0, 1.0)
+RANK = f"bm25({', '.join(map(str, BM25_WEIGHTS))})"
 
 SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from datasets.tracker_db import connect_readonly
+from datasets.tracker_db import BM25_WEIGHTS, connect_readonly
 from tools.fts_query import match_expression
 
 State = Literal["open", "closed"]
@@ -43,6 +43,7 @@ class Comment:
 
 
 COLUMNS = "i.id, i.title, i.body, i.state, i.author, i.created_at, i.closed_at, i.duplicate_of, i.comment_count"
+ORDER = f"bm25(issues_fts, {', '.join(map(str, BM25_WEIGHTS))})"
 
 
 class IssueStore:
@@ -62,8 +63,8 @@ class IssueStore:
     def search(self, query: str, state: State | None = None, limit: int = 10) -> list[Issue]:
         """Best matches first (bm25): issues with every term, then issues with any term."""
         found: list[Issue] = []
-        for mode in ("all", "any"):
-            expression = match_expression(query, mode)
+        expressions = dict.fromkeys(match_expression(query, mode) for mode in ("all", "any"))
+        for expression in expressions:  # one query when there is only one term
             if expression is None:
                 return []
             seen = {issue.id for issue in found}
@@ -80,7 +81,7 @@ class IssueStore:
         if state is not None:
             sql += " AND i.state = ?"
             params.append(state)
-        sql += " ORDER BY rank LIMIT ?"
+        sql += f" ORDER BY {ORDER} LIMIT ?"
         params.append(limit)
         return [_issue(row) for row in self.connection().execute(sql, params)]
 

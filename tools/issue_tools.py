@@ -50,7 +50,8 @@ def search_issues(args: SearchIssuesArgs, ctx: ToolContext) -> str | ToolError:
         lines.append(_line(issue))
         if args.detail == "detailed":
             lines.append(f"  labels: {', '.join(labels.get(issue.id, [])) or '-'}")
-            lines.append(f"  {_clip(' '.join(issue.body.split()), DETAIL_BODY_CHARS, 'body')}")
+            body = " ".join(issue.body.split())
+            lines.append(f"  {body if len(body) <= DETAIL_BODY_CHARS else body[:DETAIL_BODY_CHARS].rstrip() + '...'}")
     return "\n".join(lines)
 
 
