@@ -1,0 +1,84 @@
+"""Search quality on the Orbit data.
+
+1. Duplicates: for every issue marked duplicate_of, search by its title; is the original in the top 5
+   (the duplicate itself excluded)? recall@5 for the FTS5 bm25 index vs the LIKE-scan scorer.
+2. Error codes: `What does ORB-xxxx mean?` for every code on the error-codes page must put that page
+   first in search_docs.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from atlas.settings import DEFAULT_DATA
+from bench.like_scan import like_search
+from bench.report import Table
+from tools import open_corpus
+
+K = 5
+
+
+def run(data_dir: Path = DEFAULT_DATA) -> list[Table]:
+    tables = []
+    if (data_dir / "issues" / "issues.jsonl").is_file():
+        tables.append(duplicates(data_dir))
+    else:
+        tables.append(Table("duplicate recall@5", ["scorer"], [], notes=[f"no issues at {data_dir}"]))
+    tables.append(error_codes(data_dir))
+    return tables
+
+
+def duplicates(data_dir: Path) -> Table:
+    """recall@5 of the original when searching by a duplicate's title, FTS5 vs LIKE."""
+    store = open_corpus(data_dir).issues
+    conn = store.connection()
+    pairs = conn.execute("SELECT id, title, duplicate_of FROM issues WHERE duplicate_of IS NOT NULL ORDER BY id").fetchall()
+    hits = {"fts5 bm25": 0, "LIKE scan": 0}
+    missed: list[str] = []
+    for dup_id, title, original in pairs:
+        fts = [i.id for i in store.search(title, None, K + 1) if i.id != dup_id][:K]
+        like = [i for i in like_search(conn, title, K + 1) if i != dup_id][:K]
+        hits["fts5 bm25"] += original in fts
+        hits["LIKE scan"] += original in like
+        if original not in fts:
+            missed.append(f"#{dup_id} -> #{original}")
+    n = len(pairs) or 1
+    recall = {name: hit / n for name, hit in hits.items()}
+    notes = [f"{len(pairs)} duplicate issues; query = the duplicate's title; the duplicate itself is excluded"]
+    if missed:
+        notes.append("FTS5 misses: " + ", ".join(missed[:15]) + (" ..." if len(missed) > 15 else ""))
+    return Table(
+        title=f"duplicate detection: original in top {K} when searching by the duplicate's title",
+        columns=["scorer", "found", "of", f"recall@{K}"],
+        rows=[[name, hits[name], len(pairs), round(recall[name], 3)] for name in hits],
+        goal="FTS5 recall@5 above the LIKE scan's",
+        met=bool(pairs) and recall["fts5 bm25"] > recall["LIKE scan"],
+        notes=notes,
+    )
+
+
+def error_codes(data_dir: Path) -> Table:
+    """Does `What does ORB-xxxx mean?` rank the error-codes page (and the code's own section) first?"""
+    page = data_dir / "docs" / "error-codes.md"
+    if not page.is_file():
+        return Table("error-code questions", ["code"], [], notes=[f"no error-codes page at {page}"])
+    docs = open_corpus(data_dir).docs
+    rows = []
+    for code in re.findall(r"^## (ORB-\d{4})", page.read_text(encoding="utf-8"), re.M):
+        top = docs.search(f"What does {code} mean?", 1)[0]
+        rows.append([code, top.doc_id, top.heading, _yes(top.doc_id == "error-codes"), _yes(top.heading.startswith(code))])
+    first = sum(1 for r in rows if r[3] == "yes")
+    own = sum(1 for r in rows if r[4] == "yes")
+    return Table(
+        title="search_docs: 'What does ORB-xxxx mean?' for every code on error-codes",
+        columns=["code", "top doc", "top section", "page first", "section first"],
+        rows=rows,
+        goal="error-codes ranked first for every code",
+        met=bool(rows) and first == len(rows),
+        notes=[f"page first for {first} of {len(rows)}; own section first for {own}"],
+    )
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
