@@ -1,0 +1,51 @@
+"""Slack Web API clients: the configured base URL, bounded timeouts and slack_sdk's retry handlers.
+
+Two kinds, because a retry is only safe when repeating the call cannot change the outcome:
+- `web_client(settings)` retries 429s (Slack did not process the call), 500/503s and dropped
+  connections. For reads, updates (`chat.update` by ts) and anything else safe to repeat.
+- `web_client(settings, repeatable=False)` retries 429s only. For calls that create something
+  (`chat.postMessage`, `chat.startStream`): after a 5xx or a dropped connection Slack may have
+  posted the message already, and a blind retry would post the answer twice.
+"""
+
+from __future__ import annotations
+
+from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+from slack_sdk.http_retry.handler import RetryHandler
+
+from atlas.settings import Settings
+
+TIMEOUT_SECONDS = 10  # one Web API call; slack_sdk's default is 30
+RATE_LIMIT_RETRIES = 2  # each waits Retry-After seconds, as Slack asks
+SERVER_ERROR_RETRIES = 2
+CONNECTION_RETRIES = 2
+
+
+def api_url(settings: Settings) -> str:
+    """The Web API base URL, with the trailing slash slack_sdk expects."""
+    url = settings.slack_api_url or WebClient.BASE_URL
+    return url if url.endswith("/") else url + "/"
+
+
+def retry_handlers(*, repeatable: bool = True) -> list[RetryHandler]:
+    """slack_sdk's built-in handlers: 429 always; 5xx and connection errors only when safe to repeat."""
+    handlers: list[RetryHandler] = [RateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES)]
+    if repeatable:
+        handlers.append(ServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES))
+        handlers.append(ConnectionErrorRetryHandler(max_retry_count=CONNECTION_RETRIES))
+    return handlers
+
+
+def web_client(settings: Settings, *, repeatable: bool = True, timeout: int = TIMEOUT_SECONDS) -> WebClient:
+    """A WebClient with the bot token against `SLACK_API_URL` (Slack's own API when unset)."""
+    return WebClient(
+        token=settings.slack_bot_token,
+        base_url=api_url(settings),
+        timeout=timeout,
+        retry_handlers=retry_handlers(repeatable=repeatable),
+    )

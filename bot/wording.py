@@ -1,0 +1,127 @@
+"""Every sentence a Slack user reads from Atlas, in one place (the bot's and the workers' alike).
+
+Nothing here may include an exception's text, a token or a stack trace: errors are mapped to these
+sentences where they enter (see bot/errors.py and workers/slack_surface.py).
+"""
+
+from __future__ import annotations
+
+# --- mentions and DMs -------------------------------------------------------------------------
+WORKING_STATUS = "is looking into it..."
+LOADING_MESSAGES = ["Searching the docs...", "Searching the issues...", "Reading what it found..."]
+EMPTY_QUESTION = "Ask me something after the mention, e.g. `@atlas what does ORB-1202 mean?`"
+UNAVAILABLE = (
+    ":warning: I can't take questions right now (my queue is unreachable). "
+    "Slack will resend your message in a minute and I'll answer it then; no need to ask again."
+)
+EPHEMERAL_UNAVAILABLE = ":warning: Atlas can't record that right now (its store is unreachable). Please try again in a minute."
+INTERNAL_ERROR = ":warning: Something went wrong on Atlas's side. Please try again; if it keeps happening, tell a maintainer."
+
+# --- progress ----------------------------------------------------------------------------------
+PROGRESS_START = "_Working on it..._"
+PROGRESS_STEP = "_Working on it... step {step}_"
+PROGRESS_DONE = "_Done after {steps} {step_word}; the answer is below._"
+PROGRESS_FAILED = "_Stopped; see below._"
+PROGRESS_PAUSED = "_Paused: a proposed action needs a maintainer's approval._"
+APPROVAL_FALLBACK = (
+    ":raised_hand: I'd like to run `{name}` and need a maintainer's approval first. "
+    "(Approval cards are not set up on this deployment.)"
+)
+TASK_SEARCH_ISSUES = "Searching issues for “{query}”"
+TASK_SEARCH_ISSUES_STATE = "Searching {state} issues for “{query}”"
+TASK_GET_ISSUE = "Reading issue #{number}"
+TASK_SEARCH_DOCS = "Searching the docs for “{query}”"
+TASK_GET_DOC = "Reading the docs: {doc}"
+TASK_GET_DOC_SECTION = "Reading the docs: {doc} § {heading}"
+TASK_READ_MORE = "Reading more of an earlier result"
+TASK_OTHER = "Running {name}"
+TASK_MARK = {"in_progress": ":hourglass_flowing_sand:", "complete": ":white_check_mark:", "error": ":x:"}
+
+# --- the answer --------------------------------------------------------------------------------
+SOURCES = "*Sources:* {links}"
+FOOTER = "{steps} {step_word} · {tokens:,} tokens · ${cost:.4f} · stop: {reason}"
+PARTIAL = ":warning: *Partial answer:* stopped early ({reason}); this is what I found so far."
+FAILED = ":x: *I couldn't finish this one:* {reason}"
+CONTINUED = "_(continued)_"
+STOP_REASONS = {
+    "done": "done",
+    "max_steps": "step budget reached",
+    "max_seconds": "time budget reached",
+    "max_tokens": "token budget reached",
+    "max_errors": "too many tool errors",
+    "model_unavailable": "the model API was unreachable",
+    "model_rejected": "the model API refused the request",
+    "worker_lost": "the worker stopped",
+    "approval_expired": "an approval expired",
+    "internal_error": "internal error",
+}
+FEEDBACK_UP = "Helpful"
+FEEDBACK_DOWN = "Not helpful"
+FEEDBACK_SAVED = {"up": "Thanks, noted that this helped.", "down": "Thanks, noted that this missed.", None: "Feedback removed."}
+
+# --- the slash command -------------------------------------------------------------------------
+USAGE = (
+    "*Look things up without asking the model:*\n"
+    "• `{cmd} issue <number>`: one issue, e.g. `{cmd} issue 42`\n"
+    "• `{cmd} search <words> [open|closed]`: search the issues, e.g. `{cmd} search redis timeout open`\n"
+    "• `{cmd} docs <words>`: search the docs, e.g. `{cmd} docs lease_seconds`\n"
+    "• `{cmd} help`: this text\n"
+    "To ask a question, mention the bot in a channel or send it a direct message."
+)
+UNKNOWN_SUBCOMMAND = "I don't know `{word}`."
+ISSUE_NEEDS_NUMBER = "`issue` needs an issue number, e.g. `{cmd} issue 42`."
+SEARCH_NEEDS_WORDS = "`search` needs some words to look for, e.g. `{cmd} search redis timeout`."
+DOCS_NEEDS_WORDS = "`docs` needs some words to look for, e.g. `{cmd} docs lease_seconds`."
+TOO_LONG = "That's too long to look up; please use fewer words."
+LOOKUP_TITLE = {"issue": "Issue #{arg}", "search": "Issues matching “{arg}”", "docs": "Docs matching “{arg}”"}
+LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
+SHARE_BUTTON = "Share in channel"
+SHARED_BY = "Shared by <@{user}> with `{cmd} {text}`"
+MORE_LINK = "Open #{number}"
+
+
+def steps_word(n: int) -> str:
+    return "step" if n == 1 else "steps"
+
+
+def stop_reason(reason: str | None) -> str:
+    """A human phrase for a stop reason; unknown ones are shown as they are, never with details."""
+    return STOP_REASONS.get(reason or "done", (reason or "done").replace("_", " "))
+
+# --- approvals (workers/approval_cards.py, bot/approvals.py) ----------------------------------
+APPROVAL_TITLE = {
+    "add_labels": ":label: Atlas wants to add labels to an issue",
+    "post_comment": ":speech_balloon: Atlas wants to comment on an issue",
+    "close_issue": ":lock: Atlas wants to close an issue",
+}
+APPROVAL_TITLE_OTHER = ":raised_hand: Atlas wants to run `{name}`"
+APPROVAL_FALLBACK_TEXT = "Approval needed: {name} on #{issue}"
+APPROVAL_ISSUE = "*Issue:* {link} ({state})"
+APPROVAL_LABELS = "Labels to add:"
+APPROVAL_CURRENT_LABELS = "*Current labels:* {labels}"
+APPROVAL_COMMENT = "*Comment, exactly as it will be posted:*"
+APPROVAL_CLOSE = "*Close as:* {reason}"
+APPROVAL_CLOSE_DUPLICATE = "*Close as:* duplicate of {link}"
+APPROVAL_REASON = "Why (the model's words):"
+APPROVAL_ASKED_BY = "Asked by <@{user}> · expires {when}"
+APPROVAL_APPROVE = "Approve"
+APPROVAL_DENY = "Deny"
+APPROVAL_CONFIRM_TITLE = "Run this action?"
+APPROVAL_CONFIRM_TEXT = "Atlas will make this change in the tracker."
+APPROVAL_CONFIRM_YES = "Approve"
+APPROVAL_CONFIRM_NO = "Cancel"
+APPROVAL_OUTCOME = {
+    "approved": ":white_check_mark: Approved by <@{user}> {when}",
+    "denied": ":no_entry_sign: Denied by <@{user}> {when}",
+    "expired": ":hourglass: Expired {when}: nobody decided in time, so it did not run",
+}
+APPROVAL_RESULT_DONE = ":white_check_mark: Done: {result}"
+APPROVAL_RESULT_FAILED = ":x: It did not go through: {result}"
+APPROVAL_RESULT_IN_DOUBT = ":warning: Atlas stopped while running this, so it may or may not have happened. It was not retried."
+APPROVAL_IN_DOUBT_THREAD = (
+    ":warning: I was interrupted while running `{name}` on #{issue} after it was approved, so I can't tell whether it "
+    "happened. I won't retry it. <@{user}>, please check the issue{link} and redo it by hand if needed."
+)
+APPROVAL_NOT_ALLOWED = ":no_entry: You can't approve this: only the person who asked and the project's maintainers can decide."
+APPROVAL_ALREADY = "This was already decided: {outcome}"
+APPROVAL_GONE = "This approval request is no longer available."

@@ -1,0 +1,299 @@
+"""A local stand-in for Slack's Web API, reached through the real `WebClient` via `SLACK_API_URL`.
+
+It records every call and answers like Slack: `{"ok": true, "ts": ...}`, `{"ok": false, "error":
+...}` with HTTP 200, HTTP 429 with `Retry-After`, or a 5xx, each on demand per method. It keeps the
+messages it was asked to post, update, stream or delete, so tests can read a thread as a user
+would. Also serves `response_url`s (`/response/<name>`) for slash-command and button replies.
+
+Checks it applies like Slack does: the bot token, known methods, required arguments, the
+12,000-character cumulative limit of `markdown` blocks, 50 blocks per message, 40,000 characters of
+text, and streaming state (appending to a stopped stream fails).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qs
+
+TOKEN = "xoxb-test-token"
+BOT_USER = "UATLAS"
+BOT_ID = "BATLAS"
+TEAM = "T0TEST"
+MARKDOWN_TOTAL = 12_000
+MAX_BLOCKS = 50
+MAX_TEXT = 40_000
+
+
+@dataclass
+class Call:
+    """One request as the stand-in received it."""
+
+    method: str
+    args: dict[str, Any]
+    status: int = 200
+    reply: dict[str, Any] = field(default_factory=dict)
+    at: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class Planned:
+    status: int = 200
+    error: str | None = None
+    retry_after: int | None = None
+
+
+class SlackAPI:
+    """Start it, point `SLACK_API_URL` at `base_url`, read `calls` and `thread(...)` afterwards."""
+
+    def __init__(self, *, token: str = TOKEN, streaming: bool = True) -> None:
+        self.token = token
+        self.streaming = streaming
+        self.calls: list[Call] = []
+        self.responses: list[tuple[str, dict[str, Any]]] = []  # (response_url name, payload)
+        self.messages: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, ts) -> message
+        self._plans: dict[str, deque[Planned]] = defaultdict(deque)
+        self._lock = threading.Lock()
+        self._ts = itertools.count(1)
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> SlackAPI:
+        stand_in = self
+
+        class Handler(_Handler):
+            api = stand_in
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, name="slack-standin", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> SlackAPI:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "not started"
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/"
+
+    def response_url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.port}/response/{name}"
+
+    def env(self) -> dict[str, str]:
+        return {"SLACK_API_URL": self.base_url, "SLACK_BOT_TOKEN": self.token}
+
+    # -- scripting failures --------------------------------------------------------------------
+
+    def refuse(self, method: str, error: str, times: int = 1) -> None:
+        """The next `times` calls answer HTTP 200 `{"ok": false, "error": error}`."""
+        self._plan(method, Planned(error=error), times)
+
+    def rate_limit(self, method: str, times: int = 1, retry_after: int = 0) -> None:
+        """The next `times` calls answer HTTP 429 with `Retry-After` (nothing is processed)."""
+        self._plan(method, Planned(status=429, error="ratelimited", retry_after=retry_after), times)
+
+    def server_error(self, method: str, times: int = 1, status: int = 500) -> None:
+        """The next `times` calls answer a 5xx (nothing is processed)."""
+        self._plan(method, Planned(status=status, error="internal_error"), times)
+
+    def _plan(self, method: str, planned: Planned, times: int) -> None:
+        with self._lock:
+            self._plans[method].extend([planned] * times)
+
+    # -- reading what happened -----------------------------------------------------------------
+
+    def calls_to(self, *methods: str) -> list[Call]:
+        with self._lock:
+            return [c for c in self.calls if c.method in methods]
+
+    def thread(self, channel: str, thread_ts: str) -> list[dict[str, Any]]:
+        """The bot's messages in a thread, oldest first (deleted ones left out)."""
+        with self._lock:
+            found = [m for (ch, _), m in self.messages.items() if ch == channel and m.get("thread_ts") == thread_ts]
+        return sorted((m for m in found if not m.get("deleted")), key=lambda m: float(m["ts"]))
+
+    def ephemerals(self) -> list[dict[str, Any]]:
+        return [c.args for c in self.calls_to("chat.postEphemeral") if c.reply.get("ok")]
+
+    # -- answering -----------------------------------------------------------------------------
+
+    def handle(self, method: str, args: dict[str, Any], auth: str | None) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._lock:
+            plan = self._plans[method].popleft() if self._plans.get(method) else None
+        headers: dict[str, str] = {}
+        if plan is not None and plan.status != 200:
+            if plan.retry_after is not None:
+                headers["Retry-After"] = str(plan.retry_after)
+            reply: dict[str, Any] = {"ok": False, "error": plan.error}
+            status = plan.status
+        elif plan is not None:
+            reply, status = {"ok": False, "error": plan.error}, 200
+        elif auth != f"Bearer {self.token}" and args.get("token") != self.token:
+            reply, status = {"ok": False, "error": "invalid_auth"}, 200
+        else:
+            with self._lock:
+                reply = self._answer(method, args)
+            status = 200
+        with self._lock:
+            self.calls.append(Call(method, args, status, reply))
+        return status, reply, headers
+
+    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test":
+            return {"ok": True, "url": "https://atlas-test.slack.com/", "team": "Atlas Test", "user": "atlas",
+                    "team_id": TEAM, "user_id": BOT_USER, "bot_id": BOT_ID, "is_enterprise_install": False}
+        if method == "assistant.threads.setStatus":
+            return _require(args, "channel_id", "thread_ts") or {"ok": True}
+        if method == "chat.postEphemeral":
+            return _require(args, "channel", "user") or _content(args) or {"ok": True, "message_ts": self._next_ts()}
+        if method == "chat.postMessage":
+            problem = _require(args, "channel") or _content(args)
+            if problem:
+                return problem
+            ts = self._next_ts()
+            self.messages[(args["channel"], ts)] = {**_message_fields(args), "ts": ts, "thread_ts": args.get("thread_ts"), "channel": args["channel"], "edits": 0}
+            return {"ok": True, "channel": args["channel"], "ts": ts, "message": {"ts": ts}}
+        if method == "chat.update":
+            problem = _require(args, "channel", "ts") or _content(args)
+            message = self.messages.get((args.get("channel"), args.get("ts")))
+            if problem or message is None or message.get("deleted"):
+                return problem or {"ok": False, "error": "message_not_found"}
+            message.update(_message_fields(args))
+            message["edits"] += 1
+            return {"ok": True, "channel": args["channel"], "ts": args["ts"]}
+        if method == "chat.delete":
+            message = self.messages.get((args.get("channel"), args.get("ts")))
+            if message is None:
+                return {"ok": False, "error": "message_not_found"}
+            message["deleted"] = True
+            return {"ok": True}
+        if method == "chat.startStream":
+            if not self.streaming:
+                return {"ok": False, "error": "unknown_method"}
+            problem = _require(args, "channel", "thread_ts")
+            if problem:
+                return problem
+            ts = self._next_ts()
+            self.messages[(args["channel"], ts)] = {"ts": ts, "thread_ts": args["thread_ts"], "channel": args["channel"],
+                                                     "streaming": True, "chunks": list(args.get("chunks") or []),
+                                                     "recipient_user_id": args.get("recipient_user_id"), "edits": 0}
+            return {"ok": True, "channel": args["channel"], "ts": ts}
+        if method in ("chat.appendStream", "chat.stopStream"):
+            message = self.messages.get((args.get("channel"), args.get("ts")))
+            if message is None:
+                return {"ok": False, "error": "message_not_found"}
+            if not message.get("streaming"):
+                return {"ok": False, "error": "message_not_in_streaming_state"}
+            message["chunks"].extend(args.get("chunks") or [])
+            if args.get("markdown_text"):
+                message["chunks"].append({"type": "markdown_text", "text": args["markdown_text"]})
+            if method == "chat.stopStream":
+                message["streaming"] = False
+                if args.get("blocks"):
+                    message["blocks"] = args["blocks"]
+            return {"ok": True, "channel": args["channel"], "ts": args["ts"]}
+        return {"ok": False, "error": "unknown_method"}
+
+    def _next_ts(self) -> str:
+        n = next(self._ts)
+        return f"{1_700_000_000 + n}.{n:06d}"
+
+    def record_response(self, name: str, payload: dict[str, Any]) -> None:
+        with self._lock:
+            self.responses.append((name, payload))
+
+
+def _require(args: dict[str, Any], *names: str) -> dict[str, Any] | None:
+    for name in names:
+        if not args.get(name):
+            return {"ok": False, "error": "channel_not_found" if name in ("channel", "channel_id") else f"invalid_arguments:{name}"}
+    return None
+
+
+def _content(args: dict[str, Any]) -> dict[str, Any] | None:
+    """Slack's limits on a message's content."""
+    blocks = args.get("blocks") or []
+    text = args.get("text") or ""
+    if not blocks and not text:
+        return {"ok": False, "error": "no_text"}
+    if len(text) > MAX_TEXT:
+        return {"ok": False, "error": "msg_too_long"}
+    if len(blocks) > MAX_BLOCKS:
+        return {"ok": False, "error": "invalid_blocks"}
+    markdown = sum(len(b.get("text", "")) for b in blocks if b.get("type") == "markdown")
+    if markdown > MARKDOWN_TOTAL:
+        return {"ok": False, "error": "invalid_blocks"}
+    for block in blocks:
+        section = block.get("text") if block.get("type") == "section" else None
+        if section and len(section.get("text", "")) > 3000:
+            return {"ok": False, "error": "invalid_blocks"}
+    return None
+
+
+def _message_fields(args: dict[str, Any]) -> dict[str, Any]:
+    return {"text": args.get("text") or "", "blocks": list(args.get("blocks") or [])}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    api: SlackAPI
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        args = _parse(raw, self.headers.get("Content-Type") or "")
+        if self.path.startswith("/response/"):
+            self.api.record_response(self.path.removeprefix("/response/"), args)
+            self._send(200, b"ok", "text/plain")
+            return
+        if not self.path.startswith("/api/"):
+            self._send(404, b"not found", "text/plain")
+            return
+        status, reply, headers = self.api.handle(self.path.removeprefix("/api/"), args, self.headers.get("Authorization"))
+        self._send(status, json.dumps(reply).encode(), "application/json; charset=utf-8", headers)
+
+    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _parse(raw: bytes, content_type: str) -> dict[str, Any]:
+    if not raw:
+        return {}
+    if content_type.startswith("application/json"):
+        value = json.loads(raw)
+        return value if isinstance(value, dict) else {}
+    args: dict[str, Any] = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
+    for key in ("blocks", "chunks", "attachments"):
+        if isinstance(args.get(key), str):
+            args[key] = json.loads(args[key])
+    return args

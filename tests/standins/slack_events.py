@@ -1,0 +1,154 @@
+"""What Slack sends to the app: signed Events API, slash-command and interactivity requests.
+
+Signed exactly as Slack signs them (v0 HMAC-SHA256 of `v0:timestamp:body`), checked by Bolt's own
+verifier on the other end. Bodies follow Slack's payload shapes for the fields Atlas reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import http.client
+import itertools
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from tests.standins.slack_api import BOT_USER, TEAM
+
+SECRET = "test-signing-secret"
+_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    body: str
+    headers: dict[str, str]
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def sign(secret: str, timestamp: int, body: str) -> str:
+    base = f"v0:{timestamp}:{body}".encode()
+    return "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+
+
+class SlackSender:
+    """Posts signed requests to the app's `/slack/events` URL over one keep-alive connection per call."""
+
+    def __init__(self, url: str, secret: str = SECRET) -> None:
+        self.url = url
+        self.secret = secret
+
+    def post(self, body: str, content_type: str, *, retry_num: int | None = None, timestamp: int | None = None,
+             signature: str | None = None, timeout: float = 10.0) -> Reply:
+        stamp = int(time.time()) if timestamp is None else timestamp
+        headers = {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": str(stamp),
+            "X-Slack-Signature": signature or sign(self.secret, stamp, body),
+        }
+        if retry_num is not None:
+            headers["X-Slack-Retry-Num"] = str(retry_num)
+            headers["X-Slack-Retry-Reason"] = "http_timeout"
+        parts = urlsplit(self.url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        try:
+            conn.request("POST", parts.path, body=body.encode(), headers=headers)
+            response = conn.getresponse()
+            return Reply(response.status, response.read().decode(), {k.lower(): v for k, v in response.getheaders()})
+        finally:
+            conn.close()
+
+    def event(self, payload: dict[str, Any], **kwargs: Any) -> Reply:
+        return self.post(json.dumps(payload), "application/json", **kwargs)
+
+    def form(self, fields: dict[str, str], **kwargs: Any) -> Reply:
+        return self.post(urlencode(fields), "application/x-www-form-urlencoded", **kwargs)
+
+    def interaction(self, payload: dict[str, Any], **kwargs: Any) -> Reply:
+        return self.form({"payload": json.dumps(payload)}, **kwargs)
+
+
+def event_id() -> str:
+    return f"Ev{next(_ids):08d}"
+
+
+def mention(text: str, *, channel: str = "C0GENERAL", user: str = "U0ALICE", ts: str | None = None,
+            thread_ts: str | None = None, eid: str | None = None, bot_id: str | None = None) -> dict[str, Any]:
+    """An `app_mention` event callback, as Slack delivers it over HTTP."""
+    ts = ts or f"{time.time():.6f}"
+    event: dict[str, Any] = {"type": "app_mention", "user": user, "text": f"<@{BOT_USER}> {text}", "ts": ts,
+                             "channel": channel, "event_ts": ts, "team": TEAM}
+    if thread_ts:
+        event["thread_ts"] = thread_ts
+    if bot_id:
+        event["bot_id"] = bot_id
+    return _callback(event, eid)
+
+
+def direct_message(text: str, *, channel: str = "D0ALICE", user: str = "U0ALICE", ts: str | None = None,
+                   eid: str | None = None, subtype: str | None = None, bot_id: str | None = None,
+                   thread_ts: str | None = None) -> dict[str, Any]:
+    """A `message` event in a DM (channel_type im)."""
+    ts = ts or f"{time.time():.6f}"
+    event: dict[str, Any] = {"type": "message", "channel_type": "im", "user": user, "text": text, "ts": ts,
+                             "channel": channel, "event_ts": ts, "team": TEAM}
+    if subtype:
+        event["subtype"] = subtype
+    if bot_id:
+        event["bot_id"] = bot_id
+    if thread_ts:
+        event["thread_ts"] = thread_ts
+    return _callback(event, eid)
+
+
+def _callback(event: dict[str, Any], eid: str | None) -> dict[str, Any]:
+    return {
+        "token": "legacy-verification-token",
+        "team_id": TEAM,
+        "api_app_id": "A0ATLAS",
+        "event": event,
+        "type": "event_callback",
+        "event_id": eid or event_id(),
+        "event_time": int(time.time()),
+        "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True, "is_enterprise_install": False}],
+        "is_ext_shared_channel": False,
+    }
+
+
+def command(text: str, *, name: str = "/orbit", user: str = "U0ALICE", channel: str = "C0GENERAL",
+            response_url: str = "http://127.0.0.1:9/unused") -> dict[str, str]:
+    """A slash command invocation (form-encoded)."""
+    return {
+        "token": "legacy-verification-token", "team_id": TEAM, "team_domain": "atlas-test", "channel_id": channel,
+        "channel_name": "general", "user_id": user, "user_name": "alice", "command": name, "text": text,
+        "api_app_id": "A0ATLAS", "response_url": response_url, "trigger_id": "1.2.3",
+    }
+
+
+def block_action(action_id: str, value: str, *, user: str = "U0ALICE", channel: str = "C0GENERAL",
+                 message_ts: str = "1700000000.000001", thread_ts: str | None = None,
+                 response_url: str = "http://127.0.0.1:9/unused", ephemeral: bool = False,
+                 action_type: str = "button") -> dict[str, Any]:
+    """A `block_actions` interaction payload for one clicked element."""
+    container: dict[str, Any] = {"type": "message", "message_ts": message_ts, "channel_id": channel, "is_ephemeral": ephemeral}
+    if thread_ts:
+        container["thread_ts"] = thread_ts
+    return {
+        "type": "block_actions",
+        "user": {"id": user, "username": "alice", "team_id": TEAM},
+        "api_app_id": "A0ATLAS",
+        "token": "legacy-verification-token",
+        "container": container,
+        "trigger_id": "1.2.3",
+        "team": {"id": TEAM, "domain": "atlas-test"},
+        "channel": {"id": channel, "name": "general"},
+        "response_url": response_url,
+        "actions": [{"action_id": action_id, "block_id": "b1", "type": action_type, "value": value,
+                     "action_ts": f"{time.time():.6f}"}],
+    }

@@ -1,0 +1,191 @@
+"""What a run looks like in Slack: task titles, the progress placeholder, the answer messages.
+
+Pure functions from a run to Block Kit built with slack_sdk's models, whose `to_dict()` checks
+Slack's limits, so a block that is too long fails here, in tests, rather than at Slack.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    ContextActionsBlock,
+    ContextBlock,
+    FeedbackButtonObject,
+    FeedbackButtonsElement,
+    MarkdownBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from bot import wording
+from workers.markdown_split import split_markdown
+from workers.state import RunState
+
+MARKDOWN_LIMIT = MarkdownBlock.text_max_length  # 12,000: also the cumulative limit per message
+CONTEXT_TEXT_LIMIT = 3000
+FALLBACK_TEXT_CHARS = 300  # the `text` Slack shows in notifications
+TITLE_ARG_CHARS = 80
+TASK_TITLE_CHARS = 150
+PLACEHOLDER_TASKS = 25
+FEEDBACK_ACTION = "atlas_feedback"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One Slack message: notification text plus blocks as dicts (already validated)."""
+
+    text: str
+    blocks: list[dict[str, Any]]
+
+
+def task_title(name: str, arguments: str) -> str:
+    """'Searching issues for “redis timeout”': what a tool call is doing, in words."""
+    try:
+        args = json.loads(arguments or "{}")
+    except (ValueError, RecursionError):
+        args = {}
+    if not isinstance(args, dict):
+        args = {}
+    query = _clip(" ".join(str(args.get("query") or "").split()), TITLE_ARG_CHARS)
+    if name == "search_issues":
+        state = args.get("state")
+        if state in ("open", "closed"):
+            title = wording.TASK_SEARCH_ISSUES_STATE.format(state=state, query=query)
+        else:
+            title = wording.TASK_SEARCH_ISSUES.format(query=query)
+    elif name == "get_issue":
+        title = wording.TASK_GET_ISSUE.format(number=_clip(str(args.get("issue_id", "?")), 12))
+    elif name == "search_docs":
+        title = wording.TASK_SEARCH_DOCS.format(query=query)
+    elif name == "get_doc_section":
+        doc = _clip(str(args.get("doc_id") or "?"), TITLE_ARG_CHARS)
+        heading = args.get("heading")
+        if heading:
+            title = wording.TASK_GET_DOC_SECTION.format(doc=doc, heading=_clip(str(heading), TITLE_ARG_CHARS))
+        else:
+            title = wording.TASK_GET_DOC.format(doc=doc)
+    elif name == "read_more":
+        title = wording.TASK_READ_MORE
+    else:
+        title = wording.TASK_OTHER.format(name=_clip(name, 64))
+    return _clip(title, TASK_TITLE_CHARS)
+
+
+def placeholder_text(step: int, tasks: list[tuple[str, str]], closing: str | None = None) -> str:
+    """The fallback progress message: the step, one line per tool call with its state, a closing line."""
+    lines = [wording.PROGRESS_STEP.format(step=step) if step else wording.PROGRESS_START]
+    shown = tasks[-PLACEHOLDER_TASKS:]
+    for title, status in shown:
+        lines.append(f"{wording.TASK_MARK.get(status, '')} {escape(title)}")
+    if closing:
+        lines.append(closing)
+    return "\n".join(lines)
+
+
+def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> list[Message]:
+    """The answer as one or more messages: Markdown parts, then sources, footer and feedback on the last."""
+    failed = run.status == "failed"
+    reason = wording.stop_reason(run.stop_reason)
+    body = (run.answer or "").strip()
+    if failed and (not body or body == (run.error or "").strip()):
+        body = ""  # only the stop message, which is internal wording: say it our way
+    parts = split_markdown(body, MARKDOWN_LIMIT) if body else []
+    banner: dict[str, Any] | None = None
+    if failed:
+        banner = SectionBlock(text=MarkdownTextObject(text=wording.FAILED.format(reason=reason))).to_dict()
+    elif run.partial:
+        banner = SectionBlock(text=MarkdownTextObject(text=wording.PARTIAL.format(reason=reason))).to_dict()
+    messages: list[Message] = []
+    for index, part in enumerate(parts):
+        blocks: list[dict[str, Any]] = []
+        if index == 0 and banner:
+            blocks.append(banner)
+        blocks.append(MarkdownBlock(text=part).to_dict())
+        messages.append(Message(text=_fallback(part), blocks=blocks))
+    if not messages:
+        messages.append(Message(text=_fallback(wording.FAILED.format(reason=reason)), blocks=[banner] if banner else []))
+    last = messages[-1]
+    tail = _tail(run, reason, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+    messages[-1] = Message(text=last.text, blocks=last.blocks + tail)
+    return messages
+
+
+def _tail(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    if run.sources:
+        links = sources_text(run.sources, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=links)]).to_dict())
+    footer = wording.FOOTER.format(
+        steps=len(run.steps),
+        step_word=wording.steps_word(len(run.steps)),
+        tokens=run.usage.total,
+        cost=run.cost_usd,
+        reason=reason,
+    )
+    if run.partial:
+        footer += " · partial"
+    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=footer)]).to_dict())
+    if run.status != "failed":
+        blocks.append(feedback_block(run.id).to_dict())
+    return blocks
+
+
+def feedback_block(run_id: str) -> ContextActionsBlock:
+    """Slack's feedback buttons; the clicked value carries the run id and the vote."""
+    return ContextActionsBlock(
+        elements=[
+            FeedbackButtonsElement(
+                action_id=FEEDBACK_ACTION,
+                positive_button=FeedbackButtonObject(text=wording.FEEDBACK_UP, value=f"{run_id}:up"),
+                negative_button=FeedbackButtonObject(text=wording.FEEDBACK_DOWN, value=f"{run_id}:down"),
+            )
+        ]
+    )
+
+
+def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None) -> str:
+    """'*Sources:* <url|#12>, <url|retries-and-backoff>', links only where a base URL is configured."""
+    shown: list[str] = []
+    budget = CONTEXT_TEXT_LIMIT - len(wording.SOURCES) - 20
+    for index, source in enumerate(sources):
+        link = source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+        if sum(len(s) + 2 for s in shown) + len(link) > budget:
+            shown.append(f"+{len(sources) - index} more")
+            break
+        shown.append(link)
+    return wording.SOURCES.format(links=", ".join(shown))
+
+
+def source_link(source: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
+    """One source as mrkdwn: a link when its base URL is set, else the id in code style."""
+    if source.startswith("#") and source[1:].isdigit():
+        base, ident = issues_base_url, source[1:]
+    else:
+        base, ident = docs_base_url, source
+    if not base:
+        return f"`{escape(source)}`"
+    return f"<{_join(base, ident)}|{escape(source)}>"
+
+
+def _join(base: str, ident: str) -> str:
+    """`{id}` in the base URL is replaced; otherwise the id is appended after a slash."""
+    if "{id}" in base:
+        return base.replace("{id}", ident)
+    return base.rstrip("/") + "/" + ident
+
+
+def escape(text: str) -> str:
+    """Slack's three control characters in mrkdwn text."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _fallback(text: str) -> str:
+    flat = " ".join(text.split())
+    return _clip(flat, FALLBACK_TEXT_CHARS)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
