@@ -25,9 +25,20 @@ def main(argv: list[str] | None = None) -> int:
     worker.add_argument("--max-idle", type=int, default=None, help="exit after this many idle seconds")
     worker.add_argument("--name", default=None)
 
+    serve = sub.add_parser("serve", help="run the Slack app: HTTP on --port (default PORT), or Socket Mode")
+    serve.add_argument("--port", type=int, default=None, help="HTTP port (default: $PORT, else 3000)")
+    serve.add_argument("--host", default="0.0.0.0", help="HTTP interface to listen on")
+    serve.add_argument("--socket", action="store_true", help="Socket Mode with SLACK_APP_TOKEN instead of HTTP")
+
     tool = sub.add_parser("tool", help="dispatch one tool call and print what the model would read")
     tool.add_argument("name")
     tool.add_argument("arguments", nargs="?", default="{}")
+
+    audit = sub.add_parser("audit", help="side-effect requests, decisions and results, newest first")
+    audit.add_argument("--issue", type=int, default=None, help="only entries about this issue number")
+    audit.add_argument("--user", default=None, help="only entries this Slack user requested or decided")
+    audit.add_argument("--limit", type=int, default=50)
+    audit.add_argument("--json", action="store_true", help="one JSON array instead of lines")
 
     dataset = sub.add_parser("dataset", help="the demo dataset")
     dataset.add_argument("action", choices=["build"])
@@ -51,16 +62,37 @@ def main(argv: list[str] | None = None) -> int:
         from atlas.serve_worker import serve
 
         return serve(settings, burst=args.burst, max_idle=args.max_idle, name=args.name)
+    if args.command == "serve":
+        from bot.serve import serve_http, serve_socket
+
+        try:
+            if args.socket:
+                return serve_socket(settings)
+            return serve_http(settings, host=args.host, port=args.port or settings.port)
+        except ConfigError as exc:
+            print(f"atlas serve: configuration error: {exc}", file=sys.stderr)
+            return 2
     if args.command == "tool":
         from tools import run_tool_cli
 
         print(run_tool_cli(settings.data_dir, args.name, args.arguments))
         return 0
+    if args.command == "audit":
+        return _audit(settings, issue=args.issue, user=args.user, limit=args.limit, as_json=args.json)
     if args.command == "dataset":
         return _dataset(settings.data_dir)
     if args.command == "redis":
         return _redis(settings, args.action)
     return 2
+
+
+def _audit(settings: Settings, *, issue: int | None, user: str | None, limit: int, as_json: bool) -> int:
+    from atlas.connection import connect
+    from workers import audit
+
+    found = audit.entries(connect(settings), issue=issue, user=user, limit=limit)
+    print(json.dumps(audit.as_json(found), indent=2) if as_json else audit.render(found))
+    return 0
 
 
 def _dataset(data_dir: Path) -> int:

@@ -74,7 +74,7 @@ class SlackAPI:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, name="slack-standin", daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="slack-standin", daemon=True).start()
         return self
 
     def stop(self) -> None:

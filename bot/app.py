@@ -1,0 +1,62 @@
+"""The Bolt app: one `App` with Atlas's client and a listener pool sized for load, listeners wired.
+
+Bolt acknowledges events before their listeners run, and waits (up to 3 s) for commands and clicks
+to call `ack()` from its listener pool. Every listener here only verifies, claims, enqueues or looks
+up locally, so each holds a pool thread for milliseconds; the pool is still sized well above
+Bolt's default of 5 so that a burst of clicks never waits for a free thread past Slack's deadline.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from slack_bolt import App
+
+from atlas.settings import ConfigError, Settings
+from bot import commands, feedback, mentions
+from bot.deps import Deps, build
+
+log = logging.getLogger("atlas.bot")
+
+LISTENER_THREADS = 32
+
+
+def create_app(settings: Settings, deps: Deps | None = None, *, socket_mode: bool = False) -> App:
+    """Build the app. Calls `auth.test` once (Bolt's token check) to learn the bot's own user id."""
+    if not settings.slack_bot_token:
+        raise ConfigError("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
+    if not socket_mode and not settings.slack_signing_secret:
+        raise ConfigError("SLACK_SIGNING_SECRET is not set (Basic Information > App Credentials)")
+    deps = deps or build(settings)
+    app = App(
+        client=deps.client,
+        signing_secret=settings.slack_signing_secret or "",
+        listener_executor=ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="atlas-listener"),
+        logger=logging.getLogger("atlas.bolt"),
+    )
+    app.error(on_error)
+    mentions.register(app, deps)
+    commands.register(app, deps)
+    feedback.register(app, deps)
+    register_approvals(app, deps)
+    return app
+
+
+def register_approvals(app: App, deps: Deps) -> bool:
+    """Approval clicks (issue 5) live in `bot.approvals`; wired when that module exists."""
+    if importlib.util.find_spec("bot.approvals") is None:
+        log.info("bot.approvals not present: approval buttons are not handled")
+        return False
+    importlib.import_module("bot.approvals").register(app, deps)
+    return True
+
+
+def on_error(error: Exception, body: dict[str, Any]) -> None:
+    """Listener errors are logged with what kind of request failed; users never see them."""
+    kind = body.get("type") if isinstance(body, dict) else None
+    event = (body.get("event") or {}).get("type") if isinstance(body, dict) else None
+    log.error("listener failed on %s %s", kind, event or "", exc_info=error)

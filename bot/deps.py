@@ -1,0 +1,69 @@
+"""What the bot's listeners share: settings, a fast-failing Redis, Web API clients, a small pool.
+
+Built once per process by `build`; listeners receive it, never read the environment themselves.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+from slack_sdk import WebClient
+
+from atlas.connection import connect
+from atlas.settings import Settings
+from atlas.slack_client import web_client
+from bot.lookups import Lookups
+
+# redis-py's defaults take seconds to give up on an unreachable server; Slack allows 3 s in all.
+REDIS_TIMEOUT_SECONDS = 0.5
+REDIS_RETRIES = 1  # one immediate retry on a dropped pooled connection, no backoff
+BACKGROUND_THREADS = 8  # notes posted after the ack when no listener runs (Redis down)
+NOTE_MEMORY = 1000
+
+
+@dataclass
+class Deps:
+    """Everything a listener needs besides the request."""
+
+    settings: Settings
+    redis: redis.Redis
+    client: WebClient  # retries 5xx and dropped connections: Bolt's client, updates, ephemerals
+    create_client: WebClient  # retries 429 only: thread notes that must not appear twice
+    lookups: Lookups
+    background: Executor = field(default_factory=lambda: ThreadPoolExecutor(BACKGROUND_THREADS, thread_name_prefix="atlas-bg"))
+    _noted: OrderedDict[str, None] = field(default_factory=OrderedDict)
+    _noted_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def first_note(self, key: str) -> bool:
+        """True once per key per process: a note about one message is posted at most once here."""
+        with self._noted_lock:
+            if key in self._noted:
+                return False
+            self._noted[key] = None
+            while len(self._noted) > NOTE_MEMORY:
+                self._noted.popitem(last=False)
+            return True
+
+
+def bot_redis(settings: Settings) -> redis.Redis:
+    """A client that fails within about a second when Redis is unreachable."""
+    conn = connect(settings, socket_timeout=REDIS_TIMEOUT_SECONDS, connect_timeout=REDIS_TIMEOUT_SECONDS)
+    conn.set_retry(Retry(NoBackoff(), REDIS_RETRIES))
+    return conn
+
+
+def build(settings: Settings, *, conn: redis.Redis | None = None) -> Deps:
+    """Wire the bot's dependencies for this process."""
+    return Deps(
+        settings=settings,
+        redis=conn if conn is not None else bot_redis(settings),
+        client=web_client(settings),
+        create_client=web_client(settings, repeatable=False),
+        lookups=Lookups.open(settings.data_dir),
+    )

@@ -1,0 +1,83 @@
+"""Feedback buttons under an answer: one vote per run and user, clicking the same vote again removes it.
+
+Stored in Redis as a hash per run (user -> "up" | "down"), toggled atomically by a short script.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from typing import Any, Literal
+
+import redis
+from slack_bolt import Ack, App
+from slack_sdk.errors import SlackClientError
+
+from bot import wording
+from bot.deps import Deps
+from workers.slack_render import FEEDBACK_ACTION
+
+log = logging.getLogger("atlas.bot.feedback")
+
+FEEDBACK_TTL_SECONDS = 180 * 24 * 3600
+Vote = Literal["up", "down"]
+_VALUE = re.compile(r"^([0-9a-f]{8,64}):(up|down)$")
+
+_TOGGLE = """
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current == ARGV[2] then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  return ''
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return ARGV[2]
+"""
+
+
+def feedback_key(run_id: str) -> str:
+    return f"atlas:feedback:{run_id}"
+
+
+def toggle(conn: redis.Redis, run_id: str, user: str, vote: Vote) -> Vote | None:
+    """Set the user's vote on the run, or clear it if it was already that vote; returns the new vote."""
+    result = conn.eval(_TOGGLE, 1, feedback_key(run_id), user, vote, FEEDBACK_TTL_SECONDS)
+    value = result.decode() if isinstance(result, bytes) else result
+    return value or None  # type: ignore[return-value]
+
+
+def votes(conn: redis.Redis, run_id: str) -> dict[str, Vote]:
+    """Every user's current vote on a run."""
+    return {k.decode(): v.decode() for k, v in conn.hgetall(feedback_key(run_id)).items()}  # type: ignore[misc]
+
+
+def on_feedback(deps: Deps) -> Callable[..., None]:
+    def handle_feedback(ack: Ack, action: dict[str, Any], body: dict[str, Any]) -> None:
+        ack()
+        match = _VALUE.match(str(action.get("value") or ""))
+        user = (body.get("user") or {}).get("id")
+        if not match or not user:
+            return
+        try:
+            toggle(deps.redis, match.group(1), user, match.group(2))  # type: ignore[arg-type]
+        except redis.RedisError as exc:
+            log.warning("feedback not stored: %s", type(exc).__name__)
+            _ephemeral(deps, body, user, wording.EPHEMERAL_UNAVAILABLE)
+
+    return handle_feedback
+
+
+def _ephemeral(deps: Deps, body: dict[str, Any], user: str, text: str) -> None:
+    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+    if not channel:
+        return
+    thread_ts = (body.get("container") or {}).get("thread_ts") or (body.get("message") or {}).get("thread_ts")
+    try:
+        deps.client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
+    except SlackClientError as exc:
+        log.warning("could not post an ephemeral note: %s", type(exc).__name__)
+
+
+def register(app: App, deps: Deps) -> None:
+    app.action(FEEDBACK_ACTION)(on_feedback(deps))

@@ -1,0 +1,358 @@
+"""The Bolt app over HTTP with signed requests: mentions, dedup, signatures, slash command, buttons, Redis down."""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from urllib.parse import urlsplit
+from urllib.request import urlopen
+
+import pytest
+import redis
+from rq import Queue
+
+from bot import feedback, wording
+from tests.processes import wait_for
+from tests.standins.slack_api import SlackAPI
+from tests.standins.slack_events import block_action, command, direct_message, mention, sign
+from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
+from tests.standins.tcp_proxy import TcpProxy
+from tests.tools_dataset import make_dataset
+from workers.runs import RunStore, run_key
+from workers.state import RunState
+
+FORBIDDEN = ("Traceback", "xoxb-", "Exception", "Error:")
+
+
+def _runs(conn: redis.Redis) -> list[RunState]:
+    store = RunStore(conn)
+    return [store.load(k.decode().split(":")[-1]) for k in conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+
+
+def _queued(conn: redis.Redis) -> list[str]:
+    return Queue("atlas", connection=conn).get_job_ids()
+
+
+# -- mentions and DMs --------------------------------------------------------------------------
+
+
+def test_a_mention_is_acked_recorded_and_queued_for_its_thread(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    reply = bot.send.event(mention("what does ORB-1202 mean?", ts="1700000100.000200", thread_ts="1700000000.000100"))
+    assert reply.status == 200
+    [run] = _runs(redis_conn)
+    assert run.question == "what does ORB-1202 mean?"  # the bot's own mention removed
+    assert run.origin.model_dump() == {"kind": "slack", "user": "U0ALICE", "channel": "C0GENERAL", "thread_ts": "1700000000.000100",
+                                       "message_ts": "1700000100.000200", "team": "T0TEST"}
+    assert run.status == "queued" and run.history == []
+    assert _queued(redis_conn) == [f"atlas-run-{run.id}"]
+    status = wait_for(lambda: bot.api.calls_to("assistant.threads.setStatus"), what="the working status")
+    assert status[0].args["thread_ts"] == "1700000000.000100" and status[0].args["status"] == wording.WORKING_STATUS
+
+
+def test_a_top_level_mention_is_answered_in_a_thread_under_it(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    bot.send.event(mention("hello there, what is lease_seconds?", ts="1700000200.000001"))
+    [run] = _runs(redis_conn)
+    assert run.origin.thread_ts == run.origin.message_ts == "1700000200.000001"
+
+
+def test_a_follow_up_in_the_same_thread_carries_the_earlier_turns(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    from workers import conversations
+    from workers.state import Turn
+
+    conversations.append(redis_conn, "T0TEST", "C0GENERAL", "1700000000.000100", "earlier", Turn(question="q1", answer="a1"))
+    bot.send.event(mention("and the default?", ts="1700000300.000001", thread_ts="1700000000.000100"))
+    [run] = _runs(redis_conn)
+    assert [t.model_dump() for t in run.history] == [{"question": "q1", "answer": "a1"}]
+
+
+def test_a_direct_message_starts_a_run(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    assert bot.send.event(direct_message("how do retries work?", ts="1700000400.000001")).status == 200
+    [run] = _runs(redis_conn)
+    assert run.origin.channel == "D0ALICE" and run.question == "how do retries work?"
+
+
+def test_signatures_bad_or_stale_are_rejected_and_nothing_is_queued(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    payload = json.dumps(mention("sneaky"))
+    forged = bot.send.post(payload, "application/json", signature="v0=" + "0" * 64)
+    stale_at = int(time.time()) - 600
+    stale = bot.send.post(payload, "application/json", timestamp=stale_at, signature=sign(bot.send.secret, stale_at, payload))
+    wrong_secret = bot.send.post(payload, "application/json", signature=sign("not-the-secret", int(time.time()), payload))
+    assert (forged.status, stale.status, wrong_secret.status) == (401, 401, 401)
+    assert _runs(redis_conn) == [] and _queued(redis_conn) == []
+    assert bot.api.calls_to("chat.postMessage", "assistant.threads.setStatus") == []
+
+
+def _after_ack_settled(bot: RunningBot) -> None:
+    """Send one more mention and wait for its status: earlier after-ack work has had its turn."""
+    sentinel = mention("sentinel", channel="C0SENTINEL")
+    bot.send.event(sentinel)
+    wait_for(lambda: [c for c in bot.api.calls_to("assistant.threads.setStatus") if c.args["channel_id"] == "C0SENTINEL"],
+             what="the sentinel's status")
+
+
+def _statuses(bot: RunningBot, thread_ts: str) -> int:
+    return len([c for c in bot.api.calls_to("assistant.threads.setStatus") if c.args["thread_ts"] == thread_ts])
+
+
+def test_slack_retries_of_an_event_give_one_run(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    event = mention("what is ORB-1101?", ts="1700000050.000001")
+    replies = [bot.send.event(event, retry_num=n) for n in (None, 1, 2, 3)]
+    assert [r.status for r in replies] == [200, 200, 200, 200]
+    assert len(_runs(redis_conn)) == 1 and len(_queued(redis_conn)) == 1
+    _after_ack_settled(bot)
+    assert _statuses(bot, "1700000050.000001") == 1  # the retries were acked and nothing else
+
+
+def test_one_message_delivered_as_mention_and_as_dm_message_gives_one_run(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    as_mention = mention("ORB-1402?", channel="D0ALICE", ts="1700000500.000001")
+    as_message = direct_message(f"<@UATLAS> ORB-1402?", ts="1700000500.000001")
+    assert bot.send.event(as_mention).status == 200
+    assert bot.send.event(as_message).status == 200
+    assert len(_runs(redis_conn)) == 1 and len(_queued(redis_conn)) == 1
+
+
+def test_concurrent_duplicate_deliveries_give_one_run_and_a_later_retry_is_acked(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    event = mention("concurrent?", ts="1700000600.000001")
+    with ThreadPoolExecutor(12) as pool:
+        statuses = list(pool.map(lambda n: bot.send.event(event, retry_num=n or None).status, range(12)))
+    assert set(statuses) <= {200, 503} and 200 in statuses  # in flight elsewhere: 503, Slack retries later
+    assert bot.send.event(event, retry_num=3).status == 200
+    assert len(_runs(redis_conn)) == 1 and len(_queued(redis_conn)) == 1
+    _after_ack_settled(bot)
+    assert _statuses(bot, "1700000600.000001") == 1
+
+
+def test_messages_from_bots_edits_and_channel_chatter_never_start_runs(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    events = [
+        direct_message("I am a bot", bot_id="B0OTHER"),
+        direct_message("I am Atlas itself", user="UATLAS", bot_id="BATLAS"),
+        mention("a bot mentioning atlas", bot_id="B0OTHER"),
+        direct_message("edited", subtype="message_changed"),
+        direct_message("someone joined", subtype="channel_join"),
+        {**direct_message("channel chatter"), "event": {**direct_message("x")["event"], "channel_type": "channel"}},
+    ]
+    assert [bot.send.event(e).status for e in events] == [200] * len(events)
+    assert _runs(redis_conn) == [] and _queued(redis_conn) == []
+
+
+def test_an_empty_mention_gets_a_hint_once_and_no_run(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    event = mention("  ", ts="1700000700.000001")
+    assert bot.send.event(event).status == 200
+    assert bot.send.event(event, retry_num=1).status == 200
+    [hint] = wait_for(lambda: bot.api.thread("C0GENERAL", "1700000700.000001"), what="the hint")
+    assert hint["text"] == wording.EMPTY_QUESTION
+    _after_ack_settled(bot)
+    assert len(bot.api.thread("C0GENERAL", "1700000700.000001")) == 1
+    assert [r.question for r in _runs(redis_conn)] == ["sentinel"]
+
+
+def test_url_verification_and_health_check(bot: RunningBot) -> None:
+    reply = bot.send.event({"token": "t", "challenge": "c-123", "type": "url_verification"})
+    assert reply.status == 200 and reply.json()["challenge"] == "c-123"
+    parts = urlsplit(bot.url)
+    with urlopen(f"http://{parts.hostname}:{parts.port}/healthz", timeout=5) as response:
+        assert response.status == 200
+
+
+# -- Redis down --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fragile_bot(slack_api: SlackAPI, redis_url: str, tmp_path: Path):  # noqa: F811
+    """A bot whose Redis connection goes through a proxy the test can cut and restore."""
+    with TcpProxy.for_redis(redis_url) as proxy:
+        settings = slack_settings(slack_api, proxy.url(), tmp_path / "home", data_dir=make_dataset(tmp_path / "data"))
+        running, server = start_bot(settings, slack_api)
+        try:
+            yield running, proxy
+        finally:
+            server.close()
+            running.deps.background.shutdown(wait=True)
+
+
+def test_redis_down_at_mention_time_slack_retries_and_the_retry_is_answered(fragile_bot, redis_conn: redis.Redis) -> None:
+    running, proxy = fragile_bot
+    proxy.down()
+    event = mention("anyone there?", ts="1700000800.000001")
+    first = running.send.event(event)
+    assert first.status >= 500  # not acknowledged: Slack will retry
+    notes = wait_for(lambda: running.api.thread("C0GENERAL", "1700000800.000001"), what="the note")
+    assert [n["text"] for n in notes] == [wording.UNAVAILABLE]
+    assert running.send.event(event, retry_num=1).status >= 500  # still down: no second note
+    # the app keeps serving what needs no Redis
+    looked_up = running.send.form(command("issue 4"))
+    assert looked_up.status == 200 and "PermanentError not retried" in looked_up.body
+    clicked = running.send.interaction(block_action("atlas_feedback", "0123456789abcdef:up"))
+    assert clicked.status == 200
+    wait_for(lambda: running.api.ephemerals(), what="the ephemeral note")
+    assert running.api.ephemerals()[0]["text"] == wording.EPHEMERAL_UNAVAILABLE
+    assert _runs(redis_conn) == []
+
+    proxy.up()
+    assert running.send.event(event, retry_num=2).status == 200
+    [run] = _runs(redis_conn)
+    assert run.question == "anyone there?" and _queued(redis_conn) == [f"atlas-run-{run.id}"]
+    assert len(running.api.thread("C0GENERAL", "1700000800.000001")) == 1  # the note, once
+
+
+def test_an_enqueue_that_fails_midway_is_completed_by_the_retry(bot: RunningBot, redis_conn: redis.Redis, monkeypatch) -> None:
+    """Recorded but not queued (the process failed in between): the retry queues the same run once."""
+    import bot.mentions as mentions_module
+
+    event = mention("half done?", ts="1700000900.000001")
+    real_submit = mentions_module.submit
+
+    def record_then_fail(conn, queue_name, question, origin, history, run_id):  # noqa: ANN001
+        from workers.state import RunState as State
+
+        RunStore(conn).save(State(id=run_id, question=question, origin=origin, history=history))
+        raise redis.ConnectionError("lost the connection before enqueueing")
+
+    monkeypatch.setattr(mentions_module, "submit", record_then_fail)
+    assert bot.send.event(event).status == 503
+    assert list(redis_conn.scan_iter("atlas:claim:*")) == []  # claim released for the retry
+    monkeypatch.setattr(mentions_module, "submit", real_submit)
+    assert bot.send.event(event, retry_num=1).status == 200
+    [run] = _runs(redis_conn)
+    assert _queued(redis_conn) == [f"atlas-run-{run.id}"]
+    assert bot.send.event(event, retry_num=2).status == 200 and len(_queued(redis_conn)) == 1
+
+
+# -- the slash command -------------------------------------------------------------------------
+
+
+def _ephemeral(bot: RunningBot, text: str) -> dict:
+    reply = bot.send.form(command(text))
+    assert reply.status == 200
+    body = reply.json()
+    assert body["response_type"] == "ephemeral"
+    assert not any(word in reply.body for word in FORBIDDEN if word != "Error:")
+    return body
+
+
+def _text(body: dict) -> str:
+    return json.dumps(body.get("blocks") or []) + body.get("text", "")
+
+
+def _share_value(body: dict) -> str | None:
+    for block in body.get("blocks") or []:
+        for element in block.get("elements") or []:
+            if element.get("action_id") == "atlas_share":
+                return element["value"]
+    return None
+
+
+@pytest.mark.parametrize("text", ["", "help", "  HELP  "])
+def test_help_shows_the_usage(bot: RunningBot, text: str) -> None:
+    body = _ephemeral(bot, text)
+    assert "/orbit issue <number>" in _text(body) and _share_value(body) is None
+
+
+def test_issue_lookup(bot: RunningBot) -> None:
+    body = _ephemeral(bot, "issue #4")
+    assert "PermanentError not retried" in _text(body) and "Issue #4" in _text(body)
+    assert _share_value(body) == "issue 4"
+
+
+def test_issue_lookup_of_a_missing_issue_says_so_without_a_share_button(bot: RunningBot) -> None:
+    body = _ephemeral(bot, "issue 999")
+    assert "999" in _text(body) and _share_value(body) is None
+
+
+def test_search_with_state(bot: RunningBot) -> None:
+    body = _ephemeral(bot, "search ORB-1402 open")
+    assert "#3" in _text(body) and "(open)" in _text(body)
+    assert _share_value(body) == "search ORB-1402 open"
+
+
+def test_docs_search(bot: RunningBot) -> None:
+    body = _ephemeral(bot, "docs lease_seconds")
+    assert "leases-and-heartbeats" in _text(body)
+    assert _share_value(body) == "docs lease_seconds"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("issue", "`issue` needs an issue number"),
+        ("issue forty-two", "`issue` needs an issue number"),
+        ("issue 4 5", "`issue` needs an issue number"),
+        ("search", "`search` needs some words"),
+        ("search closed", "`search` needs some words"),
+        ("docs", "`docs` needs some words"),
+        ("frobnicate the thing", "I don't know `frobnicate`"),
+        ("search " + "word " * 100, "too long"),
+    ],
+)
+def test_bad_input_answers_with_what_was_wrong_and_the_usage(bot: RunningBot, text: str, problem: str) -> None:
+    body = _ephemeral(bot, text)
+    assert problem in _text(body) and "/orbit docs <words>" in _text(body)
+
+
+def test_issue_numbers_become_links_when_a_tracker_url_is_configured(slack_api: SlackAPI, redis_url: str, tmp_path: Path) -> None:  # noqa: F811
+    settings = slack_settings(slack_api, redis_url, tmp_path / "home", data_dir=make_dataset(tmp_path / "data"),
+                              issues_base_url="https://git.example/orbit/issues")
+    running, server = start_bot(settings, slack_api)
+    try:
+        body = running.send.form(command("search ORB-1402")).json()
+        assert "<https://git.example/orbit/issues/3|#3>" in _text(body)
+    finally:
+        server.close()
+
+
+def test_a_failing_lookup_answers_a_short_note_not_a_trace(bot: RunningBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    def explode(lookup):  # noqa: ANN001
+        raise RuntimeError("db file /secret/path locked; token xoxb-123")
+
+    monkeypatch.setattr(bot.deps.lookups, "run", explode)
+    reply = bot.send.form(command("issue 4"))
+    assert reply.status == 200 and reply.json()["text"] == wording.LOOKUP_FAILED
+    assert "xoxb" not in reply.body and "/secret" not in reply.body
+
+
+def test_share_posts_the_lookup_in_the_channel_and_removes_the_ephemeral(bot: RunningBot) -> None:
+    url = bot.api.response_url("share-1")
+    reply = bot.send.interaction(block_action("atlas_share", "issue 4", response_url=url, ephemeral=True))
+    assert reply.status == 200
+    [(name, payload)] = wait_for(lambda: bot.api.responses, what="the shared message")
+    assert name == "share-1"
+    assert payload["response_type"] == "in_channel" and payload["delete_original"] is True
+    text = json.dumps(payload["blocks"])
+    assert "PermanentError not retried" in text and "Shared by <@U0ALICE>" in text and "atlas_share" not in text
+
+
+def test_many_commands_at_once_are_all_answered(bot: RunningBot) -> None:
+    with ThreadPoolExecutor(40) as pool:
+        replies = list(pool.map(lambda n: bot.send.form(command(f"issue {1 + n % 9}")), range(80)))
+    assert [r.status for r in replies] == [200] * 80
+    assert all(r.json()["response_type"] == "ephemeral" for r in replies)
+
+
+# -- feedback ----------------------------------------------------------------------------------
+
+
+def test_feedback_is_a_toggle_per_run_and_user(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    run_id = "0123456789abcdef"
+
+    def click(vote: str, expect: dict[str, str], user: str = "U0ALICE") -> None:
+        payload = block_action("atlas_feedback", f"{run_id}:{vote}", user=user, action_type="feedback_buttons")
+        assert bot.send.interaction(payload).status == 200
+        wait_for(lambda: feedback.votes(redis_conn, run_id) == expect, what=f"votes {expect}")
+
+    click("up", {"U0ALICE": "up"})
+    click("up", {})  # the same vote again removes it
+    click("down", {"U0ALICE": "down"})
+    click("up", {"U0ALICE": "down", "U0BOB": "up"}, user="U0BOB")
+    click("up", {"U0ALICE": "up", "U0BOB": "up"})  # the other vote switches
+    assert bot.send.interaction(block_action("atlas_feedback", "not-a-run:sideways")).status == 200
+    assert feedback.votes(redis_conn, run_id) == {"U0ALICE": "up", "U0BOB": "up"}
+    assert bot.api.ephemerals() == []
+
+
+def test_toggle_is_one_vote_not_a_counter(redis_conn: redis.Redis) -> None:
+    assert feedback.toggle(redis_conn, "abcdef0123456789", "U1", "up") == "up"
+    assert feedback.toggle(redis_conn, "abcdef0123456789", "U1", "down") == "down"
+    assert feedback.toggle(redis_conn, "abcdef0123456789", "U1", "down") is None
+    assert feedback.votes(redis_conn, "abcdef0123456789") == {}
