@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -43,12 +44,15 @@ def worker_process(env: dict[str, str], name: str, *extra: str) -> Iterator[subp
         cwd=REPO,
         stdout=log,
         stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group: the scheduler child goes down with it
     )
     try:
         yield proc
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         proc.wait(timeout=10)
         log.close()
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import logging
-import re
 
 from rq import get_current_job
 
-from workers import runtime
-from workers.cost import dollars
+from workers import gate, runtime
 from workers.errors import ModelRejected, ModelUnavailable
 from workers.loop import Reporter, finish
 from workers.reporting import FanOut, StreamReporter
@@ -30,11 +28,18 @@ def continue_run(run_id: str) -> str:
     """Start or continue a run from its persisted state; returns its final or paused status."""
     rt = runtime.current()
     run = rt.store.load(run_id)
-    if run.final or run.status == "awaiting_approval":
-        return run.status  # a duplicate or late delivery: nothing to do
     reporter = reporter_for(rt, run)
-    agent = rt.agent(reporter)
+    if run.final:
+        # A re-delivery (e.g. the worker died after saving the answer): surfaces post what they
+        # have not posted yet and update what they have; they never post twice.
+        reporter.event(run, "answer")
+        return run.status
+    agent = rt.agent(reporter)  # the loop settles cost and sources before its "answer" event
     try:
+        # A paused run continues only once every pending call is decided (workers/gate.py); an early
+        # or duplicate delivery returns here, and so does a run that ended because approvals expired.
+        if run.status == "awaiting_approval" and not gate.resume(rt, run, reporter, agent):
+            return run.status
         agent.run(run)
     except ModelUnavailable as exc:
         job = get_current_job()
@@ -48,16 +53,7 @@ def continue_run(run_id: str) -> str:
     except Exception:
         log.exception("run %s failed", run.id)
         stop(rt, run, reporter, "internal_error", "Atlas hit an internal error while working on this.")
-    settle(rt, run)
     return run.status
-
-
-def settle(rt: runtime.Runtime, run: RunState) -> None:
-    """Cost and sources, computed once the run is final."""
-    run.cost_usd = dollars(run.usage, rt.settings.price)
-    if run.final and run.answer:
-        run.sources = sources_of(run)
-    rt.store.save(run)
 
 
 def stop(rt: runtime.Runtime, run: RunState, reporter: Reporter, reason: StopReason, message: str) -> None:
@@ -66,6 +62,7 @@ def stop(rt: runtime.Runtime, run: RunState, reporter: Reporter, reason: StopRea
     partial_text = run.answer or ""
     finish(run, partial_text or message, reason, partial=True)
     run.status = "failed"
+    rt.settle(run)
     rt.store.save(run)
     reporter.event(run, "answer")
 
@@ -86,23 +83,5 @@ def on_job_failure(job, connection, exc_type, exc_value, tb) -> None:  # noqa: A
         rt.store.publish(run.id, {"kind": "retrying", "status": run.status, "reason": exc_type.__name__})
         return
     reason: StopReason = "worker_lost" if exc_type.__name__ == "AbandonedJobError" else "internal_error"
-    stop(rt, run, reporter_for(rt, run), reason, "The worker running this question stopped before it finished.")
-    settle(rt, run)
-
-
-_ISSUE_REF = re.compile(r"#(\d{1,7})\b")
-
-
-def sources_of(run: RunState) -> list[str]:
-    """Doc ids and issue numbers that the answer cites and that a tool actually returned."""
-    seen = "\n".join(str(item.get("output", "")) for item in run.items if item.get("type") == "function_call_output")
-    answer = run.answer or ""
-    found: list[str] = []
-    for number in dict.fromkeys(_ISSUE_REF.findall(answer)):
-        if re.search(rf"#{number}\b", seen):
-            found.append(f"#{number}")
-    corpus_ids = runtime.current().doc_ids()
-    for doc_id in corpus_ids:
-        if re.search(rf"(?<![\w-]){re.escape(doc_id)}(?![\w-])", answer) and doc_id in seen:
-            found.append(doc_id)
-    return found
+    reporter = reporter_for(rt, run)
+    stop(rt, run, reporter, reason, "The worker running this question stopped before it finished.")

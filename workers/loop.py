@@ -69,6 +69,10 @@ class Agent:
     summarize: Callable[[list[dict[str, Any]]], str]
     budget: Budget = Budget()
     context: ctxmgmt.ContextBudget = ctxmgmt.ContextBudget()
+    finalize: Callable[[RunState], None] = lambda run: None  # cost and sources, before the final save
+    # Opens the approval records (and schedules their expiry) after the paused run is saved and
+    # before the "paused" event posts cards, so every card's buttons find a record (workers/gate.py).
+    on_pause: Callable[[RunState], None] = lambda run: None
     tool_timeout: float = 15.0
     instructions: str = INSTRUCTIONS
 
@@ -86,12 +90,14 @@ class Agent:
                 run.status = "awaiting_approval"
                 run.pending = outcome.pending
                 self.save(run)
+                self.on_pause(run)
                 self.reporter.event(run, "paused", pending=[p.model_dump() for p in outcome.pending])
                 return run
             if isinstance(outcome, BudgetStop):
                 self.wrap_up(run, outcome.reason)
             else:
                 finish(run, outcome.text, "done", partial=False)
+            self.finalize(run)
             self.save(run)
             self.reporter.event(run, "answer")
             return run
@@ -159,7 +165,7 @@ class Agent:
             record.tools.append(name)
             tool = self.registry.get(name)
             if tool is not None and tool.side_effect:
-                checked = validate(self.registry, name, arguments)
+                checked = validate(self.registry, name, arguments, ctx)  # ctx: the tracker checks
                 if isinstance(checked, ToolOutput):
                     outputs[call_id] = (checked.text, False)
                 else:

@@ -12,7 +12,9 @@ from workers.state import Origin, RunState, Turn
 
 JOB_TIMEOUT_SECONDS = 180  # a run's budget is 60 working seconds; this bounds a stuck model call
 RESULT_TTL_SECONDS = 3600
-RETRY = Retry(max=2, interval=[2, 10])  # transient model errors and abandoned jobs (worker died)
+# Transient model errors (after the SDK's own backoff) and abandoned jobs (worker died). No interval:
+# a delayed retry waits for RQ's scheduler, whose lock a killed worker can hold for minutes.
+RETRY = Retry(max=2)
 
 
 def job_id(run_id: str, resume: int = 0) -> str:

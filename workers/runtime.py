@@ -17,9 +17,13 @@ from atlas.settings import Settings
 from tools import open_corpus, v2_registry
 from tools.context import ToolContext
 from tools.registry import Registry
+from tools.tracker import demo_tracker
 from workers import context as ctxmgmt
+from workers import gate
 from workers.compaction import SUMMARY_INSTRUCTIONS
 from workers.loop import Agent, Reporter
+from workers.cost import dollars
+from workers.sources import sources_of
 from workers.model import Model, ModelRequest, ResponsesModel
 from workers.runs import RunStore
 from workers.state import RunState
@@ -40,15 +44,24 @@ class Runtime:
         return Agent(
             model=self.model,
             registry=self.registry,
-            tool_context=lambda run: ToolContext(corpus=corpus, stash=RedisStash(self.conn, run.id), run_id=run.id),
+            tool_context=lambda run: ToolContext(corpus=corpus, stash=RedisStash(self.conn, run.id), run_id=run.id,
+                                                 tracker=demo_tracker(self.settings.data_dir, self.settings.issues_base_url)),
             stash=lambda run: RedisStash(self.conn, run.id),
             save=self.store.save,
             reporter=reporter,
             summarize=self.summarize,
+            finalize=self.settle,
+            on_pause=lambda run: gate.pause(self, run),  # open approvals, schedule their expiry
         )
 
+    def settle(self, run: RunState) -> None:
+        """Cost and cited sources, computed once before a run's final state is saved."""
+        run.cost_usd = dollars(run.usage, self.settings.price)
+        if run.answer:
+            run.sources = sources_of(run, self.doc_ids())
+
     def doc_ids(self) -> list[str]:
-        return list(open_corpus(self.settings.data_dir).doc_ids)
+        return list(open_corpus(self.settings.data_dir).docs.pages)
 
     def summarize(self, items: list[dict[str, Any]]) -> str:
         """A cheap model call that condenses dropped items; the extractive summary if it fails."""

@@ -1,0 +1,28 @@
+"""The sources a final answer cites: doc ids and issue numbers that a tool actually returned."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from workers.state import RunState
+
+_ISSUE_REF = re.compile(r"#(\d{1,7})\b")
+
+
+def sources_of(run: RunState, doc_ids: Iterable[str]) -> list[str]:
+    """Cited and seen: an id the answer names but no tool showed is not a source (it may be made up)."""
+    seen = "\n".join(str(item.get("output", "")) for item in run.items if item.get("type") == "function_call_output")
+    answer = run.answer or ""
+    found: list[str] = []
+    for doc_id in doc_ids:
+        if _mentions(answer, doc_id) and _mentions(seen, doc_id):
+            found.append(doc_id)
+    for number in dict.fromkeys(_ISSUE_REF.findall(answer)):
+        if re.search(rf"#{number}\b", seen):
+            found.append(f"#{number}")
+    return found
+
+
+def _mentions(text: str, doc_id: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(doc_id)}(?![\w-])", text) is not None
