@@ -25,7 +25,8 @@ _STOPWORDS = frozenset(
 )
 _ISSUE = re.compile(r"(?:issue\s*#?|#)(\d{1,6})\b", re.IGNORECASE)
 _SMALL_TALK = re.compile(r"^\s*(thanks|thank you|hi|hello|hey|ok|okay|bye|cheers)\b", re.IGNORECASE)
-_DOC_HIT = re.compile(r"^\s*(?:\d+[.)]\s*)?\[?([a-z0-9][a-z0-9-]*)\]?\s*(?:[:|>#]|—|-)\s*", re.MULTILINE)
+_DOC_HIT = re.compile(r"^- ([a-z0-9][a-z0-9-]*)(?: § (.+?))? \[[^\]]*\]:")
+_SECTION_HEAD = re.compile(r"^\[([a-z0-9-]+)(?: § (.*))?\] [^\]]*$")
 
 
 def keywords(question: str) -> list[str]:
@@ -118,17 +119,11 @@ def _content_text(content: Any) -> str:
 
 
 def _best_doc(search_output: str) -> tuple[str, str | None] | None:
-    """The first hit of a search_docs result: its doc id and, when shown, its heading."""
+    """The first hit of a search_docs result (`- doc_id § Heading [Title]: snippet`)."""
     for line in search_output.splitlines():
         found = _DOC_HIT.match(line)
-        if found and not line.lower().startswith(("error", "hint")):
-            heading = None
-            rest = line[found.end() :]
-            for sep in (" > ", " § ", " # "):
-                if sep in rest:
-                    heading = rest.split(sep, 1)[1].split(" — ")[0].split(" - ")[0].strip() or None
-                    break
-            return found.group(1), heading
+        if found:
+            return found.group(1), (found.group(2) or "").strip() or None
     return None
 
 
@@ -136,20 +131,35 @@ def compose(question: str, results: list[tuple[str, str]]) -> str:
     """Quote the lines that best match the question, then list the issues found, with sources."""
     words = {w.lower() for w in keywords(question)}
     parts: list[str] = []
+    related: list[str] = []
     for name, output in results:
         if output.startswith("Error"):
             continue
-        if name in ("get_doc_section", "get_issue"):
-            lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not ln.startswith("```")]
-            scored = sorted(lines[1:], key=lambda ln: -sum(w in ln.lower() for w in words))
-            best = [ln for ln in scored[:4] if any(w in ln.lower() for w in words)] or lines[1:4]
-            parts.append(f"From {lines[0] if lines else name}:\n" + "\n".join(f"> {ln}" for ln in best))
+        lines = [ln.rstrip() for ln in output.splitlines() if ln.strip() and not ln.startswith("```")]
+        if name == "get_doc_section" and lines:
+            head = _SECTION_HEAD.match(lines[0])
+            where = f"`{head.group(1)}`" + (f" § {head.group(2)}" if head and head.group(2) else "") if head else lines[0]
+            parts.append(f"From the docs, {where}:\n" + "\n".join(f"> {ln.strip()}" for ln in _section_quote(lines[1:], words)))
+        elif name == "get_issue" and lines:
+            parts.append(f"Issue {lines[0]}\n" + "\n".join(f"> {ln.strip()}" for ln in _best_lines(lines[1:], words, 6)))
         elif name == "search_issues":
-            hits = [ln.strip() for ln in output.splitlines() if re.match(r"^\s*#\d+", ln.strip())]
+            hits = [ln.strip() for ln in lines if re.match(r"^#\d+ ", ln.strip())]
             if hits:
-                parts.append("Related issues:\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
-    if not parts:
-        body = "I could not find anything about this in the docs or the issue tracker."
-    else:
-        body = "\n\n".join(parts)
+                related.append("Related issues:\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
+    parts += related
+    body = "\n\n".join(parts) if parts else "I could not find anything about this in the docs or the issue tracker."
     return f"{body}\n\n{OFFLINE_NOTE}"
+
+
+def _section_quote(lines: list[str], words: set[str]) -> list[str]:
+    """The section's opening prose (what a thing is) and then the lines that match the question."""
+    prose = [ln for ln in lines if ln[:1].isalpha() or ln.startswith(("`", "*"))][:2]
+    rest = [ln for ln in _best_lines(lines, words) if ln not in prose]
+    return (prose + rest)[:5]
+
+
+def _best_lines(lines: list[str], words: set[str], most: int = 4) -> list[str]:
+    """The lines sharing most words with the question, in their original order."""
+    scored = [(sum(w in ln.lower() for w in words), i) for i, ln in enumerate(lines)]
+    best = sorted(i for score, i in sorted(scored, key=lambda p: (-p[0], p[1]))[:most] if score > 0)
+    return [lines[i] for i in best] or lines[:most]
