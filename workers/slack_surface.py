@@ -216,7 +216,15 @@ class SlackReporter(Reporter):
                 self.client.chat_delete(channel=channel, ts=stale)
             run.surface.update(answer_ts=posted[: len(messages)], answer_digest=digest)
             self.store.save(run)
+            self._clear_status(run)
         self._record_turn(run)
+
+    def _clear_status(self, run: RunState) -> None:
+        """Posting clears the bot's "is looking into it" status; clear it explicitly in case it landed late."""
+        try:
+            self.client.assistant_threads_setStatus(channel_id=run.origin.channel, thread_ts=_thread(run), status="")
+        except SlackClientError:
+            pass  # cosmetic: Slack drops the status by itself after two minutes
 
     def _send(self, run: RunState, how: str, **kwargs: Any) -> Any:
         """chat.postMessage / chat.update; if Slack rejects the blocks, the same text without them."""

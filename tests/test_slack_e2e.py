@@ -1,0 +1,165 @@
+"""End to end: signed Slack requests -> the Bolt app -> Redis/RQ -> real `atlas worker` processes -> the
+Slack stand-in. The model is the offline one, or the strict scripted Responses API stand-in.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.request import urlopen
+
+import pytest
+import redis
+
+from bot import wording
+from tests.processes import REPO, atlas_command, wait_for, worker_process
+from tests.standins.responses_api import ScriptedModel
+from tests.standins.slack_api import SlackAPI
+from tests.standins.slack_events import SECRET, SlackSender, mention
+from tests.standins.slack_fixtures import slack_api  # noqa: F401
+from tests.standins.turns import reply_error, reply_text
+from tests.tools_dataset import make_dataset
+from workers import conversations
+from workers.runs import RunStore
+
+CHANNEL = "C0GENERAL"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def env(atlas_env: dict[str, str], slack_api: SlackAPI, tmp_path: Path) -> dict[str, str]:  # noqa: F811
+    """The environment `atlas serve` and `atlas worker` read: test Redis, stand-in Slack, a small dataset."""
+    return {**atlas_env, **slack_api.env(), "SLACK_SIGNING_SECRET": SECRET, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+            "ATLAS_MODEL_RETRIES": "0"}
+
+
+@pytest.fixture
+def serve(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
+    """`atlas serve` as its own process, the way the Procfile runs it."""
+    port = _free_port()
+    log = open(tmp_path / "serve.log", "ab")
+    proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+                            env={**_base_env(), **env}, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: _healthy(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
+        assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+        yield SlackSender(f"http://127.0.0.1:{port}/slack/events")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+
+
+def _base_env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH")}
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def _burst(env: dict[str, str]) -> None:
+    done = atlas_command("worker", "--burst", env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def _answers(api: SlackAPI, thread_ts: str) -> list[dict]:
+    return [m for m in api.thread(CHANNEL, thread_ts) if any(b.get("type") == "markdown" for b in m.get("blocks") or [])
+            or "couldn't finish" in json.dumps(m.get("blocks"))]
+
+
+def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    thread = "1700001000.000100"
+    reply = serve.event(mention("What does ORB-1202 mean?", ts=thread))
+    assert reply.status == 200
+    _burst(env)
+
+    messages = slack_api.thread(CHANNEL, thread)
+    progress, answer = messages  # one progress message, one answer: nothing else in the thread
+    cards = [c for c in progress["chunks"] if c["type"] == "task_update"]
+    assert cards and {c["status"] for c in cards[-2:]} == {"complete"} and not progress["streaming"]
+    assert any("ORB-1202" in c["title"] for c in cards)
+    types = [b["type"] for b in answer["blocks"]]
+    assert types[0] == "markdown" and types[-1] == "context_actions"
+    footer = json.dumps(answer["blocks"][-2])
+    assert "steps" in footer and "stop: done" in footer
+    assert all(c.args.get("channel") in (CHANNEL, None) for c in slack_api.calls_to("chat.postMessage", "chat.startStream"))
+
+    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    assert run.status == "done" and run.surface["answer_ts"] == [answer["ts"]]
+    assert conversations.turns(redis_conn, "T0TEST", CHANNEL, thread)[0].question == "What does ORB-1202 mean?"
+
+    # The same run delivered to a worker again (a retried job): nothing is posted twice.
+    from rq import Queue
+
+    from workers.jobs import continue_run
+
+    posts = len(slack_api.calls_to("chat.postMessage"))
+    Queue("atlas", connection=redis_conn).enqueue(continue_run, run.id, job_id=f"redelivery-{run.id}")
+    _burst(env)
+    assert len(slack_api.calls_to("chat.postMessage")) == posts and len(slack_api.thread(CHANNEL, thread)) == 2
+    assert len(conversations.turns(redis_conn, "T0TEST", CHANNEL, thread)) == 1
+
+
+def test_follow_up_mention_continues_the_thread_with_its_earlier_turns(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel  # noqa: F811
+) -> None:
+    scripted_model.script(reply_text("ORB-1202 is **PermanentError**: it is never retried."),
+                          reply_text("Raise `orbit.PermanentError` from the job."))
+    env = {**env, **scripted_model.env()}
+    thread = "1700002000.000100"
+    serve.event(mention("What does ORB-1202 mean?", ts=thread))
+    _burst(env)
+    serve.event(mention("How do I raise it myself?", ts="1700002001.000100", thread_ts=thread))
+    _burst(env)
+
+    second = scripted_model.requests[1].body["input"]
+    said = [(i.get("role"), i.get("content")) for i in second if i.get("type") == "message"]
+    assert said[:3] == [("user", "What does ORB-1202 mean?"),
+                        ("assistant", "ORB-1202 is **PermanentError**: it is never retried."),
+                        ("user", "How do I raise it myself?")]
+    answers = _answers(slack_api, thread)
+    assert [a["blocks"][0]["text"] for a in answers] == ["ORB-1202 is **PermanentError**: it is never retried.",
+                                                         "Raise `orbit.PermanentError` from the job."]
+
+
+def test_a_model_that_refuses_gets_a_clear_failure_note_in_the_thread(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel  # noqa: F811
+) -> None:
+    scripted_model.script(reply_error(401, message="Incorrect API key provided: sk-test-****1234"))
+    thread = "1700003000.000100"
+    serve.event(mention("What does ORB-1202 mean?", ts=thread))
+    _burst({**env, **scripted_model.env()})
+    [note] = _answers(slack_api, thread)
+    text = json.dumps(note)
+    assert wording.stop_reason("model_rejected") in text and "couldn't finish" in text
+    assert "sk-test" not in text and "401" not in text and "Traceback" not in text
+
+
+def test_a_model_api_down_after_retries_is_reported_with_what_was_found(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, tmp_path: Path  # noqa: F811
+) -> None:
+    """A closed loopback port: every call fails; RQ retries the job, then the thread is told why."""
+    env = {**env, "OPENAI_BASE_URL": f"http://127.0.0.1:{_free_port()}/v1", "OPENAI_API_KEY": "test"}
+    thread = "1700004000.000100"
+    serve.event(mention("What does ORB-1202 mean?", ts=thread))
+    with worker_process({**env, "ATLAS_HOME": str(tmp_path / "worker-home")}, "model-down"):
+        [note] = wait_for(lambda: _answers(slack_api, thread), timeout=90, interval=0.2, what="the failure note")
+    assert wording.stop_reason("model_unavailable") in json.dumps(note)
