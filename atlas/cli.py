@@ -43,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     dataset = sub.add_parser("dataset", help="the demo dataset")
     dataset.add_argument("action", choices=["build"])
 
+    evaluation = sub.add_parser("eval", help="evaluations that need a real model")
+    evaluation.add_argument("what", choices=["tools"])
+    evaluation.add_argument("--repeats", type=int, default=3)
+    evaluation.add_argument("--cases", type=Path, action="append", help="a jsonl file of cases (default: shared + ours)")
+
     red = sub.add_parser("redis", help="the embedded Redis server (when REDIS_URL is not set)")
     red.add_argument("action", choices=["start", "stop", "status", "url"])
 
@@ -81,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         return _audit(settings, issue=args.issue, user=args.user, limit=args.limit, as_json=args.json)
     if args.command == "dataset":
         return _dataset(settings.data_dir)
+    if args.command == "eval":
+        from atlas.tool_eval import main as run_eval
+
+        return run_eval(settings, args.repeats, args.cases)
     if args.command == "redis":
         return _redis(settings, args.action)
     return 2
