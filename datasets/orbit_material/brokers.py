@@ -56,7 +56,9 @@ SPECS = [
              sustained ORB-1402 rate rather than on single lines; isolated `attempt=1` lines are exactly this."""),
         ]),
     issue("redis-acl", "question", "Minimal Redis ACL for an Orbit app?", """
-        Security wants a dedicated ACL user per app. Which keys and commands does Orbit need?
+        Security wants a dedicated ACL user per app. Today all three of our apps (billing,
+        notifications, exports) share one user with `+@all ~*` on the same instance. Which keys and
+        commands does Orbit need, so each app user can be limited to its own keys?
         """, comp=R, version="3.1.0", state="open", when=("2025-10-16", "2025-11-20"), comments=[
             ("m", """
              Keys: `~orbit:<app>:*`. Commands: the list, hash and sorted-set families, `EVALSHA`, `SCRIPT
@@ -74,7 +76,9 @@ SPECS = [
              Orbit there."""),
         ]),
     issue("redis-valkey", "question", "Is Valkey supported as a broker?", """
-        We're moving from Redis 7.2 to Valkey 8. Anything to watch out for with Orbit 3.0.3?
+        Our managed provider is retiring its Redis 7.2 plans in favour of Valkey 8.0. We use TLS and ACL
+        users. `orbit doctor` against a test instance reports `valkey 8.0.1` and marks the broker check ok,
+        but I couldn't find Valkey mentioned anywhere. Anything to watch out for with Orbit 3.0.3?
         """, comp=R, version="3.0.3", state="open", when=("2025-08-28", "2025-11-01"), comments=[
             ("m", "Valkey 7.2 and later is supported and tested in CI. Same settings apply (`noeviction`, AOF)."),
         ]),
@@ -163,7 +167,9 @@ SPECS = [
             ("u", "Huge +1, on_commit has edge cases with nested atomics."),
         ]),
     issue("pg-schema", "question", "Can Orbit's tables live in a separate schema?", """
-        Our DBA doesn't want `orbit_jobs` in `public`. Is there a setting for the schema?
+        We run the Postgres broker against our main application database (3.1.0). On first start the
+        tables were created in `public`, and our DBA doesn't want them there. Is there a setting for the
+        schema? If we move them with `ALTER TABLE ... SET SCHEMA orbit`, will workers still find them?
         """, comp=P, version="3.1.0", state="open", when=("2025-10-16", "2025-11-20"), comments=[
             ("m", """
              No dedicated key: Orbit creates its tables in the first schema on the role's `search_path`. Create

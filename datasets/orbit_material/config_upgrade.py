@@ -35,15 +35,22 @@ SPECS = [
             ("m", "We'd rather keep exactly one spelling per value. `migrate-config` rewrites `exp` to `exponential` for 2.x files."),
         ]),
     issue("cfg-env-bool", "question", "ORBIT_RETRIES_JITTER=off rejected with ORB-1801", """
-        `ORBIT_RETRIES_JITTER=off` makes the worker refuse to start with ConfigInvalid. Which boolean
-        spellings are accepted for environment variables?
+        `ORBIT_RETRIES_JITTER=off` makes the worker refuse to start:
+
+        ```
+        ERROR orbit.config ORB-1801 ConfigInvalid key=retries.jitter value=off reason="not a boolean"
+        ```
+
+        Which boolean spellings are accepted for environment variables?
         """, comp=C, version="3.0.2", state="closed", when=("2025-06-20", "2025-09-30"), comments=[
             ("m", "`true`/`false`, `1`/`0`, `yes`/`no`, case-insensitive. `on`/`off` aren't in the list, deliberately small."),
             ("r", "OK, `false` then. Maybe list them in the error message?"),
             ("m", "Good point, the message now lists the accepted spellings."),
         ]),
     issue("cfg-location", "question", "Where does orbit look for orbit.toml?", """
-        I have `/etc/orbit/orbit.toml` but the worker seems to run with defaults. Is there a search path?
+        I have `/etc/orbit/orbit.toml` but the worker seems to run with defaults. It's started by a systemd
+        unit as `orbit worker --app billing.app:app`; the `ORBIT_` variables from the unit's
+        EnvironmentFile do apply, only the file is ignored. Is there a search path?
         """, comp=C, state="open", when=("2025-03-20", "2025-11-10"), comments=[
             ("m", """
              Only `./orbit.toml` in the process's working directory; anything else needs `--config PATH`.
@@ -115,7 +122,17 @@ SPECS = [
              table and a grep command to find everything that needs changing."""),
         ]),
     issue("up-positional", "bug", "TypeError: enqueue() takes 1 positional argument but 2 were given", """
-        After upgrading, `send_invoice.enqueue(42)` fails. In 2.x `.delay(42)` worked.
+        After upgrading to 3.0.1 our checkout view fails:
+
+        ```
+        Traceback (most recent call last):
+          File "/srv/shop/checkout/views.py", line 88, in confirm
+            send_invoice.enqueue(order.invoice_id)
+        TypeError: Job.enqueue() takes 1 positional argument but 2 were given
+        ```
+
+        In 2.x `send_invoice.delay(order.invoice_id)` worked, and I read the upgrade guide as "rename
+        `.delay` to `.enqueue`". We have ~200 call sites like this.
         """, comp=U, version="3.0.1", state="closed", when=("2025-05-01", "2025-07-30"), comments=[
             ("m", """
              Deliberate: `enqueue()` is keyword-only (`send_invoice.enqueue(invoice_id=42)`). Positional
@@ -185,7 +202,8 @@ SPECS = [
             ("m", "Agreed, added a paragraph with the env renames and a note to grep deployment manifests."),
         ]),
     issue("up-2x-end", "question", "Will 2.9 get more fixes?", """
-        We can't upgrade to 3.x this year. Will 2.9.x get security or DST fixes?
+        We can't upgrade to 3.x this year: one of our worker hosts is a vendor appliance pinned to Python
+        3.8 until the vendor ships an update. Will 2.9.x get security or DST fixes in the meantime?
         """, comp=U, version="2.9.4", state="closed", when=("2025-04-01", "2025-07-30"), comments=[
             ("m", """
              No, 2.9.4 was the last 2.x release. If you stay, move daily jobs out of 01:00–03:00 local time

@@ -201,7 +201,9 @@ SPECS = [
             ("r", "Understood. We had cargo-culted 86400 from a blog post about 2.x."),
         ]),
     issue("lease-transcode", "question", "What lease_seconds for 20-minute ffmpeg transcodes?", """
-        Our jobs shell out to ffmpeg and take 5–25 minutes. Do I need `lease_seconds` above 25 minutes?
+        Our jobs shell out to ffmpeg (`subprocess.run(["ffmpeg", ...], check=True)` in a plain sync job)
+        and take 5–25 minutes, four per pod. I read that the default lease is 60 seconds and got nervous.
+        Do I need `lease_seconds` above 25 minutes?
         """, comp=C, story=S, state="open", when=("2025-04-01", "2025-11-10"), comments=[
             ("m", """
              No. The lease isn't a timeout: heartbeats renew it every `heartbeat_seconds` for as long as the

@@ -135,7 +135,9 @@ SPECS = [
             ("r", "Perfect, thanks."),
         ]),
     issue("oidc-secret-env", "question", "Can the OIDC client secret come from an environment variable?", """
-        We don't want `oidc_client_secret` in a ConfigMap. Is there a way to pass it separately?
+        Our orbit.toml is mounted from a ConfigMap that everyone in the namespace can read, and policy
+        says secrets only come from Secret objects. We don't want `oidc_client_secret` in that file. Is
+        there a way to pass it separately?
         """, comp=C, story=S, state="open", when=("2025-03-20", "2025-10-30"), comments=[
             ("m", """
              Every key has an env override: `ORBIT_DASHBOARD_OIDC_CLIENT_SECRET`. Mount it from a Kubernetes

@@ -135,8 +135,9 @@ SPECS = [
              worker with `--queues default` (or `default,emails`) so both always get capacity."""),
         ]),
     issue("wk-timeout-c", "bug", "timeout=60 doesn't stop a job stuck in a C call", """
-        A job stuck in a native library call ran far past `timeout=60`. After ~70s the child was killed and
-        replaced. Is that the intended behaviour?
+        Our optimisation job calls a vendor solver through ctypes (`lib.solve(model_ptr)`). When the solver
+        hangs, the job runs far past `timeout=60`; after ~70s the child is killed and replaced, and the
+        `finally:` block that releases our solver licence never runs. Is that the intended behaviour?
         """, comp=W, version="3.1.0", state="open", when=("2025-10-16", "2025-11-20"), comments=[
             ("m", """
              Yes. `JobTimeout` is raised in the child's main thread, which can't happen while it's inside a

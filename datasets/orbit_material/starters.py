@@ -48,13 +48,20 @@ SPECS = [
             ("r", "Yep, that was it."),
         ]),
     issue("gs-zsh-extras", "question", "zsh: no matches found: orbit-jobs[msgpack]", """
-        `pip install orbit-jobs[msgpack]` fails in zsh with "no matches found". Is the extra misnamed?
+        ```
+        $ pip install orbit-jobs[msgpack]
+        zsh: no matches found: orbit-jobs[msgpack]
+        ```
+
+        Works in bash on the CI box. Is the extra misnamed?
         """, comp=G, version="2.8.0", state="closed", when=("2024-02-20", "2024-06-30"),
         labels=("good first issue",), comments=[
             ("m", "zsh treats the brackets as a glob. Quote it: `pip install \"orbit-jobs[msgpack]\"`. We'll quote all install commands in the docs."),
         ]),
     issue("gs-py314", "question", "Python 3.14 support?", """
-        3.14 is out. Is orbit-jobs 3.1 tested on it? The classifiers stop at 3.13.
+        3.14 is out and we'd like to move our worker images to `python:3.14-slim` this quarter. Is
+        orbit-jobs 3.1 tested on it? The classifiers stop at 3.13, and `pip install "orbit-jobs[msgpack]"`
+        tries to build msgpack from source on 3.14.
         """, comp=G, version="3.1.0", state="open", when=("2025-10-20", "2025-11-25"), comments=[
             ("m", "Not yet officially. CI runs on 3.14 now and passes except the msgpack extra, which is waiting on wheels. We'll add the classifier once that's sorted."),
             ("u", "Runs fine for us on 3.14 with json."),

@@ -29,7 +29,13 @@ SPECS = [
             ("m", "`orbit purge` asks for confirmation in 3.0 unless `--yes` is given.", "2025-03-17"),
         ]),
     issue("cli-enqueue-kwargs", "question", "How do I pass arguments with orbit enqueue?", """
-        `orbit enqueue billing.jobs.send_invoice 42` says unexpected argument. What's the syntax?
+        ```
+        $ orbit enqueue --app billing.app:app billing.jobs.send_invoice 42
+        usage: orbit enqueue [-h] [--app MODULE:ATTR] [--queue QUEUE] [--kwargs JSON] job
+        orbit enqueue: error: unrecognized arguments: 42
+        ```
+
+        What's the syntax for passing the invoice id?
         """, comp=CLI, version="3.0.1", state="closed", when=("2025-05-01", "2025-08-30"), comments=[
             ("m", "Jobs take keyword arguments only, passed as JSON: `orbit enqueue --app billing.app:app billing.jobs.send_invoice --kwargs '{\"invoice_id\": 42}'`."),
         ]),
@@ -84,7 +90,10 @@ SPECS = [
             ("u", "Interested too; happy to review."),
         ]),
     issue("mon-sentry", "question", "Reporting job exceptions to Sentry", """
-        What's the recommended way to get job failures into Sentry with the job name and attempt as tags?
+        We use sentry_sdk with the logging integration in our Django app. In workers, failures show up as
+        generic `job failed` events without the job name, and a job that fails three times before
+        succeeding creates three Sentry events. What's the recommended way to get job failures into
+        Sentry with the job name and attempt as tags?
         """, comp=M, version="3.0.2", state="open", when=("2025-06-20", "2025-09-30"), comments=[
             ("m", """
              Initialise sentry_sdk in the module that defines your app (so children have it), and read

@@ -36,7 +36,8 @@ SPECS = [
             ("m", "Queues with strict priority order on the worker cover this today (`--queues urgent,default`). Within one queue we'd lose O(1) dequeue. Probably not, but open for arguments."),
         ]),
     issue("feat-sqs", "feature", "Amazon SQS broker", """
-        We're all-in on AWS and would prefer not to run Redis. Any plans for an SQS broker?
+        We're all-in on AWS and would prefer not to run Redis just for jobs. Volume is low (~50 jobs a
+        minute) so we'd happily trade some latency for a managed queue. Any plans for an SQS broker?
         """, version="2.5.1", state="closed", when=("2023-03-10", "2023-06-30"), labels=("wontfix",), comments=[
             ("m", """
              No plans: SQS has no way to extend a message's visibility atomically per worker the way our
@@ -142,7 +143,8 @@ SPECS = [
              heartbeats from many long jobs reduce that. Measure with your own payloads."""),
         ]),
     issue("q-license", "question", "Is orbit-jobs OK to use in a commercial closed-source product?", """
-        Legal asks: what license is orbit-jobs under, and are there any copyleft dependencies?
+        Legal asks before we ship a product that embeds orbit-jobs: what license is it under, and are there
+        any copyleft dependencies among the required or optional ones?
         """, state="closed", when=("2023-02-01", "2023-12-30"), comments=[
             ("m", "MIT, and the required dependencies are MIT/BSD licensed. The optional extras are too (psycopg is LGPL, used as a library)."),
         ]),
