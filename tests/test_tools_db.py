@@ -75,7 +75,8 @@ def test_query_syntax_is_inert(data: Path) -> None:
 
 
 def test_index_text_normalisation() -> None:
-    assert index_text("failed with ORB-1202.") == "failed with ORB-1202 ORB 1202 "
+    assert index_text("failed with ORB-1202.") == "failed with ORB-1202 ORB 1202"
+    assert index_text("(3.1.0), dead-letter -- e.g.") == "3.1.0 3 1 0 dead-letter dead letter e.g e g"
     assert index_text("lease_seconds") == "lease_seconds lease seconds"
 
 
