@@ -83,7 +83,10 @@ class SqliteTracker:
         self.base_url = issues_base_url.rstrip("/") if issues_base_url else None
 
     def url(self, number: int) -> str | None:
-        return f"{self.base_url}/{number}" if self.base_url else None
+        """The issue's web page: `{id}` in the base URL is replaced, else the number is appended."""
+        if not self.base_url:
+            return None
+        return self.base_url.replace("{id}", str(number)) if "{id}" in self.base_url else f"{self.base_url}/{number}"
 
     def issue(self, number: int) -> IssueRef | None:
         conn = self._read()

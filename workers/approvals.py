@@ -104,6 +104,7 @@ class Approval(BaseModel):
     expires_at: float = 0.0
     channel: str = ""
     card_ts: str = ""
+    card_blocks: str = ""  # JSON: what the card showed, so edits keep showing exactly that
 
     @property
     def decided(self) -> bool:
@@ -207,7 +208,7 @@ def load(conn: redis.Redis, pending_id: str) -> Approval | None:
     return Approval.model_validate(values)
 
 
-def attach_card(conn: redis.Redis, pending_id: str, channel: str, ts: str) -> None:
-    """Remember where a call's card was posted, so the resume and the expiry can edit it."""
+def attach_card(conn: redis.Redis, pending_id: str, channel: str, ts: str, blocks: str = "") -> None:
+    """Remember where a call's card was posted and what it showed, so later edits can keep it."""
     if conn.exists(approval_key(pending_id)):
-        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_ts": ts})
+        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_ts": ts, "card_blocks": blocks})

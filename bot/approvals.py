@@ -1,0 +1,103 @@
+"""Approve / Deny clicks on approval cards: ack, authorize, decide atomically, edit the card, resume.
+
+Bolt acks first; everything after is a few Redis round trips and one Slack call, on the listener
+pool. Only an approver (workers/approvers.py) may decide; anyone else gets an ephemeral "you can't
+approve this" and nothing changes. The decision is one atomic script (workers/approvals.py): the
+first click wins, and the click that decides the step's last pending call enqueues the resume.
+A click on an already decided card changes nothing; if that step's resume was never enqueued
+(the bot died right after deciding), it is enqueued then, which is idempotent by job id.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from rq import Queue
+from slack_bolt import Ack, App
+from slack_sdk.errors import SlackClientError
+
+from bot import wording
+from bot.deps import Deps
+from workers import approval_cards, approvals
+from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
+from workers.approvals import Decided, Decision, Stale
+from workers.approvers import Policy, may_decide, slack_group_members
+from workers.queueing import enqueue
+from workers.runs import RunNotFound, RunStore
+
+log = logging.getLogger("atlas.bot.approvals")
+
+
+def register(app: App, deps: Deps) -> None:
+    """Wire both buttons; the approver policy and the group-member cache live as long as the app."""
+    policy = Policy.from_settings(deps.settings)
+    members = slack_group_members(deps.client)
+    app.action(APPROVE_ACTION)(on_click(deps, "approved", policy, members))
+    app.action(DENY_ACTION)(on_click(deps, "denied", policy, members))
+
+
+def on_click(deps: Deps, decision: Decision, policy: Policy, members: Callable[[str], frozenset[str]]) -> Callable[..., None]:
+    def handle_approval(ack: Ack, action: dict[str, Any], body: dict[str, Any]) -> None:
+        ack()
+        user = body.get("user") or {}
+        user_id, user_name = str(user.get("id") or ""), str(user.get("username") or user.get("name") or "")
+        pending_id = str(action.get("value") or "")
+        try:
+            approval = approvals.load(deps.redis, pending_id) if pending_id else None
+            if approval is None:
+                _ephemeral(deps, body, user_id, wording.APPROVAL_GONE)
+                return
+            if not may_decide(user_id, approval.requester, policy, members):
+                log.info("click by %s on %s refused: not an approver", user_id, pending_id)
+                _ephemeral(deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
+                return
+            result = approvals.decide(deps.redis, pending_id, decision, user_id, user_name)
+            if isinstance(result, Decided):
+                _edit_card(deps, body, result.approval)
+                if result.step_complete:
+                    _resume(deps, result.approval)
+            elif isinstance(result, Stale):
+                stale = result.approval
+                text = approval_cards.outcome_line(stale) if stale.decided else wording.APPROVAL_OUTCOME["expired"].format(when="now")
+                _ephemeral(deps, body, user_id, wording.APPROVAL_ALREADY.format(outcome=text))
+                if stale.decided and approvals.step_complete(deps.redis, stale.run_id, stale.step):
+                    _resume(deps, stale)  # repairs a resume lost between deciding and enqueueing
+            else:
+                _ephemeral(deps, body, user_id, wording.APPROVAL_GONE)
+        except redis.RedisError as exc:
+            log.warning("approval click not recorded: %s", type(exc).__name__)
+            _ephemeral(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
+
+    return handle_approval
+
+
+def _resume(deps: Deps, approval: approvals.Approval) -> None:
+    """Enqueue the paused run's resume if it is still waiting on this step (idempotent by job id)."""
+    try:
+        run = RunStore(deps.redis).load(approval.run_id)
+    except RunNotFound:
+        return
+    if run.status == "awaiting_approval" and run.pending and run.pending[0].step == approval.step:
+        enqueue(Queue(deps.settings.queue_name, connection=deps.redis), approval.run_id, resume=approval.step)
+
+
+def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -> None:
+    container = body.get("container") or {}
+    channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
+    ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
+    shown = (body.get("message") or {}).get("blocks") or []
+    approval_cards.update(deps.client, approval, shown=shown, channel=channel, ts=ts)
+
+
+def _ephemeral(deps: Deps, body: dict[str, Any], user: str, text: str) -> None:
+    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+    if not channel or not user:
+        return
+    thread_ts = (body.get("container") or {}).get("thread_ts") or (body.get("message") or {}).get("thread_ts")
+    try:
+        deps.client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
+    except SlackClientError as exc:
+        log.warning("could not post an ephemeral note: %s", type(exc).__name__)

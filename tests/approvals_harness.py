@@ -1,0 +1,148 @@
+"""The whole approval path on loopback: a real Bolt app (signed requests), the Slack Web API stand-in,
+the scripted Responses API, real `atlas worker` processes, the real Redis and the demo tracker."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import redis
+from rq.job import Job
+
+from datasets import tracker_db, tracker_journal
+from tests.approvals_data import make_data
+from tests.processes import REPO, wait_for, worker_process
+from tests.standins.responses_api import ScriptedModel
+from tests.standins.slack_api import SlackAPI
+from tests.standins.slack_events import block_action, mention
+from tests.standins.slack_fixtures import RunningBot, slack_settings, start_bot
+from tools.issue_store import IssueStore
+from workers import approvals
+from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
+from workers.queueing import job_id
+from workers.runs import RunStore
+from workers.state import RunState
+
+CHANNEL = "C0TRIAGE"
+ASKER = "U0ASKER"
+MAINTAINER = "U0MAINT"
+STRANGER = "U0MALLORY"
+FAULTS = REPO / "tests" / "faults"
+
+
+@dataclass
+class Stack:
+    bot: RunningBot
+    api: SlackAPI
+    model: ScriptedModel
+    conn: redis.Redis
+    data: Path
+    env: dict[str, str]
+    home: Path
+
+    # -- driving ---------------------------------------------------------------------------------
+    def ask(self, text: str, ts: str = "1700000100.000100", user: str = ASKER) -> str:
+        """Mention Atlas in the triage channel; returns the thread ts."""
+        reply = self.bot.send.event(mention(text, channel=CHANNEL, user=user, ts=ts))
+        assert reply.status == 200, reply
+        return ts
+
+    def click(self, card: dict[str, Any], user: str, approve: bool = True, thread_ts: str | None = None) -> int:
+        action = APPROVE_ACTION if approve else DENY_ACTION
+        payload = block_action(action, pending_id(card), user=user, channel=CHANNEL, message_ts=card["ts"],
+                               thread_ts=thread_ts or card.get("thread_ts"))
+        payload["user"]["username"] = user.lower().removeprefix("u0")
+        payload["message"] = {"ts": card["ts"], "thread_ts": card.get("thread_ts"), "blocks": card["blocks"]}
+        return self.bot.send.interaction(payload).status
+
+    # -- observing -------------------------------------------------------------------------------
+    def cards(self, thread_ts: str, count: int = 1) -> list[dict[str, Any]]:
+        """Wait for `count` approval cards in the thread (messages with an Approve button); copies as posted."""
+        found = wait_for(lambda: (found := [m for m in self.api.thread(CHANNEL, thread_ts) if is_card(m)])
+                         and len(found) >= count and found, what=f"{count} approval card(s)")
+        return copy.deepcopy(found)
+
+    def run_of(self, card: dict[str, Any]) -> RunState:
+        return RunStore(self.conn).load(pending_id(card).split(".")[0])
+
+    def wait_final(self, run_id: str, timeout: float = 60) -> RunState:
+        store = RunStore(self.conn)
+        return wait_for(lambda: (run := store.load(run_id)).final and run, timeout=timeout, what=f"run {run_id} to finish")
+
+    def wait_status(self, run_id: str, status: str) -> RunState:
+        store = RunStore(self.conn)
+        return wait_for(lambda: (run := store.load(run_id)).status == status and run, what=f"run {run_id} {status}")
+
+    def journal(self) -> list[tracker_journal.Entry]:
+        return tracker_journal.entries(tracker_journal.journal_path(self.data))
+
+    def issues(self) -> IssueStore:
+        return IssueStore(tracker_db.db_path(self.data))
+
+    def thread_text(self, thread_ts: str) -> str:
+        return "\n".join(m.get("text", "") + json.dumps(m.get("blocks", [])) for m in self.api.thread(CHANNEL, thread_ts))
+
+    def card_now(self, card: dict[str, Any]) -> dict[str, Any]:
+        return self.api.messages[(CHANNEL, card["ts"])]
+
+    def worker(self, name: str, **extra_env: str):  # noqa: ANN201 - a context manager of Popen
+        return worker_process({**self.env, **extra_env}, name)
+
+    def resume_job(self, run_id: str, step: int) -> Job | None:
+        return Job.fetch(job_id(run_id, step), connection=self.conn) if Job.exists(job_id(run_id, step), connection=self.conn) else None
+
+
+def is_card(message: dict[str, Any]) -> bool:
+    return any(b.get("type") == "actions" and any(e.get("action_id") == APPROVE_ACTION for e in b.get("elements", []))
+               for b in message.get("blocks", []))
+
+
+def pending_id(card: dict[str, Any]) -> str:
+    for block in card["blocks"]:
+        for element in block.get("elements", []) if block.get("type") == "actions" else []:
+            if element.get("action_id") == APPROVE_ACTION:
+                return element["value"]
+    raise AssertionError("not an approval card")
+
+
+def outputs_sent(model: ScriptedModel) -> dict[str, str]:
+    """call_id -> function_call_output the model was last sent for it."""
+    found: dict[str, str] = {}
+    for body in model.bodies():
+        for item in body.get("input") or []:
+            if isinstance(item, dict) and item.get("type") == "function_call_output":
+                found[item["call_id"]] = item["output"]
+    return found
+
+
+def decisions(conn: redis.Redis, card: dict[str, Any]) -> approvals.Approval:
+    found = approvals.load(conn, pending_id(card))
+    assert found is not None
+    return found
+
+
+@contextmanager
+def stack(tmp_path: Path, redis_url: str, *, ttl: int = 3600) -> Iterator[Stack]:
+    data = make_data(tmp_path / "data")
+    tracker_db.ensure_db(data)
+    home = tmp_path / "home"
+    with SlackAPI() as api, ScriptedModel() as model:
+        settings = slack_settings(api, redis_url, home, data_dir=data, approvers=(MAINTAINER,), approval_ttl_seconds=ttl,
+                                  issues_base_url="https://tracker.example/orbit/issues")
+        bot, server = start_bot(settings, api)
+        env = {
+            "ATLAS_HOME": str(home), "REDIS_URL": redis_url, "ATLAS_DATA": str(data), **model.env(), **api.env(),
+            "ATLAS_APPROVERS": MAINTAINER, "ATLAS_APPROVAL_TTL": str(ttl), "ATLAS_MODEL_RETRIES": "0",
+            "ATLAS_ISSUES_URL": "https://tracker.example/orbit/issues",
+            "ATLAS_WORKER_HEARTBEAT_TTL": "3", "ATLAS_WORKER_MAINTENANCE": "1",
+        }
+        try:
+            yield Stack(bot, api, model, redis.Redis.from_url(redis_url), data, env, home)
+        finally:
+            server.close()  # type: ignore[attr-defined]
+            bot.deps.background.shutdown(wait=True)

@@ -1,0 +1,21 @@
+"""Fault injection for worker processes started by the approval tests (PYTHONPATH=tests/faults).
+
+With ATLAS_FAULT_HANG_BEFORE_RECORD=<path>, the worker writes <path> right after an approved side
+effect has run and then hangs before the ledger records it, so the test can kill the worker in
+exactly the window the ledger exists for. Production code has no hook for this.
+"""
+
+import os
+import time
+
+_marker = os.environ.get("ATLAS_FAULT_HANG_BEFORE_RECORD")
+if _marker:
+    from workers import ledger
+
+    def _hang(*args, **kwargs):  # noqa: ANN002, ANN003
+        with open(_marker, "w") as out:
+            out.write(str(os.getpid()))
+        while True:
+            time.sleep(60)
+
+    ledger.record = _hang

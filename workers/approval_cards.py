@@ -1,0 +1,258 @@
+"""Approval cards in the run's Slack thread: one per pending side-effect call, edited as it is decided.
+
+A card shows what would happen, rendered for a human: the issue (number, title, link, state), the
+labels as chips, a comment's exact text (preformatted, so nothing in it renders as a mention or a
+link), how an issue would be closed, the model's stated reason (plain text: it may quote untrusted
+issue text), who asked, and Approve / Deny buttons whose value is only the opaque pending id.
+The descriptive part is stored with the approval record, so later edits (decided, expired, done)
+show the same content the approver saw.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackClientError
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
+    ConfirmObject,
+    ContextBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    RichTextBlock,
+    RichTextPreformattedElement,
+    RichTextQuoteElement,
+    RichTextSectionElement,
+    SectionBlock,
+)
+from slack_sdk.models.blocks.block_elements import RichTextElementParts
+
+from bot import wording
+from tools.tracker import IssueRef, Tracker, TrackerUnavailable
+from workers import approvals
+from workers.approvals import Approval
+from workers.slack_render import escape
+from workers.state import PendingCall, RunState
+
+log = logging.getLogger("atlas.approval_cards")
+
+APPROVE_ACTION = "atlas_approval_approve"
+DENY_ACTION = "atlas_approval_deny"
+REASON_CHARS = 1500
+RESULT_CHARS = 500
+_CODE = RichTextElementParts.TextStyle(code=True)
+
+
+@dataclass(frozen=True)
+class CardView:
+    """Everything a card shows about one pending call."""
+
+    pending_id: str
+    name: str
+    arguments: dict[str, Any]
+    issue: IssueRef | None
+    duplicate: IssueRef | None
+    reason: str
+    asker: str | None
+    expires_at: float
+
+
+def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: float) -> CardView:
+    """Look up what the card needs; a tracker that fails only leaves the issue title out."""
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except ValueError:
+        arguments = {}
+    arguments = arguments if isinstance(arguments, dict) else {}
+    issue = duplicate = None
+    if tracker is not None:
+        try:
+            if isinstance(arguments.get("issue_id"), int):
+                issue = tracker.issue(arguments["issue_id"])
+            if isinstance(arguments.get("duplicate_of"), int):
+                duplicate = tracker.issue(arguments["duplicate_of"])
+        except TrackerUnavailable:
+            log.warning("run %s: tracker unavailable while rendering a card", run.id)
+    return CardView(call.pending_id, call.name, arguments, issue, duplicate, stated_reason(run, call.call_id),
+                    run.origin.user, expires_at)
+
+
+def stated_reason(run: RunState, call_id: str) -> str:
+    """The assistant text the model wrote in the same reply, before this call (empty if none)."""
+    index = next((i for i, item in enumerate(run.items) if item.get("type") == "function_call" and item.get("call_id") == call_id), None)
+    if index is None:
+        return ""
+    texts: list[str] = []
+    for item in reversed(run.items[:index]):
+        kind = item.get("type")
+        if kind in ("function_call", "reasoning"):
+            continue
+        if kind == "message" and item.get("role") == "assistant":
+            texts.append(_message_text(item))
+            continue
+        break
+    return "\n".join(t for t in reversed(texts) if t).strip()
+
+
+def describe(card: CardView) -> list[dict[str, Any]]:
+    """The card's descriptive blocks (everything but the buttons), as validated dicts."""
+    title = wording.APPROVAL_TITLE.get(card.name) or wording.APPROVAL_TITLE_OTHER.format(name=escape(card.name[:64]))
+    blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(text=f"*{title}*"))]
+    number = card.arguments.get("issue_id")
+    if card.issue is not None:
+        blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=_link(card.issue), state=card.issue.state))))
+    elif number is not None:
+        blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=f"#{escape(str(number))}", state="?"))))
+    if card.name == "add_labels":
+        blocks.append(_chips(wording.APPROVAL_LABELS, [str(x) for x in card.arguments.get("labels") or []]))
+        if card.issue is not None:
+            current = ", ".join(f"`{escape(x)}`" for x in card.issue.labels) or "none"
+            blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_CURRENT_LABELS.format(labels=current))]))
+    elif card.name == "post_comment":
+        blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_COMMENT)))
+        body = str(card.arguments.get("body") or "")
+        blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=body or " ")])]))
+    elif card.name == "close_issue":
+        if card.arguments.get("reason") == "duplicate":
+            original = _link(card.duplicate) if card.duplicate else f"#{escape(str(card.arguments.get('duplicate_of')))}"
+            line = wording.APPROVAL_CLOSE_DUPLICATE.format(link=original)
+        else:
+            line = wording.APPROVAL_CLOSE.format(reason=escape(str(card.arguments.get("reason", "")).replace("_", " ")))
+        blocks.append(SectionBlock(text=MarkdownTextObject(text=line)))
+    else:
+        raw = json.dumps(card.arguments, ensure_ascii=False)
+        blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=raw)])]))
+    if card.reason:
+        blocks.append(RichTextBlock(elements=[
+            RichTextSectionElement(elements=[RichTextElementParts.Text(text=wording.APPROVAL_REASON, style={"italic": True})]),
+            RichTextQuoteElement(elements=[RichTextElementParts.Text(text=_clip(card.reason, REASON_CHARS))]),
+        ]))
+    asker = wording.APPROVAL_ASKED_BY.format(user=card.asker or "unknown", when=slack_date(card.expires_at))
+    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=asker)]))
+    return [b.to_dict() for b in blocks]
+
+
+def buttons(pending_id: str) -> dict[str, Any]:
+    """Approve / Deny; the value is only the opaque pending id."""
+    confirm = ConfirmObject(title=wording.APPROVAL_CONFIRM_TITLE, text=wording.APPROVAL_CONFIRM_TEXT,
+                            confirm=wording.APPROVAL_CONFIRM_YES, deny=wording.APPROVAL_CONFIRM_NO)
+    return ActionsBlock(block_id="atlas_approval", elements=[
+        ButtonElement(text=PlainTextObject(text=wording.APPROVAL_APPROVE), action_id=APPROVE_ACTION, value=pending_id,
+                      style="primary", confirm=confirm),
+        ButtonElement(text=PlainTextObject(text=wording.APPROVAL_DENY), action_id=DENY_ACTION, value=pending_id, style="danger"),
+    ]).to_dict()
+
+
+def fallback_text(name: str, arguments: dict[str, Any]) -> str:
+    return wording.APPROVAL_FALLBACK_TEXT.format(name=name, issue=arguments.get("issue_id", "?"))
+
+
+def post(client: WebClient, run: RunState, pending: list[Any], *, conn: redis.Redis | None = None,
+         tracker: Tracker | None = None) -> list[str]:
+    """Post one card per pending call in the run's thread (skipping calls that already have one)."""
+    conn, tracker = _defaults(conn, tracker)
+    posted: list[str] = []
+    for raw in pending:
+        call = raw if isinstance(raw, PendingCall) else PendingCall.model_validate(raw)
+        record = approvals.load(conn, call.pending_id)
+        if record is None or record.card_ts:
+            continue  # not opened (nothing to decide) or already on Slack
+        card = view(run, call, tracker, record.expires_at)
+        described = describe(card)
+        reply = client.chat_postMessage(channel=run.origin.channel, thread_ts=run.origin.thread_ts or run.origin.message_ts,
+                                        text=fallback_text(call.name, card.arguments), blocks=[*described, buttons(call.pending_id)])
+        approvals.attach_card(conn, call.pending_id, str(reply["channel"]), str(reply["ts"]), json.dumps(described))
+        posted.append(str(reply["ts"]))
+    return posted
+
+
+def outcome_line(approval: Approval) -> str:
+    """Who decided what, and when (in each reader's time zone)."""
+    template = wording.APPROVAL_OUTCOME.get(approval.status)
+    if template is None:
+        return ""
+    return template.format(user=approval.decider or "?", when=slack_date(approval.decided_at or time.time()))
+
+
+def update(client: WebClient, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False,
+           shown: list[dict[str, Any]] | None = None, channel: str | None = None, ts: str | None = None) -> bool:
+    """Edit a card: the content it showed, the decision (who, what, when), and the result if any. No buttons."""
+    channel, ts = channel or approval.channel, ts or approval.card_ts
+    if not channel or not ts:
+        return False
+    blocks = json.loads(approval.card_blocks) if approval.card_blocks else [b for b in (shown or []) if b.get("type") != "actions"]
+    lines = [outcome_line(approval)]
+    if in_doubt:
+        lines.append(wording.APPROVAL_RESULT_IN_DOUBT)
+    elif result is not None:
+        template = wording.APPROVAL_RESULT_DONE if ok else wording.APPROVAL_RESULT_FAILED
+        lines.append(template.format(result=escape(_clip(result, RESULT_CHARS))))
+    blocks.append(ContextBlock(elements=[MarkdownTextObject(text="\n".join(x for x in lines if x))]).to_dict())
+    try:
+        client.chat_update(channel=channel, ts=ts, text=_plain(lines), blocks=blocks)
+        return True
+    except SlackClientError as exc:
+        log.warning("could not update approval card %s: %s", approval.pending_id, type(exc).__name__)
+        return False
+
+
+def tell_in_doubt(client: WebClient, run: RunState, approval: Approval, tracker: Tracker | None = None) -> None:
+    """Say in the thread that an approved action may or may not have happened, for a human to check."""
+    issue = approval.issue or "?"
+    url = tracker.url(int(issue)) if tracker is not None and issue.isdigit() and hasattr(tracker, "url") else None
+    text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name, issue=issue, user=approval.decider or run.origin.user or "here",
+                                                   link=f" (<{url}|#{issue}>)" if url else "")
+    client.chat_postMessage(channel=run.origin.channel, thread_ts=run.origin.thread_ts or run.origin.message_ts, text=text)
+
+
+def slack_date(at: float) -> str:
+    """A Slack date token: shown in the reader's time zone, with a UTC fallback."""
+    fallback = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at))
+    return f"<!date^{int(at)}^{{date_short_pretty}} at {{time}}|{fallback}>"
+
+
+def _defaults(conn: redis.Redis | None, tracker: Tracker | None) -> tuple[redis.Redis, Tracker | None]:
+    """Inside a worker job the process runtime has both (the reporter hook passes only the client)."""
+    if conn is not None and tracker is not None:
+        return conn, tracker
+    from tools.tracker import demo_tracker
+    from workers import runtime
+
+    rt = runtime.current()
+    return conn or rt.conn, tracker or demo_tracker(rt.settings.data_dir, rt.settings.issues_base_url)
+
+
+def _chips(label: str, names: list[str]) -> RichTextBlock:
+    parts: list[Any] = [RichTextElementParts.Text(text=label + " ")]
+    for i, name in enumerate(names):
+        parts.append(RichTextElementParts.Text(text=name, style=_CODE))
+        if i < len(names) - 1:
+            parts.append(RichTextElementParts.Text(text=" "))
+    return RichTextBlock(elements=[RichTextSectionElement(elements=parts)])
+
+
+def _link(issue: IssueRef) -> str:
+    text = escape(f"#{issue.number} {issue.title}")
+    return f"<{issue.url}|{text}>" if issue.url else text
+
+
+def _message_text(item: dict[str, Any]) -> str:
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content or [] if isinstance(p, dict) and p.get("type") in ("output_text", "text"))
+
+
+def _plain(lines: list[str]) -> str:
+    return " ".join(x for x in lines if x)[:300]
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

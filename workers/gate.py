@@ -1,0 +1,135 @@
+"""The approval gate, worker side: a paused step's approvals are opened, and a resumed step's decided
+calls become outputs. Approval is a pause, not a wait: no worker holds a run while humans decide.
+
+Resume, for each pending call in the order the model made them:
+- approved: run it through the idempotency ledger, so it runs at most once per (run, call_id)
+  whatever happens to jobs and workers; a call claimed before but never recorded is in doubt:
+  not run again, reported in the thread and to the model;
+- denied: the error output `Error: declined by @name`, which the model can answer to;
+- expired: an error output, and the run then ends with a partial answer.
+One `function_call_output` is appended per pending call, `run.pending` is cleared, and the loop
+continues within the budgets the run already carries.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from rq import Queue
+
+from tools.context import ToolContext
+from tools.dispatch import ToolOutput, execute, validate
+from workers import approvals, audit, expiry, ledger
+from workers.approvals import Approval
+from workers.loop import Agent, Reporter
+from workers.state import PendingCall, RunState
+
+if TYPE_CHECKING:
+    from workers.runtime import Runtime
+
+log = logging.getLogger("atlas.gate")
+
+DECLINED = "Error: declined by @{name}.\nHint: Do not retry it. Tell the user it was declined and answer with what you have."
+EXPIRED = ("Error: nobody approved this in time, so it did not run.\n"
+           "Hint: Tell the user the action was not taken; they can ask again.")
+IN_DOUBT = ("Error: Atlas was interrupted while running this after it was approved, so it may or may not have "
+            "happened. It was not retried.\nHint: Tell the user a maintainer should check the issue by hand.")
+MISSING = "Error: the approval record of this call was lost, so it did not run.\nHint: Tell the user to ask again."
+
+
+def pause(rt: Runtime, run: RunState) -> None:
+    """Open the paused step's approvals and schedule their expiry (the loop's `on_pause` hook)."""
+    if not run.pending:
+        return
+    step = run.pending[0].step
+    approvals.open_step(rt.conn, run, run.pending, rt.settings.approval_ttl_seconds)
+    opened = approvals.for_step(rt.conn, run.id, step)
+    if opened:
+        expiry.schedule(Queue(rt.settings.queue_name, connection=rt.conn), run.id, step, opened[0].expires_at)
+
+
+def resume(rt: Runtime, run: RunState, reporter: Reporter, agent: Agent) -> bool:
+    """Apply a paused step's decisions; True when the loop should continue, False when it must not (yet)."""
+    if not run.pending:
+        return True
+    step = run.pending[0].step
+    records = {a.pending_id: a for a in approvals.for_step(rt.conn, run.id, step)}
+    if not records:
+        # The worker stopped between saving the pause and opening its approvals: open them now.
+        pause(rt, run)
+        reporter.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+        return False
+    if any(p.pending_id in records and not records[p.pending_id].decided for p in run.pending):
+        return False  # an early or duplicate delivery: the last decision enqueues the resume
+    ctx = agent.tool_context(run)
+    expired = False
+    for call in run.pending:
+        approval = records.get(call.pending_id)
+        if approval is None:
+            text = MISSING
+        elif approval.status == "approved":
+            text = _run_once(rt, run, call, approval, reporter, ctx)
+        elif approval.status == "denied":
+            text = DECLINED.format(name=approval.decider_label)
+        else:
+            text, expired = EXPIRED, True
+        run.items.append({"type": "function_call_output", "call_id": call.call_id, "output": text})
+    run.pending = []
+    run.status = "running"
+    rt.store.save(run)
+    if not expired:
+        return True
+    agent.wrap_up(run, "approval_expired")
+    run.status = "expired"
+    agent.finalize(run)
+    rt.store.save(run)
+    reporter.event(run, "answer")
+    return False
+
+
+def _run_once(rt: Runtime, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
+    """Execute an approved call through the ledger; returns the output the model reads."""
+    claim = ledger.claim(rt.conn, run.id, call.call_id)
+    if isinstance(claim, ledger.AlreadyDone):
+        return claim.output
+    if isinstance(claim, ledger.InDoubt):
+        log.error("run %s: %s (%s) was claimed by %s and never recorded; not running it again",
+                  run.id, call.name, call.call_id, claim.claimed_by)
+        audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
+                     issue=approval.issue, requester=approval.requester, decider=approval.decider, decision="in_doubt",
+                     result="interrupted after approval; may or may not have happened; not retried")
+        reporter.event(run, "in_doubt", pending_id=call.pending_id, name=call.name, arguments=call.arguments)
+        _tell_slack(rt, run, approval, in_doubt=True)
+        ledger.settle_in_doubt(rt.conn, run.id, call.call_id, IN_DOUBT)
+        return IN_DOUBT
+    checked = validate(rt.registry, call.name, call.arguments, ctx)  # the tracker may have changed
+    if isinstance(checked, ToolOutput):
+        output = checked
+    else:
+        output = execute(rt.registry, call.name, checked, replace(ctx, call_id=call.call_id))
+    ledger.record(rt.conn, run.id, call.call_id, output.text, output.ok)
+    audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
+                 issue=approval.issue, requester=approval.requester, decider=approval.decider,
+                 decision="done" if output.ok else "failed", result=output.text)
+    _tell_slack(rt, run, approval, result=output)
+    return output.text
+
+
+def _tell_slack(rt: Runtime, run: RunState, approval: Approval, *, result: ToolOutput | None = None, in_doubt: bool = False) -> None:
+    """Edit the card with the result; for an in-doubt call also say so in the thread. Never fails the run."""
+    if run.origin.kind != "slack" or not rt.settings.slack_bot_token:
+        return
+    from atlas.slack_client import web_client
+    from tools.tracker import demo_tracker
+    from workers import approval_cards
+
+    try:
+        client = web_client(rt.settings)
+        approval_cards.update(client, approval, result=result.text if result else None, ok=bool(result and result.ok), in_doubt=in_doubt)
+        if in_doubt:
+            approval_cards.tell_in_doubt(web_client(rt.settings, repeatable=False), run, approval,
+                                         demo_tracker(rt.settings.data_dir, rt.settings.issues_base_url))
+    except Exception:
+        log.exception("run %s: could not report %s to Slack", run.id, approval.pending_id)
