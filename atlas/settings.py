@@ -56,6 +56,7 @@ class Settings:
     approvers: tuple[str, ...] = ()
     approver_group: str | None = None
     approval_ttl_seconds: int = 24 * 3600
+    asker_may_approve: bool = True  # the person who asked may approve their own run's actions
     docs_base_url: str | None = None
     issues_base_url: str | None = None
     port: int = 3000
@@ -124,6 +125,7 @@ class Settings:
             approvers=approvers,
             approver_group=get("ATLAS_APPROVER_GROUP"),
             approval_ttl_seconds=int(number("ATLAS_APPROVAL_TTL", 24 * 3600, int)),
+            asker_may_approve=(get("ATLAS_ASKER_MAY_APPROVE") or "true").lower() not in ("0", "false", "no", "off"),
             docs_base_url=get("ATLAS_DOCS_URL"),
             issues_base_url=get("ATLAS_ISSUES_URL"),
             port=int(number("PORT", 3000, int)),
