@@ -78,9 +78,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"atlas serve: configuration error: {exc}", file=sys.stderr)
             return 2
     if args.command == "tool":
+        from datasets.tracker_db import DatasetError
         from tools import run_tool_cli
 
-        print(run_tool_cli(settings.data_dir, args.name, args.arguments))
+        try:
+            print(run_tool_cli(settings.data_dir, args.name, args.arguments))
+        except DatasetError as exc:
+            print(f"atlas tool: {exc} (ATLAS_DATA={settings.data_dir})", file=sys.stderr)
+            return 2
         return 0
     if args.command == "audit":
         return _audit(settings, issue=args.issue, user=args.user, limit=args.limit, as_json=args.json)
