@@ -107,7 +107,7 @@ def test_concurrent_double_clicks_run_the_side_effect_once(tmp_path: Path, redis
         assert len(s.journal()) == (1 if winner == "approved" else 0)
         assert sum(1 for b in s.model.bodies() if "call_l" in json.dumps(b.get("input"))) == 1  # resumed once
         assert final.status == "done" and s.card_now(card)["edits"] >= 1
-        notes = s.api.ephemerals()
+        notes = wait_for(lambda: len(s.api.ephemerals()) >= len(clicks) - 1 and s.api.ephemerals(), what="notes to losers")
         assert len(notes) == len(clicks) - 1 and all("already decided" in n["text"] for n in notes)
         s.model.assert_done()
 
