@@ -37,7 +37,8 @@ SUMMARY_ALLOWANCE = 600
 """Tokens set aside for the summary when choosing how much of the tail fits."""
 EXTRACTIVE_TOKEN_CAP = 800
 LIST_CAP = 40
-ARGUMENTS_SHOWN = 160
+ARGUMENTS_SHOWN = 200
+"""Characters of a call's arguments quoted when a call is named (summaries, cleared results)."""
 NOTE_CHARS = 300
 
 ISSUE_PATTERNS = (re.compile(r"#(\d+)\b"), re.compile(r'"issue_id"\s*:\s*(\d+)'), re.compile(r"\bissues?\s+(\d+)\b", re.I))
@@ -56,16 +57,26 @@ def summary_message(text: str) -> Item:
     return {"type": "message", "role": "user", "content": f"{SUMMARY_HEADER}\n{text}"}
 
 
+def text_of(value: object) -> str:
+    """The text of a message content or tool output: a string, or a list of parts with `text`."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(str(part.get("text", "")) for part in value if isinstance(part, Mapping))
+    return ""
+
+
+def call_signature(call: Mapping[str, Any]) -> str:
+    """How a call is named to the model: `name(arguments)`, the arguments cut at `ARGUMENTS_SHOWN`."""
+    arguments = str(call.get("arguments", ""))
+    if len(arguments) > ARGUMENTS_SHOWN:
+        arguments = arguments[:ARGUMENTS_SHOWN] + "…"
+    return f"{call.get('name')}({arguments})"
+
+
 def _texts(items: Iterable[Mapping[str, Any]]) -> list[str]:
-    out: list[str] = []
-    for item in items:
-        for key in ("content", "output", "summary", "arguments"):
-            value = item.get(key)
-            if isinstance(value, str):
-                out.append(value)
-            elif isinstance(value, list):
-                out += [str(part.get("text", "")) for part in value if isinstance(part, Mapping)]
-    return out
+    keys = ("content", "output", "summary", "arguments")
+    return [text for item in items for key in keys if (text := text_of(item.get(key)))]
 
 
 def _unique(found: Iterable[str]) -> list[str]:
@@ -88,12 +99,7 @@ def extractive_summary(items: Sequence[Mapping[str, Any]]) -> str:
     included) become notes of up to `NOTE_CHARS` characters. Used when the model summary fails,
     and by the benchmark.
     """
-    calls = []
-    for item in items:
-        if item.get("type") == "function_call":
-            arguments = str(item.get("arguments", ""))
-            short = arguments if len(arguments) <= ARGUMENTS_SHOWN else arguments[:ARGUMENTS_SHOWN] + "…"
-            calls.append(f"{item.get('name')}({short})")
+    calls = [call_signature(item) for item in items if item.get("type") == "function_call"]
     notes = [
         text.removeprefix(SUMMARY_HEADER).strip()[:NOTE_CHARS]
         for item in items

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from atlas import tokens
-from workers.compaction import compact, extractive_summary
+from workers.compaction import call_signature, compact, extractive_summary, text_of
 from workers.pairing import Item, check_pairing
 
 ITEM_OVERHEAD = 4
@@ -24,8 +24,6 @@ ENCRYPTED_CHARS_PER_TOKEN = 4
 """Encrypted reasoning is counted as len/4 tokens. The base64 ciphertext runs about 5 characters
 per reasoning token, so this slightly overestimates, which is the safe side for a budget."""
 CLEARED_PREFIX = "[cleared: "
-ARGUMENTS_SHOWN = 200
-"""Characters of a call's arguments quoted in a cleared result's placeholder."""
 
 Summarize = Callable[[list[Item]], str]
 
@@ -71,15 +69,6 @@ def _count(text: str) -> int:
     return tokens.count(text)
 
 
-def _text_of(value: object) -> str:
-    """The text of a message content or tool output: a string, or a list of parts with `text`."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "\n".join(str(part.get("text", "")) for part in value if isinstance(part, Mapping))
-    return ""
-
-
 def count_item(item: Mapping[str, Any]) -> int:
     """Estimated input tokens of one item: its text plus `ITEM_OVERHEAD`.
 
@@ -89,13 +78,13 @@ def count_item(item: Mapping[str, Any]) -> int:
     """
     kind = item.get("type")
     if kind == "message":
-        body = _count(_text_of(item.get("content")))
+        body = _count(text_of(item.get("content")))
     elif kind == "function_call":
         body = _count(str(item.get("name", ""))) + _count(str(item.get("arguments", "")))
     elif kind == "function_call_output":
-        body = _count(_text_of(item.get("output")))
+        body = _count(text_of(item.get("output")))
     elif kind == "reasoning":
-        texts = _text_of(item.get("summary")) + _text_of(item.get("content"))
+        texts = text_of(item.get("summary")) + text_of(item.get("content"))
         body = _count(texts) + len(item.get("encrypted_content") or "") // ENCRYPTED_CHARS_PER_TOKEN
     else:
         body = _count(json.dumps(item, default=str))
@@ -110,10 +99,7 @@ def count_items(items: Sequence[Mapping[str, Any]], instructions: str = "", tool
 
 def cleared_placeholder(call: Mapping[str, Any]) -> str:
     """What a cleared result says: which call it was, and that calling again brings it back."""
-    arguments = str(call.get("arguments", ""))
-    if len(arguments) > ARGUMENTS_SHOWN:
-        arguments = arguments[:ARGUMENTS_SHOWN] + "…"
-    return f"{CLEARED_PREFIX}{call.get('name')}({arguments}) result removed to save context; call it again if needed]"
+    return f"{CLEARED_PREFIX}{call_signature(call)} result removed to save context; call it again if needed]"
 
 
 def clear_results(items: Sequence[Item], keep_recent: int) -> tuple[list[Item], int]:
@@ -130,7 +116,7 @@ def clear_results(items: Sequence[Item], keep_recent: int) -> tuple[list[Item], 
     cleared = 0
     for i in old:
         item = items[i]
-        text = _text_of(item.get("output"))
+        text = text_of(item.get("output"))
         call = calls.get(item.get("call_id"), {"name": "unknown_tool", "arguments": ""})
         placeholder = cleared_placeholder(call)
         if text.startswith(CLEARED_PREFIX) or _count(text) <= _count(placeholder):
