@@ -169,3 +169,13 @@ def test_follow_up_sends_the_earlier_turns_first(tmp_path: Path, redis_url: str,
     assert [(i["role"], i["content"]) for i in sent] == [
         ("user", "What is max_payload_kb?"), ("assistant", "The payload limit."), ("user", "and in KB?")
     ]
+
+
+def test_a_question_that_cannot_fit_the_window_stops_on_budget(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
+    """No model call is made with a request that is over the window even after clearing and compaction."""
+    tiny = ctxmgmt.ContextBudget(window=6_000, output_reserve=1_000)  # instructions + tools are ~2,300
+    _, agent, _ = build_agent(settings_for(tmp_path, redis_url, scripted_model.base_url), context=tiny)
+    run = agent.run(RunState(question="why? " * 3_000))
+    assert run.stop_reason == "context_full" and run.partial and run.status == "partial"
+    assert scripted_model.requests == []
+    assert run.steps[-1].wrap_up and run.steps[-1].errors == 1

@@ -17,3 +17,11 @@ class ModelRejected(AtlasError):
 
 class ModelBehaviorError(AtlasError):
     """The model answered with something the loop cannot use."""
+
+
+class ContextFull(AtlasError):
+    """Even after clearing and compaction the request does not fit the window: a budget stop."""
+
+
+class PairingBroken(AtlasError):
+    """A transcript transform broke call/output pairing: a bug, reported as an internal error."""

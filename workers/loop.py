@@ -15,7 +15,7 @@ from tools.context import ToolContext
 from tools.registry import Registry
 from workers import context as ctxmgmt
 from workers.budget import Budget, exhausted
-from workers.errors import ModelRejected
+from workers.errors import ContextFull, ModelRejected, PairingBroken
 from workers.instructions import INCOMPLETE, INSTRUCTIONS, WRAP_UP
 from workers.model import Model, ModelReply, ModelRequest
 from workers.state import PendingCall, RunState, StepRecord, StopReason
@@ -109,7 +109,10 @@ class Agent:
         started = time.monotonic()
         index = len(run.steps) + 1
         self.reporter.event(run, "step", step=index)
-        reply = self.call_model(run, tool_choice="auto")
+        try:
+            reply = self.call_model(run, tool_choice="auto")
+        except ContextFull:
+            return BudgetStop("context_full")
         record = StepRecord(index=index, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens)
         outcome: StepOutcome
         if reply.status != "completed":
@@ -142,6 +145,10 @@ class Agent:
         fitted = ctxmgmt.fit(
             run.items, budget=self.context, instructions=self.instructions, tools=tools, summarize=self.summarize
         )
+        if fitted.problems:  # a bug in our transforms: the API would refuse the request anyway
+            raise PairingBroken("; ".join(fitted.problems))
+        if fitted.tokens_after > self.context.input_limit:
+            raise ContextFull(f"{fitted.tokens_after} input tokens after clearing and compaction")
         run.items = fitted.items
         request = ModelRequest(
             instructions=self.instructions,
@@ -214,7 +221,8 @@ class Agent:
             run.items.extend(reply.output)
             text = reply.text
             record = StepRecord(index=len(run.steps) + 1, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens, wrap_up=True)
-        except ModelRejected:
+        except (ModelRejected, ContextFull):
+            run.items.pop()  # the wrap-up note was never sent
             text, record = "", StepRecord(index=len(run.steps) + 1, errors=1, wrap_up=True)
         record.ms = int((time.monotonic() - started) * 1000)
         run.seconds_spent += time.monotonic() - started

@@ -15,6 +15,7 @@ StopReason = Literal[
     "max_seconds",
     "max_tokens",
     "max_errors",
+    "context_full",
     "model_unavailable",
     "model_rejected",
     "worker_lost",
