@@ -112,3 +112,19 @@ def test_audit_filters_newest_first(redis_conn: redis.Redis) -> None:
     assert len(audit.entries(redis_conn, limit=1, batch=1)) == 1
     assert len(audit.entries(redis_conn, issue=5, batch=1)) == 2
     assert "approved by UB" in audit.render(audit.entries(redis_conn, user="UB"))
+
+
+def test_atlas_audit_lists_newest_first_and_filters(redis_conn: redis.Redis, atlas_env: dict[str, str]) -> None:
+    from tests.processes import atlas_command
+
+    audit.append(redis_conn, "request", run="r1", tool="close_issue", arguments='{"issue_id": 5}', issue="5", requester="UA")
+    audit.append(redis_conn, "decision", run="r1", tool="close_issue", arguments='{"issue_id": 5}', issue="5", requester="UA",
+                 decider="UB", decision="denied")
+    audit.append(redis_conn, "request", run="r2", tool="add_labels", arguments='{"issue_id": 6}', issue="6", requester="UC")
+    lines = atlas_command("audit", env=atlas_env).stdout.splitlines()
+    assert [line.split()[4] for line in lines] == ["r2", "r1", "r1"]
+    assert "denied by UB" in lines[1]
+    by_issue = json.loads(atlas_command("audit", "--issue", "5", "--json", env=atlas_env).stdout)
+    assert [(e["kind"], e["run"]) for e in by_issue] == [("decision", "r1"), ("request", "r1")]
+    by_user = json.loads(atlas_command("audit", "--user", "UC", "--json", env=atlas_env).stdout)
+    assert [e["tool"] for e in by_user] == ["add_labels"]
