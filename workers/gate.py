@@ -78,9 +78,11 @@ def resume(rt: Runtime, run: RunState, reporter: Reporter, agent: Agent) -> bool
         run.items.append({"type": "function_call_output", "call_id": call.call_id, "output": text})
     run.pending = []
     run.status = "running"
-    rt.store.save(run)
     if not expired:
+        rt.store.save(run)
         return True
+    # Not saved before the wrap-up: if it fails, a retried job redoes this from the paused state
+    # (the ledger hands back recorded outputs) instead of carrying on as if nothing expired.
     agent.wrap_up(run, "approval_expired")
     run.status = "expired"
     agent.finalize(run)
