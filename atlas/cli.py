@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=None, help="HTTP port (default: $PORT, else 3000)")
     serve.add_argument("--host", default="0.0.0.0", help="HTTP interface to listen on")
     serve.add_argument("--socket", action="store_true", help="Socket Mode with SLACK_APP_TOKEN instead of HTTP")
+    serve.add_argument("--processes", type=int, default=1, help="HTTP server processes sharing the port (one per core)")
 
     tool = sub.add_parser("tool", help="dispatch one tool call and print what the model would read")
     tool.add_argument("name")
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args.socket:
                 return serve_socket(settings)
-            return serve_http(settings, host=args.host, port=args.port or settings.port)
+            return serve_http(settings, host=args.host, port=args.port or settings.port, processes=args.processes)
         except ConfigError as exc:
             print(f"atlas serve: configuration error: {exc}", file=sys.stderr)
             return 2

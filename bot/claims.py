@@ -4,11 +4,16 @@ One message can reach the app several times: Slack retries an event it thinks fa
 `event_id`), and a DM mentioning the bot arrives as `app_mention` and as `message` (different ids,
 same channel and `ts`). A delivery claims both keys atomically:
 
-- `claimed`: this delivery owns the message; it enqueues, then `confirm`s (or `release`s on failure,
-  so Slack's next retry can claim it).
+- `claimed`: this delivery owns the message; it records and enqueues the run and confirms the claim
+  in one transaction (or `release`s it on failure, so Slack's next retry can claim it).
 - `duplicate`: already enqueued; acknowledge and do nothing.
+- `recorded`: the run exists although the claim was never confirmed (the confirming reply was lost):
+  it is queued; confirm and acknowledge.
 - `in_flight`: another delivery holds a pending claim. Answer non-2xx so Slack retries later: by
   then the holder has confirmed (duplicate) or died and its short claim expired (claimable).
+
+The claim also returns the thread's earlier turns, so a mention costs two Redis round trips in all:
+this script, then the transaction that records, enqueues and confirms.
 """
 
 from __future__ import annotations
@@ -23,19 +28,25 @@ PENDING_TTL_SECONDS = 30  # shorter than Slack's first delayed retry (about a mi
 CONFIRMED_TTL_SECONDS = 24 * 3600  # Slack stops retrying after a few minutes
 ENQUEUED = "enqueued"
 
-ClaimOutcome = Literal["claimed", "duplicate", "in_flight"]
+ClaimOutcome = Literal["claimed", "duplicate", "recorded", "in_flight"]
 
+# KEYS: the claim keys, then the run key, then the thread's turns key. ARGV: token, pending TTL,
+# the confirmed marker, the number of claim keys.
 _CLAIM = """
-for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[3] then return 'duplicate' end
+local n = tonumber(ARGV[4])
+for i = 1, n do
+  if redis.call('GET', KEYS[i]) == ARGV[3] then return {'duplicate'} end
 end
-for _, key in ipairs(KEYS) do
-  if redis.call('EXISTS', key) == 1 then return 'in_flight' end
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return {'in_flight'} end
 end
-for _, key in ipairs(KEYS) do
-  redis.call('SET', key, 'pending:' .. ARGV[1], 'EX', ARGV[2])
+for i = 1, n do
+  redis.call('SET', KEYS[i], 'pending:' .. ARGV[1], 'EX', ARGV[2])
 end
-return 'claimed'
+if redis.call('EXISTS', KEYS[n + 1]) == 1 then return {'recorded'} end
+local turns = redis.call('LRANGE', KEYS[n + 2], 0, -1)
+table.insert(turns, 1, 'claimed')
+return turns
 """
 
 _RELEASE = """
@@ -48,7 +59,6 @@ for _, key in ipairs(KEYS) do
 end
 return released
 """
-
 
 @dataclass(frozen=True)
 class Claim:
@@ -66,18 +76,25 @@ def message_claim(team: str | None, channel: str, ts: str, event_id: str | None)
     return Claim(tuple(keys))
 
 
-def claim(conn: redis.Redis, c: Claim) -> ClaimOutcome:
+@dataclass(frozen=True)
+class Claimed:
+    """What the claim found: the outcome and, when claimed, the thread's turns (raw JSON)."""
+
+    outcome: ClaimOutcome
+    turns: tuple[bytes, ...] = ()
+
+
+def claim(conn: redis.Redis, c: Claim, *, run_key: str, thread_key: str) -> Claimed:
     """Try to own the message. Raises redis.RedisError when Redis is unreachable (nothing claimed)."""
-    outcome = conn.eval(_CLAIM, len(c.keys), *c.keys, c.token, PENDING_TTL_SECONDS, ENQUEUED)
-    return outcome.decode() if isinstance(outcome, bytes) else outcome
+    reply = conn.eval(_CLAIM, len(c.keys) + 2, *c.keys, run_key, thread_key, c.token, PENDING_TTL_SECONDS, ENQUEUED, len(c.keys))
+    head = reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
+    return Claimed(head, tuple(reply[1:]))
 
 
-def confirm(conn: redis.Redis, c: Claim) -> None:
-    """The message is enqueued: later deliveries are duplicates."""
-    pipe = conn.pipeline(transaction=True)
+def confirm(pipe: redis.client.Pipeline | redis.Redis, c: Claim) -> None:
+    """The message is enqueued: later deliveries are duplicates. Queued on `pipe` when it is a pipeline."""
     for key in c.keys:
         pipe.set(key, ENQUEUED, ex=CONFIRMED_TTL_SECONDS)
-    pipe.execute()
 
 
 def release(conn: redis.Redis, c: Claim) -> None:

@@ -18,12 +18,13 @@ from slack_sdk import WebClient
 from atlas.connection import connect
 from atlas.settings import Settings
 from atlas.slack_client import web_client
+from bot.delayed import Delayed
 from bot.lookups import Lookups
 
 # redis-py's defaults take seconds to give up on an unreachable server; Slack allows 3 s in all.
 REDIS_TIMEOUT_SECONDS = 0.5
 REDIS_RETRIES = 1  # one immediate retry on a dropped pooled connection, no backoff
-BACKGROUND_THREADS = 8  # notes posted after the ack when no listener runs (Redis down)
+BACKGROUND_THREADS = 8  # after-ack Web API calls: notes when Redis is down, delayed statuses
 NOTE_MEMORY = 1000
 
 
@@ -37,8 +38,13 @@ class Deps:
     create_client: WebClient  # retries 429 only: thread notes that must not appear twice
     lookups: Lookups
     background: Executor = field(default_factory=lambda: ThreadPoolExecutor(BACKGROUND_THREADS, thread_name_prefix="atlas-bg"))
+    delayed: Delayed | None = None
     _noted: OrderedDict[str, None] = field(default_factory=OrderedDict)
     _noted_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.delayed is None:
+            self.delayed = Delayed(self.background)
 
     def first_note(self, key: str) -> bool:
         """True once per key per process: a note about one message is posted at most once here."""

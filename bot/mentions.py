@@ -2,9 +2,9 @@
 
 The claim and the enqueue run in a listener middleware, before Bolt answers Slack, because the
 answer depends on them: 200 once the run is queued (or was already), 503 when Redis is unreachable
-or a twin delivery is still in flight, so Slack retries later and the retry is then answered. These
-are a few Redis commands with short timeouts. Everything slow (the "working" status, notes) runs
-after the ack: in the listener, which Bolt runs on its pool once it has acknowledged the event.
+or a twin delivery is still in flight, so Slack retries later and the retry is then answered. That
+is two Redis round trips with short timeouts (bot/claims.py). Everything slow (the "working" status,
+notes) runs after the ack, on the bot's background pool.
 """
 
 from __future__ import annotations
@@ -24,13 +24,14 @@ from slack_sdk.errors import SlackClientError
 from bot import claims, wording
 from bot.deps import Deps
 from workers import conversations
-from workers.queueing import enqueue, submit
-from workers.runs import RunNotFound, RunStore
-from workers.state import Origin
+from workers.jobs import continue_run
+from workers.queueing import job_options
+from workers.runs import RunNotFound, RunStore, run_key
+from workers.state import Origin, RunState, Turn
 
 log = logging.getLogger("atlas.bot.mentions")
 
-ACCEPTED = "atlas_accepted"  # context key: what the middleware did, for the listener after the ack
+STATUS_DELAY_SECONDS = 1.0  # a run no worker has started by then gets the "looking into it" status
 MAX_QUESTION_CHARS = 4000
 IGNORED_SUBTYPES_OK: frozenset[str] = frozenset({"file_share", "thread_broadcast"})
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
@@ -95,89 +96,95 @@ def question_of(text: str, bot_user_id: str | None) -> str:
 
 def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
     """Listener middleware: claim the message, record and enqueue its run, decide Slack's response."""
+    queue = Queue(deps.settings.queue_name, connection=deps.redis)
 
-    def accept_message(body: dict[str, Any], context: BoltContext, next: Callable[[], None]) -> BoltResponse | None:
+    def accept_message(body: dict[str, Any], context: BoltContext) -> BoltResponse:
         message = parse(body)
         if message is None:
             return BoltResponse(status=200, body="")
         claim = claims.message_claim(message.team, message.channel, message.ts, message.event_id)
+        thread = conversations.thread_key(message.team, message.channel, message.thread_ts)
         try:
-            outcome = claims.claim(deps.redis, claim)
+            claimed = claims.claim(deps.redis, claim, run_key=run_key(message.run_id), thread_key=thread)
         except redis.RedisError as exc:
             log.warning("redis unreachable, event %s not claimed: %s", message.event_id, type(exc).__name__)
             _note_unavailable(deps, message)
             return BoltResponse(status=503, body="")
-        if outcome == "duplicate":
+        if claimed.outcome == "duplicate":
             return BoltResponse(status=200, body="")
-        if outcome == "in_flight":
+        if claimed.outcome == "in_flight":
             return BoltResponse(status=503, body="")
         question = question_of(message.text, context.bot_user_id)
         try:
-            run_id = _enqueue(deps, message, question) if question else None
-        except Exception as exc:
-            if not isinstance(exc, redis.RedisError):
-                log.exception("enqueueing event %s failed", message.event_id)
+            if claimed.outcome == "recorded":  # recorded and queued together earlier; only the confirm was lost
+                pipe = deps.redis.pipeline(transaction=True)
+                claims.confirm(pipe, claim)
+                pipe.execute()
+                return BoltResponse(status=200, body="")
+            record_and_enqueue(deps, queue, claim, message, question, claimed.turns)
+        except redis.RedisError as exc:
+            log.warning("event %s not enqueued, Slack will retry: %s: %s", message.event_id, type(exc).__name__, exc)
             claims.release(deps.redis, claim)
             _note_unavailable(deps, message)
             return BoltResponse(status=503, body="")
-        try:
-            claims.confirm(deps.redis, claim)
-        except redis.RedisError:
-            pass  # queued already; a retry re-claims after the pending claim expires and finds the run
-        context[ACCEPTED] = Accepted(message, question, run_id)
-        next()
-        return None
+        except Exception:
+            log.exception("enqueueing event %s failed", message.event_id)
+            claims.release(deps.redis, claim)
+            _note_unavailable(deps, message)
+            return BoltResponse(status=503, body="")
+        after_ack(deps, Accepted(message, question, message.run_id if question else None))
+        return BoltResponse(status=200, body="")
 
     return accept_message
 
 
-def _enqueue(deps: Deps, message: Message, question: str) -> str:
-    """Record and queue the run once, whatever happened to earlier deliveries of this message."""
-    run_id = message.run_id
-    store = RunStore(deps.redis)
+def record_and_enqueue(
+    deps: Deps, queue: Queue, claim: claims.Claim, message: Message, question: str, turns: tuple[bytes, ...]
+) -> None:
+    """One transaction: the run record, its job on the queue, the confirmed claim. All or nothing."""
+    pipe = deps.redis.pipeline(transaction=True)
+    if question:
+        origin = Origin(kind="slack", user=message.user, channel=message.channel, thread_ts=message.thread_ts,
+                        message_ts=message.ts, team=message.team)
+        history = [Turn.model_validate_json(raw) for raw in turns]
+        run = RunState(id=message.run_id, question=question, origin=origin, history=history)
+        queue.enqueue(continue_run, run.id, pipeline=pipe, **job_options(run.id))  # first: RQ starts the MULTI
+        RunStore(pipe).save(run)  # type: ignore[arg-type]  # a pipeline takes the same commands
+    claims.confirm(pipe, claim)
+    pipe.execute()
+
+
+def after_ack(deps: Deps, accepted: Accepted) -> None:
+    """Schedule what follows the ack, off the request thread: a hint for an empty mention, or a
+    "looking into it" status if no worker has started the run after a short delay."""
+    message = accepted.message
+    if accepted.run_id is None:
+        deps.background.submit(_post_hint, deps, message)
+        return
+    run_id = accepted.run_id
+    assert deps.delayed is not None
+    deps.delayed.call_later(STATUS_DELAY_SECONDS, lambda: show_status_if_waiting(deps, message, run_id))
+
+
+def _post_hint(deps: Deps, message: Message) -> None:
     try:
-        run = store.load(run_id)
-    except RunNotFound:
-        history = conversations.turns(deps.redis, message.team, message.channel, message.thread_ts)
-        origin = Origin(
-            kind="slack",
-            user=message.user,
-            channel=message.channel,
-            thread_ts=message.thread_ts,
-            message_ts=message.ts,
-            team=message.team,
-        )
-        submit(deps.redis, deps.settings.queue_name, question, origin, history, run_id=run_id)
-        return run_id
-    if run.status == "queued":  # recorded by a delivery that died before enqueueing: the job id is unique
-        enqueue(Queue(deps.settings.queue_name, connection=deps.redis), run_id)
-    return run_id
+        deps.create_client.chat_postMessage(channel=message.channel, thread_ts=message.thread_ts, text=wording.EMPTY_QUESTION)
+    except SlackClientError as exc:
+        log.info("could not post the hint for %s: %s", message.event_id, type(exc).__name__)
 
 
-def after_ack(deps: Deps) -> Callable[..., None]:
-    """The listener: runs on Bolt's pool after the ack; shows that Atlas is working."""
-
-    def on_message(context: BoltContext) -> None:
-        accepted: Accepted | None = context.get(ACCEPTED)
-        if accepted is None:
+def show_status_if_waiting(deps: Deps, message: Message, run_id: str) -> None:
+    """Still queued (every worker busy): say Atlas is on it. A started run shows its own progress."""
+    try:
+        run = RunStore(deps.redis).load(run_id)
+        if run.status != "queued":
             return
-        message = accepted.message
-        try:
-            if accepted.run_id is None:
-                deps.create_client.chat_postMessage(
-                    channel=message.channel, thread_ts=message.thread_ts, text=wording.EMPTY_QUESTION
-                )
-                return
-            deps.client.assistant_threads_setStatus(
-                channel_id=message.channel,
-                thread_ts=message.thread_ts,
-                status=wording.WORKING_STATUS,
-                loading_messages=wording.LOADING_MESSAGES,
-            )
-        except SlackClientError as exc:
-            log.info("could not show status for %s: %s", message.event_id, type(exc).__name__)
-
-    return on_message
+        deps.client.assistant_threads_setStatus(
+            channel_id=message.channel, thread_ts=message.thread_ts,
+            status=wording.WORKING_STATUS, loading_messages=wording.LOADING_MESSAGES,
+        )
+    except (redis.RedisError, RunNotFound, SlackClientError) as exc:
+        log.info("no status for %s: %s", run_id, type(exc).__name__)
 
 
 def _note_unavailable(deps: Deps, message: Message) -> None:
@@ -195,6 +202,14 @@ def _note_unavailable(deps: Deps, message: Message) -> None:
 
 
 def register(app: App, deps: Deps) -> None:
-    """Mentions in channels and all DM messages; `parse` drops what must not start a run."""
-    app.event("app_mention", middleware=[accept(deps)])(after_ack(deps))
-    app.event("message", middleware=[accept(deps)])(after_ack(deps))
+    """Mentions in channels and all DM messages; `parse` drops what must not start a run.
+
+    `accept` answers Slack itself and never calls `next()`: the hot path stays on the request thread,
+    with no hop through Bolt's listener pool. The listener is only the anchor Bolt matches events on.
+    """
+    app.event("app_mention", middleware=[accept(deps)])(answered_by_middleware)
+    app.event("message", middleware=[accept(deps)])(answered_by_middleware)
+
+
+def answered_by_middleware() -> None:
+    """Never runs: `accept` returns Slack's response for every app_mention and message event."""

@@ -6,8 +6,13 @@ with `SLACK_APP_TOKEN`, for a laptop with no public URL. Both run the same `App`
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import signal
+import socket
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from slack_bolt import App
@@ -16,6 +21,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from waitress import create_server
 from waitress.server import BaseWSGIServer, MultiSocketServer
 
+from atlas.connection import redis_url
 from atlas.settings import ConfigError, Settings
 from bot.app import create_app
 
@@ -43,25 +49,58 @@ def wsgi_app(app: App) -> Wsgi:
     return application
 
 
-def http_server(app: App, *, host: str, port: int) -> BaseWSGIServer | MultiSocketServer:
+def http_server(app: App, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
-    return create_server(
-        wsgi_app(app), host=host, port=port, threads=HTTP_THREADS, backlog=BACKLOG, ident="atlas",
-        clear_untrusted_proxy_headers=True,
-    )
+    where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
+    return create_server(wsgi_app(app), threads=HTTP_THREADS, ident="atlas", clear_untrusted_proxy_headers=True, **where)
 
 
-def serve_http(settings: Settings, *, host: str, port: int) -> int:
-    """`atlas serve`: serve until interrupted."""
-    server = http_server(create_app(settings), host=host, port=port)
-    log.warning("Atlas is listening on http://%s:%s%s", host, port, EVENTS_PATH)
+def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) -> int:
+    """`atlas serve`: serve until interrupted; with `processes` > 1, that many processes share the port.
+
+    Each request is CPU work in Python (signature, Bolt, Redis client), and one process runs Python on
+    one core at a time; more processes on one socket let a burst of events use every core.
+    """
+    if processes <= 1:
+        server = http_server(create_app(settings), host=host, port=port)
+        log.warning("Atlas is listening on http://%s:%s%s", host, port, EVENTS_PATH)
+        _run(server)
+        return 0
+    settings = replace(settings, redis_url=redis_url(settings))  # start the embedded Redis once, here
+    sock = socket.create_server((host, port), backlog=BACKLOG)
+    children: list[int] = []
+    for _ in range(processes):
+        pid = os.fork()
+        if pid == 0:  # a child: its own app, Redis pool and threads, on the shared socket
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            try:
+                _run(http_server(create_app(settings), sock=sock))
+            finally:
+                os._exit(0)
+        children.append(pid)
+    log.warning("Atlas is listening on http://%s:%s%s (%d processes)", host, port, EVENTS_PATH, processes)
+
+    def stop(signum: int, frame: Any) -> None:
+        for child in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        for child in children:
+            os.waitpid(child, 0)
+    except KeyboardInterrupt:
+        stop(signal.SIGINT, None)
+    return 0
+
+
+def _run(server: BaseWSGIServer | MultiSocketServer) -> None:
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
         server.close()
-    return 0
 
 
 def serve_socket(settings: Settings) -> int:

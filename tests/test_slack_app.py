@@ -26,6 +26,14 @@ from workers.state import RunState
 FORBIDDEN = ("Traceback", "xoxb-", "Exception", "Error:")
 
 
+@pytest.fixture(autouse=True)
+def quick_status(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The "looking into it" status waits for a worker to start the run; no worker runs here."""
+    import bot.mentions
+
+    monkeypatch.setattr(bot.mentions, "STATUS_DELAY_SECONDS", 0.2)
+
+
 def _runs(conn: redis.Redis) -> list[RunState]:
     store = RunStore(conn)
     return [store.load(k.decode().split(":")[-1]) for k in conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
@@ -49,6 +57,15 @@ def test_a_mention_is_acked_recorded_and_queued_for_its_thread(bot: RunningBot, 
     assert _queued(redis_conn) == [f"atlas-run-{run.id}"]
     status = wait_for(lambda: bot.api.calls_to("assistant.threads.setStatus"), what="the working status")
     assert status[0].args["thread_ts"] == "1700000000.000100" and status[0].args["status"] == wording.WORKING_STATUS
+
+
+def test_no_status_when_a_worker_already_started_the_run(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    bot.send.event(mention("quick one", ts="1700000150.000001"))
+    [run] = _runs(redis_conn)
+    run.status = "running"
+    RunStore(redis_conn).save(run)
+    _after_ack_settled(bot)
+    assert _statuses(bot, "1700000150.000001") == 0
 
 
 def test_a_top_level_mention_is_answered_in_a_thread_under_it(bot: RunningBot, redis_conn: redis.Redis) -> None:
@@ -197,27 +214,36 @@ def test_redis_down_at_mention_time_slack_retries_and_the_retry_is_answered(frag
     assert len(running.api.thread("C0GENERAL", "1700000800.000001")) == 1  # the note, once
 
 
-def test_an_enqueue_that_fails_midway_is_completed_by_the_retry(bot: RunningBot, redis_conn: redis.Redis, monkeypatch) -> None:
-    """Recorded but not queued (the process failed in between): the retry queues the same run once."""
+def test_an_enqueue_that_fails_is_answered_on_slacks_retry(bot: RunningBot, redis_conn: redis.Redis, monkeypatch) -> None:
     import bot.mentions as mentions_module
 
     event = mention("half done?", ts="1700000900.000001")
-    real_submit = mentions_module.submit
-
-    def record_then_fail(conn, queue_name, question, origin, history, run_id):  # noqa: ANN001
-        from workers.state import RunState as State
-
-        RunStore(conn).save(State(id=run_id, question=question, origin=origin, history=history))
-        raise redis.ConnectionError("lost the connection before enqueueing")
-
-    monkeypatch.setattr(mentions_module, "submit", record_then_fail)
+    real = mentions_module.record_and_enqueue
+    monkeypatch.setattr(mentions_module, "record_and_enqueue", _raise(redis.ConnectionError("lost the connection")))
     assert bot.send.event(event).status == 503
-    assert list(redis_conn.scan_iter("atlas:claim:*")) == []  # claim released for the retry
-    monkeypatch.setattr(mentions_module, "submit", real_submit)
+    assert list(redis_conn.scan_iter("atlas:claim:*")) == [] and _runs(redis_conn) == []  # released, nothing half-written
+    monkeypatch.setattr(mentions_module, "record_and_enqueue", real)
     assert bot.send.event(event, retry_num=1).status == 200
     [run] = _runs(redis_conn)
     assert _queued(redis_conn) == [f"atlas-run-{run.id}"]
     assert bot.send.event(event, retry_num=2).status == 200 and len(_queued(redis_conn)) == 1
+
+
+def test_a_lost_confirmation_is_completed_without_a_second_job(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    """Recorded and queued, but the claim's confirmation never landed: the retry confirms and acks."""
+    event = mention("confirmed?", ts="1700000950.000001")
+    assert bot.send.event(event).status == 200
+    redis_conn.delete(*redis_conn.scan_iter("atlas:claim:*"))
+    assert bot.send.event(event, retry_num=1).status == 200
+    assert len(_runs(redis_conn)) == 1 and len(_queued(redis_conn)) == 1
+    assert {redis_conn.get(k) for k in redis_conn.scan_iter("atlas:claim:*")} == {b"enqueued"}
+
+
+def _raise(exc: Exception):  # noqa: ANN202
+    def fail(*args, **kwargs):  # noqa: ANN002, ANN003
+        raise exc
+
+    return fail
 
 
 # -- the slash command -------------------------------------------------------------------------

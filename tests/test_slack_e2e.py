@@ -163,3 +163,27 @@ def test_a_model_api_down_after_retries_is_reported_with_what_was_found(
     with worker_process({**env, "ATLAS_HOME": str(tmp_path / "worker-home")}, "model-down"):
         [note] = wait_for(lambda: _answers(slack_api, thread), timeout=90, interval=0.2, what="the failure note")
     assert wording.stop_reason("model_unavailable") in json.dumps(note)
+
+
+def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
+    env: dict[str, str], redis_conn: redis.Redis, tmp_path: Path
+) -> None:
+    import psutil
+
+    port = _free_port()
+    log = open(tmp_path / "serve.log", "ab")
+    proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "serve", "--host", "127.0.0.1", "--port", str(port), "--processes", "2"],
+                            env={**_base_env(), **env}, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: _healthy(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
+        children = psutil.Process(proc.pid).children()
+        assert len(children) == 2
+        send = SlackSender(f"http://127.0.0.1:{port}/slack/events")
+        statuses = [send.event(mention(f"question {n}", ts=f"1700005000.{n:06d}")).status for n in range(20)]
+        assert statuses == [200] * 20
+        assert len([k for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]) == 20
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+        log.close()
+    assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in children)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import redis
 from rq import Callback, Queue, Retry
 from rq.exceptions import DuplicateJobError
@@ -22,22 +24,26 @@ def job_id(run_id: str, resume: int = 0) -> str:
     return f"atlas-run-{run_id}" if resume == 0 else f"atlas-run-{run_id}-resume-{resume}"
 
 
+def job_options(run_id: str, resume: int = 0) -> dict[str, Any]:
+    """`Queue.enqueue` keywords for `continue_run(run_id)`: every path that queues a run uses these."""
+    from workers.jobs import on_job_failure
+
+    return {
+        "job_id": job_id(run_id, resume),
+        "job_timeout": JOB_TIMEOUT_SECONDS,
+        "result_ttl": RESULT_TTL_SECONDS,
+        "retry": RETRY,
+        "on_failure": Callback(on_job_failure),
+        "description": f"atlas run {run_id}" + (f" resume {resume}" if resume else ""),
+    }
+
+
 def enqueue(queue: Queue, run_id: str, resume: int = 0) -> Job:
     """Enqueue `continue_run(run_id)`; a second enqueue of the same job id returns the first job."""
-    from workers.jobs import continue_run, on_job_failure
+    from workers.jobs import continue_run
 
     try:
-        return queue.enqueue(
-            continue_run,
-            run_id,
-            job_id=job_id(run_id, resume),
-            unique=True,
-            job_timeout=JOB_TIMEOUT_SECONDS,
-            result_ttl=RESULT_TTL_SECONDS,
-            retry=RETRY,
-            on_failure=Callback(on_job_failure),
-            description=f"atlas run {run_id}" + (f" resume {resume}" if resume else ""),
-        )
+        return queue.enqueue(continue_run, run_id, unique=True, **job_options(run_id, resume))
     except DuplicateJobError:
         return Job.fetch(job_id(run_id, resume), connection=queue.connection)
 

@@ -1,0 +1,381 @@
+"""The Slack app under load, on loopback: `atlas serve` and `atlas worker` as real processes, the
+Slack Web API stand-in, an embedded Redis, and an instant model (a canned Responses API reply).
+
+1. Ack latency: rounds of 50 concurrent signed mention events; time to Slack's HTTP response.
+   Workers are stopped while this runs, so the endpoint is measured alone (jobs just queue).
+2. Overhead: mention to answer posted, one at a time, through a warm worker and the instant model.
+3. Duplicates: 200 mentions, each delivered again at random (concurrent and late Slack retries,
+   retried again on a non-2xx the way Slack does): exactly one answer per mention.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import selectors
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import urlopen
+
+import redis
+
+from atlas import embedded_redis
+from bench.report import Table
+from tests.standins.slack_api import SlackAPI
+from tests.standins.slack_events import SECRET, Reply, SlackSender, mention, sign
+from tests.standins.turns import reply_text, response_body
+
+REPO = Path(__file__).resolve().parent.parent
+CONCURRENCY = 50
+ACK_ROUNDS = 12
+OVERHEAD_RUNS = 40
+DUPLICATE_MENTIONS = 200
+DUPLICATE_WORKERS = 2
+ANSWER_TEXT = "ORB-1202 is PermanentError: the job is not retried."
+DEADLINE_SECONDS = 120  # any phase: a bounded wait, never a hang
+SERVE_PROCESSES = os.cpu_count() or 1
+STATUS_WAIT_SECONDS = 1.5  # the bot's status delay (1 s) and its Web API calls
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(round(q * (len(ordered) - 1))), len(ordered) - 1)]
+
+
+class InstantModel:
+    """A Responses API that answers every request at once with the same completed text reply."""
+
+    def __init__(self) -> None:
+        turn = reply_text(ANSWER_TEXT)
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802
+                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                body = json.dumps(response_body(turn, request)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@dataclass
+class Stack:
+    env: dict[str, str]
+    api: SlackAPI
+    conn: redis.Redis
+    send: SlackSender
+    home: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait(check: Any, what: str, timeout: float = DEADLINE_SECONDS) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.005)
+    raise TimeoutError(f"bench: gave up waiting for {what}")
+
+
+def _process(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    return subprocess.Popen([sys.executable, "-m", "atlas.cli", *args], env={**base, **env}, cwd=REPO,
+                            stdout=open(log, "ab"), stderr=subprocess.STDOUT)
+
+
+@contextmanager
+def _workers(stack: Stack, count: int) -> Iterator[None]:
+    procs = [_process(["worker", "--name", f"bench-{i}-{time.time_ns()}"], stack.env, stack.home / f"worker-{i}.log")
+             for i in range(count)]
+    try:
+        from rq import Worker
+
+        _wait(lambda: len(Worker.all(connection=stack.conn)) >= count, "workers to register")
+        yield
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=15)
+
+
+@contextmanager
+def _stack() -> Iterator[Stack]:
+    with tempfile.TemporaryDirectory(prefix="atlas-bench-slack-") as tmp:
+        home = Path(tmp)
+        url = embedded_redis.ensure_running(home / "redis")
+        model = InstantModel()
+        api = SlackAPI().start()
+        from tests.tools_dataset import make_dataset
+
+        data = REPO / "datasets" / "orbit"
+        if not (data / "issues" / "issues.jsonl").is_file():
+            data = make_dataset(home / "data")
+        port = _free_port()
+        env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(),
+               "SLACK_SIGNING_SECRET": SECRET, "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "bench"}
+        serve = _process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", str(SERVE_PROCESSES)], env,
+                         home / "serve.log")
+        try:
+            _wait(lambda: _healthy(port) or serve.poll() is not None, "atlas serve")
+            if serve.poll() is not None:
+                raise RuntimeError((home / "serve.log").read_text()[-2000:])
+            conn = redis.Redis.from_url(url)
+            yield Stack(env, api, conn, SlackSender(f"http://127.0.0.1:{port}/slack/events"), home)
+        finally:
+            serve.terminate()
+            serve.wait(timeout=15)
+            api.stop()
+            model.close()
+            embedded_redis.stop(home / "redis")
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def _timed(send: SlackSender, payload: dict[str, Any], retry_num: int | None = None) -> tuple[float, Reply]:
+    started = time.perf_counter()
+    reply = send.event(payload, retry_num=retry_num)
+    return (time.perf_counter() - started) * 1000, reply
+
+
+# -- 1. ack latency --------------------------------------------------------------------------
+
+
+def _request_bytes(url: str, payload: dict[str, Any]) -> bytes:
+    """A signed Events API request, serialised ahead of time so the client spends nothing per send."""
+    parts = urlsplit(url)
+    body = json.dumps(payload)
+    stamp = int(time.time())
+    head = (f"POST {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body.encode())}\r\nX-Slack-Request-Timestamp: {stamp}\r\n"
+            f"X-Slack-Signature: {sign(SECRET, stamp, body)}\r\nConnection: close\r\n\r\n")
+    return head.encode() + body.encode()
+
+
+def _burst(url: str, requests: list[bytes]) -> list[tuple[float, int]]:
+    """Send all requests at once from one thread (non-blocking sockets); (ms, status) per response.
+
+    One selector loop instead of a thread per request: the load generator itself must not queue
+    behind the GIL, or its own delays would be counted as the server's.
+    """
+    parts = urlsplit(url)
+    selector = selectors.DefaultSelector()
+    started: dict[socket.socket, float] = {}
+    received: dict[socket.socket, bytes] = {}
+    results: list[tuple[float, int]] = []
+    for raw in requests:
+        sock = socket.create_connection((parts.hostname, parts.port))
+        started[sock] = time.perf_counter()
+        sock.sendall(raw)
+        sock.setblocking(False)
+        received[sock] = b""
+        selector.register(sock, selectors.EVENT_READ)
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while received and time.monotonic() < deadline:
+        for key, _ in selector.select(timeout=1.0):
+            sock = key.fileobj
+            chunk = sock.recv(65536)  # type: ignore[union-attr]
+            if chunk:
+                received[sock] += chunk  # type: ignore[index]
+                if b"\r\n\r\n" not in received[sock]:  # type: ignore[index]
+                    continue
+            elapsed = (time.perf_counter() - started[sock]) * 1000  # type: ignore[index]
+            status = int(received.pop(sock).split(b" ", 2)[1])  # type: ignore[arg-type]
+            selector.unregister(sock)
+            sock.close()  # type: ignore[union-attr]
+            results.append((elapsed, status))
+    selector.close()
+    if received:
+        raise TimeoutError("bench: responses missing after the deadline")
+    return results
+
+
+def ack_latency(stack: Stack) -> Table:
+    url = stack.send.url
+    for i in range(3):  # warm: connection pools, listener threads, the first Redis scripts
+        _burst(url, [_request_bytes(url, mention(f"warm-up {i}.{n}", channel="C0WARM")) for n in range(CONCURRENCY)])
+        _settle(stack)
+    sequential = [ms for i in range(100) for ms, _ in _burst(url, [_request_bytes(url, mention(f"one {i}", channel="C0SEQ"))])]
+    _settle(stack)
+    concurrent: list[float] = []
+    statuses: list[int] = []
+    for round_ in range(ACK_ROUNDS):
+        requests = [_request_bytes(url, mention(f"round {round_} question {i}", channel=f"C0R{round_}")) for i in range(CONCURRENCY)]
+        for ms, status in _burst(url, requests):
+            concurrent.append(ms)
+            statuses.append(status)
+        _settle(stack)
+    stack.conn.delete("rq:queue:atlas")  # nothing runs these: workers are stopped in this phase
+    p99 = _percentile(concurrent, 0.99)
+    return Table(
+        title=f"Slack events endpoint: ack latency ({ACK_ROUNDS} bursts of {CONCURRENCY} concurrent signed mentions)",
+        columns=["load", "requests", "p50 ms", "p99 ms", "max ms", "non-2xx"],
+        rows=[
+            ["one at a time", len(sequential), _percentile(sequential, 0.5), _percentile(sequential, 0.99), max(sequential), 0],
+            [f"{CONCURRENCY} at once", len(concurrent), _percentile(concurrent, 0.5), p99, max(concurrent),
+             sum(1 for s in statuses if s >= 300)],
+        ],
+        goal="p99 <= 50 ms under 50 concurrent mentions (Slack allows 3,000 ms)",
+        met=p99 <= 50 and all(s == 200 for s in statuses),
+        notes=["each ack verifies the signature, claims the message, and records and enqueues the run: two Redis round trips",
+               "workers are stopped in this phase; between bursts the bot's delayed 'looking into it' statuses "
+               f"for still-queued runs are let through ({STATUS_WAIT_SECONDS:.1f} s)",
+               f"atlas serve --processes {SERVE_PROCESSES} (one per core) on {os.cpu_count()} cores, "
+               "shared with Redis and the load generator (one thread, non-blocking sockets, requests signed ahead of time)"],
+    )
+
+
+def _settle(stack: Stack) -> None:
+    """Let the previous burst's after-ack work (delayed statuses) finish before the next burst."""
+    time.sleep(STATUS_WAIT_SECONDS)
+
+
+# -- 2. overhead -----------------------------------------------------------------------------
+
+
+def _answer_posted(api: SlackAPI, thread_ts: str) -> float | None:
+    for call in api.calls_to("chat.postMessage"):
+        if call.args.get("thread_ts") == thread_ts and call.reply.get("ok") and any(
+            b.get("type") == "markdown" for b in call.args.get("blocks") or []
+        ):
+            return call.at
+    return None
+
+
+def overhead(stack: Stack) -> Table:
+    totals: list[float] = []
+    acks: list[float] = []
+    with _workers(stack, 1):
+        for i in range(OVERHEAD_RUNS + 3):
+            ts = f"{1_800_000_000 + i}.000100"
+            started = time.monotonic()
+            ack_ms, reply = _timed(stack.send, mention(f"What does ORB-1202 mean? ({i})", channel="C0OVER", ts=ts))
+            assert reply.status == 200, reply
+            posted = _wait(lambda ts=ts: _answer_posted(stack.api, ts), "the answer")
+            if i >= 3:  # the first runs warm the worker's connections
+                totals.append((posted - started) * 1000)
+                acks.append(ack_ms)
+    p50 = _percentile(totals, 0.5)
+    return Table(
+        title=f"Mention to answer posted, through a real worker and an instant model ({OVERHEAD_RUNS} sequential)",
+        columns=["measure", "p50 ms", "p95 ms", "max ms"],
+        rows=[
+            ["mention -> answer posted", p50, _percentile(totals, 0.95), max(totals)],
+            ["of which: the ack", _percentile(acks, 0.5), _percentile(acks, 0.95), max(acks)],
+        ],
+        goal="p50 <= 150 ms",
+        met=p50 <= 150,
+        notes=["the path: ack, RQ dequeue, load run, progress stream start, model call, task updates, "
+               "stream stop, answer post (each a Web API call to the local stand-in)"],
+    )
+
+
+# -- 3. duplicates ---------------------------------------------------------------------------
+
+
+def duplicates(stack: Stack, seed: int = 7) -> Table:
+    rng = random.Random(seed)
+    events = [mention(f"Question {i} about ORB-1202", channel="C0DUP", ts=f"{1_900_000_000 + i}.000100") for i in range(DUPLICATE_MENTIONS)]
+    deliveries = 0
+    non_2xx = 0
+    lock = threading.Lock()
+
+    def deliver(event: dict[str, Any], first_retry: int | None) -> None:
+        """One Slack delivery: a non-2xx answer is retried (Slack retries up to three times)."""
+        nonlocal deliveries, non_2xx
+        retry = first_retry
+        for _ in range(4):
+            reply = stack.send.event(event, retry_num=retry)
+            with lock:
+                deliveries += 1
+                non_2xx += reply.status >= 300
+            if reply.status < 300:
+                return
+            time.sleep(rng.uniform(0.05, 0.2))
+            retry = (retry or 0) + 1
+
+    with _workers(stack, DUPLICATE_WORKERS), ThreadPoolExecutor(16) as pool:
+        futures = []
+        for event in events:
+            copies = rng.choice([0, 0, 1, 1, 2, 3])
+            futures.append(pool.submit(deliver, event, None))
+            for n in range(copies):
+                if rng.random() < 0.5:
+                    futures.append(pool.submit(deliver, event, n + 1))  # concurrent with the first
+                else:
+                    futures.append(pool.submit(lambda e=event, n=n: (time.sleep(rng.uniform(0, 1.5)), deliver(e, n + 1))))
+        for future in futures:
+            future.result(timeout=DEADLINE_SECONDS)
+        threads = [e["event"]["ts"] for e in events]
+        _wait(lambda: all(_answer_posted(stack.api, ts) for ts in threads), "every answer")
+        time.sleep(1.0)  # late duplicates, if any, would have been posted by now
+    answers: dict[str, int] = {}
+    for call in stack.api.calls_to("chat.postMessage"):
+        blocks = call.args.get("blocks") or []
+        if call.args.get("channel") == "C0DUP" and any(b.get("type") == "markdown" for b in blocks):
+            answers[call.args["thread_ts"]] = answers.get(call.args["thread_ts"], 0) + 1
+    total = sum(answers.values())
+    exact = total == DUPLICATE_MENTIONS and set(answers) == set(threads) and set(answers.values()) == {1}
+    return Table(
+        title=f"Duplicates: {DUPLICATE_MENTIONS} mentions delivered with random Slack retries",
+        columns=["mentions", "deliveries", "non-2xx (retried)", "answers posted", "threads with != 1 answer"],
+        rows=[[DUPLICATE_MENTIONS, deliveries, non_2xx, total, sum(1 for t in threads if answers.get(t, 0) != 1)]],
+        goal=f"exactly {DUPLICATE_MENTIONS} answers, one per mention",
+        met=exact,
+        notes=[f"{DUPLICATE_WORKERS} workers; retries both concurrent with the first delivery and up to 1.5 s after it",
+               "a delivery that meets another in flight is answered 503 and retried later, as Slack would"],
+    )
+
+
+def run() -> list[Table]:
+    with _stack() as stack:
+        return [ack_latency(stack), overhead(stack), duplicates(stack)]
+
+
+if __name__ == "__main__":
+    for table in run():
+        print(table.render() + "\n")
