@@ -25,7 +25,7 @@ bench: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/atlas redis start
-	$(BIN)/honcho start
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start  # the Procfile calls `atlas`
 
 clean:
 	rm -rf $(VENV) .atlas

@@ -32,11 +32,13 @@ def create_app(settings: Settings, deps: Deps | None = None, *, socket_mode: boo
     if not socket_mode and not settings.slack_signing_secret:
         raise ConfigError("SLACK_SIGNING_SECRET is not set (Basic Information > App Credentials)")
     deps = deps or build(settings)
+    bolt_log = logging.getLogger("atlas.bolt")
+    bolt_log.addFilter(_ClientTokenNotice())
     app = App(
         client=deps.client,
         signing_secret=settings.slack_signing_secret or "",
         listener_executor=ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="atlas-listener"),
-        logger=logging.getLogger("atlas.bolt"),
+        logger=bolt_log,
     )
     app.error(on_error)
     mentions.register(app, deps)
@@ -60,3 +62,10 @@ def on_error(error: Exception, body: dict[str, Any]) -> None:
     kind = body.get("type") if isinstance(body, dict) else None
     event = (body.get("event") or {}).get("type") if isinstance(body, dict) else None
     log.error("listener failed on %s %s", kind, event or "", exc_info=error)
+
+
+class _ClientTokenNotice(logging.Filter):
+    """Bolt reads SLACK_BOT_TOKEN itself and warns that it is unused when given a client: expected here."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "`token` will be unused" not in record.getMessage()
