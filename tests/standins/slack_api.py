@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 TOKEN = "xoxb-test-token"
+APP_TOKEN = "xapp-test-token"
 BOT_USER = "UATLAS"
 BOT_ID = "BATLAS"
 TEAM = "T0TEST"
@@ -53,8 +54,10 @@ class Planned:
 class SlackAPI:
     """Start it, point `SLACK_API_URL` at `base_url`, read `calls` and `thread(...)` afterwards."""
 
-    def __init__(self, *, token: str = TOKEN, streaming: bool = True) -> None:
+    def __init__(self, *, token: str = TOKEN, streaming: bool = True, app_token: str = APP_TOKEN) -> None:
         self.token = token
+        self.app_token = app_token
+        self.socket_url: str | None = None  # what apps.connections.open hands out (a SocketModeServer's URL)
         self.streaming = streaming
         self.calls: list[Call] = []
         self.responses: list[tuple[str, dict[str, Any]]] = []  # (response_url name, payload)
@@ -150,6 +153,9 @@ class SlackAPI:
             status = plan.status
         elif plan is not None:
             reply, status = {"ok": False, "error": plan.error}, 200
+        elif method == "apps.connections.open":
+            ok = auth == f"Bearer {self.app_token}" and self.socket_url
+            reply, status = ({"ok": True, "url": self.socket_url} if ok else {"ok": False, "error": "invalid_auth"}), 200
         elif auth != f"Bearer {self.token}" and args.get("token") != self.token:
             reply, status = {"ok": False, "error": "invalid_auth"}, 200
         else:
