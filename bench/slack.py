@@ -10,12 +10,9 @@ Slack Web API stand-in, an embedded Redis, and an instant model (a canned Respon
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import selectors
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,19 +22,17 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 from urllib.request import urlopen
 
 import redis
 
 from atlas import embedded_redis
 from bench.report import Table
+from bench.slack_load import InstantModel, burst, request_bytes
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SECRET, Reply, SlackSender, mention, sign
-from tests.standins.turns import reply_text, response_body
+from tests.standins.slack_events import SECRET, Reply, SlackSender, mention
 
 REPO = Path(__file__).resolve().parent.parent
 CONCURRENCY = 50
@@ -54,40 +49,6 @@ STATUS_WAIT_SECONDS = 1.5  # the bot's status delay (1 s) and its Web API calls
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(int(round(q * (len(ordered) - 1))), len(ordered) - 1)]
-
-
-class InstantModel:
-    """A Responses API that answers every request at once with the same completed text reply."""
-
-    def __init__(self) -> None:
-        turn = reply_text(ANSWER_TEXT)
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:  # noqa: N802
-                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                body = json.dumps(response_body(turn, request)).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @dataclass
@@ -142,7 +103,7 @@ def _stack() -> Iterator[Stack]:
     with tempfile.TemporaryDirectory(prefix="atlas-bench-slack-") as tmp:
         home = Path(tmp)
         url = embedded_redis.ensure_running(home / "redis")
-        model = InstantModel()
+        model = InstantModel(ANSWER_TEXT)
         api = SlackAPI().start()
         from tests.tools_dataset import make_dataset
 
@@ -185,67 +146,18 @@ def _timed(send: SlackSender, payload: dict[str, Any], retry_num: int | None = N
 # -- 1. ack latency --------------------------------------------------------------------------
 
 
-def _request_bytes(url: str, payload: dict[str, Any]) -> bytes:
-    """A signed Events API request, serialised ahead of time so the client spends nothing per send."""
-    parts = urlsplit(url)
-    body = json.dumps(payload)
-    stamp = int(time.time())
-    head = (f"POST {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body.encode())}\r\nX-Slack-Request-Timestamp: {stamp}\r\n"
-            f"X-Slack-Signature: {sign(SECRET, stamp, body)}\r\nConnection: close\r\n\r\n")
-    return head.encode() + body.encode()
-
-
-def _burst(url: str, requests: list[bytes]) -> list[tuple[float, int]]:
-    """Send all requests at once from one thread (non-blocking sockets); (ms, status) per response.
-
-    One selector loop instead of a thread per request: the load generator itself must not queue
-    behind the GIL, or its own delays would be counted as the server's.
-    """
-    parts = urlsplit(url)
-    selector = selectors.DefaultSelector()
-    started: dict[socket.socket, float] = {}
-    received: dict[socket.socket, bytes] = {}
-    results: list[tuple[float, int]] = []
-    for raw in requests:
-        sock = socket.create_connection((parts.hostname, parts.port))
-        started[sock] = time.perf_counter()
-        sock.sendall(raw)
-        sock.setblocking(False)
-        received[sock] = b""
-        selector.register(sock, selectors.EVENT_READ)
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while received and time.monotonic() < deadline:
-        for key, _ in selector.select(timeout=1.0):
-            sock = key.fileobj
-            chunk = sock.recv(65536)  # type: ignore[union-attr]
-            if chunk:
-                received[sock] += chunk  # type: ignore[index]
-                if b"\r\n\r\n" not in received[sock]:  # type: ignore[index]
-                    continue
-            elapsed = (time.perf_counter() - started[sock]) * 1000  # type: ignore[index]
-            status = int(received.pop(sock).split(b" ", 2)[1])  # type: ignore[arg-type]
-            selector.unregister(sock)
-            sock.close()  # type: ignore[union-attr]
-            results.append((elapsed, status))
-    selector.close()
-    if received:
-        raise TimeoutError("bench: responses missing after the deadline")
-    return results
-
-
 def ack_latency(stack: Stack) -> Table:
     url = stack.send.url
     for i in range(3):  # warm: connection pools, listener threads, the first Redis scripts
-        _burst(url, [_request_bytes(url, mention(f"warm-up {i}.{n}", channel="C0WARM")) for n in range(CONCURRENCY)])
+        burst(url, [request_bytes(url, mention(f"warm-up {i}.{n}", channel="C0WARM")) for n in range(CONCURRENCY)])
         _settle(stack)
-    sequential = [ms for i in range(100) for ms, _ in _burst(url, [_request_bytes(url, mention(f"one {i}", channel="C0SEQ"))])]
+    sequential = [ms for i in range(100) for ms, _ in burst(url, [request_bytes(url, mention(f"one {i}", channel="C0SEQ"))])]
     _settle(stack)
     concurrent: list[float] = []
     statuses: list[int] = []
     for round_ in range(ACK_ROUNDS):
-        requests = [_request_bytes(url, mention(f"round {round_} question {i}", channel=f"C0R{round_}")) for i in range(CONCURRENCY)]
-        for ms, status in _burst(url, requests):
+        requests = [request_bytes(url, mention(f"round {round_} question {i}", channel=f"C0R{round_}")) for i in range(CONCURRENCY)]
+        for ms, status in burst(url, requests):
             concurrent.append(ms)
             statuses.append(status)
         _settle(stack)
