@@ -181,3 +181,11 @@ def test_task_titles_say_what_the_tool_is_doing() -> None:
     assert task_title("get_doc_section", json.dumps({"doc_id": "leases", "heading": "Heartbeats"})) == "Reading the docs: leases § Heartbeats"
     assert task_title("mystery", "not json") == "Running mystery"
     assert len(task_title("search_docs", json.dumps({"query": "x" * 5000}))) <= 150
+
+
+def test_broadcast_mentions_in_an_answer_never_ping() -> None:
+    answer = "As #4 says: <!channel> and <!here|here> and @everyone, ping <!subteam^S123>; email a@here.com stays."
+    [message] = answer_messages(_run(answer=answer), docs_base_url=None, issues_base_url=None)
+    text = message.blocks[0]["text"] + message.text
+    assert "<!channel>" not in text and "<!here" not in text and "@everyone" not in text and "<!subteam" not in text
+    assert "a@here.com" in text and "\u200b" in text

@@ -7,6 +7,7 @@ Slack's limits, so a block that is too long fails here, in tests, rather than at
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,7 +90,7 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
     """The answer as one or more messages: Markdown parts, then sources, footer and feedback on the last."""
     failed = run.status == "failed"
     reason = wording.stop_reason(run.stop_reason)
-    body = (run.answer or "").strip()
+    body = defuse_broadcasts((run.answer or "").strip())
     if failed and (not body or body == (run.error or "").strip()):
         body = ""  # only the stop message, which is internal wording: say it our way
     parts = split_markdown(body, MARKDOWN_LIMIT) if body else []
@@ -175,6 +176,14 @@ def _join(base: str, ident: str) -> str:
     if "{id}" in base:
         return base.replace("{id}", ident)
     return base.rstrip("/") + "/" + ident
+
+
+_BROADCAST = re.compile(r"<!(?=channel|here|everyone|subteam)|(?<![\w.])@(?=(?:channel|here|everyone)\b)", re.IGNORECASE)
+
+
+def defuse_broadcasts(text: str) -> str:
+    """`<!channel>`, `@here` and the like shown as text, never as a ping: answers quote untrusted issue text."""
+    return _BROADCAST.sub(lambda m: m.group(0)[0] + "\u200b" + m.group(0)[1:], text)
 
 
 def escape(text: str) -> str:

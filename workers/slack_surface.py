@@ -30,7 +30,7 @@ from bot import wording
 from workers import conversations
 from workers.loop import Reporter
 from workers.runs import RunStore
-from workers.slack_render import answer_messages, placeholder_text, task_title
+from workers.slack_render import answer_messages, defuse_broadcasts, placeholder_text, task_title
 from workers.state import RunState, Turn
 
 log = logging.getLogger("atlas.slack_surface")
@@ -236,7 +236,7 @@ class SlackReporter(Reporter):
                 raise
             log.warning("run %s: Slack refused the answer's blocks (%s); sending text only", run.id, _error_code(exc))
             kwargs["blocks"] = []
-            kwargs["text"] = (run.answer or wording.PROGRESS_FAILED)[:TEXT_ONLY_CHARS]
+            kwargs["text"] = defuse_broadcasts(run.answer or wording.PROGRESS_FAILED)[:TEXT_ONLY_CHARS]
             return call(**kwargs)
 
     def _record_turn(self, run: RunState) -> None:
