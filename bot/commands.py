@@ -35,7 +35,7 @@ MAX_SECTIONS = 12  # a lookup's text is short; this bounds a pathological one we
 _ISSUE_REF = re.compile(r"(?<![&\w])#(\d{1,9})\b")
 
 
-def render(result: Result, *, command: str, issues_base_url: str | None, docs_base_url: str | None, shareable: bool) -> list[Block]:
+def render(result: Result, *, issues_base_url: str | None, docs_base_url: str | None, shareable: bool) -> list[Block]:
     """A lookup's result as blocks: title, the tool's text (issue numbers linked), a share button."""
     lookup = result.lookup
     title = wording.LOOKUP_TITLE[lookup.kind].format(arg=escape(lookup.arg))
@@ -82,10 +82,7 @@ def on_command(deps: Deps) -> Callable[..., None]:
                 ack(response_type="ephemeral", text=wording.USAGE.format(cmd=name), blocks=_dicts(blocks))
                 return
             result = deps.lookups.run(parsed)
-            blocks = render(
-                result, command=name, issues_base_url=settings.issues_base_url,
-                docs_base_url=settings.docs_base_url, shareable=True,
-            )
+            blocks = render(result, issues_base_url=settings.issues_base_url, docs_base_url=settings.docs_base_url, shareable=True)
             ack(response_type="ephemeral", text=_fallback(result), blocks=_dicts(blocks))
         except Exception:
             log.exception("slash command %r failed", (command.get("text") or "")[:80])
@@ -106,10 +103,7 @@ def on_share(deps: Deps) -> Callable[..., None]:
             return
         try:
             result = deps.lookups.run(parsed)
-            blocks = render(
-                result, command=settings.slash_command, issues_base_url=settings.issues_base_url,
-                docs_base_url=settings.docs_base_url, shareable=False,
-            )
+            blocks = render(result, issues_base_url=settings.issues_base_url, docs_base_url=settings.docs_base_url, shareable=False)
             shared_by = wording.SHARED_BY.format(user=escape(user), cmd=settings.slash_command, text=escape(parsed.text))
             blocks.append(ContextBlock(elements=[MarkdownTextObject(text=shared_by)]))
             respond(response_type="in_channel", delete_original=True, text=_fallback(result), blocks=_dicts(blocks))
