@@ -17,10 +17,10 @@ from typing import Any
 import redis
 from rq import Queue
 from slack_bolt import Ack, App
-from slack_sdk.errors import SlackClientError
 
 from bot import wording
 from bot.deps import Deps
+from bot.ephemeral import tell_clicker
 from workers import approval_cards, approvals
 from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
 from workers.approvals import Decided, Decision, Stale
@@ -48,11 +48,11 @@ def on_click(deps: Deps, decision: Decision, policy: Policy, members: Callable[[
         try:
             approval = approvals.load(deps.redis, pending_id) if pending_id else None
             if approval is None:
-                _ephemeral(deps, body, user_id, wording.APPROVAL_GONE)
+                tell_clicker(deps, body, user_id, wording.APPROVAL_GONE)
                 return
             if not may_decide(user_id, approval.requester, policy, members):
                 log.info("click by %s on %s refused: not an approver", user_id, pending_id)
-                _ephemeral(deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
+                tell_clicker(deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
                 return
             result = approvals.decide(deps.redis, pending_id, decision, user_id, user_name)
             if isinstance(result, Decided):
@@ -62,14 +62,14 @@ def on_click(deps: Deps, decision: Decision, policy: Policy, members: Callable[[
             elif isinstance(result, Stale):
                 stale = result.approval
                 text = approval_cards.outcome_line(stale) if stale.decided else wording.APPROVAL_OUTCOME["expired"].format(when="now")
-                _ephemeral(deps, body, user_id, wording.APPROVAL_ALREADY.format(outcome=text))
+                tell_clicker(deps, body, user_id, wording.APPROVAL_ALREADY.format(outcome=text))
                 if stale.decided and approvals.step_complete(deps.redis, stale.run_id, stale.step):
                     _resume(deps, stale)  # repairs a resume lost between deciding and enqueueing
             else:
-                _ephemeral(deps, body, user_id, wording.APPROVAL_GONE)
+                tell_clicker(deps, body, user_id, wording.APPROVAL_GONE)
         except redis.RedisError as exc:
             log.warning("approval click not recorded: %s", type(exc).__name__)
-            _ephemeral(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
+            tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
 
     return handle_approval
 
@@ -90,14 +90,3 @@ def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -
     ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
     shown = (body.get("message") or {}).get("blocks") or []
     approval_cards.update(deps.client, approval, shown=shown, channel=channel, ts=ts)
-
-
-def _ephemeral(deps: Deps, body: dict[str, Any], user: str, text: str) -> None:
-    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
-    if not channel or not user:
-        return
-    thread_ts = (body.get("container") or {}).get("thread_ts") or (body.get("message") or {}).get("thread_ts")
-    try:
-        deps.client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
-    except SlackClientError as exc:
-        log.warning("could not post an ephemeral note: %s", type(exc).__name__)

@@ -12,10 +12,10 @@ from typing import Any, Literal
 
 import redis
 from slack_bolt import Ack, App
-from slack_sdk.errors import SlackClientError
 
 from bot import wording
 from bot.deps import Deps
+from bot.ephemeral import tell_clicker
 from workers.slack_render import FEEDBACK_ACTION
 
 log = logging.getLogger("atlas.bot.feedback")
@@ -63,20 +63,9 @@ def on_feedback(deps: Deps) -> Callable[..., None]:
             toggle(deps.redis, match.group(1), user, match.group(2))  # type: ignore[arg-type]
         except redis.RedisError as exc:
             log.warning("feedback not stored: %s", type(exc).__name__)
-            _ephemeral(deps, body, user, wording.EPHEMERAL_UNAVAILABLE)
+            tell_clicker(deps, body, user, wording.EPHEMERAL_UNAVAILABLE)
 
     return handle_feedback
-
-
-def _ephemeral(deps: Deps, body: dict[str, Any], user: str, text: str) -> None:
-    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
-    if not channel:
-        return
-    thread_ts = (body.get("container") or {}).get("thread_ts") or (body.get("message") or {}).get("thread_ts")
-    try:
-        deps.client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
-    except SlackClientError as exc:
-        log.warning("could not post an ephemeral note: %s", type(exc).__name__)
 
 
 def register(app: App, deps: Deps) -> None:
