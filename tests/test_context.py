@@ -6,7 +6,6 @@ import copy
 import itertools
 import json
 import re
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings

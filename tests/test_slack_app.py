@@ -20,7 +20,7 @@ from tests.standins.slack_events import block_action, command, direct_message, m
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
 from tests.standins.tcp_proxy import TcpProxy
 from tests.tools_dataset import make_dataset
-from workers.runs import RunStore, run_key
+from workers.runs import RunStore
 from workers.state import RunState
 
 FORBIDDEN = ("Traceback", "xoxb-", "Exception", "Error:")

@@ -10,7 +10,6 @@ must survive verbatim either way.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
