@@ -103,6 +103,12 @@ def result_json(run: RunState) -> dict[str, Any]:
 
 
 def render(run: RunState) -> str:
+    if run.status == "awaiting_approval":
+        calls = "\n".join(f"  - {p.name}({p.arguments})" for p in run.pending)
+        return (
+            f"Atlas proposed {len(run.pending)} action(s) that run only after a maintainer approves them:\n{calls}\n"
+            "Approvals happen on the cards Atlas posts in Slack; from the command line nothing is changed."
+        )
     lines = [run.answer or "(no answer)", ""]
     if run.sources:
         lines.append("Sources: " + ", ".join(run.sources))
