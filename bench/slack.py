@@ -99,7 +99,7 @@ def _workers(stack: Stack, count: int) -> Iterator[None]:
 
 
 @contextmanager
-def _stack() -> Iterator[Stack]:
+def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
     with tempfile.TemporaryDirectory(prefix="atlas-bench-slack-") as tmp:
         home = Path(tmp)
         url = embedded_redis.ensure_running(home / "redis")
@@ -113,7 +113,7 @@ def _stack() -> Iterator[Stack]:
         port = _free_port()
         env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(),
                "SLACK_SIGNING_SECRET": SECRET, "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "bench"}
-        serve = _process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", str(SERVE_PROCESSES)], env,
+        serve = _process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", str(processes)], env,
                          home / "serve.log")
         try:
             _wait(lambda: _healthy(port) or serve.poll() is not None, "atlas serve")
@@ -146,7 +146,8 @@ def _timed(send: SlackSender, payload: dict[str, Any], retry_num: int | None = N
 # -- 1. ack latency --------------------------------------------------------------------------
 
 
-def ack_latency(stack: Stack) -> Table:
+def _ack_rows(stack: Stack, processes: int) -> tuple[list[list[Any]], float, bool]:
+    """One server's rows: sequential, then ACK_ROUNDS bursts; also the burst p99 and whether all were 200."""
     url = stack.send.url
     for i in range(3):  # warm: connection pools, listener threads, the first Redis scripts
         burst(url, [request_bytes(url, mention(f"warm-up {i}.{n}", channel="C0WARM")) for n in range(CONCURRENCY)])
@@ -163,20 +164,28 @@ def ack_latency(stack: Stack) -> Table:
         _settle(stack)
     stack.conn.delete("rq:queue:atlas")  # nothing runs these: workers are stopped in this phase
     p99 = _percentile(concurrent, 0.99)
+    rows = [
+        [processes, "one at a time", len(sequential), _percentile(sequential, 0.5), _percentile(sequential, 0.99), max(sequential), 0],
+        [processes, f"{CONCURRENCY} at once", len(concurrent), _percentile(concurrent, 0.5), p99, max(concurrent),
+         sum(1 for s in statuses if s >= 300)],
+    ]
+    return rows, p99, all(s == 200 for s in statuses)
+
+
+def ack_latency(stack: Stack, single: list[list[Any]]) -> Table:
+    """Side by side: `single` (rows measured with one process) and one process per core, which the goal judges."""
+    judged, p99, all_ok = _ack_rows(stack, SERVE_PROCESSES)
     return Table(
         title=f"Slack events endpoint: ack latency ({ACK_ROUNDS} bursts of {CONCURRENCY} concurrent signed mentions)",
-        columns=["load", "requests", "p50 ms", "p99 ms", "max ms", "non-2xx"],
-        rows=[
-            ["one at a time", len(sequential), _percentile(sequential, 0.5), _percentile(sequential, 0.99), max(sequential), 0],
-            [f"{CONCURRENCY} at once", len(concurrent), _percentile(concurrent, 0.5), p99, max(concurrent),
-             sum(1 for s in statuses if s >= 300)],
-        ],
-        goal="p99 <= 50 ms under 50 concurrent mentions (Slack allows 3,000 ms)",
-        met=p99 <= 50 and all(s == 200 for s in statuses),
+        columns=["processes", "load", "requests", "p50 ms", "p99 ms", "max ms", "non-2xx"],
+        rows=single + judged,
+        goal=f"p99 <= 50 ms under {CONCURRENCY} concurrent mentions with --processes {SERVE_PROCESSES} "
+             "(one per core; Slack allows 3,000 ms)",
+        met=p99 <= 50 and all_ok,
         notes=["each ack verifies the signature, claims the message, and records and enqueues the run: two Redis round trips",
                "workers are stopped in this phase; between bursts the bot's delayed 'looking into it' statuses "
                f"for still-queued runs are let through ({STATUS_WAIT_SECONDS:.1f} s)",
-               f"atlas serve --processes {SERVE_PROCESSES} (one per core) on {os.cpu_count()} cores, "
+               f"atlas serve --processes 1, then --processes {SERVE_PROCESSES}, each on its own fresh stack, on {os.cpu_count()} cores "
                "shared with Redis and the load generator (one thread, non-blocking sockets, requests signed ahead of time)"],
     )
 
@@ -284,8 +293,12 @@ def duplicates(stack: Stack, seed: int = 7) -> Table:
 
 
 def run() -> list[Table]:
+    single: list[list[Any]] = []
+    if SERVE_PROCESSES > 1:  # one process first, on its own stack, for comparison
+        with _stack(1) as one:
+            single = _ack_rows(one, 1)[0]
     with _stack() as stack:
-        return [ack_latency(stack), overhead(stack), duplicates(stack)]
+        return [ack_latency(stack, single), overhead(stack), duplicates(stack)]
 
 
 if __name__ == "__main__":
