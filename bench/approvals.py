@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
-from urllib.request import urlopen
 
 import redis
 from rq import Worker
 
 from atlas import embedded_redis
 from bench.report import Table
+from tests.processes import serving
 from datasets import tracker_journal
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
@@ -120,7 +120,7 @@ def _stack() -> Iterator[Stack]:
         procs = [_process(["serve", "--host", "127.0.0.1", "--port", str(port)], env, home / "serve.log")]
         procs += [_process(["worker", "--name", f"bench-approvals-{i}"], env, home / f"worker-{i}.log") for i in range(WORKERS)]
         try:
-            _wait(lambda: _healthy(port) or procs[0].poll() is not None, "atlas serve")
+            _wait(lambda: serving(port) or procs[0].poll() is not None, "atlas serve")
             if procs[0].poll() is not None:
                 raise RuntimeError((home / "serve.log").read_text()[-2000:])
             conn = redis.Redis.from_url(url)
@@ -134,13 +134,6 @@ def _stack() -> Iterator[Stack]:
             api.stop()
             embedded_redis.stop(home / "redis")
 
-
-def _healthy(port: int) -> bool:
-    try:
-        with urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def _click_bytes(url: str, card: dict[str, Any], user: str, approve: bool) -> bytes:

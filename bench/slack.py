@@ -24,12 +24,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.request import urlopen
 
 import redis
 
 from atlas import embedded_redis
 from bench.report import Table
+from tests.processes import serving
 from bench.slack_load import InstantModel, burst, request_bytes
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, Reply, SlackSender, mention
@@ -116,7 +116,7 @@ def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
         serve = _process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", str(processes)], env,
                          home / "serve.log")
         try:
-            _wait(lambda: _healthy(port) or serve.poll() is not None, "atlas serve")
+            _wait(lambda: serving(port) or serve.poll() is not None, "atlas serve")
             if serve.poll() is not None:
                 raise RuntimeError((home / "serve.log").read_text()[-2000:])
             conn = redis.Redis.from_url(url)
@@ -128,13 +128,6 @@ def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
             model.close()
             embedded_redis.stop(home / "redis")
 
-
-def _healthy(port: int) -> bool:
-    try:
-        with urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def _timed(send: SlackSender, payload: dict[str, Any], retry_num: int | None = None) -> tuple[float, Reply]:

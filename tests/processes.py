@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
+from urllib.request import urlopen
 
 T = TypeVar("T")
 REPO = Path(__file__).resolve().parent.parent
@@ -67,3 +68,12 @@ def wait_for(check: Callable[[], T], timeout: float = 30.0, interval: float = 0.
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         time.sleep(interval)
+
+
+def serving(port: int) -> bool:
+    """`atlas serve` answers its health check on 127.0.0.1:`port`."""
+    try:
+        with urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as response:
+            return response.status == 200
+    except OSError:
+        return False

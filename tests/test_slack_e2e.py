@@ -10,13 +10,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.request import urlopen
 
 import pytest
 import redis
 
 from bot import wording
-from tests.processes import REPO, atlas_command, wait_for, worker_process
+from tests.processes import REPO, atlas_command, serving, wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, SlackSender, mention
@@ -50,7 +49,7 @@ def serve(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
     proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
                             env={**_base_env(), **env}, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     try:
-        wait_for(lambda: _healthy(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
+        wait_for(lambda: serving(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
         assert proc.poll() is None, (tmp_path / "serve.log").read_text()
         yield SlackSender(f"http://127.0.0.1:{port}/slack/events")
     finally:
@@ -64,13 +63,6 @@ def _base_env() -> dict[str, str]:
 
     return {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH")}
 
-
-def _healthy(port: int) -> bool:
-    try:
-        with urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def _burst(env: dict[str, str]) -> None:
@@ -175,7 +167,7 @@ def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
     proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "serve", "--host", "127.0.0.1", "--port", str(port), "--processes", "2"],
                             env={**_base_env(), **env}, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     try:
-        wait_for(lambda: _healthy(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
+        wait_for(lambda: serving(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
         children = psutil.Process(proc.pid).children()
         assert len(children) == 2
         send = SlackSender(f"http://127.0.0.1:{port}/slack/events")
