@@ -36,8 +36,9 @@ import redis
 from rq import Worker
 
 from atlas import embedded_redis
+from bench.measure import percentile, wait
 from bench.report import Table
-from tests.processes import serving
+from tests.processes import free_port, serving
 from datasets import tracker_journal
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
@@ -69,27 +70,6 @@ class Stack:
     data: Path
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(int(round(q * (len(ordered) - 1))), len(ordered) - 1)]
-
-
-def _wait(check: Any, what: str, timeout: float = DEADLINE_SECONDS) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise TimeoutError(f"bench: gave up waiting for {what}")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _process(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
     return subprocess.Popen([sys.executable, "-m", "atlas.cli", *args], env={**base, **env}, cwd=REPO,
@@ -114,17 +94,17 @@ def _stack() -> Iterator[Stack]:
         shutil.copy(REPO / "datasets" / "orbit" / "issues" / "issues.jsonl", data / "issues" / "issues.jsonl")
         url = embedded_redis.ensure_running(home / "redis")
         api = SlackAPI().start()
-        port = _free_port()
+        port = free_port()
         env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(), **model.env(),
                "SLACK_SIGNING_SECRET": SECRET, "ATLAS_APPROVERS": ",".join(APPROVERS), "ATLAS_MODEL_RETRIES": "0"}
         procs = [_process(["serve", "--host", "127.0.0.1", "--port", str(port)], env, home / "serve.log")]
         procs += [_process(["worker", "--name", f"bench-approvals-{i}"], env, home / f"worker-{i}.log") for i in range(WORKERS)]
         try:
-            _wait(lambda: serving(port) or procs[0].poll() is not None, "atlas serve")
+            wait(lambda: serving(port) or procs[0].poll() is not None, "atlas serve")
             if procs[0].poll() is not None:
                 raise RuntimeError((home / "serve.log").read_text()[-2000:])
             conn = redis.Redis.from_url(url)
-            _wait(lambda: len(Worker.all(connection=conn)) >= WORKERS, "workers to register")
+            wait(lambda: len(Worker.all(connection=conn)) >= WORKERS, "workers to register")
             yield Stack(env, api, conn, f"http://127.0.0.1:{port}/slack/events", home, data)
         finally:
             for proc in procs:
@@ -193,7 +173,7 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
     runs = [submit(stack.conn, "atlas", f"please label #{n}", Origin(kind="slack", user="U0ASK", channel=CHANNEL,
                                                                      thread_ts=f"1700001{n:03d}.000100", team="T0TEST")).id
             for n in range(1, CARDS + 1)]
-    cards = _wait(lambda: len(found := [m for (ch, _), m in list(stack.api.messages.items()) if ch == CHANNEL and
+    cards = wait(lambda: len(found := [m for (ch, _), m in list(stack.api.messages.items()) if ch == CHANNEL and
                                          any(b.get("type") == "actions" for b in m.get("blocks", []))]) >= CARDS and found,
                   "all approval cards")
     cards = json.loads(json.dumps(cards))  # as posted, before any edit
@@ -205,7 +185,7 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
             wave.append((pid, _click_bytes(stack.url, card, APPROVERS[0], True)))
             wave.append((pid, _click_bytes(stack.url, card, APPROVERS[1], rng.random() < 0.5)))
         sent += _burst(stack.url, wave)
-    finals = [_wait(lambda r=r: (run := store.load(r)).final and run, f"run {r}") for r in runs]
+    finals = [wait(lambda r=r: (run := store.load(r)).final and run, f"run {r}") for r in runs]
 
     records = {c: approvals.load(stack.conn, c) for c in {s[0] for s in sent}}
     approved = {pid for pid, a in records.items() if a is not None and a.status == "approved"}
@@ -241,12 +221,12 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
     latency = Table(
         title="Approval click latency (ms)",
         columns=["measure", "n", "p50", "p95", "max"],
-        rows=[[name, len(v), round(_percentile(v, 0.5), 1), round(_percentile(v, 0.95), 1), round(max(v), 1)]
+        rows=[[name, len(v), round(percentile(v, 0.5), 1), round(percentile(v, 0.95), 1), round(max(v), 1)]
               for name, v in (("ack: click -> HTTP response", ack_ms),
                               ("decision: click -> recorded in Redis", decision_ms),
                               ("card: click -> card edited at Slack", card_ms))],
         goal="ack well under Slack's 3 s; the decision recorded within a few hundred ms under 40 concurrent clicks",
-        met=_percentile(ack_ms, 0.95) < 3000 and _percentile(decision_ms, 0.95) < 1000,
+        met=percentile(ack_ms, 0.95) < 3000 and percentile(decision_ms, 0.95) < 1000,
         notes=["decision latency compares the client's clock with Redis server TIME (same host)",
                "clicks are sent from one thread with non-blocking sockets; both clicks of a card leave together"],
     )

@@ -19,6 +19,7 @@ import psutil
 import redis
 
 from atlas import embedded_redis
+from bench.measure import percentile
 from bench.report import Table
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import reply_text
@@ -28,11 +29,6 @@ from workers.runs import RunStore
 SEQUENTIAL = 60
 BURST = 100
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(int(round(q * (len(ordered) - 1))), len(ordered) - 1)]
 
 
 def _start(kind: str, env: dict[str, str], url: str) -> subprocess.Popen[bytes]:
@@ -73,7 +69,7 @@ def _measure(kind: str, conn: redis.Redis, env: dict[str, str], url: str, sequen
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    return [kind, sequential, round(_percentile(latencies, 0.5), 1), round(_percentile(latencies, 0.95), 1), round(rate, 1), round(rss / 2**20, 1)]
+    return [kind, sequential, round(percentile(latencies, 0.5), 1), round(percentile(latencies, 0.95), 1), round(rate, 1), round(rss / 2**20, 1)]
 
 
 def run() -> list[Table]:

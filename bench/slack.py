@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,8 +27,9 @@ from typing import Any
 import redis
 
 from atlas import embedded_redis
+from bench.measure import percentile, wait
 from bench.report import Table
-from tests.processes import serving
+from tests.processes import free_port, serving
 from bench.slack_load import InstantModel, burst, request_bytes
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, Reply, SlackSender, mention
@@ -46,11 +46,6 @@ SERVE_PROCESSES = os.cpu_count() or 1
 STATUS_WAIT_SECONDS = 1.5  # the bot's status delay (1 s) and its Web API calls
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(int(round(q * (len(ordered) - 1))), len(ordered) - 1)]
-
-
 @dataclass
 class Stack:
     env: dict[str, str]
@@ -58,22 +53,6 @@ class Stack:
     conn: redis.Redis
     send: SlackSender
     home: Path
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait(check: Any, what: str, timeout: float = DEADLINE_SECONDS) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.005)
-    raise TimeoutError(f"bench: gave up waiting for {what}")
 
 
 def _process(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -89,7 +68,7 @@ def _workers(stack: Stack, count: int) -> Iterator[None]:
     try:
         from rq import Worker
 
-        _wait(lambda: len(Worker.all(connection=stack.conn)) >= count, "workers to register")
+        wait(lambda: len(Worker.all(connection=stack.conn)) >= count, "workers to register")
         yield
     finally:
         for proc in procs:
@@ -110,13 +89,13 @@ def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
         data = REPO / "datasets" / "orbit"
         if not (data / "issues" / "issues.jsonl").is_file():
             data = make_dataset(home / "data")
-        port = _free_port()
+        port = free_port()
         env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(),
                "SLACK_SIGNING_SECRET": SECRET, "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "bench"}
         serve = _process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", str(processes)], env,
                          home / "serve.log")
         try:
-            _wait(lambda: serving(port) or serve.poll() is not None, "atlas serve")
+            wait(lambda: serving(port) or serve.poll() is not None, "atlas serve")
             if serve.poll() is not None:
                 raise RuntimeError((home / "serve.log").read_text()[-2000:])
             conn = redis.Redis.from_url(url)
@@ -156,10 +135,10 @@ def _ack_rows(stack: Stack, processes: int) -> tuple[list[list[Any]], float, boo
             statuses.append(status)
         _settle(stack)
     stack.conn.delete("rq:queue:atlas")  # nothing runs these: workers are stopped in this phase
-    p99 = _percentile(concurrent, 0.99)
+    p99 = percentile(concurrent, 0.99)
     rows = [
-        [processes, "one at a time", len(sequential), _percentile(sequential, 0.5), _percentile(sequential, 0.99), max(sequential), 0],
-        [processes, f"{CONCURRENCY} at once", len(concurrent), _percentile(concurrent, 0.5), p99, max(concurrent),
+        [processes, "one at a time", len(sequential), percentile(sequential, 0.5), percentile(sequential, 0.99), max(sequential), 0],
+        [processes, f"{CONCURRENCY} at once", len(concurrent), percentile(concurrent, 0.5), p99, max(concurrent),
          sum(1 for s in statuses if s >= 300)],
     ]
     return rows, p99, all(s == 200 for s in statuses)
@@ -209,17 +188,17 @@ def overhead(stack: Stack) -> Table:
             started = time.monotonic()
             ack_ms, reply = _timed(stack.send, mention(f"What does ORB-1202 mean? ({i})", channel="C0OVER", ts=ts))
             assert reply.status == 200, reply
-            posted = _wait(lambda ts=ts: _answer_posted(stack.api, ts), "the answer")
+            posted = wait(lambda ts=ts: _answer_posted(stack.api, ts), "the answer")
             if i >= 3:  # the first runs warm the worker's connections
                 totals.append((posted - started) * 1000)
                 acks.append(ack_ms)
-    p50 = _percentile(totals, 0.5)
+    p50 = percentile(totals, 0.5)
     return Table(
         title=f"Mention to answer posted, through a real worker and an instant model ({OVERHEAD_RUNS} sequential)",
         columns=["measure", "p50 ms", "p95 ms", "max ms"],
         rows=[
-            ["mention -> answer posted", p50, _percentile(totals, 0.95), max(totals)],
-            ["of which: the ack", _percentile(acks, 0.5), _percentile(acks, 0.95), max(acks)],
+            ["mention -> answer posted", p50, percentile(totals, 0.95), max(totals)],
+            ["of which: the ack", percentile(acks, 0.5), percentile(acks, 0.95), max(acks)],
         ],
         goal="p50 <= 150 ms",
         met=p50 <= 150,
@@ -265,7 +244,7 @@ def duplicates(stack: Stack, seed: int = 7) -> Table:
         for future in futures:
             future.result(timeout=DEADLINE_SECONDS)
         threads = [e["event"]["ts"] for e in events]
-        _wait(lambda: all(_answer_posted(stack.api, ts) for ts in threads), "every answer")
+        wait(lambda: all(_answer_posted(stack.api, ts) for ts in threads), "every answer")
         time.sleep(1.0)  # late duplicates, if any, would have been posted by now
     answers: dict[str, int] = {}
     for call in stack.api.calls_to("chat.postMessage"):

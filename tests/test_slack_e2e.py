@@ -5,7 +5,6 @@ Slack stand-in. The model is the offline one, or the strict scripted Responses A
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ import pytest
 import redis
 
 from bot import wording
-from tests.processes import REPO, atlas_command, serving, wait_for, worker_process
+from tests.processes import REPO, atlas_command, free_port, serving, wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, SlackSender, mention
@@ -28,12 +27,6 @@ from workers.runs import RunStore
 CHANNEL = "C0GENERAL"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def env(atlas_env: dict[str, str], slack_api: SlackAPI, tmp_path: Path) -> dict[str, str]:  # noqa: F811
     """The environment `atlas serve` and `atlas worker` read: test Redis, stand-in Slack, a small dataset."""
@@ -44,7 +37,7 @@ def env(atlas_env: dict[str, str], slack_api: SlackAPI, tmp_path: Path) -> dict[
 @pytest.fixture
 def serve(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
     """`atlas serve` as its own process, the way the Procfile runs it."""
-    port = _free_port()
+    port = free_port()
     log = open(tmp_path / "serve.log", "ab")
     proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
                             env={**_base_env(), **env}, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
@@ -149,7 +142,7 @@ def test_a_model_api_down_after_retries_is_reported_with_what_was_found(
     serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, tmp_path: Path  # noqa: F811
 ) -> None:
     """A closed loopback port: every call fails; RQ retries the job, then the thread is told why."""
-    env = {**env, "OPENAI_BASE_URL": f"http://127.0.0.1:{_free_port()}/v1", "OPENAI_API_KEY": "test"}
+    env = {**env, "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "OPENAI_API_KEY": "test"}
     thread = "1700004000.000100"
     serve.event(mention("What does ORB-1202 mean?", ts=thread))
     with worker_process({**env, "ATLAS_HOME": str(tmp_path / "worker-home")}, "model-down"):
@@ -162,7 +155,7 @@ def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
 ) -> None:
     import psutil
 
-    port = _free_port()
+    port = free_port()
     log = open(tmp_path / "serve.log", "ab")
     proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "serve", "--host", "127.0.0.1", "--port", str(port), "--processes", "2"],
                             env={**_base_env(), **env}, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
