@@ -23,12 +23,12 @@ import traceback
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.standins import openai_spec
 from tests.standins.conversation import Ledger, Refusal, unrealistic
+from tests.standins.loopback import LoopbackHTTP
 from tests.standins.turns import (
     Call,
     Message,
@@ -66,7 +66,7 @@ class RecordedRequest:
     body: Any
 
 
-class ScriptedModel:
+class ScriptedModel(LoopbackHTTP):
     """Serves scripted turns on 127.0.0.1; strict unless a `fallback` turn covers an empty queue."""
 
     def __init__(self, *turns: TurnSource, fallback: TurnSource | None = None) -> None:
@@ -78,40 +78,11 @@ class ScriptedModel:
         self._queue: deque[TurnSource] = deque(turns)
         self._lock = threading.Lock()
         self._ledger = Ledger()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- lifecycle -------------------------------------------------------------------------
-    def start(self) -> ScriptedModel:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = True
-        server.model = self  # type: ignore[attr-defined]
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, args=(0.02,), name="scripted-model", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> ScriptedModel:
-        return self.start()
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
-        self.stop()
 
     @property
     def base_url(self) -> str:
         """`http://127.0.0.1:PORT/v1`, what `openai.OpenAI(base_url=...)` and `OPENAI_BASE_URL` take."""
-        if self._server is None:
-            raise RuntimeError("ScriptedModel is not started")
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     def env(self) -> dict[str, str]:
         """Environment for an Atlas process that should talk to this stand-in."""
@@ -234,7 +205,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
-        model: ScriptedModel = self.server.model  # type: ignore[attr-defined]
+        model: ScriptedModel = self.server.owner  # type: ignore[attr-defined]
         reply = model.handle(self.command, self.path, headers, raw)
         payload = json.dumps(reply.body).encode()
         self.send_response(reply.status)
@@ -254,3 +225,6 @@ def _headers(extra: dict[str, str]) -> Iterable[tuple[str, str]]:
     yield "content-type", "application/json"
     yield "x-request-id", f"req_{secrets.token_hex(16)}"
     yield from extra.items()
+
+
+ScriptedModel.handler = _Handler

@@ -18,10 +18,11 @@ import threading
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs
+
+from tests.standins.loopback import LoopbackHTTP
 
 TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
@@ -51,7 +52,7 @@ class Planned:
     retry_after: int | None = None
 
 
-class SlackAPI:
+class SlackAPI(LoopbackHTTP):
     """Start it, point `SLACK_API_URL` at `base_url`, read `calls` and `thread(...)` afterwards."""
 
     def __init__(self, *, token: str = TOKEN, streaming: bool = True, app_token: str = APP_TOKEN) -> None:
@@ -65,37 +66,6 @@ class SlackAPI:
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._lock = threading.Lock()
         self._ts = itertools.count(1)
-        self._server: ThreadingHTTPServer | None = None
-
-    # -- lifecycle -----------------------------------------------------------------------------
-
-    def start(self) -> SlackAPI:
-        stand_in = self
-
-        class Handler(_Handler):
-            api = stand_in
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="slack-standin", daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> SlackAPI:
-        return self.start()
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._server is not None, "not started"
-        return self._server.server_address[1]
 
     @property
     def base_url(self) -> str:
@@ -263,8 +233,11 @@ def _message_fields(args: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    api: SlackAPI
     protocol_version = "HTTP/1.1"
+
+    @property
+    def api(self) -> SlackAPI:
+        return self.server.owner  # type: ignore[attr-defined]
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -303,3 +276,7 @@ def _parse(raw: bytes, content_type: str) -> dict[str, Any]:
         if isinstance(args.get(key), str):
             args[key] = json.loads(args[key])
     return args
+
+
+SlackAPI.handler = _Handler
+SlackAPI.thread_name = "slack-standin"
