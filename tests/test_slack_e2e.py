@@ -172,3 +172,16 @@ def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
         proc.wait(timeout=15)
         log.close()
     assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in children)
+
+
+def test_an_answer_slack_failed_to_take_is_posted_by_the_retried_job(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    """Nothing is lost: a 5xx on posting the answer fails the job; RQ's retry posts it, once."""
+    thread = "1700001000.000900"
+    slack_api.server_error("chat.postMessage", times=1)
+    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
+    _burst(env)  # the first attempt fails on the post; the burst worker runs the retry too
+    statuses = [c.status for c in slack_api.calls_to("chat.postMessage")]
+    assert statuses[0] == 500 and statuses.count(200) == 1
+    assert len(_answers(slack_api, thread)) == 1

@@ -15,13 +15,13 @@ class ModelRejected(AtlasError):
     """The model API refused the request (bad key, bad request): retrying will not help."""
 
 
-class ModelBehaviorError(AtlasError):
-    """The model answered with something the loop cannot use."""
-
-
 class ContextFull(AtlasError):
     """Even after clearing and compaction the request does not fit the window: a budget stop."""
 
 
 class PairingBroken(AtlasError):
     """A transcript transform broke call/output pairing: a bug, reported as an internal error."""
+
+
+class DeliveryFailed(AtlasError):
+    """The answer or an approval card could not be posted; the job fails so that RQ retries it."""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 
+import redis
 from rq import get_current_job
 
-from workers import gate, runtime
-from workers.errors import ModelRejected, ModelUnavailable
+from workers import gate, lease, runtime
+from workers.errors import DeliveryFailed, ModelRejected, ModelUnavailable
 from workers.loop import Reporter, finish
 from workers.reporting import FanOut, StreamReporter
 from workers.state import RunState, StopReason
@@ -27,11 +28,19 @@ def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
 def continue_run(run_id: str) -> str:
     """Start or continue a run from its persisted state; returns its final or paused status."""
     rt = runtime.current()
+    with lease.held(rt.conn, run_id) as mine:
+        if not mine:
+            log.info("run %s is being worked on by another job; leaving it to that job", run_id)
+            return "busy"
+        return _continue(rt, run_id)
+
+
+def _continue(rt: runtime.Runtime, run_id: str) -> str:
     run = rt.store.load(run_id)
     reporter = reporter_for(rt, run)
     if run.final:
-        # A re-delivery (e.g. the worker died after saving the answer): surfaces post what they
-        # have not posted yet and update what they have; they never post twice.
+        # A re-delivery (the answer failed to post, or the worker died after saving it): surfaces
+        # post what they have not posted yet and update what they have; they never post twice.
         reporter.event(run, "answer")
         return run.status
     agent = rt.agent(reporter)  # the loop settles cost and sources before its "answer" event
@@ -39,15 +48,20 @@ def continue_run(run_id: str) -> str:
         # A paused run continues only once every pending call is decided (workers/gate.py); an early
         # or duplicate delivery returns here, and so does a run that ended because approvals expired.
         if run.status == "awaiting_approval" and not gate.resume(rt, run, reporter, agent):
+            if run.status == "awaiting_approval":  # cards that failed to post earlier are posted now
+                reporter.event(run, "paused", pending=[p.model_dump() for p in run.pending])
             return run.status
         agent.run(run)
-    except ModelUnavailable as exc:
+    except DeliveryFailed:
+        raise  # the run is saved; RQ's retry re-sends what did not reach Slack
+    except (ModelUnavailable, redis.ConnectionError, redis.TimeoutError) as exc:
         job = get_current_job()
         if job is not None and job.retries_left:
             log.warning("run %s: %s; RQ will retry from the last saved step", run.id, exc)
-            rt.store.publish(run.id, {"kind": "retrying", "status": run.status, "reason": str(exc)})
-            raise
-        stop(rt, run, reporter, "model_unavailable", "The model API could not be reached, even after retries.")
+            raise  # on_job_failure tells watchers a retry is coming
+        stop(rt, run, reporter, "model_unavailable" if isinstance(exc, ModelUnavailable) else "internal_error",
+             "The model API could not be reached, even after retries." if isinstance(exc, ModelUnavailable)
+             else "Atlas lost its connection to Redis, even after retries.")
     except ModelRejected as exc:
         stop(rt, run, reporter, "model_rejected", f"The model API refused the request: {exc}")
     except Exception:

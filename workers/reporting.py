@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from workers.errors import DeliveryFailed
 from workers.loop import Reporter
 from workers.runs import RunStore
 from workers.state import RunState
@@ -22,15 +23,25 @@ class StreamReporter(Reporter):
         self.store.publish(run.id, {"kind": kind, "status": run.status, **data})
 
 
+# Events whose delivery is the point of the run: if posting them fails, the job fails and RQ retries
+# it; the retry re-sends them, and surfaces skip what they already posted.
+MUST_DELIVER: frozenset[str] = frozenset({"answer", "paused"})
+
+
 class FanOut(Reporter):
-    """Sends each event to several reporters; one failing never stops the run or the others."""
+    """Sends each event to several reporters; one failing never stops the others. A failed
+    progress update is only logged; a failed answer or approval card raises DeliveryFailed."""
 
     def __init__(self, *reporters: Reporter) -> None:
         self.reporters = reporters
 
     def event(self, run: RunState, kind: str, **data: Any) -> None:
+        failed: list[str] = []
         for reporter in self.reporters:
             try:
                 reporter.event(run, kind, **data)
             except Exception:
                 log.exception("reporter %s failed on %s for run %s", type(reporter).__name__, kind, run.id)
+                failed.append(type(reporter).__name__)
+        if failed and kind in MUST_DELIVER:
+            raise DeliveryFailed(f"{kind} of run {run.id} not delivered by {', '.join(failed)}")
