@@ -56,9 +56,9 @@ def on_click(deps: Deps, decision: Decision, policy: Policy, members: Callable[[
                 return
             result = approvals.decide(deps.redis, pending_id, decision, user_id, user_name)
             if isinstance(result, Decided):
-                _edit_card(deps, body, result.approval)
-                if result.step_complete:
+                if result.step_complete:  # first: a slow or failing card edit must not hold the run back
                     _resume(deps, result.approval)
+                _edit_card(deps, body, result.approval)
             elif isinstance(result, Stale):
                 stale = result.approval
                 text = approval_cards.outcome_line(stale) if stale.decided else wording.APPROVAL_OUTCOME["expired"].format(when="now")

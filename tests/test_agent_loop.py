@@ -132,7 +132,7 @@ def test_clearing_and_compaction_keep_pairing_on_every_request(tmp_path: Path, r
     def next_turn(request: dict) -> object:
         if not request.get("tools"):  # the compaction's summary call
             summaries.append(request["instructions"])
-            return reply_text("Summary: read #3 twice; doc error-codes; ORB-1101.")
+            return reply_text("Summary: read #3 twice; doc error-codes; ORB-1101.", usage=Usage(input_tokens=7_000, output_tokens=11))
         return plan.pop(0)
 
     scripted_model.script(*[next_turn] * 20)
@@ -148,6 +148,8 @@ def test_clearing_and_compaction_keep_pairing_on_every_request(tmp_path: Path, r
     assert max(sizes) < 4 * 4_000  # every request was brought within the small window
     assert summaries and "verbatim" in summaries[0]
     assert "Summary: read #3 twice" in json.dumps(last)
+    step_input = sum(s.input_tokens for s in run.steps)
+    assert run.usage.input_tokens == step_input + 7_000 * len(summaries)  # summary calls are billed to the run
     while scripted_model.pending:  # unused spare turns of this dynamic script
         scripted_model._take()
 

@@ -17,7 +17,10 @@ It is handed to the tools through `ToolContext.tracker`; no network code lives h
 from __future__ import annotations
 
 import functools
+import logging
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -27,6 +30,9 @@ from datasets.tracker_db import connect_readonly, db_path
 
 CloseReason = Literal["completed", "not_planned", "duplicate"]
 BOT_AUTHOR = "atlas"
+
+
+log = logging.getLogger("atlas.tracker")
 
 
 class TrackerError(Exception):
@@ -89,8 +95,7 @@ class SqliteTracker:
         return self.base_url.replace("{id}", str(number)) if "{id}" in self.base_url else f"{self.base_url}/{number}"
 
     def issue(self, number: int) -> IssueRef | None:
-        conn = self._read()
-        try:
+        with self._reading() as conn:
             row = conn.execute("SELECT id, title, state, duplicate_of FROM issues WHERE id = ?", (number,)).fetchone()
             if row is None:
                 return None
@@ -98,16 +103,11 @@ class SqliteTracker:
                 "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name",
                 (number,),
             ))
-        finally:
-            conn.close()
         return IssueRef(row["id"], row["title"], row["state"], labels, self.url(row["id"]), row["duplicate_of"])
 
     def known_labels(self) -> list[str]:
-        conn = self._read()
-        try:
+        with self._reading() as conn:
             return [r[0] for r in conn.execute("SELECT name FROM labels ORDER BY name")]
-        finally:
-            conn.close()
 
     def add_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:
         self._require(number)
@@ -120,11 +120,8 @@ class SqliteTracker:
     def post_comment(self, number: int, body: str, *, key: str | None = None) -> str:
         self._require(number)
         self._write("comment", number, {"body": body}, key)
-        conn = self._read()
-        try:
+        with self._reading() as conn:
             count = conn.execute("SELECT comment_count FROM issues WHERE id = ?", (number,)).fetchone()[0]
-        finally:
-            conn.close()
         return self.url(number) or f"issue #{number}, comment {count}"
 
     def close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None) -> IssueRef:
@@ -149,13 +146,25 @@ class SqliteTracker:
                 journal.append(self.journal, kind, number, data, author=BOT_AUTHOR, key=key)
                 journal.sync(self.db, self.journal)
         except (OSError, sqlite3.Error) as exc:  # locked past the timeout, disk full, folder gone
-            raise TrackerUnavailable(f"tracker storage failed: {exc}") from exc
+            log.exception("tracker write to %s failed", self.journal)
+            # A fixed phrase: this text can reach the model and a Slack card; paths and errors stay in the log.
+            raise TrackerUnavailable("the tracker's storage could not be written") from exc
 
-    def _read(self) -> sqlite3.Connection:
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """A read-only connection; any SQLite failure, opening or querying, becomes TrackerUnavailable."""
         try:
-            return connect_readonly(self.db)
+            conn = connect_readonly(self.db)
         except sqlite3.Error as exc:
-            raise TrackerUnavailable(f"tracker database unavailable: {exc}") from exc
+            log.exception("tracker database %s unavailable", self.db)
+            raise TrackerUnavailable("the tracker's database could not be opened") from exc
+        try:
+            yield conn
+        except sqlite3.Error as exc:
+            log.exception("tracker query on %s failed", self.db)
+            raise TrackerUnavailable("the tracker's database could not be read") from exc
+        finally:
+            conn.close()
 
 
 @functools.lru_cache(maxsize=16)

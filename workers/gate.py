@@ -14,6 +14,7 @@ continues within the budgets the run already carries.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -65,6 +66,7 @@ def resume(rt: Runtime, run: RunState, reporter: Reporter, agent: Agent) -> bool
         return False  # an early or duplicate delivery: the last decision enqueues the resume
     ctx = agent.tool_context(run)
     expired = False
+    started = time.monotonic()  # running approved calls is working time: it counts toward max_seconds
     for call in run.pending:
         approval = records.get(call.pending_id)
         if approval is None:
@@ -78,6 +80,7 @@ def resume(rt: Runtime, run: RunState, reporter: Reporter, agent: Agent) -> bool
         run.items.append({"type": "function_call_output", "call_id": call.call_id, "output": text})
     run.pending = []
     run.status = "running"
+    run.seconds_spent += time.monotonic() - started
     if not expired:
         rt.store.save(run)
         return True

@@ -18,7 +18,7 @@ from workers.budget import Budget, exhausted
 from workers.errors import ContextFull, ModelRejected, PairingBroken
 from workers.instructions import INCOMPLETE, INSTRUCTIONS, WRAP_UP
 from workers.model import Model, ModelReply, ModelRequest
-from workers.state import PendingCall, RunState, StepRecord, StopReason
+from workers.state import PendingCall, RunState, StepRecord, StopReason, Usage
 from workers.stash import RedisStash
 
 log = logging.getLogger("atlas.loop")
@@ -66,7 +66,7 @@ class Agent:
     stash: Callable[[RunState], RedisStash]
     save: Callable[[RunState], None]
     reporter: Reporter
-    summarize: Callable[[list[dict[str, Any]]], str]
+    summarize: Callable[[list[dict[str, Any]]], tuple[str, Usage]]  # compaction's summary and what it cost
     budget: Budget = Budget()
     context: ctxmgmt.ContextBudget = ctxmgmt.ContextBudget()
     finalize: Callable[[RunState], None] = lambda run: None  # cost and sources, before the final save
@@ -143,7 +143,7 @@ class Agent:
     def call_model(self, run: RunState, tool_choice: Literal["auto", "none"]) -> ModelReply:
         tools = self.registry.definitions()
         fitted = ctxmgmt.fit(
-            run.items, budget=self.context, instructions=self.instructions, tools=tools, summarize=self.summarize
+            run.items, budget=self.context, instructions=self.instructions, tools=tools, summarize=self._summarize_for(run)
         )
         if fitted.problems:  # a bug in our transforms: the API would refuse the request anyway
             raise PairingBroken("; ".join(fitted.problems))
@@ -160,6 +160,16 @@ class Agent:
         reply = self.model.respond(request)
         run.usage.add(reply.usage)
         return reply
+
+    def _summarize_for(self, run: RunState) -> Callable[[list[dict[str, Any]]], str]:
+        """Compaction's summarize, billing the summary call to the run (it counts toward max_tokens)."""
+
+        def summarize(items: list[dict[str, Any]]) -> str:
+            text, usage = self.summarize(items)
+            run.usage.add(usage)
+            return text
+
+        return summarize
 
     def run_calls(self, run: RunState, calls: list[dict[str, Any]], record: StepRecord) -> list[PendingCall]:
         """Execute read calls concurrently; side-effect calls that validate become pending."""

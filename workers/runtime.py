@@ -26,7 +26,7 @@ from workers.cost import dollars
 from workers.sources import sources_of
 from workers.model import Model, ModelRequest, ResponsesModel
 from workers.runs import RunStore
-from workers.state import RunState
+from workers.state import RunState, Usage
 from workers.stash import RedisStash
 
 
@@ -63,10 +63,11 @@ class Runtime:
     def doc_ids(self) -> list[str]:
         return list(open_corpus(self.settings.data_dir).docs.pages)
 
-    def summarize(self, items: list[dict[str, Any]]) -> str:
-        """A cheap model call that condenses dropped items; the extractive summary if it fails."""
+    def summarize(self, items: list[dict[str, Any]]) -> tuple[str, Usage]:
+        """A cheap model call that condenses dropped items, and its usage; the extractive summary
+        (free) when no model is configured or the call fails."""
         if self.summary_model is None:
-            return ctxmgmt.extractive_summary(items)
+            return ctxmgmt.extractive_summary(items), Usage()
         try:
             reply = self.summary_model.respond(
                 ModelRequest(
@@ -78,10 +79,11 @@ class Runtime:
                 )
             )
             if reply.text.strip():
-                return reply.text
+                return reply.text, reply.usage
+            return ctxmgmt.extractive_summary(items), reply.usage
         except Exception:  # the summary is an optimisation: fall back, never fail the run over it
             log.warning("summary model call failed; using the extractive summary", exc_info=True)
-        return ctxmgmt.extractive_summary(items)
+        return ctxmgmt.extractive_summary(items), Usage()
 
 
 def build(settings: Settings) -> Runtime:
