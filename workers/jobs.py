@@ -28,7 +28,8 @@ def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
 def continue_run(run_id: str) -> str:
     """Start or continue a run from its persisted state; returns its final or paused status."""
     rt = runtime.current()
-    with lease.held(rt.conn, run_id) as mine:
+    ttl = rt.settings.worker_heartbeat_ttl  # a dead worker's run is free again when RQ finds it abandoned
+    with lease.held(rt.conn, run_id, ttl=ttl, wait=ttl + 5) as mine:
         if not mine:
             log.info("run %s is being worked on by another job; leaving it to that job", run_id)
             return "busy"
