@@ -123,7 +123,7 @@ def _redis(settings: Settings, action: str) -> int:
     from atlas import embedded_redis
 
     if settings.redis_url:
-        print(f"REDIS_URL is set ({'configured'}); the embedded server is not used.")
+        print("REDIS_URL is set; the embedded server is not used.")
         return 0
     if action == "start" or action == "url":
         print(embedded_redis.ensure_running(settings.home))

@@ -25,9 +25,9 @@ class Table:
     def render(self) -> str:
         cells = [[_fmt(c) for c in row] for row in self.rows]
         widths = [max(len(str(h)), *(len(r[i]) for r in cells)) if cells else len(str(h)) for i, h in enumerate(self.columns)]
-        line = "  ".join(str(h).ljust(w) for h, w in zip(self.columns, widths))
+        line = "  ".join(str(h).ljust(w) for h, w in zip(self.columns, widths, strict=True))
         out = [f"== {self.title}", line, "  ".join("-" * w for w in widths)]
-        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in cells]
+        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
         if self.goal:
             verdict = "" if self.met is None else (" [met]" if self.met else " [NOT met]")
             out.append(f"goal: {self.goal}{verdict}")

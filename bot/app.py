@@ -8,8 +8,6 @@ Bolt's default of 5 so that a burst of clicks never waits for a free thread past
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -17,7 +15,7 @@ from typing import Any
 from slack_bolt import App
 
 from atlas.settings import ConfigError, Settings
-from bot import commands, feedback, mentions
+from bot import approvals, commands, feedback, mentions
 from bot.deps import Deps, build
 
 log = logging.getLogger("atlas.bot")
@@ -44,17 +42,8 @@ def create_app(settings: Settings, deps: Deps | None = None, *, socket_mode: boo
     mentions.register(app, deps)
     commands.register(app, deps)
     feedback.register(app, deps)
-    register_approvals(app, deps)
+    approvals.register(app, deps)
     return app
-
-
-def register_approvals(app: App, deps: Deps) -> bool:
-    """Approval clicks (issue 5) live in `bot.approvals`; wired when that module exists."""
-    if importlib.util.find_spec("bot.approvals") is None:
-        log.info("bot.approvals not present: approval buttons are not handled")
-        return False
-    importlib.import_module("bot.approvals").register(app, deps)
-    return True
 
 
 def on_error(error: Exception, body: dict[str, Any]) -> None:

@@ -23,10 +23,6 @@ PROGRESS_STEP = "_Working on it... step {step}_"
 PROGRESS_DONE = "_Done after {steps} {step_word}; the answer is below._"
 PROGRESS_FAILED = "_Stopped; see below._"
 PROGRESS_PAUSED = "_Paused: a proposed action needs a maintainer's approval._"
-APPROVAL_FALLBACK = (
-    ":raised_hand: I'd like to run `{name}` and need a maintainer's approval first. "
-    "(Approval cards are not set up on this deployment.)"
-)
 TASK_SEARCH_ISSUES = "Searching issues for “{query}”"
 TASK_SEARCH_ISSUES_STATE = "Searching {state} issues for “{query}”"
 TASK_GET_ISSUE = "Reading issue #{number}"

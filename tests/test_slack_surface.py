@@ -190,16 +190,3 @@ def test_a_paused_run_closes_progress_and_hands_the_pending_calls_to_the_approva
     run.status = "running"
     reporter2.event(run, "step", step=2)
     assert len(slack_api.calls_to("chat.startStream")) == 2
-
-
-def test_without_approval_cards_the_thread_still_hears_about_the_pause(
-    slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "workers.approval_cards" else real(name, *a))
-    reporter, run = _reporter(slack_api, redis_conn, Clock()), _run(redis_conn)
-    reporter.event(run, "paused", pending=[{"pending_id": "p1", "call_id": "c1", "name": "add_labels", "arguments": "{}", "step": 1}])
-    [note] = slack_api.thread(CHANNEL, THREAD)
-    assert "add_labels" in note["text"] and "approval" in note["text"]

@@ -48,6 +48,7 @@ class Registry:
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
+        self._definitions: list[dict[str, Any]] | None = None
 
     def tool(self, *, side_effect: bool = False, name: str | None = None, check: CheckFn | None = None) -> Callable[[F], F]:
         """Decorator: register `fn(args: SomeModel, ctx: ToolContext)`; the docstring is the description."""
@@ -63,6 +64,7 @@ class Registry:
         if tool.name in self._tools:
             raise RegistryError(f"duplicate tool name {tool.name!r}")
         self._tools[tool.name] = tool
+        self._definitions = None
 
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""
@@ -73,11 +75,14 @@ class Registry:
         return list(self._tools)
 
     def definitions(self) -> list[dict[str, Any]]:
-        """Strict function tools for `responses.create(tools=...)`, generated from the argument models."""
-        return [
-            openai.pydantic_responses_function_tool(t.args_model, name=t.name, description=t.description)
-            for t in self._tools.values()
-        ]
+        """Strict function tools for `responses.create(tools=...)`, generated from the argument models
+        once (every model call sends them; generating them costs a few ms)."""
+        if self._definitions is None:
+            self._definitions = [
+                openai.pydantic_responses_function_tool(t.args_model, name=t.name, description=t.description)
+                for t in self._tools.values()
+            ]
+        return [dict(d) for d in self._definitions]
 
 
 def _declare(fn: Callable[..., Any], *, side_effect: bool, name: str | None, check: CheckFn | None = None) -> Tool:

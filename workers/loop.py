@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -256,12 +255,3 @@ def finish(run: RunState, text: str, reason: StopReason, *, partial: bool) -> No
     run.partial = partial
     run.pending = []
     run.status = "partial" if partial else "done"
-
-
-def call_arguments(call: dict[str, Any]) -> dict[str, Any]:
-    """A call's arguments as a dict, or {} when the model sent something unparsable."""
-    try:
-        value = json.loads(call.get("arguments") or "{}")
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}

@@ -12,8 +12,6 @@ instead of posting again. Nothing else is kept between jobs.
 from __future__ import annotations
 
 import hashlib
-import importlib
-import importlib.util
 import json
 import logging
 import time
@@ -27,7 +25,7 @@ from slack_sdk.models.messages.chunk import MarkdownTextChunk, TaskUpdateChunk
 from atlas.settings import Settings
 from atlas.slack_client import web_client
 from bot import wording
-from workers import conversations
+from workers import approval_cards, conversations
 from workers.loop import Reporter
 from workers.runs import RunStore
 from workers.slack_render import answer_messages, defuse_broadcasts, placeholder_text, task_title
@@ -252,17 +250,8 @@ class SlackReporter(Reporter):
     # -- approvals -----------------------------------------------------------------------------
 
     def post_approval_cards(self, run: RunState, pending: list[dict[str, Any]]) -> None:
-        """Hook for approvals: `workers.approval_cards.post(client, run, pending)` when it exists."""
-        if importlib.util.find_spec("workers.approval_cards") is not None:
-            cards = importlib.import_module("workers.approval_cards")
-            cards.post(self.create_client, run, pending)
-            return
-        for call in pending:
-            self.create_client.chat_postMessage(
-                channel=run.origin.channel,
-                thread_ts=_thread(run),
-                text=wording.APPROVAL_FALLBACK.format(name=str(call.get("name", "?"))[:64]),
-            )
+        """One card per pending call (approval_cards skips calls whose card is already posted)."""
+        approval_cards.post(self.create_client, run, pending)
 
 
 def _thread(run: RunState) -> str:
