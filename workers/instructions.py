@@ -26,3 +26,19 @@ INCOMPLETE = (
     "Your previous reply was cut off ({reason}) and was discarded. Reply again, more briefly, "
     "or with fewer tool calls."
 )
+
+# The offline model's connecting phrases (everything else it says is quoted from the tools).
+OFFLINE_SMALL_TALK = "You're welcome! Mention me any time you need something from the docs or the tracker."
+OFFLINE_NOTHING_FOUND = "I could not find anything about this in the docs or the issue tracker."
+OFFLINE_FROM_DOCS = "From the docs, {where}:"
+OFFLINE_ISSUE = "Issue {header}"
+OFFLINE_RELATED = "Related issues:"
+
+OUT_OF_BUDGET = "I ran out of budget before I could write an answer."
+TOOL_TIMED_OUT = "the tool timed out after {seconds:.0f}s."
+TOOL_TIMED_OUT_HINT = "Narrow the query or try another tool."
+MODEL_DOWN = "The model API could not be reached, even after retries."
+REDIS_DOWN = "Atlas lost its connection to Redis, even after retries."
+MODEL_REFUSED = "The model API refused the request: {error}"
+INTERNAL_ERROR = "Atlas hit an internal error while working on this."
+WORKER_LOST = "The worker running this question stopped before it finished."

@@ -5,20 +5,29 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tools.dispatch import ToolOutput, dispatch, validate
 from tools.context import ToolContext
+from tools.dispatch import ToolOutput, dispatch, validate
+from tools.errors import ToolError
 from tools.registry import Registry
 from workers import context as ctxmgmt
 from workers.budget import Budget, exhausted
 from workers.errors import ContextFull, ModelRejected, PairingBroken
-from workers.instructions import INCOMPLETE, INSTRUCTIONS, WRAP_UP
+from workers.instructions import (
+    INCOMPLETE,
+    INSTRUCTIONS,
+    OUT_OF_BUDGET,
+    TOOL_TIMED_OUT,
+    TOOL_TIMED_OUT_HINT,
+    WRAP_UP,
+)
 from workers.model import Model, ModelReply, ModelRequest
-from workers.state import PendingCall, RunState, StepRecord, StopReason, Usage
 from workers.stash import RedisStash
+from workers.state import PendingCall, RunState, StepRecord, StopReason, Usage
 
 log = logging.getLogger("atlas.loop")
 
@@ -197,7 +206,8 @@ class Agent:
                 result = future.result(timeout=max(deadline - time.monotonic(), 0.01))
                 outputs[call_id] = (result.text, result.ok)
             except FutureTimeout:
-                outputs[call_id] = (f"Error: the tool timed out after {self.tool_timeout:.0f}s.\nHint: narrow the query or try another tool.", False)
+                timed_out = ToolError(TOOL_TIMED_OUT.format(seconds=self.tool_timeout), TOOL_TIMED_OUT_HINT)
+                outputs[call_id] = (timed_out.render(), False)
         stash = self.stash(run)
         for call in calls:
             call_id = call["call_id"]
@@ -236,7 +246,7 @@ class Agent:
         record.ms = int((time.monotonic() - started) * 1000)
         run.seconds_spent += time.monotonic() - started
         run.steps.append(record)
-        finish(run, text or "I ran out of budget before I could write an answer.", reason, partial=True)
+        finish(run, text or OUT_OF_BUDGET, reason, partial=True)
 
 
 def initial_items(run: RunState) -> list[dict[str, Any]]:

@@ -13,7 +13,8 @@ import re
 from typing import Any
 
 from atlas import tokens
-from workers.instructions import OFFLINE_NOTE
+from workers import instructions as words
+from workers.instructions import OFFLINE_NOTE, WRAP_UP
 from workers.model import ModelReply, ModelRequest
 from workers.state import Usage
 
@@ -24,6 +25,7 @@ _STOPWORDS = frozenset(
     default value mean means meaning happen happens happened reported report say said people comments""".split()
 )
 _ISSUE = re.compile(r"(?:issue\s*#?|#)(\d{1,6})\b", re.IGNORECASE)
+WRAP_UP_PREFIX = WRAP_UP.split("(")[0]  # how the loop's wrap-up note starts: not a question
 _SMALL_TALK = re.compile(r"^\s*(thanks|thank you|hi|hello|hey|ok|okay|bye|cheers)\b", re.IGNORECASE)
 _DOC_HIT = re.compile(r"^- ([a-z0-9][a-z0-9-]*)(?: § (.+?))? \[[^\]]*\]:")
 _SECTION_HEAD = re.compile(r"^\[([a-z0-9-]+)(?: § (.*))?\] [^\]]*$")
@@ -49,7 +51,7 @@ class OfflineModel:
         if request.tool_choice == "none" or "get_doc_section" in done or "get_issue" in done:
             return self._answer(question, turn, usage)
         if _SMALL_TALK.match(question) and len(question) < 60:
-            return self._text("You're welcome! Mention me any time you need something from the docs or the tracker.", usage)
+            return self._text(words.OFFLINE_SMALL_TALK, usage)
         if not done:
             issue = _ISSUE.search(question)
             if issue:
@@ -107,7 +109,7 @@ def _current_turn(items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]
         item = items[index]
         if item.get("type", "message") == "message" and item.get("role") == "user":
             text = _content_text(item.get("content"))
-            if not text.startswith("The budget for this question is used up"):
+            if not text.startswith(WRAP_UP_PREFIX):
                 return text, items[index + 1 :]
     return "", items
 
@@ -139,15 +141,15 @@ def compose(question: str, results: list[tuple[str, str]]) -> str:
         if name == "get_doc_section" and lines:
             head = _SECTION_HEAD.match(lines[0])
             where = f"`{head.group(1)}`" + (f" § {head.group(2)}" if head and head.group(2) else "") if head else lines[0]
-            parts.append(f"From the docs, {where}:\n" + "\n".join(f"> {ln.strip()}" for ln in _section_quote(lines[1:], words)))
+            parts.append(words.OFFLINE_FROM_DOCS.format(where=where) + "\n" + "\n".join(f"> {ln.strip()}" for ln in _section_quote(lines[1:], words)))
         elif name == "get_issue" and lines:
-            parts.append(f"Issue {lines[0]}\n" + "\n".join(f"> {ln.strip()}" for ln in _best_lines(lines[1:], words, 6)))
+            parts.append(words.OFFLINE_ISSUE.format(header=lines[0]) + "\n" + "\n".join(f"> {ln.strip()}" for ln in _best_lines(lines[1:], words, 6)))
         elif name == "search_issues":
             hits = [ln.strip() for ln in lines if re.match(r"^#\d+ ", ln.strip())]
             if hits:
-                related.append("Related issues:\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
+                related.append(words.OFFLINE_RELATED + "\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
     parts += related
-    body = "\n\n".join(parts) if parts else "I could not find anything about this in the docs or the issue tracker."
+    body = "\n\n".join(parts) if parts else words.OFFLINE_NOTHING_FOUND
     return f"{body}\n\n{OFFLINE_NOTE}"
 
 

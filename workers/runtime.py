@@ -10,8 +10,6 @@ from typing import Any
 
 import redis
 
-log = logging.getLogger("atlas.runtime")
-
 from atlas.connection import connect
 from atlas.settings import Settings
 from tools import open_corpus, v2_registry
@@ -21,13 +19,15 @@ from tools.tracker import demo_tracker
 from workers import context as ctxmgmt
 from workers import gate
 from workers.compaction import SUMMARY_INSTRUCTIONS
-from workers.loop import Agent, Reporter
 from workers.cost import dollars
-from workers.sources import sources_of
+from workers.loop import Agent, Reporter
 from workers.model import Model, ModelRequest, ResponsesModel
 from workers.runs import RunStore
-from workers.state import RunState, Usage
+from workers.sources import sources_of
 from workers.stash import RedisStash
+from workers.state import RunState, Usage
+
+log = logging.getLogger("atlas.runtime")
 
 
 @dataclass

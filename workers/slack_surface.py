@@ -28,7 +28,12 @@ from bot import wording
 from workers import approval_cards, conversations
 from workers.loop import Reporter
 from workers.runs import RunStore
-from workers.slack_render import answer_messages, defuse_broadcasts, placeholder_text, task_title
+from workers.slack_render import (
+    answer_messages,
+    defuse_broadcasts,
+    placeholder_text,
+    task_title,
+)
 from workers.state import RunState, Turn
 
 log = logging.getLogger("atlas.slack_surface")
