@@ -8,7 +8,7 @@ import redis
 from rq import get_current_job
 
 from workers import gate, lease, runtime
-from workers import instructions as words
+from workers import instructions as phrases
 from workers.errors import DeliveryFailed, ModelRejected, ModelUnavailable
 from workers.loop import Reporter, finish
 from workers.reporting import FanOut, StreamReporter
@@ -62,12 +62,12 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
             log.warning("run %s: %s; RQ will retry from the last saved step", run.id, exc)
             raise  # on_job_failure tells watchers a retry is coming
         down = isinstance(exc, ModelUnavailable)
-        stop(rt, run, reporter, "model_unavailable" if down else "internal_error", words.MODEL_DOWN if down else words.REDIS_DOWN)
+        stop(rt, run, reporter, "model_unavailable" if down else "internal_error", phrases.MODEL_DOWN if down else phrases.REDIS_DOWN)
     except ModelRejected as exc:
-        stop(rt, run, reporter, "model_rejected", words.MODEL_REFUSED.format(error=exc))
+        stop(rt, run, reporter, "model_rejected", phrases.MODEL_REFUSED.format(error=exc))
     except Exception:
         log.exception("run %s failed", run.id)
-        stop(rt, run, reporter, "internal_error", words.INTERNAL_ERROR)
+        stop(rt, run, reporter, "internal_error", phrases.INTERNAL_ERROR)
     return run.status
 
 
@@ -99,4 +99,4 @@ def on_job_failure(job, connection, exc_type, exc_value, tb) -> None:  # noqa: A
         return
     reason: StopReason = "worker_lost" if exc_type.__name__ == "AbandonedJobError" else "internal_error"
     reporter = reporter_for(rt, run)
-    stop(rt, run, reporter, reason, words.WORKER_LOST)
+    stop(rt, run, reporter, reason, phrases.WORKER_LOST)

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from atlas import tokens
-from workers import instructions as words
+from workers import instructions as phrases
 from workers.instructions import OFFLINE_NOTE, WRAP_UP
 from workers.model import ModelReply, ModelRequest
 from workers.state import Usage
@@ -51,7 +51,7 @@ class OfflineModel:
         if request.tool_choice == "none" or "get_doc_section" in done or "get_issue" in done:
             return self._answer(question, turn, usage)
         if _SMALL_TALK.match(question) and len(question) < 60:
-            return self._text(words.OFFLINE_SMALL_TALK, usage)
+            return self._text(phrases.OFFLINE_SMALL_TALK, usage)
         if not done:
             issue = _ISSUE.search(question)
             if issue:
@@ -141,15 +141,15 @@ def compose(question: str, results: list[tuple[str, str]]) -> str:
         if name == "get_doc_section" and lines:
             head = _SECTION_HEAD.match(lines[0])
             where = f"`{head.group(1)}`" + (f" § {head.group(2)}" if head and head.group(2) else "") if head else lines[0]
-            parts.append(words.OFFLINE_FROM_DOCS.format(where=where) + "\n" + "\n".join(f"> {ln.strip()}" for ln in _section_quote(lines[1:], words)))
+            parts.append(phrases.OFFLINE_FROM_DOCS.format(where=where) + "\n" + "\n".join(f"> {ln.strip()}" for ln in _section_quote(lines[1:], words)))
         elif name == "get_issue" and lines:
-            parts.append(words.OFFLINE_ISSUE.format(header=lines[0]) + "\n" + "\n".join(f"> {ln.strip()}" for ln in _best_lines(lines[1:], words, 6)))
+            parts.append(phrases.OFFLINE_ISSUE.format(header=lines[0]) + "\n" + "\n".join(f"> {ln.strip()}" for ln in _best_lines(lines[1:], words, 6)))
         elif name == "search_issues":
             hits = [ln.strip() for ln in lines if re.match(r"^#\d+ ", ln.strip())]
             if hits:
-                related.append(words.OFFLINE_RELATED + "\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
+                related.append(phrases.OFFLINE_RELATED + "\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
     parts += related
-    body = "\n\n".join(parts) if parts else words.OFFLINE_NOTHING_FOUND
+    body = "\n\n".join(parts) if parts else phrases.OFFLINE_NOTHING_FOUND
     return f"{body}\n\n{OFFLINE_NOTE}"
 
 
