@@ -9,13 +9,13 @@ the bot and the CLI come and go) and keeps its data across a restart; `atlas red
 from __future__ import annotations
 
 import fcntl
-import os
 import hashlib
+import os
 import subprocess
 import tempfile
 import time
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import redis

@@ -14,14 +14,11 @@ in Redis, server time) and card (click sent -> the card edited at the Slack stan
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import selectors
 import shutil
 import socket
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -38,7 +35,7 @@ from rq import Worker
 from atlas import embedded_redis
 from bench.measure import percentile, wait
 from bench.report import Table
-from tests.processes import free_port, serving
+from tests.processes import atlas_process, free_port, serving
 from datasets import tracker_journal
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
@@ -70,12 +67,6 @@ class Stack:
     data: Path
 
 
-def _process(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
-    return subprocess.Popen([sys.executable, "-m", "atlas.cli", *args], env={**base, **env}, cwd=REPO,
-                            stdout=open(log, "ab"), stderr=subprocess.STDOUT)
-
-
 def _propose_then_answer(request: dict[str, Any]) -> Any:
     """First call of a run: propose labeling the issue it names; after the decision: answer."""
     if call_outputs(request):
@@ -97,8 +88,8 @@ def _stack() -> Iterator[Stack]:
         port = free_port()
         env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(), **model.env(),
                "SLACK_SIGNING_SECRET": SECRET, "ATLAS_APPROVERS": ",".join(APPROVERS), "ATLAS_MODEL_RETRIES": "0"}
-        procs = [_process(["serve", "--host", "127.0.0.1", "--port", str(port)], env, home / "serve.log")]
-        procs += [_process(["worker", "--name", f"bench-approvals-{i}"], env, home / f"worker-{i}.log") for i in range(WORKERS)]
+        procs = [atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port)], env, home / "serve.log")]
+        procs += [atlas_process(["worker", "--name", f"bench-approvals-{i}"], env, home / f"worker-{i}.log") for i in range(WORKERS)]
         try:
             wait(lambda: serving(port) or procs[0].poll() is not None, "atlas serve")
             if procs[0].poll() is not None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -29,7 +27,7 @@ import redis
 from atlas import embedded_redis
 from bench.measure import percentile, wait
 from bench.report import Table
-from tests.processes import free_port, serving
+from tests.processes import atlas_process, free_port, serving
 from bench.slack_load import InstantModel, burst, request_bytes
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, Reply, SlackSender, mention
@@ -55,15 +53,9 @@ class Stack:
     home: Path
 
 
-def _process(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
-    return subprocess.Popen([sys.executable, "-m", "atlas.cli", *args], env={**base, **env}, cwd=REPO,
-                            stdout=open(log, "ab"), stderr=subprocess.STDOUT)
-
-
 @contextmanager
 def _workers(stack: Stack, count: int) -> Iterator[None]:
-    procs = [_process(["worker", "--name", f"bench-{i}-{time.time_ns()}"], stack.env, stack.home / f"worker-{i}.log")
+    procs = [atlas_process(["worker", "--name", f"bench-{i}-{time.time_ns()}"], stack.env, stack.home / f"worker-{i}.log")
              for i in range(count)]
     try:
         from rq import Worker
@@ -92,7 +84,7 @@ def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
         port = free_port()
         env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(),
                "SLACK_SIGNING_SECRET": SECRET, "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "bench"}
-        serve = _process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", str(processes)], env,
+        serve = atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", str(processes)], env,
                          home / "serve.log")
         try:
             wait(lambda: serving(port) or serve.poll() is not None, "atlas serve")

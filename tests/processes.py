@@ -85,3 +85,10 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def atlas_process(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """`atlas ARGS` in the background, its output appended to `log` (the child keeps the file open)."""
+    with open(log, "ab") as out:
+        return subprocess.Popen([sys.executable, "-m", "atlas.cli", *args], env=_env(env), cwd=REPO,
+                                stdout=out, stderr=subprocess.STDOUT)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tools import side_effects
 from tools.calculate import calculate
 from tools.context import ToolContext
 from tools.corpus import open_corpus
@@ -11,7 +12,6 @@ from tools.dispatch import dispatch
 from tools.docs_tools import get_doc_section, search_docs
 from tools.issue_tools import get_issue, search_issues
 from tools.read_more import read_more
-from tools import side_effects
 from tools.registry import Registry
 
 

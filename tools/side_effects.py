@@ -18,7 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import Registry
-from tools.tracker import IssueRef, Tracker, TrackerError, TrackerUnavailable, demo_tracker
+from tools.tracker import (
+    IssueRef,
+    Tracker,
+    TrackerError,
+    TrackerUnavailable,
+    demo_tracker,
+)
 
 MAX_LABELS = 10
 MAX_LABEL_CHARS = 50
