@@ -48,6 +48,7 @@ def test_dst_question_lists_reports_of_double_runs(ask) -> None:
     listed = [line for line in run.answer.splitlines() if line.startswith("- #")]
     assert len(listed) >= 3
     assert sum("twice" in line.lower() or "2x" in line.lower() or "dst" in line.lower() for line in listed) >= 2
+    assert "`cron-scheduling` §" in run.answer  # the hit that matches the question best, not just the first
     issue_sources = [s for s in run.sources if s.startswith("#")]
     assert len(issue_sources) >= 3
     for source in issue_sources:  # every cited issue is a real one whose title the answer shows

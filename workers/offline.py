@@ -65,7 +65,7 @@ class OfflineModel:
                 step,
                 usage,
             )
-        best = _best_doc(done.get("search_docs", ""))
+        best = _best_doc(done.get("search_docs", ""), question)
         if best is None:
             return self._answer(question, turn, usage)
         doc_id, heading = best
@@ -120,13 +120,20 @@ def _content_text(content: Any) -> str:
     return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
 
 
-def _best_doc(search_output: str) -> tuple[str, str | None] | None:
-    """The first hit of a search_docs result (`- doc_id § Heading [Title]: snippet`)."""
+def _best_doc(search_output: str, question: str) -> tuple[str, str | None] | None:
+    """Of the search_docs hits (`- doc_id § Heading [Title]: snippet`), the one whose line shares
+    the most words with the question; ties keep the search's own order."""
+    words = {w.lower() for w in keywords(question)}
+    hits = []
     for line in search_output.splitlines():
         found = _DOC_HIT.match(line)
         if found:
-            return found.group(1), (found.group(2) or "").strip() or None
-    return None
+            overlap = sum(w in line.lower() for w in words)
+            hits.append((-overlap, len(hits), found.group(1), (found.group(2) or "").strip() or None))
+    if not hits:
+        return None
+    _, _, doc_id, heading = min(hits)
+    return doc_id, heading
 
 
 def compose(question: str, results: list[tuple[str, str]]) -> str:
