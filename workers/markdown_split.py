@@ -9,6 +9,7 @@ Deterministic: the same text and limit always give the same parts.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
@@ -28,16 +29,23 @@ def split_markdown(text: str, limit: int) -> list[str]:
     text = text.strip("\n")
     if not text.strip():
         return []
+    return pack((piece for block in _blocks(text) for piece in _fit(block, limit)), limit, "\n\n")
+
+
+def pack(pieces: Iterable[str], limit: int, sep: str) -> list[str]:
+    """Join consecutive pieces with `sep` while the result stays within `limit` characters.
+
+    Each piece must already fit; a new part starts where adding the next piece would not.
+    """
     parts: list[str] = []
     current = ""
-    for block in _blocks(text):
-        for piece in _fit(block, limit):
-            joined = f"{current}\n\n{piece}" if current else piece
-            if len(joined) <= limit:
-                current = joined
-            else:
-                parts.append(current)
-                current = piece
+    for piece in pieces:
+        joined = f"{current}{sep}{piece}" if current else piece
+        if len(joined) <= limit:
+            current = joined
+        else:
+            parts.append(current)
+            current = piece
     if current:
         parts.append(current)
     return parts
@@ -116,18 +124,7 @@ def _split_fence(block: _Block, limit: int) -> list[str]:
 
 
 def _split_prose(text: str, limit: int) -> list[str]:
-    pieces: list[str] = []
-    current = ""
-    for line in _hard_wrap(text.split("\n"), limit, at_spaces=True):
-        joined = f"{current}\n{line}" if current else line
-        if len(joined) <= limit:
-            current = joined
-        else:
-            pieces.append(current)
-            current = line
-    if current:
-        pieces.append(current)
-    return pieces
+    return pack(_hard_wrap(text.split("\n"), limit, at_spaces=True), limit, "\n")
 
 
 def _hard_wrap(lines: list[str], limit: int, *, at_spaces: bool = False) -> list[str]:
