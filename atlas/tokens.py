@@ -11,6 +11,7 @@ import base64
 import functools
 import gzip
 import hashlib
+from collections.abc import Sequence
 from importlib import resources
 
 import tiktoken
@@ -68,9 +69,47 @@ def count(text: str) -> int:
     return len(encoding().encode(text, disallowed_special=()))
 
 
+def ids(text: str) -> list[int]:
+    """The o200k token ids of `text` (special-token text encoded as plain text)."""
+    return encoding().encode(text, disallowed_special=())
+
+
+def decode(token_ids: Sequence[int]) -> str:
+    """The text of a run of token ids that starts and ends on character boundaries (`split_point`)."""
+    return encoding().decode_bytes(list(token_ids)).decode("utf-8", errors="replace")
+
+
+def split_point(token_ids: Sequence[int], start: int, size: int) -> int:
+    """Where a piece of at most `size` tokens from `start` should end: never inside a character.
+
+    One character can span several byte-level tokens (emoji, CJK); ending a piece between them
+    would garble both pieces, so the end moves back to a token that starts a character. A line
+    break in the last third of the piece is preferred, so pieces end on whole lines. The result
+    is always past `start` (a piece moves forward over one whole character when it must).
+    """
+    total = len(token_ids)
+    end = min(start + max(size, 1), total)
+    if end >= total:
+        return total
+    enc = encoding()
+
+    def starts_char(i: int) -> bool:
+        return i >= total or enc.decode_single_token_bytes(token_ids[i])[0] & 0xC0 != 0x80
+
+    floor = start + max(size, 1) * 2 // 3
+    for i in range(end, max(floor, start + 1) - 1, -1):
+        if enc.decode_single_token_bytes(token_ids[i - 1]).endswith(b"\n") and starts_char(i):
+            return i
+    for i in range(end, start, -1):
+        if starts_char(i):
+            return i
+    return next(i for i in range(end + 1, total + 1) if starts_char(i))
+
+
 def head(text: str, limit: int) -> tuple[str, int]:
-    """The first `limit` tokens of `text` as text, and how many tokens were left out."""
-    tokens = encoding().encode(text, disallowed_special=())
-    if len(tokens) <= limit:
+    """The first `limit` tokens of `text` or fewer (see `split_point`), and how many were left out."""
+    token_ids = ids(text)
+    if len(token_ids) <= limit:
         return text, 0
-    return encoding().decode(tokens[:limit]), len(tokens) - limit
+    end = split_point(token_ids, 0, limit)
+    return decode(token_ids[:end]), len(token_ids) - end

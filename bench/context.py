@@ -18,8 +18,10 @@ from typing import Any
 from atlas import tokens
 from bench.report import Table
 from tools import ToolContext, dispatch, open_corpus, v2_registry
+from tools.context import StashPage
+from tools.results import cut
 from workers.compaction import compact, extractive_summary
-from workers.context import ContextBudget, clear_results, count_items, fit, truncate_result
+from workers.context import ContextBudget, clear_results, count_items, fit
 from workers.instructions import INSTRUCTIONS
 from workers.pairing import Item, check_pairing
 
@@ -86,6 +88,19 @@ def script(run: Run, issue: dict[str, Any]) -> list[tuple[str, dict[str, Any], s
     return steps
 
 
+class _NamedRef:
+    """Stands in for a run's stash: the replay measures what the model is shown, never pages."""
+
+    def __init__(self, ref: str) -> None:
+        self.ref = ref
+
+    def put(self, text: str) -> str:
+        return self.ref
+
+    def page(self, ref: str, offset: int) -> StashPage | None:
+        return None
+
+
 def replay(steps: list[tuple[str, dict[str, Any], str]], strategy: str, budget: ContextBudget, tools: list[dict[str, Any]]) -> Replay:
     """Run the scripted investigation under one strategy, as the agent loop would."""
     out = Replay()
@@ -104,7 +119,7 @@ def replay(steps: list[tuple[str, dict[str, Any], str]], strategy: str, budget: 
             break
         name, arguments, result = steps[index]
         if "truncate" in strategy:
-            result = truncate_result(result, ref=f"r{index}", limit=budget.result_token_limit).text
+            result = cut(result, budget.result_token_limit, _NamedRef(f"r{index}"))
         call_id = f"call_{index}"
         items = items + [
             {"type": "reasoning", "id": f"rs_{index}", "summary": [{"type": "summary_text", "text": f"Next: {name}."}]},

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from atlas import tokens
 from workers.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS, extractive_summary
-from workers.context import ContextBudget, clear_results, count_item, count_items, fit, truncate_result
+from workers.context import ContextBudget, clear_results, count_item, count_items, fit
 from workers.pairing import Item, check_pairing, cut_points, is_model_output
 
 
@@ -110,20 +110,7 @@ def test_cut_points_never_fall_inside_a_turn_or_a_pair() -> None:
     assert cut_points(items) == [0, 1, 6, 7]
 
 
-# -- truncation and counting -------------------------------------------------------------------
-
-
-def test_truncation_note_format_and_token_math() -> None:
-    text = words(2_000)
-    shown, stashed, more = truncate_result(text, ref="r1a2b", limit=1_500)
-    assert stashed and more == tokens.count(text) - 1_500 == 500
-    body, note = shown.rsplit("\n\n", 1)
-    assert note == '[truncated: 500 more tokens; use read_more(ref="r1a2b", offset=1500)]'
-    assert tokens.count(body) == 1_500 and text.startswith(body)
-
-
-def test_short_result_is_not_truncated() -> None:
-    assert truncate_result(words(1_500), ref="r") == (words(1_500), False, 0)
+# -- counting ----------------------------------------------------------------------------------------
 
 
 def test_count_items_adds_text_overhead_instructions_and_tools() -> None:

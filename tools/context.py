@@ -16,10 +16,15 @@ class StashPage:
 
     text: str
     next_offset: int | None
+    total_tokens: int
 
 
 class ResultStash(Protocol):
     """Long tool results kept outside the transcript (the workers own it, in Redis)."""
+
+    def put(self, text: str) -> str:
+        """Keep `text` whole and return its ref, the handle `read_more` pages it by."""
+        ...
 
     def page(self, ref: str, offset: int) -> StashPage | None:
         """The page starting `offset` tokens into the result `ref`; None for an unknown or expired ref."""

@@ -6,15 +6,18 @@ A doc_id is only ever looked up in the set of loaded pages; user text never beco
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from atlas import tokens
 from tools.context import ToolContext
 from tools.docs_pages import Page, Section, Subsection, plain_heading
 from tools.errors import ToolError
+from tools.results import cut
 
-SECTION_CHARS = 1500
+SECTION_TOKENS = 420  # about 1,500 characters of English prose
 MAX_QUERY_CHARS = 500
 
 
@@ -46,20 +49,20 @@ def search_docs(args: SearchDocsArgs, ctx: ToolContext) -> str | ToolError:
 
 
 def get_doc_section(args: GetDocSectionArgs, ctx: ToolContext) -> str | ToolError:
-    """Read one section of a doc page by doc_id and heading (at most 1,500 characters), or with heading null the page intro and its list of sections. Use it after search_docs to read the details of a hit, or when the user names a page and section. Not for searching: use search_docs."""
+    """Read one section of a doc page by doc_id and heading (a long section is cut with a note that says how to read on), or with heading null the page intro and its list of sections. Use it after search_docs to read the details of a hit, or when the user names a page and section. Not for searching: use search_docs."""
     pages = ctx.corpus.docs.pages
     page = pages.get(_doc_key(args.doc_id))
     if page is None:
         return _unknown_doc(args.doc_id, list(pages))
     if args.heading is None or plain_heading(args.heading) in ("", plain_heading(page.title)):
-        return _intro(page)
+        return _intro(page, ctx)
     wanted = plain_heading(args.heading)
     for section in page.sections:
         if plain_heading(section.heading) == wanted:
-            return _render(page, section.heading, section.text, section.subsections)
+            return _render(page, section.heading, section.text, section.subsections, ctx)
         for sub in section.subsections:
             if plain_heading(f"{section.heading} / {sub.heading}") == wanted:
-                return _render(page, f"{section.heading} / {sub.heading}", sub.text, ())
+                return _render(page, f"{section.heading} / {sub.heading}", sub.text, (), ctx)
     return _unknown_heading(page, args.heading, wanted)
 
 
@@ -91,11 +94,11 @@ def _unknown_heading(page: Page, heading: str, wanted: str) -> ToolError:
     return ToolError(f"No section '{shown}' in {page.doc_id}.", f"The real headings are: {real}. Call again with one of them, or heading null for the intro.")
 
 
-def _intro(page: Page) -> str:
+def _intro(page: Page, ctx: ToolContext) -> str:
     listing = "\n".join(_heading_line(s) for s in page.sections)
     head = f"[{page.doc_id}] {page.title}" + (f" (applies to {page.applies_to})" if page.applies_to else "")
-    budget = max(300, SECTION_CHARS - len(listing))
-    return f"{head}\n{_cut(page.intro, budget, ())}\n\nSections:\n{listing}"
+    budget = max(100, SECTION_TOKENS - tokens.count(listing))
+    return f"{head}\n{_cut(page.intro, budget, (), ctx)}\n\nSections:\n{listing}"
 
 
 def _heading_line(section: Section) -> str:
@@ -103,21 +106,22 @@ def _heading_line(section: Section) -> str:
     return f"- {section.heading}" + (f" (subsections: {subs})" if subs else "")
 
 
-def _render(page: Page, heading: str, text: str, subsections: tuple[Subsection, ...]) -> str:
+def _render(page: Page, heading: str, text: str, subsections: tuple[Subsection, ...], ctx: ToolContext) -> str:
     head = f"[{page.doc_id} § {heading}] {page.title}" + (f" (applies to {page.applies_to})" if page.applies_to else "")
     parent = heading.split(" / ")[0]
-    later = [f"'{parent} / {s.heading}'" for s in subsections if text.find(f"### {s.heading}") >= SECTION_CHARS]
-    return f"{head}\n{_cut(text, SECTION_CHARS, later)}"
+    later = [(text.find(f"### {s.heading}"), f"'{parent} / {s.heading}'") for s in subsections]
+    return f"{head}\n{_cut(text, SECTION_TOKENS, later, ctx)}"
 
 
-def _cut(text: str, limit: int, rest: list[str]) -> str:
-    """At most `limit` characters, ending on a line break when one is near, with a note saying so."""
-    if len(text) <= limit:
+def _cut(text: str, limit: int, subsections: Sequence[tuple[int, str]], ctx: ToolContext) -> str:
+    """At most `limit` tokens (`results.cut`: the whole text is stashed for read_more), an open code
+    block closed, and the subsections that start after the cut named as another way to read on."""
+    shown = cut(text, limit, ctx.stash, "section truncated")
+    if shown == text:
         return text
-    end = text.rfind("\n", 0, limit)
-    end = end if end > limit * 2 // 3 else limit
-    shown = text[:end].rstrip()
-    if shown.count("```") % 2:
-        shown += "\n```"
-    more = f" Read the rest by subsection: {', '.join(rest)}." if rest else ""
-    return f"{shown}\n[cut: {end:,} of {len(text):,} characters shown.{more}]"
+    body, note = shown.rsplit("\n", 1)
+    if body.count("```") % 2:
+        body += "\n```"
+    rest = [name for start, name in subsections if start >= len(body)]
+    more = f" Subsections after the cut: {', '.join(rest)}." if rest else ""
+    return f"{body}\n{note}{more}"

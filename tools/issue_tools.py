@@ -9,14 +9,16 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.context import ToolContext
+from atlas import tokens
+from tools.context import ResultStash, ToolContext
 from tools.errors import ToolError
 from tools.fts_query import terms
 from tools.issue_store import Comment, Issue
+from tools.results import cut, read_on
 
 DETAIL_BODY_CHARS = 600
-BODY_CHARS = 2000
-COMMENT_CHARS = 600
+BODY_TOKENS = 560  # about 2,000 characters of English
+COMMENT_TOKENS = 200  # about 600 characters
 COMMENTS_SHOWN = 8  # the first and the last four: how it started and how it ended
 MAX_QUERY_CHARS = 500
 
@@ -68,9 +70,9 @@ def get_issue(args: GetIssueArgs, ctx: ToolContext) -> str | ToolError:
     if "labels" in include:
         out.append(f"labels: {', '.join(store.labels([issue.id])[issue.id]) or '-'}")
     if "body" in include:
-        out.append("body:\n" + (_clip(issue.body.strip(), BODY_CHARS, "body") or "(empty)"))
+        out.append("body:\n" + (cut(issue.body.strip(), BODY_TOKENS, ctx.stash, "body truncated") or "(empty)"))
     if "comments" in include:
-        out.append(_comments(store.comments(issue.id)))
+        out.append(_comments(store.comments(issue.id), ctx.stash))
     return "\n".join(out)
 
 
@@ -89,29 +91,34 @@ def _header(issue: Issue) -> str:
     return " | ".join(parts)
 
 
-def _comments(comments: list[Comment]) -> str:
+def _comments(comments: list[Comment], stash: ResultStash | None) -> str:
+    """Every comment, or the first and last four of a long thread; whatever is left out or cut is
+    stashed whole, and its note names the read_more call that shows it."""
     if not comments:
         return "comments: none"
-    if len(comments) <= COMMENTS_SHOWN:
-        shown, note = list(enumerate(comments, 1)), ""
-    else:
-        half = COMMENTS_SHOWN // 2
-        numbered = list(enumerate(comments, 1))
-        shown = numbered[:half] + numbered[-half:]
-        left = len(comments) - COMMENTS_SHOWN
-        note = f"[{left} comments left out: {half + 1}-{len(comments) - half} of {len(comments)}]"
+    numbered = list(enumerate(comments, 1))
+    half = COMMENTS_SHOWN // 2
+    middle = numbered[half:-half] if len(comments) > COMMENTS_SHOWN else []
     lines = [f"comments ({len(comments)}):"]
-    for n, c in shown:
-        if note and n == len(comments) - COMMENTS_SHOWN // 2 + 1:
-            lines.append(note)
-        lines.append(f"[{n}] {c.author or '-'}, {_day(c.created_at)}: {_clip(c.body.strip(), COMMENT_CHARS, 'comment')}")
+    for n, c in numbered:
+        if middle and n == middle[0][0]:
+            lines.append(_left_out(middle, len(comments), stash))
+        if not any(n == m for m, _ in middle):
+            lines.append(_comment(n, c, cut(c.body.strip(), COMMENT_TOKENS, stash, "comment truncated")))
     return "\n".join(lines)
 
 
-def _clip(text: str, limit: int, what: str) -> str:
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit].rstrip()}... [{what} cut: {limit:,} of {len(text):,} characters]"
+def _comment(n: int, c: Comment, body: str) -> str:
+    return f"[{n}] {c.author or '-'}, {_day(c.created_at)}: {body}"
+
+
+def _left_out(middle: list[tuple[int, Comment]], total: int, stash: ResultStash | None) -> str:
+    """The note standing for the middle of a long thread; the middle itself, whole, is stashed."""
+    what = f"{len(middle)} comments left out: {middle[0][0]}-{middle[-1][0]} of {total}"
+    if stash is None:
+        return f"[{what}]"
+    text = "\n".join(_comment(n, c, c.body.strip()) for n, c in middle)
+    return read_on(stash.put(text), 0, tokens.count(text), what + ", in full")
 
 
 def _day(stamp: str | None) -> str:

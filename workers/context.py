@@ -2,8 +2,8 @@
 
 The loop calls `fit` before every model call. Under budget nothing changes. Over budget, old tool
 results are cleared first (cheap, keeps every item and so the pairing), then the middle of the
-run is compacted into one summary message. Tool results are also cut at execution time by
-`truncate_result`, which keeps the full text retrievable through `read_more`. Pure: no I/O.
+run is compacted into one summary message. Tool results are cut earlier, when they are made
+(`tools.results.cut`, which stashes the full text for `read_more`). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from atlas import tokens
 from workers.compaction import call_signature, compact, extractive_summary, text_of
@@ -41,27 +41,6 @@ class ContextBudget:
     def input_limit(self) -> int:
         """Input tokens a request may use so that the reserved output still fits the window."""
         return self.window - self.output_reserve
-
-
-class Truncation(NamedTuple):
-    """A tool result as shown to the model; `stashed` says the caller must keep the full text."""
-
-    text: str
-    stashed: bool
-    more_tokens: int
-
-
-def truncate_result(text: str, ref: str, limit: int = 1_500) -> Truncation:
-    """Cut a tool result to its first `limit` o200k tokens, with a note naming how to read on.
-
-    `ref` is the caller's handle for the stashed full text; the note's `offset` counts tokens,
-    so `read_more(ref, offset=limit)` continues exactly where the shown text stops.
-    """
-    shown, more = tokens.head(text, limit)
-    if not more:
-        return Truncation(text, False, 0)
-    note = f'[truncated: {more} more tokens; use read_more(ref="{ref}", offset={limit})]'
-    return Truncation(f"{shown}\n\n{note}", True, more)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -7,10 +7,11 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from tools.context import ToolContext
+from tools import results
+from tools.context import ResultStash, ToolContext
 from tools.dispatch import ToolOutput, dispatch, validate
 from tools.errors import ToolError
 from tools.registry import Registry
@@ -26,7 +27,6 @@ from workers.instructions import (
     WRAP_UP,
 )
 from workers.model import Model, ModelReply, ModelRequest
-from workers.stash import RedisStash
 from workers.state import PendingCall, RunState, StepRecord, StopReason, Usage
 
 log = logging.getLogger("atlas.loop")
@@ -71,7 +71,7 @@ class Agent:
     model: Model
     registry: Registry
     tool_context: Callable[[RunState], ToolContext]
-    stash: Callable[[RunState], RedisStash]
+    stash: Callable[[RunState, int], ResultStash]  # (run, page tokens): where cut results are kept
     save: Callable[[RunState], None]
     reporter: Reporter
     summarize: Callable[[list[dict[str, Any]]], tuple[str, Usage]]  # compaction's summary and what it cost
@@ -181,7 +181,10 @@ class Agent:
 
     def run_calls(self, run: RunState, calls: list[dict[str, Any]], record: StepRecord) -> list[PendingCall]:
         """Execute read calls concurrently; side-effect calls that validate become pending."""
-        ctx = self.tool_context(run)
+        # One stash for the loop's cuts, the tools' own cuts and read_more's pages; its pages are
+        # sized so that a page and its note fit the result limit and are never cut again.
+        stash = self.stash(run, results.page_tokens(self.context.result_token_limit))
+        ctx = replace(self.tool_context(run), stash=stash)
         outputs: dict[str, tuple[str, bool]] = {}
         pending: list[PendingCall] = []
         futures = {}
@@ -208,28 +211,18 @@ class Agent:
             except FutureTimeout:
                 timed_out = ToolError(TOOL_TIMED_OUT.format(seconds=self.tool_timeout), TOOL_TIMED_OUT_HINT)
                 outputs[call_id] = (timed_out.render(), False)
-        stash = self.stash(run)
         for call in calls:
             call_id = call["call_id"]
             if call_id not in outputs:
                 continue  # pending: its output is appended when decided
             text, ok = outputs[call_id]
-            text = self.fit_result(stash, text)
+            text = results.cut(text, self.context.result_token_limit, stash)
             if not ok:
                 record.errors += 1
             run.items.append({"type": "function_call_output", "call_id": call_id, "output": text})
             if call_id in futures:
                 self.reporter.event(run, "tool", call_id=call_id, name=call["name"], arguments=call.get("arguments", ""), state="done" if ok else "failed")
         return pending
-
-    def fit_result(self, stash: RedisStash, text: str) -> str:
-        """Results over the limit are cut; the whole text is stashed for read_more."""
-        from atlas import tokens
-
-        if tokens.count(text) <= self.context.result_token_limit:
-            return text
-        ref = stash.put(text)
-        return ctxmgmt.truncate_result(text, ref=ref, limit=self.context.result_token_limit).text
 
     def wrap_up(self, run: RunState, reason: StopReason) -> None:
         """One last call with tools off: what was found and what is missing; the answer is partial."""

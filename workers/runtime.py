@@ -44,9 +44,9 @@ class Runtime:
         return Agent(
             model=self.model,
             registry=self.registry,
-            tool_context=lambda run: ToolContext(corpus=corpus, stash=RedisStash(self.conn, run.id), run_id=run.id,
+            tool_context=lambda run: ToolContext(corpus=corpus, run_id=run.id,
                                                  tracker=demo_tracker(self.settings.data_dir, self.settings.issues_base_url)),
-            stash=lambda run: RedisStash(self.conn, run.id),
+            stash=lambda run, page_tokens: RedisStash(self.conn, run.id, page_tokens),  # the loop adds it to read calls
             save=self.store.save,
             reporter=reporter,
             summarize=self.summarize,
