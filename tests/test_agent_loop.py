@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from atlas.tokens import count
 from tests.agent_harness import build_agent, settings_for
+from tests.paging import NOTE
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import Usage, call_outputs, reply_calls, reply_error, reply_incomplete, reply_text
+from tools import ToolContext, dispatch, open_corpus, v2_registry
 from workers import context as ctxmgmt
 from workers.budget import Budget
 from workers.pairing import check_pairing
+from workers.stash import RedisStash
 from workers.state import RunState
 
 
@@ -98,28 +102,46 @@ def test_consecutive_error_steps_stop_the_run_and_a_good_step_resets_the_count(t
 
 
 def test_long_results_are_cut_stashed_and_paged_with_read_more(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
-    seen: dict[str, str] = {}
+    """The model is shown the head of a long result; read_more pages, each within the result limit
+    (never cut again), are exactly the text after it, to its end; an unknown ref is an error."""
+    limit = 300
+    outputs: list[str] = []
 
-    def page_it(request: dict) -> object:
-        note = list(call_outputs(request).values())[-1]
-        seen["first"] = note
-        ref = note.split('ref="')[1].split('"')[0]
-        offset = int(note.split("offset=")[1].split(")")[0])
-        return reply_calls([("read_more", {"ref": ref, "offset": offset}), ("read_more", {"ref": "nope", "offset": 0})])
+    def page_on(request: dict) -> object:
+        out = list(call_outputs(request).values())[-1]
+        outputs.append(out)
+        notes = list(NOTE.finditer(out))
+        if notes and notes[-1].end() == len(out):
+            return reply_calls([("read_more", {"ref": notes[-1]["ref"], "offset": int(notes[-1]["offset"])})])
+        if out.startswith("Error:"):
+            return reply_text("Read it all.")
+        return reply_calls([("read_more", {"ref": "nope", "offset": 0})])
 
-    def answer(request: dict) -> object:
-        outs = list(call_outputs(request).values())
-        seen["page"], seen["unknown"] = outs[-2], outs[-1]
-        return reply_text("Read it all.")
+    scripted_model.script(reply_calls([("get_issue", {"issue_id": 9, "include": ["body", "comments", "labels"]})]))
+    scripted_model.fallback = page_on
+    settings = settings_for(tmp_path, redis_url, scripted_model.base_url)
+    rt, agent, _ = build_agent(settings, budget=Budget(max_steps=30), context=ctxmgmt.ContextBudget(result_token_limit=limit))
+    whole = dispatch(v2_registry(), "get_issue", json.dumps({"issue_id": 9, "include": ["body", "comments", "labels"]}),
+                     ToolContext(corpus=open_corpus(settings.data_dir), stash=RedisStash(rt.conn, "elsewhere"))).text
+    run = agent.run(RunState(question="show issue 9 in full"))
 
-    scripted_model.script(reply_calls([("get_issue", {"issue_id": 3, "include": ["body", "comments", "labels"]})]), page_it, answer)
-    small = ctxmgmt.ContextBudget(result_token_limit=120)
-    _, agent, _ = build_agent(settings_for(tmp_path, redis_url, scripted_model.base_url), context=small)
-    run = agent.run(RunState(question="show issue 3 in full"))
-    assert run.status == "done"
-    assert "[truncated:" in seen["first"] and "read_more" in seen["first"]
-    assert seen["page"].strip()  # the continuation of the stashed text
-    assert seen["unknown"].startswith("Error:") and "unknown or expired" in seen["unknown"]
+    assert run.status == "done" and run.answer == "Read it all."
+    first, *pages, unknown = outputs
+    assert unknown.startswith("Error:") and "unknown or expired" in unknown
+    assert all(count(out) <= limit for out in outputs)
+    note = list(NOTE.finditer(first))[-1]
+    assert note["label"] == "truncated" and len(pages) >= 3
+    read = first[: note.start()]
+    for page in pages:  # each page continues exactly where the text read so far stops
+        assert not page.startswith("Error:"), page
+        text = page.removesuffix(f"\n[end of {note['ref']}]")
+        if text == page:
+            page_note = list(NOTE.finditer(page))[-1]
+            assert page_note["label"] == "more" and page_note["ref"] == note["ref"]  # not cut again
+            text = page[: page_note.start()]
+        assert whole.startswith(read + text)
+        read += text
+    assert read == whole and pages[-1].endswith(f"[end of {note['ref']}]")
 
 
 def test_clearing_and_compaction_keep_pairing_on_every_request(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:

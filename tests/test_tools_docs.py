@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import redis
 
+from atlas.tokens import count
+from tests.paging import read_all
 from tests.tools_dataset import make_dataset
 from tools import ToolContext, dispatch, open_corpus, v2_registry
 from tools.docs_pages import parse_page
+from tools.docs_tools import SECTION_TOKENS
+from tools.results import page_tokens
+from workers.stash import RedisStash
 
 REAL_DOCS = Path(__file__).resolve().parent.parent / "datasets" / "orbit" / "docs"
 
@@ -104,10 +111,18 @@ def test_long_section_is_cut_with_a_note(ctx: ToolContext) -> None:
     out = call(ctx, "get_doc_section", doc_id="leases-and-heartbeats", heading="A very long section")
     body = out.text.split("\n", 1)[1]
     shown, note = body.rsplit("\n", 1)
-    assert out.ok and len(shown) <= 1500
-    assert note.startswith("[cut: ") and "'A very long section / Tail notes'" in note
+    assert out.ok and count(shown) <= SECTION_TOKENS
+    assert note.startswith("[section truncated: ") and "'A very long section / Tail notes'" in note
     tail = call(ctx, "get_doc_section", doc_id="leases-and-heartbeats", heading="A very long section / Tail notes")
     assert tail.ok and "far beyond the cut" in tail.text
+
+
+def test_a_long_section_reads_to_its_end_through_read_more(ctx: ToolContext, redis_conn: redis.Redis) -> None:
+    stashed = replace(ctx, stash=RedisStash(redis_conn, "run-docs", page_tokens(200)))
+    out = call(stashed, "get_doc_section", doc_id="leases-and-heartbeats", heading="A very long section")
+    section = next(s for s in ctx.corpus.docs.pages["leases-and-heartbeats"].sections if s.heading == "A very long section")
+    cut_text = out.text.split("\n", 1)[1].split(" Subsections after the cut:", 1)[0]
+    assert read_all(stashed, cut_text) == section.text
 
 
 @pytest.mark.skipif(not (REAL_DOCS / "error-codes.md").is_file(), reason="Orbit docs not written yet")

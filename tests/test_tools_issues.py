@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
+import redis
 
 from atlas.tokens import count
+from tests.paging import NOTE, page_through, read_all
 from tests.tools_dataset import make_dataset
 from tools import ToolContext, dispatch, open_corpus, v2_registry
+from tools.results import page_tokens
+from workers.stash import RedisStash
 
 
 @pytest.fixture(scope="module")
@@ -68,10 +73,11 @@ def test_get_issue_header_only(ctx: ToolContext) -> None:
 
 
 def test_get_issue_long_parts_are_cut(ctx: ToolContext) -> None:
+    """Without a stash (`atlas tool`) a cut says how much is left out and names no ref."""
     out = call(ctx, "get_issue", issue_id=9, include=["body", "comments", "labels"])
-    assert out.ok
-    assert "[body cut: 2,000 of " in out.text
-    assert out.text.count("[comment cut: 600 of ") == 3
+    assert out.ok and "read_more" not in out.text
+    assert re.search(r"\n\[body truncated: [\d,]+ more tokens\]\n", out.text)
+    assert len(re.findall(r"\[comment truncated: [\d,]+ more tokens\]", out.text)) == 3
     assert "labels: comp:workers, type:bug, version:3.0.2" in out.text
 
 
@@ -82,6 +88,25 @@ def test_get_issue_many_comments_keeps_first_and_last(ctx: ToolContext) -> None:
     assert "[4 comments left out: 5-8 of 12]" in out.text
 
 
+def test_every_part_of_a_long_issue_is_reachable_through_read_more(ctx: ToolContext, redis_conn: redis.Redis) -> None:
+    """The cut body, each cut comment and the comments left out read to their last character."""
+    stashed = replace(ctx, stash=RedisStash(redis_conn, "run-issue", page_tokens(300)))
+    store = ctx.corpus.issues
+    out = call(stashed, "get_issue", issue_id=9, include=["body", "comments"]).text
+    body = out.split("body:\n", 1)[1].split("\ncomments (3):", 1)[0]
+    assert "[body truncated: " in body and read_all(stashed, body) == store.get(9).body.strip()
+    comments = re.split(r"\n(?=\[\d+\] user)", out.split("\ncomments (3):\n", 1)[1])
+    assert len(comments) == 3
+    for line, comment in zip(comments, store.comments(9), strict=True):
+        assert "[comment truncated: " in line
+        assert read_all(stashed, line.split(": ", 1)[1]) == comment.body.strip()
+
+    thread = call(stashed, "get_issue", issue_id=3, include=["comments"]).text
+    note = next(n for n in NOTE.finditer(thread) if n["label"].startswith("4 comments left out: 5-8 of 12"))
+    middle = "".join(page_through(stashed, note["ref"], int(note["offset"]), 10_000))
+    assert re.findall(r"^\[(\d+)\] ", middle, re.M) == ["5", "6", "7", "8"]
+    for comment in store.comments(3)[4:8]:
+        assert comment.body.strip() in middle
 def test_missing_issue(ctx: ToolContext) -> None:
     out = call(ctx, "get_issue", issue_id=0, include=["body"])
     assert out.text == ("Error: No issue #0.\nHint: Issue ids run from 1 to 9 (9 issues). "

@@ -7,19 +7,17 @@ note, so the loop never cuts a page again.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 import redis
 
 from atlas import tokens
+from tests.paging import NOTE, page_through, read
 from tests.tools_dataset import make_dataset
-from tools import ToolContext, dispatch, open_corpus, v2_registry
+from tools import ToolContext, open_corpus
 from tools.results import NOTE_TOKENS, cut, page_tokens
 from workers.stash import RedisStash
-
-NOTE = re.compile(r'\n\[(?P<label>[^\]]*?): (?P<more>[\d,]+) more tokens; use read_more\(ref="(?P<ref>r[0-9a-f]+)", offset=(?P<offset>\d+)\)\]$')
 
 TEXTS = {
     "prose": " ".join(f"word{i} and some more prose, line {i}." + ("\n" if i % 7 == 0 else "") for i in range(300)),
@@ -33,26 +31,6 @@ TEXTS = {
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory):
     return open_corpus(make_dataset(tmp_path_factory.mktemp("data")))
-
-
-def read(ctx: ToolContext, ref: str, offset: int):
-    return dispatch(v2_registry(), "read_more", json.dumps({"ref": ref, "offset": offset}), ctx)
-
-
-def page_through(ctx: ToolContext, ref: str, offset: int, total: int) -> list[str]:
-    """Follow each page's note to the end; each page's text (without its note) in order."""
-    pages: list[str] = []
-    for _ in range(total + 2):  # more pages than tokens: a page repeated forever
-        out = read(ctx, ref, offset)
-        assert out.ok, out.text
-        if out.text.endswith(f"\n[end of {ref}]"):
-            return [*pages, out.text.removesuffix(f"\n[end of {ref}]")]
-        note = NOTE.search(out.text)
-        assert note and note["ref"] == ref and note["label"] == "more", out.text[-200:]
-        assert int(note["offset"]) > offset, "the next offset must move forward"
-        pages.append(out.text[: note.start()])
-        offset = int(note["offset"])
-    raise AssertionError(f"paging {ref} never ended")
 
 
 @pytest.mark.parametrize("page_size", [9, 60, page_tokens(1_500)])

@@ -8,12 +8,17 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import redis
 
 from atlas.tokens import count
+from tests.paging import read_all
 from tools import ToolContext, dispatch, open_corpus, v2_registry
+from tools.results import page_tokens
+from workers.stash import RedisStash
 
 REAL = Path(__file__).resolve().parent.parent / "datasets" / "orbit"
 pytestmark = pytest.mark.skipif(not (REAL / "issues" / "issues.jsonl").is_file(), reason="Orbit issues not generated yet")
@@ -59,6 +64,20 @@ def test_get_issue_of_the_longest_issue_stays_bounded(ctx: ToolContext) -> None:
     out = dispatch(v2_registry(), "get_issue",
                    json.dumps({"issue_id": longest["id"], "include": ["body", "comments", "labels"]}), ctx)
     assert out.ok and len(out.text) < 2_000 + 8 * 700 + 1_000
+
+
+def test_the_longest_issue_body_reads_to_its_last_line(ctx: ToolContext, redis_conn: redis.Redis) -> None:
+    """#174's body is ~32k tokens of logs: get_issue shows its start, read_more every line after it."""
+    longest = max(_issues(), key=lambda i: len(i.get("body") or ""))
+    stashed = replace(ctx, stash=RedisStash(redis_conn, "run-longest", page_tokens(1_500)))
+    out = dispatch(v2_registry(), "get_issue", json.dumps({"issue_id": longest["id"], "include": ["body", "comments"]}), stashed)
+    body = out.text.split("body:\n", 1)[1].split("\ncomments (", 1)[0]
+    assert read_all(stashed, body) == longest["body"].strip()
+    shown = re.split(r"\n(?=\[\d+\] )", out.text.split("\ncomments (", 1)[1].split("\n", 1)[1])
+    assert len(shown) == len(longest["comments"]) <= 8
+    for text, comment in zip(shown, longest["comments"], strict=True):  # whole, or cut with a way to read on
+        text = text.split(": ", 1)[1]
+        assert text == comment["body"].strip() or read_all(stashed, text) == comment["body"].strip()
 
 
 def test_every_doc_intro_and_section_is_readable(ctx: ToolContext) -> None:
