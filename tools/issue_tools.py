@@ -98,18 +98,25 @@ def _comments(comments: list[Comment], stash: ResultStash | None) -> str:
         return "comments: none"
     numbered = list(enumerate(comments, 1))
     half = COMMENTS_SHOWN // 2
-    middle = numbered[half:-half] if len(comments) > COMMENTS_SHOWN else []
+    if len(comments) > COMMENTS_SHOWN:
+        first, middle, last = numbered[:half], numbered[half:-half], numbered[-half:]
+    else:
+        first, middle, last = numbered, [], []
     lines = [f"comments ({len(comments)}):"]
-    for n, c in numbered:
-        if middle and n == middle[0][0]:
-            lines.append(_left_out(middle, len(comments), stash))
-        if not any(n == m for m, _ in middle):
-            lines.append(_comment(n, c, cut(c.body.strip(), COMMENT_TOKENS, stash, "comment truncated")))
+    lines += [_comment(n, c, _cut_comment(c, stash)) for n, c in first]
+    if middle:
+        lines.append(_left_out(middle, len(comments), stash))
+    lines += [_comment(n, c, _cut_comment(c, stash)) for n, c in last]
     return "\n".join(lines)
 
 
 def _comment(n: int, c: Comment, body: str) -> str:
+    """One comment's line: its number in the thread, author, day, then its (possibly cut) body."""
     return f"[{n}] {c.author or '-'}, {_day(c.created_at)}: {body}"
+
+
+def _cut_comment(c: Comment, stash: ResultStash | None) -> str:
+    return cut(c.body.strip(), COMMENT_TOKENS, stash, "comment truncated")
 
 
 def _left_out(middle: list[tuple[int, Comment]], total: int, stash: ResultStash | None) -> str:
