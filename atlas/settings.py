@@ -56,7 +56,7 @@ class Settings:
     approvers: tuple[str, ...] = ()
     approver_group: str | None = None
     approval_ttl_seconds: int = 24 * 3600
-    asker_may_approve: bool = True  # the person who asked may approve their own run's actions
+    asker_may_approve: bool = False  # opt-in: every asker may decide their own run's actions
     docs_base_url: str | None = None
     issues_base_url: str | None = None
     port: int = 3000
@@ -93,6 +93,16 @@ class Settings:
             except ValueError:
                 raise ConfigError(f"{name} must be a number, got {raw!r}") from None
 
+        def flag(name: str, default: bool) -> bool:
+            raw = get(name)
+            if raw is None:
+                return default
+            if raw.lower() in ("1", "true", "yes", "on"):
+                return True
+            if raw.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ConfigError(f"{name} must be true or false, got {raw!r}")
+
         prices = dict(DEFAULT_PRICES)
         model = get("ATLAS_MODEL") or DEFAULT_MODEL
         price_raw = get("ATLAS_PRICE")  # "input,cached_input,output" dollars per million tokens
@@ -125,7 +135,7 @@ class Settings:
             approvers=approvers,
             approver_group=get("ATLAS_APPROVER_GROUP"),
             approval_ttl_seconds=int(number("ATLAS_APPROVAL_TTL", 24 * 3600, int)),
-            asker_may_approve=(get("ATLAS_ASKER_MAY_APPROVE") or "true").lower() not in ("0", "false", "no", "off"),
+            asker_may_approve=flag("ATLAS_ASKER_MAY_APPROVE", False),
             docs_base_url=get("ATLAS_DOCS_URL"),
             issues_base_url=get("ATLAS_ISSUES_URL"),
             port=int(number("PORT", 3000, int)),

@@ -24,7 +24,7 @@ from bot.ephemeral import tell_clicker
 from workers import approval_cards, approvals
 from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
 from workers.approvals import Decided, Decision, Stale
-from workers.approvers import Policy, may_decide, slack_group_members
+from workers.approvers import Directory, Policy, SlackDirectory, may_decide
 from workers.queueing import enqueue
 from workers.runs import RunNotFound, RunStore
 
@@ -32,14 +32,14 @@ log = logging.getLogger("atlas.bot.approvals")
 
 
 def register(app: App, deps: Deps) -> None:
-    """Wire both buttons; the approver policy and the group-member cache live as long as the app."""
+    """Wire both buttons with the approver policy read from settings (and Slack's directory, cached in Redis)."""
     policy = Policy.from_settings(deps.settings)
-    members = slack_group_members(deps.client)
-    app.action(APPROVE_ACTION)(on_click(deps, "approved", policy, members))
-    app.action(DENY_ACTION)(on_click(deps, "denied", policy, members))
+    directory = SlackDirectory(deps.client, deps.redis)
+    app.action(APPROVE_ACTION)(on_click(deps, "approved", policy, directory))
+    app.action(DENY_ACTION)(on_click(deps, "denied", policy, directory))
 
 
-def on_click(deps: Deps, decision: Decision, policy: Policy, members: Callable[[str], frozenset[str]]) -> Callable[..., None]:
+def on_click(deps: Deps, decision: Decision, policy: Policy, directory: Directory) -> Callable[..., None]:
     def handle_approval(ack: Ack, action: dict[str, Any], body: dict[str, Any]) -> None:
         ack()
         user = body.get("user") or {}
@@ -50,7 +50,7 @@ def on_click(deps: Deps, decision: Decision, policy: Policy, members: Callable[[
             if approval is None:
                 tell_clicker(deps, body, user_id, wording.APPROVAL_GONE)
                 return
-            if not may_decide(user_id, approval.requester, policy, members):
+            if not may_decide(user_id, approval.requester, policy, directory):
                 log.info("click by %s on %s refused: not an approver", user_id, pending_id)
                 tell_clicker(deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
                 return

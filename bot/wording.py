@@ -118,6 +118,6 @@ APPROVAL_IN_DOUBT_THREAD = (
     ":warning: I was interrupted while running `{name}` on #{issue} after it was approved, so I can't tell whether it "
     "happened. I won't retry it. <@{user}>, please check the issue{link} and redo it by hand if needed."
 )
-APPROVAL_NOT_ALLOWED = ":no_entry: You can't approve this: only the person who asked and the project's maintainers can decide."
+APPROVAL_NOT_ALLOWED = ":no_entry: You can't approve this: only the project's maintainers can decide."
 APPROVAL_ALREADY = "This was already decided: {outcome}"
 APPROVAL_GONE = "This approval request is no longer available."

@@ -13,20 +13,23 @@ from typing import Any
 
 import redis
 from rq.job import Job
+from slack_sdk import WebClient
 
+from atlas.settings import Settings
 from datasets import tracker_db, tracker_journal
 from tests.approvals_data import make_data
 from tests.processes import REPO, wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
-from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import block_action, mention
-from tests.standins.slack_fixtures import RunningBot, slack_settings, start_bot
+from tests.standins.slack_api import TEAM, SlackAPI
+from tests.standins.slack_events import SECRET, block_action, mention
+from tests.standins.slack_fixtures import RunningBot, start_bot
 from tools.issue_store import IssueStore
-from workers import approvals
+from tools.tracker import demo_tracker
+from workers import approval_cards, approvals
 from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
 from workers.queueing import job_id
 from workers.runs import RunStore
-from workers.state import RunState
+from workers.state import Origin, PendingCall, RunState
 
 CHANNEL = "C0TRIAGE"
 ASKER = "U0ASKER"
@@ -93,6 +96,21 @@ class Stack:
     def worker(self, name: str, **extra_env: str):  # noqa: ANN201 - a context manager of Popen
         return worker_process({**self.env, **extra_env}, name)
 
+    def pause(self, calls: list[tuple[str, dict[str, Any]]], thread_ts: str = "1700000200.000100",
+              requester: str = ASKER) -> list[dict[str, Any]]:
+        """A run paused on `calls` (name, arguments) with its approval cards posted, as a worker leaves
+        it, without a model or a worker: for tests of who may click. Returns the cards."""
+        pending = [PendingCall(pending_id="", call_id=f"call_{i}", name=name, arguments=json.dumps(args), step=1)
+                   for i, (name, args) in enumerate(calls)]
+        run = RunState(question="triage", status="awaiting_approval",
+                       origin=Origin(kind="slack", user=requester, channel=CHANNEL, thread_ts=thread_ts, message_ts=thread_ts, team=TEAM))
+        run.pending = [p.model_copy(update={"pending_id": f"{run.id}.{p.call_id}"}) for p in pending]
+        RunStore(self.conn).save(run)
+        approvals.open_step(self.conn, run, run.pending, 3600)
+        client = WebClient(token=self.api.token, base_url=self.api.base_url)
+        approval_cards.post(client, run, run.pending, conn=self.conn, tracker=demo_tracker(self.data))
+        return self.cards(thread_ts, count=len(calls))
+
     def resume_job(self, run_id: str, step: int) -> Job | None:
         return Job.fetch(job_id(run_id, step), connection=self.conn) if Job.exists(job_id(run_id, step), connection=self.conn) else None
 
@@ -127,20 +145,23 @@ def decisions(conn: redis.Redis, card: dict[str, Any]) -> approvals.Approval:
 
 
 @contextmanager
-def stack(tmp_path: Path, redis_url: str, *, ttl: int = 3600) -> Iterator[Stack]:
+def stack(tmp_path: Path, redis_url: str, *, ttl: int = 3600, **env_overrides: str) -> Iterator[Stack]:
+    """The bot and workers read one environment (as `atlas serve` and `atlas worker` do), so the
+    approver settings in it are the ones the click handler enforces. `ATLAS_APPROVERS` is MAINTAINER
+    unless overridden (an empty string leaves approvers unconfigured)."""
     data = make_data(tmp_path / "data")
     tracker_db.ensure_db(data)
     home = tmp_path / "home"
     with SlackAPI() as api, ScriptedModel() as model:
-        settings = slack_settings(api, redis_url, home, data_dir=data, approvers=(MAINTAINER,), approval_ttl_seconds=ttl,
-                                  issues_base_url="https://tracker.example/orbit/issues")
-        bot, server = start_bot(settings, api)
         env = {
             "ATLAS_HOME": str(home), "REDIS_URL": redis_url, "ATLAS_DATA": str(data), **model.env(), **api.env(),
+            "SLACK_SIGNING_SECRET": SECRET,
             "ATLAS_APPROVERS": MAINTAINER, "ATLAS_APPROVAL_TTL": str(ttl), "ATLAS_MODEL_RETRIES": "0",
             "ATLAS_ISSUES_URL": "https://tracker.example/orbit/issues",
             "ATLAS_WORKER_HEARTBEAT_TTL": "3", "ATLAS_WORKER_MAINTENANCE": "1",
+            **env_overrides,
         }
+        bot, server = start_bot(Settings.from_env(env), api)
         try:
             yield Stack(bot, api, model, redis.Redis.from_url(redis_url), data, env, home)
         finally:

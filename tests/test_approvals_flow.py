@@ -6,12 +6,15 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from rq import Queue
+
 from tests.approvals_harness import ASKER, CHANNEL, FAULTS, MAINTAINER, STRANGER, decisions, is_card, outputs_sent, stack
 from tests.approvals_data import INJECTION_CLOSE_ALL
 from tests.processes import wait_for
 from tests.standins.responses_api import Call, reply_calls, reply_text
 from workers import approvals, audit, ledger
 from workers.gate import DECLINED
+from workers.jobs import continue_run
 
 
 def test_approve_path(tmp_path: Path, redis_url: str) -> None:
@@ -58,14 +61,14 @@ def test_deny_path(tmp_path: Path, redis_url: str) -> None:
         with s.worker("w1"):
             (card,) = s.cards(thread)
             run = s.run_of(card)
-            assert s.click(card, ASKER, approve=False) == 200  # the asker may decide too
+            assert s.click(card, MAINTAINER, approve=False) == 200
             final = s.wait_final(run.id)
         assert final.status == "done"
-        assert outputs_sent(s.model)["call_close"] == DECLINED.format(name="asker")
-        assert outputs_sent(s.model)["call_close"].startswith("Error: declined by @asker")
+        assert outputs_sent(s.model)["call_close"] == DECLINED.format(name="maint")
+        assert outputs_sent(s.model)["call_close"].startswith("Error: declined by @maint")
         assert s.journal() == [] and s.issues().get(5).state == "open"
         assert ledger.entry_of(s.conn, run.id, "call_close") is None
-        assert f"Denied by <@{ASKER}>" in json.dumps(s.card_now(card)["blocks"])
+        assert f"Denied by <@{MAINTAINER}>" in json.dumps(s.card_now(card)["blocks"])
         s.model.assert_done()
 
 
@@ -90,7 +93,7 @@ def test_unauthorized_click_changes_nothing(tmp_path: Path, redis_url: str) -> N
 
 
 def test_concurrent_double_clicks_run_the_side_effect_once(tmp_path: Path, redis_url: str) -> None:
-    with stack(tmp_path, redis_url) as s:
+    with stack(tmp_path, redis_url, ATLAS_ASKER_MAY_APPROVE="true") as s:  # two people who may decide
         s.model.script(reply_calls([Call("add_labels", {"issue_id": 2, "labels": ["wontfix"]}, "call_l")]), reply_text("Labeled."))
         thread = s.ask("label #2 wontfix")
         with s.worker("w1"), s.worker("w2"):
@@ -136,6 +139,36 @@ def test_two_pending_calls_resume_only_when_both_are_decided(tmp_path: Path, red
         assert sent["call_a"].startswith("Labeled #6") and sent["call_b"].startswith("Error: declined by @maint")
         assert [e.kind for e in s.journal()] == ["add_labels"]
         assert final.status == "done" and approvals.step_complete(s.conn, run.id, step)
+        s.model.assert_done()
+
+
+def test_an_early_resume_with_a_call_still_undecided_runs_nothing(tmp_path: Path, redis_url: str) -> None:
+    """A delivery of the run before its step is decided (a duplicate or re-delivered job) must wait:
+    no effect runs, no model call is made and the run stays paused until the last call is decided."""
+    with stack(tmp_path, redis_url) as s:
+        s.model.script(
+            reply_calls([Call("add_labels", {"issue_id": 6, "labels": ["question"]}, "call_a"),
+                         Call("close_issue", {"issue_id": 6, "reason": "completed", "duplicate_of": None}, "call_b")]),
+            reply_text("Labeled #6 and closed it."),
+        )
+        thread = s.ask("label and close #6")
+        with s.worker("w1"):
+            first, second = s.cards(thread, count=2)
+            run = s.run_of(first)
+            step = run.pending[0].step
+            calls_before = len(s.model.bodies())
+            s.click(first, MAINTAINER)
+            wait_for(lambda: decisions(s.conn, first).status == "approved", what="first decision")
+            assert s.resume_job(run.id, step) is None  # the click did not resume: one call is undecided
+            early = Queue("atlas", connection=s.conn).enqueue(continue_run, run.id, job_id=f"early-{run.id}")
+            wait_for(lambda: early.get_status(refresh=True) == "finished", what="the early delivery to finish")
+            assert early.return_value() == "awaiting_approval"
+            assert s.journal() == [] and s.issues().get(6).state == "open"  # nothing ran
+            assert len(s.model.bodies()) == calls_before and s.run_of(first).status == "awaiting_approval"
+            assert ledger.entry_of(s.conn, run.id, "call_a") is None
+            s.click(second, MAINTAINER)
+            final = s.wait_final(run.id)
+        assert final.status == "done" and [e.kind for e in s.journal()] == ["add_labels", "close"]
         s.model.assert_done()
 
 

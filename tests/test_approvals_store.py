@@ -9,7 +9,7 @@ import redis
 
 from workers import approvals, audit, ledger
 from workers.approvals import Decided, Missing, Stale
-from workers.approvers import GroupMembers, Policy, may_decide
+from workers.approvers import Policy, may_decide
 from workers.state import Origin, PendingCall, RunState
 
 
@@ -87,19 +87,36 @@ def test_the_ledger_claims_once_and_reports_a_claim_without_output(redis_conn: r
     assert ledger.claim(redis_conn, "r", "c2") == ledger.AlreadyDone("Error: may have run", False)
 
 
-def test_approvers_by_default_the_asker_and_configured_maintainers() -> None:
-    calls: list[str] = []
-    members = GroupMembers(lambda group: calls.append(group) or ["UGROUP"])
-    policy = Policy(approvers=frozenset({"UMAINT"}), group="S1")
-    assert may_decide("UASKER", "UASKER", policy, members)
-    assert may_decide("UMAINT", "UASKER", policy, members)
-    assert may_decide("UGROUP", "UASKER", policy, members)
-    assert not may_decide("URANDOM", "UASKER", policy, members)
-    assert not may_decide("UASKER", "UASKER", Policy(asker_may_approve=False), members)
-    assert not may_decide("", "", policy, members)
-    assert calls == ["S1"]  # cached
-    failing = GroupMembers(lambda group: (_ for _ in ()).throw(RuntimeError("slack down")))
-    assert not may_decide("UGROUP", "UASKER", Policy(group="S1"), failing)
+class FakeDirectory:
+    """A directory with one admin and one group, counting lookups."""
+
+    def __init__(self) -> None:
+        self.lookups: list[str] = []
+
+    def members(self, group: str) -> frozenset[str]:
+        self.lookups.append(group)
+        return frozenset({"UGROUP"}) if group == "S1" else frozenset()
+
+    def is_admin(self, user: str) -> bool:
+        self.lookups.append(user)
+        return user == "UADMIN"
+
+
+def test_only_maintainers_approve_and_the_asker_only_as_one() -> None:
+    directory = FakeDirectory()
+    configured = Policy(approvers=frozenset({"UMAINT"}), group="S1")
+    assert not may_decide("UASKER", "UASKER", configured, directory)
+    assert may_decide("UMAINT", "UASKER", configured, directory)
+    assert may_decide("UGROUP", "UASKER", configured, directory)
+    assert not may_decide("UADMIN", "UASKER", configured, directory)  # configured approvers replace the admins
+    assert not may_decide("URANDOM", "UASKER", configured, directory)
+    assert may_decide("UMAINT", "UMAINT", configured, directory)  # an asker who is a maintainer
+    assert may_decide("UASKER", "UASKER", Policy(asker_may_approve=True), directory)  # the opt-in
+    unconfigured = Policy()
+    assert may_decide("UADMIN", "UASKER", unconfigured, directory)
+    assert not may_decide("UASKER", "UASKER", unconfigured, directory)
+    assert not may_decide("", "", unconfigured, directory)
+    assert not may_decide("UADMIN", "UASKER", unconfigured, None)
 
 
 def test_audit_filters_newest_first(redis_conn: redis.Redis) -> None:

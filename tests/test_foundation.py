@@ -25,12 +25,14 @@ def test_settings_defaults_and_overrides(tmp_path: Path) -> None:
     assert online.price == Price(0.10, 0.01, 0.50)
     assert online.data_dir == tmp_path.resolve()
     assert online.approvers == ("U1", "U2")
+    assert not default.asker_may_approve and not default.approvers and default.approver_group is None  # maintainers only
+    assert Settings.from_env({"ATLAS_ASKER_MAY_APPROVE": "true"}).asker_may_approve
     custom = Settings.from_env({"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "ATLAS_MODEL": "m", "ATLAS_PRICE": "1,0.5,2"})
     assert custom.price == Price(1.0, 0.5, 2.0)
 
 
 @pytest.mark.parametrize(
-    ("name", "value"), [("ATLAS_PRICE", "cheap"), ("PORT", "eighty"), ("ATLAS_MODEL_TIMEOUT", "soon")]
+    ("name", "value"), [("ATLAS_PRICE", "cheap"), ("PORT", "eighty"), ("ATLAS_MODEL_TIMEOUT", "soon"), ("ATLAS_ASKER_MAY_APPROVE", "maybe")]
 )
 def test_settings_reject_malformed_values_naming_the_variable(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):

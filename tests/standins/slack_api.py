@@ -63,6 +63,8 @@ class SlackAPI(LoopbackHTTP):
         self.calls: list[Call] = []
         self.responses: list[tuple[str, dict[str, Any]]] = []  # (response_url name, payload)
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, ts) -> message
+        self.users: dict[str, dict[str, Any]] = {}  # user id -> users.info's `user` object (see add_user)
+        self.groups: dict[str, list[str]] = {}  # user group id -> member ids (usergroups.users.list)
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._lock = threading.Lock()
         self._ts = itertools.count(1)
@@ -90,6 +92,23 @@ class SlackAPI(LoopbackHTTP):
     def server_error(self, method: str, times: int = 1, status: int = 500) -> None:
         """The next `times` calls answer a 5xx (nothing is processed)."""
         self._plan(method, Planned(status=status, error="internal_error"), times)
+
+    # -- the workspace's people -----------------------------------------------------------------
+
+    def add_user(self, user: str, *, admin: bool = False, owner: bool = False, primary_owner: bool = False,
+                 deleted: bool = False) -> None:
+        """A member users.info knows, with Slack's role flags (a primary owner is also an owner and an admin)."""
+        owner = owner or primary_owner
+        with self._lock:
+            self.users[user] = {
+                "id": user, "team_id": TEAM, "name": user.lower(), "deleted": deleted, "is_bot": False,
+                "is_admin": admin or owner, "is_owner": owner, "is_primary_owner": primary_owner,
+                "is_restricted": False, "is_ultra_restricted": False, "is_app_user": False,
+            }
+
+    def add_group(self, group: str, members: list[str]) -> None:
+        with self._lock:
+            self.groups[group] = list(members)
 
     def _plan(self, method: str, planned: Planned, times: int) -> None:
         with self._lock:
@@ -140,6 +159,18 @@ class SlackAPI(LoopbackHTTP):
         if method == "auth.test":
             return {"ok": True, "url": "https://atlas-test.slack.com/", "team": "Atlas Test", "user": "atlas",
                     "team_id": TEAM, "user_id": BOT_USER, "bot_id": BOT_ID, "is_enterprise_install": False}
+        if method == "users.info":
+            problem = _require(args, "user")
+            if problem:
+                return problem
+            user = self.users.get(args["user"])
+            return {"ok": True, "user": dict(user)} if user else {"ok": False, "error": "user_not_found"}
+        if method == "usergroups.users.list":
+            problem = _require(args, "usergroup")
+            if problem:
+                return problem
+            members = self.groups.get(args["usergroup"])
+            return {"ok": True, "users": list(members)} if members is not None else {"ok": False, "error": "no_such_subteam"}
         if method == "assistant.threads.setStatus":
             return _require(args, "channel_id", "thread_ts") or {"ok": True}
         if method == "chat.postEphemeral":
