@@ -5,7 +5,16 @@ from __future__ import annotations
 import json
 
 from tools.tracker import IssueRef
-from workers.approval_cards import APPROVE_ACTION, DENY_ACTION, CardView, buttons, describe, outcome_line, stated_reason
+from workers.approval_cards import (
+    APPROVE_ACTION,
+    DENY_ACTION,
+    CardView,
+    buttons,
+    describe,
+    outcome_line,
+    stated_reason,
+    untrusted_reads,
+)
 from workers.approvals import Approval
 from workers.state import RunState
 
@@ -61,3 +70,36 @@ def test_the_outcome_says_who_what_and_when() -> None:
     approval = Approval(pending_id="p", run_id="r", call_id="c", name="add_labels", arguments="{}", step=1,
                         status="denied", decider="UMAINT", decided_at=1_800_000_000.0)
     assert outcome_line(approval).startswith(":no_entry_sign: Denied by <@UMAINT> <!date^1800000000^")
+
+
+def test_bidi_controls_in_a_comment_or_label_are_shown_not_obeyed() -> None:
+    controls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+    body = "Fixed in \u202egnp.exe"  # displays as "Fixed in exe.png" where the override is obeyed
+    text = card("post_comment", {"issue_id": 7, "body": body}, reason="Because \u2067the issue says so\u2069")
+    comment = card("add_labels", {"issue_id": 7, "labels": ["bug\u202e", "do" + controls + "cs"]})
+    for shown in (text, comment):
+        assert not any(c in json.loads(shown).__repr__() for c in controls)
+    assert "Fixed in <U+202E>gnp.exe" in json.loads(text).__repr__()
+    assert "Because <U+2067>the issue says so<U+2069>" in json.loads(text).__repr__()
+    labels = json.loads(comment)[2]["elements"][0]["elements"]
+    assert [p["text"] for p in labels if p.get("style")] == [
+        "bug<U+202E>", "do<U+202A><U+202B><U+202C><U+202D><U+202E><U+2066><U+2067><U+2068><U+2069><U+200E><U+200F><U+061C>cs"]
+    assert "hidden text-direction characters" in text and "hidden text-direction characters" in comment
+    assert "hidden text-direction" not in card("post_comment", {"issue_id": 7, "body": "plain"})
+
+
+def test_the_card_says_which_untrusted_text_came_before_the_proposal() -> None:
+    run = RunState(question="q", items=[
+        {"type": "function_call", "call_id": "c1", "name": "search_issues", "arguments": '{"query": "dst"}'},
+        {"type": "function_call", "call_id": "c2", "name": "get_issue", "arguments": '{"issue_id": 237}'},
+        {"type": "function_call", "call_id": "c3", "name": "search_docs", "arguments": '{"query": "x"}'},
+        {"type": "function_call", "call_id": "c4", "name": "get_issue", "arguments": '{"issue_id": 237}'},
+        {"type": "function_call", "call_id": "c5", "name": "close_issue", "arguments": '{"issue_id": 206}'},
+        {"type": "function_call", "call_id": "c6", "name": "get_issue", "arguments": '{"issue_id": 9}'},
+    ])
+    assert untrusted_reads(run, "c5") == ("issue search results", "#237")
+    assert untrusted_reads(run, "c1") == ()
+    view = CardView("r.c5", "close_issue", {"issue_id": 206, "reason": "completed"}, ISSUE, None, "", "UASK", 1_800_000_000,
+                    read=("#237",))
+    assert "Proposed after reading #237*" in json.dumps(describe(view))
+    assert "Proposed after" not in card("close_issue", {"issue_id": 7, "reason": "completed"})

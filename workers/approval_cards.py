@@ -40,6 +40,7 @@ from workers import approvals
 from workers.approvals import Approval
 from workers.slack_render import escape
 from workers.state import PendingCall, RunState
+from workers.visible_text import has_bidi, reveal_bidi
 
 log = logging.getLogger("atlas.approval_cards")
 
@@ -62,6 +63,7 @@ class CardView:
     reason: str
     asker: str | None
     expires_at: float
+    read: tuple[str, ...] = ()  # untrusted text the run read before proposing this: "#237", search results
 
 
 def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: float) -> CardView:
@@ -81,7 +83,28 @@ def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: 
         except TrackerUnavailable:
             log.warning("run %s: tracker unavailable while rendering a card", run.id)
     return CardView(call.pending_id, call.name, arguments, issue, duplicate, stated_reason(run, call.call_id),
-                    run.origin.user, expires_at)
+                    run.origin.user, expires_at, untrusted_reads(run, call.call_id))
+
+
+def untrusted_reads(run: RunState, call_id: str) -> tuple[str, ...]:
+    """Issue text the run read before this call (issues opened, then search results), in reading order."""
+    read: list[str] = []
+    for item in run.items:
+        if item.get("type") != "function_call":
+            continue
+        if item.get("call_id") == call_id:
+            break
+        if item.get("name") == "get_issue":
+            try:
+                number = json.loads(item.get("arguments") or "{}").get("issue_id")
+            except (ValueError, AttributeError):
+                continue
+            label = f"#{number}" if isinstance(number, int) and not isinstance(number, bool) else None
+        else:
+            label = wording.APPROVAL_PROVENANCE_SEARCH if item.get("name") == "search_issues" else None
+        if label and label not in read:
+            read.append(label)
+    return tuple(read)
 
 
 def stated_reason(run: RunState, call_id: str) -> str:
@@ -111,29 +134,34 @@ def describe(card: CardView) -> list[dict[str, Any]]:
     elif number is not None:
         blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=f"#{escape(str(number))}", state="?"))))
     if card.name == "add_labels":
-        blocks.append(_chips(wording.APPROVAL_LABELS, [str(x) for x in card.arguments.get("labels") or []]))
+        blocks.append(_chips(wording.APPROVAL_LABELS, [reveal_bidi(str(x)) for x in card.arguments.get("labels") or []]))
         if card.issue is not None:
-            current = ", ".join(f"`{escape(x)}`" for x in card.issue.labels) or "none"
+            current = ", ".join(f"`{escape(reveal_bidi(x))}`" for x in card.issue.labels) or "none"
             blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_CURRENT_LABELS.format(labels=current))]))
     elif card.name == "post_comment":
         blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_COMMENT)))
-        body = str(card.arguments.get("body") or "")
+        body = reveal_bidi(str(card.arguments.get("body") or ""))
         blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=body or " ")])]))
     elif card.name == "close_issue":
         if card.arguments.get("reason") == "duplicate":
             original = _link(card.duplicate) if card.duplicate else f"#{escape(str(card.arguments.get('duplicate_of')))}"
             line = wording.APPROVAL_CLOSE_DUPLICATE.format(link=original)
         else:
-            line = wording.APPROVAL_CLOSE.format(reason=escape(str(card.arguments.get("reason", "")).replace("_", " ")))
+            line = wording.APPROVAL_CLOSE.format(reason=escape(reveal_bidi(str(card.arguments.get("reason", ""))).replace("_", " ")))
         blocks.append(SectionBlock(text=MarkdownTextObject(text=line)))
     else:
-        raw = json.dumps(card.arguments, ensure_ascii=False)
+        raw = reveal_bidi(json.dumps(card.arguments, ensure_ascii=False))
         blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=raw)])]))
     if card.reason:
         blocks.append(RichTextBlock(elements=[
             RichTextSectionElement(elements=[RichTextElementParts.Text(text=wording.APPROVAL_REASON, style={"italic": True})]),
-            RichTextQuoteElement(elements=[RichTextElementParts.Text(text=_clip(card.reason, REASON_CHARS))]),
+            RichTextQuoteElement(elements=[RichTextElementParts.Text(text=_clip(reveal_bidi(card.reason), REASON_CHARS))]),
         ]))
+    if card.read:
+        sources = ", ".join(card.read[:-1]) + (" and " if len(card.read) > 1 else "") + card.read[-1]
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_PROVENANCE.format(sources=escape(sources)))]))
+    if has_bidi(json.dumps(card.arguments, ensure_ascii=False) + card.reason):
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_BIDI)]))
     asker = wording.APPROVAL_ASKED_BY.format(user=card.asker or "unknown", when=slack_date(card.expires_at))
     blocks.append(ContextBlock(elements=[MarkdownTextObject(text=asker)]))
     return [b.to_dict() for b in blocks]
@@ -239,7 +267,7 @@ def _chips(label: str, names: list[str]) -> RichTextBlock:
 
 
 def _link(issue: IssueRef) -> str:
-    text = escape(f"#{issue.number} {issue.title}")
+    text = escape(reveal_bidi(f"#{issue.number} {issue.title}"))
     return f"<{issue.url}|{text}>" if issue.url else text
 
 
