@@ -23,6 +23,7 @@ PROGRESS_STEP = "_Working on it... step {step}_"
 PROGRESS_DONE = "_Done after {steps} {step_word}; the answer is below._"
 PROGRESS_FAILED = "_Stopped; see below._"
 PROGRESS_PAUSED = "_Paused: a proposed action needs a maintainer's approval._"
+PROGRESS_STOPPED = "_Stopped, as you asked. Mention me again to ask anew._"
 TASK_SEARCH_ISSUES = "Searching issues for “{query}”"
 TASK_SEARCH_ISSUES_STATE = "Searching {state} issues for “{query}”"
 TASK_GET_ISSUE = "Reading issue #{number}"
@@ -50,6 +51,7 @@ STOP_REASONS = {
     "worker_lost": "the worker stopped",
     "approval_expired": "an approval expired",
     "internal_error": "internal error",
+    "stopped_by_user": "stopped by you",
 }
 FEEDBACK_UP = "Helpful"
 FEEDBACK_DOWN = "Not helpful"

@@ -185,3 +185,18 @@ def test_an_answer_slack_failed_to_take_is_posted_by_the_retried_job(
     statuses = [c.status for c in slack_api.calls_to("chat.postMessage")]
     assert statuses[0] == 500 and statuses.count(200) == 1
     assert len(_answers(slack_api, thread)) == 1
+
+
+def test_a_person_who_presses_stop_ends_the_run_and_gets_one_short_note(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    thread = "1700001500.000100"
+    slack_api.stop_at_next_append()  # pressed while the first lookups run
+    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
+    _burst(env)
+    progress, note = slack_api.thread(CHANNEL, thread)  # no second progress message, no answer
+    assert progress["stopped_by_user"] and note["text"] == wording.PROGRESS_STOPPED
+    assert len(slack_api.calls_to("chat.startStream")) == 1 and _answers(slack_api, thread) == []
+    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    assert run.status == "partial" and run.stop_reason == "stopped_by_user" and len(run.steps) == 1
+    assert conversations.turns(redis_conn, "T0TEST", CHANNEL, thread) == []

@@ -12,6 +12,7 @@ from bot import wording
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from workers import conversations
+from workers.errors import StoppedByUser
 from workers.runs import RunStore
 from workers.slack_surface import PROGRESS_MIN_INTERVAL, SlackReporter
 from workers.state import Origin, RunState, StepRecord
@@ -161,10 +162,11 @@ def test_a_server_error_on_post_is_not_blindly_retried(slack_api: SlackAPI, redi
     assert [c.status for c in slack_api.calls_to("chat.postMessage")] == [500]
 
 
-def test_blocks_slack_refuses_fall_back_to_text(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+@pytest.mark.parametrize("error", ["invalid_blocks", "msg_blocks_too_long"])
+def test_blocks_slack_refuses_fall_back_to_text(slack_api: SlackAPI, redis_conn: redis.Redis, error: str) -> None:
     run = _run(redis_conn)
     _finish(run)
-    slack_api.refuse("chat.postMessage", "invalid_blocks")
+    slack_api.refuse("chat.postMessage", error)
     _reporter(slack_api, redis_conn).event(run, "answer")
     [message] = slack_api.thread(CHANNEL, THREAD)
     assert message["blocks"] == [] and message["text"].startswith("It is **PermanentError**")
@@ -190,3 +192,114 @@ def test_a_paused_run_closes_progress_and_hands_the_pending_calls_to_the_approva
     run.status = "running"
     reporter2.event(run, "step", step=2)
     assert len(slack_api.calls_to("chat.startStream")) == 2
+
+
+# -- Slack's streaming rules -------------------------------------------------------------------
+
+
+def _streams(api: SlackAPI) -> list[dict]:
+    return [m for m in api.thread(CHANNEL, THREAD) if "chunks" in m]
+
+
+def test_a_stream_the_person_stops_ends_the_run_with_one_short_note(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+    clock = Clock()
+    reporter, run = _reporter(slack_api, redis_conn, clock), _run(redis_conn)
+    reporter.event(run, "step", step=1)
+    _tool(reporter, run, "call_a", "started")
+    [progress] = _streams(slack_api)
+    slack_api.stop_by_user(CHANNEL, progress["ts"])
+    clock.now += PROGRESS_MIN_INTERVAL
+    _tool(reporter, run, "call_a", "done")  # Slack answers stopped_by_user
+    _tool(reporter, run, "call_b", "started")
+    with pytest.raises(StoppedByUser):
+        reporter.event(run, "step", step=2)  # the run ends at the step boundary
+    assert len(slack_api.calls_to("chat.startStream")) == 1 and slack_api.calls_to("chat.update", "chat.postMessage") == []
+    assert [c.reply.get("error") for c in slack_api.calls_to("chat.appendStream")] == [None, "stopped_by_user"]  # none after
+    run.status, run.answer, run.stop_reason = "partial", "Stopped.", "stopped_by_user"
+    reporter.event(run, "answer")
+    _reporter(slack_api, redis_conn).event(RunStore(redis_conn).load(run.id), "answer")  # a re-delivery
+    progress_now, note = slack_api.thread(CHANNEL, THREAD)
+    assert note["text"] == wording.PROGRESS_STOPPED and progress_now["ts"] == progress["ts"]
+    assert RunStore(redis_conn).load(run.id).surface["stopped_by_user"] is True
+
+
+def test_a_stop_pressed_before_the_cards_post_none(slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers import approval_cards
+
+    monkeypatch.setattr(approval_cards, "post", lambda *a: pytest.fail("a card was posted after the stop"))
+    reporter, run = _reporter(slack_api, redis_conn, Clock()), _run(redis_conn)
+    reporter.event(run, "step", step=1)
+    slack_api.stop_by_user(CHANNEL, _streams(slack_api)[0]["ts"])
+    with pytest.raises(StoppedByUser):
+        reporter.event(run, "paused", pending=[{"pending_id": "p1", "call_id": "c1", "name": "add_labels", "arguments": "{}", "step": 1}])
+
+
+def test_three_rate_limited_appends_delay_the_update_and_keep_one_message(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+    clock = Clock()
+    reporter, run = _reporter(slack_api, redis_conn, clock), _run(redis_conn)
+    reporter.event(run, "step", step=1)
+    slack_api.rate_limit("chat.appendStream", times=3, retry_after=0)  # the client's two retries and one more
+    _tool(reporter, run, "call_a", "started")
+    assert [c.status for c in slack_api.calls_to("chat.appendStream")] == [429, 429, 429]
+    _tool(reporter, run, "call_a", "done")  # the next update carries what was held back
+    assert [c.status for c in slack_api.calls_to("chat.appendStream")] == [429, 429, 429, 200]
+    [progress] = slack_api.thread(CHANNEL, THREAD)
+    assert progress["streaming"] and len(slack_api.calls_to("chat.startStream")) == 1
+    assert [c["status"] for c in progress["chunks"] if c["type"] == "task_update"] == ["complete"]
+
+
+@pytest.mark.parametrize("error", ["message_not_in_streaming_state", "streaming_mode_mismatch", "invalid_chunks", "internal_error"])
+def test_a_refused_append_updates_the_same_message_instead_of_starting_another(
+    slack_api: SlackAPI, redis_conn: redis.Redis, error: str
+) -> None:
+    clock = Clock()
+    reporter, run = _reporter(slack_api, redis_conn, clock), _run(redis_conn)
+    reporter.event(run, "step", step=1)
+    slack_api.refuse("chat.appendStream", error)
+    _tool(reporter, run, "call_a", "started")
+    clock.now += PROGRESS_MIN_INTERVAL
+    _tool(reporter, run, "call_a", "done")
+    reporter.event(run, "step", step=2)
+    _finish(run)
+    reporter.event(run, "answer")
+    progress, answer = slack_api.thread(CHANNEL, THREAD)
+    assert len(slack_api.calls_to("chat.startStream")) == 1 and progress["edits"] >= 2
+    assert "Done after 2 steps" in progress["text"] and answer["blocks"]
+    assert RunStore(redis_conn).load(run.id).surface["progress_mode"] == "placeholder"
+
+
+def test_a_progress_message_that_is_gone_is_replaced_once(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+    reporter, run = _reporter(slack_api, redis_conn, Clock()), _run(redis_conn)
+    reporter.event(run, "step", step=1)
+    [progress] = _streams(slack_api)
+    slack_api.messages[(CHANNEL, progress["ts"])]["deleted"] = True  # deleted by someone
+    _tool(reporter, run, "call_a", "started")
+    reporter.event(run, "step", step=2)
+    [replacement] = slack_api.thread(CHANNEL, THREAD)
+    assert "step 2" in replacement["text"].lower() and len(slack_api.calls_to("chat.startStream")) == 1
+
+
+def test_the_stand_in_holds_streams_to_slacks_rules(slack_api: SlackAPI) -> None:
+    from slack_sdk import WebClient
+    from slack_sdk.errors import SlackApiError
+
+    client = WebClient(token=slack_api.token, base_url=slack_api.base_url)
+
+    def error(method: str, **args: object) -> str:
+        try:
+            getattr(client, method)(**args)
+        except SlackApiError as exc:
+            return str(exc.response["error"])
+        return "ok"
+
+    assert error("chat_startStream", channel=CHANNEL, thread_ts=THREAD, recipient_user_id="U1") == "missing_recipient_team_id"
+    assert error("chat_startStream", channel=CHANNEL, thread_ts=THREAD, recipient_team_id="T1") == "missing_recipient_user_id"
+    assert error("chat_startStream", channel="D0ALICE", thread_ts=THREAD) == "ok"  # a DM needs no recipient
+    ts = client.chat_startStream(channel=CHANNEL, thread_ts=THREAD, recipient_team_id="T1", recipient_user_id="U1",
+                                 markdown_text="Working")["ts"]
+    assert error("chat_appendStream", channel=CHANNEL, ts=ts, chunks=[{"type": "task_update", "id": "a", "title": "t", "status": "complete"}]) == "streaming_mode_mismatch"
+    assert error("chat_appendStream", channel=CHANNEL, ts=ts, markdown_text="more") == "ok"
+    assert error("chat_appendStream", channel=CHANNEL, ts=ts, chunks=[{"type": "task_update", "id": "a", "status": "done"}]) == "invalid_chunks"
+    slack_api.stop_by_user(CHANNEL, ts)
+    assert error("chat_appendStream", channel=CHANNEL, ts=ts, markdown_text="more") == "stopped_by_user"
+    assert error("chat_stopStream", channel=CHANNEL, ts=ts) == "stopped_by_user"

@@ -23,5 +23,9 @@ class PairingBroken(AtlasError):
     """A transcript transform broke call/output pairing: a bug, reported as an internal error."""
 
 
+class StoppedByUser(AtlasError):
+    """The person pressed stop on the run's progress in Slack: the run ends, nothing more is posted."""
+
+
 class DeliveryFailed(AtlasError):
     """The answer or an approval card could not be posted; the job fails so that RQ retries it."""

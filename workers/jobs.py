@@ -9,7 +9,7 @@ from rq import get_current_job
 
 from workers import gate, lease, runtime
 from workers import instructions as phrases
-from workers.errors import DeliveryFailed, ModelRejected, ModelUnavailable
+from workers.errors import DeliveryFailed, ModelRejected, ModelUnavailable, StoppedByUser
 from workers.loop import Reporter, finish
 from workers.reporting import FanOut, StreamReporter
 from workers.state import RunState, StopReason
@@ -56,6 +56,12 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
         agent.run(run)
     except DeliveryFailed:
         raise  # the run is saved; RQ's retry re-sends what did not reach Slack
+    except StoppedByUser:
+        log.info("run %s: stopped by the person who asked", run.id)
+        finish(run, phrases.STOPPED_BY_USER, "stopped_by_user", partial=True)
+        rt.settle(run)
+        rt.store.save(run)
+        reporter.event(run, "answer")  # the run's stream hears the end; Slack posts only the short note
     except (ModelUnavailable, redis.ConnectionError, redis.TimeoutError) as exc:
         job = get_current_job()
         if job is not None and job.retries_left:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from workers.errors import DeliveryFailed
+from workers.errors import DeliveryFailed, StoppedByUser
 from workers.loop import Reporter
 from workers.runs import RunStore
 from workers.state import RunState
@@ -30,18 +30,24 @@ MUST_DELIVER: frozenset[str] = frozenset({"answer", "paused"})
 
 class FanOut(Reporter):
     """Sends each event to several reporters; one failing never stops the others. A failed
-    progress update is only logged; a failed answer or approval card raises DeliveryFailed."""
+    progress update is only logged; a failed answer or approval card raises DeliveryFailed. A person's
+    stop (StoppedByUser) reaches the job once every reporter has had the event."""
 
     def __init__(self, *reporters: Reporter) -> None:
         self.reporters = reporters
 
     def event(self, run: RunState, kind: str, **data: Any) -> None:
         failed: list[str] = []
+        stopped: StoppedByUser | None = None
         for reporter in self.reporters:
             try:
                 reporter.event(run, kind, **data)
+            except StoppedByUser as exc:
+                stopped = exc
             except Exception:
                 log.exception("reporter %s failed on %s for run %s", type(reporter).__name__, kind, run.id)
                 failed.append(type(reporter).__name__)
         if failed and kind in MUST_DELIVER:
             raise DeliveryFailed(f"{kind} of run {run.id} not delivered by {', '.join(failed)}")
+        if stopped is not None:
+            raise stopped

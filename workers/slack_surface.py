@@ -3,6 +3,9 @@
 Progress uses Slack's text streaming (`chat.startStream` / `appendStream` / `stopStream`) with one
 task card per tool call; where Slack refuses to stream, one placeholder message updated per step.
 Updates are buffered: at most one call per `PROGRESS_MIN_INTERVAL`, plus one at each step boundary.
+A job keeps one progress message: when Slack refuses an append, the same message is updated by ts
+instead (a rate limit only delays the update). When the person presses stop (`stopped_by_user`),
+the run ends at its next step boundary and the thread gets one short note instead of anything more.
 
 Idempotency lives in `run.surface`, saved right after each message is created: a re-delivered
 answer (a retried job, a worker that died after saving) updates the messages it finds there
@@ -26,6 +29,7 @@ from atlas.settings import Settings
 from atlas.slack_client import web_client
 from bot import wording
 from workers import approval_cards, conversations
+from workers.errors import StoppedByUser
 from workers.loop import Reporter
 from workers.runs import RunStore
 from workers.slack_render import (
@@ -40,7 +44,9 @@ log = logging.getLogger("atlas.slack_surface")
 
 PROGRESS_MIN_INTERVAL = 1.0  # seconds between progress updates within a step
 TASK_STATUS = {"started": "in_progress", "done": "complete", "failed": "error"}
-TEXT_ONLY_ERRORS = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_too_long", "markdown_text_too_long"})
+TEXT_ONLY_ERRORS = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_too_long", "msg_blocks_too_long",
+                              "markdown_text_too_long"})
+RATE_LIMITED = frozenset({"ratelimited", "rate_limited"})  # after the client's own Retry-After retries
 TEXT_ONLY_CHARS = 3500
 
 
@@ -85,11 +91,16 @@ class SlackReporter(Reporter):
         if run.origin.kind != "slack" or not run.origin.channel:
             return
         if kind == "step":
-            self._step = int(data.get("step") or 0)
-            if not run.surface.get("progress_open"):
-                self._start_progress(run)
-            self._flush(run, force=True)
+            if not run.surface.get("stopped_by_user"):
+                self._step = int(data.get("step") or 0)
+                if not run.surface.get("progress_open"):
+                    self._start_progress(run)
+                self._flush(run, force=True)
+            if run.surface.get("stopped_by_user"):
+                raise StoppedByUser(run.id)  # at a step boundary: nothing half done
         elif kind == "tool":
+            if run.surface.get("stopped_by_user"):
+                return
             status = TASK_STATUS.get(str(data.get("state")), "in_progress")
             call_id = str(data.get("call_id"))
             entry = (task_title(str(data.get("name", "")), str(data.get("arguments", ""))), status)
@@ -98,12 +109,17 @@ class SlackReporter(Reporter):
             self._flush(run, force=False)
         elif kind == "paused":
             self._close_progress(run, wording.PROGRESS_PAUSED)
+            if run.surface.get("stopped_by_user"):
+                raise StoppedByUser(run.id)  # no cards: the person asked for nothing more
             self.post_approval_cards(run, list(data.get("pending") or []))
         elif kind == "answer":
             closing = wording.PROGRESS_FAILED if run.status == "failed" else wording.PROGRESS_DONE.format(
                 steps=len(run.steps), step_word=wording.steps_word(len(run.steps))
             )
             self._close_progress(run, closing)
+            if run.surface.get("stopped_by_user"):
+                self._post_stop_note(run)
+                return
             self.post_answer(run)
 
     # -- progress ------------------------------------------------------------------------------
@@ -152,25 +168,68 @@ class SlackReporter(Reporter):
             return
         try:
             if mode == "stream":
-                self.create_client.chat_appendStream(
-                    channel=run.origin.channel, ts=run.surface["progress_ts"], chunks=self._task_chunks()
-                )
+                self._append(run)
             else:
-                self.client.chat_update(
-                    channel=run.origin.channel,
-                    ts=run.surface["progress_ts"],
-                    text=placeholder_text(self._step, list(self._tasks.values())),
-                )
+                self._update_in_place(run)
         except SlackApiError as exc:
-            # The stream expired or the message is gone (e.g. a long approval pause): start afresh.
-            log.info("run %s: progress update refused (%s); starting a new progress message", run.id, _error_code(exc))
+            code = _error_code(exc)
+            if code in RATE_LIMITED:
+                log.info("run %s: progress update rate limited; sending it with the next one", run.id)
+                return  # what is pending stays pending
+            log.warning("run %s: progress update refused (%s); no more progress this job", run.id, code)
+            self._progress_broken = True
             run.surface["progress_open"] = False
-            self._start_progress(run)
+            self.store.save(run)
+            return
         except SlackClientError:
             log.warning("run %s: progress update failed", run.id, exc_info=True)
             return
         self._pending.clear()
         self._last_flush = self.clock()
+
+    def _append(self, run: RunState) -> None:
+        """Append the pending task cards; if Slack refuses, go on updating the same message by ts."""
+        try:
+            self.create_client.chat_appendStream(channel=run.origin.channel, ts=run.surface["progress_ts"], chunks=self._task_chunks())
+        except SlackApiError as exc:
+            code = _error_code(exc)
+            if code == "stopped_by_user":
+                self._user_stopped(run)
+                return
+            if code in RATE_LIMITED:
+                raise
+            log.info("run %s: Slack refused appending to the stream (%s); updating the same message instead", run.id, code)
+            run.surface["progress_mode"] = "placeholder"
+            self.store.save(run)
+            self._update_in_place(run)
+
+    def _update_in_place(self, run: RunState, closing: str | None = None) -> None:
+        """The progress text, edited by ts; if the message is gone, one new plain message replaces it."""
+        text = placeholder_text(self._step, list(self._tasks.values()), closing)
+        try:
+            self.client.chat_update(channel=run.origin.channel, ts=run.surface["progress_ts"], text=text)
+        except SlackApiError as exc:
+            if _error_code(exc) != "message_not_found":
+                raise
+            reply = self.create_client.chat_postMessage(channel=run.origin.channel, thread_ts=_thread(run), text=text)
+            run.surface["progress_ts"] = reply["ts"]
+            self.store.save(run)
+
+    def _user_stopped(self, run: RunState) -> None:
+        """The person pressed stop: remembered in the run, so no job posts progress or an answer again."""
+        log.info("run %s: the person stopped the stream", run.id)
+        self._pending.clear()
+        run.surface.update(stopped_by_user=True, progress_open=False)
+        self.store.save(run)
+
+    def _post_stop_note(self, run: RunState) -> None:
+        """The one short line a stopped run leaves in the thread (once, across re-deliveries)."""
+        if run.surface.get("stop_note_ts"):
+            return
+        reply = self.create_client.chat_postMessage(channel=run.origin.channel, thread_ts=_thread(run), text=wording.PROGRESS_STOPPED)
+        run.surface["stop_note_ts"] = reply["ts"]
+        self.store.save(run)
+        self._clear_status(run)
 
     def _close_progress(self, run: RunState, closing: str) -> None:
         """End the progress message with a closing line; the answer or the approval card follows it."""
@@ -181,11 +240,16 @@ class SlackReporter(Reporter):
             if run.surface.get("progress_mode") == "stream":
                 chunks: list[Any] = self._task_chunks()
                 chunks.append(MarkdownTextChunk(text="\n" + closing))
-                self.create_client.chat_stopStream(channel=channel, ts=ts, chunks=chunks)
+                try:
+                    self.create_client.chat_stopStream(channel=channel, ts=ts, chunks=chunks)
+                except SlackApiError as exc:
+                    if _error_code(exc) == "stopped_by_user":
+                        self._user_stopped(run)
+                        return
+                    log.info("run %s: Slack refused stopping the stream (%s); updating it instead", run.id, _error_code(exc))
+                    self._update_in_place(run, closing)
             else:
-                self.client.chat_update(
-                    channel=channel, ts=ts, text=placeholder_text(self._step, list(self._tasks.values()), closing)
-                )
+                self._update_in_place(run, closing)
         except SlackClientError:
             log.info("run %s: could not close the progress message", run.id, exc_info=True)
         self._pending.clear()

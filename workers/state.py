@@ -21,6 +21,7 @@ StopReason = Literal[
     "worker_lost",
     "approval_expired",
     "internal_error",
+    "stopped_by_user",
 ]
 FINAL_STATUSES: frozenset[str] = frozenset({"done", "partial", "failed", "expired"})
 

@@ -7,7 +7,10 @@ would. Also serves `response_url`s (`/response/<name>`) for slash-command and bu
 
 Checks it applies like Slack does: the bot token, known methods, required arguments, the
 12,000-character cumulative limit of `markdown` blocks, 50 blocks per message, 40,000 characters of
-text, and streaming state (appending to a stopped stream fails).
+text, and streaming: in a channel `chat.startStream` needs the recipient (`recipient_team_id`,
+`recipient_user_id`), a stream keeps the content mode it started with (`markdown_text` or `chunks`,
+else `streaming_mode_mismatch`), chunks must have Slack's shapes (`invalid_chunks`), appending to a
+stopped stream fails, and a stream the person stopped (`stop_by_user`) refuses with `stopped_by_user`.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ TEAM = "T0TEST"
 MARKDOWN_TOTAL = 12_000
 MAX_BLOCKS = 50
 MAX_TEXT = 40_000
+TASK_STATUSES = ("pending", "in_progress", "complete", "error")
 
 
 @dataclass
@@ -65,6 +69,7 @@ class SlackAPI(LoopbackHTTP):
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, ts) -> message
         self.users: dict[str, dict[str, Any]] = {}  # user id -> users.info's `user` object (see add_user)
         self.groups: dict[str, list[str]] = {}  # user group id -> member ids (usergroups.users.list)
+        self._stop_at_next_append = False
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._lock = threading.Lock()
         self._ts = itertools.count(1)
@@ -199,23 +204,34 @@ class SlackAPI(LoopbackHTTP):
         if method == "chat.startStream":
             if not self.streaming:
                 return {"ok": False, "error": "unknown_method"}
-            problem = _require(args, "channel", "thread_ts")
+            problem = _require(args, "channel", "thread_ts") or _recipients(args) or _chunks_problem(args)
             if problem:
                 return problem
             ts = self._next_ts()
             self.messages[(args["channel"], ts)] = {"ts": ts, "thread_ts": args["thread_ts"], "channel": args["channel"],
-                                                     "streaming": True, "chunks": list(args.get("chunks") or []),
+                                                     "streaming": True, "mode": _mode(args), "chunks": [],
                                                      "recipient_user_id": args.get("recipient_user_id"), "edits": 0}
+            _add_content(self.messages[(args["channel"], ts)], args)
             return {"ok": True, "channel": args["channel"], "ts": ts}
         if method in ("chat.appendStream", "chat.stopStream"):
             message = self.messages.get((args.get("channel"), args.get("ts")))
-            if message is None:
+            if message is None or message.get("deleted"):
                 return {"ok": False, "error": "message_not_found"}
+            if method == "chat.appendStream" and self._stop_at_next_append and message.get("streaming"):
+                self._stop_at_next_append = False
+                message.update(streaming=False, stopped_by_user=True)
+            if message.get("stopped_by_user"):
+                return {"ok": False, "error": "stopped_by_user"}
             if not message.get("streaming"):
                 return {"ok": False, "error": "message_not_in_streaming_state"}
-            message["chunks"].extend(args.get("chunks") or [])
-            if args.get("markdown_text"):
-                message["chunks"].append({"type": "markdown_text", "text": args["markdown_text"]})
+            problem = _chunks_problem(args)
+            if problem:
+                return problem
+            mode = _mode(args)
+            if mode and message.get("mode") and mode != message["mode"]:
+                return {"ok": False, "error": "streaming_mode_mismatch"}
+            message["mode"] = message.get("mode") or mode
+            _add_content(message, args)
             if method == "chat.stopStream":
                 message["streaming"] = False
                 if args.get("blocks"):
@@ -227,6 +243,19 @@ class SlackAPI(LoopbackHTTP):
         n = next(self._ts)
         return f"{1_700_000_000 + n}.{n:06d}"
 
+    def stop_by_user(self, channel: str, ts: str) -> None:
+        """The person presses stop on a streaming message: Slack ends the stream and refuses further
+        appends (and the stop) with `stopped_by_user`."""
+        with self._lock:
+            message = self.messages[(channel, ts)]
+            message["streaming"] = False
+            message["stopped_by_user"] = True
+
+    def stop_at_next_append(self) -> None:
+        """The person presses stop just before the next `chat.appendStream` reaches Slack."""
+        with self._lock:
+            self._stop_at_next_append = True
+
     def record_response(self, name: str, payload: dict[str, Any]) -> None:
         with self._lock:
             self.responses.append((name, payload))
@@ -237,6 +266,46 @@ def _require(args: dict[str, Any], *names: str) -> dict[str, Any] | None:
         if not args.get(name):
             return {"ok": False, "error": "channel_not_found" if name in ("channel", "channel_id") else f"invalid_arguments:{name}"}
     return None
+
+
+def _recipients(args: dict[str, Any]) -> dict[str, Any] | None:
+    """Outside a DM, a stream goes to one person: Slack requires whose (user and team)."""
+    if str(args.get("channel") or "").startswith("D"):
+        return None
+    if not args.get("recipient_team_id"):
+        return {"ok": False, "error": "missing_recipient_team_id"}
+    if not args.get("recipient_user_id"):
+        return {"ok": False, "error": "missing_recipient_user_id"}
+    return None
+
+
+def _mode(args: dict[str, Any]) -> str | None:
+    """A stream's content mode is fixed by its first content: `markdown_text` or `chunks`."""
+    if args.get("chunks"):
+        return "chunks"
+    return "markdown" if args.get("markdown_text") else None
+
+
+def _chunks_problem(args: dict[str, Any]) -> dict[str, Any] | None:
+    """Slack's chunk shapes: markdown_text (text), task_update (id, title, status), plan_update (title)."""
+    if args.get("chunks") and args.get("markdown_text"):
+        return {"ok": False, "error": "streaming_mode_mismatch"}
+    for chunk in args.get("chunks") or []:
+        kind = chunk.get("type") if isinstance(chunk, dict) else None
+        if kind == "markdown_text" and isinstance(chunk.get("text"), str):
+            continue
+        if kind == "task_update" and chunk.get("id") and chunk.get("title") and chunk.get("status") in TASK_STATUSES:
+            continue
+        if kind == "plan_update" and chunk.get("title"):
+            continue
+        return {"ok": False, "error": "invalid_chunks"}
+    return None
+
+
+def _add_content(message: dict[str, Any], args: dict[str, Any]) -> None:
+    message["chunks"].extend(args.get("chunks") or [])
+    if args.get("markdown_text"):
+        message["chunks"].append({"type": "markdown_text", "text": args["markdown_text"]})
 
 
 def _content(args: dict[str, Any]) -> dict[str, Any] | None:
