@@ -92,7 +92,8 @@ def on_command(deps: Deps) -> Callable[..., None]:
 
 
 def on_share(deps: Deps) -> Callable[..., None]:
-    """Post the same lookup in the channel for everyone, and remove the ephemeral original."""
+    """Post the same lookup in the channel for everyone, then remove the ephemeral original: two
+    response_url requests, since one that carries `delete_original` may be taken as a pure delete."""
     settings = deps.settings
 
     def handle_share(ack: Ack, action: dict[str, Any], body: dict[str, Any], respond: Respond) -> None:
@@ -106,7 +107,8 @@ def on_share(deps: Deps) -> Callable[..., None]:
             blocks = render(result, issues_base_url=settings.issues_base_url, docs_base_url=settings.docs_base_url, shareable=False)
             shared_by = wording.SHARED_BY.format(user=escape(user), cmd=settings.slash_command, text=escape(parsed.text))
             blocks.append(ContextBlock(elements=[MarkdownTextObject(text=shared_by)]))
-            respond(response_type="in_channel", delete_original=True, text=_fallback(result), blocks=_dicts(blocks))
+            respond(response_type="in_channel", replace_original=False, text=_fallback(result), blocks=_dicts(blocks))
+            respond(delete_original=True)
         except Exception:
             log.exception("sharing %r failed", parsed.text)
             respond(response_type="ephemeral", replace_original=False, text=wording.LOOKUP_FAILED)

@@ -1,4 +1,5 @@
 """Feedback buttons under an answer: one vote per run and user, clicking the same vote again removes it.
+The clicker is told what was recorded (an ephemeral note only they see).
 
 Stored in Redis as a hash per run (user -> "up" | "down"), toggled atomically by a short script.
 """
@@ -60,10 +61,12 @@ def on_feedback(deps: Deps) -> Callable[..., None]:
         if not match or not user:
             return
         try:
-            toggle(deps.redis, match.group(1), user, match.group(2))  # type: ignore[arg-type]
+            now = toggle(deps.redis, match.group(1), user, match.group(2))  # type: ignore[arg-type]
         except redis.RedisError as exc:
             log.warning("feedback not stored: %s", type(exc).__name__)
             tell_clicker(deps, body, user, wording.EPHEMERAL_UNAVAILABLE)
+            return
+        tell_clicker(deps, body, user, wording.FEEDBACK_SAVED[now])
 
     return handle_feedback
 

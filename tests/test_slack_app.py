@@ -342,9 +342,11 @@ def test_share_posts_the_lookup_in_the_channel_and_removes_the_ephemeral(bot: Ru
     url = bot.api.response_url("share-1")
     reply = bot.send.interaction(block_action("atlas_share", "issue 4", response_url=url, ephemeral=True))
     assert reply.status == 200
-    [(name, payload)] = wait_for(lambda: bot.api.responses, what="the shared message")
-    assert name == "share-1"
-    assert payload["response_type"] == "in_channel" and payload["delete_original"] is True
+    shared, removed = wait_for(lambda: len(bot.api.responses) == 2 and bot.api.responses, what="the shared message and the delete")
+    assert shared[0] == removed[0] == "share-1"
+    payload = shared[1]  # first the message for everyone, on its own: not a delete
+    assert payload["response_type"] == "in_channel" and not payload.get("delete_original") and payload["replace_original"] is False
+    assert removed[1]["delete_original"] is True and not removed[1].get("blocks") and not removed[1].get("text")  # then the delete, alone
     text = json.dumps(payload["blocks"])
     assert "PermanentError not retried" in text and "Shared by <@U0ALICE>" in text and "atlas_share" not in text
 
@@ -374,7 +376,10 @@ def test_feedback_is_a_toggle_per_run_and_user(bot: RunningBot, redis_conn: redi
     click("up", {"U0ALICE": "up", "U0BOB": "up"})  # the other vote switches
     assert bot.send.interaction(block_action("atlas_feedback", "not-a-run:sideways")).status == 200
     assert feedback.votes(redis_conn, run_id) == {"U0ALICE": "up", "U0BOB": "up"}
-    assert bot.api.ephemerals() == []
+    notes = wait_for(lambda: len(bot.api.ephemerals()) == 5 and bot.api.ephemerals(), what="a note per recorded click")
+    assert [(n["user"], n["text"]) for n in notes] == [
+        ("U0ALICE", wording.FEEDBACK_SAVED["up"]), ("U0ALICE", wording.FEEDBACK_SAVED[None]), ("U0ALICE", wording.FEEDBACK_SAVED["down"]),
+        ("U0BOB", wording.FEEDBACK_SAVED["up"]), ("U0ALICE", wording.FEEDBACK_SAVED["up"])]
 
 
 def test_toggle_is_one_vote_not_a_counter(redis_conn: redis.Redis) -> None:
