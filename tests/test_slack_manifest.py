@@ -32,7 +32,7 @@ def _list_under(key: str) -> list[str]:
 
 def test_the_manifest_subscribes_to_what_the_app_handles() -> None:
     assert set(_list_under("bot_events")) == {"app_mention", "message.im"}
-    assert set(_list_under("bot")) >= {"app_mentions:read", "chat:write", "commands", "im:history"}
+    assert set(_list_under("bot")) >= {"app_mentions:read", "chat:write", "commands", "im:history", "usergroups:read", "users:read"}
     assert f"- command: {Settings().slash_command}" in MANIFEST
     urls = re.findall(r"(?:url|request_url): (\S+)", MANIFEST)
     assert len(urls) == 3 and all(u.endswith(EVENTS_PATH) for u in urls)
