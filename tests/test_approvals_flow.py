@@ -116,6 +116,8 @@ def test_concurrent_double_clicks_run_the_side_effect_once(tmp_path: Path, redis
 
 
 def test_two_pending_calls_resume_only_when_both_are_decided(tmp_path: Path, redis_url: str) -> None:
+    """The click that decides one of two calls does not resume, and a delivery of the run before the
+    step is decided (a duplicate or re-delivered job) waits: no effect, no model call, still paused."""
     with stack(tmp_path, redis_url) as s:
         s.model.script(
             reply_calls([Call("add_labels", {"issue_id": 6, "labels": ["enhancement", "question"]}, "call_a"),
@@ -129,46 +131,21 @@ def test_two_pending_calls_resume_only_when_both_are_decided(tmp_path: Path, red
             run = s.run_of(first)
             step = run.pending[0].step
             assert '"type": "rich_text_preformatted"' in json.dumps(second["blocks"])  # the comment, verbatim
+            calls_before = len(s.model.bodies())
             s.click(first, MAINTAINER)
             wait_for(lambda: decisions(s.conn, first).status == "approved", what="first decision")
             assert s.resume_job(run.id, step) is None and s.run_of(first).status == "awaiting_approval"
-            assert s.journal() == []  # approved, but nothing runs until the step is decided
+            early = Queue("atlas", connection=s.conn).enqueue(continue_run, run.id, job_id=f"early-{run.id}")
+            wait_for(lambda: early.get_status(refresh=True) == "finished", what="the early delivery to finish")
+            assert early.return_value() == "awaiting_approval" and s.run_of(first).status == "awaiting_approval"
+            assert s.journal() == [] and ledger.entry_of(s.conn, run.id, "call_a") is None  # approved, but nothing ran
+            assert len(s.model.bodies()) == calls_before
             s.click(second, MAINTAINER, approve=False)
             final = s.wait_final(run.id)
         sent = outputs_sent(s.model)
         assert sent["call_a"].startswith("Labeled #6") and sent["call_b"].startswith("Error: declined by @maint")
         assert [e.kind for e in s.journal()] == ["add_labels"]
         assert final.status == "done" and approvals.step_complete(s.conn, run.id, step)
-        s.model.assert_done()
-
-
-def test_an_early_resume_with_a_call_still_undecided_runs_nothing(tmp_path: Path, redis_url: str) -> None:
-    """A delivery of the run before its step is decided (a duplicate or re-delivered job) must wait:
-    no effect runs, no model call is made and the run stays paused until the last call is decided."""
-    with stack(tmp_path, redis_url) as s:
-        s.model.script(
-            reply_calls([Call("add_labels", {"issue_id": 6, "labels": ["question"]}, "call_a"),
-                         Call("close_issue", {"issue_id": 6, "reason": "completed", "duplicate_of": None}, "call_b")]),
-            reply_text("Labeled #6 and closed it."),
-        )
-        thread = s.ask("label and close #6")
-        with s.worker("w1"):
-            first, second = s.cards(thread, count=2)
-            run = s.run_of(first)
-            step = run.pending[0].step
-            calls_before = len(s.model.bodies())
-            s.click(first, MAINTAINER)
-            wait_for(lambda: decisions(s.conn, first).status == "approved", what="first decision")
-            assert s.resume_job(run.id, step) is None  # the click did not resume: one call is undecided
-            early = Queue("atlas", connection=s.conn).enqueue(continue_run, run.id, job_id=f"early-{run.id}")
-            wait_for(lambda: early.get_status(refresh=True) == "finished", what="the early delivery to finish")
-            assert early.return_value() == "awaiting_approval"
-            assert s.journal() == [] and s.issues().get(6).state == "open"  # nothing ran
-            assert len(s.model.bodies()) == calls_before and s.run_of(first).status == "awaiting_approval"
-            assert ledger.entry_of(s.conn, run.id, "call_a") is None
-            s.click(second, MAINTAINER)
-            final = s.wait_final(run.id)
-        assert final.status == "done" and [e.kind for e in s.journal()] == ["add_labels", "close"]
         s.model.assert_done()
 
 
