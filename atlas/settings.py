@@ -5,10 +5,15 @@ Everything below the entry points takes what it needs as arguments; nothing else
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from workers.budget import TOOL_TIMEOUT_SECONDS, Budget
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT / "datasets" / "orbit"
@@ -33,14 +38,22 @@ DEFAULT_PRICES: dict[str, Price] = {
 }
 
 
+def _secret() -> Any:
+    """A field that holds a token or key: kept out of repr, so no log line or error can show it."""
+    return field(default=None, repr=False)
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Every knob Atlas has, with its default. Built by `Settings.from_env` at the edge."""
+    """Every knob Atlas has, with its default. Built by `Settings.from_env` at the edge.
+
+    Secrets are `repr=False` fields: printing or logging a Settings never shows them.
+    """
 
     data_dir: Path = DEFAULT_DATA
     home: Path = REPO_ROOT / ".atlas"
-    redis_url: str | None = None
-    openai_api_key: str | None = None
+    redis_url: str | None = _secret()  # may hold a password
+    openai_api_key: str | None = _secret()
     openai_base_url: str | None = None
     model: str = DEFAULT_MODEL
     summary_model: str | None = None
@@ -48,9 +61,9 @@ class Settings:
     model_max_retries: int = 2
     prices: Mapping[str, Price] = field(default_factory=lambda: dict(DEFAULT_PRICES))
     queue_name: str = "atlas"
-    slack_bot_token: str | None = None
-    slack_signing_secret: str | None = None
-    slack_app_token: str | None = None
+    slack_bot_token: str | None = _secret()
+    slack_signing_secret: str | None = _secret()
+    slack_app_token: str | None = _secret()
     slack_api_url: str | None = None
     slash_command: str = "/orbit"
     approvers: tuple[str, ...] = ()
@@ -62,11 +75,44 @@ class Settings:
     port: int = 3000
     worker_heartbeat_ttl: int = 20
     worker_maintenance_seconds: int = 30
+    budget: Budget = Budget()  # steps, working seconds, tokens, consecutive error steps per run
+    tool_timeout_seconds: float = TOOL_TIMEOUT_SECONDS
 
     @property
     def offline(self) -> bool:
         """No key and no base URL: the built-in extractive model answers."""
         return not (self.openai_api_key or self.openai_base_url)
+
+    @property
+    def answering_model(self) -> str:
+        """What answers a run under these settings: the model's name, or "offline"."""
+        return "offline" if self.offline else self.model
+
+    def answer_settings(self) -> dict[str, Any]:
+        """Every setting that changes an answer, with the API key only as a hash (see `fingerprint`)."""
+        key = self.openai_api_key
+        return {
+            "model": self.answering_model,
+            "summary_model": None if self.offline else (self.summary_model or self.model),
+            "openai_base_url": self.openai_base_url,
+            "openai_api_key_sha256": hashlib.sha256(key.encode()).hexdigest() if key else None,
+            "price": [self.price.input, self.price.cached_input, self.price.output],
+            "data_dir": str(self.data_dir),
+            "docs_base_url": self.docs_base_url,
+            "issues_base_url": self.issues_base_url,
+            "budget": [self.budget.max_steps, self.budget.max_seconds, self.budget.max_tokens, self.budget.max_errors],
+            "tool_timeout_seconds": self.tool_timeout_seconds,
+        }
+
+    @property
+    def fingerprint(self) -> str:
+        """A short hash of `answer_settings`: equal fingerprints answer a question the same way.
+
+        Runs carry the fingerprint of the process that took the question; a worker answers only runs
+        whose fingerprint is its own (workers/settings_check.py). It holds no secret.
+        """
+        canonical = json.dumps(self.answer_settings(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
     @property
     def price(self) -> Price:
@@ -102,6 +148,12 @@ class Settings:
             if raw.lower() in ("0", "false", "no", "off"):
                 return False
             raise ConfigError(f"{name} must be true or false, got {raw!r}")
+
+        def positive(name: str, default: float, kind: type = float) -> Any:
+            value = number(name, default, kind)
+            if value <= 0:
+                raise ConfigError(f"{name} must be above 0, got {value}")
+            return value
 
         prices = dict(DEFAULT_PRICES)
         model = get("ATLAS_MODEL") or DEFAULT_MODEL
@@ -141,4 +193,11 @@ class Settings:
             port=int(number("PORT", 3000, int)),
             worker_heartbeat_ttl=int(number("ATLAS_WORKER_HEARTBEAT_TTL", 20, int)),
             worker_maintenance_seconds=int(number("ATLAS_WORKER_MAINTENANCE", 30, int)),
+            budget=Budget(
+                max_steps=positive("ATLAS_MAX_STEPS", Budget.max_steps, int),
+                max_seconds=positive("ATLAS_MAX_SECONDS", Budget.max_seconds),
+                max_tokens=positive("ATLAS_MAX_TOKENS", Budget.max_tokens, int),
+                max_errors=positive("ATLAS_MAX_ERROR_STEPS", Budget.max_errors, int),
+            ),
+            tool_timeout_seconds=positive("ATLAS_TOOL_TIMEOUT", TOOL_TIMEOUT_SECONDS),
         )

@@ -7,8 +7,13 @@ from dataclasses import dataclass
 from workers.state import RunState, StopReason
 
 
+TOOL_TIMEOUT_SECONDS = 15.0  # one step's read tools, together; a slower call becomes an error output
+
+
 @dataclass(frozen=True)
 class Budget:
+    """A run's limits; `Settings.budget` carries the configured ones (ATLAS_MAX_STEPS and kin)."""
+
     max_steps: int = 8
     max_seconds: float = 60.0
     max_tokens: int = 100_000

@@ -16,7 +16,7 @@ from tools.dispatch import ToolOutput, dispatch, validate
 from tools.errors import ToolError
 from tools.registry import Registry
 from workers import context as ctxmgmt
-from workers.budget import Budget, exhausted
+from workers.budget import TOOL_TIMEOUT_SECONDS, Budget, exhausted
 from workers.errors import ContextFull, ModelRejected, PairingBroken
 from workers.instructions import (
     INCOMPLETE,
@@ -81,7 +81,7 @@ class Agent:
     # Opens the approval records (and schedules their expiry) after the paused run is saved and
     # before the "paused" event posts cards, so every card's buttons find a record (workers/gate.py).
     on_pause: Callable[[RunState], None] = lambda run: None
-    tool_timeout: float = 15.0
+    tool_timeout: float = TOOL_TIMEOUT_SECONDS
     instructions: str = INSTRUCTIONS
 
     def run(self, run: RunState) -> RunState:

@@ -52,6 +52,8 @@ class Runtime:
             summarize=self.summarize,
             finalize=self.settle,
             on_pause=lambda run: gate.pause(self, run),  # open approvals, schedule their expiry
+            budget=self.settings.budget,
+            tool_timeout=self.settings.tool_timeout_seconds,
         )
 
     def settle(self, run: RunState) -> None:

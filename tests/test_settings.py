@@ -1,0 +1,77 @@
+"""Settings: run budgets are configuration, secrets never show, and the fingerprint tracks answers."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from atlas.settings import ConfigError, Settings
+from tests.agent_harness import build_agent, settings_for
+from workers.budget import TOOL_TIMEOUT_SECONDS, Budget
+
+SECRETS = {
+    "OPENAI_API_KEY": "sk-test-very-secret-key",
+    "SLACK_BOT_TOKEN": "xoxb-secret-bot-token",
+    "SLACK_SIGNING_SECRET": "signing-secret-value",
+    "SLACK_APP_TOKEN": "xapp-secret-app-token",
+    "REDIS_URL": "redis://:redis-password-value@127.0.0.1:6379/0",
+}
+
+
+def test_budgets_default_to_todays_values() -> None:
+    settings = Settings.from_env({})
+    assert settings.budget == Budget(max_steps=8, max_seconds=60.0, max_tokens=100_000, max_errors=3)
+    assert settings.tool_timeout_seconds == TOOL_TIMEOUT_SECONDS == 15.0
+
+
+def test_budgets_are_read_from_the_environment() -> None:
+    settings = Settings.from_env({
+        "ATLAS_MAX_STEPS": "3", "ATLAS_MAX_SECONDS": "12.5", "ATLAS_MAX_TOKENS": "5000",
+        "ATLAS_MAX_ERROR_STEPS": "1", "ATLAS_TOOL_TIMEOUT": "2",
+    })
+    assert settings.budget == Budget(max_steps=3, max_seconds=12.5, max_tokens=5000, max_errors=1)
+    assert settings.tool_timeout_seconds == 2.0
+
+
+@pytest.mark.parametrize(("name", "value"), [("ATLAS_MAX_STEPS", "0"), ("ATLAS_MAX_TOKENS", "lots"), ("ATLAS_TOOL_TIMEOUT", "-1")])
+def test_a_bad_budget_is_a_configuration_error_naming_the_variable(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Settings.from_env({name: value})
+
+
+def test_the_loop_runs_under_the_configured_budget(tmp_path: Path, redis_url: str) -> None:
+    settings = replace(settings_for(tmp_path, redis_url, None), budget=Budget(max_steps=2, max_errors=1),
+                       tool_timeout_seconds=0.5)
+    _, agent, _ = build_agent(settings)
+    assert agent.budget == Budget(max_steps=2, max_errors=1)
+    assert agent.tool_timeout == 0.5
+
+
+def test_secrets_never_appear_in_repr_str_or_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    settings = Settings.from_env(SECRETS)
+    assert settings.openai_api_key == SECRETS["OPENAI_API_KEY"]  # still there for the code that needs it
+    logging.getLogger("atlas.test").warning("settings: %s / %r", settings, settings)
+    shown = "\n".join([repr(settings), str(settings), caplog.text, repr(settings.answer_settings()), settings.fingerprint])
+    for name, secret in SECRETS.items():
+        leaked = secret if name != "REDIS_URL" else "redis-password-value"
+        assert leaked not in shown, f"{name} leaked"
+
+
+def test_the_fingerprint_changes_with_what_changes_an_answer() -> None:
+    base = Settings.from_env({})
+    assert Settings.from_env({}).fingerprint == base.fingerprint  # deterministic across processes
+    changed = [
+        {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"},
+        {"ATLAS_DATA": "/tmp/another-project"},
+        {"ATLAS_MAX_STEPS": "2"},
+        {"ATLAS_TOOL_TIMEOUT": "3"},
+    ]
+    assert len({base.fingerprint, *(Settings.from_env(env).fingerprint for env in changed)}) == len(changed) + 1
+    online = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"}
+    assert Settings.from_env({**online, "ATLAS_MODEL": "other"}).fingerprint != Settings.from_env(online).fingerprint
+    # what does not change an answer leaves it alone: the Slack token, the port, the queue's name
+    same = Settings.from_env({"SLACK_BOT_TOKEN": "xoxb-1", "PORT": "8080", "ATLAS_QUEUE": "other"})
+    assert same.fingerprint == base.fingerprint
