@@ -41,8 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--limit", type=int, default=50)
     audit.add_argument("--json", action="store_true", help="one JSON array instead of lines")
 
-    dataset = sub.add_parser("dataset", help="the demo dataset")
-    dataset.add_argument("action", choices=["build"])
+    dataset = sub.add_parser("dataset", help="the bundled Orbit demo, or a project's search index")
+    dataset.add_argument(
+        "action", choices=["build", "index"],
+        help="build: regenerate the bundled Orbit demo (datasets/orbit only) and its index; "
+        "index: rebuild the index of ATLAS_DATA from its issues.jsonl (writes only the derived issues/index.db)",
+    )
 
     evaluation = sub.add_parser("eval", help="evaluations that need a real model")
     evaluation.add_argument("what", choices=["tools"])
@@ -91,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "audit":
         return _audit(settings, issue=args.issue, user=args.user, limit=args.limit, as_json=args.json)
     if args.command == "dataset":
-        return _dataset(settings.data_dir)
+        return _dataset(settings, args.action)
     if args.command == "eval":
         from atlas.tool_eval import main as run_eval
 
@@ -110,12 +114,24 @@ def _audit(settings: Settings, *, issue: int | None, user: str | None, limit: in
     return 0
 
 
-def _dataset(data_dir: Path) -> int:
+def _dataset(settings: Settings, action: str) -> int:
+    """`build` writes only the bundled demo, whatever ATLAS_DATA says; `index` only derives."""
     from datasets import generate, tracker_db
 
-    path = generate.build(data_dir)
-    db = tracker_db.build(data_dir)
+    if action == "index":
+        try:
+            db = tracker_db.build(settings.data_dir)
+        except tracker_db.DatasetError as exc:
+            print(f"atlas dataset index: {exc} (ATLAS_DATA={settings.data_dir})", file=sys.stderr)
+            return 2
+        print(f"rebuilt {db} from {settings.data_dir / tracker_db.SOURCE}")
+        return 0
+    demo = generate.DATA_DIR
+    path = generate.build(demo)
+    db = tracker_db.build(demo)
     print(f"wrote {path} and {db}")
+    if settings.data_dir != demo.resolve():
+        print(f"ATLAS_DATA ({settings.data_dir}) was not touched; `atlas dataset index` rebuilds its index.")
     return 0
 
 

@@ -38,7 +38,7 @@ def run(data_dir: Path = DEFAULT_DATA, n_issues: int = N_ISSUES) -> list[Table]:
         return [Table("search latency at 100k issues", ["scorer"], [], notes=[f"no issues at {data_dir}"])]
     real = list(parse_issues(source.read_bytes(), source))
     with tempfile.TemporaryDirectory(prefix="atlas-scale-") as tmp:
-        db = Path(tmp) / "issues" / "orbit.db"
+        db = Path(tmp) / "issues" / "index.db"
         started = time.perf_counter()
         write_db(db, generate(real, n_issues, random.Random(7)), {"source_sha256": "generated"})
         build_seconds = time.perf_counter() - started

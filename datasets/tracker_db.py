@@ -1,6 +1,6 @@
 """The issue tracker as a derived SQLite database, rebuilt from issues.jsonl when that changes.
 
-`<data_dir>/issues/orbit.db` holds issues, comments, labels and an FTS5 index (bm25, title weighted
+`<data_dir>/issues/index.db` (any project, not only Orbit) holds issues, comments, labels and an FTS5 index (bm25, title weighted
 above labels, body and comments). The source's sha256, size and mtime live in a `meta` table: a
 changed mtime or size triggers a hash, a changed hash a rebuild. Rebuilds write a temporary file in
 the same folder, replay the journal of tracker writes into it and rename it over the old one (under
@@ -24,7 +24,7 @@ from datasets import tracker_journal
 
 SCHEMA_VERSION = "7"
 SOURCE = Path("issues") / "issues.jsonl"
-DB = Path("issues") / "orbit.db"
+DB = Path("issues") / "index.db"
 # '-', '.' and '_' are token characters, so ORB-1202, 3.1.0 and lease_seconds are single tokens that
 # a query finds exactly (not "orb 1202", not 3.1.1). `index_text` hands the tokenizer words only
 # ("twice." must index as "twice") and adds each compound's parts, so "dead letter" still finds
@@ -72,7 +72,8 @@ def ensure_db(data_dir: Path) -> Path:
 
 
 def build(data_dir: Path) -> Path:
-    """Rebuild the database unconditionally (`atlas dataset build` calls this after regenerating)."""
+    """Rebuild the database from the JSONL unconditionally (`atlas dataset index`); the source and the
+    journal of tracker writes are only read, so the project's data is never touched."""
     return _refresh(Path(data_dir), force=True)
 
 

@@ -1,10 +1,10 @@
 """The demo tracker's writes: an append-only journal beside the derived database, replayed into it.
 
-Why a journal: `issues/orbit.db` is derived from `issues/issues.jsonl` and rebuilt (a fresh file
-renamed over the old one) whenever that source changes, so a write stored only in orbit.db would be
+Why a journal: `issues/index.db` is derived from `issues/issues.jsonl` and rebuilt (a fresh file
+renamed over the old one) whenever that source changes, so a write stored only in index.db would be
 silently dropped by the next rebuild. Every write (labels added, a comment, a close) is therefore
-appended first to `issues/writes.db`, the durable record, and then applied in place to orbit.db,
-whose `meta.journal_seq` says how far it has caught up. The read tools keep opening orbit.db
+appended first to `issues/writes.db`, the durable record, and then applied in place to index.db,
+whose `meta.journal_seq` says how far it has caught up. The read tools keep opening index.db
 read-only and simply see the applied rows; a rebuild replays the whole journal into the new file
 before renaming it. Writers and rebuilds serialize on one lock file, so no write can fall between a
 rebuild's replay and its rename.

@@ -2,8 +2,8 @@
 
 `Tracker` is what the side-effect tools need from any tracker: look an issue up, list the labels
 that exist, add labels, post a comment, close an issue. `SqliteTracker` is the demo's: it appends
-each write to `issues/writes.db` and applies it to `issues/orbit.db` in place, so the read tools
-(which open orbit.db read-only) see it at once and a rebuild of orbit.db replays it
+each write to `issues/writes.db` and applies it to `issues/index.db` in place, so the read tools
+(which open index.db read-only) see it at once and a rebuild of index.db replays it
 (datasets/tracker_journal.py explains why the journal exists).
 
 A GitHub adapter plugs in by implementing the same five methods over the REST API
@@ -80,7 +80,7 @@ class Tracker(Protocol):
 
 
 class SqliteTracker:
-    """The Orbit demo tracker: reads orbit.db read-only, writes through the journal (see module doc)."""
+    """The Orbit demo tracker: reads index.db read-only, writes through the journal (see module doc)."""
 
     def __init__(self, data_dir: Path, issues_base_url: str | None = None) -> None:
         self.data_dir = Path(data_dir)

@@ -1,0 +1,54 @@
+"""`atlas dataset`: generating the demo writes only the bundled demo; indexing a project never changes its data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from atlas import cli
+from datasets import generate, tracker_db
+from tests.tools_dataset import make_dataset
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user's own project as ATLAS_DATA, and a stand-in for the bundled demo folder."""
+    monkeypatch.setattr(generate, "DATA_DIR", tmp_path / "bundled-orbit")
+    monkeypatch.setenv("ATLAS_DATA", str(tmp_path / "my-project"))
+    return make_dataset(tmp_path / "my-project")
+
+
+def _source(data: Path) -> bytes:
+    return (data / "issues" / "issues.jsonl").read_bytes()
+
+
+def test_dataset_build_never_writes_the_users_data(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _source(project)
+    assert cli.main(["dataset", "build"]) == 0
+    assert _source(project) == before, "the user's issues.jsonl was overwritten with the demo's issues"
+    demo = generate.DATA_DIR
+    assert len(_source(demo).splitlines()) == 240  # the demo was generated where the demo lives
+    assert tracker_db.db_path(demo).is_file()
+    assert "was not touched" in capsys.readouterr().out
+
+
+def test_dataset_index_rebuilds_a_projects_index_from_its_own_issues(project: Path) -> None:
+    before = _source(project)
+    assert cli.main(["dataset", "index"]) == 0
+    assert _source(project) == before
+    db = tracker_db.db_path(project)
+    assert db.name == "index.db"  # named after what it is, for any project
+    titles = {json.loads(line)["title"] for line in before.decode().splitlines()}
+    conn = tracker_db.connect_readonly(db)
+    assert {row[0] for row in conn.execute("SELECT title FROM issues")} == titles
+    assert not (project / "issues" / "orbit.db").exists()
+    assert not generate.DATA_DIR.exists()  # indexing a project never generates the demo
+
+
+def test_dataset_index_without_an_issues_file_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ATLAS_DATA", str(tmp_path / "empty"))
+    assert cli.main(["dataset", "index"]) == 2
+    assert "no issues file" in capsys.readouterr().err
