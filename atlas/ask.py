@@ -1,4 +1,9 @@
-"""`atlas ask`: submit a run, make sure a worker serves it, show progress, print the answer."""
+"""`atlas ask`: submit a run, make sure a worker serves it, show progress, print the answer.
+
+The run goes to the queue named after this shell's settings fingerprint (`atlas-<fingerprint>`), and
+the background worker started for it serves only that queue: a worker left over from a shell with
+another model, data folder or budget never sees the run, and exits after its idle time.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from rq import Queue, Worker
 
 from atlas.connection import connect
 from atlas.settings import Settings
-from workers.queueing import submit
+from workers.queueing import settings_queue, submit
 from workers.runs import RunStore
 from workers.state import Origin, RunState
 
@@ -21,14 +26,14 @@ WORKER_IDLE_EXIT_SECONDS = 600
 
 
 def ensure_worker(settings: Settings, queue: Queue) -> bool:
-    """Start a background worker unless one serves the queue; True if one was started."""
+    """Start a background worker for `queue` under these settings unless one serves it; True if started."""
     if Worker.all(queue=queue):
         return False
     logs = settings.home / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     with open(logs / "worker.log", "ab") as log:
         subprocess.Popen(
-            [sys.executable, "-m", "atlas.cli", "worker", "--max-idle", str(WORKER_IDLE_EXIT_SECONDS)],
+            [sys.executable, "-m", "atlas.cli", "worker", "--queue", queue.name, "--max-idle", str(WORKER_IDLE_EXIT_SECONDS)],
             stdout=log,
             stderr=log,
             stdin=subprocess.DEVNULL,
@@ -43,10 +48,10 @@ def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> 
         print('atlas ask: give a question, e.g. atlas ask "What does ORB-1202 mean?"', file=sys.stderr)
         return 2
     conn = connect(settings)
-    queue = Queue(settings.queue_name, connection=conn)
+    queue = Queue(settings_queue(settings.queue_name, settings.fingerprint), connection=conn)
     if ensure_worker(settings, queue):
-        _say("started a background worker (it exits after 10 idle minutes)")
-    run = submit(conn, settings.queue_name, question, Origin(kind="cli", user=os.environ.get("USER")))
+        _say(f"started a background worker for these settings ({answered_by(settings)}; it exits after 10 idle minutes)")
+    run = submit(conn, queue.name, question, Origin(kind="cli", user=os.environ.get("USER")), fingerprint=settings.fingerprint)
     store = RunStore(conn)
     final = _follow(store, run.id, timeout)
     if final is None:
@@ -84,6 +89,11 @@ def _progress(event: dict[str, Any]) -> None:
         _say("paused: a proposed action needs a maintainer's approval")
 
 
+def answered_by(settings: Settings) -> str:
+    """`model gpt-6-luna, data /path`: what answers under these settings."""
+    return f"model {settings.answering_model}, data {settings.data_dir}"
+
+
 def _say(text: str) -> None:
     print(f"[atlas] {text}", file=sys.stderr, flush=True)
 
@@ -99,6 +109,8 @@ def result_json(run: RunState) -> dict[str, Any]:
         "usage": {**run.usage.model_dump(), "total_tokens": run.usage.total},
         "cost_usd": run.cost_usd,
         "sources": run.sources,
+        "model": run.answered_by.model if run.answered_by else None,
+        "data_dir": run.answered_by.data_dir if run.answered_by else None,
     }
 
 
@@ -116,4 +128,6 @@ def render(run: RunState) -> str:
     lines.append(
         f"-- {len(run.steps)} steps, {run.usage.total:,} tokens, ${run.cost_usd:.4f}, stop: {run.stop_reason}{partial}"
     )
+    if run.answered_by:
+        lines.append(f"-- answered by model {run.answered_by.model}, data {run.answered_by.data_dir}")
     return "\n".join(lines)

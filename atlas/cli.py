@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from atlas.settings import ConfigError, Settings
@@ -24,6 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     worker.add_argument("--max-idle", type=int, default=None, help="exit after this many idle seconds")
     worker.add_argument("--name", default=None)
+    worker.add_argument("--queue", default=None, help="serve this queue instead of ATLAS_QUEUE (atlas ask uses atlas-<settings fingerprint>)")
 
     serve = sub.add_parser("serve", help="run the Slack app: HTTP on --port (default PORT), or Socket Mode")
     serve.add_argument("--port", type=int, default=None, help="HTTP port (default: $PORT, else 3000)")
@@ -71,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "worker":
         from atlas.serve_worker import serve
 
+        if args.queue:
+            settings = replace(settings, queue_name=args.queue)
         return serve(settings, burst=args.burst, max_idle=args.max_idle, name=args.name)
     if args.command == "serve":
         from bot.serve import serve_http, serve_socket

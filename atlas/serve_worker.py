@@ -7,6 +7,8 @@ import logging
 from rq import Queue
 
 from atlas.settings import Settings
+
+log = logging.getLogger("atlas.worker")
 from workers import runtime
 from workers.worker import make_worker
 
@@ -15,6 +17,10 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
     logging.getLogger("rq.worker").setLevel(logging.WARNING)
     rt = runtime.build(settings)
     runtime.install(rt)
+    # what this worker answers with; runs taken under other settings are refused (workers/settings_check.py)
+    log.setLevel(logging.INFO)
+    log.info("serving queue %s with settings %s (model %s, data %s)",
+                settings.queue_name, settings.fingerprint, settings.answering_model, settings.data_dir)
     worker = make_worker(
         Queue(settings.queue_name, connection=rt.conn),
         heartbeat_ttl=settings.worker_heartbeat_ttl,

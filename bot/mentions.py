@@ -147,7 +147,8 @@ def record_and_enqueue(
         origin = Origin(kind="slack", user=message.user, channel=message.channel, thread_ts=message.thread_ts,
                         message_ts=message.ts, team=message.team)
         history = [Turn.model_validate_json(raw) for raw in turns]
-        run = RunState(id=message.run_id, question=question, origin=origin, history=history)
+        run = RunState(id=message.run_id, question=question, origin=origin, history=history,
+                       settings_fingerprint=deps.settings.fingerprint)  # a worker with other settings won't answer
         queue.enqueue(continue_run, run.id, pipeline=pipe, **job_options(run.id))  # first: RQ starts the MULTI
         RunStore(pipe).save(run)  # type: ignore[arg-type]  # a pipeline takes the same commands
     claims.confirm(pipe, claim)

@@ -52,6 +52,7 @@ STOP_REASONS = {
     "approval_expired": "an approval expired",
     "internal_error": "internal error",
     "stopped_by_user": "stopped by you",
+    "settings_mismatch": "worker settings differ",
 }
 FEEDBACK_UP = "Helpful"
 FEEDBACK_DOWN = "Not helpful"

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,13 @@ def env(atlas_env: dict[str, str], slack_api: SlackAPI, tmp_path: Path) -> dict[
 @pytest.fixture
 def serve(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
     """`atlas serve` as its own process, the way the Procfile runs it."""
+    with serving_app(env, tmp_path) as sender:
+        yield sender
+
+
+@contextmanager
+def serving_app(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
+    """`atlas serve` with `env`: the web process and the workers of one deployment share their settings."""
     port = free_port()
     log = open(tmp_path / "serve.log", "ab")
     proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
@@ -104,16 +112,17 @@ def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
 
 
 def test_follow_up_mention_continues_the_thread_with_its_earlier_turns(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel  # noqa: F811
+    env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel, tmp_path: Path  # noqa: F811
 ) -> None:
     scripted_model.script(reply_text("ORB-1202 is **PermanentError**: it is never retried."),
                           reply_text("Raise `orbit.PermanentError` from the job."))
     env = {**env, **scripted_model.env()}
     thread = "1700002000.000100"
-    serve.event(mention("What does ORB-1202 mean?", ts=thread))
-    _burst(env)
-    serve.event(mention("How do I raise it myself?", ts="1700002001.000100", thread_ts=thread))
-    _burst(env)
+    with serving_app(env, tmp_path) as serve:
+        serve.event(mention("What does ORB-1202 mean?", ts=thread))
+        _burst(env)
+        serve.event(mention("How do I raise it myself?", ts="1700002001.000100", thread_ts=thread))
+        _burst(env)
 
     second = scripted_model.requests[1].body["input"]
     said = [(i.get("role"), i.get("content")) for i in second if i.get("type") == "message"]
@@ -126,12 +135,14 @@ def test_follow_up_mention_continues_the_thread_with_its_earlier_turns(
 
 
 def test_a_model_that_refuses_gets_a_clear_failure_note_in_the_thread(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel  # noqa: F811
+    env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel, tmp_path: Path  # noqa: F811
 ) -> None:
     scripted_model.script(reply_error(401, message="Incorrect API key provided: sk-test-****1234"))
     thread = "1700003000.000100"
-    serve.event(mention("What does ORB-1202 mean?", ts=thread))
-    _burst({**env, **scripted_model.env()})
+    env = {**env, **scripted_model.env()}
+    with serving_app(env, tmp_path) as serve:
+        serve.event(mention("What does ORB-1202 mean?", ts=thread))
+        _burst(env)
     [note] = _answers(slack_api, thread)
     text = json.dumps(note)
     assert wording.stop_reason("model_rejected") in text and "couldn't finish" in text
@@ -139,15 +150,28 @@ def test_a_model_that_refuses_gets_a_clear_failure_note_in_the_thread(
 
 
 def test_a_model_api_down_after_retries_is_reported_with_what_was_found(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, tmp_path: Path  # noqa: F811
+    env: dict[str, str], slack_api: SlackAPI, tmp_path: Path  # noqa: F811
 ) -> None:
     """A closed loopback port: every call fails; RQ retries the job, then the thread is told why."""
     env = {**env, "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "OPENAI_API_KEY": "test"}
     thread = "1700004000.000100"
-    serve.event(mention("What does ORB-1202 mean?", ts=thread))
+    with serving_app(env, tmp_path) as serve:
+        serve.event(mention("What does ORB-1202 mean?", ts=thread))
     with worker_process({**env, "ATLAS_HOME": str(tmp_path / "worker-home")}, "model-down"):
         [note] = wait_for(lambda: _answers(slack_api, thread), timeout=90, interval=0.2, what="the failure note")
     assert wording.stop_reason("model_unavailable") in json.dumps(note)
+
+
+def test_a_worker_with_other_settings_than_the_web_process_tells_the_thread_and_does_not_answer(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel  # noqa: F811
+) -> None:
+    """`atlas serve` took the question offline; a worker configured with a model must not answer it."""
+    thread = "1700005000.000100"
+    serve.event(mention("What does ORB-1202 mean?", ts=thread))
+    _burst({**env, **scripted_model.env()})
+    [note] = _answers(slack_api, thread)
+    assert wording.stop_reason("settings_mismatch") in json.dumps(note) and "couldn't finish" in json.dumps(note)
+    assert scripted_model.requests == []  # the worker's model was never asked
 
 
 def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(

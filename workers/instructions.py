@@ -43,3 +43,7 @@ MODEL_REFUSED = "The model API refused the request: {error}"
 INTERNAL_ERROR = "Atlas hit an internal error while working on this."
 WORKER_LOST = "The worker running this question stopped before it finished."
 STOPPED_BY_USER = "Stopped at the request of the person who asked, before an answer was written."
+SETTINGS_MISMATCH = (
+    "A worker with different settings (model, data folder or budgets) than the process that took this "
+    "question picked it up, so it did not answer. Restart the workers with the same settings, then ask again."
+)

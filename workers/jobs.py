@@ -7,7 +7,7 @@ import logging
 import redis
 from rq import get_current_job
 
-from workers import gate, lease, runtime
+from workers import gate, lease, runtime, settings_check
 from workers import instructions as phrases
 from workers.errors import DeliveryFailed, ModelRejected, ModelUnavailable, StoppedByUser
 from workers.loop import Reporter, finish
@@ -44,6 +44,9 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
         # A re-delivery (the answer failed to post, or the worker died after saving it): surfaces
         # post what they have not posted yet and update what they have; they never post twice.
         reporter.event(run, "answer")
+        return run.status
+    if settings_check.mismatched(rt, run):
+        settings_check.refuse(rt, run, reporter)
         return run.status
     agent = rt.agent(reporter)  # the loop settles cost and sources before its "answer" event
     try:

@@ -19,6 +19,11 @@ RESULT_TTL_SECONDS = 3600
 RETRY = Retry(max=2)
 
 
+def settings_queue(queue_name: str, fingerprint: str) -> str:
+    """The queue of runs that must be answered under one set of settings (`atlas ask` uses it)."""
+    return f"{queue_name}-{fingerprint}"
+
+
 def job_id(run_id: str, resume: int = 0) -> str:
     """Derived from the run id, so the same run (or the same resume) can't be queued twice."""
     return f"atlas-run-{run_id}" if resume == 0 else f"atlas-run-{run_id}-resume-{resume}"
@@ -55,9 +60,13 @@ def submit(
     origin: Origin | None = None,
     history: list[Turn] | None = None,
     run_id: str | None = None,
+    fingerprint: str | None = None,
 ) -> RunState:
-    """Record a new run and queue it. The caller returns at once; a worker does the rest."""
-    run = RunState(question=question, origin=origin or Origin(), history=history or [])
+    """Record a new run and queue it. The caller returns at once; a worker does the rest.
+
+    `fingerprint` is the submitter's `Settings.fingerprint`: only a worker with the same one answers.
+    """
+    run = RunState(question=question, origin=origin or Origin(), history=history or [], settings_fingerprint=fingerprint)
     if run_id:
         run.id = run_id
     RunStore(conn).save(run)

@@ -25,7 +25,7 @@ from workers.model import Model, ModelRequest, ResponsesModel
 from workers.runs import RunStore
 from workers.sources import sources_of
 from workers.stash import RedisStash
-from workers.state import RunState, Usage
+from workers.state import AnsweredBy, RunState, Usage
 
 log = logging.getLogger("atlas.runtime")
 
@@ -59,6 +59,7 @@ class Runtime:
     def settle(self, run: RunState) -> None:
         """Cost and cited sources, computed once before a run's final state is saved."""
         run.cost_usd = dollars(run.usage, self.settings.price)
+        run.answered_by = AnsweredBy(model=self.settings.answering_model, data_dir=str(self.settings.data_dir))
         if run.answer:
             run.sources = sources_of(run, self.doc_ids())
 

@@ -22,6 +22,7 @@ StopReason = Literal[
     "approval_expired",
     "internal_error",
     "stopped_by_user",
+    "settings_mismatch",
 ]
 FINAL_STATUSES: frozenset[str] = frozenset({"done", "partial", "failed", "expired"})
 
@@ -81,6 +82,13 @@ class Turn(BaseModel):
     answer: str
 
 
+class AnsweredBy(BaseModel):
+    """What answered a run: the model (or "offline") and the project's data folder, for the footer."""
+
+    model: str
+    data_dir: str
+
+
 class RunState(BaseModel):
     """The run record. Saved whole after every step; the loop never keeps state elsewhere."""
 
@@ -104,6 +112,10 @@ class RunState(BaseModel):
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     surface: dict[str, Any] = Field(default_factory=dict)  # e.g. Slack message ts of the answer/progress
+    # `Settings.fingerprint` of the process that took the question; only a worker with the same
+    # fingerprint answers it (workers/settings_check.py). None: any worker (runs from older versions).
+    settings_fingerprint: str | None = None
+    answered_by: AnsweredBy | None = None
 
     @property
     def final(self) -> bool:
