@@ -1,6 +1,6 @@
 """Tool-output tokens per call: v1 lookup_issue (whole issues as JSON) vs v2 search_issues concise and detailed.
 
-Same queries as the reference in /work/shared/evals/README.md; v2 concise and detailed use the same
+Same queries as the reference in ../shared/evals/README.md; v2 concise and detailed use the same
 limit (10, the value the search_issues description suggests). Tokens are o200k (atlas.tokens.count).
 """
 

@@ -65,7 +65,7 @@ def test_the_fingerprint_changes_with_what_changes_an_answer() -> None:
     assert Settings.from_env({}).fingerprint == base.fingerprint  # deterministic across processes
     changed = [
         {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"},
-        {"ATLAS_DATA": "/tmp/another-project"},
+        {"ATLAS_DATA": "another-project"},
         {"ATLAS_MAX_STEPS": "2"},
         {"ATLAS_TOOL_TIMEOUT": "3"},
     ]

@@ -70,7 +70,7 @@ class ScriptedModel(LoopbackHTTP):
     """Serves scripted turns on 127.0.0.1; strict unless a `fallback` turn covers an empty queue."""
 
     def __init__(self, *turns: TurnSource, fallback: TurnSource | None = None) -> None:
-        openai_spec.load()  # fail at construction, not on the first request, if the spec is missing
+        openai_spec.load()  # fail at construction, not on the first request, if a named spec is missing
         self.fallback = fallback
         self.requests: list[RecordedRequest] = []
         self.replies: list[Reply] = []
