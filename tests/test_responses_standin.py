@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from openai.types.responses import ResponseFunctionToolCall, ResponseReasoningItem
 
 from tests.standins import openai_spec
-from tests.standins.fixtures import scripted_model  # noqa: F401  (fixture under test)
+from tests.standins.fixtures import scripted_model, validation  # noqa: F401  (fixtures under test)
 from tests.standins.responses_api import (
     ScriptedModel,
     Usage,
@@ -187,7 +187,7 @@ def test_fallback_answers_an_empty_queue() -> None:
         model.assert_done()
 
 
-def test_request_violating_create_response_is_flagged() -> None:
+def test_request_violating_create_response_is_flagged(validation: str) -> None:
     with ScriptedModel(reply_text("unused")) as model:
         with pytest.raises(openai.BadRequestError) as caught:
             ask(model, extra_body={"input": 5})
@@ -200,7 +200,7 @@ def test_request_violating_create_response_is_flagged() -> None:
         assert model.pending == 1  # refused requests do not consume turns
 
 
-def test_unknown_parameter_and_unpaired_output_are_refused() -> None:
+def test_unknown_parameter_and_unpaired_output_are_refused(validation: str) -> None:
     with ScriptedModel() as model:
         with pytest.raises(openai.BadRequestError, match="Unknown parameter: 'max_tokens'"):
             ask(model, extra_body={"max_tokens": 10})
@@ -211,7 +211,7 @@ def test_unknown_parameter_and_unpaired_output_are_refused() -> None:
             model.assert_done()
 
 
-def test_broken_reply_is_flagged() -> None:
+def test_broken_reply_is_flagged(validation: str) -> None:
     no_tools = reply_text("hi").edited(lambda body: {k: v for k, v in body.items() if k != "tools"})
     with ScriptedModel(no_tools) as model:
         ask(model)  # the SDK is lenient; the stand-in is not
@@ -227,7 +227,7 @@ def test_unrealistic_script_is_flagged() -> None:
             model.assert_done()
 
 
-def test_pydantic_strict_tool_validates_in_a_request(scripted_model: ScriptedModel) -> None:
+def test_pydantic_strict_tool_validates_in_a_request(validation: str, scripted_model: ScriptedModel) -> None:
     scripted_model.script(reply_text("ok"))
     ask(scripted_model)
     sent = scripted_model.bodies()[0]

@@ -1,14 +1,16 @@
-"""Pytest fixture for the scripted Responses API stand-in.
+"""Pytest fixtures for the scripted Responses API stand-in, and for checking it with or without the spec.
 
-Import it in tests/conftest.py:  from tests.standins.fixtures import scripted_model  # noqa: F401
+Import them in a test module:  from tests.standins.fixtures import scripted_model  # noqa: F401
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.standins import openai_spec
 from tests.standins.responses_api import ScriptedModel
 
 
@@ -18,3 +20,15 @@ def scripted_model() -> Iterator[ScriptedModel]:
     with ScriptedModel() as model:
         yield model
         model.assert_done()
+
+
+@pytest.fixture(params=["spec", "sdk_types"])
+def validation(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    """Run a test once against OpenAI's spec (skipped when it is not beside the clone) and once as a
+    plain clone does, against the openai SDK's types."""
+    if request.param == "spec" and not openai_spec.spec_available():
+        pytest.skip(openai_spec.SPEC_ABSENT)
+    if request.param == "sdk_types":
+        monkeypatch.delenv(openai_spec.SPEC_ENV, raising=False)
+        monkeypatch.setattr(openai_spec, "spec_path", lambda: tmp_path / "no-shared" / "openai-openapi.json")
+    return str(request.param)
