@@ -10,6 +10,7 @@ from atlas.settings import Settings
 
 log = logging.getLogger("atlas.worker")
 from workers import runtime
+from workers.queueing import job_timeout
 from workers.worker import make_worker
 
 
@@ -26,6 +27,7 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         heartbeat_ttl=settings.worker_heartbeat_ttl,
         maintenance_seconds=settings.worker_maintenance_seconds,
         name=name,
+        job_timeout=job_timeout(settings.budget.max_seconds),
     )
     worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=True, logging_level="WARNING")
     return 0

@@ -7,10 +7,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import redis
+from rq import Queue, get_current_job
 
 from atlas.settings import ConfigError, Settings
 from tests.agent_harness import build_agent, settings_for
 from workers.budget import TOOL_TIMEOUT_SECONDS, Budget
+from workers.queueing import JOB_TIMEOUT_SECONDS, job_timeout
+from workers.worker import make_worker
 
 SECRETS = {
     "OPENAI_API_KEY": "sk-test-very-secret-key",
@@ -75,3 +79,20 @@ def test_the_fingerprint_changes_with_what_changes_an_answer() -> None:
     # what does not change an answer leaves it alone: the Slack token, the port, the queue's name
     same = Settings.from_env({"SLACK_BOT_TOKEN": "xoxb-1", "PORT": "8080", "ATLAS_QUEUE": "other"})
     assert same.fingerprint == base.fingerprint
+
+
+def job_limit() -> int | None:
+    """A job that reports the time limit it runs under."""
+    job = get_current_job()
+    return job.timeout if job else None
+
+
+@pytest.mark.parametrize(("max_seconds", "limit"), [(60.0, 180), (600.0, 720)])
+def test_a_larger_time_budget_gets_a_longer_job_limit_in_the_worker(redis_conn: redis.Redis, max_seconds: float, limit: int) -> None:
+    """The web process queues jobs with today's limit; a worker whose ATLAS_MAX_SECONDS is larger gives
+    them its own, so RQ does not kill a run that is still within its budget."""
+    queue = Queue("atlas-job-limit", connection=redis_conn)
+    job = queue.enqueue(job_limit, job_timeout=JOB_TIMEOUT_SECONDS)
+    make_worker(queue, job_timeout=job_timeout(max_seconds)).work(burst=True)
+    job.refresh()
+    assert job.return_value() == limit

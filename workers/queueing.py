@@ -19,6 +19,12 @@ RESULT_TTL_SECONDS = 3600
 RETRY = Retry(max=2)
 
 
+def job_timeout(max_seconds: float) -> int:
+    """A run job's time limit for a run budget of `max_seconds`: JOB_TIMEOUT_SECONDS for the default
+    60 working seconds, and as much longer as a larger ATLAS_MAX_SECONDS asks for."""
+    return JOB_TIMEOUT_SECONDS + max(0, int(max_seconds) - 60)
+
+
 def settings_queue(queue_name: str, fingerprint: str) -> str:
     """The queue of runs that must be answered under one set of settings (`atlas ask` uses it)."""
     return f"{queue_name}-{fingerprint}"

@@ -25,11 +25,14 @@ class AtlasWorker(SimpleWorker):
     """A SimpleWorker whose running job keeps a short, refreshed lease in the started registry."""
 
     heartbeat_ttl: int = 20
+    job_timeout_floor: int = 0  # this worker's run budget may need more than the time a job was queued with
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         return self.heartbeat_ttl
 
     def execute_job(self, job: Job, queue: Queue) -> None:
+        if job.timeout != -1 and (job.timeout or 0) < self.job_timeout_floor:
+            job.timeout = self.job_timeout_floor  # a run under this worker's budget may take that long
         stop = threading.Event()
         beat = threading.Thread(target=self._beat, args=(job, stop), name="atlas-heartbeat", daemon=True)
         beat.start()
@@ -50,8 +53,13 @@ class AtlasWorker(SimpleWorker):
                 log.warning("heartbeat for job %s failed", job.id, exc_info=True)
 
 
-def make_worker(queue: Queue, *, heartbeat_ttl: int = 20, maintenance_seconds: int = 30, name: str | None = None) -> AtlasWorker:
-    """One worker serves one queue: RQ does not dequeue atomically across several (rq#1716)."""
+def make_worker(
+    queue: Queue, *, heartbeat_ttl: int = 20, maintenance_seconds: int = 30, name: str | None = None, job_timeout: int = 0
+) -> AtlasWorker:
+    """One worker serves one queue: RQ does not dequeue atomically across several (rq#1716).
+
+    `job_timeout` is the least time a job gets here (the configured run budget's, workers.queueing.job_timeout):
+    the web process that queued it does not know this worker's budget."""
     worker = AtlasWorker(
         [queue],
         connection=queue.connection,
@@ -62,4 +70,5 @@ def make_worker(queue: Queue, *, heartbeat_ttl: int = 20, maintenance_seconds: i
         job_monitoring_interval=max(heartbeat_ttl // 4, 1),
     )
     worker.heartbeat_ttl = heartbeat_ttl
+    worker.job_timeout_floor = job_timeout
     return worker
