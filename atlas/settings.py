@@ -38,6 +38,15 @@ DEFAULT_PRICES: dict[str, Price] = {
 }
 
 
+def _portable(path: Path) -> str:
+    """A data folder inside the installation as a relative path, so one image installed under
+    different roots (a web machine and a worker machine) gives the same fingerprint."""
+    try:
+        return str(path.relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
+
+
 def _secret() -> Any:
     """A field that holds a token or key: kept out of repr, so no log line or error can show it."""
     return field(default=None, repr=False)
@@ -97,7 +106,7 @@ class Settings:
             "openai_base_url": self.openai_base_url,
             "openai_api_key_sha256": hashlib.sha256(key.encode()).hexdigest() if key else None,
             "price": [self.price.input, self.price.cached_input, self.price.output],
-            "data_dir": str(self.data_dir),
+            "data_dir": _portable(self.data_dir),
             "docs_base_url": self.docs_base_url,
             "issues_base_url": self.issues_base_url,
             "budget": [self.budget.max_steps, self.budget.max_seconds, self.budget.max_tokens, self.budget.max_errors],

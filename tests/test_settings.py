@@ -96,3 +96,15 @@ def test_a_larger_time_budget_gets_a_longer_job_limit_in_the_worker(redis_conn: 
     make_worker(queue, job_timeout=job_timeout(max_seconds)).work(burst=True)
     job.refresh()
     assert job.return_value() == limit
+
+
+def test_the_fingerprint_does_not_depend_on_where_atlas_is_installed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A web machine and a worker machine may install the same image under different roots."""
+    import atlas.settings
+
+    fingerprints = set()
+    for root in (tmp_path / "srv" / "atlas", tmp_path / "app"):
+        monkeypatch.setattr(atlas.settings, "REPO_ROOT", root)
+        fingerprints.add(Settings(data_dir=root / "datasets" / "orbit").fingerprint)
+    assert len(fingerprints) == 1
+    assert Settings(data_dir=tmp_path / "one").fingerprint != Settings(data_dir=tmp_path / "two").fingerprint
