@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,9 +28,28 @@ def redis_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def redis_url(redis_server_url: str) -> str:
-    """The session server, emptied before the test so tests never see each other's keys."""
-    redis.Redis.from_url(redis_server_url).flushall()
+    """The session server, emptied before the test so tests never see each other's keys, and with
+    no worker of an earlier test still waiting on a queue: emptying Redis does not stop a process,
+    and such a worker would silently take this test's jobs with that test's settings."""
+    conn = redis.Redis.from_url(redis_server_url)
+    conn.flushall()
+    if not os.environ.get("ATLAS_TEST_REDIS_URL"):  # a shared external server may have other users
+        left = _waiting_workers(conn)
+        if left:
+            pytest.fail(f"a worker process of an earlier test is still serving the test Redis: {left}")
     return redis_server_url
+
+
+def _waiting_workers(conn: redis.Redis, grace: float = 3.0) -> list[str]:
+    """Clients blocked on a queue (an RQ worker waits in BLMOVE/BLPOP), after `grace` seconds for
+    processes that are being killed right now to go."""
+    deadline = time.monotonic() + grace
+    while True:
+        blocked = [f"{c.get('name') or '?'}@{c.get('addr')} ({c.get('cmd')})" for c in conn.client_list()
+                   if "b" in c.get("flags", "") and c.get("cmd") in {"blmove", "blpop", "brpoplpush", "bzpopmin"}]
+        if not blocked or time.monotonic() > deadline:
+            return blocked
+        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -72,3 +72,63 @@ def test_issue_question_opens_that_issue(ask) -> None:
 def test_small_talk_needs_no_tools(ask) -> None:
     run = ask("Thanks, that's all for today!")
     assert [s.tools for s in run.steps] == [[]] and "welcome" in run.answer.lower()
+
+
+def test_a_question_about_something_absent_says_so_instead_of_quoting_a_neighbour(ask) -> None:
+    run = ask("How do I deploy on Nomad?")
+    assert run.answer.startswith("I found nothing about Nomad in the docs or issues.")
+    assert "From the docs" not in run.answer and "Related issues" not in run.answer
+    assert run.sources == []
+
+
+def test_an_unknown_error_code_is_not_answered_with_another_code(ask) -> None:
+    run = ask("What does ORB-9999 mean?")
+    assert run.answer.startswith("I found nothing about ORB-9999 in the docs or issues.")
+    assert "ORB-1102" not in run.answer and run.sources == []
+
+
+def test_an_unknown_issue_number_is_said_to_be_unknown(ask) -> None:
+    run = ask("What does issue #9999 say?")
+    assert run.answer.startswith("I found nothing about #9999 in the docs or issues.")
+    assert run.sources == []
+
+
+def test_a_version_must_match_exactly() -> None:
+    from workers.offline_evidence import Question
+
+    asked = Question.of("Is there a fix in 3.9.0 for the lease bug?")
+    assert "3.9.0" in asked.keywords
+    assert not asked.answered_by("Fix in 3.1.0 for the lease bug, released with 3.1.0.")
+    assert asked.answered_by("The lease bug: fixed in 3.9.0.")
+
+
+def test_words_are_unicode_words() -> None:
+    from workers.offline_evidence import keywords
+
+    assert keywords("¿Cómo configuro los workers en Zürich?") == ["Cómo", "configuro", "los", "workers", "en", "Zürich"]
+    assert keywords("What does ORB-1202 mean for lease_seconds in 3.1.0?") == ["ORB-1202", "lease_seconds", "3.1.0"]
+
+
+def test_a_question_in_another_language_names_what_it_found_nothing_about(ask) -> None:
+    run = ask("Cómo configuro los workers?")
+    assert "I found nothing about Cómo, configuro and los in the docs or issues." in run.answer
+    [search] = [json.loads(i["arguments"]) for i in run.items if i.get("type") == "function_call" and i["name"] == "search_docs"]
+    assert search["query"] == "Cómo configuro los workers"  # one word, not "C" and "mo"
+
+
+def test_a_closed_issue_is_summed_up_with_the_comment_that_resolved_it(ask) -> None:
+    run = ask("Show me issue #148")
+    resolution = _issue(148)["comments"][0]
+    assert f"Resolved in comment 1, by {resolution['author']}:" in run.answer
+    assert "misfire_grace_seconds = 21600" in run.answer  # the fix is in the comment, not the body
+    assert "Set it to 4h, works" not in run.answer  # the reporter's thanks is not the resolution
+    assert run.sources == ["#148"]
+
+
+def test_only_what_was_quoted_is_cited(ask) -> None:
+    run = ask("How many workers should I run?")
+    docs = [s for s in run.sources if not s.startswith("#")]
+    assert docs and all(f"From the docs, `{doc}`" in run.answer for doc in docs)
+    assert "workers" not in run.sources  # the word is all over the answer; that page was not quoted
+    listed = [line for line in run.answer.splitlines() if line.startswith("- #")]
+    assert all(any(line.startswith(f"- {s} ") for line in listed) for s in run.sources if s.startswith("#"))

@@ -6,10 +6,12 @@ import json
 import os
 import signal
 import threading
+import uuid
 from pathlib import Path
 
 import redis
 from rq import Queue, Worker
+from rq.job import Job
 
 from tests.processes import atlas_command, wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
@@ -20,7 +22,9 @@ from workers.runs import RunStore
 
 
 def _env(tmp_path: Path, redis_url: str, model: ScriptedModel | None = None, **extra: str) -> dict[str, str]:
-    env = {"ATLAS_HOME": str(tmp_path / "home"), "REDIS_URL": redis_url, "ATLAS_DATA": str(make_dataset(tmp_path / "data"))}
+    """The test's own queue: no other process on the shared test Redis can take its jobs."""
+    env = {"ATLAS_HOME": str(tmp_path / "home"), "REDIS_URL": redis_url, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+           "ATLAS_QUEUE": f"atlas-{uuid.uuid4().hex[:8]}"}
     if model is not None:
         env.update(model.env())
     env.update(extra)
@@ -70,9 +74,13 @@ def test_a_run_paused_in_one_process_is_continued_by_another(tmp_path: Path, red
     env = _env(tmp_path, redis_url, scripted_model, ATLAS_WORKER_HEARTBEAT_TTL="3", ATLAS_WORKER_MAINTENANCE="2")
     conn = redis.Redis.from_url(redis_url)
     store = RunStore(conn)
-    run = submit(conn, "atlas", "What is 6*7?")
+    run = submit(conn, env["ATLAS_QUEUE"], "What is 6*7?")
     with worker_process(env, "w-a") as worker_a:
-        wait_for(lambda: len(scripted_model.requests) >= 2, timeout=30, what="worker A to reach step 2")
+        try:
+            wait_for(lambda: len(scripted_model.requests) >= 2, timeout=30, what="worker A to reach step 2")
+        except AssertionError as exc:  # say what worker A was doing, so a failure can be diagnosed
+            raise AssertionError(f"{exc}; worker A's log:\n{(tmp_path / 'w-a.log').read_text()[-3000:]}") from None
+        assert Job.fetch(job_id(run.id), connection=conn).worker_name == "w-a"  # and not some other process
         saved = store.load(run.id)
         assert [s.index for s in saved.steps] == [1]
         worker_a.send_signal(signal.SIGKILL)  # dies mid-step, before step 2 is saved

@@ -13,9 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from tools.docs_pages import Page
-from tools.fts_query import STOPWORDS
+from tools.fts_query import STOPWORDS, TERM
 
-WORD = re.compile(r"\w+(?:[-.]\w+)*")
 PART = re.compile(r"[^\W_]+")
 FIELDS = {"title": 2.0, "heading": 3.0, "text": 1.0}  # per-field BM25 scores are summed with these weights
 # Length normalisation per field: a heading that is nothing but the query term is about that term
@@ -49,7 +48,7 @@ class _Unit:
 def tokens(text: str) -> list[str]:
     """Index tokens: each word, and for compounds (ORB-1202, 3.1.0, lease_seconds) also their parts."""
     out: list[str] = []
-    for word in WORD.findall(text.lower()):
+    for word in TERM.findall(text.lower()):
         out.append(_stem(word))
         parts = PART.findall(word)
         if len(parts) > 1:

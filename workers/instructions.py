@@ -30,6 +30,8 @@ INCOMPLETE = (
 # The offline model's connecting phrases (everything else it says is quoted from the tools).
 OFFLINE_SMALL_TALK = "You're welcome! Mention me any time you need something from the docs or the tracker."
 OFFLINE_NOTHING_FOUND = "I could not find anything about this in the docs or the issue tracker."
+OFFLINE_NOTHING_ABOUT = "I found nothing about {what} in the docs or issues."
+OFFLINE_RESOLUTION = "Resolved in comment {number}, by {author}:"
 OFFLINE_FROM_DOCS = "From the docs, {where}:"
 OFFLINE_ISSUE = "Issue {header}"
 OFFLINE_RELATED = "Related issues:"

@@ -16,25 +16,17 @@ from atlas import tokens
 from workers import instructions as phrases
 from workers.instructions import OFFLINE_NOTE, WRAP_UP
 from workers.model import ModelReply, ModelRequest
+from workers.offline_evidence import Question, keywords, listing
+from workers.offline_issue import parse as parse_issue
 from workers.state import Usage
 
-_STOPWORDS = frozenset(
-    """a an the and or of to in on for with is are was were be been do does did how what which who whom why when
-    where can could should would i we you it its this that these those there has have had anyone any our my me
-    about from at by as if not no yes please show tell give find me us get set use using into out over under
-    default value mean means meaning happen happens happened reported report say said people comments""".split()
-)
 _ISSUE = re.compile(r"(?:issue\s*#?|#)(\d{1,6})\b", re.IGNORECASE)
 WRAP_UP_PREFIX = WRAP_UP.split("(")[0]  # how the loop's wrap-up note starts: not a question
 _SMALL_TALK = re.compile(r"^\s*(thanks|thank you|hi|hello|hey|ok|okay|bye|cheers)\b", re.IGNORECASE)
 _DOC_HIT = re.compile(r"^- ([a-z0-9][a-z0-9-]*)(?: § (.+?))? \[[^\]]*\]:")
+_ISSUE_HIT = re.compile(r"^#\d+ ")
+_TOOL_NOTE = re.compile(r"^\[(?:cut|more|body cut)\b[^\]]*\]$")  # how to read on: for the model, not the reader
 _SECTION_HEAD = re.compile(r"^\[([a-z0-9-]+)(?: § (.*))?\] [^\]]*$")
-
-
-def keywords(question: str) -> list[str]:
-    """Distinctive words of the question, exact tokens like ORB-1202 and lease_seconds kept whole."""
-    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z0-9]", question)
-    return [w for w in words if w.lower() not in _STOPWORDS and len(w) > 1]
 
 
 class OfflineModel:
@@ -123,13 +115,12 @@ def _content_text(content: Any) -> str:
 def _best_doc(search_output: str, question: str) -> tuple[str, str | None] | None:
     """Of the search_docs hits (`- doc_id § Heading [Title]: snippet`), the one whose line shares
     the most words with the question; ties keep the search's own order."""
-    words = {w.lower() for w in keywords(question)}
+    asked = Question.of(question)
     hits = []
     for line in search_output.splitlines():
         found = _DOC_HIT.match(line)
         if found:
-            overlap = sum(w in line.lower() for w in words)
-            hits.append((-overlap, len(hits), found.group(1), (found.group(2) or "").strip() or None))
+            hits.append((-len(asked.found_in(line)), len(hits), found.group(1), (found.group(2) or "").strip() or None))
     if not hits:
         return None
     _, _, doc_id, heading = min(hits)
@@ -137,27 +128,64 @@ def _best_doc(search_output: str, question: str) -> tuple[str, str | None] | Non
 
 
 def compose(question: str, results: list[tuple[str, str]]) -> str:
-    """Quote the lines that best match the question, then list the issues found, with sources."""
-    words = {w.lower() for w in keywords(question)}
+    """Quote what answers the question (see `offline_evidence`), list the issues that touch it, and
+    say plainly what nothing was found about when nothing does."""
+    asked = Question.of(question)
+    words = {w.lower() for w in asked.keywords}
+    found = [(name, _shown_lines(name, output)) for name, output in results if not output.startswith("Error")]
+    seen = ["\n".join(lines) for _, lines in found]
+    nowhere = asked.absent_from(seen)  # a word no result has at all: whatever was found is about something else
     parts: list[str] = []
     related: list[str] = []
-    for name, output in results:
-        if output.startswith("Error"):
-            continue
-        lines = [ln.rstrip() for ln in output.splitlines() if ln.strip() and not ln.startswith("```")]
-        if name == "get_doc_section" and lines:
+    for name, lines in found:
+        if name == "get_doc_section" and lines and asked.answered_by("\n".join(lines)):
             head = _SECTION_HEAD.match(lines[0])
             where = f"`{head.group(1)}`" + (f" § {head.group(2)}" if head and head.group(2) else "") if head else lines[0]
-            parts.append(phrases.OFFLINE_FROM_DOCS.format(where=where) + "\n" + "\n".join(f"> {ln.strip()}" for ln in _section_quote(lines[1:], words)))
-        elif name == "get_issue" and lines:
-            parts.append(phrases.OFFLINE_ISSUE.format(header=lines[0]) + "\n" + "\n".join(f"> {ln.strip()}" for ln in _best_lines(lines[1:], words, 6)))
-        elif name == "search_issues":
-            hits = [ln.strip() for ln in lines if re.match(r"^#\d+ ", ln.strip())]
+            parts.append(phrases.OFFLINE_FROM_DOCS.format(where=where) + "\n" + _quote(_section_quote(lines[1:], words)))
+        elif name == "get_issue" and lines:  # asked for by number: it is the answer whatever it says
+            parts.append(_issue_summary(lines, words))
+        elif name == "search_issues" and (asked.answered_by("\n".join(lines)) or not nowhere):
+            hits = [ln for ln in lines if asked.touched_by(ln)]
             if hits:
                 related.append(phrases.OFFLINE_RELATED + "\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
     parts += related
-    body = "\n\n".join(parts) if parts else phrases.OFFLINE_NOTHING_FOUND
+    body = "\n\n".join(parts) if parts else _nothing_about(question, asked, seen)
     return f"{body}\n\n{OFFLINE_NOTE}"
+
+
+def _shown_lines(name: str, output: str) -> list[str]:
+    """A result's lines worth quoting: no code fences, no read-on notes, and of a search only its hits
+    (its first line echoes the question's own words)."""
+    lines = [ln.rstrip() for ln in output.splitlines() if ln.strip() and not ln.startswith("```") and not _TOOL_NOTE.match(ln)]
+    if name.startswith("search_"):
+        lines = [ln.strip() for ln in lines if _DOC_HIT.match(ln.strip()) or _ISSUE_HIT.match(ln.strip())]
+    return lines
+
+
+def _nothing_about(question: str, asked: Question, seen: list[str]) -> str:
+    """'I found nothing about X in the docs or issues', X being what the question named that no result had."""
+    issue = _ISSUE.search(question)
+    if issue:
+        return phrases.OFFLINE_NOTHING_ABOUT.format(what=f"#{issue.group(1)}")
+    missing = asked.missing_from(seen)
+    return phrases.OFFLINE_NOTHING_ABOUT.format(what=listing(missing)) if missing else phrases.OFFLINE_NOTHING_FOUND
+
+
+def _issue_summary(lines: list[str], words: set[str]) -> str:
+    """The issue's header, the body lines that match the question and, for a closed issue, the
+    comment that resolved it: that is where the answer is."""
+    issue = parse_issue(lines)
+    resolution = issue.resolution()
+    text = phrases.OFFLINE_ISSUE.format(header=issue.header) + "\n" + _quote(_best_lines(issue.body, words, 4 if resolution else 6))
+    if resolution:
+        text += "\n" + phrases.OFFLINE_RESOLUTION.format(author=resolution.author, number=resolution.number)
+        text += "\n" + _quote(resolution.lines[:8])
+    return text
+
+
+def _quote(lines: list[str]) -> str:
+    """Quoted lines: shown, not cited (`workers.sources` cites only outside quotes)."""
+    return "\n".join(f"> {ln.strip()}" for ln in lines)
 
 
 def _section_quote(lines: list[str], words: set[str]) -> list[str]:

@@ -1,4 +1,10 @@
-"""The sources a final answer cites: doc ids and issue numbers that a tool actually returned."""
+"""The sources a final answer cites: doc ids and issue numbers that a tool actually returned.
+
+Citing is not mentioning. Quoted lines (`> ...`) are what a source says, so ids inside them are
+not citations; and a doc id that is an ordinary word (`workers`, `payloads`) counts only where it
+is written as a citation (`workers`, workers §, (see workers), a link to it), never because the
+word occurs in a sentence.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +18,30 @@ _ISSUE_REF = re.compile(r"#(\d{1,7})\b")
 
 def sources_of(run: RunState, doc_ids: Iterable[str]) -> list[str]:
     """Cited and seen: an id the answer names but no tool showed is not a source (it may be made up)."""
-    seen = "\n".join(str(item.get("output", "")) for item in run.items if item.get("type") == "function_call_output")
-    answer = run.answer or ""
+    outputs = (str(item.get("output", "")) for item in run.items if item.get("type") == "function_call_output")
+    seen = "\n".join(out for out in outputs if not out.startswith("Error"))  # a refusal shows nothing
+    answer = unquoted(run.answer or "")
     found: list[str] = []
     for doc_id in doc_ids:
-        if _mentions(answer, doc_id) and _mentions(seen, doc_id):
+        if _cites(answer, doc_id) and _mentions(seen, doc_id):
             found.append(doc_id)
     for number in dict.fromkeys(_ISSUE_REF.findall(answer)):
         if re.search(rf"#{number}\b", seen):
             found.append(f"#{number}")
     return found
+
+
+def unquoted(text: str) -> str:
+    """The text without its Markdown quotation lines."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(">"))
+
+
+def _cites(text: str, doc_id: str) -> bool:
+    if doc_id.isalpha():  # an ordinary word: only its citation forms count
+        name = re.escape(doc_id)
+        forms = rf"`{name}`|(?<![\w-]){name} §|\(\s*{name}\s*[),;]|\bsee\s+{name}(?![\w-])|\]\({name}(?![\w-])"
+        return re.search(forms, text, re.IGNORECASE) is not None
+    return _mentions(text, doc_id)
 
 
 def _mentions(text: str, doc_id: str) -> bool:

@@ -1,0 +1,130 @@
+"""One message, two deliveries in flight at once (a DM as `app_mention` and as `message.im`):
+one run and one queued job, at the claim level and through the running bot.
+
+The twins carry different event ids, so only the channel + ts claim key ties them together; the
+sequential twin test cannot tell whether it is there (the second delivery finds the run recorded).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import redis
+from rq import Queue
+
+from bot import claims
+from tests.standins.slack_events import direct_message, mention
+from tests.standins.slack_fixtures import RunningBot, bot, slack_api  # noqa: F401
+from workers.runs import RunStore
+
+TEAM, CHANNEL = "T0TEST", "D0ALICE"
+
+
+def _twins(ts: str) -> tuple[claims.Claim, claims.Claim]:
+    return claims.message_claim(TEAM, CHANNEL, ts, "EvMention"), claims.message_claim(TEAM, CHANNEL, ts, "EvMessage")
+
+
+def _claim(conn: redis.Redis, c: claims.Claim) -> str:
+    return claims.claim(conn, c, run_key="atlas:run:twin", thread_key="atlas:thread:twin").outcome
+
+
+def test_a_twin_claimed_while_the_first_is_unconfirmed_is_in_flight(redis_conn: redis.Redis) -> None:
+    a, b = _twins("1700007000.000001")
+    assert _claim(redis_conn, a) == "claimed"
+    assert _claim(redis_conn, b) == "in_flight"  # A holds the message, not yet enqueued: Slack retries B later
+
+
+def test_a_twin_after_the_first_is_confirmed_is_a_duplicate(redis_conn: redis.Redis) -> None:
+    a, b = _twins("1700007000.000002")
+    assert _claim(redis_conn, a) == "claimed"
+    claims.confirm(redis_conn, a)
+    assert _claim(redis_conn, b) == "duplicate"
+
+
+def test_a_twin_after_the_first_released_its_claim_can_claim(redis_conn: redis.Redis) -> None:
+    a, b = _twins("1700007000.000003")
+    assert _claim(redis_conn, a) == "claimed"
+    claims.release(redis_conn, a)
+    assert _claim(redis_conn, b) == "claimed"
+
+
+def _queued(conn: redis.Redis) -> list[str]:
+    return Queue("atlas", connection=conn).get_job_ids()
+
+
+def _runs(conn: redis.Redis) -> list[str]:
+    return [k.decode() for k in conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+
+
+def test_twins_in_flight_at_once_through_the_bot_give_one_run_and_one_job(
+    bot: RunningBot, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """The first delivery is held between its claim and its enqueue until the twin has been
+    answered, so the two are certainly in flight together; each is a signed request to the server."""
+    import bot.mentions as mentions_module
+
+    real = mentions_module.record_and_enqueue
+    twin_answered = threading.Event()
+    first = threading.Lock()
+
+    def held(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        if first.acquire(blocking=False):  # only the first delivery to get here waits
+            twin_answered.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mentions_module, "record_and_enqueue", held)
+    ts = "1700007100.000001"
+    as_mention = mention("ORB-1402?", channel=CHANNEL, ts=ts)
+    as_message = direct_message("<@UATLAS> ORB-1402?", channel=CHANNEL, ts=ts)
+    with ThreadPoolExecutor(2) as pool:
+        held_one = pool.submit(bot.send.event, as_mention)
+        assert _wait(lambda: first.locked()), "the first delivery never reached its enqueue"
+        twin = bot.send.event(as_message).status
+        twin_answered.set()
+        assert held_one.result(timeout=30).status == 200
+    assert len(_runs(redis_conn)) == 1 and len(_queued(redis_conn)) == 1
+    assert twin == 503  # in flight elsewhere: Slack retries it later...
+    assert bot.send.event(as_message, retry_num=1).status == 200  # ...and the retry is a duplicate
+    assert len(_queued(redis_conn)) == 1
+
+
+def test_many_twin_pairs_sent_at_the_same_moment_give_one_run_and_one_job_each(
+    bot: RunningBot, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    """No hook: both twins of each message start together (a barrier), retried as Slack would."""
+    pairs = 12
+    start = threading.Barrier(2 * pairs)
+
+    def deliver(event: dict) -> int:
+        start.wait(10)
+        status = bot.send.event(event).status
+        for retry in (1, 2, 3):  # Slack retries a 503
+            if status != 503:
+                break
+            time.sleep(0.2)  # Slack waits before a retry; the holder confirms meanwhile
+            status = bot.send.event(event, retry_num=retry).status
+        return status
+
+    events = []
+    for n in range(pairs):
+        ts = f"1700007200.{n:06d}"
+        events += [mention(f"twin {n}?", channel=CHANNEL, ts=ts), direct_message(f"<@UATLAS> twin {n}?", channel=CHANNEL, ts=ts)]
+    with ThreadPoolExecutor(len(events)) as pool:
+        statuses = list(pool.map(deliver, events))
+    assert statuses == [200] * len(events)
+    queued = _queued(redis_conn)
+    assert len(_runs(redis_conn)) == pairs and len(queued) == pairs and len(set(queued)) == pairs
+    store = RunStore(redis_conn)
+    assert sorted(store.load(k.split(":")[-1]).question for k in _runs(redis_conn)) == sorted(f"twin {n}?" for n in range(pairs))
+
+
+def _wait(check, timeout: float = 10.0) -> bool:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.01)
+    return False

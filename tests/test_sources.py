@@ -1,0 +1,40 @@
+"""Which ids an answer cites: citing is not mentioning, quoting is not citing."""
+
+from __future__ import annotations
+
+from workers.sources import sources_of
+from workers.state import RunState
+
+DOCS = ["workers", "error-codes", "payloads"]
+
+
+def _run(answer: str, seen: str) -> RunState:
+    run = RunState(question="q", answer=answer)
+    run.items = [{"type": "function_call_output", "call_id": "c1", "output": seen}]
+    return run
+
+
+SEEN = "[workers § Concurrency] Workers\n[error-codes § ORB-1202] ... payloads ... #12 #13"
+
+
+def test_an_ordinary_word_that_is_a_doc_id_is_not_a_citation() -> None:
+    assert sources_of(_run("Run more workers; payloads are small.", SEEN), DOCS) == []
+
+
+def test_citation_forms_of_a_doc_id_are_citations() -> None:
+    for answer in ["See `workers`.", "From workers § Concurrency.", "Start two (see workers).", "(workers) says so.", "[Workers](workers.md)"]:
+        assert sources_of(_run(answer, SEEN), DOCS) == ["workers"], answer
+
+
+def test_a_compound_doc_id_named_plainly_is_a_citation() -> None:
+    assert sources_of(_run("ORB-1202 is permanent (error-codes).", SEEN), DOCS) == ["error-codes"]
+    assert sources_of(_run("ORB-1202 is permanent, see error-codes", SEEN), DOCS) == ["error-codes"]
+
+
+def test_ids_inside_quoted_lines_are_not_citations() -> None:
+    answer = "Issue #12 says:\n> duplicate of #13, see `workers` and error-codes"
+    assert sources_of(_run(answer, SEEN), DOCS) == ["#12"]
+
+
+def test_an_error_output_is_not_a_source() -> None:
+    assert sources_of(_run("Nothing about #99.", "Error: no issue #99\nHint: search_issues"), DOCS) == []
