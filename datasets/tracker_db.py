@@ -35,6 +35,7 @@ PART = re.compile(r"[^\W_]+")
 # bm25 column weights, in FTS column order: title, labels, body, comments. Queries call
 # bm25(issues_fts, *BM25_WEIGHTS) directly: measurably faster than ORDER BY rank with this config.
 BM25_WEIGHTS = (10.0, 4.0, 3.0, 0.5)
+MAX_ISSUE_ID = 2**63 - 1  # SQLite's INTEGER; a larger number raises OverflowError as a query parameter
 RANK = f"bm25({', '.join(map(str, BM25_WEIGHTS))})"
 
 SCHEMA = f"""
@@ -96,6 +97,11 @@ def _refresh(data_dir: Path, *, force: bool) -> Path:
 def _fresh(meta: Mapping[str, str], st: os.stat_result) -> bool:
     return (meta.get("schema_version") == SCHEMA_VERSION and meta.get("source_size") == str(st.st_size)
             and meta.get("source_mtime_ns") == str(st.st_mtime_ns))
+
+
+def storable_id(number: int) -> bool:
+    """Whether an issue number fits SQLite's INTEGER; one that does not cannot be an issue here."""
+    return 0 < number <= MAX_ISSUE_ID
 
 
 def connect_readonly(path: Path) -> sqlite3.Connection:
