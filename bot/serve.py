@@ -11,6 +11,7 @@ import logging
 import os
 import signal
 import socket
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
@@ -21,11 +22,15 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_bolt.adapter.wsgi.http_request import WsgiHttpRequest
 from slack_bolt.request import BoltRequest
 from slack_bolt.response import BoltResponse
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
 from waitress import create_server
 from waitress.server import BaseWSGIServer, MultiSocketServer
 
 from atlas.connection import redis_url
+from atlas.failures import Unavailable
 from atlas.settings import ConfigError, Settings
+from atlas.slack_client import TIMEOUT_SECONDS, api_url
 from bot.app import create_app
 
 log = logging.getLogger("atlas.bot.serve")
@@ -88,6 +93,7 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     Each request is CPU work in Python (signature, Bolt, Redis client), and one process runs Python on
     one core at a time; more processes on one socket let a burst of events use every core.
     """
+    check_slack(settings)
     if processes <= 1:
         server = http_server(create_app(settings), host=host, port=port)
         log.warning("Atlas is listening on http://%s:%s%s", host, port, EVENTS_PATH)
@@ -134,8 +140,42 @@ def serve_socket(settings: Settings) -> int:
     """`atlas serve --socket`: connect to Slack over a WebSocket and serve until interrupted."""
     if not settings.slack_app_token:
         raise ConfigError("SLACK_APP_TOKEN is not set (an app-level token, xapp-..., with connections:write)")
+    check_slack(settings)
     app = create_app(settings, socket_mode=True)
     handler = SocketModeHandler(app, settings.slack_app_token, concurrency=SOCKET_CONCURRENCY)
+    try:
+        handler.connect()
+    except SlackApiError as exc:
+        raise ConfigError(f"Slack refused SLACK_APP_TOKEN (apps.connections.open: {exc.response.get('error')})") from None
+    except (SlackClientError, OSError) as exc:
+        raise Unavailable(f"Slack's Web API at {api_url(settings)} is unreachable ({_reason(exc)})") from None
     log.warning("Atlas is connected to Slack in Socket Mode")
-    handler.start()
+    try:
+        threading.Event().wait()  # the handler's threads serve; this one waits for Ctrl-C or SIGTERM
+    except KeyboardInterrupt:
+        pass
+    finally:
+        handler.close()
     return 0
+
+
+def check_slack(settings: Settings) -> None:
+    """Before serving: one `auth.test` with the bot token, so a wrong token or an unreachable Slack
+    is one clear line at start-up rather than a traceback (or, later, failures in every thread)."""
+    if not settings.slack_bot_token:
+        raise ConfigError("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
+    # One try, no retries, and slack_sdk's own error log kept quiet: the line below is the report.
+    quiet = logging.getLogger("atlas.bot.slack_check")
+    quiet.setLevel(logging.CRITICAL)
+    client = WebClient(token=settings.slack_bot_token, base_url=api_url(settings), timeout=TIMEOUT_SECONDS, logger=quiet)
+    try:
+        client.auth_test()
+    except SlackApiError as exc:
+        raise ConfigError(f"Slack refused SLACK_BOT_TOKEN (auth.test: {exc.response.get('error')})") from None
+    except (SlackClientError, OSError) as exc:
+        raise Unavailable(f"Slack's Web API at {api_url(settings)} is unreachable ({_reason(exc)})") from None
+
+
+def _reason(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None) or exc
+    return str(reason).splitlines()[0][:200] if str(reason) else type(exc).__name__

@@ -126,16 +126,29 @@ def read_meta(path: Path) -> dict[str, str]:
 
 
 def parse_issues(raw: bytes, source: Path) -> Iterator[dict[str, Any]]:
-    """Issue objects from JSON Lines bytes; a malformed line raises DatasetError with its number."""
-    for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+    """Issue objects from JSON Lines bytes; a malformed line raises DatasetError with its number.
+
+    Checked here, before SQLite sees them: text that is not UTF-8, an id SQLite cannot hold, and an
+    id given twice (which SQLite would report as a bare IntegrityError)."""
+    seen: dict[int, int] = {}
+    for number, chunk in enumerate(raw.splitlines(), start=1):
+        try:
+            line = chunk.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DatasetError(f"{source}:{number}: not UTF-8 text (byte {exc.start + 1})") from None
         if not line.strip():
             continue
         try:
             issue = json.loads(line)
         except ValueError as exc:
             raise DatasetError(f"{source}:{number}: not JSON ({exc})") from None
-        if not isinstance(issue, dict) or not isinstance(issue.get("id"), int) or not isinstance(issue.get("title"), str):
+        if not isinstance(issue, dict) or type(issue.get("id")) is not int or not isinstance(issue.get("title"), str):
             raise DatasetError(f"{source}:{number}: an issue needs an integer id and a title")
+        if not storable_id(issue["id"]):
+            raise DatasetError(f"{source}:{number}: issue id {issue['id']} is not between 1 and {MAX_ISSUE_ID}")
+        if issue["id"] in seen:
+            raise DatasetError(f"{source}:{number}: issue id {issue['id']} is already used on line {seen[issue['id']]}")
+        seen[issue["id"]] = number
         yield issue
 
 
