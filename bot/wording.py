@@ -47,6 +47,7 @@ STOP_REASONS = {
     "max_tokens": "token budget reached",
     "max_errors": "too many tool errors",
     "model_unavailable": "the model API was unreachable",
+    "model_malformed": "the model API's replies were not valid responses",
     "model_rejected": "the model API refused the request",
     "worker_lost": "the worker stopped",
     "approval_expired": "an approval expired",
