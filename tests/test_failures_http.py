@@ -74,3 +74,18 @@ def test_a_signed_request_still_reaches_bolt(bot: RunningBot, redis_conn: redis.
     assert reply.status == 200
     runs = [k for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
     assert len(runs) == 1 and RunStore(redis_conn).load(runs[0].decode().split(":")[-1]).question == "what does ORB-1202 mean?"
+
+
+def test_a_question_cut_to_the_limit_is_told_to_the_asker_only(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    from bot import wording
+    from tests.processes import wait_for
+
+    assert bot.send.event(mention("x" * 3990, ts="1700000200.000001")).status == 200  # within the limit: no note
+    long_question = "why " + "does the lease expire " * 400  # about 8,800 characters
+    assert bot.send.event(mention(long_question, ts="1700000300.000001")).status == 200
+    questions = sorted(len(RunStore(redis_conn).load(k.decode().split(":")[-1]).question)
+                       for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2)
+    assert questions == [3990, 4000]
+    [note] = wait_for(lambda: bot.api.ephemerals(), what="the note about the cut")
+    assert note["user"] == "U0ALICE" and note["thread_ts"] == "1700000300.000001"
+    assert note["text"] == wording.QUESTION_CUT.format(limit=4000) and "4,000" in note["text"]
