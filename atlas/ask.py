@@ -7,10 +7,9 @@ import os
 import subprocess
 import sys
 import time
-from typing import Any
-
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rq import Queue, Worker
 

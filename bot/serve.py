@@ -12,7 +12,7 @@ import os
 import signal
 import socket
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -143,12 +143,8 @@ def serve_socket(settings: Settings) -> int:
     check_slack(settings)
     app = create_app(settings, socket_mode=True)
     handler = SocketModeHandler(app, settings.slack_app_token, concurrency=SOCKET_CONCURRENCY)
-    try:
+    with _starting(settings, "SLACK_APP_TOKEN", "apps.connections.open"):
         handler.connect()
-    except SlackApiError as exc:
-        raise ConfigError(f"Slack refused SLACK_APP_TOKEN (apps.connections.open: {exc.response.get('error')})") from None
-    except (SlackClientError, OSError) as exc:
-        raise Unavailable(f"Slack's Web API at {api_url(settings)} is unreachable ({_reason(exc)})") from None
     log.warning("Atlas is connected to Slack in Socket Mode")
     try:
         threading.Event().wait()  # the handler's threads serve; this one waits for Ctrl-C or SIGTERM
@@ -168,10 +164,17 @@ def check_slack(settings: Settings) -> None:
     quiet = logging.getLogger("atlas.bot.slack_check")
     quiet.setLevel(logging.CRITICAL)
     client = WebClient(token=settings.slack_bot_token, base_url=api_url(settings), timeout=TIMEOUT_SECONDS, logger=quiet)
-    try:
+    with _starting(settings, "SLACK_BOT_TOKEN", "auth.test"):
         client.auth_test()
+
+
+@contextlib.contextmanager
+def _starting(settings: Settings, token: str, method: str) -> Iterator[None]:
+    """A start-up call's failure as one line: Slack refused the token (exit 2) or is unreachable (exit 1)."""
+    try:
+        yield
     except SlackApiError as exc:
-        raise ConfigError(f"Slack refused SLACK_BOT_TOKEN (auth.test: {exc.response.get('error')})") from None
+        raise ConfigError(f"Slack refused {token} ({method}: {exc.response.get('error')})") from None
     except (SlackClientError, OSError) as exc:
         raise Unavailable(f"Slack's Web API at {api_url(settings)} is unreachable ({_reason(exc)})") from None
 
