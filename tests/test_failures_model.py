@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+import redis
+from rq import Worker
 
 from atlas.settings import Settings
 from tests.processes import atlas_command, wait_for, worker_process
@@ -44,10 +46,12 @@ def test_the_asker_gets_a_clear_note_not_a_traceback(tmp_path: Path, redis_url: 
     with ScriptedModel(fallback=NotAResponse({"hello": "world"})) as model:
         env = {"ATLAS_HOME": str(tmp_path / "home"), "REDIS_URL": redis_url, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
                "ATLAS_MODEL_RETRIES": "1", **model.env()}
+        conn = redis.Redis.from_url(redis_url)
         with worker_process(env, "malformed") as worker:
-            wait_for(lambda: (tmp_path / "malformed.log").exists(), what="the worker's log")
+            wait_for(lambda: Worker.all(connection=conn), timeout=60, what="the worker to register")  # so ask starts none
             done = atlas_command("ask", "--json", "What does ORB-1202 mean?", env=env, timeout=120)
             assert worker.poll() is None  # the worker lives on
+            assert [w.name for w in Worker.all(connection=conn)] == ["malformed"]
     assert done.returncode == 1, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "failed" and result["stop_reason"] == "model_malformed"
