@@ -12,12 +12,17 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rq import Queue, Worker
 
+from atlas import home
 from atlas.connection import connect
 from atlas.settings import Settings
+from bot.wording import steps_word
+from tools import open_corpus
 from workers.queueing import settings_queue, submit
 from workers.runs import RunStore
 from workers.state import Origin, RunState
@@ -25,14 +30,19 @@ from workers.state import Origin, RunState
 WORKER_IDLE_EXIT_SECONDS = 600
 
 
-def ensure_worker(settings: Settings, queue: Queue) -> bool:
-    """Start a background worker for `queue` under these settings unless one serves it; True if started."""
+def worker_log(settings: Settings) -> Path:
+    """Where a background worker started by `ask` writes (checked: ATLAS_HOME must be a writable folder)."""
+    return home.usable(settings.home) / "logs" / "worker.log"
+
+
+def ensure_worker(settings: Settings, queue: Queue) -> subprocess.Popen[bytes] | None:
+    """Start a background worker for `queue` under these settings unless one serves it; the started process, or None."""
     if Worker.all(queue=queue):
-        return False
-    logs = settings.home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    with open(logs / "worker.log", "ab") as log:
-        subprocess.Popen(
+        return None
+    log_path = worker_log(settings)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(
             [sys.executable, "-m", "atlas.cli", "worker", "--queue", queue.name, "--max-idle", str(WORKER_IDLE_EXIT_SECONDS)],
             stdout=log,
             stderr=log,
@@ -40,20 +50,24 @@ def ensure_worker(settings: Settings, queue: Queue) -> bool:
             start_new_session=True,
             env=os.environ.copy(),
         )
-    return True
 
 
 def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> int:
     if not question.strip():
         print('atlas ask: give a question, e.g. atlas ask "What does ORB-1202 mean?"', file=sys.stderr)
         return 2
+    open_corpus(settings.data_dir)  # bad data is one line now, not a worker that dies at start
     conn = connect(settings)
     queue = Queue(settings_queue(settings.queue_name, settings.fingerprint), connection=conn)
-    if ensure_worker(settings, queue):
+    started = ensure_worker(settings, queue)
+    if started:
         _say(f"started a background worker for these settings ({answered_by(settings)}; it exits after 10 idle minutes)")
     run = submit(conn, queue.name, question, Origin(kind="cli", user=os.environ.get("USER")), fingerprint=settings.fingerprint)
     store = RunStore(conn)
-    final = _follow(store, run.id, timeout)
+    final = _follow(store, run.id, timeout, started, worker_log(settings))
+    if isinstance(final, WorkerDied):
+        print(f"atlas ask: the background worker exited at start (code {final.code}): {final.why}", file=sys.stderr)
+        return 1
     if final is None:
         print(f"atlas ask: no answer within {timeout:.0f}s (run {run.id} is still queued or running)", file=sys.stderr)
         return 1
@@ -61,8 +75,18 @@ def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> 
     return 0 if final.status in ("done", "partial") else 1
 
 
-def _follow(store: RunStore, run_id: str, timeout: float) -> RunState | None:
-    """Print each step and tool call as it happens; return the run once it is final."""
+@dataclass(frozen=True)
+class WorkerDied:
+    """The worker `ask` started exited before taking the run: its exit code and its last words."""
+
+    code: int
+    why: str
+
+
+def _follow(store: RunStore, run_id: str, timeout: float, started: subprocess.Popen[bytes] | None = None,
+            log: Path | None = None) -> RunState | WorkerDied | None:
+    """Print each step and tool call as it happens; return the run once it is final, or how the
+    worker started for it died while the run was still queued (instead of waiting out the timeout)."""
     deadline = time.monotonic() + timeout
     after = "0"
     while time.monotonic() < deadline:
@@ -72,7 +96,18 @@ def _follow(store: RunStore, run_id: str, timeout: float) -> RunState | None:
         run = store.load(run_id)
         if run.final or run.status == "awaiting_approval":
             return run
+        if started is not None and started.poll() is not None and run.status == "queued":
+            return WorkerDied(started.returncode, _last_words(log))
     return None
+
+
+def _last_words(log: Path | None) -> str:
+    """The last line the worker wrote (the CLI writes its failure as one line), to say why it died."""
+    try:
+        lines = [line for line in (log.read_text(errors="replace").splitlines() if log else []) if line.strip()]
+    except OSError:
+        lines = []
+    return lines[-1].strip()[:500] if lines else "it wrote nothing"
 
 
 def _progress(event: dict[str, Any]) -> None:
@@ -126,7 +161,7 @@ def render(run: RunState) -> str:
         lines.append("Sources: " + ", ".join(run.sources))
     partial = " (partial)" if run.partial else ""
     lines.append(
-        f"-- {len(run.steps)} steps, {run.usage.total:,} tokens, ${run.cost_usd:.4f}, stop: {run.stop_reason}{partial}"
+        f"-- {len(run.steps)} {steps_word(len(run.steps))}, {run.usage.total:,} tokens, ${run.cost_usd:.4f}, stop: {run.stop_reason}{partial}"
     )
     if run.answered_by:
         lines.append(f"-- answered by model {run.answered_by.model}, data {run.answered_by.data_dir}")

@@ -9,63 +9,83 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from atlas.settings import ConfigError, Settings
+from atlas.failures import CONFIG_EXIT, INTERRUPTED_EXIT, explain
+from atlas.settings import Settings
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="atlas", description="Atlas, a maintainer bot for Slack.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    """Parse, read settings once, run one command; any failure is one line on stderr and an exit code."""
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings: Settings | None = None
+    try:
+        settings = Settings.from_env()
+        return _run(settings, args)
+    except (Exception, KeyboardInterrupt) as exc:
+        line, code = explain(exc, redis_at=_redis_at(settings))
+        if code != INTERRUPTED_EXIT:
+            logging.getLogger("atlas.cli").debug("atlas %s failed", args.command, exc_info=exc)
+        print(f"atlas {args.command}: {line}", file=sys.stderr)
+        return code
 
-    ask = sub.add_parser("ask", help="ask a question through the queue and a worker; print the answer")
-    ask.add_argument("question")
+
+def parser() -> argparse.ArgumentParser:
+    """Every subcommand with a description and a help line per argument (`atlas CMD --help`)."""
+    top = argparse.ArgumentParser(prog="atlas", description="Atlas, a maintainer bot for Slack.")
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, summary: str, details: str = "") -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=summary, description=f"{summary[0].upper()}{summary[1:]}.{' ' + details if details else ''}")
+
+    ask = command("ask", "ask a question through the queue and a worker; print the answer",
+                  "Starts a background worker when none serves the queue; progress goes to stderr.")
+    ask.add_argument("question", help='the question, e.g. "What does ORB-1202 mean?"')
     ask.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    ask.add_argument("--timeout", type=float, default=300.0)
+    ask.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the answer (default: 300)")
 
-    worker = sub.add_parser("worker", help="run a worker on the Atlas queue")
+    worker = command("worker", "run a worker on the Atlas queue", "Serves ATLAS_QUEUE until interrupted.")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     worker.add_argument("--max-idle", type=int, default=None, help="exit after this many idle seconds")
-    worker.add_argument("--name", default=None)
+    worker.add_argument("--name", default=None, help="the worker's name in RQ (default: a random one)")
     worker.add_argument("--queue", default=None, help="serve this queue instead of ATLAS_QUEUE (atlas ask uses atlas-<settings fingerprint>)")
 
-    serve = sub.add_parser("serve", help="run the Slack app: HTTP on --port (default PORT), or Socket Mode")
+    serve = command("serve", "run the Slack app: HTTP on --port (default PORT), or Socket Mode",
+                    "Checks the bot token with Slack first; exits with one line if Slack refuses it or is unreachable.")
     serve.add_argument("--port", type=int, default=None, help="HTTP port (default: $PORT, else 3000)")
     serve.add_argument("--host", default="0.0.0.0", help="HTTP interface to listen on")
     serve.add_argument("--socket", action="store_true", help="Socket Mode with SLACK_APP_TOKEN instead of HTTP")
     serve.add_argument("--processes", type=int, default=1, help="HTTP server processes sharing the port (one per core)")
 
-    tool = sub.add_parser("tool", help="dispatch one tool call and print what the model would read")
-    tool.add_argument("name")
-    tool.add_argument("arguments", nargs="?", default="{}")
+    tool = command("tool", "dispatch one tool call and print what the model would read",
+                   "Exits 1 when the tool answers with an error.")
+    tool.add_argument("name", help="the tool's name, e.g. get_issue")
+    tool.add_argument("arguments", nargs="?", default="{}", help='its arguments as a JSON object, e.g. \'{"issue_id": 42, "include": []}\'')
 
-    audit = sub.add_parser("audit", help="side-effect requests, decisions and results, newest first")
+    audit = command("audit", "side-effect requests, decisions and results, newest first")
     audit.add_argument("--issue", type=int, default=None, help="only entries about this issue number")
     audit.add_argument("--user", default=None, help="only entries this Slack user requested or decided")
-    audit.add_argument("--limit", type=int, default=50)
+    audit.add_argument("--limit", type=int, default=50, help="at most this many entries (default: 50)")
     audit.add_argument("--json", action="store_true", help="one JSON array instead of lines")
 
-    dataset = sub.add_parser("dataset", help="the bundled Orbit demo, or a project's search index")
+    dataset = command("dataset", "the bundled Orbit demo, or a project's search index")
     dataset.add_argument(
         "action", choices=["build", "index"],
         help="build: regenerate the bundled Orbit demo (datasets/orbit only) and its index; "
         "index: rebuild the index of ATLAS_DATA from its issues.jsonl (writes only the derived issues/index.db)",
     )
 
-    evaluation = sub.add_parser("eval", help="evaluations that need a real model")
-    evaluation.add_argument("what", choices=["tools"])
-    evaluation.add_argument("--repeats", type=int, default=3)
+    evaluation = command("eval", "evaluations that need a real model",
+                         "tools: does the model pick the right first tool, v1 vs v2 toolsets. Exits 2 when nothing ran.")
+    evaluation.add_argument("what", choices=["tools"], help="which evaluation")
+    evaluation.add_argument("--repeats", type=int, default=3, help="runs over every case (default: 3)")
     evaluation.add_argument("--cases", type=Path, action="append", help="a jsonl file of cases (default: shared + ours)")
 
-    red = sub.add_parser("redis", help="the embedded Redis server (when REDIS_URL is not set)")
-    red.add_argument("action", choices=["start", "stop", "status", "url"])
+    red = command("redis", "the embedded Redis server (when REDIS_URL is not set)")
+    red.add_argument("action", choices=["start", "stop", "status", "url"], help="start, stop, report status, or print its URL")
+    return top
 
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        settings = Settings.from_env()
-    except ConfigError as exc:
-        print(f"atlas: configuration error: {exc}", file=sys.stderr)
-        return 2
 
+def _run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "ask":
         from atlas.ask import ask as run_ask
 
@@ -79,23 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         from bot.serve import serve_http, serve_socket
 
-        try:
-            if args.socket:
-                return serve_socket(settings)
-            return serve_http(settings, host=args.host, port=args.port or settings.port, processes=args.processes)
-        except ConfigError as exc:
-            print(f"atlas serve: configuration error: {exc}", file=sys.stderr)
-            return 2
+        if args.socket:
+            return serve_socket(settings)
+        return serve_http(settings, host=args.host, port=args.port or settings.port, processes=args.processes)
     if args.command == "tool":
-        from datasets.tracker_db import DatasetError
         from tools import run_tool_cli
 
-        try:
-            print(run_tool_cli(settings.data_dir, args.name, args.arguments))
-        except DatasetError as exc:
-            print(f"atlas tool: {exc} (ATLAS_DATA={settings.data_dir})", file=sys.stderr)
-            return 2
-        return 0
+        output = run_tool_cli(settings.data_dir, args.name, args.arguments)
+        print(output.text)
+        return 0 if output.ok else 1
     if args.command == "audit":
         return _audit(settings, issue=args.issue, user=args.user, limit=args.limit, as_json=args.json)
     if args.command == "dataset":
@@ -106,7 +118,16 @@ def main(argv: list[str] | None = None) -> int:
         return run_eval(settings, args.repeats, args.cases)
     if args.command == "redis":
         return _redis(settings, args.action)
-    return 2
+    return CONFIG_EXIT
+
+
+def _redis_at(settings: Settings | None) -> str | None:
+    """Where Redis was expected, for the one line that says it is unreachable."""
+    if settings is None:
+        return None
+    from atlas import embedded_redis
+
+    return settings.redis_url or embedded_redis.url(settings.home)
 
 
 def _audit(settings: Settings, *, issue: int | None, user: str | None, limit: int, as_json: bool) -> int:
@@ -140,13 +161,13 @@ def _dataset(settings: Settings, action: str) -> int:
 
 
 def _redis(settings: Settings, action: str) -> int:
-    from atlas import embedded_redis
+    from atlas import embedded_redis, home
 
     if settings.redis_url:
         print("REDIS_URL is set; the embedded server is not used.")
         return 0
     if action == "start" or action == "url":
-        print(embedded_redis.ensure_running(settings.home))
+        print(embedded_redis.ensure_running(home.usable(settings.home)))
     elif action == "stop":
         print("stopped" if embedded_redis.stop(settings.home) else "not running")
     else:

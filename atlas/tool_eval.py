@@ -8,11 +8,12 @@ set has other names, so a v2 expectation is met in v1 by the legacy tool that se
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas import tokens
-from atlas.settings import REPO_ROOT, Settings
+from atlas.settings import REPO_ROOT, ConfigError, Settings
 from tools import open_corpus, v1_registry, v2_registry
 from tools.context import ToolContext
 from tools.dispatch import dispatch
@@ -50,12 +51,16 @@ class Tally:
 
 
 def load_cases(paths: list[Path]) -> list[Case]:
+    """Cases from JSON Lines files; a malformed line is a ConfigError naming the file and line."""
     cases = []
     for path in paths:
-        for line in path.read_text().splitlines():
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
             if line.strip():
-                row = json.loads(line)
-                cases.append(Case(row["question"], row["expected_tool"]))
+                try:
+                    row = json.loads(line)
+                    cases.append(Case(row["question"], row["expected_tool"]))
+                except (ValueError, KeyError, TypeError):
+                    raise ConfigError(f"{path}:{number}: a case is a JSON object with question and expected_tool") from None
     return cases
 
 
@@ -105,13 +110,25 @@ def report(settings: Settings, results: dict[str, Tally], cases: int) -> str:
 
 
 def main(settings: Settings, repeats: int, case_files: list[Path] | None = None) -> int:
+    """Run the evaluation and print its table; exit 2 with one line when nothing could run."""
     if settings.offline:
-        print("atlas eval tools needs a language model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server).")
-        print("Nothing was run: the offline model always picks the same tools, so it would measure nothing.")
-        return 0
+        return _nothing_ran("it needs a language model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server);"
+                            " the offline model always picks the same tools, so it would measure nothing")
+    if repeats < 1:
+        return _nothing_ran(f"--repeats must be at least 1, got {repeats}")
     files = case_files or [p for p in (SHARED_CASES, OWN_CASES) if p.exists()]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        return _nothing_ran(f"no such cases file: {', '.join(missing)}")
     cases = load_cases(files)
+    if not cases:
+        return _nothing_ran("no cases to run" + (f" in {', '.join(str(f) for f in files)}" if files else " (give --cases FILE)"))
     results = evaluate(settings, ResponsesModel(settings), cases, repeats)
     print(f"{len(cases)} cases from {', '.join(str(f) for f in files)}; model {settings.model}; {repeats} repeat(s)")
     print(report(settings, results, len(cases)))
     return 0
+
+
+def _nothing_ran(why: str) -> int:
+    print(f"atlas eval tools: nothing was run: {why}", file=sys.stderr)
+    return 2

@@ -60,6 +60,7 @@ class Accepted:
     message: Message
     question: str
     run_id: str | None  # None when there was no question to run
+    cut: bool = False  # the question was longer than MAX_QUESTION_CHARS and only its start is asked
 
 
 def parse(body: dict[str, Any]) -> Message | None:
@@ -87,11 +88,11 @@ def parse(body: dict[str, Any]) -> Message | None:
     )
 
 
-def question_of(text: str, bot_user_id: str | None) -> str:
-    """The message without the bot's own mention; other people's mentions stay as they are."""
+def spoken(text: str, bot_user_id: str | None) -> str:
+    """The message without the bot's own mention (other people's stay), whitespace collapsed, uncut."""
     if bot_user_id:
         text = _MENTION.sub(lambda m: "" if m.group(1) == bot_user_id else m.group(0), text)
-    return " ".join(text.split())[:MAX_QUESTION_CHARS]
+    return " ".join(text.split())
 
 
 def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
@@ -114,7 +115,8 @@ def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
             return BoltResponse(status=200, body="")
         if claimed.outcome == "in_flight":
             return BoltResponse(status=503, body="")
-        question = question_of(message.text, context.bot_user_id)
+        said = spoken(message.text, context.bot_user_id)
+        question = said[:MAX_QUESTION_CHARS]
         try:
             if claimed.outcome == "recorded":  # recorded and queued together earlier; only the confirm was lost
                 pipe = deps.redis.pipeline(transaction=True)
@@ -132,7 +134,7 @@ def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
             claims.release(deps.redis, claim)
             _note_unavailable(deps, message)
             return BoltResponse(status=503, body="")
-        after_ack(deps, Accepted(message, question, message.run_id if question else None))
+        after_ack(deps, Accepted(message, question, message.run_id if question else None, cut=len(said) > MAX_QUESTION_CHARS))
         return BoltResponse(status=200, body="")
 
     return accept_message
@@ -163,6 +165,8 @@ def after_ack(deps: Deps, accepted: Accepted) -> None:
         deps.background.submit(_post_hint, deps, message)
         return
     run_id = accepted.run_id
+    if accepted.cut:
+        deps.background.submit(_tell_cut, deps, message)
     assert deps.delayed is not None
     deps.delayed.call_later(STATUS_DELAY_SECONDS, lambda: show_status_if_waiting(deps, message, run_id))
 
@@ -172,6 +176,15 @@ def _post_hint(deps: Deps, message: Message) -> None:
         deps.create_client.chat_postMessage(channel=message.channel, thread_ts=message.thread_ts, text=wording.EMPTY_QUESTION)
     except SlackClientError as exc:
         log.info("could not post the hint for %s: %s", message.event_id, type(exc).__name__)
+
+
+def _tell_cut(deps: Deps, message: Message) -> None:
+    """Only the asker sees it: their question was cut, so the answer covers its start only."""
+    try:
+        deps.client.chat_postEphemeral(channel=message.channel, user=message.user, thread_ts=message.thread_ts,
+                                       text=wording.QUESTION_CUT.format(limit=MAX_QUESTION_CHARS))
+    except SlackClientError as exc:
+        log.info("could not tell %s the question was cut: %s", message.event_id, type(exc).__name__)
 
 
 def show_status_if_waiting(deps: Deps, message: Message, run_id: str) -> None:

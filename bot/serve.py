@@ -11,18 +11,26 @@ import logging
 import os
 import signal
 import socket
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
 from slack_bolt import App
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_bolt.adapter.wsgi.http_request import WsgiHttpRequest
+from slack_bolt.request import BoltRequest
+from slack_bolt.response import BoltResponse
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
 from waitress import create_server
 from waitress.server import BaseWSGIServer, MultiSocketServer
 
 from atlas.connection import redis_url
+from atlas.failures import Unavailable
 from atlas.settings import ConfigError, Settings
+from atlas.slack_client import TIMEOUT_SECONDS, api_url
 from bot.app import create_app
 
 log = logging.getLogger("atlas.bot.serve")
@@ -32,13 +40,36 @@ HEALTH_PATH = "/healthz"
 HTTP_THREADS = 16  # waitress request threads; each request holds one for milliseconds
 SOCKET_CONCURRENCY = 16
 BACKLOG = 1024  # a burst of Slack deliveries queues in the kernel rather than being refused
+MAX_BODY_BYTES = 1 << 20  # Slack's payloads are a few KiB; waitress answers 413 above this
+TIMESTAMP_HEADER = "x-slack-request-timestamp"
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
+class CheckedRequestHandler(SlackRequestHandler):
+    """Bolt's WSGI adapter, refusing a malformed request with 400/401 instead of a 500 and a traceback.
+
+    Bolt parses the body before it checks the signature, and slack_sdk's verifier calls int() on the
+    timestamp header: an unsigned request with bad JSON, a body that is not UTF-8 or a non-numeric
+    timestamp raised inside Bolt. Well-formed requests go to Bolt unchanged, which verifies them.
+    """
+
+    def dispatch(self, request: WsgiHttpRequest) -> BoltResponse:
+        stamp = str(request.get_headers().get(TIMESTAMP_HEADER) or "0")
+        if not (stamp.isascii() and stamp.isdigit()):
+            log.info("refused a request to %s: its timestamp is not a number", EVENTS_PATH)
+            return BoltResponse(status=401, body="")
+        try:
+            bolt_request = BoltRequest(body=request.get_body(), query=request.query_string, headers=request.get_headers())
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            log.info("refused a request to %s: malformed body (%s)", EVENTS_PATH, type(exc).__name__)
+            return BoltResponse(status=400, body="")
+        return self.app.dispatch(bolt_request)
+
+
 def wsgi_app(app: App) -> Wsgi:
     """Bolt's WSGI handler plus a health check for load balancers and process managers."""
-    slack = SlackRequestHandler(app, path=EVENTS_PATH)
+    slack = CheckedRequestHandler(app, path=EVENTS_PATH)
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
@@ -52,7 +83,8 @@ def wsgi_app(app: App) -> Wsgi:
 def http_server(app: App, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
     where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
-    return create_server(wsgi_app(app), threads=HTTP_THREADS, ident="atlas", clear_untrusted_proxy_headers=True, **where)
+    return create_server(wsgi_app(app), threads=HTTP_THREADS, ident="atlas", clear_untrusted_proxy_headers=True,
+                         max_request_body_size=MAX_BODY_BYTES, **where)
 
 
 def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) -> int:
@@ -61,6 +93,7 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     Each request is CPU work in Python (signature, Bolt, Redis client), and one process runs Python on
     one core at a time; more processes on one socket let a burst of events use every core.
     """
+    check_slack(settings)
     if processes <= 1:
         server = http_server(create_app(settings), host=host, port=port)
         log.warning("Atlas is listening on http://%s:%s%s", host, port, EVENTS_PATH)
@@ -107,8 +140,45 @@ def serve_socket(settings: Settings) -> int:
     """`atlas serve --socket`: connect to Slack over a WebSocket and serve until interrupted."""
     if not settings.slack_app_token:
         raise ConfigError("SLACK_APP_TOKEN is not set (an app-level token, xapp-..., with connections:write)")
+    check_slack(settings)
     app = create_app(settings, socket_mode=True)
     handler = SocketModeHandler(app, settings.slack_app_token, concurrency=SOCKET_CONCURRENCY)
+    with _starting(settings, "SLACK_APP_TOKEN", "apps.connections.open"):
+        handler.connect()
     log.warning("Atlas is connected to Slack in Socket Mode")
-    handler.start()
+    try:
+        threading.Event().wait()  # the handler's threads serve; this one waits for Ctrl-C or SIGTERM
+    except KeyboardInterrupt:
+        pass
+    finally:
+        handler.close()
     return 0
+
+
+def check_slack(settings: Settings) -> None:
+    """Before serving: one `auth.test` with the bot token, so a wrong token or an unreachable Slack
+    is one clear line at start-up rather than a traceback (or, later, failures in every thread)."""
+    if not settings.slack_bot_token:
+        raise ConfigError("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
+    # One try, no retries, and slack_sdk's own error log kept quiet: the line below is the report.
+    quiet = logging.getLogger("atlas.bot.slack_check")
+    quiet.setLevel(logging.CRITICAL)
+    client = WebClient(token=settings.slack_bot_token, base_url=api_url(settings), timeout=TIMEOUT_SECONDS, logger=quiet)
+    with _starting(settings, "SLACK_BOT_TOKEN", "auth.test"):
+        client.auth_test()
+
+
+@contextlib.contextmanager
+def _starting(settings: Settings, token: str, method: str) -> Iterator[None]:
+    """A start-up call's failure as one line: Slack refused the token (exit 2) or is unreachable (exit 1)."""
+    try:
+        yield
+    except SlackApiError as exc:
+        raise ConfigError(f"Slack refused {token} ({method}: {exc.response.get('error')})") from None
+    except (SlackClientError, OSError) as exc:
+        raise Unavailable(f"Slack's Web API at {api_url(settings)} is unreachable ({_reason(exc)})") from None
+
+
+def _reason(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None) or exc
+    return str(reason).splitlines()[0][:200] if str(reason) else type(exc).__name__

@@ -9,6 +9,10 @@ from __future__ import annotations
 # --- mentions and DMs -------------------------------------------------------------------------
 WORKING_STATUS = "is looking into it..."
 LOADING_MESSAGES = ["Searching the docs...", "Searching the issues...", "Reading what it found..."]
+QUESTION_CUT = (
+    ":scissors: Your question is longer than {limit:,} characters, so I read only its first {limit:,}. "
+    "If the part that matters came later, ask again with just that part."
+)
 EMPTY_QUESTION = "Ask me something after the mention, e.g. `@atlas what does ORB-1202 mean?`"
 UNAVAILABLE = (
     ":warning: I can't take questions right now (my queue is unreachable). "
@@ -47,6 +51,7 @@ STOP_REASONS = {
     "max_tokens": "token budget reached",
     "max_errors": "too many tool errors",
     "model_unavailable": "the model API was unreachable",
+    "model_malformed": "the model API's replies were not valid responses",
     "model_rejected": "the model API refused the request",
     "worker_lost": "the worker stopped",
     "approval_expired": "an approval expired",

@@ -35,6 +35,7 @@ PART = re.compile(r"[^\W_]+")
 # bm25 column weights, in FTS column order: title, labels, body, comments. Queries call
 # bm25(issues_fts, *BM25_WEIGHTS) directly: measurably faster than ORDER BY rank with this config.
 BM25_WEIGHTS = (10.0, 4.0, 3.0, 0.5)
+MAX_ISSUE_ID = 2**63 - 1  # SQLite's INTEGER; a larger number raises OverflowError as a query parameter
 RANK = f"bm25({', '.join(map(str, BM25_WEIGHTS))})"
 
 SCHEMA = f"""
@@ -99,6 +100,11 @@ def _fresh(meta: Mapping[str, str], st: os.stat_result) -> bool:
             and meta.get("source_mtime_ns") == str(st.st_mtime_ns))
 
 
+def storable_id(number: int) -> bool:
+    """Whether an issue number fits SQLite's INTEGER; one that does not cannot be an issue here."""
+    return 0 < number <= MAX_ISSUE_ID
+
+
 def connect_readonly(path: Path) -> sqlite3.Connection:
     """A read-only connection (`mode=ro` URI): any write through it fails."""
     conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
@@ -121,16 +127,29 @@ def read_meta(path: Path) -> dict[str, str]:
 
 
 def parse_issues(raw: bytes, source: Path) -> Iterator[dict[str, Any]]:
-    """Issue objects from JSON Lines bytes; a malformed line raises DatasetError with its number."""
-    for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+    """Issue objects from JSON Lines bytes; a malformed line raises DatasetError with its number.
+
+    Checked here, before SQLite sees them: text that is not UTF-8, an id SQLite cannot hold, and an
+    id given twice (which SQLite would report as a bare IntegrityError)."""
+    seen: dict[int, int] = {}
+    for number, chunk in enumerate(raw.splitlines(), start=1):
+        try:
+            line = chunk.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DatasetError(f"{source}:{number}: not UTF-8 text (byte {exc.start + 1})") from None
         if not line.strip():
             continue
         try:
             issue = json.loads(line)
         except ValueError as exc:
             raise DatasetError(f"{source}:{number}: not JSON ({exc})") from None
-        if not isinstance(issue, dict) or not isinstance(issue.get("id"), int) or not isinstance(issue.get("title"), str):
+        if not isinstance(issue, dict) or type(issue.get("id")) is not int or not isinstance(issue.get("title"), str):
             raise DatasetError(f"{source}:{number}: an issue needs an integer id and a title")
+        if not storable_id(issue["id"]):
+            raise DatasetError(f"{source}:{number}: issue id {issue['id']} is not between 1 and {MAX_ISSUE_ID}")
+        if issue["id"] in seen:
+            raise DatasetError(f"{source}:{number}: issue id {issue['id']} is already used on line {seen[issue['id']]}")
+        seen[issue["id"]] = number
         yield issue
 
 

@@ -12,7 +12,9 @@ def test_a_finished_run_shows_answer_sources_and_footer() -> None:
     text = render(run)
     assert text.startswith("Half of it.")
     assert "Sources: error-codes, #12" in text
-    assert "1 steps, 1,234 tokens, $0.0001, stop: max_steps (partial)" in text
+    assert "-- 1 step, 1,234 tokens, $0.0001, stop: max_steps (partial)" in text
+    two = run.model_copy(update={"steps": [StepRecord(index=1), StepRecord(index=2)]})
+    assert "-- 2 steps, " in render(two)
     assert result_json(run)["usage"]["total_tokens"] == 1234
 
 

@@ -14,9 +14,21 @@ from tests.tools_dataset import make_dataset
 from workers.model import ResponsesModel
 
 
-def test_eval_without_a_model_exits_cleanly(tmp_path: Path) -> None:
+def test_eval_without_a_model_says_nothing_ran_and_exits_non_zero(tmp_path: Path) -> None:
     done = atlas_command("eval", "tools", env={"ATLAS_HOME": str(tmp_path)})
-    assert done.returncode == 0 and "needs a language model" in done.stdout
+    assert done.returncode == 2 and done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("atlas eval tools: nothing was run:") and "needs a language model" in line
+
+
+def test_eval_with_no_cases_or_no_repeats_exits_non_zero(tmp_path: Path, scripted_model: ScriptedModel) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    env = {"ATLAS_HOME": str(tmp_path), **scripted_model.env()}
+    for args in (["--cases", str(empty)], ["--cases", str(tmp_path / "missing.jsonl")], ["--repeats", "0"]):
+        done = atlas_command("eval", "tools", *args, env=env)
+        assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "nothing was run" in done.stderr, args
+    assert scripted_model.requests == []
 
 
 def test_eval_scores_each_toolset_against_the_expected_tool(tmp_path: Path, scripted_model: ScriptedModel) -> None:

@@ -25,9 +25,9 @@ def test_cached_per_folder_and_reloaded_on_change(tmp_path: Path) -> None:
 
 def test_run_tool_cli_prints_model_text(tmp_path: Path) -> None:
     root = make_dataset(tmp_path)
-    assert run_tool_cli(root, "calculate", '{"expression": "6*7"}') == "6*7 = 42"
-    assert run_tool_cli(root, "nope", "{}").startswith("Error: Unknown tool 'nope'.")
-    text = run_tool_cli(root, "get_issue", json.dumps({"issue_id": 1, "include": ["labels"]}))
+    assert run_tool_cli(root, "calculate", '{"expression": "6*7"}').text == "6*7 = 42"
+    assert run_tool_cli(root, "nope", "{}").text.startswith("Error: Unknown tool 'nope'.")
+    text = run_tool_cli(root, "get_issue", json.dumps({"issue_id": 1, "include": ["labels"]})).text
     assert text.startswith("#1 Cron job ran twice on DST change\n")
 
 

@@ -8,7 +8,7 @@ from tools import side_effects
 from tools.calculate import calculate
 from tools.context import ToolContext
 from tools.corpus import open_corpus
-from tools.dispatch import dispatch
+from tools.dispatch import ToolOutput, dispatch
 from tools.docs_tools import get_doc_section, search_docs
 from tools.issue_tools import get_issue, search_issues
 from tools.read_more import read_more
@@ -24,10 +24,10 @@ def v2_registry() -> Registry:
     return side_effects.register(registry)
 
 
-def run_tool_cli(data_dir: Path, name: str, arguments: str) -> str:
-    """What `atlas tool NAME 'JSON'` prints: exactly the text the model would read for that call.
+def run_tool_cli(data_dir: Path, name: str, arguments: str) -> ToolOutput:
+    """What `atlas tool NAME 'JSON'` prints (exactly the text the model would read), and whether it succeeded.
 
-    Raises DatasetError (datasets.tracker_db) when the data folder has no issues file.
+    Raises DatasetError (datasets.tracker_db) when the data folder is missing or malformed.
     """
     ctx = ToolContext(corpus=open_corpus(data_dir), stash=None, run_id="cli")
-    return dispatch(v2_registry(), name, arguments, ctx).text
+    return dispatch(v2_registry(), name, arguments, ctx)

@@ -47,7 +47,8 @@ def validate(registry: Registry, name: str, arguments: str, ctx: ToolContext | N
         if not isinstance(raw, dict):
             return _error(ToolError(f"Arguments for {name} must be a JSON object, got {type(raw).__name__}.", _fields_hint(tool.args_model)))
         try:
-            args = tool.args_model.model_validate(raw)
+            # Strict, in JSON mode: `true` is not issue #1 and "5" is not 5, as the strict schema says.
+            args = tool.args_model.model_validate_json(json.dumps(raw), strict=True)
         except ValidationError as exc:
             return _error(ToolError(f"Invalid arguments for {name}: {_describe(exc, tool.args_model)}", FIX_FIELD))
         if tool.check is not None:

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from datasets.tracker_db import DatasetError
+
 DOC_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -53,7 +55,11 @@ def load_pages(docs_dir: Path) -> dict[str, Page]:
     pages: dict[str, Page] = {}
     for path in sorted(Path(docs_dir).glob("*.md")):
         if path.is_file() and DOC_ID.match(path.stem):
-            pages[path.stem] = parse_page(path.stem, path.read_text(encoding="utf-8"))
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
+            pages[path.stem] = parse_page(path.stem, text)
     return pages
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from datasets.tracker_db import BM25_WEIGHTS, connect_readonly
+from datasets.tracker_db import BM25_WEIGHTS, connect_readonly, storable_id
 from tools.fts_query import match_expression
 
 State = Literal["open", "closed"]
@@ -89,12 +89,16 @@ class IssueStore:
         return [_issue(row) for row in self.connection().execute(sql, params)]
 
     def get(self, issue_id: int) -> Issue | None:
-        """One issue by number, or None."""
+        """One issue by number, or None (also for a number too large for SQLite to hold)."""
+        if not storable_id(issue_id):
+            return None
         row = self.connection().execute(f"SELECT {COLUMNS} FROM issues i WHERE i.id = ?", (issue_id,)).fetchone()
         return _issue(row) if row else None
 
     def comments(self, issue_id: int) -> list[Comment]:
         """An issue's comments in thread order."""
+        if not storable_id(issue_id):
+            return []
         rows = self.connection().execute(
             "SELECT position, author, body, created_at FROM comments WHERE issue_id = ? ORDER BY position", (issue_id,)
         )
@@ -102,6 +106,7 @@ class IssueStore:
 
     def labels(self, issue_ids: list[int]) -> dict[int, list[str]]:
         """Label names per issue for several issues at once."""
+        issue_ids = [i for i in issue_ids if storable_id(i)]
         if not issue_ids:
             return {}
         marks = ", ".join("?" for _ in issue_ids)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from datasets import tracker_journal as journal
-from datasets.tracker_db import connect_readonly, db_path
+from datasets.tracker_db import connect_readonly, db_path, storable_id
 
 CloseReason = Literal["completed", "not_planned", "duplicate"]
 BOT_AUTHOR = "atlas"
@@ -95,6 +95,8 @@ class SqliteTracker:
         return self.base_url.replace("{id}", str(number)) if "{id}" in self.base_url else f"{self.base_url}/{number}"
 
     def issue(self, number: int) -> IssueRef | None:
+        if not storable_id(number):
+            return None
         with self._reading() as conn:
             row = conn.execute("SELECT id, title, state, duplicate_of FROM issues WHERE id = ?", (number,)).fetchone()
             if row is None:

@@ -11,6 +11,11 @@ class ModelUnavailable(AtlasError):
     """The model API could not be reached or kept failing after the SDK's retries (transient)."""
 
 
+class ModelMalformed(ModelUnavailable):
+    """The model API answered 200 with something that is not a Response (a proxy's page, a broken
+    server): retried like an outage, then reported as what it is."""
+
+
 class ModelRejected(AtlasError):
     """The model API refused the request (bad key, bad request): retrying will not help."""
 

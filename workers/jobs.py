@@ -9,7 +9,7 @@ from rq import get_current_job
 
 from workers import gate, lease, runtime, settings_check
 from workers import instructions as phrases
-from workers.errors import DeliveryFailed, ModelRejected, ModelUnavailable, StoppedByUser
+from workers.errors import DeliveryFailed, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
 from workers.loop import Reporter, finish
 from workers.reporting import FanOut, StreamReporter
 from workers.state import RunState, StopReason
@@ -70,8 +70,11 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
         if job is not None and job.retries_left:
             log.warning("run %s: %s; RQ will retry from the last saved step", run.id, exc)
             raise  # on_job_failure tells watchers a retry is coming
-        down = isinstance(exc, ModelUnavailable)
-        stop(rt, run, reporter, "model_unavailable" if down else "internal_error", phrases.MODEL_DOWN if down else phrases.REDIS_DOWN)
+        if isinstance(exc, ModelMalformed):
+            stop(rt, run, reporter, "model_malformed", phrases.MODEL_MALFORMED)
+        else:
+            down = isinstance(exc, ModelUnavailable)
+            stop(rt, run, reporter, "model_unavailable" if down else "internal_error", phrases.MODEL_DOWN if down else phrases.REDIS_DOWN)
     except ModelRejected as exc:
         stop(rt, run, reporter, "model_rejected", phrases.MODEL_REFUSED.format(error=exc))
     except Exception:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import openai
+from openai.types.responses import Response
 
 from atlas.settings import Settings
-from workers.errors import ModelRejected, ModelUnavailable
+from workers.errors import ModelMalformed, ModelRejected, ModelUnavailable
 from workers.state import Usage
+
+log = logging.getLogger("atlas.model")
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,20 @@ class ResponsesModel:
             timeout=settings.model_timeout_seconds,
             max_retries=settings.model_max_retries,
         )
+        self.retries = settings.model_max_retries
 
     def respond(self, request: ModelRequest) -> ModelReply:
+        """One reply; a 200 that is not a Response is asked again up to `retries` times, like an outage."""
+        for attempt in range(self.retries + 1):
+            try:
+                return self._respond(request)
+            except ModelMalformed as exc:
+                if attempt == self.retries:
+                    raise
+                log.warning("model %s: %s; asking again (%d of %d)", self.model, exc, attempt + 1, self.retries)
+        raise AssertionError("unreachable")
+
+    def _respond(self, request: ModelRequest) -> ModelReply:
         try:
             response = self.client.responses.create(
                 model=self.model,
@@ -80,15 +96,30 @@ class ResponsesModel:
             if exc.status_code >= 500 or exc.status_code in (408, 409, 429):
                 raise ModelUnavailable(f"model API answered {exc.status_code}") from exc
             raise ModelRejected(f"model API refused the request ({exc.status_code})") from exc
-        details = response.usage
-        usage = Usage(
-            input_tokens=details.input_tokens if details else 0,
-            cached_tokens=(details.input_tokens_details.cached_tokens if details and details.input_tokens_details else 0),
-            output_tokens=details.output_tokens if details else 0,
-        )
-        output = [_as_input_item(item.model_dump(mode="json", exclude_none=True)) for item in response.output]
-        reason = response.incomplete_details.reason if response.incomplete_details else None
-        return ModelReply.of(output, usage, response.status or "completed", reason)
+        except (openai.APIResponseValidationError, ValueError) as exc:  # a 200 whose body is not JSON
+            raise ModelMalformed(f"model API sent a reply that is not JSON ({type(exc).__name__})") from exc
+        try:
+            return _reply(response)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise ModelMalformed(f"model API sent a reply that is not a Response ({type(exc).__name__})") from exc
+
+
+def _reply(response: object) -> ModelReply:
+    """The SDK builds replies leniently (a new item type must not break Atlas), so check the shape
+    Atlas relies on here: a Response whose output is a list of items."""
+    if not isinstance(response, Response) or not isinstance(response.output, list):
+        raise TypeError(f"got {type(response).__name__} without an output list")
+    details = response.usage
+    usage = Usage(
+        input_tokens=details.input_tokens if details else 0,
+        cached_tokens=(details.input_tokens_details.cached_tokens if details and details.input_tokens_details else 0),
+        output_tokens=details.output_tokens if details else 0,
+    )
+    output = [_as_input_item(item.model_dump(mode="json", exclude_none=True)) for item in response.output]
+    if not all(isinstance(item.get("type"), str) for item in output):
+        raise TypeError("an output item has no type")
+    reason = response.incomplete_details.reason if response.incomplete_details else None
+    return ModelReply.of(output, usage, response.status or "completed", reason)
 
 
 def _as_input_item(item: dict[str, Any]) -> dict[str, Any]:

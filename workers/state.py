@@ -18,6 +18,7 @@ StopReason = Literal[
     "context_full",
     "model_unavailable",
     "model_rejected",
+    "model_malformed",
     "worker_lost",
     "approval_expired",
     "internal_error",

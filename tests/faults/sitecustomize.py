@@ -19,3 +19,14 @@ if _marker:
             time.sleep(60)
 
     ledger.record = _hang
+
+# With ATLAS_FAULT_WORKER_START=<text>, building a worker's runtime fails with <text>: a worker that
+# dies at start, for `atlas ask` to notice.
+_start_failure = os.environ.get("ATLAS_FAULT_WORKER_START")
+if _start_failure:
+    from workers import runtime
+
+    def _fail(*args, **kwargs):  # noqa: ANN002, ANN003
+        raise RuntimeError(_start_failure)
+
+    runtime.build = _fail

@@ -32,6 +32,7 @@ from tests.standins.loopback import LoopbackHTTP
 from tests.standins.turns import (
     Call,
     Message,
+    NotAResponse,
     Reply,
     Thought,
     Turn,
@@ -47,7 +48,7 @@ from tests.standins.turns import (
 )
 
 __all__ = [
-    "Call", "Message", "RecordedRequest", "ScriptedModel", "Thought", "Turn", "TurnSource", "Usage",
+    "Call", "Message", "NotAResponse", "RecordedRequest", "ScriptedModel", "Thought", "Turn", "TurnSource", "Usage",
     "call_outputs", "last_user_text", "reply_calls", "reply_error", "reply_incomplete", "reply_text",
 ]
 
@@ -171,6 +172,11 @@ class ScriptedModel(LoopbackHTTP):
             self._fail(f"{where}: unscripted request (no turns left, no fallback); last user text: {asked!r}")
             refusal = Refusal(500, "Unscripted request: the stand-in has no turn left.", None, None, "server_error")
             return _refuse(refusal, _NO_RETRY)
+        if isinstance(source, NotAResponse):
+            reply = Reply(200, {}, source.body)
+            with self._lock:
+                self.replies.append(reply)
+            return reply
         try:
             made = source(request) if callable(source) else source
             reply = render(made, request) if isinstance(made, Turn) else Reply(200, {}, made)
@@ -207,9 +213,10 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         model: ScriptedModel = self.server.owner  # type: ignore[attr-defined]
         reply = model.handle(self.command, self.path, headers, raw)
-        payload = json.dumps(reply.body).encode()
+        raw_body = isinstance(reply.body, bytes)
+        payload = reply.body if raw_body else json.dumps(reply.body).encode()
         self.send_response(reply.status)
-        for name, value in _headers(reply.headers):
+        for name, value in _headers({**reply.headers, **({"content-type": "text/html"} if raw_body else {})}):
             self.send_header(name, value)
         self.send_header("content-length", str(len(payload)))
         self.end_headers()
@@ -222,7 +229,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _headers(extra: dict[str, str]) -> Iterable[tuple[str, str]]:
-    yield "content-type", "application/json"
+    yield "content-type", extra.pop("content-type", "application/json")
     yield "x-request-id", f"req_{secrets.token_hex(16)}"
     yield from extra.items()
 

@@ -83,7 +83,15 @@ class Turn:
         return replace(self, edit=edit)
 
 
-TurnSource: TypeAlias = Turn | Callable[[Json], Turn | Json]
+@dataclass(frozen=True)
+class NotAResponse:
+    """A 200 whose body is not a Response (a proxy's page, a broken compatible server). Deliberately
+    outside the spec, so the stand-in sends it without recording a failure. `bytes` go out as text/html."""
+
+    body: Json | bytes
+
+
+TurnSource: TypeAlias = Turn | NotAResponse | Callable[[Json], Turn | Json]
 
 
 @dataclass(frozen=True)
