@@ -62,6 +62,9 @@ class Settings:
     port: int = 3000
     worker_heartbeat_ttl: int = 20
     worker_maintenance_seconds: int = 30
+    slack_outage_seconds: float = 900.0  # how long an answer or approval card keeps being retried
+    slack_retry_cap_seconds: float = 30.0  # the longest wait between two of those tries
+    redis_retry_cap_seconds: float = 2.0  # workers and the bot's spool: the longest wait between reconnects
 
     @property
     def offline(self) -> bool:
@@ -141,4 +144,7 @@ class Settings:
             port=int(number("PORT", 3000, int)),
             worker_heartbeat_ttl=int(number("ATLAS_WORKER_HEARTBEAT_TTL", 20, int)),
             worker_maintenance_seconds=int(number("ATLAS_WORKER_MAINTENANCE", 30, int)),
+            slack_outage_seconds=number("ATLAS_SLACK_OUTAGE_SECONDS", 900.0),
+            slack_retry_cap_seconds=number("ATLAS_SLACK_RETRY_CAP", 30.0),
+            redis_retry_cap_seconds=number("ATLAS_REDIS_RETRY_CAP", 2.0),
         )

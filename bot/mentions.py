@@ -148,7 +148,7 @@ def record_and_enqueue(
                         message_ts=message.ts, team=message.team)
         history = [Turn.model_validate_json(raw) for raw in turns]
         run = RunState(id=message.run_id, question=question, origin=origin, history=history)
-        queue.enqueue(continue_run, run.id, pipeline=pipe, **job_options(run.id))  # first: RQ starts the MULTI
+        queue.enqueue(continue_run, run.id, pipeline=pipe, **job_options(run.id, slack_outage_seconds=deps.settings.slack_outage_seconds))  # first: RQ starts the MULTI
         RunStore(pipe).save(run)  # type: ignore[arg-type]  # a pipeline takes the same commands
     claims.confirm(pipe, claim)
     pipe.execute()

@@ -24,6 +24,16 @@ PROGRESS_DONE = "_Done after {steps} {step_word}; the answer is below._"
 PROGRESS_FAILED = "_Stopped; see below._"
 PROGRESS_PAUSED = "_Paused: a proposed action needs a maintainer's approval._"
 PROGRESS_STOPPED = "_Stopped, as you asked. Mention me again to ask anew._"
+PROGRESS_ANSWER_UNDELIVERED = "_Finished, but Slack would not take the answer._"
+ANSWER_UNDELIVERED = (
+    ":warning: I finished this question, but Slack kept failing for {minutes} {minute_word} when I posted the answer, "
+    "so it is not in this thread. The answer is kept: a maintainer can show it with `atlas runs show {run_id}`."
+)
+CARDS_UNDELIVERED = (
+    ":warning: I proposed {count} action(s) that need a maintainer's approval, but Slack kept failing for {minutes} "
+    "{minute_word} when I posted the approval cards, so there is nothing here to click and nothing was changed. "
+    "The proposals are kept (`atlas runs show {run_id}`); ask again to get new cards."
+)
 TASK_SEARCH_ISSUES = "Searching issues for “{query}”"
 TASK_SEARCH_ISSUES_STATE = "Searching {state} issues for “{query}”"
 TASK_GET_ISSUE = "Reading issue #{number}"
