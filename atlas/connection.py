@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import redis
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 
 from atlas import embedded_redis
 from atlas.settings import Settings
@@ -21,3 +23,12 @@ def connect(settings: Settings, *, socket_timeout: float | None = 5.0, connect_t
         socket_connect_timeout=connect_timeout,
         health_check_interval=30,
     )
+
+
+def worker_connection(settings: Settings) -> redis.Redis:
+    """A client that rides out a Redis outage: every command (RQ's and the job's) retries with capped,
+    jittered backoff until Redis answers again, so a restart pauses a worker instead of ending it.
+    For workers only: the bot must answer Slack within seconds and uses a fast-failing client."""
+    conn = connect(settings)
+    conn.set_retry(Retry(ExponentialWithJitterBackoff(cap=settings.redis_retry_cap_seconds, base=0.05), -1))
+    return conn

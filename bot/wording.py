@@ -11,8 +11,12 @@ WORKING_STATUS = "is looking into it..."
 LOADING_MESSAGES = ["Searching the docs...", "Searching the issues...", "Reading what it found..."]
 EMPTY_QUESTION = "Ask me something after the mention, e.g. `@atlas what does ORB-1202 mean?`"
 UNAVAILABLE = (
-    ":warning: I can't take questions right now (my queue is unreachable). "
-    "Slack will resend your message in a minute and I'll answer it then; no need to ask again."
+    ":warning: I can't take questions right now (my queue is unreachable). Slack resends your message for a few "
+    "minutes and I'll answer it if I'm back by then; if there is no answer here, please ask again."
+)
+KEPT_FOR_LATER = (
+    ":hourglass: My queue is unreachable right now, so I've kept your question and will answer it in this thread "
+    "as soon as it is back; no need to ask again."
 )
 EPHEMERAL_UNAVAILABLE = ":warning: Atlas can't record that right now (its store is unreachable). Please try again in a minute."
 INTERNAL_ERROR = ":warning: Something went wrong on Atlas's side. Please try again; if it keeps happening, tell a maintainer."
