@@ -35,6 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     tool.add_argument("name")
     tool.add_argument("arguments", nargs="?", default="{}")
 
+    runs = sub.add_parser("runs", help="look at a run's record (e.g. an answer Slack never took)")
+    runs.add_argument("action", choices=["show"])
+    runs.add_argument("run_id", help="the run id (in the thread's note, the logs, or `atlas ask --json`)")
+    runs.add_argument("--json", action="store_true", help="print the run as one JSON object")
+
     audit = sub.add_parser("audit", help="side-effect requests, decisions and results, newest first")
     audit.add_argument("--issue", type=int, default=None, help="only entries about this issue number")
     audit.add_argument("--user", default=None, help="only entries this Slack user requested or decided")
@@ -88,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"atlas tool: {exc} (ATLAS_DATA={settings.data_dir})", file=sys.stderr)
             return 2
         return 0
+    if args.command == "runs":
+        from atlas.show_run import show
+
+        return show(settings, args.run_id, as_json=args.json)
     if args.command == "audit":
         return _audit(settings, issue=args.issue, user=args.user, limit=args.limit, as_json=args.json)
     if args.command == "dataset":
