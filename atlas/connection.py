@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import redis
-from redis.backoff import ExponentialWithJitterBackoff
+from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
 
 from atlas import embedded_redis
@@ -32,3 +32,12 @@ def worker_connection(settings: Settings) -> redis.Redis:
     conn = connect(settings)
     conn.set_retry(Retry(ExponentialWithJitterBackoff(cap=settings.redis_retry_cap_seconds, base=0.05), -1))
     return conn
+
+
+def stop_waiting(conn: redis.Redis) -> None:
+    """End the patience of `worker_connection`: calls retrying right now fail at their next error, and
+    later ones fail at once. For a worker asked to stop while Redis is down."""
+    pool = conn.connection_pool
+    pool.connection_kwargs["retry"] = Retry(NoBackoff(), 0)  # connections made from now on (each copies it)
+    for connection in [*getattr(pool, "_available_connections", []), *getattr(pool, "_in_use_connections", [])]:
+        connection.retry.update_retries(0)  # a loop in progress reads its count at each failure

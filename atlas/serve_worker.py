@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import logging
 
+import redis
+
 from rq import Queue
 
 from atlas.settings import Settings
 from workers import runtime
 from workers.worker import make_worker
+
+log = logging.getLogger("atlas.worker")
 
 
 def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = None, name: str | None = None) -> int:
@@ -21,5 +25,9 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         maintenance_seconds=settings.worker_maintenance_seconds,
         name=name,
     )
-    worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=True, logging_level="WARNING")
+    try:
+        worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=True, logging_level="WARNING")
+    except redis.RedisError as exc:  # only after a stop request: until then every Redis call waits for Redis
+        log.warning("worker stopped while Redis was unreachable (%s)", type(exc).__name__)
+        return 1
     return 0

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import redis
+from rq import Worker
 
 from atlas import embedded_redis
 from bot import wording
@@ -123,6 +124,8 @@ def test_a_mention_while_redis_is_down_is_kept_and_answered_after_it_returns(
     running, server = start_bot(settings, slack_api)
     try:
         with worker_process(env, "spool-worker") as worker:
+            # registered: past its start-up, where a worker would start the embedded Redis again
+            wait_for(lambda: Worker.all(connection=redis.Redis.from_url(private_redis.url)), timeout=60, what="the worker")
             private_redis.kill()
             thread = "1700003000.000001"
             started = time.monotonic()
@@ -131,6 +134,7 @@ def test_a_mention_while_redis_is_down_is_kept_and_answered_after_it_returns(
             [note] = wait_for(lambda: slack_api.thread(CHANNEL, thread), what="the note")
             assert note["text"] == wording.KEPT_FOR_LATER and ack_seconds < 3  # Slack's deadline
             time.sleep(OUTAGE_SECONDS)  # no Slack retry is ever sent in this test
+            assert _answers(slack_api, thread) == []  # nothing could run while Redis was down
             private_redis.restart()
             [answer] = wait_for(lambda: _answers(slack_api, thread), timeout=60, what="the kept question answered")
             assert answer["blocks"][0]["text"] == "Answered after the outage."
