@@ -15,13 +15,17 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, Literal, TypeVar
 
 from slack_sdk.errors import SlackApiError, SlackClientError
+
+from bot import wording
+from workers.state import RunState
 
 log = logging.getLogger("atlas.delivery")
 
 T = TypeVar("T")
+Undeliverable = Literal["answer", "cards"]
 FIRST_WAIT_SECONDS = 0.5
 # `ok: false` errors Slack documents as temporary (the call may succeed later), besides HTTP 429/5xx.
 TRANSIENT_ERRORS: frozenset[str] = frozenset(
@@ -84,3 +88,28 @@ def persist(
             attempt += 1
             log.warning("%s failed (%s, try %d); trying again in %.1fs", what, type(exc).__name__, attempt, pause)
             sleep(pause)
+
+
+def deliver(run: RunState, what: Undeliverable, post: Callable[[], None], patience: Patience, *,
+            save: Callable[[RunState], None], note: Callable[[str], Any]) -> bool:
+    """Post `what` through an outage. When the budget is spent (or Slack refuses for good), mark the
+    run `undelivered` (it keeps the answer: `atlas runs show`) and `note` the thread plainly, which
+    gets a few tries of its own since Slack may still be down. True when it was delivered."""
+    try:
+        persist(post, patience, what=f"run {run.id}: {what}")
+    except DeliveryLost as lost:
+        log.error("run %s: %s not delivered to Slack: %s", run.id, what, lost)
+        run.surface["undelivered"] = what
+        save(run)
+        minutes = max(1, round(patience.budget_seconds / 60))
+        text = (wording.ANSWER_UNDELIVERED if what == "answer" else wording.CARDS_UNDELIVERED).format(
+            minutes=minutes, minute_word="minute" if minutes == 1 else "minutes", run_id=run.id, count=len(run.pending)
+        )
+        try:
+            persist(lambda: note(text), Patience(patience.cap_seconds, patience.cap_seconds), what=f"run {run.id}: note")
+        except DeliveryLost as also:
+            log.error("run %s: the note about the undelivered %s was not delivered either: %s", run.id, what, also)
+        return False
+    if run.surface.pop("undelivered", None):
+        save(run)
+    return True

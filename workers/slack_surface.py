@@ -29,7 +29,7 @@ from atlas.settings import Settings
 from atlas.slack_client import web_client
 from bot import wording
 from workers import approval_cards, conversations
-from workers.delivery import DeliveryLost, Patience, persist
+from workers.delivery import Patience, Undeliverable, deliver
 from workers.errors import StoppedByUser
 from workers.loop import Reporter
 from workers.runs import RunStore
@@ -77,6 +77,11 @@ class SlackReporter(Reporter):
         self._step = 0
         self._last_flush = float("-inf")
         self._progress_broken = False
+
+    def _deliver(self, run: RunState, what: Undeliverable, post: Callable[[], None]) -> bool:
+        """Post through a Slack outage; if it outlasts the budget, the thread and the run record say so."""
+        note = lambda text: self.create_client.chat_postMessage(channel=run.origin.channel, thread_ts=_thread(run), text=text)  # noqa: E731
+        return deliver(run, what, post, self.patience, save=self.store.save, note=note)
 
     @classmethod
     def for_settings(cls, settings: Settings, store: RunStore) -> SlackReporter:
@@ -126,36 +131,6 @@ class SlackReporter(Reporter):
             delivered = self._deliver(run, "answer", lambda: self.post_answer(run))
             # After the answer, not before: "the answer is below" only once it is.
             self._close_progress(run, _closing(run) if delivered else wording.PROGRESS_ANSWER_UNDELIVERED)
-
-    # -- delivery through an outage --------------------------------------------------------------
-
-    def _deliver(self, run: RunState, what: str, post: Callable[[], None]) -> bool:
-        """Post through a Slack outage (workers/delivery.py); when the budget is spent, say plainly
-        in the thread what did not arrive, and keep it in the run record (`atlas runs show`)."""
-        try:
-            persist(post, self.patience, what=f"run {run.id}: {what}")
-        except DeliveryLost as lost:
-            log.error("run %s: %s not delivered to Slack: %s", run.id, what, lost)
-            run.surface["undelivered"] = what
-            self.store.save(run)
-            self._tell_undelivered(run, what)
-            return False
-        if run.surface.pop("undelivered", None):
-            self.store.save(run)
-        return True
-
-    def _tell_undelivered(self, run: RunState, what: str) -> None:
-        """One plain note about what was lost; it gets a few tries of its own (Slack may still be down)."""
-        minutes = max(1, round(self.patience.budget_seconds / 60))
-        text = (wording.ANSWER_UNDELIVERED if what == "answer" else wording.CARDS_UNDELIVERED).format(
-            minutes=minutes, minute_word="minute" if minutes == 1 else "minutes", run_id=run.id, count=len(run.pending)
-        )
-        note = Patience(budget_seconds=self.patience.cap_seconds, cap_seconds=self.patience.cap_seconds)
-        try:
-            persist(lambda: self.create_client.chat_postMessage(channel=run.origin.channel, thread_ts=_thread(run), text=text),
-                    note, what=f"run {run.id}: note about the {what}")
-        except DeliveryLost as lost:
-            log.error("run %s: the note about the undelivered %s was not delivered either: %s", run.id, what, lost)
 
     # -- progress ------------------------------------------------------------------------------
 
