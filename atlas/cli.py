@@ -61,6 +61,11 @@ def parser() -> argparse.ArgumentParser:
     tool.add_argument("name", help="the tool's name, e.g. get_issue")
     tool.add_argument("arguments", nargs="?", default="{}", help='its arguments as a JSON object, e.g. \'{"issue_id": 42, "include": []}\'')
 
+    runs = command("runs", "look at a run's record (e.g. an answer Slack never took)")
+    runs.add_argument("action", choices=["show"], help="what to do")
+    runs.add_argument("run_id", help="the run id (in the thread's note, the logs, or `atlas ask --json`)")
+    runs.add_argument("--json", action="store_true", help="print the run as one JSON object")
+
     audit = command("audit", "side-effect requests, decisions and results, newest first")
     audit.add_argument("--issue", type=int, default=None, help="only entries about this issue number")
     audit.add_argument("--user", default=None, help="only entries this Slack user requested or decided")
@@ -108,6 +113,10 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         output = run_tool_cli(settings.data_dir, args.name, args.arguments)
         print(output.text)
         return 0 if output.ok else 1
+    if args.command == "runs":
+        from atlas.show_run import show
+
+        return show(settings, args.run_id, as_json=args.json)
     if args.command == "audit":
         return _audit(settings, issue=args.issue, user=args.user, limit=args.limit, as_json=args.json)
     if args.command == "dataset":

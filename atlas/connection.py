@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import redis
+from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+from redis.retry import Retry
 
 from atlas import embedded_redis, home
 from atlas.settings import Settings
@@ -21,3 +23,21 @@ def connect(settings: Settings, *, socket_timeout: float | None = 5.0, connect_t
         socket_connect_timeout=connect_timeout,
         health_check_interval=30,
     )
+
+
+def worker_connection(settings: Settings) -> redis.Redis:
+    """A client that rides out a Redis outage: every command (RQ's and the job's) retries with capped,
+    jittered backoff until Redis answers again, so a restart pauses a worker instead of ending it.
+    For workers only: the bot must answer Slack within seconds and uses a fast-failing client."""
+    conn = connect(settings)
+    conn.set_retry(Retry(ExponentialWithJitterBackoff(cap=settings.redis_retry_cap_seconds, base=0.05), -1))
+    return conn
+
+
+def stop_waiting(conn: redis.Redis) -> None:
+    """End the patience of `worker_connection`: calls retrying right now fail at their next error, and
+    later ones fail at once. For a worker asked to stop while Redis is down."""
+    pool = conn.connection_pool
+    pool.connection_kwargs["retry"] = Retry(NoBackoff(), 0)  # connections made from now on (each copies it)
+    for connection in [*getattr(pool, "_available_connections", []), *getattr(pool, "_in_use_connections", [])]:
+        connection.retry.update_retries(0)  # a loop in progress reads its count at each failure

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 
+import redis
+
 from rq import Queue
 
 from atlas.settings import Settings
@@ -12,6 +14,8 @@ log = logging.getLogger("atlas.worker")
 from workers import runtime
 from workers.queueing import job_timeout
 from workers.worker import make_worker
+
+log = logging.getLogger("atlas.worker")
 
 
 def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = None, name: str | None = None) -> int:
@@ -27,7 +31,11 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         heartbeat_ttl=settings.worker_heartbeat_ttl,
         maintenance_seconds=settings.worker_maintenance_seconds,
         name=name,
-        job_timeout=job_timeout(settings.budget.max_seconds),
+        job_timeout=job_timeout(settings.budget.max_seconds, settings.slack_outage_seconds),
     )
-    worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=True, logging_level="WARNING")
+    try:
+        worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=True, logging_level="WARNING")
+    except redis.RedisError as exc:  # only after a stop request: until then every Redis call waits for Redis
+        log.warning("worker stopped while Redis was unreachable (%s)", type(exc).__name__)
+        return 1
     return 0

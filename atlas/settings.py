@@ -86,6 +86,9 @@ class Settings:
     worker_maintenance_seconds: int = 30
     budget: Budget = Budget()  # steps, working seconds, tokens, consecutive error steps per run
     tool_timeout_seconds: float = TOOL_TIMEOUT_SECONDS
+    slack_outage_seconds: float = 900.0  # how long an answer or approval card keeps being retried
+    slack_retry_cap_seconds: float = 30.0  # the longest wait between two of those tries
+    redis_retry_cap_seconds: float = 2.0  # workers and the bot's spool: the longest wait between reconnects
 
     @property
     def offline(self) -> bool:
@@ -209,4 +212,7 @@ class Settings:
                 max_errors=positive("ATLAS_MAX_ERROR_STEPS", Budget.max_errors, int),
             ),
             tool_timeout_seconds=positive("ATLAS_TOOL_TIMEOUT", TOOL_TIMEOUT_SECONDS),
+            slack_outage_seconds=number("ATLAS_SLACK_OUTAGE_SECONDS", 900.0),
+            slack_retry_cap_seconds=number("ATLAS_SLACK_RETRY_CAP", 30.0),
+            redis_retry_cap_seconds=number("ATLAS_REDIS_RETRY_CAP", 2.0),
         )

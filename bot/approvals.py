@@ -81,7 +81,8 @@ def _resume(deps: Deps, approval: approvals.Approval) -> None:
     except RunNotFound:
         return
     if run.status == "awaiting_approval" and run.pending and run.pending[0].step == approval.step:
-        enqueue(Queue(deps.settings.queue_name, connection=deps.redis), approval.run_id, resume=approval.step)
+        enqueue(Queue(deps.settings.queue_name, connection=deps.redis), approval.run_id, resume=approval.step,
+                slack_outage_seconds=deps.settings.slack_outage_seconds)
 
 
 def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -> None:

@@ -13,8 +13,8 @@ import hashlib
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
 import redis
 from rq import Queue
@@ -23,6 +23,7 @@ from slack_sdk.errors import SlackClientError
 
 from bot import claims, wording
 from bot.deps import Deps
+from bot.spool import Drainer
 from workers import conversations
 from workers.jobs import continue_run
 from workers.queueing import job_options
@@ -95,6 +96,9 @@ def spoken(text: str, bot_user_id: str | None) -> str:
     return " ".join(text.split())
 
 
+TakeOutcome = Literal["queued", "duplicate", "in_flight"]
+
+
 def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
     """Listener middleware: claim the message, record and enqueue its run, decide Slack's response."""
     queue = Queue(deps.settings.queue_name, connection=deps.redis)
@@ -103,41 +107,77 @@ def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
         message = parse(body)
         if message is None:
             return BoltResponse(status=200, body="")
-        claim = claims.message_claim(message.team, message.channel, message.ts, message.event_id)
-        thread = conversations.thread_key(message.team, message.channel, message.thread_ts)
-        try:
-            claimed = claims.claim(deps.redis, claim, run_key=run_key(message.run_id), thread_key=thread)
-        except redis.RedisError as exc:
-            log.warning("redis unreachable, event %s not claimed: %s", message.event_id, type(exc).__name__)
-            _note_unavailable(deps, message)
-            return BoltResponse(status=503, body="")
-        if claimed.outcome == "duplicate":
-            return BoltResponse(status=200, body="")
-        if claimed.outcome == "in_flight":
-            return BoltResponse(status=503, body="")
         said = spoken(message.text, context.bot_user_id)
         question = said[:MAX_QUESTION_CHARS]
         try:
-            if claimed.outcome == "recorded":  # recorded and queued together earlier; only the confirm was lost
-                pipe = deps.redis.pipeline(transaction=True)
-                claims.confirm(pipe, claim)
-                pipe.execute()
-                return BoltResponse(status=200, body="")
-            record_and_enqueue(deps, queue, claim, message, question, claimed.turns)
+            outcome = take(deps, queue, message, question)
         except redis.RedisError as exc:
-            log.warning("event %s not enqueued, Slack will retry: %s: %s", message.event_id, type(exc).__name__, exc)
-            claims.release(deps.redis, claim)
-            _note_unavailable(deps, message)
-            return BoltResponse(status=503, body="")
+            log.warning("redis unreachable, event %s not enqueued: %s", message.event_id, type(exc).__name__)
+            return keep_for_later(deps, message, question)
         except Exception:
             log.exception("enqueueing event %s failed", message.event_id)
-            claims.release(deps.redis, claim)
-            _note_unavailable(deps, message)
+            _note(deps, message, wording.UNAVAILABLE)
             return BoltResponse(status=503, body="")
-        after_ack(deps, Accepted(message, question, message.run_id if question else None, cut=len(said) > MAX_QUESTION_CHARS))
+        if outcome == "in_flight":
+            return BoltResponse(status=503, body="")  # a twin delivery holds the claim: Slack retries later
+        if outcome == "queued":
+            after_ack(deps, Accepted(message, question, message.run_id if question else None, cut=len(said) > MAX_QUESTION_CHARS))
         return BoltResponse(status=200, body="")
 
     return accept_message
+
+
+def take(deps: Deps, queue: Queue, message: Message, question: str) -> TakeOutcome:
+    """Claim the message and, if it is ours, record and enqueue its run. Raises redis.RedisError when
+    Redis is unreachable; the claim is then released (or never made), so a later try can take it."""
+    claim = claims.message_claim(message.team, message.channel, message.ts, message.event_id)
+    thread = conversations.thread_key(message.team, message.channel, message.thread_ts)
+    claimed = claims.claim(deps.redis, claim, run_key=run_key(message.run_id), thread_key=thread)
+    if claimed.outcome in ("duplicate", "in_flight"):
+        return claimed.outcome  # type: ignore[return-value]
+    try:
+        if claimed.outcome == "recorded":  # recorded and queued together earlier; only the confirm was lost
+            pipe = deps.redis.pipeline(transaction=True)
+            claims.confirm(pipe, claim)
+            pipe.execute()
+            return "duplicate"
+        record_and_enqueue(deps, queue, claim, message, question, claimed.turns)
+    except Exception:
+        claims.release(deps.redis, claim)
+        raise
+    return "queued"
+
+
+def keep_for_later(deps: Deps, message: Message, question: str) -> BoltResponse:
+    """Redis is down: keep the question on disk and acknowledge it; the drainer queues it when Redis
+    returns. Only if the disk refuses too is Slack asked to retry (and the thread told to ask again)."""
+    if not question or deps.spool is None:
+        _note(deps, message, wording.UNAVAILABLE)
+        return BoltResponse(status=503, body="")
+    try:
+        deps.spool.put(message.run_id, {"message": asdict(message), "question": question})
+    except OSError as exc:
+        log.error("could not spool event %s: %s", message.event_id, exc)
+        _note(deps, message, wording.UNAVAILABLE)
+        return BoltResponse(status=503, body="")
+    if deps.drainer is not None:
+        deps.drainer.poke()
+    _note(deps, message, wording.KEPT_FOR_LATER)
+    return BoltResponse(status=200, body="")
+
+
+def drain_one(deps: Deps, queue: Queue) -> Callable[[dict[str, Any]], bool]:
+    """The drainer's `take`: a spooled question goes through the same claim and enqueue as a live one."""
+
+    def take_spooled(record: dict[str, Any]) -> bool:
+        message = Message(**record["message"])
+        outcome = take(deps, queue, message, str(record["question"]))
+        if outcome == "queued":
+            log.warning("spooled question %s is queued now that Redis is back", message.run_id)
+            after_ack(deps, Accepted(message, str(record["question"]), message.run_id))
+        return outcome != "in_flight"
+
+    return take_spooled
 
 
 def record_and_enqueue(
@@ -151,7 +191,7 @@ def record_and_enqueue(
         history = [Turn.model_validate_json(raw) for raw in turns]
         run = RunState(id=message.run_id, question=question, origin=origin, history=history,
                        settings_fingerprint=deps.settings.fingerprint)  # a worker with other settings won't answer
-        queue.enqueue(continue_run, run.id, pipeline=pipe, **job_options(run.id))  # first: RQ starts the MULTI
+        queue.enqueue(continue_run, run.id, pipeline=pipe, **job_options(run.id, slack_outage_seconds=deps.settings.slack_outage_seconds))  # first: RQ starts the MULTI
         RunStore(pipe).save(run)  # type: ignore[arg-type]  # a pipeline takes the same commands
     claims.confirm(pipe, claim)
     pipe.execute()
@@ -201,14 +241,14 @@ def show_status_if_waiting(deps: Deps, message: Message, run_id: str) -> None:
         log.info("no status for %s: %s", run_id, type(exc).__name__)
 
 
-def _note_unavailable(deps: Deps, message: Message) -> None:
-    """Tell the thread once, after the ack, that questions can't be taken right now."""
+def _note(deps: Deps, message: Message, text: str) -> None:
+    """Tell the thread once, after the ack, why the question is not being worked on yet."""
     if not deps.first_note(f"{message.channel}:{message.ts}"):
         return
 
     def post() -> None:
         try:
-            deps.create_client.chat_postMessage(channel=message.channel, thread_ts=message.thread_ts, text=wording.UNAVAILABLE)
+            deps.create_client.chat_postMessage(channel=message.channel, thread_ts=message.thread_ts, text=text)
         except SlackClientError as exc:
             log.warning("could not post the unavailable note: %s", type(exc).__name__)
 
@@ -221,6 +261,9 @@ def register(app: App, deps: Deps) -> None:
     `accept` answers Slack itself and never calls `next()`: the hot path stays on the request thread,
     with no hop through Bolt's listener pool. The listener is only the anchor Bolt matches events on.
     """
+    if deps.spool is not None and deps.drainer is None:
+        queue = Queue(deps.settings.queue_name, connection=deps.redis)
+        deps.drainer = Drainer(deps.spool, drain_one(deps, queue), cap_seconds=deps.settings.redis_retry_cap_seconds).start()
     app.event("app_mention", middleware=[accept(deps)])(answered_by_middleware)
     app.event("message", middleware=[accept(deps)])(answered_by_middleware)
 

@@ -15,8 +15,12 @@ QUESTION_CUT = (
 )
 EMPTY_QUESTION = "Ask me something after the mention, e.g. `@atlas what does ORB-1202 mean?`"
 UNAVAILABLE = (
-    ":warning: I can't take questions right now (my queue is unreachable). "
-    "Slack will resend your message in a minute and I'll answer it then; no need to ask again."
+    ":warning: I can't take questions right now (my queue is unreachable). Slack resends your message for a few "
+    "minutes and I'll answer it if I'm back by then; if there is no answer here, please ask again."
+)
+KEPT_FOR_LATER = (
+    ":hourglass: My queue is unreachable right now, so I've kept your question and will answer it in this thread "
+    "as soon as it is back; no need to ask again."
 )
 EPHEMERAL_UNAVAILABLE = ":warning: Atlas can't record that right now (its store is unreachable). Please try again in a minute."
 INTERNAL_ERROR = ":warning: Something went wrong on Atlas's side. Please try again; if it keeps happening, tell a maintainer."
@@ -28,6 +32,16 @@ PROGRESS_DONE = "_Done after {steps} {step_word}; the answer is below._"
 PROGRESS_FAILED = "_Stopped; see below._"
 PROGRESS_PAUSED = "_Paused: a proposed action needs a maintainer's approval._"
 PROGRESS_STOPPED = "_Stopped, as you asked. Mention me again to ask anew._"
+PROGRESS_ANSWER_UNDELIVERED = "_Finished, but Slack would not take the answer._"
+ANSWER_UNDELIVERED = (
+    ":warning: I finished this question, but Slack kept failing for {minutes} {minute_word} when I posted the answer, "
+    "so it is not in this thread. The answer is kept: a maintainer can show it with `atlas runs show {run_id}`."
+)
+CARDS_UNDELIVERED = (
+    ":warning: I proposed {count} action(s) that need a maintainer's approval, but Slack kept failing for {minutes} "
+    "{minute_word} when I posted the approval cards, so there is nothing here to click and nothing was changed. "
+    "The proposals are kept (`atlas runs show {run_id}`); ask again to get new cards."
+)
 TASK_SEARCH_ISSUES = "Searching issues for “{query}”"
 TASK_SEARCH_ISSUES_STATE = "Searching {state} issues for “{query}”"
 TASK_GET_ISSUE = "Reading issue #{number}"

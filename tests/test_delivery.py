@@ -74,3 +74,17 @@ def test_a_waiting_job_gets_the_lease_when_the_holder_finishes(redis_conn: redis
         release.set()
         thread.join()
     assert got == [True]
+
+
+def test_a_lease_that_lapsed_while_redis_was_away_is_taken_back_unless_another_job_took_it(redis_conn: redis.Redis) -> None:
+    key = lease.lease_key("r3")
+    with lease.held(redis_conn, "r3", ttl=1) as mine:
+        assert mine
+        token = redis_conn.get(key)
+        redis_conn.delete(key)  # lapsed: Redis was down past the TTL
+        threading.Event().wait(0.6)  # one renewal later
+        assert redis_conn.get(key) == token
+        redis_conn.set(key, b"another-job")  # a retried job got it first
+        threading.Event().wait(0.6)
+        assert redis_conn.get(key) == b"another-job"
+    assert redis_conn.get(key) == b"another-job"  # not ours to release

@@ -87,13 +87,13 @@ def job_limit() -> int | None:
     return job.timeout if job else None
 
 
-@pytest.mark.parametrize(("max_seconds", "limit"), [(60.0, 180), (600.0, 720)])
-def test_a_larger_time_budget_gets_a_longer_job_limit_in_the_worker(redis_conn: redis.Redis, max_seconds: float, limit: int) -> None:
+@pytest.mark.parametrize(("max_seconds", "outage", "limit"), [(60.0, 0.0, 180), (600.0, 0.0, 720), (600.0, 900.0, 2520)])
+def test_a_larger_time_budget_gets_a_longer_job_limit_in_the_worker(redis_conn: redis.Redis, max_seconds: float, outage: float, limit: int) -> None:
     """The web process queues jobs with today's limit; a worker whose ATLAS_MAX_SECONDS is larger gives
     them its own, so RQ does not kill a run that is still within its budget."""
     queue = Queue("atlas-job-limit", connection=redis_conn)
     job = queue.enqueue(job_limit, job_timeout=JOB_TIMEOUT_SECONDS)
-    make_worker(queue, job_timeout=job_timeout(max_seconds)).work(burst=True)
+    make_worker(queue, job_timeout=job_timeout(max_seconds, outage)).work(burst=True)
     job.refresh()
     assert job.return_value() == limit
 

@@ -189,15 +189,16 @@ def fragile_bot(slack_api: SlackAPI, redis_url: str, tmp_path: Path):  # noqa: F
             running.deps.background.shutdown(wait=True)
 
 
-def test_redis_down_at_mention_time_slack_retries_and_the_retry_is_answered(fragile_bot, redis_conn: redis.Redis) -> None:
+def test_redis_down_at_mention_time_the_question_is_kept_and_queued_when_redis_returns(fragile_bot, redis_conn: redis.Redis) -> None:
+    """No Slack retry is needed: the web process keeps the question on disk and queues it itself."""
     running, proxy = fragile_bot
     proxy.down()
     event = mention("anyone there?", ts="1700000800.000001")
-    first = running.send.event(event)
-    assert first.status >= 500  # not acknowledged: Slack will retry
+    assert running.send.event(event).status == 200  # kept: Slack must not depend on retrying
     notes = wait_for(lambda: running.api.thread("C0GENERAL", "1700000800.000001"), what="the note")
-    assert [n["text"] for n in notes] == [wording.UNAVAILABLE]
-    assert running.send.event(event, retry_num=1).status >= 500  # still down: no second note
+    assert [n["text"] for n in notes] == [wording.KEPT_FOR_LATER]
+    assert running.send.event(event, retry_num=1).status == 200  # a retry anyway: the same kept question, no second note
+    assert len(list((running.settings.home / "spool").glob("*.json"))) == 1
     # the app keeps serving what needs no Redis
     looked_up = running.send.form(command("issue 4"))
     assert looked_up.status == 200 and "PermanentError not retried" in looked_up.body
@@ -207,26 +208,26 @@ def test_redis_down_at_mention_time_slack_retries_and_the_retry_is_answered(frag
     assert running.api.ephemerals()[0]["text"] == wording.EPHEMERAL_UNAVAILABLE
     assert _runs(redis_conn) == []
 
-    proxy.up()
-    assert running.send.event(event, retry_num=2).status == 200
-    [run] = _runs(redis_conn)
+    proxy.up()  # no Slack retry after this: the drainer queues the kept question by itself
+    [run] = wait_for(lambda: _runs(redis_conn), timeout=30, what="the kept question queued")
     assert run.question == "anyone there?" and _queued(redis_conn) == [f"atlas-run-{run.id}"]
+    wait_for(lambda: not list((running.settings.home / "spool").glob("*.json")), what="the spool emptied")
+    assert running.send.event(event, retry_num=2).status == 200 and len(_queued(redis_conn)) == 1  # a late retry: duplicate
     assert len(running.api.thread("C0GENERAL", "1700000800.000001")) == 1  # the note, once
 
 
-def test_an_enqueue_that_fails_is_answered_on_slacks_retry(bot: RunningBot, redis_conn: redis.Redis, monkeypatch) -> None:
+def test_an_enqueue_that_fails_on_redis_is_kept_and_queued_once(bot: RunningBot, redis_conn: redis.Redis, monkeypatch) -> None:
     import bot.mentions as mentions_module
 
     event = mention("half done?", ts="1700000900.000001")
     real = mentions_module.record_and_enqueue
     monkeypatch.setattr(mentions_module, "record_and_enqueue", _raise(redis.ConnectionError("lost the connection")))
-    assert bot.send.event(event).status == 503
-    assert list(redis_conn.scan_iter("atlas:claim:*")) == [] and _runs(redis_conn) == []  # released, nothing half-written
+    assert bot.send.event(event).status == 200  # kept on disk
+    assert _runs(redis_conn) == []  # the claim released, nothing half-written
     monkeypatch.setattr(mentions_module, "record_and_enqueue", real)
-    assert bot.send.event(event, retry_num=1).status == 200
-    [run] = _runs(redis_conn)
+    [run] = wait_for(lambda: _runs(redis_conn), timeout=30, what="the kept question queued")
     assert _queued(redis_conn) == [f"atlas-run-{run.id}"]
-    assert bot.send.event(event, retry_num=2).status == 200 and len(_queued(redis_conn)) == 1
+    assert bot.send.event(event, retry_num=1).status == 200 and len(_queued(redis_conn)) == 1
 
 
 def test_a_lost_confirmation_is_completed_without_a_second_job(bot: RunningBot, redis_conn: redis.Redis) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -201,7 +202,7 @@ def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
 def test_an_answer_slack_failed_to_take_is_posted_by_the_retried_job(
     serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
 ) -> None:
-    """Nothing is lost: a 5xx on posting the answer fails the job; RQ's retry posts it, once."""
+    """Nothing is lost: a 5xx on posting the answer is tried again (with backoff), and it is posted once."""
     thread = "1700001000.000900"
     slack_api.server_error("chat.postMessage", times=1)
     assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
@@ -224,3 +225,36 @@ def test_a_person_who_presses_stop_ends_the_run_and_gets_one_short_note(
     [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
     assert run.status == "partial" and run.stop_reason == "stopped_by_user" and len(run.steps) == 1
     assert conversations.turns(redis_conn, "T0TEST", CHANNEL, thread) == []
+
+
+def test_an_answer_waits_out_a_slack_outage_and_appears_once(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    """Slack answering 503 to every post for seconds (minutes in production, ATLAS_SLACK_OUTAGE_SECONDS):
+    the worker keeps trying with backoff and the answer lands once Slack is back."""
+    thread = "1700001100.000900"
+    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
+    slack_api.outage("chat.postMessage", seconds=4)
+    back = time.monotonic() + 4
+    _burst({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "60", "ATLAS_SLACK_RETRY_CAP": "1"})
+    posts = slack_api.calls_to("chat.postMessage")
+    assert [c.status for c in posts][-1] == 200 and posts[0].status == 503 and posts[-1].at >= back
+    assert len(_answers(slack_api, thread)) == 1
+    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    assert run.status == "done" and "undelivered" not in run.surface
+
+
+def test_an_answer_slack_never_takes_is_told_in_the_thread_and_shown_by_atlas_runs_show(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    thread = "1700001200.000900"
+    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
+    slack_api.outage("chat.postMessage", seconds=120, when=lambda args: bool(args.get("blocks")))  # answers fail, notes pass
+    _burst({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "2", "ATLAS_SLACK_RETRY_CAP": "0.5"})
+    assert _answers(slack_api, thread) == []
+    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    notes = [m["text"] for m in slack_api.thread(CHANNEL, thread) if m.get("text")]
+    assert notes == [wording.ANSWER_UNDELIVERED.format(minutes=1, minute_word="minute", run_id=run.id, count=0)]
+    shown = atlas_command("runs", "show", run.id, env=env, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert run.answer and run.answer.splitlines()[0] in shown.stdout and "not delivered to Slack" in shown.stdout

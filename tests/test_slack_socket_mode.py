@@ -62,7 +62,7 @@ def test_a_mention_over_socket_mode_is_acked_once_queued_and_retries_are_acked_t
         proc.wait(timeout=10)
 
 
-def test_redis_down_over_socket_mode_leaves_the_envelope_unacked_for_slack_to_redeliver(
+def test_redis_down_over_socket_mode_keeps_the_question_and_queues_it_when_redis_returns(
     socket_env: dict[str, str], socket_server: SocketModeServer, slack_api: SlackAPI, redis_url: str,  # noqa: F811
     redis_conn: redis.Redis, tmp_path: Path,
 ) -> None:
@@ -72,14 +72,13 @@ def test_redis_down_over_socket_mode_leaves_the_envelope_unacked_for_slack_to_re
             assert socket_server.connected.wait(60), (tmp_path / "serve.log").read_text()
             proxy.down()
             event = mention("anyone?", ts="1700006100.000001")
-            lost = socket_server.send_envelope(event)
-            assert socket_server.ack_for(lost, timeout=3) is None  # no ack: Slack redelivers
+            kept = socket_server.send_envelope(event)
+            assert socket_server.ack_for(kept, timeout=3) == {"envelope_id": kept}  # kept on disk: no redelivery needed
             [note] = wait_for(lambda: slack_api.thread("C0GENERAL", "1700006100.000001"), what="the note")
-            assert note["text"] == wording.UNAVAILABLE
+            assert note["text"] == wording.KEPT_FOR_LATER
+            assert _runs(redis_conn) == []
             proxy.up()
-            redelivered = socket_server.send_envelope(event, retry_attempt=1)
-            assert socket_server.ack_for(redelivered, timeout=10) == {"envelope_id": redelivered}
-            assert len(_runs(redis_conn)) == 1
+            wait_for(lambda: len(_runs(redis_conn)) == 1, timeout=30, what="the kept question queued")
         finally:
             proc.terminate()
             proc.wait(timeout=10)

@@ -28,8 +28,9 @@ class Clock:
         return self.now
 
 
-def _reporter(api: SlackAPI, conn: redis.Redis, clock: Clock | None = None) -> SlackReporter:
-    settings = Settings(slack_bot_token=api.token, slack_api_url=api.base_url, issues_base_url="https://git.example/issues")
+def _reporter(api: SlackAPI, conn: redis.Redis, clock: Clock | None = None, outage: float = 5.0) -> SlackReporter:
+    settings = Settings(slack_bot_token=api.token, slack_api_url=api.base_url, issues_base_url="https://git.example/issues",
+                        slack_outage_seconds=outage, slack_retry_cap_seconds=0.2)
     reporter = SlackReporter.for_settings(settings, RunStore(conn))
     if clock is not None:
         reporter.clock = clock
@@ -149,17 +150,44 @@ def test_rate_limited_calls_are_retried_after_retry_after(slack_api: SlackAPI, r
     assert len(slack_api.thread(CHANNEL, THREAD)) == 1
 
 
-def test_a_server_error_on_post_is_not_blindly_retried(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
-    """After a 5xx Slack may have posted already: the create call is not repeated (no double answer)."""
+def test_an_answer_is_posted_once_after_a_slack_outage(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+    """Slack down for a while: the answer waits it out with backoff, appears once, and only then does the
+    progress message say that the answer is below."""
+    reporter, run = _reporter(slack_api, redis_conn, Clock()), _run(redis_conn)
+    reporter.event(run, "step", step=1)
+    _finish(run)
+    slack_api.outage("chat.postMessage", seconds=1.5)
+    reporter.event(run, "answer")
+    posts = slack_api.calls_to("chat.postMessage")
+    assert [c.status for c in posts][-1] == 200 and {c.status for c in posts[:-1]} == {503} and len(posts) >= 3
+    assert posts[-1].at - posts[0].at >= 1.4  # spread over the outage, not three tries in milliseconds
+    progress, answer = slack_api.thread(CHANNEL, THREAD)
+    assert answer["blocks"][0]["text"] == "It is **PermanentError**; see #4."
+    [stop] = slack_api.calls_to("chat.stopStream")
+    assert stop.at > posts[-1].at  # "the answer is below" only once it is
+    assert wording.PROGRESS_DONE.format(steps=2, step_word="steps") in json.dumps(progress["chunks"])
+
+
+def test_an_answer_slack_never_takes_is_kept_and_the_thread_told_plainly(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+    reporter, run = _reporter(slack_api, redis_conn, Clock(), outage=1.0), _run(redis_conn)
+    reporter.event(run, "step", step=1)
+    _finish(run)
+    slack_api.outage("chat.postMessage", seconds=60, when=lambda args: bool(args.get("blocks")))  # the answer, not plain notes
+    reporter.event(run, "answer")
+    progress, note = slack_api.thread(CHANNEL, THREAD)
+    assert note["text"] == wording.ANSWER_UNDELIVERED.format(minutes=1, minute_word="minute", run_id=run.id, count=0)
+    closing = json.dumps(progress["chunks"])
+    assert wording.PROGRESS_ANSWER_UNDELIVERED in closing and "below" not in closing
+    stored = RunStore(redis_conn).load(run.id)
+    assert stored.answer == "It is **PermanentError**; see #4." and stored.surface["undelivered"] == "answer"
+
+
+def test_a_lasting_refusal_is_not_retried(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
     run = _run(redis_conn)
     _finish(run)
-    slack_api.server_error("chat.postMessage", times=1)
-    reporter = _reporter(slack_api, redis_conn)
-    try:
-        reporter.event(run, "answer")
-    except Exception:
-        pass  # FanOut logs it in a real job
-    assert [c.status for c in slack_api.calls_to("chat.postMessage")] == [500]
+    slack_api.refuse("chat.postMessage", "channel_not_found", times=5)
+    _reporter(slack_api, redis_conn).event(run, "answer")
+    assert len(slack_api.calls_to("chat.postMessage")) == 2  # the answer once, then one try at the note
 
 
 @pytest.mark.parametrize("error", ["invalid_blocks", "msg_blocks_too_long"])
@@ -303,3 +331,23 @@ def test_the_stand_in_holds_streams_to_slacks_rules(slack_api: SlackAPI) -> None
     slack_api.stop_by_user(CHANNEL, ts)
     assert error("chat_appendStream", channel=CHANNEL, ts=ts, markdown_text="more") == "stopped_by_user"
     assert error("chat_stopStream", channel=CHANNEL, ts=ts) == "stopped_by_user"
+
+
+def test_an_approval_card_waits_out_a_slack_outage_and_the_run_stays_paused(
+    slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workers import approval_cards
+
+    def post(client, run, pending):  # noqa: ANN001 - the real signature's shape; one plain card per call
+        for call in pending:
+            client.chat_postMessage(channel=CHANNEL, thread_ts=THREAD, text=f"card {call['pending_id']}")
+
+    monkeypatch.setattr(approval_cards, "post", post)
+    reporter, run = _reporter(slack_api, redis_conn, Clock()), _run(redis_conn)
+    reporter.event(run, "step", step=1)
+    run.status = "awaiting_approval"
+    slack_api.outage("chat.postMessage", seconds=1.0)
+    reporter.event(run, "paused", pending=[{"pending_id": "p1", "call_id": "c1", "name": "add_labels", "arguments": "{}", "step": 1}])
+    progress, card = slack_api.thread(CHANNEL, THREAD)
+    assert card["text"] == "card p1" and run.status == "awaiting_approval"
+    assert wording.PROGRESS_PAUSED in json.dumps(progress["chunks"])

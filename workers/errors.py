@@ -33,4 +33,5 @@ class StoppedByUser(AtlasError):
 
 
 class DeliveryFailed(AtlasError):
-    """The answer or an approval card could not be posted; the job fails so that RQ retries it."""
+    """Delivering the answer or an approval card broke for a reason other than a Slack outage (which the
+    surface waits out itself); the job fails so that RQ retries it."""

@@ -57,7 +57,8 @@ def expire_step(run_id: str, step: int) -> int:
     if closed or approvals.step_complete(rt.conn, run_id, step):
         run = rt.store.load(run_id)
         if run.status == "awaiting_approval" and run.pending and run.pending[0].step == step:
-            enqueue(Queue(rt.settings.queue_name, connection=rt.conn), run_id, resume=step)
+            enqueue(Queue(rt.settings.queue_name, connection=rt.conn), run_id, resume=step,
+                    slack_outage_seconds=rt.settings.slack_outage_seconds)
     return len(expired)
 
 

@@ -17,8 +17,14 @@ import redis
 
 LEASE_TTL_SECONDS = 20
 
-# Renew or release only while we still own the lease (another job may own it after a lapse).
-_RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0"
+# Renew only while we still own the lease (another job may own it after a lapse); a lease that lapsed
+# while Redis was down and that nobody took meanwhile is taken back. Release only our own.
+_RENEW = """
+local holder = redis.call('get', KEYS[1])
+if holder == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+if holder == false then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0
+"""
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
 
 
@@ -57,6 +63,8 @@ def held(conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: flo
     finally:
         stop.set()
         beat.join(timeout=2)
+        if beat.is_alive():  # mid-renewal through a Redis outage: let it finish, or it could retake the lease
+            beat.join()
         try:
             conn.eval(_RELEASE, 1, key, token)
         except redis.RedisError:

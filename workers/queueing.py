@@ -13,16 +13,11 @@ from workers.runs import RunStore
 from workers.state import Origin, RunState, Turn
 
 JOB_TIMEOUT_SECONDS = 180  # a run's budget is 60 working seconds; this bounds a stuck model call
+DEFAULT_SLACK_OUTAGE_SECONDS = 900.0  # Settings.slack_outage_seconds
 RESULT_TTL_SECONDS = 3600
 # Transient model errors (after the SDK's own backoff) and abandoned jobs (worker died). No interval:
 # a delayed retry waits for RQ's scheduler, whose lock a killed worker can hold for minutes.
 RETRY = Retry(max=2)
-
-
-def job_timeout(max_seconds: float) -> int:
-    """A run job's time limit for a run budget of `max_seconds`: JOB_TIMEOUT_SECONDS for the default
-    60 working seconds, and as much longer as a larger ATLAS_MAX_SECONDS asks for."""
-    return JOB_TIMEOUT_SECONDS + max(0, int(max_seconds) - 60)
 
 
 def settings_queue(queue_name: str, fingerprint: str) -> str:
@@ -35,13 +30,20 @@ def job_id(run_id: str, resume: int = 0) -> str:
     return f"atlas-run-{run_id}" if resume == 0 else f"atlas-run-{run_id}-resume-{resume}"
 
 
-def job_options(run_id: str, resume: int = 0) -> dict[str, Any]:
+def job_timeout(max_seconds: float = 60.0, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> int:
+    """A run job's time limit: JOB_TIMEOUT_SECONDS for the default 60 working seconds (as much longer
+    as a larger ATLAS_MAX_SECONDS asks for), plus the time an answer (and the note if it is lost) may
+    wait out a Slack outage."""
+    return int(JOB_TIMEOUT_SECONDS + max(0, int(max_seconds) - 60) + 2 * slack_outage_seconds)
+
+
+def job_options(run_id: str, resume: int = 0, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> dict[str, Any]:
     """`Queue.enqueue` keywords for `continue_run(run_id)`: every path that queues a run uses these."""
     from workers.jobs import on_job_failure
 
     return {
         "job_id": job_id(run_id, resume),
-        "job_timeout": JOB_TIMEOUT_SECONDS,
+        "job_timeout": job_timeout(slack_outage_seconds=slack_outage_seconds),
         "result_ttl": RESULT_TTL_SECONDS,
         "retry": RETRY,
         "on_failure": Callback(on_job_failure),
@@ -49,12 +51,13 @@ def job_options(run_id: str, resume: int = 0) -> dict[str, Any]:
     }
 
 
-def enqueue(queue: Queue, run_id: str, resume: int = 0) -> Job:
+def enqueue(queue: Queue, run_id: str, resume: int = 0, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> Job:
     """Enqueue `continue_run(run_id)`; a second enqueue of the same job id returns the first job."""
     from workers.jobs import continue_run
 
+    options = job_options(run_id, resume, slack_outage_seconds=slack_outage_seconds)
     try:
-        return queue.enqueue(continue_run, run_id, unique=True, **job_options(run_id, resume))
+        return queue.enqueue(continue_run, run_id, unique=True, **options)
     except DuplicateJobError:
         return Job.fetch(job_id(run_id, resume), connection=queue.connection)
 

@@ -23,8 +23,9 @@ class StreamReporter(Reporter):
         self.store.publish(run.id, {"kind": kind, "status": run.status, **data})
 
 
-# Events whose delivery is the point of the run: if posting them fails, the job fails and RQ retries
-# it; the retry re-sends them, and surfaces skip what they already posted.
+# Events whose delivery is the point of the run. A Slack outage is waited out inside the surface
+# (workers/delivery.py); anything else that breaks their delivery fails the job, RQ's retry re-sends
+# them, and surfaces skip what they already posted.
 MUST_DELIVER: frozenset[str] = frozenset({"answer", "paused"})
 
 

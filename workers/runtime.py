@@ -10,7 +10,7 @@ from typing import Any
 
 import redis
 
-from atlas.connection import connect
+from atlas.connection import worker_connection
 from atlas.settings import Settings
 from tools import open_corpus, v2_registry
 from tools.context import ToolContext
@@ -91,7 +91,7 @@ class Runtime:
 
 def build(settings: Settings) -> Runtime:
     """Wire the parts for this process; the offline model stands in when no model is configured."""
-    conn = connect(settings)
+    conn = worker_connection(settings)  # a Redis restart pauses the job; it never ends the worker
     if settings.offline:
         from workers.offline import OfflineModel
 

@@ -29,6 +29,7 @@ from atlas.settings import Settings
 from atlas.slack_client import web_client
 from bot import wording
 from workers import approval_cards, conversations
+from workers.delivery import Patience, Undeliverable, deliver
 from workers.errors import StoppedByUser
 from workers.loop import Reporter
 from workers.runs import RunStore
@@ -62,6 +63,7 @@ class SlackReporter(Reporter):
         docs_base_url: str | None = None,
         issues_base_url: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        patience: Patience = Patience(budget_seconds=900.0, cap_seconds=30.0),
     ) -> None:
         self.client = client  # retries 5xx and dropped connections: for updates
         self.create_client = create_client  # retries 429 only: for calls that create messages
@@ -69,11 +71,17 @@ class SlackReporter(Reporter):
         self.docs_base_url = docs_base_url
         self.issues_base_url = issues_base_url
         self.clock = clock
+        self.patience = patience  # how long an answer or card is retried through a Slack outage
         self._tasks: dict[str, tuple[str, str]] = {}  # call_id -> (title, status), this job's calls
         self._pending: dict[str, tuple[str, str]] = {}  # not yet sent to Slack
         self._step = 0
         self._last_flush = float("-inf")
         self._progress_broken = False
+
+    def _deliver(self, run: RunState, what: Undeliverable, post: Callable[[], None]) -> bool:
+        """Post through a Slack outage; if it outlasts the budget, the thread and the run record say so."""
+        note = lambda text: self.create_client.chat_postMessage(channel=run.origin.channel, thread_ts=_thread(run), text=text)  # noqa: E731
+        return deliver(run, what, post, self.patience, save=self.store.save, note=note)
 
     @classmethod
     def for_settings(cls, settings: Settings, store: RunStore) -> SlackReporter:
@@ -83,6 +91,7 @@ class SlackReporter(Reporter):
             store,
             docs_base_url=settings.docs_base_url,
             issues_base_url=settings.issues_base_url,
+            patience=Patience(settings.slack_outage_seconds, settings.slack_retry_cap_seconds),
         )
 
     # -- events --------------------------------------------------------------------------------
@@ -108,19 +117,20 @@ class SlackReporter(Reporter):
             self._pending[call_id] = entry
             self._flush(run, force=False)
         elif kind == "paused":
+            # "Paused" is true before the cards are posted; closing first also learns of a stop press.
             self._close_progress(run, wording.PROGRESS_PAUSED)
             if run.surface.get("stopped_by_user"):
                 raise StoppedByUser(run.id)  # no cards: the person asked for nothing more
-            self.post_approval_cards(run, list(data.get("pending") or []))
+            pending = list(data.get("pending") or [])
+            self._deliver(run, "cards", lambda: self.post_approval_cards(run, pending))
         elif kind == "answer":
-            closing = wording.PROGRESS_FAILED if run.status == "failed" else wording.PROGRESS_DONE.format(
-                steps=len(run.steps), step_word=wording.steps_word(len(run.steps))
-            )
-            self._close_progress(run, closing)
             if run.surface.get("stopped_by_user"):
+                self._close_progress(run, _closing(run))
                 self._post_stop_note(run)
                 return
-            self.post_answer(run)
+            delivered = self._deliver(run, "answer", lambda: self.post_answer(run))
+            # After the answer, not before: "the answer is below" only once it is.
+            self._close_progress(run, _closing(run) if delivered else wording.PROGRESS_ANSWER_UNDELIVERED)
 
     # -- progress ------------------------------------------------------------------------------
 
@@ -321,6 +331,13 @@ class SlackReporter(Reporter):
     def post_approval_cards(self, run: RunState, pending: list[dict[str, Any]]) -> None:
         """One card per pending call (approval_cards skips calls whose card is already posted)."""
         approval_cards.post(self.create_client, run, pending)
+
+
+def _closing(run: RunState) -> str:
+    """The progress message's last line once the answer (or the failure note) is in the thread."""
+    if run.status == "failed":
+        return wording.PROGRESS_FAILED
+    return wording.PROGRESS_DONE.format(steps=len(run.steps), step_word=wording.steps_word(len(run.steps)))
 
 
 def _thread(run: RunState) -> str:

@@ -14,11 +14,17 @@ from __future__ import annotations
 import logging
 import threading
 
+from typing import Any
+
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 from rq import Queue
 from rq.job import Job
 from rq.worker import SimpleWorker
 
 log = logging.getLogger("atlas.worker")
+
+SCHEDULER_REDIS_RETRIES = 5  # a few seconds of reconnecting, then the scheduler child exits and is restarted
 
 
 class AtlasWorker(SimpleWorker):
@@ -29,6 +35,27 @@ class AtlasWorker(SimpleWorker):
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         return self.heartbeat_ttl
+
+    def request_stop(self, signum: int, frame: object) -> None:
+        """A stop request also ends waiting for Redis: the worker's connection retries forever through an
+        outage (atlas.connection.worker_connection), and a worker asked to stop must stop even then."""
+        from atlas.connection import stop_waiting
+
+        stop_waiting(self.connection)
+        if getattr(self, "pubsub", None) is not None and self.pubsub.connection is not None:
+            self.pubsub.connection.retry.update_retries(0)
+        super().request_stop(signum, frame)
+
+    def _start_scheduler(self, *args: Any, **kwargs: Any) -> None:
+        """RQ's scheduler runs in a child process built from this connection's settings; it gets a
+        finite retry instead of ours, so a stop (or a long outage) ends it; worker maintenance restarts it."""
+        pool_kwargs = self.connection.connection_pool.connection_kwargs
+        forever = pool_kwargs.get("retry")
+        pool_kwargs["retry"] = Retry(ExponentialWithJitterBackoff(cap=1.0, base=0.05), SCHEDULER_REDIS_RETRIES)
+        try:
+            super()._start_scheduler(*args, **kwargs)
+        finally:
+            pool_kwargs["retry"] = forever
 
     def execute_job(self, job: Job, queue: Queue) -> None:
         if job.timeout != -1 and (job.timeout or 0) < self.job_timeout_floor:

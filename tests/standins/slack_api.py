@@ -22,6 +22,7 @@ import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -56,6 +57,14 @@ class Planned:
     retry_after: int | None = None
 
 
+@dataclass(frozen=True)
+class _Outage:
+    methods: frozenset[str]
+    until: float
+    status: int
+    when: Callable[[dict[str, Any]], bool] | None
+
+
 class SlackAPI(LoopbackHTTP):
     """Start it, point `SLACK_API_URL` at `base_url`, read `calls` and `thread(...)` afterwards."""
 
@@ -71,6 +80,7 @@ class SlackAPI(LoopbackHTTP):
         self.groups: dict[str, list[str]] = {}  # user group id -> member ids (usergroups.users.list)
         self._stop_at_next_append = False
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
+        self._outages: list[_Outage] = []
         self._lock = threading.Lock()
         self._ts = itertools.count(1)
 
@@ -97,6 +107,20 @@ class SlackAPI(LoopbackHTTP):
     def server_error(self, method: str, times: int = 1, status: int = 500) -> None:
         """The next `times` calls answer a 5xx (nothing is processed)."""
         self._plan(method, Planned(status=status, error="internal_error"), times)
+
+    def outage(self, *methods: str, seconds: float, status: int = 503,
+               when: Callable[[dict[str, Any]], bool] | None = None) -> None:
+        """For `seconds` from now, calls to `methods` (every method when none is named) whose arguments
+        satisfy `when` answer HTTP `status` and are not processed: Slack having an outage."""
+        with self._lock:
+            self._outages.append(_Outage(frozenset(methods), time.monotonic() + seconds, status, when))
+
+    def _in_outage(self, method: str, args: dict[str, Any]) -> int | None:
+        now = time.monotonic()
+        for outage in self._outages:
+            if now < outage.until and (not outage.methods or method in outage.methods) and (outage.when is None or outage.when(args)):
+                return outage.status
+        return None
 
     # -- the workspace's people -----------------------------------------------------------------
 
@@ -138,7 +162,10 @@ class SlackAPI(LoopbackHTTP):
 
     def handle(self, method: str, args: dict[str, Any], auth: str | None) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._lock:
-            plan = self._plans[method].popleft() if self._plans.get(method) else None
+            down = self._in_outage(method, args)
+            plan = Planned(status=down, error="service_unavailable") if down else None
+            if plan is None and self._plans.get(method):
+                plan = self._plans[method].popleft()
         headers: dict[str, str] = {}
         if plan is not None and plan.status != 200:
             if plan.retry_after is not None:
