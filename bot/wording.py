@@ -17,6 +17,22 @@ UNAVAILABLE = (
 EPHEMERAL_UNAVAILABLE = ":warning: Atlas can't record that right now (its store is unreachable). Please try again in a minute."
 INTERNAL_ERROR = ":warning: Something went wrong on Atlas's side. Please try again; if it keeps happening, tell a maintainer."
 
+# --- the assistant view (bot/assistant.py, workers/slack_assistant.py) -------------------------
+ASSISTANT_GREETING = (
+    "Hi! Ask me anything about the project: I search its docs and issues, show what I looked at, "
+    "and answer with sources. Try one of these, or type your own question."
+)
+ASSISTANT_PROMPTS_TITLE = "Try asking"
+ASSISTANT_STATUS_THINKING = "is thinking..."
+ASSISTANT_STATUS = {
+    "search_issues": "is searching issues...",
+    "get_issue": "is reading an issue...",
+    "search_docs": "is searching the docs...",
+    "get_doc_section": "is reading the docs...",
+    "read_more": "is reading more of a result...",
+}
+ASSISTANT_STATUS_OTHER = "is working on it..."
+
 # --- progress ----------------------------------------------------------------------------------
 PROGRESS_START = "_Working on it..._"
 PROGRESS_STEP = "_Working on it... step {step}_"

@@ -11,6 +11,12 @@ text, and streaming: in a channel `chat.startStream` needs the recipient (`recip
 `recipient_user_id`), a stream keeps the content mode it started with (`markdown_text` or `chunks`,
 else `streaming_mode_mismatch`), chunks must have Slack's shapes (`invalid_chunks`), appending to a
 stopped stream fails, and a stream the person stopped (`stop_by_user`) refuses with `stopped_by_user`.
+
+The assistant view: `open_assistant_thread` plays the person opening the app's split view (Slack
+creates the thread's root message); `assistant.threads.setTitle` and `setSuggestedPrompts` work only
+on such a thread (`invalid_thread_ts` otherwise), take their documented required arguments, and at
+most four prompts, each with a `title` and a `message`; `setStatus` needs `channel_id`, `thread_ts`
+and `status` (an empty status clears it) and at most ten `loading_messages`.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ TEAM = "T0TEST"
 MARKDOWN_TOTAL = 12_000
 MAX_BLOCKS = 50
 MAX_TEXT = 40_000
+MAX_PROMPTS = 4
+MAX_LOADING_MESSAGES = 10
 TASK_STATUSES = ("pending", "in_progress", "complete", "error")
 
 
@@ -69,6 +77,7 @@ class SlackAPI(LoopbackHTTP):
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, ts) -> message
         self.users: dict[str, dict[str, Any]] = {}  # user id -> users.info's `user` object (see add_user)
         self.groups: dict[str, list[str]] = {}  # user group id -> member ids (usergroups.users.list)
+        self.assistant_threads: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, thread_ts) -> title, prompts
         self._stop_at_next_append = False
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._lock = threading.Lock()
@@ -176,8 +185,8 @@ class SlackAPI(LoopbackHTTP):
                 return problem
             members = self.groups.get(args["usergroup"])
             return {"ok": True, "users": list(members)} if members is not None else {"ok": False, "error": "no_such_subteam"}
-        if method == "assistant.threads.setStatus":
-            return _require(args, "channel_id", "thread_ts") or {"ok": True}
+        if method.startswith("assistant.threads."):
+            return self._assistant(method.removeprefix("assistant.threads."), args)
         if method == "chat.postEphemeral":
             return _require(args, "channel", "user") or _content(args) or {"ok": True, "message_ts": self._next_ts()}
         if method == "chat.postMessage":
@@ -239,6 +248,43 @@ class SlackAPI(LoopbackHTTP):
             return {"ok": True, "channel": args["channel"], "ts": args["ts"]}
         return {"ok": False, "error": "unknown_method"}
 
+    def _assistant(self, verb: str, args: dict[str, Any]) -> dict[str, Any]:
+        """assistant.threads.setStatus / setTitle / setSuggestedPrompts, with their documented checks."""
+        if verb == "setStatus":
+            problem = _require(args, "channel_id", "thread_ts")
+            if problem:
+                return problem
+            if not isinstance(args.get("status"), str):
+                return {"ok": False, "error": "invalid_arguments:status"}
+            if len(args.get("loading_messages") or []) > MAX_LOADING_MESSAGES:
+                return {"ok": False, "error": "invalid_arguments:loading_messages"}
+            thread = self.assistant_threads.get((args["channel_id"], args["thread_ts"]))
+            if thread is not None:
+                thread["status"] = args["status"]
+            return {"ok": True}
+        if verb == "setTitle":
+            problem = _require(args, "channel_id", "thread_ts", "title")
+        elif verb == "setSuggestedPrompts":
+            problem = _require(args, "channel_id", "prompts") or _prompts_problem(args.get("prompts"))
+        else:
+            return {"ok": False, "error": "unknown_method"}
+        if problem:
+            return problem
+        thread = self.assistant_threads.get((args["channel_id"], args.get("thread_ts") or ""))
+        if thread is None:
+            return {"ok": False, "error": "invalid_thread_ts"}
+        if verb == "setTitle":
+            thread["title"] = args["title"]
+        else:
+            thread.update(prompts=list(args["prompts"]), prompts_title=args.get("title"))
+        return {"ok": True}
+
+    def open_assistant_thread(self, channel: str, thread_ts: str) -> None:
+        """The person opens the app's split view: Slack creates the thread (and then sends
+        `assistant_thread_started`, see slack_events.assistant_thread_started)."""
+        with self._lock:
+            self.assistant_threads[(channel, thread_ts)] = {"title": None, "prompts": [], "prompts_title": None, "status": None}
+
     def _next_ts(self) -> str:
         n = next(self._ts)
         return f"{1_700_000_000 + n}.{n:06d}"
@@ -265,6 +311,16 @@ def _require(args: dict[str, Any], *names: str) -> dict[str, Any] | None:
     for name in names:
         if not args.get(name):
             return {"ok": False, "error": "channel_not_found" if name in ("channel", "channel_id") else f"invalid_arguments:{name}"}
+    return None
+
+
+def _prompts_problem(prompts: Any) -> dict[str, Any] | None:
+    """Up to four prompts, each an object with a `title` and a `message`."""
+    if not isinstance(prompts, list) or not 0 < len(prompts) <= MAX_PROMPTS:
+        return {"ok": False, "error": "invalid_arguments:prompts"}
+    for prompt in prompts:
+        if not (isinstance(prompt, dict) and prompt.get("title") and prompt.get("message")):
+            return {"ok": False, "error": "invalid_arguments:prompts"}
     return None
 
 
@@ -329,7 +385,10 @@ def _content(args: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _message_fields(args: dict[str, Any]) -> dict[str, Any]:
-    return {"text": args.get("text") or "", "blocks": list(args.get("blocks") or [])}
+    fields = {"text": args.get("text") or "", "blocks": list(args.get("blocks") or [])}
+    if args.get("metadata"):
+        fields["metadata"] = args["metadata"]
+    return fields
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -372,7 +431,7 @@ def _parse(raw: bytes, content_type: str) -> dict[str, Any]:
         value = json.loads(raw)
         return value if isinstance(value, dict) else {}
     args: dict[str, Any] = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
-    for key in ("blocks", "chunks", "attachments"):
+    for key in ("blocks", "chunks", "attachments", "prompts", "loading_messages", "metadata"):
         if isinstance(args.get(key), str):
             args[key] = json.loads(args[key])
     return args
