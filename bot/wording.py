@@ -71,6 +71,8 @@ STOP_REASONS = {
 }
 FEEDBACK_UP = "Helpful"
 FEEDBACK_DOWN = "Not helpful"
+FEEDBACK_UP_LABEL = "Mark this answer as helpful"  # read by screen readers (at most 75 characters)
+FEEDBACK_DOWN_LABEL = "Mark this answer as not helpful"
 FEEDBACK_SAVED = {"up": "Thanks, noted that this helped.", "down": "Thanks, noted that this missed.", None: "Feedback removed."}
 
 # --- the slash command -------------------------------------------------------------------------

@@ -140,8 +140,10 @@ def feedback_block(run_id: str) -> ContextActionsBlock:
         elements=[
             FeedbackButtonsElement(
                 action_id=FEEDBACK_ACTION,
-                positive_button=FeedbackButtonObject(text=wording.FEEDBACK_UP, value=f"{run_id}:up"),
-                negative_button=FeedbackButtonObject(text=wording.FEEDBACK_DOWN, value=f"{run_id}:down"),
+                positive_button=FeedbackButtonObject(text=wording.FEEDBACK_UP, value=f"{run_id}:up",
+                                                     accessibility_label=wording.FEEDBACK_UP_LABEL),
+                negative_button=FeedbackButtonObject(text=wording.FEEDBACK_DOWN, value=f"{run_id}:down",
+                                                     accessibility_label=wording.FEEDBACK_DOWN_LABEL),
             )
         ]
     )
