@@ -54,6 +54,7 @@ TASK_MARK = {"in_progress": ":hourglass_flowing_sand:", "complete": ":white_chec
 SOURCES = "*Sources:* {links}"
 FOOTER = "{steps} {step_word} · {tokens:,} tokens · ${cost:.4f} · stop: {reason}"
 PARTIAL = ":warning: *Partial answer:* stopped early ({reason}); this is what I found so far."
+PARTIAL_MARKDOWN = ":warning: **Partial answer:** stopped early ({reason}); this is what I found so far."  # streamed
 FAILED = ":x: *I couldn't finish this one:* {reason}"
 CONTINUED = "_(continued)_"
 STOP_REASONS = {

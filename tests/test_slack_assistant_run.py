@@ -14,6 +14,7 @@ from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.test_slack_e2e import _burst, env, serve  # noqa: F401  (the e2e fixtures: atlas serve + env)
 from workers import instructions
 from workers.runs import RunStore
+from workers.slack_stream import SEPARATOR
 from workers.state import RunState
 
 DM, THREAD = "D0ALICE", "1700030000.000100"
@@ -28,7 +29,7 @@ def _statuses(api: SlackAPI, thread_ts: str) -> list[str]:
     return [c.args["status"] for c in api.calls_to("assistant.threads.setStatus") if c.args.get("thread_ts") == thread_ts]
 
 
-def test_a_question_in_the_assistant_view_gets_a_title_a_status_and_its_answer(
+def test_a_question_in_the_assistant_view_gets_a_title_a_status_and_one_streamed_answer_with_feedback(
     serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
 ) -> None:
     slack_api.open_assistant_thread(DM, THREAD)
@@ -48,8 +49,14 @@ def test_a_question_in_the_assistant_view_gets_a_title_a_status_and_its_answer(
     assert run.status == "done" and run.context_channel == "C0RELEASES"
     said = [i["content"] for i in run.items if i.get("type") == "message" and i.get("role") == "user"]
     assert said[:2] == [instructions.VIEWING_CHANNEL.format(channel="C0RELEASES"), question.strip()]
-    answers = [m for m in slack_api.thread(DM, THREAD) if any(b.get("type") == "markdown" for b in m.get("blocks") or [])]
-    assert len(answers) == 1 and "ORB-1202" in json.dumps(answers[0]["blocks"])
+    greeting, message = slack_api.thread(DM, THREAD)  # the greeting, then one message: progress, then the answer
+    assert greeting["text"] == wording.ASSISTANT_GREETING and not message["streaming"]
+    kinds = [c["type"] for c in message["chunks"]]
+    assert "task_update" in kinds and kinds[-1] == "markdown_text"
+    streamed = "".join(c["text"] for c in message["chunks"] if c["type"] == "markdown_text")
+    assert streamed == wording.PROGRESS_START + SEPARATOR + run.answer
+    assert [b["type"] for b in message["blocks"]] == ["context", "context", "context_actions"]  # sources, footer, feedback
+    assert "stop: done" in json.dumps(message["blocks"][1]) and run.surface["answer_ts"] == [message["ts"]]
 
 
 def test_mentions_get_no_title_and_no_run_context(

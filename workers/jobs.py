@@ -24,7 +24,7 @@ def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
         from workers.slack_surface import SlackReporter
 
         return FanOut(StreamReporter(rt.store), SlackReporter.for_settings(rt.settings, rt.store),
-                      AssistantThreadReporter.for_settings(rt.settings, rt.conn))
+                      AssistantThreadReporter.for_settings(rt.settings))
     return StreamReporter(rt.store)
 
 

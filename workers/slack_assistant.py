@@ -1,7 +1,7 @@
 """A run in a thread of Slack's assistant view: the thread's title and the status line while it works.
 
-Only for threads the bot recorded as assistant threads (workers/assistant_threads.py); mentions and
-DMs are left exactly as they are. The title comes from the thread's first question; the status says
+Only for runs asked in a thread the bot recorded as an assistant thread (workers/assistant_threads.py,
+marked on the run by `attach_context`); mentions and DMs are left exactly as they are. The title comes from the thread's first question; the status says
 what the run is doing ("is searching issues...") and changes only when that changes. Both are
 cosmetic: a refusal from Slack or a Redis hiccup is logged, never raised, so the answer is unaffected.
 """
@@ -30,18 +30,16 @@ TITLE_CHARS = 80
 class AssistantThreadReporter(Reporter):
     """Titles the thread and keeps its status current. One instance per job."""
 
-    def __init__(self, client: WebClient, conn: redis.Redis) -> None:
+    def __init__(self, client: WebClient) -> None:
         self.client = client
-        self.conn = conn
-        self._assistant: bool | None = None  # looked up once per job
         self._status: str | None = None
 
     @classmethod
-    def for_settings(cls, settings: Settings, conn: redis.Redis) -> AssistantThreadReporter:
-        return cls(web_client(settings), conn)
+    def for_settings(cls, settings: Settings) -> AssistantThreadReporter:
+        return cls(web_client(settings))
 
     def event(self, run: RunState, kind: str, **data: Any) -> None:
-        if run.origin.kind != "slack" or not run.origin.channel or not self._in_assistant_thread(run):
+        if run.origin.kind != "slack" or not run.origin.channel or not run.surface.get("assistant_thread"):
             return
         if kind == "step":
             if int(data.get("step") or 0) == 1 and not run.history:
@@ -52,15 +50,6 @@ class AssistantThreadReporter(Reporter):
             self._set_status(run, wording.ASSISTANT_STATUS.get(name, wording.ASSISTANT_STATUS_OTHER))
         elif kind in ("answer", "paused"):
             self._set_status(run, "")  # posting clears it too; this covers a post that came first
-
-    def _in_assistant_thread(self, run: RunState) -> bool:
-        if self._assistant is None:
-            try:
-                self._assistant = assistant_threads.find(self.conn, run.origin.channel or "", _thread(run)) is not None
-            except redis.RedisError as exc:
-                log.info("run %s: assistant thread unknown (%s)", run.id, type(exc).__name__)
-                return False  # asked again at the next event
-        return self._assistant
 
     def _set_status(self, run: RunState, status: str) -> None:
         if status == self._status:
@@ -85,16 +74,19 @@ def title_of(question: str) -> str:
 
 
 def attach_context(conn: redis.Redis, run: RunState) -> None:
-    """Before a run's first step: the channel the person is looking at, if the run is in an assistant
-    thread, becomes part of its context (best effort: without Redis the run simply goes without)."""
+    """Before a run's first step: mark a run asked in an assistant thread as such (`assistant_thread`
+    in its surface), and make the channel the person is looking at part of its context. Best effort:
+    without Redis the run goes on as in a DM."""
     if run.origin.kind != "slack" or not run.origin.channel or run.items:
         return
     try:
         thread = assistant_threads.find(conn, run.origin.channel, _thread(run))
     except redis.RedisError:
         return
-    if thread is not None and thread.context_channel:
-        run.context_channel = thread.context_channel
+    if thread is None:
+        return
+    run.surface["assistant_thread"] = True
+    run.context_channel = thread.context_channel
 
 
 def _thread(run: RunState) -> str:

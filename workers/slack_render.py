@@ -114,6 +114,22 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
     return messages
 
 
+def streamed_answer(run: RunState) -> str | None:
+    """The answer's Markdown as it is streamed into the progress message (a partial answer says so
+    first), or None where it is posted instead: a failed run, or one too long for a single message."""
+    body = defuse_broadcasts((run.answer or "").strip())
+    if run.status == "failed" or not body:
+        return None
+    if run.partial:
+        body = wording.PARTIAL_MARKDOWN.format(reason=wording.stop_reason(run.stop_reason)) + "\n\n" + body
+    return body if len(body) <= MARKDOWN_LIMIT else None
+
+
+def answer_tail(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
+    """What ends every answer: its sources, the footer, and the feedback buttons."""
+    return _tail(run, wording.stop_reason(run.stop_reason), docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+
+
 def _tail(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     if run.sources:

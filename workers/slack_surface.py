@@ -28,6 +28,7 @@ from workers.loop import Reporter
 from workers.runs import RunStore
 from workers.slack_progress import PROGRESS_MIN_INTERVAL, ProgressMessage, thread_of
 from workers.slack_render import answer_messages, defuse_broadcasts
+from workers.slack_stream import AnswerStream, can_stream, streamed
 from workers.state import RunState, Turn
 
 __all__ = ["PROGRESS_MIN_INTERVAL", "SlackReporter"]
@@ -58,6 +59,8 @@ class SlackReporter(Reporter):
         self.docs_base_url = docs_base_url
         self.issues_base_url = issues_base_url
         self.progress = ProgressMessage(client, create_client, store, clock=clock)
+        self.answer_stream = AnswerStream(create_client, store, docs_base_url=docs_base_url, issues_base_url=issues_base_url,
+                                          finish_by_update=self._finish_by_update)
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -99,6 +102,8 @@ class SlackReporter(Reporter):
                 raise StoppedByUser(run.id)  # no cards: the person asked for nothing more
             self.post_approval_cards(run, list(data.get("pending") or []))
         elif kind == "answer":
+            if self.stream_answer(run):
+                return
             closing = wording.PROGRESS_FAILED if run.status == "failed" else wording.PROGRESS_DONE.format(
                 steps=len(run.steps), step_word=wording.steps_word(len(run.steps))
             )
@@ -109,6 +114,33 @@ class SlackReporter(Reporter):
             self.post_answer(run)
 
     # -- the answer ----------------------------------------------------------------------------
+
+    def stream_answer(self, run: RunState) -> bool:
+        """Where the progress message streams, the answer goes into it (workers/slack_stream.py).
+        False when it must be posted instead, as a message of its own."""
+        if streamed(run):
+            self._record_turn(run)  # a re-delivery: the answer is there already
+            return True
+        if not can_stream(run):
+            return False
+        outcome = self.answer_stream.deliver(run, self.progress.task_chunks())
+        self.progress.pending.clear()
+        if outcome == "message_gone":
+            run.surface["progress_open"] = False  # someone deleted it: post the answer on its own
+            self.store.save(run)
+            return False
+        if outcome == "stopped_by_user":
+            self.progress.user_stopped(run)
+            self._post_stop_note(run)
+            return True
+        self._clear_status(run)
+        self._record_turn(run)
+        return True
+
+    def _finish_by_update(self, run: RunState, ts: str) -> None:
+        """Slack no longer streams the message: the whole answer goes into it by ts instead."""
+        [message] = answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
+        self._send(run, "update", channel=run.origin.channel, ts=ts, text=message.text, blocks=message.blocks)
 
     def post_answer(self, run: RunState) -> None:
         """Post the answer once; on a re-delivery update the messages already posted, if it changed."""

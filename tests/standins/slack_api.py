@@ -26,6 +26,7 @@ import json
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -58,6 +59,17 @@ class Call:
 
 
 @dataclass
+class Hold:
+    """A request held in flight: `reached` is set when it arrives; it is then answered only after
+    `release`, unprocessed, as if it never got through (its sender may be gone by then)."""
+
+    method: str
+    matches: Callable[[dict[str, Any]], bool]
+    reached: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
 class Planned:
     status: int = 200
     error: str | None = None
@@ -79,6 +91,7 @@ class SlackAPI(LoopbackHTTP):
         self.groups: dict[str, list[str]] = {}  # user group id -> member ids (usergroups.users.list)
         self.assistant_threads: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, thread_ts) -> title, prompts
         self._stop_at_next_append = False
+        self._holds: list[Hold] = []
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._lock = threading.Lock()
         self._ts = itertools.count(1)
@@ -103,8 +116,10 @@ class SlackAPI(LoopbackHTTP):
         """The next `times` calls answer HTTP 429 with `Retry-After` (nothing is processed)."""
         self._plan(method, Planned(status=429, error="ratelimited", retry_after=retry_after), times)
 
-    def server_error(self, method: str, times: int = 1, status: int = 500) -> None:
-        """The next `times` calls answer a 5xx (nothing is processed)."""
+    def server_error(self, method: str, times: int = 1, status: int = 500, *, after: int = 0) -> None:
+        """The next `times` calls answer a 5xx (nothing is processed); with `after`, only once that many
+        more calls have been answered as usual."""
+        self._plan(method, Planned(), after)
         self._plan(method, Planned(status=status, error="internal_error"), times)
 
     # -- the workspace's people -----------------------------------------------------------------
@@ -123,6 +138,13 @@ class SlackAPI(LoopbackHTTP):
     def add_group(self, group: str, members: list[str]) -> None:
         with self._lock:
             self.groups[group] = list(members)
+
+    def hold(self, method: str, matches: Callable[[dict[str, Any]], bool] = lambda args: True) -> Hold:
+        """Hold the next call of `method` whose arguments match (e.g. to kill its caller meanwhile)."""
+        held = Hold(method, matches)
+        with self._lock:
+            self._holds.append(held)
+        return held
 
     def _plan(self, method: str, planned: Planned, times: int) -> None:
         with self._lock:
@@ -147,6 +169,16 @@ class SlackAPI(LoopbackHTTP):
 
     def handle(self, method: str, args: dict[str, Any], auth: str | None) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._lock:
+            held = next((h for h in self._holds if h.method == method and h.matches(args)), None)
+            if held is not None:
+                self._holds.remove(held)
+        if held is not None:
+            held.reached.set()
+            held.release.wait(120)
+            with self._lock:
+                self.calls.append(Call(method, args, 503, {"ok": False, "error": "held"}))
+            return 503, {"ok": False, "error": "held"}, {}
+        with self._lock:
             plan = self._plans[method].popleft() if self._plans.get(method) else None
         headers: dict[str, str] = {}
         if plan is not None and plan.status != 200:
@@ -154,7 +186,7 @@ class SlackAPI(LoopbackHTTP):
                 headers["Retry-After"] = str(plan.retry_after)
             reply: dict[str, Any] = {"ok": False, "error": plan.error}
             status = plan.status
-        elif plan is not None:
+        elif plan is not None and plan.error is not None:
             reply, status = {"ok": False, "error": plan.error}, 200
         elif method == "apps.connections.open":
             ok = auth == f"Bearer {self.app_token}" and self.socket_url
