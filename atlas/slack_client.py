@@ -59,3 +59,15 @@ def error_code(exc: SlackApiError) -> str:
         return str(response.get("error")) if response is not None else "unknown"
     except Exception:
         return "unknown"
+
+
+def error_details(exc: SlackApiError) -> list[str]:
+    """The detail lines Slack adds to some errors (`errors`, `response_metadata.messages`), e.g. which block
+    of an `invalid_blocks` it could not take."""
+    response = getattr(exc, "response", None)
+    data = getattr(response, "data", None)
+    if not isinstance(data, dict):
+        return []
+    metadata = data.get("response_metadata")
+    lines = list(data.get("errors") or []) + list((metadata.get("messages") if isinstance(metadata, dict) else None) or [])
+    return [str(line) for line in lines]

@@ -130,3 +130,23 @@ def test_pieces_cut_after_line_breaks_and_cover_the_rest_exactly() -> None:
         assert "".join(parts) == text[start:] and all(len(p) <= PIECE_CHARS for p in parts)
         assert all(p.endswith("\n") for p in parts[:-1])
     assert pieces("x" * (PIECE_CHARS + 5), 0) == ["x" * PIECE_CHARS, "xxxxx"]  # no line break: cut at the size
+
+
+def test_where_slack_refuses_the_feedback_block_the_answer_has_plain_feedback_buttons(redis_conn: redis.Redis) -> None:
+    """The stream's stop is refused for its feedback block: the same message gets the answer with two plain
+    buttons, whose clicks bot/feedback.py counts like Slack's feedback buttons."""
+    from workers.slack_render import FEEDBACK_BUTTON_ACTIONS
+
+    with SlackAPI(context_actions=False) as api:
+        run = _run(redis_conn)
+        _work_and_finish(_reporter(api, redis_conn), run)
+        [message] = api.thread(DM, THREAD)
+        assert message["blocks"][0] == {"type": "markdown", "text": ANSWER}
+        actions = message["blocks"][-1]
+        assert actions["type"] == "actions" and [e["action_id"] for e in actions["elements"]] == list(FEEDBACK_BUTTON_ACTIONS)
+        assert [e["value"] for e in actions["elements"]] == [f"{run.id}:up", f"{run.id}:down"]
+        assert all(e["accessibility_label"] for e in actions["elements"])
+        assert not message["streaming"]
+        # The refused stop, a plain stop, then the whole answer by ts: with Slack's feedback block (refused), with plain buttons.
+        assert [(c.method, c.reply.get("error")) for c in api.calls_to("chat.stopStream", "chat.update")] == [
+            ("chat.stopStream", "invalid_blocks"), ("chat.stopStream", None), ("chat.update", "invalid_blocks"), ("chat.update", None)]

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
     ContextActionsBlock,
     ContextBlock,
     FeedbackButtonObject,
@@ -32,6 +34,7 @@ TITLE_ARG_CHARS = 80
 TASK_TITLE_CHARS = 150
 PLACEHOLDER_TASKS = 25
 FEEDBACK_ACTION = "atlas_feedback"
+FEEDBACK_BUTTON_ACTIONS = (f"{FEEDBACK_ACTION}_up", f"{FEEDBACK_ACTION}_down")  # the classic buttons' ids
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,20 @@ def feedback_block(run_id: str) -> ContextActionsBlock:
             )
         ]
     )
+
+
+def classic_feedback(blocks: list[dict[str, Any]], run_id: str) -> list[dict[str, Any]] | None:
+    """The same blocks with the feedback as two ordinary buttons, for a place that refuses Slack's
+    `context_actions` block; None when the blocks have no feedback to replace."""
+    if not any(b.get("type") == "context_actions" for b in blocks):
+        return None
+    buttons = ActionsBlock(elements=[
+        ButtonElement(text=wording.FEEDBACK_UP, action_id=FEEDBACK_BUTTON_ACTIONS[0], value=f"{run_id}:up",
+                      accessibility_label=wording.FEEDBACK_UP_LABEL),
+        ButtonElement(text=wording.FEEDBACK_DOWN, action_id=FEEDBACK_BUTTON_ACTIONS[1], value=f"{run_id}:down",
+                      accessibility_label=wording.FEEDBACK_DOWN_LABEL),
+    ]).to_dict()
+    return [buttons if b.get("type") == "context_actions" else b for b in blocks]
 
 
 def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None) -> str:

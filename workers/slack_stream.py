@@ -20,6 +20,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.messages.chunk import MarkdownTextChunk
 
+from atlas.slack_client import error_code
 from workers.runs import RunStore
 from workers.slack_render import answer_tail, streamed_answer
 from workers.state import RunState
@@ -28,6 +29,7 @@ log = logging.getLogger("atlas.slack_stream")
 
 PIECE_CHARS = 1500  # an append at a time: the answer appears progressively, in few calls
 SEPARATOR = "\n\n"  # between the task cards and the answer
+NOT_STREAMING = frozenset({"message_not_in_streaming_state", "message_not_found"})
 TRANSIENT_CODES = frozenset({"ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable",
                              "request_timeout"})
 
@@ -90,16 +92,18 @@ class AnswerStream:
             self.create_client.chat_stopStream(channel=channel, ts=ts, chunks=cards or None, blocks=tail)
             outcome: Streamed = "streamed"
         except SlackApiError as exc:
-            code = _error_code(exc)
+            code = error_code(exc)
             if code == "stopped_by_user":
                 return "stopped_by_user"
             if _transient(exc, code):
                 raise
             log.info("run %s: Slack stopped streaming the answer (%s); finishing the same message", run.id, code)
+            if code not in NOT_STREAMING:
+                self._stop_bare(run, channel, ts)  # e.g. the tail's blocks were refused: end the stream first
             try:
                 self.finish_by_update(run, ts)
             except SlackApiError as gone:
-                if _error_code(gone) != "message_not_found":
+                if error_code(gone) != "message_not_found":
                     raise
                 return "message_gone"
             outcome = "finished_by_update"
@@ -107,15 +111,14 @@ class AnswerStream:
         self.store.save(run)
         return outcome
 
+    def _stop_bare(self, run: RunState, channel: str, ts: str) -> None:
+        try:
+            self.create_client.chat_stopStream(channel=channel, ts=ts)
+        except SlackApiError as exc:
+            log.info("run %s: could not end the stream (%s)", run.id, error_code(exc))
+
 
 def _transient(exc: SlackApiError, code: str) -> bool:
     status = getattr(exc.response, "status_code", 200)
     return status == 429 or status >= 500 or code in TRANSIENT_CODES
 
-
-def _error_code(exc: SlackApiError) -> str:
-    response = getattr(exc, "response", None)
-    try:
-        return str(response.get("error")) if response is not None else "unknown"
-    except Exception:
-        return "unknown"

@@ -20,14 +20,14 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from atlas.settings import Settings
-from atlas.slack_client import error_code, web_client
+from atlas.slack_client import error_code, error_details, web_client
 from bot import wording
 from workers import approval_cards, conversations
 from workers.errors import StoppedByUser
 from workers.loop import Reporter
 from workers.runs import RunStore
 from workers.slack_progress import PROGRESS_MIN_INTERVAL, ProgressMessage, thread_of
-from workers.slack_render import answer_messages, defuse_broadcasts
+from workers.slack_render import answer_messages, classic_feedback, defuse_broadcasts
 from workers.slack_stream import AnswerStream, can_stream, streamed
 from workers.state import RunState, Turn
 
@@ -184,13 +184,22 @@ class SlackReporter(Reporter):
             pass  # cosmetic: Slack drops the status by itself after two minutes
 
     def _send(self, run: RunState, how: str, **kwargs: Any) -> Any:
-        """chat.postMessage / chat.update; if Slack rejects the blocks, the same text without them."""
+        """chat.postMessage / chat.update; if Slack rejects the feedback block, the same message with
+        plain feedback buttons; if it rejects the blocks otherwise, the same text without them."""
         call = self.create_client.chat_postMessage if how == "post" else self.client.chat_update
         try:
             return call(**kwargs)
         except SlackApiError as exc:
             if error_code(exc) not in TEXT_ONLY_ERRORS:
                 raise
+            classic = classic_feedback(kwargs.get("blocks") or [], run.id) if refuses_feedback_block(exc) else None
+            if classic is not None:
+                log.info("run %s: Slack refused the feedback block; sending plain feedback buttons", run.id)
+                try:
+                    return call(**{**kwargs, "blocks": classic})
+                except SlackApiError as again:
+                    if error_code(again) not in TEXT_ONLY_ERRORS:
+                        raise
             log.warning("run %s: Slack refused the answer's blocks (%s); sending text only", run.id, error_code(exc))
             kwargs["blocks"] = []
             kwargs["text"] = defuse_broadcasts(run.answer or wording.PROGRESS_FAILED)[:TEXT_ONLY_CHARS]
@@ -212,3 +221,7 @@ class SlackReporter(Reporter):
         """One card per pending call (approval_cards skips calls whose card is already posted)."""
         approval_cards.post(self.create_client, run, pending)
 
+
+def refuses_feedback_block(exc: SlackApiError) -> bool:
+    """Slack's details of an `invalid_blocks` name the feedback block or its buttons."""
+    return any("context_actions" in detail or "feedback_buttons" in detail for detail in error_details(exc))

@@ -79,8 +79,10 @@ class Planned:
 class SlackAPI(LoopbackHTTP):
     """Start it, point `SLACK_API_URL` at `base_url`, read `calls` and `thread(...)` afterwards."""
 
-    def __init__(self, *, token: str = TOKEN, streaming: bool = True, app_token: str = APP_TOKEN) -> None:
+    def __init__(self, *, token: str = TOKEN, streaming: bool = True, app_token: str = APP_TOKEN,
+                 context_actions: bool = True) -> None:
         self.token = token
+        self.context_actions = context_actions  # False: a place where Slack refuses the context_actions block
         self.app_token = app_token
         self.socket_url: str | None = None  # what apps.connections.open hands out (a SocketModeServer's URL)
         self.streaming = streaming
@@ -222,14 +224,14 @@ class SlackAPI(LoopbackHTTP):
         if method == "chat.postEphemeral":
             return _require(args, "channel", "user") or _content(args) or {"ok": True, "message_ts": self._next_ts()}
         if method == "chat.postMessage":
-            problem = _require(args, "channel") or _content(args)
+            problem = _require(args, "channel") or self._unsupported_blocks(args) or _content(args)
             if problem:
                 return problem
             ts = self._next_ts()
             self.messages[(args["channel"], ts)] = {**_message_fields(args), "ts": ts, "thread_ts": args.get("thread_ts"), "channel": args["channel"], "edits": 0}
             return {"ok": True, "channel": args["channel"], "ts": ts, "message": {"ts": ts}}
         if method == "chat.update":
-            problem = _require(args, "channel", "ts") or _content(args)
+            problem = _require(args, "channel", "ts") or self._unsupported_blocks(args) or _content(args)
             message = self.messages.get((args.get("channel"), args.get("ts")))
             if problem or message is None or message.get("deleted"):
                 return problem or {"ok": False, "error": "message_not_found"}
@@ -265,7 +267,7 @@ class SlackAPI(LoopbackHTTP):
                 return {"ok": False, "error": "stopped_by_user"}
             if not message.get("streaming"):
                 return {"ok": False, "error": "message_not_in_streaming_state"}
-            problem = _chunks_problem(args)
+            problem = _chunks_problem(args) or self._unsupported_blocks(args)
             if problem:
                 return problem
             mode = _mode(args)
@@ -310,6 +312,14 @@ class SlackAPI(LoopbackHTTP):
         else:
             thread.update(prompts=list(args["prompts"]), prompts_title=args.get("title"))
         return {"ok": True}
+
+    def _unsupported_blocks(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Where Slack has no `context_actions` block it refuses the message and says which block."""
+        for index, block in enumerate(args.get("blocks") or []):
+            if not self.context_actions and block.get("type") == "context_actions":
+                return {"ok": False, "error": "invalid_blocks",
+                        "errors": [f"unsupported type: context_actions [json-pointer:/blocks/{index}/type]"]}
+        return None
 
     def open_assistant_thread(self, channel: str, thread_ts: str) -> None:
         """The person opens the app's split view: Slack creates the thread (and then sends
