@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 import redis
-from slack_bolt import App, Assistant, Say, SetSuggestedPrompts
+from slack_bolt import App, Assistant, Say, SaveThreadContext, SetSuggestedPrompts
 from slack_bolt.context.assistant.thread_context import AssistantThreadContext
 from slack_bolt.context.assistant.thread_context_store.store import AssistantThreadContextStore
 from slack_bolt.middleware.custom_middleware import CustomMiddleware
@@ -69,7 +69,7 @@ def build(deps: Deps) -> Assistant:
             log.info("could not greet assistant thread %s: %s", thread_ts, type(exc).__name__)
 
     @assistant.thread_context_changed
-    def follow_context(payload: dict[str, Any], save_thread_context: Any) -> None:
+    def follow_context(payload: dict[str, Any], save_thread_context: SaveThreadContext) -> None:
         """The person moved to another channel with the thread open: the next run gets the new one."""
         try:
             save_thread_context((payload.get("assistant_thread") or {}).get("context") or {})

@@ -20,6 +20,7 @@ from atlas.slack_client import web_client
 from bot import wording
 from workers import assistant_threads
 from workers.loop import Reporter
+from workers.slack_progress import thread_of
 from workers.state import RunState
 
 log = logging.getLogger("atlas.slack_assistant")
@@ -60,7 +61,7 @@ class AssistantThreadReporter(Reporter):
     def _call(self, method: str, run: RunState, **args: Any) -> bool:
         call = self.client.assistant_threads_setTitle if method == "setTitle" else self.client.assistant_threads_setStatus
         try:
-            call(channel_id=run.origin.channel, thread_ts=_thread(run), **args)
+            call(channel_id=run.origin.channel, thread_ts=thread_of(run), **args)
             return True
         except SlackClientError as exc:
             log.info("run %s: assistant.threads.%s failed (%s)", run.id, method, type(exc).__name__)
@@ -80,7 +81,7 @@ def attach_context(conn: redis.Redis, run: RunState) -> None:
     if run.origin.kind != "slack" or not run.origin.channel or run.items:
         return
     try:
-        thread = assistant_threads.find(conn, run.origin.channel, _thread(run))
+        thread = assistant_threads.find(conn, run.origin.channel, thread_of(run))
     except redis.RedisError:
         return
     if thread is None:
@@ -88,6 +89,3 @@ def attach_context(conn: redis.Redis, run: RunState) -> None:
     run.surface["assistant_thread"] = True
     run.context_channel = thread.context_channel
 
-
-def _thread(run: RunState) -> str:
-    return run.origin.thread_ts or run.origin.message_ts or ""
