@@ -18,6 +18,8 @@ from workers.budget import TOOL_TIMEOUT_SECONDS, Budget
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT / "datasets" / "orbit"
 DEFAULT_MODEL = "gpt-6-luna"
+DEFAULT_ASSISTANT_PROMPTS = ("What does ORB-1202 mean?", "Find duplicates of #143", "How do retries and backoff work?")
+MAX_ASSISTANT_PROMPTS = 4  # Slack shows at most four suggested prompts in an assistant thread
 
 
 class ConfigError(ValueError):
@@ -81,6 +83,7 @@ class Settings:
     asker_may_approve: bool = False  # opt-in: every asker may decide their own run's actions
     docs_base_url: str | None = None
     issues_base_url: str | None = None
+    assistant_prompts: tuple[str, ...] = DEFAULT_ASSISTANT_PROMPTS  # suggested in a new assistant thread
     port: int = 3000
     worker_heartbeat_ttl: int = 20
     worker_maintenance_seconds: int = 30
@@ -179,6 +182,14 @@ class Settings:
                     f"ATLAS_PRICE must be 'input,cached_input,output' dollars per million tokens, got {price_raw!r}"
                 ) from None
         approvers = tuple(u.strip() for u in (get("ATLAS_APPROVERS") or "").split(",") if u.strip())
+        prompts = DEFAULT_ASSISTANT_PROMPTS
+        prompts_raw = get("ATLAS_ASSISTANT_PROMPTS")  # "first prompt | second prompt | ..."
+        if prompts_raw is not None:
+            prompts = tuple(p.strip() for p in prompts_raw.split("|") if p.strip())
+            if len(prompts) > MAX_ASSISTANT_PROMPTS:
+                raise ConfigError(
+                    f"ATLAS_ASSISTANT_PROMPTS has {len(prompts)} prompts; Slack shows at most {MAX_ASSISTANT_PROMPTS}"
+                )
         return cls(
             data_dir=Path(get("ATLAS_DATA") or DEFAULT_DATA).resolve(),
             home=Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve(),
@@ -202,6 +213,7 @@ class Settings:
             asker_may_approve=flag("ATLAS_ASKER_MAY_APPROVE", False),
             docs_base_url=get("ATLAS_DOCS_URL"),
             issues_base_url=get("ATLAS_ISSUES_URL"),
+            assistant_prompts=prompts,
             port=int(number("PORT", 3000, int)),
             worker_heartbeat_ttl=int(number("ATLAS_WORKER_HEARTBEAT_TTL", 20, int)),
             worker_maintenance_seconds=int(number("ATLAS_WORKER_MAINTENANCE", 30, int)),

@@ -11,6 +11,7 @@ Two kinds, because a retry is only safe when repeating the call cannot change th
 from __future__ import annotations
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
@@ -49,3 +50,24 @@ def web_client(settings: Settings, *, repeatable: bool = True, timeout: int = TI
         timeout=timeout,
         retry_handlers=retry_handlers(repeatable=repeatable),
     )
+
+
+def error_code(exc: SlackApiError) -> str:
+    """Slack's `error` field of a failed call ("unknown" when the response has none)."""
+    response = getattr(exc, "response", None)
+    try:
+        return str(response.get("error")) if response is not None else "unknown"
+    except Exception:
+        return "unknown"
+
+
+def error_details(exc: SlackApiError) -> list[str]:
+    """The detail lines Slack adds to some errors (`errors`, `response_metadata.messages`), e.g. which block
+    of an `invalid_blocks` it could not take."""
+    response = getattr(exc, "response", None)
+    data = getattr(response, "data", None)
+    if not isinstance(data, dict):
+        return []
+    metadata = data.get("response_metadata")
+    lines = list(data.get("errors") or []) + list((metadata.get("messages") if isinstance(metadata, dict) else None) or [])
+    return [str(line) for line in lines]

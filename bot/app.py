@@ -15,7 +15,7 @@ from typing import Any
 from slack_bolt import App
 
 from atlas.settings import ConfigError, Settings
-from bot import approvals, commands, feedback, mentions
+from bot import approvals, assistant, commands, feedback, mentions
 from bot.deps import Deps, build
 
 log = logging.getLogger("atlas.bot")
@@ -39,6 +39,7 @@ def create_app(settings: Settings, deps: Deps | None = None, *, socket_mode: boo
         logger=bolt_log,
     )
     app.error(on_error)
+    assistant.register(app, deps)  # a global middleware: it sees assistant-thread events before the listeners
     mentions.register(app, deps)
     commands.register(app, deps)
     feedback.register(app, deps)

@@ -17,7 +17,7 @@ from slack_bolt import Ack, App
 from bot import wording
 from bot.deps import Deps
 from bot.ephemeral import tell_clicker
-from workers.slack_render import FEEDBACK_ACTION
+from workers.slack_render import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
 
 log = logging.getLogger("atlas.bot.feedback")
 
@@ -72,4 +72,6 @@ def on_feedback(deps: Deps) -> Callable[..., None]:
 
 
 def register(app: App, deps: Deps) -> None:
-    app.action(FEEDBACK_ACTION)(on_feedback(deps))
+    """Slack's feedback buttons, and the two plain buttons shown where Slack refuses those."""
+    for action_id in (FEEDBACK_ACTION, *FEEDBACK_BUTTON_ACTIONS):
+        app.action(action_id)(on_feedback(deps))

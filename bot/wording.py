@@ -25,6 +25,22 @@ KEPT_FOR_LATER = (
 EPHEMERAL_UNAVAILABLE = ":warning: Atlas can't record that right now (its store is unreachable). Please try again in a minute."
 INTERNAL_ERROR = ":warning: Something went wrong on Atlas's side. Please try again; if it keeps happening, tell a maintainer."
 
+# --- the assistant view (bot/assistant.py, workers/slack_assistant.py) -------------------------
+ASSISTANT_GREETING = (
+    "Hi! Ask me anything about the project: I search its docs and issues, show what I looked at, "
+    "and answer with sources. Try one of these, or type your own question."
+)
+ASSISTANT_PROMPTS_TITLE = "Try asking"
+ASSISTANT_STATUS_THINKING = "is thinking..."
+ASSISTANT_STATUS = {
+    "search_issues": "is searching issues...",
+    "get_issue": "is reading an issue...",
+    "search_docs": "is searching the docs...",
+    "get_doc_section": "is reading the docs...",
+    "read_more": "is reading more of a result...",
+}
+ASSISTANT_STATUS_OTHER = "is working on it..."
+
 # --- progress ----------------------------------------------------------------------------------
 PROGRESS_START = "_Working on it..._"
 PROGRESS_STEP = "_Working on it... step {step}_"
@@ -56,6 +72,7 @@ TASK_MARK = {"in_progress": ":hourglass_flowing_sand:", "complete": ":white_chec
 SOURCES = "*Sources:* {links}"
 FOOTER = "{steps} {step_word} · {tokens:,} tokens · ${cost:.4f} · stop: {reason}"
 PARTIAL = ":warning: *Partial answer:* stopped early ({reason}); this is what I found so far."
+PARTIAL_MARKDOWN = ":warning: **Partial answer:** stopped early ({reason}); this is what I found so far."  # streamed
 FAILED = ":x: *I couldn't finish this one:* {reason}"
 CONTINUED = "_(continued)_"
 STOP_REASONS = {
@@ -75,6 +92,8 @@ STOP_REASONS = {
 }
 FEEDBACK_UP = "Helpful"
 FEEDBACK_DOWN = "Not helpful"
+FEEDBACK_UP_LABEL = "Mark this answer as helpful"  # read by screen readers (at most 75 characters)
+FEEDBACK_DOWN_LABEL = "Mark this answer as not helpful"
 FEEDBACK_SAVED = {"up": "Thanks, noted that this helped.", "down": "Thanks, noted that this missed.", None: "Feedback removed."}
 
 # --- the slash command -------------------------------------------------------------------------

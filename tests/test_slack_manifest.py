@@ -31,8 +31,9 @@ def _list_under(key: str) -> list[str]:
 
 
 def test_the_manifest_subscribes_to_what_the_app_handles() -> None:
-    assert set(_list_under("bot_events")) == {"app_mention", "message.im"}
-    assert set(_list_under("bot")) >= {"app_mentions:read", "chat:write", "commands", "im:history", "usergroups:read", "users:read"}
+    assert set(_list_under("bot_events")) == {"app_mention", "message.im", "assistant_thread_started", "assistant_thread_context_changed"}
+    assert set(_list_under("bot")) == {"app_mentions:read", "assistant:write", "chat:write", "commands", "im:history", "usergroups:read",
+                                       "users:read"}
     assert f"- command: {Settings().slash_command}" in MANIFEST
     urls = re.findall(r"(?:url|request_url): (\S+)", MANIFEST)
     assert len(urls) == 3 and all(u.endswith(EVENTS_PATH) for u in urls)
@@ -43,3 +44,10 @@ def test_procfile_runs_the_web_and_worker_commands() -> None:
     entries = dict(line.split(":", 1) for line in (ROOT / "Procfile").read_text().splitlines() if line.strip())
     assert shlex.split(entries["web"]) == ["atlas", "serve", "--port", "$PORT"]
     assert shlex.split(entries["worker"]) == ["atlas", "worker"]
+
+
+def test_the_assistant_view_suggests_the_default_prompts_the_app_sets() -> None:
+    """The manifest's prompts (shown before any thread) match what a new thread gets by default."""
+    assert re.search(r"\n  assistant_view:\n    assistant_description: \S", MANIFEST)
+    messages = [m.strip('"') for m in re.findall(r"^\s+message: (.+)$", MANIFEST, re.MULTILINE)]
+    assert messages == list(Settings().assistant_prompts) and len(messages) <= 4

@@ -128,6 +128,8 @@ def test_answer_is_a_markdown_block_with_sources_footer_and_feedback() -> None:
     buttons = message.blocks[3]["elements"][0]
     assert buttons["type"] == "feedback_buttons"
     assert {buttons["positive_button"]["value"], buttons["negative_button"]["value"]} == {"0123456789abcdef:up", "0123456789abcdef:down"}
+    labels = [buttons[b]["accessibility_label"] for b in ("positive_button", "negative_button")]
+    assert labels == [wording.FEEDBACK_UP_LABEL, wording.FEEDBACK_DOWN_LABEL] and all(0 < len(label) <= 75 for label in labels)
     assert message.text.startswith("ORB-1202 means")
 
 

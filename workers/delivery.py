@@ -29,7 +29,7 @@ Undeliverable = Literal["answer", "cards"]
 FIRST_WAIT_SECONDS = 0.5
 # `ok: false` errors Slack documents as temporary (the call may succeed later), besides HTTP 429/5xx.
 TRANSIENT_ERRORS: frozenset[str] = frozenset(
-    {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout", "team_added_to_org"}
+    {"ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable", "request_timeout", "team_added_to_org"}
 )
 
 

@@ -20,6 +20,8 @@ WRAP_UP = (
     "what you found so far: what you found (with sources), and what is still missing or unchecked."
 )
 
+VIEWING_CHANNEL = "(Context, not a question: while asking, the person was looking at the chat channel <#{channel}>.)"
+
 OFFLINE_NOTE = "_No language model is configured, so this answer was put together by Atlas's offline mode from the best-matching docs and issues._"
 
 INCOMPLETE = (

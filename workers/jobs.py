@@ -20,9 +20,11 @@ log = logging.getLogger("atlas.jobs")
 def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
     """The run's stream, plus its Slack thread when it came from Slack."""
     if run.origin.kind == "slack":
+        from workers.slack_assistant import AssistantThreadReporter
         from workers.slack_surface import SlackReporter
 
-        return FanOut(StreamReporter(rt.store), SlackReporter.for_settings(rt.settings, rt.store))
+        return FanOut(StreamReporter(rt.store), SlackReporter.for_settings(rt.settings, rt.store),
+                      AssistantThreadReporter.for_settings(rt.settings))
     return StreamReporter(rt.store)
 
 
@@ -49,6 +51,10 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
         settings_check.refuse(rt, run, reporter)
         return run.status
     agent = rt.agent(reporter)  # the loop settles cost and sources before its "answer" event
+    if run.origin.kind == "slack":
+        from workers.slack_assistant import attach_context
+
+        attach_context(rt.conn, run)  # asked in Slack's assistant view: the channel the person is viewing
     try:
         # A paused run continues only once every pending call is decided (workers/gate.py); an early
         # or duplicate delivery returns here, and so does a run that ended because approvals expired.

@@ -24,6 +24,7 @@ from workers.instructions import (
     OUT_OF_BUDGET,
     TOOL_TIMED_OUT,
     TOOL_TIMED_OUT_HINT,
+    VIEWING_CHANNEL,
     WRAP_UP,
 )
 from workers.model import Model, ModelReply, ModelRequest
@@ -243,11 +244,13 @@ class Agent:
 
 
 def initial_items(run: RunState) -> list[dict[str, Any]]:
-    """Earlier turns of the thread (for a follow-up), then the question."""
+    """Earlier turns of the thread (for a follow-up), where the person was looking, then the question."""
     items: list[dict[str, Any]] = []
     for turn in run.history:
         items.append({"type": "message", "role": "user", "content": turn.question})
         items.append({"type": "message", "role": "assistant", "content": turn.answer})
+    if run.context_channel:
+        items.append({"type": "message", "role": "user", "content": VIEWING_CHANNEL.format(channel=run.context_channel)})
     items.append({"type": "message", "role": "user", "content": run.question})
     return items
 

@@ -20,7 +20,7 @@ from tools.fts_query import STOPWORDS, TERM
 # Words that say what kind of question it is, not what it is about (on top of the common stopwords).
 ASKING = frozenset(
     """anyone cannot else happen happened happens meaning please reported report say said show tell give find
-    people comments default value whom yes using use set""".split()
+    people comments default value whom yes using use set explain describe detail details detailed briefly""".split()
 )
 
 

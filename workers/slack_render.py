@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
     ContextActionsBlock,
     ContextBlock,
     FeedbackButtonObject,
@@ -32,6 +34,7 @@ TITLE_ARG_CHARS = 80
 TASK_TITLE_CHARS = 150
 PLACEHOLDER_TASKS = 25
 FEEDBACK_ACTION = "atlas_feedback"
+FEEDBACK_BUTTON_ACTIONS = (f"{FEEDBACK_ACTION}_up", f"{FEEDBACK_ACTION}_down")  # the classic buttons' ids
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,22 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
     return messages
 
 
+def streamed_answer(run: RunState) -> str | None:
+    """The answer's Markdown as it is streamed into the progress message (a partial answer says so
+    first), or None where it is posted instead: a failed run, or one too long for a single message."""
+    body = defuse_broadcasts((run.answer or "").strip())
+    if run.status == "failed" or not body:
+        return None
+    if run.partial:
+        body = wording.PARTIAL_MARKDOWN.format(reason=wording.stop_reason(run.stop_reason)) + "\n\n" + body
+    return body if len(body) <= MARKDOWN_LIMIT else None
+
+
+def answer_tail(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
+    """What ends every answer: its sources, the footer, and the feedback buttons."""
+    return _tail(run, wording.stop_reason(run.stop_reason), docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+
+
 def _tail(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     if run.sources:
@@ -140,11 +159,27 @@ def feedback_block(run_id: str) -> ContextActionsBlock:
         elements=[
             FeedbackButtonsElement(
                 action_id=FEEDBACK_ACTION,
-                positive_button=FeedbackButtonObject(text=wording.FEEDBACK_UP, value=f"{run_id}:up"),
-                negative_button=FeedbackButtonObject(text=wording.FEEDBACK_DOWN, value=f"{run_id}:down"),
+                positive_button=FeedbackButtonObject(text=wording.FEEDBACK_UP, value=f"{run_id}:up",
+                                                     accessibility_label=wording.FEEDBACK_UP_LABEL),
+                negative_button=FeedbackButtonObject(text=wording.FEEDBACK_DOWN, value=f"{run_id}:down",
+                                                     accessibility_label=wording.FEEDBACK_DOWN_LABEL),
             )
         ]
     )
+
+
+def classic_feedback(blocks: list[dict[str, Any]], run_id: str) -> list[dict[str, Any]] | None:
+    """The same blocks with the feedback as two ordinary buttons, for a place that refuses Slack's
+    `context_actions` block; None when the blocks have no feedback to replace."""
+    if not any(b.get("type") == "context_actions" for b in blocks):
+        return None
+    buttons = ActionsBlock(elements=[
+        ButtonElement(text=wording.FEEDBACK_UP, action_id=FEEDBACK_BUTTON_ACTIONS[0], value=f"{run_id}:up",
+                      accessibility_label=wording.FEEDBACK_UP_LABEL),
+        ButtonElement(text=wording.FEEDBACK_DOWN, action_id=FEEDBACK_BUTTON_ACTIONS[1], value=f"{run_id}:down",
+                      accessibility_label=wording.FEEDBACK_DOWN_LABEL),
+    ]).to_dict()
+    return [buttons if b.get("type") == "context_actions" else b for b in blocks]
 
 
 def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None) -> str:

@@ -97,6 +97,7 @@ class RunState(BaseModel):
     question: str
     origin: Origin = Field(default_factory=Origin)
     history: list[Turn] = Field(default_factory=list)
+    context_channel: str | None = None  # the channel the person was looking at (Slack's assistant view)
     status: RunStatus = "queued"
     items: list[dict[str, Any]] = Field(default_factory=list)
     steps: list[StepRecord] = Field(default_factory=list)

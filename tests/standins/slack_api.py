@@ -11,6 +11,12 @@ text, and streaming: in a channel `chat.startStream` needs the recipient (`recip
 `recipient_user_id`), a stream keeps the content mode it started with (`markdown_text` or `chunks`,
 else `streaming_mode_mismatch`), chunks must have Slack's shapes (`invalid_chunks`), appending to a
 stopped stream fails, and a stream the person stopped (`stop_by_user`) refuses with `stopped_by_user`.
+
+The assistant view: `open_assistant_thread` plays the person opening the app's split view (Slack
+creates the thread's root message); `assistant.threads.setTitle` and `setSuggestedPrompts` work only
+on such a thread (`invalid_thread_ts` otherwise), take their documented required arguments, and at
+most four prompts, each with a `title` and a `message`; `setStatus` needs `channel_id`, `thread_ts`
+and `status` (an empty status clears it) and at most ten `loading_messages`.
 """
 
 from __future__ import annotations
@@ -20,9 +26,9 @@ import json
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -36,6 +42,8 @@ TEAM = "T0TEST"
 MARKDOWN_TOTAL = 12_000
 MAX_BLOCKS = 50
 MAX_TEXT = 40_000
+MAX_PROMPTS = 4
+MAX_LOADING_MESSAGES = 10
 TASK_STATUSES = ("pending", "in_progress", "complete", "error")
 
 
@@ -48,6 +56,17 @@ class Call:
     status: int = 200
     reply: dict[str, Any] = field(default_factory=dict)
     at: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class Hold:
+    """A request held in flight: `reached` is set when it arrives; it is then answered only after
+    `release`, unprocessed, as if it never got through (its sender may be gone by then)."""
+
+    method: str
+    matches: Callable[[dict[str, Any]], bool]
+    reached: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -68,8 +87,10 @@ class _Outage:
 class SlackAPI(LoopbackHTTP):
     """Start it, point `SLACK_API_URL` at `base_url`, read `calls` and `thread(...)` afterwards."""
 
-    def __init__(self, *, token: str = TOKEN, streaming: bool = True, app_token: str = APP_TOKEN) -> None:
+    def __init__(self, *, token: str = TOKEN, streaming: bool = True, app_token: str = APP_TOKEN,
+                 context_actions: bool = True) -> None:
         self.token = token
+        self.context_actions = context_actions  # False: a place where Slack refuses the context_actions block
         self.app_token = app_token
         self.socket_url: str | None = None  # what apps.connections.open hands out (a SocketModeServer's URL)
         self.streaming = streaming
@@ -78,7 +99,9 @@ class SlackAPI(LoopbackHTTP):
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, ts) -> message
         self.users: dict[str, dict[str, Any]] = {}  # user id -> users.info's `user` object (see add_user)
         self.groups: dict[str, list[str]] = {}  # user group id -> member ids (usergroups.users.list)
+        self.assistant_threads: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, thread_ts) -> title, prompts
         self._stop_at_next_append = False
+        self._holds: list[Hold] = []
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._outages: list[_Outage] = []
         self._lock = threading.Lock()
@@ -104,8 +127,10 @@ class SlackAPI(LoopbackHTTP):
         """The next `times` calls answer HTTP 429 with `Retry-After` (nothing is processed)."""
         self._plan(method, Planned(status=429, error="ratelimited", retry_after=retry_after), times)
 
-    def server_error(self, method: str, times: int = 1, status: int = 500) -> None:
-        """The next `times` calls answer a 5xx (nothing is processed)."""
+    def server_error(self, method: str, times: int = 1, status: int = 500, *, after: int = 0) -> None:
+        """The next `times` calls answer a 5xx (nothing is processed); with `after`, only once that many
+        more calls have been answered as usual."""
+        self._plan(method, Planned(), after)
         self._plan(method, Planned(status=status, error="internal_error"), times)
 
     def outage(self, *methods: str, seconds: float, status: int = 503,
@@ -139,6 +164,13 @@ class SlackAPI(LoopbackHTTP):
         with self._lock:
             self.groups[group] = list(members)
 
+    def hold(self, method: str, matches: Callable[[dict[str, Any]], bool] = lambda args: True) -> Hold:
+        """Hold the next call of `method` whose arguments match (e.g. to kill its caller meanwhile)."""
+        held = Hold(method, matches)
+        with self._lock:
+            self._holds.append(held)
+        return held
+
     def _plan(self, method: str, planned: Planned, times: int) -> None:
         with self._lock:
             self._plans[method].extend([planned] * times)
@@ -162,6 +194,16 @@ class SlackAPI(LoopbackHTTP):
 
     def handle(self, method: str, args: dict[str, Any], auth: str | None) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._lock:
+            held = next((h for h in self._holds if h.method == method and h.matches(args)), None)
+            if held is not None:
+                self._holds.remove(held)
+        if held is not None:
+            held.reached.set()
+            held.release.wait(120)
+            with self._lock:
+                self.calls.append(Call(method, args, 503, {"ok": False, "error": "held"}))
+            return 503, {"ok": False, "error": "held"}, {}
+        with self._lock:
             down = self._in_outage(method, args)
             plan = Planned(status=down, error="service_unavailable") if down else None
             if plan is None and self._plans.get(method):
@@ -172,7 +214,7 @@ class SlackAPI(LoopbackHTTP):
                 headers["Retry-After"] = str(plan.retry_after)
             reply: dict[str, Any] = {"ok": False, "error": plan.error}
             status = plan.status
-        elif plan is not None:
+        elif plan is not None and plan.error is not None:
             reply, status = {"ok": False, "error": plan.error}, 200
         elif method == "apps.connections.open":
             ok = auth == f"Bearer {self.app_token}" and self.socket_url
@@ -203,19 +245,19 @@ class SlackAPI(LoopbackHTTP):
                 return problem
             members = self.groups.get(args["usergroup"])
             return {"ok": True, "users": list(members)} if members is not None else {"ok": False, "error": "no_such_subteam"}
-        if method == "assistant.threads.setStatus":
-            return _require(args, "channel_id", "thread_ts") or {"ok": True}
+        if method.startswith("assistant.threads."):
+            return self._assistant(method.removeprefix("assistant.threads."), args)
         if method == "chat.postEphemeral":
             return _require(args, "channel", "user") or _content(args) or {"ok": True, "message_ts": self._next_ts()}
         if method == "chat.postMessage":
-            problem = _require(args, "channel") or _content(args)
+            problem = _require(args, "channel") or self._unsupported_blocks(args) or _content(args)
             if problem:
                 return problem
             ts = self._next_ts()
             self.messages[(args["channel"], ts)] = {**_message_fields(args), "ts": ts, "thread_ts": args.get("thread_ts"), "channel": args["channel"], "edits": 0}
             return {"ok": True, "channel": args["channel"], "ts": ts, "message": {"ts": ts}}
         if method == "chat.update":
-            problem = _require(args, "channel", "ts") or _content(args)
+            problem = _require(args, "channel", "ts") or self._unsupported_blocks(args) or _content(args)
             message = self.messages.get((args.get("channel"), args.get("ts")))
             if problem or message is None or message.get("deleted"):
                 return problem or {"ok": False, "error": "message_not_found"}
@@ -251,7 +293,7 @@ class SlackAPI(LoopbackHTTP):
                 return {"ok": False, "error": "stopped_by_user"}
             if not message.get("streaming"):
                 return {"ok": False, "error": "message_not_in_streaming_state"}
-            problem = _chunks_problem(args)
+            problem = _chunks_problem(args) or self._unsupported_blocks(args)
             if problem:
                 return problem
             mode = _mode(args)
@@ -265,6 +307,51 @@ class SlackAPI(LoopbackHTTP):
                     message["blocks"] = args["blocks"]
             return {"ok": True, "channel": args["channel"], "ts": args["ts"]}
         return {"ok": False, "error": "unknown_method"}
+
+    def _assistant(self, verb: str, args: dict[str, Any]) -> dict[str, Any]:
+        """assistant.threads.setStatus / setTitle / setSuggestedPrompts, with their documented checks."""
+        if verb == "setStatus":
+            problem = _require(args, "channel_id", "thread_ts")
+            if problem:
+                return problem
+            if not isinstance(args.get("status"), str):
+                return {"ok": False, "error": "invalid_arguments:status"}
+            if len(args.get("loading_messages") or []) > MAX_LOADING_MESSAGES:
+                return {"ok": False, "error": "invalid_arguments:loading_messages"}
+            thread = self.assistant_threads.get((args["channel_id"], args["thread_ts"]))
+            if thread is not None:
+                thread["status"] = args["status"]
+            return {"ok": True}
+        if verb == "setTitle":
+            problem = _require(args, "channel_id", "thread_ts", "title")
+        elif verb == "setSuggestedPrompts":
+            problem = _require(args, "channel_id", "prompts") or _prompts_problem(args.get("prompts"))
+        else:
+            return {"ok": False, "error": "unknown_method"}
+        if problem:
+            return problem
+        thread = self.assistant_threads.get((args["channel_id"], args.get("thread_ts") or ""))
+        if thread is None:
+            return {"ok": False, "error": "invalid_thread_ts"}
+        if verb == "setTitle":
+            thread["title"] = args["title"]
+        else:
+            thread.update(prompts=list(args["prompts"]), prompts_title=args.get("title"))
+        return {"ok": True}
+
+    def _unsupported_blocks(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Where Slack has no `context_actions` block it refuses the message and says which block."""
+        for index, block in enumerate(args.get("blocks") or []):
+            if not self.context_actions and block.get("type") == "context_actions":
+                return {"ok": False, "error": "invalid_blocks",
+                        "errors": [f"unsupported type: context_actions [json-pointer:/blocks/{index}/type]"]}
+        return None
+
+    def open_assistant_thread(self, channel: str, thread_ts: str) -> None:
+        """The person opens the app's split view: Slack creates the thread (and then sends
+        `assistant_thread_started`, see slack_events.assistant_thread_started)."""
+        with self._lock:
+            self.assistant_threads[(channel, thread_ts)] = {"title": None, "prompts": [], "prompts_title": None, "status": None}
 
     def _next_ts(self) -> str:
         n = next(self._ts)
@@ -292,6 +379,16 @@ def _require(args: dict[str, Any], *names: str) -> dict[str, Any] | None:
     for name in names:
         if not args.get(name):
             return {"ok": False, "error": "channel_not_found" if name in ("channel", "channel_id") else f"invalid_arguments:{name}"}
+    return None
+
+
+def _prompts_problem(prompts: Any) -> dict[str, Any] | None:
+    """Up to four prompts, each an object with a `title` and a `message`."""
+    if not isinstance(prompts, list) or not 0 < len(prompts) <= MAX_PROMPTS:
+        return {"ok": False, "error": "invalid_arguments:prompts"}
+    for prompt in prompts:
+        if not (isinstance(prompt, dict) and prompt.get("title") and prompt.get("message")):
+            return {"ok": False, "error": "invalid_arguments:prompts"}
     return None
 
 
@@ -356,7 +453,10 @@ def _content(args: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _message_fields(args: dict[str, Any]) -> dict[str, Any]:
-    return {"text": args.get("text") or "", "blocks": list(args.get("blocks") or [])}
+    fields = {"text": args.get("text") or "", "blocks": list(args.get("blocks") or [])}
+    if args.get("metadata"):
+        fields["metadata"] = args["metadata"]
+    return fields
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -399,7 +499,7 @@ def _parse(raw: bytes, content_type: str) -> dict[str, Any]:
         value = json.loads(raw)
         return value if isinstance(value, dict) else {}
     args: dict[str, Any] = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
-    for key in ("blocks", "chunks", "attachments"):
+    for key in ("blocks", "chunks", "attachments", "prompts", "loading_messages", "metadata"):
         if isinstance(args.get(key), str):
             args[key] = json.loads(args[key])
     return args

@@ -107,6 +107,34 @@ def direct_message(text: str, *, channel: str = "D0ALICE", user: str = "U0ALICE"
     return _callback(event, eid)
 
 
+def assistant_thread_started(*, channel: str = "D0ALICE", thread_ts: str, user: str = "U0ALICE",
+                             context_channel: str | None = "C0GENERAL", eid: str | None = None) -> dict[str, Any]:
+    """`assistant_thread_started`: the person opened the app's split view (see SlackAPI.open_assistant_thread)."""
+    return _callback({"type": "assistant_thread_started", "assistant_thread": _assistant_thread(channel, thread_ts, user, context_channel),
+                      "event_ts": f"{time.time():.6f}"}, eid)
+
+
+def assistant_thread_context_changed(*, channel: str = "D0ALICE", thread_ts: str, user: str = "U0ALICE",
+                                     context_channel: str, eid: str | None = None) -> dict[str, Any]:
+    """`assistant_thread_context_changed`: the person moved to another channel with the thread open."""
+    return _callback({"type": "assistant_thread_context_changed",
+                      "assistant_thread": _assistant_thread(channel, thread_ts, user, context_channel),
+                      "event_ts": f"{time.time():.6f}"}, eid)
+
+
+def assistant_message(text: str, *, thread_ts: str, channel: str = "D0ALICE", user: str = "U0ALICE", ts: str | None = None,
+                      eid: str | None = None) -> dict[str, Any]:
+    """A message the person types (or a suggested prompt they pick) in an assistant thread: a DM reply."""
+    return direct_message(text, channel=channel, user=user, ts=ts, eid=eid, thread_ts=thread_ts)
+
+
+def _assistant_thread(channel: str, thread_ts: str, user: str, context_channel: str | None) -> dict[str, Any]:
+    context: dict[str, Any] = {"team_id": TEAM, "enterprise_id": None}
+    if context_channel:
+        context["channel_id"] = context_channel
+    return {"user_id": user, "context": context, "channel_id": channel, "thread_ts": thread_ts}
+
+
 def _callback(event: dict[str, Any], eid: str | None) -> dict[str, Any]:
     return {
         "token": "legacy-verification-token",

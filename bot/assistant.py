@@ -1,0 +1,87 @@
+"""Slack's assistant view (the AI app's split view): greet a new thread, follow the person's context,
+and turn each message in the thread into a run, exactly as a DM would.
+
+Built on Bolt's `Assistant` middleware and its helpers (`say`, `set_suggested_prompts`,
+`save_thread_context`). The thread's context lives in Redis (workers/assistant_threads.py), where the
+worker reads it back. A message in the thread goes through the same listener middleware as mentions
+and DMs (bot/mentions.py `accept`): claimed once, recorded and enqueued, then acknowledged, so one
+event gives one answer. The thread's title and status are the worker's job (workers/slack_assistant.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import redis
+from slack_bolt import App, Assistant, Say, SaveThreadContext, SetSuggestedPrompts
+from slack_bolt.context.assistant.thread_context import AssistantThreadContext
+from slack_bolt.context.assistant.thread_context_store.store import AssistantThreadContextStore
+from slack_bolt.middleware.custom_middleware import CustomMiddleware
+from slack_sdk.errors import SlackClientError
+
+from bot import wording
+from bot.deps import Deps
+from bot.mentions import accept, answered_by_middleware
+from workers import assistant_threads
+
+log = logging.getLogger("atlas.bot.assistant")
+
+
+class RedisThreadContextStore(AssistantThreadContextStore):
+    """Bolt's thread-context store, kept in Redis rather than in a message's metadata."""
+
+    def __init__(self, conn: redis.Redis) -> None:
+        self.conn = conn
+
+    def save(self, *, channel_id: str, thread_ts: str, context: dict[str, str]) -> None:
+        assistant_threads.save_context(self.conn, channel_id, thread_ts, context)
+
+    def find(self, *, channel_id: str, thread_ts: str) -> AssistantThreadContext | None:
+        thread = assistant_threads.find(self.conn, channel_id, thread_ts)
+        if thread is None or not thread.context_channel:
+            return None
+        return AssistantThreadContext({"channel_id": thread.context_channel, "team_id": thread.context_team})
+
+
+def build(deps: Deps) -> Assistant:
+    """The assistant middleware with Atlas's listeners."""
+    assistant = Assistant(thread_context_store=RedisThreadContextStore(deps.redis), logger=logging.getLogger("atlas.bolt"))
+
+    @assistant.thread_started
+    def greet(payload: dict[str, Any], say: Say, set_suggested_prompts: SetSuggestedPrompts) -> None:
+        """A new thread: remember it and its context, then a greeting and the suggested prompts (once)."""
+        thread = payload.get("assistant_thread") or {}
+        channel, thread_ts = thread.get("channel_id"), thread.get("thread_ts")
+        if not (channel and thread_ts):
+            return
+        try:
+            if not assistant_threads.start(deps.redis, channel, thread_ts, thread.get("context")):
+                return  # Slack redelivered the event: the thread is already greeted
+        except redis.RedisError as exc:
+            log.warning("assistant thread %s not recorded: %s", thread_ts, type(exc).__name__)
+        try:
+            say(text=wording.ASSISTANT_GREETING)
+            prompts = list(deps.settings.assistant_prompts)
+            if prompts:
+                set_suggested_prompts(prompts=prompts, title=wording.ASSISTANT_PROMPTS_TITLE)
+        except SlackClientError as exc:
+            log.info("could not greet assistant thread %s: %s", thread_ts, type(exc).__name__)
+
+    @assistant.thread_context_changed
+    def follow_context(payload: dict[str, Any], save_thread_context: SaveThreadContext) -> None:
+        """The person moved to another channel with the thread open: the next run gets the new one."""
+        try:
+            save_thread_context((payload.get("assistant_thread") or {}).get("context") or {})
+        except redis.RedisError as exc:
+            log.warning("assistant thread context not saved: %s", type(exc).__name__)
+
+    # Bolt's Assistant takes Middleware objects here (App.event wraps plain functions itself).
+    claim = CustomMiddleware(app_name="atlas", func=accept(deps), base_logger=logging.getLogger("atlas.bolt"))
+    assistant.user_message(middleware=[claim])(answered_by_middleware)
+    return assistant
+
+
+def register(app: App, deps: Deps) -> None:
+    """Install the middleware; it runs before the app's `message` listeners and answers its own events."""
+    app.assistant(build(deps))

@@ -1,0 +1,91 @@
+"""A run in a thread of Slack's assistant view: the thread's title and the status line while it works.
+
+Only for runs asked in a thread the bot recorded as an assistant thread (workers/assistant_threads.py,
+marked on the run by `attach_context`); mentions and DMs are left exactly as they are. The title comes from the thread's first question; the status says
+what the run is doing ("is searching issues...") and changes only when that changes. Both are
+cosmetic: a refusal from Slack or a Redis hiccup is logged, never raised, so the answer is unaffected.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import redis
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackClientError
+
+from atlas.settings import Settings
+from atlas.slack_client import web_client
+from bot import wording
+from workers import assistant_threads
+from workers.loop import Reporter
+from workers.slack_progress import thread_of
+from workers.state import RunState
+
+log = logging.getLogger("atlas.slack_assistant")
+
+TITLE_CHARS = 80
+
+
+class AssistantThreadReporter(Reporter):
+    """Titles the thread and keeps its status current. One instance per job."""
+
+    def __init__(self, client: WebClient) -> None:
+        self.client = client
+        self._status: str | None = None
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> AssistantThreadReporter:
+        return cls(web_client(settings))
+
+    def event(self, run: RunState, kind: str, **data: Any) -> None:
+        if run.origin.kind != "slack" or not run.origin.channel or not run.surface.get("assistant_thread"):
+            return
+        if kind == "step":
+            if int(data.get("step") or 0) == 1 and not run.history:
+                self._call("setTitle", run, title=title_of(run.question))
+            self._set_status(run, wording.ASSISTANT_STATUS_THINKING)
+        elif kind == "tool" and data.get("state") == "started":
+            name = str(data.get("name") or "")
+            self._set_status(run, wording.ASSISTANT_STATUS.get(name, wording.ASSISTANT_STATUS_OTHER))
+        elif kind in ("answer", "paused"):
+            self._set_status(run, "")  # posting clears it too; this covers a post that came first
+
+    def _set_status(self, run: RunState, status: str) -> None:
+        if status == self._status:
+            return
+        if self._call("setStatus", run, status=status):
+            self._status = status
+
+    def _call(self, method: str, run: RunState, **args: Any) -> bool:
+        call = self.client.assistant_threads_setTitle if method == "setTitle" else self.client.assistant_threads_setStatus
+        try:
+            call(channel_id=run.origin.channel, thread_ts=thread_of(run), **args)
+            return True
+        except SlackClientError as exc:
+            log.info("run %s: assistant.threads.%s failed (%s)", run.id, method, type(exc).__name__)
+            return False
+
+
+def title_of(question: str) -> str:
+    """The thread's title: the question on one line, clipped."""
+    flat = " ".join(question.split())
+    return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def attach_context(conn: redis.Redis, run: RunState) -> None:
+    """Before a run's first step: mark a run asked in an assistant thread as such (`assistant_thread`
+    in its surface), and make the channel the person is looking at part of its context. Best effort:
+    without Redis the run goes on as in a DM."""
+    if run.origin.kind != "slack" or not run.origin.channel or run.items:
+        return
+    try:
+        thread = assistant_threads.find(conn, run.origin.channel, thread_of(run))
+    except redis.RedisError:
+        return
+    if thread is None:
+        return
+    run.surface["assistant_thread"] = True
+    run.context_channel = thread.context_channel
+

@@ -1,0 +1,117 @@
+"""The answer streamed into the message that carried the progress, as Slack's starter agents do: the
+task cards, then the answer's Markdown, then the stream stopped with the sources, the footer and the
+feedback buttons attached. One message per answer. For runs asked in Slack's assistant view; mentions
+and DMs keep the answer as a message of its own, after the progress.
+
+What has been streamed is kept in the run (`answer_streamed`: characters of the answer appended,
+saved after each append), so a retried job (the worker died, Slack failed for a while) continues the
+same message from there, or, if Slack no longer streams it, finishes that same message by ts. It
+never starts a second one. Where there is no open stream (Slack would not stream here, the answer is
+too long for one message, the run failed), the answer is posted as before (workers/slack_surface.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Literal
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slack_sdk.models.messages.chunk import MarkdownTextChunk
+
+from atlas.slack_client import error_code
+from workers.delivery import transient
+from workers.runs import RunStore
+from workers.slack_render import answer_tail, streamed_answer
+from workers.state import RunState
+
+log = logging.getLogger("atlas.slack_stream")
+
+PIECE_CHARS = 1500  # an append at a time: the answer appears progressively, in few calls
+SEPARATOR = "\n\n"  # between the task cards and the answer
+NOT_STREAMING = frozenset({"message_not_in_streaming_state", "message_not_found"})
+
+Streamed = Literal["streamed", "finished_by_update", "stopped_by_user", "message_gone"]
+
+
+def streamed(run: RunState) -> bool:
+    """The answer is already in the progress message (a re-delivery has nothing to post)."""
+    return run.surface.get("answer_mode") == "stream" and bool(run.surface.get("answer_ts"))
+
+
+def can_stream(run: RunState) -> bool:
+    """Asked in Slack's assistant view, with a progress stream open (in this job or an earlier one),
+    and an answer that fits one message. Mentions and DMs keep their answer as a message of its own."""
+    surface = run.surface
+    return (bool(surface.get("assistant_thread")) and surface.get("progress_mode") == "stream" and bool(surface.get("progress_open"))
+            and not surface.get("stopped_by_user") and streamed_answer(run) is not None)
+
+
+def pieces(text: str, start: int, size: int = PIECE_CHARS) -> list[str]:
+    """`text[start:]` in pieces of at most `size` characters, cut after a line break where there is one."""
+    out: list[str] = []
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            cut = text.rfind("\n", start, end)
+            end = cut + 1 if cut > start else end
+        out.append(text[start:end])
+        start = end
+    return out
+
+
+class AnswerStream:
+    """Streams one run's answer into its progress message and stops the stream with the answer's tail."""
+
+    def __init__(self, create_client: WebClient, store: RunStore, *, docs_base_url: str | None,
+                 issues_base_url: str | None, finish_by_update: Callable[[RunState, str], None]) -> None:
+        self.create_client = create_client  # retries 429 only: an append must not be sent twice
+        self.store = store
+        self.docs_base_url = docs_base_url
+        self.issues_base_url = issues_base_url
+        self.finish_by_update = finish_by_update  # the whole answer into the message at ts (chat.update)
+
+    def deliver(self, run: RunState, task_chunks: list[Any]) -> Streamed:
+        """Append what is left of the answer, then stop the stream with the tail. Transient failures
+        (429, 5xx, no connection) raise, so the delivery is tried again and continues from the run."""
+        text = streamed_answer(run) or ""
+        channel, ts = run.origin.channel or "", str(run.surface["progress_ts"])
+        done = int(run.surface.get("answer_streamed") or 0)
+        cards = list(task_chunks)  # this job's last task updates go out with its first call
+        try:
+            for piece in pieces(text, done):
+                prefix = SEPARATOR if done == 0 else ""
+                self.create_client.chat_appendStream(channel=channel, ts=ts, chunks=[*cards, MarkdownTextChunk(text=prefix + piece)])
+                cards = []
+                done += len(piece)
+                run.surface["answer_streamed"] = done
+                self.store.save(run)  # a retried job continues after this piece
+            tail = answer_tail(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
+            self.create_client.chat_stopStream(channel=channel, ts=ts, chunks=cards or None, blocks=tail)
+            outcome: Streamed = "streamed"
+        except SlackApiError as exc:
+            code = error_code(exc)
+            if code == "stopped_by_user":
+                return "stopped_by_user"
+            if transient(exc):
+                raise
+            log.info("run %s: Slack stopped streaming the answer (%s); finishing the same message", run.id, code)
+            if code not in NOT_STREAMING:
+                self._stop_bare(run, channel, ts)  # e.g. the tail's blocks were refused: end the stream first
+            try:
+                self.finish_by_update(run, ts)
+            except SlackApiError as gone:
+                if error_code(gone) != "message_not_found":
+                    raise
+                return "message_gone"
+            outcome = "finished_by_update"
+        run.surface.update(answer_ts=[ts], answer_streamed=done, answer_mode="stream", progress_open=False)
+        self.store.save(run)
+        return outcome
+
+    def _stop_bare(self, run: RunState, channel: str, ts: str) -> None:
+        try:
+            self.create_client.chat_stopStream(channel=channel, ts=ts)
+        except SlackApiError as exc:
+            log.info("run %s: could not end the stream (%s)", run.id, error_code(exc))
