@@ -1,9 +1,11 @@
 """Docs search on plain-word questions about a real project (RQ's docs in ../shared/evals/rq).
 
-The questions (bench/evals/rq_docs.jsonl) are written as users ask them, not in the pages' words;
-each names the sections that answer it, or none when the docs have no answer. Reported: recall@3
-and MRR@5 over the answerable ones, and for the unanswerable ones whether search flags them (top
-hit's coverage below LOW_COVERAGE, the threshold search_docs uses to say the match is weak).
+The questions are written as users ask them, not in the pages' words; each names the sections that
+answer it, or none when the docs have no answer. `rq_docs.jsonl` is the development set (the plain
+words table in tools/docs_vocabulary.py was written while reading its misses); `rq_docs_holdout.jsonl`
+was written before that table and never tuned on, so it shows what the tuning is worth. Reported:
+recall@3, recall@1 and MRR@5 over the answerable questions, and for the unanswerable ones how a
+coverage threshold (share of the query's words the top hit holds) would separate them.
 """
 
 from __future__ import annotations
@@ -16,29 +18,30 @@ from tools.docs_index import DocsIndex
 from tools.docs_pages import SEP, load_pages
 
 EVALS = Path(__file__).resolve().parent / "evals" / "rq_docs.jsonl"
+HOLDOUT = EVALS.with_name("rq_docs_holdout.jsonl")
+PROBE = 0.3  # a coverage threshold probed for "no answer" (search_docs does not act on it: it does not separate)
 RQ_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "evals" / "rq"
 K = 5
 INTRO = "(intro)"
 
 
-def run(data_dir: Path = RQ_DATA, evals: Path = EVALS) -> list[Table]:
-    """The RQ questions table, or an empty one saying why when the data is absent."""
+def run(data_dir: Path = RQ_DATA) -> list[Table]:
+    """The RQ questions tables (development set, held-out set), or one saying why when the data is absent."""
     if not (data_dir / "docs").is_dir():
         return [Table("docs search on plain-word questions (RQ)", ["set"], [], notes=[f"skipped: no RQ data at {data_dir}"])]
-    return [questions(DocsIndex(load_pages(data_dir / "docs")), evals)]
+    index = DocsIndex(load_pages(data_dir / "docs"))
+    return [questions(index, EVALS), questions(index, HOLDOUT, goal=False)]
 
 
-def questions(index: DocsIndex, evals: Path = EVALS) -> Table:
-    """recall@3, recall@1 and MRR@5 on the answerable questions; flags on the unanswerable ones."""
-    from tools.docs_tools import LOW_COVERAGE
-
+def questions(index: DocsIndex, evals: Path = EVALS, goal: bool = True) -> Table:
+    """recall@3, recall@1 and MRR@5 on the answerable questions; the coverage probe on both kinds."""
     cases = [json.loads(line) for line in evals.read_text(encoding="utf-8").splitlines() if line.strip()]
     ranks: list[int | None] = []
     missed: list[str] = []
     flagged = false_alarms = unanswerable = 0
     for case in cases:
         hits = index.search(case["question"], K)
-        weak = not hits or hits[0].coverage < LOW_COVERAGE
+        weak = not hits or hits[0].coverage < PROBE
         if not case["answers"]:
             unanswerable += 1
             flagged += weak
@@ -53,14 +56,15 @@ def questions(index: DocsIndex, evals: Path = EVALS) -> Table:
     row = [len(ranks), round(recall3, 3), round(sum(1 for r in ranks if r == 1) / n, 3),
            round(sum(1 / r for r in ranks if r) / n, 3), f"{flagged}/{unanswerable}", f"{false_alarms}/{len(ranks)}"]
     notes = [f"questions: {evals.name}; a hit answers when it is the named section, inside it, or a section that contains it",
-             f"weak = top hit's coverage < {LOW_COVERAGE}: right for unanswerable questions, a false alarm for answerable ones"]
+             f"weak = top hit's coverage < {PROBE}: right for unanswerable questions, a false alarm for answerable ones",
+             "unanswerable questions are answered by search_docs naming the words no doc mentions (e.g. Kafka)"]
     notes += [f"not in top 3: {m}" for m in missed]
     return Table(
-        title="docs search on plain-word questions (RQ docs, ../shared/evals/rq)",
+        title=f"docs search on plain-word questions: {evals.name} (RQ docs, ../shared/evals/rq)",
         columns=["answerable", "recall@3", "recall@1", f"MRR@{K}", "unanswerable flagged weak", "answerable flagged weak"],
         rows=[row],
-        goal="recall@3 >= 0.9",
-        met=recall3 >= 0.9,
+        goal="recall@3 >= 0.9" if goal else "",
+        met=recall3 >= 0.9 if goal else None,
         notes=notes,
     )
 

@@ -18,7 +18,10 @@ from dataclasses import dataclass
 import snowballstemmer
 
 from tools.docs_pages import SEP, Page
+from tools.docs_vocabulary import EXPANSION_WEIGHT, FILLER, expansions
 from tools.fts_query import STOPWORDS
+
+QUIET = STOPWORDS | FILLER
 
 WORD = re.compile(r"\w+(?:[-.]\w+)*")
 PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # lease_seconds, FailedJobRegistry, ORB-1202
@@ -71,10 +74,18 @@ def tokens(text: str, drop: frozenset[str] = frozenset()) -> list[str]:
 
 
 def query_tokens(query: str) -> list[str]:
-    """Distinct query tokens without stopwords (kept if the query is nothing but stopwords)."""
-    found = tokens(query, STOPWORDS)
-    kept = [t for t in found if t not in STOPWORDS]
+    """Distinct query tokens without stopwords or filler (kept if the query is nothing but those)."""
+    found = tokens(query, QUIET)
+    kept = [t for t in found if t not in QUIET]
     return list(dict.fromkeys(kept or found))
+
+
+def expanded_tokens(query: str) -> dict[str, float]:
+    """Query tokens with their weights: the user's own at 1, doc words for their plain phrases lower."""
+    weights = dict.fromkeys(query_tokens(query), 1.0)
+    for token in tokens(" ".join(expansions(query, _stem)), QUIET):
+        weights.setdefault(token, EXPANSION_WEIGHT)
+    return weights
 
 
 class DocsIndex:
@@ -94,22 +105,23 @@ class DocsIndex:
     def search(self, query: str, k: int = 5) -> list[DocHit]:
         """The `k` best sections for `query`, best first; [] when nothing matches."""
         asked = query_tokens(query)
+        weights = {t: w for t, w in expanded_tokens(query).items() if t in self._idf}
         wanted = [t for t in asked if t in self._idf]
         unseen = max(self._idf.values(), default=1.0)  # a word no section has weighs like the rarest
         total = sum(self._idf.get(t, unseen) for t in asked) or 1.0
         scored = []
         for unit in self._units:
-            score = sum(self._idf[t] * self._term_score(unit, t) for t in wanted)
+            score = sum(w * self._idf[t] * self._term_score(unit, t) for t, w in weights.items())
             if score > 0:
                 scored.append((score, unit))
         scored.sort(key=lambda pair: (-pair[0], pair[1].doc_id, pair[1].heading))
-        return [DocHit(u.doc_id, u.title, u.heading, snippet(u.text, wanted), round(s, 3),
+        return [DocHit(u.doc_id, u.title, u.heading, snippet(u.text, list(weights)), round(s, 3),
                        round(sum(self._idf[t] for t in wanted if _holds(u, t)) / total, 3)) for s, u in scored[:k]]
 
     def unknown_words(self, query: str) -> list[str]:
         """The query's words that no section contains at all (a sign the docs do not cover the topic)."""
-        return [w for w in dict.fromkeys(WORD.findall(query)) if w.lower() not in STOPWORDS
-                and not any(t in self._idf for t in tokens(w, STOPWORDS))]
+        return [w for w in dict.fromkeys(WORD.findall(query)) if w.lower() not in QUIET
+                and not any(t in self._idf for t in tokens(w, QUIET))]
 
     def _term_score(self, unit: _Unit, term: str) -> float:
         """Sum of per-field saturated scores: a heading or title match counts on its own."""
