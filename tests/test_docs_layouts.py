@@ -238,3 +238,10 @@ def test_a_heading_that_repeats_the_title_is_read_as_its_section(ctx: ToolContex
     assert fresh.corpus.docs.pages["perf"].title == "Notes on Performance"
     out = call(fresh, "get_doc_section", doc_id="perf", heading="Notes on Performance")
     assert out.ok and out.text.startswith("[perf § Notes on Performance]") and "SimpleWorker is faster." in out.text
+
+
+def test_the_rq_bench_skips_cleanly_without_the_data(tmp_path: Path) -> None:
+    from bench import docs_questions
+
+    tables = docs_questions.run(tmp_path / "absent")
+    assert len(tables) == 1 and tables[0].rows == [] and tables[0].notes[0].startswith("skipped: no RQ data at ")

@@ -10,8 +10,10 @@ still reach it.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass
 
@@ -55,7 +57,7 @@ class _Unit:
     lengths: dict[str, int]
 
 
-_STEMMER = snowballstemmer.stemmer("english")
+_local = threading.local()  # a Snowball stemmer keeps its working state on itself: one per thread
 
 
 def tokens(text: str, drop: frozenset[str] = frozenset()) -> list[str]:
@@ -163,6 +165,11 @@ def _saturate(tf: float) -> float:
     return tf * (K1 + 1) / (tf + K1) if tf else 0.0
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    """Snowball English for words; numbers and mixed tokens as they are."""
-    return _STEMMER.stemWord(word) if word.isalpha() else word
+    """Snowball English for words; numbers and mixed tokens as they are (cached: docs repeat words)."""
+    if not word.isalpha():
+        return word
+    if not hasattr(_local, "stemmer"):
+        _local.stemmer = snowballstemmer.stemmer("english")
+    return _local.stemmer.stemWord(word)

@@ -9,6 +9,7 @@ well as RQ's), not a list of one project's section titles.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -92,8 +93,14 @@ _WORD = re.compile(r"[\w@-]+")
 def expansions(query: str, stem: Callable[[str], str]) -> list[str]:
     """Doc words for the plain phrases in `query` (matched on stems, so 'crashed' finds 'crash')."""
     asked = f" {_stems(query, stem)} "
-    added = [w for phrase, doc_words in SYNONYMS.items() if f" {_stems(phrase, stem)} " in asked for w in doc_words.split()]
+    added = [w for phrase, doc_words in _stemmed(stem) if phrase in asked for w in doc_words.split()]
     return list(dict.fromkeys(added))
+
+
+@functools.lru_cache(maxsize=4)
+def _stemmed(stem: Callable[[str], str]) -> tuple[tuple[str, str], ...]:
+    """The table's phrases stemmed once: (' stemmed phrase ', doc words)."""
+    return tuple((f" {_stems(phrase, stem)} ", doc_words) for phrase, doc_words in SYNONYMS.items())
 
 
 def _stems(text: str, stem: Callable[[str], str]) -> str:
