@@ -4,6 +4,8 @@
    (the duplicate itself excluded)? recall@5 for the FTS5 bm25 index vs the LIKE-scan scorer.
 2. Error codes: `What does ORB-xxxx mean?` for every code on the error-codes page must put that page
    first in search_docs.
+3. Plain-word questions over a real project's docs (RQ, ../shared/evals/rq; skipped when absent):
+   recall@3 and MRR, see bench/docs_questions.py.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from pathlib import Path
 
 from atlas.settings import DEFAULT_DATA
+from bench import docs_questions
 from bench.like_scan import like_search
 from bench.report import Table
 from tools import open_corpus
@@ -26,7 +29,7 @@ def run(data_dir: Path = DEFAULT_DATA) -> list[Table]:
     else:
         tables.append(Table("duplicate recall@5", ["scorer"], [], notes=[f"no issues at {data_dir}"]))
     tables.append(error_codes(data_dir))
-    return tables
+    return tables + docs_questions.run()
 
 
 def duplicates(data_dir: Path) -> Table:

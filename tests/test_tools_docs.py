@@ -33,9 +33,9 @@ def call(ctx: ToolContext, name: str, **args: object):
 def test_parse_front_matter_sections_and_fences() -> None:
     page = parse_page("x", '---\ntitle: "T"\napplies_to: 3.x\n---\n# T\n\nIntro.\n\n## A\n\n```\n## not\n# not\n```\n\n### Sub\n\ns\n\n## `B`\nb\n')
     assert (page.title, page.applies_to, page.intro) == ("T", "3.x", "Intro.")
-    assert page.headings() == ["A", "`B`"]
-    assert "## not" in page.sections[0].text
-    assert [s.heading for s in page.sections[0].subsections] == ["Sub"]
+    assert page.headings() == ["A", "A › Sub", "`B`"]
+    assert "## not" in page.sections[0].text and "### Sub" in page.sections[0].text
+    assert page.sections[0].children == ("A › Sub",)
 
 
 def test_error_code_question_ranks_error_codes_first(ctx: ToolContext) -> None:
@@ -77,7 +77,7 @@ def test_unknown_doc_id_names_the_closest(ctx: ToolContext) -> None:
 def test_intro_lists_headings(ctx: ToolContext) -> None:
     out = call(ctx, "get_doc_section", doc_id="retries-and-backoff", heading=None)
     assert out.ok and out.text.startswith("[retries-and-backoff] Retries and backoff (applies to 3.x)\n")
-    assert "- Backoff strategies (subsections: Jitter)" in out.text
+    assert "- Backoff strategies\n  - Jitter\n" in out.text
     assert "- Permanent errors" in out.text
 
 
@@ -103,8 +103,9 @@ def test_unknown_heading_lists_real_headings(ctx: ToolContext) -> None:
 def test_subsection_points_to_its_parent(ctx: ToolContext) -> None:
     out = call(ctx, "get_doc_section", doc_id="retries-and-backoff", heading="Jitter")
     assert not out.ok and "subsection of 'Backoff strategies'" in out.text
-    sub = call(ctx, "get_doc_section", doc_id="retries-and-backoff", heading="Backoff strategies / Jitter")
-    assert sub.ok and "lockstep" in sub.text
+    for path in ("Backoff strategies / Jitter", "Backoff strategies › Jitter", "Retries and backoff › Backoff strategies > Jitter"):
+        sub = call(ctx, "get_doc_section", doc_id="retries-and-backoff", heading=path)
+        assert sub.ok and "lockstep" in sub.text and sub.text.startswith("[retries-and-backoff § Backoff strategies › Jitter]")
 
 
 def test_long_section_is_cut_with_a_note(ctx: ToolContext) -> None:
@@ -112,7 +113,7 @@ def test_long_section_is_cut_with_a_note(ctx: ToolContext) -> None:
     body = out.text.split("\n", 1)[1]
     shown, note = body.rsplit("\n", 1)
     assert out.ok and count(shown) <= SECTION_TOKENS
-    assert note.startswith("[section truncated: ") and "'A very long section / Tail notes'" in note
+    assert note.startswith("[section truncated: ") and "'A very long section › Tail notes'" in note
     tail = call(ctx, "get_doc_section", doc_id="leases-and-heartbeats", heading="A very long section / Tail notes")
     assert tail.ok and "far beyond the cut" in tail.text
 

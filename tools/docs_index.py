@@ -1,25 +1,35 @@
-"""Ranked search over doc sections: BM25 in process, per field (title, heading, text), heading boosted.
+"""Ranked search over doc sections: BM25 in process, per field (title, heading path, text), headings boosted.
 
-Each `## ` section (and each page's intro) is a unit with three fields: title, heading, text.
-Tokens are lowercased words; `ORB-1202`, `3.1.0` and `lease_seconds` are kept whole *and* split
-into their parts, so an exact code outranks a loose mention while partial queries still match.
+Each searched unit (a page's intro, or a section as `Page.units` splits them) has four fields: the
+page title, its own heading, its parent headings, and its text. Words are stemmed (Snowball English,
+so 'scheduling' meets 'schedule' and 'dependencies' meets 'depends'); identifiers and codes
+(`ORB-1202`, `3.1.0`, `enqueue_at`, `rq.Retry`, `FailedJobRegistry`) are kept whole, unstemmed,
+*and* split into their stemmed parts, so an exact code outranks a loose mention while plain words
+still reach it.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass
 
-from tools.docs_pages import Page
+import snowballstemmer
+
+from tools.docs_pages import SEP, Page
+from tools.docs_vocabulary import EXPANSION_WEIGHT, FILLER, expansions
 from tools.fts_query import STOPWORDS, TERM
 
-PART = re.compile(r"[^\W_]+")
-FIELDS = {"title": 2.0, "heading": 3.0, "text": 1.0}  # per-field BM25 scores are summed with these weights
+QUIET = STOPWORDS | FILLER
+
+PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # lease_seconds, FailedJobRegistry, ORB-1202
+FIELDS = {"title": 2.0, "heading": 3.0, "parents": 1.0, "text": 1.0}  # per-field BM25 scores are summed with these weights
 # Length normalisation per field: a heading that is nothing but the query term is about that term
 # ("ORB-1403 PostgresLockTimeout" over "Lock timeouts and ORB-1403"); long sections are penalised less.
-B = {"title": 0.9, "heading": 0.9, "text": 0.5}
+B = {"title": 0.9, "heading": 0.9, "parents": 0.9, "text": 0.5}
 K1 = 1.2
 SNIPPET_CHARS = 160
 
@@ -33,6 +43,7 @@ class DocHit:
     heading: str
     snippet: str
     score: float
+    coverage: float = 1.0  # idf-weighted share of the query's words this section holds (0-1)
 
 
 @dataclass(frozen=True)
@@ -45,22 +56,37 @@ class _Unit:
     lengths: dict[str, int]
 
 
-def tokens(text: str) -> list[str]:
-    """Index tokens: each word, and for compounds (ORB-1202, 3.1.0, lease_seconds) also their parts."""
+_local = threading.local()  # a Snowball stemmer keeps its working state on itself: one per thread
+
+
+def tokens(text: str, drop: frozenset[str] = frozenset()) -> list[str]:
+    """Index tokens: each word stemmed; a compound (ORB-1202, 3.1.0, enqueue_at, FailedJobRegistry)
+    kept whole and lowercased, plus its stemmed parts. Parts in `drop` are left out."""
     out: list[str] = []
-    for word in TERM.findall(text.lower()):
-        out.append(_stem(word))
-        parts = PART.findall(word)
-        if len(parts) > 1:
-            out.extend(_stem(p) for p in parts)
+    for word in TERM.findall(text):
+        parts = [p.lower() for p in PART.findall(word)]
+        if len(parts) <= 1:
+            if word.lower() not in drop:
+                out.append(_stem(word.lower().strip("_")))
+            continue
+        out.append(word.lower())
+        out.extend(_stem(p) for p in parts if p not in drop)
     return out
 
 
 def query_tokens(query: str) -> list[str]:
-    """Distinct query tokens without stopwords (kept if the query is nothing but stopwords)."""
-    found = [t for t in tokens(query)]
-    kept = [t for t in found if t not in STOPWORDS]
+    """Distinct query tokens without stopwords or filler (kept if the query is nothing but those)."""
+    found = tokens(query, QUIET)
+    kept = [t for t in found if t not in QUIET]
     return list(dict.fromkeys(kept or found))
+
+
+def expanded_tokens(query: str) -> dict[str, float]:
+    """Query tokens with their weights: the user's own at 1, doc words for their plain phrases lower."""
+    weights = dict.fromkeys(query_tokens(query), 1.0)
+    for token in tokens(" ".join(expansions(query, _stem)), QUIET):
+        weights.setdefault(token, EXPANSION_WEIGHT)
+    return weights
 
 
 class DocsIndex:
@@ -68,8 +94,8 @@ class DocsIndex:
 
     def __init__(self, pages: dict[str, Page]) -> None:
         self.pages = pages
-        self._units = [_unit(p.doc_id, p.title, "", p.intro) for p in pages.values()]
-        self._units += [_unit(s.doc_id, s.title, s.heading, s.text) for p in pages.values() for s in p.sections]
+        self._units = [_unit(p.doc_id, p.title, (), p.intro) for p in pages.values() if p.intro or not p.sections]
+        self._units += [_unit(s.doc_id, s.title, s.path, s.text) for p in pages.values() for s in p.units()]
         n = len(self._units) or 1
         self._avg = {f: sum(u.lengths[f] for u in self._units) / n or 1.0 for f in FIELDS}
         df: Counter[str] = Counter()
@@ -79,14 +105,24 @@ class DocsIndex:
 
     def search(self, query: str, k: int = 5) -> list[DocHit]:
         """The `k` best sections for `query`, best first; [] when nothing matches."""
-        wanted = [t for t in query_tokens(query) if t in self._idf]
+        asked = query_tokens(query)
+        weights = {t: w for t, w in expanded_tokens(query).items() if t in self._idf}
+        wanted = [t for t in asked if t in self._idf]
+        unseen = max(self._idf.values(), default=1.0)  # a word no section has weighs like the rarest
+        total = sum(self._idf.get(t, unseen) for t in asked) or 1.0
         scored = []
         for unit in self._units:
-            score = sum(self._idf[t] * self._term_score(unit, t) for t in wanted)
+            score = sum(w * self._idf[t] * self._term_score(unit, t) for t, w in weights.items())
             if score > 0:
                 scored.append((score, unit))
         scored.sort(key=lambda pair: (-pair[0], pair[1].doc_id, pair[1].heading))
-        return [DocHit(u.doc_id, u.title, u.heading, snippet(u.text, wanted), round(s, 3)) for s, u in scored[:k]]
+        return [DocHit(u.doc_id, u.title, u.heading, snippet(u.text, list(weights)), round(s, 3),
+                       round(sum(self._idf[t] for t in wanted if _holds(u, t)) / total, 3)) for s, u in scored[:k]]
+
+    def unknown_words(self, query: str) -> list[str]:
+        """The query's words that no section contains at all (a sign the docs do not cover the topic)."""
+        return [w for w in dict.fromkeys(TERM.findall(query)) if w.lower() not in QUIET
+                and not any(t in self._idf for t in tokens(w, QUIET))]
 
     def _term_score(self, unit: _Unit, term: str) -> float:
         """Sum of per-field saturated scores: a heading or title match counts on its own."""
@@ -112,20 +148,27 @@ def snippet(text: str, wanted: list[str]) -> str:
     return best if len(best) <= SNIPPET_CHARS else best[: SNIPPET_CHARS - 3].rstrip() + "..."
 
 
-def _unit(doc_id: str, title: str, heading: str, text: str) -> _Unit:
-    fields = {"title": Counter(tokens(title)), "heading": Counter(tokens(heading)), "text": Counter(tokens(text))}
-    return _Unit(doc_id, title, heading, text, fields, {f: sum(c.values()) for f, c in fields.items()})
+def _unit(doc_id: str, title: str, path: tuple[str, ...], text: str) -> _Unit:
+    fields = {"title": Counter(tokens(title)), "heading": Counter(tokens(path[-1] if path else "")),
+              "parents": Counter(tokens(" ".join(path[:-1]))), "text": Counter(tokens(text))}
+    texts = {"title": title, "heading": path[-1] if path else "", "parents": " ".join(path[:-1]), "text": text}
+    # Length in words, not tokens: a compound's extra parts must not make its field look longer.
+    return _Unit(doc_id, title, SEP.join(path), text, fields, {f: len(TERM.findall(t)) for f, t in texts.items()})
+
+
+def _holds(unit: _Unit, term: str) -> bool:
+    return any(term in unit.fields[f] for f in FIELDS)
 
 
 def _saturate(tf: float) -> float:
     return tf * (K1 + 1) / (tf + K1) if tf else 0.0
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    """Fold plurals so 'retries' meets 'retry' and 'workers' meets 'worker'."""
-    if len(word) > 4 and word.isalpha():
-        if word.endswith("ies"):
-            return word[:-3] + "y"
-        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-            return word[:-1]
-    return word
+    """Snowball English for words; numbers and mixed tokens as they are (cached: docs repeat words)."""
+    if not word.isalpha():
+        return word
+    if not hasattr(_local, "stemmer"):
+        _local.stemmer = snowballstemmer.stemmer("english")
+    return _local.stemmer.stemWord(word)

@@ -13,12 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas import tokens
 from tools.context import ToolContext
-from tools.docs_pages import Page, Section, Subsection, plain_heading
+from tools.docs_pages import SEP, Page, Section, plain_heading
 from tools.errors import ToolError
 from tools.results import cut
 
 SECTION_TOKENS = 420  # about 1,500 characters of English prose
 MAX_QUERY_CHARS = 500
+MAX_LISTED = 40
+MAX_UNKNOWN = 8
 
 
 class SearchDocsArgs(BaseModel):
@@ -42,6 +44,9 @@ def search_docs(args: SearchDocsArgs, ctx: ToolContext) -> str | ToolError:
     if not hits:
         return f'No doc sections match "{query}". Try other words (a config key, an ORB code, a command name).'
     lines = [f'Doc sections for "{query}" (best first; open one with get_doc_section):']
+    unknown = ctx.corpus.docs.unknown_words(query[:MAX_QUERY_CHARS])[:MAX_UNKNOWN]
+    if unknown:
+        lines.append(f"(No doc mentions: {', '.join(unknown)}. If those words are the point of the question, the docs may not cover it.)")
     for hit in hits:
         where = f"{hit.doc_id} § {hit.heading}" if hit.heading else f"{hit.doc_id} (intro)"
         lines.append(f"- {where} [{hit.title}]: {hit.snippet}")
@@ -54,17 +59,26 @@ def get_doc_section(args: GetDocSectionArgs, ctx: ToolContext) -> str | ToolErro
     page = pages.get(_doc_key(args.doc_id))
     if page is None:
         return _unknown_doc(args.doc_id, list(pages))
-    if args.heading is None or plain_heading(args.heading) in ("", plain_heading(page.title)):
+    if args.heading is None or not plain_heading(args.heading):
         return _intro(page, ctx)
-    wanted = plain_heading(args.heading)
-    for section in page.sections:
-        if plain_heading(section.heading) == wanted:
-            return _render(page, section.heading, section.text, section.subsections, ctx)
-        for sub in section.subsections:
-            if plain_heading(f"{section.heading} / {sub.heading}") == wanted:
-                return _render(page, f"{section.heading} / {sub.heading}", sub.text, (), ctx)
-    return _unknown_heading(page, args.heading, wanted)
+    found = find_section(page, args.heading)  # before the title: RQ's pages repeat their title as a heading
+    if isinstance(found, Section):
+        return _render(page, found, ctx)
+    if plain_heading(args.heading) == plain_heading(page.title):
+        return _intro(page, ctx)
+    return _unknown_heading(page, args.heading, found)
 
+
+def find_section(page: Page, heading: str) -> Section | list[Section]:
+    """The section `heading` names by its full path ('A › B', 'A / B'; a prefix such as the page title
+    is ignored), else the sections it could mean: nested ones whose own heading it is."""
+    wanted = plain_heading(heading)
+    keyed = [(plain_heading("/".join(s.path)), s) for s in page.sections]
+    exact = [s for key, s in keyed if key == wanted]
+    tail = [s for key, s in keyed if wanted.endswith("/" + key)]
+    if exact or len(tail) == 1:
+        return (exact or tail)[0]
+    return [s for key, s in keyed if key.endswith("/" + wanted)]
 
 def _doc_key(doc_id: str) -> str:
     key = doc_id.strip().lower()
@@ -81,36 +95,37 @@ def _unknown_doc(doc_id: str, ids: list[str]) -> ToolError:
     return ToolError(f"Unknown doc_id '{shown}'.", f"Doc ids are: {', '.join(ids)}. Call search_docs to find pages.")
 
 
-def _unknown_heading(page: Page, heading: str, wanted: str) -> ToolError:
+def _unknown_heading(page: Page, heading: str, candidates: list[Section]) -> ToolError:
     shown = heading if len(heading) <= 60 else heading[:57] + "..."
-    real = "; ".join(f"'{h}'" for h in page.headings())
-    for section in page.sections:
-        for sub in section.subsections:
-            if plain_heading(sub.heading) == wanted:
-                return ToolError(
-                    f"No section '{shown}' in {page.doc_id}; '{sub.heading}' is a subsection of '{section.heading}'.",
-                    f"Call again with heading '{section.heading}' or '{section.heading} / {sub.heading}'. Sections: {real}.",
-                )
+    listing = page.headings()
+    real = "; ".join(f"'{h}'" for h in listing[:MAX_LISTED]) + ("; ..." if len(listing) > MAX_LISTED else "")
+    if not listing:
+        return ToolError(f"{page.doc_id} has no sections.", "Call again with heading null to read the whole page.")
+    if candidates:
+        sub = candidates[0]
+        parent = SEP.join(sub.path[:-1])
+        return ToolError(
+            f"No section '{shown}' in {page.doc_id}; '{sub.path[-1]}' is a subsection of '{parent}'.",
+            f"Call again with heading '{parent}' or '{sub.heading}'. Sections: {real}.",
+        )
     return ToolError(f"No section '{shown}' in {page.doc_id}.", f"The real headings are: {real}. Call again with one of them, or heading null for the intro.")
 
 
 def _intro(page: Page, ctx: ToolContext) -> str:
-    listing = "\n".join(_heading_line(s) for s in page.sections)
+    listing = "\n".join(f"{'  ' * (len(s.path) - 1)}- {s.path[-1]}" for s in page.sections)
     head = f"[{page.doc_id}] {page.title}" + (f" (applies to {page.applies_to})" if page.applies_to else "")
+    if not listing:
+        return f"{head}\n{_cut(page.intro, SECTION_TOKENS, (), ctx)}"
     budget = max(100, SECTION_TOKENS - tokens.count(listing))
-    return f"{head}\n{_cut(page.intro, budget, (), ctx)}\n\nSections:\n{listing}"
+    intro = f"{_cut(page.intro, budget, (), ctx)}\n\n" if page.intro else ""
+    return f"{head}\n{intro}Sections (a nested one by its own heading or as 'Parent › Child'):\n{listing}"
 
 
-def _heading_line(section: Section) -> str:
-    subs = ", ".join(s.heading for s in section.subsections)
-    return f"- {section.heading}" + (f" (subsections: {subs})" if subs else "")
-
-
-def _render(page: Page, heading: str, text: str, subsections: tuple[Subsection, ...], ctx: ToolContext) -> str:
-    head = f"[{page.doc_id} § {heading}] {page.title}" + (f" (applies to {page.applies_to})" if page.applies_to else "")
-    parent = heading.split(" / ")[0]
-    later = [(text.find(f"### {s.heading}"), f"'{parent} / {s.heading}'") for s in subsections]
-    return f"{head}\n{_cut(text, SECTION_TOKENS, later, ctx)}"
+def _render(page: Page, section: Section, ctx: ToolContext) -> str:
+    head = f"[{page.doc_id} § {section.heading}] {page.title}" + (f" (applies to {page.applies_to})" if page.applies_to else "")
+    text = section.text
+    starts = [(text.find("# " + child.rsplit(SEP, 1)[-1]), f"'{child}'") for child in section.children]
+    return f"{head}\n{_cut(text, SECTION_TOKENS, starts, ctx)}"
 
 
 def _cut(text: str, limit: int, subsections: Sequence[tuple[int, str]], ctx: ToolContext) -> str:

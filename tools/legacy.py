@@ -55,7 +55,7 @@ def get(args: DocIdArgs, ctx: ToolContext) -> str | ToolError:
     page = ctx.corpus.docs.pages.get(args.id)
     if page is None:
         return ToolError("not found", "Try again.")
-    parts = [f"# {page.title}", page.intro] + [f"## {s.heading}\n{s.text}" for s in page.sections]
+    parts = [f"# {page.title}", page.intro] + [f"## {s.heading}\n{s.text}" for s in page.top()]
     return "\n\n".join(parts)
 
 
