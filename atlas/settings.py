@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
+
+from atlas.project_settings import ORBIT, GitHubSettings, Project, project_from_env as _project_from_env
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT / "datasets" / "orbit"
@@ -62,6 +65,14 @@ class Settings:
     port: int = 3000
     worker_heartbeat_ttl: int = 20
     worker_maintenance_seconds: int = 30
+    # -- The project served and its tracker (GitHub issue 10). A separate block so other settings merge.
+    project: Project = field(default_factory=lambda: ORBIT)
+    github: GitHubSettings | None = None  # set: the GitHub tracker and a synced repository folder
+
+    @property
+    def tracker_kind(self) -> Literal["demo", "github"]:
+        """Which tracker the side-effect tools write through."""
+        return "github" if self.github is not None else "demo"
 
     @property
     def offline(self) -> bool:
@@ -114,6 +125,7 @@ class Settings:
                 raise ConfigError(
                     f"ATLAS_PRICE must be 'input,cached_input,output' dollars per million tokens, got {price_raw!r}"
                 ) from None
+        project_fields = _project_from_env(get, number)
         approvers = tuple(u.strip() for u in (get("ATLAS_APPROVERS") or "").split(",") if u.strip())
         return cls(
             data_dir=Path(get("ATLAS_DATA") or DEFAULT_DATA).resolve(),
@@ -141,4 +153,8 @@ class Settings:
             port=int(number("PORT", 3000, int)),
             worker_heartbeat_ttl=int(number("ATLAS_WORKER_HEARTBEAT_TTL", 20, int)),
             worker_maintenance_seconds=int(number("ATLAS_WORKER_MAINTENANCE", 30, int)),
-        )
+        ).with_project(**project_fields)
+
+    def with_project(self, **fields: object) -> Settings:
+        """These settings with the project block applied (defaults that depend on the repository)."""
+        return replace(self, **fields) if fields else self
