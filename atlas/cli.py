@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -49,13 +50,23 @@ def main(argv: list[str] | None = None) -> int:
     evaluation.add_argument("--repeats", type=int, default=3)
     evaluation.add_argument("--cases", type=Path, action="append", help="a jsonl file of cases (default: shared + ours)")
 
+    sync = sub.add_parser("sync", help="import a repository's issues, comments, labels and docs (incremental)")
+    sync.add_argument("source", choices=["github"])
+    sync.add_argument("repo", help="OWNER/REPO")
+    sync.add_argument("--docs", action="append", default=None, metavar="PATH",
+                      help="a folder of Markdown docs in the repository (repeatable; default: docs)")
+    sync.add_argument("--no-wait", action="store_true", help="stop instead of waiting when the rate limit is spent")
+
     red = sub.add_parser("redis", help="the embedded Redis server (when REDIS_URL is not set)")
     red.add_argument("action", choices=["start", "stop", "status", "url"])
 
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    env = None
+    if args.command == "sync":  # the repository named on the command line is the one synced
+        env = {**os.environ, "ATLAS_GITHUB_REPO": args.repo}
     try:
-        settings = Settings.from_env()
+        settings = Settings.from_env(env)
     except ConfigError as exc:
         print(f"atlas: configuration error: {exc}", file=sys.stderr)
         return 2
@@ -96,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         from atlas.tool_eval import main as run_eval
 
         return run_eval(settings, args.repeats, args.cases)
+    if args.command == "sync":
+        from atlas.sync_command import sync_github
+
+        return sync_github(settings, docs=args.docs, wait=not args.no_wait)
     if args.command == "redis":
         return _redis(settings, args.action)
     return 2

@@ -17,7 +17,7 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,12 @@ class Store:
         row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
         if row:
             record = {**json.loads(row[0]), "duplicate_of": original}
+            self.conn.execute("UPDATE issues SET record = ? WHERE number = ?", (json.dumps(record, separators=(",", ":")), number))
+
+    def set_issue_labels(self, number: int, names: list[str]) -> None:
+        row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
+        if row:
+            record = {**json.loads(row[0]), "labels": names}
             self.conn.execute("UPDATE issues SET record = ? WHERE number = ?", (json.dumps(record, separators=(",", ":")), number))
 
     def delete_issue(self, number: int) -> None:
@@ -203,3 +209,18 @@ def exporting(folder: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def apply(folder: Path, change: Callable[[Store], None], *, build_index: bool = True) -> None:
+    """Apply one change (a webhook event, a write's response) and refresh what the tools read, at once."""
+    from datasets.tracker_db import ensure_db
+
+    store = Store(folder)
+    try:
+        with store.batch():
+            change(store)
+        store.export()
+    finally:
+        store.close()
+    if build_index:
+        ensure_db(folder)

@@ -15,7 +15,8 @@ from atlas.settings import Settings
 from tools import open_corpus, v2_registry
 from tools.context import ToolContext
 from tools.registry import Registry
-from tools.tracker import demo_tracker
+from tools.tracker import Tracker
+from tools.trackers import tracker_for
 from workers import context as ctxmgmt
 from workers import gate
 from workers.compaction import SUMMARY_INSTRUCTIONS
@@ -38,14 +39,14 @@ class Runtime:
     registry: Registry
     model: Model
     summary_model: Model | None
+    tracker: Tracker
 
     def agent(self, reporter: Reporter) -> Agent:
         corpus = open_corpus(self.settings.data_dir)
         return Agent(
             model=self.model,
             registry=self.registry,
-            tool_context=lambda run: ToolContext(corpus=corpus, run_id=run.id,
-                                                 tracker=demo_tracker(self.settings.data_dir, self.settings.issues_base_url)),
+            tool_context=lambda run: ToolContext(corpus=corpus, run_id=run.id, tracker=self.tracker),
             stash=lambda run, page_tokens: RedisStash(self.conn, run.id, page_tokens),  # the loop adds it to read calls
             save=self.store.save,
             reporter=reporter,
@@ -98,7 +99,7 @@ def build(settings: Settings) -> Runtime:
         model = ResponsesModel(settings)
         summary = ResponsesModel(settings, settings.summary_model or settings.model)
     open_corpus(settings.data_dir)  # load indexes now, not during the first job
-    return Runtime(settings, conn, RunStore(conn), v2_registry(), model, summary)
+    return Runtime(settings, conn, RunStore(conn), v2_registry(), model, summary, tracker_for(settings, conn))
 
 
 _installed: Runtime | None = None
