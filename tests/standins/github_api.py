@@ -58,6 +58,7 @@ class GitHubAPI(LoopbackHTTP):
         self.rate_limit = rate_limit
         self.secondary: deque[int] = deque()  # retry-after seconds for the next N non-304 requests
         self.faults: deque[tuple[re.Pattern[str], int]] = deque()  # (METHOD path regex, status), used once
+        self.revocations: list[tuple[re.Pattern[str], str]] = []
         self.reject_duplicate = False  # a server that does not know state_reason=duplicate (422)
         self.write_delay = 0.0
         self.app_id: str | None = None
@@ -72,11 +73,15 @@ class GitHubAPI(LoopbackHTTP):
         return {"GITHUB_API_URL": self.base_url, "GITHUB_TOKEN": next(iter(self.tokens)), "ATLAS_GITHUB_REPO": self.repo.full_name}
 
     def fail_next(self, pattern: str, status: int) -> None:
-        """The next request matching `METHOD /path` regex is answered with `status`."""
+        """The next request matching `METHOD /path?query` (a regex) is answered with `status`."""
         self.faults.append((re.compile(pattern), status))
 
     def revoke(self, token: str = TOKEN) -> None:
         self.tokens.pop(token, None)
+
+    def revoke_when(self, pattern: str, token: str = TOKEN) -> None:
+        """Revoke `token` when a request matching `METHOD /path?query` arrives (it and all later get 401)."""
+        self.revocations.append((re.compile(pattern), token))
 
     def requests(self, method: str | None = None, path: str | None = None) -> list[Call]:
         return [c for c in self.calls if (method is None or c.method == method) and (path is None or re.search(path, c.path))]
@@ -158,8 +163,11 @@ def _error(status: int, message: str) -> tuple[int, Any, dict[str, str]]:
 
 
 def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
+    for pattern, revoked in list(api.revocations):
+        if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
+            api.revoke(revoked)
     for i, (pattern, status) in enumerate(api.faults):
-        if pattern.search(f"{call.method} {call.path}"):
+        if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
             del api.faults[i]
             return _error(status, "Server Error" if status >= 500 else "Forbidden")
     if call.path.startswith("/app/installations/"):
