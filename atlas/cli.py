@@ -71,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"atlas: configuration error: {exc}", file=sys.stderr)
         return 2
 
+    if settings.github is not None and args.command in ("ask", "worker", "serve", "tool") \
+            and not (settings.data_dir / "issues" / "issues.jsonl").is_file():
+        print(f"atlas: {settings.github.repo} has not been synced into {settings.data_dir} yet; "
+              f"run `atlas sync github {settings.github.repo}` first", file=sys.stderr)
+        return 2
     if args.command == "ask":
         from atlas.ask import ask as run_ask
 

@@ -21,6 +21,7 @@ from workers import context as ctxmgmt
 from workers import gate
 from workers.compaction import SUMMARY_INSTRUCTIONS
 from workers.cost import dollars
+from workers.instructions import instructions_for
 from workers.loop import Agent, Reporter
 from workers.model import Model, ModelRequest, ResponsesModel
 from workers.runs import RunStore
@@ -53,6 +54,7 @@ class Runtime:
             summarize=self.summarize,
             finalize=self.settle,
             on_pause=lambda run: gate.pause(self, run),  # open approvals, schedule their expiry
+            instructions=instructions_for(self.settings.project),
         )
 
     def settle(self, run: RunState) -> None:
@@ -99,7 +101,7 @@ def build(settings: Settings) -> Runtime:
         model = ResponsesModel(settings)
         summary = ResponsesModel(settings, settings.summary_model or settings.model)
     open_corpus(settings.data_dir)  # load indexes now, not during the first job
-    return Runtime(settings, conn, RunStore(conn), v2_registry(), model, summary, tracker_for(settings, conn))
+    return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn))
 
 
 _installed: Runtime | None = None
