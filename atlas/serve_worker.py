@@ -21,5 +21,9 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         maintenance_seconds=settings.worker_maintenance_seconds,
         name=name,
     )
+    if settings.github is not None:  # the backstop for webhooks GitHub never redelivers
+        from workers.github_jobs import schedule
+
+        schedule(rt.conn, worker.queues[0], settings.github)
     worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=True, logging_level="WARNING")
     return 0

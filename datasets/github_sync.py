@@ -64,6 +64,7 @@ def sync(client: GitHub, gh: GitHubSettings, folder: Path, *, docs: list[str] | 
     fetch = Fetcher(client, store, gh.repo, progress, wait=wait, **({"sleep": sleep} if sleep else {}))
     report = SyncReport(gh.repo, str(folder))
     owner, name = gh.owner, gh.name
+    store.put("docs_roots", list(docs or DEFAULT_DOCS))  # push webhooks re-read the same folders
     try:
         _labels(fetch, store, owner, name)
         _walk(fetch, store, report, "issues",

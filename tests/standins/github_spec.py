@@ -155,7 +155,9 @@ def _fill(schema: dict[str, Any], depth: int) -> Any:
     schema = _resolve(schema)
     if "anyOf" in schema:
         branches = [b for b in schema["anyOf"] if b.get("type") != "null"]
-        return None if len(branches) < len(schema["anyOf"]) and depth > 0 else _fill(branches[0], depth + 1)
+        if depth > 12 and len(branches) < len(schema["anyOf"]):
+            return None  # deep and nullable: stop filling
+        return _fill(branches[0], depth + 1)
     if "oneOf" in schema:
         return _fill(schema["oneOf"][0], depth + 1)
     if "allOf" in schema:
