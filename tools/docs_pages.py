@@ -42,6 +42,7 @@ class Page:
     applies_to: str
     intro: str
     sections: tuple[Section, ...] = field(default_factory=tuple)
+    url: str = ""  # front matter `url`: the doc's page where it lives (synced GitHub docs)
 
     def headings(self) -> list[str]:
         """The `## ` headings, in page order."""
@@ -76,7 +77,7 @@ def parse_page(doc_id: str, markdown: str) -> Page:
             continue
         (blocks[-1][1] if blocks else intro).append(line)
     sections = tuple(_section(doc_id, title, heading, lines) for heading, lines in blocks)
-    return Page(doc_id, title or doc_id, meta.get("applies_to", ""), "\n".join(intro).strip(), sections)
+    return Page(doc_id, title or doc_id, meta.get("applies_to", ""), "\n".join(intro).strip(), sections, meta.get("url", ""))
 
 
 def plain_heading(heading: str) -> str:

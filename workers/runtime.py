@@ -62,6 +62,8 @@ class Runtime:
         run.cost_usd = dollars(run.usage, self.settings.price)
         if run.answer:
             run.sources = sources_of(run, self.doc_ids())
+            pages = open_corpus(self.settings.data_dir).docs.pages
+            run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
 
     def doc_ids(self) -> list[str]:
         return list(open_corpus(self.settings.data_dir).docs.pages)
