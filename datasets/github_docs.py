@@ -88,7 +88,10 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
             continue
         text = _blob_text(fetch, owner, name, sha, path)
         ident = doc_id(path, root)
-        if text is None:
+        if text is None:  # remembered as skipped (no doc id), so an unchanged bad file is not fetched again
+            if known.get(path, ("", ""))[1]:
+                (docs_dir / f"{known[path][1]}.md").unlink(missing_ok=True)
+            store.put_doc(path, sha, "")
             continue
         url = f"{web_url}/{owner}/{name}/blob/{branch}/{path}"
         (docs_dir / f"{ident}.md").write_text(render(text, path, url), encoding="utf-8")
@@ -96,7 +99,8 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
         written += 1
     for path, (_, ident) in known.items():
         if path not in wanted:
-            (docs_dir / f"{ident}.md").unlink(missing_ok=True)
+            if ident:
+                (docs_dir / f"{ident}.md").unlink(missing_ok=True)
             store.delete_doc(path)
             removed += 1
     store.put_etag(tree_key, tree.etag)

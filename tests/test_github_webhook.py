@@ -100,3 +100,35 @@ def test_deleted_issue_is_gone_from_search(setup, redis_conn: redis.Redis) -> No
     with worker_process(env, "gh-webhook-worker2", "--burst"):
         wait_for(lambda: number not in exported(settings), timeout=60)
     assert f"#{number} " not in _search(settings, f"{title_word} {number}")
+
+
+def test_push_to_docs_and_a_new_label_are_applied(setup, redis_conn: redis.Redis) -> None:  # type: ignore[no-untyped-def]
+    api, settings, url, env = setup
+    api.repo.files["docs/guides/setup.md"] = b"# Setting up Rocket\n\n## Valkey\n\nRocket also runs on Valkey 9.\n"
+    push = payload("push", api.repo, ref="refs/heads/main")
+    push["commits"] = [{**commit, "modified": ["docs/guides/setup.md"]} for commit in _one_commit()]
+    assert deliver(url, "push", push)[0] == 202
+    other_branch = payload("push", api.repo, ref="refs/heads/feature")
+    assert deliver(url, "push", other_branch)[0] == 202
+    label = payload("label-created", api.repo, action="created", label=api.repo.add_label("needs-triage"))
+    assert deliver(url, "label", label)[0] == 202
+    blobs_before = len(api.requests("GET", r"/git/blobs/"))
+    with worker_process(env, "gh-webhook-worker3", "--burst"):
+        doc = settings.data_dir / "docs" / "guides-setup.md"
+        wait_for(lambda: "Valkey 9" in doc.read_text(), timeout=60)
+        wait_for(lambda: Queue(settings.queue_name, connection=redis_conn).count == 0, timeout=60)
+    assert len(api.requests("GET", r"/git/blobs/")) - blobs_before == 1  # only the changed blob
+    from datasets.github_store import Store
+
+    store = Store(settings.data_dir)
+    wait_for(lambda: "needs-triage" in store.labels(), timeout=30)
+    store.close()
+
+
+def _one_commit() -> list[dict[str, object]]:
+    """A commit as the push schema requires it (from the schema), to mark a changed path on."""
+    from tests.standins import github_spec
+
+    schema = github_spec.spec()["x-webhooks"]["push"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    commits = github_spec._resolve(github_spec._resolve(schema)["properties"]["commits"])
+    return [github_spec._fill(commits["items"], 0)]
