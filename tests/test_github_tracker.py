@@ -108,3 +108,20 @@ def test_writes_are_spaced_and_retry_after_is_honoured(api: GitHubAPI, tmp_path:
     assert sleeps[0] > 0.5  # waited for the one-second gap since the last write
     assert 2.0 in sleeps  # and for the secondary rate limit's retry-after
     assert len([c for c in api.requests("POST") if c.status == 201]) == 2
+
+
+def test_the_duplicate_fallback_is_said_in_the_tool_result(api: GitHubAPI, tmp_path: Path) -> None:
+    import json
+
+    from tools import execute, open_corpus, v2_registry, validate
+    from tools.context import ToolContext
+
+    api.reject_duplicate = True
+    tracker, settings = _tracker(api, tmp_path)
+    dup, original = _open_issue(api), _open_issue(api, skip=1)
+    ctx = ToolContext(corpus=open_corpus(settings.data_dir), run_id="r1", call_id="c1", tracker=tracker)
+    registry = v2_registry()
+    args = validate(registry, "close_issue", json.dumps({"issue_id": dup, "reason": "duplicate", "duplicate_of": original}), ctx)
+    output = execute(registry, "close_issue", args, ctx)
+    assert output.ok and f"as a duplicate of #{original}" in output.text
+    assert f'commented "Duplicate of #{original}" and closed it as not planned' in output.text
