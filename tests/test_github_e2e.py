@@ -12,9 +12,8 @@ from pathlib import Path
 import redis
 
 from atlas.settings import Settings
-from tests.approvals_harness import CHANNEL, FAULTS, MAINTAINER, Stack, outputs_sent
+from tests.approvals_harness import MAINTAINER, Stack, outputs_sent
 from tests.github_harness import exported, run_sync
-from tests.processes import wait_for
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
 from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_text
@@ -85,13 +84,7 @@ def test_worker_killed_after_the_write_is_settled_from_github_not_written_again(
             reply_text(f"Closed #{dup} as a duplicate of #{original}."),
         )
         thread = s.ask(f"close #{dup} as a duplicate of #{original}")
-        with s.worker("gh-doomed", PYTHONPATH=str(FAULTS), ATLAS_FAULT_HANG_BEFORE_RECORD=str(marker)) as doomed:
-            (card,) = s.cards(thread)
-            run = s.run_of(card)
-            s.click(card, MAINTAINER)
-            wait_for(marker.exists, what="the write to GitHub")
-            doomed.kill()
-            doomed.wait(timeout=10)
+        _, run = s.approve_then_kill(thread, marker, "gh-doomed")
         assert len(github.requests("PATCH")) == 1
         assert ledger.entry_of(s.conn, run.id, "call_dup")["state"] == "executing"
         with s.worker("gh-survivor"):
@@ -102,5 +95,4 @@ def test_worker_killed_after_the_write_is_settled_from_github_not_written_again(
         results = [e for e in audit.entries(s.conn) if e.kind == "result"]
         assert [e.get("decision") for e in results] == ["done"] and "found on the tracker" in str(results[0].get("result"))
         assert final.status == "done"
-        assert CHANNEL
         s.model.assert_done()
