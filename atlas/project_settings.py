@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +35,10 @@ class GitHubSettings:
 
     repo: str  # OWNER/REPO
     api_url: str | None = None  # None: api.github.com
-    token: str | None = None
+    token: str | None = field(default=None, repr=False)  # secrets stay out of reprs and logs
     app_id: str | None = None
-    app_private_key: str | None = None
-    webhook_secret: str | None = None
+    app_private_key: str | None = field(default=None, repr=False)
+    webhook_secret: str | None = field(default=None, repr=False)
     sync_interval_seconds: int = DEFAULT_SYNC_INTERVAL
     web_url: str = GITHUB_WEB  # where html links point (GitHub Enterprise: its host)
 

@@ -76,3 +76,10 @@ def test_one_chain_of_periodic_syncs_and_never_two_at_once(tmp_path: Path, redis
             assert redis_conn.get("atlas:github:sync-lock:acme/rocket") is None  # released
         finally:
             runtime.install(None)  # type: ignore[arg-type]
+
+
+def test_secrets_stay_out_of_the_settings_repr() -> None:
+    settings = Settings.from_env({"ATLAS_GITHUB_REPO": "acme/rocket", "GITHUB_TOKEN": "github_pat_SECRET1",
+                                  "GITHUB_WEBHOOK_SECRET": "hook-SECRET2"})
+    assert settings.github is not None and settings.github.token == "github_pat_SECRET1"
+    assert "SECRET" not in repr(settings)

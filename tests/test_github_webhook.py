@@ -22,6 +22,7 @@ from tests.standins.slack_api import SlackAPI
 from tests.standins.github_webhooks import SECRET, deliver, payload
 from tools import dispatch, open_corpus, v2_registry
 from tools.context import ToolContext
+from datasets.github_store import Store
 from tests.processes import wait_for
 
 
@@ -113,16 +114,15 @@ def test_push_to_docs_and_a_new_label_are_applied(setup, redis_conn: redis.Redis
     label = payload("label-created", api.repo, action="created", label=api.repo.add_label("needs-triage"))
     assert deliver(url, "label", label)[0] == 202
     blobs_before = len(api.requests("GET", r"/git/blobs/"))
-    with worker_process(env, "gh-webhook-worker3", "--burst"):
-        doc = settings.data_dir / "docs" / "guides-setup.md"
-        wait_for(lambda: "Valkey 9" in doc.read_text(), timeout=60)
-        wait_for(lambda: Queue(settings.queue_name, connection=redis_conn).count == 0, timeout=60)
-    assert len(api.requests("GET", r"/git/blobs/")) - blobs_before == 1  # only the changed blob
-    from datasets.github_store import Store
-
     store = Store(settings.data_dir)
-    wait_for(lambda: "needs-triage" in store.labels(), timeout=30)
-    store.close()
+    try:
+        with worker_process(env, "gh-webhook-worker3", "--burst"):  # jobs finish before the block ends
+            doc = settings.data_dir / "docs" / "guides-setup.md"
+            wait_for(lambda: "Valkey 9" in doc.read_text(), timeout=60, what="the pushed doc")
+            wait_for(lambda: "needs-triage" in store.labels(), timeout=60, what="the new label")
+    finally:
+        store.close()
+    assert len(api.requests("GET", r"/git/blobs/")) - blobs_before == 1  # only the changed blob
 
 
 def _one_commit() -> list[dict[str, object]]:
