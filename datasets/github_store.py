@@ -67,6 +67,7 @@ class Store:
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.executescript(SCHEMA)
+        self.touched: set[int] = set()  # issue numbers changed through this handle (github_index updates them in place)
 
     def close(self) -> None:
         self.conn.close()
@@ -86,6 +87,7 @@ class Store:
     def put_issue(self, raw: Mapping[str, Any]) -> None:
         """Insert or replace an issue (or pull request); a duplicate_of Atlas recorded is kept."""
         number = int(raw["number"])
+        self.touched.add(number)
         kept = None
         if raw.get("state_reason") == "duplicate":
             row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
@@ -96,12 +98,14 @@ class Store:
                            json.dumps(record, separators=(",", ":"))))
 
     def set_duplicate_of(self, number: int, original: int) -> None:
+        self.touched.add(number)
         row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
         if row:
             record = {**json.loads(row[0]), "duplicate_of": original}
             self.conn.execute("UPDATE issues SET record = ? WHERE number = ?", (json.dumps(record, separators=(",", ":")), number))
 
     def set_issue_labels(self, number: int, names: list[str]) -> None:
+        self.touched.add(number)
         row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
         if row:
             record = {**json.loads(row[0]), "labels": names}
@@ -109,6 +113,7 @@ class Store:
 
     def delete_issue(self, number: int) -> None:
         """A deleted or transferred issue: gone, with its comments."""
+        self.touched.add(number)
         self.conn.execute("DELETE FROM issues WHERE number = ?", (number,))
         self.conn.execute("DELETE FROM comments WHERE issue_number = ?", (number,))
 
@@ -120,12 +125,16 @@ class Store:
         number = issue_number or number_from_url(str(raw.get("issue_url") or ""))
         if number is None:
             return
+        self.touched.add(number)
         user = raw.get("user") or {}
         record = {"author": user.get("login"), "body": raw.get("body") or "", "created_at": raw.get("created_at")}
         self.conn.execute("INSERT OR REPLACE INTO comments(id, issue_number, created_at, record) VALUES (?, ?, ?, ?)",
                           (int(raw["id"]), number, raw.get("created_at"), json.dumps(record, separators=(",", ":"))))
 
     def delete_comment(self, comment_id: int) -> None:
+        row = self.conn.execute("SELECT issue_number FROM comments WHERE id = ?", (comment_id,)).fetchone()
+        if row:
+            self.touched.add(int(row[0]))
         self.conn.execute("DELETE FROM comments WHERE id = ?", (comment_id,))
 
     def set_labels(self, names: list[str]) -> None:
@@ -179,23 +188,36 @@ class Store:
             self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
 
     # -- the folder the tools read ---------------------------------------------------------------
+    def exported(self, number: int) -> dict[str, Any] | None:
+        """One issue exactly as `export` writes it (with its comments); None for a pull request or a gone issue."""
+        row = self.conn.execute("SELECT record FROM issues WHERE number = ? AND is_pr = 0", (number,)).fetchone()
+        if row is None:
+            return None
+        comments = [json.loads(c) for (c,) in self.conn.execute(
+            "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,))]
+        return {**json.loads(row[0]), "comments": comments}
+
     def export(self) -> Path:
         """Stream every issue (not pull requests) with its comments into issues/issues.jsonl, atomically."""
+        with exporting(self.folder):
+            return self.export_locked()
+
+    def export_locked(self) -> Path:
+        """`export` for a caller already holding `exporting(folder)`."""
         target = self.folder / SOURCE
         target.parent.mkdir(parents=True, exist_ok=True)
-        with exporting(self.folder):
-            fd, tmp = tempfile.mkstemp(prefix=".issues.", suffix=".tmp", dir=target.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    reader = self.conn.cursor()
-                    for number, record in reader.execute("SELECT number, record FROM issues WHERE is_pr = 0 ORDER BY number"):
-                        comments = [c for (c,) in self.conn.execute(
-                            "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,))]
-                        out.write(record[:-1] + ',"comments":[' + ",".join(comments) + "]}\n")
-                os.replace(tmp, target)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+        fd, tmp = tempfile.mkstemp(prefix=".issues.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                reader = self.conn.cursor()
+                for number, record in reader.execute("SELECT number, record FROM issues WHERE is_pr = 0 ORDER BY number"):
+                    comments = [c for (c,) in self.conn.execute(
+                        "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,))]
+                    out.write(record[:-1] + ',"comments":[' + ",".join(comments) + "]}\n")
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
         return target
 
 
@@ -212,14 +234,20 @@ def exporting(folder: Path) -> Iterator[None]:
 
 
 def apply(folder: Path, change: Callable[[Store], None], *, build_index: bool = True) -> None:
-    """Apply one change (a webhook event, a write's response) and refresh what the tools read, at once."""
+    """Apply one change (a webhook event, a write's response) and refresh what the tools read, at once:
+    the changed issues are updated in the index in place when it is current, else it is rebuilt."""
+    from datasets import github_index
     from datasets.tracker_db import ensure_db
 
     store = Store(folder)
     try:
-        with store.batch():
-            change(store)
-        store.export()
+        with exporting(folder):
+            current = build_index and github_index.is_current(folder)
+            with store.batch():
+                change(store)
+            store.export_locked()
+            if current and github_index.update_in_place(folder, store, sorted(store.touched)):
+                return
     finally:
         store.close()
     if build_index:
