@@ -8,7 +8,7 @@
 3. Webhook to searchable: signed `issues.edited` deliveries to `atlas serve` (real process),
    applied by a real `atlas worker`, each timed from the POST until `search_issues` finds the new
    title: 200 on a 300-issue repository, 50 on the 10,000-issue one (each event re-exports
-   issues.jsonl and rebuilds the index, so its cost grows with the repository).
+   issues.jsonl, which grows with the repository, and updates the index in place).
 """
 
 from __future__ import annotations
@@ -137,7 +137,8 @@ def _webhook_latency(issues: int, comments: int, deliveries: int) -> Table:
         ["deliveries", "p50 s", "p95 s", "max s"],
         [[deliveries, p50, p95, max(latencies)]],
         goal="p95 < 1 s", met=p95 < 1.0,
-        notes=["each delivery: signed POST, verify, dedupe, enqueue; the job re-exports issues.jsonl and rebuilds the index"],
+        notes=["each delivery: signed POST, verify, dedupe, enqueue; the job re-exports issues.jsonl and updates the index in place",
+               "timed until search_issues in the benchmark process finds it (it reopens the index when issues.jsonl changes)"],
     )
 
 
