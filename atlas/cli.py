@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 from atlas.failures import CONFIG_EXIT, INTERRUPTED_EXIT, explain
-from atlas.settings import Settings
+from atlas.settings import ConfigError, Settings
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,7 +20,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings: Settings | None = None
     try:
-        settings = Settings.from_env()
+        # the repository named on `atlas sync` is the one synced
+        settings = Settings.from_env({**os.environ, "ATLAS_GITHUB_REPO": args.repo} if args.command == "sync" else None)
         return _run(settings, args)
     except (Exception, KeyboardInterrupt) as exc:
         line, code = explain(exc, redis_at=_redis_at(settings))
@@ -85,12 +87,24 @@ def parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--repeats", type=int, default=3, help="runs over every case (default: 3)")
     evaluation.add_argument("--cases", type=Path, action="append", help="a jsonl file of cases (default: shared + ours)")
 
+    sync = command("sync", "import a repository's issues, comments, labels and docs (incremental)",
+                   "Writes the project folder under ATLAS_HOME that ATLAS_GITHUB_REPO serves from.")
+    sync.add_argument("source", choices=["github"], help="where the repository lives")
+    sync.add_argument("repo", help="OWNER/REPO")
+    sync.add_argument("--docs", action="append", default=None, metavar="PATH",
+                      help="a folder of Markdown docs in the repository (repeatable; default: docs)")
+    sync.add_argument("--no-wait", action="store_true", help="stop instead of waiting when the rate limit is spent")
+
     red = command("redis", "the embedded Redis server (when REDIS_URL is not set)")
     red.add_argument("action", choices=["start", "stop", "status", "url"], help="start, stop, report status, or print its URL")
     return top
 
 
 def _run(settings: Settings, args: argparse.Namespace) -> int:
+    if settings.github is not None and args.command in ("ask", "worker", "serve", "tool") \
+            and not (settings.data_dir / "issues" / "issues.jsonl").is_file():
+        raise ConfigError(f"{settings.github.repo} has not been synced into {settings.data_dir} yet; "
+                          f"run `atlas sync github {settings.github.repo}` first")
     if args.command == "ask":
         from atlas.ask import ask as run_ask
 
@@ -125,6 +139,10 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         from atlas.tool_eval import main as run_eval
 
         return run_eval(settings, args.repeats, args.cases)
+    if args.command == "sync":
+        from atlas.sync_command import sync_github
+
+        return sync_github(settings, docs=args.docs, wait=not args.no_wait)
     if args.command == "redis":
         return _redis(settings, args.action)
     return CONFIG_EXIT

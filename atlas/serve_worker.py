@@ -33,6 +33,10 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         name=name,
         job_timeout=job_timeout(settings.budget.max_seconds, settings.slack_outage_seconds),
     )
+    if settings.github is not None:  # the backstop for webhooks GitHub never redelivers
+        from workers.github_jobs import schedule
+
+        schedule(rt.conn, worker.queues[0], settings.github)
     try:
         worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=True, logging_level="WARNING")
     except redis.RedisError as exc:  # only after a stop request: until then every Redis call waits for Redis

@@ -9,10 +9,11 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from atlas.project_settings import ORBIT, GitHubSettings, Project, project_from_env as _project_from_env
 from workers.budget import TOOL_TIMEOUT_SECONDS, Budget
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -92,6 +93,14 @@ class Settings:
     slack_outage_seconds: float = 900.0  # how long an answer or approval card keeps being retried
     slack_retry_cap_seconds: float = 30.0  # the longest wait between two of those tries
     redis_retry_cap_seconds: float = 2.0  # workers and the bot's spool: the longest wait between reconnects
+    # -- The project served and its tracker (GitHub issue 10). A separate block so other settings merge.
+    project: Project = field(default_factory=lambda: ORBIT)
+    github: GitHubSettings | None = None  # set: the GitHub tracker and a synced repository folder
+
+    @property
+    def tracker_kind(self) -> Literal["demo", "github"]:
+        """Which tracker the side-effect tools write through."""
+        return "github" if self.github is not None else "demo"
 
     @property
     def offline(self) -> bool:
@@ -117,6 +126,8 @@ class Settings:
             "issues_base_url": self.issues_base_url,
             "budget": [self.budget.max_steps, self.budget.max_seconds, self.budget.max_tokens, self.budget.max_errors],
             "tool_timeout_seconds": self.tool_timeout_seconds,
+            "project": [self.project.name, self.project.description],
+            "tracker": [self.github.repo, self.github.api_url] if self.github else "demo",  # where approved actions write
         }
 
     @property
@@ -181,6 +192,7 @@ class Settings:
                 raise ConfigError(
                     f"ATLAS_PRICE must be 'input,cached_input,output' dollars per million tokens, got {price_raw!r}"
                 ) from None
+        project_fields = _project_from_env(get, number)
         approvers = tuple(u.strip() for u in (get("ATLAS_APPROVERS") or "").split(",") if u.strip())
         prompts = DEFAULT_ASSISTANT_PROMPTS
         prompts_raw = get("ATLAS_ASSISTANT_PROMPTS")  # "first prompt | second prompt | ..."
@@ -227,4 +239,8 @@ class Settings:
             slack_outage_seconds=number("ATLAS_SLACK_OUTAGE_SECONDS", 900.0),
             slack_retry_cap_seconds=number("ATLAS_SLACK_RETRY_CAP", 30.0),
             redis_retry_cap_seconds=number("ATLAS_REDIS_RETRY_CAP", 2.0),
-        )
+        ).with_project(**project_fields)
+
+    def with_project(self, **fields: object) -> Settings:
+        """These settings with the project block applied (defaults that depend on the repository)."""
+        return replace(self, **fields) if fields else self

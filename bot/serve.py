@@ -37,6 +37,7 @@ log = logging.getLogger("atlas.bot.serve")
 
 EVENTS_PATH = "/slack/events"  # Bolt's default; the manifest's URLs end with it
 HEALTH_PATH = "/healthz"
+GITHUB_PATH = "/github/webhook"
 HTTP_THREADS = 16  # waitress request threads; each request holds one for milliseconds
 SOCKET_CONCURRENCY = 16
 BACKLOG = 1024  # a burst of Slack deliveries queues in the kernel rather than being refused
@@ -67,23 +68,26 @@ class CheckedRequestHandler(SlackRequestHandler):
         return self.app.dispatch(bolt_request)
 
 
-def wsgi_app(app: App) -> Wsgi:
-    """Bolt's WSGI handler plus a health check for load balancers and process managers."""
+def wsgi_app(app: App, github: Wsgi | None = None) -> Wsgi:
+    """Bolt's WSGI handler, GitHub's webhook path when given, and a health check for load balancers."""
     slack = CheckedRequestHandler(app, path=EVENTS_PATH)
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
             start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8")])
             return [b"ok\n"]
+        if github is not None and environ.get("PATH_INFO") == GITHUB_PATH:
+            return github(environ, start_response)
         return slack(environ, start_response)
 
     return application
 
 
-def http_server(app: App, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None) -> BaseWSGIServer | MultiSocketServer:
+def http_server(app: App, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None,
+                github: Wsgi | None = None) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
     where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
-    return create_server(wsgi_app(app), threads=HTTP_THREADS, ident="atlas", clear_untrusted_proxy_headers=True,
+    return create_server(wsgi_app(app, github), threads=HTTP_THREADS, ident="atlas", clear_untrusted_proxy_headers=True,
                          max_request_body_size=MAX_BODY_BYTES, **where)
 
 
@@ -95,7 +99,7 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     """
     check_slack(settings)
     if processes <= 1:
-        server = http_server(create_app(settings), host=host, port=port)
+        server = http_server(create_app(settings), host=host, port=port, github=github_webhook(settings))
         log.warning("Atlas is listening on http://%s:%s%s", host, port, EVENTS_PATH)
         _run(server)
         return 0
@@ -107,7 +111,7 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
         if pid == 0:  # a child: its own app, Redis pool and threads, on the shared socket
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
-                _run(http_server(create_app(settings), sock=sock))
+                _run(http_server(create_app(settings), sock=sock, github=github_webhook(settings)))
             finally:
                 os._exit(0)
         children.append(pid)
@@ -125,6 +129,16 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     except KeyboardInterrupt:
         stop(signal.SIGINT, None)
     return 0
+
+
+def github_webhook(settings: Settings) -> Wsgi | None:
+    """`POST /github/webhook` when a repository is served (bot/github_webhook.py), else None."""
+    if settings.github is None:
+        return None
+    from bot.deps import bot_redis
+    from bot.github_webhook import handler
+
+    return handler(settings, bot_redis(settings))
 
 
 def _run(server: BaseWSGIServer | MultiSocketServer) -> None:

@@ -63,6 +63,18 @@ class Stack:
         payload["message"] = {"ts": card["ts"], "thread_ts": card.get("thread_ts"), "blocks": card["blocks"]}
         return self.bot.send.interaction(payload).status
 
+    def approve_then_kill(self, thread_ts: str, marker: Path, name: str = "doomed") -> tuple[dict[str, Any], RunState]:
+        """Approve the thread's card in a worker that hangs after the side effect and before the ledger
+        records it (tests/faults), then kill that worker; returns the card and its run."""
+        with self.worker(name, PYTHONPATH=str(FAULTS), ATLAS_FAULT_HANG_BEFORE_RECORD=str(marker)) as doomed:
+            (card,) = self.cards(thread_ts)
+            run = self.run_of(card)
+            self.click(card, MAINTAINER)
+            wait_for(marker.exists, what="the side effect to run")
+            doomed.kill()
+            doomed.wait(timeout=10)
+        return card, run
+
     # -- observing -------------------------------------------------------------------------------
     def cards(self, thread_ts: str, count: int = 1) -> list[dict[str, Any]]:
         """Wait for `count` approval cards in the thread (messages with an Approve button); copies as posted."""

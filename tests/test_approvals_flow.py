@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rq import Queue
 
-from tests.approvals_harness import ASKER, CHANNEL, FAULTS, MAINTAINER, STRANGER, decisions, is_card, outputs_sent, stack
+from tests.approvals_harness import ASKER, CHANNEL, MAINTAINER, STRANGER, decisions, is_card, outputs_sent, stack
 from tests.approvals_data import INJECTION_CLOSE_ALL
 from tests.processes import wait_for
 from tests.standins.responses_api import Call, reply_calls, reply_text
@@ -223,13 +223,7 @@ def test_a_worker_killed_between_acting_and_recording_is_not_run_again(tmp_path:
             reply_text("I may have posted the comment on #4; a maintainer should check."),
         )
         thread = s.ask("comment on #4")
-        with s.worker("doomed", PYTHONPATH=str(FAULTS), ATLAS_FAULT_HANG_BEFORE_RECORD=str(marker)) as doomed:
-            (card,) = s.cards(thread)
-            run = s.run_of(card)
-            s.click(card, MAINTAINER)
-            wait_for(marker.exists, what="the side effect to run")
-            doomed.kill()
-            doomed.wait(timeout=10)
+        card, run = s.approve_then_kill(thread, marker)
         assert len(s.journal()) == 1 and ledger.entry_of(s.conn, run.id, "call_k")["state"] == "executing"
         with s.worker("survivor"):
             final = s.wait_final(run.id, timeout=150)  # a dead worker's RQ scheduler lock can take 61 s to lapse

@@ -72,6 +72,8 @@ def test_the_fingerprint_changes_with_what_changes_an_answer() -> None:
         {"ATLAS_DATA": "another-project"},
         {"ATLAS_MAX_STEPS": "2"},
         {"ATLAS_TOOL_TIMEOUT": "3"},
+        {"ATLAS_PROJECT_NAME": "Rocket"},
+        {"ATLAS_GITHUB_REPO": "acme/rocket", "ATLAS_DATA": "datasets/orbit"},  # the same data, GitHub as the tracker
     ]
     assert len({base.fingerprint, *(Settings.from_env(env).fingerprint for env in changed)}) == len(changed) + 1
     online = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"}

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
+from atlas.project_settings import ORBIT, Project
 from tools import side_effects
 from tools.calculate import calculate
 from tools.context import ToolContext
@@ -15,13 +17,26 @@ from tools.read_more import read_more
 from tools.registry import Registry
 
 
-def v2_registry() -> Registry:
+# Orbit's own words in the tool descriptions, and what they become for another project.
+ORBIT_WORDS = (("ORB-xxxx error codes", "error codes"), ("an ORB-xxxx code", "an error code"),
+               ("ORB-xxxx codes", "error codes"), ("an ORB code", "an error code"), ("'ORB-1202'", "an error code"),
+               ("'ORB-1101'", "an error code"), ("ORB-xxxx", "error code"))
+
+
+def v2_registry(project: Project | None = None) -> Registry:
     """The current read tools: search_docs, get_doc_section, search_issues, get_issue, calculate, read_more,
-    then the side-effect tools (add_labels, post_comment, close_issue), which run only after approval."""
-    registry = Registry()
+    then the side-effect tools (add_labels, post_comment, close_issue), which run only after approval.
+    For a project other than Orbit, the descriptions name it instead of Orbit and its ORB codes."""
+    registry = Registry(None if project is None or project == ORBIT else functools.partial(_renamed, project=project))
     for fn in (search_docs, get_doc_section, search_issues, get_issue, calculate, read_more):
         registry.tool()(fn)
     return side_effects.register(registry)
+
+
+def _renamed(text: str, *, project: Project) -> str:
+    for old, new in ORBIT_WORDS:
+        text = text.replace(old, new)
+    return text.replace("Orbit", project.name)
 
 
 def run_tool_cli(data_dir: Path, name: str, arguments: str) -> ToolOutput:

@@ -53,6 +53,7 @@ class Page:
     applies_to: str
     intro: str
     sections: tuple[Section, ...] = field(default_factory=tuple)
+    url: str = ""  # front matter `url`: the doc's page where it lives (synced GitHub docs)
 
     def headings(self) -> list[str]:
         """Every section's heading path, in page order."""
@@ -122,7 +123,7 @@ def parse_page(doc_id: str, markdown: str) -> Page:
             continue
         (blocks[-1][2] if blocks else intro).append(line)
     return Page(doc_id, _plain_title(title) or doc_id, meta.get("applies_to", ""), "\n".join(intro).strip(),
-                _sections(doc_id, _plain_title(title) or doc_id, blocks))
+                _sections(doc_id, _plain_title(title) or doc_id, blocks), meta.get("url", ""))
 
 
 def _sections(doc_id: str, title: str, blocks: list[tuple[int, str, list[str]]]) -> tuple[Section, ...]:

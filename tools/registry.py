@@ -7,6 +7,7 @@ sent to the Responses API is generated from the arguments model by the openai SD
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import typing
 from collections.abc import Callable
@@ -46,9 +47,10 @@ class Tool:
 class Registry:
     """An ordered set of tools with unique names."""
 
-    def __init__(self) -> None:
+    def __init__(self, rename: Callable[[str], str] | None = None) -> None:
         self._tools: dict[str, Tool] = {}
         self._definitions: list[dict[str, Any]] | None = None
+        self._rename = rename  # rewrites the project-specific words of descriptions (tools/catalog.py)
 
     def tool(self, *, side_effect: bool = False, name: str | None = None, check: CheckFn | None = None) -> Callable[[F], F]:
         """Decorator: register `fn(args: SomeModel, ctx: ToolContext)`; the docstring is the description."""
@@ -82,6 +84,8 @@ class Registry:
                 openai.pydantic_responses_function_tool(t.args_model, name=t.name, description=t.description)
                 for t in self._tools.values()
             ]
+            if self._rename is not None:
+                self._definitions = [json.loads(self._rename(json.dumps(d))) for d in self._definitions]
         return [dict(d) for d in self._definitions]
 
 

@@ -128,7 +128,8 @@ def close_issue(args: CloseIssueArgs, ctx: ToolContext) -> str | ToolError:
     def run(tracker: Tracker) -> str:
         issue = tracker.close_issue(args.issue_id, args.reason, args.duplicate_of, key=_key(ctx))
         how = f"as a duplicate of #{args.duplicate_of}" if args.reason == "duplicate" else f"as {args.reason.replace('_', ' ')}"
-        return f'Closed #{issue.number} "{issue.title}" {how}.'
+        note = f" {issue.note}" if issue.note else ""
+        return f'Closed #{issue.number} "{issue.title}" {how}.{note}'
 
     return _write(ctx, run)
 

@@ -6,12 +6,10 @@ each write to `issues/writes.db` and applies it to `issues/index.db` in place, s
 (which open index.db read-only) see it at once and a rebuild of index.db replays it
 (datasets/tracker_journal.py explains why the journal exists).
 
-A GitHub adapter plugs in by implementing the same five methods over the REST API
-(GET /repos/{o}/{r}/issues/{n}, GET /repos/{o}/{r}/labels, POST .../issues/{n}/labels,
-POST .../issues/{n}/comments, PATCH .../issues/{n} with state=closed and state_reason), mapping
-HTTP failures to `TrackerUnavailable` and passing the request `key` where it can be recorded (for
-example as a hidden marker in a comment), so a human checking an in-doubt action can find it.
-It is handed to the tools through `ToolContext.tracker`; no network code lives here.
+The GitHub tracker (tools/github_tracker.py) implements the same methods over the REST API, and
+`settle`, which finds an in-doubt write on the issue (a comment's hidden marker with the request
+key, the state it was closed with, the labels). `tools/trackers.py` picks one from the settings;
+it reaches the tools through `ToolContext.tracker`.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from datasets import tracker_journal as journal
 from datasets.tracker_db import connect_readonly, db_path, storable_id
@@ -53,6 +51,7 @@ class IssueRef:
     labels: tuple[str, ...]
     url: str | None
     duplicate_of: int | None = None
+    note: str | None = None  # something the maintainer should know about how the write was done
 
 
 class Tracker(Protocol):
@@ -76,6 +75,14 @@ class Tracker(Protocol):
 
     def close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None) -> IssueRef:
         """Close an issue with a reason (and the original for duplicates); the issue after."""
+        ...
+
+    def url(self, number: int) -> str | None:
+        """The issue's web page, when the tracker has one."""
+        ...
+
+    def settle(self, tool: str, arguments: dict[str, Any], key: str) -> str | None:
+        """An in-doubt call (claimed, never recorded): its result text if the tracker shows it happened, else None."""
         ...
 
 
@@ -135,6 +142,10 @@ class SqliteTracker:
                 raise TrackerError("a duplicate needs duplicate_of: another existing issue")
         self._write("close", number, {"reason": reason, "duplicate_of": duplicate_of if reason == "duplicate" else None}, key)
         return self._require(number)
+
+    def settle(self, tool: str, arguments: dict[str, Any], key: str) -> str | None:
+        """The demo journal records keys, but an in-doubt demo write stays for a human to check."""
+        return None
 
     def _require(self, number: int) -> IssueRef:
         issue = self.issue(number)

@@ -250,11 +250,10 @@ def _defaults(conn: redis.Redis | None, tracker: Tracker | None) -> tuple[redis.
     """Inside a worker job the process runtime has both (the reporter hook passes only the client)."""
     if conn is not None and tracker is not None:
         return conn, tracker
-    from tools.tracker import demo_tracker
     from workers import runtime
 
     rt = runtime.current()
-    return conn or rt.conn, tracker or demo_tracker(rt.settings.data_dir, rt.settings.issues_base_url)
+    return conn or rt.conn, tracker or rt.tracker
 
 
 def _chips(label: str, names: list[str]) -> RichTextBlock:

@@ -13,6 +13,7 @@ continues within the budgets the run already carries.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from dataclasses import replace
@@ -100,6 +101,14 @@ def _run_once(rt: Runtime, run: RunState, call: PendingCall, approval: Approval,
     if isinstance(claim, ledger.AlreadyDone):
         return claim.output
     if isinstance(claim, ledger.InDoubt):
+        found = _settle(rt, run, call)
+        if found is not None:  # the tracker shows the write happened: record it, never write again
+            ledger.record(rt.conn, run.id, call.call_id, found, True)
+            audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
+                         issue=approval.issue, requester=approval.requester, decider=approval.decider,
+                         decision="done", result=f"{found} (found on the tracker after an interruption)")
+            _tell_slack(rt, run, approval, result=ToolOutput(found, True))
+            return found
         log.error("run %s: %s (%s) was claimed by %s and never recorded; not running it again",
                   run.id, call.name, call.call_id, claim.claimed_by)
         audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
@@ -122,12 +131,21 @@ def _run_once(rt: Runtime, run: RunState, call: PendingCall, approval: Approval,
     return output.text
 
 
+def _settle(rt: Runtime, run: RunState, call: PendingCall) -> str | None:
+    """Ask the tracker whether an in-doubt call's write is there (a marker, a state); None when unsure."""
+    try:
+        arguments = json.loads(call.arguments) if isinstance(call.arguments, str) else dict(call.arguments)
+        return rt.tracker.settle(call.name, arguments, f"{run.id}.{call.call_id}")
+    except Exception:  # unreachable tracker, odd arguments: stay in doubt, a human checks
+        log.warning("run %s: could not settle %s (%s) with the tracker", run.id, call.name, call.call_id, exc_info=True)
+        return None
+
+
 def _tell_slack(rt: Runtime, run: RunState, approval: Approval, *, result: ToolOutput | None = None, in_doubt: bool = False) -> None:
     """Edit the card with the result; for an in-doubt call also say so in the thread. Never fails the run."""
     if run.origin.kind != "slack" or not rt.settings.slack_bot_token:
         return
     from atlas.slack_client import web_client
-    from tools.tracker import demo_tracker
     from workers import approval_cards
 
     try:
@@ -135,6 +153,6 @@ def _tell_slack(rt: Runtime, run: RunState, approval: Approval, *, result: ToolO
         approval_cards.update(client, approval, result=result.text if result else None, ok=bool(result and result.ok), in_doubt=in_doubt)
         if in_doubt:
             approval_cards.tell_in_doubt(web_client(rt.settings, repeatable=False), run, approval,
-                                         demo_tracker(rt.settings.data_dir, rt.settings.issues_base_url))
+                                         rt.tracker)
     except Exception:
         log.exception("run %s: could not report %s to Slack", run.id, approval.pending_id)

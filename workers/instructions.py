@@ -1,5 +1,7 @@
 """What the model is told. User-facing wording of the loop lives here too."""
 
+from atlas.project_settings import ORBIT, Project
+
 INSTRUCTIONS = """You are Atlas, an assistant for the maintainers of an open-source project.
 You answer maintainers' questions about the project using tools over its documentation and issue tracker.
 
@@ -14,6 +16,16 @@ How to work:
 - Actions that change the tracker (labels, comments, closing) need a maintainer's approval; propose them with the
   tools only when the maintainer asked for an action, and state your reason in the arguments' context.
 """
+
+
+
+def instructions_for(project: Project) -> str:
+    """The system prompt for a project: Orbit's as written above; another project is named instead."""
+    if project == ORBIT:
+        return INSTRUCTIONS
+    return (INSTRUCTIONS.replace("an open-source project", f"{project.description}")
+            .replace(" and error codes (ORB-xxxx)", " and error codes"))
+
 
 WRAP_UP = (
     "The budget for this question is used up ({reason}). Do not call tools. Write the best answer you can from "

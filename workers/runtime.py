@@ -15,11 +15,13 @@ from atlas.settings import Settings
 from tools import open_corpus, v2_registry
 from tools.context import ToolContext
 from tools.registry import Registry
-from tools.tracker import demo_tracker
+from tools.tracker import Tracker
+from tools.trackers import tracker_for
 from workers import context as ctxmgmt
 from workers import gate
 from workers.compaction import SUMMARY_INSTRUCTIONS
 from workers.cost import dollars
+from workers.instructions import instructions_for
 from workers.loop import Agent, Reporter
 from workers.model import Model, ModelRequest, ResponsesModel
 from workers.runs import RunStore
@@ -38,14 +40,14 @@ class Runtime:
     registry: Registry
     model: Model
     summary_model: Model | None
+    tracker: Tracker
 
     def agent(self, reporter: Reporter) -> Agent:
         corpus = open_corpus(self.settings.data_dir)
         return Agent(
             model=self.model,
             registry=self.registry,
-            tool_context=lambda run: ToolContext(corpus=corpus, run_id=run.id,
-                                                 tracker=demo_tracker(self.settings.data_dir, self.settings.issues_base_url)),
+            tool_context=lambda run: ToolContext(corpus=corpus, run_id=run.id, tracker=self.tracker),
             stash=lambda run, page_tokens: RedisStash(self.conn, run.id, page_tokens),  # the loop adds it to read calls
             save=self.store.save,
             reporter=reporter,
@@ -54,6 +56,7 @@ class Runtime:
             on_pause=lambda run: gate.pause(self, run),  # open approvals, schedule their expiry
             budget=self.settings.budget,
             tool_timeout=self.settings.tool_timeout_seconds,
+            instructions=instructions_for(self.settings.project),
         )
 
     def settle(self, run: RunState) -> None:
@@ -62,6 +65,8 @@ class Runtime:
         run.answered_by = AnsweredBy(model=self.settings.answering_model, data_dir=str(self.settings.data_dir))
         if run.answer:
             run.sources = sources_of(run, self.doc_ids())
+            pages = open_corpus(self.settings.data_dir).docs.pages
+            run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
 
     def doc_ids(self) -> list[str]:
         return list(open_corpus(self.settings.data_dir).docs.pages)
@@ -101,7 +106,7 @@ def build(settings: Settings) -> Runtime:
         model = ResponsesModel(settings)
         summary = ResponsesModel(settings, settings.summary_model or settings.model)
     open_corpus(settings.data_dir)  # load indexes now, not during the first job
-    return Runtime(settings, conn, RunStore(conn), v2_registry(), model, summary)
+    return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn))
 
 
 _installed: Runtime | None = None

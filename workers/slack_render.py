@@ -136,7 +136,7 @@ def answer_tail(run: RunState, *, docs_base_url: str | None, issues_base_url: st
 def _tail(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     if run.sources:
-        links = sources_text(run.sources, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+        links = sources_text(run.sources, docs_base_url=docs_base_url, issues_base_url=issues_base_url, urls=run.source_urls)
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=links)]).to_dict())
     footer = wording.FOOTER.format(
         steps=len(run.steps),
@@ -182,12 +182,14 @@ def classic_feedback(blocks: list[dict[str, Any]], run_id: str) -> list[dict[str
     return [buttons if b.get("type") == "context_actions" else b for b in blocks]
 
 
-def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None) -> str:
+def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None,
+                 urls: dict[str, str] | None = None) -> str:
     """'*Sources:* <url|#12>, <url|retries-and-backoff>', links only where a base URL is configured."""
     shown: list[str] = []
     budget = CONTEXT_TEXT_LIMIT - len(wording.SOURCES) - 20
     for index, source in enumerate(sources):
-        link = source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+        own = (urls or {}).get(source)
+        link = f"<{own}|{escape(source)}>" if own else source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
         if sum(len(s) + 2 for s in shown) + len(link) > budget:
             shown.append(f"+{len(sources) - index} more")
             break

@@ -109,6 +109,7 @@ class RunState(BaseModel):
     stop_reason: StopReason | None = None
     partial: bool = False
     sources: list[str] = Field(default_factory=list)
+    source_urls: dict[str, str] = Field(default_factory=dict)  # a doc's own page (synced docs carry it)
     cost_usd: float = 0.0
     error: str | None = None
     created_at: float = Field(default_factory=time.time)

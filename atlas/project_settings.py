@@ -1,0 +1,100 @@
+"""The project Atlas serves and its tracker, as settings: Orbit (the embedded demo) or a GitHub repository.
+
+A project's identity (name, how the prompt describes it, slash command, issue and doc URL templates)
+is configuration, never code. `ATLAS_GITHUB_REPO=OWNER/REPO` switches every process to the folder
+`atlas sync github` writes under `ATLAS_HOME`, the GitHub tracker and github.com links.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+DEFAULT_SYNC_INTERVAL = 15 * 60
+GITHUB_WEB = "https://github.com"
+
+
+@dataclass(frozen=True)
+class Project:
+    """Who Atlas works for: shown in the prompt, tool descriptions and replies."""
+
+    name: str
+    description: str
+
+
+ORBIT = Project("Orbit", "Orbit, a Python background-jobs library (error codes look like ORB-1202)")
+
+
+@dataclass(frozen=True)
+class GitHubSettings:
+    """A GitHub repository as the tracker: credentials, API base URL, webhook secret, sync cadence."""
+
+    repo: str  # OWNER/REPO
+    api_url: str | None = None  # None: api.github.com
+    token: str | None = field(default=None, repr=False)  # secrets stay out of reprs and logs
+    app_id: str | None = None
+    app_private_key: str | None = field(default=None, repr=False)
+    webhook_secret: str | None = field(default=None, repr=False)
+    sync_interval_seconds: int = DEFAULT_SYNC_INTERVAL
+    web_url: str = GITHUB_WEB  # where html links point (GitHub Enterprise: its host)
+
+    @property
+    def owner(self) -> str:
+        return self.repo.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.repo.split("/", 1)[1]
+
+    def folder(self, home: Path) -> Path:
+        """The synced project folder (docs/ and issues/) under ATLAS_HOME."""
+        return Path(home) / "github" / self.owner / self.name
+
+
+Get = Callable[[str], "str | None"]
+Number = Callable[..., float]
+
+
+def project_from_env(get: Get, number: Number) -> dict[str, Any]:
+    """Settings fields for the project block; {} keeps the Orbit defaults."""
+    from atlas.settings import REPO_ROOT, ConfigError
+
+    fields: dict[str, Any] = {}
+    name, description = get("ATLAS_PROJECT_NAME"), get("ATLAS_PROJECT_DESCRIPTION")
+    repo = get("ATLAS_GITHUB_REPO")
+    if repo is None:
+        if name or description:
+            fields["project"] = Project(name or ORBIT.name, description or name or ORBIT.description)
+        return fields
+    if not REPO_NAME.match(repo):
+        raise ConfigError(f"ATLAS_GITHUB_REPO must be OWNER/REPO, got {repo!r}")
+    key = get("GITHUB_APP_PRIVATE_KEY")
+    key_path = get("GITHUB_APP_PRIVATE_KEY_PATH")
+    if key is None and key_path is not None:
+        try:
+            key = Path(key_path).read_text()
+        except OSError as exc:
+            raise ConfigError(f"GITHUB_APP_PRIVATE_KEY_PATH: cannot read {key_path} ({exc.strerror})") from None
+    app_id = get("GITHUB_APP_ID")
+    if app_id and not key:
+        raise ConfigError("GITHUB_APP_ID is set but neither GITHUB_APP_PRIVATE_KEY nor GITHUB_APP_PRIVATE_KEY_PATH is")
+    web = (get("GITHUB_WEB_URL") or GITHUB_WEB).rstrip("/")
+    github = GitHubSettings(
+        repo=repo, api_url=get("GITHUB_API_URL"), token=get("GITHUB_TOKEN"), app_id=app_id, app_private_key=key,
+        webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
+        sync_interval_seconds=int(number("ATLAS_SYNC_INTERVAL", DEFAULT_SYNC_INTERVAL, int)), web_url=web,
+    )
+    home = Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve()
+    fields["github"] = github
+    fields["project"] = Project(name or github.name, description or f"{name or github.name}, the GitHub repository {repo}")
+    if get("ATLAS_DATA") is None:
+        fields["data_dir"] = github.folder(home)
+    if get("ATLAS_ISSUES_URL") is None:
+        fields["issues_base_url"] = f"{web}/{repo}/issues/{{id}}"
+    if get("ATLAS_SLASH_COMMAND") is None:
+        fields["slash_command"] = "/atlas"
+    return fields

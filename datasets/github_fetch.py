@@ -1,0 +1,100 @@
+"""One GitHub request as the sync makes it: conditional on a stored ETag, rate limits waited out.
+
+A 304 (the ETag still matches) costs no rate limit and means "what you have is current". A
+secondary rate limit (403 or 429 with `retry-after`) or a spent primary limit is waited out with
+the progress line saying so, or, with `wait=False`, stops the sync with a `GitHubFailure`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from githubkit import GitHub
+from githubkit.exception import GitHubException, RateLimitExceeded, RequestFailed
+
+from atlas.github_client import GitHubFailure, failure, retry_after
+from datasets.github_store import Store
+from datasets.sync_progress import Progress
+
+log = logging.getLogger("atlas.github.sync")
+LINK = re.compile(r'<([^>]+)>;\s*rel="([a-z]+)"')
+PAGE = re.compile(r"[?&]page=(\d+)")
+MAX_WAITS = 20
+
+
+@dataclass
+class Page:
+    """A listing page: its JSON (None on 304), its ETag and where the Link header says to go next."""
+
+    data: Any
+    etag: str | None
+    has_next: bool
+    last_page: int | None
+    rate_left: str | None
+
+    @property
+    def not_modified(self) -> bool:
+        return self.data is None
+
+
+@dataclass
+class Counters:
+    requests: int = 0
+    not_modified: int = 0
+    waited_seconds: float = 0.0
+
+
+class Fetcher:
+    """Makes the sync's requests through githubkit calls (`call(headers)` returns a githubkit Response)."""
+
+    def __init__(self, client: GitHub, store: Store, repo: str, progress: Progress, *, wait: bool,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.client, self.store, self.repo, self.progress, self.wait, self.sleep = client, store, repo, progress, wait, sleep
+        self.counters = Counters()
+
+    def get(self, key: str, call: Callable[[dict[str, str]], Any], *, doing: str, needs: str) -> Page:
+        """The page at `key` (its canonical URL), conditional on its stored ETag."""
+        etag = self.store.etag(key)
+        headers = {"If-None-Match": etag} if etag else {}
+        for _ in range(MAX_WAITS):
+            self.counters.requests += 1
+            try:
+                response = call(headers)
+            except RateLimitExceeded as exc:
+                self._wait(exc, doing)
+                continue
+            except RequestFailed as exc:
+                if exc.response.status_code in (403, 429) and retry_after(exc.response.raw_response) is not None:
+                    self._wait(exc, doing)
+                    continue
+                raise failure(exc, self.repo, doing, needs) from None
+            except GitHubException as exc:
+                raise failure(exc, self.repo, doing, needs) from None
+            links = dict((rel, url) for url, rel in LINK.findall(response.headers.get("link", "")))
+            last = PAGE.search(links.get("last", ""))
+            rate_left = response.headers.get("x-ratelimit-remaining")
+            if response.status_code == 304:
+                self.counters.not_modified += 1
+                return Page(None, etag, False, None, rate_left)
+            return Page(response.json(), response.headers.get("etag"), "next" in links,
+                        int(last.group(1)) if last else None, rate_left)
+        raise GitHubFailure("rate_limited", f"GitHub kept rate-limiting the sync of {self.repo}; try again later")
+
+    def _wait(self, exc: RequestFailed, doing: str) -> None:
+        seconds = retry_after(exc.response.raw_response)
+        if seconds is None and isinstance(exc, RateLimitExceeded):
+            seconds = exc.retry_after.total_seconds()
+        seconds = 60.0 if seconds is None else seconds
+        if not self.wait:
+            raise GitHubFailure("rate_limited", f"GitHub's rate limit is spent while trying to {doing} {self.repo}; "
+                                f"it resets in {seconds:.0f}s (run again then, or without --no-wait to wait)",
+                                exc.response.status_code, seconds)
+        self.progress.waiting(seconds, "rate limited")
+        log.warning("rate limited on %s; waiting %.0fs", self.repo, seconds)
+        self.counters.waited_seconds += seconds
+        self.sleep(seconds)

@@ -1,0 +1,254 @@
+"""A synced GitHub repository on disk: a staging SQLite database, and the folder the tools read.
+
+Everything the sync, webhooks and tracker writes learn lands in `<folder>/.sync/state.db` one page
+(or one event) at a time: issues and pull requests by number, comments by id, labels, doc blob shas,
+ETags by URL, and the sync's cursor. `export` then streams it, issue by issue, into
+`issues/issues.jsonl` (a temporary file renamed into place), which the tools' derived database is
+rebuilt from. Nothing here holds the repository in memory, so memory stays flat in its size.
+
+Pull requests are stored (their comments arrive in the same listing) but left out of the export:
+issue search never returns a pull request.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from datasets.tracker_db import SOURCE
+
+STATE = Path(".sync") / "state.db"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS issues(number INTEGER PRIMARY KEY, gh_id INTEGER, is_pr INTEGER NOT NULL,
+    updated_at TEXT, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS comments(id INTEGER PRIMARY KEY, issue_number INTEGER NOT NULL, created_at TEXT,
+    record TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS comments_by_issue ON comments(issue_number, created_at, id);
+CREATE TABLE IF NOT EXISTS labels(name TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS docs(path TEXT PRIMARY KEY, sha TEXT NOT NULL, doc_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS etags(url TEXT PRIMARY KEY, etag TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def issue_record(raw: Mapping[str, Any], duplicate_of: int | None = None) -> dict[str, Any]:
+    """An issue as the tools read it (issues.jsonl's fields) from GitHub's issue JSON."""
+    user = raw.get("user") or {}
+    return {
+        "id": raw["number"], "title": raw.get("title") or "", "body": raw.get("body") or "",
+        "state": raw.get("state") or "open", "author": user.get("login"), "created_at": raw.get("created_at"),
+        "closed_at": raw.get("closed_at"), "duplicate_of": duplicate_of,
+        "labels": [label["name"] if isinstance(label, dict) else str(label) for label in raw.get("labels") or []],
+        "url": raw.get("html_url"), "gh_id": raw.get("id"), "state_reason": raw.get("state_reason"),
+    }
+
+
+def number_from_url(url: str) -> int | None:
+    """The issue number at the end of an `issue_url`."""
+    tail = url.rstrip("/").rsplit("/", 1)[-1]
+    return int(tail) if tail.isdigit() else None
+
+
+class Store:
+    """The staging database of one synced repository folder (safe to open from several processes)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        path = self.folder / STATE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.conn.executescript(SCHEMA)
+        self.touched: set[int] = set()  # issue numbers changed through this handle (github_index updates them in place)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def batch(self) -> Iterator[sqlite3.Connection]:
+        """One transaction: a page of items and the cursor after it commit together."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # -- issues, comments, labels ---------------------------------------------------------------
+    def put_issue(self, raw: Mapping[str, Any]) -> None:
+        """Insert or replace an issue (or pull request); a duplicate_of Atlas recorded is kept."""
+        number = int(raw["number"])
+        self.touched.add(number)
+        kept = None
+        if raw.get("state_reason") == "duplicate":
+            row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
+            kept = json.loads(row[0]).get("duplicate_of") if row else None
+        record = issue_record(raw, kept)
+        self.conn.execute("INSERT OR REPLACE INTO issues(number, gh_id, is_pr, updated_at, record) VALUES (?, ?, ?, ?, ?)",
+                          (number, raw.get("id"), 1 if raw.get("pull_request") else 0, raw.get("updated_at"),
+                           json.dumps(record, separators=(",", ":"))))
+
+    def set_duplicate_of(self, number: int, original: int) -> None:
+        self.touched.add(number)
+        row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
+        if row:
+            record = {**json.loads(row[0]), "duplicate_of": original}
+            self.conn.execute("UPDATE issues SET record = ? WHERE number = ?", (json.dumps(record, separators=(",", ":")), number))
+
+    def set_issue_labels(self, number: int, names: list[str]) -> None:
+        self.touched.add(number)
+        row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
+        if row:
+            record = {**json.loads(row[0]), "labels": names}
+            self.conn.execute("UPDATE issues SET record = ? WHERE number = ?", (json.dumps(record, separators=(",", ":")), number))
+
+    def delete_issue(self, number: int) -> None:
+        """A deleted or transferred issue: gone, with its comments."""
+        self.touched.add(number)
+        self.conn.execute("DELETE FROM issues WHERE number = ?", (number,))
+        self.conn.execute("DELETE FROM comments WHERE issue_number = ?", (number,))
+
+    def issue(self, number: int) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT record, is_pr FROM issues WHERE number = ?", (number,)).fetchone()
+        return {**json.loads(row[0]), "is_pr": bool(row[1])} if row else None
+
+    def put_comment(self, raw: Mapping[str, Any], issue_number: int | None = None) -> None:
+        number = issue_number or number_from_url(str(raw.get("issue_url") or ""))
+        if number is None:
+            return
+        self.touched.add(number)
+        user = raw.get("user") or {}
+        record = {"author": user.get("login"), "body": raw.get("body") or "", "created_at": raw.get("created_at")}
+        self.conn.execute("INSERT OR REPLACE INTO comments(id, issue_number, created_at, record) VALUES (?, ?, ?, ?)",
+                          (int(raw["id"]), number, raw.get("created_at"), json.dumps(record, separators=(",", ":"))))
+
+    def delete_comment(self, comment_id: int) -> None:
+        row = self.conn.execute("SELECT issue_number FROM comments WHERE id = ?", (comment_id,)).fetchone()
+        if row:
+            self.touched.add(int(row[0]))
+        self.conn.execute("DELETE FROM comments WHERE id = ?", (comment_id,))
+
+    def set_labels(self, names: list[str]) -> None:
+        self.conn.execute("DELETE FROM labels")
+        self.conn.executemany("INSERT OR IGNORE INTO labels(name) VALUES (?)", [(n,) for n in names])
+
+    def put_label(self, name: str, old: str | None = None) -> None:
+        if old:
+            self.conn.execute("DELETE FROM labels WHERE name = ?", (old,))
+        self.conn.execute("INSERT OR IGNORE INTO labels(name) VALUES (?)", (name,))
+
+    def delete_label(self, name: str) -> None:
+        self.conn.execute("DELETE FROM labels WHERE name = ?", (name,))
+
+    def labels(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM labels ORDER BY name")]
+
+    def counts(self) -> dict[str, int]:
+        one = lambda sql: int(self.conn.execute(sql).fetchone()[0])  # noqa: E731
+        return {"issues": one("SELECT COUNT(*) FROM issues WHERE is_pr = 0"),
+                "pull_requests": one("SELECT COUNT(*) FROM issues WHERE is_pr = 1"),
+                "comments": one("SELECT COUNT(*) FROM comments"), "labels": one("SELECT COUNT(*) FROM labels")}
+
+    # -- docs, etags, cursor, meta -------------------------------------------------------------
+    def docs(self) -> dict[str, tuple[str, str]]:
+        """path -> (blob sha, doc id) of every doc written so far."""
+        return {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT path, sha, doc_id FROM docs")}
+
+    def put_doc(self, path: str, sha: str, doc_id: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO docs(path, sha, doc_id) VALUES (?, ?, ?)", (path, sha, doc_id))
+
+    def delete_doc(self, path: str) -> None:
+        self.conn.execute("DELETE FROM docs WHERE path = ?", (path,))
+
+    def etag(self, url: str) -> str | None:
+        row = self.conn.execute("SELECT etag FROM etags WHERE url = ?", (url,)).fetchone()
+        return row[0] if row else None
+
+    def put_etag(self, url: str, etag: str | None) -> None:
+        if etag:
+            self.conn.execute("INSERT OR REPLACE INTO etags(url, etag) VALUES (?, ?)", (url, etag))
+
+    def get(self, key: str) -> Any:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, key: str, value: Any) -> None:
+        if value is None:
+            self.conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+        else:
+            self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
+    # -- the folder the tools read ---------------------------------------------------------------
+    def exported(self, number: int) -> dict[str, Any] | None:
+        """One issue exactly as `export` writes it (with its comments); None for a pull request or a gone issue."""
+        row = self.conn.execute("SELECT record FROM issues WHERE number = ? AND is_pr = 0", (number,)).fetchone()
+        if row is None:
+            return None
+        comments = [json.loads(c) for (c,) in self.conn.execute(
+            "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,))]
+        return {**json.loads(row[0]), "comments": comments}
+
+    def export(self) -> Path:
+        """Stream every issue (not pull requests) with its comments into issues/issues.jsonl, atomically."""
+        with exporting(self.folder):
+            return self.export_locked()
+
+    def export_locked(self) -> Path:
+        """`export` for a caller already holding `exporting(folder)`."""
+        target = self.folder / SOURCE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".issues.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                reader = self.conn.cursor()
+                for number, record in reader.execute("SELECT number, record FROM issues WHERE is_pr = 0 ORDER BY number"):
+                    comments = [c for (c,) in self.conn.execute(
+                        "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,))]
+                    out.write(record[:-1] + ',"comments":[' + ",".join(comments) + "]}\n")
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return target
+
+
+@contextmanager
+def exporting(folder: Path) -> Iterator[None]:
+    """Serialize exports of one folder across processes (a sync, webhook jobs, tracker writes)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".sync" / "export.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def apply(folder: Path, change: Callable[[Store], None], *, build_index: bool = True) -> None:
+    """Apply one change (a webhook event, a write's response) and refresh what the tools read, at once:
+    the changed issues are updated in the index in place when it is current, else it is rebuilt."""
+    from datasets import github_index
+    from datasets.tracker_db import ensure_db
+
+    store = Store(folder)
+    try:
+        with exporting(folder):
+            current = build_index and github_index.is_current(folder)
+            with store.batch():
+                change(store)
+            store.export_locked()
+            if current and github_index.update_in_place(folder, store, sorted(store.touched)):
+                return
+    finally:
+        store.close()
+    if build_index:
+        ensure_db(folder)

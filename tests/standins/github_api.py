@@ -1,0 +1,228 @@
+"""A local stand-in for GitHub's REST API, reached through the real githubkit via `GITHUB_API_URL`.
+
+It serves a generated repository (tests/standins/github_repo.py) and behaves like GitHub where the
+project relies on it: token auth (and a GitHub App's JWT -> installation token), fine-grained
+permissions (403 naming nothing, like GitHub), `ETag` / `If-None-Match` -> 304 (which costs no
+rate limit), `Link` pagination, `per_page` <= 100 (422 above), a primary rate limit counter and an
+on-demand secondary rate limit (403 with `retry-after`), and the write endpoints (labels, comments,
+close with `state_reason`). Every request is validated against GitHub's OpenAPI description before
+it is served and every JSON response before it is sent; a violation is recorded in `violations`
+(tests assert there are none) and answered 400.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from tests.standins import github_spec
+from tests.standins.github_repo import Repo, generate
+from tests.standins.loopback import LoopbackHTTP
+
+TOKEN = "github_pat_test"
+ALL = {"issues": "write", "contents": "read", "metadata": "read"}
+
+
+@dataclass
+class Call:
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    status: int = 0
+    operation: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class GitHubAPI(LoopbackHTTP):
+    """Start it, point `GITHUB_API_URL` at `base_url`, read `calls` and `repo` afterwards."""
+
+    thread_name = "github-standin"
+
+    def __init__(self, repo: Repo | None = None, *, token: str = TOKEN, permissions: dict[str, str] | None = None,
+                 validate: bool = True, rate_limit: int = 5000) -> None:
+        self.repo = repo or generate()
+        self.tokens: dict[str, dict[str, str]] = {token: dict(permissions or ALL)}
+        self.validate = validate
+        self.calls: list[Call] = []
+        self.violations: list[str] = []
+        self.rate_remaining = rate_limit
+        self.rate_limit = rate_limit
+        self.secondary: deque[int] = deque()  # retry-after seconds for the next N non-304 requests
+        self.faults: deque[tuple[re.Pattern[str], int]] = deque()  # (METHOD path regex, status), used once
+        self.revocations: list[tuple[re.Pattern[str], str]] = []
+        self.reject_duplicate = False  # a server that does not know state_reason=duplicate (422)
+        self.write_delay = 0.0
+        self.app_id: str | None = None
+        self.installation_id = 55
+        self.lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v3"
+
+    def env(self) -> dict[str, str]:
+        return {"GITHUB_API_URL": self.base_url, "GITHUB_TOKEN": next(iter(self.tokens)), "ATLAS_GITHUB_REPO": self.repo.full_name}
+
+    def fail_next(self, pattern: str, status: int) -> None:
+        """The next request matching `METHOD /path?query` (a regex) is answered with `status`."""
+        self.faults.append((re.compile(pattern), status))
+
+    def revoke(self, token: str = TOKEN) -> None:
+        self.tokens.pop(token, None)
+
+    def revoke_when(self, pattern: str, token: str = TOKEN) -> None:
+        """Revoke `token` when a request matching `METHOD /path?query` arrives (it and all later get 401)."""
+        self.revocations.append((re.compile(pattern), token))
+
+    def requests(self, method: str | None = None, path: str | None = None) -> list[Call]:
+        return [c for c in self.calls if (method is None or c.method == method) and (path is None or re.search(path, c.path))]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def _serve(self, method: str) -> None:
+        api: GitHubAPI = self.server.owner  # type: ignore[attr-defined]
+        split = urlsplit(self.path)
+        path = split.path.removeprefix("/api/v3")
+        query = dict(parse_qsl(split.query))
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            return self._reply(api, Call(method, path, query, raw.decode(errors="replace")), 400, {"message": "Problems parsing JSON"})
+        call = Call(method, path, query, body, headers={k.lower(): v for k, v in self.headers.items()})
+        with api.lock:
+            api.calls.append(call)
+        if api.validate:
+            try:
+                call.operation = github_spec.check_request(method, path, query, body)
+            except github_spec.SpecViolation as exc:
+                api.violations.append(f"request {method} {path}: {exc}")
+                return self._reply(api, call, 400, {"message": str(exc)})
+        status, payload, headers = _route(api, call)
+        self._reply(api, call, status, payload, headers)
+
+    def _reply(self, api: GitHubAPI, call: Call, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        headers = dict(headers or {})
+        data = b"" if status == 304 else json.dumps(payload).encode()
+        if status == 200 and call.method == "GET":
+            etag = 'W/"' + hashlib.sha1(data).hexdigest() + '"'
+            headers["ETag"] = etag
+            if call.headers.get("if-none-match") == etag:
+                status, data = 304, b""
+        if status not in (304,) and not call.path.startswith("/app/"):
+            with api.lock:
+                api.rate_remaining = max(api.rate_remaining - 1, 0)
+        headers.setdefault("x-ratelimit-limit", str(api.rate_limit))
+        headers.setdefault("x-ratelimit-remaining", str(api.rate_remaining))
+        headers.setdefault("x-ratelimit-reset", str(int(time.time()) + 3600))
+        if api.validate and status not in (304, 400) and data:
+            try:
+                github_spec.check_response(call.method, call.path, status, payload)
+            except github_spec.SpecViolation as exc:
+                api.violations.append(f"response {call.method} {call.path}: {exc}")
+        call.status = status
+        self.send_response(status)
+        if data:
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _error(status: int, message: str) -> tuple[int, Any, dict[str, str]]:
+    body: dict[str, Any] = {"message": message, "documentation_url": "https://docs.github.com/rest"}
+    if status == 422:
+        body["errors"] = [{"resource": "Issue", "code": "invalid", "field": "state_reason", "message": message}]
+    return status, body, {}
+
+
+def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
+    for pattern, revoked in list(api.revocations):
+        if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
+            api.revoke(revoked)
+    for i, (pattern, status) in enumerate(api.faults):
+        if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
+            del api.faults[i]
+            return _error(status, "Server Error" if status >= 500 else "Forbidden")
+    if call.path.startswith("/app/installations/"):
+        return _installation_token(api, call)
+    auth = call.headers.get("authorization", "")
+    token = auth.split(" ", 1)[1] if " " in auth else ""
+    if call.path.endswith("/installation") and auth.startswith("Bearer ") and api.app_id:
+        install = github_spec.skeleton("installation")
+        install.update(id=api.installation_id, app_id=int(api.app_id), target_type="Organization")
+        return 200, install, {}
+    permissions = api.tokens.get(token)
+    if permissions is None:
+        return _error(401, "Bad credentials")
+    if api.secondary and not call.headers.get("if-none-match"):
+        seconds = api.secondary.popleft()
+        return 403, {"message": "You have exceeded a secondary rate limit.", "documentation_url": "https://docs.github.com"}, {"retry-after": str(seconds)}
+    repo = api.repo
+    prefix = f"/repos/{repo.full_name}"
+    if not call.path.startswith(prefix):
+        return _error(404, "Not Found")
+    tail = call.path[len(prefix):]
+    needs = "contents" if tail == "" or tail.startswith("/git/") else "issues"
+    level = permissions.get(needs)
+    if level is None or (call.method != "GET" and level != "write"):
+        return _error(403, "Resource not accessible by personal access token")
+    per_page = int(call.query.get("per_page", "30"))
+    if per_page > 100:
+        return _error(422, "per_page must be at most 100")
+    from tests.standins.github_routes import route
+
+    with repo.lock:
+        return route(api, call, tail, per_page)
+
+
+def _installation_token(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
+    if not call.headers.get("authorization", "").startswith("Bearer "):
+        return _error(401, "A JSON web token could not be decoded")
+    token = f"ghs_installation_{len(api.tokens)}"
+    api.tokens[token] = dict(ALL)
+    expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+    return 201, {"token": token, "expires_at": expires}, {}
+
+
+def page_of(items: list[Any], call: Call, per_page: int, base: str) -> tuple[list[Any], dict[str, str]]:
+    """One page and its `Link` header (next, last) like GitHub's."""
+    page = max(int(call.query.get("page", "1")), 1)
+    last = max((len(items) + per_page - 1) // per_page, 1)
+    chunk = items[(page - 1) * per_page: page * per_page]
+    links = []
+    for rel, number in (("next", page + 1), ("last", last)):
+        if rel == "next" and page >= last:
+            continue
+        query = urlencode({**call.query, "page": number})
+        links.append(f'<{base}{call.path}?{query}>; rel="{rel}"')
+    return chunk, ({"Link": ", ".join(links)} if links else {})
+
+
+GitHubAPI.handler = _Handler

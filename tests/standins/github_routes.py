@@ -1,0 +1,91 @@
+"""The GitHub stand-in's endpoints over its repository (auth and rate limits are checked before)."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.standins.github_api import Call, GitHubAPI
+
+Reply = tuple[int, Any, dict[str, str]]
+
+
+def route(api: GitHubAPI, call: Call, tail: str, per_page: int) -> Reply:
+    from tests.standins.github_api import _error, page_of
+
+    repo = api.repo
+    m = re.fullmatch(r"/issues/(\d+)(/comments|/labels)?", tail)
+    if call.method == "GET":
+        if tail == "":
+            return 200, repo.full_repository(), {}
+        if tail == "/issues":
+            items = _filtered(list(repo.issues.values()), call)
+            if call.query.get("state", "open") != "all":
+                items = [i for i in items if i["state"] == call.query.get("state", "open")]
+            chunk, links = page_of(items, call, per_page, api.base_url)
+            return 200, chunk, links
+        if tail == "/issues/comments":
+            chunk, links = page_of(_filtered(list(repo.comments.values()), call), call, per_page, api.base_url)
+            return 200, chunk, links
+        if tail == "/labels":
+            chunk, links = page_of(list(repo.labels.values()), call, per_page, api.base_url)
+            return 200, chunk, links
+        if tail.startswith("/git/trees/"):
+            return (200, repo.tree(), {}) if tail.split("/")[-1] == repo.default_branch else _error(404, "Not Found")
+        if tail.startswith("/git/blobs/"):
+            blob = repo.blob(tail.split("/")[-1])
+            return (200, blob, {}) if blob else _error(404, "Not Found")
+        if m and m.group(2) is None:
+            issue = repo.issues.get(int(m.group(1)))
+            return (200, issue, {}) if issue else _error(404, "Not Found")
+        if m and m.group(2) == "/comments":
+            number = int(m.group(1))
+            if number not in repo.issues:
+                return _error(404, "Not Found")
+            mine = [c for c in repo.comments.values() if c["issue_url"].endswith(f"/issues/{number}")]
+            chunk, links = page_of(mine, call, per_page, api.base_url)
+            return 200, chunk, links
+        return _error(404, "Not Found")
+    if api.write_delay:
+        time.sleep(api.write_delay)
+    if not m or int(m.group(1)) not in repo.issues:
+        return _error(404, "Not Found")
+    number = int(m.group(1))
+    body = call.body or {}
+    if call.method == "POST" and m.group(2) == "/comments":
+        return 201, repo.add_comment(number, str(body.get("body", "")), author="atlas-bot"), {}
+    if call.method == "POST" and m.group(2) == "/labels":
+        names = body.get("labels", []) if isinstance(body, dict) else body
+        for name in names:
+            if name not in repo.labels:
+                repo.add_label(name)  # GitHub creates unknown labels: the project must not send them
+        issue = repo.issues[number]
+        have = {label["name"] for label in issue["labels"]}
+        issue["labels"] += [repo.labels[n] for n in names if n not in have]
+        repo.edit_issue(number)
+        return 200, issue["labels"], {}
+    if call.method == "PATCH" and m.group(2) is None:
+        reason = body.get("state_reason")
+        if reason == "duplicate":
+            if api.reject_duplicate:
+                return _error(422, "state_reason duplicate is not supported")
+            originals = [i for i in repo.issues.values() if i["id"] == body.get("duplicate_issue_id")]
+            if not originals:
+                return _error(422, "duplicate_issue_id must be the id of an existing issue")
+        changes = {k: v for k, v in body.items() if k in ("title", "body", "state", "state_reason")}
+        return 200, repo.edit_issue(number, **changes), {}
+    return _error(404, "Not Found")
+
+
+def _filtered(items: list[dict[str, Any]], call: Call) -> list[dict[str, Any]]:
+    since = call.query.get("since")
+    if since:
+        from datetime import datetime, timezone
+
+        stamp = datetime.fromisoformat(since.replace("Z", "+00:00")).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        items = [i for i in items if i["updated_at"] >= stamp]
+    key = "updated_at" if call.query.get("sort") == "updated" else "created_at"
+    reverse = call.query.get("direction", "desc") == "desc"
+    return sorted(items, key=lambda i: (i[key], i["id"]), reverse=reverse)

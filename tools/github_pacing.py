@@ -1,0 +1,64 @@
+"""GitHub writes one at a time per installation, at least a second apart, across every worker.
+
+GitHub's guidance for content-creating requests: serially, with a pause between them, or the
+secondary rate limit answers 403. Workers may run on many machines, so the turn is a short Redis
+lock per repository (`SET NX PX`, released only by its holder) plus the time of the last write.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import redis
+
+MIN_GAP_SECONDS = 1.0
+LOCK_MS = 60_000
+WAIT_SECONDS = 120.0
+_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+
+
+class WriteTurnTimeout(TimeoutError):
+    """Another write held the repository's turn for too long."""
+
+
+class WritePacer:
+    """`with pacer.turn(): write()` — serial, spaced writes to one repository."""
+
+    def __init__(self, conn: redis.Redis | None, repo: str, *, gap: float = MIN_GAP_SECONDS,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.conn, self.repo, self.gap, self.sleep = conn, repo, gap, sleep
+        self._last_local = 0.0  # without Redis (a one-off CLI call): spacing within this process only
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        if self.conn is None:
+            self._space(self._last_local)
+            try:
+                yield
+            finally:
+                self._last_local = time.time()
+            return
+        lock, last = f"atlas:github:write:{self.repo}", f"atlas:github:last-write:{self.repo}"
+        token = uuid.uuid4().hex
+        deadline = time.monotonic() + WAIT_SECONDS
+        while not self.conn.set(lock, token, nx=True, px=LOCK_MS):
+            if time.monotonic() > deadline:
+                raise WriteTurnTimeout(f"waited {WAIT_SECONDS:.0f}s for the write turn on {self.repo}")
+            self.sleep(0.05)
+        try:
+            raw = self.conn.get(last)
+            self._space(float(raw) if raw else 0.0)
+            try:
+                yield
+            finally:
+                self.conn.set(last, repr(time.time()), ex=3600)
+        finally:
+            self.conn.eval(_RELEASE, 1, lock, token)
+
+    def _space(self, last: float) -> None:
+        wait = last + self.gap - time.time()
+        if wait > 0:
+            self.sleep(wait)

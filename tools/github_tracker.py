@@ -1,0 +1,227 @@
+"""The GitHub tracker: the `Tracker` port over GitHub's REST API, through githubkit.
+
+Lookups ask GitHub (the card and the final check see the issue as it is now). Writes go one at a
+time per repository, a second apart (tools/github_pacing.py), honouring `retry-after` and
+`x-ratelimit-reset` once; each write's response is applied to the synced folder at once, so
+search shows it without a re-sync. Comments carry a hidden marker `<!-- atlas:KEY -->` with the
+request key, and `settle` answers whether an in-doubt write already happened (the marker is on
+the issue, the issue is closed as asked, the labels are there), so it is never written twice.
+`close_issue(duplicate)` sends `duplicate_issue_id` = the original's internal `id`; a server that
+rejects `duplicate` (422) gets a "Duplicate of #N" comment and `not_planned`, and the result says so.
+401/403/404/422 become `TrackerError` with a sentence a maintainer can act on; 5xx, timeouts and
+exhausted rate limits become `TrackerUnavailable`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from githubkit import GitHub
+from githubkit.exception import GitHubException, RequestFailed
+
+from atlas.github_client import READ_ISSUES, WRITE_ISSUES, GitHubFailure, failure, retry_after
+from atlas.project_settings import GitHubSettings
+from datasets import github_store
+from tools.github_pacing import WritePacer
+from tools.tracker import CloseReason, IssueRef, TrackerError, TrackerUnavailable
+
+log = logging.getLogger("atlas.tracker.github")
+T = TypeVar("T")
+MAX_RETRY_WAIT = 60.0
+DUPLICATE_FALLBACK = "GitHub did not accept closing as a duplicate here, so Atlas commented \"Duplicate of #{original}\" and closed it as not planned."
+
+
+def marker(key: str) -> str:
+    """The hidden line that ties a comment to the request that wrote it."""
+    return f"<!-- atlas:{key} -->"
+
+
+class GitHubTracker:
+    """One repository's issues as the tracker (see module doc)."""
+
+    def __init__(self, gh: GitHubSettings, client: Callable[[], GitHub], folder: Path | None, pacer: WritePacer,
+                 *, sleep: Callable[[float], None] = time.sleep, build_index: bool = True) -> None:
+        self.gh, self._client, self.folder, self.pacer, self.sleep = gh, client, folder, pacer, sleep
+        self.build_index = build_index
+        self._github: GitHub | None = None
+
+    @property
+    def github(self) -> GitHub:
+        if self._github is None:
+            try:
+                self._github = self._client()
+            except GitHubFailure as exc:
+                raise self._mapped(exc) from None
+        return self._github
+
+    def url(self, number: int) -> str:
+        return f"{self.gh.web_url}/{self.gh.repo}/issues/{number}"
+
+    # -- lookups ---------------------------------------------------------------------------------
+    def issue(self, number: int) -> IssueRef | None:
+        raw = self._raw_issue(number)
+        return None if raw is None else self._ref(raw)
+
+    def known_labels(self) -> list[str]:
+        names: list[str] = []
+        page = 1
+        while True:
+            response = self._call(lambda p=page: self.github.rest.issues.list_labels_for_repo(
+                self.gh.owner, self.gh.name, per_page=100, page=p), "list the labels of", READ_ISSUES)
+            names.extend(str(label["name"]) for label in response.json())
+            if 'rel="next"' not in response.headers.get("link", ""):
+                return sorted(names)
+            page += 1
+
+    # -- writes ------------------------------------------------------------------------------------
+    def add_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:
+        self._require(number)
+        unknown = sorted(set(labels) - set(self.known_labels()))
+        if unknown:
+            raise TrackerError(f"these labels do not exist in {self.gh.repo}: {', '.join(unknown)}")
+        response = self._write(lambda: self.github.rest.issues.add_labels(self.gh.owner, self.gh.name, number, labels=labels),
+                               f"label issue #{number} in")
+        names = [str(label["name"]) for label in response.json()]
+        self._apply(lambda store: store.set_issue_labels(number, names))
+        return self._require(number)
+
+    def post_comment(self, number: int, body: str, *, key: str | None = None) -> str:
+        self._require(number)
+        text = f"{body}\n\n{marker(key)}" if key else body
+        response = self._write(lambda: self.github.rest.issues.create_comment(self.gh.owner, self.gh.name, number, body=text),
+                               f"comment on issue #{number} in")
+        comment = response.json()
+        self._apply(lambda store: store.put_comment(comment, number))
+        return str(comment.get("html_url") or self.url(number))
+
+    def close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None) -> IssueRef:
+        issue = self._require_raw(number)
+        if issue.get("state") == "closed":
+            raise TrackerError(f"issue #{number} is already closed")
+        fields: dict[str, Any] = {"state": "closed", "state_reason": reason}
+        if reason == "duplicate":
+            original = self._raw_issue(duplicate_of) if duplicate_of and duplicate_of != number else None
+            if original is None:
+                raise TrackerError("a duplicate needs duplicate_of: another existing issue")
+            fields["duplicate_issue_id"] = int(original["id"])
+        try:
+            response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, **fields),
+                                   f"close issue #{number} in")
+        except TrackerError as exc:
+            if reason != "duplicate" or getattr(exc, "status", None) != 422:
+                raise
+            return self._close_as_duplicate_by_comment(number, duplicate_of or 0, key)
+        raw = response.json()
+        self._apply(lambda store: (store.put_issue(raw), duplicate_of and store.set_duplicate_of(number, duplicate_of)))
+        return self._ref(raw, duplicate_of if reason == "duplicate" else None)
+
+    def settle(self, tool: str, arguments: dict[str, Any], key: str) -> str | None:
+        """For an in-doubt call: the result text if the write is found on GitHub, else None."""
+        number = int(arguments.get("issue_id", 0))
+        if tool == "post_comment":
+            for comment in self._comments(number):
+                if marker(key) in str(comment.get("body") or ""):
+                    self._apply(lambda store, c=comment: store.put_comment(c, number))
+                    return f"Posted the comment on #{number} ({comment.get('html_url') or self.url(number)})."
+            return None
+        raw = self._raw_issue(number)
+        if raw is None:
+            return None
+        if tool == "close_issue" and raw.get("state") == "closed":
+            reason = arguments.get("reason")
+            if raw.get("state_reason") == reason or (reason == "duplicate" and raw.get("state_reason") == "not_planned"):
+                original = arguments.get("duplicate_of")
+                self._apply(lambda store: (store.put_issue(raw), original and store.set_duplicate_of(number, int(original))))
+                how = f"as a duplicate of #{original}" if reason == "duplicate" else f"as {str(reason).replace('_', ' ')}"
+                return f'Closed #{number} "{raw.get("title")}" {how}.'
+        if tool == "add_labels":
+            have = {label["name"] for label in raw.get("labels") or []}
+            wanted = list(arguments.get("labels") or [])
+            if wanted and set(wanted) <= have:
+                self._apply(lambda store: store.put_issue(raw))
+                return f'Labeled #{number} "{raw.get("title")}" with {", ".join(wanted)}. Its labels now: {", ".join(sorted(have))}.'
+        return None
+
+    # -- internals -------------------------------------------------------------------------------
+    def _close_as_duplicate_by_comment(self, number: int, original: int, key: str | None) -> IssueRef:
+        self.post_comment(number, f"Duplicate of #{original}", key=key)
+        response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, state="closed",
+                                                                      state_reason="not_planned"), f"close issue #{number} in")
+        raw = response.json()
+        self._apply(lambda store: (store.put_issue(raw), store.set_duplicate_of(number, original)))
+        return IssueRef(**{**self._ref(raw, original).__dict__, "note": DUPLICATE_FALLBACK.format(original=original)})
+
+    def _comments(self, number: int) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        page = 1
+        while True:
+            response = self._call(lambda p=page: self.github.rest.issues.list_comments(
+                self.gh.owner, self.gh.name, number, per_page=100, page=p), f"read the comments of issue #{number} in", READ_ISSUES)
+            found.extend(response.json())
+            if 'rel="next"' not in response.headers.get("link", ""):
+                return found
+            page += 1
+
+    def _raw_issue(self, number: int | None) -> dict[str, Any] | None:
+        if not number:
+            return None
+        try:
+            return self._call(lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
+                              f"read issue #{number} in", READ_ISSUES).json()
+        except TrackerError as exc:
+            if getattr(exc, "status", None) in (404, 410):
+                return None
+            raise
+
+    def _require_raw(self, number: int) -> dict[str, Any]:
+        raw = self._raw_issue(number)
+        if raw is None:
+            raise TrackerError(f"no issue #{number} in {self.gh.repo}")
+        return raw
+
+    def _require(self, number: int) -> IssueRef:
+        return self._ref(self._require_raw(number))
+
+    def _ref(self, raw: dict[str, Any], duplicate_of: int | None = None) -> IssueRef:
+        return IssueRef(int(raw["number"]), str(raw.get("title") or ""), str(raw.get("state") or "open"),
+                        tuple(sorted(str(label["name"]) for label in raw.get("labels") or [])),
+                        raw.get("html_url") or self.url(int(raw["number"])), duplicate_of)
+
+    def _write(self, action: Callable[[], T], doing: str) -> T:
+        with self.pacer.turn():
+            return self._call(action, doing, WRITE_ISSUES, retry=True)
+
+    def _call(self, action: Callable[[], T], doing: str, needs: str, *, retry: bool = True) -> T:
+        for attempt in range(2):
+            try:
+                return action()
+            except RequestFailed as exc:
+                wait = retry_after(exc.response.raw_response) if exc.response.status_code in (403, 429) else None
+                if wait is not None and retry and attempt == 0 and wait <= MAX_RETRY_WAIT:
+                    log.warning("GitHub rate limit on %s; waiting %.0fs", self.gh.repo, wait)
+                    self.sleep(wait)
+                    continue
+                raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
+            except GitHubException as exc:
+                raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
+        raise TrackerUnavailable(f"GitHub kept rate-limiting writes to {self.gh.repo}")
+
+    @staticmethod
+    def _mapped(exc: GitHubFailure) -> Exception:
+        if exc.kind in ("unavailable", "rate_limited"):
+            return TrackerUnavailable(exc.message)
+        error = TrackerError(exc.message)
+        error.status = exc.status  # type: ignore[attr-defined]
+        return error
+
+    def _apply(self, change: Callable[[github_store.Store], Any]) -> None:
+        if self.folder is None:
+            return
+        try:
+            github_store.apply(self.folder, change, build_index=self.build_index)
+        except Exception:  # the write happened on GitHub; the next sync or webhook brings the folder up to date
+            log.exception("could not apply a GitHub write to %s", self.folder)
