@@ -62,6 +62,17 @@ class Settings:
     port: int = 3000
     worker_heartbeat_ttl: int = 20
     worker_maintenance_seconds: int = 30
+    discord_application_id: str | None = None
+    discord_public_key: str | None = None  # hex Ed25519 key that signs interactions
+    discord_bot_token: str | None = None
+    discord_api_url: str | None = None  # REST base URL (a stand-in in tests); Discord's v10 API by default
+    discord_approvers: tuple[str, ...] = ()  # Discord user ids who may approve actions
+    discord_approver_role: str | None = None  # a role id whose members may approve
+
+    @property
+    def lookup_command(self) -> str:
+        """The lookup command's name without the slash (`orbit`): Discord's command name."""
+        return self.slash_command.lstrip("/").lower()[:32] or "orbit"
 
     @property
     def offline(self) -> bool:
@@ -141,4 +152,10 @@ class Settings:
             port=int(number("PORT", 3000, int)),
             worker_heartbeat_ttl=int(number("ATLAS_WORKER_HEARTBEAT_TTL", 20, int)),
             worker_maintenance_seconds=int(number("ATLAS_WORKER_MAINTENANCE", 30, int)),
+            discord_application_id=get("DISCORD_APPLICATION_ID"),
+            discord_public_key=get("DISCORD_PUBLIC_KEY"),
+            discord_bot_token=get("DISCORD_BOT_TOKEN"),
+            discord_api_url=get("DISCORD_API_URL"),
+            discord_approvers=tuple(u.strip() for u in (get("ATLAS_DISCORD_APPROVERS") or "").split(",") if u.strip()),
+            discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
         )

@@ -22,7 +22,7 @@ from rq import Queue
 
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, execute, validate
-from workers import approvals, audit, expiry, ledger
+from workers import approvals, audit, expiry, ledger, platforms
 from workers.approvals import Approval
 from workers.loop import Agent, Reporter
 from workers.state import PendingCall, RunState
@@ -123,18 +123,14 @@ def _run_once(rt: Runtime, run: RunState, call: PendingCall, approval: Approval,
 
 
 def _tell_slack(rt: Runtime, run: RunState, approval: Approval, *, result: ToolOutput | None = None, in_doubt: bool = False) -> None:
-    """Edit the card with the result; for an in-doubt call also say so in the thread. Never fails the run."""
-    if run.origin.kind != "slack" or not rt.settings.slack_bot_token:
+    """Edit the card with the result; for an in-doubt call also say so in the thread. Never fails the run.
+    (Named for Slack, its first platform; the run's own platform does it.)"""
+    platform = platforms.for_run(rt.settings, rt.store, run.origin.kind)
+    if platform is None:
         return
-    from atlas.slack_client import web_client
-    from tools.tracker import demo_tracker
-    from workers import approval_cards
-
     try:
-        client = web_client(rt.settings)
-        approval_cards.update(client, approval, result=result.text if result else None, ok=bool(result and result.ok), in_doubt=in_doubt)
+        platform.card_decided(approval, result=result.text if result else None, ok=bool(result and result.ok), in_doubt=in_doubt)
         if in_doubt:
-            approval_cards.tell_in_doubt(web_client(rt.settings, repeatable=False), run, approval,
-                                         demo_tracker(rt.settings.data_dir, rt.settings.issues_base_url))
+            platform.notice_in_doubt(run, approval)
     except Exception:
-        log.exception("run %s: could not report %s to Slack", run.id, approval.pending_id)
+        log.exception("run %s: could not report %s to %s", run.id, approval.pending_id, run.origin.kind)

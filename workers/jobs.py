@@ -7,7 +7,7 @@ import logging
 import redis
 from rq import get_current_job
 
-from workers import gate, lease, runtime
+from workers import gate, lease, platforms, runtime
 from workers import instructions as phrases
 from workers.errors import DeliveryFailed, ModelRejected, ModelUnavailable, StoppedByUser
 from workers.loop import Reporter, finish
@@ -18,12 +18,9 @@ log = logging.getLogger("atlas.jobs")
 
 
 def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
-    """The run's stream, plus its Slack thread when it came from Slack."""
-    if run.origin.kind == "slack":
-        from workers.slack_surface import SlackReporter
-
-        return FanOut(StreamReporter(rt.store), SlackReporter.for_settings(rt.settings, rt.store))
-    return StreamReporter(rt.store)
+    """The run's stream, plus its chat platform's thread (Slack, Discord) when it came from one."""
+    platform = platforms.for_run(rt.settings, rt.store, run.origin.kind)
+    return FanOut(StreamReporter(rt.store), platform) if platform is not None else StreamReporter(rt.store)
 
 
 def continue_run(run_id: str) -> str:

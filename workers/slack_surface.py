@@ -29,8 +29,9 @@ from atlas.settings import Settings
 from atlas.slack_client import web_client
 from bot import wording
 from workers import approval_cards, conversations
+from workers.approvals import Approval
 from workers.errors import StoppedByUser
-from workers.loop import Reporter
+from workers.platforms import ChatPlatform
 from workers.runs import RunStore
 from workers.slack_render import (
     answer_messages,
@@ -50,7 +51,7 @@ RATE_LIMITED = frozenset({"ratelimited", "rate_limited"})  # after the client's 
 TEXT_ONLY_CHARS = 3500
 
 
-class SlackReporter(Reporter):
+class SlackReporter(ChatPlatform):
     """Posts a Slack-origin run's progress and answer in its thread. One instance per job."""
 
     def __init__(
@@ -321,6 +322,16 @@ class SlackReporter(Reporter):
     def post_approval_cards(self, run: RunState, pending: list[dict[str, Any]]) -> None:
         """One card per pending call (approval_cards skips calls whose card is already posted)."""
         approval_cards.post(self.create_client, run, pending)
+
+    def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+        return approval_cards.update(self.client, approval, result=result, ok=ok, in_doubt=in_doubt)
+
+    def notice_in_doubt(self, run: RunState, approval: Approval) -> None:
+        from tools.tracker import demo_tracker
+        from workers import runtime
+
+        settings = runtime.current().settings
+        approval_cards.tell_in_doubt(self.create_client, run, approval, demo_tracker(settings.data_dir, settings.issues_base_url))
 
 
 def _thread(run: RunState) -> str:
