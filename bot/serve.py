@@ -28,6 +28,7 @@ from bot.app import create_app
 log = logging.getLogger("atlas.bot.serve")
 
 EVENTS_PATH = "/slack/events"  # Bolt's default; the manifest's URLs end with it
+DISCORD_PATH = "/discord/interactions"  # the Discord application's Interactions Endpoint URL
 HEALTH_PATH = "/healthz"
 HTTP_THREADS = 16  # waitress request threads; each request holds one for milliseconds
 SOCKET_CONCURRENCY = 16
@@ -36,23 +37,41 @@ BACKLOG = 1024  # a burst of Slack deliveries queues in the kernel rather than b
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
-def wsgi_app(app: App) -> Wsgi:
-    """Bolt's WSGI handler plus a health check for load balancers and process managers."""
-    slack = SlackRequestHandler(app, path=EVENTS_PATH)
+def wsgi_app(app: App | None, discord: Wsgi | None = None) -> Wsgi:
+    """Bolt's WSGI handler, Discord's interactions endpoint when configured, and a health check
+    for load balancers and process managers."""
+    slack = SlackRequestHandler(app, path=EVENTS_PATH) if app is not None else None
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
             start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8")])
             return [b"ok\n"]
+        if discord is not None and environ.get("PATH_INFO") == DISCORD_PATH:
+            return discord(environ, start_response)
+        if slack is None:
+            start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
+            return [b"not found\n"]
         return slack(environ, start_response)
 
     return application
 
 
-def http_server(app: App, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None) -> BaseWSGIServer | MultiSocketServer:
+def http_server(app: App | None, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None,
+                discord: Wsgi | None = None) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
     where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
-    return create_server(wsgi_app(app), threads=HTTP_THREADS, ident="atlas", clear_untrusted_proxy_headers=True, **where)
+    return create_server(wsgi_app(app, discord), threads=HTTP_THREADS, ident="atlas", clear_untrusted_proxy_headers=True, **where)
+
+
+def web_apps(settings: Settings) -> tuple[App | None, Wsgi | None]:
+    """The Slack app (unless only Discord is configured) and Discord's endpoint (when configured)."""
+    discord: Wsgi | None = None
+    if settings.discord_public_key:
+        from bot.discord.endpoint import endpoint
+
+        discord = endpoint(settings)
+    slack = None if discord is not None and not settings.slack_bot_token else create_app(settings)
+    return slack, discord
 
 
 def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) -> int:
@@ -62,7 +81,8 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     one core at a time; more processes on one socket let a burst of events use every core.
     """
     if processes <= 1:
-        server = http_server(create_app(settings), host=host, port=port)
+        slack, discord = web_apps(settings)
+        server = http_server(slack, host=host, port=port, discord=discord)
         log.warning("Atlas is listening on http://%s:%s%s", host, port, EVENTS_PATH)
         _run(server)
         return 0
@@ -74,7 +94,8 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
         if pid == 0:  # a child: its own app, Redis pool and threads, on the shared socket
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
-                _run(http_server(create_app(settings), sock=sock))
+                slack, discord = web_apps(settings)
+                _run(http_server(slack, sock=sock, discord=discord))
             finally:
                 os._exit(0)
         children.append(pid)
