@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+import threading
 from pathlib import Path
 
 from atlas.settings import ConfigError, Settings
@@ -30,6 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="0.0.0.0", help="HTTP interface to listen on")
     serve.add_argument("--socket", action="store_true", help="Socket Mode with SLACK_APP_TOKEN instead of HTTP")
     serve.add_argument("--processes", type=int, default=1, help="HTTP server processes sharing the port (one per core)")
+
+    discord = sub.add_parser("discord", help="Discord: the Gateway process for mentions, or register the slash commands")
+    discord.add_argument("action", nargs="?", choices=["run", "register"], default="run")
+    discord.add_argument("--guild", default=None, help="register in this guild only (updates at once; for testing)")
 
     tool = sub.add_parser("tool", help="dispatch one tool call and print what the model would read")
     tool.add_argument("name")
@@ -78,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         except ConfigError as exc:
             print(f"atlas serve: configuration error: {exc}", file=sys.stderr)
             return 2
+    if args.command == "discord":
+        return _discord(settings, args.action, args.guild)
     if args.command == "tool":
         from datasets.tracker_db import DatasetError
         from tools import run_tool_cli
@@ -108,6 +115,36 @@ def _audit(settings: Settings, *, issue: int | None, user: str | None, limit: in
     found = audit.entries(connect(settings), issue=issue, user=user, limit=limit)
     print(json.dumps(audit.as_json(found), indent=2) if as_json else audit.render(found))
     return 0
+
+
+def _discord(settings: Settings, action: str, guild: str | None) -> int:
+    from bot.discord.rest import DiscordError
+
+    try:
+        if action == "register":
+            from bot.discord.commands import register
+            from bot.discord.rest import rest_client
+
+            if not (settings.discord_application_id and settings.discord_bot_token):
+                raise ConfigError("DISCORD_APPLICATION_ID and DISCORD_BOT_TOKEN are needed to register commands")
+            done = register(rest_client(settings), settings.discord_application_id, settings.lookup_command, guild)
+            print(f"registered {', '.join('/' + c['name'] for c in done)} " + (f"in guild {guild}" if guild else "globally"))
+            return 0
+        if not settings.discord_bot_token:  # `make run` starts every Procfile line: a Slack-only setup idles here
+            print("atlas discord: DISCORD_BOT_TOKEN is not set, so Discord is off; idling", file=sys.stderr)
+            try:
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                return 0
+        from bot.discord.gateway import run
+
+        return run(settings)
+    except ConfigError as exc:
+        print(f"atlas discord: configuration error: {exc}", file=sys.stderr)
+        return 2
+    except DiscordError as exc:
+        print(f"atlas discord: Discord refused the request: {exc}", file=sys.stderr)
+        return 1
 
 
 def _dataset(data_dir: Path) -> int:

@@ -11,6 +11,7 @@ demand, 429s with `retry_after` per route or globally.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import re
@@ -25,9 +26,10 @@ from urllib.parse import urlsplit
 from tests.standins.discord_spec import MISSING_REASON, Spec
 from tests.standins.loopback import LoopbackHTTP
 
-TOKEN = "discord-test-bot-token"
 APPLICATION_ID = "1100000000000000001"
 BOT_USER_ID = "1100000000000000002"
+# Shaped like a real bot token (base64 of the bot's user id, a timestamp, an HMAC): hikari reads the id from it.
+TOKEN = base64.b64encode(BOT_USER_ID.encode()).decode().rstrip("=") + ".GTestx.standin-signature-not-a-secret"
 GUILD_ID = "1200000000000000001"
 CONTENT_LIMIT = 2000
 BUCKET_SIZE = 5

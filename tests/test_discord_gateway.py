@@ -1,0 +1,122 @@
+"""Mentions over the Gateway: the real `atlas discord` process (hikari) against the Gateway and REST
+stand-ins, real `atlas worker` processes, the answer in a thread started from the message."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from bot.discord.gateway import INTENTS
+from tests.processes import REPO, atlas_command, wait_for
+from tests.standins.discord_api import DiscordAPI
+from tests.standins.discord_gateway import GatewayStandin, mention_payload
+from tests.standins.responses_api import ScriptedModel
+from tests.standins.turns import reply_text
+from tests.tools_dataset import make_dataset
+
+CHANNEL = "1300000000000000555"
+BOT_MENTION = "<@1100000000000000002>"
+
+
+@pytest.fixture
+def gateway() -> Iterator[GatewayStandin]:
+    with GatewayStandin() as standin:
+        yield standin
+
+
+@pytest.fixture
+def api(gateway: GatewayStandin) -> Iterator[DiscordAPI]:
+    with DiscordAPI(gateway_url=gateway.url) as standin:
+        yield standin
+
+
+@pytest.fixture
+def env(atlas_env: dict[str, str], api: DiscordAPI, tmp_path: Path) -> dict[str, str]:
+    return {**atlas_env, **api.env(), "ATLAS_DATA": str(make_dataset(tmp_path / "data")), "ATLAS_MODEL_RETRIES": "0"}
+
+
+@pytest.fixture
+def discord_process(env: dict[str, str], gateway: GatewayStandin, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """`atlas discord`, the way the Procfile runs it, connected and identified."""
+    log = open(tmp_path / "discord.log", "ab")
+    base = {k: v for k, v in __import__("os").environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH")}
+    proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "discord"], env={**base, **env}, cwd=REPO,
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify")
+        assert proc.poll() is None, (tmp_path / "discord.log").read_text()
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+        log.close()
+
+
+def _burst(env: dict[str, str]) -> None:
+    done = atlas_command("worker", "--burst", env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def _queued(conn: redis.Redis, n: int) -> bool:
+    return len([k for k in conn.scan_iter("atlas:run:*") if k.count(b":") == 2]) >= n
+
+
+def test_a_mention_gets_one_answer_in_a_thread_started_from_the_message_even_when_delivered_twice(
+    discord_process: subprocess.Popen[bytes], gateway: GatewayStandin, api: DiscordAPI, env: dict[str, str],
+    redis_conn: redis.Redis,
+) -> None:
+    [identify] = gateway.received.identifies
+    assert identify["intents"] == int(INTENTS) and not identify["intents"] & (1 << 15)  # no message-content intent
+    message = mention_payload("1700000000000000001", f"{BOT_MENTION} What does ORB-1202 mean?", channel_id=CHANNEL)
+    gateway.message_create(message)
+    gateway.message_create(message)  # delivered twice
+    wait_for(lambda: _queued(redis_conn, 1), what="the mention's run")
+    _burst(env)
+
+    assert api.threads == {"1700000000000000001": CHANNEL}
+    thread = api.channel("1700000000000000001")
+    answers = [m for m in thread if "stop: " in m["content"]]
+    assert len(answers) == 1 and "ORB-1202" in answers[0]["content"]
+    assert "Working on it" in thread[0]["content"] and "the answer is below" in thread[0]["content"]
+    assert all(m["allowed_mentions"] == {"parse": []} for m in thread)
+    assert api.channel(CHANNEL) == []  # nothing in the channel itself
+    assert api.spec_checked, api.spec_missing_reason
+    assert not api.problems
+    assert gateway.heartbeats >= 1
+
+
+def test_after_a_dropped_connection_the_library_resumes_and_a_replayed_mention_is_answered_once(
+    discord_process: subprocess.Popen[bytes], gateway: GatewayStandin, api: DiscordAPI, env: dict[str, str],
+    redis_conn: redis.Redis, scripted_model: ScriptedModel,
+) -> None:
+    scripted_model.script(reply_text("ORB-1202 is **PermanentError**."), reply_text("Raise `orbit.PermanentError`."))
+    env = {**env, **scripted_model.env()}
+    first = mention_payload("1700000000000000010", f"{BOT_MENTION} What does ORB-1202 mean?", channel_id=CHANNEL)
+    gateway.message_create(first)
+    wait_for(lambda: _queued(redis_conn, 1), what="the first run")
+    gateway.drop()
+    gateway.message_create(first)  # sent while disconnected: replayed on RESUME, a duplicate
+    wait_for(lambda: gateway.ready.is_set(), timeout=30, what="a RESUME")
+    assert gateway.received.resumes and gateway.received.resumes[0]["session_id"] == gateway.session_id
+    assert len(gateway.received.identifies) == 1
+    _burst(env)
+
+    # A follow-up in Atlas's thread carries the thread's context.
+    follow = mention_payload("1700000000000000011", f"{BOT_MENTION} How do I raise it?", channel_id="1700000000000000010")
+    gateway.message_create(follow)
+    wait_for(lambda: _queued(redis_conn, 2), what="the follow-up's run")
+    _burst(env)
+
+    thread = api.channel("1700000000000000010")
+    answers = [m["content"] for m in thread if "stop: " in m["content"]]
+    assert len(answers) == 2 and "PermanentError**." in answers[0] and "Raise" in answers[1]
+    said = [(i.get("role"), i.get("content")) for i in scripted_model.requests[1].body["input"] if i.get("type") == "message"]
+    assert said[:3] == [("user", "What does ORB-1202 mean?"), ("assistant", "ORB-1202 is **PermanentError**."),
+                        ("user", "How do I raise it?")]
+    assert list(api.threads) == ["1700000000000000010"]  # the follow-up started no second thread
+    assert not api.problems
