@@ -74,8 +74,8 @@ def test_slash_ask_is_deferred_then_progress_edits_the_original_and_the_answer_f
     assert "ORB-1202" in answer["content"] and answer["allowed_mentions"] == {"parse": []}
     assert answer["components"][0]["components"][0]["custom_id"].startswith(render.FEEDBACK_PREFIX)
     assert all(len(m["content"]) <= 2000 for m in discord_api.channel(f"webhook:{payload['token']}"))
-    assert discord_api.spec_checked, discord_api.spec_missing_reason
-    assert not discord_api.problems and not serve.problems
+    discord_api.assert_valid()
+    assert not serve.problems
 
 
 def test_a_side_effect_card_is_refused_to_an_outsider_and_approved_by_a_role_member_with_exactly_one_write(
@@ -114,7 +114,8 @@ def test_a_side_effect_card_is_refused_to_an_outsider_and_approved_by_a_role_mem
     assert "Done:" in edited["content"] and edited["components"] == []
     answers = [m for m in discord_api.channel(f"webhook:{payload['token']}") if "stop: " in m["content"]]
     assert len(answers) == 1 and "Labelled #3" in answers[0]["content"]
-    assert not discord_api.problems and not serve.problems
+    discord_api.assert_valid()
+    assert not serve.problems
 
 
 def test_a_bad_signature_is_refused_by_atlas_serve(serve: di.InteractionSender, redis_conn: redis.Redis) -> None:

@@ -85,8 +85,7 @@ def test_a_mention_gets_one_answer_in_a_thread_started_from_the_message_even_whe
     assert "Working on it" in thread[0]["content"] and "the answer is below" in thread[0]["content"]
     assert all(m["allowed_mentions"] == {"parse": []} for m in thread)
     assert api.channel(CHANNEL) == []  # nothing in the channel itself
-    assert api.spec_checked, api.spec_missing_reason
-    assert not api.problems
+    api.assert_valid()
     assert gateway.heartbeats >= 1
 
 
@@ -119,4 +118,4 @@ def test_after_a_dropped_connection_the_library_resumes_and_a_replayed_mention_i
     assert said[:3] == [("user", "What does ORB-1202 mean?"), ("assistant", "ORB-1202 is **PermanentError**."),
                         ("user", "How do I raise it?")]
     assert list(api.threads) == ["1700000000000000010"]  # the follow-up started no second thread
-    assert not api.problems
+    api.assert_valid()

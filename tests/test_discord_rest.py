@@ -102,8 +102,7 @@ def test_register_bulk_overwrites_the_commands_globally_or_in_one_guild_idempote
     done = atlas_command("discord", "register", "--guild", GUILD_ID, env=env, timeout=60)
     assert done.returncode == 0 and f"in guild {GUILD_ID}" in done.stdout
     assert [c["name"] for c in discord_api.commands[GUILD_ID]] == ["atlas", "orbit"]
-    assert discord_api.spec_checked, discord_api.spec_missing_reason
-    assert not discord_api.problems
+    discord_api.assert_valid()
 
 
 def test_lookup_options_become_the_text_the_slack_command_parses() -> None:
@@ -112,3 +111,15 @@ def test_lookup_options_become_the_text_the_slack_command_parses() -> None:
     assert commands.lookup_text([{"name": "issue", "options": [{"name": "number", "value": 42}]}]) == "issue 42"
     assert commands.lookup_text([]) == "help"
     assert Settings(slash_command="/Orbit").lookup_command == "orbit"
+
+
+def test_the_stand_in_refuses_a_body_discord_would_refuse(client: tuple[DiscordREST, Sleeps], discord_api: DiscordAPI) -> None:  # noqa: F811
+    rest, _ = client
+    with pytest.raises(DiscordError) as too_long:
+        rest.create_message("1300000000000000001", {"content": "x" * 2001})
+    assert too_long.value.code == 50035
+    if not discord_api.spec_checked:
+        pytest.skip(discord_api.spec_missing_reason or "no spec")
+    with pytest.raises(DiscordError):
+        rest.create_message("1300000000000000001", {"content": "ok", "components": [{"type": 1, "components": [{"type": 2}]}]})
+    assert any("components" in p for p in discord_api.problems)
