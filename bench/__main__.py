@@ -10,7 +10,7 @@ import sys
 
 from bench.report import write
 
-SUITES = ["tools_tokens", "search_quality", "search_scale", "context", "overhead", "slack", "approvals"]
+SUITES = ["tools_tokens", "search_quality", "search_scale", "context", "overhead", "slack", "discord", "approvals"]
 
 
 def main(argv: list[str]) -> int:
