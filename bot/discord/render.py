@@ -17,6 +17,7 @@ from typing import Any
 from bot import wording as common
 from bot.discord import wording
 from workers.markdown_split import split_markdown
+from workers.visible_text import reveal_bidi
 from workers.state import RunState
 
 CONTENT_LIMIT = 2000
@@ -130,8 +131,9 @@ def card_buttons(pending_id: str) -> list[dict[str, Any]]:
 
 
 def card_text(name: str, arguments: dict[str, Any], issue: Any, duplicate: Any, reason: str, asker: str | None,
-              expires_at: float) -> str:
-    """The card's description (everything but the buttons), within Discord's content limit."""
+              expires_at: float, read: tuple[str, ...] = ()) -> str:
+    """The card's description (everything but the buttons), within Discord's content limit. Direction
+    controls in it are shown as `<U+202E>`, so what the approver reads is what runs."""
     lines = [wording.APPROVAL_TITLE.get(name) or wording.APPROVAL_TITLE_OTHER.format(name=name[:64].replace("`", ""))]
     number = arguments.get("issue_id")
     if issue is not None:
@@ -157,9 +159,12 @@ def card_text(name: str, arguments: dict[str, Any], issue: Any, duplicate: Any, 
     if reason:
         lines.append(wording.APPROVAL_REASON)
         lines.append("\n".join("> " + escape(line) for line in clip(reason, 500).splitlines() if line.strip()))
+    if read:
+        sources = ", ".join(read[:-1]) + (" and " if len(read) > 1 else "") + read[-1]
+        lines.append(wording.APPROVAL_PROVENANCE.format(sources=escape(sources)))
     lines.append(wording.APPROVAL_ASKED_BY.format(user=escape(asker or "unknown") if not (asker or "").isdigit() else asker,
                                                   when=int(expires_at)))
-    return clip("\n".join(lines), CONTENT_LIMIT - 400)  # room for the outcome lines added later
+    return reveal_bidi(clip("\n".join(lines), CONTENT_LIMIT - 600))  # room for the outcome lines added later
 
 
 def outcome_text(status: str, decider: str, decided_at: float) -> str:

@@ -223,7 +223,8 @@ class DiscordReporter(ChatPlatform):
             if record is None or record.card_ts:
                 continue
             card = approval_cards.view(run, call, tracker, record.expires_at)
-            text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at)
+            text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
+                                     card.read)
             channel = self.channel(run)
             reply = self.rest.create_message(channel, {"content": text, "components": render.card_buttons(call.pending_id)})
             approvals.attach_card(self.store.conn, call.pending_id, channel, str(reply["id"]), json.dumps({"content": text}))
