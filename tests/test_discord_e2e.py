@@ -3,9 +3,6 @@ processes -> the Discord REST stand-in. The model is the offline one or the stri
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,16 +10,14 @@ import pytest
 import redis
 
 from bot.discord import render
-from tests.processes import REPO, atlas_command, free_port, serving, wait_for
+from datasets import tracker_journal
+from tests.processes import atlas_command, atlas_process, free_port, serving, wait_for
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api  # noqa: F401
-from tests.standins.responses_api import ScriptedModel
-from datasets import tracker_journal
-from tests.standins.responses_api import Call, reply_calls, reply_text
+from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_text
 from tests.tools_dataset import make_dataset
 from workers import audit
-from workers.runs import RunStore
 
 ROLE = "1600000000000000001"
 MAINTAINER = di.member("1500000000000000011", roles=(ROLE,), name="maintainer")
@@ -39,10 +34,7 @@ def env(atlas_env: dict[str, str], discord_api: DiscordAPI, tmp_path: Path) -> d
 def serve(env: dict[str, str], tmp_path: Path) -> Iterator[di.InteractionSender]:
     """`atlas serve` as its own process, Discord only."""
     port = free_port()
-    log = open(tmp_path / "serve.log", "ab")
-    base = {k: v for k, v in __import__("os").environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH")}
-    proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-                            env={**base, **env}, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    proc = atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port)], env, tmp_path / "serve.log")
     try:
         wait_for(lambda: serving(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
         assert proc.poll() is None, (tmp_path / "serve.log").read_text()
@@ -50,7 +42,6 @@ def serve(env: dict[str, str], tmp_path: Path) -> Iterator[di.InteractionSender]
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-        log.close()
 
 
 def _burst(env: dict[str, str]) -> None:

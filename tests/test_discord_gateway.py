@@ -4,7 +4,6 @@ stand-ins, real `atlas worker` processes, the answer in a thread started from th
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 import redis
 
 from bot.discord.gateway import INTENTS
-from tests.processes import REPO, atlas_command, wait_for
+from tests.processes import atlas_command, atlas_process, wait_for
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_gateway import GatewayStandin, mention_payload
 from tests.standins.responses_api import ScriptedModel
@@ -43,10 +42,7 @@ def env(atlas_env: dict[str, str], api: DiscordAPI, tmp_path: Path) -> dict[str,
 @pytest.fixture
 def discord_process(env: dict[str, str], gateway: GatewayStandin, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     """`atlas discord`, the way the Procfile runs it, connected and identified."""
-    log = open(tmp_path / "discord.log", "ab")
-    base = {k: v for k, v in __import__("os").environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH")}
-    proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "discord"], env={**base, **env}, cwd=REPO,
-                            stdout=log, stderr=subprocess.STDOUT)
+    proc = atlas_process(["discord"], env, tmp_path / "discord.log")
     try:
         wait_for(lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify")
         assert proc.poll() is None, (tmp_path / "discord.log").read_text()
@@ -54,7 +50,6 @@ def discord_process(env: dict[str, str], gateway: GatewayStandin, tmp_path: Path
     finally:
         proc.terminate()
         proc.wait(timeout=15)
-        log.close()
 
 
 def _burst(env: dict[str, str]) -> None:

@@ -24,5 +24,17 @@ def sources_of(run: RunState, doc_ids: Iterable[str]) -> list[str]:
     return found
 
 
+def source_url(source: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str | None:
+    """Where a source lives ('#12' under the issues URL, a doc id under the docs URL); None without a base.
+    `{id}` in the base URL is replaced; otherwise the id is appended after a slash."""
+    if source.startswith("#") and source[1:].isdigit():
+        base, ident = issues_base_url, source[1:]
+    else:
+        base, ident = docs_base_url, source
+    if not base:
+        return None
+    return base.replace("{id}", ident) if "{id}" in base else base.rstrip("/") + "/" + ident
+
+
 def _mentions(text: str, doc_id: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(doc_id)}(?![\w-])", text) is not None

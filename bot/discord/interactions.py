@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import redis
-from rq import Queue
 
 from bot import feedback, lookups
 from bot.discord import commands, intake, render, wording
@@ -29,8 +28,7 @@ from bot.discord.signature import Verifier
 from bot.discord.surface import decided_payload
 from workers import approvals
 from workers.approvals import Decided, Stale
-from workers.queueing import enqueue
-from workers.runs import RunNotFound, RunStore
+from workers.queueing import resume_if_waiting
 from workers.state import Origin
 
 log = logging.getLogger("atlas.discord.interactions")
@@ -176,12 +174,7 @@ class Interactions:
         return ephemeral(wording.APPROVAL_GONE)
 
     def _resume(self, approval: approvals.Approval) -> None:
-        try:
-            run = RunStore(self.conn).load(approval.run_id)
-        except RunNotFound:
-            return
-        if run.status == "awaiting_approval" and run.pending and run.pending[0].step == approval.step:
-            enqueue(Queue(self.settings.queue_name, connection=self.conn), approval.run_id, resume=approval.step)
+        resume_if_waiting(self.conn, self.settings.queue_name, approval.run_id, approval.step)
 
 
 def _user(payload: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import Any
 from bot import wording as common
 from bot.discord import wording
 from workers.markdown_split import split_markdown
+from workers.sources import source_url
 from workers.visible_text import reveal_bidi
 from workers.state import RunState
 
@@ -99,14 +100,8 @@ def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_u
 
 
 def source_link(source: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
-    if source.startswith("#") and source[1:].isdigit():
-        base, ident = issues_base_url, source[1:]
-    else:
-        base, ident = docs_base_url, source
-    if not base:
-        return f"`{source.replace('`', '')}`"
-    url = base.replace("{id}", ident) if "{id}" in base else base.rstrip("/") + "/" + ident
-    return f"[{escape(source)}](<{url}>)"
+    url = source_url(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+    return f"[{escape(source)}](<{url}>)" if url else f"`{source.replace('`', '')}`"
 
 
 def feedback_row(run_id: str, up: int = 0, down: int = 0) -> list[dict[str, Any]]:
