@@ -15,6 +15,7 @@ from tests.processes import atlas_command, atlas_process, wait_for
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_gateway import GatewayStandin, mention_payload
 from tests.standins.responses_api import ScriptedModel
+from tests.standins.tcp_proxy import TcpProxy
 from tests.standins.turns import reply_text
 from tests.tools_dataset import make_dataset
 
@@ -114,3 +115,25 @@ def test_after_a_dropped_connection_the_library_resumes_and_a_replayed_mention_i
                         ("user", "How do I raise it?")]
     assert list(api.threads) == ["1700000000000000010"]  # the follow-up started no second thread
     api.assert_valid()
+
+
+def test_a_mention_that_arrives_while_redis_is_down_is_kept_and_answered_when_it_returns(
+    gateway: GatewayStandin, api: DiscordAPI, env: dict[str, str], redis_url: str, redis_conn: redis.Redis, tmp_path: Path,
+) -> None:
+    """Discord does not redeliver a Gateway event: `atlas discord` keeps the mention until Redis is back."""
+    with TcpProxy.for_redis(redis_url) as proxy:
+        proc = atlas_process(["discord"], {**env, "REDIS_URL": proxy.url()}, tmp_path / "discord.log")
+        try:
+            wait_for(lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify")
+            proxy.down()
+            gateway.message_create(mention_payload("1700000000000000020", f"{BOT_MENTION} What does ORB-1202 mean?",
+                                                   channel_id=CHANNEL))
+            wait_for(lambda: "kept until Redis returns" in (tmp_path / "discord.log").read_text(), what="the mention kept")
+            assert not _queued(redis_conn, 1)
+            proxy.up()
+            wait_for(lambda: _queued(redis_conn, 1), timeout=30, what="the kept mention's run")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=15)
+    _burst(env)
+    assert len([m for m in api.channel("1700000000000000020") if "stop: " in m["content"]]) == 1
