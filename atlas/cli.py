@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -57,6 +58,11 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="0.0.0.0", help="HTTP interface to listen on")
     serve.add_argument("--socket", action="store_true", help="Socket Mode with SLACK_APP_TOKEN instead of HTTP")
     serve.add_argument("--processes", type=int, default=1, help="HTTP server processes sharing the port (one per core)")
+
+    discord = command("discord", "Discord: the Gateway process for mentions, or register the slash commands",
+                      "run (default): the Gateway process that answers @mentions; register: create the slash commands.")
+    discord.add_argument("action", nargs="?", choices=["run", "register"], default="run", help="run or register (default: run)")
+    discord.add_argument("--guild", default=None, help="register in this guild only (updates at once; for testing)")
 
     tool = command("tool", "dispatch one tool call and print what the model would read",
                    "Exits 1 when the tool answers with an error.")
@@ -121,6 +127,8 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         if args.socket:
             return serve_socket(settings)
         return serve_http(settings, host=args.host, port=args.port or settings.port, processes=args.processes)
+    if args.command == "discord":
+        return _discord(settings, args.action, args.guild)
     if args.command == "tool":
         from tools import run_tool_cli
 
@@ -164,6 +172,29 @@ def _audit(settings: Settings, *, issue: int | None, user: str | None, limit: in
     found = audit.entries(connect(settings), issue=issue, user=user, limit=limit)
     print(json.dumps(audit.as_json(found), indent=2) if as_json else audit.render(found))
     return 0
+
+
+def _discord(settings: Settings, action: str, guild: str | None) -> int:
+    """`register` creates the slash commands; `run` is the Gateway process (idles when Discord is off)."""
+    if action == "register":
+        from bot.discord.commands import register
+        from bot.discord.rest import DiscordError, rest_client
+
+        if not (settings.discord_application_id and settings.discord_bot_token):
+            raise ConfigError("DISCORD_APPLICATION_ID and DISCORD_BOT_TOKEN are needed to register commands")
+        try:
+            done = register(rest_client(settings), settings.discord_application_id, settings.lookup_command, guild)
+        except DiscordError as exc:
+            print(f"atlas discord: Discord refused the request: {exc}", file=sys.stderr)
+            return 1
+        print(f"registered {', '.join('/' + c['name'] for c in done)} " + (f"in guild {guild}" if guild else "globally"))
+        return 0
+    if not settings.discord_bot_token:  # `make run` starts every Procfile line: a Slack-only setup idles here
+        print("atlas discord: DISCORD_BOT_TOKEN is not set, so Discord is off; idling", file=sys.stderr)
+        threading.Event().wait()
+    from bot.discord.gateway import run
+
+    return run(settings)
 
 
 def _dataset(settings: Settings, action: str) -> int:

@@ -101,6 +101,17 @@ class Settings:
     def tracker_kind(self) -> Literal["demo", "github"]:
         """Which tracker the side-effect tools write through."""
         return "github" if self.github is not None else "demo"
+    discord_application_id: str | None = None
+    discord_public_key: str | None = None  # hex Ed25519 key that signs interactions
+    discord_bot_token: str | None = None
+    discord_api_url: str | None = None  # REST base URL (a stand-in in tests); Discord's v10 API by default
+    discord_approvers: tuple[str, ...] = ()  # Discord user ids who may approve actions
+    discord_approver_role: str | None = None  # a role id whose members may approve
+
+    @property
+    def lookup_command(self) -> str:
+        """The lookup command's name without the slash (`orbit`): Discord's command name."""
+        return self.slash_command.lstrip("/").lower()[:32] or "orbit"
 
     @property
     def offline(self) -> bool:
@@ -239,6 +250,12 @@ class Settings:
             slack_outage_seconds=number("ATLAS_SLACK_OUTAGE_SECONDS", 900.0),
             slack_retry_cap_seconds=number("ATLAS_SLACK_RETRY_CAP", 30.0),
             redis_retry_cap_seconds=number("ATLAS_REDIS_RETRY_CAP", 2.0),
+            discord_application_id=get("DISCORD_APPLICATION_ID"),
+            discord_public_key=get("DISCORD_PUBLIC_KEY"),
+            discord_bot_token=get("DISCORD_BOT_TOKEN"),
+            discord_api_url=get("DISCORD_API_URL"),
+            discord_approvers=tuple(u.strip() for u in (get("ATLAS_DISCORD_APPROVERS") or "").split(",") if u.strip()),
+            discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: object) -> Settings:

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
-from rq import Queue
 from slack_bolt import Ack, App
 
 from bot import wording
@@ -25,8 +24,7 @@ from workers import approval_cards, approvals
 from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
 from workers.approvals import Decided, Decision, Stale
 from workers.approvers import Directory, Policy, SlackDirectory, may_decide
-from workers.queueing import enqueue
-from workers.runs import RunNotFound, RunStore
+from workers.queueing import resume_if_waiting
 
 log = logging.getLogger("atlas.bot.approvals")
 
@@ -76,13 +74,8 @@ def on_click(deps: Deps, decision: Decision, policy: Policy, directory: Director
 
 def _resume(deps: Deps, approval: approvals.Approval) -> None:
     """Enqueue the paused run's resume if it is still waiting on this step (idempotent by job id)."""
-    try:
-        run = RunStore(deps.redis).load(approval.run_id)
-    except RunNotFound:
-        return
-    if run.status == "awaiting_approval" and run.pending and run.pending[0].step == approval.step:
-        enqueue(Queue(deps.settings.queue_name, connection=deps.redis), approval.run_id, resume=approval.step,
-                slack_outage_seconds=deps.settings.slack_outage_seconds)
+    resume_if_waiting(deps.redis, deps.settings.queue_name, approval.run_id, approval.step,
+                      slack_outage_seconds=deps.settings.slack_outage_seconds)
 
 
 def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -> None:

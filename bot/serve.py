@@ -36,6 +36,7 @@ from bot.app import create_app
 log = logging.getLogger("atlas.bot.serve")
 
 EVENTS_PATH = "/slack/events"  # Bolt's default; the manifest's URLs end with it
+DISCORD_PATH = "/discord/interactions"  # the Discord application's Interactions Endpoint URL
 HEALTH_PATH = "/healthz"
 GITHUB_PATH = "/github/webhook"
 HTTP_THREADS = 16  # waitress request threads; each request holds one for milliseconds
@@ -68,9 +69,10 @@ class CheckedRequestHandler(SlackRequestHandler):
         return self.app.dispatch(bolt_request)
 
 
-def wsgi_app(app: App, github: Wsgi | None = None) -> Wsgi:
-    """Bolt's WSGI handler, GitHub's webhook path when given, and a health check for load balancers."""
-    slack = CheckedRequestHandler(app, path=EVENTS_PATH)
+def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None = None) -> Wsgi:
+    """Bolt's WSGI handler, GitHub's webhook path and Discord's interactions endpoint when configured,
+    and a health check for load balancers and process managers."""
+    slack = CheckedRequestHandler(app, path=EVENTS_PATH) if app is not None else None
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
@@ -78,17 +80,33 @@ def wsgi_app(app: App, github: Wsgi | None = None) -> Wsgi:
             return [b"ok\n"]
         if github is not None and environ.get("PATH_INFO") == GITHUB_PATH:
             return github(environ, start_response)
+        if discord is not None and environ.get("PATH_INFO") == DISCORD_PATH:
+            return discord(environ, start_response)
+        if slack is None:
+            start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
+            return [b"not found\n"]
         return slack(environ, start_response)
 
     return application
 
 
-def http_server(app: App, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None,
-                github: Wsgi | None = None) -> BaseWSGIServer | MultiSocketServer:
+def http_server(app: App | None, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None,
+                github: Wsgi | None = None, discord: Wsgi | None = None) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
     where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
-    return create_server(wsgi_app(app, github), threads=HTTP_THREADS, ident="atlas", clear_untrusted_proxy_headers=True,
+    return create_server(wsgi_app(app, github, discord), threads=HTTP_THREADS, ident="atlas", clear_untrusted_proxy_headers=True,
                          max_request_body_size=MAX_BODY_BYTES, **where)
+
+
+def web_apps(settings: Settings) -> tuple[App | None, Wsgi | None]:
+    """The Slack app (unless only Discord is configured) and Discord's endpoint (when configured)."""
+    discord: Wsgi | None = None
+    if settings.discord_public_key:
+        from bot.discord.endpoint import endpoint
+
+        discord = endpoint(settings)
+    slack = None if discord is not None and not settings.slack_bot_token else create_app(settings)
+    return slack, discord
 
 
 def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) -> int:
@@ -97,9 +115,11 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     Each request is CPU work in Python (signature, Bolt, Redis client), and one process runs Python on
     one core at a time; more processes on one socket let a burst of events use every core.
     """
-    check_slack(settings)
+    if settings.slack_bot_token or not settings.discord_public_key:  # a Discord-only deployment has no Slack to check
+        check_slack(settings)
     if processes <= 1:
-        server = http_server(create_app(settings), host=host, port=port, github=github_webhook(settings))
+        slack, discord = web_apps(settings)
+        server = http_server(slack, host=host, port=port, github=github_webhook(settings), discord=discord)
         log.warning("Atlas is listening on http://%s:%s%s", host, port, EVENTS_PATH)
         _run(server)
         return 0
@@ -111,7 +131,8 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
         if pid == 0:  # a child: its own app, Redis pool and threads, on the shared socket
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
-                _run(http_server(create_app(settings), sock=sock, github=github_webhook(settings)))
+                slack, discord = web_apps(settings)
+                _run(http_server(slack, sock=sock, github=github_webhook(settings), discord=discord))
             finally:
                 os._exit(0)
         children.append(pid)

@@ -231,10 +231,10 @@ def update(client: WebClient, approval: Approval, *, result: str | None = None, 
         return False
 
 
-def tell_in_doubt(client: WebClient, run: RunState, approval: Approval, tracker: Tracker | None = None) -> None:
-    """Say in the thread that an approved action may or may not have happened, for a human to check."""
+def tell_in_doubt(client: WebClient, run: RunState, approval: Approval, url: str | None = None) -> None:
+    """Say in the thread that an approved action may or may not have happened, for a human to check
+    (at `url`, the issue's page on the tracker, when it has one)."""
     issue = approval.issue or "?"
-    url = tracker.url(int(issue)) if tracker is not None and issue.isdigit() and hasattr(tracker, "url") else None
     text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name, issue=issue, user=approval.decider or run.origin.user or "here",
                                                    link=f" (<{url}|#{issue}>)" if url else "")
     client.chat_postMessage(channel=run.origin.channel, thread_ts=run.origin.thread_ts or run.origin.message_ts, text=text)

@@ -63,11 +63,15 @@ def expire_step(run_id: str, step: int) -> int:
 
 
 def _edit_cards(rt: runtime.Runtime, expired: list[approvals.Approval]) -> None:
-    if not rt.settings.slack_bot_token:
-        return
-    from atlas.slack_client import web_client
-    from workers import approval_cards
+    """Each card is edited on its run's platform (a run that can't be loaded is taken as Slack's)."""
+    from workers import platforms
+    from workers.runs import RunNotFound
 
-    client = web_client(rt.settings)
     for approval in expired:
-        approval_cards.update(client, approval)
+        try:
+            kind = rt.store.load(approval.run_id).origin.kind
+        except RunNotFound:
+            kind = "slack"
+        platform = platforms.for_run(rt.settings, rt.store, kind)
+        if platform is not None:
+            platform.card_decided(approval)

@@ -23,7 +23,7 @@ from rq import Queue
 
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, execute, validate
-from workers import approvals, audit, expiry, ledger
+from workers import approvals, audit, expiry, ledger, platforms
 from workers.approvals import Approval
 from workers.loop import Agent, Reporter
 from workers.state import PendingCall, RunState
@@ -107,7 +107,7 @@ def _run_once(rt: Runtime, run: RunState, call: PendingCall, approval: Approval,
             audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
                          issue=approval.issue, requester=approval.requester, decider=approval.decider,
                          decision="done", result=f"{found} (found on the tracker after an interruption)")
-            _tell_slack(rt, run, approval, result=ToolOutput(found, True))
+            _tell_platform(rt, run, approval, result=ToolOutput(found, True))
             return found
         log.error("run %s: %s (%s) was claimed by %s and never recorded; not running it again",
                   run.id, call.name, call.call_id, claim.claimed_by)
@@ -115,7 +115,7 @@ def _run_once(rt: Runtime, run: RunState, call: PendingCall, approval: Approval,
                      issue=approval.issue, requester=approval.requester, decider=approval.decider, decision="in_doubt",
                      result="interrupted after approval; may or may not have happened; not retried")
         reporter.event(run, "in_doubt", pending_id=call.pending_id, name=call.name, arguments=call.arguments)
-        _tell_slack(rt, run, approval, in_doubt=True)
+        _tell_platform(rt, run, approval, in_doubt=True)
         ledger.settle_in_doubt(rt.conn, run.id, call.call_id, IN_DOUBT)
         return IN_DOUBT
     checked = validate(rt.registry, call.name, call.arguments, ctx)  # the tracker may have changed
@@ -127,7 +127,7 @@ def _run_once(rt: Runtime, run: RunState, call: PendingCall, approval: Approval,
     audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
                  issue=approval.issue, requester=approval.requester, decider=approval.decider,
                  decision="done" if output.ok else "failed", result=output.text)
-    _tell_slack(rt, run, approval, result=output)
+    _tell_platform(rt, run, approval, result=output)
     return output.text
 
 
@@ -141,18 +141,22 @@ def _settle(rt: Runtime, run: RunState, call: PendingCall) -> str | None:
         return None
 
 
-def _tell_slack(rt: Runtime, run: RunState, approval: Approval, *, result: ToolOutput | None = None, in_doubt: bool = False) -> None:
-    """Edit the card with the result; for an in-doubt call also say so in the thread. Never fails the run."""
-    if run.origin.kind != "slack" or not rt.settings.slack_bot_token:
+def _tell_platform(rt: Runtime, run: RunState, approval: Approval, *, result: ToolOutput | None = None, in_doubt: bool = False) -> None:
+    """Edit the card with the result; for an in-doubt call also say so in the thread (on the run's own
+    chat platform). Never fails the run."""
+    platform = platforms.for_run(rt.settings, rt.store, run.origin.kind)
+    if platform is None:
         return
-    from atlas.slack_client import web_client
-    from workers import approval_cards
-
     try:
-        client = web_client(rt.settings)
-        approval_cards.update(client, approval, result=result.text if result else None, ok=bool(result and result.ok), in_doubt=in_doubt)
+        platform.card_decided(approval, result=result.text if result else None, ok=bool(result and result.ok), in_doubt=in_doubt)
         if in_doubt:
-            approval_cards.tell_in_doubt(web_client(rt.settings, repeatable=False), run, approval,
-                                         rt.tracker)
+            platform.notice_in_doubt(run, approval, _issue_url(rt, approval))
     except Exception:
-        log.exception("run %s: could not report %s to Slack", run.id, approval.pending_id)
+        log.exception("run %s: could not report %s to %s", run.id, approval.pending_id, run.origin.kind)
+
+
+def _issue_url(rt: Runtime, approval: Approval) -> str | None:
+    """The tracker's page of the issue an approval is about, for a human to check by hand."""
+    issue = approval.issue or ""
+    url = getattr(rt.tracker, "url", None)
+    return url(int(issue)) if url is not None and issue.isdigit() else None

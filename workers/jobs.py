@@ -7,7 +7,7 @@ import logging
 import redis
 from rq import get_current_job
 
-from workers import gate, lease, runtime, settings_check
+from workers import gate, lease, platforms, runtime, settings_check
 from workers import instructions as phrases
 from workers.errors import DeliveryFailed, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
 from workers.loop import Reporter, finish
@@ -18,14 +18,15 @@ log = logging.getLogger("atlas.jobs")
 
 
 def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
-    """The run's stream, plus its Slack thread when it came from Slack."""
+    """The run's stream, plus its chat platform's thread (Slack, Discord) when it came from one."""
+    platform = platforms.for_run(rt.settings, rt.store, run.origin.kind)
+    if platform is None:
+        return StreamReporter(rt.store)
     if run.origin.kind == "slack":
         from workers.slack_assistant import AssistantThreadReporter
-        from workers.slack_surface import SlackReporter
 
-        return FanOut(StreamReporter(rt.store), SlackReporter.for_settings(rt.settings, rt.store),
-                      AssistantThreadReporter.for_settings(rt.settings))
-    return StreamReporter(rt.store)
+        return FanOut(StreamReporter(rt.store), platform, AssistantThreadReporter.for_settings(rt.settings))
+    return FanOut(StreamReporter(rt.store), platform)
 
 
 def continue_run(run_id: str) -> str:

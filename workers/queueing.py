@@ -9,7 +9,7 @@ from rq import Callback, Queue, Retry
 from rq.exceptions import DuplicateJobError
 from rq.job import Job
 
-from workers.runs import RunStore
+from workers.runs import RunNotFound, RunStore
 from workers.state import Origin, RunState, Turn
 
 JOB_TIMEOUT_SECONDS = 180  # a run's budget is 60 working seconds; this bounds a stuck model call
@@ -81,3 +81,17 @@ def submit(
     RunStore(conn).save(run)
     enqueue(Queue(queue_name, connection=conn), run.id)
     return run
+
+
+def resume_if_waiting(conn: redis.Redis, queue_name: str, run_id: str, step: int, *,
+                      slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> bool:
+    """Enqueue a paused run's resume if it is still waiting on `step` (idempotent by job id). For the
+    click that closed a step, and for a click that finds the step closed but its resume never queued."""
+    try:
+        run = RunStore(conn).load(run_id)
+    except RunNotFound:
+        return False
+    if run.status == "awaiting_approval" and run.pending and run.pending[0].step == step:
+        enqueue(Queue(queue_name, connection=conn), run_id, resume=step, slack_outage_seconds=slack_outage_seconds)
+        return True
+    return False

@@ -25,6 +25,7 @@ from slack_sdk.models.blocks import (
 
 from bot import wording
 from workers.markdown_split import split_markdown
+from workers.sources import source_url
 from workers.state import RunState
 
 MARKDOWN_LIMIT = MarkdownBlock.text_max_length  # 12,000: also the cumulative limit per message
@@ -199,20 +200,8 @@ def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_u
 
 def source_link(source: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
     """One source as mrkdwn: a link when its base URL is set, else the id in code style."""
-    if source.startswith("#") and source[1:].isdigit():
-        base, ident = issues_base_url, source[1:]
-    else:
-        base, ident = docs_base_url, source
-    if not base:
-        return f"`{escape(source)}`"
-    return f"<{_join(base, ident)}|{escape(source)}>"
-
-
-def _join(base: str, ident: str) -> str:
-    """`{id}` in the base URL is replaced; otherwise the id is appended after a slash."""
-    if "{id}" in base:
-        return base.replace("{id}", ident)
-    return base.rstrip("/") + "/" + ident
+    url = source_url(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+    return f"<{url}|{escape(source)}>" if url else f"`{escape(source)}`"
 
 
 _BROADCAST = re.compile(r"<!(?=channel|here|everyone|subteam)|(?<![\w.])@(?=(?:channel|here|everyone)\b)", re.IGNORECASE)

@@ -24,8 +24,9 @@ from atlas.slack_client import error_code, error_details, web_client
 from bot import wording
 from workers import approval_cards, conversations
 from workers.delivery import Patience, Undeliverable, deliver
+from workers.approvals import Approval
 from workers.errors import StoppedByUser
-from workers.loop import Reporter
+from workers.platforms import ChatPlatform
 from workers.runs import RunStore
 from workers.slack_progress import PROGRESS_MIN_INTERVAL, ProgressMessage, thread_of
 from workers.slack_render import answer_messages, classic_feedback, defuse_broadcasts
@@ -41,7 +42,7 @@ TEXT_ONLY_ERRORS = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_to
 TEXT_ONLY_CHARS = 3500
 
 
-class SlackReporter(Reporter):
+class SlackReporter(ChatPlatform):
     """Posts a Slack-origin run's progress and answer in its thread. One instance per job."""
 
     def __init__(
@@ -235,6 +236,11 @@ class SlackReporter(Reporter):
         """One card per pending call (approval_cards skips calls whose card is already posted)."""
         approval_cards.post(self.create_client, run, pending)
 
+    def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+        return approval_cards.update(self.client, approval, result=result, ok=ok, in_doubt=in_doubt)
+
+    def notice_in_doubt(self, run: RunState, approval: Approval, issue_url: str | None = None) -> None:
+        approval_cards.tell_in_doubt(self.create_client, run, approval, issue_url)
 
 def _closing(run: RunState) -> str:
     """The progress message's last line once the answer (or the failure note) is in the thread."""

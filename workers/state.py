@@ -28,10 +28,14 @@ StopReason = Literal[
 FINAL_STATUSES: frozenset[str] = frozenset({"done", "partial", "failed", "expired"})
 
 
-class Origin(BaseModel):
-    """Where the question came from and where the answer goes."""
+Platform = Literal["cli", "slack", "discord"]  # which chat platform a run belongs to (workers/platforms.py)
 
-    kind: Literal["cli", "slack"] = "cli"
+
+class Origin(BaseModel):
+    """Where the question came from and where the answer goes. On Discord: team = guild id,
+    channel = channel id, message_ts = the message id, thread_ts = the thread's id."""
+
+    kind: Platform = "cli"
     user: str | None = None
     channel: str | None = None
     thread_ts: str | None = None

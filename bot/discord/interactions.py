@@ -1,0 +1,189 @@
+"""`POST /discord/interactions`: verify, then answer Discord in the HTTP response itself.
+
+The signature is checked before anything reads the body (401 on failure: Discord sends bad
+signatures on purpose to test this). Then:
+- PING -> PONG;
+- `/atlas ask`: claim, record, enqueue (bot/discord/intake.py), answered with a deferred response
+  (type 5); the worker edits it with progress and posts the answer;
+- the lookup command: the lookup runs here, answered at once, ephemeral, with a Share button;
+- buttons: approve / deny (approvers only: anyone else gets an ephemeral refusal), feedback and
+  share, each answered by updating the message or with a new one.
+Nothing here calls Discord's API: every reply is the response body, within milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import redis
+
+from bot import feedback, lookups
+from bot.discord import commands, intake, render, wording
+from bot.discord.approvers import DiscordPolicy
+from bot.discord.signature import Verifier
+from bot.discord.surface import decided_payload
+from workers import approvals
+from workers.approvals import Decided, Stale
+from workers.queueing import resume_if_waiting
+from workers.state import Origin
+
+log = logging.getLogger("atlas.discord.interactions")
+
+INTERACTIONS_PATH = "/discord/interactions"
+PING, APPLICATION_COMMAND, MESSAGE_COMPONENT = 1, 2, 3
+PONG, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, UPDATE_MESSAGE = 1, 4, 5, 7
+EPHEMERAL = 1 << 6
+MAX_BODY_BYTES = 1 << 20
+
+Reply = dict[str, Any]
+
+
+def ephemeral(text: str, **extra: Any) -> Reply:
+    return {"type": CHANNEL_MESSAGE, "data": {"content": text, "flags": EPHEMERAL, "allowed_mentions": {"parse": []}, **extra}}
+
+
+def message(data: dict[str, Any], kind: int = CHANNEL_MESSAGE) -> Reply:
+    return {"type": kind, "data": {"allowed_mentions": {"parse": []}, **data}}
+
+
+class Interactions:
+    """The endpoint as a WSGI app; `handle(payload)` is the part after verification."""
+
+    def __init__(self, settings: Any, conn: redis.Redis, lookup: lookups.Lookups) -> None:
+        if not settings.discord_public_key:
+            raise ValueError("DISCORD_PUBLIC_KEY is not set")
+        self.settings, self.conn, self.lookups = settings, conn, lookup
+        self.verifier = Verifier(settings.discord_public_key)
+        self.policy = DiscordPolicy.from_settings(settings)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") != "POST":
+            return _respond(start_response, "405 Method Not Allowed", {"error": "POST only"})
+        try:
+            length = min(int(environ.get("CONTENT_LENGTH") or 0), MAX_BODY_BYTES)
+        except ValueError:
+            length = 0
+        body = environ["wsgi.input"].read(length) if length else b""
+        if not self.verifier.valid(environ.get("HTTP_X_SIGNATURE_ED25519"), environ.get("HTTP_X_SIGNATURE_TIMESTAMP"), body):
+            return _respond(start_response, "401 Unauthorized", {"error": "invalid request signature"})
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            return _respond(start_response, "400 Bad Request", {"error": "not JSON"})
+        try:
+            reply = self.handle(payload)
+        except Exception:
+            log.exception("interaction %s failed", payload.get("type"))
+            reply = ephemeral(wording.LOOKUP_FAILED)
+        return _respond(start_response, "200 OK", reply)
+
+    def handle(self, payload: dict[str, Any]) -> Reply:
+        kind = payload.get("type")
+        if kind == PING:
+            return {"type": PONG}
+        data = payload.get("data") or {}
+        if kind == APPLICATION_COMMAND:
+            if data.get("name") == commands.ASK_COMMAND:
+                return self.ask(payload, data)
+            if data.get("name") == self.settings.lookup_command:
+                return self.lookup(commands.lookup_text(data.get("options") or []), shareable=True)
+            return ephemeral(wording.UNKNOWN_COMMAND)
+        if kind == MESSAGE_COMPONENT:
+            return self.click(payload, str(data.get("custom_id") or ""))
+        return ephemeral(wording.UNKNOWN_COMMAND)
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def ask(self, payload: dict[str, Any], data: dict[str, Any]) -> Reply:
+        sub = (data.get("options") or [{}])[0]
+        question = " ".join(str(next((o.get("value") for o in sub.get("options") or [] if o.get("name") == "question"), "")).split())
+        if not question:
+            return ephemeral(wording.EMPTY_QUESTION)
+        user = _user(payload)
+        origin = Origin(kind="discord", user=user.get("id"), channel=payload.get("channel_id"), team=payload.get("guild_id"))
+        surface = {"interaction": {"app": str(payload.get("application_id") or self.settings.discord_application_id),
+                                   "token": payload.get("token"), "at": time.time()}}
+        try:
+            intake.submit(self.conn, self.settings, kind="interaction", ident=str(payload.get("id")),
+                          question=question[: commands.MAX_QUESTION_CHARS], origin=origin, surface=surface)
+        except redis.RedisError as exc:
+            log.warning("interaction %s not queued: %s", payload.get("id"), type(exc).__name__)
+            return ephemeral(wording.UNAVAILABLE)
+        return {"type": DEFERRED_CHANNEL_MESSAGE}
+
+    def lookup(self, text: str, *, shareable: bool, shared_by: str | None = None) -> Reply:
+        parsed = lookups.parse(text)
+        command = self.settings.lookup_command
+        if isinstance(parsed, lookups.Usage) or parsed.kind == "help":
+            return ephemeral(wording.USAGE.format(cmd=command))
+        result = self.lookups.run(parsed)
+        payload = render.lookup_payload(result, command, shareable=shareable, shared_by=shared_by)
+        if shared_by:
+            return message(payload)
+        return message({**payload, "flags": EPHEMERAL})
+
+    # -- buttons -------------------------------------------------------------------------------
+
+    def click(self, payload: dict[str, Any], custom_id: str) -> Reply:
+        user = _user(payload)
+        if custom_id.startswith(render.SHARE_PREFIX):
+            return self.lookup(custom_id[len(render.SHARE_PREFIX):], shareable=False, shared_by=str(user.get("id") or "?"))
+        try:
+            if custom_id.startswith(render.FEEDBACK_PREFIX):
+                return self.vote(custom_id[len(render.FEEDBACK_PREFIX):], str(user.get("id") or ""))
+            if custom_id.startswith(render.APPROVE_PREFIX):
+                return self.decide(payload, custom_id[len(render.APPROVE_PREFIX):], "approved")
+            if custom_id.startswith(render.DENY_PREFIX):
+                return self.decide(payload, custom_id[len(render.DENY_PREFIX):], "denied")
+        except redis.RedisError as exc:
+            log.warning("click not recorded: %s", type(exc).__name__)
+            return ephemeral(wording.EPHEMERAL_UNAVAILABLE)
+        return ephemeral(wording.UNKNOWN_COMMAND)
+
+    def vote(self, value: str, user: str) -> Reply:
+        run_id, _, vote = value.rpartition(":")
+        if not run_id or vote not in ("up", "down") or not user:
+            return ephemeral(wording.UNKNOWN_COMMAND)
+        feedback.toggle(self.conn, run_id, user, vote)  # type: ignore[arg-type]
+        counts = list(feedback.votes(self.conn, run_id).values())
+        return message({"components": render.feedback_row(run_id, counts.count("up"), counts.count("down"))}, UPDATE_MESSAGE)
+
+    def decide(self, payload: dict[str, Any], pending_id: str, decision: approvals.Decision) -> Reply:
+        user = _user(payload)
+        approval = approvals.load(self.conn, pending_id)
+        if approval is None:
+            return ephemeral(wording.APPROVAL_GONE)
+        if not self.policy.may_decide(payload):
+            log.info("click by %s on %s refused: not an approver", user.get("id"), pending_id)
+            return ephemeral(wording.APPROVAL_NOT_ALLOWED)
+        result = approvals.decide(self.conn, pending_id, decision, str(user.get("id")), str(user.get("username") or ""))
+        if isinstance(result, Decided):
+            if result.step_complete:
+                self._resume(result.approval)
+            return message(decided_payload(result.approval), UPDATE_MESSAGE)
+        if isinstance(result, Stale):
+            stale = result.approval
+            if stale.decided and approvals.step_complete(self.conn, stale.run_id, stale.step):
+                self._resume(stale)  # repairs a resume lost between deciding and enqueueing
+            outcome = render.outcome_text(stale.status, stale.decider, stale.decided_at or time.time())
+            return ephemeral(wording.APPROVAL_ALREADY.format(outcome=outcome or "expired"))
+        return ephemeral(wording.APPROVAL_GONE)
+
+    def _resume(self, approval: approvals.Approval) -> None:
+        resume_if_waiting(self.conn, self.settings.queue_name, approval.run_id, approval.step,
+                          slack_outage_seconds=self.settings.slack_outage_seconds)
+
+
+def _user(payload: dict[str, Any]) -> dict[str, Any]:
+    """The interacting user: `member.user` in a server, `user` in a DM."""
+    return ((payload.get("member") or {}).get("user") or payload.get("user") or {})
+
+
+def _respond(start_response: Callable[..., Any], status: str, body: dict[str, Any]) -> list[bytes]:
+    raw = json.dumps(body).encode()
+    start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(raw)))])
+    return [raw]

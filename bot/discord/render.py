@@ -1,0 +1,202 @@
+"""What a run looks like on Discord: progress text, answer messages, approval cards, buttons.
+
+Pure functions from a run to message payloads (`content` plus `components`). A message's content
+holds at most 2,000 characters: answers are split on paragraph and code-fence boundaries
+(workers/markdown_split.py), and the sources, footer and feedback buttons go on the last part.
+Text that comes from outside (issue titles, labels, tool output, names) is escaped for Discord's
+Markdown; the answer itself is the model's Markdown and is sent as it is (mentions never ping:
+the REST client sets `allowed_mentions` to none on every message).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from bot import wording as common
+from bot.discord import wording
+from workers.markdown_split import split_markdown
+from workers.sources import source_url
+from workers.visible_text import reveal_bidi
+from workers.state import RunState
+
+CONTENT_LIMIT = 2000
+PART_LIMIT = 1900  # leaves room for the partial/failed banner on the first part
+SOURCES_CHARS = 900
+PROGRESS_TASKS = 20
+APPROVE_PREFIX = "atlas_approval_approve:"
+DENY_PREFIX = "atlas_approval_deny:"
+FEEDBACK_PREFIX = "atlas_feedback:"
+SHARE_PREFIX = "atlas_share:"
+BUTTON_PRIMARY, BUTTON_SECONDARY, BUTTON_SUCCESS, BUTTON_DANGER = 1, 2, 3, 4
+_MARKDOWN = re.compile(r"([\\*_~`|>#\-\[\]()<:])")
+
+
+def escape(text: str) -> str:
+    """Discord Markdown's control characters shown as themselves (also defuses `<@id>` and `:emoji:`)."""
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def progress_text(step: int, tasks: list[tuple[str, str]], closing: str | None = None) -> str:
+    """The progress message: the step, one line per tool call with its state, a closing line."""
+    lines = [wording.PROGRESS_STEP.format(step=step) if step else wording.PROGRESS_START]
+    for title, status in tasks[-PROGRESS_TASKS:]:
+        lines.append(f"{wording.TASK_MARK.get(status, '')} {escape(title)}")
+    if closing:
+        lines.append(closing)
+    return clip("\n".join(lines), CONTENT_LIMIT)
+
+
+
+
+
+def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
+    """The answer as message payloads; the last one carries sources, footer and feedback buttons."""
+    failed = run.status == "failed"
+    reason = common.stop_reason(run.stop_reason)
+    body = (run.answer or "").strip()
+    if failed and (not body or body == (run.error or "").strip()):
+        body = ""
+    parts = split_markdown(body, PART_LIMIT) if body else []
+    banner = wording.FAILED.format(reason=reason) if failed else wording.PARTIAL.format(reason=reason) if run.partial else ""
+    if banner:
+        parts = [f"{banner}\n\n{parts[0]}" if parts else banner, *parts[1:]]
+    tail = tail_text(run, reason, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+    if parts and len(parts[-1]) + 2 + len(tail) <= CONTENT_LIMIT:
+        parts[-1] = f"{parts[-1]}\n\n{tail}"
+    else:
+        parts.append(tail)
+    messages: list[dict[str, Any]] = [{"content": part} for part in parts]
+    if not failed:
+        messages[-1]["components"] = feedback_row(run.id)
+    return messages
+
+
+def tail_text(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
+    lines: list[str] = []
+    if run.sources:
+        lines.append(sources_text(run.sources, docs_base_url=docs_base_url, issues_base_url=issues_base_url))
+    footer = wording.FOOTER.format(steps=len(run.steps), step_word=common.steps_word(len(run.steps)), tokens=run.usage.total,
+                                   cost=run.cost_usd, reason=reason)
+    lines.append(footer + (" · partial" if run.partial else ""))
+    return "\n".join(lines)
+
+
+def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None) -> str:
+    """'**Sources:** [#12](<url>), [retries](<url>)': links where a base URL is set, else code."""
+    shown: list[str] = []
+    for index, source in enumerate(sources):
+        link = source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+        if sum(len(s) + 2 for s in shown) + len(link) > SOURCES_CHARS:
+            shown.append(f"+{len(sources) - index} more")
+            break
+        shown.append(link)
+    return wording.SOURCES.format(links=", ".join(shown))
+
+
+def source_link(source: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
+    url = source_url(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+    return f"[{escape(source)}](<{url}>)" if url else f"`{source.replace('`', '')}`"
+
+
+def feedback_row(run_id: str, up: int = 0, down: int = 0) -> list[dict[str, Any]]:
+    """Helpful / Not helpful; the custom id carries the run id and the vote."""
+    def label(text: str, count: int) -> str:
+        return wording.FEEDBACK_COUNT.format(label=text, count=count) if count else text
+
+    return [{"type": 1, "components": [
+        {"type": 2, "style": BUTTON_SECONDARY, "label": label(wording.FEEDBACK_UP, up), "emoji": {"name": "\U0001f44d"},
+         "custom_id": f"{FEEDBACK_PREFIX}{run_id}:up"},
+        {"type": 2, "style": BUTTON_SECONDARY, "label": label(wording.FEEDBACK_DOWN, down), "emoji": {"name": "\U0001f44e"},
+         "custom_id": f"{FEEDBACK_PREFIX}{run_id}:down"},
+    ]}]
+
+
+def card_buttons(pending_id: str) -> list[dict[str, Any]]:
+    """Approve / Deny; each custom id is the action and only the opaque pending id."""
+    return [{"type": 1, "components": [
+        {"type": 2, "style": BUTTON_SUCCESS, "label": wording.APPROVAL_APPROVE, "custom_id": APPROVE_PREFIX + pending_id},
+        {"type": 2, "style": BUTTON_DANGER, "label": wording.APPROVAL_DENY, "custom_id": DENY_PREFIX + pending_id},
+    ]}]
+
+
+def card_text(name: str, arguments: dict[str, Any], issue: Any, duplicate: Any, reason: str, asker: str | None,
+              expires_at: float, read: tuple[str, ...] = ()) -> str:
+    """The card's description (everything but the buttons), within Discord's content limit. Direction
+    controls in it are shown as `<U+202E>`, so what the approver reads is what runs."""
+    lines = [wording.APPROVAL_TITLE.get(name) or wording.APPROVAL_TITLE_OTHER.format(name=name[:64].replace("`", ""))]
+    number = arguments.get("issue_id")
+    if issue is not None:
+        lines.append(wording.APPROVAL_ISSUE.format(link=_issue_link(issue), state=escape(str(issue.state))))
+    elif number is not None:
+        lines.append(wording.APPROVAL_ISSUE.format(link=f"\\#{escape(str(number))}", state="?"))
+    if name == "add_labels":
+        labels = ", ".join(_code(str(x)) for x in arguments.get("labels") or []) or "none"
+        lines.append(wording.APPROVAL_LABELS.format(labels=labels))
+        if issue is not None:
+            lines.append(wording.APPROVAL_CURRENT_LABELS.format(labels=", ".join(_code(x) for x in issue.labels) or "none"))
+    elif name == "post_comment":
+        lines.append(wording.APPROVAL_COMMENT)
+        lines.append(_fenced(clip(str(arguments.get("body") or " "), 900)))
+    elif name == "close_issue":
+        if arguments.get("reason") == "duplicate":
+            original = _issue_link(duplicate) if duplicate is not None else f"\\#{escape(str(arguments.get('duplicate_of')))}"
+            lines.append(wording.APPROVAL_CLOSE_DUPLICATE.format(link=original))
+        else:
+            lines.append(wording.APPROVAL_CLOSE.format(reason=escape(str(arguments.get("reason", "")).replace("_", " "))))
+    else:
+        lines.append(_fenced(clip(json.dumps(arguments, ensure_ascii=False), 900)))
+    if reason:
+        lines.append(wording.APPROVAL_REASON)
+        lines.append("\n".join("> " + escape(line) for line in clip(reason, 500).splitlines() if line.strip()))
+    if read:
+        sources = ", ".join(read[:-1]) + (" and " if len(read) > 1 else "") + read[-1]
+        lines.append(wording.APPROVAL_PROVENANCE.format(sources=escape(sources)))
+    lines.append(wording.APPROVAL_ASKED_BY.format(user=escape(asker or "unknown") if not (asker or "").isdigit() else asker,
+                                                  when=int(expires_at)))
+    return reveal_bidi(clip("\n".join(lines), CONTENT_LIMIT - 600))  # room for the outcome lines added later
+
+
+def outcome_text(status: str, decider: str, decided_at: float) -> str:
+    template = wording.APPROVAL_OUTCOME.get(status)
+    if template is None:
+        return ""
+    user = decider if decider.isdigit() else "?"
+    return template.format(user=user, when=int(decided_at))
+
+
+def _issue_link(issue: Any) -> str:
+    text = escape(f"#{issue.number} {issue.title}")
+    return f"[{text}](<{issue.url}>)" if getattr(issue, "url", None) else text
+
+
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
+
+
+def _fenced(text: str) -> str:
+    """A code block nothing inside can close: its own fences are broken with a zero-width space."""
+    return "```\n" + text.replace("```", "`\u200b``") + "\n```"
+
+
+def lookup_payload(result: Any, command: str, *, shareable: bool, shared_by: str | None = None) -> dict[str, Any]:
+    """A slash-command lookup: its title and the tool's text (escaped), a Share button if asked for."""
+    from bot import wording as slack_wording
+
+    lookup = result.lookup
+    title = slack_wording.LOOKUP_TITLE[lookup.kind].format(arg=lookup.arg) + (f" ({lookup.state})" if lookup.state else "")
+    body = result.text if result.ok else result.text.split("\nHint:")[0]
+    footer = wording.SHARED_BY.format(user=shared_by, cmd=command, text=lookup.text.replace("`", "")) if shared_by else ""
+    room = CONTENT_LIMIT - len(title) - len(footer) - 20
+    content = f"**{escape(title)}**\n{clip(escape(body), room)}" + (f"\n{footer}" if footer else "")
+    payload: dict[str, Any] = {"content": content}
+    custom_id = SHARE_PREFIX + lookup.text
+    if shareable and result.ok and len(custom_id) <= 100:
+        payload["components"] = [{"type": 1, "components": [
+            {"type": 2, "style": BUTTON_PRIMARY, "label": wording.SHARE_BUTTON, "custom_id": custom_id}]}]
+    return payload

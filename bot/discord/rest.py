@@ -1,0 +1,185 @@
+"""A small synchronous client for Discord's REST API, for worker jobs and `atlas discord register`.
+
+Rate limits are honoured as Discord describes them: each route's bucket (method + path with its
+major parameter) remembers `X-RateLimit-Remaining` / `X-RateLimit-Reset-After`, and a request to an
+exhausted bucket waits for the reset first; a 429 waits `retry_after` (the route's or, with
+`X-RateLimit-Global`, every route's) and is retried. Creating calls (POST) are retried only on 429,
+where Discord did not act; edits (PATCH, PUT) and reads also on 5xx and dropped connections.
+Every message body gets `allowed_mentions: {"parse": []}` unless it sets its own.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger("atlas.discord.rest")
+
+API_URL = "https://discord.com/api/v10"
+USER_AGENT = "DiscordBot (https://github.com/atlas-maintainer-bot, 0.1)"
+TIMEOUT_SECONDS = 10.0
+RATE_LIMIT_RETRIES = 3
+SERVER_ERROR_RETRIES = 2
+MAX_WAIT_SECONDS = 60.0  # a longer retry_after is an outage: fail and let RQ's retry come back later
+NO_MENTIONS: dict[str, Any] = {"parse": []}
+_MAJOR = re.compile(r"^/(channels|guilds|webhooks)/(\d+)(?:/([^/]+))?")
+_ID = re.compile(r"/\d{5,}")
+
+
+class DiscordError(Exception):
+    """Discord refused a request (or could not be reached: status 0). `code` is Discord's JSON error code."""
+
+    def __init__(self, status: int, code: int | None = None, message: str = "") -> None:
+        super().__init__(f"Discord answered {status} (code {code}): {message[:200]}")
+        self.status, self.code = status, code
+
+
+@dataclass
+class _Bucket:
+    remaining: int = 1
+    reset_at: float = 0.0
+
+
+@dataclass
+class Limits:
+    """Rate-limit state shared by every client of one process (Discord counts per bot token)."""
+
+    buckets: dict[str, _Bucket] = field(default_factory=dict)
+    global_until: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def wait_time(self, route: str, now: float) -> float:
+        with self.lock:
+            bucket = self.buckets.get(route)
+            wait = max(self.global_until - now, 0.0)
+            if bucket and bucket.remaining <= 0 and bucket.reset_at > now:
+                wait = max(wait, bucket.reset_at - now)
+            return wait
+
+    def update(self, route: str, headers: Any, now: float) -> None:
+        remaining, reset_after = headers.get("X-RateLimit-Remaining"), headers.get("X-RateLimit-Reset-After")
+        if remaining is None or reset_after is None:
+            return
+        with self.lock:
+            self.buckets[route] = _Bucket(int(float(remaining)), now + float(reset_after))
+
+
+def route_key(method: str, path: str) -> str:
+    """`POST /channels/123/messages/456` -> `POST /channels/123/messages/:id`: one bucket per major id."""
+    path = path.split("?", 1)[0]
+    major = _MAJOR.match(path)
+    head = f"/{major.group(1)}/{major.group(2)}" if major else ""
+    if major and major.group(1) == "webhooks" and major.group(3):
+        head += "/" + major.group(3)  # the interaction token is part of a webhook's major parameter
+    return f"{method} {head}{_ID.sub('/:id', path[len(head):])}"
+
+
+class DiscordREST:
+    """`request(method, path, body)` against the configured base URL with the bot token."""
+
+    def __init__(self, token: str | None, base_url: str | None = None, *, limits: Limits | None = None,
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> None:
+        self.token = token
+        self.base_url = (base_url or API_URL).rstrip("/")
+        self.limits = limits or Limits()
+        self.sleep, self.clock = sleep, clock
+
+    def request(self, method: str, path: str, body: Any = None, *, auth: bool = True) -> Any:
+        """Send one request, waiting out rate limits; returns the decoded JSON (None for 204)."""
+        route = route_key(method, path)
+        if isinstance(body, dict) and ("content" in body or "components" in body or "embeds" in body):
+            body = {"allowed_mentions": NO_MENTIONS, **body}
+        data = json.dumps(body).encode() if body is not None else None
+        repeatable = method != "POST"
+        limited = failed = 0
+        while True:
+            wait = self.limits.wait_time(route, self.clock())
+            if wait > 0:
+                self.sleep(wait)
+            status, headers, payload = self._send(method, path, data, auth)
+            self.limits.update(route, headers, self.clock())
+            if status == 429 and limited < RATE_LIMIT_RETRIES:
+                limited += 1
+                retry_after = float((payload or {}).get("retry_after") or headers.get("Retry-After") or 1)
+                if retry_after > MAX_WAIT_SECONDS:
+                    raise DiscordError(429, None, f"retry_after {retry_after}s")
+                if headers.get("X-RateLimit-Global") or (payload or {}).get("global"):
+                    with self.limits.lock:
+                        self.limits.global_until = self.clock() + retry_after
+                log.info("rate limited on %s; retrying in %.2fs", route, retry_after)
+                self.sleep(retry_after)
+                continue
+            if (status == 0 or status >= 500) and repeatable and failed < SERVER_ERROR_RETRIES:
+                failed += 1
+                self.sleep(0.5 * failed)
+                continue
+            if status == 0 or status >= 400:
+                code = (payload or {}).get("code") if isinstance(payload, dict) else None
+                message = (payload or {}).get("message", "") if isinstance(payload, dict) else ""
+                raise DiscordError(status, code, str(message))
+            return payload
+
+    def _send(self, method: str, path: str, data: bytes | None, auth: bool) -> tuple[int, Any, Any]:
+        headers = {"User-Agent": USER_AGENT, "Content-Type": "application/json"}
+        if auth and self.token:
+            headers["Authorization"] = f"Bot {self.token}"
+        request = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
+                raw = response.read()
+                return response.status, response.headers, json.loads(raw) if raw else None
+        except urllib.error.HTTPError as exc:
+            raw = exc.read()
+            try:
+                payload = json.loads(raw) if raw else None
+            except ValueError:
+                payload = None
+            return exc.code, exc.headers, payload
+        except (urllib.error.URLError, OSError) as exc:
+            log.warning("Discord unreachable on %s %s: %s", method, route_key(method, path), type(exc).__name__)
+            return 0, {}, None
+
+    # -- the calls Atlas makes -----------------------------------------------------------------
+
+    def create_message(self, channel_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return self.request("POST", f"/channels/{channel_id}/messages", payload)
+
+    def edit_message(self, channel_id: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", payload)
+
+    def delete_message(self, channel_id: str, message_id: str) -> None:
+        self.request("DELETE", f"/channels/{channel_id}/messages/{message_id}")
+
+    def start_thread(self, channel_id: str, message_id: str, name: str) -> dict[str, Any]:
+        return self.request("POST", f"/channels/{channel_id}/messages/{message_id}/threads",
+                            {"name": name, "auto_archive_duration": 1440})
+
+    def edit_original(self, application_id: str, token: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/@original", payload, auth=False)
+
+    def followup(self, application_id: str, token: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return self.request("POST", f"/webhooks/{application_id}/{token}?wait=true", payload, auth=False)
+
+    def edit_followup(self, application_id: str, token: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/{message_id}", payload, auth=False)
+
+    def put_commands(self, application_id: str, commands: list[dict[str, Any]], guild_id: str | None = None) -> list[dict[str, Any]]:
+        """Bulk overwrite: the commands afterwards are exactly these (idempotent)."""
+        where = f"/guilds/{guild_id}" if guild_id else ""
+        return self.request("PUT", f"/applications/{application_id}{where}/commands", commands)
+
+
+_shared_limits = Limits()
+
+
+def rest_client(settings: Any) -> DiscordREST:
+    """The process's client for the configured bot; rate-limit state is shared by every job here."""
+    return DiscordREST(settings.discord_bot_token, settings.discord_api_url, limits=_shared_limits)

@@ -1,0 +1,266 @@
+"""The run's Discord thread: live progress, approval cards, then the answer, posted exactly once.
+
+A mention's run answers in a thread started from the mentioning message (its id is the message's,
+so a retried job finds it again); a follow-up's run answers in the thread it was asked in. A
+`/atlas ask` run edits the deferred response (`@original`) as its progress and posts the answer
+as follow-up messages while the interaction token lives (15 minutes), after that as bot messages.
+Approval cards are always bot messages: an approval may wait a day.
+
+Idempotency lives in `run.surface`, saved right after each message is created, as on Slack.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bot.discord import render, wording
+from bot.discord.rest import DiscordError, DiscordREST, rest_client
+from bot import wording as common
+from workers import approvals, conversations
+from workers.approvals import Approval
+from workers.platforms import ChatPlatform
+from workers.runs import RunStore
+from workers.slack_render import task_title
+from workers.state import PendingCall, RunState, Turn
+
+log = logging.getLogger("atlas.discord.surface")
+
+PROGRESS_MIN_INTERVAL = 1.0
+TOKEN_LIFETIME_SECONDS = 14 * 60  # Discord's interaction tokens last 15 minutes
+THREAD_MARK_TTL_SECONDS = 30 * 24 * 3600
+THREAD_ALREADY_EXISTS = 160004
+TASK_STATUS = {"started": "in_progress", "done": "complete", "failed": "error"}
+
+
+def thread_mark(thread_id: str) -> str:
+    """A Redis key that says Atlas answers in this thread: mentions there are follow-ups."""
+    return f"atlas:discord:thread:{thread_id}"
+
+
+def conversation_team(guild: str | None) -> str:
+    """Turn keys of Discord threads are kept apart from Slack's."""
+    return f"discord:{guild or '-'}"
+
+
+class DiscordReporter(ChatPlatform):
+    """Posts a Discord-origin run's progress, cards and answer. One instance per job."""
+
+    def __init__(self, rest: DiscordREST, store: RunStore, *, docs_base_url: str | None = None,
+                 issues_base_url: str | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rest, self.store = rest, store
+        self.docs_base_url, self.issues_base_url = docs_base_url, issues_base_url
+        self.clock = clock
+        self._tasks: dict[str, tuple[str, str]] = {}
+        self._step = 0
+        self._last_flush = float("-inf")
+        self._dirty = False
+
+    @classmethod
+    def for_settings(cls, settings: Any, store: RunStore) -> DiscordReporter:
+        return cls(rest_client(settings), store, docs_base_url=settings.docs_base_url, issues_base_url=settings.issues_base_url)
+
+    # -- events --------------------------------------------------------------------------------
+
+    def event(self, run: RunState, kind: str, **data: Any) -> None:
+        if run.origin.kind != "discord" or not run.origin.channel:
+            return
+        if kind == "step":
+            self._step = int(data.get("step") or 0)
+            self._progress(run, force=True)
+        elif kind == "tool":
+            status = TASK_STATUS.get(str(data.get("state")), "in_progress")
+            self._tasks[str(data.get("call_id"))] = (task_title(str(data.get("name", "")), str(data.get("arguments", ""))), status)
+            self._dirty = True
+            self._progress(run, force=False)
+        elif kind == "paused":
+            self._close_progress(run, wording.PROGRESS_PAUSED)
+            self.post_cards(run, list(data.get("pending") or []))
+        elif kind == "answer":
+            closing = wording.PROGRESS_FAILED if run.status == "failed" else wording.PROGRESS_DONE.format(
+                steps=len(run.steps), step_word=common.steps_word(len(run.steps)))
+            self._close_progress(run, closing)
+            self.post_answer(run)
+
+    # -- where the run's messages go -----------------------------------------------------------
+
+    def _interaction(self, run: RunState) -> dict[str, Any] | None:
+        """The slash command's webhook (application id, token) while its token is alive."""
+        hook = run.surface.get("interaction")
+        if isinstance(hook, dict) and time.time() - float(hook.get("at") or 0) < TOKEN_LIFETIME_SECONDS:
+            return hook
+        return None
+
+    def channel(self, run: RunState) -> str:
+        """The channel or thread the run speaks in; a mention's thread is started on first use."""
+        if run.surface.get("thread_id"):
+            return str(run.surface["thread_id"])
+        origin = run.origin
+        if origin.thread_ts or "interaction" in run.surface or not origin.message_ts:
+            where = origin.thread_ts or origin.channel or ""
+        else:
+            name = clip_name(wording.THREAD_NAME.format(question=run.question))
+            try:
+                where = str(self.rest.start_thread(origin.channel or "", origin.message_ts, name)["id"])
+            except DiscordError as exc:
+                if exc.code == THREAD_ALREADY_EXISTS:  # a retried job: the thread has the message's id
+                    where = origin.message_ts
+                else:  # no threads here (a DM, a thread already, no permission): reply in the channel
+                    log.info("run %s: no thread (%s); replying in the channel", run.id, exc.code)
+                    where = origin.channel or ""
+                    run.surface["reply_to"] = origin.message_ts
+        if where != origin.channel:
+            self.store.conn.set(thread_mark(where), run.id, ex=THREAD_MARK_TTL_SECONDS)
+        run.surface["thread_id"] = where
+        self.store.save(run)
+        return where
+
+    def _create(self, run: RunState, payload: dict[str, Any]) -> tuple[str, str]:
+        """Post a message where the run speaks: (message id, how), how being "webhook" or "channel"."""
+        hook = self._interaction(run)
+        if hook is not None:
+            return str(self.rest.followup(hook["app"], hook["token"], payload)["id"]), "webhook"
+        channel = self.channel(run)
+        if run.surface.get("reply_to"):
+            payload = {**payload, "message_reference": {"message_id": run.surface["reply_to"], "fail_if_not_exists": False}}
+        return str(self.rest.create_message(channel, payload)["id"]), "channel"
+
+    def _edit(self, run: RunState, message_id: str, how: str, payload: dict[str, Any]) -> None:
+        hook = self._interaction(run)
+        if how == "webhook":
+            if hook is not None:
+                self.rest.edit_followup(hook["app"], hook["token"], message_id, payload)
+            return  # the token is gone: the message stays as it was
+        self.rest.edit_message(self.channel(run), message_id, payload)
+
+    # -- progress ------------------------------------------------------------------------------
+
+    def _progress(self, run: RunState, *, force: bool) -> None:
+        if not force and (not self._dirty or self.clock() - self._last_flush < PROGRESS_MIN_INTERVAL):
+            return
+        text = render.progress_text(self._step, list(self._tasks.values()))
+        try:
+            self._show_progress(run, text)
+        except DiscordError as exc:
+            log.warning("run %s: progress update failed (%s)", run.id, exc.status)
+        self._dirty = False
+        self._last_flush = self.clock()
+
+    def _show_progress(self, run: RunState, text: str) -> None:
+        hook = self._interaction(run)
+        if hook is not None and not run.surface.get("progress_done"):
+            self.rest.edit_original(hook["app"], hook["token"], {"content": text})
+            run.surface["progress_open"] = True
+            return
+        progress_id = run.surface.get("progress_id")
+        if progress_id and run.surface.get("progress_open"):
+            self.rest.edit_message(self.channel(run), progress_id, {"content": text})
+            return
+        message_id, _ = self._create_in_channel(run, {"content": text})
+        run.surface.update(progress_id=message_id, progress_open=True)
+        self.store.save(run)
+
+    def _create_in_channel(self, run: RunState, payload: dict[str, Any]) -> tuple[str, str]:
+        return str(self.rest.create_message(self.channel(run), payload)["id"]), "channel"
+
+    def _close_progress(self, run: RunState, closing: str) -> None:
+        if not run.surface.get("progress_open"):
+            return
+        try:
+            self._show_progress(run, render.progress_text(self._step, list(self._tasks.values()), closing))
+        except DiscordError as exc:
+            log.info("run %s: could not close the progress message (%s)", run.id, exc.status)
+        run.surface["progress_open"] = False
+        if "interaction" in run.surface:
+            run.surface["progress_done"] = True  # after a pause, progress is a new bot message
+        self.store.save(run)
+
+    # -- the answer ----------------------------------------------------------------------------
+
+    def post_answer(self, run: RunState) -> None:
+        """Post the answer once; on a re-delivery edit the messages already posted, if it changed."""
+        messages = render.answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
+        digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
+        posted: list[list[str]] = [list(p) for p in run.surface.get("answer_ids") or []]
+        if run.surface.get("answer_digest") != digest or len(posted) < len(messages):
+            for index, message in enumerate(messages):
+                if index < len(posted):
+                    self._edit(run, posted[index][0], posted[index][1], message)
+                    continue
+                posted.append(list(self._create(run, message)))
+                run.surface["answer_ids"] = posted
+                self.store.save(run)  # remembered before anything else can fail
+            run.surface.update(answer_digest=digest)
+            self.store.save(run)
+        self._record_turn(run)
+
+    def _record_turn(self, run: RunState) -> None:
+        """A mention's answer in its thread becomes context for follow-ups there (once per run)."""
+        if run.status not in ("done", "partial") or not run.answer or "interaction" in run.surface or run.surface.get("reply_to"):
+            return
+        thread = str(run.surface.get("thread_id") or "")
+        if thread and thread != run.origin.channel:
+            conversations.append(self.store.conn, conversation_team(run.origin.team), thread, thread, run.id,
+                                 Turn(question=run.question, answer=run.answer))
+
+    # -- approvals -----------------------------------------------------------------------------
+
+    def post_cards(self, run: RunState, pending: list[Any]) -> list[str]:
+        """One card per pending call, as an ordinary bot message (skipping calls already carded)."""
+        from tools.tracker import demo_tracker
+        from workers import approval_cards, runtime
+
+        settings = runtime.current().settings
+        tracker = demo_tracker(settings.data_dir, settings.issues_base_url)
+        posted: list[str] = []
+        for raw in pending:
+            call = raw if isinstance(raw, PendingCall) else PendingCall.model_validate(raw)
+            record = approvals.load(self.store.conn, call.pending_id)
+            if record is None or record.card_ts:
+                continue
+            card = approval_cards.view(run, call, tracker, record.expires_at)
+            text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
+                                     card.read)
+            channel = self.channel(run)
+            reply = self.rest.create_message(channel, {"content": text, "components": render.card_buttons(call.pending_id)})
+            approvals.attach_card(self.store.conn, call.pending_id, channel, str(reply["id"]), json.dumps({"content": text}))
+            posted.append(str(reply["id"]))
+        return posted
+
+    def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+        if not approval.channel or not approval.card_ts:
+            return False
+        try:
+            self.rest.edit_message(approval.channel, approval.card_ts, decided_payload(approval, result=result, ok=ok, in_doubt=in_doubt))
+            return True
+        except DiscordError as exc:
+            log.warning("could not update approval card %s: %s", approval.pending_id, exc.status)
+            return False
+
+    def notice_in_doubt(self, run: RunState, approval: Approval, issue_url: str | None = None) -> None:
+        user = approval.decider or run.origin.user or ""
+        text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name.replace("`", ""), issue=render.escape(approval.issue or "?"),
+                                                       user=user if user.isdigit() else "?", link=f" (<{issue_url}>)" if issue_url else "")
+        self.rest.create_message(self.channel(run), {"content": text})
+
+
+def decided_payload(approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> dict[str, Any]:
+    """A card's content after a decision: what it showed, who decided and when, the result; no buttons."""
+    shown = json.loads(approval.card_blocks).get("content", "") if approval.card_blocks.startswith("{") else ""
+    lines = [shown, render.outcome_text(approval.status, approval.decider, approval.decided_at or time.time())]
+    if in_doubt:
+        lines.append(wording.APPROVAL_RESULT_IN_DOUBT)
+    elif result is not None:
+        template = wording.APPROVAL_RESULT_DONE if ok else wording.APPROVAL_RESULT_FAILED
+        lines.append(template.format(result=render.escape(render.clip(result, 300))))
+    return {"content": render.clip("\n".join(x for x in lines if x), render.CONTENT_LIMIT), "components": []}
+
+
+def clip_name(text: str) -> str:
+    """Thread names hold 1 to 100 characters, on one line."""
+    flat = " ".join(text.split())
+    return render.clip(flat, 100) or "Atlas"

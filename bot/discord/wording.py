@@ -1,0 +1,74 @@
+"""Every sentence a Discord user reads from Atlas, in one place.
+
+Discord does not turn `:shortcodes:` into emoji in a bot's messages, so these use the characters;
+`<@id>` is a user mention (never a ping: every message sets `allowed_mentions` to none) and
+`<t:unix:f>` a timestamp shown in the reader's time zone.
+"""
+
+from __future__ import annotations
+
+PROGRESS_START = "*Working on it...*"
+PROGRESS_STEP = "*Working on it... step {step}*"
+PROGRESS_DONE = "*Done after {steps} {step_word}; the answer is below.*"
+PROGRESS_FAILED = "*Stopped; see below.*"
+PROGRESS_PAUSED = "*Paused: a proposed action needs a maintainer's approval.*"
+TASK_MARK = {"in_progress": "\u23f3", "complete": "\u2705", "error": "\u274c"}
+THREAD_NAME = "Atlas: {question}"
+EMPTY_QUESTION = "Ask me something after the mention, e.g. `@Atlas what does ORB-1202 mean?`"
+UNAVAILABLE = "\u26a0\ufe0f I can't take questions right now (my queue is unreachable). Please ask again in a minute."
+
+SOURCES = "**Sources:** {links}"
+FOOTER = "-# {steps} {step_word} · {tokens:,} tokens · ${cost:.4f} · stop: {reason}"
+PARTIAL = "\u26a0\ufe0f **Partial answer:** stopped early ({reason}); this is what I found so far."
+FAILED = "\u274c **I couldn't finish this one:** {reason}"
+FEEDBACK_UP = "Helpful"
+FEEDBACK_DOWN = "Not helpful"
+FEEDBACK_COUNT = "{label} ({count})"
+
+APPROVAL_TITLE = {
+    "add_labels": "\U0001f3f7\ufe0f **Atlas wants to add labels to an issue**",
+    "post_comment": "\U0001f4ac **Atlas wants to comment on an issue**",
+    "close_issue": "\U0001f512 **Atlas wants to close an issue**",
+}
+APPROVAL_TITLE_OTHER = "\u270b **Atlas wants to run `{name}`**"
+APPROVAL_ISSUE = "**Issue:** {link} ({state})"
+APPROVAL_LABELS = "**Labels to add:** {labels}"
+APPROVAL_CURRENT_LABELS = "**Current labels:** {labels}"
+APPROVAL_COMMENT = "**Comment, exactly as it will be posted:**"
+APPROVAL_CLOSE = "**Close as:** {reason}"
+APPROVAL_CLOSE_DUPLICATE = "**Close as:** duplicate of {link}"
+APPROVAL_REASON = "*Why (the model's words):*"
+APPROVAL_PROVENANCE = "\u26a0\ufe0f **Proposed after reading {sources}**, text anyone can write: look twice."
+APPROVAL_ASKED_BY = "-# Asked by <@{user}> · expires <t:{when}:f>"
+APPROVAL_APPROVE = "Approve"
+APPROVAL_DENY = "Deny"
+APPROVAL_OUTCOME = {
+    "approved": "\u2705 Approved by <@{user}> <t:{when}:f>",
+    "denied": "\U0001f6ab Denied by <@{user}> <t:{when}:f>",
+    "expired": "\u231b Expired <t:{when}:f>: nobody decided in time, so it did not run",
+}
+APPROVAL_RESULT_DONE = "\u2705 Done: {result}"
+APPROVAL_RESULT_FAILED = "\u274c It did not go through: {result}"
+APPROVAL_RESULT_IN_DOUBT = "\u26a0\ufe0f Atlas stopped while running this, so it may or may not have happened. It was not retried."
+APPROVAL_IN_DOUBT_THREAD = (
+    "\u26a0\ufe0f I was interrupted while running `{name}` on #{issue} after it was approved, so I can't tell whether it "
+    "happened. I won't retry it. <@{user}>, please check the issue and redo it by hand if needed."
+)
+APPROVAL_NOT_ALLOWED = "\u26d4 You can't approve this: only the project's maintainers can decide."
+APPROVAL_ALREADY = "This was already decided: {outcome}"
+APPROVAL_GONE = "This approval request is no longer available."
+EPHEMERAL_UNAVAILABLE = "\u26a0\ufe0f Atlas can't record that right now (its store is unreachable). Please try again in a minute."
+QUEUED = "*Working on it...*"
+
+USAGE = (
+    "**Look things up without asking the model:**\n"
+    "- `/{cmd} issue <number>`: one issue, e.g. `/{cmd} issue 42`\n"
+    "- `/{cmd} search <words> [open|closed]`: search the issues\n"
+    "- `/{cmd} docs <words>`: search the docs\n"
+    "- `/{cmd} help`: this text\n"
+    "To ask a question, mention the bot or use `/atlas ask`."
+)
+SHARE_BUTTON = "Share in channel"
+SHARED_BY = "-# Shared by <@{user}> with `/{cmd} {text}`"
+LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
+UNKNOWN_COMMAND = "I don't know that command."

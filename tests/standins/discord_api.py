@@ -1,0 +1,215 @@
+"""A local stand-in for Discord's REST API, reached through Atlas's client and hikari via `DISCORD_API_URL`.
+
+It records every request and checks each body against Discord's OpenAPI description when the
+description is present (`spec_checked` says whether it was; `problems` lists violations), plus
+limits Discord enforces that the description does not (2,000 characters of content). It keeps
+messages per channel and per interaction token, starts threads from messages (a thread's id is
+its starter message's id; a second start fails with code 160004, as on Discord), answers
+`/gateway/bot` with the Gateway stand-in's URL, and sends `X-RateLimit-*` headers and, on
+demand, 429s with `retry_after` per route or globally.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import re
+import threading
+import time
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+from urllib.parse import urlsplit
+
+from tests.standins.discord_spec import MISSING_REASON, Spec
+from tests.standins.loopback import LoopbackHTTP
+
+APPLICATION_ID = "1100000000000000001"
+BOT_USER_ID = "1100000000000000002"
+# Shaped like a real bot token (base64 of the bot's user id, a timestamp, an HMAC): hikari reads the id from it.
+TOKEN = base64.b64encode(BOT_USER_ID.encode()).decode().rstrip("=") + ".GTestx.standin-signature-not-a-secret"
+GUILD_ID = "1200000000000000001"
+CONTENT_LIMIT = 2000
+BUCKET_SIZE = 5
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    body: Any
+    status: int = 200
+    at: float = field(default_factory=time.monotonic)
+
+
+class DiscordAPI(LoopbackHTTP):
+    """Start it, point `DISCORD_API_URL` at `base_url`, read `requests` and `channel(...)` afterwards."""
+
+    thread_name = "discord-standin"
+
+    def __init__(self, *, token: str = TOKEN, gateway_url: str = "ws://127.0.0.1:1") -> None:
+        self.token = token
+        self.gateway_url = gateway_url
+        self.spec = Spec.load()
+        self.spec_checked = self.spec is not None
+        self.spec_missing_reason = None if self.spec_checked else MISSING_REASON
+        self.requests: list[Request] = []
+        self.problems: list[str] = []
+        self.messages: dict[str, list[dict[str, Any]]] = defaultdict(list)  # channel or "webhook:<token>" -> messages
+        self.originals: dict[str, list[dict[str, Any]]] = defaultdict(list)  # interaction token -> edits of @original
+        self.threads: dict[str, str] = {}  # thread id -> parent channel
+        self.commands: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id -> commands
+        self.limited: dict[str, int] = {}  # path regex -> how many 429s still to send
+        self.global_limited = 0
+        self.retry_after = 0.05
+        self.no_threads = False
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1300000000000000000)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    def env(self) -> dict[str, str]:
+        return {"DISCORD_API_URL": self.base_url, "DISCORD_BOT_TOKEN": self.token, "DISCORD_APPLICATION_ID": APPLICATION_ID}
+
+    def next_id(self) -> str:
+        return str(next(self._ids))
+
+    # -- scripting -----------------------------------------------------------------------------
+
+    def rate_limit(self, path_regex: str, times: int = 1) -> None:
+        """The next `times` requests whose path matches get a 429 with `retry_after`."""
+        self.limited[path_regex] = times
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def channel(self, channel_id: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(m) for m in self.messages.get(channel_id, [])]
+
+    def to(self, method: str, pattern: str) -> list[Request]:
+        return [r for r in self.requests if r.method == method and re.search(pattern, r.path)]
+
+    def assert_valid(self) -> None:
+        """No request broke Discord's description or limits. Without the description only the spec part
+        is skipped, with a warning that says why (the rest of the calling test has run)."""
+        assert not self.problems, self.problems
+        if not self.spec_checked:
+            warnings.warn(f"request bodies not checked against the spec: {self.spec_missing_reason}", stacklevel=2)
+
+    def answers(self, channel_id: str) -> list[dict[str, Any]]:
+        """Messages whose content has the answer's footer (`stop: ...`)."""
+        return [m for m in self.channel(channel_id) if "stop: " in (m.get("content") or "")]
+
+    # -- handling ------------------------------------------------------------------------------
+
+    def handle(self, method: str, raw_path: str, headers: Any, body: Any) -> tuple[int, dict[str, str], Any]:
+        path = urlsplit(raw_path).path.removeprefix("/api/v10")
+        with self._lock:
+            self.requests.append(request := Request(method, path, body))
+            status, extra, reply = self._route(method, path, headers, body)
+            request.status = status
+        return status, extra, reply
+
+    def _route(self, method: str, path: str, headers: Any, body: Any) -> tuple[int, dict[str, str], Any]:
+        is_webhook = path.startswith("/webhooks/")
+        if not is_webhook and headers.get("Authorization") != f"Bot {self.token}":
+            return 401, {}, {"message": "401: Unauthorized", "code": 0}
+        if self.global_limited > 0:
+            self.global_limited -= 1
+            return 429, {"X-RateLimit-Global": "true", "Retry-After": str(self.retry_after)}, \
+                {"message": "You are being rate limited.", "retry_after": self.retry_after, "global": True}
+        for pattern, left in list(self.limited.items()):
+            if left > 0 and re.search(pattern, path):
+                self.limited[pattern] = left - 1
+                return 429, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": str(self.retry_after),
+                             "X-RateLimit-Bucket": pattern}, \
+                    {"message": "You are being rate limited.", "retry_after": self.retry_after, "global": False}
+        if self.spec is not None and method in ("POST", "PATCH", "PUT"):
+            found = self.spec.problems(method, path, body)
+            if found:
+                self.problems.extend(f"{method} {path}: {p}" for p in found)
+                return 400, {}, {"message": "Invalid Form Body", "code": 50035, "errors": found[:5]}
+        if isinstance(body, dict) and len(body.get("content") or "") > CONTENT_LIMIT:
+            self.problems.append(f"{method} {path}: content longer than {CONTENT_LIMIT}")
+            return 400, {}, {"message": "Invalid Form Body", "code": 50035}
+        limits = {"X-RateLimit-Limit": str(BUCKET_SIZE), "X-RateLimit-Remaining": str(BUCKET_SIZE - 1),
+                  "X-RateLimit-Reset-After": "0.001", "X-RateLimit-Bucket": "b"}
+        status, reply = self._apply(method, path, body)
+        return status, limits, reply
+
+    def _apply(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        parts = path.strip("/").split("/")
+        if path == "/gateway/bot":
+            return 200, {"url": self.gateway_url, "shards": 1, "session_start_limit": {
+                "total": 1000, "remaining": 999, "reset_after": 14400000, "max_concurrency": 1}}
+        if parts[0] == "applications" and parts[-1] == "commands" and method == "PUT":
+            where = parts[3] if len(parts) == 5 else "global"
+            self.commands[where] = [{**c, "id": self.next_id(), "application_id": parts[1]} for c in body]
+            return 200, self.commands[where]
+        if parts[0] == "channels" and len(parts) == 5 and parts[4] == "threads" and method == "POST":
+            channel, message_id = parts[1], parts[3]
+            if self.no_threads:
+                return 400, {"message": "Cannot execute action on this channel type", "code": 50024}
+            if message_id in self.threads:
+                return 400, {"message": "A thread has already been created for this message", "code": 160004}
+            self.threads[message_id] = channel
+            return 201, {"id": message_id, "type": 11, "parent_id": channel, "name": body.get("name")}
+        if parts[0] == "channels" and len(parts) == 3 and parts[2] == "messages" and method == "POST":
+            return 200, self._post(parts[1], body)
+        if parts[0] == "channels" and len(parts) == 4 and parts[2] == "messages":
+            return self._edit(parts[1], parts[3], method, body)
+        if parts[0] == "webhooks" and len(parts) == 3 and method == "POST":
+            return 200, self._post(f"webhook:{parts[2]}", body)
+        if parts[0] == "webhooks" and len(parts) == 5 and parts[4] == "@original" and method == "PATCH":
+            self.originals[parts[2]].append(dict(body))
+            return 200, {"id": parts[2][:19], "content": body.get("content"), "channel_id": "0"}
+        if parts[0] == "webhooks" and len(parts) == 5 and method == "PATCH":
+            return self._edit(f"webhook:{parts[2]}", parts[4], method, body)
+        return 404, {"message": "404: Not Found", "code": 0}
+
+    def _post(self, channel: str, body: dict[str, Any]) -> dict[str, Any]:
+        message = {"id": self.next_id(), "channel_id": channel, "author": {"id": BOT_USER_ID, "bot": True}, **body}
+        self.messages[channel].append(message)
+        return message
+
+    def _edit(self, channel: str, message_id: str, method: str, body: Any) -> tuple[int, Any]:
+        for index, message in enumerate(self.messages.get(channel, [])):
+            if message["id"] == message_id:
+                if method == "DELETE":
+                    del self.messages[channel][index]
+                    return 204, None
+                message.update(body or {})
+                return 200, message
+        return 404, {"message": "Unknown Message", "code": 10008}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def _serve(self) -> None:
+        api: DiscordAPI = self.server.owner  # type: ignore[attr-defined]
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        status, headers, reply = api.handle(self.command, self.path, self.headers, body)
+        data = json.dumps(reply).encode() if reply is not None else b""
+        self.send_response(status)
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+DiscordAPI.handler = _Handler
