@@ -26,6 +26,14 @@ class Project:
     description: str
 
 
+# Suggested prompts of Slack's assistant view for a project other than the Orbit demo: nothing in them
+# names Orbit's error codes or issue numbers (ATLAS_ASSISTANT_PROMPTS replaces them).
+PROJECT_ASSISTANT_PROMPTS = (
+    "What are the most common problems people report?",
+    "Which open issues look like duplicates of each other?",
+    "How do I get started?",
+)
+
 ORBIT = Project("Orbit", "Orbit, a Python background-jobs library (error codes look like ORB-1202)")
 
 
@@ -66,6 +74,8 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     name, description = get("ATLAS_PROJECT_NAME"), get("ATLAS_PROJECT_DESCRIPTION")
     repo = get("ATLAS_GITHUB_REPO")
+    if get("ATLAS_ASSISTANT_PROMPTS") is None and (repo or name):
+        fields["assistant_prompts"] = PROJECT_ASSISTANT_PROMPTS  # Orbit's examples would mislead
     if repo is None:
         if name or description:
             fields["project"] = Project(name or ORBIT.name, description or name or ORBIT.description)

@@ -10,6 +10,7 @@ import pytest
 import redis
 from rq import Queue
 
+from atlas.project_settings import PROJECT_ASSISTANT_PROMPTS
 from atlas.settings import DEFAULT_ASSISTANT_PROMPTS, ConfigError, Settings
 from bot import wording
 from tests.processes import wait_for
@@ -107,6 +108,11 @@ def test_dms_outside_assistant_threads_start_runs_as_before(bot: RunningBot, red
 
 def test_assistant_prompts_setting_reads_a_bar_separated_list_of_at_most_four() -> None:
     assert Settings.from_env({}).assistant_prompts == DEFAULT_ASSISTANT_PROMPTS
+    # another project gets prompts that name nothing of Orbit's, unless it sets its own
+    for env in ({"ATLAS_PROJECT_NAME": "Rocket"}, {"ATLAS_GITHUB_REPO": "acme/rocket"}):
+        prompts = Settings.from_env(env).assistant_prompts
+        assert prompts == PROJECT_ASSISTANT_PROMPTS and not any("ORB-" in p or "#143" in p for p in prompts)
+    assert Settings.from_env({"ATLAS_GITHUB_REPO": "acme/rocket", "ATLAS_ASSISTANT_PROMPTS": "Hi"}).assistant_prompts == ("Hi",)
     assert Settings.from_env({"ATLAS_ASSISTANT_PROMPTS": " What is ORB-1101? | Find stale issues |"}).assistant_prompts == (
         "What is ORB-1101?", "Find stale issues")
     with pytest.raises(ConfigError, match="ATLAS_ASSISTANT_PROMPTS"):
