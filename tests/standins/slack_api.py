@@ -22,29 +22,31 @@ and `status` (an empty status clears it) and at most ten `loading_messages`.
 from __future__ import annotations
 
 import itertools
-import json
 import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import parse_qs
 
 from tests.standins.loopback import LoopbackHTTP
+from tests.standins.slack_rules import (
+    add_content,
+    assistant_call,
+    chunks_problem,
+    content,
+    message_fields,
+    recipients,
+    require,
+    stream_mode,
+)
+from tests.standins.slack_wire import Handler
 
 TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
 BOT_USER = "UATLAS"
 BOT_ID = "BATLAS"
 TEAM = "T0TEST"
-MARKDOWN_TOTAL = 12_000
-MAX_BLOCKS = 50
-MAX_TEXT = 40_000
-MAX_PROMPTS = 4
-MAX_LOADING_MESSAGES = 10
-TASK_STATUSES = ("pending", "in_progress", "complete", "error")
 
 
 @dataclass
@@ -234,13 +236,13 @@ class SlackAPI(LoopbackHTTP):
             return {"ok": True, "url": "https://atlas-test.slack.com/", "team": "Atlas Test", "user": "atlas",
                     "team_id": TEAM, "user_id": BOT_USER, "bot_id": BOT_ID, "is_enterprise_install": False}
         if method == "users.info":
-            problem = _require(args, "user")
+            problem = require(args, "user")
             if problem:
                 return problem
             user = self.users.get(args["user"])
             return {"ok": True, "user": dict(user)} if user else {"ok": False, "error": "user_not_found"}
         if method == "usergroups.users.list":
-            problem = _require(args, "usergroup")
+            problem = require(args, "usergroup")
             if problem:
                 return problem
             members = self.groups.get(args["usergroup"])
@@ -248,20 +250,20 @@ class SlackAPI(LoopbackHTTP):
         if method.startswith("assistant.threads."):
             return self._assistant(method.removeprefix("assistant.threads."), args)
         if method == "chat.postEphemeral":
-            return _require(args, "channel", "user") or _content(args) or {"ok": True, "message_ts": self._next_ts()}
+            return require(args, "channel", "user") or content(args) or {"ok": True, "message_ts": self._next_ts()}
         if method == "chat.postMessage":
-            problem = _require(args, "channel") or self._unsupported_blocks(args) or _content(args)
+            problem = require(args, "channel") or self._unsupported_blocks(args) or content(args)
             if problem:
                 return problem
             ts = self._next_ts()
-            self.messages[(args["channel"], ts)] = {**_message_fields(args), "ts": ts, "thread_ts": args.get("thread_ts"), "channel": args["channel"], "edits": 0}
+            self.messages[(args["channel"], ts)] = {**message_fields(args), "ts": ts, "thread_ts": args.get("thread_ts"), "channel": args["channel"], "edits": 0}
             return {"ok": True, "channel": args["channel"], "ts": ts, "message": {"ts": ts}}
         if method == "chat.update":
-            problem = _require(args, "channel", "ts") or self._unsupported_blocks(args) or _content(args)
+            problem = require(args, "channel", "ts") or self._unsupported_blocks(args) or content(args)
             message = self.messages.get((args.get("channel"), args.get("ts")))
             if problem or message is None or message.get("deleted"):
                 return problem or {"ok": False, "error": "message_not_found"}
-            message.update(_message_fields(args))
+            message.update(message_fields(args))
             message["edits"] += 1
             return {"ok": True, "channel": args["channel"], "ts": args["ts"]}
         if method == "chat.delete":
@@ -273,14 +275,14 @@ class SlackAPI(LoopbackHTTP):
         if method == "chat.startStream":
             if not self.streaming:
                 return {"ok": False, "error": "unknown_method"}
-            problem = _require(args, "channel", "thread_ts") or _recipients(args) or _chunks_problem(args)
+            problem = require(args, "channel", "thread_ts") or recipients(args) or chunks_problem(args)
             if problem:
                 return problem
             ts = self._next_ts()
             self.messages[(args["channel"], ts)] = {"ts": ts, "thread_ts": args["thread_ts"], "channel": args["channel"],
-                                                     "streaming": True, "mode": _mode(args), "chunks": [],
+                                                     "streaming": True, "mode": stream_mode(args), "chunks": [],
                                                      "recipient_user_id": args.get("recipient_user_id"), "edits": 0}
-            _add_content(self.messages[(args["channel"], ts)], args)
+            add_content(self.messages[(args["channel"], ts)], args)
             return {"ok": True, "channel": args["channel"], "ts": ts}
         if method in ("chat.appendStream", "chat.stopStream"):
             message = self.messages.get((args.get("channel"), args.get("ts")))
@@ -293,14 +295,14 @@ class SlackAPI(LoopbackHTTP):
                 return {"ok": False, "error": "stopped_by_user"}
             if not message.get("streaming"):
                 return {"ok": False, "error": "message_not_in_streaming_state"}
-            problem = _chunks_problem(args) or self._unsupported_blocks(args)
+            problem = chunks_problem(args) or self._unsupported_blocks(args)
             if problem:
                 return problem
-            mode = _mode(args)
+            mode = stream_mode(args)
             if mode and message.get("mode") and mode != message["mode"]:
                 return {"ok": False, "error": "streaming_mode_mismatch"}
             message["mode"] = message.get("mode") or mode
-            _add_content(message, args)
+            add_content(message, args)
             if method == "chat.stopStream":
                 message["streaming"] = False
                 if args.get("blocks"):
@@ -309,35 +311,7 @@ class SlackAPI(LoopbackHTTP):
         return {"ok": False, "error": "unknown_method"}
 
     def _assistant(self, verb: str, args: dict[str, Any]) -> dict[str, Any]:
-        """assistant.threads.setStatus / setTitle / setSuggestedPrompts, with their documented checks."""
-        if verb == "setStatus":
-            problem = _require(args, "channel_id", "thread_ts")
-            if problem:
-                return problem
-            if not isinstance(args.get("status"), str):
-                return {"ok": False, "error": "invalid_arguments:status"}
-            if len(args.get("loading_messages") or []) > MAX_LOADING_MESSAGES:
-                return {"ok": False, "error": "invalid_arguments:loading_messages"}
-            thread = self.assistant_threads.get((args["channel_id"], args["thread_ts"]))
-            if thread is not None:
-                thread["status"] = args["status"]
-            return {"ok": True}
-        if verb == "setTitle":
-            problem = _require(args, "channel_id", "thread_ts", "title")
-        elif verb == "setSuggestedPrompts":
-            problem = _require(args, "channel_id", "prompts") or _prompts_problem(args.get("prompts"))
-        else:
-            return {"ok": False, "error": "unknown_method"}
-        if problem:
-            return problem
-        thread = self.assistant_threads.get((args["channel_id"], args.get("thread_ts") or ""))
-        if thread is None:
-            return {"ok": False, "error": "invalid_thread_ts"}
-        if verb == "setTitle":
-            thread["title"] = args["title"]
-        else:
-            thread.update(prompts=list(args["prompts"]), prompts_title=args.get("title"))
-        return {"ok": True}
+        return assistant_call(self.assistant_threads, verb, args)
 
     def _unsupported_blocks(self, args: dict[str, Any]) -> dict[str, Any] | None:
         """Where Slack has no `context_actions` block it refuses the message and says which block."""
@@ -375,135 +349,5 @@ class SlackAPI(LoopbackHTTP):
             self.responses.append((name, payload))
 
 
-def _require(args: dict[str, Any], *names: str) -> dict[str, Any] | None:
-    for name in names:
-        if not args.get(name):
-            return {"ok": False, "error": "channel_not_found" if name in ("channel", "channel_id") else f"invalid_arguments:{name}"}
-    return None
-
-
-def _prompts_problem(prompts: Any) -> dict[str, Any] | None:
-    """Up to four prompts, each an object with a `title` and a `message`."""
-    if not isinstance(prompts, list) or not 0 < len(prompts) <= MAX_PROMPTS:
-        return {"ok": False, "error": "invalid_arguments:prompts"}
-    for prompt in prompts:
-        if not (isinstance(prompt, dict) and prompt.get("title") and prompt.get("message")):
-            return {"ok": False, "error": "invalid_arguments:prompts"}
-    return None
-
-
-def _recipients(args: dict[str, Any]) -> dict[str, Any] | None:
-    """Outside a DM, a stream goes to one person: Slack requires whose (user and team)."""
-    if str(args.get("channel") or "").startswith("D"):
-        return None
-    if not args.get("recipient_team_id"):
-        return {"ok": False, "error": "missing_recipient_team_id"}
-    if not args.get("recipient_user_id"):
-        return {"ok": False, "error": "missing_recipient_user_id"}
-    return None
-
-
-def _mode(args: dict[str, Any]) -> str | None:
-    """A stream's content mode is fixed by its first content: `markdown_text` or `chunks`."""
-    if args.get("chunks"):
-        return "chunks"
-    return "markdown" if args.get("markdown_text") else None
-
-
-def _chunks_problem(args: dict[str, Any]) -> dict[str, Any] | None:
-    """Slack's chunk shapes: markdown_text (text), task_update (id, title, status), plan_update (title)."""
-    if args.get("chunks") and args.get("markdown_text"):
-        return {"ok": False, "error": "streaming_mode_mismatch"}
-    for chunk in args.get("chunks") or []:
-        kind = chunk.get("type") if isinstance(chunk, dict) else None
-        if kind == "markdown_text" and isinstance(chunk.get("text"), str):
-            continue
-        if kind == "task_update" and chunk.get("id") and chunk.get("title") and chunk.get("status") in TASK_STATUSES:
-            continue
-        if kind == "plan_update" and chunk.get("title"):
-            continue
-        return {"ok": False, "error": "invalid_chunks"}
-    return None
-
-
-def _add_content(message: dict[str, Any], args: dict[str, Any]) -> None:
-    message["chunks"].extend(args.get("chunks") or [])
-    if args.get("markdown_text"):
-        message["chunks"].append({"type": "markdown_text", "text": args["markdown_text"]})
-
-
-def _content(args: dict[str, Any]) -> dict[str, Any] | None:
-    """Slack's limits on a message's content."""
-    blocks = args.get("blocks") or []
-    text = args.get("text") or ""
-    if not blocks and not text:
-        return {"ok": False, "error": "no_text"}
-    if len(text) > MAX_TEXT:
-        return {"ok": False, "error": "msg_too_long"}
-    if len(blocks) > MAX_BLOCKS:
-        return {"ok": False, "error": "invalid_blocks"}
-    markdown = sum(len(b.get("text", "")) for b in blocks if b.get("type") == "markdown")
-    if markdown > MARKDOWN_TOTAL:
-        return {"ok": False, "error": "invalid_blocks"}
-    for block in blocks:
-        section = block.get("text") if block.get("type") == "section" else None
-        if section and len(section.get("text", "")) > 3000:
-            return {"ok": False, "error": "invalid_blocks"}
-    return None
-
-
-def _message_fields(args: dict[str, Any]) -> dict[str, Any]:
-    fields = {"text": args.get("text") or "", "blocks": list(args.get("blocks") or [])}
-    if args.get("metadata"):
-        fields["metadata"] = args["metadata"]
-    return fields
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    @property
-    def api(self) -> SlackAPI:
-        return self.server.owner  # type: ignore[attr-defined]
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        args = _parse(raw, self.headers.get("Content-Type") or "")
-        if self.path.startswith("/response/"):
-            self.api.record_response(self.path.removeprefix("/response/"), args)
-            self._send(200, b"ok", "text/plain")
-            return
-        if not self.path.startswith("/api/"):
-            self._send(404, b"not found", "text/plain")
-            return
-        status, reply, headers = self.api.handle(self.path.removeprefix("/api/"), args, self.headers.get("Authorization"))
-        self._send(status, json.dumps(reply).encode(), "application/json; charset=utf-8", headers)
-
-    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-def _parse(raw: bytes, content_type: str) -> dict[str, Any]:
-    if not raw:
-        return {}
-    if content_type.startswith("application/json"):
-        value = json.loads(raw)
-        return value if isinstance(value, dict) else {}
-    args: dict[str, Any] = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
-    for key in ("blocks", "chunks", "attachments", "prompts", "loading_messages", "metadata"):
-        if isinstance(args.get(key), str):
-            args[key] = json.loads(args[key])
-    return args
-
-
-SlackAPI.handler = _Handler
+SlackAPI.handler = Handler
 SlackAPI.thread_name = "slack-standin"
