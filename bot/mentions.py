@@ -1,9 +1,10 @@
 """Mentions in channels and messages in DMs: verify (Bolt), claim, record, enqueue, then ack.
 
 The claim and the enqueue run in a listener middleware, before Bolt answers Slack, because the
-answer depends on them: 200 once the run is queued (or was already), 503 when Redis is unreachable
-or a twin delivery is still in flight, so Slack retries later and the retry is then answered. That
-is two Redis round trips with short timeouts (bot/claims.py). Everything slow (the "working" status,
+answer depends on them: 200 once the run is queued (or was already), 503 when Redis refuses or a
+twin delivery holds a pending claim, so Slack retries later and the retry is then answered. That is
+one Redis round trip with a short timeout (bot/intake.py); when Redis is unreachable the question
+is kept on disk and queued when it returns. Everything slow (the "working" status,
 notes) runs after the ack, on the bot's background pool.
 """
 
@@ -17,18 +18,17 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import redis
-from rq import Queue
 from slack_bolt import App, BoltContext, BoltResponse
 from slack_sdk.errors import SlackClientError
 
 from bot import claims, wording
 from bot.deps import Deps
+from bot.intake import Intake
 from bot.spool import Drainer
 from workers import conversations
-from workers.jobs import continue_run
-from workers.queueing import job_options
-from workers.runs import RunNotFound, RunStore, run_key
-from workers.state import Origin, RunState, Turn
+from workers.job_hash import JobTemplate
+from workers.runs import RunNotFound, RunStore
+from workers.state import Origin, RunState
 
 log = logging.getLogger("atlas.bot.mentions")
 
@@ -101,7 +101,7 @@ TakeOutcome = Literal["queued", "duplicate", "in_flight"]
 
 def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
     """Listener middleware: claim the message, record and enqueue its run, decide Slack's response."""
-    queue = Queue(deps.settings.queue_name, connection=deps.redis)
+    intake = message_intake(deps)
 
     def accept_message(body: dict[str, Any], context: BoltContext) -> BoltResponse:
         message = parse(body)
@@ -110,7 +110,7 @@ def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
         said = spoken(message.text, context.bot_user_id)
         question = said[:MAX_QUESTION_CHARS]
         try:
-            outcome = take(deps, queue, message, question)
+            outcome = take(deps, intake, message, question)
         except redis.RedisError as exc:
             log.warning("redis unreachable, event %s not enqueued: %s", message.event_id, type(exc).__name__)
             return keep_for_later(deps, message, question)
@@ -127,25 +127,11 @@ def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
     return accept_message
 
 
-def take(deps: Deps, queue: Queue, message: Message, question: str) -> TakeOutcome:
-    """Claim the message and, if it is ours, record and enqueue its run. Raises redis.RedisError when
-    Redis is unreachable; the claim is then released (or never made), so a later try can take it."""
+def take(deps: Deps, intake: Intake, message: Message, question: str) -> TakeOutcome:
+    """Claim the message and, if it is ours, record and enqueue its run: one Redis round trip
+    (bot/intake.py). Raises redis.RedisError when Redis is unreachable; nothing is written then."""
     claim = claims.message_claim(message.team, message.channel, message.ts, message.event_id)
-    thread = conversations.thread_key(message.team, message.channel, message.thread_ts)
-    claimed = claims.claim(deps.redis, claim, run_key=run_key(message.run_id), thread_key=thread)
-    if claimed.outcome in ("duplicate", "in_flight"):
-        return claimed.outcome  # type: ignore[return-value]
-    try:
-        if claimed.outcome == "recorded":  # recorded and queued together earlier; only the confirm was lost
-            pipe = deps.redis.pipeline(transaction=True)
-            claims.confirm(pipe, claim)
-            pipe.execute()
-            return "duplicate"
-        record_and_enqueue(deps, queue, claim, message, question, claimed.turns)
-    except Exception:
-        claims.release(deps.redis, claim)
-        raise
-    return "queued"
+    return record_and_enqueue(deps, intake, claim, message, question)
 
 
 def keep_for_later(deps: Deps, message: Message, question: str) -> BoltResponse:
@@ -166,12 +152,12 @@ def keep_for_later(deps: Deps, message: Message, question: str) -> BoltResponse:
     return BoltResponse(status=200, body="")
 
 
-def drain_one(deps: Deps, queue: Queue) -> Callable[[dict[str, Any]], bool]:
+def drain_one(deps: Deps, intake: Intake) -> Callable[[dict[str, Any]], bool]:
     """The drainer's `take`: a spooled question goes through the same claim and enqueue as a live one."""
 
     def take_spooled(record: dict[str, Any]) -> bool:
         message = Message(**record["message"])
-        outcome = take(deps, queue, message, str(record["question"]))
+        outcome = take(deps, intake, message, str(record["question"]))
         if outcome == "queued":
             log.warning("spooled question %s is queued now that Redis is back", message.run_id)
             after_ack(deps, Accepted(message, str(record["question"]), message.run_id))
@@ -180,21 +166,23 @@ def drain_one(deps: Deps, queue: Queue) -> Callable[[dict[str, Any]], bool]:
     return take_spooled
 
 
-def record_and_enqueue(
-    deps: Deps, queue: Queue, claim: claims.Claim, message: Message, question: str, turns: tuple[bytes, ...]
-) -> None:
-    """One transaction: the run record, its job on the queue, the confirmed claim. All or nothing."""
-    pipe = deps.redis.pipeline(transaction=True)
+def record_and_enqueue(deps: Deps, intake: Intake, claim: claims.Claim, message: Message, question: str) -> TakeOutcome:
+    """One script: the claim, the run record (with the thread's earlier turns), its job on the queue,
+    the confirmed claim. All or nothing."""
+    run = None
     if question:
         origin = Origin(kind="slack", user=message.user, channel=message.channel, thread_ts=message.thread_ts,
                         message_ts=message.ts, team=message.team)
-        history = [Turn.model_validate_json(raw) for raw in turns]
-        run = RunState(id=message.run_id, question=question, origin=origin, history=history,
+        run = RunState(id=message.run_id, question=question, origin=origin,
                        settings_fingerprint=deps.settings.fingerprint)  # a worker with other settings won't answer
-        queue.enqueue(continue_run, run.id, pipeline=pipe, **job_options(run.id, slack_outage_seconds=deps.settings.slack_outage_seconds))  # first: RQ starts the MULTI
-        RunStore(pipe).save(run)  # type: ignore[arg-type]  # a pipeline takes the same commands
-    claims.confirm(pipe, claim)
-    pipe.execute()
+    thread = conversations.thread_key(message.team, message.channel, message.thread_ts)
+    return intake.take(claim, run, thread, message.run_id)
+
+
+def message_intake(deps: Deps) -> Intake:
+    """The one-round-trip intake, with this process's job template (its options follow the settings)."""
+    template = JobTemplate.build(deps.redis, deps.settings.queue_name, slack_outage_seconds=deps.settings.slack_outage_seconds)
+    return Intake(deps.redis, template)
 
 
 def after_ack(deps: Deps, accepted: Accepted) -> None:
@@ -262,8 +250,7 @@ def register(app: App, deps: Deps) -> None:
     with no hop through Bolt's listener pool. The listener is only the anchor Bolt matches events on.
     """
     if deps.spool is not None and deps.drainer is None:
-        queue = Queue(deps.settings.queue_name, connection=deps.redis)
-        deps.drainer = Drainer(deps.spool, drain_one(deps, queue), cap_seconds=deps.settings.redis_retry_cap_seconds).start()
+        deps.drainer = Drainer(deps.spool, drain_one(deps, message_intake(deps)), cap_seconds=deps.settings.redis_retry_cap_seconds).start()
     app.event("app_mention", middleware=[accept(deps)])(answered_by_middleware)
     app.event("message", middleware=[accept(deps)])(answered_by_middleware)
 

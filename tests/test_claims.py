@@ -62,8 +62,9 @@ def _runs(conn: redis.Redis) -> list[str]:
 def test_twins_in_flight_at_once_through_the_bot_give_one_run_and_one_job(
     bot: RunningBot, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch  # noqa: F811
 ) -> None:
-    """The first delivery is held between its claim and its enqueue until the twin has been
-    answered, so the two are certainly in flight together; each is a signed request to the server."""
+    """The first delivery is held just before its intake until the twin has been answered, so the
+    two are certainly in flight together. The intake is one atomic script (bot/intake.py): the twin
+    takes the message, the held delivery then finds it taken; each is a signed request to the server."""
     import bot.mentions as mentions_module
 
     real = mentions_module.record_and_enqueue
@@ -86,9 +87,25 @@ def test_twins_in_flight_at_once_through_the_bot_give_one_run_and_one_job(
         twin_answered.set()
         assert held_one.result(timeout=30).status == 200
     assert len(_runs(redis_conn)) == 1 and len(_queued(redis_conn)) == 1
-    assert twin == 503  # in flight elsewhere: Slack retries it later...
-    assert bot.send.event(as_message, retry_num=1).status == 200  # ...and the retry is a duplicate
+    assert twin == 200  # no half-taken state for a twin to meet: no Slack retry needed
+    assert bot.send.event(as_message, retry_num=1).status == 200  # a retry anyway is a duplicate
     assert len(_queued(redis_conn)) == 1
+
+
+def test_a_delivery_meeting_a_pending_claim_is_told_to_retry_and_the_retry_is_a_duplicate(
+    bot: RunningBot, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    """A claim taken in two steps (a process of the previous version, mid-deploy) and not yet
+    confirmed: the intake answers 503 and writes nothing; once it is confirmed, the retry is a duplicate."""
+    ts = "1700007150.000001"
+    holder = claims.message_claim(TEAM, CHANNEL, ts, "EvElsewhere")
+    assert claims.claim(redis_conn, holder, run_key="atlas:run:elsewhere", thread_key="atlas:thread:elsewhere").outcome == "claimed"
+    event = direct_message("<@UATLAS> ORB-1402?", channel=CHANNEL, ts=ts)
+    assert bot.send.event(event).status == 503
+    assert _runs(redis_conn) == [] and _queued(redis_conn) == []
+    claims.confirm(redis_conn, holder)
+    assert bot.send.event(event, retry_num=1).status == 200
+    assert _runs(redis_conn) == [] and _queued(redis_conn) == []
 
 
 def test_many_twin_pairs_sent_at_the_same_moment_give_one_run_and_one_job_each(

@@ -1,0 +1,74 @@
+"""A Slack message's intake in one Redis round trip: claim it, record its run, queue its job, confirm.
+
+One script instead of a claim and then a transaction: the ack waits on Redis once, and nothing is
+ever half-taken (a pending claim with no run). The claim rules are bot/claims.py's: a confirmed key
+is a duplicate; a pending key (another process's two-step claim, or a Discord-style claim in
+flight) is `in_flight` and Slack retries later; a run recorded earlier whose confirmation was lost
+is confirmed now and is a duplicate. The thread's earlier turns are spliced into the run record
+inside the script, and the job hash comes from RQ's own layout (workers/job_hash.py).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import redis
+from redis.commands.core import Script
+
+from bot.claims import CONFIRMED_TTL_SECONDS, ENQUEUED, Claim
+from workers.job_hash import JobTemplate
+from workers.runs import RUN_TTL_SECONDS, run_key
+from workers.state import RunState
+
+IntakeOutcome = Literal["queued", "duplicate", "in_flight"]
+
+# KEYS: the n claim keys, the run key, the thread's turns key, the job key, the queue key, RQ's set
+# of queues. ARGV: n, the confirmed marker, its TTL, record ('1' or '0'), the run record without its
+# history and closing brace, the run TTL, the job id, then the job hash's fields and values.
+_INTAKE = """
+local n = tonumber(ARGV[1])
+for i = 1, n do
+  if redis.call('GET', KEYS[i]) == ARGV[2] then return 'duplicate' end
+end
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 'in_flight' end
+end
+local outcome = 'queued'
+if redis.call('EXISTS', KEYS[n + 1]) == 1 then
+  outcome = 'duplicate'
+elseif ARGV[4] == '1' then
+  local turns = redis.call('LRANGE', KEYS[n + 2], 0, -1)
+  redis.call('SET', KEYS[n + 1], ARGV[5] .. ',"history":[' .. table.concat(turns, ',') .. ']}', 'EX', ARGV[6])
+  redis.call('SADD', KEYS[n + 5], KEYS[n + 4])
+  redis.call('HSET', KEYS[n + 3], unpack(ARGV, 8))
+  redis.call('RPUSH', KEYS[n + 4], ARGV[7])
+end
+for i = 1, n do
+  redis.call('SET', KEYS[i], ARGV[2], 'EX', ARGV[3])
+end
+return outcome
+"""
+
+
+class Intake:
+    """The registered script and the job template, built once per process."""
+
+    def __init__(self, conn: redis.Redis, template: JobTemplate) -> None:
+        self.script: Script = conn.register_script(_INTAKE)
+        self.template = template
+
+    def take(self, claim: Claim, run: RunState | None, thread_key: str, run_id: str) -> IntakeOutcome:
+        """Claim, and if the message is ours, record `run` (None: nothing to run) and queue its job.
+        Raises redis.RedisError when Redis is unreachable: then nothing was written."""
+        keys = [*claim.keys, run_key(run_id), thread_key, self.template.job_key(run_id), self.template.queue_key,
+                self.template.queues_key]
+        args: list[bytes | str | int] = [len(claim.keys), ENQUEUED, CONFIRMED_TTL_SECONDS]
+        if run is None:
+            args += ["0", "", RUN_TTL_SECONDS, ""]
+        else:
+            run.updated_at = time.time()
+            head = run.model_dump_json(exclude={"history"})
+            args += ["1", head[:-1], RUN_TTL_SECONDS, self.template.job_id(run_id), *self.template.mapping(run_id)]
+        reply = self.script(keys=keys, args=args)
+        return reply.decode() if isinstance(reply, bytes) else reply  # type: ignore[no-any-return]

@@ -1,0 +1,84 @@
+"""A run's RQ job, as the fields of its Redis hash, written without `Queue.enqueue`.
+
+Why: building an RQ `Job` (options, callbacks, pickling) and enqueueing it through a pipeline is
+about half of the Slack ack's Redis cost, and the job of a run never changes: same function, same
+options, one argument (the run id). So RQ builds the hash once per process (`JobTemplate.build`),
+and each run fills in the few fields that vary (its data, description and timestamps). The bot's
+intake script (bot/intake.py) writes it with the run record in one round trip.
+
+The layout is RQ's own (`Job.to_dict`, `Queue._enqueue_async_job`), checked for the RQ versions
+pinned in pyproject.toml; tests/test_job_hash.py compares it field by field with what `enqueue`
+writes, reads it back with `Job.fetch`, and has a real worker run it, so an RQ upgrade that moves
+the layout fails there rather than in production.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import redis
+from rq import Queue
+from rq.job import Job, JobStatus
+from rq.serializers import DefaultSerializer
+from rq.utils import now, utcformat
+
+from workers.queueing import DEFAULT_SLACK_OUTAGE_SECONDS, job_id, job_options
+
+RUN_FUNCTION = "workers.jobs.continue_run"  # the job's function, by name: the bot never calls it
+_PLACEHOLDER = "0000000000000000"  # a run id while building the template; replaced per run
+_PER_RUN = ("data", "description", "created_at", "enqueued_at")
+
+
+def _text(value: object) -> bytes | str:
+    """The value as redis-py would send it (bytes stay bytes; enums and numbers become text)."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, JobStatus):
+        return value.value
+    return str(value)
+
+
+@dataclass(frozen=True)
+class JobTemplate:
+    """The constant fields of a run's job hash, and how to fill in one run's."""
+
+    queue_key: str
+    fields: tuple[tuple[str, bytes | str], ...]
+    description: str  # with _PLACEHOLDER where the run id goes
+
+    @classmethod
+    def build(cls, conn: redis.Redis, queue_name: str, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> JobTemplate:
+        """Let RQ create the job once (no Redis call) and keep what every run's job shares."""
+        options = job_options(_PLACEHOLDER, slack_outage_seconds=slack_outage_seconds)
+        queue = Queue(queue_name, connection=conn)
+        job = queue.create_job(
+            RUN_FUNCTION, args=(_PLACEHOLDER,), timeout=options["job_timeout"], result_ttl=options["result_ttl"],
+            description=options["description"], job_id=options["job_id"], retry=options["retry"], on_failure=options["on_failure"],
+        )
+        job.origin = queue.name  # what `Queue.enqueue` sets before it saves (`_prepare_for_queue`)
+        job.enqueued_at = now()
+        mapping = job.to_dict()
+        mapping["status"] = JobStatus.QUEUED.value  # `_persist_job` writes it with the hash
+        fields = tuple((k, _text(v)) for k, v in mapping.items() if k not in _PER_RUN)
+        return cls(queue_key=queue.key, fields=fields, description=str(mapping["description"]))
+
+    @property
+    def queues_key(self) -> str:
+        return Queue.redis_queues_keys
+
+    def job_id(self, run_id: str) -> str:
+        return job_id(run_id)
+
+    def job_key(self, run_id: str) -> str:
+        return Job.key_for(job_id(run_id))
+
+    def mapping(self, run_id: str) -> list[bytes | str]:
+        """The hash's fields and values for run `run_id`, flat, as HSET takes them."""
+        stamp = utcformat(now())
+        data = zlib.compress(DefaultSerializer.dumps((RUN_FUNCTION, None, (run_id,), {})))
+        flat: list[bytes | str] = ["created_at", stamp, "data", data, "description", self.description.replace(_PLACEHOLDER, run_id),
+                                   "enqueued_at", stamp]
+        for key, value in self.fields:
+            flat += [key, value]
+        return flat
