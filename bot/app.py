@@ -1,8 +1,9 @@
 """The Bolt app: one `App` with Atlas's client and a listener pool sized for load, listeners wired.
 
-Bolt acknowledges events before their listeners run, and waits (up to 3 s) for commands and clicks
-to call `ack()` from its listener pool. Every listener here only verifies, claims, enqueues or looks
-up locally, so each holds a pool thread for milliseconds; the pool is still sized well above
+Mentions and approval clicks are answered by listener middleware on the request thread (what the
+answer depends on, then the ack; the rest on a background pool). For other commands and clicks Bolt
+waits (up to 3 s) for `ack()` from its listener pool. Every listener here only verifies, claims,
+enqueues or looks up locally, so each holds a pool thread for milliseconds; the pool is still sized well above
 Bolt's default of 5 so that a burst of clicks never waits for a free thread past Slack's deadline.
 """
 

@@ -1,11 +1,13 @@
-"""Approve / Deny clicks on approval cards: ack, authorize, decide atomically, edit the card, resume.
+"""Approve / Deny clicks on approval cards: verify, authorize, decide atomically, ack; then the rest.
 
-Bolt acks first; everything after is a few Redis round trips and one Slack call, on the listener
-pool. Only an approver (workers/approvers.py) may decide; anyone else gets an ephemeral "you can't
-approve this" and nothing changes. The decision is one atomic script (workers/approvals.py): the
-first click wins, and the click that decides the step's last pending call enqueues the resume.
-A click on an already decided card changes nothing; if that step's resume was never enqueued
-(the bot died right after deciding), it is enqueued then, which is idempotent by job id.
+Only what Slack's answer needs runs before the ack, on the request thread (a listener middleware,
+as for mentions: no hop through Bolt's listener pool): Bolt verifies the signature, the click's
+approval is loaded, the clicker is checked against the approver policy (workers/approvers.py), and
+the decision is one atomic script (workers/approvals.py): the first click wins, and the click that
+decides the step's last pending call claims its resume. Everything else (the card edit, the resume
+enqueue, the "you can't approve this" or "already decided" notes) runs after the ack on the bot's
+background pool. A click on an already decided card changes nothing; if that step's resume was
+never enqueued (the bot died right after deciding), it is enqueued then, idempotent by job id.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
-from slack_bolt import Ack, App
+from slack_bolt import App, BoltResponse
 
 from bot import wording
 from bot.deps import Deps
@@ -33,43 +35,73 @@ def register(app: App, deps: Deps) -> None:
     """Wire both buttons with the approver policy read from settings (and Slack's directory, cached in Redis)."""
     policy = Policy.from_settings(deps.settings)
     directory = SlackDirectory(deps.client, deps.redis)
-    app.action(APPROVE_ACTION)(on_click(deps, "approved", policy, directory))
-    app.action(DENY_ACTION)(on_click(deps, "denied", policy, directory))
+    app.action(APPROVE_ACTION, middleware=[on_click(deps, "approved", policy, directory)])(answered_by_middleware)
+    app.action(DENY_ACTION, middleware=[on_click(deps, "denied", policy, directory)])(answered_by_middleware)
 
 
-def on_click(deps: Deps, decision: Decision, policy: Policy, directory: Directory) -> Callable[..., None]:
-    def handle_approval(ack: Ack, action: dict[str, Any], body: dict[str, Any]) -> None:
-        ack()
+def on_click(deps: Deps, decision: Decision, policy: Policy, directory: Directory) -> Callable[..., BoltResponse]:
+    """Listener middleware: decide, answer Slack, and leave the card edit and the resume to the pool."""
+
+    def handle_approval(body: dict[str, Any], payload: dict[str, Any]) -> BoltResponse:
         user = body.get("user") or {}
         user_id, user_name = str(user.get("id") or ""), str(user.get("username") or user.get("name") or "")
-        pending_id = str(action.get("value") or "")
+        pending_id = str(payload.get("value") or "")
         try:
             approval = approvals.load(deps.redis, pending_id) if pending_id else None
             if approval is None:
-                tell_clicker(deps, body, user_id, wording.APPROVAL_GONE)
-                return
+                return _after(deps, tell_clicker, deps, body, user_id, wording.APPROVAL_GONE)
             if not may_decide(user_id, approval.requester, policy, directory):
                 log.info("click by %s on %s refused: not an approver", user_id, pending_id)
-                tell_clicker(deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
-                return
-            result = approvals.decide(deps.redis, pending_id, decision, user_id, user_name)
-            if isinstance(result, Decided):
-                if result.step_complete:  # first: a slow or failing card edit must not hold the run back
-                    _resume(deps, result.approval)
-                _edit_card(deps, body, result.approval)
-            elif isinstance(result, Stale):
-                stale = result.approval
-                text = approval_cards.outcome_line(stale) if stale.decided else wording.APPROVAL_OUTCOME["expired"].format(when="now")
-                tell_clicker(deps, body, user_id, wording.APPROVAL_ALREADY.format(outcome=text))
-                if stale.decided and approvals.step_complete(deps.redis, stale.run_id, stale.step):
-                    _resume(deps, stale)  # repairs a resume lost between deciding and enqueueing
-            else:
-                tell_clicker(deps, body, user_id, wording.APPROVAL_GONE)
+                return _after(deps, tell_clicker, deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
+            result = approvals.decide(deps.redis, pending_id, decision, user_id, user_name, current=approval)
         except redis.RedisError as exc:
             log.warning("approval click not recorded: %s", type(exc).__name__)
-            tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
+            return _after(deps, tell_clicker, deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
+        if isinstance(result, Decided):
+            return _after(deps, _decided, deps, body, result)
+        if isinstance(result, Stale):
+            return _after(deps, _already_decided, deps, body, user_id, result.approval)
+        return _after(deps, tell_clicker, deps, body, user_id, wording.APPROVAL_GONE)
 
     return handle_approval
+
+
+def _after(deps: Deps, work: Callable[..., None], *args: Any) -> BoltResponse:
+    """Slack's answer now; `work` on the background pool, its failures logged, never the clicker's problem."""
+
+    def run() -> None:
+        try:
+            work(*args)
+        except Exception:
+            log.exception("after an approval click: %s failed", getattr(work, "__name__", "work"))
+
+    deps.background.submit(run)
+    return BoltResponse(status=200, body="")
+
+
+def _decided(deps: Deps, body: dict[str, Any], result: Decided) -> None:
+    """This click decided: resume the run if it closed the step (first: a slow card edit must not hold
+    the run back), then show the decision on the card."""
+    try:
+        if result.step_complete:
+            _resume(deps, result.approval)
+    except redis.RedisError as exc:  # the decision stands; the card keeps its buttons, so a click repairs it
+        log.warning("resume of %s not enqueued: %s", result.approval.run_id, type(exc).__name__)
+        tell_clicker(deps, body, str((body.get("user") or {}).get("id") or ""), wording.EPHEMERAL_UNAVAILABLE)
+        return
+    _edit_card(deps, body, result.approval)
+
+
+def _already_decided(deps: Deps, body: dict[str, Any], user_id: str, stale: approvals.Approval) -> None:
+    """Tell the clicker the outcome; repair a resume lost between deciding and enqueueing."""
+    text = approval_cards.outcome_line(stale) if stale.decided else wording.APPROVAL_OUTCOME["expired"].format(when="now")
+    tell_clicker(deps, body, user_id, wording.APPROVAL_ALREADY.format(outcome=text))
+    try:
+        if stale.decided and approvals.step_complete(deps.redis, stale.run_id, stale.step):
+            _resume(deps, stale)
+    except redis.RedisError as exc:
+        log.warning("resume repair of %s not enqueued: %s", stale.run_id, type(exc).__name__)
+        tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
 
 
 def _resume(deps: Deps, approval: approvals.Approval) -> None:
@@ -84,3 +116,7 @@ def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -
     ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
     shown = (body.get("message") or {}).get("blocks") or []
     approval_cards.update(deps.client, approval, shown=shown, channel=channel, ts=ts)
+
+
+def answered_by_middleware() -> None:
+    """Never runs: `on_click` returns Slack's response for every Approve and Deny click."""

@@ -158,9 +158,11 @@ def open_step(conn: redis.Redis, run: RunState, pending: list[PendingCall], ttl_
     return bool(conn.register_script(_OPEN)(keys=keys, args=args))
 
 
-def decide(conn: redis.Redis, pending_id: str, decision: Decision, decider: str, decider_name: str = "") -> Decided | Stale | Missing:
-    """Record a decision if the call is still pending and unexpired; the first decision wins."""
-    current = load(conn, pending_id)
+def decide(conn: redis.Redis, pending_id: str, decision: Decision, decider: str, decider_name: str = "", *,
+           current: Approval | None = None) -> Decided | Stale | Missing:
+    """Record a decision if the call is still pending and unexpired; the first decision wins.
+    `current`: the record as the caller just loaded it (it names the step's keys), saving a round trip."""
+    current = current or load(conn, pending_id)
     if current is None:
         return Missing()
     keys = [approval_key(pending_id), step_key(current.run_id, current.step), AUDIT_KEY]
