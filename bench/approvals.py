@@ -8,7 +8,9 @@ waves of 20 cards. Checked afterwards: one decision per card, one resume per run
 approved label written to the tracker exactly once (the write journal counts writes per call).
 
 Latencies: ack (click sent -> Slack's HTTP response), decision (click sent -> decision recorded
-in Redis, server time) and card (click sent -> the card edited at the Slack stand-in).
+in Redis, server time) and card (click sent -> the card edited at the Slack stand-in). The click
+ack is judged as a ratio to its floor, the mention ack's p95: after every wave, as many signed
+mentions at once to the same server (their runs just answer).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import random
 import re
 import selectors
 import shutil
+import statistics
 import socket
 import tempfile
 import time
@@ -35,11 +38,12 @@ from rq import Worker
 from atlas import embedded_redis
 from bench.measure import percentile, wait
 from bench.report import Table
+from bench.slack_load import burst, request_bytes
 from tests.processes import atlas_process, free_port, serving
 from datasets import tracker_journal
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SECRET, block_action, sign
+from tests.standins.slack_events import SECRET, block_action, mention, sign
 from tests.standins.turns import call_outputs, last_user_text, reply_calls, reply_text
 from workers import approvals, audit, ledger
 from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
@@ -48,8 +52,11 @@ from workers.runs import RunStore
 from workers.state import Origin
 
 REPO = Path(__file__).resolve().parent.parent
-CARDS = 100
+CARDS = 120
 WAVE = 20  # cards clicked at once: 40 requests in flight
+REPEATS = 3  # the waves split into this many runs; each run's click p95 against its mentions' p95
+ACK_GOAL_RATIO = 1.5
+SETTLE_SECONDS = 1.5  # before every burst: the previous burst's after-ack work (cards, statuses) finishes
 WORKERS = 2
 APPROVERS = ("U0MAINT1", "U0MAINT2")
 CHANNEL = "C0BENCH"
@@ -69,9 +76,10 @@ class Stack:
 
 def _propose_then_answer(request: dict[str, Any]) -> Any:
     """First call of a run: propose labeling the issue it names; after the decision: answer."""
-    if call_outputs(request):
+    found = re.search(r"#(\d+)", last_user_text(request))
+    if call_outputs(request) or found is None:  # after the decision, or a floor mention: answer
         return reply_text("Done.")
-    number = int(re.search(r"#(\d+)", last_user_text(request)).group(1))  # type: ignore[union-attr]
+    number = int(found.group(1))
     return reply_calls([("add_labels", {"issue_id": number, "labels": [LABEL]}, f"call_{number}")])
 
 
@@ -169,13 +177,23 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
                   "all approval cards")
     cards = json.loads(json.dumps(cards))  # as posted, before any edit
     sent: list[tuple[str, float, float, float, int]] = []
-    for start in range(0, CARDS, WAVE):
+    waves = CARDS // WAVE
+    click_acks: list[list[float]] = [[] for _ in range(REPEATS)]
+    mention_acks: list[list[float]] = [[] for _ in range(REPEATS)]
+    for w, start in enumerate(range(0, CARDS, WAVE)):
         wave = []
         for card in cards[start:start + WAVE]:
             pid = next(e["value"] for b in card["blocks"] if b.get("type") == "actions" for e in b["elements"])
             wave.append((pid, _click_bytes(stack.url, card, APPROVERS[0], True)))
             wave.append((pid, _click_bytes(stack.url, card, APPROVERS[1], rng.random() < 0.5)))
-        sent += _burst(stack.url, wave)
+        run_ = w * REPEATS // waves
+        time.sleep(SETTLE_SECONDS)
+        clicked = _burst(stack.url, wave)
+        sent += clicked
+        click_acks[run_] += [c[3] for c in clicked]
+        time.sleep(SETTLE_SECONDS)  # the floor: as many signed mentions at once, on the same server, same minutes
+        mentions = [request_bytes(stack.url, mention(f"floor {w} question {i}", channel=f"C0FLOOR{w}")) for i in range(len(wave))]
+        mention_acks[run_] += [ms for ms, _status in burst(stack.url, mentions)]
     finals = [wait(lambda r=r: (run := store.load(r)).final and run, f"run {r}") for r in runs]
 
     records = {c: approvals.load(stack.conn, c) for c in {s[0] for s in sent}}
@@ -221,7 +239,23 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
         notes=["decision latency compares the client's clock with Redis server TIME (same host)",
                "clicks are sent from one thread with non-blocking sockets; both clicks of a card leave together"],
     )
-    return [summary, latency]
+    pairs = [(percentile(c, 0.95), percentile(m, 0.95)) for c, m in zip(click_acks, mention_acks, strict=True)]
+    click_p95, mention_p95 = statistics.median(c for c, _ in pairs), statistics.median(m for _, m in pairs)
+    ratio = click_p95 / mention_p95
+    against_floor = Table(
+        title=f"Approval click ack p95 against the mention ack's p95, same server, same run ({REPEATS} interleaved runs; medians)",
+        columns=["path", "Atlas", "floor", "ratio", "goal", "met"],
+        rows=[[f"approval click ack p95, {2 * WAVE} clicks at once", f"{click_p95:.1f} ms", f"{mention_p95:.1f} ms",
+               f"{ratio:.2f}x", f"<= {ACK_GOAL_RATIO:g}x", "yes" if ratio <= ACK_GOAL_RATIO else "NO"]],
+        goal=f"a click's ack within {ACK_GOAL_RATIO:g}x of a mention's",
+        met=ratio <= ACK_GOAL_RATIO,
+        notes=[f"floor: after every wave of {2 * WAVE} clicks, {2 * WAVE} signed mentions at once to the same `atlas serve` "
+               f"(each after a {SETTLE_SECONDS:.1f} s pause)",
+               "before a click's ack: signature, the approval loaded, the approver checked, the atomic decision; "
+               "the card edit and the resume run after it",
+               "p95 per run (click, mention) " + ", ".join(f"({c:.1f}, {m:.1f})" for c, m in pairs)],
+    )
+    return [summary, latency, against_floor]
 
 
 def run() -> list[Table]:

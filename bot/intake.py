@@ -25,7 +25,9 @@ IntakeOutcome = Literal["queued", "duplicate", "in_flight"]
 
 # KEYS: the n claim keys, the run key, the thread's turns key, the job key, the queue key, RQ's set
 # of queues. ARGV: n, the confirmed marker, its TTL, record ('1' or '0'), the run record without its
-# history and closing brace, the run TTL, the job id, then the job hash's fields and values.
+# history and closing brace, the run TTL, the job id, then the job hash's per-run fields and values.
+# The template's constant fields are written into the script's text (one script per template), so
+# each call sends only what varies.
 _INTAKE = """
 local n = tonumber(ARGV[1])
 for i = 1, n do
@@ -41,7 +43,7 @@ elseif ARGV[4] == '1' then
   local turns = redis.call('LRANGE', KEYS[n + 2], 0, -1)
   redis.call('SET', KEYS[n + 1], ARGV[5] .. ',"history":[' .. table.concat(turns, ',') .. ']}', 'EX', ARGV[6])
   redis.call('SADD', KEYS[n + 5], KEYS[n + 4])
-  redis.call('HSET', KEYS[n + 3], unpack(ARGV, 8))
+  redis.call('HSET', KEYS[n + 3], {constant_fields}unpack(ARGV, 8))
   redis.call('RPUSH', KEYS[n + 4], ARGV[7])
 end
 for i = 1, n do
@@ -51,12 +53,21 @@ return outcome
 """
 
 
-class Intake:
-    """The registered script and the job template, built once per process."""
+def _lua_string(value: bytes | str) -> str:
+    """A Lua string literal for any bytes: letters and digits as they are, every other byte as \\ddd."""
+    raw = value.encode() if isinstance(value, str) else value
+    return '"' + "".join(chr(b) if chr(b).isascii() and chr(b).isalnum() else f"\\{b:03d}" for b in raw) + '"'
 
-    def __init__(self, conn: redis.Redis, template: JobTemplate) -> None:
-        self.script: Script = conn.register_script(_INTAKE)
+
+class Intake:
+    """The registered script, with the job template's constant fields in it; built once per process.
+    `fingerprint`: the settings fingerprint the runs taken here carry (computed once, not per mention)."""
+
+    def __init__(self, conn: redis.Redis, template: JobTemplate, fingerprint: str | None = None) -> None:
+        constants = "".join(f"{_lua_string(k)}, {_lua_string(v)}, " for k, v in template.fields)
+        self.script: Script = conn.register_script(_INTAKE.replace("{constant_fields}", constants))
         self.template = template
+        self.fingerprint = fingerprint
 
     def take(self, claim: Claim, run: RunState | None, thread_key: str, run_id: str) -> IntakeOutcome:
         """Claim, and if the message is ours, record `run` (None: nothing to run) and queue its job.
@@ -69,6 +80,6 @@ class Intake:
         else:
             run.updated_at = time.time()
             head = run.model_dump_json(exclude={"history"})
-            args += ["1", head[:-1], RUN_TTL_SECONDS, self.template.job_id(run_id), *self.template.mapping(run_id)]
+            args += ["1", head[:-1], RUN_TTL_SECONDS, self.template.job_id(run_id), *self.template.per_run(run_id)]
         reply = self.script(keys=keys, args=args)
         return reply.decode() if isinstance(reply, bytes) else reply  # type: ignore[no-any-return]

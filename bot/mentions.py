@@ -174,7 +174,7 @@ def record_and_enqueue(deps: Deps, intake: Intake, claim: claims.Claim, message:
         origin = Origin(kind="slack", user=message.user, channel=message.channel, thread_ts=message.thread_ts,
                         message_ts=message.ts, team=message.team)
         run = RunState(id=message.run_id, question=question, origin=origin,
-                       settings_fingerprint=deps.settings.fingerprint)  # a worker with other settings won't answer
+                       settings_fingerprint=intake.fingerprint)  # a worker with other settings won't answer
     thread = conversations.thread_key(message.team, message.channel, message.thread_ts)
     return intake.take(claim, run, thread, message.run_id)
 
@@ -182,7 +182,7 @@ def record_and_enqueue(deps: Deps, intake: Intake, claim: claims.Claim, message:
 def message_intake(deps: Deps) -> Intake:
     """The one-round-trip intake, with this process's job template (its options follow the settings)."""
     template = JobTemplate.build(deps.redis, deps.settings.queue_name, slack_outage_seconds=deps.settings.slack_outage_seconds)
-    return Intake(deps.redis, template)
+    return Intake(deps.redis, template, deps.settings.fingerprint)
 
 
 def after_ack(deps: Deps, accepted: Accepted) -> None:

@@ -73,12 +73,8 @@ class JobTemplate:
     def job_key(self, run_id: str) -> str:
         return Job.key_for(job_id(run_id))
 
-    def mapping(self, run_id: str) -> list[bytes | str]:
-        """The hash's fields and values for run `run_id`, flat, as HSET takes them."""
+    def per_run(self, run_id: str) -> list[bytes | str]:
+        """The fields that vary, and their values for run `run_id`, flat, as HSET takes them."""
         stamp = utcformat(now())
         data = zlib.compress(DefaultSerializer.dumps((RUN_FUNCTION, None, (run_id,), {})))
-        flat: list[bytes | str] = ["created_at", stamp, "data", data, "description", self.description.replace(_PLACEHOLDER, run_id),
-                                   "enqueued_at", stamp]
-        for key, value in self.fields:
-            flat += [key, value]
-        return flat
+        return ["created_at", stamp, "data", data, "description", self.description.replace(_PLACEHOLDER, run_id), "enqueued_at", stamp]
