@@ -24,7 +24,7 @@ from bot.deps import Deps
 from bot.ephemeral import tell_clicker
 from workers import approval_cards, approvals
 from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
-from workers.approvals import Decided, Decision, Stale
+from workers.approvals import Decision
 from workers.approvers import Directory, Policy, SlackDirectory, may_decide
 from workers.queueing import resume_if_waiting
 
@@ -53,15 +53,13 @@ def on_click(deps: Deps, decision: Decision, policy: Policy, directory: Director
             if not may_decide(user_id, approval.requester, policy, directory):
                 log.info("click by %s on %s refused: not an approver", user_id, pending_id)
                 return _after(deps, tell_clicker, deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
-            result = approvals.decide(deps.redis, pending_id, decision, user_id, user_name, current=approval)
+            outcome, step_complete = approvals.record_decision(deps.redis, approval, decision, user_id, user_name)
         except redis.RedisError as exc:
             log.warning("approval click not recorded: %s", type(exc).__name__)
             return _after(deps, tell_clicker, deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
-        if isinstance(result, Decided):
-            return _after(deps, _decided, deps, body, result)
-        if isinstance(result, Stale):
-            return _after(deps, _already_decided, deps, body, user_id, result.approval)
-        return _after(deps, tell_clicker, deps, body, user_id, wording.APPROVAL_GONE)
+        if outcome == "missing":
+            return _after(deps, tell_clicker, deps, body, user_id, wording.APPROVAL_GONE)
+        return _after(deps, _show, deps, body, user_id, approval, outcome == "decided", step_complete)
 
     return handle_approval
 
@@ -79,17 +77,27 @@ def _after(deps: Deps, work: Callable[..., None], *args: Any) -> BoltResponse:
     return BoltResponse(status=200, body="")
 
 
-def _decided(deps: Deps, body: dict[str, Any], result: Decided) -> None:
-    """This click decided: resume the run if it closed the step (first: a slow card edit must not hold
-    the run back), then show the decision on the card."""
+def _show(deps: Deps, body: dict[str, Any], user_id: str, before: approvals.Approval, decided: bool, step_complete: bool) -> None:
+    """After the ack: resume the run if this click closed the step (first: nothing must hold the run
+    back), then read the record as the decision left it and edit the card, or tell the clicker it
+    was already decided."""
+    if decided and step_complete:
+        try:
+            _resume(deps, before)
+        except redis.RedisError as exc:  # the decision stands; the card keeps its buttons, so a click repairs it
+            log.warning("resume of %s not enqueued: %s", before.run_id, type(exc).__name__)
+            tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
+            return
     try:
-        if result.step_complete:
-            _resume(deps, result.approval)
-    except redis.RedisError as exc:  # the decision stands; the card keeps its buttons, so a click repairs it
-        log.warning("resume of %s not enqueued: %s", result.approval.run_id, type(exc).__name__)
-        tell_clicker(deps, body, str((body.get("user") or {}).get("id") or ""), wording.EPHEMERAL_UNAVAILABLE)
+        after = approvals.load(deps.redis, before.pending_id) or before
+    except redis.RedisError as exc:
+        log.warning("approval record not read back: %s", type(exc).__name__)
+        tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
         return
-    _edit_card(deps, body, result.approval)
+    if decided:
+        _edit_card(deps, body, after)
+    else:
+        _already_decided(deps, body, user_id, after)
 
 
 def _already_decided(deps: Deps, body: dict[str, Any], user_id: str, stale: approvals.Approval) -> None:

@@ -158,21 +158,27 @@ def open_step(conn: redis.Redis, run: RunState, pending: list[PendingCall], ttl_
     return bool(conn.register_script(_OPEN)(keys=keys, args=args))
 
 
-def decide(conn: redis.Redis, pending_id: str, decision: Decision, decider: str, decider_name: str = "", *,
-           current: Approval | None = None) -> Decided | Stale | Missing:
-    """Record a decision if the call is still pending and unexpired; the first decision wins.
-    `current`: the record as the caller just loaded it (it names the step's keys), saving a round trip."""
-    current = current or load(conn, pending_id)
+def record_decision(conn: redis.Redis, current: Approval, decision: Decision, decider: str,
+                    decider_name: str = "") -> tuple[Literal["decided", "stale", "missing"], bool]:
+    """The atomic decision alone, one round trip: the outcome, and whether this call closed the step
+    (True for exactly one caller per step). `current`: the record as loaded (it names the step's keys)."""
+    keys = [approval_key(current.pending_id), step_key(current.run_id, current.step), AUDIT_KEY]
+    reply = [r.decode() if isinstance(r, bytes) else r for r in conn.register_script(_DECIDE)(keys=keys, args=[decision, decider, decider_name])]
+    return reply[0], len(reply) > 1 and reply[1] == "1"
+
+
+def decide(conn: redis.Redis, pending_id: str, decision: Decision, decider: str, decider_name: str = "") -> Decided | Stale | Missing:
+    """Record a decision if the call is still pending and unexpired; the first decision wins."""
+    current = load(conn, pending_id)
     if current is None:
         return Missing()
-    keys = [approval_key(pending_id), step_key(current.run_id, current.step), AUDIT_KEY]
-    reply = [r.decode() if isinstance(r, bytes) else r for r in conn.register_script(_DECIDE)(keys=keys, args=[decision, decider, decider_name])]
+    outcome, step_complete = record_decision(conn, current, decision, decider, decider_name)
     after = load(conn, pending_id) or current
-    if reply[0] == "missing":
+    if outcome == "missing":
         return Missing()
-    if reply[0] == "stale":
+    if outcome == "stale":
         return Stale(after)
-    return Decided(after, reply[1] == "1")
+    return Decided(after, step_complete)
 
 
 def expire_step(conn: redis.Redis, run_id: str, step: int) -> tuple[list[Approval], bool]:
