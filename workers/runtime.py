@@ -10,6 +10,7 @@ from typing import Any
 
 import redis
 
+from atlas import tokens
 from atlas.connection import worker_connection
 from atlas.settings import Settings
 from tools import open_corpus, v2_registry
@@ -106,6 +107,7 @@ def build(settings: Settings) -> Runtime:
         model = ResponsesModel(settings)
         summary = ResponsesModel(settings, settings.summary_model or settings.model)
     open_corpus(settings.data_dir)  # load indexes now, not during the first job
+    tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn))
 
 
