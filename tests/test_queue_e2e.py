@@ -95,3 +95,23 @@ def test_a_run_paused_in_one_process_is_continued_by_another(tmp_path: Path, red
     assert bodies[2]["input"] == bodies[1]["input"]  # B resumed from exactly the state A saved
     outputs = [i for i in bodies[2]["input"] if i["type"] == "function_call_output"]
     assert len(outputs) == 1 and "42" in outputs[0]["output"]
+
+
+def test_only_the_worker_asked_to_runs_rq_s_scheduler(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
+    """One scheduler per deployment: a plain `atlas worker` answers runs without RQ's scheduler child
+    (58 MiB and a few Redis commands a second each); `--with-scheduler` takes the queue's scheduler lock."""
+    import psutil
+
+    scripted_model.script(reply_text("answered without a scheduler"))
+    env = _env(tmp_path, redis_url, scripted_model)
+    conn = redis.Redis.from_url(redis_url)
+    lock = f"rq:scheduler-lock:{env['ATLAS_QUEUE']}"
+    with worker_process(env, "plain") as plain:
+        run = submit(conn, env["ATLAS_QUEUE"], "q")
+        final = wait_for(lambda: (r := RunStore(conn).load(run.id)).final and r, timeout=60, what="the answer")
+        assert final.answer == "answered without a scheduler"
+        assert conn.get(lock) is None and psutil.Process(plain.pid).children(recursive=True) == []
+    with worker_process(env, "scheduling", "--with-scheduler") as scheduling:
+        wait_for(lambda: conn.get(lock) is not None, timeout=60, what="the scheduler lock")
+        assert psutil.Process(scheduling.pid).children(recursive=True)
+    scripted_model.assert_done()
