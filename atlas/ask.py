@@ -44,7 +44,7 @@ def ensure_worker(settings: Settings, queue: Queue) -> subprocess.Popen[bytes] |
     with open(log_path, "ab") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "atlas.cli", "worker", "--queue", queue.name, "--max-idle", str(WORKER_IDLE_EXIT_SECONDS),
-             "--with-scheduler"]  # the only worker of its queue: it schedules for it too,
+             "--with-scheduler"],  # the only worker of its queue: it schedules for it too
             stdout=log,
             stderr=log,
             stdin=subprocess.DEVNULL,
