@@ -115,3 +115,26 @@ def test_only_the_worker_asked_to_runs_rq_s_scheduler(tmp_path: Path, redis_url:
         wait_for(lambda: conn.get(lock) is not None, timeout=60, what="the scheduler lock")
         assert psutil.Process(scheduling.pid).children(recursive=True)
     scripted_model.assert_done()
+
+
+def test_a_run_is_queued_by_name_without_importing_the_agent(redis_url: str) -> None:
+    """`atlas ask` queues `continue_run` by its dotted name: the job is the one a worker runs, and
+    queueing it imports neither openai nor the agent loop (about 0.3 s of every ask)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, redis\n"
+        "from workers.queueing import submit\n"
+        f"run = submit(redis.Redis.from_url({redis_url!r}), 'atlas-by-name', 'q')\n"
+        "print(run.id, sorted(m for m in ('openai', 'workers.jobs', 'workers.loop') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr
+    run_id, imported = done.stdout.split(" ", 1)
+    assert imported.strip() == "[]"
+    from workers import jobs
+
+    job = Job.fetch(job_id(run_id), connection=redis.Redis.from_url(redis_url))
+    assert job.func is jobs.continue_run and job.args == (run_id,)
+    assert job.failure_callback is jobs.on_job_failure and job.retries_left == 2
