@@ -65,12 +65,9 @@ class Runtime:
         run.cost_usd = dollars(run.usage, self.settings.price)
         run.answered_by = AnsweredBy(model=self.settings.answering_model, data_dir=str(self.settings.data_dir))
         if run.answer:
-            run.sources = sources_of(run, self.doc_ids())
-            pages = open_corpus(self.settings.data_dir).docs.pages
+            pages = open_corpus(self.settings.data_dir).docs.pages  # once: each open stats every source file
+            run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
-
-    def doc_ids(self) -> list[str]:
-        return list(open_corpus(self.settings.data_dir).docs.pages)
 
     def summarize(self, items: list[dict[str, Any]]) -> tuple[str, Usage]:
         """A cheap model call that condenses dropped items, and its usage; the extractive summary
