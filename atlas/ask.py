@@ -22,7 +22,6 @@ from atlas import home
 from atlas.connection import connect
 from atlas.settings import Settings
 from bot.wording import steps_word
-from tools import open_corpus
 from workers.queueing import settings_queue, submit
 from workers.runs import RunStore
 from workers.state import Origin, RunState
@@ -36,14 +35,22 @@ def worker_log(settings: Settings) -> Path:
 
 
 def ensure_worker(settings: Settings, queue: Queue) -> subprocess.Popen[bytes] | None:
-    """Start a background worker for `queue` under these settings unless one serves it; the started process, or None."""
+    """Start a background worker for `queue` under these settings unless one serves it; the started process, or None.
+
+    The data is checked only when a worker is to be started: bad data is one line now, not a worker
+    that dies at start. A worker already serving the queue loaded the same data (its queue is named
+    after the settings), so a warm ask skips the 0.3 s of building the docs index."""
     if Worker.all(queue=queue):
         return None
+    from tools import open_corpus  # only here: the tools package costs a warm ask 60 ms of imports
+
+    open_corpus(settings.data_dir)
     log_path = worker_log(settings)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "atlas.cli", "worker", "--queue", queue.name, "--max-idle", str(WORKER_IDLE_EXIT_SECONDS)],
+            [sys.executable, "-m", "atlas.cli", "worker", "--queue", queue.name, "--max-idle", str(WORKER_IDLE_EXIT_SECONDS),
+             "--with-scheduler"],  # the only worker of its queue: it schedules for it too
             stdout=log,
             stderr=log,
             stdin=subprocess.DEVNULL,
@@ -56,7 +63,6 @@ def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> 
     if not question.strip():
         print('atlas ask: give a question, e.g. atlas ask "What does ORB-1202 mean?"', file=sys.stderr)
         return 2
-    open_corpus(settings.data_dir)  # bad data is one line now, not a worker that dies at start
     conn = connect(settings)
     queue = Queue(settings_queue(settings.queue_name, settings.fingerprint), connection=conn)
     started = ensure_worker(settings, queue)

@@ -50,6 +50,8 @@ def parser() -> argparse.ArgumentParser:
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
     worker.add_argument("--max-idle", type=int, default=None, help="exit after this many idle seconds")
     worker.add_argument("--name", default=None, help="the worker's name in RQ (default: a random one)")
+    worker.add_argument("--with-scheduler", action="store_true",
+                        help="also run RQ's scheduler (approval expiry, GitHub backstop syncs); one such worker per deployment")
     worker.add_argument("--queue", default=None, help="serve this queue instead of ATLAS_QUEUE (atlas ask uses atlas-<settings fingerprint>)")
 
     serve = command("serve", "run the Slack app: HTTP on --port (default PORT), or Socket Mode",
@@ -120,7 +122,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
 
         if args.queue:
             settings = replace(settings, queue_name=args.queue)
-        return serve(settings, burst=args.burst, max_idle=args.max_idle, name=args.name)
+        return serve(settings, burst=args.burst, max_idle=args.max_idle, name=args.name, with_scheduler=args.with_scheduler)
     if args.command == "serve":
         from bot.serve import serve_http, serve_socket
 

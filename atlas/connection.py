@@ -6,13 +6,17 @@ import redis
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
 
-from atlas import embedded_redis, home
+from atlas import home
 from atlas.settings import Settings
 
 
 def redis_url(settings: Settings) -> str:
     """The URL every process of this deployment shares, starting the embedded server if needed."""
-    return settings.redis_url or embedded_redis.ensure_running(home.usable(settings.home))
+    if settings.redis_url:
+        return settings.redis_url
+    from atlas import embedded_redis  # only without REDIS_URL: it loads the server's package (50 ms of every command)
+
+    return embedded_redis.ensure_running(home.usable(settings.home))
 
 
 def connect(settings: Settings, *, socket_timeout: float | None = 5.0, connect_timeout: float = 2.0) -> redis.Redis:

@@ -18,7 +18,11 @@ from workers.worker import make_worker
 log = logging.getLogger("atlas.worker")
 
 
-def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = None, name: str | None = None) -> int:
+def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = None, name: str | None = None,
+          with_scheduler: bool = False) -> int:
+    """Serve the queue; `with_scheduler` also runs RQ's scheduler child (58 MiB, a few Redis commands a
+    second even when idle), which moves due jobs (approval expiry, GitHub backstop syncs) onto the
+    queue. One per deployment is enough: RQ lets one scheduler per queue hold the lock anyway."""
     logging.getLogger("rq.worker").setLevel(logging.WARNING)
     rt = runtime.build(settings)
     runtime.install(rt)
@@ -38,7 +42,7 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
 
         schedule(rt.conn, worker.queues[0], settings.github)
     try:
-        worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=True, logging_level="WARNING")
+        worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=with_scheduler, logging_level="WARNING")
     except redis.RedisError as exc:  # only after a stop request: until then every Redis call waits for Redis
         log.warning("worker stopped while Redis was unreachable (%s)", type(exc).__name__)
         return 1

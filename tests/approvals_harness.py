@@ -106,7 +106,7 @@ class Stack:
         return self.api.messages[(CHANNEL, card["ts"])]
 
     def worker(self, name: str, **extra_env: str):  # noqa: ANN201 - a context manager of Popen
-        return worker_process({**self.env, **extra_env}, name)
+        return worker_process({**self.env, **extra_env}, name, "--with-scheduler")  # approval expiry is a scheduled job
 
     def pause(self, calls: list[tuple[str, dict[str, Any]]], thread_ts: str = "1700000200.000100",
               requester: str = ASKER) -> list[dict[str, Any]]:

@@ -95,3 +95,47 @@ def test_a_run_paused_in_one_process_is_continued_by_another(tmp_path: Path, red
     assert bodies[2]["input"] == bodies[1]["input"]  # B resumed from exactly the state A saved
     outputs = [i for i in bodies[2]["input"] if i["type"] == "function_call_output"]
     assert len(outputs) == 1 and "42" in outputs[0]["output"]
+
+
+def test_only_the_worker_asked_to_runs_rq_s_scheduler(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
+    """One scheduler per deployment: a plain `atlas worker` answers runs without RQ's scheduler child
+    (58 MiB and a few Redis commands a second each); `--with-scheduler` takes the queue's scheduler lock."""
+    import psutil
+
+    scripted_model.script(reply_text("answered without a scheduler"))
+    env = _env(tmp_path, redis_url, scripted_model)
+    conn = redis.Redis.from_url(redis_url)
+    lock = f"rq:scheduler-lock:{env['ATLAS_QUEUE']}"
+    with worker_process(env, "plain") as plain:
+        run = submit(conn, env["ATLAS_QUEUE"], "q")
+        final = wait_for(lambda: (r := RunStore(conn).load(run.id)).final and r, timeout=60, what="the answer")
+        assert final.answer == "answered without a scheduler"
+        assert conn.get(lock) is None and psutil.Process(plain.pid).children(recursive=True) == []
+    with worker_process(env, "scheduling", "--with-scheduler") as scheduling:
+        wait_for(lambda: conn.get(lock) is not None, timeout=60, what="the scheduler lock")
+        assert psutil.Process(scheduling.pid).children(recursive=True)
+    scripted_model.assert_done()
+
+
+def test_a_run_is_queued_by_name_without_importing_the_agent(redis_url: str) -> None:
+    """`atlas ask` queues `continue_run` by its dotted name: the job is the one a worker runs, and
+    neither ask nor queueing imports openai, the agent loop or the tools (about 0.4 s of every ask)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, redis\n"
+        "import atlas.cli, atlas.ask\n"
+        "from workers.queueing import submit\n"
+        f"run = submit(redis.Redis.from_url({redis_url!r}), 'atlas-by-name', 'q')\n"
+        "print(run.id, sorted(m for m in ('openai', 'workers.jobs', 'workers.loop', 'tools') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr
+    run_id, imported = done.stdout.split(" ", 1)
+    assert imported.strip() == "[]"
+    from workers import jobs
+
+    job = Job.fetch(job_id(run_id), connection=redis.Redis.from_url(redis_url))
+    assert job.func is jobs.continue_run and job.args == (run_id,)
+    assert job.failure_callback is jobs.on_job_failure and job.retries_left == 2

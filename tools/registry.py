@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import openai
 from pydantic import BaseModel
 
 from tools.context import ToolContext
@@ -80,6 +79,8 @@ class Registry:
         """Strict function tools for `responses.create(tools=...)`, generated from the argument models
         once (every model call sends them; generating them costs a few ms)."""
         if self._definitions is None:
+            import openai  # here, not at the top: `atlas ask` opens the corpus without the SDK (0.3 s)
+
             self._definitions = [
                 openai.pydantic_responses_function_tool(t.args_model, name=t.name, description=t.description)
                 for t in self._tools.values()

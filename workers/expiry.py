@@ -4,8 +4,9 @@ The job expires the step's undecided calls (atomically, so a click racing it eit
 finds the card expired), edits their cards to say so, and enqueues the resume, which turns the
 expired calls into error outputs and ends the run with a partial answer. It also repairs a step
 whose last click was recorded but whose resume was never enqueued (the bot died in between):
-enqueueing is idempotent, so it simply enqueues again. Workers run RQ's scheduler
-(`atlas worker` passes with_scheduler=True), which moves the job onto the queue when it is due.
+enqueueing is idempotent, so it simply enqueues again. One worker per deployment
+runs RQ's scheduler (`atlas worker --with-scheduler`, the Procfile's `scheduler` process), which
+moves the job onto the queue when it is due.
 """
 
 from __future__ import annotations

@@ -90,9 +90,10 @@ class Agent:
         if not run.items:
             run.items = initial_items(run)
         run.status = "running"
-        self.save(run)
+        first = True  # "running" goes on record at the first step's start (workers: `step`)
         while True:
-            outcome = self.step(run)
+            outcome = self.step(run, announce=first)
+            first = False
             if isinstance(outcome, RunAgain):
                 continue
             if isinstance(outcome, NeedsApproval):
@@ -111,13 +112,19 @@ class Agent:
             self.reporter.event(run, "answer")
             return run
 
-    def step(self, run: RunState) -> StepOutcome:
+    def step(self, run: RunState, *, announce: bool = False) -> StepOutcome:
+        """One model call and its tool calls. `announce`: the job's first step, whose start puts the
+        run's "running" status on record before the model call, unless the step event already did
+        (the Slack progress message saves the run when it starts): one save fewer per run."""
         reason = exhausted(self.budget, run)
         if reason:
             return BudgetStop(reason)
         started = time.monotonic()
         index = len(run.steps) + 1
+        saved_at = run.updated_at
         self.reporter.event(run, "step", step=index)
+        if announce and run.updated_at == saved_at:
+            self.save(run)
         try:
             reply = self.call_model(run, tool_choice="auto")
         except ContextFull:

@@ -53,8 +53,19 @@ class Model(Protocol):
     def respond(self, request: ModelRequest) -> ModelReply: ...
 
 
+# What `responses.create` passes for a non-streaming call: the API key as a bearer token.
+_REQUEST_OPTIONS: openai.RequestOptions = {"security": {"bearer_auth": True}}
+
+
 class ResponsesModel:
-    """`client.responses.create` (not `parse`: a bad argument must reach the model as an error)."""
+    """`POST /responses` through the client (not `parse`: a bad argument must reach the model as an error).
+
+    Why `client.post` and not `client.responses.create`: `create` walks the whole body through the
+    SDK's recursive type transform, 2 ms per call at step 1 and 18 ms at 32 items, to turn typed
+    params into JSON. Atlas's body is plain JSON already (items are dicts), so it goes through the
+    same lower-level path `create` ends in: the client's retries, timeout, auth headers and error
+    types are the same, and the reply is built into the same `Response`.
+    """
 
     def __init__(self, settings: Settings, model: str | None = None) -> None:
         self.model = model or settings.model
@@ -65,6 +76,20 @@ class ResponsesModel:
             max_retries=settings.model_max_retries,
         )
         self.retries = settings.model_max_retries
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        """The request body `responses.create` would send for these arguments."""
+        return {
+            "model": self.model,
+            "instructions": request.instructions,
+            "input": request.input,
+            "tools": request.tools,
+            "tool_choice": request.tool_choice,
+            "parallel_tool_calls": True,
+            "max_output_tokens": request.max_output_tokens,
+            "store": False,
+            "include": ["reasoning.encrypted_content"],
+        }
 
     def respond(self, request: ModelRequest) -> ModelReply:
         """One reply; a 200 that is not a Response is asked again up to `retries` times, like an outage."""
@@ -79,17 +104,7 @@ class ResponsesModel:
 
     def _respond(self, request: ModelRequest) -> ModelReply:
         try:
-            response = self.client.responses.create(
-                model=self.model,
-                instructions=request.instructions,
-                input=request.input,  # type: ignore[arg-type]
-                tools=request.tools,  # type: ignore[arg-type]
-                tool_choice=request.tool_choice,
-                parallel_tool_calls=True,
-                max_output_tokens=request.max_output_tokens,
-                store=False,
-                include=["reasoning.encrypted_content"],
-            )
+            response = self.client.post("/responses", body=self.body(request), cast_to=Response, options=_REQUEST_OPTIONS)
         except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError) as exc:
             raise ModelUnavailable(f"model API unavailable: {type(exc).__name__}") from exc
         except openai.APIStatusError as exc:

@@ -18,6 +18,10 @@ RESULT_TTL_SECONDS = 3600
 # Transient model errors (after the SDK's own backoff) and abandoned jobs (worker died). No interval:
 # a delayed retry waits for RQ's scheduler, whose lock a killed worker can hold for minutes.
 RETRY = Retry(max=2)
+# The job functions by dotted name: what RQ stores either way, and queueing a run then needs neither
+# workers.jobs nor what it imports (openai, the agent loop), which would cost `atlas ask` ~0.3 s.
+CONTINUE_RUN = "workers.jobs.continue_run"
+ON_JOB_FAILURE = "workers.jobs.on_job_failure"
 
 
 def settings_queue(queue_name: str, fingerprint: str) -> str:
@@ -39,25 +43,21 @@ def job_timeout(max_seconds: float = 60.0, slack_outage_seconds: float = DEFAULT
 
 def job_options(run_id: str, resume: int = 0, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> dict[str, Any]:
     """`Queue.enqueue` keywords for `continue_run(run_id)`: every path that queues a run uses these."""
-    from workers.jobs import on_job_failure
-
     return {
         "job_id": job_id(run_id, resume),
         "job_timeout": job_timeout(slack_outage_seconds=slack_outage_seconds),
         "result_ttl": RESULT_TTL_SECONDS,
         "retry": RETRY,
-        "on_failure": Callback(on_job_failure),
+        "on_failure": Callback(ON_JOB_FAILURE),
         "description": f"atlas run {run_id}" + (f" resume {resume}" if resume else ""),
     }
 
 
 def enqueue(queue: Queue, run_id: str, resume: int = 0, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> Job:
     """Enqueue `continue_run(run_id)`; a second enqueue of the same job id returns the first job."""
-    from workers.jobs import continue_run
-
     options = job_options(run_id, resume, slack_outage_seconds=slack_outage_seconds)
     try:
-        return queue.enqueue(continue_run, run_id, unique=True, **options)
+        return queue.enqueue(CONTINUE_RUN, run_id, unique=True, **options)
     except DuplicateJobError:
         return Job.fetch(job_id(run_id, resume), connection=queue.connection)
 

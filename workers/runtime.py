@@ -10,6 +10,7 @@ from typing import Any
 
 import redis
 
+from atlas import tokens
 from atlas.connection import worker_connection
 from atlas.settings import Settings
 from tools import open_corpus, v2_registry
@@ -64,12 +65,9 @@ class Runtime:
         run.cost_usd = dollars(run.usage, self.settings.price)
         run.answered_by = AnsweredBy(model=self.settings.answering_model, data_dir=str(self.settings.data_dir))
         if run.answer:
-            run.sources = sources_of(run, self.doc_ids())
-            pages = open_corpus(self.settings.data_dir).docs.pages
+            pages = open_corpus(self.settings.data_dir).docs.pages  # once: each open stats every source file
+            run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
-
-    def doc_ids(self) -> list[str]:
-        return list(open_corpus(self.settings.data_dir).docs.pages)
 
     def summarize(self, items: list[dict[str, Any]]) -> tuple[str, Usage]:
         """A cheap model call that condenses dropped items, and its usage; the extractive summary
@@ -106,6 +104,7 @@ def build(settings: Settings) -> Runtime:
         model = ResponsesModel(settings)
         summary = ResponsesModel(settings, settings.summary_model or settings.model)
     open_corpus(settings.data_dir)  # load indexes now, not during the first job
+    tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn))
 
 

@@ -174,11 +174,15 @@ class SlackReporter(ChatPlatform):
                 )
                 posted.append(reply["ts"])
                 run.surface["answer_ts"] = posted
+                if len(posted) == len(messages):  # the last one: every message is this answer's, none is stale
+                    run.surface["answer_digest"] = digest
                 self.store.save(run)  # remembered before anything else can fail
-            for stale in posted[len(messages):]:
-                self.client.chat_delete(channel=channel, ts=stale)
-            run.surface.update(answer_ts=posted[: len(messages)], answer_digest=digest)
-            self.store.save(run)
+            stale = posted[len(messages):]
+            for ts in stale:
+                self.client.chat_delete(channel=channel, ts=ts)
+            if stale or run.surface.get("answer_digest") != digest:  # else the last post's save recorded it all
+                run.surface.update(answer_ts=posted[: len(messages)], answer_digest=digest)
+                self.store.save(run)
             self._clear_status(run)
         self._record_turn(run)
 

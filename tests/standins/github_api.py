@@ -89,6 +89,7 @@ class GitHubAPI(LoopbackHTTP):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

@@ -74,6 +74,7 @@ class SocketModeServer:
                 client, _ = self._listener.accept()
             except OSError:
                 return
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a frame goes out at once, no delayed-ACK wait
             threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
     def _serve(self, client: socket.socket) -> None:

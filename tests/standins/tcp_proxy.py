@@ -69,6 +69,9 @@ class TcpProxy:
             except OSError:
                 _close(client)
                 continue
+            for sock in (client, upstream):  # forward each chunk at once, as a direct connection would
+                if sock.family != socket.AF_UNIX:
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self._lock:
                 self._open.update((client, upstream))
             for a, b in ((client, upstream), (upstream, client)):

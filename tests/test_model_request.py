@@ -1,0 +1,50 @@
+"""The model adapter sends plain JSON through the client's request path: the same request
+`responses.create` sends, with the SDK's auth, retries and error types."""
+
+from __future__ import annotations
+
+import openai
+
+from atlas.settings import Settings
+from tests.standins.responses_api import ScriptedModel
+from tests.standins.turns import reply_error, reply_text
+from workers.errors import ModelRejected
+from workers.model import ModelRequest, ResponsesModel
+
+REQUEST = ModelRequest(
+    instructions="Answer.",
+    input=[{"type": "message", "role": "user", "content": "hi"},
+           {"type": "function_call", "call_id": "c1", "name": "search_docs", "arguments": "{\"query\": \"x\"}"},
+           {"type": "function_call_output", "call_id": "c1", "output": "found"}],
+    tools=[{"type": "function", "name": "search_docs", "description": "Search.", "strict": True,
+            "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"], "additionalProperties": False}}],
+)
+
+
+def test_the_body_and_headers_are_what_responses_create_sends(scripted_model: ScriptedModel) -> None:
+    scripted_model.script(reply_text("one"), reply_text("two"))
+    model = ResponsesModel(Settings(openai_api_key="sk-test", openai_base_url=scripted_model.base_url, model_max_retries=0))
+    assert model.respond(REQUEST).text == "one"
+    body = model.body(REQUEST)
+    model.client.responses.create(**body)  # the SDK's typed path, for comparison
+    ours, sdks = scripted_model.requests
+    assert ours.body == sdks.body
+    assert ours.path == sdks.path == "/v1/responses"
+    assert ours.headers["authorization"] == sdks.headers["authorization"] == "Bearer sk-test"
+    assert ours.headers["content-type"] == sdks.headers["content-type"]
+    scripted_model.assert_done()
+
+
+def test_the_sdk_retries_and_error_types_still_apply(scripted_model: ScriptedModel) -> None:
+    """The client's own backoff retries a 500; a 400 is the SDK's BadRequestError, mapped to ModelRejected."""
+    scripted_model.script(reply_error(500), reply_text("after a retry"))
+    model = ResponsesModel(Settings(openai_api_key="sk-test", openai_base_url=scripted_model.base_url, model_max_retries=1))
+    assert model.respond(REQUEST).text == "after a retry" and len(scripted_model.requests) == 2
+    scripted_model.script(reply_error(400))
+    try:
+        model.respond(REQUEST)
+    except ModelRejected as exc:
+        assert isinstance(exc.__cause__, openai.BadRequestError)
+    else:
+        raise AssertionError("a 400 must be ModelRejected")
+    scripted_model.assert_done()
