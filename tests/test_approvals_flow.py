@@ -134,6 +134,8 @@ def test_two_pending_calls_resume_only_when_both_are_decided(tmp_path: Path, red
             calls_before = len(s.model.bodies())
             s.click(first, MAINTAINER)
             wait_for(lambda: decisions(s.conn, first).status == "approved", what="first decision")
+            # the click's after-ack work (a resume if the step were closed, then the card edit) is done
+            wait_for(lambda: s.card_now(first)["edits"] > 0, what="the first card edited")
             assert s.resume_job(run.id, step) is None and s.run_of(first).status == "awaiting_approval"
             early = Queue("atlas", connection=s.conn).enqueue(continue_run, run.id, job_id=f"early-{run.id}")
             wait_for(lambda: early.get_status(refresh=True) == "finished", what="the early delivery to finish")

@@ -57,7 +57,8 @@ def test_configured_approvers_replace_the_admins(tmp_path: Path, redis_url: str)
         assert _refused(s, card, ASKER)
         assert _refused(s, card, ADMIN)
         assert _accepted(s, card, MAINTAINER)
-        assert s.resume_job(s.run_of(card).id, 1) is not None  # the accepted click resumes the run
+        # the accepted click resumes the run (queued just after Slack's ack)
+        assert wait_for(lambda: s.resume_job(s.run_of(card).id, 1), what="the resume job") is not None
         assert s.api.calls_to("users.info") == []
 
 
