@@ -18,6 +18,7 @@ ask: $(STAMP)
 	@$(BIN)/atlas ask "$(Q)"
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

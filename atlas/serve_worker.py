@@ -5,12 +5,9 @@ from __future__ import annotations
 import logging
 
 import redis
-
 from rq import Queue
 
 from atlas.settings import Settings
-
-log = logging.getLogger("atlas.worker")
 from workers import runtime
 from workers.queueing import job_timeout
 from workers.worker import make_worker

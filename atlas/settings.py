@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from atlas.project_settings import ORBIT, GitHubSettings, Project, project_from_env as _project_from_env
+from atlas.project_settings import ORBIT, GitHubSettings, Project
+from atlas.project_settings import project_from_env as _project_from_env
 from workers.budget import TOOL_TIMEOUT_SECONDS, Budget
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -20,8 +20,8 @@ import random
 import re
 import selectors
 import shutil
-import statistics
 import socket
+import statistics
 import tempfile
 import time
 from collections import Counter
@@ -39,8 +39,8 @@ from atlas import embedded_redis
 from bench.measure import percentile, wait
 from bench.report import Table
 from bench.slack_load import burst, request_bytes
-from tests.processes import atlas_process, free_port, serving
 from datasets import tracker_journal
+from tests.processes import atlas_process, free_port, serving
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, block_action, mention, sign

@@ -31,8 +31,8 @@ import redis
 from atlas import embedded_redis
 from bench.measure import percentile, wait
 from bench.report import Table
-from tests.processes import atlas_process, free_port, serving
 from bench.slack_load import InstantModel, burst, request_bytes
+from tests.processes import atlas_process, free_port, serving
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, Reply, SlackSender, mention
 

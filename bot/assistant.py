@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 import redis
-from slack_bolt import App, Assistant, Say, SaveThreadContext, SetSuggestedPrompts
+from slack_bolt import App, Assistant, SaveThreadContext, Say, SetSuggestedPrompts
 from slack_bolt.context.assistant.thread_context import AssistantThreadContext
 from slack_bolt.context.assistant.thread_context_store.store import AssistantThreadContextStore
 from slack_bolt.middleware.custom_middleware import CustomMiddleware

@@ -38,6 +38,25 @@ def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
     return hmac.compare_digest(expected, header)
 
 
+def _enqueue(conn: redis.Redis, queue: Queue, event: str, payload: Any, delivery: str) -> tuple[str, str]:
+    """Claim the delivery id and queue the index update; the HTTP status and text to answer with."""
+    try:
+        if delivery and not conn.set(f"atlas:github:delivery:{delivery}", "1", nx=True, ex=DELIVERY_TTL_SECONDS):
+            return "200 OK", "duplicate delivery"
+        from workers.github_jobs import apply_event
+
+        queue.enqueue(apply_event, event, payload, job_timeout=300, result_ttl=600)
+    except redis.RedisError:
+        log.warning("GitHub webhook %s not queued: Redis unavailable (the periodic sync will catch up)", delivery)
+        if delivery:
+            try:
+                conn.delete(f"atlas:github:delivery:{delivery}")
+            except redis.RedisError:
+                pass
+        return "503 Service Unavailable", "try again"
+    return "202 Accepted", "queued"
+
+
 def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], Callable[..., Any]], list[bytes]]:
     """The WSGI handler of the webhook path."""
     gh = settings.github
@@ -77,20 +96,7 @@ def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], 
             return reply(start_response, "202 Accepted", "ignored: another repository")
         if event not in EVENTS:
             return reply(start_response, "202 Accepted", f"ignored: {event}")
-        try:
-            if delivery and not conn.set(f"atlas:github:delivery:{delivery}", "1", nx=True, ex=DELIVERY_TTL_SECONDS):
-                return reply(start_response, "200 OK", "duplicate delivery")
-            from workers.github_jobs import apply_event
-
-            queue.enqueue(apply_event, event, payload, job_timeout=300, result_ttl=600)
-        except redis.RedisError:
-            log.warning("GitHub webhook %s not queued: Redis unavailable (the periodic sync will catch up)", delivery)
-            if delivery:
-                try:
-                    conn.delete(f"atlas:github:delivery:{delivery}")
-                except redis.RedisError:
-                    pass
-            return reply(start_response, "503 Service Unavailable", "try again")
-        return reply(start_response, "202 Accepted", "queued")
+        status, text = _enqueue(conn, queue, event, payload, delivery)
+        return reply(start_response, status, text)
 
     return application

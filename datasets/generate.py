@@ -17,9 +17,8 @@ import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from datasets.orbit_material import EXCERPTS, all_specs
+from datasets.orbit_material import EXCERPTS, all_specs, tracebacks
 from datasets.orbit_material import logs as logs_mod
-from datasets.orbit_material import tracebacks
 from datasets.orbit_material.model import Spec
 from datasets.orbit_material.people import MAINTAINERS, OWNERS, USERS
 from datasets.orbit_material.versions import PLATFORMS, POSTGRES_SERVERS, PYTHONS, REDIS_SERVERS, RELEASES

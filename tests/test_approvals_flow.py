@@ -8,8 +8,8 @@ from pathlib import Path
 
 from rq import Queue
 
-from tests.approvals_harness import ASKER, CHANNEL, MAINTAINER, STRANGER, decisions, is_card, outputs_sent, stack
 from tests.approvals_data import INJECTION_CLOSE_ALL
+from tests.approvals_harness import ASKER, CHANNEL, MAINTAINER, STRANGER, decisions, is_card, outputs_sent, stack
 from tests.processes import wait_for
 from tests.standins.responses_api import Call, reply_calls, reply_text
 from workers import approvals, audit, ledger

@@ -11,10 +11,11 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
-MAX_BODY_BYTES = 1 << 20  # 1 MiB, the documented cap
 from tests.standins.slack_events import mention
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api  # noqa: F401
 from workers.runs import RunStore
+
+MAX_BODY_BYTES = 1 << 20  # 1 MiB, the documented cap
 
 
 def _post(bot: RunningBot, body: bytes, content_type: str, headers: dict[str, str]) -> int:

@@ -12,18 +12,17 @@ import redis
 from rq import Queue
 
 from atlas.settings import Settings
-from bot.serve import http_server
 from bot.app import create_app
+from bot.serve import http_server
+from datasets.github_store import Store
 from tests.github_harness import exported, run_sync
-from tests.processes import worker_process
+from tests.processes import wait_for, worker_process
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
-from tests.standins.slack_api import SlackAPI
 from tests.standins.github_webhooks import SECRET, deliver, payload
+from tests.standins.slack_api import SlackAPI
 from tools import dispatch, open_corpus, v2_registry
 from tools.context import ToolContext
-from datasets.github_store import Store
-from tests.processes import wait_for
 
 
 @pytest.fixture

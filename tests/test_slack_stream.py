@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 import redis
 from slack_sdk.errors import SlackApiError
 

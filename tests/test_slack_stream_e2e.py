@@ -14,7 +14,7 @@ from bot import wording
 from tests.processes import wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SlackSender, assistant_message, assistant_thread_started
+from tests.standins.slack_events import assistant_message, assistant_thread_started
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.standins.turns import reply_text
 from tests.test_slack_e2e import env, serving_app  # noqa: F401  (the e2e environment and atlas serve)

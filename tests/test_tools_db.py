@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from datasets.tracker_db import (
-    DatasetError, build, connect_readonly, db_path, ensure_db, index_text, read_meta,
+    DatasetError,
+    build,
+    connect_readonly,
+    db_path,
+    ensure_db,
+    index_text,
+    read_meta,
 )
 from tests.tools_dataset import ISSUES, make_dataset, write_issues
 from tools.fts_query import match_expression, terms

@@ -16,7 +16,6 @@ from tools.issue_tools import get_issue, search_issues
 from tools.read_more import read_more
 from tools.registry import Registry
 
-
 # Orbit's own words in the tool descriptions, and what they become for another project.
 ORBIT_WORDS = (("ORB-xxxx error codes", "error codes"), ("an ORB-xxxx code", "an error code"),
                ("ORB-xxxx codes", "error codes"), ("an ORB code", "an error code"), ("'ORB-1202'", "an error code"),

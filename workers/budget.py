@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from workers.state import RunState, StopReason
 
-
 TOOL_TIMEOUT_SECONDS = 15.0  # one step's read tools, together; a slower call becomes an error output
 
 

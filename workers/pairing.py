@@ -41,6 +41,13 @@ def check_pairing(items: Sequence[Mapping[str, Any]]) -> list[str]:
     Not checkable from the items alone: a call whose reasoning item was dropped (nothing records
     that it had one). Compaction prevents that by cutting only at `cut_points`.
     """
+    calls, problems = _calls(items)
+    outputs, orphans = _outputs(items, calls)
+    return problems + orphans + _output_counts(items, calls, outputs) + _reasoning(items)
+
+
+def _calls(items: Sequence[Mapping[str, Any]]) -> tuple[dict[str, int], list[str]]:
+    """Each well-formed call's position by `call_id`, and the calls without one or with a repeated one."""
     problems: list[str] = []
     calls: dict[str, int] = {}
     for i, item in enumerate(items):
@@ -53,7 +60,12 @@ def check_pairing(items: Sequence[Mapping[str, Any]]) -> list[str]:
             problems.append(f"item {i}: duplicate call_id {call_id!r} (also the function_call at item {calls[call_id]})")
         else:
             calls[call_id] = i
+    return calls, problems
 
+
+def _outputs(items: Sequence[Mapping[str, Any]], calls: Mapping[str, int]) -> tuple[dict[str, list[int]], list[str]]:
+    """The outputs' positions by `call_id`, and the outputs with no earlier call."""
+    problems: list[str] = []
     outputs: dict[str, list[int]] = {}
     for i, item in enumerate(items):
         if item.get("type") != "function_call_output":
@@ -65,14 +77,26 @@ def check_pairing(items: Sequence[Mapping[str, Any]]) -> list[str]:
             problems.append(f"item {i}: function_call_output for {call_id!r} comes before its function_call (item {calls[call_id]})")
         else:
             outputs.setdefault(call_id, []).append(i)
+    return outputs, problems
 
+
+def _output_counts(
+    items: Sequence[Mapping[str, Any]], calls: Mapping[str, int], outputs: Mapping[str, list[int]]
+) -> list[str]:
+    """The calls with no output or with more than one."""
+    problems: list[str] = []
     for call_id, i in calls.items():
         found = outputs.get(call_id, [])
         if not found:
             problems.append(f"item {i}: function_call {call_id!r} ({items[i].get('name')}) has no function_call_output")
         elif len(found) > 1:
             problems.append(f"item {i}: function_call {call_id!r} has {len(found)} outputs (items {found})")
+    return problems
 
+
+def _reasoning(items: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The reasoning items not followed by the call or assistant message of their own turn."""
+    problems: list[str] = []
     for i, item in enumerate(items):
         if item.get("type") != "reasoning":
             continue

@@ -23,8 +23,8 @@ from atlas.settings import Settings
 from atlas.slack_client import error_code, error_details, web_client
 from bot import wording
 from workers import approval_cards, conversations
-from workers.delivery import Patience, Undeliverable, deliver
 from workers.approvals import Approval
+from workers.delivery import Patience, Undeliverable, deliver
 from workers.errors import StoppedByUser
 from workers.platforms import ChatPlatform
 from workers.runs import RunStore

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import threading
-
 from typing import Any
 
 from redis.backoff import ExponentialWithJitterBackoff

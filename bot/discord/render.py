@@ -18,8 +18,8 @@ from bot import wording as common
 from bot.discord import wording
 from workers.markdown_split import split_markdown
 from workers.sources import source_url
-from workers.visible_text import reveal_bidi
 from workers.state import RunState
+from workers.visible_text import reveal_bidi
 
 CONTENT_LIMIT = 2000
 PART_LIMIT = 1900  # leaves room for the partial/failed banner on the first part

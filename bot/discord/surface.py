@@ -18,9 +18,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bot import wording as common
 from bot.discord import render, wording
 from bot.discord.rest import DiscordError, DiscordREST, rest_client
-from bot import wording as common
 from workers import approvals, conversations
 from workers.approvals import Approval
 from workers.platforms import ChatPlatform

@@ -9,8 +9,8 @@ import hmac
 import json
 import uuid
 from typing import Any
-from urllib.request import Request, urlopen
 from urllib.error import HTTPError
+from urllib.request import Request, urlopen
 
 from tests.standins import github_spec
 from tests.standins.github_repo import Repo

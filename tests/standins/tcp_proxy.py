@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import socket
 import threading
-from urllib.parse import urlsplit
 from types import TracebackType
+from urllib.parse import urlsplit
 
 
 class TcpProxy:
