@@ -22,9 +22,11 @@ from atlas import home
 from atlas.connection import connect
 from atlas.settings import Settings
 from bot.wording import steps_word
+from tools import open_corpus
 from workers.queueing import settings_queue, submit
 from workers.runs import RunStore
 from workers.state import Origin, RunState
+from workers.wording import steps_word
 
 WORKER_IDLE_EXIT_SECONDS = 600
 
@@ -42,7 +44,6 @@ def ensure_worker(settings: Settings, queue: Queue) -> subprocess.Popen[bytes] |
     after the settings), so a warm ask skips the 0.3 s of building the docs index."""
     if Worker.all(queue=queue):
         return None
-    from tools import open_corpus  # only here: the tools package costs a warm ask 60 ms of imports
 
     open_corpus(settings.data_dir)
     log_path = worker_log(settings)

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from atlas.errors import ConfigError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent  # the checkout: relative paths in settings are resolved from it
 REPO_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 DEFAULT_SYNC_INTERVAL = 15 * 60
 GITHUB_WEB = "https://github.com"
@@ -69,8 +72,6 @@ Number = Callable[..., float]
 
 def project_from_env(get: Get, number: Number) -> dict[str, Any]:
     """Settings fields for the project block; {} keeps the Orbit defaults."""
-    from atlas.settings import REPO_ROOT, ConfigError
-
     fields: dict[str, Any] = {}
     name, description = get("ATLAS_PROJECT_NAME"), get("ATLAS_PROJECT_DESCRIPTION")
     repo = get("ATLAS_GITHUB_REPO")

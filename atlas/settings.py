@@ -13,19 +13,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from atlas.project_settings import ORBIT, GitHubSettings, Project
+from atlas.errors import ConfigError
+from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
-from workers.budget import TOOL_TIMEOUT_SECONDS, Budget
+from atlas.run_limits import TOOL_TIMEOUT_SECONDS, Budget
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT / "datasets" / "orbit"
 DEFAULT_MODEL = "gpt-6-luna"
 DEFAULT_ASSISTANT_PROMPTS = ("What does ORB-1202 mean?", "Find duplicates of #143", "How do retries and backoff work?")
 MAX_ASSISTANT_PROMPTS = 4  # Slack shows at most four suggested prompts in an assistant thread
 
 
-class ConfigError(ValueError):
-    """A setting is missing or malformed: the operator's fault, reported before anything starts."""
 
 
 @dataclass(frozen=True)

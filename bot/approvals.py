@@ -19,10 +19,9 @@ from typing import Any
 import redis
 from slack_bolt import App, BoltResponse
 
-from bot import wording
 from bot.deps import Deps
 from bot.ephemeral import tell_clicker
-from workers import approval_cards, approvals
+from workers import approval_cards, approvals, wording
 from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
 from workers.approvals import Decision
 from workers.approvers import Directory, Policy, SlackDirectory, may_decide

@@ -20,10 +20,9 @@ from slack_bolt.context.assistant.thread_context_store.store import AssistantThr
 from slack_bolt.middleware.custom_middleware import CustomMiddleware
 from slack_sdk.errors import SlackClientError
 
-from bot import wording
 from bot.deps import Deps
 from bot.mentions import accept, answered_by_middleware
-from workers import assistant_threads
+from workers import assistant_threads, wording
 
 log = logging.getLogger("atlas.bot.assistant")
 

@@ -22,9 +22,9 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from bot import wording
 from bot.deps import Deps
 from bot.lookups import Lookup, Result, Usage, parse
+from workers import wording
 from workers.slack_render import escape, source_link
 
 log = logging.getLogger("atlas.bot.commands")

@@ -14,9 +14,9 @@ from typing import Any, Literal
 import redis
 from slack_bolt import Ack, App
 
-from bot import wording
 from bot.deps import Deps
 from bot.ephemeral import tell_clicker
+from workers import wording
 from workers.slack_render import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
 
 log = logging.getLogger("atlas.bot.feedback")

@@ -21,11 +21,11 @@ import redis
 from slack_bolt import App, BoltContext, BoltResponse
 from slack_sdk.errors import SlackClientError
 
-from bot import claims, wording
+from bot import claims
 from bot.deps import Deps
 from bot.intake import Intake
 from bot.spool import Drainer
-from workers import conversations
+from workers import conversations, wording
 from workers.job_hash import JobTemplate
 from workers.runs import RunNotFound, RunStore
 from workers.state import Origin, RunState

@@ -6,7 +6,8 @@ just replaced, each touched issue's rows (issue, comments, labels and its row in
 FTS index, deleted with the text it was indexed with) are replaced in one transaction, and the
 index's stamp is moved to the new issues.jsonl, so `ensure_db` finds it current. Anything unusual
 (no index yet, a schema change, a stale stamp) leaves it to the full rebuild. Runs under
-`github_store.exporting`, so no other export interleaves.
+`github_store.exporting`, so no other export interleaves. `apply` is the one way in: a change to
+the store, then the index refreshed.
 """
 
 from __future__ import annotations
@@ -14,14 +15,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from datasets import tracker_db
-from datasets.tracker_journal import _indexed_text
-
-if TYPE_CHECKING:
-    from datasets.github_store import Store
+from datasets.github_store import Store, exporting
+from datasets.tracker_journal import indexed_text
 
 log = logging.getLogger("atlas.github.index")
 
@@ -64,7 +63,7 @@ def update_in_place(folder: Path, store: Store, numbers: list[int]) -> bool:
 
 def _replace(conn: sqlite3.Connection, number: int, issue: dict | None) -> None:
     if conn.execute("SELECT 1 FROM issues WHERE id = ?", (number,)).fetchone() is not None:
-        old = _indexed_text(conn, number)
+        old = indexed_text(conn, number)
         conn.execute("INSERT INTO issues_fts(issues_fts, rowid, title, labels, body, comments) VALUES ('delete', ?, ?, ?, ?, ?)",
                      (number, *old))
         conn.execute("DELETE FROM issue_labels WHERE issue_id = ?", (number,))
@@ -91,3 +90,21 @@ def _replace(conn: sqlite3.Connection, number: int, issue: dict | None) -> None:
     conn.execute("INSERT INTO issues_fts(rowid, title, labels, body, comments) VALUES (?, ?, ?, ?, ?)",
                  (number, *tracker_db.fts_columns(issue["title"], sorted(ids, key=ids.__getitem__), issue.get("body") or "",
                                                   [c.get("body") or "" for c in comments])))
+
+
+def apply(folder: Path, change: Callable[[Store], None], *, build_index: bool = True) -> None:
+    """Apply one change (a webhook event, a write's response) and refresh what the tools read, at once:
+    the changed issues are updated in the index in place when it is current, else it is rebuilt."""
+    store = Store(folder)
+    try:
+        with exporting(folder):
+            current = build_index and is_current(folder)
+            with store.batch():
+                change(store)
+            store.export_locked()
+            if current and update_in_place(folder, store, sorted(store.touched)):
+                return
+    finally:
+        store.close()
+    if build_index:
+        tracker_db.ensure_db(folder)

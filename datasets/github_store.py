@@ -17,7 +17,7 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -231,24 +231,3 @@ def exporting(folder: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def apply(folder: Path, change: Callable[[Store], None], *, build_index: bool = True) -> None:
-    """Apply one change (a webhook event, a write's response) and refresh what the tools read, at once:
-    the changed issues are updated in the index in place when it is current, else it is rebuilt."""
-    from datasets import github_index
-    from datasets.tracker_db import ensure_db
-
-    store = Store(folder)
-    try:
-        with exporting(folder):
-            current = build_index and github_index.is_current(folder)
-            with store.batch():
-                change(store)
-            store.export_locked()
-            if current and github_index.update_in_place(folder, store, sorted(store.touched)):
-                return
-    finally:
-        store.close()
-    if build_index:
-        ensure_db(folder)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sqlite3
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from datasets import tracker_journal
+from datasets.fts_text import index_text
 
 SCHEMA_VERSION = "7"
 SOURCE = Path("issues") / "issues.jsonl"
@@ -30,8 +30,6 @@ DB = Path("issues") / "index.db"
 # ("twice." must index as "twice") and adds each compound's parts, so "dead letter" still finds
 # "dead-letter" and "heartbeat seconds" finds heartbeat_seconds.
 TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '-._'"
-WORD = re.compile(r"\w+(?:[-.]\w+)*")
-PART = re.compile(r"[^\W_]+")
 # bm25 column weights, in FTS column order: title, labels, body, comments. Queries call
 # bm25(issues_fts, *BM25_WEIGHTS) directly: measurably faster than ORDER BY rank with this config.
 BM25_WEIGHTS = (10.0, 4.0, 3.0, 0.5)
@@ -226,16 +224,6 @@ def fts_columns(title: str, labels: list[str], body: str, comments: list[str]) -
     contentless index (the tracker journal) must pass the same text, so it must be reproducible.
     """
     return (index_text(title), index_text(" ".join(labels)), index_text(body), index_text("\n".join(comments)))
-
-
-def index_text(text: str) -> str:
-    """Text as the FTS index sees it: its words, each compound (a-b, a.b, a_b) followed by its parts."""
-    out: list[str] = []
-    for word in WORD.findall(text):
-        out.append(word)
-        if "-" in word or "." in word or "_" in word:
-            out.extend(PART.findall(word))
-    return " ".join(out)
 
 
 def _state(value: Any) -> str:

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from datasets.fts_text import index_text
+
 log = logging.getLogger("atlas.tracker")
 
 JOURNAL = Path("issues") / "writes.db"
@@ -127,7 +129,7 @@ def apply(conn: sqlite3.Connection, entry: Entry) -> None:
     if conn.execute("SELECT 1 FROM issues WHERE id = ?", (entry.issue_id,)).fetchone() is None:
         log.warning("journal entry %s: issue #%s is not in the database; skipped", entry.seq, entry.issue_id)
         return
-    before = _indexed_text(conn, entry.issue_id)
+    before = indexed_text(conn, entry.issue_id)
     if entry.kind == "add_labels":
         for name in entry.data.get("labels", []):
             label_id = _label_id(conn, name)
@@ -149,7 +151,7 @@ def apply(conn: sqlite3.Connection, entry: Entry) -> None:
     else:
         log.warning("journal entry %s: unknown kind %r; skipped", entry.seq, entry.kind)
         return
-    after = _indexed_text(conn, entry.issue_id)
+    after = indexed_text(conn, entry.issue_id)
     conn.execute(
         "INSERT INTO issues_fts(issues_fts, rowid, title, labels, body, comments) VALUES ('delete', ?, ?, ?, ?, ?)",
         (entry.issue_id, *before),
@@ -161,10 +163,8 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _indexed_text(conn: sqlite3.Connection, issue_id: int) -> tuple[str, str, str, str]:
+def indexed_text(conn: sqlite3.Connection, issue_id: int) -> tuple[str, str, str, str]:
     """The FTS columns exactly as the builder indexes them (tracker_db.index_text over the same parts)."""
-    from datasets.tracker_db import index_text  # the builder imports this module
-
     title, body = conn.execute("SELECT title, body FROM issues WHERE id = ?", (issue_id,)).fetchone()
     labels = [r[0] for r in conn.execute(
         "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.id",

@@ -78,8 +78,8 @@ def test_a_signed_request_still_reaches_bolt(bot: RunningBot, redis_conn: redis.
 
 
 def test_a_question_cut_to_the_limit_is_told_to_the_asker_only(bot: RunningBot, redis_conn: redis.Redis) -> None:
-    from bot import wording
     from tests.processes import wait_for
+    from workers import wording
 
     assert bot.send.event(mention("x" * 3990, ts="1700000200.000001")).status == 200  # within the limit: no note
     long_question = "why " + "does the lease expire " * 400  # about 8,800 characters

@@ -6,7 +6,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from datasets import github_store, tracker_db
+from datasets import github_index, tracker_db
 from tests.github_harness import run_sync, settings_for
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
@@ -37,11 +37,11 @@ def test_in_place_updates_match_a_rebuild(tmp_path: Path) -> None:
         db = tracker_db.db_path(folder)
         built_at = db.stat().st_ino
         edited = repo.edit_issue(issues[0], title="Zeppelin workers hang", labels=[repo.add_label("kestrel")])
-        github_store.apply(folder, lambda store: store.put_issue(edited))
+        github_index.apply(folder, lambda store: store.put_issue(edited))
         comment = repo.add_comment(issues[1], "hovercraft mode fixes it")
-        github_store.apply(folder, lambda store: store.put_comment(comment, issues[1]))
-        github_store.apply(folder, lambda store: store.delete_issue(issues[2]))
-        github_store.apply(folder, lambda store: store.delete_comment(comment["id"]))
+        github_index.apply(folder, lambda store: store.put_comment(comment, issues[1]))
+        github_index.apply(folder, lambda store: store.delete_issue(issues[2]))
+        github_index.apply(folder, lambda store: store.delete_comment(comment["id"]))
         assert db.stat().st_ino == built_at  # updated in place, never rebuilt
         assert tracker_db.ensure_db(folder) == db and db.stat().st_ino == built_at  # and current for issues.jsonl
         fresh = tmp_path / "fresh"

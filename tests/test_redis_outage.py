@@ -21,7 +21,6 @@ from rq import Worker
 
 from atlas import embedded_redis
 from atlas.settings import Settings
-from bot import wording
 from tests.processes import wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
@@ -29,6 +28,7 @@ from tests.standins.slack_events import SECRET, mention
 from tests.standins.slack_fixtures import slack_api, slack_settings, start_bot  # noqa: F401
 from tests.standins.turns import reply_text
 from tests.tools_dataset import make_dataset
+from workers import wording
 from workers.queueing import submit
 from workers.runs import RunStore
 from workers.state import Origin, RunState

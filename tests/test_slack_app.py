@@ -14,13 +14,13 @@ import pytest
 import redis
 from rq import Queue
 
-from bot import wording
 from tests.processes import wait_for
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import block_action, command, direct_message, mention, sign
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
 from tests.standins.tcp_proxy import TcpProxy
 from tests.tools_dataset import make_dataset
+from workers import wording
 from workers.runs import RunStore
 from workers.state import RunState
 

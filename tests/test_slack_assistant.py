@@ -12,7 +12,6 @@ from rq import Queue
 
 from atlas.project_settings import PROJECT_ASSISTANT_PROMPTS
 from atlas.settings import DEFAULT_ASSISTANT_PROMPTS, ConfigError, Settings
-from bot import wording
 from tests.processes import wait_for
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import (
@@ -23,7 +22,7 @@ from tests.standins.slack_events import (
 )
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
 from tests.tools_dataset import make_dataset
-from workers import assistant_threads
+from workers import assistant_threads, wording
 from workers.runs import RunStore
 from workers.state import RunState
 

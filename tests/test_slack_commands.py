@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot import feedback, wording
+from bot import feedback
 from tests.processes import wait_for
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import block_action, command
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
 from tests.tools_dataset import make_dataset
+from workers import wording
 
 FORBIDDEN = ("Traceback", "xoxb-", "Exception", "Error:")
 

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot import wording
 from tests.processes import REPO, atlas_command, free_port, serving, wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
@@ -23,7 +22,7 @@ from tests.standins.slack_events import SECRET, SlackSender, mention
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.standins.turns import reply_error, reply_text
 from tests.tools_dataset import make_dataset
-from workers import conversations
+from workers import conversations, wording
 from workers.runs import RunStore
 
 CHANNEL = "C0GENERAL"

@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import wording
+from workers import wording
 from workers.markdown_split import split_markdown
 from workers.slack_render import MARKDOWN_LIMIT, answer_messages, source_link, sources_text, task_title
 from workers.state import Origin, RunState, StepRecord, Usage

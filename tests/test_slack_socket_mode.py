@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot import wording
 from tests.processes import REPO, atlas_command, wait_for
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import mention
@@ -18,6 +17,7 @@ from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.standins.socket_mode import SocketModeServer
 from tests.standins.tcp_proxy import TcpProxy
 from tests.tools_dataset import make_dataset
+from workers import wording
 
 
 def _runs(conn: redis.Redis) -> list[bytes]:

@@ -9,9 +9,9 @@ import redis
 from slack_sdk.errors import SlackApiError
 
 from atlas.settings import Settings
-from bot import wording
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
+from workers import wording
 from workers.runs import RunStore
 from workers.slack_stream import PIECE_CHARS, SEPARATOR, pieces
 from workers.slack_surface import SlackReporter

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import redis
 
-from bot import wording
 from tests.processes import wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
@@ -18,6 +17,7 @@ from tests.standins.slack_events import assistant_message, assistant_thread_star
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.standins.turns import reply_text
 from tests.test_slack_e2e import env, serving_app  # noqa: F401  (the e2e environment and atlas serve)
+from workers import wording
 from workers.runs import RunStore
 from workers.slack_stream import PIECE_CHARS, SEPARATOR
 from workers.state import RunState

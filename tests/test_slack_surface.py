@@ -8,10 +8,9 @@ import pytest
 import redis
 
 from atlas.settings import Settings
-from bot import wording
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
-from workers import conversations
+from workers import conversations, wording
 from workers.errors import StoppedByUser
 from workers.runs import RunStore
 from workers.slack_surface import PROGRESS_MIN_INTERVAL, SlackReporter
@@ -206,7 +205,7 @@ def test_a_paused_run_closes_progress_and_hands_the_pending_calls_to_the_approva
     from workers import approval_cards
 
     handed: list[tuple[object, str, list]] = []
-    monkeypatch.setattr(approval_cards, "post", lambda client, run, pending: handed.append((client, run.id, pending)))
+    monkeypatch.setattr(approval_cards, "post", lambda client, run, pending, **_: handed.append((client, run.id, pending)))
     reporter, run = _reporter(slack_api, redis_conn, Clock()), _run(redis_conn)
     reporter.event(run, "step", step=1)
     run.status = "awaiting_approval"
@@ -254,7 +253,7 @@ def test_a_stream_the_person_stops_ends_the_run_with_one_short_note(slack_api: S
 def test_a_stop_pressed_before_the_cards_post_none(slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
     from workers import approval_cards
 
-    monkeypatch.setattr(approval_cards, "post", lambda *a: pytest.fail("a card was posted after the stop"))
+    monkeypatch.setattr(approval_cards, "post", lambda *a, **k: pytest.fail("a card was posted after the stop"))
     reporter, run = _reporter(slack_api, redis_conn, Clock()), _run(redis_conn)
     reporter.event(run, "step", step=1)
     slack_api.stop_by_user(CHANNEL, _streams(slack_api)[0]["ts"])
@@ -338,7 +337,7 @@ def test_an_approval_card_waits_out_a_slack_outage_and_the_run_stays_paused(
 ) -> None:
     from workers import approval_cards
 
-    def post(client, run, pending):  # noqa: ANN001 - the real signature's shape; one plain card per call
+    def post(client, run, pending, **_):  # noqa: ANN001 - the real signature's shape (conn, tracker by keyword); one plain card per call
         for call in pending:
             client.chat_postMessage(channel=CHANNEL, thread_ts=THREAD, text=f"card {call['pending_id']}")
 

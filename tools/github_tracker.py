@@ -25,7 +25,7 @@ from githubkit.exception import GitHubException, RequestFailed
 
 from atlas.github_client import READ_ISSUES, WRITE_ISSUES, GitHubFailure, failure, retry_after
 from atlas.project_settings import GitHubSettings
-from datasets import github_store
+from datasets import github_index, github_store
 from tools.github_pacing import WritePacer
 from tools.tracker import CloseReason, IssueRef, TrackerError, TrackerUnavailable
 
@@ -222,6 +222,6 @@ class GitHubTracker:
         if self.folder is None:
             return
         try:
-            github_store.apply(self.folder, change, build_index=self.build_index)
+            github_index.apply(self.folder, change, build_index=self.build_index)
         except Exception:  # the write happened on GitHub; the next sync or webhook brings the folder up to date
             log.exception("could not apply a GitHub write to %s", self.folder)

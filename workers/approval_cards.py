@@ -34,9 +34,8 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
-from bot import wording
 from tools.tracker import IssueRef, Tracker, TrackerUnavailable
-from workers import approvals
+from workers import approvals, wording
 from workers.approvals import Approval
 from workers.slack_render import escape
 from workers.state import PendingCall, RunState
@@ -182,10 +181,8 @@ def fallback_text(name: str, arguments: dict[str, Any]) -> str:
     return wording.APPROVAL_FALLBACK_TEXT.format(name=name, issue=arguments.get("issue_id", "?"))
 
 
-def post(client: WebClient, run: RunState, pending: list[Any], *, conn: redis.Redis | None = None,
-         tracker: Tracker | None = None) -> list[str]:
+def post(client: WebClient, run: RunState, pending: list[Any], *, conn: redis.Redis, tracker: Tracker | None) -> list[str]:
     """Post one card per pending call in the run's thread (skipping calls that already have one)."""
-    conn, tracker = _defaults(conn, tracker)
     posted: list[str] = []
     for raw in pending:
         call = raw if isinstance(raw, PendingCall) else PendingCall.model_validate(raw)
@@ -244,16 +241,6 @@ def slack_date(at: float) -> str:
     """A Slack date token: shown in the reader's time zone, with a UTC fallback."""
     fallback = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at))
     return f"<!date^{int(at)}^{{date_short_pretty}} at {{time}}|{fallback}>"
-
-
-def _defaults(conn: redis.Redis | None, tracker: Tracker | None) -> tuple[redis.Redis, Tracker | None]:
-    """Inside a worker job the process runtime has both (the reporter hook passes only the client)."""
-    if conn is not None and tracker is not None:
-        return conn, tracker
-    from workers import runtime
-
-    rt = runtime.current()
-    return conn or rt.conn, tracker or rt.tracker
 
 
 def _chips(label: str, names: list[str]) -> RichTextBlock:

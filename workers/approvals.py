@@ -14,10 +14,13 @@ Redis server's (TIME), so bot and worker clocks never disagree about expiry.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Literal
 
 import redis
 from pydantic import BaseModel
+from rq import Queue
+from rq.exceptions import DuplicateJobError
 
 from workers.audit import AUDIT_KEY
 from workers.state import PendingCall, RunState
@@ -220,3 +223,30 @@ def attach_card(conn: redis.Redis, pending_id: str, channel: str, ts: str, block
     """Remember where a call's card was posted and what it showed, so later edits can keep it."""
     if conn.exists(approval_key(pending_id)):
         conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_ts": ts, "card_blocks": blocks})
+
+
+EXPIRY_JOB_TIMEOUT_SECONDS = 60
+EXPIRY_RESULT_TTL_SECONDS = 3600
+
+
+def expiry_job_id(run_id: str, step: int) -> str:
+    return f"atlas-expire-{run_id}-{step}"
+
+
+def schedule_expiry(queue: Queue, run_id: str, step: int, at: float) -> None:
+    """Schedule `workers.expiry.expire_step(run_id, step)` for unix time `at`; scheduling the same step twice
+    is a no-op. The job is named by its path (as RQ stores it), so the core does not import the job's module."""
+    try:
+        queue.enqueue_at(
+            datetime.fromtimestamp(at, tz=timezone.utc),
+            "workers.expiry.expire_step",
+            run_id,
+            step,
+            job_id=expiry_job_id(run_id, step),
+            unique=True,
+            job_timeout=EXPIRY_JOB_TIMEOUT_SECONDS,
+            result_ttl=EXPIRY_RESULT_TTL_SECONDS,
+            description=f"expire approvals of run {run_id} step {step}",
+        )
+    except DuplicateJobError:
+        pass

@@ -1,22 +1,13 @@
-"""Run budgets: steps, working seconds, tokens and consecutive error steps, carried across pauses."""
+"""Run budgets: steps, working seconds, tokens and consecutive error steps, carried across pauses.
+
+The limits themselves (`Budget`) sit in the floor (atlas/run_limits.py), since Settings carries them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from atlas.run_limits import TOOL_TIMEOUT_SECONDS, Budget
 from workers.state import RunState, StopReason
 
-TOOL_TIMEOUT_SECONDS = 15.0  # one step's read tools, together; a slower call becomes an error output
-
-
-@dataclass(frozen=True)
-class Budget:
-    """A run's limits; `Settings.budget` carries the configured ones (ATLAS_MAX_STEPS and kin)."""
-
-    max_steps: int = 8
-    max_seconds: float = 60.0
-    max_tokens: int = 100_000
-    max_errors: int = 3
+__all__ = ["TOOL_TIMEOUT_SECONDS", "Budget", "exhausted"]
 
 
 def exhausted(budget: Budget, run: RunState) -> StopReason | None:

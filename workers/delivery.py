@@ -19,7 +19,7 @@ from typing import Any, Literal, TypeVar
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot import wording
+from workers import wording
 from workers.state import RunState
 
 log = logging.getLogger("atlas.delivery")

@@ -23,13 +23,13 @@ from rq import Queue
 
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, execute, validate
-from workers import approvals, audit, expiry, ledger, platforms
+from workers import approvals, audit, ledger
 from workers.approvals import Approval
 from workers.loop import Agent, Reporter
 from workers.state import PendingCall, RunState
 
 if TYPE_CHECKING:
-    from workers.runtime import Runtime
+    from workers.parts import WorkerParts
 
 log = logging.getLogger("atlas.gate")
 
@@ -41,7 +41,7 @@ IN_DOUBT = ("Error: Atlas was interrupted while running this after it was approv
 MISSING = "Error: the approval record of this call was lost, so it did not run.\nHint: Tell the user to ask again."
 
 
-def pause(rt: Runtime, run: RunState) -> None:
+def pause(rt: WorkerParts, run: RunState) -> None:
     """Open the paused step's approvals and schedule their expiry (the loop's `on_pause` hook)."""
     if not run.pending:
         return
@@ -49,10 +49,10 @@ def pause(rt: Runtime, run: RunState) -> None:
     approvals.open_step(rt.conn, run, run.pending, rt.settings.approval_ttl_seconds)
     opened = approvals.for_step(rt.conn, run.id, step)
     if opened:
-        expiry.schedule(Queue(rt.settings.queue_name, connection=rt.conn), run.id, step, opened[0].expires_at)
+        approvals.schedule_expiry(Queue(rt.settings.queue_name, connection=rt.conn), run.id, step, opened[0].expires_at)
 
 
-def resume(rt: Runtime, run: RunState, reporter: Reporter, agent: Agent) -> bool:
+def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> bool:
     """Apply a paused step's decisions; True when the loop should continue, False when it must not (yet)."""
     if not run.pending:
         return True
@@ -95,7 +95,7 @@ def resume(rt: Runtime, run: RunState, reporter: Reporter, agent: Agent) -> bool
     return False
 
 
-def _run_once(rt: Runtime, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
+def _run_once(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
     """Execute an approved call through the ledger; returns the output the model reads."""
     claim = ledger.claim(rt.conn, run.id, call.call_id)
     if isinstance(claim, ledger.AlreadyDone):
@@ -131,7 +131,7 @@ def _run_once(rt: Runtime, run: RunState, call: PendingCall, approval: Approval,
     return output.text
 
 
-def _settle(rt: Runtime, run: RunState, call: PendingCall) -> str | None:
+def _settle(rt: WorkerParts, run: RunState, call: PendingCall) -> str | None:
     """Ask the tracker whether an in-doubt call's write is there (a marker, a state); None when unsure."""
     try:
         arguments = json.loads(call.arguments) if isinstance(call.arguments, str) else dict(call.arguments)
@@ -141,10 +141,10 @@ def _settle(rt: Runtime, run: RunState, call: PendingCall) -> str | None:
         return None
 
 
-def _tell_platform(rt: Runtime, run: RunState, approval: Approval, *, result: ToolOutput | None = None, in_doubt: bool = False) -> None:
+def _tell_platform(rt: WorkerParts, run: RunState, approval: Approval, *, result: ToolOutput | None = None, in_doubt: bool = False) -> None:
     """Edit the card with the result; for an in-doubt call also say so in the thread (on the run's own
     chat platform). Never fails the run."""
-    platform = platforms.for_run(rt.settings, rt.store, run.origin.kind)
+    platform = rt.platform_for(run.origin.kind)
     if platform is None:
         return
     try:
@@ -155,7 +155,7 @@ def _tell_platform(rt: Runtime, run: RunState, approval: Approval, *, result: To
         log.exception("run %s: could not report %s to %s", run.id, approval.pending_id, run.origin.kind)
 
 
-def _issue_url(rt: Runtime, approval: Approval) -> str | None:
+def _issue_url(rt: WorkerParts, approval: Approval) -> str | None:
     """The tracker's page of the issue an approval is about, for a human to check by hand."""
     issue = approval.issue or ""
     url = getattr(rt.tracker, "url", None)

@@ -19,7 +19,7 @@ import redis
 from rq import Queue
 
 from atlas.project_settings import GitHubSettings
-from datasets import github_store
+from datasets import github_index
 from datasets.github_store import Store
 
 log = logging.getLogger("atlas.github.jobs")
@@ -62,7 +62,7 @@ def apply_event(event: str, payload: dict[str, Any]) -> str:
 
     if event not in ("issues", "issue_comment", "label"):
         return f"ignored: {event}"
-    github_store.apply(folder, change)
+    github_index.apply(folder, change)
     return f"applied {event}.{action}"
 
 

@@ -7,7 +7,7 @@ import logging
 import redis
 from rq import get_current_job
 
-from workers import gate, lease, platforms, runtime, settings_check
+from workers import gate, lease, runtime, settings_check
 from workers import instructions as phrases
 from workers.errors import DeliveryFailed, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
 from workers.loop import Reporter, finish
@@ -19,7 +19,7 @@ log = logging.getLogger("atlas.jobs")
 
 def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
     """The run's stream, plus its chat platform's thread (Slack, Discord) when it came from one."""
-    platform = platforms.for_run(rt.settings, rt.store, run.origin.kind)
+    platform = rt.platform_for(run.origin.kind)
     if platform is None:
         return StreamReporter(rt.store)
     if run.origin.kind == "slack":

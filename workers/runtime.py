@@ -19,7 +19,8 @@ from tools.registry import Registry
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
 from workers import context as ctxmgmt
-from workers import gate
+from workers import gate, platforms
+from workers.chat import ChatPlatform
 from workers.compaction import SUMMARY_INSTRUCTIONS
 from workers.cost import dollars
 from workers.instructions import instructions_for
@@ -28,7 +29,7 @@ from workers.model import Model, ModelRequest, ResponsesModel
 from workers.runs import RunStore
 from workers.sources import sources_of
 from workers.stash import RedisStash
-from workers.state import AnsweredBy, RunState, Usage
+from workers.state import AnsweredBy, Platform, RunState, Usage
 
 log = logging.getLogger("atlas.runtime")
 
@@ -68,6 +69,10 @@ class Runtime:
             pages = open_corpus(self.settings.data_dir).docs.pages  # once: each open stats every source file
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
+
+    def platform_for(self, platform: Platform) -> ChatPlatform | None:
+        """The chat platform a run of this kind reports on; approval cards describe issues from this worker's tracker."""
+        return platforms.for_run(self.settings, self.store, platform, self.tracker)
 
     def summarize(self, items: list[dict[str, Any]]) -> tuple[str, Usage]:
         """A cheap model call that condenses dropped items, and its usage; the extractive summary

@@ -19,18 +19,18 @@ from workers.loop import Reporter, finish
 from workers.state import RunState
 
 if TYPE_CHECKING:
-    from workers.runtime import Runtime
+    from workers.parts import WorkerParts
 
 log = logging.getLogger("atlas.settings_check")
 
 
-def mismatched(rt: Runtime, run: RunState) -> bool:
+def mismatched(rt: WorkerParts, run: RunState) -> bool:
     """True when the run was taken under settings other than this worker's."""
     wanted = run.settings_fingerprint
     return wanted is not None and wanted != rt.settings.fingerprint
 
 
-def refuse(rt: Runtime, run: RunState, reporter: Reporter) -> None:
+def refuse(rt: WorkerParts, run: RunState, reporter: Reporter) -> None:
     """End the run unanswered, say why in its thread or terminal, and log both fingerprints."""
     mine = rt.settings
     log.error(

@@ -17,8 +17,7 @@ from slack_sdk.errors import SlackClientError
 
 from atlas.settings import Settings
 from atlas.slack_client import web_client
-from bot import wording
-from workers import assistant_threads
+from workers import assistant_threads, wording
 from workers.loop import Reporter
 from workers.slack_progress import thread_of
 from workers.state import RunState

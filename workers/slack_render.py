@@ -23,7 +23,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from bot import wording
+from workers import wording
 from workers.markdown_split import split_markdown
 from workers.sources import source_url
 from workers.state import RunState

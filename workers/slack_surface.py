@@ -21,12 +21,13 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from atlas.settings import Settings
 from atlas.slack_client import error_code, error_details, web_client
-from bot import wording
-from workers import approval_cards, conversations
+from tools.tracker import Tracker
+from tools.trackers import tracker_for
+from workers import approval_cards, conversations, wording
 from workers.approvals import Approval
+from workers.chat import ChatPlatform
 from workers.delivery import Patience, Undeliverable, deliver
 from workers.errors import StoppedByUser
-from workers.platforms import ChatPlatform
 from workers.runs import RunStore
 from workers.slack_progress import PROGRESS_MIN_INTERVAL, ProgressMessage, thread_of
 from workers.slack_render import answer_messages, classic_feedback, defuse_broadcasts
@@ -55,6 +56,7 @@ class SlackReporter(ChatPlatform):
         issues_base_url: str | None = None,
         clock: Callable[[], float] = time.monotonic,
         patience: Patience = Patience(budget_seconds=900.0, cap_seconds=30.0),
+        tracker: Tracker | None = None,
     ) -> None:
         self.client = client  # retries 5xx and dropped connections: for updates
         self.create_client = create_client  # retries 429 only: for calls that create messages
@@ -65,6 +67,7 @@ class SlackReporter(ChatPlatform):
         self.answer_stream = AnswerStream(create_client, store, docs_base_url=docs_base_url, issues_base_url=issues_base_url,
                                           finish_by_update=self._finish_by_update)
         self.patience = patience  # how long an answer or card is retried through a Slack outage
+        self.tracker = tracker  # what approval cards describe issues from (title, duplicate)
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -81,7 +84,8 @@ class SlackReporter(ChatPlatform):
         return deliver(run, what, post, self.patience, save=self.store.save, note=note)
 
     @classmethod
-    def for_settings(cls, settings: Settings, store: RunStore) -> SlackReporter:
+    def for_settings(cls, settings: Settings, store: RunStore, tracker: Tracker | None = None) -> SlackReporter:
+        """`tracker`: the worker's; by default the one the settings name (the demo SQLite one or GitHub)."""
         return cls(
             web_client(settings),
             web_client(settings, repeatable=False),
@@ -89,6 +93,7 @@ class SlackReporter(ChatPlatform):
             docs_base_url=settings.docs_base_url,
             issues_base_url=settings.issues_base_url,
             patience=Patience(settings.slack_outage_seconds, settings.slack_retry_cap_seconds),
+            tracker=tracker or tracker_for(settings, store.conn),
         )
 
     # -- events --------------------------------------------------------------------------------
@@ -238,7 +243,7 @@ class SlackReporter(ChatPlatform):
 
     def post_approval_cards(self, run: RunState, pending: list[dict[str, Any]]) -> None:
         """One card per pending call (approval_cards skips calls whose card is already posted)."""
-        approval_cards.post(self.create_client, run, pending)
+        approval_cards.post(self.create_client, run, pending, conn=self.store.conn, tracker=self.tracker)
 
     def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
         return approval_cards.update(self.client, approval, result=result, ok=ok, in_doubt=in_doubt)

@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
-from bot import wording as common
 from bot.discord import wording
+from workers import wording as common
 from workers.markdown_split import split_markdown
 from workers.sources import source_url
 from workers.state import RunState
@@ -186,7 +186,7 @@ def _fenced(text: str) -> str:
 
 def lookup_payload(result: Any, command: str, *, shareable: bool, shared_by: str | None = None) -> dict[str, Any]:
     """A slash-command lookup: its title and the tool's text (escaped), a Share button if asked for."""
-    from bot import wording as slack_wording
+    from workers import wording as slack_wording
 
     lookup = result.lookup
     title = slack_wording.LOOKUP_TITLE[lookup.kind].format(arg=lookup.arg) + (f" ({lookup.state})" if lookup.state else "")

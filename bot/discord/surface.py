@@ -16,14 +16,16 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from bot import wording as common
 from bot.discord import render, wording
 from bot.discord.rest import DiscordError, DiscordREST, rest_client
-from workers import approvals, conversations
+from tools.tracker import demo_tracker
+from workers import approval_cards, approvals, conversations
+from workers import wording as common
 from workers.approvals import Approval
-from workers.platforms import ChatPlatform
+from workers.chat import ChatPlatform
 from workers.runs import RunStore
 from workers.slack_render import task_title
 from workers.state import PendingCall, RunState, Turn
@@ -51,8 +53,10 @@ class DiscordReporter(ChatPlatform):
     """Posts a Discord-origin run's progress, cards and answer. One instance per job."""
 
     def __init__(self, rest: DiscordREST, store: RunStore, *, docs_base_url: str | None = None,
-                 issues_base_url: str | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 issues_base_url: str | None = None, clock: Callable[[], float] = time.monotonic,
+                 data_dir: Path | None = None) -> None:
         self.rest, self.store = rest, store
+        self.data_dir = data_dir  # the demo tracker's folder: approval cards describe issues from it
         self.docs_base_url, self.issues_base_url = docs_base_url, issues_base_url
         self.clock = clock
         self._tasks: dict[str, tuple[str, str]] = {}
@@ -62,7 +66,8 @@ class DiscordReporter(ChatPlatform):
 
     @classmethod
     def for_settings(cls, settings: Any, store: RunStore) -> DiscordReporter:
-        return cls(rest_client(settings), store, docs_base_url=settings.docs_base_url, issues_base_url=settings.issues_base_url)
+        return cls(rest_client(settings), store, docs_base_url=settings.docs_base_url, issues_base_url=settings.issues_base_url,
+                   data_dir=settings.data_dir)
 
     # -- events --------------------------------------------------------------------------------
 
@@ -211,11 +216,7 @@ class DiscordReporter(ChatPlatform):
 
     def post_cards(self, run: RunState, pending: list[Any]) -> list[str]:
         """One card per pending call, as an ordinary bot message (skipping calls already carded)."""
-        from tools.tracker import demo_tracker
-        from workers import approval_cards, runtime
-
-        settings = runtime.current().settings
-        tracker = demo_tracker(settings.data_dir, settings.issues_base_url)
+        tracker = demo_tracker(self.data_dir, self.issues_base_url) if self.data_dir else None
         posted: list[str] = []
         for raw in pending:
             call = raw if isinstance(raw, PendingCall) else PendingCall.model_validate(raw)

@@ -1,0 +1,31 @@
+"""The chat-platform port: how a run reports on the platform it came from.
+
+A run reports through one interface: progress, the answer and approval cards arrive as `Reporter`
+events ("step", "tool", "paused", "answer"); a card's later updates (decided, done, expired) and
+notices in the thread are methods. Slack (workers/slack_surface.py) and Discord
+(bot/discord/surface.py) implement it; the core never names either (workers/platforms.py picks one).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from workers.loop import Reporter
+
+if TYPE_CHECKING:
+    from workers.approvals import Approval
+    from workers.state import RunState
+
+
+class ChatPlatform(Reporter):
+    """A chat platform as a run sees it. One instance per job; nothing kept between jobs."""
+
+    def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+        """Edit an approval card to show its decision (who, what, when) and the result if any; no buttons.
+        Returns False when the card could not be edited (never raises for the platform's errors)."""
+        raise NotImplementedError
+
+    def notice_in_doubt(self, run: RunState, approval: Approval, issue_url: str | None = None) -> None:
+        """Say in the run's thread that an approved action may or may not have happened (linking the
+        issue's page on the tracker when there is one)."""
+        raise NotImplementedError
