@@ -24,6 +24,7 @@ from atlas.settings import Settings
 log = logging.getLogger("atlas.bot.github")
 
 EVENTS = ("issues", "issue_comment", "label", "push")
+APPLY_EVENT = "workers.github_jobs.apply_event"  # the job, by path as RQ stores it: the web process does not load the worker
 DELIVERY_TTL_SECONDS = 7 * 24 * 3600
 MAX_BODY = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
 
@@ -43,9 +44,7 @@ def _enqueue(conn: redis.Redis, queue: Queue, event: str, payload: Any, delivery
     try:
         if delivery and not conn.set(f"atlas:github:delivery:{delivery}", "1", nx=True, ex=DELIVERY_TTL_SECONDS):
             return "200 OK", "duplicate delivery"
-        from workers.github_jobs import apply_event
-
-        queue.enqueue(apply_event, event, payload, job_timeout=300, result_ttl=600)
+        queue.enqueue(APPLY_EVENT, event, payload, job_timeout=300, result_ttl=600)
     except redis.RedisError:
         log.warning("GitHub webhook %s not queued: Redis unavailable (the periodic sync will catch up)", delivery)
         if delivery:

@@ -19,8 +19,7 @@ from atlas.settings import Settings
 from bot import claims
 from bot.discord.surface import conversation_team, thread_mark
 from workers import conversations
-from workers.jobs import continue_run
-from workers.queueing import job_options
+from workers.queueing import CONTINUE_RUN, job_options
 from workers.runs import RunStore, run_key
 from workers.state import Origin, RunState, Turn
 
@@ -55,7 +54,7 @@ def submit(conn: redis.Redis, settings: Settings, *, kind: Literal["message", "i
         run = RunState(id=run_id, question=question, origin=origin, history=history, surface=dict(surface or {}),
                        settings_fingerprint=settings.fingerprint)
         Queue(settings.queue_name, connection=conn).enqueue(
-            continue_run, run.id, pipeline=pipe, **job_options(run.id, slack_outage_seconds=settings.slack_outage_seconds))
+            CONTINUE_RUN, run.id, pipeline=pipe, **job_options(run.id, slack_outage_seconds=settings.slack_outage_seconds))
         RunStore(pipe).save(run)  # type: ignore[arg-type]  # a pipeline takes the same commands
     claims.confirm(pipe, claim)
     try:
