@@ -11,8 +11,9 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
+from atlas.errors import ConfigError
 from atlas.failures import CONFIG_EXIT, INTERRUPTED_EXIT, explain
-from atlas.settings import ConfigError, Settings
+from atlas.settings import Settings
 
 
 def main(argv: list[str] | None = None) -> int:

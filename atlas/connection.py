@@ -10,6 +10,12 @@ from atlas import home
 from atlas.settings import Settings
 
 
+def text(value: bytes | str) -> str:
+    """A Redis reply as text. Atlas's connections leave decode_responses off (replies are bytes), but
+    redis-py types every reply as bytes or str."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def redis_url(settings: Settings) -> str:
     """The URL every process of this deployment shares, starting the embedded server if needed."""
     if settings.redis_url:

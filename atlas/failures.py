@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
-from atlas.settings import ConfigError
+from atlas.errors import ConfigError
 
 CONFIG_EXIT = 2  # fix a setting or the data, then run again
 UNAVAILABLE_EXIT = 1  # a service is down or unreachable; running again later may work

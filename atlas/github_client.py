@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 from githubkit import AppAuthStrategy, GitHub, TokenAuthStrategy
@@ -52,9 +52,9 @@ class GitHubFailure(Exception):
         return self.message
 
 
-def client(gh: GitHubSettings) -> GitHub:
+def client(gh: GitHubSettings) -> GitHub[Any]:
     """A sync githubkit client for the repository's credentials, at `GITHUB_API_URL` when set."""
-    options = dict(base_url=gh.api_url, user_agent=USER_AGENT, timeout=httpx.Timeout(TIMEOUT_SECONDS),
+    options: dict[str, Any] = dict(base_url=gh.api_url, user_agent=USER_AGENT, timeout=httpx.Timeout(TIMEOUT_SECONDS),
                    http_cache=False, auto_retry=False)
     if gh.token:
         return GitHub(TokenAuthStrategy(gh.token), **options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from atlas.settings import ConfigError
+from atlas.errors import ConfigError
 
 
 def usable(home: Path) -> Path:

@@ -204,7 +204,7 @@ class Settings:
                 ) from None
         project_fields = _project_from_env(get, number)
         approvers = tuple(u.strip() for u in (get("ATLAS_APPROVERS") or "").split(",") if u.strip())
-        prompts = DEFAULT_ASSISTANT_PROMPTS
+        prompts: tuple[str, ...] = DEFAULT_ASSISTANT_PROMPTS
         prompts_raw = get("ATLAS_ASSISTANT_PROMPTS")  # "first prompt | second prompt | ..."
         if prompts_raw is not None:
             prompts = tuple(p.strip() for p in prompts_raw.split("|") if p.strip())
@@ -257,6 +257,6 @@ class Settings:
             discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
         ).with_project(**project_fields)
 
-    def with_project(self, **fields: object) -> Settings:
+    def with_project(self, **fields: Any) -> Settings:
         """These settings with the project block applied (defaults that depend on the repository)."""
         return replace(self, **fields) if fields else self

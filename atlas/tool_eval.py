@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas import tokens
-from atlas.settings import REPO_ROOT, ConfigError, Settings
+from atlas.errors import ConfigError
+from atlas.project_settings import REPO_ROOT
+from atlas.settings import Settings
 from tools import open_corpus, v1_registry, v2_registry
 from tools.context import ToolContext
 from tools.dispatch import dispatch

@@ -15,7 +15,8 @@ from typing import Any
 
 from slack_bolt import App
 
-from atlas.settings import ConfigError, Settings
+from atlas.errors import ConfigError
+from atlas.settings import Settings
 from bot import approvals, assistant, commands, feedback, mentions
 from bot.deps import Deps, build
 

@@ -77,7 +77,7 @@ def build(deps: Deps) -> Assistant:
 
     # Bolt's Assistant takes Middleware objects here (App.event wraps plain functions itself).
     claim = CustomMiddleware(app_name="atlas", func=accept(deps), base_logger=logging.getLogger("atlas.bolt"))
-    assistant.user_message(middleware=[claim])(answered_by_middleware)
+    assistant.user_message(middleware=[claim])(answered_by_middleware)  # type: ignore[arg-type]  # a list of Middleware: what Bolt's Assistant accepts (its hint says one)
     return assistant
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 import redis
 
@@ -88,7 +88,7 @@ def claim(conn: redis.Redis, c: Claim, *, run_key: str, thread_key: str) -> Clai
     """Try to own the message. Raises redis.RedisError when Redis is unreachable (nothing claimed)."""
     reply = conn.eval(_CLAIM, len(c.keys) + 2, *c.keys, run_key, thread_key, c.token, PENDING_TTL_SECONDS, ENQUEUED, len(c.keys))
     head = reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
-    return Claimed(head, tuple(reply[1:]))
+    return Claimed(cast(ClaimOutcome, head), tuple(reply[1:]))  # the script returns one of the outcomes
 
 
 def confirm(pipe: redis.client.Pipeline | redis.Redis, c: Claim) -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import redis
 from slack_bolt import Ack, App
 
+from atlas.connection import text
 from bot.deps import Deps
 from bot.ephemeral import tell_clicker
 from workers import wording
@@ -50,7 +51,7 @@ def toggle(conn: redis.Redis, run_id: str, user: str, vote: Vote) -> Vote | None
 
 def votes(conn: redis.Redis, run_id: str) -> dict[str, Vote]:
     """Every user's current vote on a run."""
-    return {k.decode(): v.decode() for k, v in conn.hgetall(feedback_key(run_id)).items()}  # type: ignore[misc]
+    return {text(k): cast(Vote, text(v)) for k, v in conn.hgetall(feedback_key(run_id)).items()}  # only votes are stored
 
 
 def on_feedback(deps: Deps) -> Callable[..., None]:

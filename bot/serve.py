@@ -28,8 +28,9 @@ from waitress import create_server
 from waitress.server import BaseWSGIServer, MultiSocketServer
 
 from atlas.connection import redis_url
+from atlas.errors import ConfigError
 from atlas.failures import Unavailable
-from atlas.settings import ConfigError, Settings
+from atlas.settings import Settings
 from atlas.slack_client import TIMEOUT_SECONDS, api_url
 from bot.app import create_app
 
@@ -179,14 +180,14 @@ def serve_socket(settings: Settings) -> int:
     app = create_app(settings, socket_mode=True)
     handler = SocketModeHandler(app, settings.slack_app_token, concurrency=SOCKET_CONCURRENCY)
     with _starting(settings, "SLACK_APP_TOKEN", "apps.connections.open"):
-        handler.connect()
+        handler.connect()  # type: ignore[no-untyped-call]  # slack_bolt leaves SocketModeHandler.connect unannotated
     log.warning("Atlas is connected to Slack in Socket Mode")
     try:
         threading.Event().wait()  # the handler's threads serve; this one waits for Ctrl-C or SIGTERM
     except KeyboardInterrupt:
         pass
     finally:
-        handler.close()
+        handler.close()  # type: ignore[no-untyped-call]  # likewise
     return 0
 
 

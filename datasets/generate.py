@@ -16,6 +16,7 @@ import random
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from datasets.orbit_material import EXCERPTS, all_specs, tracebacks
 from datasets.orbit_material import logs as logs_mod
@@ -147,16 +148,23 @@ def _render(text: str, spec: Spec, ctx: dict[str, object], at: datetime, rng: ra
         if marker == "env":
             return _env_block(ctx, rng)
         if marker.startswith("tb:"):
-            hosts = ctx["hosts"]
+            hosts = _hosts(ctx)
             values = {"job": logs_mod.job_id(rng, at.year >= 2025), "secs": f"{rng.uniform(60.5, 140):.1f}",
                       "host": f"{rng.choice(hosts)}/child-{rng.randint(1, 8)}", "kb": str(rng.randint(300, 9000))}
             return tracebacks.render(marker[3:], str(ctx["site"]), str(ctx["python"]), str(ctx["version"]), values)
         name, _, start_text = marker[5:].partition("@")
         start = _parse(start_text) if start_text else at - timedelta(seconds=rng.randint(3600, 40 * 3600))
-        events = EXCERPTS[name](rng, list(ctx["hosts"]), False)
+        events = EXCERPTS[name](rng, _hosts(ctx), False)
         return "\n".join(logs_mod.render(events, start, spec.log_format))
 
     return _MARKER.sub(fill, text)
+
+
+def _hosts(ctx: dict[str, object]) -> list[str]:
+    """The issue's hosts (the context holds them as a list of names)."""
+    hosts = ctx["hosts"]
+    assert isinstance(hosts, list)
+    return [str(h) for h in hosts]
 
 
 def _dress(spec: Spec, body: str, ctx: dict[str, object], rng: random.Random) -> str:
@@ -218,7 +226,7 @@ def _record(spec: Spec, number: int, people: dict[str, str], ids: dict[str, int]
     body = _link(_dress(spec, _render(spec.body, spec, ctx, at, rng), ctx, rng), spec, at, ids, created)
     others = [m for m in MAINTAINERS if m != people["m"]]
     people = {**people, "m2": rng.choice(others)}
-    comments = []
+    comments: list[dict[str, Any]] = []
     moment = at
     for entry in spec.comments:
         moment = _next_time(moment, rng, entry.not_before)

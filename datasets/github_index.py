@@ -17,6 +17,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from datasets import tracker_db
 from datasets.github_store import Store, exporting
@@ -61,7 +62,7 @@ def update_in_place(folder: Path, store: Store, numbers: list[int]) -> bool:
         conn.close()
 
 
-def _replace(conn: sqlite3.Connection, number: int, issue: dict | None) -> None:
+def _replace(conn: sqlite3.Connection, number: int, issue: dict[str, Any] | None) -> None:
     if conn.execute("SELECT 1 FROM issues WHERE id = ?", (number,)).fetchone() is not None:
         old = indexed_text(conn, number)
         conn.execute("INSERT INTO issues_fts(issues_fts, rowid, title, labels, body, comments) VALUES ('delete', ?, ?, ?, ?, ?)",

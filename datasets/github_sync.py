@@ -102,7 +102,7 @@ def _labels(fetch: Fetcher, store: Store, owner: str, name: str) -> None:
     etags: list[tuple[str, str | None]] = []
     while True:
         key = f"repos/{owner}/{name}/labels?per_page={PER_PAGE}&page={page}"
-        got = fetch.get(key, lambda h, p=page: fetch.client.rest.issues.list_labels_for_repo(owner, name, per_page=PER_PAGE, page=p, headers=h),
+        got = fetch.get(key, lambda h: fetch.client.rest.issues.list_labels_for_repo(owner, name, per_page=PER_PAGE, page=page, headers=h),
                         doing="list the labels of", needs=READ_ISSUES)
         if got.not_modified:
             cached = store.get(f"labels.page.{page}")
@@ -151,7 +151,7 @@ def _walk(fetch: Fetcher, store: Store, report: SyncReport, listing: str, call: 
     while cursor["more"]:
         page = cursor["page"] + 1
         key = f"{probe_key}&page={page}" + (f"&since={cursor['since']}" if since else "")
-        got = fetch.get(key, lambda h, p=page: call(h, since, p), doing=f"list the {listing} of", needs=READ_ISSUES)
+        got = fetch.get(key, lambda h: call(h, since, page), doing=f"list the {listing} of", needs=READ_ISSUES)
         data = got.data or []
         cursor = {**cursor, "page": page, "newest": _newest(data, cursor["newest"]), "more": got.has_next and bool(data)}
         with store.batch():

@@ -12,7 +12,8 @@ import pytest
 import redis
 
 from atlas import embedded_redis, tokens
-from atlas.settings import ConfigError, Price, Settings
+from atlas.errors import ConfigError
+from atlas.settings import Price, Settings
 
 
 def test_settings_defaults_and_overrides(tmp_path: Path) -> None:

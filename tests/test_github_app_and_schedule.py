@@ -12,7 +12,8 @@ from rq import Queue
 from rq.registry import ScheduledJobRegistry
 
 from atlas import github_client
-from atlas.settings import ConfigError, Settings
+from atlas.errors import ConfigError
+from atlas.settings import Settings
 from tests.github_harness import exported, run_sync
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate

@@ -10,7 +10,8 @@ import pytest
 import redis
 from rq import Queue, get_current_job
 
-from atlas.settings import ConfigError, Settings
+from atlas.errors import ConfigError
+from atlas.settings import Settings
 from tests.agent_harness import build_agent, settings_for
 from workers.budget import TOOL_TIMEOUT_SECONDS, Budget
 from workers.queueing import JOB_TIMEOUT_SECONDS, job_timeout

@@ -10,8 +10,9 @@ import pytest
 import redis
 from rq import Queue
 
+from atlas.errors import ConfigError
 from atlas.project_settings import PROJECT_ASSISTANT_PROMPTS
-from atlas.settings import DEFAULT_ASSISTANT_PROMPTS, ConfigError, Settings
+from atlas.settings import DEFAULT_ASSISTANT_PROMPTS, Settings
 from tests.processes import wait_for
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import (

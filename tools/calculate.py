@@ -73,7 +73,7 @@ def format_number(value: int | float) -> str:
 
 def _value(node: ast.AST) -> int | float:
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return _bounded(node.value)
+        return _bounded(float(node.value) if type(node.value) is float else int(node.value))  # type: ignore[arg-type]  # int or float, checked above
     if isinstance(node, ast.UnaryOp) and type(node.op) in UNARY:
         return _bounded(UNARY[type(node.op)](_value(node.operand)))
     if isinstance(node, ast.BinOp) and type(node.op) in BINARY:

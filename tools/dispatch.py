@@ -103,8 +103,8 @@ def _error(err: ToolError) -> ToolOutput:
     return ToolOutput(text=err.render(), ok=False)
 
 
-def _clip(text: Any, limit: int = 80) -> str:
-    text = str(text)
+def _clip(value: Any, limit: int = 80) -> str:
+    text = str(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

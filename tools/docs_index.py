@@ -171,4 +171,5 @@ def _stem(word: str) -> str:
         return word
     if not hasattr(_local, "stemmer"):
         _local.stemmer = snowballstemmer.stemmer("english")
-    return _local.stemmer.stemWord(word)
+    stemmed: str = _local.stemmer.stemWord(word)  # snowballstemmer ships no types
+    return stemmed

@@ -18,9 +18,9 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from githubkit import GitHub
+from githubkit import GitHub, Response
 from githubkit.exception import GitHubException, RequestFailed
 
 from atlas.github_client import READ_ISSUES, WRITE_ISSUES, GitHubFailure, failure, retry_after
@@ -43,14 +43,14 @@ def marker(key: str) -> str:
 class GitHubTracker:
     """One repository's issues as the tracker (see module doc)."""
 
-    def __init__(self, gh: GitHubSettings, client: Callable[[], GitHub], folder: Path | None, pacer: WritePacer,
+    def __init__(self, gh: GitHubSettings, client: Callable[[], GitHub[Any]], folder: Path | None, pacer: WritePacer,
                  *, sleep: Callable[[float], None] = time.sleep, build_index: bool = True) -> None:
         self.gh, self._client, self.folder, self.pacer, self.sleep = gh, client, folder, pacer, sleep
         self.build_index = build_index
-        self._github: GitHub | None = None
+        self._github: GitHub[Any] | None = None
 
     @property
-    def github(self) -> GitHub:
+    def github(self) -> GitHub[Any]:
         if self._github is None:
             try:
                 self._github = self._client()
@@ -70,9 +70,9 @@ class GitHubTracker:
         names: list[str] = []
         page = 1
         while True:
-            response = self._call(lambda p=page: self.github.rest.issues.list_labels_for_repo(
-                self.gh.owner, self.gh.name, per_page=100, page=p), "list the labels of", READ_ISSUES)
-            names.extend(str(label["name"]) for label in response.json())
+            response = self._call(lambda: self.github.rest.issues.list_labels_for_repo(
+                self.gh.owner, self.gh.name, per_page=100, page=page), "list the labels of", READ_ISSUES)
+            names.extend(str(label["name"]) for label in _array(response))
             if 'rel="next"' not in response.headers.get("link", ""):
                 return sorted(names)
             page += 1
@@ -85,7 +85,7 @@ class GitHubTracker:
             raise TrackerError(f"these labels do not exist in {self.gh.repo}: {', '.join(unknown)}")
         response = self._write(lambda: self.github.rest.issues.add_labels(self.gh.owner, self.gh.name, number, labels=labels),
                                f"label issue #{number} in")
-        names = [str(label["name"]) for label in response.json()]
+        names = [str(label["name"]) for label in _array(response)]
         self._apply(lambda store: store.set_issue_labels(number, names))
         return self._require(number)
 
@@ -94,7 +94,7 @@ class GitHubTracker:
         text = f"{body}\n\n{marker(key)}" if key else body
         response = self._write(lambda: self.github.rest.issues.create_comment(self.gh.owner, self.gh.name, number, body=text),
                                f"comment on issue #{number} in")
-        comment = response.json()
+        comment = _object(response)
         self._apply(lambda store: store.put_comment(comment, number))
         return str(comment.get("html_url") or self.url(number))
 
@@ -115,8 +115,8 @@ class GitHubTracker:
             if reason != "duplicate" or getattr(exc, "status", None) != 422:
                 raise
             return self._close_as_duplicate_by_comment(number, duplicate_of or 0, key)
-        raw = response.json()
-        self._apply(lambda store: (store.put_issue(raw), duplicate_of and store.set_duplicate_of(number, duplicate_of)))
+        raw = _object(response)
+        self._apply(lambda store: _put_issue(store, raw, number, duplicate_of))
         return self._ref(raw, duplicate_of if reason == "duplicate" else None)
 
     def settle(self, tool: str, arguments: dict[str, Any], key: str) -> str | None:
@@ -125,7 +125,7 @@ class GitHubTracker:
         if tool == "post_comment":
             for comment in self._comments(number):
                 if marker(key) in str(comment.get("body") or ""):
-                    self._apply(lambda store, c=comment: store.put_comment(c, number))
+                    self._apply(lambda store: store.put_comment(comment, number))
                     return f"Posted the comment on #{number} ({comment.get('html_url') or self.url(number)})."
             return None
         raw = self._raw_issue(number)
@@ -135,7 +135,7 @@ class GitHubTracker:
             reason = arguments.get("reason")
             if raw.get("state_reason") == reason or (reason == "duplicate" and raw.get("state_reason") == "not_planned"):
                 original = arguments.get("duplicate_of")
-                self._apply(lambda store: (store.put_issue(raw), original and store.set_duplicate_of(number, int(original))))
+                self._apply(lambda store: _put_issue(store, raw, number, int(original) if original else None))
                 how = f"as a duplicate of #{original}" if reason == "duplicate" else f"as {str(reason).replace('_', ' ')}"
                 return f'Closed #{number} "{raw.get("title")}" {how}.'
         if tool == "add_labels":
@@ -151,17 +151,17 @@ class GitHubTracker:
         self.post_comment(number, f"Duplicate of #{original}", key=key)
         response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, state="closed",
                                                                       state_reason="not_planned"), f"close issue #{number} in")
-        raw = response.json()
-        self._apply(lambda store: (store.put_issue(raw), store.set_duplicate_of(number, original)))
+        raw = _object(response)
+        self._apply(lambda store: _put_issue(store, raw, number, original))
         return IssueRef(**{**self._ref(raw, original).__dict__, "note": DUPLICATE_FALLBACK.format(original=original)})
 
     def _comments(self, number: int) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
         page = 1
         while True:
-            response = self._call(lambda p=page: self.github.rest.issues.list_comments(
-                self.gh.owner, self.gh.name, number, per_page=100, page=p), f"read the comments of issue #{number} in", READ_ISSUES)
-            found.extend(response.json())
+            response = self._call(lambda: self.github.rest.issues.list_comments(
+                self.gh.owner, self.gh.name, number, per_page=100, page=page), f"read the comments of issue #{number} in", READ_ISSUES)
+            found.extend(_array(response))
             if 'rel="next"' not in response.headers.get("link", ""):
                 return found
             page += 1
@@ -170,8 +170,8 @@ class GitHubTracker:
         if not number:
             return None
         try:
-            return self._call(lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
-                              f"read issue #{number} in", READ_ISSUES).json()
+            return _object(self._call(lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
+                                      f"read issue #{number} in", READ_ISSUES))
         except TrackerError as exc:
             if getattr(exc, "status", None) in (404, 410):
                 return None
@@ -225,3 +225,20 @@ class GitHubTracker:
             github_index.apply(self.folder, change, build_index=self.build_index)
         except Exception:  # the write happened on GitHub; the next sync or webhook brings the folder up to date
             log.exception("could not apply a GitHub write to %s", self.folder)
+
+
+def _put_issue(store: github_store.Store, raw: dict[str, Any], number: int, duplicate_of: int | None) -> None:
+    """The issue as GitHub returned it, and which issue it duplicates when it was closed as a duplicate."""
+    store.put_issue(raw)
+    if duplicate_of:
+        store.set_duplicate_of(number, duplicate_of)
+
+
+def _object(response: Response[Any]) -> dict[str, Any]:
+    """A response's JSON object, as the folder stores it (GitHub's raw fields, not githubkit's models)."""
+    return cast(dict[str, Any], response.json())
+
+
+def _array(response: Response[Any]) -> list[dict[str, Any]]:
+    """A response's JSON array of objects (a page of labels or comments)."""
+    return cast(list[dict[str, Any]], response.json())

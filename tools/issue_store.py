@@ -63,7 +63,8 @@ class IssueStore:
     def search(self, query: str, state: State | None = None, limit: int = 10) -> list[Issue]:
         """Best matches first (bm25): issues with every term, then issues with any term."""
         found: list[Issue] = []
-        expressions = dict.fromkeys(match_expression(query, mode) for mode in ("all", "any"))
+        modes: tuple[Literal["all", "any"], ...] = ("all", "any")
+        expressions = dict.fromkeys(match_expression(query, mode) for mode in modes)
         for expression in expressions:  # one query when there is only one term
             if expression is None:
                 return []

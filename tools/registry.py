@@ -82,7 +82,7 @@ class Registry:
             import openai  # here, not at the top: `atlas ask` opens the corpus without the SDK (0.3 s)
 
             self._definitions = [
-                openai.pydantic_responses_function_tool(t.args_model, name=t.name, description=t.description)
+                dict(openai.pydantic_responses_function_tool(t.args_model, name=t.name, description=t.description))
                 for t in self._tools.values()
             ]
             if self._rename is not None:

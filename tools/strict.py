@@ -132,7 +132,8 @@ class _Walker:
         if not isinstance(props, dict) or not props:
             self.add("free_form_object", path, "objects need declared properties")
             return
-        required = node.get("required") if isinstance(node.get("required"), list) else []
+        listed = node.get("required")
+        required: list[Any] = listed if isinstance(listed, list) else []
         for prop in props:
             if prop not in required:
                 self.add("missing_required", f"{path}/properties/{prop}", f"{prop!r} is not in required (use a nullable type for optional)")
@@ -145,7 +146,8 @@ class _Walker:
             self.visit(sub, f"{path}/properties/{prop}", depth + 1)
 
     def _enum(self, node: dict[str, Any], path: str) -> None:
-        values = node.get("enum") if isinstance(node.get("enum"), list) else []
+        listed = node.get("enum")
+        values: list[Any] = listed if isinstance(listed, list) else []
         self.enum_values += len(values)
         self.text += sum(len(v) for v in values if isinstance(v, str))
         if isinstance(node.get("const"), str):

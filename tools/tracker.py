@@ -153,7 +153,7 @@ class SqliteTracker:
             raise TrackerError(f"no issue #{number}")
         return issue
 
-    def _write(self, kind: journal.Kind, number: int, data: dict, key: str | None) -> None:
+    def _write(self, kind: journal.Kind, number: int, data: dict[str, Any], key: str | None) -> None:
         try:
             with journal.locked(self.journal.parent):
                 journal.append(self.journal, kind, number, data, author=BOT_AUTHOR, key=key)

@@ -37,6 +37,7 @@ from slack_sdk.models.blocks.block_elements import RichTextElementParts
 from tools.tracker import IssueRef, Tracker, TrackerUnavailable
 from workers import approvals, wording
 from workers.approvals import Approval
+from workers.slack_progress import channel_of
 from workers.slack_render import escape
 from workers.state import PendingCall, RunState
 from workers.visible_text import has_bidi, reveal_bidi
@@ -191,7 +192,7 @@ def post(client: WebClient, run: RunState, pending: list[Any], *, conn: redis.Re
             continue  # not opened (nothing to decide) or already on Slack
         card = view(run, call, tracker, record.expires_at)
         described = describe(card)
-        reply = client.chat_postMessage(channel=run.origin.channel, thread_ts=run.origin.thread_ts or run.origin.message_ts,
+        reply = client.chat_postMessage(channel=channel_of(run), thread_ts=run.origin.thread_ts or run.origin.message_ts,
                                         text=fallback_text(call.name, card.arguments), blocks=[*described, buttons(call.pending_id)])
         approvals.attach_card(conn, call.pending_id, str(reply["channel"]), str(reply["ts"]), json.dumps(described))
         posted.append(str(reply["ts"]))
@@ -234,7 +235,7 @@ def tell_in_doubt(client: WebClient, run: RunState, approval: Approval, url: str
     issue = approval.issue or "?"
     text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name, issue=issue, user=approval.decider or run.origin.user or "here",
                                                    link=f" (<{url}|#{issue}>)" if url else "")
-    client.chat_postMessage(channel=run.origin.channel, thread_ts=run.origin.thread_ts or run.origin.message_ts, text=text)
+    client.chat_postMessage(channel=channel_of(run), thread_ts=run.origin.thread_ts or run.origin.message_ts, text=text)
 
 
 def slack_date(at: float) -> str:

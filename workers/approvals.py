@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Any, Literal
 
 import redis
 from pydantic import BaseModel
 from rq import Queue
 from rq.exceptions import DuplicateJobError
 
+from atlas.connection import text
 from workers.audit import AUDIT_KEY
 from workers.state import PendingCall, RunState
 
@@ -196,7 +197,7 @@ def expire_step(conn: redis.Redis, run_id: str, step: int) -> tuple[list[Approva
 
 def step_ids(conn: redis.Redis, run_id: str, step: int) -> list[str]:
     raw = conn.hget(step_key(run_id, step), "ids")
-    return [i for i in raw.decode().split(",") if i] if raw else []
+    return [i for i in text(raw).split(",") if i] if raw else []
 
 
 def step_complete(conn: redis.Redis, run_id: str, step: int) -> bool:
@@ -214,7 +215,7 @@ def load(conn: redis.Redis, pending_id: str) -> Approval | None:
     raw = conn.hgetall(approval_key(pending_id))
     if not raw:
         return None
-    values = {k.decode(): v.decode() for k, v in raw.items()}
+    values: dict[str, Any] = {text(k): text(v) for k, v in raw.items()}
     values["decided_at"] = float(values["decided_at"]) if values.get("decided_at") else None
     return Approval.model_validate(values)
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import redis
+
+from atlas.connection import text
 
 AUDIT_KEY = "atlas:audit"
 FIELDS = ("run", "pending_id", "tool", "arguments", "issue", "requester", "decider", "decision", "result")
@@ -41,7 +44,7 @@ def append(conn: redis.Redis, kind: Kind, **fields: object) -> str:
     if unknown:
         raise ValueError(f"unknown audit fields: {sorted(unknown)}")
     record = {"kind": kind, "at": repr(time.time()), **{k: _text(v) for k, v in fields.items() if v is not None}}
-    return conn.xadd(AUDIT_KEY, record).decode()
+    return text(conn.xadd(AUDIT_KEY, dict[Any, Any](record)))
 
 
 def issue_of(arguments: str) -> str:
@@ -60,18 +63,19 @@ def entries(conn: redis.Redis, *, issue: int | None = None, user: str | None = N
     found: list[Entry] = []
     upper = "+"
     while len(found) < limit:
-        chunk = conn.xrevrange(AUDIT_KEY, max=upper, min="-", count=batch)
+        # Entry ids and fields are bytes (decode_responses off); redis-py types them loosely.
+        chunk: list[tuple[bytes, dict[bytes, bytes]]] = conn.xrevrange(AUDIT_KEY, max=upper, min="-", count=batch)  # type: ignore[assignment]
         if not chunk:
             break
         for raw_id, raw in chunk:
-            entry = _entry(raw_id, raw)
+            entry = _entry(text(raw_id), raw)
             if _matches(entry, issue, user):
                 found.append(entry)
                 if len(found) >= limit:
                     break
         if len(chunk) < batch:
             break
-        upper = "(" + chunk[-1][0].decode()
+        upper = "(" + text(chunk[-1][0])
     return found
 
 
@@ -103,11 +107,11 @@ def _matches(entry: Entry, issue: int | None, user: str | None) -> bool:
     return True
 
 
-def _entry(raw_id: bytes, raw: dict[bytes, bytes]) -> Entry:
-    values = {k.decode(): v.decode() for k, v in raw.items()}
+def _entry(raw_id: str, raw: Mapping[bytes, bytes]) -> Entry:
+    values = {text(k): text(v) for k, v in raw.items()}
     kind = values.pop("kind", "")
     at = float(values.pop("at", "0") or 0)
-    return Entry(raw_id.decode(), kind, at, values)
+    return Entry(raw_id, kind, at, values)
 
 
 def _text(value: object) -> str:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+from types import TracebackType
 
 import redis
 from rq import get_current_job
+from rq.job import Job
 
 from workers import gate, lease, runtime, settings_check
 from workers import instructions as phrases
@@ -101,7 +103,8 @@ def stop(rt: runtime.Runtime, run: RunState, reporter: Reporter, reason: StopRea
     reporter.event(run, "answer")
 
 
-def on_job_failure(job, connection, exc_type, exc_value, tb) -> None:  # noqa: ANN001 - RQ's callback signature
+def on_job_failure(job: Job, connection: redis.Redis, exc_type: type[BaseException], exc_value: BaseException,
+                   tb: TracebackType | None) -> None:
     """RQ calls this when a job fails or is found abandoned; a run is never dropped silently."""
     rt = runtime.current()
     run_id = job.args[0] if job.args else None

@@ -15,6 +15,7 @@ import os
 import socket
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 
@@ -78,7 +79,8 @@ def settle_in_doubt(conn: redis.Redis, run_id: str, call_id: str, output: str) -
     conn.hset(ledger_key(run_id), call_id, json.dumps(entry))
 
 
-def entry_of(conn: redis.Redis, run_id: str, call_id: str) -> dict | None:
+def entry_of(conn: redis.Redis, run_id: str, call_id: str) -> dict[str, Any] | None:
     """The raw ledger entry of a call, or None when it was never claimed."""
     raw = conn.hget(ledger_key(run_id), call_id)
-    return json.loads(raw) if raw else None
+    entry: dict[str, Any] | None = json.loads(raw) if raw else None
+    return entry

@@ -116,7 +116,7 @@ def _best_doc(search_output: str, question: str) -> tuple[str, str | None] | Non
     """Of the search_docs hits (`- doc_id § Heading [Title]: snippet`), the one whose line shares
     the most words with the question; ties keep the search's own order."""
     asked = Question.of(question)
-    hits = []
+    hits: list[tuple[int, int, str, str | None]] = []
     for line in search_output.splitlines():
         found = _DOC_HIT.match(line)
         if found:

@@ -52,7 +52,8 @@ class RunStore:
 
     def events(self, run_id: str, after: str = "0", block_ms: int = 1000) -> list[tuple[str, dict[str, Any]]]:
         """Events after stream id `after`, waiting up to `block_ms` for the first one."""
-        reply = self.conn.xread({events_key(run_id): after}, block=block_ms, count=100)
+        reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] | None = self.conn.xread(  # type: ignore[assignment]  # bytes replies
+            {events_key(run_id): after}, block=block_ms, count=100)
         out: list[tuple[str, dict[str, Any]]] = []
         for _key, entries in reply or []:
             for entry_id, fields in entries:

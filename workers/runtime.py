@@ -18,10 +18,9 @@ from tools.context import ToolContext
 from tools.registry import Registry
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
-from workers import context as ctxmgmt
 from workers import gate, platforms
 from workers.chat import ChatPlatform
-from workers.compaction import SUMMARY_INSTRUCTIONS
+from workers.compaction import SUMMARY_INSTRUCTIONS, extractive_summary
 from workers.cost import dollars
 from workers.instructions import instructions_for
 from workers.loop import Agent, Reporter
@@ -78,7 +77,7 @@ class Runtime:
         """A cheap model call that condenses dropped items, and its usage; the extractive summary
         (free) when no model is configured or the call fails."""
         if self.summary_model is None:
-            return ctxmgmt.extractive_summary(items), Usage()
+            return extractive_summary(items), Usage()
         try:
             reply = self.summary_model.respond(
                 ModelRequest(
@@ -91,10 +90,10 @@ class Runtime:
             )
             if reply.text.strip():
                 return reply.text, reply.usage
-            return ctxmgmt.extractive_summary(items), reply.usage
+            return extractive_summary(items), reply.usage
         except Exception:  # the summary is an optimisation: fall back, never fail the run over it
             log.warning("summary model call failed; using the extractive summary", exc_info=True)
-        return ctxmgmt.extractive_summary(items), Usage()
+        return extractive_summary(items), Usage()
 
 
 def build(settings: Settings) -> Runtime:

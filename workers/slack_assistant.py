@@ -19,7 +19,7 @@ from atlas.settings import Settings
 from atlas.slack_client import web_client
 from workers import assistant_threads, wording
 from workers.loop import Reporter
-from workers.slack_progress import thread_of
+from workers.slack_progress import channel_of, thread_of
 from workers.state import RunState
 
 log = logging.getLogger("atlas.slack_assistant")
@@ -60,7 +60,7 @@ class AssistantThreadReporter(Reporter):
     def _call(self, method: str, run: RunState, **args: Any) -> bool:
         call = self.client.assistant_threads_setTitle if method == "setTitle" else self.client.assistant_threads_setStatus
         try:
-            call(channel_id=run.origin.channel, thread_ts=thread_of(run), **args)
+            call(channel_id=channel_of(run), thread_ts=thread_of(run), **args)
             return True
         except SlackClientError as exc:
             log.info("run %s: assistant.threads.%s failed (%s)", run.id, method, type(exc).__name__)

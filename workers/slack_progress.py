@@ -69,7 +69,7 @@ class ProgressMessage:
         origin = run.origin
         try:
             reply = self.create_client.chat_startStream(
-                channel=origin.channel,
+                channel=channel_of(run),
                 thread_ts=thread_of(run),
                 recipient_team_id=origin.team,
                 recipient_user_id=origin.user,
@@ -81,7 +81,7 @@ class ProgressMessage:
             log.info("run %s: streaming unavailable (%s); using a placeholder", run.id, error_code(exc))
             try:
                 reply = self.create_client.chat_postMessage(
-                    channel=origin.channel, thread_ts=thread_of(run), text=placeholder_text(self.step, [])
+                    channel=channel_of(run), thread_ts=thread_of(run), text=placeholder_text(self.step, [])
                 )
             except SlackClientError:
                 log.warning("run %s: could not post progress", run.id, exc_info=True)
@@ -128,7 +128,7 @@ class ProgressMessage:
     def _append(self, run: RunState) -> None:
         """Append the pending task cards; if Slack refuses, go on updating the same message by ts."""
         try:
-            self.create_client.chat_appendStream(channel=run.origin.channel, ts=run.surface["progress_ts"], chunks=self.task_chunks())
+            self.create_client.chat_appendStream(channel=channel_of(run), ts=run.surface["progress_ts"], chunks=self.task_chunks())
         except SlackApiError as exc:
             code = error_code(exc)
             if code == "stopped_by_user":
@@ -145,11 +145,11 @@ class ProgressMessage:
         """The progress text, edited by ts; if the message is gone, one new plain message replaces it."""
         text = placeholder_text(self.step, list(self.tasks.values()), closing)
         try:
-            self.client.chat_update(channel=run.origin.channel, ts=run.surface["progress_ts"], text=text)
+            self.client.chat_update(channel=channel_of(run), ts=run.surface["progress_ts"], text=text)
         except SlackApiError as exc:
             if error_code(exc) != "message_not_found":
                 raise
-            reply = self.create_client.chat_postMessage(channel=run.origin.channel, thread_ts=thread_of(run), text=text)
+            reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text)
             run.surface["progress_ts"] = reply["ts"]
             self.store.save(run)
 
@@ -164,7 +164,7 @@ class ProgressMessage:
         """End the progress message with a closing line; the answer or the approval card follows it."""
         if not run.surface.get("progress_open"):
             return
-        channel, ts = run.origin.channel, run.surface["progress_ts"]
+        channel, ts = channel_of(run), run.surface["progress_ts"]
         try:
             if run.surface.get("progress_mode") == "stream":
                 chunks: list[Any] = self.task_chunks()
@@ -188,6 +188,11 @@ class ProgressMessage:
     def task_chunks(self) -> list[Any]:
         """The pending task cards as stream chunks."""
         return [TaskUpdateChunk(id=call_id, title=title, status=status) for call_id, (title, status) in self.pending.items()]
+
+
+def channel_of(run: RunState) -> str:
+    """The channel a Slack run answers in (every Slack run has one; the surfaces skip runs without)."""
+    return run.origin.channel or ""
 
 
 def thread_of(run: RunState) -> str:

@@ -29,7 +29,7 @@ from workers.chat import ChatPlatform
 from workers.delivery import Patience, Undeliverable, deliver
 from workers.errors import StoppedByUser
 from workers.runs import RunStore
-from workers.slack_progress import PROGRESS_MIN_INTERVAL, ProgressMessage, thread_of
+from workers.slack_progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
 from workers.slack_render import answer_messages, classic_feedback, defuse_broadcasts
 from workers.slack_stream import AnswerStream, can_stream, streamed
 from workers.state import RunState, Turn
@@ -80,7 +80,7 @@ class SlackReporter(ChatPlatform):
 
     def _deliver(self, run: RunState, what: Undeliverable, post: Callable[[], None]) -> bool:
         """Post through a Slack outage; if it outlasts the budget, the thread and the run record say so."""
-        note = lambda text: self.create_client.chat_postMessage(channel=run.origin.channel, thread_ts=thread_of(run), text=text)  # noqa: E731
+        note = lambda text: self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text)  # noqa: E731
         return deliver(run, what, post, self.patience, save=self.store.save, note=note)
 
     @classmethod
@@ -160,7 +160,7 @@ class SlackReporter(ChatPlatform):
     def _finish_by_update(self, run: RunState, ts: str) -> None:
         """Slack no longer streams the message: the whole answer goes into it by ts instead."""
         [message] = answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
-        self._send(run, "update", channel=run.origin.channel, ts=ts, text=message.text, blocks=message.blocks)
+        self._send(run, "update", channel=channel_of(run), ts=ts, text=message.text, blocks=message.blocks)
 
     def post_answer(self, run: RunState) -> None:
         """Post the answer once; on a re-delivery update the messages already posted, if it changed."""
@@ -168,7 +168,7 @@ class SlackReporter(ChatPlatform):
         digest = hashlib.sha256(json.dumps([[m.text, m.blocks] for m in messages], sort_keys=True).encode()).hexdigest()
         posted: list[str] = list(run.surface.get("answer_ts") or [])
         if run.surface.get("answer_digest") != digest or len(posted) < len(messages):
-            channel = run.origin.channel
+            channel = channel_of(run)
             for index, message in enumerate(messages):
                 if index < len(posted):
                     self._send(run, "update", channel=channel, ts=posted[index], text=message.text, blocks=message.blocks)
@@ -195,7 +195,7 @@ class SlackReporter(ChatPlatform):
         """The one short line a stopped run leaves in the thread (once, across re-deliveries)."""
         if run.surface.get("stop_note_ts"):
             return
-        reply = self.create_client.chat_postMessage(channel=run.origin.channel, thread_ts=thread_of(run), text=wording.PROGRESS_STOPPED)
+        reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=wording.PROGRESS_STOPPED)
         run.surface["stop_note_ts"] = reply["ts"]
         self.store.save(run)
         self._clear_status(run)
@@ -203,7 +203,7 @@ class SlackReporter(ChatPlatform):
     def _clear_status(self, run: RunState) -> None:
         """Posting clears the bot's "is looking into it" status; clear it explicitly in case it landed late."""
         try:
-            self.client.assistant_threads_setStatus(channel_id=run.origin.channel, thread_ts=thread_of(run), status="")
+            self.client.assistant_threads_setStatus(channel_id=channel_of(run), thread_ts=thread_of(run), status="")
         except SlackClientError:
             pass  # cosmetic: Slack drops the status by itself after two minutes
 

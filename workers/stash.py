@@ -7,6 +7,7 @@ import hashlib
 import redis
 
 from atlas import tokens
+from atlas.connection import text
 from tools.context import StashPage
 from tools.results import page_tokens
 
@@ -42,7 +43,7 @@ class RedisStash:
         raw = self.conn.get(_key(self.run_id, ref))
         if raw is None:
             return None
-        token_ids = tokens.ids(raw.decode())
+        token_ids = tokens.ids(text(raw))
         if offset > 0 and offset >= len(token_ids):
             return None
         end = tokens.split_point(token_ids, offset, self.page_tokens)

@@ -41,9 +41,10 @@ class AtlasWorker(SimpleWorker):
         from atlas.connection import stop_waiting
 
         stop_waiting(self.connection)
-        if getattr(self, "pubsub", None) is not None and self.pubsub.connection is not None:
-            self.pubsub.connection.retry.update_retries(0)
-        super().request_stop(signum, frame)
+        pubsub = getattr(self, "pubsub", None)
+        if pubsub is not None and pubsub.connection is not None:
+            pubsub.connection.retry.update_retries(0)
+        super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # RQ leaves it unannotated
 
     def _start_scheduler(self, *args: Any, **kwargs: Any) -> None:
         """RQ's scheduler runs in a child process built from this connection's settings; it gets a

@@ -23,7 +23,8 @@ import re
 import hikari
 import redis
 
-from atlas.settings import ConfigError, Settings
+from atlas.errors import ConfigError
+from atlas.settings import Settings
 from bot.deps import bot_redis
 from bot.discord import intake, wording
 from workers.state import Origin
