@@ -15,6 +15,7 @@ import redis
 from slack_bolt import Ack, App
 
 from atlas.connection import text
+from atlas.lua import run_script
 from bot.deps import Deps
 from bot.ephemeral import tell_clicker
 from workers import wording
@@ -44,7 +45,7 @@ def feedback_key(run_id: str) -> str:
 
 def toggle(conn: redis.Redis, run_id: str, user: str, vote: Vote) -> Vote | None:
     """Set the user's vote on the run, or clear it if it was already that vote; returns the new vote."""
-    result = conn.eval(_TOGGLE, 1, feedback_key(run_id), user, vote, FEEDBACK_TTL_SECONDS)
+    result = run_script(conn, _TOGGLE, [feedback_key(run_id)], [user, vote, FEEDBACK_TTL_SECONDS])
     value = result.decode() if isinstance(result, bytes) else result
     return value or None  # type: ignore[return-value]
 

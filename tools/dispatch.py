@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from atlas.text import clip
 from tools.context import ToolContext
 from tools.errors import FIX_FIELD, UNEXPECTED, UNEXPECTED_HINT, ToolError
 from tools.registry import Registry
@@ -39,11 +40,11 @@ def validate(registry: Registry, name: str, arguments: str, ctx: ToolContext | N
         tool = registry.get(name) if isinstance(name, str) else None
         if tool is None:
             available = ", ".join(registry.names()) or "(none)"
-            return _error(ToolError(f"Unknown tool '{_clip(name)}'.", f"Available tools: {available}."))
+            return _error(ToolError(f"Unknown tool '{clip(str(name), 80, '...')}'.", f"Available tools: {available}."))
         try:
             raw = json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else {}
         except (ValueError, RecursionError) as exc:
-            return _error(ToolError(f"Arguments for {name} are not valid JSON ({_clip(str(exc))}).", _fields_hint(tool.args_model)))
+            return _error(ToolError(f"Arguments for {name} are not valid JSON ({clip(str(exc), 80, '...')}).", _fields_hint(tool.args_model)))
         if not isinstance(raw, dict):
             return _error(ToolError(f"Arguments for {name} must be a JSON object, got {type(raw).__name__}.", _fields_hint(tool.args_model)))
         try:
@@ -60,7 +61,7 @@ def validate(registry: Registry, name: str, arguments: str, ctx: ToolContext | N
                 return _error(problem)
         return args
     except Exception:  # a bug in a model validator or a registry: never let it reach the loop
-        log.exception("tool %r: validation crashed", _clip(str(name)))
+        log.exception("tool %r: validation crashed", clip(str(name), 80, '...'))
         return _error(ToolError(UNEXPECTED, UNEXPECTED_HINT))
 
 
@@ -69,7 +70,7 @@ def execute(registry: Registry, name: str, args: BaseModel, ctx: ToolContext) ->
     tool = registry.get(name)
     if tool is None:
         available = ", ".join(registry.names()) or "(none)"
-        return _error(ToolError(f"Unknown tool '{_clip(name)}'.", f"Available tools: {available}."))
+        return _error(ToolError(f"Unknown tool '{clip(str(name), 80, '...')}'.", f"Available tools: {available}."))
     try:
         result = tool.fn(args, ctx)
     except Exception:
@@ -103,11 +104,6 @@ def _error(err: ToolError) -> ToolOutput:
     return ToolOutput(text=err.render(), ok=False)
 
 
-def _clip(value: Any, limit: int = 80) -> str:
-    text = str(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _fields_hint(model: type[BaseModel]) -> str:
     fields = ", ".join(model.model_fields)
     return f"Send a JSON object with the fields: {fields}." if fields else "Send an empty JSON object {}."
@@ -135,4 +131,4 @@ def _problem(err: Any, model: type[BaseModel]) -> str:
         return f"{field} must be {op} {ctx.get(key)}"
     if kind == "literal_error":
         return f"{field} must be one of {ctx.get('expected')}"
-    return f"{field}: {_clip(err.get('msg', 'invalid value'), 120)}"
+    return f"{field}: {clip(str(err.get('msg', 'invalid value')), 120, '...')}"

@@ -8,10 +8,11 @@ bm25 and make every query scan most of the index.
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
-TERM = re.compile(r"\w+(?:[-.]\w+)*")
+from datasets.fts_text import WORD
+
+TERM = WORD  # a query term is what the issues' index stores as one token (datasets/fts_text.py)
 MAX_TERMS = 12
 STOPWORDS = frozenset(
     """a about after all also an and any are as at be been before but by can could did do does doing

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 
 import redis
 
+from atlas.lua import run_script
+
 MIN_GAP_SECONDS = 1.0
 LOCK_MS = 60_000
 WAIT_SECONDS = 120.0
@@ -56,7 +58,7 @@ class WritePacer:
             finally:
                 self.conn.set(last, repr(time.time()), ex=3600)
         finally:
-            self.conn.eval(_RELEASE, 1, lock, token)
+            run_script(self.conn, _RELEASE, [lock], [token])
 
     def _space(self, last: float) -> None:
         wait = last + self.gap - time.time()

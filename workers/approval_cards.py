@@ -34,9 +34,11 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
+from atlas.text import clip
 from tools.tracker import IssueRef, Tracker, TrackerUnavailable
 from workers import approvals, wording
 from workers.approvals import Approval
+from workers.compaction import text_of
 from workers.slack_progress import channel_of
 from workers.slack_render import escape
 from workers.state import PendingCall, RunState
@@ -118,7 +120,7 @@ def stated_reason(run: RunState, call_id: str) -> str:
         if kind in ("function_call", "reasoning"):
             continue
         if kind == "message" and item.get("role") == "assistant":
-            texts.append(_message_text(item))
+            texts.append(text_of(item.get("content"), sep=""))
             continue
         break
     return "\n".join(t for t in reversed(texts) if t).strip()
@@ -155,7 +157,7 @@ def describe(card: CardView) -> list[dict[str, Any]]:
     if card.reason:
         blocks.append(RichTextBlock(elements=[
             RichTextSectionElement(elements=[RichTextElementParts.Text(text=wording.APPROVAL_REASON, style={"italic": True})]),
-            RichTextQuoteElement(elements=[RichTextElementParts.Text(text=_clip(reveal_bidi(card.reason), REASON_CHARS))]),
+            RichTextQuoteElement(elements=[RichTextElementParts.Text(text=clip(reveal_bidi(card.reason), REASON_CHARS))]),
         ]))
     if card.read:
         sources = ", ".join(card.read[:-1]) + (" and " if len(card.read) > 1 else "") + card.read[-1]
@@ -219,7 +221,7 @@ def update(client: WebClient, approval: Approval, *, result: str | None = None, 
         lines.append(wording.APPROVAL_RESULT_IN_DOUBT)
     elif result is not None:
         template = wording.APPROVAL_RESULT_DONE if ok else wording.APPROVAL_RESULT_FAILED
-        lines.append(template.format(result=escape(_clip(result, RESULT_CHARS))))
+        lines.append(template.format(result=escape(clip(result, RESULT_CHARS))))
     blocks.append(ContextBlock(elements=[MarkdownTextObject(text="\n".join(x for x in lines if x))]).to_dict())
     try:
         client.chat_update(channel=channel, ts=ts, text=_plain(lines), blocks=blocks)
@@ -258,16 +260,5 @@ def _link(issue: IssueRef) -> str:
     return f"<{issue.url}|{text}>" if issue.url else text
 
 
-def _message_text(item: dict[str, Any]) -> str:
-    content = item.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(p.get("text", "") for p in content or [] if isinstance(p, dict) and p.get("type") in ("output_text", "text"))
-
-
 def _plain(lines: list[str]) -> str:
     return " ".join(x for x in lines if x)[:300]
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

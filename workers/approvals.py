@@ -23,6 +23,7 @@ from rq import Queue
 from rq.exceptions import DuplicateJobError
 
 from atlas.connection import text
+from atlas.lua import run_script
 from workers.audit import AUDIT_KEY
 from workers.state import PendingCall, RunState
 
@@ -159,7 +160,7 @@ def open_step(conn: redis.Redis, run: RunState, pending: list[PendingCall], ttl_
     for p in pending:
         args += [p.pending_id, run.id, p.call_id, p.name, p.arguments, p.step, run.origin.user or "", issue_of(p.arguments)]
     keys = [step_key(run.id, step), *(approval_key(p.pending_id) for p in pending), AUDIT_KEY]
-    return bool(conn.register_script(_OPEN)(keys=keys, args=args))
+    return bool(run_script(conn, _OPEN, keys, args))
 
 
 def record_decision(conn: redis.Redis, current: Approval, decision: Decision, decider: str,
@@ -167,7 +168,7 @@ def record_decision(conn: redis.Redis, current: Approval, decision: Decision, de
     """The atomic decision alone, one round trip: the outcome, and whether this call closed the step
     (True for exactly one caller per step). `current`: the record as loaded (it names the step's keys)."""
     keys = [approval_key(current.pending_id), step_key(current.run_id, current.step), AUDIT_KEY]
-    reply = [r.decode() if isinstance(r, bytes) else r for r in conn.register_script(_DECIDE)(keys=keys, args=[decision, decider, decider_name])]
+    reply = [text(r) if isinstance(r, bytes) else r for r in run_script(conn, _DECIDE, keys, [decision, decider, decider_name])]
     return reply[0], len(reply) > 1 and reply[1] == "1"
 
 
@@ -190,7 +191,7 @@ def expire_step(conn: redis.Redis, run_id: str, step: int) -> tuple[list[Approva
     ids = step_ids(conn, run_id, step)
     keys = [step_key(run_id, step), *(approval_key(i) for i in ids), AUDIT_KEY]
     before = {a.pending_id for a in for_step(conn, run_id, step) if not a.decided}
-    expired, claimed = conn.register_script(_EXPIRE)(keys=keys, args=[])
+    expired, claimed = run_script(conn, _EXPIRE, keys)
     now_expired = [a for a in for_step(conn, run_id, step) if a.pending_id in before and a.status == "expired"]
     return (now_expired if expired else []), bool(claimed)
 

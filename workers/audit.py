@@ -19,6 +19,7 @@ from typing import Any, Literal
 import redis
 
 from atlas.connection import text
+from atlas.text import clip
 
 AUDIT_KEY = "atlas:audit"
 FIELDS = ("run", "pending_id", "tool", "arguments", "issue", "requester", "decider", "decision", "result")
@@ -90,7 +91,7 @@ def render(found: list[Entry]) -> str:
                "decision": f"{e.get('decision') or '-'} by {e.get('decider') or '-'}",
                "result": f"result: {e.get('decision') or '-'}"}.get(e.kind, e.kind)
         call = f"{e.get('tool')}({e.get('arguments')})"
-        tail = f"  -> {_clip(e.get('result'))}" if e.get("result") else ""
+        tail = f"  -> {clip(' '.join(str(e.get('result')).split()), 120, '...')}" if e.get("result") else ""
         lines.append(f"{when}Z  {e.kind:<8}  run {e.get('run')}  {call}  {who}{tail}")
     return "\n".join(lines)
 
@@ -116,8 +117,3 @@ def _entry(raw_id: str, raw: Mapping[bytes, bytes]) -> Entry:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value)
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -56,12 +56,13 @@ def summary_message(text: str) -> Item:
     return {"type": "message", "role": "user", "content": f"{SUMMARY_HEADER}\n{text}"}
 
 
-def text_of(value: object) -> str:
-    """The text of a message content or tool output: a string, or a list of parts with `text`."""
+def text_of(value: object, sep: str = "\n") -> str:
+    """The text of a message content or tool output: a string, or a list of parts with `text` (joined
+    by `sep`: lines for the context window's counts, "" to read a message back as the model wrote it)."""
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "\n".join(str(part.get("text", "")) for part in value if isinstance(part, Mapping))
+        return sep.join(str(part.get("text", "")) for part in value if isinstance(part, Mapping))
     return ""
 
 

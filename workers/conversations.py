@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import redis
 
+from atlas.lua import run_script
 from workers.state import Turn
 
 MAX_TURNS = 20  # older turns fall off; the context budget trims further
@@ -34,7 +35,7 @@ return 0
 def append(conn: redis.Redis, team: str | None, channel: str, thread_ts: str, run_id: str, turn: Turn) -> bool:
     """Record run `run_id`'s question and answer at the end of the thread's turns; False if already there."""
     keys = [thread_key(team, channel, thread_ts), f"atlas:thread-turn:{run_id}"]
-    return bool(conn.eval(_APPEND_ONCE, 2, *keys, turn.model_dump_json(), TURNS_TTL_SECONDS, MAX_TURNS))
+    return bool(run_script(conn, _APPEND_ONCE, keys, [turn.model_dump_json(), TURNS_TTL_SECONDS, MAX_TURNS]))
 
 
 def turns(conn: redis.Redis, team: str | None, channel: str, thread_ts: str) -> list[Turn]:

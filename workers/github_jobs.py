@@ -18,6 +18,7 @@ from typing import Any
 import redis
 from rq import Queue
 
+from atlas.lua import run_script
 from atlas.project_settings import GitHubSettings
 from datasets import github_index
 from datasets.github_store import Store
@@ -109,7 +110,7 @@ def periodic_sync() -> str:
         try:
             report = sync(github_client.client(gh), gh, rt.settings.data_dir, wait=False, progress=Silent())
         finally:
-            rt.conn.eval(_RELEASE, 1, lock, token)
+            run_script(rt.conn, _RELEASE, [lock], [token])
         if report.stopped:
             log.warning("periodic sync of %s stopped: %s", gh.repo, report.stopped)
         return f"synced: {report.requests} requests, {report.not_modified} not modified"

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 
 import redis
 
+from atlas.lua import run_script
+
 LEASE_TTL_SECONDS = 20
 
 # Renew only while we still own the lease (another job may own it after a lapse); a lease that lapsed
@@ -52,7 +54,7 @@ def held(conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: flo
     def renew() -> None:
         while not stop.wait(ttl / 4):  # several renewals per TTL: one slow beat never loses it
             try:
-                conn.eval(_RENEW, 1, key, token, ttl * 1000)
+                run_script(conn, _RENEW, [key], [token, ttl * 1000])
             except redis.RedisError:
                 pass  # the next beat tries again; a lapse only lets a retry in after a real stall
 
@@ -66,6 +68,6 @@ def held(conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: flo
         if beat.is_alive():  # mid-renewal through a Redis outage: let it finish, or it could retake the lease
             beat.join()
         try:
-            conn.eval(_RELEASE, 1, key, token)
+            run_script(conn, _RELEASE, [key], [token])
         except redis.RedisError:
             pass  # it lapses by itself

@@ -14,6 +14,7 @@ from typing import Any
 
 from atlas import tokens
 from workers import instructions as phrases
+from workers.compaction import text_of
 from workers.instructions import OFFLINE_NOTE, WRAP_UP
 from workers.model import ModelReply, ModelRequest
 from workers.offline_evidence import Question, keywords, listing
@@ -100,16 +101,10 @@ def _current_turn(items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]
     for index in range(len(items) - 1, -1, -1):
         item = items[index]
         if item.get("type", "message") == "message" and item.get("role") == "user":
-            text = _content_text(item.get("content"))
+            text = text_of(item.get("content"), sep="")
             if not text.startswith(WRAP_UP_PREFIX):
                 return text, items[index + 1 :]
     return "", items
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
 
 
 def _best_doc(search_output: str, question: str) -> tuple[str, str | None] | None:

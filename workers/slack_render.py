@@ -23,6 +23,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
+from atlas.text import clip
 from workers import wording
 from workers.markdown_split import split_markdown
 from workers.sources import source_url
@@ -54,7 +55,7 @@ def task_title(name: str, arguments: str) -> str:
         args = {}
     if not isinstance(args, dict):
         args = {}
-    query = _clip(" ".join(str(args.get("query") or "").split()), TITLE_ARG_CHARS)
+    query = clip(" ".join(str(args.get("query") or "").split()), TITLE_ARG_CHARS)
     if name == "search_issues":
         state = args.get("state")
         if state in ("open", "closed"):
@@ -62,21 +63,21 @@ def task_title(name: str, arguments: str) -> str:
         else:
             title = wording.TASK_SEARCH_ISSUES.format(query=query)
     elif name == "get_issue":
-        title = wording.TASK_GET_ISSUE.format(number=_clip(str(args.get("issue_id", "?")), 12))
+        title = wording.TASK_GET_ISSUE.format(number=clip(str(args.get("issue_id", "?")), 12))
     elif name == "search_docs":
         title = wording.TASK_SEARCH_DOCS.format(query=query)
     elif name == "get_doc_section":
-        doc = _clip(str(args.get("doc_id") or "?"), TITLE_ARG_CHARS)
+        doc = clip(str(args.get("doc_id") or "?"), TITLE_ARG_CHARS)
         heading = args.get("heading")
         if heading:
-            title = wording.TASK_GET_DOC_SECTION.format(doc=doc, heading=_clip(str(heading), TITLE_ARG_CHARS))
+            title = wording.TASK_GET_DOC_SECTION.format(doc=doc, heading=clip(str(heading), TITLE_ARG_CHARS))
         else:
             title = wording.TASK_GET_DOC.format(doc=doc)
     elif name == "read_more":
         title = wording.TASK_READ_MORE
     else:
-        title = wording.TASK_OTHER.format(name=_clip(name, 64))
-    return _clip(title, TASK_TITLE_CHARS)
+        title = wording.TASK_OTHER.format(name=clip(name, 64))
+    return clip(title, TASK_TITLE_CHARS)
 
 
 def placeholder_text(step: int, tasks: list[tuple[str, str]], closing: str | None = None) -> str:
@@ -219,8 +220,4 @@ def escape(text: str) -> str:
 
 def _fallback(text: str) -> str:
     flat = " ".join(text.split())
-    return _clip(flat, FALLBACK_TEXT_CHARS)
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return clip(flat, FALLBACK_TEXT_CHARS)

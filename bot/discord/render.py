@@ -14,6 +14,7 @@ import json
 import re
 from typing import Any
 
+from atlas.text import clip
 from bot.discord import wording
 from workers import wording as common
 from workers.markdown_split import split_markdown
@@ -36,10 +37,6 @@ _MARKDOWN = re.compile(r"([\\*_~`|>#\-\[\]()<:])")
 def escape(text: str) -> str:
     """Discord Markdown's control characters shown as themselves (also defuses `<@id>` and `:emoji:`)."""
     return _MARKDOWN.sub(r"\\\1", text)
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def progress_text(step: int, tasks: list[tuple[str, str]], closing: str | None = None) -> str:

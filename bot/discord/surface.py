@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from atlas.text import clip
 from bot.discord import render, wording
 from bot.discord.rest import DiscordError, DiscordREST, rest_client
 from tools.tracker import demo_tracker
@@ -257,11 +258,11 @@ def decided_payload(approval: Approval, *, result: str | None = None, ok: bool =
         lines.append(wording.APPROVAL_RESULT_IN_DOUBT)
     elif result is not None:
         template = wording.APPROVAL_RESULT_DONE if ok else wording.APPROVAL_RESULT_FAILED
-        lines.append(template.format(result=render.escape(render.clip(result, 300))))
-    return {"content": render.clip("\n".join(x for x in lines if x), render.CONTENT_LIMIT), "components": []}
+        lines.append(template.format(result=render.escape(clip(result, 300))))
+    return {"content": clip("\n".join(x for x in lines if x), render.CONTENT_LIMIT), "components": []}
 
 
 def clip_name(text: str) -> str:
     """Thread names hold 1 to 100 characters, on one line."""
     flat = " ".join(text.split())
-    return render.clip(flat, 100) or "Atlas"
+    return clip(flat, 100) or "Atlas"
