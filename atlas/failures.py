@@ -39,7 +39,7 @@ def explain(exc: BaseException, *, redis_at: str | None) -> tuple[str, int]:
         return f"Redis refused a command ({_first_line(exc)})", UNAVAILABLE_EXIT
     if isinstance(exc, Unavailable):
         return str(exc), UNAVAILABLE_EXIT
-    from atlas.embedded_redis import EmbeddedRedisError
+    from atlas.errors import EmbeddedRedisError
 
     if isinstance(exc, EmbeddedRedisError):
         return f"the embedded Redis did not start: {exc}", UNAVAILABLE_EXIT

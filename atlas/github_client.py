@@ -24,6 +24,7 @@ from githubkit.exception import (
     RequestTimeout,
 )
 
+from atlas.errors import GitHubConfigError
 from atlas.project_settings import GitHubSettings
 
 USER_AGENT = "atlas-maintainer-bot"
@@ -33,10 +34,6 @@ Kind = Literal["auth", "permission", "not_found", "invalid", "rate_limited", "un
 READ_ISSUES = "Issues: read"
 WRITE_ISSUES = "Issues: read and write"
 READ_CONTENTS = "Contents: read"
-
-
-class GitHubConfigError(ValueError):
-    """No credentials, or credentials githubkit refuses: the operator's to fix before anything runs."""
 
 
 @dataclass

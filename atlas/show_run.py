@@ -14,7 +14,8 @@ import redis
 from atlas.ask import render, result_json
 from atlas.connection import connect
 from atlas.settings import Settings
-from workers.runs import RunNotFound, RunStore
+from workers.errors import RunNotFound
+from workers.runs import RunStore
 from workers.state import RunState
 
 UNDELIVERED = {"answer": "the answer was not delivered to Slack", "cards": "the approval cards were not delivered to Slack"}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from atlas.github_client import GitHubConfigError, GitHubFailure, client
+from atlas.errors import GitHubConfigError
+from atlas.github_client import GitHubFailure, client
 from atlas.settings import Settings
 
 

@@ -16,6 +16,8 @@ from importlib import resources
 
 import tiktoken
 
+from atlas.errors import EncodingIntegrityError
+
 # The hash tiktoken_ext.openai_public expects for o200k_base.tiktoken.
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 O200K_PATTERN = "|".join(
@@ -29,10 +31,6 @@ O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
-
-
-class EncodingIntegrityError(RuntimeError):
-    """The packaged BPE ranks do not match the published hash: refuse to count with them."""
 
 
 def _ranks_bytes() -> bytes:

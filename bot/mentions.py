@@ -26,6 +26,7 @@ from bot.deps import Deps
 from bot.intake import Intake
 from bot.spool import Drainer
 from workers import conversations, wording
+from workers.errors import RunNotFound
 from workers.job_hash import JobTemplate
 from workers.runs import RunNotFound, RunStore
 from workers.state import Origin, RunState

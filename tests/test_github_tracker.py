@@ -11,9 +11,9 @@ from atlas import github_client
 from tests.github_harness import exported, run_sync, settings_for
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
+from tools.errors import TrackerError, TrackerUnavailable
 from tools.github_pacing import WritePacer
 from tools.github_tracker import GitHubTracker, marker
-from tools.tracker import TrackerError, TrackerUnavailable
 
 
 @pytest.fixture

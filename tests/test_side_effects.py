@@ -10,10 +10,10 @@ from pydantic import BaseModel
 
 from datasets import tracker_journal
 from tests.approvals_data import LABELS, make_data
+from tests.strict_schema import check_definition
 from tools import open_corpus, v2_registry
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, dispatch, execute, validate
-from tools.strict import check_definition
 
 SIDE_EFFECTS = ("add_labels", "post_comment", "close_issue")
 

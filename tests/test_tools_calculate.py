@@ -8,7 +8,8 @@ import pytest
 
 from tests.tools_dataset import make_dataset
 from tools import ToolContext, dispatch, open_corpus, v2_registry
-from tools.calculate import CalculationError, evaluate, format_number
+from tools.calculate import evaluate, format_number
+from tools.errors import CalculationError
 
 
 @pytest.fixture(scope="module")

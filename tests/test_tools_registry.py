@@ -6,7 +6,8 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from tools import ToolContext, ToolError, v1_registry, v2_registry
-from tools.registry import Registry, RegistryError
+from tools.errors import RegistryError
+from tools.registry import Registry
 
 
 class EchoArgs(BaseModel):

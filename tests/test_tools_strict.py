@@ -9,8 +9,8 @@ import openai
 import pytest
 from pydantic import BaseModel
 
+from tests.strict_schema import check_definition
 from tools import v1_registry, v2_registry
-from tools.strict import check_definition
 
 GOOD: dict[str, Any] = {
     "type": "function",

@@ -10,8 +10,9 @@ import pytest
 
 from datasets import tracker_db, tracker_journal
 from tests.approvals_data import LABELS, make_data
+from tools.errors import TrackerError
 from tools.issue_store import IssueStore
-from tools.tracker import SqliteTracker, TrackerError
+from tools.tracker import SqliteTracker
 
 
 @pytest.fixture

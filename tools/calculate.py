@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.context import ToolContext
-from tools.errors import ToolError
+from tools.errors import CalculationError, ToolError
 
 MAX_CHARS = 200
 MAX_EXPONENT = 100
@@ -26,10 +26,6 @@ BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
 }
 UNARY: dict[type[ast.unaryop], Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-
-
-class CalculationError(ValueError):
-    """The expression is not plain arithmetic or its value is out of bounds; the message says which."""
 
 
 class CalculateArgs(BaseModel):

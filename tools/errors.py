@@ -27,3 +27,23 @@ class ToolError:
     def render(self) -> str:
         """The exact text the model reads."""
         return f"Error: {self.error}\nHint: {self.hint}"
+
+
+class CalculationError(ValueError):
+    """The expression is not plain arithmetic or its value is out of bounds; the message says which."""
+
+
+class RegistryError(ValueError):
+    """A tool was declared wrongly (duplicate name, missing docstring, bad arguments type): a bug."""
+
+
+class TrackerError(Exception):
+    """A write or lookup the tracker refused (no such issue, unknown label): the caller's input."""
+
+
+class TrackerUnavailable(Exception):
+    """The tracker could not be reached or failed (database locked, HTTP 5xx): not the caller's fault."""
+
+
+class WriteTurnTimeout(TimeoutError):
+    """Another write held the repository's turn for too long."""

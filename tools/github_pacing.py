@@ -15,15 +15,12 @@ from contextlib import contextmanager
 import redis
 
 from atlas.lua import run_script
+from tools.errors import WriteTurnTimeout
 
 MIN_GAP_SECONDS = 1.0
 LOCK_MS = 60_000
 WAIT_SECONDS = 120.0
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
-
-
-class WriteTurnTimeout(TimeoutError):
-    """Another write held the repository's turn for too long."""
 
 
 class WritePacer:

@@ -26,8 +26,9 @@ from githubkit.exception import GitHubException, RequestFailed
 from atlas.github_client import READ_ISSUES, WRITE_ISSUES, GitHubFailure, failure, retry_after
 from atlas.project_settings import GitHubSettings
 from datasets import github_index, github_store
+from tools.errors import TrackerError, TrackerUnavailable
 from tools.github_pacing import WritePacer
-from tools.tracker import CloseReason, IssueRef, TrackerError, TrackerUnavailable
+from tools.tracker import CloseReason, IssueRef
 
 log = logging.getLogger("atlas.tracker.github")
 T = TypeVar("T")

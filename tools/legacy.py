@@ -10,9 +10,9 @@ import json
 
 from pydantic import BaseModel, ConfigDict
 
-from tools.calculate import CalculationError, evaluate, format_number
+from tools.calculate import evaluate, format_number
 from tools.context import ToolContext
-from tools.errors import ToolError
+from tools.errors import CalculationError, ToolError
 from tools.registry import Registry
 
 LOOKUP_LIMIT = 5

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from tools.context import ToolContext
-from tools.errors import ToolError
+from tools.errors import RegistryError, ToolError
 
 ToolFn = Callable[[Any, ToolContext], "str | ToolError"]
 # A tool-level argument check that needs data (does the issue exist? is the label real?). Dispatch's
@@ -25,10 +25,6 @@ ToolFn = Callable[[Any, ToolContext], "str | ToolError"]
 CheckFn = Callable[[Any, ToolContext], "ToolError | None"]
 F = TypeVar("F", bound=Callable[..., Any])
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-
-
-class RegistryError(ValueError):
-    """A tool was declared wrongly (duplicate name, missing docstring, bad arguments type): a bug."""
 
 
 @dataclass(frozen=True)

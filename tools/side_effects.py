@@ -16,15 +16,9 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.context import ToolContext
-from tools.errors import ToolError
+from tools.errors import ToolError, TrackerError, TrackerUnavailable
 from tools.registry import Registry
-from tools.tracker import (
-    IssueRef,
-    Tracker,
-    TrackerError,
-    TrackerUnavailable,
-    demo_tracker,
-)
+from tools.tracker import IssueRef, Tracker, demo_tracker
 
 MAX_LABELS = 10
 MAX_LABEL_CHARS = 50

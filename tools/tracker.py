@@ -25,20 +25,13 @@ from typing import Any, Literal, Protocol
 
 from datasets import tracker_journal as journal
 from datasets.tracker_db import connect_readonly, db_path, storable_id
+from tools.errors import TrackerError, TrackerUnavailable
 
 CloseReason = Literal["completed", "not_planned", "duplicate"]
 BOT_AUTHOR = "atlas"
 
 
 log = logging.getLogger("atlas.tracker")
-
-
-class TrackerError(Exception):
-    """A write or lookup the tracker refused (no such issue, unknown label): the caller's input."""
-
-
-class TrackerUnavailable(Exception):
-    """The tracker could not be reached or failed (database locked, HTTP 5xx): not the caller's fault."""
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
 from atlas.text import clip
-from tools.tracker import IssueRef, Tracker, TrackerUnavailable
+from tools.errors import TrackerUnavailable
+from tools.tracker import IssueRef, Tracker
 from workers import approvals, wording
 from workers.approvals import Approval
 from workers.compaction import text_of

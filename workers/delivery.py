@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from workers import wording
+from workers.errors import DeliveryLost
 from workers.state import RunState
 
 log = logging.getLogger("atlas.delivery")
@@ -31,14 +32,6 @@ FIRST_WAIT_SECONDS = 0.5
 TRANSIENT_ERRORS: frozenset[str] = frozenset(
     {"ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable", "request_timeout", "team_added_to_org"}
 )
-
-
-class DeliveryLost(Exception):
-    """Slack did not take the delivery within its budget, or refused it for good."""
-
-    def __init__(self, reason: str, *, transient: bool) -> None:
-        super().__init__(reason)
-        self.transient = transient
 
 
 @dataclass(frozen=True)

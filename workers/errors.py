@@ -35,3 +35,15 @@ class StoppedByUser(AtlasError):
 class DeliveryFailed(AtlasError):
     """Delivering the answer or an approval card broke for a reason other than a Slack outage (which the
     surface waits out itself); the job fails so that RQ retries it."""
+
+
+class RunNotFound(LookupError):
+    """The run id is unknown or its record expired."""
+
+
+class DeliveryLost(Exception):
+    """Slack did not take the delivery within its budget, or refused it for good."""
+
+    def __init__(self, reason: str, *, transient: bool) -> None:
+        super().__init__(reason)
+        self.transient = transient

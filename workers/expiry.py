@@ -17,8 +17,8 @@ import logging
 from rq import Queue
 
 from workers import approvals, runtime
+from workers.errors import RunNotFound
 from workers.queueing import enqueue
-from workers.runs import RunNotFound
 
 log = logging.getLogger("atlas.expiry")
 

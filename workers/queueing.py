@@ -9,7 +9,8 @@ from rq import Callback, Queue, Retry
 from rq.exceptions import DuplicateJobError
 from rq.job import Job
 
-from workers.runs import RunNotFound, RunStore
+from workers.errors import RunNotFound
+from workers.runs import RunStore
 from workers.state import Origin, RunState, Turn
 
 JOB_TIMEOUT_SECONDS = 180  # a run's budget is 60 working seconds; this bounds a stuck model call

@@ -8,6 +8,7 @@ from typing import Any
 
 import redis
 
+from workers.errors import RunNotFound
 from workers.state import RunState
 
 RUN_TTL_SECONDS = 30 * 24 * 3600
@@ -20,10 +21,6 @@ def run_key(run_id: str) -> str:
 
 def events_key(run_id: str) -> str:
     return f"atlas:run:{run_id}:events"
-
-
-class RunNotFound(LookupError):
-    """The run id is unknown or its record expired."""
 
 
 class RunStore:
