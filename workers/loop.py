@@ -28,7 +28,7 @@ from workers.instructions import (
     WRAP_UP,
 )
 from workers.model import Model, ModelReply, ModelRequest
-from workers.state import PendingCall, RunState, StepRecord, StopReason, Usage
+from workers.state import EventKind, PendingCall, RunState, StepRecord, StopReason, Usage
 
 log = logging.getLogger("atlas.loop")
 
@@ -61,7 +61,7 @@ StepOutcome = Answered | RunAgain | NeedsApproval | BudgetStop
 class Reporter:
     """Receives progress events; subclasses post them somewhere (a Redis stream, Slack)."""
 
-    def event(self, run: RunState, kind: str, **data: Any) -> None:  # pragma: no cover - interface
+    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:  # pragma: no cover - interface
         pass
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from workers.errors import DeliveryFailed, StoppedByUser
 from workers.loop import Reporter
 from workers.runs import RunStore
-from workers.state import RunState
+from workers.state import EventKind, RunState
 
 log = logging.getLogger("atlas.reporting")
 
@@ -19,14 +19,14 @@ class StreamReporter(Reporter):
     def __init__(self, store: RunStore) -> None:
         self.store = store
 
-    def event(self, run: RunState, kind: str, **data: Any) -> None:
+    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
         self.store.publish(run.id, {"kind": kind, "status": run.status, **data})
 
 
 # Events whose delivery is the point of the run. A Slack outage is waited out inside the surface
 # (workers/delivery.py); anything else that breaks their delivery fails the job, RQ's retry re-sends
 # them, and surfaces skip what they already posted.
-MUST_DELIVER: frozenset[str] = frozenset({"answer", "paused"})
+MUST_DELIVER: frozenset[EventKind] = frozenset({"answer", "paused"})
 
 
 class FanOut(Reporter):
@@ -37,7 +37,7 @@ class FanOut(Reporter):
     def __init__(self, *reporters: Reporter) -> None:
         self.reporters = reporters
 
-    def event(self, run: RunState, kind: str, **data: Any) -> None:
+    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
         failed: list[str] = []
         stopped: StoppedByUser | None = None
         for reporter in self.reporters:

@@ -20,7 +20,7 @@ from atlas.slack_client import web_client
 from workers import assistant_threads, wording
 from workers.loop import Reporter
 from workers.slack_progress import channel_of, thread_of
-from workers.state import RunState
+from workers.state import EventKind, RunState
 
 log = logging.getLogger("atlas.slack_assistant")
 
@@ -38,7 +38,7 @@ class AssistantThreadReporter(Reporter):
     def for_settings(cls, settings: Settings) -> AssistantThreadReporter:
         return cls(web_client(settings))
 
-    def event(self, run: RunState, kind: str, **data: Any) -> None:
+    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
         if run.origin.kind != "slack" or not run.origin.channel or not run.surface.get("assistant_thread"):
             return
         if kind == "step":

@@ -14,7 +14,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -32,7 +32,7 @@ from workers.runs import RunStore
 from workers.slack_progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
 from workers.slack_render import answer_messages, classic_feedback, defuse_broadcasts
 from workers.slack_stream import AnswerStream, can_stream, streamed
-from workers.state import RunState, Turn
+from workers.state import EventKind, RunState, Turn
 
 __all__ = ["PROGRESS_MIN_INTERVAL", "SlackReporter"]
 
@@ -98,35 +98,40 @@ class SlackReporter(ChatPlatform):
 
     # -- events --------------------------------------------------------------------------------
 
-    def event(self, run: RunState, kind: str, **data: Any) -> None:
+    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
         if run.origin.kind != "slack" or not run.origin.channel:
             return
-        if kind == "step":
-            if not run.surface.get("stopped_by_user"):
-                self.progress.on_step(run, int(data.get("step") or 0))
-            if run.surface.get("stopped_by_user"):
-                raise StoppedByUser(run.id)  # at a step boundary: nothing half done
-        elif kind == "tool":
-            if run.surface.get("stopped_by_user"):
-                return
-            self.progress.on_tool(run, str(data.get("call_id")), str(data.get("name", "")), str(data.get("arguments", "")),
-                                  str(data.get("state")))
-        elif kind == "paused":
-            # "Paused" is true before the cards are posted; closing first also learns of a stop press.
-            self.progress.close(run, wording.PROGRESS_PAUSED)
-            if run.surface.get("stopped_by_user"):
-                raise StoppedByUser(run.id)  # no cards: the person asked for nothing more
-            pending = list(data.get("pending") or [])
-            self._deliver(run, "cards", lambda: self.post_approval_cards(run, pending))
-        elif kind == "answer":
-            if run.surface.get("stopped_by_user"):
-                self.progress.close(run, _closing(run))
-                self._post_stop_note(run)
-                return
-            delivered = self._deliver(run, "answer", lambda: self._stream_or_post(run))
-            # After the answer, not before: "the answer is below" only once it is (a streamed answer
-            # closed its own message).
-            self.progress.close(run, _closing(run) if delivered else wording.PROGRESS_ANSWER_UNDELIVERED)
+        match kind:
+            case "step":
+                if not run.surface.get("stopped_by_user"):
+                    self.progress.on_step(run, int(data.get("step") or 0))
+                if run.surface.get("stopped_by_user"):
+                    raise StoppedByUser(run.id)  # at a step boundary: nothing half done
+            case "tool":
+                if run.surface.get("stopped_by_user"):
+                    return
+                self.progress.on_tool(run, str(data.get("call_id")), str(data.get("name", "")), str(data.get("arguments", "")),
+                                      str(data.get("state")))
+            case "paused":
+                # "Paused" is true before the cards are posted; closing first also learns of a stop press.
+                self.progress.close(run, wording.PROGRESS_PAUSED)
+                if run.surface.get("stopped_by_user"):
+                    raise StoppedByUser(run.id)  # no cards: the person asked for nothing more
+                pending = list(data.get("pending") or [])
+                self._deliver(run, "cards", lambda: self.post_approval_cards(run, pending))
+            case "answer":
+                if run.surface.get("stopped_by_user"):
+                    self.progress.close(run, _closing(run))
+                    self._post_stop_note(run)
+                    return
+                delivered = self._deliver(run, "answer", lambda: self._stream_or_post(run))
+                # After the answer, not before: "the answer is below" only once it is (a streamed answer
+                # closed its own message).
+                self.progress.close(run, _closing(run) if delivered else wording.PROGRESS_ANSWER_UNDELIVERED)
+            case "in_doubt":
+                pass  # the gate edits the card and posts the notice through the port's methods
+            case _:
+                assert_never(kind)
 
     def _stream_or_post(self, run: RunState) -> None:
         """The answer into the streaming progress message where it can go, else as messages of its own."""

@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from atlas.text import clip
 from bot.discord import render, wording
@@ -29,7 +29,7 @@ from workers.approvals import Approval
 from workers.chat import ChatPlatform
 from workers.runs import RunStore
 from workers.slack_render import task_title
-from workers.state import PendingCall, RunState, Turn
+from workers.state import EventKind, PendingCall, RunState, Turn
 
 log = logging.getLogger("atlas.discord.surface")
 
@@ -72,25 +72,30 @@ class DiscordReporter(ChatPlatform):
 
     # -- events --------------------------------------------------------------------------------
 
-    def event(self, run: RunState, kind: str, **data: Any) -> None:
+    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
         if run.origin.kind != "discord" or not run.origin.channel:
             return
-        if kind == "step":
-            self._step = int(data.get("step") or 0)
-            self._progress(run, force=True)
-        elif kind == "tool":
-            status = TASK_STATUS.get(str(data.get("state")), "in_progress")
-            self._tasks[str(data.get("call_id"))] = (task_title(str(data.get("name", "")), str(data.get("arguments", ""))), status)
-            self._dirty = True
-            self._progress(run, force=False)
-        elif kind == "paused":
-            self._close_progress(run, wording.PROGRESS_PAUSED)
-            self.post_cards(run, list(data.get("pending") or []))
-        elif kind == "answer":
-            closing = wording.PROGRESS_FAILED if run.status == "failed" else wording.PROGRESS_DONE.format(
-                steps=len(run.steps), step_word=common.steps_word(len(run.steps)))
-            self._close_progress(run, closing)
-            self.post_answer(run)
+        match kind:
+            case "step":
+                self._step = int(data.get("step") or 0)
+                self._progress(run, force=True)
+            case "tool":
+                status = TASK_STATUS.get(str(data.get("state")), "in_progress")
+                self._tasks[str(data.get("call_id"))] = (task_title(str(data.get("name", "")), str(data.get("arguments", ""))), status)
+                self._dirty = True
+                self._progress(run, force=False)
+            case "paused":
+                self._close_progress(run, wording.PROGRESS_PAUSED)
+                self.post_cards(run, list(data.get("pending") or []))
+            case "answer":
+                closing = wording.PROGRESS_FAILED if run.status == "failed" else wording.PROGRESS_DONE.format(
+                    steps=len(run.steps), step_word=common.steps_word(len(run.steps)))
+                self._close_progress(run, closing)
+                self.post_answer(run)
+            case "in_doubt":
+                pass  # the gate edits the card and posts the notice through the port's methods
+            case _:
+                assert_never(kind)
 
     # -- where the run's messages go -----------------------------------------------------------
 
