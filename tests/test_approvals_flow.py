@@ -13,7 +13,7 @@ from tests.approvals_harness import ASKER, CHANNEL, MAINTAINER, STRANGER, decisi
 from tests.processes import wait_for
 from tests.standins.responses_api import Call, reply_calls, reply_text
 from workers import approvals, audit, ledger
-from workers.gate import DECLINED
+from workers.instructions import DECLINED
 from workers.jobs import continue_run
 
 

@@ -25,6 +25,7 @@ from tools.context import ToolContext
 from tools.dispatch import ToolOutput, execute, validate
 from workers import approvals, audit, ledger
 from workers.approvals import Approval
+from workers.instructions import DECLINED, EXPIRED, IN_DOUBT, MISSING
 from workers.loop import Agent, Reporter
 from workers.state import PendingCall, RunState
 
@@ -32,14 +33,6 @@ if TYPE_CHECKING:
     from workers.parts import WorkerParts
 
 log = logging.getLogger("atlas.gate")
-
-DECLINED = "Error: declined by @{name}.\nHint: Do not retry it. Tell the user it was declined and answer with what you have."
-EXPIRED = ("Error: nobody approved this in time, so it did not run.\n"
-           "Hint: Tell the user the action was not taken; they can ask again.")
-IN_DOUBT = ("Error: Atlas was interrupted while running this after it was approved, so it may or may not have "
-            "happened. It was not retried.\nHint: Tell the user a maintainer should check the issue by hand.")
-MISSING = "Error: the approval record of this call was lost, so it did not run.\nHint: Tell the user to ask again."
-
 
 def pause(rt: WorkerParts, run: RunState) -> None:
     """Open the paused step's approvals and schedule their expiry (the loop's `on_pause` hook)."""

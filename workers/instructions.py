@@ -64,3 +64,11 @@ SETTINGS_MISMATCH = (
     "A worker with different settings (model, data folder or budgets) than the process that took this "
     "question picked it up, so it did not answer. Restart the workers with the same settings, then ask again."
 )
+
+# What the model reads for an approval-gated call that did not run as asked (workers/gate.py).
+DECLINED = "Error: declined by @{name}.\nHint: Do not retry it. Tell the user it was declined and answer with what you have."
+EXPIRED = ("Error: nobody approved this in time, so it did not run.\n"
+           "Hint: Tell the user the action was not taken; they can ask again.")
+IN_DOUBT = ("Error: Atlas was interrupted while running this after it was approved, so it may or may not have "
+            "happened. It was not retried.\nHint: Tell the user a maintainer should check the issue by hand.")
+MISSING = "Error: the approval record of this call was lost, so it did not run.\nHint: Tell the user to ask again."
