@@ -22,6 +22,7 @@ from workers.queueing import enqueue
 
 log = logging.getLogger("atlas.expiry")
 
+
 def expire_step(run_id: str, step: int) -> int:
     """RQ job: expire what is still undecided, edit those cards, make sure the resume is queued."""
     rt = runtime.current()
