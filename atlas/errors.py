@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
+# Why a GitHub request failed (atlas/github_client.py maps githubkit's errors to these).
+GitHubFailureKind = Literal["auth", "permission", "not_found", "invalid", "rate_limited", "unavailable"]
+
 
 class ConfigError(ValueError):
     """A setting is missing or malformed: the operator's fault, reported before anything starts."""
@@ -17,3 +23,16 @@ class EmbeddedRedisError(RuntimeError):
 
 class GitHubConfigError(ValueError):
     """No credentials, or credentials githubkit refuses: the operator's to fix before anything runs."""
+
+
+@dataclass
+class GitHubFailure(Exception):
+    """A GitHub request that failed, as a kind and a sentence a maintainer can act on."""
+
+    kind: GitHubFailureKind
+    message: str
+    status: int | None = None
+    retry_after: float | None = None
+
+    def __str__(self) -> str:
+        return self.message

@@ -9,9 +9,8 @@ githubkit's HTTP cache and automatic retries are off: the sync keeps its own ETa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 from githubkit import AppAuthStrategy, GitHub, TokenAuthStrategy
@@ -24,29 +23,15 @@ from githubkit.exception import (
     RequestTimeout,
 )
 
-from atlas.errors import GitHubConfigError
+from atlas.errors import GitHubConfigError, GitHubFailure
 from atlas.project_settings import GitHubSettings
 
 USER_AGENT = "atlas-maintainer-bot"
 TIMEOUT_SECONDS = 15.0
-Kind = Literal["auth", "permission", "not_found", "invalid", "rate_limited", "unavailable"]
 # What each kind of access needs on a fine-grained token or a GitHub App installation.
 READ_ISSUES = "Issues: read"
 WRITE_ISSUES = "Issues: read and write"
 READ_CONTENTS = "Contents: read"
-
-
-@dataclass
-class GitHubFailure(Exception):
-    """A GitHub request that failed, as a kind and a sentence a maintainer can act on."""
-
-    kind: Kind
-    message: str
-    status: int | None = None
-    retry_after: float | None = None
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def client(gh: GitHubSettings) -> GitHub[Any]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from atlas.errors import GitHubConfigError
-from atlas.github_client import GitHubFailure, client
+from atlas.errors import GitHubConfigError, GitHubFailure
+from atlas.github_client import client
 from atlas.settings import Settings
 
 

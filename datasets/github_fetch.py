@@ -17,7 +17,8 @@ from typing import Any
 from githubkit import GitHub
 from githubkit.exception import GitHubException, RateLimitExceeded, RequestFailed
 
-from atlas.github_client import GitHubFailure, failure, retry_after
+from atlas.errors import GitHubFailure
+from atlas.github_client import failure, retry_after
 from datasets.github_store import Store
 from datasets.sync_progress import Progress
 

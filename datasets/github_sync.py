@@ -22,7 +22,8 @@ from typing import Any
 
 from githubkit import GitHub
 
-from atlas.github_client import READ_ISSUES, GitHubFailure
+from atlas.errors import GitHubFailure
+from atlas.github_client import READ_ISSUES
 from atlas.project_settings import GitHubSettings
 from datasets.github_docs import sync_docs
 from datasets.github_fetch import Fetcher

@@ -23,7 +23,8 @@ from typing import Any, TypeVar, cast
 from githubkit import GitHub, Response
 from githubkit.exception import GitHubException, RequestFailed
 
-from atlas.github_client import READ_ISSUES, WRITE_ISSUES, GitHubFailure, failure, retry_after
+from atlas.errors import GitHubFailure
+from atlas.github_client import READ_ISSUES, WRITE_ISSUES, failure, retry_after
 from atlas.project_settings import GitHubSettings
 from datasets import github_index, github_store
 from tools.errors import TrackerError, TrackerUnavailable
