@@ -36,3 +36,7 @@ class GitHubFailure(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class Unavailable(Exception):
+    """A service Atlas needs (Slack's Web API, the model API) cannot be reached: one line for the operator."""

@@ -11,15 +11,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
-from atlas.errors import ConfigError
+from atlas.errors import ConfigError, Unavailable
 
 CONFIG_EXIT = 2  # fix a setting or the data, then run again
 UNAVAILABLE_EXIT = 1  # a service is down or unreachable; running again later may work
 INTERRUPTED_EXIT = 130
-
-
-class Unavailable(Exception):
-    """A service Atlas needs (Slack's Web API, the model API) cannot be reached: one line for the operator."""
 
 
 def explain(exc: BaseException, *, redis_at: str | None) -> tuple[str, int]:

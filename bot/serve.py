@@ -28,8 +28,7 @@ from waitress import create_server
 from waitress.server import BaseWSGIServer, MultiSocketServer
 
 from atlas.connection import redis_url
-from atlas.errors import ConfigError
-from atlas.failures import Unavailable
+from atlas.errors import ConfigError, Unavailable
 from atlas.settings import Settings
 from atlas.slack_client import TIMEOUT_SECONDS, api_url
 from bot.app import create_app
