@@ -21,7 +21,6 @@ from rq import Queue, Worker
 from atlas import home
 from atlas.connection import connect
 from atlas.settings import Settings
-from bot.wording import steps_word
 from tools import open_corpus
 from workers.queueing import settings_queue, submit
 from workers.runs import RunStore

@@ -24,6 +24,8 @@ from typing import Literal, cast
 
 import redis
 
+from atlas.lua import run_script
+
 PENDING_TTL_SECONDS = 30  # shorter than Slack's first delayed retry (about a minute)
 CONFIRMED_TTL_SECONDS = 24 * 3600  # Slack stops retrying after a few minutes
 ENQUEUED = "enqueued"
@@ -86,7 +88,7 @@ class Claimed:
 
 def claim(conn: redis.Redis, c: Claim, *, run_key: str, thread_key: str) -> Claimed:
     """Try to own the message. Raises redis.RedisError when Redis is unreachable (nothing claimed)."""
-    reply = conn.eval(_CLAIM, len(c.keys) + 2, *c.keys, run_key, thread_key, c.token, PENDING_TTL_SECONDS, ENQUEUED, len(c.keys))
+    reply = run_script(conn, _CLAIM, [*c.keys, run_key, thread_key], [c.token, PENDING_TTL_SECONDS, ENQUEUED, len(c.keys)])
     head = reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
     return Claimed(cast(ClaimOutcome, head), tuple(reply[1:]))  # the script returns one of the outcomes
 
@@ -100,6 +102,6 @@ def confirm(pipe: redis.client.Pipeline | redis.Redis, c: Claim) -> None:
 def release(conn: redis.Redis, c: Claim) -> None:
     """Give the claim back after a failed enqueue, so Slack's retry can take it (best effort)."""
     try:
-        conn.eval(_RELEASE, len(c.keys), *c.keys, c.token)
+        run_script(conn, _RELEASE, c.keys, [c.token])
     except redis.RedisError:
         pass  # it expires after PENDING_TTL_SECONDS anyway

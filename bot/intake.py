@@ -11,11 +11,12 @@ inside the script, and the job hash comes from RQ's own layout (workers/job_hash
 from __future__ import annotations
 
 import time
-from typing import Literal
+from typing import Literal, cast
 
 import redis
 from redis.commands.core import Script
 
+from atlas.connection import text
 from bot.claims import CONFIRMED_TTL_SECONDS, ENQUEUED, Claim
 from workers.job_hash import JobTemplate
 from workers.runs import RUN_TTL_SECONDS, run_key
@@ -82,4 +83,4 @@ class Intake:
             head = run.model_dump_json(exclude={"history"})
             args += ["1", head[:-1], RUN_TTL_SECONDS, self.template.job_id(run_id), *self.template.per_run(run_id)]
         reply = self.script(keys=keys, args=args)
-        return reply.decode() if isinstance(reply, bytes) else reply  # type: ignore[no-any-return]
+        return cast(IntakeOutcome, text(reply))  # the script returns one of the outcomes

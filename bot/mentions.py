@@ -28,7 +28,7 @@ from bot.spool import Drainer
 from workers import conversations, wording
 from workers.errors import RunNotFound
 from workers.job_hash import JobTemplate
-from workers.runs import RunNotFound, RunStore
+from workers.runs import RunStore
 from workers.state import Origin, RunState
 
 log = logging.getLogger("atlas.bot.mentions")

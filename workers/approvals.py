@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import redis
 from pydantic import BaseModel
@@ -169,7 +169,8 @@ def record_decision(conn: redis.Redis, current: Approval, decision: Decision, de
     (True for exactly one caller per step). `current`: the record as loaded (it names the step's keys)."""
     keys = [approval_key(current.pending_id), step_key(current.run_id, current.step), AUDIT_KEY]
     reply = [text(r) if isinstance(r, bytes) else r for r in run_script(conn, _DECIDE, keys, [decision, decider, decider_name])]
-    return reply[0], len(reply) > 1 and reply[1] == "1"
+    outcome = cast(Literal["decided", "stale", "missing"], reply[0])  # the script returns one of these
+    return outcome, len(reply) > 1 and reply[1] == "1"
 
 
 def decide(conn: redis.Redis, pending_id: str, decision: Decision, decider: str, decider_name: str = "") -> Decided | Stale | Missing:
