@@ -21,7 +21,6 @@ from rq import Queue, Worker
 from atlas import home
 from atlas.connection import connect
 from atlas.settings import Settings
-from tools import open_corpus
 from workers.queueing import settings_queue, submit
 from workers.runs import RunStore
 from workers.state import Origin, RunState
@@ -43,6 +42,7 @@ def ensure_worker(settings: Settings, queue: Queue) -> subprocess.Popen[bytes] |
     after the settings), so a warm ask skips the 0.3 s of building the docs index."""
     if Worker.all(queue=queue):
         return None
+    from tools import open_corpus  # only here: the tools package costs a warm ask 60 ms of imports
 
     open_corpus(settings.data_dir)
     log_path = worker_log(settings)
