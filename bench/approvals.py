@@ -39,6 +39,7 @@ from atlas import embedded_redis
 from bench.measure import percentile, wait
 from bench.report import Table
 from bench.slack_load import burst, request_bytes
+from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from datasets import tracker_journal
 from tests.processes import atlas_process, free_port, serving
 from tests.standins.responses_api import ScriptedModel
@@ -46,7 +47,6 @@ from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, block_action, mention, sign
 from tests.standins.turns import call_outputs, last_user_text, reply_calls, reply_text
 from workers import approvals, audit, ledger
-from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
 from workers.queueing import submit
 from workers.runs import RunStore
 from workers.state import Origin

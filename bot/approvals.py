@@ -21,8 +21,9 @@ from slack_bolt import App, BoltResponse
 
 from bot.deps import Deps
 from bot.ephemeral import tell_clicker
-from workers import approval_cards, approvals, wording
-from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
+from bot.slack import cards as approval_cards
+from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
+from workers import approvals, wording
 from workers.approvals import Decision
 from workers.approvers import Directory, Policy, SlackDirectory, may_decide
 from workers.queueing import resume_if_waiting

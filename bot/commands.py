@@ -24,8 +24,8 @@ from slack_sdk.models.blocks import (
 
 from bot.deps import Deps
 from bot.lookups import Lookup, Result, Usage, parse
+from bot.slack.render import escape, source_link
 from workers import wording
-from workers.slack_render import escape, source_link
 
 log = logging.getLogger("atlas.bot.commands")
 

@@ -18,8 +18,8 @@ from atlas.connection import text
 from atlas.lua import run_script
 from bot.deps import Deps
 from bot.ephemeral import tell_clicker
+from bot.slack.render import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
 from workers import wording
-from workers.slack_render import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
 
 log = logging.getLogger("atlas.bot.feedback")
 

@@ -16,6 +16,8 @@ from rq.job import Job
 from slack_sdk import WebClient
 
 from atlas.settings import Settings
+from bot.slack import cards as approval_cards
+from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from datasets import tracker_db, tracker_journal
 from tests.approvals_data import make_data
 from tests.processes import REPO, wait_for, worker_process
@@ -25,8 +27,7 @@ from tests.standins.slack_events import SECRET, block_action, mention
 from tests.standins.slack_fixtures import RunningBot, start_bot
 from tools.issue_store import IssueStore
 from tools.tracker import demo_tracker
-from workers import approval_cards, approvals
-from workers.approval_cards import APPROVE_ACTION, DENY_ACTION
+from workers import approvals
 from workers.queueing import job_id
 from workers.runs import RunStore
 from workers.state import Origin, PendingCall, RunState

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tools.tracker import IssueRef
-from workers.approval_cards import (
+from bot.slack.cards import (
     APPROVE_ACTION,
     DENY_ACTION,
     CardView,
@@ -15,6 +14,7 @@ from workers.approval_cards import (
     stated_reason,
     untrusted_reads,
 )
+from tools.tracker import IssueRef
 from workers.approvals import Approval
 from workers.state import RunState
 

@@ -136,7 +136,7 @@ def test_cli_sync_unknown_repository_is_one_line(api: GitHubAPI, tmp_path: Path,
 
 
 def test_synced_docs_link_to_their_page_on_github(api: GitHubAPI, tmp_path: Path) -> None:
-    from workers.slack_render import sources_text
+    from bot.slack.render import sources_text
 
     settings = settings_for(api, tmp_path)
     run_sync(api, settings)

@@ -30,10 +30,10 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
     # atlas/failures.py explains a start-up failure in one line, for the roots and the commands.
     (WIRING, ("workers.runtime", "workers.platforms", "workers.jobs", "workers.expiry", "workers.github_jobs",
               "workers.worker", "bot.serve", "bot.app", "bot.discord.endpoint", "atlas.failures")),
-    # Front ends: chat platforms, inbound (bot/) and outbound (a run's Slack surface in workers/).
-    # atlas/slack_client.py builds the Slack WebClient: a front-end part that still sits in atlas/.
-    (FRONT, ("bot.", "atlas.slack_client", "workers.approval_cards", "workers.assistant_threads", "workers.delivery",
-             "workers.markdown_split", "workers.slack_")),
+    # Front ends: chat platforms, inbound (bot/, bot/discord/) and outbound (a run's Slack thread in
+    # bot/slack/, its Discord thread in bot/discord/). atlas/slack_client.py builds the Slack WebClient:
+    # a front-end part that still sits in atlas/.
+    (FRONT, ("bot.", "atlas.slack_client")),
     # The domain core: the agent (loop, budgets, context window, model adapters, offline model), approvals,
     # runs and their queue. It knows the chat platforms only through the port (workers/chat.py).
     (CORE, ("workers.",)),
@@ -160,7 +160,7 @@ def test_the_checks_see_a_circle_and_an_upward_import() -> None:
     planted = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}
     assert circles(planted) == [["a", "b", "c"]]
     assert layer("atlas.settings") == FLOOR and layer("workers.gate") == CORE and layer("bot.mentions") == FRONT
-    assert layer("workers.slack_surface") == FRONT and layer("workers.runtime") == WIRING and layer("atlas.cli") == COMMANDS
+    assert layer("bot.slack.surface") == FRONT and layer("workers.runtime") == WIRING and layer("atlas.cli") == COMMANDS
 
 
 def test_every_module_is_in_a_layer(graph: dict[str, dict[str, int]]) -> None:

@@ -13,6 +13,7 @@ from rq import Queue
 from atlas.errors import ConfigError
 from atlas.project_settings import PROJECT_ASSISTANT_PROMPTS
 from atlas.settings import DEFAULT_ASSISTANT_PROMPTS, Settings
+from bot.slack import assistant_threads
 from tests.processes import wait_for
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import (
@@ -23,7 +24,7 @@ from tests.standins.slack_events import (
 )
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
 from tests.tools_dataset import make_dataset
-from workers import assistant_threads, wording
+from workers import wording
 from workers.runs import RunStore
 from workers.state import RunState
 
@@ -121,8 +122,8 @@ def test_assistant_prompts_setting_reads_a_bar_separated_list_of_at_most_four() 
 
 def test_the_plain_feedback_buttons_vote_like_slacks_feedback_buttons(bot: RunningBot, redis_conn: redis.Redis) -> None:
     from bot import feedback
+    from bot.slack.render import FEEDBACK_BUTTON_ACTIONS
     from tests.standins.slack_events import block_action
-    from workers.slack_render import FEEDBACK_BUTTON_ACTIONS
 
     run_id = "0123456789abcdef"
     for action_id, user in zip(FEEDBACK_BUTTON_ACTIONS, ("U0ALICE", "U0BOB")):

@@ -7,13 +7,13 @@ import json
 
 import redis
 
+from bot.slack.stream import SEPARATOR
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SlackSender, assistant_message, assistant_thread_started, mention
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.test_slack_e2e import _burst, env, serve  # noqa: F401  (the e2e fixtures: atlas serve + env)
 from workers import instructions, wording
 from workers.runs import RunStore
-from workers.slack_stream import SEPARATOR
 from workers.state import RunState
 
 DM, THREAD = "D0ALICE", "1700030000.000100"

@@ -8,9 +8,9 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.markdown_split import split_markdown
+from bot.slack.render import MARKDOWN_LIMIT, answer_messages, source_link, sources_text, task_title
 from workers import wording
-from workers.markdown_split import split_markdown
-from workers.slack_render import MARKDOWN_LIMIT, answer_messages, source_link, sources_text, task_title
 from workers.state import Origin, RunState, StepRecord, Usage
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")

@@ -9,12 +9,12 @@ import redis
 from slack_sdk.errors import SlackApiError
 
 from atlas.settings import Settings
+from bot.slack.stream import PIECE_CHARS, SEPARATOR, pieces
+from bot.slack.surface import SlackReporter
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from workers import wording
 from workers.runs import RunStore
-from workers.slack_stream import PIECE_CHARS, SEPARATOR, pieces
-from workers.slack_surface import SlackReporter
 from workers.state import Origin, RunState, StepRecord
 
 DM, THREAD = "D0ALICE", "1700050000.000100"
@@ -136,7 +136,7 @@ def test_pieces_cut_after_line_breaks_and_cover_the_rest_exactly() -> None:
 def test_where_slack_refuses_the_feedback_block_the_answer_has_plain_feedback_buttons(redis_conn: redis.Redis) -> None:
     """The stream's stop is refused for its feedback block: the same message gets the answer with two plain
     buttons, whose clicks bot/feedback.py counts like Slack's feedback buttons."""
-    from workers.slack_render import FEEDBACK_BUTTON_ACTIONS
+    from bot.slack.render import FEEDBACK_BUTTON_ACTIONS
 
     with SlackAPI(context_actions=False) as api:
         run = _run(redis_conn)

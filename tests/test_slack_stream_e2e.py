@@ -10,6 +10,7 @@ from pathlib import Path
 
 import redis
 
+from bot.slack.stream import PIECE_CHARS, SEPARATOR
 from tests.processes import wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
@@ -19,7 +20,6 @@ from tests.standins.turns import reply_text
 from tests.test_slack_e2e import env, serving_app  # noqa: F401  (the e2e environment and atlas serve)
 from workers import wording
 from workers.runs import RunStore
-from workers.slack_stream import PIECE_CHARS, SEPARATOR
 from workers.state import RunState
 
 DM = "D0ALICE"

@@ -8,12 +8,12 @@ import pytest
 import redis
 
 from atlas.settings import Settings
+from bot.slack.surface import PROGRESS_MIN_INTERVAL, SlackReporter
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from workers import conversations, wording
 from workers.errors import StoppedByUser
 from workers.runs import RunStore
-from workers.slack_surface import PROGRESS_MIN_INTERVAL, SlackReporter
 from workers.state import Origin, RunState, StepRecord
 
 CHANNEL, THREAD = "C0GENERAL", "1700000000.000100"
@@ -202,7 +202,7 @@ def test_blocks_slack_refuses_fall_back_to_text(slack_api: SlackAPI, redis_conn:
 def test_a_paused_run_closes_progress_and_hands_the_pending_calls_to_the_approval_cards(
     slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workers import approval_cards
+    from bot.slack import cards as approval_cards
 
     handed: list[tuple[object, str, list]] = []
     monkeypatch.setattr(approval_cards, "post", lambda client, run, pending, **_: handed.append((client, run.id, pending)))
@@ -251,7 +251,7 @@ def test_a_stream_the_person_stops_ends_the_run_with_one_short_note(slack_api: S
 
 
 def test_a_stop_pressed_before_the_cards_post_none(slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers import approval_cards
+    from bot.slack import cards as approval_cards
 
     monkeypatch.setattr(approval_cards, "post", lambda *a, **k: pytest.fail("a card was posted after the stop"))
     reporter, run = _reporter(slack_api, redis_conn, Clock()), _run(redis_conn)
@@ -335,7 +335,7 @@ def test_the_stand_in_holds_streams_to_slacks_rules(slack_api: SlackAPI) -> None
 def test_an_approval_card_waits_out_a_slack_outage_and_the_run_stays_paused(
     slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workers import approval_cards
+    from bot.slack import cards as approval_cards
 
     def post(client, run, pending, **_):  # noqa: ANN001 - the real signature's shape (conn, tracker by keyword); one plain card per call
         for call in pending:

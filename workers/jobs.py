@@ -25,7 +25,7 @@ def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
     if platform is None:
         return StreamReporter(rt.store)
     if run.origin.kind == "slack":
-        from workers.slack_assistant import AssistantThreadReporter
+        from bot.slack.assistant_reporter import AssistantThreadReporter
 
         return FanOut(StreamReporter(rt.store), platform, AssistantThreadReporter.for_settings(rt.settings))
     return FanOut(StreamReporter(rt.store), platform)
@@ -55,7 +55,7 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
         return run.status
     agent = rt.agent(reporter)  # the loop settles cost and sources before its "answer" event
     if run.origin.kind == "slack":
-        from workers.slack_assistant import attach_context
+        from bot.slack.assistant_reporter import attach_context
 
         attach_context(rt.conn, run)  # asked in Slack's assistant view: the channel the person is viewing
     try:

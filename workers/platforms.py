@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.discord.surface import DiscordReporter
+from bot.slack.surface import SlackReporter
 from workers.chat import ChatPlatform
-from workers.slack_surface import SlackReporter
 
 if TYPE_CHECKING:
     from atlas.settings import Settings

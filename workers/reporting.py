@@ -24,7 +24,7 @@ class StreamReporter(Reporter):
 
 
 # Events whose delivery is the point of the run. A Slack outage is waited out inside the surface
-# (workers/delivery.py); anything else that breaks their delivery fails the job, RQ's retry re-sends
+# (bot/slack/delivery.py); anything else that breaks their delivery fails the job, RQ's retry re-sends
 # them, and surfaces skip what they already posted.
 MUST_DELIVER: frozenset[EventKind] = frozenset({"answer", "paused"})
 

@@ -2,7 +2,7 @@
 
 Pure functions from a run to message payloads (`content` plus `components`). A message's content
 holds at most 2,000 characters: answers are split on paragraph and code-fence boundaries
-(workers/markdown_split.py), and the sources, footer and feedback buttons go on the last part.
+(bot/markdown_split.py), and the sources, footer and feedback buttons go on the last part.
 Text that comes from outside (issue titles, labels, tool output, names) is escaped for Discord's
 Markdown; the answer itself is the model's Markdown and is sent as it is (mentions never ping:
 the REST client sets `allowed_mentions` to none on every message).
@@ -16,8 +16,8 @@ from typing import Any
 
 from atlas.text import clip
 from bot.discord import wording
+from bot.markdown_split import split_markdown
 from workers import wording as common
-from workers.markdown_split import split_markdown
 from workers.sources import source_url
 from workers.state import RunState
 from workers.visible_text import reveal_bidi

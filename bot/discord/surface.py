@@ -22,13 +22,14 @@ from typing import Any, assert_never
 from atlas.text import clip
 from bot.discord import render, wording
 from bot.discord.rest import DiscordError, DiscordREST, rest_client
+from bot.slack import cards as approval_cards
+from bot.slack.render import task_title
 from tools.tracker import demo_tracker
-from workers import approval_cards, approvals, conversations
+from workers import approvals, conversations
 from workers import wording as common
 from workers.approvals import Approval
 from workers.chat import ChatPlatform
 from workers.runs import RunStore
-from workers.slack_render import task_title
 from workers.state import EventKind, PendingCall, RunState, Turn
 
 log = logging.getLogger("atlas.discord.surface")

@@ -1,4 +1,4 @@
-"""The run's Slack thread: live progress while it works (workers/slack_progress.py), then the answer,
+"""The run's Slack thread: live progress while it works (bot/slack/progress.py), then the answer,
 posted exactly once. When the person presses stop (`stopped_by_user`), the run ends at its next step
 boundary and the thread gets one short note instead of anything more.
 
@@ -21,17 +21,18 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from atlas.settings import Settings
 from atlas.slack_client import error_code, error_details, web_client
+from bot.slack import cards as approval_cards
+from bot.slack.delivery import Patience, Undeliverable, deliver
+from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
+from bot.slack.render import answer_messages, classic_feedback, defuse_broadcasts
+from bot.slack.stream import AnswerStream, can_stream, streamed
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
-from workers import approval_cards, conversations, wording
+from workers import conversations, wording
 from workers.approvals import Approval
 from workers.chat import ChatPlatform
-from workers.delivery import Patience, Undeliverable, deliver
 from workers.errors import StoppedByUser
 from workers.runs import RunStore
-from workers.slack_progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
-from workers.slack_render import answer_messages, classic_feedback, defuse_broadcasts
-from workers.slack_stream import AnswerStream, can_stream, streamed
 from workers.state import EventKind, RunState, Turn
 
 __all__ = ["PROGRESS_MIN_INTERVAL", "SlackReporter"]
@@ -141,7 +142,7 @@ class SlackReporter(ChatPlatform):
     # -- the answer ----------------------------------------------------------------------------
 
     def stream_answer(self, run: RunState) -> bool:
-        """Where the progress message streams, the answer goes into it (workers/slack_stream.py).
+        """Where the progress message streams, the answer goes into it (bot/slack/stream.py).
         False when it must be posted instead, as a message of its own."""
         if streamed(run):
             self._record_turn(run)  # a re-delivery: the answer is there already

@@ -24,8 +24,8 @@ from slack_sdk.models.blocks import (
 )
 
 from atlas.text import clip
+from bot.markdown_split import split_markdown
 from workers import wording
-from workers.markdown_split import split_markdown
 from workers.sources import source_url
 from workers.state import RunState
 

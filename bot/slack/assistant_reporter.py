@@ -1,6 +1,6 @@
 """A run in a thread of Slack's assistant view: the thread's title and the status line while it works.
 
-Only for runs asked in a thread the bot recorded as an assistant thread (workers/assistant_threads.py,
+Only for runs asked in a thread the bot recorded as an assistant thread (bot/slack/assistant_threads.py,
 marked on the run by `attach_context`); mentions and DMs are left exactly as they are. The title comes from the thread's first question; the status says
 what the run is doing ("is searching issues...") and changes only when that changes. Both are
 cosmetic: a refusal from Slack or a Redis hiccup is logged, never raised, so the answer is unaffected.
@@ -17,9 +17,10 @@ from slack_sdk.errors import SlackClientError
 
 from atlas.settings import Settings
 from atlas.slack_client import web_client
-from workers import assistant_threads, wording
+from bot.slack import assistant_threads
+from bot.slack.progress import channel_of, thread_of
+from workers import wording
 from workers.loop import Reporter
-from workers.slack_progress import channel_of, thread_of
 from workers.state import EventKind, RunState
 
 log = logging.getLogger("atlas.slack_assistant")

@@ -35,13 +35,13 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
 from atlas.text import clip
+from bot.slack.progress import channel_of
+from bot.slack.render import escape
 from tools.errors import TrackerUnavailable
 from tools.tracker import IssueRef, Tracker
 from workers import approvals, wording
 from workers.approvals import Approval
 from workers.compaction import text_of
-from workers.slack_progress import channel_of
-from workers.slack_render import escape
 from workers.state import PendingCall, RunState
 from workers.visible_text import has_bidi, reveal_bidi
 

@@ -21,9 +21,9 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.models.messages.chunk import MarkdownTextChunk, TaskUpdateChunk
 
 from atlas.slack_client import error_code
+from bot.slack.render import placeholder_text, task_title
 from workers import wording
 from workers.runs import RunStore
-from workers.slack_render import placeholder_text, task_title
 from workers.state import RunState
 
 log = logging.getLogger("atlas.slack_surface")

@@ -7,7 +7,7 @@ What has been streamed is kept in the run (`answer_streamed`: characters of the 
 saved after each append), so a retried job (the worker died, Slack failed for a while) continues the
 same message from there, or, if Slack no longer streams it, finishes that same message by ts. It
 never starts a second one. Where there is no open stream (Slack would not stream here, the answer is
-too long for one message, the run failed), the answer is posted as before (workers/slack_surface.py).
+too long for one message, the run failed), the answer is posted as before (bot/slack/surface.py).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.models.messages.chunk import MarkdownTextChunk
 
 from atlas.slack_client import error_code
-from workers.delivery import transient
+from bot.slack.delivery import transient
+from bot.slack.render import answer_tail, streamed_answer
 from workers.runs import RunStore
-from workers.slack_render import answer_tail, streamed_answer
 from workers.state import RunState
 
 log = logging.getLogger("atlas.slack_stream")
