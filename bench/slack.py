@@ -186,7 +186,7 @@ def ack_latency(rows: list[tuple[list[object], list[str], bool]]) -> Table:
         notes=["floor: a Bolt app answering every mention from a listener middleware (bench/ack_floor.py): same signed "
                "requests, same waitress server and process model, no Redis",
                "each Atlas ack verifies the signature, then claims the message, records the run and enqueues its job "
-               "in one Redis round trip (bot/intake.py)",
+               "in one Redis round trip (bot/slack/intake.py)",
                "workers are stopped in this phase; after every burst (both sides) the bot's delayed 'looking into it' "
                f"statuses for still-queued runs are let through ({STATUS_WAIT_SECONDS:.1f} s)",
                f"on {os.cpu_count()} cores shared with Redis and the load generator (one thread, non-blocking sockets, "

@@ -18,9 +18,9 @@ from slack_sdk import WebClient
 from atlas.connection import connect
 from atlas.settings import Settings
 from atlas.slack_client import web_client
-from bot.delayed import Delayed
 from bot.lookups import Lookups
-from bot.spool import Drainer, Spool
+from bot.slack.delayed import Delayed
+from bot.slack.spool import Drainer, Spool
 
 # redis-py's defaults take seconds to give up on an unreachable server; Slack allows 3 s in all.
 REDIS_TIMEOUT_SECONDS = 0.5
@@ -40,8 +40,8 @@ class Deps:
     lookups: Lookups
     background: Executor = field(default_factory=lambda: ThreadPoolExecutor(BACKGROUND_THREADS, thread_name_prefix="atlas-bg"))
     delayed: Delayed | None = None
-    spool: Spool | None = None  # questions kept on disk while Redis is down (bot/spool.py)
-    drainer: Drainer | None = None  # started by bot.mentions.register
+    spool: Spool | None = None  # questions kept on disk while Redis is down (bot/slack/spool.py)
+    drainer: Drainer | None = None  # started by bot.slack.mentions.register
     _noted: OrderedDict[str, None] = field(default_factory=OrderedDict)
     _noted_lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -17,7 +17,7 @@ from slack_bolt import Ack, App
 from atlas.connection import text
 from atlas.lua import run_script
 from bot.deps import Deps
-from bot.ephemeral import tell_clicker
+from bot.slack.ephemeral import tell_clicker
 from bot.slack.render import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
 from workers import wording
 

@@ -31,7 +31,7 @@ from atlas.connection import redis_url
 from atlas.errors import ConfigError, Unavailable
 from atlas.settings import Settings
 from atlas.slack_client import TIMEOUT_SECONDS, api_url
-from bot.app import create_app
+from bot.slack.app import create_app
 
 log = logging.getLogger("atlas.bot.serve")
 

@@ -63,9 +63,9 @@ def test_twins_in_flight_at_once_through_the_bot_give_one_run_and_one_job(
     bot: RunningBot, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch  # noqa: F811
 ) -> None:
     """The first delivery is held just before its intake until the twin has been answered, so the
-    two are certainly in flight together. The intake is one atomic script (bot/intake.py): the twin
+    two are certainly in flight together. The intake is one atomic script (bot/slack/intake.py): the twin
     takes the message, the held delivery then finds it taken; each is a signed request to the server."""
-    import bot.mentions as mentions_module
+    import bot.slack.mentions as mentions_module
 
     real = mentions_module.record_and_enqueue
     twin_answered = threading.Event()

@@ -12,8 +12,8 @@ import redis
 from rq import Queue
 
 from atlas.settings import Settings
-from bot.app import create_app
 from bot.serve import http_server
+from bot.slack.app import create_app
 from datasets.github_store import Store
 from tests.github_harness import exported, run_sync
 from tests.processes import wait_for, worker_process

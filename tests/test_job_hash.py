@@ -1,7 +1,7 @@
 """The run's job as the intake script writes it is the job `Queue.enqueue` would have written.
 
 The bot writes a run's RQ job hash itself, from a template (workers/job_hash.py), in the same
-script as the claim and the run record (bot/intake.py). These tests fail if RQ's layout drifts
+script as the claim and the run record (bot/slack/intake.py). These tests fail if RQ's layout drifts
 from the template: field by field against a real `enqueue`, read back with RQ's `Job.fetch`, and
 executed by a real `atlas worker` process.
 """
@@ -18,7 +18,7 @@ from rq.job import Job, JobStatus
 from rq.utils import utcparse
 
 from bot.claims import message_claim
-from bot.intake import Intake
+from bot.slack.intake import Intake
 from tests.processes import wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import reply_text

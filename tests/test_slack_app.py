@@ -30,9 +30,9 @@ FORBIDDEN = ("Traceback", "xoxb-", "Exception", "Error:")
 @pytest.fixture(autouse=True)
 def quick_status(monkeypatch: pytest.MonkeyPatch) -> None:
     """The "looking into it" status waits for a worker to start the run; no worker runs here."""
-    import bot.mentions
+    import bot.slack.mentions
 
-    monkeypatch.setattr(bot.mentions, "STATUS_DELAY_SECONDS", 0.2)
+    monkeypatch.setattr(bot.slack.mentions, "STATUS_DELAY_SECONDS", 0.2)
 
 
 def _runs(conn: redis.Redis) -> list[RunState]:
@@ -218,7 +218,7 @@ def test_redis_down_at_mention_time_the_question_is_kept_and_queued_when_redis_r
 
 
 def test_an_enqueue_that_fails_on_redis_is_kept_and_queued_once(bot: RunningBot, redis_conn: redis.Redis, monkeypatch) -> None:
-    import bot.mentions as mentions_module
+    import bot.slack.mentions as mentions_module
 
     event = mention("half done?", ts="1700000900.000001")
     real = mentions_module.record_and_enqueue

@@ -4,7 +4,7 @@ Why: building an RQ `Job` (options, callbacks, pickling) and enqueueing it throu
 about half of the Slack ack's Redis cost, and the job of a run never changes: same function, same
 options, one argument (the run id). So RQ builds the hash once per process (`JobTemplate.build`),
 and each run fills in the few fields that vary (its data, description and timestamps). The bot's
-intake script (bot/intake.py) writes it with the run record in one round trip.
+intake script (bot/slack/intake.py) writes it with the run record in one round trip.
 
 The layout is RQ's own (`Job.to_dict`, `Queue._enqueue_async_job`), checked for the RQ versions
 pinned in pyproject.toml; tests/test_job_hash.py compares it field by field with what `enqueue`

@@ -25,7 +25,7 @@ KEPT_FOR_LATER = (
 EPHEMERAL_UNAVAILABLE = ":warning: Atlas can't record that right now (its store is unreachable). Please try again in a minute."
 INTERNAL_ERROR = ":warning: Something went wrong on Atlas's side. Please try again; if it keeps happening, tell a maintainer."
 
-# --- the assistant view (bot/assistant.py, bot/slack/assistant_reporter.py) -------------------------
+# --- the assistant view (bot/slack/assistant.py, bot/slack/assistant_reporter.py) -------------------------
 ASSISTANT_GREETING = (
     "Hi! Ask me anything about the project: I search its docs and issues, show what I looked at, "
     "and answer with sources. Try one of these, or type your own question."
@@ -125,7 +125,7 @@ def stop_reason(reason: str | None) -> str:
     """A human phrase for a stop reason; unknown ones are shown as they are, never with details."""
     return STOP_REASONS.get(reason or "done", (reason or "done").replace("_", " "))
 
-# --- approvals (bot/slack/cards.py, bot/approvals.py) ----------------------------------
+# --- approvals (bot/slack/cards.py, bot/slack/approvals.py) ----------------------------------
 APPROVAL_TITLE = {
     "add_labels": ":label: Atlas wants to add labels to an issue",
     "post_comment": ":speech_balloon: Atlas wants to comment on an issue",

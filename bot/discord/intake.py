@@ -4,7 +4,7 @@ Used by the Gateway process (mentions: claimed by message id, so a MESSAGE_CREAT
 e.g. replayed after a RESUME, starts one run) and by the interactions endpoint (`/atlas ask`:
 claimed by interaction id, so a retried delivery of the same interaction starts one run). Run ids
 are derived from those ids. The claim, the record and the job are the same Redis scripts and
-transaction as Slack's (bot/claims.py, bot/mentions.py).
+transaction as Slack's (bot/claims.py, bot/slack/mentions.py).
 """
 
 from __future__ import annotations

@@ -1,3 +1,3 @@
-"""Slack, outbound: how a run shows in its Slack thread (progress, the streamed or posted answer,
-approval cards, delivery through an outage) and the assistant view's thread state. Inbound Slack
-handlers are the other modules of `bot/`."""
+"""Slack: inbound (the Bolt app, mentions and DMs through one atomic intake, the slash command,
+approval and feedback clicks, the assistant view) and outbound (how a run shows in its Slack thread:
+progress, the streamed or posted answer, approval cards, delivery through an outage)."""

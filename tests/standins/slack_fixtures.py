@@ -16,9 +16,9 @@ import redis
 from waitress import wasyncore
 
 from atlas.settings import Settings
-from bot.app import create_app
 from bot.deps import Deps, build
 from bot.serve import EVENTS_PATH, http_server
+from bot.slack.app import create_app
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, SlackSender
 from tests.tools_dataset import make_dataset

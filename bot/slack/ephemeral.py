@@ -9,7 +9,7 @@ from slack_sdk.errors import SlackClientError
 
 from bot.deps import Deps
 
-log = logging.getLogger("atlas.bot.ephemeral")
+log = logging.getLogger("atlas.bot.slack.ephemeral")
 
 
 def tell_clicker(deps: Deps, body: dict[str, Any], user: str, text: str) -> None:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 
-log = logging.getLogger("atlas.bot.delayed")
+log = logging.getLogger("atlas.bot.slack.delayed")
 
 MAX_PENDING = 10_000  # beyond this, new calls are dropped (they are cosmetic) rather than piling up
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import redis
 
-log = logging.getLogger("atlas.bot.spool")
+log = logging.getLogger("atlas.bot.slack.spool")
 
 FIRST_WAIT_SECONDS = 0.2
 

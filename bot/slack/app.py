@@ -17,8 +17,9 @@ from slack_bolt import App
 
 from atlas.errors import ConfigError
 from atlas.settings import Settings
-from bot import approvals, assistant, commands, feedback, mentions
+from bot import feedback
 from bot.deps import Deps, build
+from bot.slack import approvals, assistant, commands, mentions
 
 log = logging.getLogger("atlas.bot")
 

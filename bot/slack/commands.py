@@ -27,7 +27,7 @@ from bot.lookups import Lookup, Result, Usage, parse
 from bot.slack.render import escape, source_link
 from workers import wording
 
-log = logging.getLogger("atlas.bot.commands")
+log = logging.getLogger("atlas.bot.slack.commands")
 
 SHARE_ACTION = "atlas_share"
 SECTION_CHARS = SectionBlock.text_max_length  # 3,000

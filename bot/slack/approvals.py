@@ -20,15 +20,15 @@ import redis
 from slack_bolt import App, BoltResponse
 
 from bot.deps import Deps
-from bot.ephemeral import tell_clicker
 from bot.slack import cards as approval_cards
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
+from bot.slack.ephemeral import tell_clicker
 from workers import approvals, wording
 from workers.approvals import Decision
 from workers.approvers import Directory, Policy, SlackDirectory, may_decide
 from workers.queueing import resume_if_waiting
 
-log = logging.getLogger("atlas.bot.approvals")
+log = logging.getLogger("atlas.bot.slack.approvals")
 
 
 def register(app: App, deps: Deps) -> None:

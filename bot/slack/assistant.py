@@ -4,7 +4,7 @@ and turn each message in the thread into a run, exactly as a DM would.
 Built on Bolt's `Assistant` middleware and its helpers (`say`, `set_suggested_prompts`,
 `save_thread_context`). The thread's context lives in Redis (bot/slack/assistant_threads.py), where the
 worker reads it back. A message in the thread goes through the same listener middleware as mentions
-and DMs (bot/mentions.py `accept`): claimed once, recorded and enqueued, then acknowledged, so one
+and DMs (bot/slack/mentions.py `accept`): claimed once, recorded and enqueued, then acknowledged, so one
 event gives one answer. The thread's title and status are the worker's job (bot/slack/assistant_reporter.py).
 """
 
@@ -21,11 +21,11 @@ from slack_bolt.middleware.custom_middleware import CustomMiddleware
 from slack_sdk.errors import SlackClientError
 
 from bot.deps import Deps
-from bot.mentions import accept, answered_by_middleware
 from bot.slack import assistant_threads
+from bot.slack.mentions import accept, answered_by_middleware
 from workers import wording
 
-log = logging.getLogger("atlas.bot.assistant")
+log = logging.getLogger("atlas.bot.slack.assistant")
 
 
 class RedisThreadContextStore(AssistantThreadContextStore):

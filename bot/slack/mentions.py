@@ -3,7 +3,7 @@
 The claim and the enqueue run in a listener middleware, before Bolt answers Slack, because the
 answer depends on them: 200 once the run is queued (or was already), 503 when Redis refuses or a
 twin delivery holds a pending claim, so Slack retries later and the retry is then answered. That is
-one Redis round trip with a short timeout (bot/intake.py); when Redis is unreachable the question
+one Redis round trip with a short timeout (bot/slack/intake.py); when Redis is unreachable the question
 is kept on disk and queued when it returns. Everything slow (the "working" status,
 notes) runs after the ack, on the bot's background pool.
 """
@@ -23,15 +23,15 @@ from slack_sdk.errors import SlackClientError
 
 from bot import claims
 from bot.deps import Deps
-from bot.intake import Intake
-from bot.spool import Drainer
+from bot.slack.intake import Intake
+from bot.slack.spool import Drainer
 from workers import conversations, wording
 from workers.errors import RunNotFound
 from workers.job_hash import JobTemplate
 from workers.runs import RunStore
 from workers.state import Origin, RunState
 
-log = logging.getLogger("atlas.bot.mentions")
+log = logging.getLogger("atlas.bot.slack.mentions")
 
 STATUS_DELAY_SECONDS = 1.0  # a run no worker has started by then gets the "looking into it" status
 MAX_QUESTION_CHARS = 4000
@@ -130,7 +130,7 @@ def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
 
 def take(deps: Deps, intake: Intake, message: Message, question: str) -> TakeOutcome:
     """Claim the message and, if it is ours, record and enqueue its run: one Redis round trip
-    (bot/intake.py). Raises redis.RedisError when Redis is unreachable; nothing is written then."""
+    (bot/slack/intake.py). Raises redis.RedisError when Redis is unreachable; nothing is written then."""
     claim = claims.message_claim(message.team, message.channel, message.ts, message.event_id)
     return record_and_enqueue(deps, intake, claim, message, question)
 
