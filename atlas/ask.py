@@ -21,9 +21,9 @@ from rq import Queue, Worker
 from atlas import home
 from atlas.connection import connect
 from atlas.settings import Settings
-from workers.queueing import settings_queue, submit
-from workers.runs import RunStore
-from workers.state import Origin, RunState
+from workers.runs.queueing import settings_queue, submit
+from workers.runs.state import Origin, RunState
+from workers.runs.store import RunStore
 from workers.wording import steps_word
 
 WORKER_IDLE_EXIT_SECONDS = 600

@@ -170,7 +170,7 @@ def _redis_at(settings: Settings | None) -> str | None:
 
 def _audit(settings: Settings, *, issue: int | None, user: str | None, limit: int, as_json: bool) -> int:
     from atlas.connection import connect
-    from workers import audit
+    from workers.approvals import audit
 
     found = audit.entries(connect(settings), issue=issue, user=user, limit=limit)
     print(json.dumps(audit.as_json(found), indent=2) if as_json else audit.render(found))

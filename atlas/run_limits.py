@@ -1,4 +1,4 @@
-"""A run's configured limits. Settings carries them; the agent loop's budget checks them (workers/budget.py)."""
+"""A run's configured limits. Settings carries them; the agent loop's budget checks them (workers/agent/budget.py)."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ from rq import Queue
 
 from atlas.settings import Settings
 from workers import runtime
-from workers.queueing import job_timeout
-from workers.worker import make_worker
+from workers.runs.queueing import job_timeout
+from workers.runs.worker import make_worker
 
 log = logging.getLogger("atlas.worker")
 
@@ -23,7 +23,7 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
     logging.getLogger("rq.worker").setLevel(logging.WARNING)
     rt = runtime.build(settings)
     runtime.install(rt)
-    # what this worker answers with; runs taken under other settings are refused (workers/settings_check.py)
+    # what this worker answers with; runs taken under other settings are refused (workers/runs/settings_check.py)
     log.setLevel(logging.INFO)
     log.info("serving queue %s with settings %s (model %s, data %s)",
                 settings.queue_name, settings.fingerprint, settings.answering_model, settings.data_dir)

@@ -15,8 +15,8 @@ from atlas.ask import render, result_json
 from atlas.connection import connect
 from atlas.settings import Settings
 from workers.errors import RunNotFound
-from workers.runs import RunStore
-from workers.state import RunState
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
 
 UNDELIVERED = {"answer": "the answer was not delivered to Slack", "cards": "the approval cards were not delivered to Slack"}
 

@@ -20,10 +20,10 @@ from tools import open_corpus, v1_registry, v2_registry
 from tools.context import ToolContext
 from tools.dispatch import dispatch
 from tools.registry import Registry
-from workers.cost import dollars
-from workers.instructions import INSTRUCTIONS
-from workers.model import Model, ModelRequest, ResponsesModel
-from workers.state import Usage
+from workers.agent.cost import dollars
+from workers.agent.instructions import INSTRUCTIONS
+from workers.agent.model import Model, ModelRequest, ResponsesModel
+from workers.runs.state import Usage
 
 SHARED_CASES = REPO_ROOT.parent / "shared" / "evals" / "tool_choice.jsonl"
 OWN_CASES = REPO_ROOT / "bench" / "evals" / "tool_choice_atlas.jsonl"

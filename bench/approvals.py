@@ -46,10 +46,11 @@ from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, block_action, mention, sign
 from tests.standins.turns import call_outputs, last_user_text, reply_calls, reply_text
-from workers import approvals, audit, ledger
-from workers.queueing import submit
-from workers.runs import RunStore
-from workers.state import Origin
+from workers.approvals import audit, ledger
+from workers.approvals import records as approvals
+from workers.runs.queueing import submit
+from workers.runs.state import Origin
+from workers.runs.store import RunStore
 
 REPO = Path(__file__).resolve().parent.parent
 CARDS = 120

@@ -3,7 +3,7 @@
 A scripted model replays the same run under four strategies: no management, clearing old results,
 clearing plus truncating results over 1,500 tokens at execution, and all of that plus compaction.
 Billed input is the sum over the six model calls of each request's input tokens (items,
-instructions and tool schemas, as `workers.context.count_items` estimates them). The pairing
+instructions and tool schemas, as `workers.agent.context.count_items` estimates them). The pairing
 invariant is checked on every request of every strategy.
 """
 
@@ -20,10 +20,10 @@ from bench.report import Table
 from tools import ToolContext, dispatch, open_corpus, v2_registry
 from tools.context import StashPage
 from tools.results import cut
-from workers.compaction import compact, extractive_summary
-from workers.context import ContextBudget, clear_results, count_items, fit
-from workers.instructions import INSTRUCTIONS
-from workers.pairing import Item, check_pairing
+from workers.agent.compaction import compact, extractive_summary
+from workers.agent.context import ContextBudget, clear_results, count_items, fit
+from workers.agent.instructions import INSTRUCTIONS
+from workers.agent.pairing import Item, check_pairing
 
 DATA = Path(__file__).resolve().parents[1] / "datasets" / "orbit"
 QUESTION = "Users report a reconnect storm against Redis after upgrading. What causes it, and how do we fix it?"

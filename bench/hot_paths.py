@@ -29,8 +29,8 @@ from bench.report import Table
 from bench.slack import ANSWER_TEXT, REPO, Stack, _answer_posted, _stack
 from tests.processes import atlas_process
 from tests.standins.slack_events import mention
-from workers.queueing import submit
-from workers.runs import RunStore
+from workers.runs.queueing import submit
+from workers.runs.store import RunStore
 
 ROUNDS = 3  # interleaved rounds; the table shows medians
 RUNS_PER_ROUND = 20

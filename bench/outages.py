@@ -33,8 +33,8 @@ from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, mention
 from tests.standins.turns import reply_text
 from tests.tools_dataset import make_dataset
-from workers.queueing import submit
-from workers.state import Origin
+from workers.runs.queueing import submit
+from workers.runs.state import Origin
 
 CHANNEL = "C0GENERAL"
 SLACK_OUTAGE_SECONDS = float(os.environ.get("BENCH_SLACK_OUTAGE_SECONDS", "660"))

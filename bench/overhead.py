@@ -23,8 +23,8 @@ from bench.measure import percentile
 from bench.report import Table
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import reply_text
-from workers.queueing import submit
-from workers.runs import RunStore
+from workers.runs.queueing import submit
+from workers.runs.store import RunStore
 
 SEQUENTIAL = 60
 BURST = 100

@@ -8,11 +8,11 @@ from typing import Any
 
 from atlas.settings import Settings
 from tests.tools_dataset import make_dataset
-from workers import context as ctxmgmt
 from workers import runtime
-from workers.budget import Budget
-from workers.loop import Agent, Reporter
-from workers.state import RunState
+from workers.agent import context as ctxmgmt
+from workers.agent.budget import Budget
+from workers.agent.loop import Agent, Reporter
+from workers.runs.state import RunState
 
 
 class RecordingReporter(Reporter):

@@ -27,10 +27,10 @@ from tests.standins.slack_events import SECRET, block_action, mention
 from tests.standins.slack_fixtures import RunningBot, start_bot
 from tools.issue_store import IssueStore
 from tools.tracker import demo_tracker
-from workers import approvals
-from workers.queueing import job_id
-from workers.runs import RunStore
-from workers.state import Origin, PendingCall, RunState
+from workers.approvals import records as approvals
+from workers.runs.queueing import job_id
+from workers.runs.state import Origin, PendingCall, RunState
+from workers.runs.store import RunStore
 
 CHANNEL = "C0TRIAGE"
 ASKER = "U0ASKER"

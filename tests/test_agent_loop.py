@@ -11,11 +11,11 @@ from tests.paging import NOTE
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import Usage, call_outputs, reply_calls, reply_error, reply_incomplete, reply_text
 from tools import ToolContext, dispatch, open_corpus, v2_registry
-from workers import context as ctxmgmt
-from workers.budget import Budget
-from workers.pairing import check_pairing
-from workers.stash import RedisStash
-from workers.state import RunState
+from workers.agent import context as ctxmgmt
+from workers.agent.budget import Budget
+from workers.agent.pairing import check_pairing
+from workers.agent.stash import RedisStash
+from workers.runs.state import RunState
 
 
 def _inputs(model: ScriptedModel) -> list[list[dict]]:
@@ -184,7 +184,7 @@ def test_transient_model_errors_are_retried_by_the_client(tmp_path: Path, redis_
 
 
 def test_follow_up_sends_the_earlier_turns_first(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
-    from workers.state import Turn
+    from workers.runs.state import Turn
 
     scripted_model.script(reply_text("It is 256."))
     _, agent, _ = build_agent(settings_for(tmp_path, redis_url, scripted_model.base_url))

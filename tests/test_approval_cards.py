@@ -15,8 +15,8 @@ from bot.slack.cards import (
     untrusted_reads,
 )
 from tools.tracker import IssueRef
-from workers.approvals import Approval
-from workers.state import RunState
+from workers.approvals.records import Approval
+from workers.runs.state import RunState
 
 ISSUE = IssueRef(7, "Scheduler <stops> & restarts", "open", ("bug",), "https://t.example/7")
 

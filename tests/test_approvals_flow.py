@@ -12,9 +12,10 @@ from tests.approvals_data import INJECTION_CLOSE_ALL
 from tests.approvals_harness import ASKER, CHANNEL, MAINTAINER, STRANGER, decisions, is_card, outputs_sent, stack
 from tests.processes import wait_for
 from tests.standins.responses_api import Call, reply_calls, reply_text
-from workers import approvals, audit, ledger
-from workers.instructions import DECLINED
-from workers.jobs import continue_run
+from workers.agent.instructions import DECLINED
+from workers.approvals import audit, ledger
+from workers.approvals import records as approvals
+from workers.runs.jobs import continue_run
 
 
 def test_approve_path(tmp_path: Path, redis_url: str) -> None:

@@ -7,10 +7,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import redis
 
-from workers import approvals, audit, ledger
-from workers.approvals import Decided, Missing, Stale
-from workers.approvers import Policy, may_decide
-from workers.state import Origin, PendingCall, RunState
+from workers.approvals import audit, ledger
+from workers.approvals import records as approvals
+from workers.approvals.approvers import Policy, may_decide
+from workers.approvals.records import Decided, Missing, Stale
+from workers.runs.state import Origin, PendingCall, RunState
 
 
 def paused_run(conn: redis.Redis, calls: int = 1, ttl: int = 3600, step: int = 2) -> tuple[RunState, list[PendingCall]]:

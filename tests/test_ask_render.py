@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from atlas.ask import render, result_json
-from workers.state import PendingCall, RunState, StepRecord, Usage
+from workers.runs.state import PendingCall, RunState, StepRecord, Usage
 
 
 def test_a_finished_run_shows_answer_sources_and_footer() -> None:

@@ -18,7 +18,7 @@ from rq import Queue
 from bot import claims
 from tests.standins.slack_events import direct_message, mention
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api  # noqa: F401
-from workers.runs import RunStore
+from workers.runs.store import RunStore
 
 TEAM, CHANNEL = "T0TEST", "D0ALICE"
 

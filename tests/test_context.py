@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from atlas import tokens
-from workers.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS, extractive_summary
-from workers.context import ContextBudget, clear_results, count_item, count_items, fit
-from workers.pairing import Item, check_pairing, cut_points, is_model_output
+from workers.agent.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS, extractive_summary
+from workers.agent.context import ContextBudget, clear_results, count_item, count_items, fit
+from workers.agent.pairing import Item, check_pairing, cut_points, is_model_output
 
 
 def user(text: str) -> Item:

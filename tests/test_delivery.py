@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 import redis
 
-from workers import lease
+from workers.agent.loop import Reporter
+from workers.agent.reporting import FanOut
 from workers.errors import DeliveryFailed
-from workers.loop import Reporter
-from workers.reporting import FanOut
-from workers.state import RunState
+from workers.runs import lease
+from workers.runs.state import RunState
 
 
 class Broken(Reporter):

@@ -18,7 +18,7 @@ from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api  # noqa: F401
 from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_text
 from tests.tools_dataset import make_dataset
-from workers import audit
+from workers.approvals import audit
 
 ROLE = "1600000000000000001"
 MAINTAINER = di.member("1500000000000000011", roles=(ROLE,), name="maintainer")

@@ -12,7 +12,7 @@ from bot.discord.interactions import Interactions
 from bot.lookups import Lookups
 from tests.standins import discord_interactions as di
 from tests.standins.discord_fixtures import RunningEndpoint, discord_api, endpoint  # noqa: F401
-from workers.runs import RunStore
+from workers.runs.store import RunStore
 
 ADMIN = di.member("1500000000000000001", permissions=1 << 5, name="maintainer")
 OUTSIDER = di.member("1500000000000000002", permissions=0, name="visitor")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.discord import render
 from bot.discord.approvers import DiscordPolicy
 from tests.standins import discord_interactions as di
-from workers.state import Origin, RunState, StepRecord
+from workers.runs.state import Origin, RunState, StepRecord
 
 
 def _run(answer: str, **extra: object) -> RunState:

@@ -11,8 +11,10 @@ from bot.discord.surface import DiscordReporter
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
 from tests.tools_dataset import make_dataset
-from workers import approvals, expiry, platforms, runtime
-from workers.state import Origin, PendingCall, RunState
+from workers import platforms, runtime
+from workers.approvals import expiry
+from workers.approvals import records as approvals
+from workers.runs.state import Origin, PendingCall, RunState
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import redis
 
 from tests.standins.slack_events import mention
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api  # noqa: F401
-from workers.runs import RunStore
+from workers.runs.store import RunStore
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB, the documented cap
 

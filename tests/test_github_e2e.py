@@ -20,7 +20,7 @@ from tests.standins.github_repo import generate
 from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_text
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_settings, start_bot
-from workers import audit, ledger
+from workers.approvals import audit, ledger
 
 
 @contextmanager

@@ -28,8 +28,8 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
                 "atlas.tool_eval")),
     # Wiring: each process's composition root and the RQ job entry points, which fetch what the root built.
     # atlas/failures.py explains a start-up failure in one line, for the roots and the commands.
-    (WIRING, ("workers.runtime", "workers.platforms", "workers.jobs", "workers.expiry", "workers.github_jobs",
-              "workers.worker", "bot.serve", "bot.slack.app", "bot.discord.endpoint", "atlas.failures")),
+    (WIRING, ("workers.runtime", "workers.platforms", "workers.runs.jobs", "workers.approvals.expiry", "workers.github_jobs",
+              "workers.runs.worker", "bot.serve", "bot.slack.app", "bot.discord.endpoint", "atlas.failures")),
     # Front ends: chat platforms, inbound (bot/, bot/discord/) and outbound (a run's Slack thread in
     # bot/slack/, its Discord thread in bot/discord/). atlas/slack_client.py builds the Slack WebClient:
     # a front-end part that still sits in atlas/.
@@ -159,7 +159,7 @@ def test_the_checks_see_a_circle_and_an_upward_import() -> None:
     """The checker itself can fail: a planted circle and a planted upward edge are found."""
     planted = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}
     assert circles(planted) == [["a", "b", "c"]]
-    assert layer("atlas.settings") == FLOOR and layer("workers.gate") == CORE and layer("bot.slack.mentions") == FRONT
+    assert layer("atlas.settings") == FLOOR and layer("workers.approvals.gate") == CORE and layer("bot.slack.mentions") == FRONT
     assert layer("bot.slack.surface") == FRONT and layer("workers.runtime") == WIRING and layer("atlas.cli") == COMMANDS
 
 

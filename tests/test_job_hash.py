@@ -1,6 +1,6 @@
 """The run's job as the intake script writes it is the job `Queue.enqueue` would have written.
 
-The bot writes a run's RQ job hash itself, from a template (workers/job_hash.py), in the same
+The bot writes a run's RQ job hash itself, from a template (workers/runs/job_hash.py), in the same
 script as the claim and the run record (bot/slack/intake.py). These tests fail if RQ's layout drifts
 from the template: field by field against a real `enqueue`, read back with RQ's `Job.fetch`, and
 executed by a real `atlas worker` process.
@@ -23,11 +23,11 @@ from tests.processes import wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import reply_text
 from tests.tools_dataset import make_dataset
-from workers.job_hash import JobTemplate
-from workers.jobs import continue_run, on_job_failure
-from workers.queueing import RESULT_TTL_SECONDS, job_id, job_options, job_timeout
-from workers.runs import RunStore
-from workers.state import Origin, RunState, Turn
+from workers.runs.job_hash import JobTemplate
+from workers.runs.jobs import continue_run, on_job_failure
+from workers.runs.queueing import RESULT_TTL_SECONDS, job_id, job_options, job_timeout
+from workers.runs.state import Origin, RunState, Turn
+from workers.runs.store import RunStore
 
 OUTAGE = 120.0
 TIMESTAMPS = {b"created_at", b"enqueued_at"}
@@ -71,7 +71,7 @@ def test_rq_reads_the_intake_job_back_with_every_option(redis_conn: redis.Redis)
     queue, run_id = "atlas-hash", "fedcba9876543210"
     assert _take(_intake(redis_conn, queue), run_id) == "queued"
     job = Job.fetch(job_id(run_id), connection=redis_conn)
-    assert job.func_name == "workers.jobs.continue_run" and job.func is continue_run
+    assert job.func_name == "workers.runs.jobs.continue_run" and job.func is continue_run
     assert job.args == (run_id,) and job.kwargs == {}
     assert job.get_status() == JobStatus.QUEUED and job.origin == queue
     assert job.timeout == job_timeout(slack_outage_seconds=OUTAGE)  # the outage-aware limit

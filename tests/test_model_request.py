@@ -8,8 +8,8 @@ import openai
 from atlas.settings import Settings
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import reply_error, reply_text
+from workers.agent.model import ModelRequest, ResponsesModel
 from workers.errors import ModelRejected
-from workers.model import ModelRequest, ResponsesModel
 
 REQUEST = ModelRequest(
     instructions="Answer.",

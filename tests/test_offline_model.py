@@ -10,14 +10,14 @@ import pytest
 from atlas.settings import DEFAULT_DATA, Settings
 from tests.agent_harness import RecordingReporter
 from workers import runtime
-from workers.instructions import OFFLINE_NOTE
-from workers.state import RunState
+from workers.agent.instructions import OFFLINE_NOTE
+from workers.runs.state import RunState
 
 
 @pytest.fixture
 def ask(tmp_path: Path, redis_url: str):
     rt = runtime.build(Settings(home=tmp_path / "home", redis_url=redis_url))
-    assert isinstance(rt.model, __import__("workers.offline", fromlist=["OfflineModel"]).OfflineModel)
+    assert isinstance(rt.model, __import__("workers.agent.offline", fromlist=["OfflineModel"]).OfflineModel)
 
     def run(question: str) -> RunState:
         return rt.agent(RecordingReporter()).run(RunState(question=question))
@@ -94,7 +94,7 @@ def test_an_unknown_issue_number_is_said_to_be_unknown(ask) -> None:
 
 
 def test_a_version_must_match_exactly() -> None:
-    from workers.offline_evidence import Question
+    from workers.agent.offline_evidence import Question
 
     asked = Question.of("Is there a fix in 3.9.0 for the lease bug?")
     assert "3.9.0" in asked.keywords
@@ -103,7 +103,7 @@ def test_a_version_must_match_exactly() -> None:
 
 
 def test_words_are_unicode_words() -> None:
-    from workers.offline_evidence import keywords
+    from workers.agent.offline_evidence import keywords
 
     assert keywords("¿Cómo configuro los workers en Zürich?") == ["Cómo", "configuro", "los", "workers", "en", "Zürich"]
     assert keywords("What does ORB-1202 mean for lease_seconds in 3.1.0?") == ["ORB-1202", "lease_seconds", "3.1.0"]

@@ -17,8 +17,8 @@ from tests.processes import atlas_command, wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import reply_calls, reply_text
 from tests.tools_dataset import make_dataset
-from workers.queueing import enqueue, job_id, submit
-from workers.runs import RunStore
+from workers.runs.queueing import enqueue, job_id, submit
+from workers.runs.store import RunStore
 
 
 def _env(tmp_path: Path, redis_url: str, model: ScriptedModel | None = None, **extra: str) -> dict[str, str]:
@@ -126,15 +126,15 @@ def test_a_run_is_queued_by_name_without_importing_the_agent(redis_url: str) -> 
     script = (
         "import sys, redis\n"
         "import atlas.cli, atlas.ask\n"
-        "from workers.queueing import submit\n"
+        "from workers.runs.queueing import submit\n"
         f"run = submit(redis.Redis.from_url({redis_url!r}), 'atlas-by-name', 'q')\n"
-        "print(run.id, sorted(m for m in ('openai', 'workers.jobs', 'workers.loop', 'tools') if m in sys.modules))\n"
+        "print(run.id, sorted(m for m in ('openai', 'workers.runs.jobs', 'workers.agent.loop', 'tools') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=Path(__file__).parent.parent)
     assert done.returncode == 0, done.stderr
     run_id, imported = done.stdout.split(" ", 1)
     assert imported.strip() == "[]"
-    from workers import jobs
+    from workers.runs import jobs
 
     job = Job.fetch(job_id(run_id), connection=redis.Redis.from_url(redis_url))
     assert job.func is jobs.continue_run and job.args == (run_id,)

@@ -29,9 +29,9 @@ from tests.standins.slack_fixtures import slack_api, slack_settings, start_bot  
 from tests.standins.turns import reply_text
 from tests.tools_dataset import make_dataset
 from workers import wording
-from workers.queueing import submit
-from workers.runs import RunStore
-from workers.state import Origin, RunState
+from workers.runs.queueing import submit
+from workers.runs.state import Origin, RunState
+from workers.runs.store import RunStore
 
 CHANNEL = "C0GENERAL"
 OUTAGE_SECONDS = 3.0  # the reproduction used 12 s; the mechanism does not depend on the length

@@ -13,9 +13,9 @@ from rq import Queue, get_current_job
 from atlas.errors import ConfigError
 from atlas.settings import Settings
 from tests.agent_harness import build_agent, settings_for
-from workers.budget import TOOL_TIMEOUT_SECONDS, Budget
-from workers.queueing import JOB_TIMEOUT_SECONDS, job_timeout
-from workers.worker import make_worker
+from workers.agent.budget import TOOL_TIMEOUT_SECONDS, Budget
+from workers.runs.queueing import JOB_TIMEOUT_SECONDS, job_timeout
+from workers.runs.worker import make_worker
 
 SECRETS = {
     "OPENAI_API_KEY": "sk-test-very-secret-key",

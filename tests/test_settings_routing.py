@@ -24,10 +24,12 @@ from tests.standins.slack_events import mention
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api  # noqa: F401
 from tests.standins.turns import reply_text
 from tests.tools_dataset import make_dataset
-from workers import instructions, jobs, runtime
-from workers.queueing import submit
-from workers.runs import RunStore
-from workers.state import Origin
+from workers import runtime
+from workers.agent import instructions
+from workers.runs import jobs
+from workers.runs.queueing import submit
+from workers.runs.state import Origin
+from workers.runs.store import RunStore
 
 QUESTION = "What does ORB-1202 mean?"
 

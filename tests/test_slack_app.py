@@ -21,8 +21,8 @@ from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_sett
 from tests.standins.tcp_proxy import TcpProxy
 from tests.tools_dataset import make_dataset
 from workers import wording
-from workers.runs import RunStore
-from workers.state import RunState
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
 
 FORBIDDEN = ("Traceback", "xoxb-", "Exception", "Error:")
 
@@ -76,8 +76,8 @@ def test_a_top_level_mention_is_answered_in_a_thread_under_it(bot: RunningBot, r
 
 
 def test_a_follow_up_in_the_same_thread_carries_the_earlier_turns(bot: RunningBot, redis_conn: redis.Redis) -> None:
-    from workers import conversations
-    from workers.state import Turn
+    from workers.runs import conversations
+    from workers.runs.state import Turn
 
     conversations.append(redis_conn, "T0TEST", "C0GENERAL", "1700000000.000100", "earlier", Turn(question="q1", answer="a1"))
     bot.send.event(mention("and the default?", ts="1700000300.000001", thread_ts="1700000000.000100"))

@@ -25,8 +25,8 @@ from tests.standins.slack_events import (
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
 from tests.tools_dataset import make_dataset
 from workers import wording
-from workers.runs import RunStore
-from workers.state import RunState
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
 
 DM, THREAD = "D0ALICE", "1700009000.000100"
 

@@ -12,9 +12,10 @@ from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SlackSender, assistant_message, assistant_thread_started, mention
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.test_slack_e2e import _burst, env, serve  # noqa: F401  (the e2e fixtures: atlas serve + env)
-from workers import instructions, wording
-from workers.runs import RunStore
-from workers.state import RunState
+from workers import wording
+from workers.agent import instructions
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
 
 DM, THREAD = "D0ALICE", "1700030000.000100"
 

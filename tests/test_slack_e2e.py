@@ -22,8 +22,9 @@ from tests.standins.slack_events import SECRET, SlackSender, mention
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.standins.turns import reply_error, reply_text
 from tests.tools_dataset import make_dataset
-from workers import conversations, wording
-from workers.runs import RunStore
+from workers import wording
+from workers.runs import conversations
+from workers.runs.store import RunStore
 
 CHANNEL = "C0GENERAL"
 
@@ -102,7 +103,7 @@ def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
     # The same run delivered to a worker again (a retried job): nothing is posted twice.
     from rq import Queue
 
-    from workers.jobs import continue_run
+    from workers.runs.jobs import continue_run
 
     posts = len(slack_api.calls_to("chat.postMessage"))
     Queue("atlas", connection=redis_conn).enqueue(continue_run, run.id, job_id=f"redelivery-{run.id}")

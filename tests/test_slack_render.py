@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from bot.markdown_split import split_markdown
 from bot.slack.render import MARKDOWN_LIMIT, answer_messages, source_link, sources_text, task_title
 from workers import wording
-from workers.state import Origin, RunState, StepRecord, Usage
+from workers.runs.state import Origin, RunState, StepRecord, Usage
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 

@@ -14,8 +14,8 @@ from bot.slack.surface import SlackReporter
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from workers import wording
-from workers.runs import RunStore
-from workers.state import Origin, RunState, StepRecord
+from workers.runs.state import Origin, RunState, StepRecord
+from workers.runs.store import RunStore
 
 DM, THREAD = "D0ALICE", "1700050000.000100"
 ANSWER = "ORB-1202 is **PermanentError**: it is never retried; see #4."

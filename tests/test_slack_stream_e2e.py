@@ -19,8 +19,8 @@ from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.standins.turns import reply_text
 from tests.test_slack_e2e import env, serving_app  # noqa: F401  (the e2e environment and atlas serve)
 from workers import wording
-from workers.runs import RunStore
-from workers.state import RunState
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
 
 DM = "D0ALICE"
 

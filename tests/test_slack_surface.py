@@ -11,10 +11,11 @@ from atlas.settings import Settings
 from bot.slack.surface import PROGRESS_MIN_INTERVAL, SlackReporter
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
-from workers import conversations, wording
+from workers import wording
 from workers.errors import StoppedByUser
-from workers.runs import RunStore
-from workers.state import Origin, RunState, StepRecord
+from workers.runs import conversations
+from workers.runs.state import Origin, RunState, StepRecord
+from workers.runs.store import RunStore
 
 CHANNEL, THREAD = "C0GENERAL", "1700000000.000100"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from workers.sources import sources_of
-from workers.state import RunState
+from workers.agent.sources import sources_of
+from workers.runs.state import RunState
 
 DOCS = ["workers", "error-codes", "payloads"]
 

@@ -11,7 +11,7 @@ from tests.processes import atlas_command
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import reply_calls, reply_text
 from tests.tools_dataset import make_dataset
-from workers.model import ResponsesModel
+from workers.agent.model import ResponsesModel
 
 
 def test_eval_without_a_model_says_nothing_ran_and_exits_non_zero(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from tools import ToolContext, dispatch, open_corpus, v2_registry
 from tools.docs_pages import parse_page
 from tools.docs_tools import SECTION_TOKENS
 from tools.results import page_tokens
-from workers.stash import RedisStash
+from workers.agent.stash import RedisStash
 
 REAL_DOCS = Path(__file__).resolve().parent.parent / "datasets" / "orbit" / "docs"
 

@@ -14,7 +14,7 @@ from tests.paging import NOTE, page_through, read_all
 from tests.tools_dataset import make_dataset
 from tools import ToolContext, dispatch, open_corpus, v2_registry
 from tools.results import page_tokens
-from workers.stash import RedisStash
+from workers.agent.stash import RedisStash
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from tests.paging import NOTE, page_through, read
 from tests.tools_dataset import make_dataset
 from tools import ToolContext, open_corpus
 from tools.results import NOTE_TOKENS, cut, page_tokens
-from workers.stash import RedisStash
+from workers.agent.stash import RedisStash
 
 TEXTS = {
     "prose": " ".join(f"word{i} and some more prose, line {i}." + ("\n" if i % 7 == 0 else "") for i in range(300)),

@@ -18,7 +18,7 @@ from atlas.tokens import count
 from tests.paging import read_all
 from tools import ToolContext, dispatch, open_corpus, v2_registry
 from tools.results import page_tokens
-from workers.stash import RedisStash
+from workers.agent.stash import RedisStash
 
 REAL = Path(__file__).resolve().parent.parent / "datasets" / "orbit"
 pytestmark = pytest.mark.skipif(not (REAL / "issues" / "issues.jsonl").is_file(), reason="Orbit issues not generated yet")

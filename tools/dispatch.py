@@ -87,8 +87,8 @@ def execute(registry: Registry, name: str, args: BaseModel, ctx: ToolContext) ->
 def dispatch(registry: Registry, name: str, arguments: str, ctx: ToolContext) -> ToolOutput:
     """Validate then execute one read call; always returns a ToolOutput.
 
-    Side-effect tools are refused here: they run only through the approval gate (workers.approvals
-    decides, workers.ledger executes once), never by a direct dispatch.
+    Side-effect tools are refused here: they run only through the approval gate (workers.approvals.records
+    decides, workers.approvals.ledger executes once), never by a direct dispatch.
     """
     tool = registry.get(name) if isinstance(name, str) else None
     if tool is not None and tool.side_effect:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workers.loop import Reporter
+from workers.agent.loop import Reporter
 
 if TYPE_CHECKING:
-    from workers.approvals import Approval
-    from workers.state import RunState
+    from workers.approvals.records import Approval
+    from workers.runs.state import RunState
 
 
 class ChatPlatform(Reporter):

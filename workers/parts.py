@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from tools.registry import Registry
     from tools.tracker import Tracker
     from workers.chat import ChatPlatform
-    from workers.runs import RunStore
-    from workers.state import Platform
+    from workers.runs.state import Platform
+    from workers.runs.store import RunStore
 
 
 class WorkerParts(Protocol):

@@ -16,8 +16,8 @@ from workers.chat import ChatPlatform
 if TYPE_CHECKING:
     from atlas.settings import Settings
     from tools.tracker import Tracker
-    from workers.runs import RunStore
-    from workers.state import Platform
+    from workers.runs.state import Platform
+    from workers.runs.store import RunStore
 
 
 def for_run(settings: Settings, store: RunStore, platform: Platform, tracker: Tracker | None = None) -> ChatPlatform | None:

@@ -18,17 +18,18 @@ from tools.context import ToolContext
 from tools.registry import Registry
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
-from workers import gate, platforms
+from workers import platforms
+from workers.agent.compaction import SUMMARY_INSTRUCTIONS, extractive_summary
+from workers.agent.cost import dollars
+from workers.agent.instructions import instructions_for
+from workers.agent.loop import Agent, Reporter
+from workers.agent.model import Model, ModelRequest, ResponsesModel
+from workers.agent.sources import sources_of
+from workers.agent.stash import RedisStash
+from workers.approvals import gate
 from workers.chat import ChatPlatform
-from workers.compaction import SUMMARY_INSTRUCTIONS, extractive_summary
-from workers.cost import dollars
-from workers.instructions import instructions_for
-from workers.loop import Agent, Reporter
-from workers.model import Model, ModelRequest, ResponsesModel
-from workers.runs import RunStore
-from workers.sources import sources_of
-from workers.stash import RedisStash
-from workers.state import AnsweredBy, Platform, RunState, Usage
+from workers.runs.state import AnsweredBy, Platform, RunState, Usage
+from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.runtime")
 
@@ -100,7 +101,7 @@ def build(settings: Settings) -> Runtime:
     """Wire the parts for this process; the offline model stands in when no model is configured."""
     conn = worker_connection(settings)  # a Redis restart pauses the job; it never ends the worker
     if settings.offline:
-        from workers.offline import OfflineModel
+        from workers.agent.offline import OfflineModel
 
         model: Model = OfflineModel()
         summary: Model | None = None  # offline: the extractive summary

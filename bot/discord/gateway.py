@@ -27,7 +27,7 @@ from atlas.errors import ConfigError
 from atlas.settings import Settings
 from bot.deps import bot_redis
 from bot.discord import intake, wording
-from workers.state import Origin
+from workers.runs.state import Origin
 
 log = logging.getLogger("atlas.discord.gateway")
 

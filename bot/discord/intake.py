@@ -18,10 +18,10 @@ from rq import Queue
 from atlas.settings import Settings
 from bot import claims
 from bot.discord.surface import conversation_team, thread_mark
-from workers import conversations
-from workers.queueing import CONTINUE_RUN, job_options
-from workers.runs import RunStore, run_key
-from workers.state import Origin, RunState, Turn
+from workers.runs import conversations
+from workers.runs.queueing import CONTINUE_RUN, job_options
+from workers.runs.state import Origin, RunState, Turn
+from workers.runs.store import RunStore, run_key
 
 Outcome = Literal["queued", "duplicate"]
 

@@ -26,10 +26,10 @@ from bot.discord import commands, intake, render, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.signature import Verifier
 from bot.discord.surface import decided_payload
-from workers import approvals
-from workers.approvals import Decided, Stale
-from workers.queueing import resume_if_waiting
-from workers.state import Origin
+from workers.approvals import records as approvals
+from workers.approvals.records import Decided, Stale
+from workers.runs.queueing import resume_if_waiting
+from workers.runs.state import Origin
 
 log = logging.getLogger("atlas.discord.interactions")
 

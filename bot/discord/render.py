@@ -18,9 +18,9 @@ from atlas.text import clip
 from bot.discord import wording
 from bot.markdown_split import split_markdown
 from workers import wording as common
-from workers.sources import source_url
-from workers.state import RunState
-from workers.visible_text import reveal_bidi
+from workers.agent.sources import source_url
+from workers.approvals.visible_text import reveal_bidi
+from workers.runs.state import RunState
 
 CONTENT_LIMIT = 2000
 PART_LIMIT = 1900  # leaves room for the partial/failed banner on the first part

@@ -25,12 +25,13 @@ from bot.discord.rest import DiscordError, DiscordREST, rest_client
 from bot.slack import cards as approval_cards
 from bot.slack.render import task_title
 from tools.tracker import demo_tracker
-from workers import approvals, conversations
 from workers import wording as common
-from workers.approvals import Approval
+from workers.approvals import records as approvals
+from workers.approvals.records import Approval
 from workers.chat import ChatPlatform
-from workers.runs import RunStore
-from workers.state import EventKind, PendingCall, RunState, Turn
+from workers.runs import conversations
+from workers.runs.state import EventKind, PendingCall, RunState, Turn
+from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.discord.surface")
 

@@ -2,8 +2,8 @@
 
 Only what Slack's answer needs runs before the ack, on the request thread (a listener middleware,
 as for mentions: no hop through Bolt's listener pool): Bolt verifies the signature, the click's
-approval is loaded, the clicker is checked against the approver policy (workers/approvers.py), and
-the decision is one atomic script (workers/approvals.py): the first click wins, and the click that
+approval is loaded, the clicker is checked against the approver policy (workers/approvals/approvers.py), and
+the decision is one atomic script (workers/approvals/records.py): the first click wins, and the click that
 decides the step's last pending call claims its resume. Everything else (the card edit, the resume
 enqueue, the "you can't approve this" or "already decided" notes) runs after the ack on the bot's
 background pool. A click on an already decided card changes nothing; if that step's resume was
@@ -23,10 +23,11 @@ from bot.deps import Deps
 from bot.slack import cards as approval_cards
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from bot.slack.ephemeral import tell_clicker
-from workers import approvals, wording
-from workers.approvals import Decision
-from workers.approvers import Directory, Policy, SlackDirectory, may_decide
-from workers.queueing import resume_if_waiting
+from workers import wording
+from workers.approvals import records as approvals
+from workers.approvals.approvers import Directory, Policy, SlackDirectory, may_decide
+from workers.approvals.records import Decision
+from workers.runs.queueing import resume_if_waiting
 
 log = logging.getLogger("atlas.bot.slack.approvals")
 

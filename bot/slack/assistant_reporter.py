@@ -20,8 +20,8 @@ from atlas.slack_client import web_client
 from bot.slack import assistant_threads
 from bot.slack.progress import channel_of, thread_of
 from workers import wording
-from workers.loop import Reporter
-from workers.state import EventKind, RunState
+from workers.agent.loop import Reporter
+from workers.runs.state import EventKind, RunState
 
 log = logging.getLogger("atlas.slack_assistant")
 

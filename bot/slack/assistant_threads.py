@@ -6,7 +6,7 @@ The bot records both here; a worker reads them back when a question in that thre
 whether to title the thread and show a status, and which channel to give the model as context.
 
 Why not Bolt's default store: it keeps the context in the metadata of the bot's first reply and reads
-it with `conversations.replies`, which Slack rate-limits hard (see workers/conversations.py).
+it with `conversations.replies`, which Slack rate-limits hard (see workers/runs/conversations.py).
 """
 
 from __future__ import annotations

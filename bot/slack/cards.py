@@ -39,11 +39,12 @@ from bot.slack.progress import channel_of
 from bot.slack.render import escape
 from tools.errors import TrackerUnavailable
 from tools.tracker import IssueRef, Tracker
-from workers import approvals, wording
-from workers.approvals import Approval
-from workers.compaction import text_of
-from workers.state import PendingCall, RunState
-from workers.visible_text import has_bidi, reveal_bidi
+from workers import wording
+from workers.agent.compaction import text_of
+from workers.approvals import records as approvals
+from workers.approvals.records import Approval
+from workers.approvals.visible_text import has_bidi, reveal_bidi
+from workers.runs.state import PendingCall, RunState
 
 log = logging.getLogger("atlas.approval_cards")
 

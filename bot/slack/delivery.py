@@ -21,7 +21,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from workers import wording
 from workers.errors import DeliveryLost
-from workers.state import RunState
+from workers.runs.state import RunState
 
 log = logging.getLogger("atlas.delivery")
 

@@ -5,7 +5,7 @@ ever half-taken (a pending claim with no run). The claim rules are bot/claims.py
 is a duplicate; a pending key (another process's two-step claim, or a Discord-style claim in
 flight) is `in_flight` and Slack retries later; a run recorded earlier whose confirmation was lost
 is confirmed now and is a duplicate. The thread's earlier turns are spliced into the run record
-inside the script, and the job hash comes from RQ's own layout (workers/job_hash.py).
+inside the script, and the job hash comes from RQ's own layout (workers/runs/job_hash.py).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from redis.commands.core import Script
 
 from atlas.connection import text
 from bot.claims import CONFIRMED_TTL_SECONDS, ENQUEUED, Claim
-from workers.job_hash import JobTemplate
-from workers.runs import RUN_TTL_SECONDS, run_key
-from workers.state import RunState
+from workers.runs.job_hash import JobTemplate
+from workers.runs.state import RunState
+from workers.runs.store import RUN_TTL_SECONDS, run_key
 
 IntakeOutcome = Literal["queued", "duplicate", "in_flight"]
 

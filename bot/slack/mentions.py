@@ -25,11 +25,12 @@ from bot import claims
 from bot.deps import Deps
 from bot.slack.intake import Intake
 from bot.slack.spool import Drainer
-from workers import conversations, wording
+from workers import wording
 from workers.errors import RunNotFound
-from workers.job_hash import JobTemplate
-from workers.runs import RunStore
-from workers.state import Origin, RunState
+from workers.runs import conversations
+from workers.runs.job_hash import JobTemplate
+from workers.runs.state import Origin, RunState
+from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.bot.slack.mentions")
 

@@ -26,8 +26,8 @@ from slack_sdk.models.blocks import (
 from atlas.text import clip
 from bot.markdown_split import split_markdown
 from workers import wording
-from workers.sources import source_url
-from workers.state import RunState
+from workers.agent.sources import source_url
+from workers.runs.state import RunState
 
 MARKDOWN_LIMIT = MarkdownBlock.text_max_length  # 12,000: also the cumulative limit per message
 CONTEXT_TEXT_LIMIT = 3000

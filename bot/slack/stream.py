@@ -23,8 +23,8 @@ from slack_sdk.models.messages.chunk import MarkdownTextChunk
 from atlas.slack_client import error_code
 from bot.slack.delivery import transient
 from bot.slack.render import answer_tail, streamed_answer
-from workers.runs import RunStore
-from workers.state import RunState
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.slack_stream")
 

@@ -28,12 +28,13 @@ from bot.slack.render import answer_messages, classic_feedback, defuse_broadcast
 from bot.slack.stream import AnswerStream, can_stream, streamed
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
-from workers import conversations, wording
-from workers.approvals import Approval
+from workers import wording
+from workers.approvals.records import Approval
 from workers.chat import ChatPlatform
 from workers.errors import StoppedByUser
-from workers.runs import RunStore
-from workers.state import EventKind, RunState, Turn
+from workers.runs import conversations
+from workers.runs.state import EventKind, RunState, Turn
+from workers.runs.store import RunStore
 
 __all__ = ["PROGRESS_MIN_INTERVAL", "SlackReporter"]
 

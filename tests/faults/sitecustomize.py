@@ -10,7 +10,7 @@ import time
 
 _marker = os.environ.get("ATLAS_FAULT_HANG_BEFORE_RECORD")
 if _marker:
-    from workers import ledger
+    from workers.approvals import ledger
 
     def _hang(*args, **kwargs):  # noqa: ANN002, ANN003
         with open(_marker, "w") as out:

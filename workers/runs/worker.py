@@ -85,7 +85,7 @@ def make_worker(
 ) -> AtlasWorker:
     """One worker serves one queue: RQ does not dequeue atomically across several (rq#1716).
 
-    `job_timeout` is the least time a job gets here (the configured run budget's, workers.queueing.job_timeout):
+    `job_timeout` is the least time a job gets here (the configured run budget's, workers.runs.queueing.job_timeout):
     the web process that queued it does not know this worker's budget."""
     worker = AtlasWorker(
         [queue],

@@ -23,11 +23,12 @@ from rq import Queue
 
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, execute, validate
-from workers import approvals, audit, ledger
-from workers.approvals import Approval
-from workers.instructions import DECLINED, EXPIRED, IN_DOUBT, MISSING
-from workers.loop import Agent, Reporter
-from workers.state import PendingCall, RunState
+from workers.agent.instructions import DECLINED, EXPIRED, IN_DOUBT, MISSING
+from workers.agent.loop import Agent, Reporter
+from workers.approvals import audit, ledger
+from workers.approvals import records as approvals
+from workers.approvals.records import Approval
+from workers.runs.state import PendingCall, RunState
 
 if TYPE_CHECKING:
     from workers.parts import WorkerParts

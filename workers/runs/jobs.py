@@ -9,12 +9,14 @@ import redis
 from rq import get_current_job
 from rq.job import Job
 
-from workers import gate, lease, runtime, settings_check
-from workers import instructions as phrases
+from workers import runtime
+from workers.agent import instructions as phrases
+from workers.agent.loop import Reporter, finish
+from workers.agent.reporting import FanOut, StreamReporter
+from workers.approvals import gate
 from workers.errors import DeliveryFailed, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
-from workers.loop import Reporter, finish
-from workers.reporting import FanOut, StreamReporter
-from workers.state import RunState, StopReason
+from workers.runs import lease, settings_check
+from workers.runs.state import RunState, StopReason
 
 log = logging.getLogger("atlas.jobs")
 
@@ -59,7 +61,7 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
 
         attach_context(rt.conn, run)  # asked in Slack's assistant view: the channel the person is viewing
     try:
-        # A paused run continues only once every pending call is decided (workers/gate.py); an early
+        # A paused run continues only once every pending call is decided (workers/approvals/gate.py); an early
         # or duplicate delivery returns here, and so does a run that ended because approvals expired.
         if run.status == "awaiting_approval" and not gate.resume(rt, run, reporter, agent):
             if run.status == "awaiting_approval":  # cards that failed to post earlier are posted now

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from atlas import tokens
-from workers.pairing import Item, cut_points
+from workers.agent.pairing import Item, cut_points
 
 SUMMARY_INSTRUCTIONS = """\
 You compress the earlier part of a maintainer bot's investigation so that it can continue in a

@@ -11,7 +11,7 @@ from openai.types.responses import Response
 
 from atlas.settings import Settings
 from workers.errors import ModelMalformed, ModelRejected, ModelUnavailable
-from workers.state import Usage
+from workers.runs.state import Usage
 
 log = logging.getLogger("atlas.model")
 

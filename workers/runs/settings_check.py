@@ -14,9 +14,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from workers import instructions as phrases
-from workers.loop import Reporter, finish
-from workers.state import RunState
+from workers.agent import instructions as phrases
+from workers.agent.loop import Reporter, finish
+from workers.runs.state import RunState
 
 if TYPE_CHECKING:
     from workers.parts import WorkerParts

@@ -5,7 +5,7 @@ The limits themselves (`Budget`) sit in the floor (atlas/run_limits.py), since S
 from __future__ import annotations
 
 from atlas.run_limits import TOOL_TIMEOUT_SECONDS, Budget
-from workers.state import RunState, StopReason
+from workers.runs.state import RunState, StopReason
 
 __all__ = ["TOOL_TIMEOUT_SECONDS", "Budget", "exhausted"]
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from atlas import tokens
-from workers.compaction import call_signature, compact, extractive_summary, text_of
-from workers.pairing import Item, check_pairing
+from workers.agent.compaction import call_signature, compact, extractive_summary, text_of
+from workers.agent.pairing import Item, check_pairing
 
 ITEM_OVERHEAD = 4
 """Tokens each input item costs beyond its text (role and item framing), as for chat messages."""

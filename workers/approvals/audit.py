@@ -2,7 +2,7 @@
 
 The stream is never trimmed (Redis runs with AOF, so appends are durable); `atlas audit` reads it
 newest first. Decisions and expiries are appended by the same Lua script that records them
-(workers/approvals.py), so a decision is never recorded without its audit entry.
+(workers/approvals/records.py), so a decision is never recorded without its audit entry.
 
 Every entry has `kind` (request | decision | result) and `at` (unix seconds), and, as far as known
 at that moment: run, pending_id, tool, arguments, issue, requester, decider, decision, result.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from atlas.settings import Price
-from workers.state import Usage
+from workers.runs.state import Usage
 
 
 def dollars(usage: Usage, price: Price) -> float:

@@ -28,7 +28,7 @@ StopReason = Literal[
 FINAL_STATUSES: frozenset[str] = frozenset({"done", "partial", "failed", "expired"})
 
 
-# What a run tells its reporters (workers/loop.py `Reporter.event`): a step began, a tool call changed
+# What a run tells its reporters (workers/agent/loop.py `Reporter.event`): a step began, a tool call changed
 # state, the run paused for approval, it ended (answer), an approved call may or may not have run.
 EventKind = Literal["step", "tool", "paused", "answer", "in_doubt"]
 Platform = Literal["cli", "slack", "discord"]  # which chat platform a run belongs to (workers/platforms.py)
@@ -74,7 +74,7 @@ class StepRecord(BaseModel):
 
 
 class PendingCall(BaseModel):
-    """A side-effect call waiting for a human decision (see workers.approvals)."""
+    """A side-effect call waiting for a human decision (see workers.approvals.records)."""
 
     pending_id: str
     call_id: str
@@ -123,7 +123,7 @@ class RunState(BaseModel):
     updated_at: float = Field(default_factory=time.time)
     surface: dict[str, Any] = Field(default_factory=dict)  # e.g. Slack message ts of the answer/progress
     # `Settings.fingerprint` of the process that took the question; only a worker with the same
-    # fingerprint answers it (workers/settings_check.py). None: any worker (runs from older versions).
+    # fingerprint answers it (workers/runs/settings_check.py). None: any worker (runs from older versions).
     settings_fingerprint: str | None = None
     answered_by: AnsweredBy | None = None
 

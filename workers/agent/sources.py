@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from workers.state import RunState
+from workers.runs.state import RunState
 
 _ISSUE_REF = re.compile(r"#(\d{1,7})\b")
 

@@ -10,8 +10,8 @@ from rq.exceptions import DuplicateJobError
 from rq.job import Job
 
 from workers.errors import RunNotFound
-from workers.runs import RunStore
-from workers.state import Origin, RunState, Turn
+from workers.runs.state import Origin, RunState, Turn
+from workers.runs.store import RunStore
 
 JOB_TIMEOUT_SECONDS = 180  # a run's budget is 60 working seconds; this bounds a stuck model call
 DEFAULT_SLACK_OUTAGE_SECONDS = 900.0  # Settings.slack_outage_seconds
@@ -20,9 +20,9 @@ RESULT_TTL_SECONDS = 3600
 # a delayed retry waits for RQ's scheduler, whose lock a killed worker can hold for minutes.
 RETRY = Retry(max=2)
 # The job functions by dotted name: what RQ stores either way, and queueing a run then needs neither
-# workers.jobs nor what it imports (openai, the agent loop), which would cost `atlas ask` ~0.3 s.
-CONTINUE_RUN = "workers.jobs.continue_run"
-ON_JOB_FAILURE = "workers.jobs.on_job_failure"
+# workers.runs.jobs nor what it imports (openai, the agent loop), which would cost `atlas ask` ~0.3 s.
+CONTINUE_RUN = "workers.runs.jobs.continue_run"
+ON_JOB_FAILURE = "workers.runs.jobs.on_job_failure"
 
 
 def settings_queue(queue_name: str, fingerprint: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import redis
 
 from workers.errors import RunNotFound
-from workers.state import RunState
+from workers.runs.state import RunState
 
 RUN_TTL_SECONDS = 30 * 24 * 3600
 EVENTS_MAXLEN = 1000

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from workers.agent.loop import Reporter
 from workers.errors import DeliveryFailed, StoppedByUser
-from workers.loop import Reporter
-from workers.runs import RunStore
-from workers.state import EventKind, RunState
+from workers.runs.state import EventKind, RunState
+from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.reporting")
 

@@ -16,9 +16,10 @@ import logging
 
 from rq import Queue
 
-from workers import approvals, runtime
+from workers import runtime
+from workers.approvals import records as approvals
 from workers.errors import RunNotFound
-from workers.queueing import enqueue
+from workers.runs.queueing import enqueue
 
 log = logging.getLogger("atlas.expiry")
 

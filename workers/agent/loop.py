@@ -15,10 +15,9 @@ from tools.context import ResultStash, ToolContext
 from tools.dispatch import ToolOutput, dispatch, validate
 from tools.errors import ToolError
 from tools.registry import Registry
-from workers import context as ctxmgmt
-from workers.budget import TOOL_TIMEOUT_SECONDS, Budget, exhausted
-from workers.errors import ContextFull, ModelRejected, PairingBroken
-from workers.instructions import (
+from workers.agent import context as ctxmgmt
+from workers.agent.budget import TOOL_TIMEOUT_SECONDS, Budget, exhausted
+from workers.agent.instructions import (
     INCOMPLETE,
     INSTRUCTIONS,
     OUT_OF_BUDGET,
@@ -27,8 +26,9 @@ from workers.instructions import (
     VIEWING_CHANNEL,
     WRAP_UP,
 )
-from workers.model import Model, ModelReply, ModelRequest
-from workers.state import EventKind, PendingCall, RunState, StepRecord, StopReason, Usage
+from workers.agent.model import Model, ModelReply, ModelRequest
+from workers.errors import ContextFull, ModelRejected, PairingBroken
+from workers.runs.state import EventKind, PendingCall, RunState, StepRecord, StopReason, Usage
 
 log = logging.getLogger("atlas.loop")
 
@@ -80,7 +80,7 @@ class Agent:
     context: ctxmgmt.ContextBudget = ctxmgmt.ContextBudget()
     finalize: Callable[[RunState], None] = lambda run: None  # cost and sources, before the final save
     # Opens the approval records (and schedules their expiry) after the paused run is saved and
-    # before the "paused" event posts cards, so every card's buttons find a record (workers/gate.py).
+    # before the "paused" event posts cards, so every card's buttons find a record (workers/approvals/gate.py).
     on_pause: Callable[[RunState], None] = lambda run: None
     tool_timeout: float = TOOL_TIMEOUT_SECONDS
     instructions: str = INSTRUCTIONS

@@ -23,9 +23,9 @@ from rq.job import Job, JobStatus
 from rq.serializers import DefaultSerializer
 from rq.utils import now, utcformat
 
-from workers.queueing import DEFAULT_SLACK_OUTAGE_SECONDS, job_id, job_options
+from workers.runs.queueing import DEFAULT_SLACK_OUTAGE_SECONDS, job_id, job_options
 
-RUN_FUNCTION = "workers.jobs.continue_run"  # the job's function, by name: the bot never calls it
+RUN_FUNCTION = "workers.runs.jobs.continue_run"  # the job's function, by name: the bot never calls it
 _PLACEHOLDER = "0000000000000000"  # a run id while building the template; replaced per run
 _PER_RUN = ("data", "description", "created_at", "enqueued_at")
 

@@ -13,13 +13,13 @@ import re
 from typing import Any
 
 from atlas import tokens
-from workers import instructions as phrases
-from workers.compaction import text_of
-from workers.instructions import OFFLINE_NOTE, WRAP_UP
-from workers.model import ModelReply, ModelRequest
-from workers.offline_evidence import Question, keywords, listing
-from workers.offline_issue import parse as parse_issue
-from workers.state import Usage
+from workers.agent import instructions as phrases
+from workers.agent.compaction import text_of
+from workers.agent.instructions import OFFLINE_NOTE, WRAP_UP
+from workers.agent.model import ModelReply, ModelRequest
+from workers.agent.offline_evidence import Question, keywords, listing
+from workers.agent.offline_issue import parse as parse_issue
+from workers.runs.state import Usage
 
 _ISSUE = re.compile(r"(?:issue\s*#?|#)(\d{1,6})\b", re.IGNORECASE)
 WRAP_UP_PREFIX = WRAP_UP.split("(")[0]  # how the loop's wrap-up note starts: not a question
@@ -179,7 +179,7 @@ def _issue_summary(lines: list[str], words: set[str]) -> str:
 
 
 def _quote(lines: list[str]) -> str:
-    """Quoted lines: shown, not cited (`workers.sources` cites only outside quotes)."""
+    """Quoted lines: shown, not cited (`workers.agent.sources` cites only outside quotes)."""
     return "\n".join(f"> {ln.strip()}" for ln in lines)
 
 

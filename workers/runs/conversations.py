@@ -10,7 +10,7 @@ from __future__ import annotations
 import redis
 
 from atlas.lua import run_script
-from workers.state import Turn
+from workers.runs.state import Turn
 
 MAX_TURNS = 20  # older turns fall off; the context budget trims further
 TURNS_TTL_SECONDS = 30 * 24 * 3600

@@ -65,7 +65,7 @@ SETTINGS_MISMATCH = (
     "question picked it up, so it did not answer. Restart the workers with the same settings, then ask again."
 )
 
-# What the model reads for an approval-gated call that did not run as asked (workers/gate.py).
+# What the model reads for an approval-gated call that did not run as asked (workers/approvals/gate.py).
 DECLINED = "Error: declined by @{name}.\nHint: Do not retry it. Tell the user it was declined and answer with what you have."
 EXPIRED = ("Error: nobody approved this in time, so it did not run.\n"
            "Hint: Tell the user the action was not taken; they can ask again.")

@@ -24,8 +24,8 @@ from rq.exceptions import DuplicateJobError
 
 from atlas.connection import text
 from atlas.lua import run_script
-from workers.audit import AUDIT_KEY
-from workers.state import PendingCall, RunState
+from workers.approvals.audit import AUDIT_KEY
+from workers.runs.state import PendingCall, RunState
 
 Status = Literal["pending", "approved", "denied", "expired"]
 Decision = Literal["approved", "denied"]
@@ -151,7 +151,7 @@ def step_key(run_id: str, step: int) -> str:
 
 def open_step(conn: redis.Redis, run: RunState, pending: list[PendingCall], ttl_seconds: int) -> bool:
     """Record a paused step's calls as pending (with 'request' audit entries). Idempotent; False if already open."""
-    from workers.audit import issue_of
+    from workers.approvals.audit import issue_of
 
     if not pending:
         return False
@@ -237,12 +237,12 @@ def expiry_job_id(run_id: str, step: int) -> str:
 
 
 def schedule_expiry(queue: Queue, run_id: str, step: int, at: float) -> None:
-    """Schedule `workers.expiry.expire_step(run_id, step)` for unix time `at`; scheduling the same step twice
+    """Schedule `workers.approvals.expiry.expire_step(run_id, step)` for unix time `at`; scheduling the same step twice
     is a no-op. The job is named by its path (as RQ stores it), so the core does not import the job's module."""
     try:
         queue.enqueue_at(
             datetime.fromtimestamp(at, tz=timezone.utc),
-            "workers.expiry.expire_step",
+            "workers.approvals.expiry.expire_step",
             run_id,
             step,
             job_id=expiry_job_id(run_id, step),
