@@ -8,3 +8,15 @@ def clip(text: str, limit: int, ellipsis: str = "…") -> str:
     if len(text) <= limit:
         return text
     return text[: limit - len(ellipsis)].rstrip() + ellipsis
+
+
+def fit_list(items: list[str], budget: int, separator: str = ", ") -> list[str]:
+    """As many of `items` as fit in `budget` characters joined by `separator`, then "+N more" for
+    the rest: a sources line stays within a platform's limit and still says how many it left out."""
+    shown: list[str] = []
+    for index, item in enumerate(items):
+        if sum(len(s) + len(separator) for s in shown) + len(item) > budget:
+            shown.append(f"+{len(items) - index} more")
+            break
+        shown.append(item)
+    return shown

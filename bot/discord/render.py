@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from atlas.text import clip
+from atlas.text import clip, fit_list
 from bot.discord import wording
 from bot.markdown_split import split_markdown
 from workers import wording as common
@@ -86,14 +86,8 @@ def tail_text(run: RunState, reason: str, *, docs_base_url: str | None, issues_b
 
 def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None) -> str:
     """'**Sources:** [#12](<url>), [retries](<url>)': links where a base URL is set, else code."""
-    shown: list[str] = []
-    for index, source in enumerate(sources):
-        link = source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
-        if sum(len(s) + 2 for s in shown) + len(link) > SOURCES_CHARS:
-            shown.append(f"+{len(sources) - index} more")
-            break
-        shown.append(link)
-    return wording.SOURCES.format(links=", ".join(shown))
+    links = [source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url) for source in sources]
+    return wording.SOURCES.format(links=", ".join(fit_list(links, SOURCES_CHARS)))
 
 
 def source_link(source: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:

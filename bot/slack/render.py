@@ -23,7 +23,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from atlas.text import clip
+from atlas.text import clip, fit_list
 from bot.markdown_split import split_markdown
 from workers import wording
 from workers.agent.sources import source_url
@@ -187,16 +187,10 @@ def classic_feedback(blocks: list[dict[str, Any]], run_id: str) -> list[dict[str
 def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None,
                  urls: dict[str, str] | None = None) -> str:
     """'*Sources:* <url|#12>, <url|retries-and-backoff>', links only where a base URL is configured."""
-    shown: list[str] = []
-    budget = CONTEXT_TEXT_LIMIT - len(wording.SOURCES) - 20
-    for index, source in enumerate(sources):
-        own = (urls or {}).get(source)
-        link = f"<{own}|{escape(source)}>" if own else source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
-        if sum(len(s) + 2 for s in shown) + len(link) > budget:
-            shown.append(f"+{len(sources) - index} more")
-            break
-        shown.append(link)
-    return wording.SOURCES.format(links=", ".join(shown))
+    own = urls or {}
+    links = [f"<{own[source]}|{escape(source)}>" if own.get(source)
+             else source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url) for source in sources]
+    return wording.SOURCES.format(links=", ".join(fit_list(links, CONTEXT_TEXT_LIMIT - len(wording.SOURCES) - 20)))
 
 
 def source_link(source: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
