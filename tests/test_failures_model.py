@@ -14,10 +14,10 @@ from tests.processes import atlas_command, wait_for, worker_process
 from tests.standins.responses_api import NotAResponse, ScriptedModel
 from tests.standins.turns import reply_text
 from tests.tools_dataset import make_dataset
-from workers.agent.instructions import MODEL_MALFORMED
 from workers.agent.model import ModelRequest, ResponsesModel
 from workers.errors import ModelMalformed
 from workers.runs.queueing import settings_queue
+from workers.wording import MODEL_MALFORMED
 
 GARBAGE = [NotAResponse({"hello": "world"}), NotAResponse("just a string"), NotAResponse(b"<html>502 from a proxy</html>"),
            NotAResponse({"output": 5}), NotAResponse({"id": "resp_1", "object": "response", "output": [{"no": "type"}]})]

@@ -10,8 +10,8 @@ import pytest
 from atlas.settings import DEFAULT_DATA, Settings
 from tests.agent_harness import RecordingReporter
 from workers import runtime
-from workers.agent.instructions import OFFLINE_NOTE
 from workers.runs.state import RunState
+from workers.wording import OFFLINE_NOTE
 
 
 @pytest.fixture

@@ -24,8 +24,7 @@ from tests.standins.slack_events import mention
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api  # noqa: F401
 from tests.standins.turns import reply_text
 from tests.tools_dataset import make_dataset
-from workers import runtime
-from workers.agent import instructions
+from workers import runtime, wording
 from workers.runs import jobs
 from workers.runs.queueing import submit
 from workers.runs.state import Origin
@@ -84,7 +83,7 @@ def test_a_worker_refuses_a_run_taken_under_other_settings(tmp_path: Path, redis
         assert jobs.continue_run(foreign.id) == "failed"
         refused = rt.store.load(foreign.id)
         assert refused.stop_reason == "settings_mismatch" and refused.steps == []  # no model call, no tool call
-        assert refused.answer == instructions.SETTINGS_MISMATCH and refused.answered_by is None
+        assert refused.answer == wording.SETTINGS_MISMATCH and refused.answered_by is None
 
         own = submit(rt.conn, "unused-queue", QUESTION, Origin(kind="cli"), fingerprint=settings.fingerprint)
         assert jobs.continue_run(own.id) == "done"

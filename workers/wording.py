@@ -165,3 +165,30 @@ APPROVAL_IN_DOUBT_THREAD = (
 APPROVAL_NOT_ALLOWED = ":no_entry: You can't approve this: only the project's maintainers can decide."
 APPROVAL_ALREADY = "This was already decided: {outcome}"
 APPROVAL_GONE = "This approval request is no longer available."
+
+
+# --- a run's answer when it could not finish (workers/runs/jobs.py, settings_check.py, agent/loop.py),
+# and the offline model's own phrases (workers/agent/offline.py) ------------------------------
+OFFLINE_NOTE = "_No language model is configured, so this answer was put together by Atlas's offline mode from the best-matching docs and issues._"
+
+# The offline model's connecting phrases (everything else it says is quoted from the tools).
+OFFLINE_SMALL_TALK = "You're welcome! Mention me any time you need something from the docs or the tracker."
+OFFLINE_NOTHING_FOUND = "I could not find anything about this in the docs or the issue tracker."
+OFFLINE_NOTHING_ABOUT = "I found nothing about {what} in the docs or issues."
+OFFLINE_RESOLUTION = "Resolved in comment {number}, by {author}:"
+OFFLINE_FROM_DOCS = "From the docs, {where}:"
+OFFLINE_ISSUE = "Issue {header}"
+OFFLINE_RELATED = "Related issues:"
+
+OUT_OF_BUDGET = "I ran out of budget before I could write an answer."
+MODEL_DOWN = "The model API could not be reached, even after retries."
+REDIS_DOWN = "Atlas lost its connection to Redis, even after retries."
+MODEL_REFUSED = "The model API refused the request: {error}"
+MODEL_MALFORMED = "The model API's replies were not valid responses, even after retries (check OPENAI_BASE_URL)."
+RUN_INTERNAL_ERROR = "Atlas hit an internal error while working on this."
+WORKER_LOST = "The worker running this question stopped before it finished."
+STOPPED_BY_USER = "Stopped at the request of the person who asked, before an answer was written."
+SETTINGS_MISMATCH = (
+    "A worker with different settings (model, data folder or budgets) than the process that took this "
+    "question picked it up, so it did not answer. Restart the workers with the same settings, then ask again."
+)

@@ -20,7 +20,6 @@ from workers.agent.budget import TOOL_TIMEOUT_SECONDS, Budget, exhausted
 from workers.agent.instructions import (
     INCOMPLETE,
     INSTRUCTIONS,
-    OUT_OF_BUDGET,
     TOOL_TIMED_OUT,
     TOOL_TIMED_OUT_HINT,
     VIEWING_CHANNEL,
@@ -29,6 +28,7 @@ from workers.agent.instructions import (
 from workers.agent.model import Model, ModelReply, ModelRequest
 from workers.errors import ContextFull, ModelRejected, PairingBroken
 from workers.runs.state import EventKind, PendingCall, RunState, StepRecord, StopReason, Usage
+from workers.wording import OUT_OF_BUDGET
 
 log = logging.getLogger("atlas.loop")
 

@@ -13,13 +13,14 @@ import re
 from typing import Any
 
 from atlas import tokens
-from workers.agent import instructions as phrases
+from workers import wording as phrases
 from workers.agent.compaction import text_of
-from workers.agent.instructions import OFFLINE_NOTE, WRAP_UP
+from workers.agent.instructions import WRAP_UP
 from workers.agent.model import ModelReply, ModelRequest
 from workers.agent.offline_evidence import Question, keywords, listing
 from workers.agent.offline_issue import parse as parse_issue
 from workers.runs.state import Usage
+from workers.wording import OFFLINE_NOTE
 
 _ISSUE = re.compile(r"(?:issue\s*#?|#)(\d{1,6})\b", re.IGNORECASE)
 WRAP_UP_PREFIX = WRAP_UP.split("(")[0]  # how the loop's wrap-up note starts: not a question

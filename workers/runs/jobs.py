@@ -10,7 +10,7 @@ from rq import get_current_job
 from rq.job import Job
 
 from workers import runtime
-from workers.agent import instructions as phrases
+from workers import wording as phrases
 from workers.agent.loop import Reporter, finish
 from workers.agent.reporting import FanOut, StreamReporter
 from workers.approvals import gate
@@ -90,7 +90,7 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
         stop(rt, run, reporter, "model_rejected", phrases.MODEL_REFUSED.format(error=exc))
     except Exception:
         log.exception("run %s failed", run.id)
-        stop(rt, run, reporter, "internal_error", phrases.INTERNAL_ERROR)
+        stop(rt, run, reporter, "internal_error", phrases.RUN_INTERNAL_ERROR)
     return run.status
 
 

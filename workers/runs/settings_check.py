@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from workers.agent import instructions as phrases
+from workers import wording as phrases
 from workers.agent.loop import Reporter, finish
 from workers.runs.state import RunState
 
