@@ -92,3 +92,23 @@ def atlas_process(args: list[str], env: dict[str, str], log: Path) -> subprocess
     with open(log, "ab") as out:
         return subprocess.Popen([sys.executable, "-m", "atlas.cli", *args], env=_env(env), cwd=REPO,
                                 stdout=out, stderr=subprocess.STDOUT)
+
+
+def burst_worker(env: dict[str, str]) -> None:
+    """`atlas worker --burst`: answer what is queued, then exit; it must exit cleanly."""
+    done = atlas_command("worker", "--burst", env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+@contextmanager
+def atlas_serve(env: dict[str, str], log: Path) -> Iterator[int]:
+    """`atlas serve` as its own process on a free loopback port, listening; yields the port."""
+    port = free_port()
+    proc = atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port)], env, log)
+    try:
+        wait_for(lambda: serving(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
+        assert proc.poll() is None, log.read_text()
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -12,7 +12,7 @@ import redis
 
 from bot.discord import render
 from datasets import tracker_journal
-from tests.processes import atlas_command, atlas_process, free_port, serving, wait_for
+from tests.processes import atlas_serve, burst_worker
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api  # noqa: F401
@@ -40,20 +40,8 @@ def serve(env: dict[str, str], tmp_path: Path) -> Iterator[di.InteractionSender]
 @contextmanager
 def serving_discord(env: dict[str, str], tmp_path: Path) -> Iterator[di.InteractionSender]:
     """`atlas serve` as its own process, Discord only, with the settings its workers have."""
-    port = free_port()
-    proc = atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port)], env, tmp_path / "serve.log")
-    try:
-        wait_for(lambda: serving(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
-        assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+    with atlas_serve(env, tmp_path / "serve.log") as port:
         yield di.InteractionSender(f"http://127.0.0.1:{port}/discord/interactions")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def _burst(env: dict[str, str]) -> None:
-    done = atlas_command("worker", "--burst", env=env, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_slash_ask_is_deferred_then_progress_edits_the_original_and_the_answer_follows(
@@ -62,7 +50,7 @@ def test_slash_ask_is_deferred_then_progress_edits_the_original_and_the_answer_f
     payload = di.ask("What does ORB-1202 mean?", MAINTAINER)
     assert serve.send(payload).body == {"type": 5}
     assert serve.send(payload).body == {"type": 5}  # a retried delivery of the same interaction
-    _burst(env)
+    burst_worker(env)
 
     edits = discord_api.originals[payload["token"]]
     assert edits and "Working on it" in edits[0]["content"] and "the answer is below" in edits[-1]["content"]
@@ -87,7 +75,7 @@ def test_a_side_effect_card_is_refused_to_an_outsider_and_approved_by_a_role_mem
     with serving_discord(env, tmp_path) as serve:
         payload = di.ask("Please label #3 as a bug", MAINTAINER)
         assert serve.send(payload).body == {"type": 5}
-        _burst(env)
+        burst_worker(env)
 
         [card] = [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
         approve, deny = card["components"][0]["components"]
@@ -102,7 +90,7 @@ def test_a_side_effect_card_is_refused_to_an_outsider_and_approved_by_a_role_mem
         assert "Approved by <@1500000000000000011>" in approved["data"]["content"]
         again = serve.send(di.click(approve["custom_id"], MAINTAINER, message=card)).body
         assert again["data"]["flags"] == 64 and "already decided" in again["data"]["content"]
-        _burst(env)
+        burst_worker(env)
 
         writes = tracker_journal.entries(tracker_journal.journal_path(Path(env["ATLAS_DATA"])))
         assert [(e.kind, e.issue_id) for e in writes] == [("add_labels", 3)]

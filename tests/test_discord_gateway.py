@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from bot.discord.gateway import INTENTS
-from tests.processes import atlas_command, atlas_process, wait_for
+from tests.processes import atlas_process, burst_worker, wait_for
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_gateway import GatewayStandin, mention_payload
 from tests.standins.responses_api import ScriptedModel
@@ -60,11 +60,6 @@ def gateway_process(env: dict[str, str], gateway: GatewayStandin, tmp_path: Path
         proc.wait(timeout=15)
 
 
-def _burst(env: dict[str, str]) -> None:
-    done = atlas_command("worker", "--burst", env=env, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-
-
 def _queued(conn: redis.Redis, n: int) -> bool:
     return len([k for k in conn.scan_iter("atlas:run:*") if k.count(b":") == 2]) >= n
 
@@ -79,7 +74,7 @@ def test_a_mention_gets_one_answer_in_a_thread_started_from_the_message_even_whe
     gateway.message_create(message)
     gateway.message_create(message)  # delivered twice
     wait_for(lambda: _queued(redis_conn, 1), what="the mention's run")
-    _burst(env)
+    burst_worker(env)
 
     assert api.threads == {"1700000000000000001": CHANNEL}
     thread = api.channel("1700000000000000001")
@@ -107,13 +102,13 @@ def test_after_a_dropped_connection_the_library_resumes_and_a_replayed_mention_i
         wait_for(lambda: gateway.ready.is_set(), timeout=30, what="a RESUME")
         assert gateway.received.resumes and gateway.received.resumes[0]["session_id"] == gateway.session_id
         assert len(gateway.received.identifies) == 1
-        _burst(env)
+        burst_worker(env)
 
         # A follow-up in Atlas's thread carries the thread's context.
         follow = mention_payload("1700000000000000011", f"{BOT_MENTION} How do I raise it?", channel_id="1700000000000000010")
         gateway.message_create(follow)
         wait_for(lambda: _queued(redis_conn, 2), what="the follow-up's run")
-        _burst(env)
+        burst_worker(env)
 
     thread = api.channel("1700000000000000010")
     answers = [m["content"] for m in thread if "stop: " in m["content"]]
@@ -143,5 +138,5 @@ def test_a_mention_that_arrives_while_redis_is_down_is_kept_and_answered_when_it
         finally:
             proc.terminate()
             proc.wait(timeout=15)
-    _burst(env)
+    burst_worker(env)
     assert len([m for m in api.channel("1700000000000000020") if "stop: " in m["content"]]) == 1

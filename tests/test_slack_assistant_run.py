@@ -8,10 +8,11 @@ import json
 import redis
 
 from bot.slack.stream import SEPARATOR
+from tests.processes import burst_worker
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SlackSender, assistant_message, assistant_thread_started, mention
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
-from tests.test_slack_e2e import _burst, env, serve  # noqa: F401  (the e2e fixtures: atlas serve + env)
+from tests.test_slack_e2e import env, serve  # noqa: F401  (the e2e fixtures: atlas serve + env)
 from workers import wording
 from workers.agent import instructions
 from workers.runs.state import RunState
@@ -36,7 +37,7 @@ def test_a_question_in_the_assistant_view_gets_a_title_a_status_and_one_streamed
     assert serve.event(assistant_thread_started(thread_ts=THREAD, context_channel="C0RELEASES")).status == 200
     question = "What does ORB-1202 mean? " + "Please explain it to me in detail, " * 3  # long: the title is cut
     assert serve.event(assistant_message(question, thread_ts=THREAD, ts="1700030001.000100")).status == 200
-    _burst(env)
+    burst_worker(env)
 
     thread = slack_api.assistant_threads[(DM, THREAD)]
     assert thread["title"].startswith("What does ORB-1202 mean?") and len(thread["title"]) <= 80 and "\n" not in thread["title"]
@@ -63,7 +64,7 @@ def test_mentions_get_no_title_and_no_run_context(
     serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
 ) -> None:
     serve.event(mention("What does ORB-1202 mean?", ts="1700031000.000100"))
-    _burst(env)
+    burst_worker(env)
     [run] = _runs(redis_conn)
     assert run.status == "done" and run.context_channel is None
     assert slack_api.calls_to("assistant.threads.setTitle") == []

@@ -5,8 +5,6 @@ Slack stand-in. The model is the offline one, or the strict scripted Responses A
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +13,16 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.processes import REPO, atlas_command, free_port, serving, wait_for, worker_process
+from tests.processes import (
+    atlas_command,
+    atlas_process,
+    atlas_serve,
+    burst_worker,
+    free_port,
+    serving,
+    wait_for,
+    worker_process,
+)
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, SlackSender, mention
@@ -46,30 +53,9 @@ def serve(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
 @contextmanager
 def serving_app(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
     """`atlas serve` with `env`: the web process and the workers of one deployment share their settings."""
-    port = free_port()
-    log = open(tmp_path / "serve.log", "ab")
-    proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-                            env={**_base_env(), **env}, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_for(lambda: serving(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
-        assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+    with atlas_serve(env, tmp_path / "serve.log") as port:
         yield SlackSender(f"http://127.0.0.1:{port}/slack/events")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        log.close()
 
-
-def _base_env() -> dict[str, str]:
-    import os
-
-    return {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH")}
-
-
-
-def _burst(env: dict[str, str]) -> None:
-    done = atlas_command("worker", "--burst", env=env, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def _answers(api: SlackAPI, thread_ts: str) -> list[dict]:
@@ -83,7 +69,7 @@ def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
     thread = "1700001000.000100"
     reply = serve.event(mention("What does ORB-1202 mean?", ts=thread))
     assert reply.status == 200
-    _burst(env)
+    burst_worker(env)
 
     messages = slack_api.thread(CHANNEL, thread)
     progress, answer = messages  # one progress message, one answer: nothing else in the thread
@@ -107,7 +93,7 @@ def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
 
     posts = len(slack_api.calls_to("chat.postMessage"))
     Queue("atlas", connection=redis_conn).enqueue(continue_run, run.id, job_id=f"redelivery-{run.id}")
-    _burst(env)
+    burst_worker(env)
     assert len(slack_api.calls_to("chat.postMessage")) == posts and len(slack_api.thread(CHANNEL, thread)) == 2
     assert len(conversations.turns(redis_conn, "T0TEST", CHANNEL, thread)) == 1
 
@@ -121,9 +107,9 @@ def test_follow_up_mention_continues_the_thread_with_its_earlier_turns(
     thread = "1700002000.000100"
     with serving_app(env, tmp_path) as serve:
         serve.event(mention("What does ORB-1202 mean?", ts=thread))
-        _burst(env)
+        burst_worker(env)
         serve.event(mention("How do I raise it myself?", ts="1700002001.000100", thread_ts=thread))
-        _burst(env)
+        burst_worker(env)
 
     second = scripted_model.requests[1].body["input"]
     said = [(i.get("role"), i.get("content")) for i in second if i.get("type") == "message"]
@@ -143,7 +129,7 @@ def test_a_model_that_refuses_gets_a_clear_failure_note_in_the_thread(
     env = {**env, **scripted_model.env()}
     with serving_app(env, tmp_path) as serve:
         serve.event(mention("What does ORB-1202 mean?", ts=thread))
-        _burst(env)
+        burst_worker(env)
     [note] = _answers(slack_api, thread)
     text = json.dumps(note)
     assert wording.stop_reason("model_rejected") in text and "couldn't finish" in text
@@ -169,7 +155,7 @@ def test_a_worker_with_other_settings_than_the_web_process_tells_the_thread_and_
     """`atlas serve` took the question offline; a worker configured with a model must not answer it."""
     thread = "1700005000.000100"
     serve.event(mention("What does ORB-1202 mean?", ts=thread))
-    _burst({**env, **scripted_model.env()})
+    burst_worker({**env, **scripted_model.env()})
     [note] = _answers(slack_api, thread)
     assert wording.stop_reason("settings_mismatch") in json.dumps(note) and "couldn't finish" in json.dumps(note)
     assert scripted_model.requests == []  # the worker's model was never asked
@@ -181,9 +167,7 @@ def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
     import psutil
 
     port = free_port()
-    log = open(tmp_path / "serve.log", "ab")
-    proc = subprocess.Popen([sys.executable, "-m", "atlas.cli", "serve", "--host", "127.0.0.1", "--port", str(port), "--processes", "2"],
-                            env={**_base_env(), **env}, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    proc = atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", "2"], env, tmp_path / "serve.log")
     try:
         wait_for(lambda: serving(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
         children = psutil.Process(proc.pid).children()
@@ -195,7 +179,6 @@ def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
     finally:
         proc.terminate()
         proc.wait(timeout=15)
-        log.close()
     assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in children)
 
 
@@ -206,7 +189,7 @@ def test_an_answer_slack_failed_to_take_is_posted_by_the_retried_job(
     thread = "1700001000.000900"
     slack_api.server_error("chat.postMessage", times=1)
     assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
-    _burst(env)  # the first attempt fails on the post; the burst worker runs the retry too
+    burst_worker(env)  # the first attempt fails on the post; the burst worker runs the retry too
     statuses = [c.status for c in slack_api.calls_to("chat.postMessage")]
     assert statuses[0] == 500 and statuses.count(200) == 1
     assert len(_answers(slack_api, thread)) == 1
@@ -218,7 +201,7 @@ def test_a_person_who_presses_stop_ends_the_run_and_gets_one_short_note(
     thread = "1700001500.000100"
     slack_api.stop_at_next_append()  # pressed while the first lookups run
     assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
-    _burst(env)
+    burst_worker(env)
     progress, note = slack_api.thread(CHANNEL, thread)  # no second progress message, no answer
     assert progress["stopped_by_user"] and note["text"] == wording.PROGRESS_STOPPED
     assert len(slack_api.calls_to("chat.startStream")) == 1 and _answers(slack_api, thread) == []
@@ -236,7 +219,7 @@ def test_an_answer_waits_out_a_slack_outage_and_appears_once(
     assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
     slack_api.outage("chat.postMessage", seconds=4)
     back = time.monotonic() + 4
-    _burst({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "60", "ATLAS_SLACK_RETRY_CAP": "1"})
+    burst_worker({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "60", "ATLAS_SLACK_RETRY_CAP": "1"})
     posts = slack_api.calls_to("chat.postMessage")
     assert [c.status for c in posts][-1] == 200 and posts[0].status == 503 and posts[-1].at >= back
     assert len(_answers(slack_api, thread)) == 1
@@ -250,7 +233,7 @@ def test_an_answer_slack_never_takes_is_told_in_the_thread_and_shown_by_atlas_ru
     thread = "1700001200.000900"
     assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
     slack_api.outage("chat.postMessage", seconds=120, when=lambda args: bool(args.get("blocks")))  # answers fail, notes pass
-    _burst({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "2", "ATLAS_SLACK_RETRY_CAP": "0.5"})
+    burst_worker({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "2", "ATLAS_SLACK_RETRY_CAP": "0.5"})
     assert _answers(slack_api, thread) == []
     [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
     notes = [m["text"] for m in slack_api.thread(CHANNEL, thread) if m.get("text")]
