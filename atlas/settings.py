@@ -10,6 +10,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -140,9 +141,10 @@ class Settings:
             "tracker": [self.github.repo, self.github.api_url] if self.github else "demo",  # where approved actions write
         }
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         """A short hash of `answer_settings`: equal fingerprints answer a question the same way.
+        Settings are frozen, so it is computed once per object (every run a process takes carries it).
 
         Runs carry the fingerprint of the process that took the question; a worker answers only runs
         whose fingerprint is its own (workers/runs/settings_check.py). It holds no secret.
