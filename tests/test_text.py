@@ -1,4 +1,4 @@
-"""The shared text helpers: a clip ends in its marker, a list fitted to a budget says what it left out."""
+"""atlas/text.py: a clip ends in its marker, a list fitted to a budget says what it left out."""
 
 from __future__ import annotations
 
