@@ -113,7 +113,8 @@ def test_only_the_worker_asked_to_runs_rq_s_scheduler(tmp_path: Path, redis_url:
         assert conn.get(lock) is None and psutil.Process(plain.pid).children(recursive=True) == []
     with worker_process(env, "scheduling", "--with-scheduler") as scheduling:
         wait_for(lambda: conn.get(lock) is not None, timeout=60, what="the scheduler lock")
-        assert psutil.Process(scheduling.pid).children(recursive=True)
+        # RQ takes the lock in the worker, then forks the scheduler child: wait for the child too
+        assert wait_for(lambda: psutil.Process(scheduling.pid).children(recursive=True), timeout=30, what="the scheduler child")
     scripted_model.assert_done()
 
 
