@@ -3,7 +3,9 @@
 The questions are written as users ask them, not in the pages' words; each names the sections that
 answer it, or none when the docs have no answer. `rq_docs.jsonl` is the development set (the plain
 words table in tools/docs_vocabulary.py was written while reading its misses); `rq_docs_holdout.jsonl`
-was written before that table and never tuned on, so it shows what the tuning is worth. Reported:
+was written before that table and never tuned on, so it shows what the tuning is worth;
+`rq_docs_holdout2.jsonl` was written (and committed) before the ranker was reworked to generalise,
+and only its aggregate figures are ever looked at. Reported:
 recall@3, recall@1 and MRR@5 over the answerable questions, and for the unanswerable ones how a
 coverage threshold (share of the query's words the top hit holds) would separate them.
 """
@@ -19,6 +21,7 @@ from tools.docs_pages import SEP, load_pages
 
 EVALS = Path(__file__).resolve().parent / "evals" / "rq_docs.jsonl"
 HOLDOUT = EVALS.with_name("rq_docs_holdout.jsonl")
+HOLDOUT2 = EVALS.with_name("rq_docs_holdout2.jsonl")
 PROBE = 0.3  # a coverage threshold probed for "no answer" (search_docs does not act on it: it does not separate)
 RQ_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "evals" / "rq"
 K = 5
@@ -26,11 +29,11 @@ INTRO = "(intro)"
 
 
 def run(data_dir: Path = RQ_DATA) -> list[Table]:
-    """The RQ questions tables (development set, held-out set), or one saying why when the data is absent."""
+    """The RQ questions tables (development set, two held-out sets), or one saying why when the data is absent."""
     if not (data_dir / "docs").is_dir():
         return [Table("docs search on plain-word questions (RQ)", ["set"], [], notes=[f"skipped: no RQ data at {data_dir}"])]
     index = DocsIndex(load_pages(data_dir / "docs"))
-    return [questions(index, EVALS), questions(index, HOLDOUT, goal=False)]
+    return [questions(index, EVALS), questions(index, HOLDOUT, goal=False), questions(index, HOLDOUT2, goal=False)]
 
 
 def questions(index: DocsIndex, evals: Path = EVALS, goal: bool = True) -> Table:
@@ -58,7 +61,8 @@ def questions(index: DocsIndex, evals: Path = EVALS, goal: bool = True) -> Table
     notes = [f"questions: {evals.name}; a hit answers when it is the named section, inside it, or a section that contains it",
              f"weak = top hit's coverage < {PROBE}: right for unanswerable questions, a false alarm for answerable ones",
              "unanswerable questions are answered by search_docs naming the words no doc mentions (e.g. Kafka)"]
-    notes += [f"not in top 3: {m}" for m in missed]
+    if goal:  # a held-out set shows its aggregate only: per-question misses would invite tuning on it
+        notes += [f"not in top 3: {m}" for m in missed]
     return Table(
         title=f"docs search on plain-word questions: {evals.name} (RQ docs, ../shared/evals/rq)",
         columns=["answerable", "recall@3", "recall@1", f"MRR@{K}", "unanswerable flagged weak", "answerable flagged weak"],
