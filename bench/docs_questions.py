@@ -1,11 +1,12 @@
 """Docs search on plain-word questions about a real project (RQ's docs in ../shared/evals/rq).
 
 The questions are written as users ask them, not in the pages' words; each names the sections that
-answer it, or none when the docs have no answer. `rq_docs.jsonl` is the development set (the plain
-words table in tools/docs_vocabulary.py was written while reading its misses); `rq_docs_holdout.jsonl`
-was written before that table and never tuned on, so it shows what the tuning is worth;
-`rq_docs_holdout2.jsonl` was written (and committed) before the ranker was reworked to generalise,
-and only its aggregate figures are ever looked at. Reported:
+answer it, or none when the docs have no answer. `rq_docs.jsonl` is the development set (a first,
+larger plain-words table was written while reading its misses; the general words left of it in
+tools/docs_vocabulary.py, and the field weights, were chosen on it); `rq_docs_holdout.jsonl` was
+written before that table and `rq_docs_holdout2.jsonl` before the ranker was reworked to generalise:
+neither is tuned on, and only their aggregate figures are printed. The index is built as the tools
+build it: docs plus the issue threads of the same folder (tools/docs_bridge.py). Reported:
 recall@3, recall@1 and MRR@5 over the answerable questions, and for the unanswerable ones how a
 coverage threshold (share of the query's words the top hit holds) would separate them.
 """
@@ -16,6 +17,7 @@ import json
 from pathlib import Path
 
 from bench.report import Table
+from tools.docs_bridge import thread_texts
 from tools.docs_index import DocsIndex
 from tools.docs_pages import SEP, load_pages
 
@@ -32,7 +34,7 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
     """The RQ questions tables (development set, two held-out sets), or one saying why when the data is absent."""
     if not (data_dir / "docs").is_dir():
         return [Table("docs search on plain-word questions (RQ)", ["set"], [], notes=[f"skipped: no RQ data at {data_dir}"])]
-    index = DocsIndex(load_pages(data_dir / "docs"))
+    index = DocsIndex(load_pages(data_dir / "docs"), thread_texts(data_dir / "issues" / "issues.jsonl"))
     return [questions(index, EVALS), questions(index, HOLDOUT, goal=False), questions(index, HOLDOUT2, goal=False)]
 
 

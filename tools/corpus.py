@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from datasets.tracker_db import SOURCE, ensure_db
+from tools.docs_bridge import thread_texts
 from tools.docs_index import DocsIndex
 from tools.docs_pages import load_pages
 from tools.issue_store import IssueStore
@@ -39,7 +40,8 @@ def open_corpus(data_dir: Path) -> Corpus:
         cached = _cache.get(root)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        corpus = Corpus(root, DocsIndex(load_pages(root / "docs")), IssueStore(ensure_db(root)))
+        docs = DocsIndex(load_pages(root / "docs"), thread_texts(root / SOURCE))  # issue threads bridge users' words to the docs
+        corpus = Corpus(root, docs, IssueStore(ensure_db(root)))
         _cache[root] = (stamp, corpus)
         return corpus
 

@@ -1,7 +1,10 @@
-"""Ranked search over doc sections: BM25 in process, per field (title, heading path, text), headings boosted.
+"""Ranked search over doc sections: BM25 in process, per field (title, heading path, text, users' words).
 
-Each searched unit (a page's intro, or a section as `Page.units` splits them) has four fields: the
-page title, its own heading, its parent headings, and its text. Words are stemmed (Snowball English,
+Each searched unit (a page's intro, or a section as `Page.units` splits them) has five fields: the
+page title, its own heading, its parent headings, its text, and the words of the issue threads that
+name its rare identifiers (`docs_bridge`). Per-field scores are summed with coarse weights (a grid
+over the RQ development questions, BM25F's single saturation among the variants, moved MRR by a few
+points at most, so nothing here is tuned per question). Headings count each word once. Words are stemmed (Snowball English,
 so 'scheduling' meets 'schedule' and 'dependencies' meets 'depends'); identifiers and codes
 (`ORB-1202`, `3.1.0`, `enqueue_at`, `rq.Retry`, `FailedJobRegistry`) are kept whole, unstemmed,
 *and* split into their stemmed parts, so an exact code outranks a loose mention while plain words
@@ -15,10 +18,12 @@ import math
 import re
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import snowballstemmer
 
+from tools.docs_bridge import asked_texts
 from tools.docs_pages import SEP, Page
 from tools.docs_vocabulary import EXPANSION_WEIGHT, FILLER, expansions
 from tools.fts_query import STOPWORDS, TERM
@@ -26,11 +31,12 @@ from tools.fts_query import STOPWORDS, TERM
 QUIET = STOPWORDS | FILLER
 
 PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # lease_seconds, FailedJobRegistry, ORB-1202
-FIELDS = {"title": 2.0, "heading": 3.0, "parents": 1.0, "text": 1.0}  # per-field BM25 scores are summed with these weights
+FIELDS = {"title": 2.0, "heading": 3.0, "parents": 1.0, "text": 1.0, "asked": 0.5}  # per-field BM25 scores are summed with these weights
 # Length normalisation per field: a heading that is nothing but the query term is about that term
 # ("ORB-1403 PostgresLockTimeout" over "Lock timeouts and ORB-1403"); long sections are penalised less.
-B = {"title": 0.9, "heading": 0.9, "parents": 0.9, "text": 0.5}
+B = {"title": 0.9, "heading": 0.9, "parents": 0.9, "text": 0.5, "asked": 0.75}
 K1 = 1.2
+HEADINGS = ("title", "heading", "parents")
 SNIPPET_CHARS = 160
 
 
@@ -92,16 +98,20 @@ def expanded_tokens(query: str) -> dict[str, float]:
 class DocsIndex:
     """All sections of a set of pages, searchable by relevance."""
 
-    def __init__(self, pages: dict[str, Page]) -> None:
+    def __init__(self, pages: dict[str, Page], threads: Sequence[str] = ()) -> None:
         self.pages = pages
-        self._units = [_unit(p.doc_id, p.title, (), p.intro) for p in pages.values() if p.intro or not p.sections]
-        self._units += [_unit(s.doc_id, s.title, s.path, s.text) for p in pages.values() for s in p.units()]
+        parts: list[tuple[str, str, tuple[str, ...], str]] = [
+            (p.doc_id, p.title, (), p.intro) for p in pages.values() if p.intro or not p.sections]
+        parts += [(s.doc_id, s.title, s.path, s.text) for p in pages.values() for s in p.units()]
+        asked = asked_texts([f"{SEP.join(path)}\n{text}" for _, _, path, text in parts], threads)
+        self._units = [_unit(*part, extra) for part, extra in zip(parts, asked, strict=True)]
         n = len(self._units) or 1
         self._avg = {f: sum(u.lengths[f] for u in self._units) / n or 1.0 for f in FIELDS}
         df: Counter[str] = Counter()
         for unit in self._units:
             df.update(set().union(*(unit.fields[f] for f in FIELDS)))
         self._idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self._written = set().union(*(u.fields[f] for u in self._units for f in FIELDS if f != "asked"))
 
     def search(self, query: str, k: int = 5) -> list[DocHit]:
         """The `k` best sections for `query`, best first; [] when nothing matches."""
@@ -110,19 +120,23 @@ class DocsIndex:
         wanted = [t for t in asked if t in self._idf]
         unseen = max(self._idf.values(), default=1.0)  # a word no section has weighs like the rarest
         total = sum(self._idf.get(t, unseen) for t in asked) or 1.0
+        scored = self._rank(weights)
+        return [DocHit(u.doc_id, u.title, u.heading, snippet(u.text, list(weights)), round(s, 3),
+                       round(sum(self._idf[t] for t in wanted if _holds(u, t)) / total, 3)) for s, u in scored[:k]]
+
+    def _rank(self, weights: dict[str, float]) -> list[tuple[float, _Unit]]:
         scored = []
         for unit in self._units:
             score = sum(w * self._idf[t] * self._term_score(unit, t) for t, w in weights.items())
             if score > 0:
                 scored.append((score, unit))
         scored.sort(key=lambda pair: (-pair[0], pair[1].doc_id, pair[1].heading))
-        return [DocHit(u.doc_id, u.title, u.heading, snippet(u.text, list(weights)), round(s, 3),
-                       round(sum(self._idf[t] for t in wanted if _holds(u, t)) / total, 3)) for s, u in scored[:k]]
+        return scored
 
     def unknown_words(self, query: str) -> list[str]:
         """The query's words that no section contains at all (a sign the docs do not cover the topic)."""
         return [w for w in dict.fromkeys(TERM.findall(query)) if w.lower() not in QUIET
-                and not any(t in self._idf for t in tokens(w, QUIET))]
+                and not any(t in self._written for t in tokens(w, QUIET))]
 
     def _term_score(self, unit: _Unit, term: str) -> float:
         """Sum of per-field saturated scores: a heading or title match counts on its own."""
@@ -148,10 +162,13 @@ def snippet(text: str, wanted: list[str]) -> str:
     return best if len(best) <= SNIPPET_CHARS else best[: SNIPPET_CHARS - 3].rstrip() + "..."
 
 
-def _unit(doc_id: str, title: str, path: tuple[str, ...], text: str) -> _Unit:
-    fields = {"title": Counter(tokens(title)), "heading": Counter(tokens(path[-1] if path else "")),
-              "parents": Counter(tokens(" ".join(path[:-1]))), "text": Counter(tokens(text))}
-    texts = {"title": title, "heading": path[-1] if path else "", "parents": " ".join(path[:-1]), "text": text}
+def _unit(doc_id: str, title: str, path: tuple[str, ...], text: str, asked: str = "") -> _Unit:
+    texts = {"title": title, "heading": path[-1] if path else "", "parents": " ".join(path[:-1]), "text": text,
+             "asked": asked}
+    fields = {name: Counter(tokens(value, QUIET)) if name == "asked" else Counter(tokens(value))
+              for name, value in texts.items()}
+    for name in HEADINGS:  # a heading names each thing once: 'run_both became run_once' is not 'run' twice
+        fields[name] = Counter(set(fields[name]))
     # Length in words, not tokens: a compound's extra parts must not make its field look longer.
     return _Unit(doc_id, title, SEP.join(path), text, fields, {f: len(TERM.findall(t)) for f, t in texts.items()})
 
