@@ -44,7 +44,7 @@ def ensure_worker(settings: Settings, queue: Queue) -> subprocess.Popen[bytes] |
         return None
     from tools import open_corpus  # only here: the tools package costs a warm ask 60 ms of imports
 
-    open_corpus(settings.data_dir)
+    open_corpus(settings.data_dir, settings.home)
     log_path = worker_log(settings)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:

@@ -135,7 +135,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "tool":
         from tools import run_tool_cli
 
-        output = run_tool_cli(settings.data_dir, args.name, args.arguments)
+        output = run_tool_cli(settings.data_dir, args.name, args.arguments, settings.home)
         print(output.text)
         return 0 if output.ok else 1
     if args.command == "runs":
@@ -206,7 +206,7 @@ def _dataset(settings: Settings, action: str) -> int:
 
     if action == "index":
         try:
-            db = tracker_db.build(settings.data_dir)
+            db = tracker_db.build(settings.data_dir, settings.home)
         except tracker_db.DatasetError as exc:
             print(f"atlas dataset index: {exc} (ATLAS_DATA={settings.data_dir})", file=sys.stderr)
             return 2

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from datasets import derived
 from datasets.orbit_material import EXCERPTS, all_specs, tracebacks
 from datasets.orbit_material import logs as logs_mod
 from datasets.orbit_material.model import Spec
@@ -291,7 +292,9 @@ def write(path: Path, seed: int = 2026) -> Path:
 
 
 def build(data_dir: Path) -> Path:
-    """Write `<data_dir>/issues/issues.jsonl` with the default seed (used by `atlas dataset build`)."""
+    """Write `<data_dir>/issues/issues.jsonl` with the default seed (used by `atlas dataset build`), and
+    mark the folder as Atlas's, so its derived index lives beside it (datasets/derived.py)."""
+    derived.mark(data_dir)
     return write(Path(data_dir) / "issues" / "issues.jsonl")
 
 

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from datasets import derived
 from datasets.tracker_db import SOURCE
 
 STATE = Path(".sync") / "state.db"
@@ -206,6 +207,7 @@ class Store:
         """`export` for a caller already holding `exporting(folder)`."""
         target = self.folder / SOURCE
         target.parent.mkdir(parents=True, exist_ok=True)
+        derived.mark(self.folder)  # Atlas made this folder: its index lives beside the data (datasets/derived.py)
         fd, tmp = tempfile.mkstemp(prefix=".issues.", suffix=".tmp", dir=target.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:

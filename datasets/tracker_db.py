@@ -1,6 +1,7 @@
 """The issue tracker as a derived SQLite database, rebuilt from issues.jsonl when that changes.
 
-`<data_dir>/issues/index.db` (any project, not only Orbit) holds issues, comments, labels and an FTS5 index (bm25, title weighted
+`issues/index.db` (any project, not only Orbit; beside the data when Atlas made the folder, else
+under ATLAS_HOME: datasets/derived.py) holds issues, comments, labels and an FTS5 index (bm25, title weighted
 above labels, body and comments). The source's sha256, size and mtime live in a `meta` table: a
 changed mtime or size triggers a hash, a changed hash a rebuild. Rebuilds write a temporary file in
 the same folder, replay the journal of tracker writes into it and rename it over the old one (under
@@ -19,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from datasets import tracker_journal
+from datasets import derived, tracker_journal
 from datasets.fts_text import index_text
 
 SCHEMA_VERSION = "7"
@@ -60,24 +61,24 @@ class DatasetError(RuntimeError):
     """The issues source is missing or malformed: names the file and line."""
 
 
-def db_path(data_dir: Path) -> Path:
-    """Where the derived database of a data folder lives."""
-    return Path(data_dir) / DB
+def db_path(data_dir: Path, home: Path | None = None) -> Path:
+    """Where the derived database of a data folder lives (`derived.root`: beside it, or under `home`)."""
+    return derived.root(data_dir, home) / DB
 
 
-def ensure_db(data_dir: Path) -> Path:
+def ensure_db(data_dir: Path, home: Path | None = None) -> Path:
     """The database for `data_dir`, built first if missing or stale. Safe under concurrent callers."""
-    return _refresh(Path(data_dir), force=False)
+    return _refresh(Path(data_dir), home, force=False)
 
 
-def build(data_dir: Path) -> Path:
+def build(data_dir: Path, home: Path | None = None) -> Path:
     """Rebuild the database from the JSONL unconditionally (`atlas dataset index`); the source and the
     journal of tracker writes are only read, so the project's data is never touched."""
-    return _refresh(Path(data_dir), force=True)
+    return _refresh(Path(data_dir), home, force=True)
 
 
-def _refresh(data_dir: Path, *, force: bool) -> Path:
-    source, target = data_dir / SOURCE, db_path(data_dir)
+def _refresh(data_dir: Path, home: Path | None, *, force: bool) -> Path:
+    source, target = data_dir / SOURCE, db_path(data_dir, home)
     if not source.is_file():
         raise DatasetError(f"no issues file at {source}")
     before = source.stat()

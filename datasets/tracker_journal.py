@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from datasets import derived
 from datasets.fts_text import index_text
 
 log = logging.getLogger("atlas.tracker")
@@ -57,8 +58,9 @@ class Entry:
     at: str
 
 
-def journal_path(data_dir: Path) -> Path:
-    return Path(data_dir) / JOURNAL
+def journal_path(data_dir: Path, home: Path | None = None) -> Path:
+    """The journal of a data folder's tracker writes, beside its index.db (datasets/derived.py)."""
+    return derived.root(data_dir, home) / JOURNAL
 
 
 @contextmanager

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from atlas import cli
-from datasets import generate, tracker_db
+from datasets import derived, generate, tracker_db
 from tests.tools_dataset import make_dataset
 
 
@@ -17,7 +17,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A user's own project as ATLAS_DATA, and a stand-in for the bundled demo folder."""
     monkeypatch.setattr(generate, "DATA_DIR", tmp_path / "bundled-orbit")
     monkeypatch.setenv("ATLAS_DATA", str(tmp_path / "my-project"))
-    return make_dataset(tmp_path / "my-project")
+    monkeypatch.setenv("ATLAS_HOME", str(tmp_path / "home"))
+    data = make_dataset(tmp_path / "my-project")
+    (data / derived.MARKER).unlink()  # the user's folder: Atlas did not make it
+    return data
 
 
 def _source(data: Path) -> bytes:
@@ -34,11 +37,15 @@ def test_dataset_build_never_writes_the_users_data(project: Path, capsys: pytest
     assert "was not touched" in capsys.readouterr().out
 
 
-def test_dataset_index_rebuilds_a_projects_index_from_its_own_issues(project: Path) -> None:
+def test_dataset_index_rebuilds_a_projects_index_from_its_own_issues(project: Path, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     before = _source(project)
+    files = sorted(p.relative_to(project) for p in project.rglob("*"))
     assert cli.main(["dataset", "index"]) == 0
     assert _source(project) == before
-    db = tracker_db.db_path(project)
+    assert sorted(p.relative_to(project) for p in project.rglob("*")) == files  # nothing written into the project
+    db = tracker_db.db_path(project, tmp_path / "home")
+    assert db.is_file() and db.is_relative_to(tmp_path / "home" / "data") and f"rebuilt {db}" in capsys.readouterr().out
     assert db.name == "index.db"  # named after what it is, for any project
     titles = {json.loads(line)["title"] for line in before.decode().splitlines()}
     conn = tracker_db.connect_readonly(db)

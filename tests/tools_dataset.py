@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from datasets import derived
+
 ERROR_CODES = """---
 title: Error codes
 applies_to: "3.x"
@@ -116,6 +118,7 @@ def write_issues(root: Path, issues: list[dict]) -> Path:
     """Write issues.jsonl under root/issues, filling in the fields the real data has."""
     path = root / "issues" / "issues.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
+    derived.mark(root)  # a folder as `atlas dataset build` makes it: derived files beside the data
     lines = []
     for issue in issues:
         full = {"author": "reporter", "created_at": "2025-10-20T09:00:00Z", "closed_at": None, "duplicate_of": None,

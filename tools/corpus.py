@@ -26,23 +26,25 @@ class Corpus:
     data_dir: Path
     docs: DocsIndex
     issues: IssueStore
+    home: Path | None = None  # where derived files live when Atlas did not make data_dir (datasets/derived.py)
 
 
-_cache: dict[Path, tuple[Fingerprint, Corpus]] = {}
+_cache: dict[tuple[Path, Path | None], tuple[Fingerprint, Corpus]] = {}
 _lock = threading.Lock()
 
 
-def open_corpus(data_dir: Path) -> Corpus:
-    """The corpus of `data_dir`, built on first use and rebuilt when its sources change."""
+def open_corpus(data_dir: Path, home: Path | None = None) -> Corpus:
+    """The corpus of `data_dir`, built on first use and rebuilt when its sources change; its issues'
+    database lives where `datasets.derived` says (under `home` for a folder Atlas did not make)."""
     root = Path(data_dir).resolve()
     with _lock:
         stamp = _fingerprint(root)
-        cached = _cache.get(root)
+        cached = _cache.get((root, home))
         if cached is not None and cached[0] == stamp:
             return cached[1]
         docs = DocsIndex(load_pages(root / "docs"), thread_texts(root / SOURCE))  # issue threads bridge users' words to the docs
-        corpus = Corpus(root, docs, IssueStore(ensure_db(root)))
-        _cache[root] = (stamp, corpus)
+        corpus = Corpus(root, docs, IssueStore(ensure_db(root, home)), home)
+        _cache[(root, home)] = (stamp, corpus)
         return corpus
 
 

@@ -75,7 +75,7 @@ class CloseIssueArgs(BaseModel):
 
 def tracker_of(ctx: ToolContext) -> Tracker:
     """The tracker this call writes to: the context's, or the demo SQLite one of the data folder."""
-    return ctx.tracker if ctx.tracker is not None else demo_tracker(ctx.corpus.data_dir)
+    return ctx.tracker if ctx.tracker is not None else demo_tracker(ctx.corpus.data_dir, home=ctx.corpus.home)
 
 
 def check_add_labels(args: AddLabelsArgs, ctx: ToolContext) -> ToolError | None:

@@ -82,10 +82,10 @@ class Tracker(Protocol):
 class SqliteTracker:
     """The Orbit demo tracker: reads index.db read-only, writes through the journal (see module doc)."""
 
-    def __init__(self, data_dir: Path, issues_base_url: str | None = None) -> None:
+    def __init__(self, data_dir: Path, issues_base_url: str | None = None, home: Path | None = None) -> None:
         self.data_dir = Path(data_dir)
-        self.db = db_path(self.data_dir)
-        self.journal = journal.journal_path(self.data_dir)
+        self.db = db_path(self.data_dir, home)  # beside the data, or under ATLAS_HOME (datasets/derived.py)
+        self.journal = journal.journal_path(self.data_dir, home)
         self.base_url = issues_base_url.rstrip("/") if issues_base_url else None
 
     def url(self, number: int) -> str | None:
@@ -174,6 +174,6 @@ class SqliteTracker:
 
 
 @functools.lru_cache(maxsize=16)
-def demo_tracker(data_dir: Path, issues_base_url: str | None = None) -> SqliteTracker:
+def demo_tracker(data_dir: Path, issues_base_url: str | None = None, home: Path | None = None) -> SqliteTracker:
     """The SQLite tracker of a data folder (one per folder per process)."""
-    return SqliteTracker(data_dir, issues_base_url)
+    return SqliteTracker(data_dir, issues_base_url, home)

@@ -11,7 +11,7 @@ from tools.tracker import Tracker, demo_tracker
 def tracker_for(settings: Settings, conn: redis.Redis | None = None) -> Tracker:
     """The GitHub tracker when a repository is configured, else the demo SQLite one of the data folder."""
     if settings.github is None:
-        return demo_tracker(settings.data_dir, settings.issues_base_url)
+        return demo_tracker(settings.data_dir, settings.issues_base_url, settings.home)
     return _github(settings, conn)
 
 

@@ -45,7 +45,7 @@ class Runtime:
     tracker: Tracker
 
     def agent(self, reporter: Reporter) -> Agent:
-        corpus = open_corpus(self.settings.data_dir)
+        corpus = open_corpus(self.settings.data_dir, self.settings.home)
         return Agent(
             model=self.model,
             registry=self.registry,
@@ -66,7 +66,7 @@ class Runtime:
         run.cost_usd = dollars(run.usage, self.settings.price)
         run.answered_by = AnsweredBy(model=self.settings.answering_model, data_dir=str(self.settings.data_dir))
         if run.answer:
-            pages = open_corpus(self.settings.data_dir).docs.pages  # once: each open stats every source file
+            pages = open_corpus(self.settings.data_dir, self.settings.home).docs.pages  # once: each open stats every source file
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
 
@@ -108,7 +108,7 @@ def build(settings: Settings) -> Runtime:
     else:
         model = ResponsesModel(settings)
         summary = ResponsesModel(settings, settings.summary_model or settings.model)
-    open_corpus(settings.data_dir)  # load indexes now, not during the first job
+    open_corpus(settings.data_dir, settings.home)  # load indexes now, not during the first job
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn))
 

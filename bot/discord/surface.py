@@ -57,9 +57,9 @@ class DiscordReporter(ChatPlatform):
 
     def __init__(self, rest: DiscordREST, store: RunStore, *, docs_base_url: str | None = None,
                  issues_base_url: str | None = None, clock: Callable[[], float] = time.monotonic,
-                 data_dir: Path | None = None) -> None:
+                 data_dir: Path | None = None, home: Path | None = None) -> None:
         self.rest, self.store = rest, store
-        self.data_dir = data_dir  # the demo tracker's folder: approval cards describe issues from it
+        self.data_dir, self.home = data_dir, home  # the demo tracker's folder (cards describe its issues) and ATLAS_HOME
         self.docs_base_url, self.issues_base_url = docs_base_url, issues_base_url
         self.clock = clock
         self._tasks: dict[str, tuple[str, str]] = {}
@@ -70,7 +70,7 @@ class DiscordReporter(ChatPlatform):
     @classmethod
     def for_settings(cls, settings: Any, store: RunStore) -> DiscordReporter:
         return cls(rest_client(settings), store, docs_base_url=settings.docs_base_url, issues_base_url=settings.issues_base_url,
-                   data_dir=settings.data_dir)
+                   data_dir=settings.data_dir, home=settings.home)
 
     # -- events --------------------------------------------------------------------------------
 
@@ -224,7 +224,7 @@ class DiscordReporter(ChatPlatform):
 
     def post_cards(self, run: RunState, pending: list[Any]) -> list[str]:
         """One card per pending call, as an ordinary bot message (skipping calls already carded)."""
-        tracker = demo_tracker(self.data_dir, self.issues_base_url) if self.data_dir else None
+        tracker = demo_tracker(self.data_dir, self.issues_base_url, self.home) if self.data_dir else None
         posted: list[str] = []
         for raw in pending:
             call = raw if isinstance(raw, PendingCall) else PendingCall.model_validate(raw)

@@ -1,0 +1,47 @@
+"""Where a data folder's derived files live: beside the data when Atlas made the folder, else under ATLAS_HOME.
+
+Derived files are the issues' search database (`issues/index.db`), the demo tracker's journal of
+writes (`issues/writes.db`) and their lock. Atlas writes them beside the data only in a folder it
+made, one that holds the marker file `.atlas-data` (the bundled demo, written by `atlas dataset
+build`; a synced GitHub repository, by `atlas sync github`). Any other folder (someone else's
+export, a read-only copy) is only ever read: its derived files go to
+`ATLAS_HOME/data/<folder name>-<hash of its path>/issues/`, so two data folders never share an index.
+The rule is the marker, not the permission bits: root may write anywhere, and a writable folder can
+still be someone else's. Callers with no settings at hand (tests, benchmarks on Atlas's own data)
+pass no home and get the folder itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+MARKER = ".atlas-data"
+MARKER_TEXT = ("Atlas made this data folder, so it keeps derived files (issues/index.db, issues/writes.db) here.\n"
+               "Without this file Atlas only reads the folder and keeps them under ATLAS_HOME/data/.\n")
+FOLDER = "data"
+
+
+def owned(data_dir: Path) -> bool:
+    """Whether Atlas made `data_dir` (and so may write derived files into it)."""
+    return (Path(data_dir) / MARKER).is_file()
+
+
+def mark(data_dir: Path) -> None:
+    """Record that Atlas made `data_dir` (called by whatever writes a data folder: the demo build, a sync)."""
+    marker = Path(data_dir) / MARKER
+    if not marker.is_file():
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(MARKER_TEXT, encoding="utf-8")
+
+
+def root(data_dir: Path, home: Path | None) -> Path:
+    """The folder whose `issues/` holds `data_dir`'s derived files."""
+    folder = Path(data_dir)
+    if home is None or owned(folder):
+        return folder
+    resolved = folder.resolve()
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", resolved.name).strip("-.") or "data"
+    key = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    return Path(home) / FOLDER / f"{name}-{key}"
