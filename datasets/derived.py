@@ -21,11 +21,13 @@ MARKER = ".atlas-data"
 MARKER_TEXT = ("Atlas made this data folder, so it keeps derived files (issues/index.db, issues/writes.db) here.\n"
                "Without this file Atlas only reads the folder and keeps them under ATLAS_HOME/data/.\n")
 FOLDER = "data"
+SYNC_STATE = ".sync"  # datasets/github_store.py keeps its staging database there
 
 
 def owned(data_dir: Path) -> bool:
-    """Whether Atlas made `data_dir` (and so may write derived files into it)."""
-    return (Path(data_dir) / MARKER).is_file()
+    """Whether Atlas made `data_dir` (and so may write derived files into it): the marker, or the
+    staging folder of `atlas sync github` (a repository synced before the marker existed)."""
+    return (Path(data_dir) / MARKER).is_file() or (Path(data_dir) / SYNC_STATE).is_dir()
 
 
 def mark(data_dir: Path) -> None:

@@ -78,3 +78,10 @@ def test_a_copy_of_the_demo_without_its_marker_is_read_only_to_atlas(tmp_path: P
     open_corpus(copy, tmp_path / "home")
     assert not (copy / "issues" / "index.db").exists()
     assert tracker_db.db_path(copy, tmp_path / "home").is_file()
+
+
+def test_a_repository_synced_before_the_marker_existed_is_still_atlas_s(tmp_path: Path) -> None:
+    folder = make_dataset(tmp_path / "github" / "o" / "r")
+    (folder / derived.MARKER).unlink()
+    (folder / ".sync").mkdir()
+    assert derived.root(folder, tmp_path / "home") == folder
