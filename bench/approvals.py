@@ -199,7 +199,7 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
 
     records = {c: approvals.load(stack.conn, c) for c in {s[0] for s in sent}}
     approved = {pid for pid, a in records.items() if a is not None and a.status == "approved"}
-    writes = Counter(e.key for e in tracker_journal.entries(tracker_journal.journal_path(stack.data)))
+    writes = Counter(e.key for e in tracker_journal.entries(tracker_journal.journal_path(stack.data, Path(stack.env["ATLAS_HOME"]))))  # a copy, not marked: under home
     decisions_logged = [e for e in audit.entries(stack.conn, limit=10 * CARDS) if e.kind == "decision"]
     ledger_done = sum(1 for pid in approved if (ledger.entry_of(stack.conn, *pid.split(".", 1)) or {}).get("state") == "done")
     once = set(writes) == approved and all(n == 1 for n in writes.values())

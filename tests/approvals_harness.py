@@ -95,10 +95,10 @@ class Stack:
         return wait_for(lambda: (run := store.load(run_id)).status == status and run, what=f"run {run_id} {status}")
 
     def journal(self) -> list[tracker_journal.Entry]:
-        return tracker_journal.entries(tracker_journal.journal_path(self.data))
+        return tracker_journal.entries(tracker_journal.journal_path(self.data, self.home))  # a user's folder: under home
 
     def issues(self) -> IssueStore:
-        return IssueStore(tracker_db.db_path(self.data))
+        return IssueStore(tracker_db.db_path(self.data, self.home))
 
     def thread_text(self, thread_ts: str) -> str:
         return "\n".join(m.get("text", "") + json.dumps(m.get("blocks", [])) for m in self.api.thread(CHANNEL, thread_ts))
@@ -121,7 +121,7 @@ class Stack:
         RunStore(self.conn).save(run)
         approvals.open_step(self.conn, run, run.pending, 3600)
         client = WebClient(token=self.api.token, base_url=self.api.base_url)
-        approval_cards.post(client, run, run.pending, conn=self.conn, tracker=demo_tracker(self.data))
+        approval_cards.post(client, run, run.pending, conn=self.conn, tracker=demo_tracker(self.data, home=self.home))
         return self.cards(thread_ts, count=len(calls))
 
     def resume_job(self, run_id: str, step: int) -> Job | None:
@@ -162,9 +162,9 @@ def stack(tmp_path: Path, redis_url: str, *, ttl: int = 3600, **env_overrides: s
     """The bot and workers read one environment (as `atlas serve` and `atlas worker` do), so the
     approver settings in it are the ones the click handler enforces. `ATLAS_APPROVERS` is MAINTAINER
     unless overridden (an empty string leaves approvers unconfigured)."""
-    data = make_data(tmp_path / "data")
-    tracker_db.ensure_db(data)
+    data = make_data(tmp_path / "data")  # a user's own folder (no .atlas-data): derived files go under home
     home = tmp_path / "home"
+    tracker_db.ensure_db(data, home)
     with SlackAPI() as api, ScriptedModel() as model:
         env = {
             "ATLAS_HOME": str(home), "REDIS_URL": redis_url, "ATLAS_DATA": str(data), **model.env(), **api.env(),
