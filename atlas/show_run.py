@@ -32,7 +32,7 @@ def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
         print(f"atlas runs show: Redis is unreachable ({type(exc).__name__})", file=sys.stderr)
         return 1
     if as_json:
-        print(json.dumps({**result_json(run), "question": run.question, "undelivered": run.surface.get("undelivered")}, indent=2))
+        print(json.dumps({**result_json(run), "question": run.question, "undelivered": run.surface.undelivered}, indent=2))
     else:
         print(describe(run))
     return 0
@@ -43,7 +43,7 @@ def describe(run: RunState) -> str:
     origin = run.origin
     where = f"Slack {origin.channel} thread {origin.thread_ts or origin.message_ts}" if origin.kind == "slack" else origin.kind
     lines = [f"run {run.id} ({run.status}) from {where}", f"question: {run.question}"]
-    undelivered = run.surface.get("undelivered")
+    undelivered = run.surface.undelivered
     if undelivered:
         lines.append(f"note: {UNDELIVERED.get(undelivered, undelivered)}")
     return "\n".join([*lines, "", render(run)])

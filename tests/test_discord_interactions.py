@@ -34,7 +34,7 @@ def test_ask_is_deferred_queued_once_and_a_retried_delivery_starts_no_second_run
     assert len(runs) == 1
     run = RunStore(endpoint.conn).load(runs[0].decode().rsplit(":", 1)[1])
     assert run.origin.kind == "discord" and run.question == "What does ORB-1202 mean?"
-    assert run.surface["interaction"]["token"] == payload["token"]
+    assert run.surface.interaction.token == payload["token"]
     assert endpoint.conn.llen("rq:queue:atlas") == 1
     assert not endpoint.send.problems
 

@@ -57,7 +57,7 @@ def test_a_question_in_the_assistant_view_gets_a_title_a_status_and_one_streamed
     streamed = "".join(c["text"] for c in message["chunks"] if c["type"] == "markdown_text")
     assert streamed == wording.PROGRESS_START + SEPARATOR + run.answer
     assert [b["type"] for b in message["blocks"]] == ["context", "context", "context_actions"]  # sources, footer, feedback
-    assert "stop: done" in json.dumps(message["blocks"][1]) and run.surface["answer_ts"] == [message["ts"]]
+    assert "stop: done" in json.dumps(message["blocks"][1]) and run.surface.answer_ts == [message["ts"]]
 
 
 def test_mentions_get_no_title_and_no_run_context(

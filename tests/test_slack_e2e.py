@@ -83,7 +83,7 @@ def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
     assert all(c.args.get("channel") in (CHANNEL, None) for c in slack_api.calls_to("chat.postMessage", "chat.startStream"))
 
     [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
-    assert run.status == "done" and run.surface["answer_ts"] == [answer["ts"]]
+    assert run.status == "done" and run.surface.answer_ts == [answer["ts"]]
     assert conversations.turns(redis_conn, "T0TEST", CHANNEL, thread)[0].question == "What does ORB-1202 mean?"
 
     # The same run delivered to a worker again (a retried job): nothing is posted twice.
@@ -224,7 +224,7 @@ def test_an_answer_waits_out_a_slack_outage_and_appears_once(
     assert [c.status for c in posts][-1] == 200 and posts[0].status == 503 and posts[-1].at >= back
     assert len(_answers(slack_api, thread)) == 1
     [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
-    assert run.status == "done" and "undelivered" not in run.surface
+    assert run.status == "done" and run.surface.undelivered is None
 
 
 def test_an_answer_slack_never_takes_is_told_in_the_thread_and_shown_by_atlas_runs_show(

@@ -57,7 +57,7 @@ def test_the_answer_is_streamed_into_the_progress_message_and_stopped_with_its_t
     feedback = message["blocks"][-1]["elements"][0]
     assert feedback["positive_button"]["value"] == f"{run.id}:up" and feedback["positive_button"]["accessibility_label"]
     stored = RunStore(redis_conn).load(run.id)
-    assert stored.surface["answer_ts"] == [message["ts"]] and stored.surface["progress_open"] is False
+    assert stored.surface.answer_ts == [message["ts"]] and stored.surface.progress_open is False
 
     calls = len(slack_api.calls)
     _reporter(slack_api, redis_conn).event(stored, "answer")  # a re-delivery (a retried job) changes nothing
@@ -93,7 +93,7 @@ def test_a_stream_slack_no_longer_takes_is_finished_in_the_same_message(slack_ap
     _work_and_finish(_reporter(slack_api, redis_conn), run)
     [message] = slack_api.thread(DM, THREAD)  # no second message
     assert message["blocks"][0] == {"type": "markdown", "text": ANSWER} and message["blocks"][-1]["type"] == "context_actions"
-    assert RunStore(redis_conn).load(run.id).surface["answer_ts"] == [message["ts"]]
+    assert RunStore(redis_conn).load(run.id).surface.answer_ts == [message["ts"]]
 
 
 def test_a_stop_press_while_the_answer_streams_leaves_the_short_note(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
@@ -117,7 +117,7 @@ def test_a_slack_failure_mid_answer_is_continued_after_the_last_piece_slack_took
         reporter.event(run, "answer")  # where the surface waits out Slack's failures, it tries again itself
     except SlackApiError:
         stored = RunStore(redis_conn).load(run.id)  # else the job fails, and RQ's retry delivers again
-        assert 0 < stored.surface["answer_streamed"] < len(answer)
+        assert 0 < stored.surface.answer_streamed < len(answer)
         _reporter(slack_api, redis_conn).event(stored, "answer")
     [message] = slack_api.thread(DM, THREAD)
     assert _markdown(message) == wording.PROGRESS_START + SEPARATOR + answer and message["blocks"][-1]["type"] == "context_actions"

@@ -57,7 +57,7 @@ def test_a_worker_killed_mid_stream_leaves_one_answer_message_finished_by_the_re
         with worker_process({**env, "ATLAS_HOME": str(tmp_path / "home-a")}, "stream-a") as worker_a:
             assert held.reached.wait(60), "worker A never reached the answer's second append"
             [run] = _runs(redis_conn)
-            assert run.final and 0 < run.surface["answer_streamed"] < len(answer)  # saved: what Slack has so far
+            assert run.final and 0 < run.surface.answer_streamed < len(answer)  # saved: what Slack has so far
             os.killpg(worker_a.pid, signal.SIGKILL)  # dies mid-stream, its append in flight
             worker_a.wait(timeout=10)
         held.release.set()  # the held append is answered only now, unprocessed: it never got through
@@ -72,4 +72,4 @@ def test_a_worker_killed_mid_stream_leaves_one_answer_message_finished_by_the_re
     assert [b["type"] for b in message["blocks"]][-1] == "context_actions"
     assert len(slack_api.calls_to("chat.startStream")) == 1 and len(slack_api.calls_to("chat.postMessage")) == 1  # the greeting
     [run] = _runs(redis_conn)
-    assert run.surface["answer_ts"] == [message["ts"]] and run.surface["answer_streamed"] == len(answer)
+    assert run.surface.answer_ts == [message["ts"]] and run.surface.answer_streamed == len(answer)

@@ -75,7 +75,7 @@ def test_progress_streams_task_cards_then_the_answer_lands_in_the_thread(slack_a
     assert answer["blocks"][0] == {"type": "markdown", "text": "It is **PermanentError**; see #4."}
     assert "<https://git.example/issues/4|#4>" in json.dumps(answer["blocks"])
     stored = RunStore(redis_conn).load(run.id)
-    assert stored.surface["answer_ts"] == [answer["ts"]] and stored.surface["progress_open"] is False
+    assert stored.surface.answer_ts == [answer["ts"]] and stored.surface.progress_open is False
 
 
 def test_updates_are_buffered_between_steps(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
@@ -137,7 +137,7 @@ def test_a_long_answer_posts_several_messages_within_limits(slack_api: SlackAPI,
     posts = slack_api.calls_to("chat.postMessage")
     assert len(posts) >= 2 and all(p.reply["ok"] for p in posts)  # the stand-in enforces Slack's limits
     assert [p.args["thread_ts"] for p in posts] == [THREAD] * len(posts)
-    assert RunStore(redis_conn).load(run.id).surface["answer_ts"] == [p.reply["ts"] for p in posts]
+    assert RunStore(redis_conn).load(run.id).surface.answer_ts == [p.reply["ts"] for p in posts]
 
 
 def test_rate_limited_calls_are_retried_after_retry_after(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
@@ -179,7 +179,7 @@ def test_an_answer_slack_never_takes_is_kept_and_the_thread_told_plainly(slack_a
     closing = json.dumps(progress["chunks"])
     assert wording.PROGRESS_ANSWER_UNDELIVERED in closing and "below" not in closing
     stored = RunStore(redis_conn).load(run.id)
-    assert stored.answer == "It is **PermanentError**; see #4." and stored.surface["undelivered"] == "answer"
+    assert stored.answer == "It is **PermanentError**; see #4." and stored.surface.undelivered == "answer"
 
 
 def test_a_lasting_refusal_is_not_retried(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
@@ -248,7 +248,7 @@ def test_a_stream_the_person_stops_ends_the_run_with_one_short_note(slack_api: S
     _reporter(slack_api, redis_conn).event(RunStore(redis_conn).load(run.id), "answer")  # a re-delivery
     progress_now, note = slack_api.thread(CHANNEL, THREAD)
     assert note["text"] == wording.PROGRESS_STOPPED and progress_now["ts"] == progress["ts"]
-    assert RunStore(redis_conn).load(run.id).surface["stopped_by_user"] is True
+    assert RunStore(redis_conn).load(run.id).surface.stopped_by_user is True
 
 
 def test_a_stop_pressed_before_the_cards_post_none(slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -293,7 +293,7 @@ def test_a_refused_append_updates_the_same_message_instead_of_starting_another(
     progress, answer = slack_api.thread(CHANNEL, THREAD)
     assert len(slack_api.calls_to("chat.startStream")) == 1 and progress["edits"] >= 2
     assert "Done after 2 steps" in progress["text"] and answer["blocks"]
-    assert RunStore(redis_conn).load(run.id).surface["progress_mode"] == "placeholder"
+    assert RunStore(redis_conn).load(run.id).surface.progress_mode == "placeholder"
 
 
 def test_a_progress_message_that_is_gone_is_replaced_once(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:

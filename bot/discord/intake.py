@@ -10,7 +10,7 @@ transaction as Slack's (bot/claims.py, bot/slack/mentions.py).
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Literal
+from typing import Literal
 
 import redis
 from rq import Queue
@@ -22,6 +22,7 @@ from workers.runs import conversations
 from workers.runs.queueing import CONTINUE_RUN, job_options
 from workers.runs.state import Origin, RunState, Turn
 from workers.runs.store import RunStore, run_key
+from workers.runs.surfaces import DiscordSurface
 
 Outcome = Literal["queued", "duplicate"]
 
@@ -37,7 +38,7 @@ def in_atlas_thread(conn: redis.Redis, channel_id: str) -> bool:
 
 
 def submit(conn: redis.Redis, settings: Settings, *, kind: Literal["message", "interaction"], ident: str, question: str,
-           origin: Origin, surface: dict[str, Any] | None = None, thread: str | None = None) -> Outcome:
+           origin: Origin, surface: DiscordSurface | None = None, thread: str | None = None) -> Outcome:
     """Claim `ident`, then record and enqueue its run on the settings' queue (with the thread's earlier
     turns when `thread` is given); the run carries the settings' fingerprint, so only a worker with the
     same settings answers it. Raises redis.RedisError when Redis is unreachable; nothing is claimed then."""
@@ -51,7 +52,7 @@ def submit(conn: redis.Redis, settings: Settings, *, kind: Literal["message", "i
     pipe = conn.pipeline(transaction=True)
     if claimed.outcome == "claimed":
         history = [Turn.model_validate_json(raw) for raw in claimed.turns]
-        run = RunState(id=run_id, question=question, origin=origin, history=history, surface=dict(surface or {}),
+        run = RunState(id=run_id, question=question, origin=origin, history=history, surface=surface if surface is not None else DiscordSurface(),
                        settings_fingerprint=settings.fingerprint)
         Queue(settings.queue_name, connection=conn).enqueue(
             CONTINUE_RUN, run.id, pipeline=pipe, **job_options(run.id, slack_outage_seconds=settings.slack_outage_seconds))

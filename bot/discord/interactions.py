@@ -30,6 +30,7 @@ from workers.approvals import records as approvals
 from workers.approvals.records import Decided, Stale
 from workers.runs.queueing import resume_if_waiting
 from workers.runs.state import Origin
+from workers.runs.surfaces import DiscordInteraction, DiscordSurface
 
 log = logging.getLogger("atlas.discord.interactions")
 
@@ -105,11 +106,11 @@ class Interactions:
             return ephemeral(wording.EMPTY_QUESTION)
         user = _user(payload)
         origin = Origin(kind="discord", user=user.get("id"), channel=payload.get("channel_id"), team=payload.get("guild_id"))
-        surface = {"interaction": {"app": str(payload.get("application_id") or self.settings.discord_application_id),
-                                   "token": payload.get("token"), "at": time.time()}}
+        hook = DiscordInteraction(app=str(payload.get("application_id") or self.settings.discord_application_id),
+                                  token=str(payload.get("token") or ""), at=time.time())
         try:
             intake.submit(self.conn, self.settings, kind="interaction", ident=str(payload.get("id")),
-                          question=question[: commands.MAX_QUESTION_CHARS], origin=origin, surface=surface)
+                          question=question[: commands.MAX_QUESTION_CHARS], origin=origin, surface=DiscordSurface(interaction=hook))
         except redis.RedisError as exc:
             log.warning("interaction %s not queued: %s", payload.get("id"), type(exc).__name__)
             return ephemeral(wording.UNAVAILABLE)

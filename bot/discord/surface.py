@@ -6,7 +6,7 @@ so a retried job finds it again); a follow-up's run answers in the thread it was
 as follow-up messages while the interaction token lives (15 minutes), after that as bot messages.
 Approval cards are always bot messages: an approval may wait a day.
 
-Idempotency lives in `run.surface`, saved right after each message is created, as on Slack.
+Idempotency lives in the run's `DiscordSurface`, saved right after each message is created, as on Slack.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from workers.chat import ChatPlatform
 from workers.runs import conversations
 from workers.runs.state import EventKind, PendingCall, RunState, Turn
 from workers.runs.store import RunStore
+from workers.runs.surfaces import DiscordInteraction, DiscordSurface, PostedVia
 
 log = logging.getLogger("atlas.discord.surface")
 
@@ -101,19 +102,20 @@ class DiscordReporter(ChatPlatform):
 
     # -- where the run's messages go -----------------------------------------------------------
 
-    def _interaction(self, run: RunState) -> dict[str, Any] | None:
+    def _interaction(self, run: RunState) -> DiscordInteraction | None:
         """The slash command's webhook (application id, token) while its token is alive."""
-        hook = run.surface.get("interaction")
-        if isinstance(hook, dict) and time.time() - float(hook.get("at") or 0) < TOKEN_LIFETIME_SECONDS:
+        hook = DiscordSurface.of(run).interaction
+        if hook is not None and time.time() - hook.at < TOKEN_LIFETIME_SECONDS:
             return hook
         return None
 
     def channel(self, run: RunState) -> str:
         """The channel or thread the run speaks in; a mention's thread is started on first use."""
-        if run.surface.get("thread_id"):
-            return str(run.surface["thread_id"])
+        surface = DiscordSurface.of(run)
+        if surface.thread_id:
+            return surface.thread_id
         origin = run.origin
-        if origin.thread_ts or "interaction" in run.surface or not origin.message_ts:
+        if origin.thread_ts or surface.interaction is not None or not origin.message_ts:
             where = origin.thread_ts or origin.channel or ""
         else:
             name = clip_name(wording.THREAD_NAME.format(question=run.question))
@@ -125,28 +127,29 @@ class DiscordReporter(ChatPlatform):
                 else:  # no threads here (a DM, a thread already, no permission): reply in the channel
                     log.info("run %s: no thread (%s); replying in the channel", run.id, exc.code)
                     where = origin.channel or ""
-                    run.surface["reply_to"] = origin.message_ts
+                    surface.reply_to = origin.message_ts
         if where != origin.channel:
             self.store.conn.set(thread_mark(where), run.id, ex=THREAD_MARK_TTL_SECONDS)
-        run.surface["thread_id"] = where
+        surface.thread_id = where
         self.store.save(run)
         return where
 
-    def _create(self, run: RunState, payload: dict[str, Any]) -> tuple[str, str]:
+    def _create(self, run: RunState, payload: dict[str, Any]) -> tuple[str, PostedVia]:
         """Post a message where the run speaks: (message id, how), how being "webhook" or "channel"."""
         hook = self._interaction(run)
         if hook is not None:
-            return str(self.rest.followup(hook["app"], hook["token"], payload)["id"]), "webhook"
+            return str(self.rest.followup(hook.app, hook.token, payload)["id"]), "webhook"
         channel = self.channel(run)
-        if run.surface.get("reply_to"):
-            payload = {**payload, "message_reference": {"message_id": run.surface["reply_to"], "fail_if_not_exists": False}}
+        reply_to = DiscordSurface.of(run).reply_to
+        if reply_to:
+            payload = {**payload, "message_reference": {"message_id": reply_to, "fail_if_not_exists": False}}
         return str(self.rest.create_message(channel, payload)["id"]), "channel"
 
-    def _edit(self, run: RunState, message_id: str, how: str, payload: dict[str, Any]) -> None:
+    def _edit(self, run: RunState, message_id: str, how: PostedVia, payload: dict[str, Any]) -> None:
         hook = self._interaction(run)
         if how == "webhook":
             if hook is not None:
-                self.rest.edit_followup(hook["app"], hook["token"], message_id, payload)
+                self.rest.edit_followup(hook.app, hook.token, message_id, payload)
             return  # the token is gone: the message stays as it was
         self.rest.edit_message(self.channel(run), message_id, payload)
 
@@ -165,31 +168,32 @@ class DiscordReporter(ChatPlatform):
 
     def _show_progress(self, run: RunState, text: str) -> None:
         hook = self._interaction(run)
-        if hook is not None and not run.surface.get("progress_done"):
-            self.rest.edit_original(hook["app"], hook["token"], {"content": text})
-            run.surface["progress_open"] = True
+        surface = DiscordSurface.of(run)
+        if hook is not None and not surface.progress_done:
+            self.rest.edit_original(hook.app, hook.token, {"content": text})
+            surface.progress_open = True
             return
-        progress_id = run.surface.get("progress_id")
-        if progress_id and run.surface.get("progress_open"):
-            self.rest.edit_message(self.channel(run), progress_id, {"content": text})
+        if surface.progress_id and surface.progress_open:
+            self.rest.edit_message(self.channel(run), surface.progress_id, {"content": text})
             return
         message_id, _ = self._create_in_channel(run, {"content": text})
-        run.surface.update(progress_id=message_id, progress_open=True)
+        surface.progress_id, surface.progress_open = message_id, True
         self.store.save(run)
 
     def _create_in_channel(self, run: RunState, payload: dict[str, Any]) -> tuple[str, str]:
         return str(self.rest.create_message(self.channel(run), payload)["id"]), "channel"
 
     def _close_progress(self, run: RunState, closing: str) -> None:
-        if not run.surface.get("progress_open"):
+        surface = DiscordSurface.of(run)
+        if not surface.progress_open:
             return
         try:
             self._show_progress(run, render.progress_text(self._step, list(self._tasks.values()), closing))
         except DiscordError as exc:
             log.info("run %s: could not close the progress message (%s)", run.id, exc.status)
-        run.surface["progress_open"] = False
-        if "interaction" in run.surface:
-            run.surface["progress_done"] = True  # after a pause, progress is a new bot message
+        surface.progress_open = False
+        if surface.interaction is not None:
+            surface.progress_done = True  # after a pause, progress is a new bot message
         self.store.save(run)
 
     # -- the answer ----------------------------------------------------------------------------
@@ -198,24 +202,26 @@ class DiscordReporter(ChatPlatform):
         """Post the answer once; on a re-delivery edit the messages already posted, if it changed."""
         messages = render.answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
         digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
-        posted: list[list[str]] = [list(p) for p in run.surface.get("answer_ids") or []]
-        if run.surface.get("answer_digest") != digest or len(posted) < len(messages):
+        surface = DiscordSurface.of(run)
+        posted = list(surface.answer_ids)
+        if surface.answer_digest != digest or len(posted) < len(messages):
             for index, message in enumerate(messages):
                 if index < len(posted):
                     self._edit(run, posted[index][0], posted[index][1], message)
                     continue
-                posted.append(list(self._create(run, message)))
-                run.surface["answer_ids"] = posted
+                posted.append(self._create(run, message))
+                surface.answer_ids = posted
                 self.store.save(run)  # remembered before anything else can fail
-            run.surface.update(answer_digest=digest)
+            surface.answer_digest = digest
             self.store.save(run)
         self._record_turn(run)
 
     def _record_turn(self, run: RunState) -> None:
         """A mention's answer in its thread becomes context for follow-ups there (once per run)."""
-        if run.status not in ("done", "partial") or not run.answer or "interaction" in run.surface or run.surface.get("reply_to"):
+        surface = DiscordSurface.of(run)
+        if run.status not in ("done", "partial") or not run.answer or surface.interaction is not None or surface.reply_to:
             return
-        thread = str(run.surface.get("thread_id") or "")
+        thread = surface.thread_id or ""
         if thread and thread != run.origin.channel:
             conversations.append(self.store.conn, conversation_team(run.origin.team), thread, thread, run.id,
                                  Turn(question=run.question, answer=run.answer))

@@ -22,6 +22,7 @@ from bot.slack.progress import channel_of, thread_of
 from workers import wording
 from workers.agent.loop import Reporter
 from workers.runs.state import EventKind, RunState
+from workers.runs.surfaces import SlackSurface
 
 log = logging.getLogger("atlas.slack_assistant")
 
@@ -40,7 +41,7 @@ class AssistantThreadReporter(Reporter):
         return cls(web_client(settings))
 
     def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
-        if run.origin.kind != "slack" or not run.origin.channel or not run.surface.get("assistant_thread"):
+        if run.origin.kind != "slack" or not run.origin.channel or not SlackSurface.of(run).assistant_thread:
             return
         if kind == "step":
             if int(data.get("step") or 0) == 1 and not run.history:
@@ -76,7 +77,7 @@ def title_of(question: str) -> str:
 
 def attach_context(conn: redis.Redis, run: RunState) -> None:
     """Before a run's first step: mark a run asked in an assistant thread as such (`assistant_thread`
-    in its surface), and make the channel the person is looking at part of its context. Best effort:
+    in its `SlackSurface`), and make the channel the person is looking at part of its context. Best effort:
     without Redis the run goes on as in a DM."""
     if run.origin.kind != "slack" or not run.origin.channel or run.items:
         return
@@ -86,6 +87,6 @@ def attach_context(conn: redis.Redis, run: RunState) -> None:
         return
     if thread is None:
         return
-    run.surface["assistant_thread"] = True
+    SlackSurface.of(run).assistant_thread = True
     run.context_channel = thread.context_channel
 

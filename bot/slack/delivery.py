@@ -15,18 +15,18 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from workers import wording
 from workers.errors import DeliveryLost
 from workers.runs.state import RunState
+from workers.runs.surfaces import Undeliverable
 
 log = logging.getLogger("atlas.delivery")
 
 T = TypeVar("T")
-Undeliverable = Literal["answer", "cards"]
 FIRST_WAIT_SECONDS = 0.5
 # `ok: false` errors Slack documents as temporary (the call may succeed later), besides HTTP 429/5xx.
 TRANSIENT_ERRORS: frozenset[str] = frozenset(
@@ -92,7 +92,7 @@ def deliver(run: RunState, what: Undeliverable, post: Callable[[], None], patien
         persist(post, patience, what=f"run {run.id}: {what}")
     except DeliveryLost as lost:
         log.error("run %s: %s not delivered to Slack: %s", run.id, what, lost)
-        run.surface["undelivered"] = what
+        run.surface.undelivered = what
         save(run)
         minutes = max(1, round(patience.budget_seconds / 60))
         text = (wording.ANSWER_UNDELIVERED if what == "answer" else wording.CARDS_UNDELIVERED).format(
@@ -103,6 +103,7 @@ def deliver(run: RunState, what: Undeliverable, post: Callable[[], None], patien
         except DeliveryLost as also:
             log.error("run %s: the note about the undelivered %s was not delivered either: %s", run.id, what, also)
         return False
-    if run.surface.pop("undelivered", None):
+    if run.surface.undelivered:
+        run.surface.undelivered = None
         save(run)
     return True

@@ -6,7 +6,7 @@ elsewhere one placeholder message updated per step. Updates are buffered: at mos
 refuses an append, the same message is updated by ts instead (a rate limit only delays the update).
 When the person presses stop (`stopped_by_user`), that is remembered in the run.
 
-The message's ts, mode and whether it is open live in `run.surface`, saved as they change.
+The message's ts, mode and whether it is open live in the run's `SlackSurface`, saved as they change.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from bot.slack.render import placeholder_text, task_title
 from workers import wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
+from workers.runs.surfaces import ProgressMode, SlackSurface
 
 log = logging.getLogger("atlas.slack_surface")
 
@@ -51,7 +52,7 @@ class ProgressMessage:
     def on_step(self, run: RunState, step: int) -> None:
         """A step begins: open the message if needed, then send what is pending."""
         self.step = step
-        if not run.surface.get("progress_open"):
+        if not SlackSurface.of(run).progress_open:
             self.start(run)
         self.flush(run, force=True)
 
@@ -76,7 +77,7 @@ class ProgressMessage:
                 task_display_mode="timeline",
                 chunks=[MarkdownTextChunk(text=wording.PROGRESS_START)],
             )
-            mode = "stream"
+            mode: ProgressMode = "stream"
         except SlackApiError as exc:
             log.info("run %s: streaming unavailable (%s); using a placeholder", run.id, error_code(exc))
             try:
@@ -92,14 +93,15 @@ class ProgressMessage:
             log.warning("run %s: could not start progress", run.id, exc_info=True)
             self._broken = True
             return
-        run.surface.update(progress_mode=mode, progress_ts=reply["ts"], progress_open=True)
+        surface = SlackSurface.of(run)
+        surface.progress_mode, surface.progress_ts, surface.progress_open = mode, reply["ts"], True
         self.store.save(run)
 
     def flush(self, run: RunState, *, force: bool) -> None:
         """Send what changed since the last update, unless the last one was too recent."""
-        if not run.surface.get("progress_open"):
+        if not SlackSurface.of(run).progress_open:
             return
-        mode = run.surface.get("progress_mode")
+        mode = SlackSurface.of(run).progress_mode
         if mode == "stream" and not self.pending:
             return
         if not force and self.clock() - self._last_flush < PROGRESS_MIN_INTERVAL:
@@ -116,7 +118,7 @@ class ProgressMessage:
                 return  # what is pending stays pending
             log.warning("run %s: progress update refused (%s); no more progress this job", run.id, code)
             self._broken = True
-            run.surface["progress_open"] = False
+            SlackSurface.of(run).progress_open = False
             self.store.save(run)
             return
         except SlackClientError:
@@ -128,7 +130,7 @@ class ProgressMessage:
     def _append(self, run: RunState) -> None:
         """Append the pending task cards; if Slack refuses, go on updating the same message by ts."""
         try:
-            self.create_client.chat_appendStream(channel=channel_of(run), ts=run.surface["progress_ts"], chunks=self.task_chunks())
+            self.create_client.chat_appendStream(channel=channel_of(run), ts=SlackSurface.of(run).progress_ts or "", chunks=self.task_chunks())
         except SlackApiError as exc:
             code = error_code(exc)
             if code == "stopped_by_user":
@@ -137,7 +139,7 @@ class ProgressMessage:
             if code in RATE_LIMITED:
                 raise
             log.info("run %s: Slack refused appending to the stream (%s); updating the same message instead", run.id, code)
-            run.surface["progress_mode"] = "placeholder"
+            SlackSurface.of(run).progress_mode = "placeholder"
             self.store.save(run)
             self.update_in_place(run)
 
@@ -145,28 +147,29 @@ class ProgressMessage:
         """The progress text, edited by ts; if the message is gone, one new plain message replaces it."""
         text = placeholder_text(self.step, list(self.tasks.values()), closing)
         try:
-            self.client.chat_update(channel=channel_of(run), ts=run.surface["progress_ts"], text=text)
+            self.client.chat_update(channel=channel_of(run), ts=SlackSurface.of(run).progress_ts or "", text=text)
         except SlackApiError as exc:
             if error_code(exc) != "message_not_found":
                 raise
             reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text)
-            run.surface["progress_ts"] = reply["ts"]
+            SlackSurface.of(run).progress_ts = reply["ts"]
             self.store.save(run)
 
     def user_stopped(self, run: RunState) -> None:
         """The person pressed stop: remembered in the run, so no job posts progress or an answer again."""
         log.info("run %s: the person stopped the stream", run.id)
         self.pending.clear()
-        run.surface.update(stopped_by_user=True, progress_open=False)
+        surface = SlackSurface.of(run)
+        surface.stopped_by_user, surface.progress_open = True, False
         self.store.save(run)
 
     def close(self, run: RunState, closing: str) -> None:
         """End the progress message with a closing line; the answer or the approval card follows it."""
-        if not run.surface.get("progress_open"):
+        if not SlackSurface.of(run).progress_open:
             return
-        channel, ts = channel_of(run), run.surface["progress_ts"]
+        channel, ts = channel_of(run), SlackSurface.of(run).progress_ts or ""
         try:
-            if run.surface.get("progress_mode") == "stream":
+            if SlackSurface.of(run).progress_mode == "stream":
                 chunks: list[Any] = self.task_chunks()
                 chunks.append(MarkdownTextChunk(text="\n" + closing))
                 try:
@@ -182,7 +185,7 @@ class ProgressMessage:
         except SlackClientError:
             log.info("run %s: could not close the progress message", run.id, exc_info=True)
         self.pending.clear()
-        run.surface["progress_open"] = False
+        SlackSurface.of(run).progress_open = False
         self.store.save(run)
 
     def task_chunks(self) -> list[Any]:

@@ -3,7 +3,7 @@ task cards, then the answer's Markdown, then the stream stopped with the sources
 feedback buttons attached. One message per answer. For runs asked in Slack's assistant view; mentions
 and DMs keep the answer as a message of its own, after the progress.
 
-What has been streamed is kept in the run (`answer_streamed`: characters of the answer appended,
+What has been streamed is kept in the run (`SlackSurface.answer_streamed`: characters of the answer appended,
 saved after each append), so a retried job (the worker died, Slack failed for a while) continues the
 same message from there, or, if Slack no longer streams it, finishes that same message by ts. It
 never starts a second one. Where there is no open stream (Slack would not stream here, the answer is
@@ -25,6 +25,7 @@ from bot.slack.delivery import transient
 from bot.slack.render import answer_tail, streamed_answer
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
+from workers.runs.surfaces import SlackSurface
 
 log = logging.getLogger("atlas.slack_stream")
 
@@ -37,15 +38,16 @@ Streamed = Literal["streamed", "finished_by_update", "stopped_by_user", "message
 
 def streamed(run: RunState) -> bool:
     """The answer is already in the progress message (a re-delivery has nothing to post)."""
-    return run.surface.get("answer_mode") == "stream" and bool(run.surface.get("answer_ts"))
+    surface = SlackSurface.of(run)
+    return surface.answer_mode == "stream" and bool(surface.answer_ts)
 
 
 def can_stream(run: RunState) -> bool:
     """Asked in Slack's assistant view, with a progress stream open (in this job or an earlier one),
     and an answer that fits one message. Mentions and DMs keep their answer as a message of its own."""
-    surface = run.surface
-    return (bool(surface.get("assistant_thread")) and surface.get("progress_mode") == "stream" and bool(surface.get("progress_open"))
-            and not surface.get("stopped_by_user") and streamed_answer(run) is not None)
+    surface = SlackSurface.of(run)
+    return (surface.assistant_thread and surface.progress_mode == "stream" and surface.progress_open
+            and not surface.stopped_by_user and streamed_answer(run) is not None)
 
 
 def pieces(text: str, start: int, size: int = PIECE_CHARS) -> list[str]:
@@ -76,8 +78,9 @@ class AnswerStream:
         """Append what is left of the answer, then stop the stream with the tail. Transient failures
         (429, 5xx, no connection) raise, so the delivery is tried again and continues from the run."""
         text = streamed_answer(run) or ""
-        channel, ts = run.origin.channel or "", str(run.surface["progress_ts"])
-        done = int(run.surface.get("answer_streamed") or 0)
+        surface = SlackSurface.of(run)
+        channel, ts = run.origin.channel or "", str(surface.progress_ts)
+        done = surface.answer_streamed
         cards = list(task_chunks)  # this job's last task updates go out with its first call
         try:
             for piece in pieces(text, done):
@@ -85,7 +88,7 @@ class AnswerStream:
                 self.create_client.chat_appendStream(channel=channel, ts=ts, chunks=[*cards, MarkdownTextChunk(text=prefix + piece)])
                 cards = []
                 done += len(piece)
-                run.surface["answer_streamed"] = done
+                surface.answer_streamed = done
                 self.store.save(run)  # a retried job continues after this piece
             tail = answer_tail(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
             self.create_client.chat_stopStream(channel=channel, ts=ts, chunks=cards or None, blocks=tail)
@@ -106,7 +109,7 @@ class AnswerStream:
                     raise
                 return "message_gone"
             outcome = "finished_by_update"
-        run.surface.update(answer_ts=[ts], answer_streamed=done, answer_mode="stream", progress_open=False)
+        surface.answer_ts, surface.answer_streamed, surface.answer_mode, surface.progress_open = [ts], done, "stream", False
         self.store.save(run)
         return outcome
 

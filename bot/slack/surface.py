@@ -2,7 +2,7 @@
 posted exactly once. When the person presses stop (`stopped_by_user`), the run ends at its next step
 boundary and the thread gets one short note instead of anything more.
 
-Idempotency lives in `run.surface`, saved right after each message is created: a re-delivered
+Idempotency lives in the run's `SlackSurface`, saved right after each message is created: a re-delivered
 answer (a retried job, a worker that died after saving) updates the messages it finds there
 instead of posting again. Nothing else is kept between jobs.
 """
@@ -35,6 +35,7 @@ from workers.errors import StoppedByUser
 from workers.runs import conversations
 from workers.runs.state import EventKind, RunState, Turn
 from workers.runs.store import RunStore
+from workers.runs.surfaces import SlackSurface
 
 __all__ = ["PROGRESS_MIN_INTERVAL", "SlackReporter"]
 
@@ -103,26 +104,27 @@ class SlackReporter(ChatPlatform):
     def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
         if run.origin.kind != "slack" or not run.origin.channel:
             return
+        surface = SlackSurface.of(run)
         match kind:
             case "step":
-                if not run.surface.get("stopped_by_user"):
+                if not surface.stopped_by_user:
                     self.progress.on_step(run, int(data.get("step") or 0))
-                if run.surface.get("stopped_by_user"):
+                if surface.stopped_by_user:
                     raise StoppedByUser(run.id)  # at a step boundary: nothing half done
             case "tool":
-                if run.surface.get("stopped_by_user"):
+                if surface.stopped_by_user:
                     return
                 self.progress.on_tool(run, str(data.get("call_id")), str(data.get("name", "")), str(data.get("arguments", "")),
                                       str(data.get("state")))
             case "paused":
                 # "Paused" is true before the cards are posted; closing first also learns of a stop press.
                 self.progress.close(run, wording.PROGRESS_PAUSED)
-                if run.surface.get("stopped_by_user"):
+                if surface.stopped_by_user:
                     raise StoppedByUser(run.id)  # no cards: the person asked for nothing more
                 pending = list(data.get("pending") or [])
                 self._deliver(run, "cards", lambda: self.post_approval_cards(run, pending))
             case "answer":
-                if run.surface.get("stopped_by_user"):
+                if surface.stopped_by_user:
                     self.progress.close(run, _closing(run))
                     self._post_stop_note(run)
                     return
@@ -153,7 +155,7 @@ class SlackReporter(ChatPlatform):
         outcome = self.answer_stream.deliver(run, self.progress.task_chunks())
         self.progress.pending.clear()
         if outcome == "message_gone":
-            run.surface["progress_open"] = False  # someone deleted it: post the answer on its own
+            SlackSurface.of(run).progress_open = False  # someone deleted it: post the answer on its own
             self.store.save(run)
             return False
         if outcome == "stopped_by_user":
@@ -173,8 +175,9 @@ class SlackReporter(ChatPlatform):
         """Post the answer once; on a re-delivery update the messages already posted, if it changed."""
         messages = answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
         digest = hashlib.sha256(json.dumps([[m.text, m.blocks] for m in messages], sort_keys=True).encode()).hexdigest()
-        posted: list[str] = list(run.surface.get("answer_ts") or [])
-        if run.surface.get("answer_digest") != digest or len(posted) < len(messages):
+        surface = SlackSurface.of(run)
+        posted: list[str] = list(surface.answer_ts)
+        if surface.answer_digest != digest or len(posted) < len(messages):
             channel = channel_of(run)
             for index, message in enumerate(messages):
                 if index < len(posted):
@@ -185,25 +188,25 @@ class SlackReporter(ChatPlatform):
                     unfurl_links=False, unfurl_media=False,
                 )
                 posted.append(reply["ts"])
-                run.surface["answer_ts"] = posted
+                surface.answer_ts = posted
                 if len(posted) == len(messages):  # the last one: every message is this answer's, none is stale
-                    run.surface["answer_digest"] = digest
+                    surface.answer_digest = digest
                 self.store.save(run)  # remembered before anything else can fail
             stale = posted[len(messages):]
             for ts in stale:
                 self.client.chat_delete(channel=channel, ts=ts)
-            if stale or run.surface.get("answer_digest") != digest:  # else the last post's save recorded it all
-                run.surface.update(answer_ts=posted[: len(messages)], answer_digest=digest)
+            if stale or surface.answer_digest != digest:  # else the last post's save recorded it all
+                surface.answer_ts, surface.answer_digest = posted[: len(messages)], digest
                 self.store.save(run)
             self._clear_status(run)
         self._record_turn(run)
 
     def _post_stop_note(self, run: RunState) -> None:
         """The one short line a stopped run leaves in the thread (once, across re-deliveries)."""
-        if run.surface.get("stop_note_ts"):
+        if SlackSurface.of(run).stop_note_ts:
             return
         reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=wording.PROGRESS_STOPPED)
-        run.surface["stop_note_ts"] = reply["ts"]
+        SlackSurface.of(run).stop_note_ts = reply["ts"]
         self.store.save(run)
         self._clear_status(run)
 

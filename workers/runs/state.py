@@ -6,7 +6,9 @@ import time
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+
+from workers.runs.surfaces import CliSurface, RunSurface, for_platform
 
 RunStatus = Literal["queued", "running", "awaiting_approval", "done", "partial", "failed", "expired"]
 StopReason = Literal[
@@ -121,7 +123,7 @@ class RunState(BaseModel):
     error: str | None = None
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
-    surface: dict[str, Any] = Field(default_factory=dict)  # e.g. Slack message ts of the answer/progress
+    surface: RunSurface = Field(default_factory=CliSurface)  # what the platform was sent (workers/runs/surfaces.py)
     # `Settings.fingerprint` of the process that took the question; only a worker with the same
     # fingerprint answers it (workers/runs/settings_check.py). None: any worker (runs from older versions).
     settings_fingerprint: str | None = None
@@ -130,3 +132,19 @@ class RunState(BaseModel):
     @property
     def final(self) -> bool:
         return self.status in FINAL_STATUSES
+
+    @model_validator(mode="before")
+    @classmethod
+    def _surface_of_platform(cls, data: Any) -> Any:
+        """The stored surface (a plain dict) becomes the model of the run's platform, named by its origin."""
+        if not isinstance(data, dict):
+            return data
+        origin = data.get("origin")
+        platform = origin.kind if isinstance(origin, Origin) else (origin or {}).get("kind", "cli") if isinstance(origin, dict) else "cli"
+        return {**data, "surface": for_platform(platform, data.get("surface"))}
+
+    @model_validator(mode="after")
+    def _surface_matches_origin(self) -> RunState:
+        if self.surface.kind != self.origin.kind:
+            raise ValueError(f"a {self.origin.kind} run cannot carry a {self.surface.kind} surface")
+        return self
