@@ -115,7 +115,7 @@ def test_the_surface_follows_the_origin() -> None:
     assert isinstance(RunState(question="q", origin=Origin(kind="slack"), surface={"assistant_thread": True}).surface, SlackSurface)
     with pytest.raises(ValidationError, match="slack run cannot carry a discord surface"):
         RunState(question="q", origin=Origin(kind="slack"), surface=DiscordSurface())
-    with pytest.raises(TypeError, match="is a cli run"):
+    with pytest.raises(TypeError, match="has a CliSurface; SlackSurface was asked for"):
         SlackSurface.of(RunState(question="q"))
 
 

@@ -12,12 +12,9 @@ newer one wrote it) is kept through a load and a save, never dropped.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Protocol, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
-
-if TYPE_CHECKING:
-    from workers.runs.state import RunState
 
 # What a platform never took within its outage budget (bot/slack/delivery.py); `atlas runs show` says so.
 Undeliverable = Literal["answer", "cards"]
@@ -40,12 +37,23 @@ class Surface(BaseModel):
         return {key: value for key, value in data.items() if key in written}
 
     @classmethod
-    def of(cls, run: RunState) -> Self:
+    def of(cls, run: HasSurface) -> Self:
         """The run's surface as this platform's reporter reads it. A run of another platform here is a
         bug in the caller (reporters check `run.origin.kind` first): TypeError."""
-        if not isinstance(run.surface, cls):
-            raise TypeError(f"run {run.id} is a {run.origin.kind} run; {cls.__name__} asked for its surface")
-        return run.surface
+        surface = run.surface
+        if not isinstance(surface, cls):
+            raise TypeError(f"run {run.id} has a {type(surface).__name__}; {cls.__name__} was asked for")
+        return surface
+
+
+class HasSurface(Protocol):
+    """A run as `Surface.of` reads it (workers/runs/state.py `RunState`, which imports this module)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def surface(self) -> Surface: ...
 
 
 class CliSurface(Surface):
