@@ -48,7 +48,7 @@ def build_agent(
     reporter = RecordingReporter()
     agent = rt.agent(reporter)
     if budget is not None:
-        agent = replace(agent, budget=budget)
+        agent = replace(agent, limits=replace(agent.limits, budget=budget))
     if context is not None:
-        agent = replace(agent, context=context)
+        agent = replace(agent, limits=replace(agent.limits, context=context))
     return rt, agent, reporter

@@ -51,8 +51,8 @@ def test_the_loop_runs_under_the_configured_budget(tmp_path: Path, redis_url: st
     settings = replace(settings_for(tmp_path, redis_url, None), budget=Budget(max_steps=2, max_errors=1),
                        tool_timeout_seconds=0.5)
     _, agent, _ = build_agent(settings)
-    assert agent.budget == Budget(max_steps=2, max_errors=1)
-    assert agent.tool_timeout == 0.5
+    assert agent.limits.budget == Budget(max_steps=2, max_errors=1)
+    assert agent.limits.tool_timeout == 0.5
 
 
 def test_secrets_never_appear_in_repr_str_or_a_log_line(caplog: pytest.LogCaptureFixture) -> None:

@@ -13,7 +13,7 @@ import redis
 from atlas import tokens
 from atlas.connection import worker_connection
 from atlas.settings import Settings
-from tools import open_corpus, v2_registry
+from tools import Corpus, open_corpus, v2_registry
 from tools.context import ToolContext
 from tools.registry import Registry
 from tools.tracker import Tracker
@@ -24,6 +24,7 @@ from workers.agent.cost import dollars
 from workers.agent.instructions import instructions_for
 from workers.agent.loop import Agent, Reporter
 from workers.agent.model import Model, ModelRequest, ResponsesModel
+from workers.agent.ports import Limits
 from workers.agent.sources import sources_of
 from workers.agent.stash import RedisStash
 from workers.approvals import gate
@@ -32,6 +33,23 @@ from workers.runs.state import AnsweredBy, Platform, RunState, Usage
 from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.runtime")
+
+
+@dataclass(frozen=True)
+class JobTools:
+    """The tools of one job (workers/agent/ports.py `Tools`): the registry, the corpus opened for the job,
+    the tracker, and a stash in Redis for cut results (the loop adds it to read calls)."""
+
+    registry: Registry
+    corpus: Corpus
+    conn: redis.Redis
+    tracker: Tracker
+
+    def context(self, run: RunState) -> ToolContext:
+        return ToolContext(corpus=self.corpus, run_id=run.id, tracker=self.tracker)
+
+    def stash(self, run: RunState, page_tokens: int) -> RedisStash:
+        return RedisStash(self.conn, run.id, page_tokens)
 
 
 @dataclass
@@ -45,21 +63,25 @@ class Runtime:
     tracker: Tracker
 
     def agent(self, reporter: Reporter) -> Agent:
-        corpus = open_corpus(self.settings.data_dir, self.settings.home)
+        """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer."""
+        tools = JobTools(self.registry, open_corpus(self.settings.data_dir, self.settings.home), self.conn, self.tracker)
         return Agent(
             model=self.model,
-            registry=self.registry,
-            tool_context=lambda run: ToolContext(corpus=corpus, run_id=run.id, tracker=self.tracker),
-            stash=lambda run, page_tokens: RedisStash(self.conn, run.id, page_tokens),  # the loop adds it to read calls
-            save=self.store.save,
+            tools=tools,
+            keeper=self,
             reporter=reporter,
-            summarize=self.summarize,
-            finalize=self.settle,
-            on_pause=lambda run: gate.pause(self, run),  # open approvals, schedule their expiry
-            budget=self.settings.budget,
-            tool_timeout=self.settings.tool_timeout_seconds,
+            summarizer=self,
+            limits=Limits(budget=self.settings.budget, tool_timeout=self.settings.tool_timeout_seconds),
             instructions=instructions_for(self.settings.project),
         )
+
+    def save(self, run: RunState) -> None:
+        """Persist the run (the agent's keeper)."""
+        self.store.save(run)
+
+    def pause(self, run: RunState) -> None:
+        """Open the paused step's approvals and schedule their expiry (the agent's keeper)."""
+        gate.pause(self, run)
 
     def settle(self, run: RunState) -> None:
         """Cost and cited sources, computed once before a run's final state is saved."""

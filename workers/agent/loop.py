@@ -8,15 +8,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 from tools import results
-from tools.context import ResultStash, ToolContext
 from tools.dispatch import ToolOutput, dispatch, validate
 from tools.errors import ToolError
-from tools.registry import Registry
 from workers.agent import context as ctxmgmt
-from workers.agent.budget import TOOL_TIMEOUT_SECONDS, Budget, exhausted
+from workers.agent.budget import exhausted
 from workers.agent.instructions import (
     INCOMPLETE,
     INSTRUCTIONS,
@@ -26,8 +24,9 @@ from workers.agent.instructions import (
     WRAP_UP,
 )
 from workers.agent.model import Model, ModelReply, ModelRequest
+from workers.agent.ports import Limits, RunKeeper, Summarizer, Tools
 from workers.errors import ContextFull, ModelRejected, PairingBroken
-from workers.runs.state import EventKind, PendingCall, RunState, StepRecord, StopReason, Usage
+from workers.runs.state import EventKind, PendingCall, RunState, StepRecord, StopReason
 from workers.wording import OUT_OF_BUDGET
 
 log = logging.getLogger("atlas.loop")
@@ -67,22 +66,15 @@ class Reporter:
 
 @dataclass
 class Agent:
-    """Everything one run needs, built once per worker process and reused across jobs."""
+    """Everything a step needs, as named collaborators (workers/agent/ports.py): built once per job
+    from the parts the worker process built once."""
 
-    model: Model
-    registry: Registry
-    tool_context: Callable[[RunState], ToolContext]
-    stash: Callable[[RunState, int], ResultStash]  # (run, page tokens): where cut results are kept
-    save: Callable[[RunState], None]
-    reporter: Reporter
-    summarize: Callable[[list[dict[str, Any]]], tuple[str, Usage]]  # compaction's summary and what it cost
-    budget: Budget = Budget()
-    context: ctxmgmt.ContextBudget = ctxmgmt.ContextBudget()
-    finalize: Callable[[RunState], None] = lambda run: None  # cost and sources, before the final save
-    # Opens the approval records (and schedules their expiry) after the paused run is saved and
-    # before the "paused" event posts cards, so every card's buttons find a record (workers/approvals/gate.py).
-    on_pause: Callable[[RunState], None] = lambda run: None
-    tool_timeout: float = TOOL_TIMEOUT_SECONDS
+    model: Model  # answers a request (the Responses API, or the offline model)
+    tools: Tools  # the registry, and what one run's calls may use
+    keeper: RunKeeper  # saves the run; settles it before the final save; opens approvals on a pause
+    reporter: Reporter  # where progress, cards and the answer go
+    summarizer: Summarizer  # compaction's summary of what leaves the context window
+    limits: Limits = Limits()
     instructions: str = INSTRUCTIONS
 
     def run(self, run: RunState) -> RunState:
@@ -94,21 +86,24 @@ class Agent:
         while True:
             outcome = self.step(run, announce=first)
             first = False
-            if isinstance(outcome, RunAgain):
-                continue
-            if isinstance(outcome, NeedsApproval):
-                run.status = "awaiting_approval"
-                run.pending = outcome.pending
-                self.save(run)
-                self.on_pause(run)
-                self.reporter.event(run, "paused", pending=[p.model_dump() for p in outcome.pending])
-                return run
-            if isinstance(outcome, BudgetStop):
-                self.wrap_up(run, outcome.reason)
-            else:
-                finish(run, outcome.text, "done", partial=False)
-            self.finalize(run)
-            self.save(run)
+            match outcome:
+                case RunAgain():
+                    continue
+                case NeedsApproval(pending=pending):
+                    run.status = "awaiting_approval"
+                    run.pending = pending
+                    self.keeper.save(run)
+                    self.keeper.pause(run)
+                    self.reporter.event(run, "paused", pending=[p.model_dump() for p in pending])
+                    return run
+                case BudgetStop(reason=reason):
+                    self.wrap_up(run, reason)
+                case Answered(text=text):
+                    finish(run, text, "done", partial=False)
+                case _:
+                    assert_never(outcome)
+            self.keeper.settle(run)
+            self.keeper.save(run)
             self.reporter.event(run, "answer")
             return run
 
@@ -116,7 +111,7 @@ class Agent:
         """One model call and its tool calls. `announce`: the job's first step, whose start puts the
         run's "running" status on record before the model call, unless the step event already did
         (the Slack progress message saves the run when it starts): one save fewer per run."""
-        reason = exhausted(self.budget, run)
+        reason = exhausted(self.limits.budget, run)
         if reason:
             return BudgetStop(reason)
         started = time.monotonic()
@@ -124,7 +119,7 @@ class Agent:
         saved_at = run.updated_at
         self.reporter.event(run, "step", step=index)
         if announce and run.updated_at == saved_at:
-            self.save(run)
+            self.keeper.save(run)
         try:
             reply = self.call_model(run, tool_choice="auto")
         except ContextFull:
@@ -153,17 +148,17 @@ class Agent:
         record.ms = int((time.monotonic() - started) * 1000)
         run.seconds_spent += time.monotonic() - started
         run.steps.append(record)
-        self.save(run)
+        self.keeper.save(run)
         return outcome
 
     def call_model(self, run: RunState, tool_choice: Literal["auto", "none"]) -> ModelReply:
-        tools = self.registry.definitions()
+        tools = self.tools.registry.definitions()
         fitted = ctxmgmt.fit(
-            run.items, budget=self.context, instructions=self.instructions, tools=tools, summarize=self._summarize_for(run)
+            run.items, budget=self.limits.context, instructions=self.instructions, tools=tools, summarize=self._summarize_for(run)
         )
         if fitted.problems:  # a bug in our transforms: the API would refuse the request anyway
             raise PairingBroken("; ".join(fitted.problems))
-        if fitted.tokens_after > self.context.input_limit:
+        if fitted.tokens_after > self.limits.context.input_limit:
             raise ContextFull(f"{fitted.tokens_after} input tokens after clearing and compaction")
         run.items = fitted.items
         request = ModelRequest(
@@ -171,7 +166,7 @@ class Agent:
             input=run.items,
             tools=tools,
             tool_choice=tool_choice,
-            max_output_tokens=self.context.output_reserve,
+            max_output_tokens=self.limits.context.output_reserve,
         )
         reply = self.model.respond(request)
         run.usage.add(reply.usage)
@@ -181,7 +176,7 @@ class Agent:
         """Compaction's summarize, billing the summary call to the run (it counts toward max_tokens)."""
 
         def summarize(items: list[dict[str, Any]]) -> str:
-            text, usage = self.summarize(items)
+            text, usage = self.summarizer.summarize(items)
             run.usage.add(usage)
             return text
 
@@ -191,17 +186,17 @@ class Agent:
         """Execute read calls concurrently; side-effect calls that validate become pending."""
         # One stash for the loop's cuts, the tools' own cuts and read_more's pages; its pages are
         # sized so that a page and its note fit the result limit and are never cut again.
-        stash = self.stash(run, results.page_tokens(self.context.result_token_limit))
-        ctx = replace(self.tool_context(run), stash=stash)
+        stash = self.tools.stash(run, results.page_tokens(self.limits.context.result_token_limit))
+        ctx = replace(self.tools.context(run), stash=stash)
         outputs: dict[str, tuple[str, bool]] = {}
         pending: list[PendingCall] = []
         futures = {}
         for call in calls:
             name, call_id, arguments = call["name"], call["call_id"], call.get("arguments", "")
             record.tools.append(name)
-            tool = self.registry.get(name)
+            tool = self.tools.registry.get(name)
             if tool is not None and tool.side_effect:
-                checked = validate(self.registry, name, arguments, ctx)  # ctx: the tracker checks
+                checked = validate(self.tools.registry, name, arguments, ctx)  # ctx: the tracker checks
                 if isinstance(checked, ToolOutput):
                     outputs[call_id] = (checked.text, False)
                 else:
@@ -210,21 +205,21 @@ class Agent:
                     )
                 continue
             self.reporter.event(run, "tool", call_id=call_id, name=name, arguments=arguments, state="started")
-            futures[call_id] = _POOL.submit(dispatch, self.registry, name, arguments, ctx)
-        deadline = time.monotonic() + self.tool_timeout
+            futures[call_id] = _POOL.submit(dispatch, self.tools.registry, name, arguments, ctx)
+        deadline = time.monotonic() + self.limits.tool_timeout
         for call_id, future in futures.items():
             try:
                 result = future.result(timeout=max(deadline - time.monotonic(), 0.01))
                 outputs[call_id] = (result.text, result.ok)
             except FutureTimeout:
-                timed_out = ToolError(TOOL_TIMED_OUT.format(seconds=self.tool_timeout), TOOL_TIMED_OUT_HINT)
+                timed_out = ToolError(TOOL_TIMED_OUT.format(seconds=self.limits.tool_timeout), TOOL_TIMED_OUT_HINT)
                 outputs[call_id] = (timed_out.render(), False)
         for call in calls:
             call_id = call["call_id"]
             if call_id not in outputs:
                 continue  # pending: its output is appended when decided
             text, ok = outputs[call_id]
-            text = results.cut(text, self.context.result_token_limit, stash)
+            text = results.cut(text, self.limits.context.result_token_limit, stash)
             if not ok:
                 record.errors += 1
             run.items.append({"type": "function_call_output", "call_id": call_id, "output": text})

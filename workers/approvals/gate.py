@@ -59,7 +59,7 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
         return False
     if any(p.pending_id in records and not records[p.pending_id].decided for p in run.pending):
         return False  # an early or duplicate delivery: the last decision enqueues the resume
-    ctx = agent.tool_context(run)
+    ctx = agent.tools.context(run)
     expired = False
     started = time.monotonic()  # running approved calls is working time: it counts toward max_seconds
     for call in run.pending:
@@ -83,7 +83,7 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
     # (the ledger hands back recorded outputs) instead of carrying on as if nothing expired.
     agent.wrap_up(run, "approval_expired")
     run.status = "expired"
-    agent.finalize(run)
+    agent.keeper.settle(run)
     rt.store.save(run)
     reporter.event(run, "answer")
     return False
