@@ -33,15 +33,15 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import redis
-from rq import Worker
 
 from atlas import embedded_redis
 from bench.measure import percentile, wait
+from bench.processes import atlas_serve, atlas_workers
 from bench.report import Table
 from bench.slack_load import burst, request_bytes
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from datasets import tracker_journal
-from tests.processes import atlas_process, free_port, serving
+from tests.processes import free_port
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, block_action, mention, sign
@@ -97,20 +97,11 @@ def _stack() -> Iterator[Stack]:
         port = free_port()
         env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(), **model.env(),
                "SLACK_SIGNING_SECRET": SECRET, "ATLAS_APPROVERS": ",".join(APPROVERS), "ATLAS_MODEL_RETRIES": "0"}
-        procs = [atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port)], env, home / "serve.log")]
-        procs += [atlas_process(["worker", "--name", f"bench-approvals-{i}"], env, home / f"worker-{i}.log") for i in range(WORKERS)]
+        conn = redis.Redis.from_url(url)
         try:
-            wait(lambda: serving(port) or procs[0].poll() is not None, "atlas serve")
-            if procs[0].poll() is not None:
-                raise RuntimeError((home / "serve.log").read_text()[-2000:])
-            conn = redis.Redis.from_url(url)
-            wait(lambda: len(Worker.all(connection=conn)) >= WORKERS, "workers to register")
-            yield Stack(env, api, conn, f"http://127.0.0.1:{port}/slack/events", home, data)
+            with atlas_serve(env, home, port), atlas_workers(env, home, conn, WORKERS, name="bench-approvals"):
+                yield Stack(env, api, conn, f"http://127.0.0.1:{port}/slack/events", home, data)
         finally:
-            for proc in procs:
-                proc.terminate()
-            for proc in procs:
-                proc.wait(timeout=15)
             api.stop()
             embedded_redis.stop(home / "redis")
 

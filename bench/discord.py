@@ -26,10 +26,11 @@ from urllib.parse import urlsplit
 import redis
 
 from atlas import embedded_redis
-from bench.measure import percentile, wait
-from bench.report import RESULTS, Table
+from bench.measure import latency_row, percentile, wait
+from bench.processes import atlas_serve, atlas_workers
+from bench.report import Table, last_tables, overhead_table
 from bench.slack_load import InstantModel, burst
-from tests.processes import atlas_process, free_port, serving
+from tests.processes import atlas_process, free_port
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_gateway import GatewayStandin, mention_payload
@@ -68,16 +69,10 @@ def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
         port = free_port()
         env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(make_dataset(home / "data")), **api.env(),
                "DISCORD_PUBLIC_KEY": di.PUBLIC_KEY, "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "bench"}
-        serve = atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", str(processes)], env,
-                              home / "serve.log")
         try:
-            wait(lambda: serving(port) or serve.poll() is not None, "atlas serve")
-            if serve.poll() is not None:
-                raise RuntimeError((home / "serve.log").read_text()[-2000:])
-            yield Stack(env, api, gateway, redis.Redis.from_url(url), f"http://127.0.0.1:{port}/discord/interactions", home)
+            with atlas_serve(env, home, port, processes):
+                yield Stack(env, api, gateway, redis.Redis.from_url(url), f"http://127.0.0.1:{port}/discord/interactions", home)
         finally:
-            serve.terminate()
-            serve.wait(timeout=15)
             api.stop()
             gateway.stop()
             model.close()
@@ -85,24 +80,13 @@ def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
 
 
 @contextmanager
-def _processes(stack: Stack, workers: int, *, gateway: bool = True) -> Iterator[None]:
-    procs = [atlas_process(["worker", "--name", f"bench-d{i}-{time.time_ns()}"], stack.env, stack.home / f"worker-{i}.log")
-             for i in range(workers)]
-    if gateway:
-        stack.gateway.ready.clear()
-        procs.append(atlas_process(["discord"], stack.env, stack.home / "discord.log"))
-    try:
-        from rq import Worker
-
-        wait(lambda: len(Worker.all(connection=stack.conn)) >= workers, "workers to register")
-        if gateway:
-            wait(stack.gateway.ready.is_set, "atlas discord to identify")
+def _processes(stack: Stack, workers: int) -> Iterator[None]:
+    """Workers and the Gateway process (`atlas discord`), once the workers registered and it identified."""
+    stack.gateway.ready.clear()
+    gateway = atlas_process(["discord"], stack.env, stack.home / "discord.log")
+    with atlas_workers(stack.env, stack.home, stack.conn, workers, name="bench-d", also=[gateway]):
+        wait(stack.gateway.ready.is_set, "atlas discord to identify")
         yield
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(timeout=15)
 
 
 def signed_request(url: str, payload: dict[str, Any]) -> bytes:
@@ -114,14 +98,6 @@ def signed_request(url: str, payload: dict[str, Any]) -> bytes:
             f"Content-Length: {len(body)}\r\nX-Signature-Ed25519: {di.sign(body, stamp)}\r\n"
             f"X-Signature-Timestamp: {stamp}\r\nConnection: close\r\n\r\n")
     return head.encode() + body
-
-
-def slack_figures() -> dict[str, Any]:
-    """The last Slack run's tables by title prefix (empty when `make bench` has not run the Slack suite)."""
-    path = RESULTS / "slack.json"
-    if not path.is_file():
-        return {}
-    return {t["title"].split(":")[0]: t for t in json.loads(path.read_text()).get("tables", [])}
 
 
 # -- 1. ack latency --------------------------------------------------------------------------
@@ -150,7 +126,7 @@ def _ack_rows(stack: Stack, processes: int) -> tuple[list[list[Any]], float, boo
 
 def ack_latency(stack: Stack, single: list[list[Any]]) -> Table:
     judged, p99, all_ok = _ack_rows(stack, SERVE_PROCESSES)
-    slack = slack_figures().get("Slack events endpoint")
+    slack = last_tables("slack").get("Slack events endpoint")
     beside = [["slack (last run)", r[0], r[1], r[2], r[3], r[4], r[6]] for r in (slack or {}).get("rows", [])]
     slack_p99 = max((r[5] for r in beside if r[2] == f"{CONCURRENCY} at once" and r[1] == SERVE_PROCESSES), default=50.0)
     return Table(
@@ -187,15 +163,11 @@ def overhead(stack: Stack) -> Table:
             posted = wait(lambda m=message_id: _answered_at(stack.api, m), "the answer")
             if i >= 3:
                 totals.append((posted - started) * 1000)
-    slack = slack_figures().get("Mention to answer posted, through a real worker and an instant model (40 sequential)")
+    slack = last_tables("slack").get("Mention to answer posted, through a real worker and an instant model (40 sequential)")
     beside = [["slack (last run): " + r[0], r[1], r[2], r[3]] for r in (slack or {}).get("rows", [])]
-    p50 = percentile(totals, 0.5)
-    return Table(
-        title=f"Discord mention (Gateway) to answer posted in its thread, real worker, instant model ({OVERHEAD_RUNS} sequential)",
-        columns=["measure", "p50 ms", "p95 ms", "max ms"],
-        rows=[["discord: mention -> answer posted", p50, percentile(totals, 0.95), max(totals)], *beside],
-        goal="p50 <= 150 ms",
-        met=p50 <= 150,
+    return overhead_table(
+        f"Discord mention (Gateway) to answer posted in its thread, real worker, instant model ({OVERHEAD_RUNS} sequential)",
+        [latency_row("discord: mention -> answer posted", totals), *beside],
         notes=["the path: Gateway dispatch, claim and enqueue in `atlas discord`, RQ dequeue, thread start, progress message, "
                "model call, progress edit, answer post (each a REST call to the local stand-in, validated against the spec)"],
     )
@@ -221,7 +193,7 @@ def duplicates(stack: Stack, seed: int = 11) -> Table:
     answers = {m: sum(1 for r in stack.api.requests if r.method == "POST" and r.path == f"/channels/{m}/messages"
                       and r.status == 200 and "stop: " in str((r.body or {}).get("content"))) for m in ids}
     total = sum(answers.values())
-    slack = slack_figures().get("Duplicates")
+    slack = last_tables("slack").get("Duplicates")
     beside = [["slack (last run)", r[0], r[1], r[3], r[4]] for r in (slack or {}).get("rows", [])]
     return Table(
         title=f"Duplicates: {DUPLICATE_MENTIONS} mentions with duplicated Gateway deliveries and a resume",

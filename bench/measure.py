@@ -24,3 +24,8 @@ def wait(check: Callable[[], T], what: str, timeout: float = 180.0, interval: fl
             return value
         time.sleep(interval)
     raise TimeoutError(f"bench: gave up waiting for {what}")
+
+
+def latency_row(label: str, values_ms: list[float]) -> list[object]:
+    """A table row of latencies: label, p50, p95, max (ms)."""
+    return [label, percentile(values_ms, 0.5), percentile(values_ms, 0.95), max(values_ms)]

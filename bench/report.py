@@ -7,6 +7,7 @@ import platform
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -33,6 +34,27 @@ class Table:
             out.append(f"goal: {self.goal}{verdict}")
         out += [f"note: {n}" for n in self.notes]
         return "\n".join(out)
+
+
+OVERHEAD_GOAL_MS = 150  # a mention's answer posted, through a real worker and an instant model: p50
+
+
+def overhead_table(title: str, rows: list[list[object]], notes: list[str]) -> Table:
+    """Mention-to-answer latencies (rows from `measure.latency_row`, the platform's own first), judged
+    on the first row's p50 (Slack's and Discord's overhead tables)."""
+    p50 = rows[0][1]
+    assert isinstance(p50, float | int)
+    return Table(title=title, columns=["measure", "p50 ms", "p95 ms", "max ms"], rows=rows,
+                 goal=f"p50 <= {OVERHEAD_GOAL_MS} ms", met=p50 <= OVERHEAD_GOAL_MS, notes=notes)
+
+
+def last_tables(suite: str) -> dict[str, Any]:
+    """The suite's tables as `make bench` last wrote them, by title up to its first colon (empty when
+    the suite has not run on this machine): for figures set beside another platform's."""
+    path = RESULTS / f"{suite}.json"
+    if not path.is_file():
+        return {}
+    return {t["title"].split(":")[0]: t for t in json.loads(path.read_text()).get("tables", [])}
 
 
 def _fmt(value: object) -> str:

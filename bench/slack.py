@@ -29,10 +29,11 @@ from typing import Any
 import redis
 
 from atlas import embedded_redis
-from bench.measure import percentile, wait
-from bench.report import Table
+from bench.measure import latency_row, percentile, wait
+from bench.processes import atlas_serve, atlas_workers
+from bench.report import Table, overhead_table
 from bench.slack_load import InstantModel, burst, request_bytes
-from tests.processes import atlas_process, free_port, serving
+from tests.processes import free_port, serving
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, Reply, SlackSender, mention
 
@@ -60,22 +61,6 @@ class Stack:
 
 
 @contextmanager
-def _workers(stack: Stack, count: int) -> Iterator[None]:
-    procs = [atlas_process(["worker", "--name", f"bench-{i}-{time.time_ns()}"], stack.env, stack.home / f"worker-{i}.log")
-             for i in range(count)]
-    try:
-        from rq import Worker
-
-        wait(lambda: len(Worker.all(connection=stack.conn)) >= count, "workers to register")
-        yield
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(timeout=15)
-
-
-@contextmanager
 def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
     with tempfile.TemporaryDirectory(prefix="atlas-bench-slack-") as tmp:
         home = Path(tmp)
@@ -90,17 +75,10 @@ def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
         port = free_port()
         env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(),
                "SLACK_SIGNING_SECRET": SECRET, "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "bench"}
-        serve = atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", str(processes)], env,
-                         home / "serve.log")
         try:
-            wait(lambda: serving(port) or serve.poll() is not None, "atlas serve")
-            if serve.poll() is not None:
-                raise RuntimeError((home / "serve.log").read_text()[-2000:])
-            conn = redis.Redis.from_url(url)
-            yield Stack(env, api, conn, SlackSender(f"http://127.0.0.1:{port}/slack/events"), home)
+            with atlas_serve(env, home, port, processes):
+                yield Stack(env, api, redis.Redis.from_url(url), SlackSender(f"http://127.0.0.1:{port}/slack/events"), home)
         finally:
-            serve.terminate()
-            serve.wait(timeout=15)
             api.stop()
             model.close()
             embedded_redis.stop(home / "redis")
@@ -215,7 +193,7 @@ def _answer_posted(api: SlackAPI, thread_ts: str) -> float | None:
 def overhead(stack: Stack) -> Table:
     totals: list[float] = []
     acks: list[float] = []
-    with _workers(stack, 1):
+    with atlas_workers(stack.env, stack.home, stack.conn, 1):
         for i in range(OVERHEAD_RUNS + 3):
             ts = f"{1_800_000_000 + i}.000100"
             started = time.monotonic()
@@ -225,16 +203,9 @@ def overhead(stack: Stack) -> Table:
             if i >= 3:  # the first runs warm the worker's connections
                 totals.append((posted - started) * 1000)
                 acks.append(ack_ms)
-    p50 = percentile(totals, 0.5)
-    return Table(
-        title=f"Mention to answer posted, through a real worker and an instant model ({OVERHEAD_RUNS} sequential)",
-        columns=["measure", "p50 ms", "p95 ms", "max ms"],
-        rows=[
-            ["mention -> answer posted", p50, percentile(totals, 0.95), max(totals)],
-            ["of which: the ack", percentile(acks, 0.5), percentile(acks, 0.95), max(acks)],
-        ],
-        goal="p50 <= 150 ms",
-        met=p50 <= 150,
+    return overhead_table(
+        f"Mention to answer posted, through a real worker and an instant model ({OVERHEAD_RUNS} sequential)",
+        [latency_row("mention -> answer posted", totals), latency_row("of which: the ack", acks)],
         notes=["the path: ack, RQ dequeue, load run, progress stream start, model call, task updates, "
                "stream stop, answer post (each a Web API call to the local stand-in)"],
     )
@@ -264,7 +235,7 @@ def duplicates(stack: Stack, seed: int = 7) -> Table:
             time.sleep(rng.uniform(0.05, 0.2))
             retry = (retry or 0) + 1
 
-    with _workers(stack, DUPLICATE_WORKERS), ThreadPoolExecutor(16) as pool:
+    with atlas_workers(stack.env, stack.home, stack.conn, DUPLICATE_WORKERS), ThreadPoolExecutor(16) as pool:
         futures = []
         for event in events:
             copies = rng.choice([0, 0, 1, 1, 2, 3])

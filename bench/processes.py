@@ -1,0 +1,57 @@
+"""The Atlas processes a load benchmark runs against: `atlas serve` once it answers, and workers once
+they have registered, each stopped when the phase ends (shared by the Slack, Discord and approvals suites)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import redis
+
+from bench.measure import wait
+from tests.processes import atlas_process, serving
+
+
+@contextmanager
+def atlas_serve(env: dict[str, str], home: Path, port: int, processes: int | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """`atlas serve` on loopback `port` (`--processes` when given), yielded once it answers; if it exits
+    first, RuntimeError with the tail of its log."""
+    args = ["serve", "--host", "127.0.0.1", "--port", str(port)]
+    if processes is not None:
+        args += ["--processes", str(processes)]
+    serve = atlas_process(args, env, home / "serve.log")
+    try:
+        wait(lambda: serving(port) or serve.poll() is not None, "atlas serve")
+        if serve.poll() is not None:
+            raise RuntimeError((home / "serve.log").read_text()[-2000:])
+        yield serve
+    finally:
+        stop([serve])
+
+
+@contextmanager
+def atlas_workers(env: dict[str, str], home: Path, conn: redis.Redis, count: int, *, name: str = "bench",
+                  also: list[subprocess.Popen[bytes]] | None = None) -> Iterator[None]:
+    """`count` workers, yielded once all have registered with RQ; `also`: processes started beside them,
+    stopped with them."""
+    procs = [atlas_process(["worker", "--name", f"{name}-{i}-{time.time_ns()}"], env, home / f"worker-{i}.log")
+             for i in range(count)]
+    procs += also or []
+    try:
+        from rq import Worker
+
+        wait(lambda: len(Worker.all(connection=conn)) >= count, "workers to register")
+        yield
+    finally:
+        stop(procs)
+
+
+def stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Terminate every process, then wait for each (15 s at most)."""
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        proc.wait(timeout=15)
