@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -124,11 +125,25 @@ def _ack_rows(stack: Stack, processes: int) -> tuple[list[list[Any]], float, boo
     return rows, p99, all(s == 200 for s in statuses)
 
 
+def slack_ack_beside(table: dict[str, Any] | None, *, processes: int) -> tuple[list[list[Any]], float | None]:
+    """The last Slack run's ack p99s (bench/slack.py's ratio table: a row per process count, Atlas's p99
+    as "N ms") as rows in this table's columns, and the p99 with `processes` processes (None: not run)."""
+    rows: list[list[Any]] = []
+    p99: float | None = None
+    for row in (table or {}).get("rows", []):
+        found, load = re.search(r"(\d+) process", str(row[0])), re.search(r"(\d+) concurrent", str(row[0]))
+        count = int(found.group(1)) if found else None
+        ms = float(str(row[1]).split()[0])
+        rows.append(["slack (last run)", count, f"{load.group(1) if load else '?'} at once", "-", "-", ms, "-"])
+        if count == processes:
+            p99 = ms
+    return rows, p99
+
+
 def ack_latency(stack: Stack, single: list[list[Any]]) -> Table:
     judged, p99, all_ok = _ack_rows(stack, SERVE_PROCESSES)
-    slack = last_tables("slack").get("Slack events endpoint")
-    beside = [["slack (last run)", r[0], r[1], r[2], r[3], r[4], r[6]] for r in (slack or {}).get("rows", [])]
-    slack_p99 = max((r[5] for r in beside if r[2] == f"{CONCURRENCY} at once" and r[1] == SERVE_PROCESSES), default=50.0)
+    beside, last_p99 = slack_ack_beside(last_tables("slack").get("Slack events endpoint"), processes=SERVE_PROCESSES)
+    slack_p99 = last_p99 if last_p99 is not None else 50.0
     return Table(
         title=f"Discord interactions endpoint: ack latency ({ACK_ROUNDS} bursts of {CONCURRENCY} concurrent signed /atlas ask)",
         columns=["platform", "processes", "load", "requests", "p50 ms", "p99 ms", "non-2xx"],
