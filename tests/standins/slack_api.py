@@ -30,16 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.standins.loopback import LoopbackHTTP
-from tests.standins.slack_rules import (
-    add_content,
-    assistant_call,
-    chunks_problem,
-    content,
-    message_fields,
-    recipients,
-    require,
-    stream_mode,
-)
+from tests.standins.slack_chat import chat_call
+from tests.standins.slack_rules import assistant_call, content, require
 from tests.standins.slack_wire import Handler
 
 TOKEN = "xoxb-test-token"
@@ -102,7 +94,7 @@ class SlackAPI(LoopbackHTTP):
         self.users: dict[str, dict[str, Any]] = {}  # user id -> users.info's `user` object (see add_user)
         self.groups: dict[str, list[str]] = {}  # user group id -> member ids (usergroups.users.list)
         self.assistant_threads: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, thread_ts) -> title, prompts
-        self._stop_at_next_append = False
+        self.stop_next_append = False  # see stop_at_next_append
         self._holds: list[Hold] = []
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._outages: list[_Outage] = []
@@ -250,76 +242,13 @@ class SlackAPI(LoopbackHTTP):
         if method.startswith("assistant.threads."):
             return self._assistant(method.removeprefix("assistant.threads."), args)
         if method == "chat.postEphemeral":
-            return require(args, "channel", "user") or content(args) or {"ok": True, "message_ts": self._next_ts()}
-        if method == "chat.postMessage":
-            problem = require(args, "channel") or self._unsupported_blocks(args) or content(args)
-            if problem:
-                return problem
-            ts = self._next_ts()
-            self.messages[(args["channel"], ts)] = {**message_fields(args), "ts": ts, "thread_ts": args.get("thread_ts"), "channel": args["channel"], "edits": 0}
-            return {"ok": True, "channel": args["channel"], "ts": ts, "message": {"ts": ts}}
-        if method == "chat.update":
-            problem = require(args, "channel", "ts") or self._unsupported_blocks(args) or content(args)
-            message = self.messages.get((args.get("channel"), args.get("ts")))
-            if problem or message is None or message.get("deleted"):
-                return problem or {"ok": False, "error": "message_not_found"}
-            message.update(message_fields(args))
-            message["edits"] += 1
-            return {"ok": True, "channel": args["channel"], "ts": args["ts"]}
-        if method == "chat.delete":
-            message = self.messages.get((args.get("channel"), args.get("ts")))
-            if message is None:
-                return {"ok": False, "error": "message_not_found"}
-            message["deleted"] = True
-            return {"ok": True}
-        if method == "chat.startStream":
-            if not self.streaming:
-                return {"ok": False, "error": "unknown_method"}
-            problem = require(args, "channel", "thread_ts") or recipients(args) or chunks_problem(args)
-            if problem:
-                return problem
-            ts = self._next_ts()
-            self.messages[(args["channel"], ts)] = {"ts": ts, "thread_ts": args["thread_ts"], "channel": args["channel"],
-                                                     "streaming": True, "mode": stream_mode(args), "chunks": [],
-                                                     "recipient_user_id": args.get("recipient_user_id"), "edits": 0}
-            add_content(self.messages[(args["channel"], ts)], args)
-            return {"ok": True, "channel": args["channel"], "ts": ts}
-        if method in ("chat.appendStream", "chat.stopStream"):
-            message = self.messages.get((args.get("channel"), args.get("ts")))
-            if message is None or message.get("deleted"):
-                return {"ok": False, "error": "message_not_found"}
-            if method == "chat.appendStream" and self._stop_at_next_append and message.get("streaming"):
-                self._stop_at_next_append = False
-                message.update(streaming=False, stopped_by_user=True)
-            if message.get("stopped_by_user"):
-                return {"ok": False, "error": "stopped_by_user"}
-            if not message.get("streaming"):
-                return {"ok": False, "error": "message_not_in_streaming_state"}
-            problem = chunks_problem(args) or self._unsupported_blocks(args)
-            if problem:
-                return problem
-            mode = stream_mode(args)
-            if mode and message.get("mode") and mode != message["mode"]:
-                return {"ok": False, "error": "streaming_mode_mismatch"}
-            message["mode"] = message.get("mode") or mode
-            add_content(message, args)
-            if method == "chat.stopStream":
-                message["streaming"] = False
-                if args.get("blocks"):
-                    message["blocks"] = args["blocks"]
-            return {"ok": True, "channel": args["channel"], "ts": args["ts"]}
+            return require(args, "channel", "user") or content(args) or {"ok": True, "message_ts": self.next_ts()}
+        if method.startswith("chat."):
+            return chat_call(self, method, args)
         return {"ok": False, "error": "unknown_method"}
 
     def _assistant(self, verb: str, args: dict[str, Any]) -> dict[str, Any]:
         return assistant_call(self.assistant_threads, verb, args)
-
-    def _unsupported_blocks(self, args: dict[str, Any]) -> dict[str, Any] | None:
-        """Where Slack has no `context_actions` block it refuses the message and says which block."""
-        for index, block in enumerate(args.get("blocks") or []):
-            if not self.context_actions and block.get("type") == "context_actions":
-                return {"ok": False, "error": "invalid_blocks",
-                        "errors": [f"unsupported type: context_actions [json-pointer:/blocks/{index}/type]"]}
-        return None
 
     def open_assistant_thread(self, channel: str, thread_ts: str) -> None:
         """The person opens the app's split view: Slack creates the thread (and then sends
@@ -327,7 +256,7 @@ class SlackAPI(LoopbackHTTP):
         with self._lock:
             self.assistant_threads[(channel, thread_ts)] = {"title": None, "prompts": [], "prompts_title": None, "status": None}
 
-    def _next_ts(self) -> str:
+    def next_ts(self) -> str:
         n = next(self._ts)
         return f"{1_700_000_000 + n}.{n:06d}"
 
@@ -342,7 +271,7 @@ class SlackAPI(LoopbackHTTP):
     def stop_at_next_append(self) -> None:
         """The person presses stop just before the next `chat.appendStream` reaches Slack."""
         with self._lock:
-            self._stop_at_next_append = True
+            self.stop_next_append = True
 
     def record_response(self, name: str, payload: dict[str, Any]) -> None:
         with self._lock:

@@ -1,0 +1,90 @@
+"""The stand-in's `chat.*` methods (tests/standins/slack_api.py): messages posted, updated and deleted,
+and streams started, appended to and stopped, as Slack keeps them and refuses them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tests.standins.slack_rules import (
+    add_content,
+    chunks_problem,
+    content,
+    message_fields,
+    recipients,
+    require,
+    stream_mode,
+)
+
+if TYPE_CHECKING:
+    from tests.standins.slack_api import SlackAPI
+
+
+def chat_call(api: SlackAPI, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Slack's reply to one `chat.*` call, applied to the stand-in's messages (the caller holds its lock)."""
+    if method == "chat.postMessage":
+        problem = require(args, "channel") or unsupported_blocks(api, args) or content(args)
+        if problem:
+            return problem
+        ts = api.next_ts()
+        api.messages[(args["channel"], ts)] = {**message_fields(args), "ts": ts, "thread_ts": args.get("thread_ts"), "channel": args["channel"], "edits": 0}
+        return {"ok": True, "channel": args["channel"], "ts": ts, "message": {"ts": ts}}
+    if method == "chat.update":
+        problem = require(args, "channel", "ts") or unsupported_blocks(api, args) or content(args)
+        message = api.messages.get((args.get("channel"), args.get("ts")))
+        if problem or message is None or message.get("deleted"):
+            return problem or {"ok": False, "error": "message_not_found"}
+        message.update(message_fields(args))
+        message["edits"] += 1
+        return {"ok": True, "channel": args["channel"], "ts": args["ts"]}
+    if method == "chat.delete":
+        message = api.messages.get((args.get("channel"), args.get("ts")))
+        if message is None:
+            return {"ok": False, "error": "message_not_found"}
+        message["deleted"] = True
+        return {"ok": True}
+    if method == "chat.startStream":
+        if not api.streaming:
+            return {"ok": False, "error": "unknown_method"}
+        problem = require(args, "channel", "thread_ts") or recipients(args) or chunks_problem(args)
+        if problem:
+            return problem
+        ts = api.next_ts()
+        api.messages[(args["channel"], ts)] = {"ts": ts, "thread_ts": args["thread_ts"], "channel": args["channel"],
+                                                 "streaming": True, "mode": stream_mode(args), "chunks": [],
+                                                 "recipient_user_id": args.get("recipient_user_id"), "edits": 0}
+        add_content(api.messages[(args["channel"], ts)], args)
+        return {"ok": True, "channel": args["channel"], "ts": ts}
+    if method in ("chat.appendStream", "chat.stopStream"):
+        message = api.messages.get((args.get("channel"), args.get("ts")))
+        if message is None or message.get("deleted"):
+            return {"ok": False, "error": "message_not_found"}
+        if method == "chat.appendStream" and api.stop_next_append and message.get("streaming"):
+            api.stop_next_append = False
+            message.update(streaming=False, stopped_by_user=True)
+        if message.get("stopped_by_user"):
+            return {"ok": False, "error": "stopped_by_user"}
+        if not message.get("streaming"):
+            return {"ok": False, "error": "message_not_in_streaming_state"}
+        problem = chunks_problem(args) or unsupported_blocks(api, args)
+        if problem:
+            return problem
+        mode = stream_mode(args)
+        if mode and message.get("mode") and mode != message["mode"]:
+            return {"ok": False, "error": "streaming_mode_mismatch"}
+        message["mode"] = message.get("mode") or mode
+        add_content(message, args)
+        if method == "chat.stopStream":
+            message["streaming"] = False
+            if args.get("blocks"):
+                message["blocks"] = args["blocks"]
+        return {"ok": True, "channel": args["channel"], "ts": args["ts"]}
+    return {"ok": False, "error": "unknown_method"}
+
+
+def unsupported_blocks(api: SlackAPI, args: dict[str, Any]) -> dict[str, Any] | None:
+    """Where Slack has no `context_actions` block it refuses the message and says which block."""
+    for index, block in enumerate(args.get("blocks") or []):
+        if not api.context_actions and block.get("type") == "context_actions":
+            return {"ok": False, "error": "invalid_blocks",
+                    "errors": [f"unsupported type: context_actions [json-pointer:/blocks/{index}/type]"]}
+    return None
