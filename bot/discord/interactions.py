@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, assert_never
 
 import redis
 
@@ -27,7 +27,7 @@ from bot.discord.approvers import DiscordPolicy
 from bot.discord.signature import Verifier
 from bot.discord.surface import decided_payload
 from workers.approvals import records as approvals
-from workers.approvals.records import Decided, Stale
+from workers.approvals.records import Decided, Missing, Stale
 from workers.runs.queueing import resume_if_waiting
 from workers.runs.state import Origin
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface
@@ -162,17 +162,20 @@ class Interactions:
             log.info("click by %s on %s refused: not an approver", user.get("id"), pending_id)
             return ephemeral(wording.APPROVAL_NOT_ALLOWED)
         result = approvals.decide(self.conn, pending_id, decision, str(user.get("id")), str(user.get("username") or ""))
-        if isinstance(result, Decided):
-            if result.step_complete:
-                self._resume(result.approval)
-            return message(decided_payload(result.approval), UPDATE_MESSAGE)
-        if isinstance(result, Stale):
-            stale = result.approval
-            if stale.decided and approvals.step_complete(self.conn, stale.run_id, stale.step):
-                self._resume(stale)  # repairs a resume lost between deciding and enqueueing
-            outcome = render.outcome_text(stale.status, stale.decider, stale.decided_at or time.time())
-            return ephemeral(wording.APPROVAL_ALREADY.format(outcome=outcome or "expired"))
-        return ephemeral(wording.APPROVAL_GONE)
+        match result:
+            case Decided():
+                if result.step_complete:
+                    self._resume(result.approval)
+                return message(decided_payload(result.approval), UPDATE_MESSAGE)
+            case Stale(approval=stale):
+                if stale.decided and approvals.step_complete(self.conn, stale.run_id, stale.step):
+                    self._resume(stale)  # repairs a resume lost between deciding and enqueueing
+                outcome = render.outcome_text(stale.status, stale.decider, stale.decided_at or time.time())
+                return ephemeral(wording.APPROVAL_ALREADY.format(outcome=outcome or "expired"))
+            case Missing():
+                return ephemeral(wording.APPROVAL_GONE)
+            case _:
+                assert_never(result)
 
     def _resume(self, approval: approvals.Approval) -> None:
         resume_if_waiting(self.conn, self.settings.queue_name, approval.run_id, approval.step,

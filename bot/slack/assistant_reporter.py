@@ -9,7 +9,7 @@ cosmetic: a refusal from Slack or a Redis hiccup is logged, never raised, so the
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, assert_never
 
 import redis
 from slack_sdk import WebClient
@@ -43,15 +43,21 @@ class AssistantThreadReporter(Reporter):
     def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
         if run.origin.kind != "slack" or not run.origin.channel or not SlackSurface.of(run).assistant_thread:
             return
-        if kind == "step":
-            if int(data.get("step") or 0) == 1 and not run.history:
-                self._call("setTitle", run, title=title_of(run.question))
-            self._set_status(run, wording.ASSISTANT_STATUS_THINKING)
-        elif kind == "tool" and data.get("state") == "started":
-            name = str(data.get("name") or "")
-            self._set_status(run, wording.ASSISTANT_STATUS.get(name, wording.ASSISTANT_STATUS_OTHER))
-        elif kind in ("answer", "paused"):
-            self._set_status(run, "")  # posting clears it too; this covers a post that came first
+        match kind:
+            case "step":
+                if int(data.get("step") or 0) == 1 and not run.history:
+                    self._call("setTitle", run, title=title_of(run.question))
+                self._set_status(run, wording.ASSISTANT_STATUS_THINKING)
+            case "tool":
+                if data.get("state") == "started":
+                    name = str(data.get("name") or "")
+                    self._set_status(run, wording.ASSISTANT_STATUS.get(name, wording.ASSISTANT_STATUS_OTHER))
+            case "answer" | "paused":
+                self._set_status(run, "")  # posting clears it too; this covers a post that came first
+            case "in_doubt":
+                pass  # the thread gets the platform's notice; the status is not about it
+            case _:
+                assert_never(kind)
 
     def _set_status(self, run: RunState, status: str) -> None:
         if status == self._status:

@@ -154,17 +154,21 @@ class SlackReporter(ChatPlatform):
             return False
         outcome = self.answer_stream.deliver(run, self.progress.task_chunks())
         self.progress.pending.clear()
-        if outcome == "message_gone":
-            SlackSurface.of(run).progress_open = False  # someone deleted it: post the answer on its own
-            self.store.save(run)
-            return False
-        if outcome == "stopped_by_user":
-            self.progress.user_stopped(run)
-            self._post_stop_note(run)
-            return True
-        self._clear_status(run)
-        self._record_turn(run)
-        return True
+        match outcome:
+            case "message_gone":
+                SlackSurface.of(run).progress_open = False  # someone deleted it: post the answer on its own
+                self.store.save(run)
+                return False
+            case "stopped_by_user":
+                self.progress.user_stopped(run)
+                self._post_stop_note(run)
+                return True
+            case "streamed" | "finished_by_update":
+                self._clear_status(run)
+                self._record_turn(run)
+                return True
+            case _:
+                assert_never(outcome)
 
     def _finish_by_update(self, run: RunState, ts: str) -> None:
         """Slack no longer streams the message: the whole answer goes into it by ts instead."""

@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from rq import Queue
 
@@ -92,27 +92,43 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
 def _run_once(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
     """Execute an approved call through the ledger; returns the output the model reads."""
     claim = ledger.claim(rt.conn, run.id, call.call_id)
-    if isinstance(claim, ledger.AlreadyDone):
-        return claim.output
-    if isinstance(claim, ledger.InDoubt):
-        found = _settle(rt, run, call)
-        if found is not None:  # the tracker shows the write happened: record it, never write again
-            ledger.record(rt.conn, run.id, call.call_id, found, True)
-            audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
-                         issue=approval.issue, requester=approval.requester, decider=approval.decider,
-                         decision="done", result=f"{found} (found on the tracker after an interruption)")
-            _tell_platform(rt, run, approval, result=ToolOutput(found, True))
-            return found
-        log.error("run %s: %s (%s) was claimed by %s and never recorded; not running it again",
-                  run.id, call.name, call.call_id, claim.claimed_by)
+    match claim:
+        case ledger.AlreadyDone():
+            return claim.output
+        case ledger.InDoubt():
+            return _in_doubt(rt, run, call, approval, reporter, claim)
+        case ledger.Claimed():
+            return _execute(rt, run, call, approval, ctx)
+        case _:
+            assert_never(claim)
+
+
+def _in_doubt(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter,
+              claim: ledger.InDoubt) -> str:
+    """A call claimed before but never recorded: recorded as done if the tracker shows it, else in doubt
+    (reported in the thread and to the model), never run again."""
+    found = _settle(rt, run, call)
+    if found is not None:  # the tracker shows the write happened: record it, never write again
+        ledger.record(rt.conn, run.id, call.call_id, found, True)
         audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
-                     issue=approval.issue, requester=approval.requester, decider=approval.decider, decision="in_doubt",
-                     result="interrupted after approval; may or may not have happened; not retried")
-        reporter.event(run, "in_doubt", pending_id=call.pending_id, name=call.name, arguments=call.arguments)
-        _tell_platform(rt, run, approval, in_doubt=True)
-        ledger.settle_in_doubt(rt.conn, run.id, call.call_id, IN_DOUBT)
-        return IN_DOUBT
-    checked = validate(rt.registry, call.name, call.arguments, ctx)  # the tracker may have changed
+                     issue=approval.issue, requester=approval.requester, decider=approval.decider,
+                     decision="done", result=f"{found} (found on the tracker after an interruption)")
+        _tell_platform(rt, run, approval, result=ToolOutput(found, True))
+        return found
+    log.error("run %s: %s (%s) was claimed by %s and never recorded; not running it again",
+              run.id, call.name, call.call_id, claim.claimed_by)
+    audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
+                 issue=approval.issue, requester=approval.requester, decider=approval.decider, decision="in_doubt",
+                 result="interrupted after approval; may or may not have happened; not retried")
+    reporter.event(run, "in_doubt", pending_id=call.pending_id, name=call.name, arguments=call.arguments)
+    _tell_platform(rt, run, approval, in_doubt=True)
+    ledger.settle_in_doubt(rt.conn, run.id, call.call_id, IN_DOUBT)
+    return IN_DOUBT
+
+
+def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, ctx: ToolContext) -> str:
+    """This attempt owns the call: validate it again (the tracker may have changed), run it, record it."""
+    checked = validate(rt.registry, call.name, call.arguments, ctx)
     if isinstance(checked, ToolOutput):
         output = checked
     else:
