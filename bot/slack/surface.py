@@ -22,7 +22,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from atlas.settings import Settings
 from atlas.slack_client import error_code, error_details, web_client
 from bot.slack import cards as approval_cards
-from bot.slack.delivery import Patience, Undeliverable, deliver
+from bot.slack.delivery import Patience, deliver
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
 from bot.slack.render import answer_messages, classic_feedback, defuse_broadcasts
 from bot.slack.stream import AnswerStream, can_stream, streamed
@@ -35,7 +35,7 @@ from workers.errors import StoppedByUser
 from workers.runs import conversations
 from workers.runs.state import EventKind, RunState, Turn
 from workers.runs.store import RunStore
-from workers.runs.surfaces import SlackSurface
+from workers.runs.surfaces import SlackSurface, Undeliverable
 
 __all__ = ["PROGRESS_MIN_INTERVAL", "SlackReporter"]
 
