@@ -6,9 +6,9 @@ import time
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
-from workers.runs.surfaces import CliSurface, RunSurface, for_platform
+from workers.runs.surfaces import RunSurface, for_platform
 
 RunStatus = Literal["queued", "running", "awaiting_approval", "done", "partial", "failed", "expired"]
 StopReason = Literal[
@@ -123,7 +123,7 @@ class RunState(BaseModel):
     error: str | None = None
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
-    surface: RunSurface = Field(default_factory=CliSurface)  # what the platform was sent (workers/runs/surfaces.py)
+    surface: RunSurface = Field(default_factory=dict, validate_default=True)  # what the platform was sent (workers/runs/surfaces.py)
     # `Settings.fingerprint` of the process that took the question; only a worker with the same
     # fingerprint answers it (workers/runs/settings_check.py). None: any worker (runs from older versions).
     settings_fingerprint: str | None = None
@@ -133,15 +133,13 @@ class RunState(BaseModel):
     def final(self) -> bool:
         return self.status in FINAL_STATUSES
 
-    @model_validator(mode="before")
+    @field_validator("surface", mode="before")
     @classmethod
-    def _surface_of_platform(cls, data: Any) -> Any:
-        """The stored surface (a plain dict) becomes the model of the run's platform, named by its origin."""
-        if not isinstance(data, dict):
-            return data
-        origin = data.get("origin")
-        platform = origin.kind if isinstance(origin, Origin) else (origin or {}).get("kind", "cli") if isinstance(origin, dict) else "cli"
-        return {**data, "surface": for_platform(platform, data.get("surface"))}
+    def _surface_of_platform(cls, value: Any, info: ValidationInfo) -> Any:
+        """The stored surface (a plain dict) becomes the model of the run's platform, named by its origin
+        (validated before it: fields validate in order). Only this field: the record's JSON stays on pydantic's fast path."""
+        origin = info.data.get("origin")
+        return for_platform(origin.kind if isinstance(origin, Origin) else "cli", value)
 
     @model_validator(mode="after")
     def _surface_matches_origin(self) -> RunState:
