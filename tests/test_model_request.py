@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import openai
 
 from atlas.settings import Settings
 from tests.standins.responses_api import ScriptedModel
-from tests.standins.turns import reply_error, reply_text
+from tests.standins.turns import reply_calls, reply_error, reply_text, response_body
 from workers.agent.model import ModelRequest, ResponsesModel
 from workers.errors import ModelRejected
 
@@ -47,4 +49,26 @@ def test_the_sdk_retries_and_error_types_still_apply(scripted_model: ScriptedMod
         assert isinstance(exc.__cause__, openai.BadRequestError)
     else:
         raise AssertionError("a 400 must be ModelRejected")
+    scripted_model.assert_done()
+
+
+def test_null_fields_of_output_items_are_not_sent_back(scripted_model: ScriptedModel) -> None:
+    """The reply is read as JSON, not built into the SDK's `Response`: its items go back as input
+    without their null fields, as the SDK's `exclude_none` dump sent them (the stand-in checks both ways)."""
+
+    def with_nulls(request: dict[str, Any]) -> dict[str, Any]:
+        body = response_body(reply_calls([("search_docs", {"query": "x"}, "c1")], reasoning=True, text="Looking."), request)
+        reasoning, message, call = body["output"]
+        reasoning["encrypted_content"], message["phase"], call["caller"] = None, None, None  # nullable in the spec
+        return body
+
+    scripted_model.script(with_nulls, reply_text("done"))
+    model = ResponsesModel(Settings(openai_api_key="sk-test", openai_base_url=scripted_model.base_url, model_max_retries=0))
+    reply = model.respond(REQUEST)
+    assert [item["type"] for item in reply.output] == ["reasoning", "message", "function_call"]
+    assert reply.calls == [reply.output[2]] and reply.text == "Looking." and reply.usage.input_tokens > 0
+    sent = [*REQUEST.input, *reply.output, {"type": "function_call_output", "call_id": "c1", "output": "found"}]
+    assert model.respond(ModelRequest(instructions="Answer.", input=sent, tools=REQUEST.tools)).text == "done"
+    for item in scripted_model.requests[1].body["input"][3:6]:
+        assert None not in item.values(), item
     scripted_model.assert_done()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import openai
-from openai.types.responses import Response
 
 from atlas.settings import Settings
 from workers.errors import ModelMalformed, ModelRejected, ModelUnavailable
@@ -64,7 +64,10 @@ class ResponsesModel:
     SDK's recursive type transform, 2 ms per call at step 1 and 18 ms at 32 items, to turn typed
     params into JSON. Atlas's body is plain JSON already (items are dicts), so it goes through the
     same lower-level path `create` ends in: the client's retries, timeout, auth headers and error
-    types are the same, and the reply is built into the same `Response`.
+    types are the same. The reply comes back as parsed JSON (`cast_to=object`), not as the SDK's
+    typed `Response`: building that object (it echoes the request's tools and instructions) cost
+    more than the rest of the call, and Atlas needs only the output items, as plain dicts, and the
+    usage; `_reply` checks the shape of exactly those.
     """
 
     def __init__(self, settings: Settings, model: str | None = None) -> None:
@@ -104,7 +107,7 @@ class ResponsesModel:
 
     def _respond(self, request: ModelRequest) -> ModelReply:
         try:
-            response = self.client.post("/responses", body=self.body(request), cast_to=Response, options=_REQUEST_OPTIONS)
+            response = self.client.post("/responses", body=self.body(request), cast_to=object, options=_REQUEST_OPTIONS)
         except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError) as exc:
             raise ModelUnavailable(f"model API unavailable: {type(exc).__name__}") from exc
         except openai.APIStatusError as exc:
@@ -119,22 +122,43 @@ class ResponsesModel:
             raise ModelMalformed(f"model API sent a reply that is not a Response ({type(exc).__name__})") from exc
 
 
-def _reply(response: object) -> ModelReply:
-    """The SDK builds replies leniently (a new item type must not break Atlas), so check the shape
-    Atlas relies on here: a Response whose output is a list of items."""
-    if not isinstance(response, Response) or not isinstance(response.output, list):
-        raise TypeError(f"got {type(response).__name__} without an output list")
-    details = response.usage
-    usage = Usage(
-        input_tokens=details.input_tokens if details else 0,
-        cached_tokens=(details.input_tokens_details.cached_tokens if details and details.input_tokens_details else 0),
-        output_tokens=details.output_tokens if details else 0,
-    )
-    output = [_as_input_item(item.model_dump(mode="json", exclude_none=True)) for item in response.output]
+def _reply(body: object) -> ModelReply:
+    """The reply as the loop needs it. Parsed JSON, leniently (a new item type or field must not break
+    Atlas), so the shape Atlas relies on is checked here: an object whose output is a list of items
+    with a type, and usage numbers where there are any. A body the client left as text (a JSON reply
+    under another content type, as the SDK also accepts) is parsed here."""
+    if isinstance(body, str):
+        body = json.loads(body)
+    if not isinstance(body, dict) or not isinstance(body.get("output"), list):
+        raise TypeError(f"got {type(body).__name__} without an output list")
+    details = body.get("usage") or {}
+    cached = (details.get("input_tokens_details") or {}).get("cached_tokens")
+    usage = Usage(input_tokens=details.get("input_tokens") or 0, cached_tokens=cached or 0, output_tokens=details.get("output_tokens") or 0)
+    output = [_as_input_item(_without_nulls(item)) for item in body["output"]]
     if not all(isinstance(item.get("type"), str) for item in output):
         raise TypeError("an output item has no type")
-    reason = response.incomplete_details.reason if response.incomplete_details else None
-    return ModelReply.of(output, usage, response.status or "completed", reason)
+    status = body.get("status") or "completed"
+    incomplete = body.get("incomplete_details") or {}
+    reason = incomplete.get("reason")
+    if not isinstance(status, str) or not (reason is None or isinstance(reason, str)):
+        raise TypeError("status or incomplete reason is not text")
+    return ModelReply.of(output, usage, status, reason)
+
+
+def _without_nulls(item: object) -> dict[str, Any]:
+    """An output item without its null fields, at any depth (what the SDK's `exclude_none` dump gave):
+    the input schema takes no nulls where the output schema has them."""
+    if not isinstance(item, dict):
+        raise TypeError(f"an output item is {type(item).__name__}, not an object")
+    return {k: _strip(v) for k, v in item.items() if v is not None}
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
 
 
 def _as_input_item(item: dict[str, Any]) -> dict[str, Any]:
