@@ -144,11 +144,13 @@ class Agent:
         return self._close_step(run, record, started, outcome)
 
     def _close_step(self, run: RunState, record: StepRecord, started: float, outcome: StepOutcome) -> StepOutcome:
-        """Record the step's time and persist the run: every step ends saved."""
+        """Record the step's time and persist the run: every step ends saved, a step that runs again
+        here; an answer or a pause by `run`, right after, with the fields that end it (one save fewer)."""
         record.ms = int((time.monotonic() - started) * 1000)
         run.seconds_spent += time.monotonic() - started
         run.steps.append(record)
-        self.keeper.save(run)
+        if isinstance(outcome, RunAgain):
+            self.keeper.save(run)
         return outcome
 
     def call_model(self, run: RunState, tool_choice: Literal["auto", "none"]) -> ModelReply:

@@ -20,11 +20,13 @@ def thread_key(team: str | None, channel: str, thread_ts: str) -> str:
     return f"atlas:thread:{team or '-'}:{channel}:{thread_ts}"
 
 
-# Append once per run: a re-delivered answer (a retried job) must not repeat the turn.
+# Append once per run: a re-delivered answer (a retried job) must not repeat the turn. Trimmed only
+# once the thread has more than MAX_TURNS (RPUSH says how many it has): most threads never do.
 _APPEND_ONCE = """
 if redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[2]) then
-  redis.call('RPUSH', KEYS[1], ARGV[1])
-  redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
+  if redis.call('RPUSH', KEYS[1], ARGV[1]) > tonumber(ARGV[3]) then
+    redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
+  end
   redis.call('EXPIRE', KEYS[1], ARGV[2])
   return 1
 end
