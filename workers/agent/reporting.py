@@ -1,4 +1,4 @@
-"""Where progress goes: always the run's event stream; Slack too for runs that came from Slack."""
+"""Where progress goes: the run's event stream (`atlas ask` tails it), or the thread of the chat platform it came from."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ log = logging.getLogger("atlas.reporting")
 
 
 class StreamReporter(Reporter):
-    """Publishes events to the run's Redis stream (the CLI tails it)."""
+    """Publishes events to the run's Redis stream (the CLI tails it; runs from a chat platform report there instead)."""
 
     def __init__(self, store: RunStore) -> None:
         self.store = store

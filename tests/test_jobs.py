@@ -1,0 +1,43 @@
+"""workers/runs/jobs.py in one process: where a run reports, by where it came from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import redis
+
+from atlas.settings import Settings
+from tests.standins.slack_api import SlackAPI
+from tests.standins.slack_fixtures import slack_api  # noqa: F401
+from tests.tools_dataset import make_dataset
+from workers import runtime
+from workers.runs import jobs
+from workers.runs.queueing import submit
+from workers.runs.state import Origin
+from workers.runs.store import events_key
+
+QUESTION = "What does ORB-1202 mean?"
+
+
+def test_a_slack_run_reports_in_its_thread_and_a_cli_run_in_its_event_stream(
+    tmp_path: Path, redis_url: str, redis_conn: redis.Redis, slack_api: SlackAPI  # noqa: F811
+) -> None:
+    """`atlas ask` tails a CLI run's stream; a Slack run's progress is its thread, and nothing reads a
+    stream of it, so it gets none (4 Redis commands fewer per one-step run)."""
+    settings = Settings(data_dir=make_dataset(tmp_path / "data"), home=tmp_path / "home", redis_url=redis_url,
+                        slack_bot_token=slack_api.token, slack_api_url=slack_api.base_url)
+    runtime.install(runtime.build(settings))
+    try:
+        origin = Origin(kind="slack", user="U0ALICE", channel="C0GENERAL", thread_ts="1700000001.000100",
+                        message_ts="1700000001.000100", team="T0TEST")
+        slack = submit(redis_conn, "unused-queue", QUESTION, origin)
+        assert jobs.continue_run(slack.id) == "done"
+        assert len(slack_api.thread("C0GENERAL", "1700000001.000100")) == 2  # the progress message, the answer
+        assert not redis_conn.exists(events_key(slack.id))
+
+        cli = submit(redis_conn, "unused-queue", QUESTION, Origin(kind="cli"))
+        assert jobs.continue_run(cli.id) == "done"
+        kinds = [e["kind"] for _, e in runtime.current().store.events(cli.id, block_ms=0)]
+        assert kinds[0] == "step" and kinds[-1] == "answer"
+    finally:
+        runtime.install(None)  # type: ignore[arg-type]
