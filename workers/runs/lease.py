@@ -28,6 +28,10 @@ if holder == false then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) retur
 return 0
 """
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+# Valkey 9 does the release in one command of its own (DELIFEQ: delete if the value is ours) instead of
+# the script's three (EVALSHA, GET, DEL), once per job. Servers without it answer "unknown command" once
+# per process, which is remembered; they keep the script.
+_server_has_delifeq = True
 
 
 def lease_key(run_id: str) -> str:
@@ -68,6 +72,20 @@ def held(conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: flo
         if beat.is_alive():  # mid-renewal through a Redis outage: let it finish, or it could retake the lease
             beat.join()
         try:
-            run_script(conn, _RELEASE, [key], [token])
+            release(conn, key, token)
         except redis.RedisError:
             pass  # it lapses by itself
+
+
+def release(conn: redis.Redis, key: str, token: str) -> None:
+    """Delete the lease at `key` if it still holds `token` (a lapsed lease another job took is left alone)."""
+    global _server_has_delifeq
+    if _server_has_delifeq:
+        try:
+            conn.execute_command("DELIFEQ", key, token)
+            return
+        except redis.ResponseError as exc:
+            if "unknown command" not in str(exc).lower():
+                raise
+            _server_has_delifeq = False
+    run_script(conn, _RELEASE, [key], [token])
