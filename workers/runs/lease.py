@@ -82,7 +82,7 @@ def release(conn: redis.Redis, key: str, token: str) -> None:
     global _server_has_delifeq
     if _server_has_delifeq:
         try:
-            conn.execute_command("DELIFEQ", key, token)
+            conn.execute_command("DELIFEQ", key, token)  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
             return
         except redis.ResponseError as exc:
             if "unknown command" not in str(exc).lower():
