@@ -14,7 +14,7 @@ from workers import runtime
 from workers.runs import jobs
 from workers.runs.queueing import submit
 from workers.runs.state import Origin
-from workers.runs.store import events_key
+from workers.runs.store import RUN_TTL_SECONDS, events_key
 
 QUESTION = "What does ORB-1202 mean?"
 
@@ -39,5 +39,6 @@ def test_a_slack_run_reports_in_its_thread_and_a_cli_run_in_its_event_stream(
         assert jobs.continue_run(cli.id) == "done"
         kinds = [e["kind"] for _, e in runtime.current().store.events(cli.id, block_ms=0)]
         assert kinds[0] == "step" and kinds[-1] == "answer"
+        assert 0 < redis_conn.ttl(events_key(cli.id)) <= RUN_TTL_SECONDS  # set by the job's first event only
     finally:
         runtime.install(None)  # type: ignore[arg-type]

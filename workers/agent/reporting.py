@@ -18,9 +18,11 @@ class StreamReporter(Reporter):
 
     def __init__(self, store: RunStore) -> None:
         self.store = store
+        self._expiring: set[str] = set()  # runs whose stream got its TTL from this job (one instance per job)
 
     def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
-        self.store.publish(run.id, {"kind": kind, "status": run.status, **data})
+        self.store.publish(run.id, {"kind": kind, "status": run.status, **data}, expire=run.id not in self._expiring)
+        self._expiring.add(run.id)
 
 
 # Events whose delivery is the point of the run. A Slack outage is waited out inside the surface

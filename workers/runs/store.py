@@ -39,9 +39,13 @@ class RunStore:
             raise RunNotFound(run_id)
         return RunState.model_validate_json(raw)
 
-    def publish(self, run_id: str, event: dict[str, Any]) -> None:
-        """Append a progress event for anyone watching (the CLI tails this stream)."""
+    def publish(self, run_id: str, event: dict[str, Any], *, expire: bool = True) -> None:
+        """Append a progress event for anyone watching (the CLI tails this stream); `expire=False` when
+        the stream's TTL was (re)set moments ago, by this job's first event."""
         key = events_key(run_id)
+        if not expire:
+            self.conn.xadd(key, {"event": json.dumps(event)}, maxlen=EVENTS_MAXLEN, approximate=True)
+            return
         pipe = self.conn.pipeline(transaction=False)
         pipe.xadd(key, {"event": json.dumps(event)}, maxlen=EVENTS_MAXLEN, approximate=True)
         pipe.expire(key, RUN_TTL_SECONDS)
