@@ -4,10 +4,13 @@ once, split within Slack's limits, through rate limits and outages, text only wh
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 import redis
 
+from bot.slack.mentions import STATUS_DELAY_SECONDS
+from bot.slack.surface import STATUS_UNSEEN_SECONDS
 from tests.slack_reporter_harness import CHANNEL, THREAD, Clock, finish, make_reporter, make_run
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
@@ -100,3 +103,35 @@ def test_blocks_slack_refuses_fall_back_to_text(slack_api: SlackAPI, redis_conn:
     make_reporter(slack_api, redis_conn).event(run, "answer")
     [message] = slack_api.thread(CHANNEL, THREAD)
     assert message["blocks"] == [] and message["text"].startswith("It is **PermanentError**")
+
+
+def _cleared(api: SlackAPI) -> list[str]:
+    return [c.args["thread_ts"] for c in api.calls_to("assistant.threads.setStatus") if c.args.get("status") == ""]
+
+
+def test_the_looking_into_it_status_is_cleared_only_where_the_web_process_may_have_shown_it(
+    slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    """The web shows it on a run still queued a second after taking it: a job that started the run
+    sooner leaves it alone (a Web API call fewer); one that started later, or re-delivers, clears it."""
+    assert STATUS_UNSEEN_SECONDS <= STATUS_DELAY_SECONDS / 2  # the rest is the margin for the two clocks
+    fresh = make_run(redis_conn)
+    reporter = make_reporter(slack_api, redis_conn)
+    reporter.event(fresh, "step", step=1)
+    finish(fresh)
+    reporter.event(fresh, "answer")
+    assert len(slack_api.thread(CHANNEL, THREAD)) == 2 and _cleared(slack_api) == []
+
+    late_thread = "1700000099.000100"
+    late = make_run(redis_conn, created_at=time.time() - 2 * STATUS_UNSEEN_SECONDS)  # every worker was busy for a while
+    late.origin.thread_ts = late.origin.message_ts = late_thread
+    reporter = make_reporter(slack_api, redis_conn)
+    reporter.event(late, "step", step=1)
+    finish(late)
+    reporter.event(late, "answer")
+    assert _cleared(slack_api) == [late_thread]
+
+    again = RunStore(redis_conn).load(fresh.id)  # a re-delivered answer: this job never started the run
+    again.cost_usd = 0.5  # settled differently on the retry: the answer is edited in place
+    make_reporter(slack_api, redis_conn).event(again, "answer")
+    assert _cleared(slack_api) == [late_thread, THREAD]
