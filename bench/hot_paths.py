@@ -10,6 +10,7 @@ Memory (RSS) of the worker, a `--with-scheduler` worker and the web process is p
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import statistics
@@ -19,16 +20,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import openai
 import psutil
 import redis
 from rq import Queue, Worker
+from slack_sdk import WebClient
+from slack_sdk.models.messages.chunk import MarkdownTextChunk
 
 from bench.measure import wait
 from bench.ratios import Ratio, measure, memory_table, ratio_table, rss_mib
 from bench.report import Table
 from bench.slack import ANSWER_TEXT, REPO, Stack, _answer_posted, _stack
 from tests.processes import atlas_process
-from tests.standins.slack_events import mention
+from tests.standins.slack_events import TEAM, mention
 from workers.runs.queueing import submit
 from workers.runs.store import RunStore
 
@@ -38,10 +42,28 @@ ROUNDS = 3  # interleaved rounds; the table shows medians
 RUNS_PER_ROUND = 60
 ASKS_PER_ROUND = 3
 NOOP = "bench.hot_paths.noop"
+IO_FLOOR = "bench.hot_paths.io_floor"
 
 
 def noop() -> None:
     """The floor's job: nothing, so what it costs is RQ's lifecycle and the worker's own."""
+
+
+@functools.cache
+def _io_clients(slack_url: str, token: str, model_url: str) -> tuple[WebClient, openai.OpenAI]:
+    """Kept per worker process, as Atlas's worker keeps its clients."""
+    return WebClient(token=token, base_url=slack_url), openai.OpenAI(api_key="bench", base_url=model_url)
+
+
+def io_floor(slack_url: str, token: str, model_url: str, channel: str, thread_ts: str) -> None:
+    """The second floor's job: the requests any one-step Slack run must make, through the same clients
+    and nothing else: start a progress stream, post the answer, stop the stream, and one model call."""
+    slack, model = _io_clients(slack_url, token, model_url)
+    started = slack.chat_startStream(channel=channel, thread_ts=thread_ts, recipient_team_id=TEAM, recipient_user_id="U0ALICE",
+                                     chunks=[MarkdownTextChunk(text="Looking into it")])
+    model.post("/responses", body={"model": "floor", "input": "q", "store": False}, cast_to=object)
+    slack.chat_postMessage(channel=channel, thread_ts=thread_ts, text=ANSWER_TEXT)
+    slack.chat_stopStream(channel=channel, ts=str(started["ts"]), chunks=[MarkdownTextChunk(text="Done")])
 
 
 def _cpu(pid: int) -> float:
@@ -123,6 +145,16 @@ def _noops(stack: Stack, meter: Commands) -> Callable[[], None]:
     return body
 
 
+def _io_jobs(stack: Stack, meter: Commands, offset: int) -> Callable[[], None]:
+    def body() -> None:
+        queue = Queue("atlas", connection=stack.conn)
+        args = (stack.env["SLACK_API_URL"], stack.env["SLACK_BOT_TOKEN"], stack.env["OPENAI_BASE_URL"], "C0HOT")
+        for i in range(RUNS_PER_ROUND):
+            job = queue.enqueue(IO_FLOOR, *args, f"{1_800_000_000 + offset + i}.000100")
+            meter.poll(lambda job=job: job.get_status(refresh=True) == "finished", "the I/O floor job")
+    return body
+
+
 def _worker_paths(stack: Stack) -> tuple[list[Ratio], list[tuple[str, float]]]:
     worker = atlas_process(["worker", "--name", "bench-hot"], stack.env, stack.home / "worker-hot.log")
     meter = Commands(stack.conn)
@@ -133,6 +165,8 @@ def _worker_paths(stack: Stack) -> tuple[list[Ratio], list[tuple[str, float]]]:
         counters = iter(range(0, 10_000_000, 1000))
         slack = [(_batch(meter, worker.pid, idle, _slack_runs(stack, meter, next(counters)), RUNS_PER_ROUND),
                   _batch(meter, worker.pid, idle, _noops(stack, meter), RUNS_PER_ROUND)) for _ in range(ROUNDS)]
+        io = [(_batch(meter, worker.pid, idle, _slack_runs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
+               _batch(meter, worker.pid, idle, _io_jobs(stack, meter, next(counters)), RUNS_PER_ROUND)[0]) for _ in range(ROUNDS)]
         queued = [(_batch(meter, worker.pid, idle, _queued_runs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
                    _batch(meter, worker.pid, idle, _noops(stack, meter), RUNS_PER_ROUND)[0]) for _ in range(ROUNDS)]
         memory = [("atlas worker (after the runs)", rss_mib(worker.pid))]
@@ -150,6 +184,7 @@ def _worker_paths(stack: Stack) -> tuple[list[Ratio], list[tuple[str, float]]]:
     rows = [
         _ratio("worker CPU per run, instant model (queued run)", queued, 2.5, "ms"),
         _ratio("worker CPU per one-step Slack run", [(a[0], f[0]) for a, f in slack], 2.5, "ms"),
+        _ratio("worker CPU per one-step Slack run, against a job making only its requests", io, 2.5, "ms"),
         _ratio("Redis commands per one-step Slack run", [(a[1], f[1]) for a, f in slack], 1.3, ""),
     ]
     return rows, memory
@@ -193,6 +228,8 @@ def run() -> list[Table]:
         memory.append(("atlas serve --processes 1 (after the runs)", rss_mib(serve.pid)))
     notes = [f"{ROUNDS} interleaved rounds (Atlas, floor, Atlas, floor ...); medians; {RUNS_PER_ROUND} runs per round per side",
              "floor of the worker rows: the same `atlas worker` process running a no-op job (bench.hot_paths.noop) from the same queue",
+             "floor of 'against a job making only its requests': a job that makes the one-step Slack run's "
+             "requests (chat.startStream, one model call, chat.postMessage, chat.stopStream) through the same clients, nothing else",
              "Redis commands: INFO commandstats over web, worker and enqueuer, less this meter's polls and the idle rate "
              "(heartbeats, maintenance) times the batch's elapsed time",
              "ask: `atlas ask` with its background worker already up, against `python -c 'import redis, rq'`",
