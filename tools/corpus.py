@@ -10,9 +10,11 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from datasets import derived
 from datasets.tracker_db import SOURCE, ensure_db
 from tools.docs_bridge import thread_texts
 from tools.docs_index import DocsIndex
+from tools.docs_semantic import VECTORS_FILE
 from tools.docs_pages import load_pages
 from tools.issue_store import IssueStore
 
@@ -29,22 +31,25 @@ class Corpus:
     home: Path | None = None  # where derived files live when Atlas did not make data_dir (datasets/derived.py)
 
 
-_cache: dict[tuple[Path, Path | None], tuple[Fingerprint, Corpus]] = {}
+_cache: dict[tuple[Path, Path | None, bool], tuple[Fingerprint, Corpus]] = {}
 _lock = threading.Lock()
 
 
-def open_corpus(data_dir: Path, home: Path | None = None) -> Corpus:
+def open_corpus(data_dir: Path, home: Path | None = None, semantic: bool = False) -> Corpus:
     """The corpus of `data_dir`, built on first use and rebuilt when its sources change; its issues'
-    database lives where `datasets.derived` says (under `home` for a folder Atlas did not make)."""
+    database and its docs' vectors live where `datasets.derived` says (under `home` for a folder Atlas
+    did not make). `semantic` (ATLAS_SEMANTIC): docs search ranks by meaning too (tools/docs_semantic.py)."""
     root = Path(data_dir).resolve()
     with _lock:
         stamp = _fingerprint(root)
-        cached = _cache.get((root, home))
+        cached = _cache.get((root, home, semantic))
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        docs = DocsIndex(load_pages(root / "docs"), thread_texts(root / SOURCE))  # issue threads bridge users' words to the docs
+        vectors = derived.root(root, home) / "issues" / VECTORS_FILE
+        # issue threads bridge users' words to the docs
+        docs = DocsIndex(load_pages(root / "docs"), thread_texts(root / SOURCE), semantic, vectors)
         corpus = Corpus(root, docs, IssueStore(ensure_db(root, home)), home)
-        _cache[(root, home)] = (stamp, corpus)
+        _cache[(root, home, semantic)] = (stamp, corpus)
         return corpus
 
 

@@ -20,11 +20,15 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
 
+import numpy as np
 import snowballstemmer
 
 from tools.docs_bridge import asked_texts
 from tools.docs_pages import SEP, Page
+from tools.docs_semantic import SectionVectors, unit_text
 from tools.docs_vocabulary import EXPANSION_WEIGHT, FILLER, expansions
 from tools.fts_query import STOPWORDS, TERM
 
@@ -38,6 +42,11 @@ B = {"title": 0.9, "heading": 0.9, "parents": 0.9, "text": 0.5, "asked": 0.75}
 K1 = 1.2
 HEADINGS = ("title", "heading", "parents")
 SNIPPET_CHARS = 160
+# Hybrid ranking: SEMANTIC_SHARE of the cosine similarity (min-max scaled over the sections) plus the
+# rest of the lexical score (scaled by the best one). Chosen on the RQ development questions only
+# (0.5-0.9 probed; 0.7 had the best MRR there); the held-out sets were not used.
+SEMANTIC_SHARE = 0.7
+Mode = Literal["lexical", "semantic", "hybrid"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +59,7 @@ class DocHit:
     snippet: str
     score: float
     coverage: float = 1.0  # idf-weighted share of the query's words this section holds (0-1)
+    similarity: float | None = None  # cosine similarity to the question (None: lexical search only)
 
 
 @dataclass(frozen=True)
@@ -98,7 +108,10 @@ def expanded_tokens(query: str) -> dict[str, float]:
 class DocsIndex:
     """All sections of a set of pages, searchable by relevance."""
 
-    def __init__(self, pages: dict[str, Page], threads: Sequence[str] = ()) -> None:
+    def __init__(self, pages: dict[str, Page], threads: Sequence[str] = (), semantic: bool = False,
+                 vectors_store: Path | None = None) -> None:
+        """`semantic`: rank by meaning too (when the model's package is installed), with the vectors kept
+        in `vectors_store` between processes."""
         self.pages = pages
         parts: list[tuple[str, str, tuple[str, ...], str]] = [
             (p.doc_id, p.title, (), p.intro) for p in pages.values() if p.intro or not p.sections]
@@ -112,17 +125,30 @@ class DocsIndex:
             df.update(set().union(*(unit.fields[f] for f in FIELDS)))
         self._idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
         self._written = set().union(*(u.fields[f] for u in self._units for f in FIELDS if f != "asked"))
+        self.vectors = SectionVectors([unit_text(u.title, u.heading, u.text) for u in self._units],
+                                      vectors_store) if semantic else None
 
-    def search(self, query: str, k: int = 5) -> list[DocHit]:
-        """The `k` best sections for `query`, best first; [] when nothing matches."""
+    def warm(self) -> bool:
+        """Load the embedding model and the section vectors now (a worker at start); False when search is lexical."""
+        return self.vectors is not None and self.vectors.ready() is not None
+
+    def search(self, query: str, k: int = 5, mode: Mode | None = None) -> list[DocHit]:
+        """The `k` best sections for `query`, best first; [] when nothing matches. `mode` defaults to
+        hybrid when this index ranks by meaning and the model is installed, else lexical."""
         asked = query_tokens(query)
         weights = {t: w for t, w in expanded_tokens(query).items() if t in self._idf}
         wanted = [t for t in asked if t in self._idf]
         unseen = max(self._idf.values(), default=1.0)  # a word no section has weighs like the rarest
         total = sum(self._idf.get(t, unseen) for t in asked) or 1.0
         scored = self._rank(weights)
+        similarity = self.vectors.scores(query) if self.vectors is not None and mode != "lexical" else None
+        if similarity is not None and len(self._units):
+            scored = _blend(scored, self._units, similarity, mode or "hybrid")
+        position = {id(u): i for i, u in enumerate(self._units)}
         return [DocHit(u.doc_id, u.title, u.heading, snippet(u.text, list(weights)), round(s, 3),
-                       round(sum(self._idf[t] for t in wanted if _holds(u, t)) / total, 3)) for s, u in scored[:k]]
+                       round(sum(self._idf[t] for t in wanted if _holds(u, t)) / total, 3),
+                       None if similarity is None else round(float(similarity[position[id(u)]]), 3))
+                for s, u in scored[:k]]
 
     def _rank(self, weights: dict[str, float]) -> list[tuple[float, _Unit]]:
         scored = []
@@ -147,6 +173,18 @@ class DocsIndex:
                 norm = 1 - B[name] + B[name] * unit.lengths[name] / self._avg[name]
                 total += weight * _saturate(tf / norm)
         return total
+
+
+def _blend(lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: np.ndarray, mode: Mode) -> list[tuple[float, _Unit]]:
+    """Every section ranked by SEMANTIC_SHARE of its scaled similarity plus the rest of its scaled lexical score."""
+    low, high = float(similarity.min()), float(similarity.max())
+    meaning = (similarity - low) / (high - low) if high > low else np.zeros_like(similarity)
+    best = lexical[0][0] if lexical else 1.0
+    words = {id(u): s / best for s, u in lexical}
+    share = 1.0 if mode == "semantic" else SEMANTIC_SHARE
+    blended = [(share * float(meaning[i]) + (1 - share) * words.get(id(u), 0.0), u) for i, u in enumerate(units)]
+    blended.sort(key=lambda pair: (-pair[0], pair[1].doc_id, pair[1].heading))
+    return blended
 
 
 def snippet(text: str, wanted: list[str]) -> str:

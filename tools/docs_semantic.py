@@ -1,0 +1,131 @@
+"""Semantic recall for docs search: each section as a sentence embedding, kept while its text is unchanged.
+
+Lexical search misses a question asked in other words ("wait until another job has finished" for
+*Job dependencies*). A small embedding model (tools/minilm.py) places the question and each section's
+heading path and text near each other when they mean the same thing. The vectors are computed once
+per section text and kept in a SQLite file among the data folder's derived files (`docs_vectors.db`,
+keyed by a hash of the model and the text, so an edited page re-embeds only what changed).
+
+The model is loaded once per process, lazily, by the first docs search (or `DocsIndex.warm`, which a
+worker calls at start): the web process loads the corpus for lookups but needs the model only if
+someone searches docs. When the model's package is not installed, docs search stays lexical and the
+log says so once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import sqlite3
+import threading
+from contextlib import closing
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from tools.minilm import MODEL_NAME, Encoder, Vectors, model_dir
+
+VECTORS_FILE = "docs_vectors.db"
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_loaded: list[Encoder | None] = []  # empty until the first load; [None] when the package is absent
+_memo: dict[str, np.ndarray] = {}  # text key -> vector, for indexes rebuilt in the same process
+
+
+def encoder() -> Encoder | None:
+    """The process's encoder, loaded on first use; None (said once in the log) when its package is absent."""
+    with _lock:
+        if not _loaded:
+            folder = model_dir()
+            if folder is None:
+                log.warning("docs search is lexical only: the embedding model's package (requirements/semantic.txt) "
+                            "is not installed; `make setup` installs it")
+                _loaded.append(None)
+            else:
+                _loaded.append(Encoder.load(folder))
+        return _loaded[0]
+
+
+def unit_text(title: str, heading: str, text: str) -> str:
+    """What is embedded for a section: its page title and heading path, then its text (the model keeps 256 tokens)."""
+    return f"{title} › {heading}\n{text}" if heading else f"{title}\n{text}"
+
+
+class SectionVectors:
+    """The embeddings of a fixed list of section texts, computed (or read back) on first use."""
+
+    def __init__(self, texts: Sequence[str], store: Path | None) -> None:
+        self.texts = list(texts)
+        self.store = store  # the SQLite file that keeps vectors between processes; None: memory only
+        self._vectors: Vectors | None = None
+        self._lock = threading.Lock()
+
+    def ready(self) -> Vectors | None:
+        """The section vectors (rows in text order), or None when no model is installed."""
+        with self._lock:
+            if self._vectors is None:
+                model = encoder()
+                if model is None:
+                    return None
+                self._vectors = _vectors(model, self.texts, self.store)
+            return self._vectors
+
+    def scores(self, query: str) -> Vectors | None:
+        """Cosine similarity of `query` to every section, or None when no model is installed."""
+        vectors = self.ready()
+        model = encoder()
+        if vectors is None or model is None:
+            return None
+        scored: Vectors = vectors @ model.encode([query])[0]
+        return scored
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(f"{MODEL_NAME}\0{text}".encode()).hexdigest()
+
+
+def _vectors(model: Encoder, texts: list[str], store: Path | None) -> Vectors:
+    """Vectors for `texts`: from memory, else the store, else encoded now (and written to the store)."""
+    keys = [_key(t) for t in texts]
+    missing = [k for k in dict.fromkeys(keys) if k not in _memo]
+    if missing and store is not None:
+        _memo.update(_read(store, missing))
+    todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in _memo}
+    if todo:
+        log.info("embedding %d doc sections (kept for later starts)", len(todo))
+        fresh = model.encode(list(todo.values()))
+        _memo.update(zip(todo, fresh, strict=True))
+        if store is not None:
+            _write(store, dict(zip(todo, fresh, strict=True)))
+    dim = model.weights["embeddings.word_embeddings.weight"].shape[1]
+    return np.stack([_memo[k] for k in keys]) if keys else np.zeros((0, dim), np.float32)
+
+
+def _read(store: Path, keys: list[str]) -> dict[str, np.ndarray]:
+    if not store.is_file():
+        return {}
+    try:
+        with closing(sqlite3.connect(store)) as conn:
+            found: dict[str, np.ndarray] = {}
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                rows = conn.execute(f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+                found.update((k, np.frombuffer(blob, np.float32).copy()) for k, blob in rows)
+            return found
+    except sqlite3.Error:
+        log.warning("could not read %s; embedding the docs again", store, exc_info=True)
+        return {}
+
+
+def _write(store: Path, vectors: dict[str, np.ndarray]) -> None:
+    """Keep new vectors for later processes; a failure only costs the next start the same work."""
+    try:
+        store.parent.mkdir(parents=True, exist_ok=True)
+        with closing(sqlite3.connect(store, timeout=10)) as conn, conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+            conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                             [(k, v.astype(np.float32).tobytes()) for k, v in vectors.items()])
+    except (OSError, sqlite3.Error):
+        log.warning("could not keep doc vectors in %s", store, exc_info=True)
