@@ -46,6 +46,9 @@ SNIPPET_CHARS = 160
 # rest of the lexical score (scaled by the best one). Chosen on the RQ development questions only
 # (0.5-0.9 probed; 0.7 had the best MRR there); the held-out sets were not used.
 SEMANTIC_SHARE = 0.7
+# A question that names an exact code or identifier the docs hold (`ORB-1202`, `enqueue_at`) is what
+# words rank best and the model knows least: there the lexical score leads.
+NAMED_SHARE = 0.3
 Mode = Literal["lexical", "semantic", "hybrid"]
 
 
@@ -143,7 +146,9 @@ class DocsIndex:
         scored = self._rank(weights)
         similarity = self.vectors.scores(query) if self.vectors is not None and mode != "lexical" else None
         if similarity is not None and len(self._units):
-            scored = _blend(scored, self._units, similarity, mode or "hybrid")
+            named = any(t in self._idf for t in _compounds(query))
+            share = 1.0 if mode == "semantic" else NAMED_SHARE if named else SEMANTIC_SHARE
+            scored = _blend(scored, self._units, similarity, share)
         position = {id(u): i for i, u in enumerate(self._units)}
         return [DocHit(u.doc_id, u.title, u.heading, snippet(u.text, list(weights)), round(s, 3),
                        round(sum(self._idf[t] for t in wanted if _holds(u, t)) / total, 3),
@@ -175,13 +180,17 @@ class DocsIndex:
         return total
 
 
-def _blend(lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: np.ndarray, mode: Mode) -> list[tuple[float, _Unit]]:
-    """Every section ranked by SEMANTIC_SHARE of its scaled similarity plus the rest of its scaled lexical score."""
+def _compounds(query: str) -> list[str]:
+    """The codes and identifiers in `query`, as the index keeps them whole: 'orb-1202', 'enqueue_at', '3.1.0'."""
+    return [w.lower() for w in TERM.findall(query) if len(PART.findall(w)) > 1]
+
+
+def _blend(lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: np.ndarray, share: float) -> list[tuple[float, _Unit]]:
+    """Every section ranked by `share` of its scaled similarity plus the rest of its scaled lexical score."""
     low, high = float(similarity.min()), float(similarity.max())
     meaning = (similarity - low) / (high - low) if high > low else np.zeros_like(similarity)
     best = lexical[0][0] if lexical else 1.0
     words = {id(u): s / best for s, u in lexical}
-    share = 1.0 if mode == "semantic" else SEMANTIC_SHARE
     blended = [(share * float(meaning[i]) + (1 - share) * words.get(id(u), 0.0), u) for i, u in enumerate(units)]
     blended.sort(key=lambda pair: (-pair[0], pair[1].doc_id, pair[1].heading))
     return blended
