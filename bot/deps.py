@@ -74,6 +74,6 @@ def build(settings: Settings, *, conn: redis.Redis | None = None) -> Deps:
         redis=conn if conn is not None else bot_redis(settings),
         client=web_client(settings),
         create_client=web_client(settings, repeatable=False),
-        lookups=Lookups.open(settings.data_dir, settings.home),
+        lookups=Lookups.open(settings.data_dir, settings.home, settings.semantic_docs),
         spool=Spool(settings.home / "spool"),
     )

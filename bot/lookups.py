@@ -80,14 +80,15 @@ def parse(text: str) -> Lookup | Usage:
 class Lookups:
     """Runs lookups against one data folder's corpus with the model's tool registry."""
 
-    def __init__(self, data_dir: Path, home: Path | None = None) -> None:
+    def __init__(self, data_dir: Path, home: Path | None = None, semantic: bool = False) -> None:
         self.data_dir, self.home = data_dir, home  # home: where derived files of a folder Atlas did not make live
+        self.semantic = semantic  # docs lookups rank by meaning too; the model loads on the first one, not here
         self._registry: Any = None
 
     @classmethod
-    def open(cls, data_dir: Path, home: Path | None = None) -> Lookups:
+    def open(cls, data_dir: Path, home: Path | None = None, semantic: bool = False) -> Lookups:
         """Load the tools and the corpus now, so the first command is as fast as the rest."""
-        lookups = cls(data_dir, home)
+        lookups = cls(data_dir, home, semantic)
         lookups._warm()
         return lookups
 
@@ -95,7 +96,7 @@ class Lookups:
         from tools import open_corpus, v2_registry
 
         self._registry = v2_registry()
-        open_corpus(self.data_dir, self.home)
+        open_corpus(self.data_dir, self.home, self.semantic)
 
     def run(self, lookup: Lookup) -> Result:
         """Dispatch the matching tool call; tool errors come back as text with ok=False."""
@@ -106,7 +107,7 @@ class Lookups:
         if self._registry is None:
             self._warm()
         name, args = _call(lookup)
-        output = dispatch(self._registry, name, json.dumps(args), ToolContext(corpus=open_corpus(self.data_dir, self.home)))
+        output = dispatch(self._registry, name, json.dumps(args), ToolContext(corpus=open_corpus(self.data_dir, self.home, self.semantic)))
         return Result(lookup, output.text, output.ok)
 
 

@@ -38,10 +38,10 @@ def _renamed(text: str, *, project: Project) -> str:
     return text.replace("Orbit", project.name)
 
 
-def run_tool_cli(data_dir: Path, name: str, arguments: str, home: Path | None = None) -> ToolOutput:
+def run_tool_cli(data_dir: Path, name: str, arguments: str, home: Path | None = None, semantic: bool = False) -> ToolOutput:
     """What `atlas tool NAME 'JSON'` prints (exactly the text the model would read), and whether it succeeded.
 
     Raises DatasetError (datasets.tracker_db) when the data folder is missing or malformed.
     """
-    ctx = ToolContext(corpus=open_corpus(data_dir, home), stash=None, run_id="cli")
+    ctx = ToolContext(corpus=open_corpus(data_dir, home, semantic), stash=None, run_id="cli")
     return dispatch(v2_registry(), name, arguments, ctx)

@@ -14,8 +14,8 @@ from datasets import derived
 from datasets.tracker_db import SOURCE, ensure_db
 from tools.docs_bridge import thread_texts
 from tools.docs_index import DocsIndex
-from tools.docs_semantic import VECTORS_FILE
 from tools.docs_pages import load_pages
+from tools.docs_semantic import VECTORS_FILE
 from tools.issue_store import IssueStore
 
 Fingerprint = tuple[tuple[str, int, int], ...]

