@@ -1,0 +1,119 @@
+"""Docs search by meaning (tools/docs_semantic.py, the hybrid ranking in tools/docs_index.py): it finds a
+section asked about in other words, keeps exact codes first, keeps each section's vector between
+processes until its text changes, loads the model only when docs are searched, and falls back to
+lexical search, saying so once, when the model's package is absent."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from atlas.settings import DEFAULT_DATA, Settings
+from tools import docs_semantic
+from tools.docs_index import DocsIndex
+from tools.docs_pages import load_pages, parse_page
+from tools.minilm import Encoder, model_dir
+
+needs_model = pytest.mark.skipif(
+    model_dir() is None, reason="the embedding model's package is not installed (make setup installs it: requirements/semantic.txt)")
+
+PAGES = {p.doc_id: p for p in (
+    parse_page("overview", "## Job dependencies\n\nPass `depends_on=parent` to `enqueue`: the job is put on its queue only "
+               "once its parent has succeeded.\n\n## Job timeouts\n\nA job that runs longer than its `timeout` is killed "
+               "and moved to the failed registry.\n"),
+    parse_page("queues", "## Queues\n\nA job is put on a queue; a worker takes the job and runs it. Another queue can "
+               "hold jobs before they run.\n"),
+    parse_page("errors", "## Retrying failed jobs\n\nA job that fails with an error is retried with backoff until its "
+               "retries run out.\n"),
+)}
+WAIT = "How can I make a job wait until another job has finished before it runs?"
+
+
+def top3(index: DocsIndex, query: str, mode: str | None = None) -> list[str]:
+    return [h.heading for h in index.search(query, 3, mode)]  # type: ignore[arg-type]
+
+
+@needs_model
+def test_a_question_in_other_words_finds_its_section_by_meaning(tmp_path: Path) -> None:
+    index = DocsIndex(PAGES, semantic=True, vectors_store=tmp_path / "v.db")
+    assert "Job dependencies" not in top3(index, WAIT, "lexical")  # no word of the question names it
+    assert top3(index, WAIT, "semantic")[0] == "Job dependencies"
+    assert "Job dependencies" in top3(index, WAIT)  # the default: hybrid
+    hit = index.search(WAIT, 1)[0]
+    assert hit.similarity is not None and 0 < hit.similarity < 1
+
+
+@needs_model
+def test_a_question_naming_an_error_code_gets_that_codes_section_first(tmp_path: Path) -> None:
+    index = DocsIndex(load_pages(DEFAULT_DATA / "docs"), semantic=True, vectors_store=tmp_path / "v.db")
+    codes = re.findall(r"^## (ORB-\d{4})", (DEFAULT_DATA / "docs" / "error-codes.md").read_text(), re.M)
+    assert len(codes) > 10
+    for code in codes:
+        top = index.search(f"What does {code} mean?", 1)[0]
+        assert (top.doc_id, top.heading.split()[0]) == ("error-codes", code)
+
+
+@needs_model
+def test_vectors_are_kept_and_only_changed_sections_are_embedded_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    encoded: list[str] = []
+    real = Encoder.encode
+
+    def counting(self: Encoder, texts: list[str]) -> np.ndarray:
+        encoded.extend(texts)
+        return real(self, texts)
+
+    monkeypatch.setattr(Encoder, "encode", counting)
+    monkeypatch.setattr(docs_semantic, "_memo", {})  # as a new process: nothing in memory
+    store = tmp_path / "issues" / docs_semantic.VECTORS_FILE
+    first = DocsIndex(PAGES, semantic=True, vectors_store=store)
+    assert first.warm() and len(encoded) == 4 and store.is_file()
+
+    encoded.clear()
+    monkeypatch.setattr(docs_semantic, "_memo", {})
+    again = DocsIndex(PAGES, semantic=True, vectors_store=store)
+    assert again.warm() and encoded == []  # read back from the store
+    assert np.array_equal(again.vectors.ready(), first.vectors.ready())  # type: ignore[union-attr]
+
+    edited = {**PAGES, "queues": parse_page("queues", "## Queues\n\nA queue is a Redis list of job ids.\n")}
+    monkeypatch.setattr(docs_semantic, "_memo", {})
+    assert DocsIndex(edited, semantic=True, vectors_store=store).warm()
+    assert len(encoded) == 1 and "Redis list" in encoded[0]
+
+
+@needs_model
+def test_the_web_process_loads_the_model_on_its_first_docs_lookup_not_at_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.lookups import Lookup, Lookups
+    from tests.tools_dataset import make_dataset
+
+    monkeypatch.setattr(docs_semantic, "_loaded", [])
+    lookups = Lookups.open(make_dataset(tmp_path / "data"), tmp_path / "home", semantic=True)
+    assert docs_semantic._loaded == []
+    lookups.run(Lookup("issue", "1"))
+    assert docs_semantic._loaded == []
+    result = lookups.run(Lookup("docs", "lease ran out"))
+    assert result.ok and docs_semantic._loaded and docs_semantic._loaded[0] is not None
+
+
+def test_without_the_models_package_search_is_lexical_and_says_so_once(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(docs_semantic, "model_dir", lambda: None)
+    monkeypatch.setattr(docs_semantic, "_loaded", [])
+    caplog.set_level(logging.WARNING, logger="tools.docs_semantic")
+    index = DocsIndex(PAGES, semantic=True)
+    assert not index.warm()
+    hits = index.search(WAIT, 3)
+    assert [h.heading for h in hits] == top3(DocsIndex(PAGES), WAIT) and all(h.similarity is None for h in hits)
+    index.search("queues", 3)
+    said = [r.getMessage() for r in caplog.records if "lexical only" in r.getMessage()]
+    assert len(said) == 1 and "make setup" in said[0]
+
+
+def test_atlas_semantic_turns_it_off() -> None:
+    assert Settings.from_env({}).semantic_docs is True
+    assert Settings.from_env({"ATLAS_SEMANTIC": "off"}).semantic_docs is False
+    assert Settings.from_env({}).fingerprint != Settings.from_env({"ATLAS_SEMANTIC": "off"}).fingerprint
