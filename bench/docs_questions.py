@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from bench.report import Table
 from tools.docs_bridge import thread_texts
@@ -50,12 +51,16 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
     return tables
 
 
+def cases(evals: Path) -> list[dict[str, Any]]:
+    """The questions of one set: `question`, and `answers` as [doc_id, heading path] pairs ([] when none)."""
+    return [json.loads(line) for line in evals.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def questions(index: DocsIndex, evals: Path = EVALS, goal: bool = True, modes: list[Mode] | None = None) -> Table:
     """recall@3, recall@1 and MRR@5 on the answerable questions, one row per ranker; the "no answer" probes."""
-    cases = [json.loads(line) for line in evals.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows, notes, best = [], [], 0.0
     for mode in modes or ["lexical"]:
-        row, missed = _score(index, cases, mode)
+        row, missed = _score(index, cases(evals), mode)
         rows.append(row)
         best = max(best, float(row[2]))  # type: ignore[arg-type]
         if goal and mode == (modes or ["lexical"])[-1]:  # a held-out set shows its aggregate only
@@ -74,13 +79,13 @@ def questions(index: DocsIndex, evals: Path = EVALS, goal: bool = True, modes: l
     )
 
 
-def _score(index: DocsIndex, cases: list[dict[str, object]], mode: Mode) -> tuple[list[object], list[str]]:
+def _score(index: DocsIndex, asked: list[dict[str, Any]], mode: Mode) -> tuple[list[object], list[str]]:
     """One ranker's row and the questions it left out of the top 3."""
     ranks: list[int | None] = []
     missed: list[str] = []
     flagged = false_alarms = unanswerable = 0
-    for case in cases:
-        question, answers = str(case["question"]), list(case["answers"])  # type: ignore[call-overload]
+    for case in asked:
+        question, answers = str(case["question"]), list(case["answers"])
         hits = index.search(question, K, mode)
         weak = _weak(hits[0] if hits else None, mode)
         if not answers:

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from atlas.settings import DEFAULT_DATA
-from bench import docs_questions
+from bench import docs_questions, search_quality_speed
 from bench.like_scan import like_search
 from bench.report import Table
 from tools import open_corpus
@@ -29,7 +29,10 @@ def run(data_dir: Path = DEFAULT_DATA) -> list[Table]:
     else:
         tables.append(Table("duplicate recall@5", ["scorer"], [], notes=[f"no issues at {data_dir}"]))
     tables.append(error_codes(data_dir))
-    return tables + docs_questions.run()
+    tables += docs_questions.run()
+    folders = {"RQ": docs_questions.RQ_DATA, "Orbit": data_dir} if (docs_questions.RQ_DATA / "docs").is_dir() else {"Orbit": data_dir}
+    questions = [q["question"] for q in docs_questions.cases(docs_questions.EVALS)] if "RQ" in folders else ["How do retries work?"]
+    return [*tables, search_quality_speed.speed(folders, questions)]
 
 
 def duplicates(data_dir: Path) -> Table:
