@@ -8,7 +8,8 @@ points at most, so nothing here is tuned per question). Headings count each word
 so 'scheduling' meets 'schedule' and 'dependencies' meets 'depends'); identifiers and codes
 (`ORB-1202`, `3.1.0`, `enqueue_at`, `rq.Retry`, `FailedJobRegistry`) are kept whole, unstemmed,
 *and* split into their stemmed parts, so an exact code outranks a loose mention while plain words
-still reach it.
+still reach it. With the embedding model installed (docs_semantic.py), the score is blended with each
+section's similarity in meaning to the question (`_blend`).
 """
 
 from __future__ import annotations
