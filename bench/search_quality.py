@@ -75,6 +75,7 @@ def error_codes(data_dir: Path) -> Table:
     if not page.is_file():
         return Table("error-code questions", ["code"], [], notes=[f"no error-codes page at {page}"])
     docs = open_corpus(data_dir, semantic=True).docs  # as workers search: hybrid when the model is installed
+    docs.warm()  # as a worker does at start
     rows = []
     for code in re.findall(r"^## (ORB-\d{4})", page.read_text(encoding="utf-8"), re.M):
         top = docs.search(f"What does {code} mean?", 1)[0]

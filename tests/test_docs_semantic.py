@@ -39,7 +39,7 @@ def top3(index: DocsIndex, query: str, mode: str | None = None) -> list[str]:
 
 @needs_model
 def test_a_question_in_other_words_finds_its_section_by_meaning(tmp_path: Path) -> None:
-    index = DocsIndex(PAGES, semantic=True, vectors_store=tmp_path / "v.db")
+    index = DocsIndex(PAGES, semantic=True, vectors_store=tmp_path / "v.db")  # 4 sections: a search embeds them itself
     assert "Job dependencies" not in top3(index, WAIT, "lexical")  # no word of the question names it
     assert top3(index, WAIT, "semantic")[0] == "Job dependencies"
     assert "Job dependencies" in top3(index, WAIT)  # the default: hybrid
@@ -50,6 +50,7 @@ def test_a_question_in_other_words_finds_its_section_by_meaning(tmp_path: Path) 
 @needs_model
 def test_a_question_naming_an_error_code_gets_that_codes_section_first(tmp_path: Path) -> None:
     index = DocsIndex(load_pages(DEFAULT_DATA / "docs"), semantic=True, vectors_store=tmp_path / "v.db")
+    assert index.warm()  # as a worker does at start (a search would rank by words while 159 sections embed)
     codes = re.findall(r"^## (ORB-\d{4})", (DEFAULT_DATA / "docs" / "error-codes.md").read_text(), re.M)
     assert len(codes) > 10
     for code in codes:
@@ -82,6 +83,19 @@ def test_vectors_are_kept_and_only_changed_sections_are_embedded_again(tmp_path:
     monkeypatch.setattr(docs_semantic, "_memo", {})
     assert DocsIndex(edited, semantic=True, vectors_store=store).warm()
     assert len(encoded) == 1 and "Redis list" in encoded[0]
+
+
+@needs_model
+def test_a_search_does_not_wait_while_many_sections_are_embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.processes import wait_for
+
+    monkeypatch.setattr(docs_semantic, "SYNC_SECTIONS", 2)  # PAGES has 4
+    monkeypatch.setattr(docs_semantic, "_memo", {})
+    index = DocsIndex(PAGES, semantic=True, vectors_store=tmp_path / "v.db")
+    first = index.search(WAIT, 3)
+    assert [h.heading for h in first] == top3(DocsIndex(PAGES), WAIT) and all(h.similarity is None for h in first)
+    wait_for(lambda: index.vectors is not None and index.vectors.ready(wait=False) is not None, what="vectors embedded in the background")
+    assert "Job dependencies" in top3(index, WAIT) and index.search(WAIT, 1)[0].similarity is not None
 
 
 @needs_model

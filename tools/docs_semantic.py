@@ -7,8 +7,9 @@ per section text and kept in a SQLite file among the data folder's derived files
 keyed by a hash of the model and the text, so an edited page re-embeds only what changed).
 
 The model is loaded once per process, lazily, by the first docs search (or `DocsIndex.warm`, which a
-worker calls at start): the web process loads the corpus for lookups but needs the model only if
-someone searches docs. When the model's package is not installed, docs search stays lexical and the
+worker calls at start, so its first job waits on nothing): the web process loads the corpus for
+lookups but needs the model only if someone searches docs. A search never embeds more than a few
+sections itself (SYNC_SECTIONS); when more are new it ranks by words while they are embedded. When the model's package is not installed, docs search stays lexical and the
 log says so once.
 """
 
@@ -27,6 +28,10 @@ import numpy as np
 from tools.minilm import MODEL_NAME, Encoder, Vectors, model_dir
 
 VECTORS_FILE = "docs_vectors.db"
+# A search embeds at most this many new sections itself (about a second); more are embedded in the
+# background while search ranks by words, so neither a tool call nor a slash command's 3-second ack
+# waits on a whole docs folder (a worker embeds that at start: `DocsIndex.warm`).
+SYNC_SECTIONS = 8
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
@@ -60,21 +65,40 @@ class SectionVectors:
         self.texts = list(texts)
         self.store = store  # the SQLite file that keeps vectors between processes; None: memory only
         self._vectors: Vectors | None = None
+        self._building = False
         self._lock = threading.Lock()
 
-    def ready(self) -> Vectors | None:
-        """The section vectors (rows in text order), or None when no model is installed."""
+    def ready(self, wait: bool = True) -> Vectors | None:
+        """The section vectors (rows in text order); None when no model is installed, or, unless `wait`,
+        while more than SYNC_SECTIONS sections are being embedded in the background."""
         with self._lock:
-            if self._vectors is None:
-                model = encoder()
-                if model is None:
-                    return None
-                self._vectors = _vectors(model, self.texts, self.store)
-            return self._vectors
+            if self._vectors is not None or self._building:
+                return self._vectors
+            model = encoder()
+            if model is None:
+                return None
+            keys, todo = _missing(self.texts, self.store)
+            if wait or len(todo) <= SYNC_SECTIONS:
+                self._vectors = _embed(model, keys, todo, self.store)
+                return self._vectors
+            self._building = True
+        log.info("embedding %d doc sections in the background; docs search ranks by words until then", len(todo))
+        threading.Thread(target=self._build, args=(model, keys, todo), name="docs-vectors", daemon=True).start()
+        return None
+
+    def _build(self, model: Encoder, keys: list[str], todo: dict[str, str]) -> None:
+        vectors: Vectors | None = None
+        try:
+            vectors = _embed(model, keys, todo, self.store)
+        except Exception:  # search goes on by words; the next search tries again
+            log.exception("embedding doc sections failed")
+        with self._lock:
+            self._vectors, self._building = vectors, False
 
     def scores(self, query: str) -> Vectors | None:
-        """Cosine similarity of `query` to every section, or None when no model is installed."""
-        vectors = self.ready()
+        """Cosine similarity of `query` to every section; None when search must go by words (no model,
+        or the vectors still being computed: a search never waits on more than a few sections)."""
+        vectors = self.ready(wait=False)
         model = encoder()
         if vectors is None or model is None:
             return None
@@ -86,13 +110,17 @@ def _key(text: str) -> str:
     return hashlib.sha256(f"{MODEL_NAME}\0{text}".encode()).hexdigest()
 
 
-def _vectors(model: Encoder, texts: list[str], store: Path | None) -> Vectors:
-    """Vectors for `texts`: from memory, else the store, else encoded now (and written to the store)."""
+def _missing(texts: list[str], store: Path | None) -> tuple[list[str], dict[str, str]]:
+    """Each text's key, and the texts (by key) found neither in memory nor in the store."""
     keys = [_key(t) for t in texts]
     missing = [k for k in dict.fromkeys(keys) if k not in _memo]
     if missing and store is not None:
         _memo.update(_read(store, missing))
-    todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in _memo}
+    return keys, {k: t for k, t in zip(keys, texts, strict=True) if k not in _memo}
+
+
+def _embed(model: Encoder, keys: list[str], todo: dict[str, str], store: Path | None) -> Vectors:
+    """Encode `todo` (and keep it in the store), then every key's vector in order."""
     if todo:
         log.info("embedding %d doc sections (kept for later starts)", len(todo))
         fresh = model.encode(list(todo.values()))
