@@ -1,7 +1,7 @@
 """Where a data folder's derived files live: beside the data when Atlas made the folder, else under ATLAS_HOME.
 
-Derived files are the issues' search database (`issues/index.db`), the demo tracker's journal of
-writes (`issues/writes.db`) and their lock. Atlas writes them beside the data only in a folder it
+Derived files are the issues' search database (`issues/index.db`), the docs sections' embeddings
+(`issues/docs_vectors.db`), the demo tracker's journal of writes (`issues/writes.db`) and their lock. Atlas writes them beside the data only in a folder it
 made, one that holds the marker file `.atlas-data` (the bundled demo, written by `atlas dataset
 build`; a synced GitHub repository, by `atlas sync github`). Any other folder (someone else's
 export, a read-only copy) is only ever read: its derived files go to
@@ -21,6 +21,7 @@ MARKER = ".atlas-data"
 MARKER_TEXT = ("Atlas made this data folder, so it keeps derived files (issues/index.db, issues/writes.db) here.\n"
                "Without this file Atlas only reads the folder and keeps them under ATLAS_HOME/data/.\n")
 FOLDER = "data"
+DOCS_VECTORS = "docs_vectors.db"  # the docs sections' embeddings (tools/docs_semantic.py), beside issues/index.db
 SYNC_STATE = ".sync"  # datasets/github_store.py keeps its staging database there
 
 

@@ -15,7 +15,6 @@ from datasets.tracker_db import SOURCE, ensure_db
 from tools.docs_bridge import thread_texts
 from tools.docs_index import DocsIndex
 from tools.docs_pages import load_pages
-from tools.docs_semantic import VECTORS_FILE
 from tools.issue_store import IssueStore
 
 Fingerprint = tuple[tuple[str, int, int], ...]
@@ -45,7 +44,7 @@ def open_corpus(data_dir: Path, home: Path | None = None, semantic: bool = False
         cached = _cache.get((root, home, semantic))
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        vectors = derived.root(root, home) / "issues" / VECTORS_FILE
+        vectors = derived.root(root, home) / "issues" / derived.DOCS_VECTORS
         # issue threads bridge users' words to the docs
         docs = DocsIndex(load_pages(root / "docs"), thread_texts(root / SOURCE), semantic, vectors)
         corpus = Corpus(root, docs, IssueStore(ensure_db(root, home)), home)

@@ -22,16 +22,17 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 import snowballstemmer
 
 from tools.docs_bridge import asked_texts
 from tools.docs_pages import SEP, Page
-from tools.docs_semantic import SectionVectors, unit_text
 from tools.docs_vocabulary import EXPANSION_WEIGHT, FILLER, expansions
 from tools.fts_query import STOPWORDS, TERM
+
+if TYPE_CHECKING:  # numpy and the model's module load only where docs are searched by meaning, not on import
+    from tools.docs_semantic import SectionVectors, Vectors
 
 QUIET = STOPWORDS | FILLER
 
@@ -129,8 +130,11 @@ class DocsIndex:
             df.update(set().union(*(unit.fields[f] for f in FIELDS)))
         self._idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
         self._written = set().union(*(u.fields[f] for u in self._units for f in FIELDS if f != "asked"))
-        self.vectors = SectionVectors([unit_text(u.title, u.heading, u.text) for u in self._units],
-                                      vectors_store) if semantic else None
+        self.vectors: SectionVectors | None = None
+        if semantic:
+            from tools.docs_semantic import SectionVectors, unit_text
+
+            self.vectors = SectionVectors([unit_text(u.title, u.heading, u.text) for u in self._units], vectors_store)
 
     def warm(self) -> bool:
         """Load the embedding model and the section vectors now (a worker at start); False when search is lexical."""
@@ -186,10 +190,10 @@ def _compounds(query: str) -> list[str]:
     return [w.lower() for w in TERM.findall(query) if len(PART.findall(w)) > 1]
 
 
-def _blend(lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: np.ndarray, share: float) -> list[tuple[float, _Unit]]:
+def _blend(lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: Vectors, share: float) -> list[tuple[float, _Unit]]:
     """Every section ranked by `share` of its scaled similarity plus the rest of its scaled lexical score."""
     low, high = float(similarity.min()), float(similarity.max())
-    meaning = (similarity - low) / (high - low) if high > low else np.zeros_like(similarity)
+    meaning = (similarity - low) / (high - low) if high > low else similarity * 0
     best = lexical[0][0] if lexical else 1.0
     words = {id(u): s / best for s, u in lexical}
     blended = [(share * float(meaning[i]) + (1 - share) * words.get(id(u), 0.0), u) for i, u in enumerate(units)]

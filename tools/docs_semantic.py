@@ -25,9 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
+from datasets.derived import DOCS_VECTORS as VECTORS_FILE
 from tools.minilm import MODEL_NAME, Encoder, Vectors, model_dir
 
-VECTORS_FILE = "docs_vectors.db"
+__all__ = ["VECTORS_FILE", "SectionVectors", "Vectors", "encoder", "unit_text"]
 # A search embeds at most this many new sections itself (about a second); more are embedded in the
 # background while search ranks by words, so neither a tool call nor a slash command's 3-second ack
 # waits on a whole docs folder (a worker embeds that at start: `DocsIndex.warm`).
