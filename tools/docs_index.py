@@ -136,9 +136,10 @@ class DocsIndex:
 
             self.vectors = SectionVectors([unit_text(u.title, u.heading, u.text) for u in self._units], vectors_store)
 
-    def warm(self) -> bool:
-        """Load the embedding model and the section vectors now (a worker at start); False when search is lexical."""
-        return self.vectors is not None and self.vectors.ready() is not None
+    def warm(self, wait: bool = True) -> bool:
+        """Load the embedding model and the section vectors now; False when search is lexical (or, unless
+        `wait`, while new sections are embedded in the background: a worker at start takes jobs meanwhile)."""
+        return self.vectors is not None and self.vectors.ready(wait) is not None
 
     def search(self, query: str, k: int = 5, mode: Mode | None = None) -> list[DocHit]:
         """The `k` best sections for `query`, best first; [] when nothing matches. `mode` defaults to

@@ -132,8 +132,9 @@ def build(settings: Settings) -> Runtime:
         model = ResponsesModel(settings)
         summary = ResponsesModel(settings, settings.summary_model or settings.model)
     # Load indexes now, not during the first job, and the docs' embedding model with the sections' vectors
-    # (read back, or computed once for new docs): a first search must not wait on them.
-    open_corpus(settings.data_dir, settings.home, settings.semantic_docs).docs.warm()
+    # (read back; new docs are embedded in the background, searches rank by words until then, so a
+    # first `atlas ask` on a fresh machine does not wait ~15 s for Orbit's 159 sections).
+    open_corpus(settings.data_dir, settings.home, settings.semantic_docs).docs.warm(wait=False)
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn))
 
