@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -16,8 +17,11 @@ import redis
 from rq import Queue
 
 from bot import claims
+from bot.slack.intake import Intake
 from tests.standins.slack_events import direct_message, mention
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api  # noqa: F401
+from workers.runs.job_hash import JobTemplate
+from workers.runs.state import Origin, RunState
 from workers.runs.store import RunStore
 
 TEAM, CHANNEL = "T0TEST", "D0ALICE"
@@ -49,6 +53,32 @@ def test_a_twin_after_the_first_released_its_claim_can_claim(redis_conn: redis.R
     assert _claim(redis_conn, a) == "claimed"
     claims.release(redis_conn, a)
     assert _claim(redis_conn, b) == "claimed"
+
+
+def test_a_release_by_another_delivery_leaves_the_holders_claim(redis_conn: redis.Redis) -> None:
+    """The token is drawn lazily, once per claim: the holder's claim and release agree, a stranger's release is refused."""
+    holder, stranger = claims.message_claim(TEAM, CHANNEL, "1700007000.000004", "EvA"), claims.message_claim(TEAM, CHANNEL, "1700007000.000004", "EvA")
+    assert _claim(redis_conn, holder) == "claimed"
+    claims.release(redis_conn, stranger)
+    assert _claim(redis_conn, stranger) == "in_flight"
+    assert holder.token == holder.token != stranger.token
+    claims.release(redis_conn, holder)
+    assert _claim(redis_conn, stranger) == "claimed"
+
+
+def test_the_slack_intake_draws_no_claim_token(redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drawing a token reads os.urandom, which lets go of the GIL on the ack's path; the one-script
+    intake confirms directly and never needs one."""
+    intake = Intake(redis_conn, JobTemplate.build(redis_conn, "atlas-token"))
+    run = RunState(id="abcdefabcdef0001", question="q", origin=Origin(kind="slack", channel=CHANNEL, thread_ts="1"))
+
+    def no_token() -> uuid.UUID:
+        raise AssertionError("a claim token was drawn")
+
+    monkeypatch.setattr(uuid, "uuid4", no_token)
+    claim = claims.message_claim(TEAM, CHANNEL, "1700007000.000005", "EvIntake")
+    assert intake.take(claim, run, "atlas:thread:token", run.id) == "queued"
+    assert redis_conn.get(claim.keys[0]) == claims.ENQUEUED.encode()
 
 
 def _queued(conn: redis.Redis) -> list[str]:

@@ -3,17 +3,28 @@ person's context, and a question in the thread becoming one run, like a DM."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
 from rq import Queue
+from slack_bolt import Assistant, BoltRequest, BoltResponse
+from slack_bolt.listener import Listener
+from slack_bolt.request.payload_utils import (
+    is_assistant_thread_context_changed_event,
+    is_assistant_thread_started_event,
+    is_bot_message_event_in_assistant_thread,
+    is_user_message_event_in_assistant_thread,
+)
 
 from atlas.errors import ConfigError
 from atlas.project_settings import PROJECT_ASSISTANT_PROMPTS
 from atlas.settings import DEFAULT_ASSISTANT_PROMPTS, Settings
 from bot.slack import assistant_threads
+from bot.slack.assistant import build as build_assistant
 from tests.processes import wait_for
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import (
@@ -21,6 +32,7 @@ from tests.standins.slack_events import (
     assistant_thread_context_changed,
     assistant_thread_started,
     direct_message,
+    mention,
 )
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
 from tests.tools_dataset import make_dataset
@@ -129,3 +141,55 @@ def test_the_plain_feedback_buttons_vote_like_slacks_feedback_buttons(bot: Runni
     for action_id, user in zip(FEEDBACK_BUTTON_ACTIONS, ("U0ALICE", "U0BOB")):
         assert bot.send.interaction(block_action(action_id, f"{run_id}:{action_id.rsplit('_', 1)[1]}", user=user)).status == 200
     wait_for(lambda: feedback.votes(redis_conn, run_id) == {"U0ALICE": "up", "U0BOB": "down"}, what="both votes")
+
+
+# -- the middleware stays out of the way of everything else ---------------------------------------
+
+
+def _assistant_listeners(assistant: Assistant) -> list[Listener]:
+    """Every listener Bolt's Assistant keeps (its private lists: pinned here against a Bolt upgrade)."""
+    kinds = ("_thread_started_listeners", "_thread_context_changed_listeners", "_user_message_listeners", "_bot_message_listeners")
+    return [listener for kind in kinds for listener in getattr(assistant, kind) or []]
+
+
+def test_each_assistant_listener_is_picked_by_one_of_the_predicates_the_gate_checks(bot: RunningBot) -> None:
+    """ScopedAssistant passes a request on at once unless Bolt's assistant predicates accept it; that is
+    only the same as Bolt's own matching while every listener's first matcher is one of them."""
+    assistant = build_assistant(bot.deps)
+    listeners = _assistant_listeners(assistant)
+    assert len(listeners) >= 3  # greet, follow_context, the question's claim
+    gated = {is_assistant_thread_started_event, is_assistant_thread_context_changed_event,
+             is_user_message_event_in_assistant_thread, is_bot_message_event_in_assistant_thread}
+    assert all(getattr(listener.matchers[0], "func", None) in gated for listener in listeners)
+
+
+@pytest.mark.parametrize("body", [
+    mention("what is lease_seconds?"),
+    direct_message("a DM outside any assistant thread"),
+    {"type": "block_actions", "actions": [{"action_id": "atlas_approve", "value": "x"}], "user": {"id": "U0ALICE"}},
+])
+def test_a_request_not_about_an_assistant_thread_passes_the_assistant_without_trying_its_listeners(
+        bot: RunningBot, body: dict[str, Any]) -> None:
+    """The Assistant is a global middleware: on mentions, DMs and clicks it must cost nothing, not a
+    keyword-injected matcher call per listener."""
+    assistant = build_assistant(bot.deps)
+    tried: list[str] = []
+    for listener in _assistant_listeners(assistant):
+        listener.matches = lambda *, req, resp, name=listener.ack_function.__name__: tried.append(name) or False  # type: ignore[method-assign]
+    request = BoltRequest(body=json.dumps(body), headers={"content-type": ["application/json"]})
+    request.context["listener_runner"] = None  # Bolt's App sets it; no listener is run here
+    passed: list[bool] = []
+    assistant.process(req=request, resp=BoltResponse(status=200), next=lambda: passed.append(True))  # type: ignore[arg-type, func-returns-value]
+    assert passed == [True] and tried == []
+
+
+def test_an_assistant_thread_message_still_reaches_the_assistant_listeners(bot: RunningBot) -> None:
+    assistant = build_assistant(bot.deps)
+    tried: list[str] = []
+    for listener in _assistant_listeners(assistant):
+        listener.matches = lambda *, req, resp, name=listener.ack_function.__name__: tried.append(name) or False  # type: ignore[method-assign]
+    request = BoltRequest(body=json.dumps(assistant_message("hello", thread_ts=THREAD)), headers={"content-type": ["application/json"]})
+    request.context["listener_runner"] = None  # Bolt's App sets it; no listener is run here
+    passed: list[bool] = []
+    assistant.process(req=request, resp=BoltResponse(status=200), next=lambda: passed.append(True))  # type: ignore[arg-type, func-returns-value]
+    assert passed == [True] and "answered_by_middleware" in tried  # tried, refused by the stub, passed on
