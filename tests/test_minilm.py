@@ -53,3 +53,37 @@ def test_text_past_the_models_256_tokens_is_cut_there(encoder: Encoder) -> None:
     assert len(encoder.tokenizer.encode(LONG).ids) == MAX_TOKENS  # type: ignore[attr-defined]
     assert np.abs(longer - encoder.encode([LONG])[0]).max() < 1e-6
     assert encoder.encode([]).shape == (0, 384)
+
+
+_FORK_WHILE_EMBEDDING = """
+import os, threading, time
+from tools.minilm import Encoder, model_dir
+encoder = Encoder.load(model_dir())
+done = threading.Event()
+def embed():
+    while not done.is_set():
+        encoder.encode(["a long section about retries, queues and scheduled jobs " * 30] * 16)
+threading.Thread(target=embed, daemon=True).start()
+time.sleep(0.5)
+for _ in range(40):  # as RQ forks its scheduler (and re-forks it) while a worker embeds docs
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    time.sleep(0.02)
+done.set()
+print("forked")
+"""
+
+
+def test_a_process_can_fork_while_it_embeds() -> None:
+    """A worker embeds new docs in a background thread while RQ forks its scheduler: the fork must not
+    hang (OpenBLAS's fork handler waits on a multi-threaded product in flight; the encoder keeps BLAS
+    to one thread). Run in a child process so a hang is a timeout, not a stuck suite."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-c", _FORK_WHILE_EMBEDDING], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0 and done.stdout.strip() == "forked", done.stderr[-2000:]

@@ -47,7 +47,14 @@ class Encoder:
     def load(cls, folder: Path) -> Encoder:
         """Read the model from `folder` (model.safetensors, tokenizer.json); weights stay memory-mapped."""
         from safetensors.numpy import load_file
+        from threadpoolctl import threadpool_limits
         from tokenizers import Tokenizer
+
+        # One BLAS thread per process: a worker embeds new docs in a background thread while RQ forks
+        # its scheduler, and OpenBLAS's fork handler hangs the fork when a multi-threaded product is
+        # in flight (seen: `atlas worker --with-scheduler` stuck in os.fork). It also leaves the
+        # machine's other cores to the jobs.
+        threadpool_limits(limits=1, user_api="blas")
 
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         tokenizer.no_padding()  # tokenizer.json pads every text to 128; batches are padded here instead
