@@ -12,18 +12,24 @@ from bot.slack.surface import PROGRESS_MIN_INTERVAL
 from tests.slack_reporter_harness import CHANNEL, THREAD, Clock, finish, make_reporter, make_run, streams, tool_event
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
+from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
 
-def test_progress_streams_task_cards_then_the_answer_lands_in_the_thread(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
-    clock = Clock()
-    reporter, run = make_reporter(slack_api, redis_conn, clock), make_run(redis_conn)
+def _one_tool_then_the_answer(api: SlackAPI, conn: redis.Redis, outcome: str) -> RunState:
+    """A run reported through step 1 (one tool call ending `outcome`), step 2, then its answer."""
+    reporter, run = make_reporter(api, conn, Clock()), make_run(conn)
     reporter.event(run, "step", step=1)
     tool_event(reporter, run, "call_a", "started")
-    tool_event(reporter, run, "call_a", "done")
+    tool_event(reporter, run, "call_a", outcome)
     reporter.event(run, "step", step=2)
     finish(run)
     reporter.event(run, "answer")
+    return run
+
+
+def test_progress_streams_task_cards_then_the_answer_lands_in_the_thread(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+    run = _one_tool_then_the_answer(slack_api, redis_conn, "done")
 
     [start] = slack_api.calls_to("chat.startStream")
     assert start.args["thread_ts"] == THREAD and start.args["recipient_user_id"] == "U0ALICE" and start.args["recipient_team_id"] == "T0TEST"
@@ -59,14 +65,7 @@ def test_updates_are_buffered_between_steps(slack_api: SlackAPI, redis_conn: red
 
 def test_without_streaming_one_placeholder_message_is_updated(redis_conn: redis.Redis) -> None:
     with SlackAPI(streaming=False) as api:
-        clock = Clock()
-        reporter, run = make_reporter(api, redis_conn, clock), make_run(redis_conn)
-        reporter.event(run, "step", step=1)
-        tool_event(reporter, run, "call_a", "started")
-        tool_event(reporter, run, "call_a", "failed")
-        reporter.event(run, "step", step=2)
-        finish(run)
-        reporter.event(run, "answer")
+        _one_tool_then_the_answer(api, redis_conn, "failed")
         placeholder, answer = api.thread(CHANNEL, THREAD)
         assert "Searching issues for “ORB-1202”" in placeholder["text"] and ":x:" in placeholder["text"]
         assert "the answer is below" in placeholder["text"]
