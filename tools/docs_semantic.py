@@ -7,10 +7,11 @@ per section text and kept in a SQLite file among the data folder's derived files
 keyed by a hash of the model and the text, so an edited page re-embeds only what changed).
 
 The model is loaded once per process, lazily, by the first docs search (or `DocsIndex.warm`, which a
-worker calls at start, so its first job waits on nothing): the web process loads the corpus for
-lookups but needs the model only if someone searches docs. A search never embeds more than a few
-sections itself (SYNC_SECTIONS); when more are new it ranks by words while they are embedded. When the model's package is not installed, docs search stays lexical and the
-log says so once.
+worker calls at start: it loads the model and the kept vectors, and embeds new sections in the
+background while jobs run): the web process loads the corpus for lookups but needs the model only if
+someone searches docs. A search never embeds more than a few sections itself (SYNC_SECTIONS); when
+more are new it ranks by words while they are embedded. When the model's package is not installed,
+docs search stays lexical and the log says so once.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from tools.minilm import MODEL_NAME, Encoder, Vectors, model_dir
 __all__ = ["VECTORS_FILE", "SectionVectors", "Vectors", "encoder", "unit_text"]
 # A search embeds at most this many new sections itself (about a second); more are embedded in the
 # background while search ranks by words, so neither a tool call nor a slash command's 3-second ack
-# waits on a whole docs folder (a worker embeds that at start: `DocsIndex.warm`).
+# waits on a whole docs folder (a worker starts that at start, in the background: `DocsIndex.warm`).
 SYNC_SECTIONS = 8
 log = logging.getLogger(__name__)
 

@@ -150,7 +150,8 @@ def _without_nulls(item: object) -> dict[str, Any]:
     the input schema takes no nulls where the output schema has them."""
     if not isinstance(item, dict):
         raise TypeError(f"an output item is {type(item).__name__}, not an object")
-    return {k: _strip(v) for k, v in item.items() if v is not None}
+    stripped: dict[str, Any] = _strip(item)
+    return stripped
 
 
 def _strip(value: Any) -> Any:
