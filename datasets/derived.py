@@ -18,7 +18,8 @@ import re
 from pathlib import Path
 
 MARKER = ".atlas-data"
-MARKER_TEXT = ("Atlas made this data folder, so it keeps derived files (issues/index.db, issues/writes.db) here.\n"
+MARKER_TEXT = ("Atlas made this data folder, so it keeps derived files (issues/index.db, issues/writes.db,\n"
+               "issues/docs_vectors.db) here.\n"
                "Without this file Atlas only reads the folder and keeps them under ATLAS_HOME/data/.\n")
 FOLDER = "data"
 DOCS_VECTORS = "docs_vectors.db"  # the docs sections' embeddings (tools/docs_semantic.py), beside issues/index.db
