@@ -230,7 +230,16 @@ def _redis(settings: Settings, action: str) -> int:
     if action == "start" or action == "url":
         print(embedded_redis.ensure_running(home.usable(settings.home)))
     elif action == "stop":
-        print("stopped" if embedded_redis.stop(settings.home) else "not running")
+        if not embedded_redis.is_running(settings.home):
+            print("not running")
+            return 0
+        import redis
+
+        from atlas.serve_worker import stop_all
+
+        workers = stop_all(redis.Redis.from_url(embedded_redis.url(settings.home)))
+        embedded_redis.stop(settings.home)
+        print(f"stopped (and the {workers} worker(s) it served)" if workers else "stopped")
     else:
         running = embedded_redis.is_running(settings.home)
         print(f"{'running' if running else 'not running'} at {embedded_redis.url(settings.home)}")

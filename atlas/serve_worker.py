@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import time
 
 import redis
-from rq import Queue
+from rq import Queue, Worker
+from rq.command import send_shutdown_command
 
 from atlas.settings import Settings
 from workers import runtime
@@ -13,6 +15,7 @@ from workers.runs.queueing import job_timeout
 from workers.runs.worker import make_worker
 
 log = logging.getLogger("atlas.worker")
+STOP_WAIT_SECONDS = 15.0  # how long `atlas redis stop` lets the workers it stops finish their jobs
 
 
 def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = None, name: str | None = None,
@@ -44,3 +47,18 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         log.warning("worker stopped while Redis was unreachable (%s)", type(exc).__name__)
         return 1
     return 0
+
+
+def stop_all(conn: redis.Redis, wait: float = STOP_WAIT_SECONDS) -> int:
+    """Ask every worker registered on `conn` to stop, with RQ's shutdown command (a warm stop: a job in
+    hand finishes first), and wait up to `wait` seconds for them to leave; how many were asked.
+
+    A worker rides a Redis outage by retrying until Redis returns, so a worker whose server is shut
+    down on purpose would otherwise outlive its idle limit, retrying forever."""
+    names = [w.name for w in Worker.all(connection=conn)]
+    for name in names:
+        send_shutdown_command(conn, name)
+    deadline = time.monotonic() + wait
+    while names and time.monotonic() < deadline and {w.name for w in Worker.all(connection=conn)} & set(names):
+        time.sleep(0.1)  # a worker leaves the registry as it stops (its own key lingers a minute: not a sign)
+    return len(names)

