@@ -31,6 +31,14 @@ PAGES = {p.doc_id: p for p in (
                "retries run out.\n"),
 )}
 WAIT = "How can I make a job wait until another job has finished before it runs?"
+WORKER = ("A worker is a Python process that runs in the background. It forks a work horse for every job it takes, so a "
+          "job that crashes cannot take the worker down with it. The worker writes a heartbeat to Redis every few seconds "
+          "while it is busy, and its registration expires when the heartbeats stop.")
+OPENING = "\n\n".join([WORKER, WORKER.replace("Python", "long-running"), WORKER.replace("a Python", "one"),
+                        "Logging goes to standard error by default; the log level is set on the command line. " * 4,
+                        "Workers listen on their queues in the order given, so the first is drained before the next. " * 3])
+ALERT = "When a job fails, the worker can post a message to a Slack channel through a failure hook, so the on-call person hears of it."
+LONG = parse_page("workers", f"## Worker internals\n\n{OPENING}\n\n{ALERT}\n")
 
 
 def top3(index: DocsIndex, query: str, mode: str | None = None) -> list[str]:
@@ -45,6 +53,15 @@ def test_a_question_in_other_words_finds_its_section_by_meaning(tmp_path: Path) 
     assert "Job dependencies" in top3(index, WAIT)  # the default: hybrid
     hit = index.search(WAIT, 1)[0]
     assert hit.similarity is not None and 0 < hit.similarity < 1
+
+
+@needs_model
+def test_an_answer_past_the_models_256_word_pieces_is_found_by_meaning(tmp_path: Path) -> None:
+    assert len(OPENING.split()) > 256  # a word is at least one word piece: the whole section's embedding never reads ALERT
+    index = DocsIndex({**PAGES, "workers": LONG}, semantic=True, vectors_store=tmp_path / "v.db")
+    top = index.search("How do I get told in our team chat when one of my jobs breaks?", 1, "semantic")[0]
+    assert (top.doc_id, top.heading) == ("workers", "Worker internals")
+    assert index.vectors is not None and any(ALERT in t and "Worker internals" in t for t in index.vectors.texts)
 
 
 @needs_model
@@ -89,7 +106,7 @@ def test_vectors_are_kept_and_only_changed_sections_are_embedded_again(tmp_path:
 def test_a_search_does_not_wait_while_many_sections_are_embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.processes import wait_for
 
-    monkeypatch.setattr(docs_semantic, "SYNC_SECTIONS", 2)  # PAGES has 4
+    monkeypatch.setattr(docs_semantic, "SYNC_PASSAGES", 2)  # PAGES has 4 sections of one passage each
     monkeypatch.setattr(docs_semantic, "_memo", {})
     index = DocsIndex(PAGES, semantic=True, vectors_store=tmp_path / "v.db")
     first = index.search(WAIT, 3)

@@ -132,9 +132,9 @@ class DocsIndex:
         self._written = set().union(*(u.fields[f] for u in self._units for f in FIELDS if f != "asked"))
         self.vectors: SectionVectors | None = None
         if semantic:
-            from tools.docs_semantic import SectionVectors, unit_text
+            from tools.docs_semantic import SectionVectors
 
-            self.vectors = SectionVectors([unit_text(u.title, u.heading, u.text) for u in self._units], vectors_store)
+            self.vectors = SectionVectors([(u.title, u.heading, u.text) for u in self._units], vectors_store)
 
     def warm(self, wait: bool = True) -> bool:
         """Load the embedding model and the section vectors now; False when search is lexical (or, unless

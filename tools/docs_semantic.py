@@ -1,15 +1,18 @@
-"""Semantic recall for docs search: each section as a sentence embedding, kept while its text is unchanged.
+"""Semantic recall for docs search: each section as the sentence embeddings of its passages, kept while their text is unchanged.
 
 Lexical search misses a question asked in other words ("wait until another job has finished" for
-*Job dependencies*). A small embedding model (tools/minilm.py) places the question and each section's
-heading path and text near each other when they mean the same thing. The vectors are computed once
-per section text and kept in a SQLite file among the data folder's derived files (`docs_vectors.db`,
-keyed by a hash of the model and the text, so an edited page re-embeds only what changed).
+*Job dependencies*). A small embedding model (tools/minilm.py) places the question and a passage of a
+section near each other when they mean the same thing. The model reads only 256 word pieces, so a
+section is cut into passages that fit (tools/docs_passages.py, each led by the page title and heading
+path) and scores as its best passage: an answer deep in a long section is found too. The vectors are
+computed once per passage text and kept in a SQLite file among the data folder's derived files
+(`docs_vectors.db`, keyed by a hash of the model and the text, so an edited page re-embeds only the
+passages that changed).
 
 The model is loaded once per process, lazily, by the first docs search (or `DocsIndex.warm`, which a
-worker calls at start: it loads the model and the kept vectors, and embeds new sections in the
+worker calls at start: it loads the model and the kept vectors, and embeds new passages in the
 background while jobs run): the web process loads the corpus for lookups but needs the model only if
-someone searches docs. A search never embeds more than a few sections itself (SYNC_SECTIONS); when
+someone searches docs. A search never embeds more than a few passages itself (SYNC_PASSAGES); when
 more are new it ranks by words while they are embedded. When the model's package is not installed,
 docs search stays lexical and the log says so once.
 """
@@ -27,13 +30,14 @@ from pathlib import Path
 import numpy as np
 
 from datasets.derived import DOCS_VECTORS as VECTORS_FILE
+from tools.docs_passages import passages
 from tools.minilm import MODEL_NAME, Encoder, Vectors, model_dir
 
-__all__ = ["VECTORS_FILE", "SectionVectors", "Vectors", "encoder", "unit_text"]
-# A search embeds at most this many new sections itself (about a second); more are embedded in the
+__all__ = ["VECTORS_FILE", "SectionVectors", "Vectors", "encoder"]
+# A search embeds at most this many new passages itself (about a second); more are embedded in the
 # background while search ranks by words, so neither a tool call nor a slash command's 3-second ack
 # waits on a whole docs folder (a worker starts that at start, in the background: `DocsIndex.warm`).
-SYNC_SECTIONS = 8
+SYNC_PASSAGES = 12
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
@@ -55,57 +59,69 @@ def encoder() -> Encoder | None:
         return _loaded[0]
 
 
-def unit_text(title: str, heading: str, text: str) -> str:
-    """What is embedded for a section: its page title and heading path, then its text (the model keeps 256 tokens)."""
-    return f"{title} › {heading}\n{text}" if heading else f"{title}\n{text}"
-
-
 class SectionVectors:
-    """The embeddings of a fixed list of section texts, computed (or read back) on first use."""
+    """The passage embeddings of a fixed list of sections, computed (or read back) on first use."""
 
-    def __init__(self, texts: Sequence[str], store: Path | None) -> None:
-        self.texts = list(texts)
-        self.store = store  # the SQLite file that keeps vectors between processes; None: memory only
+    def __init__(self, sections: Sequence[tuple[str, str, str]], store: Path | None) -> None:
+        """`sections`: (page title, heading path, text) each; `store`: the SQLite file that keeps vectors
+        between processes (None: memory only)."""
+        self.sections = list(sections)
+        self.store = store
+        self.texts: list[str] = []  # every section's passages, in section order (cut once the model is loaded)
+        self._starts = np.zeros(0, np.intp)  # the index of each section's first passage
         self._vectors: Vectors | None = None
         self._building = False
         self._lock = threading.Lock()
 
     def ready(self, wait: bool = True) -> Vectors | None:
-        """The section vectors (rows in text order); None when no model is installed, or, unless `wait`,
-        while more than SYNC_SECTIONS sections are being embedded in the background."""
+        """The passage vectors (rows in `texts` order); None when no model is installed, or, unless `wait`,
+        while more than SYNC_PASSAGES passages are being embedded in the background."""
         with self._lock:
             if self._vectors is not None or self._building:
                 return self._vectors
             model = encoder()
             if model is None:
                 return None
+            if not self.texts and self.sections:
+                self._cut(model)
             keys, todo = _missing(self.texts, self.store)
-            if wait or len(todo) <= SYNC_SECTIONS:
+            if wait or len(todo) <= SYNC_PASSAGES:
                 self._vectors = _embed(model, keys, todo, self.store)
                 return self._vectors
             self._building = True
-        log.info("embedding %d doc sections in the background; docs search ranks by words until then", len(todo))
+        log.info("embedding %d doc passages in the background; docs search ranks by words until then", len(todo))
         threading.Thread(target=self._build, args=(model, keys, todo), name="docs-vectors", daemon=True).start()
         return None
+
+    def _cut(self, model: Encoder) -> None:
+        """Each section's passages, counted in the model's own word pieces."""
+        def count(texts: Sequence[str]) -> list[int]:
+            return [len(e.ids) for e in model.tokenizer.encode_batch(list(texts))]  # type: ignore[attr-defined]
+
+        starts = []
+        for title, heading, text in self.sections:
+            starts.append(len(self.texts))
+            self.texts += passages(title, heading, text, count)
+        self._starts = np.array(starts, np.intp)
 
     def _build(self, model: Encoder, keys: list[str], todo: dict[str, str]) -> None:
         vectors: Vectors | None = None
         try:
             vectors = _embed(model, keys, todo, self.store)
         except Exception:  # search goes on by words; the next search tries again
-            log.exception("embedding doc sections failed")
+            log.exception("embedding doc passages failed")
         with self._lock:
             self._vectors, self._building = vectors, False
 
     def scores(self, query: str) -> Vectors | None:
-        """Cosine similarity of `query` to every section; None when search must go by words (no model,
-        or the vectors still being computed: a search never waits on more than a few sections)."""
+        """Each section's similarity to `query`: the cosine of its best passage. None when search must go
+        by words (no model, or the vectors still being computed: a search never waits on more than a few)."""
         vectors = self.ready(wait=False)
         model = encoder()
-        if vectors is None or model is None:
+        if vectors is None or model is None or not len(self._starts):
             return None
-        scored: Vectors = vectors @ model.encode([query])[0]
-        return scored
+        best: Vectors = np.maximum.reduceat(vectors @ model.encode([query])[0], self._starts)
+        return best
 
 
 def _key(text: str) -> str:
@@ -124,7 +140,7 @@ def _missing(texts: list[str], store: Path | None) -> tuple[list[str], dict[str,
 def _embed(model: Encoder, keys: list[str], todo: dict[str, str], store: Path | None) -> Vectors:
     """Encode `todo` (and keep it in the store), then every key's vector in order."""
     if todo:
-        log.info("embedding %d doc sections (kept for later starts)", len(todo))
+        log.info("embedding %d doc passages (kept for later starts)", len(todo))
         fresh = model.encode(list(todo.values()))
         _memo.update(zip(todo, fresh, strict=True))
         if store is not None:
