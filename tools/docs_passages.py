@@ -39,10 +39,10 @@ def passages(title: str, heading: str, text: str, count: Counter, budget: int = 
     if not blocks:
         return [head]
     room = max(budget - count([head])[0], 16)  # `head`'s count holds [CLS] and [SEP]: the room is for text
-    pieces: list[str] = []
+    parts: list[tuple[str, int]] = []
     for block, size in zip(blocks, _sizes(blocks, count), strict=True):
-        pieces += [block] if size <= room else _cut(block, room, count)
-    return [f"{head}\n{group}" for group in _pack(pieces, room, count)]
+        parts += [(block, size)] if size <= room else _cut(block, room, count)
+    return [f"{head}\n{group}" for group, _ in _pack(parts, room)]
 
 
 def _sizes(texts: list[str], count: Counter) -> list[int]:
@@ -86,31 +86,32 @@ def _blocks(text: str) -> list[str]:
     return blocks
 
 
-def _cut(block: str, room: int, count: Counter) -> list[str]:
-    """A block too long for one passage, as pieces that fit: lines of code, else sentences, else words."""
+def _cut(block: str, room: int, count: Counter) -> list[tuple[str, int]]:
+    """A block too long for one passage, as pieces that fit (with their sizes), cut between lines of code,
+    else between sentences, else between runs of words."""
     lines = block.splitlines()
     if any(FENCE.match(line) for line in lines):
-        return _pack(lines, room, count)  # code: between lines, never inside one
+        return _pack(list(zip(lines, _sizes(lines, count), strict=True)), room)  # code: between lines, never inside one
     units = [s for line in lines for s in SENTENCE.split(line) if s.strip()]
-    out: list[str] = []
+    out: list[tuple[str, int]] = []
     for unit, size in zip(units, _sizes(units, count), strict=True):
         if size <= room:
-            out.append(unit)
+            out.append((unit, size))
         else:
             words = unit.split()
-            share = max(1, len(words) * room // size)  # words per piece, from the unit's own density
-            out += [" ".join(words[i:i + share]) for i in range(0, len(words), share)]
-    return _pack(out, room, count)
+            share = max(1, len(words) * room // size)  # words per part, from the unit's own density
+            runs = [" ".join(words[i:i + share]) for i in range(0, len(words), share)]
+            out += zip(runs, _sizes(runs, count), strict=True)
+    return _pack(out, room)
 
 
-def _pack(parts: list[str], room: int, count: Counter) -> list[str]:
-    """Consecutive `parts` joined by newlines into as few pieces as fit `room`."""
-    out: list[list[str]] = [[]]
-    used = 0
-    for part, size in zip(parts, _sizes(parts, count), strict=True):
-        if out[-1] and used + size > room:
-            out.append([])
-            used = 0
-        out[-1].append(part)
-        used += size
-    return ["\n".join(group) for group in out]
+def _pack(parts: list[tuple[str, int]], room: int) -> list[tuple[str, int]]:
+    """Consecutive `parts` joined by newlines into as few pieces as fit `room` (a part larger than it stays
+    whole), each with its size."""
+    out: list[tuple[list[str], int]] = []
+    for part, size in parts:
+        if not out or out[-1][1] + size > room:
+            out.append(([], 0))
+        out[-1][0].append(part)
+        out[-1] = (out[-1][0], out[-1][1] + size)
+    return [("\n".join(group), used) for group, used in out]

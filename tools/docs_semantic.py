@@ -96,7 +96,7 @@ class SectionVectors:
     def _cut(self, model: Encoder) -> None:
         """Each section's passages, counted in the model's own word pieces."""
         def count(texts: Sequence[str]) -> list[int]:
-            return [len(e.ids) for e in model.tokenizer.encode_batch(list(texts))]  # type: ignore[attr-defined]
+            return [len(model.tokenizer.encode(t).ids) for t in texts]  # type: ignore[attr-defined]
 
         starts = []
         for title, heading, text in self.sections:
