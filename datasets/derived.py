@@ -22,7 +22,7 @@ MARKER_TEXT = ("Atlas made this data folder, so it keeps derived files (issues/i
                "issues/docs_vectors.db) here.\n"
                "Without this file Atlas only reads the folder and keeps them under ATLAS_HOME/data/.\n")
 FOLDER = "data"
-DOCS_VECTORS = "docs_vectors.db"  # the docs sections' embeddings (tools/docs_semantic.py), beside issues/index.db
+DOCS_VECTORS = "docs_vectors.db"  # the docs sections' passage embeddings (tools/docs_semantic.py), beside issues/index.db
 SYNC_STATE = ".sync"  # datasets/github_store.py keeps its staging database there
 
 
