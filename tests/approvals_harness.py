@@ -158,10 +158,12 @@ def decisions(conn: redis.Redis, card: dict[str, Any]) -> approvals.Approval:
 
 
 @contextmanager
-def stack(tmp_path: Path, redis_url: str, *, ttl: int = 3600, **env_overrides: str) -> Iterator[Stack]:
+def stack(tmp_path: Path, redis_url: str, *, ttl: int = 3600, bot_conn: redis.Redis | None = None,
+          **env_overrides: str) -> Iterator[Stack]:
     """The bot and workers read one environment (as `atlas serve` and `atlas worker` do), so the
     approver settings in it are the ones the click handler enforces. `ATLAS_APPROVERS` is MAINTAINER
-    unless overridden (an empty string leaves approvers unconfigured)."""
+    unless overridden (an empty string leaves approvers unconfigured). `bot_conn`: the bot's Redis
+    client instead of its own (to watch what it sends)."""
     data = make_data(tmp_path / "data")  # a user's own folder (no .atlas-data): derived files go under home
     home = tmp_path / "home"
     tracker_db.ensure_db(data, home)
@@ -174,7 +176,7 @@ def stack(tmp_path: Path, redis_url: str, *, ttl: int = 3600, **env_overrides: s
             "ATLAS_WORKER_HEARTBEAT_TTL": "3", "ATLAS_WORKER_MAINTENANCE": "1",
             **env_overrides,
         }
-        bot, server = start_bot(Settings.from_env(env), api)
+        bot, server = start_bot(Settings.from_env(env), api, conn=bot_conn)
         try:
             yield Stack(bot, api, model, redis.Redis.from_url(redis_url), data, env, home)
         finally:

@@ -7,10 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import redis
 
-from workers.approvals import audit, ledger
+from workers.approvals import audit, decisions, ledger
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Policy, may_decide
-from workers.approvals.records import Decided, Missing, Stale
+from workers.approvals.decisions import Decided, Missing, Stale
 from workers.runs.state import Origin, PendingCall, RunState
 
 
@@ -39,13 +39,13 @@ def test_open_is_idempotent_and_audited(redis_conn: redis.Redis) -> None:
 
 def test_the_first_decision_wins_and_later_ones_change_nothing(redis_conn: redis.Redis) -> None:
     _, (call,) = paused_run(redis_conn)
-    first = approvals.decide(redis_conn, call.pending_id, "approved", "UMAINT", "maint")
+    first = decisions.decide(redis_conn, call.pending_id, "approved", "UMAINT", "maint")
     assert isinstance(first, Decided) and first.step_complete
     for decision, who in (("denied", "UOTHER"), ("approved", "UMAINT")):
-        again = approvals.decide(redis_conn, call.pending_id, decision, who)
+        again = decisions.decide(redis_conn, call.pending_id, decision, who)
         assert isinstance(again, Stale)
         assert (again.approval.status, again.approval.decider) == ("approved", "UMAINT")
-    assert isinstance(approvals.decide(redis_conn, "nope.call", "approved", "U"), Missing)
+    assert isinstance(decisions.decide(redis_conn, "nope.call", "approved", "U"), Missing)
     assert [e.get("decision") for e in audit.entries(redis_conn) if e.kind == "decision"] == ["approved"]
 
 
@@ -53,7 +53,7 @@ def test_concurrent_clicks_close_the_step_exactly_once(redis_conn: redis.Redis) 
     run, pending = paused_run(redis_conn, calls=3)
     clicks = [(p.pending_id, d, u) for p in pending for d, u in (("approved", "UA"), ("denied", "UB"))] * 4
     with ThreadPoolExecutor(max_workers=8) as pool:
-        results = list(pool.map(lambda c: approvals.decide(redis.Redis(connection_pool=redis_conn.connection_pool), *c), clicks))
+        results = list(pool.map(lambda c: decisions.decide(redis.Redis(connection_pool=redis_conn.connection_pool), *c), clicks))
     decided = [r for r in results if isinstance(r, Decided)]
     assert len(decided) == 3 and sorted(r.approval.pending_id for r in decided) == sorted(p.pending_id for p in pending)
     assert sum(r.step_complete for r in decided) == 1
@@ -62,17 +62,17 @@ def test_concurrent_clicks_close_the_step_exactly_once(redis_conn: redis.Redis) 
 
 def test_expiry_expires_only_undecided_calls_and_closes_the_step_once(redis_conn: redis.Redis) -> None:
     run, pending = paused_run(redis_conn, calls=2)
-    approvals.decide(redis_conn, pending[0].pending_id, "denied", "UASKER")
+    decisions.decide(redis_conn, pending[0].pending_id, "denied", "UASKER")
     expired, closed = approvals.expire_step(redis_conn, run.id, 2)
     assert [a.call_id for a in expired] == ["call_1"] and closed
     assert approvals.expire_step(redis_conn, run.id, 2) == ([], False)
-    late = approvals.decide(redis_conn, pending[1].pending_id, "approved", "UASKER")
+    late = decisions.decide(redis_conn, pending[1].pending_id, "approved", "UASKER")
     assert isinstance(late, Stale) and late.approval.status == "expired"
 
 
 def test_a_click_after_the_deadline_is_stale_even_before_the_expiry_job(redis_conn: redis.Redis) -> None:
     _, (call,) = paused_run(redis_conn, ttl=0)
-    result = approvals.decide(redis_conn, call.pending_id, "approved", "UASKER")
+    result = decisions.decide(redis_conn, call.pending_id, "approved", "UASKER")
     assert isinstance(result, Stale) and result.approval.status == "pending"
 
 

@@ -15,6 +15,7 @@ from datasets import tracker_journal
 from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_text
 from tools import open_corpus
 from workers import runtime
+from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.runs import jobs
 from workers.runs.queueing import submit
@@ -52,7 +53,7 @@ def test_obeying_injected_text_only_produces_pending_approvals(tmp_path: Path, r
         assert all(issues.get(n).state == "open" for n in open_ids)
         assert jobs.continue_run(run.id) == "awaiting_approval"  # a stray resume before any decision does nothing
         for call in paused.pending:
-            approvals.decide(rt.conn, call.pending_id, "denied", "UMAINT", "maint")
+            decisions.decide(rt.conn, call.pending_id, "denied", "UMAINT", "maint")
         assert jobs.continue_run(run.id) == "done"
         assert tracker_journal.entries(tracker_journal.journal_path(data)) == []
         assert all(issues.get(n).state == "open" for n in open_ids)

@@ -26,9 +26,11 @@ from bot.discord import commands, intake, render, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.signature import Verifier
 from bot.discord.surface import decided_payload
+from workers.approvals import decisions
 from workers.approvals import records as approvals
-from workers.approvals.records import Decided, Missing, Stale
-from workers.runs.queueing import resume_if_waiting
+from workers.approvals.approvers import Standing
+from workers.approvals.decisions import Decided, Missing, Refused, Stale, Unsettled
+from workers.runs.queueing import resume_if_waiting, resume_queued
 from workers.runs.state import Origin
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface
 
@@ -154,24 +156,25 @@ class Interactions:
         return message({"components": render.feedback_row(run_id, counts.count("up"), counts.count("down"))}, UPDATE_MESSAGE)
 
     def decide(self, payload: dict[str, Any], pending_id: str, decision: approvals.Decision) -> Reply:
+        """Judge the clicker from the interaction itself, then load, authorize and decide in one round trip."""
         user = _user(payload)
-        approval = approvals.load(self.conn, pending_id)
-        if approval is None:
-            return ephemeral(wording.APPROVAL_GONE)
-        if not self.policy.may_decide(payload):
-            log.info("click by %s on %s refused: not an approver", user.get("id"), pending_id)
-            return ephemeral(wording.APPROVAL_NOT_ALLOWED)
-        result = approvals.decide(self.conn, pending_id, decision, str(user.get("id")), str(user.get("username") or ""))
+        user_id = str(user.get("id") or "")
+        right = Standing.known(user_id, self.policy.may_decide(payload))
+        result = decisions.decide(self.conn, pending_id, decision, user_id, str(user.get("username") or ""), right)
         match result:
             case Decided():
                 if result.step_complete:
                     self._resume(result.approval)
                 return message(decided_payload(result.approval), UPDATE_MESSAGE)
             case Stale(approval=stale):
-                if stale.decided and approvals.step_complete(self.conn, stale.run_id, stale.step):
+                if (stale.decided and approvals.step_complete(self.conn, stale.run_id, stale.step)
+                        and not resume_queued(self.conn, stale.run_id, stale.step)):
                     self._resume(stale)  # repairs a resume lost between deciding and enqueueing
                 outcome = render.outcome_text(stale.status, stale.decider, stale.decided_at or time.time())
                 return ephemeral(wording.APPROVAL_ALREADY.format(outcome=outcome or "expired"))
+            case Refused() | Unsettled():  # a known right is never unsettled; refuse if it were
+                log.info("click by %s on %s refused: not an approver", user_id, pending_id)
+                return ephemeral(wording.APPROVAL_NOT_ALLOWED)
             case Missing():
                 return ephemeral(wording.APPROVAL_GONE)
             case _:

@@ -1,20 +1,23 @@
-"""Approve / Deny clicks on approval cards: verify, authorize, decide atomically, ack; then the rest.
+"""Approve / Deny clicks on approval cards: verify, decide in one round trip, ack; then the rest.
 
 Only what Slack's answer needs runs before the ack, on the request thread (a listener middleware,
-as for mentions: no hop through Bolt's listener pool): Bolt verifies the signature, the click's
-approval is loaded, the clicker is checked against the approver policy (workers/approvals/approvers.py), and
-the decision is one atomic script (workers/approvals/records.py): the first click wins, and the click that
-decides the step's last pending call claims its resume. Everything else (the card edit, the resume
-enqueue, the "you can't approve this" or "already decided" notes) runs after the ack on the bot's
-background pool. A click on an already decided card changes nothing; if that step's resume was
-never enqueued (the bot died right after deciding), it is enqueued then, idempotent by job id.
+as for mentions: no hop through Bolt's listener pool): Bolt verifies the signature, and one script
+(workers/approvals/decisions.py) loads the click's approval, checks the clicker against the approver
+policy (workers/approvals/approvers.py) and records the decision: the first click wins, and the
+click that decides the step's last pending call claims its resume. Everything else runs after the
+ack on the bot's background pool: the resume enqueue, the card edit, the "you can't approve this"
+or "already decided" notes, and, when the policy needs a directory answer Redis does not hold (a
+group's members or a user's admin flag, cached a minute), the Slack lookup and the decision that
+follows it. A click on an already decided card changes nothing; if that step's resume was never
+enqueued (the bot died right after deciding), it is enqueued then, idempotent by job id.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, assert_never
 
 import redis
 from slack_bolt import App, BoltResponse
@@ -24,10 +27,12 @@ from bot.slack import cards as approval_cards
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from bot.slack.ephemeral import tell_clicker
 from workers import wording
+from workers.approvals import decisions
 from workers.approvals import records as approvals
-from workers.approvals.approvers import Directory, Policy, SlackDirectory, may_decide
+from workers.approvals.approvers import Directory, Policy, SlackDirectory, standing
+from workers.approvals.decisions import Decided, Missing, Refused, Stale, Unsettled
 from workers.approvals.records import Decision
-from workers.runs.queueing import resume_if_waiting
+from workers.runs.queueing import resume_if_waiting, resume_queued
 
 log = logging.getLogger("atlas.bot.slack.approvals")
 
@@ -41,28 +46,31 @@ def register(app: App, deps: Deps) -> None:
 
 
 def on_click(deps: Deps, decision: Decision, policy: Policy, directory: Directory) -> Callable[..., BoltResponse]:
-    """Listener middleware: decide, answer Slack, and leave the card edit and the resume to the pool."""
+    """Listener middleware: decide (one Redis round trip), answer Slack, and leave the rest to the pool."""
 
     def handle_approval(body: dict[str, Any], payload: dict[str, Any]) -> BoltResponse:
         user = body.get("user") or {}
-        user_id, user_name = str(user.get("id") or ""), str(user.get("username") or user.get("name") or "")
+        clicker = Clicker(body, str(user.get("id") or ""), str(user.get("username") or user.get("name") or ""))
         pending_id = str(payload.get("value") or "")
+        if not pending_id:
+            return _after(deps, _follow_up, deps, clicker, decisions.Missing(), decision, policy, directory)
         try:
-            approval = approvals.load(deps.redis, pending_id) if pending_id else None
-            if approval is None:
-                return _after(deps, tell_clicker, deps, body, user_id, wording.APPROVAL_GONE)
-            if not may_decide(user_id, approval.requester, policy, directory):
-                log.info("click by %s on %s refused: not an approver", user_id, pending_id)
-                return _after(deps, tell_clicker, deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
-            outcome, step_complete = approvals.record_decision(deps.redis, approval, decision, user_id, user_name)
+            found = decisions.decide(deps.redis, pending_id, decision, clicker.id, clicker.name, standing(clicker.id, policy))
         except redis.RedisError as exc:
             log.warning("approval click not recorded: %s", type(exc).__name__)
-            return _after(deps, tell_clicker, deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
-        if outcome == "missing":
-            return _after(deps, tell_clicker, deps, body, user_id, wording.APPROVAL_GONE)
-        return _after(deps, _show, deps, body, user_id, approval, outcome == "decided", step_complete)
+            return _after(deps, tell_clicker, deps, body, clicker.id, wording.EPHEMERAL_UNAVAILABLE)
+        return _after(deps, _follow_up, deps, clicker, found, decision, policy, directory)
 
     return handle_approval
+
+
+@dataclass(frozen=True)
+class Clicker:
+    """Who clicked, and the click's request body (where the card and its channel are)."""
+
+    body: dict[str, Any]
+    id: str
+    name: str
 
 
 def _after(deps: Deps, work: Callable[..., None], *args: Any) -> BoltResponse:
@@ -78,35 +86,49 @@ def _after(deps: Deps, work: Callable[..., None], *args: Any) -> BoltResponse:
     return BoltResponse(status=200, body="")
 
 
-def _show(deps: Deps, body: dict[str, Any], user_id: str, before: approvals.Approval, decided: bool, step_complete: bool) -> None:
-    """After the ack: resume the run if this click closed the step (first: nothing must hold the run
-    back), then read the record as the decision left it and edit the card, or tell the clicker it
-    was already decided."""
-    if decided and step_complete:
+def _follow_up(deps: Deps, clicker: Clicker, found: decisions.Outcome, decision: Decision, policy: Policy,
+               directory: Directory) -> None:
+    """After the ack: settle a right the cache could not, then resume the run if this click closed the
+    step (first: nothing must hold the run back) and edit the card, or tell the clicker why not."""
+    body, user_id = clicker.body, clicker.id
+    if isinstance(found, Unsettled):
         try:
-            _resume(deps, before)
-        except redis.RedisError as exc:  # the decision stands; the card keeps its buttons, so a click repairs it
-            log.warning("resume of %s not enqueued: %s", before.run_id, type(exc).__name__)
+            found = decisions.settle(deps.redis, found, decision, user_id, clicker.name, policy, directory)
+        except redis.RedisError as exc:
+            log.warning("approval click not recorded: %s", type(exc).__name__)
             tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
             return
-    try:
-        after = approvals.load(deps.redis, before.pending_id) or before
-    except redis.RedisError as exc:
-        log.warning("approval record not read back: %s", type(exc).__name__)
-        tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
-        return
-    if decided:
-        _edit_card(deps, body, after)
-    else:
-        _already_decided(deps, body, user_id, after)
+    match found:
+        case Decided(approval=approval, step_complete=step_complete):
+            if step_complete:
+                try:
+                    _resume(deps, approval)
+                except redis.RedisError as exc:  # the decision stands; the card keeps its buttons, so a click repairs it
+                    log.warning("resume of %s not enqueued: %s", approval.run_id, type(exc).__name__)
+                    tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
+                    return
+            _edit_card(deps, body, approval)
+        case Stale(approval=approval):
+            _already_decided(deps, body, user_id, approval)
+        case Refused(approval=approval):
+            log.info("click by %s on %s refused: not an approver", user_id, approval.pending_id)
+            tell_clicker(deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
+        case Missing():
+            tell_clicker(deps, body, user_id, wording.APPROVAL_GONE)
+        case Unsettled():  # settle never answers this
+            tell_clicker(deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
+        case _:
+            assert_never(found)
 
 
 def _already_decided(deps: Deps, body: dict[str, Any], user_id: str, stale: approvals.Approval) -> None:
-    """Tell the clicker the outcome; repair a resume lost between deciding and enqueueing."""
+    """Tell the clicker the outcome; repair a resume lost between deciding and enqueueing (when the step
+    was closed but its resume job is not there)."""
     text = approval_cards.outcome_line(stale) if stale.decided else wording.APPROVAL_OUTCOME["expired"].format(when="now")
     tell_clicker(deps, body, user_id, wording.APPROVAL_ALREADY.format(outcome=text))
     try:
-        if stale.decided and approvals.step_complete(deps.redis, stale.run_id, stale.step):
+        if (stale.decided and approvals.step_complete(deps.redis, stale.run_id, stale.step)
+                and not resume_queued(deps.redis, stale.run_id, stale.step)):
             _resume(deps, stale)
     except redis.RedisError as exc:
         log.warning("resume repair of %s not enqueued: %s", stale.run_id, type(exc).__name__)

@@ -8,14 +8,15 @@ Every state change is one Lua script, so it is atomic and ordered on the server:
 wins and later clicks (double clicks, a second approver, a click after expiry or on a finished
 card) change nothing; the change and its audit entry are written together; and exactly one caller,
 the one whose decision or expiry closes the step, is told to enqueue the resume. Times are the
-Redis server's (TIME), so bot and worker clocks never disagree about expiry.
+Redis server's (TIME), so bot and worker clocks never disagree about expiry. Opening and expiring
+are here; deciding (with the clicker's authorization) is workers/approvals/decisions.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
 from datetime import datetime, timezone
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import redis
 from pydantic import BaseModel
@@ -31,8 +32,8 @@ Status = Literal["pending", "approved", "denied", "expired"]
 Decision = Literal["approved", "denied"]
 RECORD_TTL_SECONDS = 30 * 24 * 3600  # kept this long after expiry, like run records
 
-_NOW = "local t = redis.call('TIME'); local now = tonumber(t[1]) + tonumber(t[2]) / 1000000\n"
-_AUDIT = """local function audit(key, kind, extra)
+LUA_NOW = "local t = redis.call('TIME'); local now = tonumber(t[1]) + tonumber(t[2]) / 1000000\n"
+LUA_AUDIT = """local function audit(key, kind, extra)
   local f = redis.call('HMGET', key, 'run_id', 'pending_id', 'name', 'arguments', 'issue', 'requester')
   local entry = {'kind', kind, 'at', tostring(now), 'run', f[1], 'pending_id', f[2], 'tool', f[3],
                  'arguments', f[4], 'issue', f[5] or '', 'requester', f[6] or ''}
@@ -42,7 +43,7 @@ end
 """
 
 # KEYS: step, approval..., audit. ARGV: ttl, keep, ids_csv, then per call: 8 fields.
-_OPEN = _NOW + _AUDIT + """
+_OPEN = LUA_NOW + LUA_AUDIT + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local n = #KEYS - 2
 local expires = now + tonumber(ARGV[1])
@@ -59,21 +60,8 @@ end
 return n
 """
 
-# KEYS: approval, step, audit. ARGV: decision, decider, decider_name.
-_DECIDE = _NOW + _AUDIT + """
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return {'missing'} end
-if status ~= 'pending' then return {'stale'} end
-if now >= tonumber(redis.call('HGET', KEYS[1], 'expires_at')) then return {'stale'} end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decider', ARGV[2], 'decider_name', ARGV[3], 'decided_at', tostring(now))
-audit(KEYS[1], 'decision', {'decider', ARGV[2], 'decision', ARGV[1]})
-local left = redis.call('HINCRBY', KEYS[2], 'open', -1)
-if left <= 0 and redis.call('HSETNX', KEYS[2], 'resume', tostring(now)) == 1 then return {'decided', '1'} end
-return {'decided', '0'}
-"""
-
 # KEYS: step, approval..., audit. Expires the step's undecided calls.
-_EXPIRE = _NOW + _AUDIT + """
+_EXPIRE = LUA_NOW + LUA_AUDIT + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
 local expired = 0
 for i = 2, #KEYS - 1 do
@@ -121,32 +109,15 @@ class Approval(BaseModel):
         return self.decider_name or self.decider or "someone"
 
 
-@dataclass(frozen=True)
-class Decided:
-    """This click decided the call; `step_complete` is True for exactly one caller per step."""
-
-    approval: Approval
-    step_complete: bool
-
-
-@dataclass(frozen=True)
-class Stale:
-    """The call was already decided or expired (or just expired): nothing changed."""
-
-    approval: Approval
-
-
-@dataclass(frozen=True)
-class Missing:
-    """No such pending id (never opened, or its record expired)."""
-
-
 def approval_key(pending_id: str) -> str:
     return f"atlas:approval:{pending_id}"
 
 
+STEP_KEY_PREFIX = "atlas:approvals:"
+
+
 def step_key(run_id: str, step: int) -> str:
-    return f"atlas:approvals:{run_id}:{step}"
+    return f"{STEP_KEY_PREFIX}{run_id}:{step}"
 
 
 def open_step(conn: redis.Redis, run: RunState, pending: list[PendingCall], ttl_seconds: int) -> bool:
@@ -161,30 +132,6 @@ def open_step(conn: redis.Redis, run: RunState, pending: list[PendingCall], ttl_
         args += [p.pending_id, run.id, p.call_id, p.name, p.arguments, p.step, run.origin.user or "", issue_of(p.arguments)]
     keys = [step_key(run.id, step), *(approval_key(p.pending_id) for p in pending), AUDIT_KEY]
     return bool(run_script(conn, _OPEN, keys, args))
-
-
-def record_decision(conn: redis.Redis, current: Approval, decision: Decision, decider: str,
-                    decider_name: str = "") -> tuple[Literal["decided", "stale", "missing"], bool]:
-    """The atomic decision alone, one round trip: the outcome, and whether this call closed the step
-    (True for exactly one caller per step). `current`: the record as loaded (it names the step's keys)."""
-    keys = [approval_key(current.pending_id), step_key(current.run_id, current.step), AUDIT_KEY]
-    reply = [text(r) if isinstance(r, bytes) else r for r in run_script(conn, _DECIDE, keys, [decision, decider, decider_name])]
-    outcome = cast(Literal["decided", "stale", "missing"], reply[0])  # the script returns one of these
-    return outcome, len(reply) > 1 and reply[1] == "1"
-
-
-def decide(conn: redis.Redis, pending_id: str, decision: Decision, decider: str, decider_name: str = "") -> Decided | Stale | Missing:
-    """Record a decision if the call is still pending and unexpired; the first decision wins."""
-    current = load(conn, pending_id)
-    if current is None:
-        return Missing()
-    outcome, step_complete = record_decision(conn, current, decision, decider, decider_name)
-    after = load(conn, pending_id) or current
-    if outcome == "missing":
-        return Missing()
-    if outcome == "stale":
-        return Stale(after)
-    return Decided(after, step_complete)
 
 
 def expire_step(conn: redis.Redis, run_id: str, step: int) -> tuple[list[Approval], bool]:
@@ -215,9 +162,12 @@ def for_step(conn: redis.Redis, run_id: str, step: int) -> list[Approval]:
 
 def load(conn: redis.Redis, pending_id: str) -> Approval | None:
     raw = conn.hgetall(approval_key(pending_id))
-    if not raw:
-        return None
-    values: dict[str, Any] = {text(k): text(v) for k, v in raw.items()}
+    return from_fields(raw.items()) if raw else None
+
+
+def from_fields(pairs: Iterable[tuple[bytes | str, bytes | str]]) -> Approval:
+    """An approval from its hash's fields (HGETALL's reply, as a mapping or as a script returns it)."""
+    values: dict[str, Any] = {text(k): text(v) for k, v in pairs}
     values["decided_at"] = float(values["decided_at"]) if values.get("decided_at") else None
     return Approval.model_validate(values)
 

@@ -84,6 +84,12 @@ def submit(
     return run
 
 
+def resume_queued(conn: redis.Redis, run_id: str, step: int) -> bool:
+    """The step's resume job exists (queued, running or kept as finished): one EXISTS, so a click on a
+    decided card checks this before the costlier `resume_if_waiting` repair."""
+    return bool(conn.exists(Job.key_for(job_id(run_id, step))))
+
+
 def resume_if_waiting(conn: redis.Redis, queue_name: str, run_id: str, step: int, *,
                       slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> bool:
     """Enqueue a paused run's resume if it is still waiting on `step` (idempotent by job id). For the
