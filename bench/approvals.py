@@ -243,8 +243,8 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
         met=ratio <= ACK_GOAL_RATIO,
         notes=[f"floor: after every wave of {2 * WAVE} clicks, {2 * WAVE} signed mentions at once to the same `atlas serve` "
                f"(each after a {SETTLE_SECONDS:.1f} s pause)",
-               "before a click's ack: signature, the approval loaded, the approver checked, the atomic decision; "
-               "the card edit and the resume run after it",
+               "before a click's ack: the signature and one Redis script (the approval loaded, the approver checked, "
+               "the decision recorded); the resume, the card edit and the notes after it, once the requests in flight are answered",
                "p95 per run (click, mention) " + ", ".join(f"({c:.1f}, {m:.1f})" for c, m in pairs)],
     )
     return [summary, latency, against_floor]

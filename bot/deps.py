@@ -18,6 +18,7 @@ from slack_sdk import WebClient
 from atlas.connection import connect
 from atlas.settings import Settings
 from atlas.slack_client import web_client
+from bot.after_ack import AfterAck, InFlight
 from bot.lookups import Lookups
 from bot.slack.delayed import Delayed
 from bot.slack.spool import Drainer, Spool
@@ -38,7 +39,8 @@ class Deps:
     client: WebClient  # retries 5xx and dropped connections: Bolt's client, updates, ephemerals
     create_client: WebClient  # retries 429 only: thread notes that must not appear twice
     lookups: Lookups
-    background: Executor = field(default_factory=lambda: ThreadPoolExecutor(BACKGROUND_THREADS, thread_name_prefix="atlas-bg"))
+    in_flight: InFlight = field(default_factory=InFlight)  # requests being answered (counted by the app)
+    background: Executor = field(init=False)  # after-ack work, started once the acks in flight are answered
     delayed: Delayed | None = None
     spool: Spool | None = None  # questions kept on disk while Redis is down (bot/slack/spool.py)
     drainer: Drainer | None = None  # started by bot.slack.mentions.register
@@ -46,6 +48,7 @@ class Deps:
     _noted_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
+        self.background = AfterAck(ThreadPoolExecutor(BACKGROUND_THREADS, thread_name_prefix="atlas-bg"), self.in_flight)
         if self.delayed is None:
             self.delayed = Delayed(self.background)
 

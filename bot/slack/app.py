@@ -13,17 +13,32 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltRequest, BoltResponse
 
 from atlas.errors import ConfigError
 from atlas.settings import Settings
 from bot import feedback
+from bot.after_ack import InFlight
 from bot.deps import Deps, build
 from bot.slack import approvals, assistant, commands, mentions
 
 log = logging.getLogger("atlas.bot")
 
 LISTENER_THREADS = 32
+
+
+class CountedApp(App):
+    """Bolt's App, counting each request from its dispatch to its answer, so after-ack work lets the
+    requests in flight go first (bot/after_ack.py). Bolt's global middleware cannot do this: its
+    `next()` only marks the chain as continued, it does not wrap the rest."""
+
+    def __init__(self, in_flight: InFlight, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.in_flight = in_flight
+
+    def dispatch(self, req: BoltRequest) -> BoltResponse:
+        with self.in_flight.request():
+            return super().dispatch(req)
 
 
 def create_app(settings: Settings, deps: Deps | None = None, *, socket_mode: bool = False) -> App:
@@ -35,7 +50,8 @@ def create_app(settings: Settings, deps: Deps | None = None, *, socket_mode: boo
     deps = deps or build(settings)
     bolt_log = logging.getLogger("atlas.bolt")
     bolt_log.addFilter(_ClientTokenNotice())
-    app = App(
+    app = CountedApp(
+        deps.in_flight,
         client=deps.client,
         signing_secret=settings.slack_signing_secret or "",
         listener_executor=ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="atlas-listener"),
