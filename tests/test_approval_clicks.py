@@ -7,6 +7,7 @@ exactly what the ack waited on.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from pathlib import Path
@@ -15,15 +16,23 @@ from typing import Any
 import pytest
 import redis
 
+from bot.discord import render
+from bot.discord.interactions import Interactions
+from bot.lookups import Lookups
 from bot.slack.cards import APPROVE_ACTION
 from tests.approvals_harness import ASKER, CHANNEL, MAINTAINER, STRANGER, Stack, pending_id, stack
 from tests.processes import wait_for
+from tests.standins import discord_interactions as di
+from tests.standins.discord_api import DiscordAPI
+from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
 from tests.standins.slack_events import block_action
 from tests.standins.tcp_proxy import TcpProxy
+from tests.tools_dataset import make_dataset
 from workers import wording
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import admin_key, group_key
+from workers.runs.state import Origin, PendingCall, RunState
 
 ADMIN, GROUPIE = "U0ADMIN", "U0GROUPIE"
 LABEL = ("add_labels", {"issue_id": 3, "labels": ["bug"]})
@@ -137,3 +146,29 @@ def test_a_click_on_a_closed_step_whose_resume_was_lost_queues_it(tmp_path: Path
         assert s.click(card, MAINTAINER) == 200
         wait_for(lambda: s.resume_job(decided.approval.run_id, 1), what="the resume job")
         wait_for(lambda: [n for n in s.api.ephemerals() if "already decided" in n["text"]], what="the note")
+
+
+def test_a_discord_click_that_leaves_calls_open_is_one_round_trip(discord_api: DiscordAPI, redis_url: str,  # noqa: F811
+                                                                   tmp_path: Path) -> None:
+    """Discord answers a click in its HTTP reply: deciding a call (the step still open) is one round trip."""
+    maintainer = "1500000000000000011"
+    settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"),
+                                discord_approvers=(maintainer,))
+    conn, sent = counting_client(redis_url)
+    endpoint = Interactions(settings, conn, Lookups.open(settings.data_dir, settings.home, semantic=False))
+    first, second = _open(conn, calls=2)
+    endpoint.handle(di.click(render.APPROVE_PREFIX + first, di.member(maintainer)))  # warm: the script is loaded
+    sent.clear()
+    reply = endpoint.handle(di.click(render.APPROVE_PREFIX + second, di.member(maintainer)))
+    assert len(sent) == 1, [c[:80] for c in sent]
+    assert reply["type"] == 7 and "Approved by" in reply["data"]["content"]
+    outsider = endpoint.handle(di.click(render.DENY_PREFIX + second, di.member("1500000000000000099")))
+    assert "can't approve" in outsider["data"]["content"]
+
+
+def _open(conn: redis.Redis, calls: int) -> list[str]:
+    run = RunState(question="triage #3", origin=Origin(kind="discord", user="1500000000000000001"))
+    found = [PendingCall(pending_id=f"{run.id}.call_{i}", call_id=f"call_{i}", name="add_labels",
+                         arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=1) for i in range(calls + 1)]
+    assert approvals.open_step(conn, run, found, 3600)  # one more call than clicked: the step stays open
+    return [p.pending_id for p in found[:calls]]
