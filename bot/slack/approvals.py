@@ -1,7 +1,7 @@
 """Approve / Deny clicks on approval cards: verify, decide in one round trip, ack; then the rest.
 
-Only what Slack's answer needs runs before the ack, on the request thread (a listener middleware,
-as for mentions: no hop through Bolt's listener pool): Bolt verifies the signature, and one script
+Only what Slack's answer needs runs before the ack, on the request thread (a global middleware: no
+hop through Bolt's listener pool, no walk past its listeners): Bolt verifies the signature, and one script
 (workers/approvals/decisions.py) loads the click's approval, checks the clicker against the approver
 policy (workers/approvals/approvers.py) and records the decision: the first click wins, and the
 click that decides the step's last pending call claims its resume. Everything else runs after the
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any, assert_never
 
 import redis
-from slack_bolt import App, BoltResponse
+from slack_bolt import App, BoltRequest, BoltResponse
+from slack_bolt.middleware import Middleware
 
 from bot.deps import Deps
 from bot.slack import cards as approval_cards
@@ -39,19 +40,37 @@ log = logging.getLogger("atlas.bot.slack.approvals")
 
 def register(app: App, deps: Deps) -> None:
     """Wire both buttons with the approver policy read from settings (and Slack's directory, cached in Redis)."""
-    policy = Policy.from_settings(deps.settings)
-    directory = SlackDirectory(deps.client, deps.redis)
-    app.action(APPROVE_ACTION, middleware=[on_click(deps, "approved", policy, directory)])(answered_by_middleware)
-    app.action(DENY_ACTION, middleware=[on_click(deps, "denied", policy, directory)])(answered_by_middleware)
+    app.use(ApprovalClicks(deps, Policy.from_settings(deps.settings), SlackDirectory(deps.client, deps.redis)))
 
 
-def on_click(deps: Deps, decision: Decision, policy: Policy, directory: Directory) -> Callable[..., BoltResponse]:
-    """Listener middleware: decide (one Redis round trip), answer Slack, and leave the rest to the pool."""
+DECISIONS: dict[str, Decision] = {APPROVE_ACTION: "approved", DENY_ACTION: "denied"}
 
-    def handle_approval(body: dict[str, Any], payload: dict[str, Any]) -> BoltResponse:
+
+class ApprovalClicks(Middleware):
+    """A global middleware that answers Approve and Deny clicks; every other request passes at once.
+
+    Why not `app.action(...)`: Bolt tries its listeners' matchers one by one, each with keyword
+    injection (about 45 us apiece), and these buttons' listeners came last, behind every mention,
+    command and feedback listener: about 0.4 ms of a click's 1 ms of CPU before its ack. Bolt matches an
+    action by the first of `actions`, as this does.
+    """
+
+    def __init__(self, deps: Deps, policy: Policy, directory: Directory) -> None:
+        self.deps, self.policy, self.directory = deps, policy, directory
+
+    def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
+        action = _first_action(req.body)
+        decision = DECISIONS.get(str(action.get("action_id"))) if action is not None else None
+        if action is None or decision is None:
+            return next()
+        return self.click(req.body, action, decision)
+
+    def click(self, body: dict[str, Any], action: dict[str, Any], decision: Decision) -> BoltResponse:
+        """Decide (one Redis round trip), answer Slack, and leave the rest to the pool."""
+        deps, policy, directory = self.deps, self.policy, self.directory
         user = body.get("user") or {}
         clicker = Clicker(body, str(user.get("id") or ""), str(user.get("username") or user.get("name") or ""))
-        pending_id = str(payload.get("value") or "")
+        pending_id = str(action.get("value") or "")
         if not pending_id:
             return _after(deps, _follow_up, deps, clicker, decisions.Missing(), decision, policy, directory)
         try:
@@ -61,7 +80,11 @@ def on_click(deps: Deps, decision: Decision, policy: Policy, directory: Director
             return _after(deps, tell_clicker, deps, body, clicker.id, wording.EPHEMERAL_UNAVAILABLE)
         return _after(deps, _follow_up, deps, clicker, found, decision, policy, directory)
 
-    return handle_approval
+
+def _first_action(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The clicked element of a block_actions request (Bolt matches on the first too), else None."""
+    actions = body.get("actions") if body.get("type") == "block_actions" else None
+    return actions[0] if isinstance(actions, list) and actions and isinstance(actions[0], dict) else None
 
 
 @dataclass(frozen=True)
@@ -147,7 +170,3 @@ def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -
     ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
     shown = (body.get("message") or {}).get("blocks") or []
     approval_cards.update(deps.client, approval, shown=shown, channel=channel, ts=ts)
-
-
-def answered_by_middleware() -> None:
-    """Never runs: `on_click` returns Slack's response for every Approve and Deny click."""
