@@ -34,3 +34,18 @@ def test_run_tool_cli_prints_model_text(tmp_path: Path) -> None:
 def test_missing_data_folder(tmp_path: Path) -> None:
     with pytest.raises(DatasetError):
         run_tool_cli(tmp_path, "calculate", '{"expression": "1"}')
+
+
+def test_reloaded_when_a_doc_is_edited_or_removed_and_not_for_other_files(tmp_path: Path) -> None:
+    """The change check looks at `docs/*.md` and the issues export only (tools/corpus.py `_fingerprint`)."""
+    root = make_dataset(tmp_path / "a")
+    first = open_corpus(root)
+    (root / "docs" / "notes.txt").write_text("not a doc")
+    (root / "docs" / ".notes.md.swp").write_text("an editor's swap file")
+    assert open_corpus(root) is first
+    page = sorted((root / "docs").glob("*.md"))[0]
+    page.write_text(page.read_text() + "\n## Zephyr\n\nzephyr text\n")
+    edited = open_corpus(root)
+    assert edited is not first and any("zephyr" in s.text.lower() for s in edited.docs.pages[page.stem].sections)
+    page.unlink()
+    assert page.stem not in open_corpus(root).docs.pages
