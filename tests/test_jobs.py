@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 import redis
+from slack_sdk import WebClient
 
 from atlas.settings import Settings
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.tools_dataset import make_dataset
 from workers import runtime
+from workers.agent.reporting import FanOut
 from workers.runs import jobs
 from workers.runs.queueing import submit
 from workers.runs.state import Origin
@@ -40,5 +44,39 @@ def test_a_slack_run_reports_in_its_thread_and_a_cli_run_in_its_event_stream(
         kinds = [e["kind"] for _, e in runtime.current().store.events(cli.id, block_ms=0)]
         assert kinds[0] == "step" and kinds[-1] == "answer"
         assert 0 < redis_conn.ttl(events_key(cli.id)) <= RUN_TTL_SECONDS  # set by the job's first event only
+    finally:
+        runtime.install(None)  # type: ignore[arg-type]
+
+
+def test_a_worker_posts_every_slack_run_through_the_clients_it_built_once(
+    tmp_path: Path, redis_url: str, redis_conn: redis.Redis, slack_api: SlackAPI, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """Three WebClients per job (the thread's two and the assistant view's) cost about 0.05 ms of each run."""
+    settings = Settings(data_dir=make_dataset(tmp_path / "data"), home=tmp_path / "home", redis_url=redis_url,
+                        slack_bot_token=slack_api.token, slack_api_url=slack_api.base_url)
+    rt = runtime.build(settings)
+    assert rt.slack is not None
+    built: list[WebClient] = []
+    real_init = WebClient.__init__
+
+    def counting_init(self: WebClient, *args: Any, **kwargs: Any) -> None:
+        built.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(WebClient, "__init__", counting_init)
+    runtime.install(rt)
+    try:
+        for n in (1, 2):
+            origin = Origin(kind="slack", user="U0ALICE", channel="C0GENERAL", thread_ts=f"170000000{n}.000100",
+                            message_ts=f"170000000{n}.000100", team="T0TEST")
+            run = submit(redis_conn, "unused-queue", QUESTION, origin)
+            reporter = jobs.reporter_for(rt, run)
+            assert isinstance(reporter, FanOut)
+            thread, assistant = reporter.reporters
+            assert all(a is b for a, b in zip((thread.client, thread.create_client, assistant.client),  # type: ignore[attr-defined]
+                                              (rt.slack.client, rt.slack.create_client, rt.slack.client)))
+            assert jobs.continue_run(run.id) == "done"
+            assert len(slack_api.thread("C0GENERAL", f"170000000{n}.000100")) == 2
+        assert built == []  # no job built a client of its own
     finally:
         runtime.install(None)  # type: ignore[arg-type]

@@ -15,16 +15,19 @@ from workers.chat import ChatPlatform
 
 if TYPE_CHECKING:
     from atlas.settings import Settings
+    from atlas.slack_client import SlackClients
     from tools.tracker import Tracker
     from workers.runs.state import Platform
     from workers.runs.store import RunStore
 
 
-def for_run(settings: Settings, store: RunStore, platform: Platform, tracker: Tracker | None = None) -> ChatPlatform | None:
+def for_run(settings: Settings, store: RunStore, platform: Platform, tracker: Tracker | None = None,
+            slack: SlackClients | None = None) -> ChatPlatform | None:
     """The run's platform, or None when it has none (the CLI) or it is not configured in this process.
-    `tracker` is the one approval cards describe issues from (the worker's; by default the settings' own)."""
+    `tracker` is the one approval cards describe issues from (the worker's; by default the settings' own);
+    `slack` the process's Slack clients (by default new ones)."""
     if platform == "slack" and settings.slack_bot_token:
-        return SlackReporter.for_settings(settings, store, tracker)
+        return SlackReporter.for_settings(settings, store, tracker, slack)
     if platform == "discord" and settings.discord_bot_token:
         return DiscordReporter.for_settings(settings, store)
     return None

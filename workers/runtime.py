@@ -1,4 +1,4 @@
-"""What a worker process builds once and reuses for every job: Redis, corpus, tools, model."""
+"""What a worker process builds once and reuses for every job: Redis, corpus, tools, model, Slack clients."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import redis
 from atlas import tokens
 from atlas.connection import worker_connection
 from atlas.settings import Settings
+from atlas.slack_client import SlackClients
 from tools import Corpus, open_corpus, v2_registry
 from tools.context import ToolContext
 from tools.registry import Registry
@@ -61,6 +62,7 @@ class Runtime:
     model: Model
     summary_model: Model | None
     tracker: Tracker
+    slack: SlackClients | None = None  # with SLACK_BOT_TOKEN: every Slack run's thread is posted through these
 
     def agent(self, reporter: Reporter) -> Agent:
         """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer."""
@@ -95,7 +97,7 @@ class Runtime:
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:
         """The chat platform a run of this kind reports on; approval cards describe issues from this worker's tracker."""
-        return platforms.for_run(self.settings, self.store, platform, self.tracker)
+        return platforms.for_run(self.settings, self.store, platform, self.tracker, self.slack)
 
     def summarize(self, items: list[dict[str, Any]]) -> tuple[str, Usage]:
         """A cheap model call that condenses dropped items, and its usage; the extractive summary
@@ -136,7 +138,8 @@ def build(settings: Settings) -> Runtime:
     # first `atlas ask` on a fresh machine does not wait ~15 s for Orbit's 159 sections).
     open_corpus(settings.data_dir, settings.home, settings.semantic_docs).docs.warm(wait=False)
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
-    return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn))
+    slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
+    return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn), slack)
 
 
 _installed: Runtime | None = None

@@ -37,8 +37,9 @@ class AssistantThreadReporter(Reporter):
         self._status: str | None = None
 
     @classmethod
-    def for_settings(cls, settings: Settings) -> AssistantThreadReporter:
-        return cls(web_client(settings))
+    def for_settings(cls, settings: Settings, client: WebClient | None = None) -> AssistantThreadReporter:
+        """`client`: the process's (repeatable calls: setTitle and setStatus only change what is shown); by default a new one."""
+        return cls(client or web_client(settings))
 
     def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
         if run.origin.kind != "slack" or not run.origin.channel or not SlackSurface.of(run).assistant_thread:

@@ -20,7 +20,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from atlas.settings import Settings
-from atlas.slack_client import error_code, error_details, web_client
+from atlas.slack_client import SlackClients, error_code, error_details
 from bot.slack import cards as approval_cards
 from bot.slack.delivery import Patience, deliver
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
@@ -94,11 +94,14 @@ class SlackReporter(ChatPlatform):
         return deliver(run, what, post, self.patience, save=self.store.save, note=note)
 
     @classmethod
-    def for_settings(cls, settings: Settings, store: RunStore, tracker: Tracker | None = None) -> SlackReporter:
-        """`tracker`: the worker's; by default the one the settings name (the demo SQLite one or GitHub)."""
+    def for_settings(cls, settings: Settings, store: RunStore, tracker: Tracker | None = None,
+                     clients: SlackClients | None = None) -> SlackReporter:
+        """`tracker`: the worker's; by default the one the settings name (the demo SQLite one or GitHub).
+        `clients`: the process's (workers/runtime.py builds them once); by default new ones."""
+        clients = clients or SlackClients.for_settings(settings)
         return cls(
-            web_client(settings),
-            web_client(settings, repeatable=False),
+            clients.client,
+            clients.create_client,
             store,
             docs_base_url=settings.docs_base_url,
             issues_base_url=settings.issues_base_url,

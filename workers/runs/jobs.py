@@ -31,7 +31,7 @@ def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
     if run.origin.kind == "slack":
         from bot.slack.assistant_reporter import AssistantThreadReporter
 
-        return FanOut(platform, AssistantThreadReporter.for_settings(rt.settings))
+        return FanOut(platform, AssistantThreadReporter.for_settings(rt.settings, rt.slack.client if rt.slack else None))
     return FanOut(platform)
 
 
