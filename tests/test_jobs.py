@@ -80,3 +80,25 @@ def test_a_worker_posts_every_slack_run_through_the_clients_it_built_once(
         assert built == []  # no job built a client of its own
     finally:
         runtime.install(None)  # type: ignore[arg-type]
+
+
+def test_a_job_opens_its_data_folder_once(tmp_path: Path, redis_url: str, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The answer's sources are settled against the corpus the job's tools read: each open stats every doc."""
+    settings = Settings(data_dir=make_dataset(tmp_path / "data"), home=tmp_path / "home", redis_url=redis_url)
+    rt = runtime.build(settings)
+    opened: list[Path] = []
+    real_open = runtime.open_corpus
+
+    def counting_open(data_dir: Path, *args: Any) -> Any:
+        opened.append(data_dir)
+        return real_open(data_dir, *args)
+
+    monkeypatch.setattr(runtime, "open_corpus", counting_open)
+    runtime.install(rt)
+    try:
+        run = submit(redis_conn, "unused-queue", QUESTION, Origin(kind="cli"))
+        assert jobs.continue_run(run.id) == "done"
+        assert opened == [settings.data_dir]
+        assert rt.store.load(run.id).sources  # the offline answer quotes a doc, settled as a source
+    finally:
+        runtime.install(None)  # type: ignore[arg-type]

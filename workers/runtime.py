@@ -53,6 +53,24 @@ class JobTools:
         return RedisStash(self.conn, run.id, page_tokens)
 
 
+@dataclass(frozen=True)
+class JobKeeper:
+    """The run's keeper for one job (workers/agent/ports.py `RunKeeper`): the runtime's, settling the
+    answer's sources against the corpus the job opened (opening it again stat-ed every doc once more)."""
+
+    runtime: Runtime
+    corpus: Corpus
+
+    def save(self, run: RunState) -> None:
+        self.runtime.save(run)
+
+    def pause(self, run: RunState) -> None:
+        self.runtime.pause(run)
+
+    def settle(self, run: RunState) -> None:
+        self.runtime.settle(run, self.corpus)
+
+
 @dataclass
 class Runtime:
     settings: Settings
@@ -71,7 +89,7 @@ class Runtime:
         return Agent(
             model=self.model,
             tools=tools,
-            keeper=self,
+            keeper=JobKeeper(self, corpus),
             reporter=reporter,
             summarizer=self,
             limits=Limits(budget=self.settings.budget, tool_timeout=self.settings.tool_timeout_seconds),
@@ -86,12 +104,14 @@ class Runtime:
         """Open the paused step's approvals and schedule their expiry (the agent's keeper)."""
         gate.pause(self, run)
 
-    def settle(self, run: RunState) -> None:
-        """Cost and cited sources, computed once before a run's final state is saved."""
+    def settle(self, run: RunState, corpus: Corpus | None = None) -> None:
+        """Cost and cited sources, computed once before a run's final state is saved; sources are looked up
+        in `corpus` (the job's), else in the data folder's corpus as it is now."""
         run.cost_usd = dollars(run.usage, self.settings.price)
         run.answered_by = AnsweredBy(model=self.settings.answering_model, data_dir=str(self.settings.data_dir))
         if run.answer:
-            pages = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs).docs.pages  # once: each open stats every source file
+            corpus = corpus or open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
+            pages = corpus.docs.pages
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
 
