@@ -29,6 +29,7 @@ from typing import Any
 import redis
 
 from atlas import embedded_redis
+from atlas.settings import Settings
 from bench.measure import latency_row, percentile, wait
 from bench.processes import atlas_serve, atlas_workers
 from bench.report import Table, overhead_table
@@ -101,8 +102,9 @@ def _floor(stack: Stack, processes: int, redis_url: str | None = None) -> Iterat
     port = free_port()
     name = f"floor-{processes}{'-redis' if redis_url else ''}.log"
     log = open(stack.home / name, "ab")
+    server = Settings.from_env(stack.env)  # the server-level settings `atlas serve` applies from the same environment
     proc = subprocess.Popen([sys.executable, "-m", "bench.ack_floor", str(port), str(processes), stack.api.base_url, stack.api.token,
-                             *([redis_url] if redis_url else [])], cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+                             str(server.http_threads), str(server.switch_interval_ms), *([redis_url] if redis_url else [])], cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait(lambda: serving(port) or proc.poll() is not None, "the floor server")
         if proc.poll() is not None:

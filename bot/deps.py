@@ -21,6 +21,7 @@ from atlas.slack_client import web_client
 from bot.after_ack import AfterAck, InFlight
 from bot.lookups import Lookups
 from bot.slack.delayed import Delayed
+from bot.slack.intake import Intake
 from bot.slack.spool import Drainer, Spool
 
 # redis-py's defaults take seconds to give up on an unreachable server; Slack allows 3 s in all.
@@ -44,6 +45,7 @@ class Deps:
     delayed: Delayed | None = None
     spool: Spool | None = None  # questions kept on disk while Redis is down (bot/slack/spool.py)
     drainer: Drainer | None = None  # started by bot.slack.mentions.register
+    intake: Intake | None = None  # built once by bot.slack.mentions.message_intake: its listeners share round trips
     _noted: OrderedDict[str, None] = field(default_factory=OrderedDict)
     _noted_lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -11,6 +11,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -39,7 +40,7 @@ EVENTS_PATH = "/slack/events"  # Bolt's default; the manifest's URLs end with it
 DISCORD_PATH = "/discord/interactions"  # the Discord application's Interactions Endpoint URL
 HEALTH_PATH = "/healthz"
 GITHUB_PATH = "/github/webhook"
-HTTP_THREADS = 16  # waitress request threads; each request holds one for milliseconds
+HTTP_THREADS = 16  # waitress request threads (ATLAS_HTTP_THREADS); each request holds one for milliseconds
 SOCKET_CONCURRENCY = 16
 BACKLOG = 1024  # a burst of Slack deliveries queues in the kernel rather than being refused
 MAX_BODY_BYTES = 1 << 20  # Slack's payloads are a few KiB; waitress answers 413 above this
@@ -91,11 +92,20 @@ def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None =
 
 
 def http_server(app: App | None, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None,
-                github: Wsgi | None = None, discord: Wsgi | None = None) -> BaseWSGIServer | MultiSocketServer:
+                github: Wsgi | None = None, discord: Wsgi | None = None, threads: int = HTTP_THREADS) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
     where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
-    return create_server(wsgi_app(app, github, discord), threads=HTTP_THREADS, ident="atlas", clear_untrusted_proxy_headers=True,
+    return create_server(wsgi_app(app, github, discord), threads=threads, ident="atlas", clear_untrusted_proxy_headers=True,
                          max_request_body_size=MAX_BODY_BYTES, **where)
+
+
+def tune_interpreter(switch_interval_ms: float) -> None:
+    """How long a thread that wants the GIL waits before the running one is asked to hand it over.
+
+    A request thread whose Redis reply (or waitress's I/O thread, whose socket) is ready waits up to
+    this long behind a thread busy in Python; each ack makes several such hand-offs.
+    """
+    sys.setswitchinterval(switch_interval_ms / 1000)
 
 
 def web_apps(settings: Settings) -> tuple[App | None, Wsgi | None]:
@@ -117,9 +127,11 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     """
     if settings.slack_bot_token or not settings.discord_public_key:  # a Discord-only deployment has no Slack to check
         check_slack(settings)
+    tune_interpreter(settings.switch_interval_ms)  # forked children inherit it
     if processes <= 1:
         slack, discord = web_apps(settings)
-        server = http_server(slack, host=host, port=port, github=github_webhook(settings), discord=discord)
+        server = http_server(slack, host=host, port=port, github=github_webhook(settings), discord=discord,
+                             threads=settings.http_threads)
         log.warning("Atlas is listening on http://%s:%s%s", host, port, EVENTS_PATH)
         _run(server)
         return 0
@@ -132,7 +144,7 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
                 slack, discord = web_apps(settings)
-                _run(http_server(slack, sock=sock, github=github_webhook(settings), discord=discord))
+                _run(http_server(slack, sock=sock, github=github_webhook(settings), discord=discord, threads=settings.http_threads))
             finally:
                 os._exit(0)
         children.append(pid)

@@ -17,11 +17,11 @@ import redis
 from rq import Queue
 
 from bot import claims
-from bot.slack.intake import Intake
+from bot.slack.intake import Intake, NewRun
 from tests.standins.slack_events import direct_message, mention
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api  # noqa: F401
 from workers.runs.job_hash import JobTemplate
-from workers.runs.state import Origin, RunState
+from workers.runs.state import Origin
 from workers.runs.store import RunStore
 
 TEAM, CHANNEL = "T0TEST", "D0ALICE"
@@ -70,14 +70,14 @@ def test_the_slack_intake_draws_no_claim_token(redis_conn: redis.Redis, monkeypa
     """Drawing a token reads os.urandom, which lets go of the GIL on the ack's path; the one-script
     intake confirms directly and never needs one."""
     intake = Intake(redis_conn, JobTemplate.build(redis_conn, "atlas-token"))
-    run = RunState(id="abcdefabcdef0001", question="q", origin=Origin(kind="slack", channel=CHANNEL, thread_ts="1"))
+    run = NewRun("q", Origin(kind="slack", channel=CHANNEL, thread_ts="1"))
 
     def no_token() -> uuid.UUID:
         raise AssertionError("a claim token was drawn")
 
     monkeypatch.setattr(uuid, "uuid4", no_token)
     claim = claims.message_claim(TEAM, CHANNEL, "1700007000.000005", "EvIntake")
-    assert intake.take(claim, run, "atlas:thread:token", run.id) == "queued"
+    assert intake.take(claim, run, "atlas:thread:token", "abcdefabcdef0001") == "queued"
     assert redis_conn.get(claim.keys[0]) == claims.ENQUEUED.encode()
 
 

@@ -8,37 +8,41 @@ executed by a real `atlas worker` process.
 
 from __future__ import annotations
 
+import os
 import uuid
-from datetime import datetime
+import zlib
+from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
 import redis
 from rq import Queue
 from rq.job import Job, JobStatus
-from rq.utils import utcparse
+from rq.utils import utcformat, utcparse
 
 from bot.claims import message_claim
-from bot.slack.intake import Intake
+from bot.slack.intake import Intake, NewRun
 from tests.processes import wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import reply_text
 from tests.tools_dataset import make_dataset
-from workers.runs.job_hash import JobTemplate
+from workers.runs.job_hash import JobTemplate, stamp, stored_zlib
 from workers.runs.jobs import continue_run, on_job_failure
 from workers.runs.queueing import RESULT_TTL_SECONDS, job_id, job_options, job_timeout
-from workers.runs.state import Origin, RunState, Turn
+from workers.runs.state import Origin, Turn
 from workers.runs.store import RunStore
 
 OUTAGE = 120.0
 TIMESTAMPS = {b"created_at", b"enqueued_at"}
+COMPRESSED = {b"data"}  # RQ zlib-compresses it; the template stores it uncompressed in a zlib stream
 
 
 def _intake(conn: redis.Redis, queue: str) -> Intake:
-    return Intake(conn, JobTemplate.build(conn, queue, slack_outage_seconds=OUTAGE))
+    return Intake(conn, JobTemplate.build(conn, queue, slack_outage_seconds=OUTAGE), "fp")
 
 
 def _take(intake: Intake, run_id: str, question: str = "q", thread: str = "atlas:thread:-:C0:1") -> str:
-    run = RunState(id=run_id, question=question, origin=Origin(kind="slack", channel="C0", thread_ts="1"), settings_fingerprint="fp")
+    run = NewRun(question, Origin(kind="slack", channel="C0", thread_ts="1"))
     return intake.take(message_claim("T0", "C0", run_id, None), run, thread, run_id)
 
 
@@ -60,11 +64,27 @@ def test_the_intake_writes_the_hash_queue_and_queue_set_that_enqueue_writes(redi
     assert _take(_intake(redis_conn, queue), run_id) == "queued"
     ours = _state(redis_conn, queue, run_id)
     assert set(ours[0]) == set(by_rq[0])  # no field missing, none extra
-    assert {k: v for k, v in ours[0].items() if k not in TIMESTAMPS} == {k: v for k, v in by_rq[0].items() if k not in TIMESTAMPS}
+    exact = TIMESTAMPS | COMPRESSED
+    assert {k: v for k, v in ours[0].items() if k not in exact} == {k: v for k, v in by_rq[0].items() if k not in exact}
+    assert zlib.decompress(ours[0][b"data"]) == zlib.decompress(by_rq[0][b"data"])  # the same pickled call
     for field in TIMESTAMPS:
         assert isinstance(utcparse(ours[0][field].decode()), datetime)  # RQ's own format
     assert ours[1:] == by_rq[1:]
     assert redis_conn.ttl(Job.key_for(job_id(run_id))) == -1  # as enqueue: no expiry until it ends
+
+
+def test_a_stored_zlib_stream_decompresses_to_its_bytes_and_refuses_what_one_block_cannot_hold() -> None:
+    for size in (0, 1, 97, 0xFFFF):
+        data = os.urandom(size)
+        assert zlib.decompress(stored_zlib(data)) == data
+    with pytest.raises(ValueError):
+        stored_zlib(bytes(0x10000))
+
+
+def test_timestamps_are_written_as_rq_writes_them() -> None:
+    for moment in (datetime(2026, 12, 1, 8, 40, 20, 853732, tzinfo=timezone.utc), datetime(2027, 1, 2, 3, 4, 5, tzinfo=timezone.utc)):
+        assert stamp(moment) == utcformat(moment)
+        assert utcparse(stamp(moment)) == moment
 
 
 def test_rq_reads_the_intake_job_back_with_every_option(redis_conn: redis.Redis) -> None:
@@ -98,7 +118,7 @@ def test_a_real_worker_runs_the_intake_job_to_an_answer(tmp_path: Path, redis_ur
            "ATLAS_QUEUE": queue, **scripted_model.env()}
     conn = redis.Redis.from_url(redis_url)
     run_id = uuid.uuid4().hex[:16]
-    run = RunState(id=run_id, question="What does ORB-1202 mean?")  # no fingerprint: any worker answers
+    run = NewRun("What does ORB-1202 mean?", Origin(kind="slack", channel="C0", thread_ts="1"))
     assert Intake(conn, JobTemplate.build(conn, queue)).take(message_claim("T0", "C0", run_id, None), run, "atlas:thread:none", run_id) == "queued"
     with worker_process(env, f"hash-{run_id}", "--queue", queue):
         done = wait_for(lambda: (r := RunStore(conn).load(run_id)).final and r, timeout=60, what="the run answered")

@@ -6,23 +6,27 @@ is a duplicate; a pending key (another process's two-step claim, or a Discord-st
 flight) is `in_flight` and Slack retries later; a run recorded earlier whose confirmation was lost
 is confirmed now and is a duplicate. The thread's earlier turns are spliced into the run record
 inside the script, and the job hash comes from RQ's own layout (workers/runs/job_hash.py).
+Mentions taken at the same moment share round trips (atlas/batched_script.py).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Literal, cast
 
 import redis
-from redis.commands.core import Script
 
+from atlas.batched_script import BatchedScript
 from atlas.connection import text
 from bot.claims import CONFIRMED_TTL_SECONDS, ENQUEUED, Claim
 from workers.runs.job_hash import JobTemplate
-from workers.runs.state import RunState
+from workers.runs.queued_record import QueuedRecord
+from workers.runs.state import Origin
 from workers.runs.store import RUN_TTL_SECONDS, run_key
 
 IntakeOutcome = Literal["queued", "duplicate", "in_flight"]
+WAIT_SECONDS = 2.0  # a mention's wait for its turn and its reply, under Slack's 3 s; then it is kept for later
 
 # KEYS: the n claim keys, the run key, the thread's turns key, the job key, the queue key, RQ's set
 # of queues. ARGV: n, the confirmed marker, its TTL, record ('1' or '0'), the run record without its
@@ -60,17 +64,27 @@ def _lua_string(value: bytes | str) -> str:
     return '"' + "".join(chr(b) if chr(b).isascii() and chr(b).isalnum() else f"\\{b:03d}" for b in raw) + '"'
 
 
+@dataclass(frozen=True)
+class NewRun:
+    """A question to record as a new run: what was asked, and where (a Slack origin)."""
+
+    question: str
+    origin: Origin
+
+
 class Intake:
     """The registered script, with the job template's constant fields in it; built once per process.
-    `fingerprint`: the settings fingerprint the runs taken here carry (computed once, not per mention)."""
+    `fingerprint`: the settings fingerprint the runs taken here carry (in the record's fixed part,
+    written once, not per mention)."""
 
     def __init__(self, conn: redis.Redis, template: JobTemplate, fingerprint: str | None = None) -> None:
         constants = "".join(f"{_lua_string(k)}, {_lua_string(v)}, " for k, v in template.fields)
-        self.script: Script = conn.register_script(_INTAKE.replace("{constant_fields}", constants))
+        source = _INTAKE.replace("{constant_fields}", constants)
+        self.script = BatchedScript(conn, source, wait_seconds=WAIT_SECONDS)
         self.template = template
-        self.fingerprint = fingerprint
+        self.record = QueuedRecord.build("slack", fingerprint)
 
-    def take(self, claim: Claim, run: RunState | None, thread_key: str, run_id: str) -> IntakeOutcome:
+    def take(self, claim: Claim, run: NewRun | None, thread_key: str, run_id: str) -> IntakeOutcome:
         """Claim, and if the message is ours, record `run` (None: nothing to run) and queue its job.
         Raises redis.RedisError when Redis is unreachable: then nothing was written."""
         keys = [*claim.keys, run_key(run_id), thread_key, self.template.job_key(run_id), self.template.queue_key,
@@ -79,8 +93,7 @@ class Intake:
         if run is None:
             args += ["0", "", RUN_TTL_SECONDS, ""]
         else:
-            run.updated_at = time.time()
-            head = run.model_dump_json(exclude={"history"})
-            args += ["1", head[:-1], RUN_TTL_SECONDS, self.template.job_id(run_id), *self.template.per_run(run_id)]
+            head = self.record.head(run_id, run.question, run.origin, time.time())
+            args += ["1", head, RUN_TTL_SECONDS, self.template.job_id(run_id), *self.template.per_run(run_id)]
         reply = self.script(keys=keys, args=args)
         return cast(IntakeOutcome, text(reply))  # the script returns one of the outcomes

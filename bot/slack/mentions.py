@@ -15,6 +15,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 import redis
@@ -23,13 +24,13 @@ from slack_sdk.errors import SlackClientError
 
 from bot import claims
 from bot.deps import Deps
-from bot.slack.intake import Intake
+from bot.slack.intake import Intake, NewRun
 from bot.slack.spool import Drainer
 from workers import wording
 from workers.errors import RunNotFound
 from workers.runs import conversations
 from workers.runs.job_hash import JobTemplate
-from workers.runs.state import Origin, RunState
+from workers.runs.state import Origin
 from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.bot.slack.mentions")
@@ -52,9 +53,10 @@ class Message:
     text: str
     event_id: str | None
 
-    @property
+    @cached_property
     def run_id(self) -> str:
-        """Deterministic: every delivery of this message names the same run (and so the same job)."""
+        """Deterministic: every delivery of this message names the same run (and so the same job).
+        Kept: the ack reads it several times."""
         return hashlib.sha256(f"{self.team}:{self.channel}:{self.ts}".encode()).hexdigest()[:16]
 
 
@@ -172,19 +174,21 @@ def record_and_enqueue(deps: Deps, intake: Intake, claim: claims.Claim, message:
     """One script: the claim, the run record (with the thread's earlier turns), its job on the queue,
     the confirmed claim. All or nothing."""
     run = None
-    if question:
+    if question:  # the record carries this process's settings fingerprint: a worker with other settings won't answer
         origin = Origin(kind="slack", user=message.user, channel=message.channel, thread_ts=message.thread_ts,
                         message_ts=message.ts, team=message.team)
-        run = RunState(id=message.run_id, question=question, origin=origin,
-                       settings_fingerprint=intake.fingerprint)  # a worker with other settings won't answer
+        run = NewRun(question, origin)
     thread = conversations.thread_key(message.team, message.channel, message.thread_ts)
     return intake.take(claim, run, thread, message.run_id)
 
 
 def message_intake(deps: Deps) -> Intake:
-    """The one-round-trip intake, with this process's job template (its options follow the settings)."""
-    template = JobTemplate.build(deps.redis, deps.settings.queue_name, slack_outage_seconds=deps.settings.slack_outage_seconds)
-    return Intake(deps.redis, template, deps.settings.fingerprint)
+    """The one-round-trip intake, with this process's job template (its options follow the settings).
+    One per process: mentions, DMs, assistant threads and the spool's drainer share its round trips."""
+    if deps.intake is None:
+        template = JobTemplate.build(deps.redis, deps.settings.queue_name, slack_outage_seconds=deps.settings.slack_outage_seconds)
+        deps.intake = Intake(deps.redis, template, deps.settings.fingerprint)
+    return deps.intake
 
 
 def after_ack(deps: Deps, accepted: Accepted) -> None:

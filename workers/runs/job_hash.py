@@ -16,18 +16,38 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 import redis
 from rq import Queue
 from rq.job import Job, JobStatus
 from rq.serializers import DefaultSerializer
-from rq.utils import now, utcformat
+from rq.utils import now
 
 from workers.runs.queueing import DEFAULT_SLACK_OUTAGE_SECONDS, job_id, job_options
 
 RUN_FUNCTION = "workers.runs.jobs.continue_run"  # the job's function, by name: the bot never calls it
 _PLACEHOLDER = "0000000000000000"  # a run id while building the template; replaced per run
 _PER_RUN = ("data", "description", "created_at", "enqueued_at")
+_STORED_MAX = 0xFFFF  # one stored deflate block holds at most this many bytes
+
+
+def stored_zlib(data: bytes) -> bytes:
+    """`data` as a zlib stream of one stored (uncompressed) block: what `zlib.decompress` (RQ's read
+    of a job's `data`) returns `data` from. Why not `zlib.compress`: deflating these ~90 bytes
+    allocates and clears a 256 KiB state each time, 20-300 us of the ack on a busy threaded process,
+    to save about 15 bytes."""
+    if len(data) > _STORED_MAX:
+        raise ValueError(f"a stored zlib block holds at most {_STORED_MAX} bytes, got {len(data)}")
+    size = len(data).to_bytes(2, "little")
+    inverse = (len(data) ^ 0xFFFF).to_bytes(2, "little")
+    return b"\x78\x01\x01" + size + inverse + data + zlib.adler32(data).to_bytes(4, "big")
+
+
+def stamp(moment: datetime) -> str:
+    """`moment` (UTC) as RQ writes its timestamps (`rq.utils.utcformat`): isoformat instead of
+    strftime, which took twice as long on the ack's path."""
+    return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def _text(value: object) -> bytes | str:
@@ -75,6 +95,6 @@ class JobTemplate:
 
     def per_run(self, run_id: str) -> list[bytes | str]:
         """The fields that vary, and their values for run `run_id`, flat, as HSET takes them."""
-        stamp = utcformat(now())
-        data = zlib.compress(DefaultSerializer.dumps((RUN_FUNCTION, None, (run_id,), {})))
-        return ["created_at", stamp, "data", data, "description", self.description.replace(_PLACEHOLDER, run_id), "enqueued_at", stamp]
+        at = stamp(datetime.now(timezone.utc))
+        data = stored_zlib(DefaultSerializer.dumps((RUN_FUNCTION, None, (run_id,), {})))
+        return ["created_at", at, "data", data, "description", self.description.replace(_PLACEHOLDER, run_id), "enqueued_at", at]
