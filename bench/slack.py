@@ -165,6 +165,7 @@ def _ack_ratio(stack: Stack, processes: int) -> list[AckRow]:
 
 def ack_latency(rows: list[AckRow]) -> Table:
     """The ratio table: Atlas's ack and its floor's, side by side, from the same run."""
+    _server = Settings.from_env({})  # the bench's stacks set neither variable: the defaults, for all three servers
     return Table(
         title=f"Slack events endpoint: ack p99 against its floor ({REPEATS} interleaved runs of {ACK_ROUNDS} bursts of "
               f"{CONCURRENCY} concurrent signed mentions; medians)",
@@ -174,10 +175,13 @@ def ack_latency(rows: list[AckRow]) -> Table:
         met=all(ok for _, _, ok in rows),
         notes=["floor: a Bolt app answering every mention from a listener middleware (bench/ack_floor.py): same signed "
                "requests, same waitress server and process model, no Redis",
+               f"server-level settings are the same for Atlas and both floors: {_server.http_threads} waitress threads per "
+               f"process, switch interval {_server.switch_interval_ms:g} ms (ATLAS_HTTP_THREADS, ATLAS_SWITCH_INTERVAL_MS)",
                "floor with one Redis round trip: the same app running a no-op Lua script per mention (the intake's 7 keys, "
                "the request body as argument): what any ack that records the question before answering pays",
                "each Atlas ack verifies the signature, then claims the message, records the run and enqueues its job "
-               "in one Redis round trip (bot/slack/intake.py)",
+               "in one Redis script (bot/slack/intake.py); mentions that arrive together share a round trip "
+               "(atlas/batched_script.py)",
                "workers are stopped in this phase; after every burst (both sides) the bot's delayed 'looking into it' "
                f"statuses for still-queued runs are let through ({STATUS_WAIT_SECONDS:.1f} s)",
                f"on {os.cpu_count()} cores shared with Redis and the load generator (one thread, non-blocking sockets, "
