@@ -87,7 +87,6 @@ class Settings:
     assistant_prompts: tuple[str, ...] = DEFAULT_ASSISTANT_PROMPTS  # suggested in a new assistant thread
     port: int = 3000
     http_threads: int = 16  # waitress request threads per `atlas serve` process
-    switch_interval_ms: float = 5.0  # the interpreter's thread switch interval in `atlas serve` (Python's default: 5 ms)
     worker_heartbeat_ttl: int = 20
     worker_maintenance_seconds: int = 30
     budget: Budget = Budget()  # steps, working seconds, tokens, consecutive error steps per run
@@ -244,7 +243,6 @@ class Settings:
             assistant_prompts=prompts,
             port=int(number("PORT", 3000, int)),
             http_threads=positive("ATLAS_HTTP_THREADS", 16, int),
-            switch_interval_ms=positive("ATLAS_SWITCH_INTERVAL_MS", 5.0),
             worker_heartbeat_ttl=int(number("ATLAS_WORKER_HEARTBEAT_TTL", 20, int)),
             worker_maintenance_seconds=int(number("ATLAS_WORKER_MAINTENANCE", 30, int)),
             budget=Budget(

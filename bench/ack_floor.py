@@ -8,10 +8,10 @@ With a REDIS_URL it is the second floor: the same app making one Redis round tri
 no-op script given the intake's key count and the request body as its argument), the least any ack
 that records the question durably before answering must pay.
 
-The server-level settings are Atlas's own (its HTTP threads and switch interval, as `atlas serve`
+The server-level settings are Atlas's own (its HTTP threads, as `atlas serve`
 applies them from the same environment), so the two differ only in what the app does per mention.
 
-Run as `python -m bench.ack_floor PORT PROCESSES SLACK_API_URL SLACK_BOT_TOKEN THREADS SWITCH_INTERVAL_MS [REDIS_URL]`
+Run as `python -m bench.ack_floor PORT PROCESSES SLACK_API_URL SLACK_BOT_TOKEN THREADS [REDIS_URL]`
 (bench/slack.py starts it).
 """
 
@@ -27,7 +27,7 @@ import redis
 from slack_bolt import App, BoltResponse
 from slack_sdk import WebClient
 
-from bot.serve import BACKLOG, http_server, tune_interpreter
+from bot.serve import BACKLOG, http_server
 from tests.standins.slack_events import SECRET
 
 INTAKE_KEYS = 7  # bot/slack/intake.py: two claim keys, the run, the thread, the job, the queue, the queues set
@@ -51,9 +51,7 @@ def floor_app(api_url: str, token: str, redis_url: str | None = None) -> App:
     return app
 
 
-def main(port: int, processes: int, api_url: str, token: str, threads: int, switch_interval_ms: float,
-         redis_url: str | None = None) -> int:
-    tune_interpreter(switch_interval_ms)
+def main(port: int, processes: int, api_url: str, token: str, threads: int, redis_url: str | None = None) -> int:
     sock = socket.create_server(("127.0.0.1", port), backlog=BACKLOG)
     children = []
     for _ in range(processes):
@@ -80,4 +78,4 @@ def main(port: int, processes: int, api_url: str, token: str, threads: int, swit
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), float(sys.argv[6]), *sys.argv[7:8]))
+    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), *sys.argv[6:7]))

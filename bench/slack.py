@@ -104,7 +104,7 @@ def _floor(stack: Stack, processes: int, redis_url: str | None = None) -> Iterat
     log = open(stack.home / name, "ab")
     server = Settings.from_env(stack.env)  # the server-level settings `atlas serve` applies from the same environment
     proc = subprocess.Popen([sys.executable, "-m", "bench.ack_floor", str(port), str(processes), stack.api.base_url, stack.api.token,
-                             str(server.http_threads), str(server.switch_interval_ms), *([redis_url] if redis_url else [])], cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+                             str(server.http_threads), *([redis_url] if redis_url else [])], cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait(lambda: serving(port) or proc.poll() is not None, "the floor server")
         if proc.poll() is not None:
@@ -176,7 +176,8 @@ def ack_latency(rows: list[AckRow]) -> Table:
         notes=["floor: a Bolt app answering every mention from a listener middleware (bench/ack_floor.py): same signed "
                "requests, same waitress server and process model, no Redis",
                f"server-level settings are the same for Atlas and both floors: {_server.http_threads} waitress threads per "
-               f"process, switch interval {_server.switch_interval_ms:g} ms (ATLAS_HTTP_THREADS, ATLAS_SWITCH_INTERVAL_MS)",
+               "process (ATLAS_HTTP_THREADS); Python's thread switch interval at 1, 5 (the default) or 50 ms, and 4, 8 "
+               "or 32 threads, measured no different (branch p-ack3)",
                "floor with one Redis round trip: the same app running a no-op Lua script per mention (the intake's 7 keys, "
                "the request body as argument): what any ack that records the question before answering pays",
                "each Atlas ack verifies the signature, then claims the message, records the run and enqueues its job "

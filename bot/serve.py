@@ -11,7 +11,6 @@ import logging
 import os
 import signal
 import socket
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -99,15 +98,6 @@ def http_server(app: App | None, *, host: str = "127.0.0.1", port: int = 0, sock
                          max_request_body_size=MAX_BODY_BYTES, **where)
 
 
-def tune_interpreter(switch_interval_ms: float) -> None:
-    """How long a thread that wants the GIL waits before the running one is asked to hand it over.
-
-    A request thread whose Redis reply (or waitress's I/O thread, whose socket) is ready waits up to
-    this long behind a thread busy in Python; each ack makes several such hand-offs.
-    """
-    sys.setswitchinterval(switch_interval_ms / 1000)
-
-
 def web_apps(settings: Settings) -> tuple[App | None, Wsgi | None]:
     """The Slack app (unless only Discord is configured) and Discord's endpoint (when configured)."""
     discord: Wsgi | None = None
@@ -127,7 +117,6 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     """
     if settings.slack_bot_token or not settings.discord_public_key:  # a Discord-only deployment has no Slack to check
         check_slack(settings)
-    tune_interpreter(settings.switch_interval_ms)  # forked children inherit it
     if processes <= 1:
         slack, discord = web_apps(settings)
         server = http_server(slack, host=host, port=port, github=github_webhook(settings), discord=discord,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -115,21 +114,14 @@ def test_the_fingerprint_does_not_depend_on_where_atlas_is_installed(monkeypatch
 
 
 def test_the_web_server_settings_are_read_and_applied() -> None:
-    """`atlas serve`'s request threads and the interpreter's switch interval (bench/ack_floor.py applies the same)."""
-    from bot.serve import http_server, tune_interpreter
+    """`atlas serve`'s request threads (bench/ack_floor.py gives its floors the same)."""
+    from bot.serve import http_server
 
-    assert (Settings.from_env({}).http_threads, Settings.from_env({}).switch_interval_ms) == (16, 5.0)
-    settings = Settings.from_env({"ATLAS_HTTP_THREADS": "6", "ATLAS_SWITCH_INTERVAL_MS": "0.5"})
-    assert (settings.http_threads, settings.switch_interval_ms) == (6, 0.5)
-    for name in ("ATLAS_HTTP_THREADS", "ATLAS_SWITCH_INTERVAL_MS"):
-        with pytest.raises(ConfigError, match=name):
-            Settings.from_env({name: "0"})
-    before = sys.getswitchinterval()
-    try:
-        tune_interpreter(settings.switch_interval_ms)
-        assert sys.getswitchinterval() == pytest.approx(0.0005)
-    finally:
-        sys.setswitchinterval(before)
+    assert Settings.from_env({}).http_threads == 16
+    settings = Settings.from_env({"ATLAS_HTTP_THREADS": "6"})
+    assert settings.http_threads == 6
+    with pytest.raises(ConfigError, match="ATLAS_HTTP_THREADS"):
+        Settings.from_env({"ATLAS_HTTP_THREADS": "0"})
     server = http_server(None, threads=settings.http_threads)
     try:
         assert server.adj.threads == 6
