@@ -17,7 +17,7 @@ from slack_sdk import WebClient
 
 from atlas.connection import connect
 from atlas.settings import Settings
-from atlas.slack_client import web_client
+from atlas.slack_client import SlackClients
 from bot.after_ack import AfterAck, InFlight
 from bot.lookups import Lookups
 from bot.slack.delayed import Delayed
@@ -74,11 +74,12 @@ def bot_redis(settings: Settings) -> redis.Redis:
 
 def build(settings: Settings, *, conn: redis.Redis | None = None) -> Deps:
     """Wire the bot's dependencies for this process."""
+    slack = SlackClients.for_settings(settings)
     return Deps(
         settings=settings,
         redis=conn if conn is not None else bot_redis(settings),
-        client=web_client(settings),
-        create_client=web_client(settings, repeatable=False),
+        client=slack.client,
+        create_client=slack.create_client,
         lookups=Lookups.open(settings.data_dir, settings.home, settings.semantic_docs),
         spool=Spool(settings.home / "spool"),
     )

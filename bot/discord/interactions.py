@@ -30,7 +30,7 @@ from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Decided, Missing, Refused, Stale, Unsettled
-from workers.runs.queueing import resume_if_waiting, resume_queued
+from workers.runs.queueing import resume_if_waiting
 from workers.runs.state import Origin
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface
 
@@ -167,8 +167,7 @@ class Interactions:
                     self._resume(result.approval)
                 return message(decided_payload(result.approval), UPDATE_MESSAGE)
             case Stale(approval=stale):
-                if (stale.decided and approvals.step_complete(self.conn, stale.run_id, stale.step)
-                        and not resume_queued(self.conn, stale.run_id, stale.step)):
+                if decisions.resume_lost(self.conn, stale):
                     self._resume(stale)  # repairs a resume lost between deciding and enqueueing
                 outcome = render.outcome_text(stale.status, stale.decider, stale.decided_at or time.time())
                 return ephemeral(wording.APPROVAL_ALREADY.format(outcome=outcome or "expired"))

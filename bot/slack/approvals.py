@@ -33,7 +33,7 @@ from workers.approvals import records as approvals
 from workers.approvals.approvers import Directory, Policy, SlackDirectory, standing
 from workers.approvals.decisions import Decided, Missing, Refused, Stale, Unsettled
 from workers.approvals.records import Decision
-from workers.runs.queueing import resume_if_waiting, resume_queued
+from workers.runs.queueing import resume_if_waiting
 
 log = logging.getLogger("atlas.bot.slack.approvals")
 
@@ -150,8 +150,7 @@ def _already_decided(deps: Deps, body: dict[str, Any], user_id: str, stale: appr
     text = approval_cards.outcome_line(stale) if stale.decided else wording.APPROVAL_OUTCOME["expired"].format(when="now")
     tell_clicker(deps, body, user_id, wording.APPROVAL_ALREADY.format(outcome=text))
     try:
-        if (stale.decided and approvals.step_complete(deps.redis, stale.run_id, stale.step)
-                and not resume_queued(deps.redis, stale.run_id, stale.step)):
+        if decisions.resume_lost(deps.redis, stale):
             _resume(deps, stale)
     except redis.RedisError as exc:
         log.warning("resume repair of %s not enqueued: %s", stale.run_id, type(exc).__name__)

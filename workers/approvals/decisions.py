@@ -25,7 +25,17 @@ from atlas.connection import text
 from atlas.lua import run_script
 from workers.approvals.approvers import Directory, Policy, Standing, may_decide
 from workers.approvals.audit import AUDIT_KEY
-from workers.approvals.records import LUA_AUDIT, LUA_NOW, STEP_KEY_PREFIX, Approval, Decision, approval_key, from_fields
+from workers.approvals.records import (
+    LUA_AUDIT,
+    LUA_NOW,
+    STEP_KEY_PREFIX,
+    Approval,
+    Decision,
+    approval_key,
+    from_fields,
+    step_complete,
+)
+from workers.runs.queueing import resume_queued
 
 # KEYS: approval, the cached directory answer (the approval key again when none is needed), audit (last: `audit` writes there).
 # ARGV: decision, decider, decider_name, granted, asker_counts ('1' or '0'), lookup ('members',
@@ -125,6 +135,14 @@ def settle(conn: redis.Redis, unsettled: Unsettled, decision: Decision, decider:
         return Refused(approval)
     found = decide(conn, approval.pending_id, decision, decider, decider_name)
     return Refused(found.approval) if isinstance(found, Unsettled) else found  # granted: never unsettled
+
+
+def resume_lost(conn: redis.Redis, stale: Approval) -> bool:
+    """A decided call whose step closed but whose resume job does not exist (the bot died between
+    deciding and enqueueing): a later click on the card repairs it. The EXISTS comes last, so a click
+    on an open step costs one round trip, not two."""
+    return (stale.decided and step_complete(conn, stale.run_id, stale.step)
+            and not resume_queued(conn, stale.run_id, stale.step))
 
 
 def _flag(value: bool) -> str:
