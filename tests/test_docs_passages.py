@@ -61,3 +61,17 @@ def test_a_heading_line_opens_the_passage_after_it() -> None:
 def test_a_section_with_no_text_is_its_heading_path() -> None:
     assert cut("") == [HEAD]
     assert passages("RQ: Jobs", "", "", words) == ["RQ: Jobs"]
+
+
+def test_a_run_on_sentence_fits_even_when_the_counter_stops_at_the_models_limit() -> None:
+    """The model's tokenizer truncates, so its counts stop at the model's limit: a sentence far longer
+    than that reads as merely 'too long', and cutting it by that density alone left parts over budget."""
+    limit = 60  # the counter's cap, above the budget as the real one (256) is above PASSAGE_TOKENS
+
+    def capped(texts: Sequence[str]) -> list[int]:
+        return [min(n, limit) for n in words(texts)]
+
+    sentence = " ".join(f"word{n}" for n in range(400))  # 400 words, no sentence break
+    found = passages("RQ: Jobs", "Jobs › Job Creation", sentence, capped, BUDGET)
+    assert all(words([p])[0] <= BUDGET for p in found), [words([p])[0] for p in found]
+    assert " ".join(" ".join(lines) for lines in bodies(found)) == sentence

@@ -95,14 +95,23 @@ def _cut(block: str, room: int, count: Counter) -> list[tuple[str, int]]:
     units = [s for line in lines for s in SENTENCE.split(line) if s.strip()]
     out: list[tuple[str, int]] = []
     for unit, size in zip(units, _sizes(units, count), strict=True):
-        if size <= room:
-            out.append((unit, size))
-        else:
-            words = unit.split()
-            share = max(1, len(words) * room // size)  # words per part, from the unit's own density
-            runs = [" ".join(words[i:i + share]) for i in range(0, len(words), share)]
-            out += zip(runs, _sizes(runs, count), strict=True)
+        out += [(unit, size)] if size <= room else _runs(unit, size, room, count)
     return _pack(out, room)
+
+
+def _runs(unit: str, size: int, room: int, count: Counter) -> list[tuple[str, int]]:
+    """A sentence too long for one passage as runs of words that fit (a single word may not). The
+    model's counts stop at its limit, so a run cut by the density `size` shows is counted again and
+    cut again while it is still too long."""
+    words = unit.split()
+    if len(words) <= 1:
+        return [(unit, size)]
+    share = max(1, min(len(words) - 1, len(words) * room // size))  # words per run: at least two runs
+    runs = [" ".join(words[i:i + share]) for i in range(0, len(words), share)]
+    out: list[tuple[str, int]] = []
+    for run, run_size in zip(runs, _sizes(runs, count), strict=True):
+        out += [(run, run_size)] if run_size <= room else _runs(run, run_size, room, count)
+    return out
 
 
 def _pack(parts: list[tuple[str, int]], room: int) -> list[tuple[str, int]]:
