@@ -25,14 +25,13 @@ import psutil
 import redis
 from rq import Queue, Worker
 from slack_sdk import WebClient
-from slack_sdk.models.messages.chunk import MarkdownTextChunk
 
 from bench.measure import wait
 from bench.ratios import Ratio, measure, memory_table, ratio_table, rss_mib
 from bench.report import Table
 from bench.slack import ANSWER_TEXT, REPO, Stack, _answer_posted, _stack
 from tests.processes import atlas_process
-from tests.standins.slack_events import TEAM, mention
+from tests.standins.slack_events import mention
 from workers.runs.queueing import submit
 from workers.runs.store import RunStore
 
@@ -57,13 +56,11 @@ def _io_clients(slack_url: str, token: str, model_url: str) -> tuple[WebClient, 
 
 def io_floor(slack_url: str, token: str, model_url: str, channel: str, thread_ts: str) -> None:
     """The second floor's job: the requests any one-step Slack run must make, through the same clients
-    and nothing else: start a progress stream, post the answer, stop the stream, and one model call."""
+    and nothing else: one model call, then the answer posted (a run with no tool call shows no progress
+    message: bot/slack/progress.py)."""
     slack, model = _io_clients(slack_url, token, model_url)
-    started = slack.chat_startStream(channel=channel, thread_ts=thread_ts, recipient_team_id=TEAM, recipient_user_id="U0ALICE",
-                                     chunks=[MarkdownTextChunk(text="Looking into it")])
     model.post("/responses", body={"model": "floor", "input": "q", "store": False}, cast_to=object)
     slack.chat_postMessage(channel=channel, thread_ts=thread_ts, text=ANSWER_TEXT)
-    slack.chat_stopStream(channel=channel, ts=str(started["ts"]), chunks=[MarkdownTextChunk(text="Done")])
 
 
 def _cpu(pid: int) -> float:
@@ -243,7 +240,7 @@ def run() -> list[Table]:
     notes = [f"{ROUNDS} interleaved rounds (Atlas, floor, Atlas, floor ...); medians; {RUNS_PER_ROUND} runs per round per side",
              "floor of the worker rows: the same `atlas worker` process running a no-op job (bench.hot_paths.noop) from the same queue",
              "floor of 'against a job making only its requests': a job that makes the one-step Slack run's "
-             "requests (chat.startStream, one model call, chat.postMessage, chat.stopStream) through the same clients, nothing else",
+             "requests (one model call, chat.postMessage) through the same clients, nothing else",
              "Redis commands: INFO commandstats over web, worker and enqueuer, less this meter's polls and the idle rate "
              "(heartbeats, maintenance) times the batch's elapsed time",
              "ask: `atlas ask` with its background worker already up, against `python -c 'import redis, rq'`",

@@ -224,8 +224,8 @@ def overhead(stack: Stack) -> Table:
     return overhead_table(
         f"Mention to answer posted, through a real worker and an instant model ({OVERHEAD_RUNS} sequential)",
         [latency_row("mention -> answer posted", totals), latency_row("of which: the ack", acks)],
-        notes=["the path: ack, RQ dequeue, load run, progress stream start, model call, task updates, "
-               "stream stop, answer post (each a Web API call to the local stand-in)"],
+        notes=["the path: ack, RQ dequeue, load run, model call, answer post (a Web API call to the local stand-in); "
+               "the instant model calls no tool, so no progress message opens (bot/slack/progress.py)"],
     )
 
 

@@ -11,7 +11,7 @@ import redis
 
 from bot.slack.mentions import STATUS_DELAY_SECONDS
 from bot.slack.surface import STATUS_UNSEEN_SECONDS
-from tests.slack_reporter_harness import CHANNEL, THREAD, Clock, finish, make_reporter, make_run
+from tests.slack_reporter_harness import CHANNEL, THREAD, Clock, finish, make_reporter, make_run, tool_event
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from workers import wording
@@ -60,6 +60,7 @@ def test_an_answer_is_posted_once_after_a_slack_outage(slack_api: SlackAPI, redi
     progress message say that the answer is below."""
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
     reporter.event(run, "step", step=1)
+    tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
     finish(run)
     slack_api.outage("chat.postMessage", seconds=1.5)
     reporter.event(run, "answer")
@@ -76,6 +77,7 @@ def test_an_answer_is_posted_once_after_a_slack_outage(slack_api: SlackAPI, redi
 def test_an_answer_slack_never_takes_is_kept_and_the_thread_told_plainly(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
     reporter, run = make_reporter(slack_api, redis_conn, Clock(), outage=1.0), make_run(redis_conn)
     reporter.event(run, "step", step=1)
+    tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
     finish(run)
     slack_api.outage("chat.postMessage", seconds=60, when=lambda args: bool(args.get("blocks")))  # the answer, not plain notes
     reporter.event(run, "answer")
@@ -112,26 +114,27 @@ def _cleared(api: SlackAPI) -> list[str]:
 def test_the_looking_into_it_status_is_cleared_only_where_the_web_process_may_have_shown_it(
     slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
 ) -> None:
-    """The web shows it on a run still queued a second after taking it: a job that started the run
-    sooner leaves it alone (a Web API call fewer); one that started later, or re-delivers, clears it."""
+    """The web shows it on a run still unanswered a second after taking it: an answer posted sooner
+    leaves it alone (a Web API call fewer); one posted later clears it, whichever job posts it."""
     assert STATUS_UNSEEN_SECONDS <= STATUS_DELAY_SECONDS / 2  # the rest is the margin for the two clocks
     fresh = make_run(redis_conn)
     reporter = make_reporter(slack_api, redis_conn)
     reporter.event(fresh, "step", step=1)
     finish(fresh)
     reporter.event(fresh, "answer")
-    assert len(slack_api.thread(CHANNEL, THREAD)) == 2 and _cleared(slack_api) == []
+    assert len(slack_api.thread(CHANNEL, THREAD)) == 1 and _cleared(slack_api) == []
 
     late_thread = "1700000099.000100"
-    late = make_run(redis_conn, created_at=time.time() - 2 * STATUS_UNSEEN_SECONDS)  # every worker was busy for a while
+    late = make_run(redis_conn, created_at=time.time() - 2 * STATUS_UNSEEN_SECONDS)  # the model took a while, or every worker was busy
     late.origin.thread_ts = late.origin.message_ts = late_thread
     reporter = make_reporter(slack_api, redis_conn)
     reporter.event(late, "step", step=1)
+    tool_event(reporter, late, "call_a", "started")
     finish(late)
     reporter.event(late, "answer")
     assert _cleared(slack_api) == [late_thread]
 
-    again = RunStore(redis_conn).load(fresh.id)  # a re-delivered answer: this job never started the run
+    again = RunStore(redis_conn).load(late.id)  # a re-delivered answer, by another job
     again.cost_usd = 0.5  # settled differently on the retry: the answer is edited in place
     make_reporter(slack_api, redis_conn).event(again, "answer")
-    assert _cleared(slack_api) == [late_thread, THREAD]
+    assert _cleared(slack_api) == [late_thread, late_thread]

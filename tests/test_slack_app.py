@@ -23,6 +23,7 @@ from tests.tools_dataset import make_dataset
 from workers import wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
+from workers.runs.surfaces import SlackSurface
 
 FORBIDDEN = ("Traceback", "xoxb-", "Exception", "Error:")
 
@@ -60,13 +61,24 @@ def test_a_mention_is_acked_recorded_and_queued_for_its_thread(bot: RunningBot, 
     assert status[0].args["thread_ts"] == "1700000000.000100" and status[0].args["status"] == wording.WORKING_STATUS
 
 
-def test_no_status_when_a_worker_already_started_the_run(bot: RunningBot, redis_conn: redis.Redis) -> None:
+@pytest.mark.parametrize("state", ["done", "awaiting_approval", "showing its progress"])
+def test_no_status_on_a_run_answered_paused_or_showing_its_progress(bot: RunningBot, redis_conn: redis.Redis, state: str) -> None:
     bot.send.event(mention("quick one", ts="1700000150.000001"))
     [run] = _runs(redis_conn)
-    run.status = "running"
+    run.status = "running" if state == "showing its progress" else state  # type: ignore[assignment]
+    SlackSurface.of(run).progress_open = state == "showing its progress"
     RunStore(redis_conn).save(run)
     _after_ack_settled(bot)
     assert _statuses(bot, "1700000150.000001") == 0
+
+
+def test_a_run_still_at_its_first_model_call_gets_the_status(bot: RunningBot, redis_conn: redis.Redis) -> None:
+    """Started, but no tool call yet (no progress message): the status is what shows Atlas is on it."""
+    bot.send.event(mention("slow one", ts="1700000160.000001"))
+    [run] = _runs(redis_conn)
+    run.status = "running"
+    RunStore(redis_conn).save(run)
+    wait_for(lambda: _statuses(bot, "1700000160.000001"), what="the working status")
 
 
 def test_a_top_level_mention_is_answered_in_a_thread_under_it(bot: RunningBot, redis_conn: redis.Redis) -> None:

@@ -26,6 +26,7 @@ def test_a_paused_run_closes_progress_and_hands_the_pending_calls_to_the_approva
     monkeypatch.setattr(approval_cards, "post", lambda client, run, pending, **_: handed.append((client, run.id, pending)))
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
     reporter.event(run, "step", step=1)
+    tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
     run.status = "awaiting_approval"
     pending = [{"pending_id": "p1", "call_id": "c1", "name": "add_labels", "arguments": "{}", "step": 1}]
     reporter.event(run, "paused", pending=pending)
@@ -51,6 +52,7 @@ def test_an_approval_card_waits_out_a_slack_outage_and_the_run_stays_paused(
     monkeypatch.setattr(approval_cards, "post", post)
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
     reporter.event(run, "step", step=1)
+    tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
     run.status = "awaiting_approval"
     slack_api.outage("chat.postMessage", seconds=1.0)
     reporter.event(run, "paused", pending=[{"pending_id": "p1", "call_id": "c1", "name": "add_labels", "arguments": "{}", "step": 1}])
@@ -87,6 +89,7 @@ def test_a_stop_pressed_before_the_cards_post_none(slack_api: SlackAPI, redis_co
     monkeypatch.setattr(approval_cards, "post", lambda *a, **k: pytest.fail("a card was posted after the stop"))
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
     reporter.event(run, "step", step=1)
+    tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
     slack_api.stop_by_user(CHANNEL, streams(slack_api)[0]["ts"])
     with pytest.raises(StoppedByUser):
         reporter.event(run, "paused", pending=[{"pending_id": "p1", "call_id": "c1", "name": "add_labels", "arguments": "{}", "step": 1}])

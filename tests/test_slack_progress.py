@@ -110,12 +110,33 @@ def test_a_refused_append_updates_the_same_message_instead_of_starting_another(
 def test_a_progress_message_that_is_gone_is_replaced_once(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
     reporter.event(run, "step", step=1)
+    tool_event(reporter, run, "call_a", "started")  # the first tool call opens the message
     [progress] = streams(slack_api)
     slack_api.messages[(CHANNEL, progress["ts"])]["deleted"] = True  # deleted by someone
-    tool_event(reporter, run, "call_a", "started")
+    tool_event(reporter, run, "call_a", "done")
     reporter.event(run, "step", step=2)
     [replacement] = slack_api.thread(CHANNEL, THREAD)
     assert "step 2" in replacement["text"].lower() and len(slack_api.calls_to("chat.startStream")) == 1
+
+
+def test_a_run_answered_by_its_first_model_call_posts_only_the_answer(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+    """No tool call, no progress to show: no progress message to open and close around the answer."""
+    reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
+    reporter.event(run, "step", step=1)
+    finish(run)
+    reporter.event(run, "answer")
+    [answer] = slack_api.thread(CHANNEL, THREAD)
+    assert answer["blocks"][0]["type"] == "markdown"
+    assert not slack_api.calls_to("chat.startStream") and not slack_api.calls_to("chat.stopStream")
+    assert RunStore(redis_conn).load(run.id).surface.progress_ts is None
+
+
+def test_a_resumed_run_opens_its_progress_message_at_its_first_step(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+    """A step after the first means tools have run: the job that resumes the run shows its progress at once."""
+    reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
+    reporter.event(run, "step", step=3)
+    [progress] = streams(slack_api)
+    assert progress["streaming"] and RunStore(redis_conn).load(run.id).surface.progress_open
 
 
 def test_the_stand_in_holds_streams_to_slacks_rules(slack_api: SlackAPI) -> None:

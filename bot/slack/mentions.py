@@ -32,10 +32,11 @@ from workers.runs import conversations
 from workers.runs.job_hash import JobTemplate
 from workers.runs.state import Origin
 from workers.runs.store import RunStore
+from workers.runs.surfaces import SlackSurface
 
 log = logging.getLogger("atlas.bot.slack.mentions")
 
-STATUS_DELAY_SECONDS = 1.0  # a run no worker has started by then gets the "looking into it" status
+STATUS_DELAY_SECONDS = 1.0  # a run not answered by then, and showing no progress message, gets the "looking into it" status
 MAX_QUESTION_CHARS = 4000
 IGNORED_SUBTYPES_OK: frozenset[str] = frozenset({"file_share", "thread_broadcast"})
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
@@ -193,7 +194,7 @@ def message_intake(deps: Deps) -> Intake:
 
 def after_ack(deps: Deps, accepted: Accepted) -> None:
     """Schedule what follows the ack, off the request thread: a hint for an empty mention, or a
-    "looking into it" status if no worker has started the run after a short delay."""
+    "looking into it" status if the run is still unanswered after a short delay."""
     message = accepted.message
     if accepted.run_id is None:
         deps.background.submit(_post_hint, deps, message)
@@ -222,10 +223,11 @@ def _tell_cut(deps: Deps, message: Message) -> None:
 
 
 def show_status_if_waiting(deps: Deps, message: Message, run_id: str) -> None:
-    """Still queued (every worker busy): say Atlas is on it. A started run shows its own progress."""
+    """Still queued (every worker busy) or thinking (its first model call): say Atlas is on it. A run
+    answered, paused, or showing its progress message (bot/slack/progress.py) needs no status."""
     try:
         run = RunStore(deps.redis).load(run_id)
-        if run.status != "queued":
+        if run.status not in ("queued", "running") or SlackSurface.of(run).progress_open:
             return
         deps.client.assistant_threads_setStatus(
             channel_id=message.channel, thread_ts=message.thread_ts,

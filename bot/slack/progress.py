@@ -6,6 +6,11 @@ elsewhere one placeholder message updated per step. Updates are buffered: at mos
 refuses an append, the same message is updated by ts instead (a rate limit only delays the update).
 When the person presses stop (`stopped_by_user`), that is remembered in the run.
 
+The message opens when there is progress to show: the first tool call, or a step after the first
+(a resumed run). A run answered by its first model call shows no progress message, only the answer
+(the web process's "is looking into it" status covers the wait). In Slack's assistant view it opens
+at the first step, since the answer streams into it (bot/slack/stream.py).
+
 The message's ts, mode and whether it is open live in the run's `SlackSurface`, saved as they change.
 """
 
@@ -50,17 +55,20 @@ class ProgressMessage:
         self._broken = False
 
     def on_step(self, run: RunState, step: int) -> None:
-        """A step begins: open the message if needed, then send what is pending."""
+        """A step begins: open the message if there is progress to show (module docstring), then send what is pending."""
         self.step = step
-        if not SlackSurface.of(run).progress_open:
+        surface = SlackSurface.of(run)
+        if not surface.progress_open and (step > 1 or surface.assistant_thread):
             self.start(run)
         self.flush(run, force=True)
 
     def on_tool(self, run: RunState, call_id: str, name: str, arguments: str, state: str) -> None:
-        """A tool call started or ended: its card, sent now or with the next update."""
+        """A tool call started or ended: its card, sent now or with the next update (the first one opens the message)."""
         entry = (task_title(name, arguments), TASK_STATUS.get(state, "in_progress"))
         self.tasks[call_id] = entry
         self.pending[call_id] = entry
+        if not SlackSurface.of(run).progress_open:
+            self.start(run)
         self.flush(run, force=False)
 
     def start(self, run: RunState) -> None:

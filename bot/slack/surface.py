@@ -44,10 +44,10 @@ log = logging.getLogger("atlas.slack_surface")
 TEXT_ONLY_ERRORS = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_too_long", "msg_blocks_too_long",
                               "markdown_text_too_long"})
 TEXT_ONLY_CHARS = 3500
-# The web process shows "is looking into it" only on a run still queued 1 s (bot/slack/mentions.py
-# STATUS_DELAY_SECONDS) after it took it. A job that put the run's "running" on record sooner than
-# this after the run was taken knows the web found it running and showed nothing, so there is no
-# status to clear; the other half second allows for the web's and the worker's clocks to differ.
+# The web process shows "is looking into it" on a run still unanswered 1 s (bot/slack/mentions.py
+# STATUS_DELAY_SECONDS) after it took it. An answer posted sooner than this after the run was taken
+# was on record before the web looked, so there is no status to clear; the other half second allows
+# for the web's and the worker's clocks to differ.
 STATUS_UNSEEN_SECONDS = 0.5
 
 
@@ -76,8 +76,6 @@ class SlackReporter(ChatPlatform):
                                           finish_by_update=self._finish_by_update)
         self.patience = patience  # how long an answer or card is retried through a Slack outage
         self.tracker = tracker  # what approval cards describe issues from (title, duplicate)
-        self._steps_seen = 0
-        self._running_on_record: float | None = None  # when this job's first step saved the run "running"
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -118,11 +116,7 @@ class SlackReporter(ChatPlatform):
         match kind:
             case "step":
                 if not surface.stopped_by_user:
-                    saved_at = run.updated_at
                     self.progress.on_step(run, int(data.get("step") or 0))
-                    if self._steps_seen == 0 and run.updated_at != saved_at:
-                        self._running_on_record = run.updated_at
-                self._steps_seen += 1
                 if surface.stopped_by_user:
                     raise StoppedByUser(run.id)  # at a step boundary: nothing half done
             case "tool":
@@ -230,9 +224,8 @@ class SlackReporter(ChatPlatform):
 
     def _clear_status(self, run: RunState) -> None:
         """Posting clears the bot's "is looking into it" status; clear it explicitly in case it landed late,
-        unless this job started the run before the web process could have shown it (a Web API call fewer)."""
-        started = self._running_on_record
-        if started is not None and started - run.created_at < STATUS_UNSEEN_SECONDS:
+        unless the answer is on record before the web process could have shown it (a Web API call fewer)."""
+        if time.time() - run.created_at < STATUS_UNSEEN_SECONDS:
             return
         try:
             self.client.assistant_threads_setStatus(channel_id=channel_of(run), thread_ts=thread_of(run), status="")
