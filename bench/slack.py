@@ -184,7 +184,7 @@ def ack_latency(rows: list[AckRow]) -> Table:
                "in one Redis script (bot/slack/intake.py); mentions that arrive together share a round trip "
                "(atlas/batched_script.py)",
                "workers are stopped in this phase; after every burst (both sides) the bot's delayed 'looking into it' "
-               f"statuses for still-queued runs are let through ({STATUS_WAIT_SECONDS:.1f} s)",
+               f"statuses for unanswered runs are let through ({STATUS_WAIT_SECONDS:.1f} s)",
                f"on {os.cpu_count()} cores shared with Redis and the load generator (one thread, non-blocking sockets, "
                "requests signed ahead of time)",
                *(n for _, notes, _ in rows for n in notes)],

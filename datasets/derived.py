@@ -7,14 +7,16 @@ build`; a synced GitHub repository, by `atlas sync github`). Any other folder (s
 export, a read-only copy) is only ever read: its derived files go to
 `ATLAS_HOME/data/<folder name>-<hash of its path>/issues/`, so two data folders never share an index.
 The rule is the marker, not the permission bits: root may write anywhere, and a writable folder can
-still be someone else's. Callers with no settings at hand (tests, benchmarks on Atlas's own data)
-pass no home and get the folder itself.
+still be someone else's. Callers with no settings at hand (tests, benchmarks) pass no home: a folder
+Atlas made keeps its files beside it as always; any other folder's go under the system's temporary
+folder, never into the folder itself (a benchmark once left an index inside a read-only evaluation set).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import tempfile
 from pathlib import Path
 
 MARKER = ".atlas-data"
@@ -41,11 +43,13 @@ def mark(data_dir: Path) -> None:
 
 
 def root(data_dir: Path, home: Path | None) -> Path:
-    """The folder whose `issues/` holds `data_dir`'s derived files."""
+    """The folder whose `issues/` holds `data_dir`'s derived files (`home` None: the temporary folder's
+    `atlas-derived/` stands in for ATLAS_HOME/data/)."""
     folder = Path(data_dir)
-    if home is None or owned(folder):
+    if owned(folder):
         return folder
     resolved = folder.resolve()
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", resolved.name).strip("-.") or "data"
     key = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
-    return Path(home) / FOLDER / f"{name}-{key}"
+    base = Path(home) / FOLDER if home is not None else Path(tempfile.gettempdir()) / "atlas-derived"
+    return base / f"{name}-{key}"

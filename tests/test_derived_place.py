@@ -50,6 +50,20 @@ def test_a_folder_atlas_did_not_make_is_only_read_and_its_index_lives_under_home
     assert not os.access(export / "issues", os.W_OK) or os.geteuid() == 0  # really read-only, unless root
 
 
+def test_with_no_home_a_folder_atlas_did_not_make_is_still_only_read(export: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Callers with no settings (tests, benchmarks) pass no home: the derived files go under the
+    temporary folder, never into someone else's folder."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    monkeypatch.setattr("tempfile.tempdir", None)  # tempfile caches its choice: make it read TMPDIR again
+    (tmp_path / "tmp").mkdir()
+    before = _files(export)
+    corpus = open_corpus(export, None, semantic=False)
+    assert corpus.issues.search("lease", None, 3)
+    assert _files(export) == before
+    place = derived.root(export, None)
+    assert place.parent == tmp_path / "tmp" / "atlas-derived" and (place / "issues" / "index.db").is_file()
+
+
 def test_two_folders_of_one_name_do_not_share_an_index(tmp_path: Path) -> None:
     home = tmp_path / "home"
     first, second = (make_dataset(tmp_path / side / "data") for side in ("a", "b"))
