@@ -95,13 +95,10 @@ class SectionVectors:
 
     def _cut(self, model: Encoder) -> None:
         """Each section's passages, counted in the model's own word pieces."""
-        def count(texts: Sequence[str]) -> list[int]:
-            return [len(model.tokenizer.encode(t).ids) for t in texts]  # type: ignore[attr-defined]
-
         starts = []
         for title, heading, text in self.sections:
             starts.append(len(self.texts))
-            self.texts += passages(title, heading, text, count)
+            self.texts += passages(title, heading, text, model.count)
         self._starts = np.array(starts, np.intp)
 
     def _build(self, model: Encoder, keys: list[str], todo: dict[str, str]) -> None:

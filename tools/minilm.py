@@ -61,6 +61,10 @@ class Encoder:
         tokenizer.enable_truncation(MAX_TOKENS)
         return cls(load_file(str(folder / "model.safetensors")), tokenizer)
 
+    def count(self, texts: Sequence[str]) -> list[int]:
+        """Each text's word pieces, [CLS] and [SEP] included, as the model reads it (at most MAX_TOKENS)."""
+        return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]  # type: ignore[attr-defined]
+
     def encode(self, texts: Sequence[str]) -> Vectors:
         """One L2-normalised 384-d vector per text (rows in the order given)."""
         out = np.zeros((len(texts), self.weights["embeddings.word_embeddings.weight"].shape[1]), np.float32)
