@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from atlas.text import clip
+
 log = logging.getLogger("atlas.discord.rest")
 
 API_URL = "https://discord.com/api/v10"
@@ -30,6 +32,7 @@ RATE_LIMIT_RETRIES = 3
 SERVER_ERROR_RETRIES = 2
 MAX_WAIT_SECONDS = 60.0  # a longer retry_after is an outage: fail and let RQ's retry come back later
 NO_MENTIONS: dict[str, Any] = {"parse": []}
+CONTENT_LIMIT = 2000  # characters (code points) of a message's content
 _MAJOR = re.compile(r"^/(channels|guilds|webhooks)/(\d+)(?:/([^/]+))?")
 _ID = re.compile(r"/\d{5,}")
 
@@ -72,6 +75,16 @@ class Limits:
             self.buckets[route] = _Bucket(int(float(remaining)), now + float(reset_after))
 
 
+def fit_content(payload: Any) -> Any:
+    """The last guard before a message leaves: content within Discord's limit. The renderers keep to it;
+    one that did not is a bug, clipped and logged rather than refused by Discord (and the message lost)."""
+    content = payload.get("content") if isinstance(payload, dict) else None
+    if not isinstance(content, str) or len(content) <= CONTENT_LIMIT:
+        return payload
+    log.warning("a message of %d characters clipped to Discord's %d (a bug: please report it)", len(content), CONTENT_LIMIT)
+    return {**payload, "content": clip(content, CONTENT_LIMIT)}
+
+
 def route_key(method: str, path: str) -> str:
     """`POST /channels/123/messages/456` -> `POST /channels/123/messages/:id`: one bucket per major id."""
     path = path.split("?", 1)[0]
@@ -96,7 +109,7 @@ class DiscordREST:
         """Send one request, waiting out rate limits; returns the decoded JSON (None for 204)."""
         route = route_key(method, path)
         if isinstance(body, dict) and ("content" in body or "components" in body or "embeds" in body):
-            body = {"allowed_mentions": NO_MENTIONS, **body}
+            body = fit_content({"allowed_mentions": NO_MENTIONS, **body})
         data = json.dumps(body).encode() if body is not None else None
         repeatable = method != "POST"
         limited = failed = 0
