@@ -47,7 +47,7 @@ def endpoint(discord_api: DiscordAPI, redis_url: str, tmp_path: Path) -> Iterato
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
     server = BackgroundServer(http_server(None, host="127.0.0.1", port=0, discord=build_endpoint(settings))).start()
     try:
-        yield RunningEndpoint(settings, InteractionSender(f"http://127.0.0.1:{server.port}{DISCORD_PATH}"),
+        yield RunningEndpoint(settings, InteractionSender(f"http://127.0.0.1:{server.port}{DISCORD_PATH}", discord_api),
                               redis.Redis.from_url(redis_url))
     finally:
         server.close()
