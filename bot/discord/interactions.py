@@ -63,6 +63,9 @@ class Interactions:
         self.settings, self.conn, self.lookups = settings, conn, lookup
         self.verifier = Verifier(settings.discord_public_key)
         self.policy = DiscordPolicy.from_settings(settings)
+        if settings.slash_command.lstrip("/").lower() == commands.ASK_COMMAND:
+            log.info("the Discord lookup command is /%s: /%s (ATLAS_SLASH_COMMAND) is the ask command's name",
+                     settings.lookup_command, commands.ASK_COMMAND)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") != "POST":
