@@ -36,6 +36,7 @@ RATE_LIMIT_RETRIES = 3
 SERVER_ERROR_RETRIES = 2
 MAX_WAIT_SECONDS = 60.0  # a longer retry_after is an outage: fail and let RQ's retry come back later
 NO_MENTIONS: dict[str, Any] = {"parse": []}
+THREAD_ARCHIVED = 50083
 CONTENT_LIMIT = 2000  # characters (code points) of a message's content
 _MAJOR = re.compile(r"^/(channels|guilds)/(\d+)")
 _WEBHOOK = re.compile(r"^/webhooks/(\d+)/([^/]+)")
@@ -196,10 +197,22 @@ class DiscordREST:
         return self.request("POST", f"/channels/{channel_id}/messages", payload)
 
     def edit_message(self, channel_id: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", payload)
+        return self._in_thread(channel_id, lambda: self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", payload))
 
     def delete_message(self, channel_id: str, message_id: str) -> None:
-        self.request("DELETE", f"/channels/{channel_id}/messages/{message_id}")
+        self._in_thread(channel_id, lambda: self.request("DELETE", f"/channels/{channel_id}/messages/{message_id}"))
+
+    def _in_thread(self, channel_id: str, call: Callable[[], Any]) -> Any:
+        """A thread archives after its auto-archive duration without messages (a day: as long as an approval
+        may wait), and a message in an archived thread cannot be edited (50083): unarchive it, try once more."""
+        try:
+            return call()
+        except DiscordError as exc:
+            if exc.code != THREAD_ARCHIVED:
+                raise
+        log.info("thread %s is archived; unarchiving it to edit a message there", channel_id)
+        self.request("PATCH", f"/channels/{channel_id}", {"archived": False})
+        return call()
 
     def start_thread(self, channel_id: str, message_id: str, name: str) -> dict[str, Any]:
         return self.request("POST", f"/channels/{channel_id}/messages/{message_id}/threads",
