@@ -57,7 +57,7 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
     body = (run.answer or "").strip()
     if failed and (not body or body == (run.error or "").strip()):
         body = ""
-    parts = split_markdown(body, PART_LIMIT) if body else []
+    parts = [piece for part in (split_markdown(body, PART_LIMIT) if body else []) for piece in _hard_cut(part, PART_LIMIT)]
     banner = wording.FAILED.format(reason=reason) if failed else wording.PARTIAL.format(reason=reason) if run.partial else ""
     if banner:
         parts = [f"{banner}\n\n{parts[0]}" if parts else banner, *parts[1:]]
@@ -70,6 +70,12 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
     if not failed:
         messages[-1]["components"] = feedback_row(run.id)
     return messages
+
+
+def _hard_cut(part: str, limit: int) -> list[str]:
+    """split_markdown keeps to its limit except where one fence line alone is longer (a reopened fence
+    then overflows every part): such a part is cut at the limit as plain text."""
+    return [part[i:i + limit] for i in range(0, len(part), limit)] or [part]
 
 
 def tail_text(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
