@@ -19,6 +19,7 @@ from tests.standins.discord_api import APPLICATION_ID, DiscordAPI
 from tests.standins.discord_interactions import PUBLIC_KEY, InteractionSender
 from tests.standins.slack_fixtures import BackgroundServer
 from tests.tools_dataset import make_dataset
+from workers import runtime
 
 
 @pytest.fixture
@@ -32,6 +33,17 @@ def discord_settings(api: DiscordAPI, redis_url: str, home: Path, data: Path, **
     return Settings(home=home, redis_url=redis_url, data_dir=data, discord_application_id=APPLICATION_ID,
                     discord_public_key=PUBLIC_KEY, discord_bot_token=api.token, discord_api_url=api.base_url,
                     queue_name="atlas", **overrides)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def rt(discord_api: DiscordAPI, redis_url: str, tmp_path: Path) -> Iterator[runtime.Runtime]:
+    """The worker's runtime (as a job has it) with only Discord configured, on a small dataset."""
+    built = runtime.build(discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data")))
+    runtime.install(built)
+    try:
+        yield built
+    finally:
+        runtime._installed = None
 
 
 @dataclass
