@@ -113,6 +113,19 @@ class DiscordReporter(ChatPlatform):
             return hook
         return None
 
+    def _webhook(self, run: RunState, call: Callable[[DiscordInteraction], Any]) -> Any:
+        """`call` with the interaction's webhook while its token lives; None when there is none or
+        Discord says it died (then the caller speaks in the channel)."""
+        hook = self._interaction(run)
+        if hook is None:
+            return None
+        try:
+            return call(hook)
+        except DiscordError as exc:
+            if not self._token_dead(run, exc):
+                raise
+            return None
+
     def _token_dead(self, run: RunState, exc: DiscordError) -> bool:
         """True when Discord says the interaction's token no longer works; it is then forgotten (saved)."""
         surface = DiscordSurface.of(run)
@@ -150,13 +163,9 @@ class DiscordReporter(ChatPlatform):
 
     def _create(self, run: RunState, payload: dict[str, Any]) -> tuple[str, PostedVia]:
         """Post a message where the run speaks: (message id, how), how being "webhook" or "channel"."""
-        hook = self._interaction(run)
-        if hook is not None:
-            try:
-                return str(self.rest.followup(hook.app, hook.token, payload)["id"]), "webhook"
-            except DiscordError as exc:
-                if not self._token_dead(run, exc):
-                    raise
+        posted = self._webhook(run, lambda hook: self.rest.followup(hook.app, hook.token, payload))
+        if posted is not None:
+            return str(posted["id"]), "webhook"
         channel = self.channel(run)
         reply_to = DiscordSurface.of(run).reply_to
         if reply_to:
@@ -164,15 +173,9 @@ class DiscordReporter(ChatPlatform):
         return str(self.rest.create_message(channel, payload)["id"]), "channel"
 
     def _edit(self, run: RunState, message_id: str, how: PostedVia, payload: dict[str, Any]) -> None:
-        hook = self._interaction(run)
-        if how == "webhook":
-            if hook is not None:
-                try:
-                    self.rest.edit_followup(hook.app, hook.token, message_id, payload)
-                except DiscordError as exc:
-                    if not self._token_dead(run, exc):
-                        raise
-            return  # the token is gone: the message stays as it was
+        if how == "webhook":  # once the token is gone, the message stays as it was
+            self._webhook(run, lambda hook: self.rest.edit_followup(hook.app, hook.token, message_id, payload))
+            return
         self.rest.edit_message(self.channel(run), message_id, payload)
 
     # -- progress ------------------------------------------------------------------------------
@@ -189,17 +192,10 @@ class DiscordReporter(ChatPlatform):
         self._last_flush = self.clock()
 
     def _show_progress(self, run: RunState, text: str) -> None:
-        hook = self._interaction(run)
         surface = DiscordSurface.of(run)
-        if hook is not None and not surface.progress_done:
-            try:
-                self.rest.edit_original(hook.app, hook.token, {"content": text})
-                surface.progress_open = True
-                return
-            except DiscordError as exc:
-                if not self._token_dead(run, exc):
-                    raise
-                surface.progress_open = False  # from here, progress is a bot message in the channel
+        if not surface.progress_done and self._webhook(run, lambda hook: self.rest.edit_original(hook.app, hook.token, {"content": text})):
+            surface.progress_open = True
+            return
         if surface.progress_id and surface.progress_open:
             self.rest.edit_message(self.channel(run), surface.progress_id, {"content": text})
             return
