@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -18,6 +19,8 @@ from atlas.errors import ConfigError
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
 from atlas.run_limits import TOOL_TIMEOUT_SECONDS, Budget
+
+DISCORD_ASK_COMMAND = "atlas"  # `/atlas ask`; the lookup command is never named this (see lookup_command)
 
 DEFAULT_DATA = REPO_ROOT / "datasets" / "orbit"
 DEFAULT_MODEL = "gpt-6-luna"
@@ -112,8 +115,14 @@ class Settings:
 
     @property
     def lookup_command(self) -> str:
-        """The lookup command's name without the slash (`orbit`): Discord's command name."""
-        return self.slash_command.lstrip("/").lower()[:32] or "orbit"
+        """The Discord lookup command's name (`orbit`): ATLAS_SLASH_COMMAND without the slash, except that it
+        never shares the ask command's name `atlas` (as ATLAS_GITHUB_REPO's default `/atlas` would): then it is
+        the project's slug (`/rocket`), or `atlas-lookup` when that is `atlas` too."""
+        name = self.slash_command.lstrip("/").lower()[:32] or "orbit"
+        if name != DISCORD_ASK_COMMAND:
+            return name
+        slug = re.sub(r"[^a-z0-9_-]+", "-", self.project.name.lower()).strip("-")[:32]
+        return slug if slug and slug != DISCORD_ASK_COMMAND else f"{DISCORD_ASK_COMMAND}-lookup"
 
     @property
     def offline(self) -> bool:

@@ -32,16 +32,16 @@ def env(atlas_env: dict[str, str], discord_api: DiscordAPI, tmp_path: Path) -> d
 
 
 @pytest.fixture
-def serve(env: dict[str, str], tmp_path: Path) -> Iterator[di.InteractionSender]:
-    with serving_discord(env, tmp_path) as sender:
+def serve(env: dict[str, str], tmp_path: Path, discord_api: DiscordAPI) -> Iterator[di.InteractionSender]:  # noqa: F811
+    with serving_discord(env, tmp_path, discord_api) as sender:
         yield sender
 
 
 @contextmanager
-def serving_discord(env: dict[str, str], tmp_path: Path) -> Iterator[di.InteractionSender]:
+def serving_discord(env: dict[str, str], tmp_path: Path, api: DiscordAPI) -> Iterator[di.InteractionSender]:
     """`atlas serve` as its own process, Discord only, with the settings its workers have."""
     with atlas_serve(env, tmp_path / "serve.log") as port:
-        yield di.InteractionSender(f"http://127.0.0.1:{port}/discord/interactions")
+        yield di.InteractionSender(f"http://127.0.0.1:{port}/discord/interactions", api)
 
 
 def test_slash_ask_is_deferred_then_progress_edits_the_original_and_the_answer_follows(
@@ -72,7 +72,7 @@ def test_a_side_effect_card_is_refused_to_an_outsider_and_approved_by_a_role_mem
         reply_text("Labelled #3 as a bug."),
     )
     env = {**env, **scripted_model.env()}
-    with serving_discord(env, tmp_path) as serve:
+    with serving_discord(env, tmp_path, discord_api) as serve:
         payload = di.ask("Please label #3 as a bug", MAINTAINER)
         assert serve.send(payload).body == {"type": 5}
         burst_worker(env)

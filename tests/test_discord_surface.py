@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from bot.discord.surface import DiscordReporter
 from tests.standins.discord_api import DiscordAPI
-from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
-from tests.tools_dataset import make_dataset
+from tests.standins.discord_fixtures import discord_api, rt  # noqa: F401
 from workers import platforms, runtime
 from workers.approvals import expiry
 from workers.approvals import records as approvals
 from workers.runs.state import Origin, PendingCall, RunState
-
-
-@pytest.fixture
-def rt(discord_api: DiscordAPI, redis_url: str, tmp_path: Path) -> Iterator[runtime.Runtime]:  # noqa: F811
-    built = runtime.build(discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data")))
-    runtime.install(built)
-    try:
-        yield built
-    finally:
-        runtime._installed = None
 
 
 def test_the_port_picks_discord_for_a_discord_run_and_an_expired_card_is_edited_there(

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from atlas.settings import DISCORD_ASK_COMMAND
 from bot.discord.rest import DiscordREST
 
-ASK_COMMAND = "atlas"
+ASK_COMMAND = DISCORD_ASK_COMMAND
 SUB_COMMAND, STRING, INTEGER = 1, 3, 4
 MAX_QUESTION_CHARS = 4000
 
 
 def definitions(lookup_command: str) -> list[dict[str, Any]]:
-    """`/atlas ask question:...` and the lookup command (`/orbit issue|search|docs|help`)."""
+    """`/atlas ask question:...` and the lookup command (`/orbit issue|search|docs|help`). Two commands of one
+    name would leave one unreachable: Settings.lookup_command never names it `atlas`, and this refuses it."""
+    if lookup_command == ASK_COMMAND:
+        raise ValueError(f"the lookup command cannot be named /{ASK_COMMAND}, the ask command's name")
     ask = {"type": SUB_COMMAND, "name": "ask", "description": "Ask Atlas about the project (answers in this channel)",
            "options": [{"type": STRING, "name": "question", "description": "Your question", "required": True,
                         "max_length": MAX_QUESTION_CHARS}]}

@@ -24,6 +24,7 @@ import redis
 from bot import feedback, lookups
 from bot.discord import commands, intake, render, wording
 from bot.discord.approvers import DiscordPolicy
+from bot.discord.rest import fit_content
 from bot.discord.signature import Verifier
 from bot.discord.surface import decided_payload
 from workers.approvals import decisions
@@ -46,11 +47,11 @@ Reply = dict[str, Any]
 
 
 def ephemeral(text: str, **extra: Any) -> Reply:
-    return {"type": CHANNEL_MESSAGE, "data": {"content": text, "flags": EPHEMERAL, "allowed_mentions": {"parse": []}, **extra}}
+    return message({"content": text, "flags": EPHEMERAL, **extra})
 
 
 def message(data: dict[str, Any], kind: int = CHANNEL_MESSAGE) -> Reply:
-    return {"type": kind, "data": {"allowed_mentions": {"parse": []}, **data}}
+    return {"type": kind, "data": fit_content({"allowed_mentions": {"parse": []}, **data})}
 
 
 class Interactions:
@@ -62,6 +63,9 @@ class Interactions:
         self.settings, self.conn, self.lookups = settings, conn, lookup
         self.verifier = Verifier(settings.discord_public_key)
         self.policy = DiscordPolicy.from_settings(settings)
+        if settings.slash_command.lstrip("/").lower() == commands.ASK_COMMAND:
+            log.info("the Discord lookup command is /%s: /%s (ATLAS_SLASH_COMMAND) is the ask command's name",
+                     settings.lookup_command, commands.ASK_COMMAND)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") != "POST":

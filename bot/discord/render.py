@@ -16,15 +16,16 @@ from typing import Any
 
 from atlas.text import clip, fit_list
 from bot.discord import wording
+from bot.discord.rest import CONTENT_LIMIT
 from bot.markdown_split import split_markdown
 from workers import wording as common
 from workers.agent.sources import source_url
 from workers.approvals.visible_text import reveal_bidi
 from workers.runs.state import RunState
 
-CONTENT_LIMIT = 2000
 PART_LIMIT = 1900  # leaves room for the partial/failed banner on the first part
 SOURCES_CHARS = 900
+LOOKUP_TITLE_CHARS = 450  # a lookup's title and its "Shared by" line each; the body gets the rest
 PROGRESS_TASKS = 20
 APPROVE_PREFIX = "atlas_approval_approve:"
 DENY_PREFIX = "atlas_approval_deny:"
@@ -49,9 +50,6 @@ def progress_text(step: int, tasks: list[tuple[str, str]], closing: str | None =
     return clip("\n".join(lines), CONTENT_LIMIT)
 
 
-
-
-
 def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
     """The answer as message payloads; the last one carries sources, footer and feedback buttons."""
     failed = run.status == "failed"
@@ -59,7 +57,7 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
     body = (run.answer or "").strip()
     if failed and (not body or body == (run.error or "").strip()):
         body = ""
-    parts = split_markdown(body, PART_LIMIT) if body else []
+    parts = [piece for part in (split_markdown(body, PART_LIMIT) if body else []) for piece in _hard_cut(part, PART_LIMIT)]
     banner = wording.FAILED.format(reason=reason) if failed else wording.PARTIAL.format(reason=reason) if run.partial else ""
     if banner:
         parts = [f"{banner}\n\n{parts[0]}" if parts else banner, *parts[1:]]
@@ -72,6 +70,12 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
     if not failed:
         messages[-1]["components"] = feedback_row(run.id)
     return messages
+
+
+def _hard_cut(part: str, limit: int) -> list[str]:
+    """split_markdown keeps to its limit except where one fence line alone is longer (a reopened fence
+    then overflows every part): such a part is cut at the limit as plain text."""
+    return [part[i:i + limit] for i in range(0, len(part), limit)] or [part]
 
 
 def tail_text(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
@@ -150,7 +154,7 @@ def card_text(name: str, arguments: dict[str, Any], issue: Any, duplicate: Any, 
         lines.append(wording.APPROVAL_PROVENANCE.format(sources=escape(sources)))
     lines.append(wording.APPROVAL_ASKED_BY.format(user=escape(asker or "unknown") if not (asker or "").isdigit() else asker,
                                                   when=int(expires_at)))
-    return reveal_bidi(clip("\n".join(lines), CONTENT_LIMIT - 600))  # room for the outcome lines added later
+    return clip(reveal_bidi("\n".join(lines)), CONTENT_LIMIT - 600)  # measured as shown; room for the outcome lines
 
 
 def outcome_text(status: str, decider: str, decided_at: float) -> str:
@@ -183,8 +187,9 @@ def lookup_payload(result: Any, command: str, *, shareable: bool, shared_by: str
     title = slack_wording.LOOKUP_TITLE[lookup.kind].format(arg=lookup.arg) + (f" ({lookup.state})" if lookup.state else "")
     body = result.text if result.ok else result.text.split("\nHint:")[0]
     footer = wording.SHARED_BY.format(user=shared_by, cmd=command, text=lookup.text.replace("`", "")) if shared_by else ""
-    room = CONTENT_LIMIT - len(title) - len(footer) - 20
-    content = f"**{escape(title)}**\n{clip(escape(body), room)}" + (f"\n{footer}" if footer else "")
+    head = f"**{clip(escape(title), LOOKUP_TITLE_CHARS)}**\n"  # measured escaped: escaping can double it
+    tail = f"\n{clip(footer, LOOKUP_TITLE_CHARS)}" if footer else ""
+    content = head + clip(escape(body), CONTENT_LIMIT - len(head) - len(tail)) + tail
     payload: dict[str, Any] = {"content": content}
     custom_id = SHARE_PREFIX + lookup.text
     if shareable and result.ok and len(custom_id) <= 100:

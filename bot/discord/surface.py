@@ -4,7 +4,10 @@ A mention's run answers in a thread started from the mentioning message (its id 
 so a retried job finds it again); a follow-up's run answers in the thread it was asked in. A
 `/atlas ask` run edits the deferred response (`@original`) as its progress and posts the answer
 as follow-up messages while the interaction token lives (15 minutes), after that as bot messages.
-Approval cards are always bot messages: an approval may wait a day.
+A token can die sooner (the ack reached Discord after its 3 seconds): Discord's 404/10015 (Unknown
+Webhook) or 401/50027 (Invalid Webhook Token) marks it dead, and from then on, retries included,
+the run speaks in the channel as the bot. Approval cards are always bot messages: an approval may
+wait a day.
 
 Idempotency lives in the run's `DiscordSurface`, saved right after each message is created, as on Slack.
 """
@@ -40,6 +43,7 @@ PROGRESS_MIN_INTERVAL = 1.0
 TOKEN_LIFETIME_SECONDS = 14 * 60  # Discord's interaction tokens last 15 minutes
 THREAD_MARK_TTL_SECONDS = 30 * 24 * 3600
 THREAD_ALREADY_EXISTS = 160004
+DEAD_TOKEN = {(404, 10015), (401, 50027)}  # Unknown Webhook, Invalid Webhook Token
 TASK_STATUS = {"started": "in_progress", "done": "complete", "failed": "error"}
 
 
@@ -105,9 +109,32 @@ class DiscordReporter(ChatPlatform):
     def _interaction(self, run: RunState) -> DiscordInteraction | None:
         """The slash command's webhook (application id, token) while its token is alive."""
         hook = DiscordSurface.of(run).interaction
-        if hook is not None and time.time() - hook.at < TOKEN_LIFETIME_SECONDS:
+        if hook is not None and hook.token and time.time() - hook.at < TOKEN_LIFETIME_SECONDS:
             return hook
         return None
+
+    def _webhook(self, run: RunState, call: Callable[[DiscordInteraction], Any]) -> Any:
+        """`call` with the interaction's webhook while its token lives; None when there is none or
+        Discord says it died (then the caller speaks in the channel)."""
+        hook = self._interaction(run)
+        if hook is None:
+            return None
+        try:
+            return call(hook)
+        except DiscordError as exc:
+            if not self._token_dead(run, exc):
+                raise
+            return None
+
+    def _token_dead(self, run: RunState, exc: DiscordError) -> bool:
+        """True when Discord says the interaction's token no longer works; it is then forgotten (saved)."""
+        surface = DiscordSurface.of(run)
+        if (exc.status, exc.code) not in DEAD_TOKEN or surface.interaction is None:
+            return False
+        log.info("run %s: the interaction's token no longer works (%s); answering in the channel", run.id, exc.code)
+        surface.interaction = surface.interaction.model_copy(update={"token": "", "at": 0.0})
+        self.store.save(run)
+        return True
 
     def channel(self, run: RunState) -> str:
         """The channel or thread the run speaks in; a mention's thread is started on first use."""
@@ -136,9 +163,9 @@ class DiscordReporter(ChatPlatform):
 
     def _create(self, run: RunState, payload: dict[str, Any]) -> tuple[str, PostedVia]:
         """Post a message where the run speaks: (message id, how), how being "webhook" or "channel"."""
-        hook = self._interaction(run)
-        if hook is not None:
-            return str(self.rest.followup(hook.app, hook.token, payload)["id"]), "webhook"
+        posted = self._webhook(run, lambda hook: self.rest.followup(hook.app, hook.token, payload))
+        if posted is not None:
+            return str(posted["id"]), "webhook"
         channel = self.channel(run)
         reply_to = DiscordSurface.of(run).reply_to
         if reply_to:
@@ -146,11 +173,9 @@ class DiscordReporter(ChatPlatform):
         return str(self.rest.create_message(channel, payload)["id"]), "channel"
 
     def _edit(self, run: RunState, message_id: str, how: PostedVia, payload: dict[str, Any]) -> None:
-        hook = self._interaction(run)
-        if how == "webhook":
-            if hook is not None:
-                self.rest.edit_followup(hook.app, hook.token, message_id, payload)
-            return  # the token is gone: the message stays as it was
+        if how == "webhook":  # once the token is gone, the message stays as it was
+            self._webhook(run, lambda hook: self.rest.edit_followup(hook.app, hook.token, message_id, payload))
+            return
         self.rest.edit_message(self.channel(run), message_id, payload)
 
     # -- progress ------------------------------------------------------------------------------
@@ -167,10 +192,8 @@ class DiscordReporter(ChatPlatform):
         self._last_flush = self.clock()
 
     def _show_progress(self, run: RunState, text: str) -> None:
-        hook = self._interaction(run)
         surface = DiscordSurface.of(run)
-        if hook is not None and not surface.progress_done:
-            self.rest.edit_original(hook.app, hook.token, {"content": text})
+        if not surface.progress_done and self._webhook(run, lambda hook: self.rest.edit_original(hook.app, hook.token, {"content": text})):
             surface.progress_open = True
             return
         if surface.progress_id and surface.progress_open:

@@ -7,6 +7,13 @@ messages per channel and per interaction token, starts threads from messages (a 
 its starter message's id; a second start fails with code 160004, as on Discord), answers
 `/gateway/bot` with the Gateway stand-in's URL, and sends `X-RateLimit-*` headers and, on
 demand, 429s with `retry_after` per route or globally.
+
+As on Discord: content over 2,000 characters is a 400 (50035, "Must be 2000 or fewer in length.");
+interaction tokens (issued by `InteractionSender`) live 15 minutes and die when the ack came after
+3 seconds (404, 10015 Unknown Webhook); a thread archives after its `auto_archive_duration` without
+a message, and editing in it is then a 400 (50083 Thread is archived) until it is unarchived
+(`PATCH /channels/{id}` archived=false, or a new message); each bucket (discord_buckets.py)
+answers 429 when spent. `advance(seconds)` moves the stand-in's clock (tokens, archiving).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.standins.discord_buckets import Buckets, limited_body
 from tests.standins.discord_spec import MISSING_REASON, Spec
 from tests.standins.loopback import LoopbackHTTP
 
@@ -33,7 +41,21 @@ BOT_USER_ID = "1100000000000000002"
 TOKEN = base64.b64encode(BOT_USER_ID.encode()).decode().rstrip("=") + ".GTestx.standin-signature-not-a-secret"
 GUILD_ID = "1200000000000000001"
 CONTENT_LIMIT = 2000
-BUCKET_SIZE = 5
+TOKEN_LIFETIME = 15 * 60
+ACK_DEADLINE = 3.0
+UNKNOWN_WEBHOOK = {"message": "Unknown Webhook", "code": 10015}
+INVALID_WEBHOOK_TOKEN = {"message": "Invalid Webhook Token", "code": 50027}
+THREAD_ARCHIVED = {"message": "Thread is archived", "code": 50083}
+TOO_LONG = {"message": "Invalid Form Body", "code": 50035, "errors": {"content": {"_errors": [
+    {"code": "BASE_TYPE_MAX_LENGTH", "message": f"Must be {CONTENT_LIMIT} or fewer in length."}]}}}
+
+
+@dataclass
+class Thread:
+    parent: str
+    duration_minutes: int
+    active_at: float
+    archived: bool = False
 
 
 @dataclass
@@ -66,6 +88,10 @@ class DiscordAPI(LoopbackHTTP):
         self.global_limited = 0
         self.retry_after = 0.05
         self.no_threads = False
+        self.offset = 0.0  # seconds added to the wall clock: `advance`
+        self.tokens: dict[str, tuple[float, float]] = {}  # interaction token -> (issued at, ack took seconds)
+        self.thread_state: dict[str, Thread] = {}
+        self.buckets = Buckets()
         self._lock = threading.Lock()
         self._ids = itertools.count(1300000000000000000)
 
@@ -79,7 +105,23 @@ class DiscordAPI(LoopbackHTTP):
     def next_id(self) -> str:
         return str(next(self._ids))
 
+    def now(self) -> float:
+        return time.time() + self.offset
+
     # -- scripting -----------------------------------------------------------------------------
+
+    def advance(self, seconds: float) -> None:
+        """Move the stand-in's clock on: tokens expire, idle threads archive."""
+        self.offset += seconds
+
+    def issue_token(self, token: str, *, at: float | None = None, ack_seconds: float = 0.0) -> None:
+        """An interaction's token, as Discord issues it; `ack_seconds` over 3 kills it at once."""
+        with self._lock:
+            self.tokens[token] = (self.now() if at is None else at, ack_seconds)
+
+    def archive(self, thread_id: str) -> None:
+        with self._lock:
+            self.thread_state[thread_id].archived = True
 
     def rate_limit(self, path_regex: str, times: int = 1) -> None:
         """The next `times` requests whose path matches get a 429 with `retry_after`."""
@@ -121,24 +163,25 @@ class DiscordAPI(LoopbackHTTP):
             return 401, {}, {"message": "401: Unauthorized", "code": 0}
         if self.global_limited > 0:
             self.global_limited -= 1
-            return 429, {"X-RateLimit-Global": "true", "Retry-After": str(self.retry_after)}, \
-                {"message": "You are being rate limited.", "retry_after": self.retry_after, "global": True}
+            return 429, {"X-RateLimit-Global": "true", "X-RateLimit-Scope": "global", "Retry-After": str(self.retry_after)}, \
+                limited_body(self.retry_after, is_global=True)
         for pattern, left in list(self.limited.items()):
             if left > 0 and re.search(pattern, path):
                 self.limited[pattern] = left - 1
                 return 429, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": str(self.retry_after),
-                             "X-RateLimit-Bucket": pattern}, \
-                    {"message": "You are being rate limited.", "retry_after": self.retry_after, "global": False}
+                             "X-RateLimit-Bucket": pattern, "X-RateLimit-Scope": "user", "Retry-After": str(self.retry_after)}, \
+                    limited_body(self.retry_after)
+        allowed, limits, retry_after = self.buckets.take(method, path)
+        if not allowed:
+            return 429, limits, limited_body(retry_after)
+        if isinstance(body, dict) and len(body.get("content") or "") > CONTENT_LIMIT:
+            self.problems.append(f"{method} {path}: content longer than {CONTENT_LIMIT}")
+            return 400, limits, TOO_LONG
         if self.spec is not None and method in ("POST", "PATCH", "PUT"):
             found = self.spec.problems(method, path, body)
             if found:
                 self.problems.extend(f"{method} {path}: {p}" for p in found)
                 return 400, {}, {"message": "Invalid Form Body", "code": 50035, "errors": found[:5]}
-        if isinstance(body, dict) and len(body.get("content") or "") > CONTENT_LIMIT:
-            self.problems.append(f"{method} {path}: content longer than {CONTENT_LIMIT}")
-            return 400, {}, {"message": "Invalid Form Body", "code": 50035}
-        limits = {"X-RateLimit-Limit": str(BUCKET_SIZE), "X-RateLimit-Remaining": str(BUCKET_SIZE - 1),
-                  "X-RateLimit-Reset-After": "0.001", "X-RateLimit-Bucket": "b"}
         status, reply = self._apply(method, path, body)
         return status, limits, reply
 
@@ -158,11 +201,28 @@ class DiscordAPI(LoopbackHTTP):
             if message_id in self.threads:
                 return 400, {"message": "A thread has already been created for this message", "code": 160004}
             self.threads[message_id] = channel
+            self.thread_state[message_id] = Thread(channel, int(body.get("auto_archive_duration") or 4320), self.now())
             return 201, {"id": message_id, "type": 11, "parent_id": channel, "name": body.get("name")}
+        if parts[0] == "channels" and len(parts) == 2 and method == "PATCH":
+            thread = self.thread_state.get(parts[1])
+            if thread is None:
+                return 404, {"message": "Unknown Channel", "code": 10003}
+            if "archived" in body:
+                thread.archived, thread.active_at = bool(body["archived"]), self.now()
+            return 200, {"id": parts[1], "type": 11, "parent_id": thread.parent,
+                         "thread_metadata": {"archived": thread.archived, "auto_archive_duration": thread.duration_minutes}}
         if parts[0] == "channels" and len(parts) == 3 and parts[2] == "messages" and method == "POST":
+            if parts[1] in self.thread_state:  # a message unarchives an archived (unlocked) thread
+                self.thread_state[parts[1]].archived, self.thread_state[parts[1]].active_at = False, self.now()
             return 200, self._post(parts[1], body)
         if parts[0] == "channels" and len(parts) == 4 and parts[2] == "messages":
+            if self._archived(parts[1]):
+                return 400, THREAD_ARCHIVED
             return self._edit(parts[1], parts[3], method, body)
+        if parts[0] == "webhooks" and len(parts) >= 3:
+            refused = self._dead_token(parts[1], parts[2])
+            if refused is not None:
+                return refused
         if parts[0] == "webhooks" and len(parts) == 3 and method == "POST":
             return 200, self._post(f"webhook:{parts[2]}", body)
         if parts[0] == "webhooks" and len(parts) == 5 and parts[4] == "@original" and method == "PATCH":
@@ -171,6 +231,24 @@ class DiscordAPI(LoopbackHTTP):
         if parts[0] == "webhooks" and len(parts) == 5 and method == "PATCH":
             return self._edit(f"webhook:{parts[2]}", parts[4], method, body)
         return 404, {"message": "404: Not Found", "code": 0}
+
+    def _archived(self, channel: str) -> bool:
+        """A thread archives `auto_archive_duration` minutes after its last activity."""
+        thread = self.thread_state.get(channel)
+        if thread is None:
+            return False
+        if not thread.archived and self.now() - thread.active_at >= thread.duration_minutes * 60:
+            thread.archived = True
+        return thread.archived
+
+    def _dead_token(self, application_id: str, token: str) -> tuple[int, Any] | None:
+        """Discord's answer for a webhook call with an interaction token that no longer works (None: it does)."""
+        if application_id != APPLICATION_ID:
+            return 401, INVALID_WEBHOOK_TOKEN
+        issued = self.tokens.get(token)
+        if issued is None or issued[1] > ACK_DEADLINE or self.now() - issued[0] >= TOKEN_LIFETIME:
+            return 404, UNKNOWN_WEBHOOK
+        return None
 
     def _post(self, channel: str, body: dict[str, Any]) -> dict[str, Any]:
         message = {"id": self.next_id(), "channel_id": channel, "author": {"id": BOT_USER_ID, "bot": True}, **body}

@@ -19,6 +19,7 @@ from tests.standins.discord_api import APPLICATION_ID, DiscordAPI
 from tests.standins.discord_interactions import PUBLIC_KEY, InteractionSender
 from tests.standins.slack_fixtures import BackgroundServer
 from tests.tools_dataset import make_dataset
+from workers import runtime
 
 
 @pytest.fixture
@@ -34,6 +35,17 @@ def discord_settings(api: DiscordAPI, redis_url: str, home: Path, data: Path, **
                     queue_name="atlas", **overrides)  # type: ignore[arg-type]
 
 
+@pytest.fixture
+def rt(discord_api: DiscordAPI, redis_url: str, tmp_path: Path) -> Iterator[runtime.Runtime]:
+    """The worker's runtime (as a job has it) with only Discord configured, on a small dataset."""
+    built = runtime.build(discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data")))
+    runtime.install(built)
+    try:
+        yield built
+    finally:
+        runtime._installed = None
+
+
 @dataclass
 class RunningEndpoint:
     settings: Settings
@@ -47,7 +59,7 @@ def endpoint(discord_api: DiscordAPI, redis_url: str, tmp_path: Path) -> Iterato
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
     server = BackgroundServer(http_server(None, host="127.0.0.1", port=0, discord=build_endpoint(settings))).start()
     try:
-        yield RunningEndpoint(settings, InteractionSender(f"http://127.0.0.1:{server.port}{DISCORD_PATH}"),
+        yield RunningEndpoint(settings, InteractionSender(f"http://127.0.0.1:{server.port}{DISCORD_PATH}", discord_api),
                               redis.Redis.from_url(redis_url))
     finally:
         server.close()

@@ -1,6 +1,8 @@
 """Discord's side of the interactions endpoint: signed POSTs with a test Ed25519 key, payloads
 shaped like Discord's, and each response checked against the spec's interaction callback schema
-(when the description is present)."""
+(when the description is present) and Discord's 2,000-character content limit (a reply over it is
+"This interaction failed" for the user). Given the REST stand-in, the sender issues each
+interaction's token there: it lives 15 minutes, and dies at once when the ack took over 3 seconds."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Any
 
 from nacl.signing import SigningKey
 
-from tests.standins.discord_api import APPLICATION_ID, GUILD_ID
+from tests.standins.discord_api import APPLICATION_ID, CONTENT_LIMIT, GUILD_ID, DiscordAPI
 from tests.standins.discord_spec import Spec
 
 SIGNING_KEY = SigningKey(bytes(range(32)))  # a fixed test key: the tests' "Discord"
@@ -40,14 +42,18 @@ class Reply:
 class InteractionSender:
     """POSTs interactions to `url` the way Discord does; `problems` collects responses the spec rejects."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, url: str, api: DiscordAPI | None = None) -> None:
+        self.url, self.api = url, api
         self.spec = Spec.load()
         self.problems: list[str] = []
 
-    def send(self, payload: dict[str, Any], *, key: SigningKey = SIGNING_KEY, tamper: bool = False) -> Reply:
+    def send(self, payload: dict[str, Any], *, key: SigningKey = SIGNING_KEY, tamper: bool = False,
+             signed_at: float | None = None, ack_late_by: float = 0.0) -> Reply:
+        """POST one interaction; `signed_at` replays it with an old timestamp, `ack_late_by` adds network
+        delay to the ack (over 3 seconds in all, Discord shows "interaction failed" and kills the token)."""
         body = json.dumps(payload).encode()
-        timestamp = str(int(time.time()))
+        timestamp = str(int(time.time() if signed_at is None else signed_at))
+        started = time.monotonic()
         signature = sign(body, timestamp, key)
         if tamper:
             body = body.replace(b'"type": ', b'"type":  ', 1)
@@ -59,6 +65,12 @@ class InteractionSender:
                 reply = Reply(response.status, json.loads(response.read() or b"{}"))
         except urllib.error.HTTPError as exc:
             return Reply(exc.code, json.loads(exc.read() or b"{}"))
+        if self.api is not None and payload.get("token") and payload.get("type") != 1:
+            self.api.issue_token(str(payload["token"]), at=self.api.now() - (time.monotonic() - started),
+                                 ack_seconds=time.monotonic() - started + ack_late_by)
+        content = (reply.body.get("data") or {}).get("content") if isinstance(reply.body, dict) else None
+        if isinstance(content, str) and len(content) > CONTENT_LIMIT:
+            self.problems.append(f"interaction reply: content of {len(content)} characters: Must be {CONTENT_LIMIT} or fewer in length.")
         if self.spec is not None and reply.status == 200:
             path = f"/interactions/{payload.get('id', '1')}/{payload.get('token', 't')}/callback"
             self.problems.extend(self.spec.problems("POST", path, reply.body))
