@@ -16,7 +16,10 @@ from typing import Any
 from atlas.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent  # the checkout: relative paths in settings are resolved from it
-REPO_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+# GitHub's own rules, checked before the name becomes a folder under ATLAS_HOME or a request path:
+# an owner is 1-39 alphanumerics or single inner hyphens; a repository 1-100 of [A-Za-z0-9._-], not . or ..
+OWNER_NAME = re.compile(r"^(?=.{1,39}$)[A-Za-z0-9](?:-?[A-Za-z0-9])*$")
+REPOSITORY_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 DEFAULT_SYNC_INTERVAL = 15 * 60
 GITHUB_WEB = "https://github.com"
 
@@ -66,6 +69,18 @@ class GitHubSettings:
         return Path(home) / "github" / self.owner / self.name
 
 
+def repo_name_problem(repo: str) -> str | None:
+    """Why `repo` is not a GitHub OWNER/REPO (None when it is one), so no path or URL is built from it."""
+    owner, slash, name = repo.partition("/")
+    if not slash or not owner or not name:
+        return "expected one slash between the owner and the repository"
+    if not OWNER_NAME.match(owner):
+        return "an owner is 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen"
+    if not REPOSITORY_NAME.match(name) or name in (".", ".."):
+        return "a repository is 1 to 100 letters, digits, '.', '_' or '-', and not '.' or '..'"
+    return None
+
+
 Get = Callable[[str], "str | None"]
 Number = Callable[..., float]
 
@@ -81,8 +96,10 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
         if name or description:
             fields["project"] = Project(name or ORBIT.name, description or name or ORBIT.description)
         return fields
-    if not REPO_NAME.match(repo):
-        raise ConfigError(f"ATLAS_GITHUB_REPO must be OWNER/REPO, got {repo!r}")
+    repo_problem = repo_name_problem(repo)
+    if repo_problem:
+        raise ConfigError(f"{repo!r} is not a GitHub OWNER/REPO (ATLAS_GITHUB_REPO, or the "
+                          f"argument of `atlas sync github`): {repo_problem}")
     key = get("GITHUB_APP_PRIVATE_KEY")
     key_path = get("GITHUB_APP_PRIVATE_KEY_PATH")
     if key is None and key_path is not None:
