@@ -81,6 +81,17 @@ def repo_name_problem(repo: str) -> str | None:
     return None
 
 
+def _is_private_key(pem: str) -> bool:
+    """Whether the App's key can sign its JWTs: checked here, so a bad key is not reported as GitHub being unreachable."""
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    try:
+        load_pem_private_key(pem.encode(), password=None)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 Get = Callable[[str], "str | None"]
 Number = Callable[..., float]
 
@@ -110,6 +121,9 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
     app_id = get("GITHUB_APP_ID")
     if app_id and not key:
         raise ConfigError("GITHUB_APP_ID is set but neither GITHUB_APP_PRIVATE_KEY nor GITHUB_APP_PRIVATE_KEY_PATH is")
+    if app_id and key and not _is_private_key(key):
+        raise ConfigError("GITHUB_APP_PRIVATE_KEY (or the file at GITHUB_APP_PRIVATE_KEY_PATH) is not a PEM private key; "
+                          "generate one on the GitHub App's settings page and set its whole .pem text or path")
     web = (get("GITHUB_WEB_URL") or GITHUB_WEB).rstrip("/")
     github = GitHubSettings(
         repo=repo, api_url=get("GITHUB_API_URL"), token=get("GITHUB_TOKEN"), app_id=app_id, app_private_key=key,

@@ -71,6 +71,7 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
     if not repo.not_modified:
         store.put_etag(f"repos/{owner}/{name}", repo.etag)
         store.put("default_branch", branch)
+        store.put("open_issues_count", repo.data.get("open_issues_count"))  # GitHub's own count, for the summary
     if not branch:
         return 0, 0
     tree_key = f"repos/{owner}/{name}/git/trees/{branch}?recursive=1"

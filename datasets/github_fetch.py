@@ -34,13 +34,17 @@ class Page:
 
     data: Any
     etag: str | None
-    has_next: bool
+    next_url: str | None  # the Link header's rel="next", followed as given (GitHub may page by cursor)
     last_page: int | None
     rate_left: str | None
 
     @property
     def not_modified(self) -> bool:
         return self.data is None
+
+    @property
+    def has_next(self) -> bool:
+        return self.next_url is not None
 
 
 @dataclass
@@ -81,10 +85,14 @@ class Fetcher:
             rate_left = response.headers.get("x-ratelimit-remaining")
             if response.status_code == 304:
                 self.counters.not_modified += 1
-                return Page(None, etag, False, None, rate_left)
-            return Page(response.json(), response.headers.get("etag"), "next" in links,
+                return Page(None, etag, None, None, rate_left)
+            return Page(response.json(), response.headers.get("etag"), links.get("next"),
                         int(last.group(1)) if last else None, rate_left)
         raise GitHubFailure("rate_limited", f"GitHub kept rate-limiting the sync of {self.repo}; try again later")
+
+    def follow(self, url: str, *, doing: str, needs: str) -> Page:
+        """The page at a `Link` URL GitHub gave (absolute, with its own query), conditional on an ETag stored for it."""
+        return self.get(url, lambda h: self.client.request("GET", url, headers=h), doing=doing, needs=needs)
 
     def _wait(self, exc: RequestFailed, doing: str) -> None:
         seconds = retry_after(exc.response.raw_response)

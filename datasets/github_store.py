@@ -157,7 +157,8 @@ class Store:
         one = lambda sql: int(self.conn.execute(sql).fetchone()[0])  # noqa: E731
         return {"issues": one("SELECT COUNT(*) FROM issues WHERE is_pr = 0"),
                 "pull_requests": one("SELECT COUNT(*) FROM issues WHERE is_pr = 1"),
-                "comments": one("SELECT COUNT(*) FROM comments"), "labels": one("SELECT COUNT(*) FROM labels")}
+                "comments": one("SELECT COUNT(*) FROM comments"), "labels": one("SELECT COUNT(*) FROM labels"),
+                "open": one("SELECT COUNT(*) FROM issues WHERE json_extract(record, '$.state') = 'open'")}
 
     # -- docs, etags, cursor, meta -------------------------------------------------------------
     def docs(self) -> dict[str, tuple[str, str]]:

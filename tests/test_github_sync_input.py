@@ -50,3 +50,30 @@ def test_an_owner_starting_with_a_hyphen_is_refused_by_the_settings() -> None:
 
     with pytest.raises(ConfigError, match="OWNER/REPO"):  # `atlas sync github -acme/x` is already an unknown option to argparse
         Settings.from_env({"ATLAS_GITHUB_REPO": "-acme/rocket", "GITHUB_TOKEN": "t"})
+
+
+def test_a_sync_that_got_nothing_says_in_one_line_what_failed_and_leaves_nothing_to_serve(
+        api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    _env(monkeypatch, api, tmp_path)
+    api.revoke()
+    assert main(["sync", "github", "acme/rocket"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""  # no summary claiming a folder
+    assert len(err.strip().splitlines()) == 1, err
+    assert "expired or revoked" in err and "kept and served" not in err
+    assert [r for r in caplog.records if r.levelname == "WARNING"] == []  # the one line is all the command says
+    assert not (tmp_path / "github" / "acme" / "rocket" / "issues" / "issues.jsonl").exists()
+
+
+def test_a_bad_app_private_key_is_named_as_such_and_no_request_is_made(
+        api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _env(monkeypatch, api, tmp_path)
+    monkeypatch.delenv("GITHUB_TOKEN")
+    monkeypatch.setenv("GITHUB_APP_ID", "77")
+    monkeypatch.setenv("GITHUB_APP_PRIVATE_KEY", "-----BEGIN RSA PRIVATE KEY-----\nnot really\n-----END RSA PRIVATE KEY-----\n")
+    assert main(["sync", "github", "acme/rocket"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1, err
+    assert "GITHUB_APP_PRIVATE_KEY" in err and "could not be reached" not in err and "not really" not in err
+    assert api.calls == []

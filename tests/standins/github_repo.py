@@ -147,7 +147,8 @@ class Repo:
     def full_repository(self) -> dict[str, Any]:
         repo = skeleton("full-repository")
         repo.update(id=self.repo_id, name=self.name, full_name=self.full_name, default_branch=self.default_branch,
-                    owner=self.user(self.owner), html_url=self.html(), url=self.url(), private=False)
+                    owner=self.user(self.owner), html_url=self.html(), url=self.url(), private=False,
+                    open_issues_count=sum(1 for i in self.issues.values() if i["state"] == "open"))  # pull requests too
         return repo
 
 
