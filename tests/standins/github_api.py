@@ -66,6 +66,7 @@ class GitHubAPI(LoopbackHTTP):
         # Link next URLs carry opaque page tokens (as GitHub's cursor-paginated listings do): a client that
         # builds `page=N` itself instead of following the Link header gets GitHub's 422
         self.opaque_pages = False
+        self.tree_limit: int | None = None  # entries per git tree answer; beyond it the answer says truncated: true
         self.page_tokens: dict[int, int] = {}  # page token -> page number
         self.app_id: str | None = None
         self.installation_id = 55

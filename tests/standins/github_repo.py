@@ -128,14 +128,42 @@ class Repo:
                 issue["closed_at"] = issue["updated_at"]
             return issue
 
-    def tree(self) -> dict[str, Any]:
-        entries = [{"path": path, "mode": "100644", "type": "blob", "sha": blob_sha(data), "size": len(data),
-                    "url": self.url(f"/git/blobs/{blob_sha(data)}")} for path, data in sorted(self.files.items())]
-        folders = sorted({p.rsplit("/", 1)[0] for p in self.files if "/" in p})
-        entries += [{"path": f, "mode": "040000", "type": "tree", "sha": blob_sha(f.encode()), "url": self.url("/git/trees/x")}
-                    for f in folders]
-        return {"sha": hashlib.sha1(repr(entries).encode()).hexdigest(), "url": self.url("/git/trees/main"),
-                "tree": entries, "truncated": False}
+    def tree(self, ref: str, *, recursive: bool = False, limit: int | None = None) -> dict[str, Any] | None:
+        """The git tree at `ref` (the default branch or a folder's tree sha) as GitHub answers it: paths relative
+        to that tree, sorted; beyond `limit` entries GitHub cuts the answer and says `truncated: true`."""
+        folder = "" if ref == self.default_branch else self._folders().get(ref)
+        if folder is None:
+            return None
+        prefix = f"{folder}/" if folder else ""
+        entries = []
+        for path, data in sorted(self.files.items()):
+            rel = path[len(prefix):] if path.startswith(prefix) else None
+            if rel and (recursive or "/" not in rel):
+                entries.append({"path": rel, "mode": "100644", "type": "blob", "sha": blob_sha(data), "size": len(data),
+                                "url": self.url(f"/git/blobs/{blob_sha(data)}")})
+        for sha, path in self._folders().items():
+            rel = path[len(prefix):] if path.startswith(prefix) else None
+            if path and rel and (recursive or "/" not in rel):
+                entries.append({"path": rel, "mode": "040000", "type": "tree", "sha": sha, "url": self.url(f"/git/trees/{sha}")})
+        entries.sort(key=lambda e: e["path"])
+        truncated = limit is not None and len(entries) > limit
+        return {"sha": self._folder_sha(folder), "url": self.url(f"/git/trees/{self._folder_sha(folder)}"),
+                "tree": entries[:limit] if truncated else entries, "truncated": truncated}
+
+    def _folders(self) -> dict[str, str]:
+        """Every folder (the root is "") by its tree sha, which changes with anything under it, as git's does."""
+        paths = {""} | {p.rsplit("/", 1)[0] for p in self.files if "/" in p}
+        while True:  # every ancestor of a folder is a folder
+            more = {f.rsplit("/", 1)[0] for f in paths if "/" in f} - paths
+            if not more:
+                break
+            paths |= more
+        return {self._folder_sha(f): f for f in paths}
+
+    def _folder_sha(self, folder: str) -> str:
+        prefix = f"{folder}/" if folder else ""
+        content = sorted((p, blob_sha(d)) for p, d in self.files.items() if p.startswith(prefix))
+        return hashlib.sha1(repr((folder, content)).encode()).hexdigest()
 
     def blob(self, sha: str) -> dict[str, Any] | None:
         for data in self.files.values():

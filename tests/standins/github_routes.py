@@ -35,7 +35,8 @@ def route(api: GitHubAPI, call: Call, tail: str, per_page: int) -> Reply:
             chunk, links = page_of(list(repo.labels.values()), call, per_page, api.base_url, api)
             return 200, chunk, links
         if tail.startswith("/git/trees/"):
-            return (200, repo.tree(), {}) if tail.split("/")[-1] == repo.default_branch else _error(404, "Not Found")
+            tree = repo.tree(tail.split("/")[-1], recursive="recursive" in call.query, limit=api.tree_limit)
+            return (200, tree, {}) if tree else _error(404, "Not Found")
         if tail.startswith("/git/blobs/"):
             blob = repo.blob(tail.split("/")[-1])
             return (200, blob, {}) if blob else _error(404, "Not Found")
