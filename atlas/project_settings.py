@@ -21,6 +21,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent  # the checkout: relative pat
 OWNER_NAME = re.compile(r"^(?=.{1,39}$)[A-Za-z0-9](?:-?[A-Za-z0-9])*$")
 REPOSITORY_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 DEFAULT_SYNC_INTERVAL = 15 * 60
+DEFAULT_RECONCILE_EVERY = 24  # syncs between two listings of every issue number (6 hours at the default interval)
 GITHUB_WEB = "https://github.com"
 
 
@@ -54,6 +55,7 @@ class GitHubSettings:
     app_private_key: str | None = field(default=None, repr=False)
     webhook_secret: str | None = field(default=None, repr=False)
     sync_interval_seconds: int = DEFAULT_SYNC_INTERVAL
+    reconcile_every: int = DEFAULT_RECONCILE_EVERY  # 0: only `atlas sync github --reconcile`
     web_url: str = GITHUB_WEB  # where html links point (GitHub Enterprise: its host)
 
     @property
@@ -124,11 +126,15 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
     if app_id and key and not _is_private_key(key):
         raise ConfigError("GITHUB_APP_PRIVATE_KEY (or the file at GITHUB_APP_PRIVATE_KEY_PATH) is not a PEM private key; "
                           "generate one on the GitHub App's settings page and set its whole .pem text or path")
+    reconcile_every = int(number("ATLAS_SYNC_RECONCILE_EVERY", DEFAULT_RECONCILE_EVERY, int))
+    if reconcile_every < 0:
+        raise ConfigError(f"ATLAS_SYNC_RECONCILE_EVERY must be 0 (never by itself) or a number of syncs, got {reconcile_every}")
     web = (get("GITHUB_WEB_URL") or GITHUB_WEB).rstrip("/")
     github = GitHubSettings(
         repo=repo, api_url=get("GITHUB_API_URL"), token=get("GITHUB_TOKEN"), app_id=app_id, app_private_key=key,
         webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
         sync_interval_seconds=int(number("ATLAS_SYNC_INTERVAL", DEFAULT_SYNC_INTERVAL, int)), web_url=web,
+        reconcile_every=reconcile_every,
     )
     home = Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve()
     fields["github"] = github

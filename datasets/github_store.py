@@ -118,6 +118,10 @@ class Store:
         self.conn.execute("DELETE FROM issues WHERE number = ?", (number,))
         self.conn.execute("DELETE FROM comments WHERE issue_number = ?", (number,))
 
+    def numbers(self) -> list[int]:
+        """Every stored issue and pull request number (the reconcile compares them with GitHub's)."""
+        return [int(r[0]) for r in self.conn.execute("SELECT number FROM issues ORDER BY number")]
+
     def issue(self, number: int) -> dict[str, Any] | None:
         row = self.conn.execute("SELECT record, is_pr FROM issues WHERE number = ?", (number,)).fetchone()
         return {**json.loads(row[0]), "is_pr": bool(row[1])} if row else None

@@ -27,6 +27,7 @@ from atlas.github_client import READ_ISSUES
 from atlas.project_settings import GitHubSettings
 from datasets.github_docs import sync_docs
 from datasets.github_fetch import Fetcher
+from datasets.github_reconcile import reconcile as reconcile_numbers
 from datasets.github_store import Store
 from datasets.sync_progress import Progress
 from datasets.tracker_db import SOURCE, ensure_db
@@ -53,6 +54,8 @@ class SyncReport:
     not_modified: int = 0
     waited_seconds: float = 0.0
     counts: dict[str, int] = field(default_factory=dict)
+    reconciled: bool = False  # every issue number was checked against GitHub's listing
+    dropped: int = 0  # issues GitHub no longer has here (deleted or transferred), dropped by the reconcile
     kept: bool = False  # a project folder is there to serve (something was synced, now or before)
     github_open: int | None = None  # GitHub's open_issues_count (issues and pull requests), to compare with counts["open"]
 
@@ -70,6 +73,7 @@ def sync(client: GitHub, gh: GitHubSettings, folder: Path, *, docs: list[str] | 
     report = SyncReport(gh.repo, str(folder))
     owner, name = gh.owner, gh.name
     store.put("docs_roots", list(docs or DEFAULT_DOCS))  # push webhooks re-read the same folders
+    first = store.get("watermark.issues") is None and store.get("cursor.issues") is None  # a full walk lists every number
     try:
         _labels(fetch, store, owner, name)
         _walk(fetch, store, report, "issues",
@@ -82,6 +86,9 @@ def sync(client: GitHub, gh: GitHubSettings, folder: Path, *, docs: list[str] | 
                                                                   per_page=PER_PAGE, page=1, headers=h),
               f"repos/{owner}/{name}/issues/comments?sort=updated&direction=desc&per_page={PER_PAGE}",
               store.put_comment)
+        if _reconcile_due(store, gh, reconcile, first):
+            report.dropped = reconcile_numbers(fetch, store, owner, name)
+            report.reconciled = True
         report.docs_written, report.docs_removed = sync_docs(fetch, store, owner, name, list(docs or DEFAULT_DOCS), gh.web_url)
         report.complete = True
     except GitHubFailure as exc:
@@ -101,6 +108,14 @@ def sync(client: GitHub, gh: GitHubSettings, folder: Path, *, docs: list[str] | 
     if build_index and report.kept:
         ensure_db(folder)
     return report
+
+
+def _reconcile_due(store: Store, gh: GitHubSettings, asked: bool, first: bool) -> bool:
+    """Asked for, or the `reconcile_every`-th sync since the last full listing of numbers (a first sync is one)."""
+    since = 0 if first else int(store.get("syncs_since_reconcile") or 0) + 1
+    due = asked or (not first and gh.reconcile_every > 0 and since >= gh.reconcile_every)
+    store.put("syncs_since_reconcile", 0 if due else since)
+    return due
 
 
 def _labels(fetch: Fetcher, store: Store, owner: str, name: str) -> None:

@@ -51,6 +51,8 @@ class Repo:
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
     next_comment: int = 900_000
+    deleted: set[int] = field(default_factory=set)  # GET answers 410 Gone
+    moved: dict[int, str] = field(default_factory=dict)  # transferred: GET answers 301 to this API URL
 
     @property
     def full_name(self) -> str:
@@ -127,6 +129,20 @@ class Repo:
             if changes.get("state") == "closed" and not issue.get("closed_at"):
                 issue["closed_at"] = issue["updated_at"]
             return issue
+
+    def delete_issue(self, number: int) -> None:
+        """An issue deleted on GitHub: gone from every listing, with its comments; GET answers 410."""
+        with self.lock:
+            self.issues.pop(number)
+            self.comments = {k: c for k, c in self.comments.items() if not c["issue_url"].endswith(f"/issues/{number}")}
+            self.deleted.add(number)
+
+    def transfer_issue(self, number: int, *, to_repo_id: int = 9999, new_number: int = 1) -> None:
+        """An issue transferred to another repository: gone from this one's listings; GET answers 301 to its new home."""
+        with self.lock:
+            self.issues.pop(number)
+            self.comments = {k: c for k, c in self.comments.items() if not c["issue_url"].endswith(f"/issues/{number}")}
+            self.moved[number] = f"/repositories/{to_repo_id}/issues/{new_number}"
 
     def tree(self, ref: str, *, recursive: bool = False, limit: int | None = None) -> dict[str, Any] | None:
         """The git tree at `ref` (the default branch or a folder's tree sha) as GitHub answers it: paths relative

@@ -40,6 +40,11 @@ def route(api: GitHubAPI, call: Call, tail: str, per_page: int) -> Reply:
         if tail.startswith("/git/blobs/"):
             blob = repo.blob(tail.split("/")[-1])
             return (200, blob, {}) if blob else _error(404, "Not Found")
+        if m and int(m.group(1)) in repo.deleted:
+            return _error(410, "This issue was deleted")
+        if m and int(m.group(1)) in repo.moved:
+            moved = api.base_url + repo.moved[int(m.group(1))]
+            return 301, {"message": "Moved Permanently", "url": moved, "documentation_url": "https://docs.github.com/rest"}, {"Location": moved}
         if m and m.group(2) is None:
             issue = repo.issues.get(int(m.group(1)))
             return (200, issue, {}) if issue else _error(404, "Not Found")
