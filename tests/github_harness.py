@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from atlas import github_client
 from atlas.settings import Settings
 from datasets.github_sync import SyncReport, sync
@@ -30,3 +32,10 @@ def exported(settings: Settings) -> dict[int, dict[str, Any]]:
     """issues.jsonl as the tools read it, by number."""
     path = settings.data_dir / "issues" / "issues.jsonl"
     return {row["id"]: row for row in map(json.loads, path.read_text().splitlines())}
+
+
+def cli_env(monkeypatch: pytest.MonkeyPatch, api: GitHubAPI, home: Path) -> None:
+    """The environment `atlas sync github` runs with in-process against the stand-in."""
+    for key, value in {**api.env(), "ATLAS_HOME": str(home)}.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("ATLAS_DATA", raising=False)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from atlas.cli import main
+from tests.github_harness import cli_env
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
 
@@ -17,18 +18,12 @@ def api() -> GitHubAPI:
         yield server
 
 
-def _env(monkeypatch: pytest.MonkeyPatch, api: GitHubAPI, home: Path) -> None:
-    for key, value in {**api.env(), "ATLAS_HOME": str(home)}.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("ATLAS_DATA", raising=False)
-
-
 @pytest.mark.parametrize("repo", ["../x", "acme/..", "acme/.", "acme-/rocket", "ac--me/rocket", "a" * 40 + "/rocket",
                                   "acme/" + "r" * 101, "acme/ro cket", "acme/rocket/extra", "acme_x/rocket", "acme"])
 def test_a_name_github_would_refuse_is_one_line_exit_2_before_any_path_or_request(
         repo: str, api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     home = tmp_path / "home" / ".atlas"
-    _env(monkeypatch, api, home)
+    cli_env(monkeypatch, api, home)
     assert main(["sync", "github", repo]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and repo in err and "OWNER/REPO" in err
@@ -55,7 +50,7 @@ def test_an_owner_starting_with_a_hyphen_is_refused_by_the_settings() -> None:
 def test_a_sync_that_got_nothing_says_in_one_line_what_failed_and_leaves_nothing_to_serve(
         api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         caplog: pytest.LogCaptureFixture) -> None:
-    _env(monkeypatch, api, tmp_path)
+    cli_env(monkeypatch, api, tmp_path)
     api.revoke()
     assert main(["sync", "github", "acme/rocket"]) == 1
     out, err = capsys.readouterr()
@@ -68,7 +63,7 @@ def test_a_sync_that_got_nothing_says_in_one_line_what_failed_and_leaves_nothing
 
 def test_a_bad_app_private_key_is_named_as_such_and_no_request_is_made(
         api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    _env(monkeypatch, api, tmp_path)
+    cli_env(monkeypatch, api, tmp_path)
     monkeypatch.delenv("GITHUB_TOKEN")
     monkeypatch.setenv("GITHUB_APP_ID", "77")
     monkeypatch.setenv("GITHUB_APP_PRIVATE_KEY", "-----BEGIN RSA PRIVATE KEY-----\nnot really\n-----END RSA PRIVATE KEY-----\n")

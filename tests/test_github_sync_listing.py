@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from atlas.cli import main
-from tests.github_harness import exported, run_sync, settings_for
+from tests.github_harness import cli_env, exported, run_sync, settings_for
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
 
@@ -84,9 +84,7 @@ def test_a_sync_killed_mid_listing_and_rerun_misses_nothing_that_changed_meanwhi
         assert all(int(i["number"]) < 20 for i in old)  # on the last page, not yet synced
         api.repo.edit_issue(old[0]["number"], title="Edited while the sync was down")
         api.repo.add_comment(old[1]["number"], "commented while the sync was down")
-        for key, value in {**api.env(), "ATLAS_HOME": str(tmp_path)}.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.delenv("ATLAS_DATA", raising=False)
+        cli_env(monkeypatch, api, tmp_path)
         assert main(["sync", "github", "acme/rocket"]) == 0  # the rerun, in this process
         stdout = capsys.readouterr().out
         settings = settings_for(api, tmp_path)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from atlas.cli import main
-from tests.github_harness import exported, run_sync, settings_for
+from tests.github_harness import cli_env, exported, run_sync, settings_for
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
 from tools import dispatch, open_corpus, v2_registry
@@ -51,9 +51,7 @@ def test_every_nth_sync_drops_deleted_and_transferred_issues(api: GitHubAPI, tmp
 
 def test_reconcile_on_demand_from_the_command(api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    for key, value in {**api.env(), "ATLAS_HOME": str(tmp_path)}.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("ATLAS_DATA", raising=False)
+    cli_env(monkeypatch, api, tmp_path)
     assert main(["sync", "github", "acme/rocket"]) == 0
     api.repo.delete_issue(7)
     assert main(["sync", "github", "acme/rocket"]) == 0
