@@ -1,12 +1,16 @@
 """`atlas sync github OWNER/REPO`: issues, comments, labels and docs into a project folder.
 
 Each listing (issues with pull requests, issue comments) is walked newest-updated first, 100 per
-page. Page 1 is always asked without `since`, conditional on the ETag it had last time: a 304 says
-nothing in the listing changed (no rate-limit cost) and the walk stops there. Otherwise the walk
-continues with `since` = the newest `updated_at` of the last complete walk; sorted the same way,
-the `since` listing is a prefix of the full one, so its page N is the full listing's page N.
-The cursor (listing, page, since) is committed with every page, so an interrupted sync resumes
-at the next page. Labels are walked with per-page ETags; docs by the git tree (see github_docs).
+page, along the `Link` header's next URL (never a page number built here). Page 1 is always asked
+without `since`, conditional on the ETag it had last time: a 304 says nothing in the listing changed
+(no rate-limit cost) and the walk stops there. Otherwise the walk goes on with `since` = the newest
+`updated_at` of the last complete walk, sent as GitHub's own `YYYY-MM-DDTHH:MM:SSZ` string; sorted
+the same way, the `since` listing is a prefix of the full one. The cursor (next URL, since) is
+committed with every page, so an interrupted sync resumes at the next page. Anything that changed
+meanwhile moved to the top and shifted the pages under the walk, so after a resumed or multi-page
+walk page 1 is asked again (conditional on its ETag: 304 when nothing changed) from the new
+high-water mark. Every `reconcile_every` syncs (or when asked) the issue numbers are reconciled
+(github_reconcile). Labels are walked with per-page ETags; docs by the git tree (see github_docs).
 Items are written to the staging store as they arrive, and the project folder is exported from
 it at the end, or when the sync stops early, so whatever was synced is served.
 """
@@ -86,9 +90,10 @@ def sync(client: GitHub, gh: GitHubSettings, folder: Path, *, docs: list[str] | 
                                                                   per_page=PER_PAGE, page=1, headers=h),
               f"repos/{owner}/{name}/issues/comments?sort=updated&direction=desc&per_page={PER_PAGE}",
               store.put_comment)
-        if _reconcile_due(store, gh, reconcile, first):
-            report.dropped = reconcile_numbers(fetch, store, owner, name)
-            report.reconciled = True
+        since = 0 if first else int(store.get("syncs_since_reconcile") or 0) + 1
+        if reconcile or (not first and gh.reconcile_every > 0 and since >= gh.reconcile_every):
+            report.dropped, report.reconciled, since = reconcile_numbers(fetch, store, owner, name), True, 0
+        store.put("syncs_since_reconcile", since)  # a first sync's full walk lists every number anyway
         report.docs_written, report.docs_removed = sync_docs(fetch, store, owner, name, list(docs or DEFAULT_DOCS), gh.web_url)
         report.complete = True
     except GitHubFailure as exc:
@@ -108,14 +113,6 @@ def sync(client: GitHub, gh: GitHubSettings, folder: Path, *, docs: list[str] | 
     if build_index and report.kept:
         ensure_db(folder)
     return report
-
-
-def _reconcile_due(store: Store, gh: GitHubSettings, asked: bool, first: bool) -> bool:
-    """Asked for, or the `reconcile_every`-th sync since the last full listing of numbers (a first sync is one)."""
-    since = 0 if first else int(store.get("syncs_since_reconcile") or 0) + 1
-    due = asked or (not first and gh.reconcile_every > 0 and since >= gh.reconcile_every)
-    store.put("syncs_since_reconcile", 0 if due else since)
-    return due
 
 
 def _labels(fetch: Fetcher, store: Store, owner: str, name: str) -> None:
