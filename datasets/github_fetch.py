@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 from githubkit import GitHub
 from githubkit.exception import GitHubException, RateLimitExceeded, RequestFailed
 
@@ -91,7 +92,12 @@ class Fetcher:
         raise GitHubFailure("rate_limited", f"GitHub kept rate-limiting the sync of {self.repo}; try again later")
 
     def follow(self, url: str, *, doing: str, needs: str) -> Page:
-        """The page at a `Link` URL GitHub gave (absolute, with its own query), conditional on an ETag stored for it."""
+        """The page at a `Link` URL GitHub gave (absolute, with its own query), conditional on an ETag stored for it.
+        Only a URL on the API's own host is followed: the token never goes anywhere else."""
+        base, there = httpx.URL(str(self.client.config.base_url)), httpx.URL(url)
+        if (there.scheme, there.host, there.port) != (base.scheme, base.host, base.port):
+            raise GitHubFailure("unavailable", f"GitHub's Link header for {self.repo} pointed away from {base.host} "
+                                f"({there.host}); check GITHUB_API_URL")
         return self.get(url, lambda h: self.client.request("GET", url, headers=h), doing=doing, needs=needs)
 
     def _wait(self, exc: RequestFailed, doing: str) -> None:

@@ -52,6 +52,13 @@ def test_pages_are_followed_by_the_link_header_not_built(tmp_path: Path) -> None
         assert api.violations == []
 
 
+def test_a_link_to_another_host_is_not_followed(tmp_path: Path) -> None:
+    with GitHubAPI(generate(110, comments=0)) as api:
+        api.link_base = "http://elsewhere.invalid/api/v3"
+        report = run_sync(api, settings_for(api, tmp_path), build_index=False)
+        assert not report.complete and "pointed away" in (report.stopped or "")
+
+
 def _kill_at(api: GitHubAPI, pattern: str) -> tuple[threading.Event, threading.Event]:
     """Hold the request matching `pattern` until released; `arrived` is set when it comes."""
     arrived, release = threading.Event(), threading.Event()

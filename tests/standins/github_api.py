@@ -66,6 +66,7 @@ class GitHubAPI(LoopbackHTTP):
         # Link next URLs carry opaque page tokens (as GitHub's cursor-paginated listings do): a client that
         # builds `page=N` itself instead of following the Link header gets GitHub's 422
         self.opaque_pages = False
+        self.link_base: str | None = None  # Link URLs on another host (a misconfigured proxy), to prove none is followed
         self.tree_limit: int | None = None  # entries per git tree answer; beyond it the answer says truncated: true
         self.page_tokens: dict[int, int] = {}  # page token -> page number
         self.app_id: str | None = None
@@ -255,7 +256,7 @@ def page_of(items: list[Any], call: Call, per_page: int, base: str, api: GitHubA
             api.page_tokens[token] = number  # type: ignore[union-attr]
             number = token
         query = urlencode({**call.query, "page": number})
-        links.append(f'<{base}{call.path}?{query}>; rel="{rel}"')
+        links.append(f'<{(api.link_base if api else None) or base}{call.path}?{query}>; rel="{rel}"')
     return chunk, ({"Link": ", ".join(links)} if links else {})
 
 
