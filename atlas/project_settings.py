@@ -66,6 +66,20 @@ class GitHubSettings:
     def name(self) -> str:
         return self.repo.split("/", 1)[1]
 
+    def app_key_problem(self) -> str | None:
+        """Why the App's private key cannot sign its JWTs (None when it can, or no App is set), checked before any
+        request by the command about to use it, so a bad key is not reported as GitHub being unreachable."""
+        if self.token or not (self.app_id and self.app_private_key):
+            return None
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+        try:
+            load_pem_private_key(self.app_private_key.encode(), password=None)
+        except (ValueError, TypeError):
+            return ("GITHUB_APP_PRIVATE_KEY (or the file at GITHUB_APP_PRIVATE_KEY_PATH) is not a PEM private key; "
+                    "generate one on the GitHub App's settings page and set its whole .pem text or path")
+        return None
+
     def folder(self, home: Path) -> Path:
         """The synced project folder (docs/ and issues/) under ATLAS_HOME."""
         return Path(home) / "github" / self.owner / self.name
@@ -81,17 +95,6 @@ def repo_name_problem(repo: str) -> str | None:
     if not REPOSITORY_NAME.match(name) or name in (".", ".."):
         return "a repository is 1 to 100 letters, digits, '.', '_' or '-', and not '.' or '..'"
     return None
-
-
-def _is_private_key(pem: str) -> bool:
-    """Whether the App's key can sign its JWTs: checked here, so a bad key is not reported as GitHub being unreachable."""
-    from cryptography.hazmat.primitives.serialization import load_pem_private_key
-
-    try:
-        load_pem_private_key(pem.encode(), password=None)
-    except (ValueError, TypeError):
-        return False
-    return True
 
 
 Get = Callable[[str], "str | None"]
@@ -123,9 +126,6 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
     app_id = get("GITHUB_APP_ID")
     if app_id and not key:
         raise ConfigError("GITHUB_APP_ID is set but neither GITHUB_APP_PRIVATE_KEY nor GITHUB_APP_PRIVATE_KEY_PATH is")
-    if app_id and key and not _is_private_key(key):
-        raise ConfigError("GITHUB_APP_PRIVATE_KEY (or the file at GITHUB_APP_PRIVATE_KEY_PATH) is not a PEM private key; "
-                          "generate one on the GitHub App's settings page and set its whole .pem text or path")
     reconcile_every = int(number("ATLAS_SYNC_RECONCILE_EVERY", DEFAULT_RECONCILE_EVERY, int))
     if reconcile_every < 0:
         raise ConfigError(f"ATLAS_SYNC_RECONCILE_EVERY must be 0 (never by itself) or a number of syncs, got {reconcile_every}")

@@ -20,6 +20,10 @@ def sync_github(settings: Settings, *, docs: list[str] | None, wait: bool, recon
 
     gh = settings.github
     assert gh is not None  # the command sets ATLAS_GITHUB_REPO from its argument
+    key_problem = gh.app_key_problem()
+    if key_problem:
+        print(f"atlas sync: configuration error: {key_problem}", file=sys.stderr)
+        return 2
     try:
         report = sync(client(gh), gh, settings.data_dir, docs=docs, wait=wait, progress=Progress(), reconcile=reconcile)
     except GitHubConfigError as exc:
