@@ -53,10 +53,8 @@ def test_reconcile_on_demand_from_the_command(api: GitHubAPI, tmp_path: Path, mo
                                               capsys: pytest.CaptureFixture[str]) -> None:
     cli_env(monkeypatch, api, tmp_path)
     assert main(["sync", "github", "acme/rocket"]) == 0
-    api.repo.delete_issue(7)
-    assert main(["sync", "github", "acme/rocket"]) == 0
+    api.repo.delete_issue(7)  # not due by itself for another 24 syncs (the first test shows one not due)
     settings = settings_for(api, tmp_path)
-    assert 7 in exported(settings)
     assert main(["sync", "github", "acme/rocket", "--reconcile"]) == 0
     assert 7 not in exported(settings)
     assert "1 deleted or transferred" in capsys.readouterr().out
