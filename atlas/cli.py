@@ -103,6 +103,9 @@ def parser() -> argparse.ArgumentParser:
     sync.add_argument("--docs", action="append", default=None, metavar="PATH",
                       help="a folder of Markdown docs in the repository (repeatable; default: docs)")
     sync.add_argument("--no-wait", action="store_true", help="stop instead of waiting when the rate limit is spent")
+    sync.add_argument("--reconcile", action="store_true",
+                      help="also list every issue number and drop the issues GitHub deleted or transferred "
+                           "(done by itself every ATLAS_SYNC_RECONCILE_EVERY syncs)")
 
     red = command("redis", "the embedded Redis server (when REDIS_URL is not set)")
     red.add_argument("action", choices=["start", "stop", "status", "url"], help="start, stop, report status, or print its URL")
@@ -153,7 +156,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "sync":
         from atlas.sync_command import sync_github
 
-        return sync_github(settings, docs=args.docs, wait=not args.no_wait)
+        return sync_github(settings, docs=args.docs, wait=not args.no_wait, reconcile=args.reconcile)
     if args.command == "redis":
         return _redis(settings, args.action)
     return CONFIG_EXIT

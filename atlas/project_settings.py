@@ -16,8 +16,12 @@ from typing import Any
 from atlas.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent  # the checkout: relative paths in settings are resolved from it
-REPO_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+# GitHub's own rules, checked before the name becomes a folder under ATLAS_HOME or a request path:
+# an owner is 1-39 alphanumerics or single inner hyphens; a repository 1-100 of [A-Za-z0-9._-], not . or ..
+OWNER_NAME = re.compile(r"^(?=.{1,39}$)[A-Za-z0-9](?:-?[A-Za-z0-9])*$")
+REPOSITORY_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 DEFAULT_SYNC_INTERVAL = 15 * 60
+DEFAULT_RECONCILE_EVERY = 24  # syncs between two listings of every issue number (6 hours at the default interval)
 GITHUB_WEB = "https://github.com"
 
 
@@ -51,6 +55,7 @@ class GitHubSettings:
     app_private_key: str | None = field(default=None, repr=False)
     webhook_secret: str | None = field(default=None, repr=False)
     sync_interval_seconds: int = DEFAULT_SYNC_INTERVAL
+    reconcile_every: int = DEFAULT_RECONCILE_EVERY  # 0: only `atlas sync github --reconcile`
     web_url: str = GITHUB_WEB  # where html links point (GitHub Enterprise: its host)
 
     @property
@@ -61,9 +66,35 @@ class GitHubSettings:
     def name(self) -> str:
         return self.repo.split("/", 1)[1]
 
+    def app_key_problem(self) -> str | None:
+        """Why the App's private key cannot sign its JWTs (None when it can, or no App is set), checked before any
+        request by the command about to use it, so a bad key is not reported as GitHub being unreachable."""
+        if self.token or not (self.app_id and self.app_private_key):
+            return None
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+        try:
+            load_pem_private_key(self.app_private_key.encode(), password=None)
+        except (ValueError, TypeError):
+            return ("GITHUB_APP_PRIVATE_KEY (or the file at GITHUB_APP_PRIVATE_KEY_PATH) is not a PEM private key; "
+                    "generate one on the GitHub App's settings page and set its whole .pem text or path")
+        return None
+
     def folder(self, home: Path) -> Path:
         """The synced project folder (docs/ and issues/) under ATLAS_HOME."""
         return Path(home) / "github" / self.owner / self.name
+
+
+def repo_name_problem(repo: str) -> str | None:
+    """Why `repo` is not a GitHub OWNER/REPO (None when it is one), so no path or URL is built from it."""
+    owner, slash, name = repo.partition("/")
+    if not slash or not owner or not name:
+        return "expected one slash between the owner and the repository"
+    if not OWNER_NAME.match(owner):
+        return "an owner is 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen"
+    if not REPOSITORY_NAME.match(name) or name in (".", ".."):
+        return "a repository is 1 to 100 letters, digits, '.', '_' or '-', and not '.' or '..'"
+    return None
 
 
 Get = Callable[[str], "str | None"]
@@ -81,8 +112,10 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
         if name or description:
             fields["project"] = Project(name or ORBIT.name, description or name or ORBIT.description)
         return fields
-    if not REPO_NAME.match(repo):
-        raise ConfigError(f"ATLAS_GITHUB_REPO must be OWNER/REPO, got {repo!r}")
+    repo_problem = repo_name_problem(repo)
+    if repo_problem:
+        raise ConfigError(f"{repo!r} is not a GitHub OWNER/REPO (ATLAS_GITHUB_REPO, or the "
+                          f"argument of `atlas sync github`): {repo_problem}")
     key = get("GITHUB_APP_PRIVATE_KEY")
     key_path = get("GITHUB_APP_PRIVATE_KEY_PATH")
     if key is None and key_path is not None:
@@ -93,11 +126,15 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
     app_id = get("GITHUB_APP_ID")
     if app_id and not key:
         raise ConfigError("GITHUB_APP_ID is set but neither GITHUB_APP_PRIVATE_KEY nor GITHUB_APP_PRIVATE_KEY_PATH is")
+    reconcile_every = int(number("ATLAS_SYNC_RECONCILE_EVERY", DEFAULT_RECONCILE_EVERY, int))
+    if reconcile_every < 0:
+        raise ConfigError(f"ATLAS_SYNC_RECONCILE_EVERY must be 0 (never by itself) or a number of syncs, got {reconcile_every}")
     web = (get("GITHUB_WEB_URL") or GITHUB_WEB).rstrip("/")
     github = GitHubSettings(
         repo=repo, api_url=get("GITHUB_API_URL"), token=get("GITHUB_TOKEN"), app_id=app_id, app_private_key=key,
         webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
         sync_interval_seconds=int(number("ATLAS_SYNC_INTERVAL", DEFAULT_SYNC_INTERVAL, int)), web_url=web,
+        reconcile_every=reconcile_every,
     )
     home = Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve()
     fields["github"] = github

@@ -1,9 +1,10 @@
 """A repository's Markdown docs into `docs/<doc_id>.md`, fetching only blobs whose sha changed.
 
-The git trees API lists every file of the default branch with its blob sha in one request
-(conditional on its ETag: an unchanged branch costs nothing). Files under the docs roots ending in
-`.md` are compared with the shas written last time; only new or changed blobs are downloaded, and
-docs whose file is gone are removed. Nested folders become flat doc ids (`guides/setup.md` ->
+The default branch's top tree is asked conditional on its ETag (an unchanged branch costs nothing);
+each docs root's folder is then read recursively in one request, or, when GitHub cuts that answer
+short (`truncated: true`), one folder tree at a time. Files under the docs roots ending in `.md` are
+compared with the shas written last time; only new or changed blobs are downloaded, and docs whose
+file is gone are removed, but only after a complete listing: a partial one deletes nothing. Nested folders become flat doc ids (`guides/setup.md` ->
 `guides-setup`). The title is the front matter's `title`, else the first `# ` heading, else the file
 name; each written doc gets front matter with that title and its `url` on GitHub. Binary or
 undecodable files are skipped with a warning.
@@ -71,14 +72,20 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
     if not repo.not_modified:
         store.put_etag(f"repos/{owner}/{name}", repo.etag)
         store.put("default_branch", branch)
+        store.put("open_issues_count", repo.data.get("open_issues_count"))  # GitHub's own count, for the summary
     if not branch:
         return 0, 0
-    tree_key = f"repos/{owner}/{name}/git/trees/{branch}?recursive=1"
-    tree = fetch.get(tree_key, lambda h: gh.rest.git.get_tree(owner, name, branch, recursive="1", headers=h),
-                     doing="list the files of", needs=READ_CONTENTS)
-    if tree.not_modified:
+    root_key = f"repos/{owner}/{name}/git/trees/{branch}"
+    top = fetch.get(root_key, lambda h: gh.rest.git.get_tree(owner, name, branch, headers=h),
+                    doing="list the files of", needs=READ_CONTENTS)
+    if top.not_modified:  # the root tree's sha covers every file below it: nothing changed
         return 0, 0
-    wanted = _doc_blobs(tree.data.get("tree") or [], roots)
+    wanted: dict[str, tuple[str, str]] = {}
+    complete = True
+    for root in roots:
+        found, whole = _root_blobs(fetch, owner, name, top.data, root.strip("/"))
+        wanted.update(found)
+        complete = complete and whole
     known = store.docs()
     docs_dir = store.folder / "docs"
     docs_dir.mkdir(parents=True, exist_ok=True)
@@ -97,14 +104,62 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
         (docs_dir / f"{ident}.md").write_text(render(text, path, url), encoding="utf-8")
         store.put_doc(path, sha, ident)
         written += 1
+    if not complete:  # a doc missing from a partial answer may still be there: delete nothing, ask again next time
+        fetch.progress.note("docs: GitHub cut the file listing short; nothing was removed")
+        log.warning("git tree of %s/%s was truncated; no docs removed", owner, name)
+        return written, removed
     for path, (_, ident) in known.items():
         if path not in wanted:
             if ident:
                 (docs_dir / f"{ident}.md").unlink(missing_ok=True)
             store.delete_doc(path)
             removed += 1
-    store.put_etag(tree_key, tree.etag)
+    store.put_etag(root_key, top.etag)
     return written, removed
+
+
+def _root_blobs(fetch: Fetcher, owner: str, name: str, top: dict[str, Any], root: str) -> tuple[dict[str, tuple[str, str]], bool]:
+    """The doc blobs under one docs root, and whether the listing was complete.
+
+    The root's folder is found entry by entry from the repository's top tree, then read recursively in one
+    request; when GitHub cuts that answer short (`truncated`), its folders are walked one tree at a time.
+    """
+    tree, complete = top, not top.get("truncated")
+    for part in [p for p in root.split("/") if p]:
+        entry = next((e for e in tree.get("tree") or [] if e.get("path") == part and e.get("type") == "tree"), None)
+        if entry is None:  # not in a complete listing: the folder does not exist; in a cut one, it may
+            return {}, complete
+        tree = _tree(fetch, owner, name, str(entry["sha"]), recursive=False)
+        complete = not tree.get("truncated")
+    whole = _tree(fetch, owner, name, str(tree["sha"]), recursive=True)
+    if not whole.get("truncated"):
+        return _doc_blobs(_under(whole.get("tree") or [], root), [root]), True
+    found: dict[str, tuple[str, str]] = {}
+    complete, folders = True, [(root, str(tree["sha"]))]
+    while folders:
+        folder, sha = folders.pop()
+        listing = _tree(fetch, owner, name, sha, recursive=False)
+        complete = complete and not listing.get("truncated")
+        entries = _under(listing.get("tree") or [], folder)
+        found.update(_doc_blobs(entries, [root]))
+        folders += [(str(e["path"]), str(e["sha"])) for e in entries if e.get("type") == "tree"]
+    return found, complete
+
+
+def _tree(fetch: Fetcher, owner: str, name: str, sha: str, *, recursive: bool) -> dict[str, Any]:
+    """One git tree by sha (never changes, so never conditional)."""
+    gh = fetch.client
+    page = fetch.get(f"repos/{owner}/{name}/git/trees/{sha}" + ("?recursive=1" if recursive else ""),
+                     (lambda h: gh.rest.git.get_tree(owner, name, sha, recursive="1", headers=h)) if recursive
+                     else (lambda h: gh.rest.git.get_tree(owner, name, sha, headers=h)),
+                     doing="list the files of", needs=READ_CONTENTS)
+    return dict(page.data or {})
+
+
+def _under(entries: list[dict[str, Any]], folder: str) -> list[dict[str, Any]]:
+    """Tree entries with paths from the repository's root (GitHub gives them relative to the tree asked for)."""
+    prefix = f"{folder}/" if folder else ""
+    return [{**e, "path": prefix + str(e.get("path") or "")} for e in entries]
 
 
 def _doc_blobs(entries: list[dict[str, Any]], roots: list[str]) -> dict[str, tuple[str, str]]:

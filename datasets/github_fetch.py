@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 from githubkit import GitHub
 from githubkit.exception import GitHubException, RateLimitExceeded, RequestFailed
 
@@ -34,13 +35,17 @@ class Page:
 
     data: Any
     etag: str | None
-    has_next: bool
+    next_url: str | None  # the Link header's rel="next", followed as given (GitHub may page by cursor)
     last_page: int | None
     rate_left: str | None
 
     @property
     def not_modified(self) -> bool:
         return self.data is None
+
+    @property
+    def has_next(self) -> bool:
+        return self.next_url is not None
 
 
 @dataclass
@@ -81,10 +86,19 @@ class Fetcher:
             rate_left = response.headers.get("x-ratelimit-remaining")
             if response.status_code == 304:
                 self.counters.not_modified += 1
-                return Page(None, etag, False, None, rate_left)
-            return Page(response.json(), response.headers.get("etag"), "next" in links,
+                return Page(None, etag, None, None, rate_left)
+            return Page(response.json(), response.headers.get("etag"), links.get("next"),
                         int(last.group(1)) if last else None, rate_left)
         raise GitHubFailure("rate_limited", f"GitHub kept rate-limiting the sync of {self.repo}; try again later")
+
+    def follow(self, url: str, *, doing: str, needs: str) -> Page:
+        """The page at a `Link` URL GitHub gave (absolute, with its own query), conditional on an ETag stored for it.
+        Only a URL on the API's own host is followed: the token never goes anywhere else."""
+        base, there = httpx.URL(str(self.client.config.base_url)), httpx.URL(url)
+        if (there.scheme, there.host, there.port) != (base.scheme, base.host, base.port):
+            raise GitHubFailure("unavailable", f"GitHub's Link header for {self.repo} pointed away from {base.host} "
+                                f"({there.host}); check GITHUB_API_URL")
+        return self.get(url, lambda h: self.client.request("GET", url, headers=h), doing=doing, needs=needs)
 
     def _wait(self, exc: RequestFailed, doing: str) -> None:
         seconds = retry_after(exc.response.raw_response)

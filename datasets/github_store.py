@@ -118,6 +118,10 @@ class Store:
         self.conn.execute("DELETE FROM issues WHERE number = ?", (number,))
         self.conn.execute("DELETE FROM comments WHERE issue_number = ?", (number,))
 
+    def numbers(self) -> list[int]:
+        """Every stored issue and pull request number (the reconcile compares them with GitHub's)."""
+        return [int(r[0]) for r in self.conn.execute("SELECT number FROM issues ORDER BY number")]
+
     def issue(self, number: int) -> dict[str, Any] | None:
         row = self.conn.execute("SELECT record, is_pr FROM issues WHERE number = ?", (number,)).fetchone()
         return {**json.loads(row[0]), "is_pr": bool(row[1])} if row else None
@@ -157,7 +161,8 @@ class Store:
         one = lambda sql: int(self.conn.execute(sql).fetchone()[0])  # noqa: E731
         return {"issues": one("SELECT COUNT(*) FROM issues WHERE is_pr = 0"),
                 "pull_requests": one("SELECT COUNT(*) FROM issues WHERE is_pr = 1"),
-                "comments": one("SELECT COUNT(*) FROM comments"), "labels": one("SELECT COUNT(*) FROM labels")}
+                "comments": one("SELECT COUNT(*) FROM comments"), "labels": one("SELECT COUNT(*) FROM labels"),
+                "open": one("SELECT COUNT(*) FROM issues WHERE json_extract(record, '$.state') = 'open'")}
 
     # -- docs, etags, cursor, meta -------------------------------------------------------------
     def docs(self) -> dict[str, tuple[str, str]]:

@@ -49,7 +49,7 @@ def test_requests_are_paginated_at_100_and_near_the_floor(api: GitHubAPI, tmp_pa
     lists = [c for c in api.calls if c.path.endswith(("/issues", "/issues/comments", "/labels"))]
     assert lists and all(c.query.get("per_page") == "100" for c in lists)
     floor = -(-len(api.repo.issues) // 100) + -(-len(api.repo.comments) // 100) + 1
-    assert len(lists) == floor
+    assert len([c for c in lists if c.status != 304]) == floor  # plus one free 304 per listing: nothing changed meanwhile
 
 
 def test_second_sync_with_nothing_changed_is_all_304(api: GitHubAPI, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import re
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -59,8 +60,15 @@ class GitHubAPI(LoopbackHTTP):
         self.secondary: deque[int] = deque()  # retry-after seconds for the next N non-304 requests
         self.faults: deque[tuple[re.Pattern[str], int]] = deque()  # (METHOD path regex, status), used once
         self.revocations: list[tuple[re.Pattern[str], str]] = []
+        self.hooks: list[tuple[re.Pattern[str], Callable[[], None]]] = []  # run (once) before a matching request is served
         self.reject_duplicate = False  # a server that does not know state_reason=duplicate (422)
         self.write_delay = 0.0
+        # Link next URLs carry opaque page tokens (as GitHub's cursor-paginated listings do): a client that
+        # builds `page=N` itself instead of following the Link header gets GitHub's 422
+        self.opaque_pages = False
+        self.link_base: str | None = None  # Link URLs on another host (a misconfigured proxy), to prove none is followed
+        self.tree_limit: int | None = None  # entries per git tree answer; beyond it the answer says truncated: true
+        self.page_tokens: dict[int, int] = {}  # page token -> page number
         self.app_id: str | None = None
         self.installation_id = 55
         self.lock = threading.Lock()
@@ -82,6 +90,10 @@ class GitHubAPI(LoopbackHTTP):
     def revoke_when(self, pattern: str, token: str = TOKEN) -> None:
         """Revoke `token` when a request matching `METHOD /path?query` arrives (it and all later get 401)."""
         self.revocations.append((re.compile(pattern), token))
+
+    def before(self, pattern: str, hook: Callable[[], None]) -> None:
+        """Call `hook` once, in the handler's thread, when a request matching `METHOD /path?query` arrives."""
+        self.hooks.append((re.compile(pattern), hook))
 
     def requests(self, method: str | None = None, path: str | None = None) -> list[Call]:
         return [c for c in self.calls if (method is None or c.method == method) and (path is None or re.search(path, c.path))]
@@ -156,14 +168,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-def _error(status: int, message: str) -> tuple[int, Any, dict[str, str]]:
+def _error(status: int, message: str, field: str = "state_reason", detail: str | None = None) -> tuple[int, Any, dict[str, str]]:
     body: dict[str, Any] = {"message": message, "documentation_url": "https://docs.github.com/rest"}
     if status == 422:
-        body["errors"] = [{"resource": "Issue", "code": "invalid", "field": "state_reason", "message": message}]
+        body["errors"] = [{"resource": "Issue", "code": "invalid", "field": field, "message": detail or message}]
     return status, body, {}
 
 
 def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
+    for i, (pattern, hook) in enumerate(list(api.hooks)):
+        if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
+            del api.hooks[i]
+            hook()
+            break
     for pattern, revoked in list(api.revocations):
         if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
             api.revoke(revoked)
@@ -200,7 +217,10 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
     from tests.standins.github_routes import route
 
     with repo.lock:
-        return route(api, call, tail, per_page)
+        try:
+            return route(api, call, tail, per_page)
+        except BadPage:
+            return _error(422, "Validation Failed", "page", "page is not one this listing gave out")
 
 
 def _installation_token(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
@@ -212,17 +232,31 @@ def _installation_token(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str,
     return 201, {"token": token, "expires_at": expires}, {}
 
 
-def page_of(items: list[Any], call: Call, per_page: int, base: str) -> tuple[list[Any], dict[str, str]]:
-    """One page and its `Link` header (next, last) like GitHub's."""
-    page = max(int(call.query.get("page", "1")), 1)
+class BadPage(Exception):
+    """A `page` the stand-in never put in a Link header (with `opaque_pages`)."""
+
+
+def page_of(items: list[Any], call: Call, per_page: int, base: str, api: GitHubAPI | None = None) -> tuple[list[Any], dict[str, str]]:
+    """One page and its `Link` header (next, last) like GitHub's; with `api.opaque_pages`, next only, by token."""
+    asked = max(int(call.query.get("page", "1")), 1)
+    opaque = api is not None and api.opaque_pages
+    if opaque and asked != 1 and asked not in api.page_tokens:  # type: ignore[union-attr]
+        raise BadPage(asked)
+    page = api.page_tokens[asked] if opaque and asked != 1 else asked  # type: ignore[union-attr]
     last = max((len(items) + per_page - 1) // per_page, 1)
     chunk = items[(page - 1) * per_page: page * per_page]
     links = []
     for rel, number in (("next", page + 1), ("last", last)):
         if rel == "next" and page >= last:
             continue
+        if opaque:
+            if rel == "last":
+                continue
+            token = 7_000 + len(api.page_tokens) * 13  # type: ignore[union-attr]
+            api.page_tokens[token] = number  # type: ignore[union-attr]
+            number = token
         query = urlencode({**call.query, "page": number})
-        links.append(f'<{base}{call.path}?{query}>; rel="{rel}"')
+        links.append(f'<{(api.link_base if api else None) or base}{call.path}?{query}>; rel="{rel}"')
     return chunk, ({"Link": ", ".join(links)} if links else {})
 
 

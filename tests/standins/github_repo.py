@@ -51,6 +51,8 @@ class Repo:
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
     next_comment: int = 900_000
+    deleted: set[int] = field(default_factory=set)  # GET answers 410 Gone
+    moved: dict[int, str] = field(default_factory=dict)  # transferred: GET answers 301 to this API URL
 
     @property
     def full_name(self) -> str:
@@ -128,14 +130,56 @@ class Repo:
                 issue["closed_at"] = issue["updated_at"]
             return issue
 
-    def tree(self) -> dict[str, Any]:
-        entries = [{"path": path, "mode": "100644", "type": "blob", "sha": blob_sha(data), "size": len(data),
-                    "url": self.url(f"/git/blobs/{blob_sha(data)}")} for path, data in sorted(self.files.items())]
-        folders = sorted({p.rsplit("/", 1)[0] for p in self.files if "/" in p})
-        entries += [{"path": f, "mode": "040000", "type": "tree", "sha": blob_sha(f.encode()), "url": self.url("/git/trees/x")}
-                    for f in folders]
-        return {"sha": hashlib.sha1(repr(entries).encode()).hexdigest(), "url": self.url("/git/trees/main"),
-                "tree": entries, "truncated": False}
+    def delete_issue(self, number: int) -> None:
+        """An issue deleted on GitHub: gone from every listing, with its comments; GET answers 410."""
+        with self.lock:
+            self.issues.pop(number)
+            self.comments = {k: c for k, c in self.comments.items() if not c["issue_url"].endswith(f"/issues/{number}")}
+            self.deleted.add(number)
+
+    def transfer_issue(self, number: int, *, to_repo_id: int = 9999, new_number: int = 1) -> None:
+        """An issue transferred to another repository: gone from this one's listings; GET answers 301 to its new home."""
+        with self.lock:
+            self.issues.pop(number)
+            self.comments = {k: c for k, c in self.comments.items() if not c["issue_url"].endswith(f"/issues/{number}")}
+            self.moved[number] = f"/repositories/{to_repo_id}/issues/{new_number}"
+
+    def tree(self, ref: str, *, recursive: bool = False, limit: int | None = None) -> dict[str, Any] | None:
+        """The git tree at `ref` (the default branch or a folder's tree sha) as GitHub answers it: paths relative
+        to that tree, sorted; beyond `limit` entries GitHub cuts the answer and says `truncated: true`."""
+        folder = "" if ref == self.default_branch else self._folders().get(ref)
+        if folder is None:
+            return None
+        prefix = f"{folder}/" if folder else ""
+        entries = []
+        for path, data in sorted(self.files.items()):
+            rel = path[len(prefix):] if path.startswith(prefix) else None
+            if rel and (recursive or "/" not in rel):
+                entries.append({"path": rel, "mode": "100644", "type": "blob", "sha": blob_sha(data), "size": len(data),
+                                "url": self.url(f"/git/blobs/{blob_sha(data)}")})
+        for sha, path in self._folders().items():
+            rel = path[len(prefix):] if path.startswith(prefix) else None
+            if path and rel and (recursive or "/" not in rel):
+                entries.append({"path": rel, "mode": "040000", "type": "tree", "sha": sha, "url": self.url(f"/git/trees/{sha}")})
+        entries.sort(key=lambda e: e["path"])
+        truncated = limit is not None and len(entries) > limit
+        return {"sha": self._folder_sha(folder), "url": self.url(f"/git/trees/{self._folder_sha(folder)}"),
+                "tree": entries[:limit] if truncated else entries, "truncated": truncated}
+
+    def _folders(self) -> dict[str, str]:
+        """Every folder (the root is "") by its tree sha, which changes with anything under it, as git's does."""
+        paths = {""} | {p.rsplit("/", 1)[0] for p in self.files if "/" in p}
+        while True:  # every ancestor of a folder is a folder
+            more = {f.rsplit("/", 1)[0] for f in paths if "/" in f} - paths
+            if not more:
+                break
+            paths |= more
+        return {self._folder_sha(f): f for f in paths}
+
+    def _folder_sha(self, folder: str) -> str:
+        prefix = f"{folder}/" if folder else ""
+        content = sorted((p, blob_sha(d)) for p, d in self.files.items() if p.startswith(prefix))
+        return hashlib.sha1(repr((folder, content)).encode()).hexdigest()
 
     def blob(self, sha: str) -> dict[str, Any] | None:
         for data in self.files.values():
@@ -147,7 +191,8 @@ class Repo:
     def full_repository(self) -> dict[str, Any]:
         repo = skeleton("full-repository")
         repo.update(id=self.repo_id, name=self.name, full_name=self.full_name, default_branch=self.default_branch,
-                    owner=self.user(self.owner), html_url=self.html(), url=self.url(), private=False)
+                    owner=self.user(self.owner), html_url=self.html(), url=self.url(), private=False,
+                    open_issues_count=sum(1 for i in self.issues.values() if i["state"] == "open"))  # pull requests too
         return repo
 
 

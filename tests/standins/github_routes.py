@@ -20,23 +20,31 @@ def route(api: GitHubAPI, call: Call, tail: str, per_page: int) -> Reply:
     if call.method == "GET":
         if tail == "":
             return 200, repo.full_repository(), {}
+        if tail in ("/issues", "/issues/comments") and not _valid_since(call):
+            return _error(422, "Validation Failed", "since", "since must be a timestamp YYYY-MM-DDTHH:MM:SSZ")
         if tail == "/issues":
             items = _filtered(list(repo.issues.values()), call)
             if call.query.get("state", "open") != "all":
                 items = [i for i in items if i["state"] == call.query.get("state", "open")]
-            chunk, links = page_of(items, call, per_page, api.base_url)
+            chunk, links = page_of(items, call, per_page, api.base_url, api)
             return 200, chunk, links
         if tail == "/issues/comments":
-            chunk, links = page_of(_filtered(list(repo.comments.values()), call), call, per_page, api.base_url)
+            chunk, links = page_of(_filtered(list(repo.comments.values()), call), call, per_page, api.base_url, api)
             return 200, chunk, links
         if tail == "/labels":
-            chunk, links = page_of(list(repo.labels.values()), call, per_page, api.base_url)
+            chunk, links = page_of(list(repo.labels.values()), call, per_page, api.base_url, api)
             return 200, chunk, links
         if tail.startswith("/git/trees/"):
-            return (200, repo.tree(), {}) if tail.split("/")[-1] == repo.default_branch else _error(404, "Not Found")
+            tree = repo.tree(tail.split("/")[-1], recursive="recursive" in call.query, limit=api.tree_limit)
+            return (200, tree, {}) if tree else _error(404, "Not Found")
         if tail.startswith("/git/blobs/"):
             blob = repo.blob(tail.split("/")[-1])
             return (200, blob, {}) if blob else _error(404, "Not Found")
+        if m and int(m.group(1)) in repo.deleted:
+            return _error(410, "This issue was deleted")
+        if m and int(m.group(1)) in repo.moved:
+            moved = api.base_url + repo.moved[int(m.group(1))]
+            return 301, {"message": "Moved Permanently", "url": moved, "documentation_url": "https://docs.github.com/rest"}, {"Location": moved}
         if m and m.group(2) is None:
             issue = repo.issues.get(int(m.group(1)))
             return (200, issue, {}) if issue else _error(404, "Not Found")
@@ -45,7 +53,7 @@ def route(api: GitHubAPI, call: Call, tail: str, per_page: int) -> Reply:
             if number not in repo.issues:
                 return _error(404, "Not Found")
             mine = [c for c in repo.comments.values() if c["issue_url"].endswith(f"/issues/{number}")]
-            chunk, links = page_of(mine, call, per_page, api.base_url)
+            chunk, links = page_of(mine, call, per_page, api.base_url, api)
             return 200, chunk, links
         return _error(404, "Not Found")
     if api.write_delay:
@@ -79,13 +87,19 @@ def route(api: GitHubAPI, call: Call, tail: str, per_page: int) -> Reply:
     return _error(404, "Not Found")
 
 
+SINCE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+
+
+def _valid_since(call: Call) -> bool:
+    """GitHub documents `since` as `YYYY-MM-DDTHH:MM:SSZ` and answers 422 for what it cannot read."""
+    since = call.query.get("since")
+    return since is None or SINCE.fullmatch(since) is not None
+
+
 def _filtered(items: list[dict[str, Any]], call: Call) -> list[dict[str, Any]]:
     since = call.query.get("since")
     if since:
-        from datetime import datetime, timezone
-
-        stamp = datetime.fromisoformat(since.replace("Z", "+00:00")).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        items = [i for i in items if i["updated_at"] >= stamp]
+        items = [i for i in items if i["updated_at"] >= since]
     key = "updated_at" if call.query.get("sort") == "updated" else "created_at"
     reverse = call.query.get("direction", "desc") == "desc"
     return sorted(items, key=lambda i: (i[key], i["id"]), reverse=reverse)
