@@ -9,7 +9,9 @@ the issue, the issue is closed as asked, the labels are there), so it is never w
 `close_issue(duplicate)` sends `duplicate_issue_id` = the original's internal `id`; a server that
 rejects `duplicate` (422) gets a "Duplicate of #N" comment and `not_planned`, and the result says so.
 401/403/404/422 become `TrackerError` with a sentence a maintainer can act on; 5xx, timeouts and
-exhausted rate limits become `TrackerUnavailable`.
+exhausted rate limits become `TrackerUnavailable`. Redirects are never followed: a transferred
+issue (301), a deleted one (410) and a pull request are refused with "nothing was done", and a
+transferred or deleted issue leaves the synced folder at once (tools/github_refusals.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -27,6 +30,7 @@ from atlas.errors import GitHubFailure
 from atlas.github_client import READ_ISSUES, WRITE_ISSUES, failure, retry_after
 from atlas.project_settings import GitHubSettings
 from datasets import github_index, github_store
+from tools import github_refusals as refusals
 from tools.errors import TrackerError, TrackerUnavailable
 from tools.github_pacing import WritePacer
 from tools.tracker import CloseReason, IssueRef
@@ -55,9 +59,12 @@ class GitHubTracker:
     def github(self) -> GitHub[Any]:
         if self._github is None:
             try:
-                self._github = self._client()
+                github = self._client()
             except GitHubFailure as exc:
                 raise self._mapped(exc) from None
+            if github.config.follow_redirects:  # a followed 301 re-sends a write to another repository's issue
+                github = GitHub(github.auth, config=replace(github.config, follow_redirects=False))
+            self._github = github
         return self._github
 
     def url(self, number: int) -> str:
@@ -65,8 +72,12 @@ class GitHubTracker:
 
     # -- lookups ---------------------------------------------------------------------------------
     def issue(self, number: int) -> IssueRef | None:
+        """The issue as a write would see it; None when there is none, TrackerError when it must not be written."""
         raw = self._raw_issue(number)
-        return None if raw is None else self._ref(raw)
+        if raw is None:
+            return None
+        refusals.refuse_pull_request(raw, number)
+        return self._ref(raw)
 
     def known_labels(self) -> list[str]:
         names: list[str] = []
@@ -86,7 +97,7 @@ class GitHubTracker:
         if unknown:
             raise TrackerError(f"these labels do not exist in {self.gh.repo}: {', '.join(unknown)}")
         response = self._write(lambda: self.github.rest.issues.add_labels(self.gh.owner, self.gh.name, number, labels=labels),
-                               f"label issue #{number} in")
+                               f"label issue #{number} in", number)
         names = [str(label["name"]) for label in _array(response)]
         self._apply(lambda store: store.set_issue_labels(number, names))
         return self._require(number)
@@ -95,7 +106,7 @@ class GitHubTracker:
         self._require(number)
         text = f"{body}\n\n{marker(key)}" if key else body
         response = self._write(lambda: self.github.rest.issues.create_comment(self.gh.owner, self.gh.name, number, body=text),
-                               f"comment on issue #{number} in")
+                               f"comment on issue #{number} in", number)
         comment = _object(response)
         self._apply(lambda store: store.put_comment(comment, number))
         return str(comment.get("html_url") or self.url(number))
@@ -112,7 +123,7 @@ class GitHubTracker:
             fields["duplicate_issue_id"] = int(original["id"])
         try:
             response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, **fields),
-                                   f"close issue #{number} in")
+                                   f"close issue #{number} in", number)
         except TrackerError as exc:
             if reason != "duplicate" or getattr(exc, "status", None) != 422:
                 raise
@@ -152,7 +163,7 @@ class GitHubTracker:
     def _close_as_duplicate_by_comment(self, number: int, original: int, key: str | None) -> IssueRef:
         self.post_comment(number, f"Duplicate of #{original}", key=key)
         response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, state="closed",
-                                                                      state_reason="not_planned"), f"close issue #{number} in")
+                                                                      state_reason="not_planned"), f"close issue #{number} in", number)
         raw = _object(response)
         self._apply(lambda store: _put_issue(store, raw, number, original))
         return IssueRef(**{**self._ref(raw, original).__dict__, "note": DUPLICATE_FALLBACK.format(original=original)})
@@ -162,7 +173,8 @@ class GitHubTracker:
         page = 1
         while True:
             response = self._call(lambda: self.github.rest.issues.list_comments(
-                self.gh.owner, self.gh.name, number, per_page=100, page=page), f"read the comments of issue #{number} in", READ_ISSUES)
+                self.gh.owner, self.gh.name, number, per_page=100, page=page), f"read the comments of issue #{number} in", READ_ISSUES,
+                number=number)
             found.extend(_array(response))
             if 'rel="next"' not in response.headers.get("link", ""):
                 return found
@@ -172,18 +184,28 @@ class GitHubTracker:
         if not number:
             return None
         try:
-            return _object(self._call(lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
-                                      f"read issue #{number} in", READ_ISSUES))
+            raw = _object(self._call(lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
+                                     f"read issue #{number} in", READ_ISSUES, number=number))
         except TrackerError as exc:
-            if getattr(exc, "status", None) in (404, 410):
+            if getattr(exc, "status", None) == 404:
                 return None
             raise
+        elsewhere = refusals.moved_elsewhere(raw, number, self.gh.repo)
+        if elsewhere is not None:
+            self._forget(number)
+            raise refusals.transferred(number, elsewhere)
+        return raw
 
     def _require_raw(self, number: int) -> dict[str, Any]:
         raw = self._raw_issue(number)
         if raw is None:
             raise TrackerError(f"no issue #{number} in {self.gh.repo}")
+        refusals.refuse_pull_request(raw, number)
         return raw
+
+    def _forget(self, number: int) -> None:
+        """A transferred or deleted issue leaves the synced folder, so search no longer offers it."""
+        self._apply(lambda store: store.delete_issue(number))
 
     def _require(self, number: int) -> IssueRef:
         return self._ref(self._require_raw(number))
@@ -193,15 +215,21 @@ class GitHubTracker:
                         tuple(sorted(str(label["name"]) for label in raw.get("labels") or [])),
                         raw.get("html_url") or self.url(int(raw["number"])), duplicate_of)
 
-    def _write(self, action: Callable[[], T], doing: str) -> T:
+    def _write(self, action: Callable[[], T], doing: str, number: int) -> T:
         with self.pacer.turn():
-            return self._call(action, doing, WRITE_ISSUES, retry=True)
+            return self._call(action, doing, WRITE_ISSUES, retry=True, number=number)
 
-    def _call(self, action: Callable[[], T], doing: str, needs: str, *, retry: bool = True) -> T:
+    def _call(self, action: Callable[[], T], doing: str, needs: str, *, retry: bool = True, number: int | None = None) -> T:
         for attempt in range(2):
             try:
-                return action()
+                result = action()
+                if isinstance(result, Response) and result.status_code in refusals.REDIRECTS:
+                    raise self._moved(result.raw_response, number)
+                return result
             except RequestFailed as exc:
+                if exc.response.status_code == 410 and number is not None and refusals.is_deleted(exc.response.raw_response):
+                    self._forget(number)
+                    raise refusals.deleted(number, self.gh.repo) from None
                 wait = retry_after(exc.response.raw_response) if exc.response.status_code in (403, 429) else None
                 if wait is not None and retry and attempt == 0 and wait <= MAX_RETRY_WAIT:
                     log.warning("GitHub rate limit on %s; waiting %.0fs", self.gh.repo, wait)
@@ -211,6 +239,13 @@ class GitHubTracker:
             except GitHubException as exc:
                 raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
         raise TrackerUnavailable(f"GitHub kept rate-limiting writes to {self.gh.repo}")
+
+    def _moved(self, response: Any, number: int | None) -> TrackerError:
+        target = refusals.redirect_target(response)
+        if number is None:
+            return TrackerError(f"GitHub redirected the request to {target}; nothing was done")
+        self._forget(number)
+        return refusals.transferred(number, target)
 
     @staticmethod
     def _mapped(exc: GitHubFailure) -> Exception:

@@ -51,6 +51,8 @@ class Repo:
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
     next_comment: int = 900_000
+    moved: dict[int, str] = field(default_factory=dict)  # transferred issues: number -> "owner/repo/issues/N"
+    deleted: set[int] = field(default_factory=set)
 
     @property
     def full_name(self) -> str:
