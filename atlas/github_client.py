@@ -9,6 +9,7 @@ githubkit's HTTP cache and automatic retries are off: the sync keeps its own ETa
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -32,6 +33,8 @@ TIMEOUT_SECONDS = 15.0
 READ_ISSUES = "Issues: read"
 WRITE_ISSUES = "Issues: read and write"
 READ_CONTENTS = "Contents: read"
+SECONDARY_MIN_WAIT = 60.0  # GitHub: without retry-after or a spent limit, "wait for at least one minute"
+MAX_BACKOFF_SECONDS = 960.0  # 60 s doubled four times: then GitHub is asked too often to be polite
 
 
 def client(gh: GitHubSettings) -> GitHub[Any]:
@@ -59,6 +62,10 @@ def failure(exc: Exception, repo: str, doing: str, needs: str = READ_ISSUES) -> 
         return GitHubFailure("rate_limited", f"GitHub's rate limit was hit while trying to {doing} {repo}", 429, wait)
     if isinstance(exc, RequestFailed):
         status = exc.response.status_code
+        later = rate_limit_wait(exc.response.raw_response)
+        if later is not None:  # a rate limit, not a missing permission, though GitHub answers both with 403
+            return GitHubFailure("rate_limited", f"GitHub's rate limit was hit while trying to {doing} {repo}; "
+                                 "try again in a few minutes", status, later)
         if status == 401:
             return GitHubFailure("auth", f"GitHub rejected the credentials while trying to {doing} {repo}: the token is "
                                  "expired or revoked; create a new one (or check the App's key) and set it again", status)
@@ -80,22 +87,35 @@ def failure(exc: Exception, repo: str, doing: str, needs: str = READ_ISSUES) -> 
     return GitHubFailure("unavailable", f"GitHub failed while trying to {doing} {repo}")
 
 
-def retry_after(response: httpx.Response) -> float | None:
-    """Seconds to wait from `retry-after`, or until `x-ratelimit-reset` when the limit is spent; None: go on."""
-    headers = response.headers
-    if "retry-after" in headers:
-        try:
-            return max(float(headers["retry-after"]), 0.0)
-        except ValueError:
-            return 60.0
-    if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
-        import time
+def rate_limit_wait(response: httpx.Response, attempt: int = 0) -> float | None:
+    """Seconds to wait before retrying a rate-limited answer (403 or 429), as GitHub's docs ask; None: not one.
 
-        try:
-            return max(float(headers["x-ratelimit-reset"]) - time.time(), 0.0)
-        except ValueError:
-            return 60.0
+    `retry-after` when present; until `x-ratelimit-reset` when `x-ratelimit-remaining` is 0; otherwise
+    (a secondary limit without either header, or a bare 429) at least a minute, doubling with each
+    `attempt` (0 for the first wait), up to MAX_BACKOFF_SECONDS.
+    """
+    if response.status_code not in (403, 429):
+        return None
+    headers = response.headers
+    try:
+        if "retry-after" in headers:
+            return max(float(headers["retry-after"]), 0.0)
+        if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
+            return max(float(headers["x-ratelimit-reset"]) - time.time(), 0.0) + 1.0  # the reset second itself
+    except ValueError:
+        pass
+    if response.status_code == 429 or is_secondary_limit(response) or headers.get("x-ratelimit-remaining") == "0":
+        return min(SECONDARY_MIN_WAIT * 2 ** attempt, MAX_BACKOFF_SECONDS)
     return None
+
+
+def is_secondary_limit(response: httpx.Response) -> bool:
+    """GitHub's 403/429 whose message says a secondary rate limit was exceeded (headers may say nothing)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and "secondary rate limit" in str(body.get("message") or "").lower()
 
 
 def _message(exc: RequestFailed) -> str:

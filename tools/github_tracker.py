@@ -1,8 +1,9 @@
 """The GitHub tracker: the `Tracker` port over GitHub's REST API, through githubkit.
 
 Lookups ask GitHub (the card and the final check see the issue as it is now). Writes go one at a
-time per repository, a second apart (tools/github_pacing.py), honouring `retry-after` and
-`x-ratelimit-reset` once; each write's response is applied to the synced folder at once, so
+time per repository, a second apart (tools/github_pacing.py); a rate-limited request is retried
+after GitHub's wait (`retry-after`, the reset of a spent limit, else a minute doubling each time;
+atlas/github_client.py), waited outside the write turn, up to MAX_RATE_LIMIT_RETRIES times; each write's response is applied to the synced folder at once, so
 search shows it without a re-sync. Comments carry a hidden marker `<!-- atlas:KEY -->` with the
 request key, and `settle` answers whether an in-doubt write already happened (the marker is on
 the issue, the issue is closed as asked, the labels are there), so it is never written twice.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -27,7 +29,7 @@ from githubkit import GitHub, Response
 from githubkit.exception import GitHubException, RequestFailed
 
 from atlas.errors import GitHubFailure
-from atlas.github_client import READ_ISSUES, WRITE_ISSUES, failure, retry_after
+from atlas.github_client import READ_ISSUES, WRITE_ISSUES, failure, rate_limit_wait
 from atlas.project_settings import GitHubSettings
 from datasets import github_index, github_store
 from tools import github_refusals as refusals
@@ -37,7 +39,8 @@ from tools.tracker import CloseReason, IssueRef
 
 log = logging.getLogger("atlas.tracker.github")
 T = TypeVar("T")
-MAX_RETRY_WAIT = 60.0
+MAX_RATE_LIMIT_RETRIES = 3  # 1 + 2 + 4 minutes of backoff, well inside a run job's time limit
+MAX_RETRY_WAIT = 600.0  # a limit that resets later than this fails the write now, clearly, instead
 DUPLICATE_FALLBACK = "GitHub did not accept closing as a duplicate here, so Atlas commented \"Duplicate of #{original}\" and closed it as not planned."
 
 
@@ -216,13 +219,15 @@ class GitHubTracker:
                         raw.get("html_url") or self.url(int(raw["number"])), duplicate_of)
 
     def _write(self, action: Callable[[], T], doing: str, number: int) -> T:
-        with self.pacer.turn():
-            return self._call(action, doing, WRITE_ISSUES, retry=True, number=number)
+        return self._call(action, doing, WRITE_ISSUES, number=number, turn=self.pacer.turn)
 
-    def _call(self, action: Callable[[], T], doing: str, needs: str, *, retry: bool = True, number: int | None = None) -> T:
-        for attempt in range(2):
+    def _call(self, action: Callable[[], T], doing: str, needs: str, *, number: int | None = None,
+              turn: Callable[[], AbstractContextManager[None]] = nullcontext) -> T:
+        """One request, retried after each rate-limit wait; `turn` (the write pacer) is held only while sending."""
+        for attempt in range(MAX_RATE_LIMIT_RETRIES + 1):
             try:
-                result = action()
+                with turn():
+                    result = action()
                 if isinstance(result, Response) and result.status_code in refusals.REDIRECTS:
                     raise self._moved(result.raw_response, number)
                 return result
@@ -230,15 +235,15 @@ class GitHubTracker:
                 if exc.response.status_code == 410 and number is not None and refusals.is_deleted(exc.response.raw_response):
                     self._forget(number)
                     raise refusals.deleted(number, self.gh.repo) from None
-                wait = retry_after(exc.response.raw_response) if exc.response.status_code in (403, 429) else None
-                if wait is not None and retry and attempt == 0 and wait <= MAX_RETRY_WAIT:
+                wait = rate_limit_wait(exc.response.raw_response, attempt)
+                if wait is not None and attempt < MAX_RATE_LIMIT_RETRIES and wait <= MAX_RETRY_WAIT:
                     log.warning("GitHub rate limit on %s; waiting %.0fs", self.gh.repo, wait)
                     self.sleep(wait)
                     continue
                 raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
             except GitHubException as exc:
                 raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
-        raise TrackerUnavailable(f"GitHub kept rate-limiting writes to {self.gh.repo}")
+        raise TrackerUnavailable(f"GitHub kept rate-limiting requests to {self.gh.repo}")  # not reached: the last attempt raises
 
     def _moved(self, response: Any, number: int | None) -> TrackerError:
         target = refusals.redirect_target(response)
