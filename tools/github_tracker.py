@@ -25,15 +25,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import httpx
 from githubkit import GitHub, Response
-from githubkit.exception import GitHubException, RequestFailed
+from githubkit.exception import GitHubException, RequestError, RequestFailed, RequestTimeout
 
 from atlas.errors import GitHubFailure
 from atlas.github_client import READ_ISSUES, WRITE_ISSUES, failure, rate_limit_wait
 from atlas.project_settings import GitHubSettings
 from datasets import github_index, github_store
 from tools import github_refusals as refusals
-from tools.errors import TrackerError, TrackerUnavailable
+from tools.errors import TrackerError, TrackerInDoubt, TrackerUnavailable
 from tools.github_pacing import WritePacer
 from tools.tracker import CloseReason, IssueRef
 
@@ -219,19 +220,27 @@ class GitHubTracker:
                         raw.get("html_url") or self.url(int(raw["number"])), duplicate_of)
 
     def _write(self, action: Callable[[], T], doing: str, number: int) -> T:
-        return self._call(action, doing, WRITE_ISSUES, number=number, turn=self.pacer.turn)
+        """A write in the pacer's turn; a timeout or 5xx after sending it is `TrackerInDoubt`, not a failure."""
+        try:
+            return self._call(action, doing, WRITE_ISSUES, number=number, turn=self.pacer.turn)
+        except _Unconfirmed as exc:
+            raise TrackerInDoubt(f"GitHub did not confirm the request to {doing} {self.gh.repo} ({exc}), "
+                                 "so it may or may not have happened") from None
 
     def _call(self, action: Callable[[], T], doing: str, needs: str, *, number: int | None = None,
-              turn: Callable[[], AbstractContextManager[None]] = nullcontext) -> T:
-        """One request, retried after each rate-limit wait; `turn` (the write pacer) is held only while sending."""
+              turn: Callable[[], AbstractContextManager[None]] | None = None) -> T:
+        """One request, retried after each rate-limit wait. `turn` (the write pacer's, for a write) is held only
+        while sending; a write's 5xx, timeout or broken connection is `_Unconfirmed`."""
         for attempt in range(MAX_RATE_LIMIT_RETRIES + 1):
             try:
-                with turn():
+                with turn() if turn is not None else nullcontext():
                     result = action()
                 if isinstance(result, Response) and result.status_code in refusals.REDIRECTS:
                     raise self._moved(result.raw_response, number)
                 return result
             except RequestFailed as exc:
+                if exc.response.status_code >= 500 and turn is not None:
+                    raise _Unconfirmed(f"HTTP {exc.response.status_code}") from None
                 if exc.response.status_code == 410 and number is not None and refusals.is_deleted(exc.response.raw_response):
                     self._forget(number)
                     raise refusals.deleted(number, self.gh.repo) from None
@@ -242,6 +251,8 @@ class GitHubTracker:
                     continue
                 raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
             except GitHubException as exc:
+                if turn is not None and _maybe_sent(exc):
+                    raise _Unconfirmed("no answer in time" if isinstance(exc, RequestTimeout) else "the connection broke") from None
                 raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
         raise TrackerUnavailable(f"GitHub kept rate-limiting requests to {self.gh.repo}")  # not reached: the last attempt raises
 
@@ -267,6 +278,18 @@ class GitHubTracker:
             github_index.apply(self.folder, change, build_index=self.build_index)
         except Exception:  # the write happened on GitHub; the next sync or webhook brings the folder up to date
             log.exception("could not apply a GitHub write to %s", self.folder)
+
+
+class _Unconfirmed(Exception):
+    """A write was sent and no answer says whether it was applied (5xx, timeout, a broken connection)."""
+
+
+def _maybe_sent(exc: GitHubException) -> bool:
+    """Whether a request that failed without an HTTP answer may have reached GitHub (not a failed connect)."""
+    if not isinstance(exc, RequestError) or isinstance(exc, RequestFailed):
+        return False
+    origin = getattr(exc, "exc", None)
+    return not isinstance(origin, (httpx.ConnectError, httpx.ConnectTimeout))
 
 
 def _put_issue(store: github_store.Store, raw: dict[str, Any], number: int, duplicate_of: int | None) -> None:
