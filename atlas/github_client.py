@@ -4,12 +4,15 @@ Auth is a fine-grained token (`GITHUB_TOKEN`) or a GitHub App: the App's install
 from the repository (`GET /repos/{o}/{r}/installation` with the App's JWT) and githubkit's
 installation strategy mints tokens and refreshes them a minute before their hour is up.
 githubkit's HTTP cache and automatic retries are off: the sync keeps its own ETags on disk (so a
-304 survives restarts) and waits out rate limits itself, saying so on its progress line.
+304 survives restarts) and waits out rate limits itself, saying so on its progress line. Every
+request carries `X-GitHub-Api-Version`: githubkit's, or `ATLAS_GITHUB_API_VERSION` (GitHub
+Enterprise Server releases accept older versions; an unsupported one is answered 400).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -28,6 +31,7 @@ from atlas.errors import GitHubConfigError, GitHubFailure
 from atlas.project_settings import GitHubSettings
 
 USER_AGENT = "atlas-maintainer-bot"
+API_VERSION_HEADER = "X-GitHub-Api-Version"
 TIMEOUT_SECONDS = 15.0
 # What each kind of access needs on a fine-grained token or a GitHub App installation.
 READ_ISSUES = "Issues: read"
@@ -41,6 +45,8 @@ def client(gh: GitHubSettings) -> GitHub[Any]:
     """A sync githubkit client for the repository's credentials, at `GITHUB_API_URL` when set."""
     options: dict[str, Any] = dict(base_url=gh.api_url, user_agent=USER_AGENT, timeout=httpx.Timeout(TIMEOUT_SECONDS),
                    http_cache=False, auto_retry=False)
+    if gh.api_version:
+        options["event_hooks"] = {"request": [_pin_version(gh.api_version)]}
     if gh.token:
         return GitHub(TokenAuthStrategy(gh.token), **options)
     if gh.app_id and gh.app_private_key:
@@ -51,6 +57,13 @@ def client(gh: GitHubSettings) -> GitHub[Any]:
             raise failure(exc, gh.repo, "find the App's installation on") from None
         return GitHub(AppAuthStrategy(gh.app_id, gh.app_private_key).as_installation(installation.id), **options)
     raise GitHubConfigError("set GITHUB_TOKEN, or GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY(_PATH)")
+
+
+def _pin_version(version: str) -> Callable[[httpx.Request], None]:
+    """An httpx request hook: githubkit's generated methods send their own version; this one replaces it."""
+    def pin(request: httpx.Request) -> None:
+        request.headers[API_VERSION_HEADER] = version
+    return pin
 
 
 def failure(exc: Exception, repo: str, doing: str, needs: str = READ_ISSUES) -> GitHubFailure:
@@ -72,7 +85,18 @@ def failure(exc: Exception, repo: str, doing: str, needs: str = READ_ISSUES) -> 
         if status == 403:
             return GitHubFailure("permission", f"GitHub refused to {doing} {repo}: the token or App lacks the "
                                  f"'{needs}' permission on it", status)
-        if status in (404, 410):
+        request = exc.response.raw_request
+        if status == 400 and API_VERSION_HEADER in request.headers and ("version" in _message(exc).lower() or request.method == "GET"):
+            sent = request.headers[API_VERSION_HEADER]
+            return GitHubFailure("invalid", f"GitHub does not accept REST API version {sent} (while trying to {doing} "
+                                 f"{repo}): set ATLAS_GITHUB_API_VERSION to one this server supports, e.g. 2022-11-28 "
+                                 "on GitHub Enterprise Server", status)
+        if status == 410 and "deleted" in _message(exc).lower():
+            return GitHubFailure("not_found", f"GitHub says it was deleted (while trying to {doing} {repo})", status)
+        if status == 410:
+            return GitHubFailure("invalid", f"GitHub answered 410 Gone while trying to {doing} {repo} ({_message(exc)}): "
+                                 "what Atlas asked for was retired; check ATLAS_GITHUB_API_VERSION and GITHUB_API_URL", status)
+        if status == 404:
             return GitHubFailure("not_found", f"GitHub could not find it while trying to {doing} {repo}: the repository "
                                  f"or issue does not exist, or the token or App has no '{needs}' access to it", status)
         if status == 422:

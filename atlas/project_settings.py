@@ -17,6 +17,7 @@ from atlas.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent  # the checkout: relative paths in settings are resolved from it
 REPO_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+API_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")  # GitHub's REST API versions are release dates
 DEFAULT_SYNC_INTERVAL = 15 * 60
 GITHUB_WEB = "https://github.com"
 
@@ -52,6 +53,7 @@ class GitHubSettings:
     webhook_secret: str | None = field(default=None, repr=False)
     sync_interval_seconds: int = DEFAULT_SYNC_INTERVAL
     web_url: str = GITHUB_WEB  # where html links point (GitHub Enterprise: its host)
+    api_version: str | None = None  # X-GitHub-Api-Version; None: githubkit's (GitHub Enterprise Server may need older)
 
     @property
     def owner(self) -> str:
@@ -94,10 +96,14 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
     if app_id and not key:
         raise ConfigError("GITHUB_APP_ID is set but neither GITHUB_APP_PRIVATE_KEY nor GITHUB_APP_PRIVATE_KEY_PATH is")
     web = (get("GITHUB_WEB_URL") or GITHUB_WEB).rstrip("/")
+    api_version = get("ATLAS_GITHUB_API_VERSION") or None
+    if api_version is not None and not API_VERSION.match(api_version):
+        raise ConfigError(f"ATLAS_GITHUB_API_VERSION must be a REST API version date such as 2022-11-28, got {api_version!r}")
     github = GitHubSettings(
         repo=repo, api_url=get("GITHUB_API_URL"), token=get("GITHUB_TOKEN"), app_id=app_id, app_private_key=key,
         webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
         sync_interval_seconds=int(number("ATLAS_SYNC_INTERVAL", DEFAULT_SYNC_INTERVAL, int)), web_url=web,
+        api_version=api_version,
     )
     home = Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve()
     fields["github"] = github

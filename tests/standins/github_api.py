@@ -22,6 +22,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -217,7 +218,7 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
     for i, (pattern, status) in enumerate(api.faults):
         if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
             del api.faults[i]
-            return _error(status, "Server Error" if status >= 500 else "Forbidden")
+            return _error(status, HTTPStatus(status).phrase)
     if call.path.startswith("/app/installations/"):
         return _installation_token(api, call)
     auth = call.headers.get("authorization", "")
