@@ -7,7 +7,9 @@ from pathlib import Path
 
 from atlas import github_client
 from atlas.settings import Settings
-from tests.github_harness import run_sync, settings_for
+from datasets.github_sync import sync
+from datasets.sync_progress import Silent
+from tests.github_harness import settings_for
 from tests.standins.github_api import GitHubAPI
 from tools import execute, open_corpus, v2_registry, validate
 from tools.context import ToolContext
@@ -17,14 +19,15 @@ from tools.github_tracker import GitHubTracker
 
 
 def tracker_for(api: GitHubAPI, tmp_path: Path, sleeps: list[float] | None = None, **env: str) -> tuple[GitHubTracker, Settings]:
-    """A synced folder and a tracker on it; every wait is recorded in `sleeps` instead of slept."""
+    """A synced folder (its export, which search reads, without the search index: fast) and a tracker on it;
+    every wait is recorded in `sleeps` instead of slept."""
     settings = settings_for(api, tmp_path, **env)
-    run_sync(api, settings)
     gh = settings.github
     assert gh is not None
+    sync(github_client.client(gh), gh, settings.data_dir, progress=Silent(), sleep=lambda s: None, build_index=False)
     record = sleeps.append if sleeps is not None else (lambda s: None)
     tracker = GitHubTracker(gh, lambda: github_client.client(gh), settings.data_dir,
-                            WritePacer(None, gh.repo, sleep=record), sleep=record)
+                            WritePacer(None, gh.repo, sleep=record), sleep=record, build_index=False)
     return tracker, settings
 
 

@@ -17,7 +17,7 @@ from tests.standins.github_repo import generate
 
 @pytest.fixture
 def api() -> GitHubAPI:
-    with GitHubAPI(generate(30, comments=20)) as server:
+    with GitHubAPI(generate(14, comments=8)) as server:
         yield server
         assert server.violations == []
 
