@@ -135,11 +135,16 @@ def rate_limit_wait(response: httpx.Response, attempt: int = 0) -> float | None:
 
 def is_secondary_limit(response: httpx.Response) -> bool:
     """GitHub's 403/429 whose message says a secondary rate limit was exceeded (headers may say nothing)."""
+    return "secondary rate limit" in error_message(response)
+
+
+def error_message(response: httpx.Response) -> str:
+    """The `message` of a GitHub error body, lowercased, to tell apart answers that share a status; "" if none."""
     try:
         body = response.json()
     except ValueError:
-        return False
-    return isinstance(body, dict) and "secondary rate limit" in str(body.get("message") or "").lower()
+        return ""
+    return str(body.get("message") or "").lower() if isinstance(body, dict) else ""
 
 
 def _message(exc: RequestFailed) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 
+from atlas.github_client import error_message
 from tools.errors import TrackerError
 
 REDIRECTS = (301, 302, 307, 308)
@@ -29,6 +30,14 @@ def transferred(number: int, to: str) -> TrackerError:
 
 def deleted(number: int, repo: str) -> TrackerError:
     return TrackerError(f"issue #{number} was deleted from {repo}; nothing was done")
+
+
+def repository_renamed(response: httpx.Response, repo: str) -> TrackerError | None:
+    """A redirect to `/repositories/ID/...`: the repository itself was renamed or moved, not the issue."""
+    if not re.search(r"/repositories/\d+(/|$)", response.headers.get("location", "")):
+        return None
+    return TrackerError(f"GitHub redirected: the repository {repo} was renamed or moved; set ATLAS_GITHUB_REPO to its "
+                        "new name; nothing was done")
 
 
 def redirect_target(response: httpx.Response) -> str:
@@ -49,11 +58,7 @@ def moved_elsewhere(raw: dict[str, Any], number: int, repo: str) -> str | None:
 
 def is_deleted(response: httpx.Response) -> bool:
     """A 410 that says the issue was deleted (not a retired endpoint or API version)."""
-    try:
-        body = response.json()
-    except ValueError:
-        return False
-    return isinstance(body, dict) and "deleted" in str(body.get("message") or "").lower()
+    return "deleted" in error_message(response)
 
 
 def refuse_pull_request(raw: dict[str, Any], number: int) -> None:

@@ -257,6 +257,9 @@ class GitHubTracker:
         raise TrackerUnavailable(f"GitHub kept rate-limiting requests to {self.gh.repo}")  # not reached: the last attempt raises
 
     def _moved(self, response: Any, number: int | None) -> TrackerError:
+        renamed = refusals.repository_renamed(response, self.gh.repo)
+        if renamed is not None:
+            return renamed
         target = refusals.redirect_target(response)
         if number is None:
             return TrackerError(f"GitHub redirected the request to {target}; nothing was done")
