@@ -1,7 +1,8 @@
 """A write GitHub may have applied but did not confirm (a 5xx, or an answer after the client's timeout)
 is in doubt: it is settled from GitHub (the comment's hidden marker, the state, the labels) before
 anything is said, as after a worker crash; it is never reported as "did not go through", never
-retried, and the hint written for the model never reaches a card."""
+retried, and the hint written for the model never reaches a card. An issue transferred while its card
+waited is refused, and the card says so."""
 
 from __future__ import annotations
 
@@ -43,20 +44,22 @@ def test_a_write_answered_after_the_timeout_is_in_doubt_and_settled_from_github(
 def test_an_approved_write_github_applied_but_answered_502_is_done_one_it_did_not_apply_is_in_doubt_and_no_card_shows_a_hint(
         tmp_path: Path, redis_url: str) -> None:
     with github_stack(tmp_path, redis_url) as (s, github, _):
-        first, second, third = open_numbers(github)[:3]
+        first, second, third, fourth = open_numbers(github)[:4]
         github.apply_then_fail(rf"POST /repos/acme/rocket/issues/{first}/comments$", 502)  # applied, then 502
         github.fail_next(rf"POST /repos/acme/rocket/issues/{second}/comments\?", 502)  # not applied
         github.fail_next(rf"PATCH /repos/acme/rocket/issues/{third}\?", 422)  # refused: certainly not applied
         s.model.script(
             reply_calls([Call("post_comment", {"issue_id": first, "body": "Fixed in 2.1."}, "call_a"),
                          Call("post_comment", {"issue_id": second, "body": "Fixed in 2.2."}, "call_b"),
-                         Call("close_issue", {"issue_id": third, "reason": "completed", "duplicate_of": None}, "call_c")]),
+                         Call("close_issue", {"issue_id": third, "reason": "completed", "duplicate_of": None}, "call_c"),
+                         Call("add_labels", {"issue_id": fourth, "labels": ["bug"]}, "call_d")]),
             reply_text("Done."),
         )
-        thread = s.ask(f"tell #{first} and #{second} it is fixed, close #{third}")
+        thread = s.ask(f"tell #{first} and #{second} it is fixed, close #{third}, label #{fourth}")
         with s.worker("gh-doubt"):
-            cards = s.cards(thread, 3)
+            cards = s.cards(thread, 4)
             run = s.run_of(cards[0])
+            github.transfer(fourth, "acme/launchpad")  # while its card waits
             for card in cards:
                 assert s.click(card, MAINTAINER) == 200
             final = s.wait_final(run.id)
@@ -72,10 +75,12 @@ def test_an_approved_write_github_applied_but_answered_502_is_done_one_it_did_no
         assert ledger.entry_of(s.conn, run.id, "call_b")["state"] == "in_doubt"
         shown = {card["ts"]: json.dumps(s.card_now(card)["blocks"]) for card in cards}
         assert all("Hint" not in text for text in shown.values())
-        assert sorted("Done: Posted the comment" in t for t in shown.values()) == [False, False, True]
-        assert sorted("may or may not have happened" in t for t in shown.values()) == [False, False, True]
-        assert sorted("did not go through" in t for t in shown.values()) == [False, False, True]  # only the refused close
+        assert sorted("Done: Posted the comment" in t for t in shown.values()) == [False, False, False, True]
+        assert sorted("may or may not have happened" in t for t in shown.values()) == [False, False, False, True]
+        assert sorted("did not go through" in t for t in shown.values()) == [False, False, True, True]  # the refused ones
+        assert any(f"issue #{fourth} was transferred to acme/launchpad; nothing was done" in t for t in shown.values())
+        assert "/launchpad/" not in " ".join(c.path for c in github.calls if c.method != "GET")
         decisions = sorted(str(e.get("decision")) for e in audit.entries(s.conn) if e.kind == "result")
-        assert decisions == ["done", "failed", "in_doubt"]
+        assert decisions == ["done", "failed", "failed", "in_doubt"]
         assert len(github.requests("POST", r"/comments$")) == 2  # one attempt each, nothing retried
         s.model.assert_done()

@@ -44,6 +44,15 @@ def test_a_transferred_issue_is_refused_everywhere_and_leaves_search(api: GitHub
     assert not output.ok and said in output.text
 
 
+def test_a_renamed_repository_is_said_to_be_renamed_not_an_issue_transferred(api: GitHubAPI, tmp_path: Path) -> None:
+    tracker, _ = tracker_for(api, tmp_path)
+    number = open_numbers(api)[0]
+    api.rename("rocket-ng")
+    with pytest.raises(TrackerError, match="acme/rocket was renamed or moved; set ATLAS_GITHUB_REPO to its new name"):
+        tracker.post_comment(number, "hello", key="k")
+    assert [c.status for c in api.calls if "/issues/" in c.path][-1] == 301 and _writes(api) == []
+
+
 def test_a_deleted_issue_is_said_to_be_deleted_and_leaves_search(api: GitHubAPI, tmp_path: Path) -> None:
     tracker, settings = tracker_for(api, tmp_path)
     number = open_numbers(api)[0]

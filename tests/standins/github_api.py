@@ -6,7 +6,8 @@ permissions (403 naming nothing, like GitHub), `ETag` / `If-None-Match` -> 304 (
 rate limit), `Link` pagination, `per_page` <= 100 (422 above), a primary rate limit counter and an
 on-demand secondary rate limit (403 with `retry-after`, or without it as GitHub also answers), a
 spent primary limit (403 with `x-ratelimit-remaining: 0` and the reset time), the write endpoints
-(labels, comments, close with `state_reason`), transferred issues (301 with `Location` to the new
+(labels, comments, close with `state_reason`), a renamed repository (301 to `/repositories/ID`),
+transferred issues (301 with `Location` to the new
 repository's issue) and deleted ones (410), the `X-GitHub-Api-Version` header (400 for a version
 the server does not support), and faults that apply a write and then answer 5xx or too late. Every request is validated against GitHub's OpenAPI description before
 it is served and every JSON response before it is sent; a violation is recorded in `violations`
@@ -67,6 +68,7 @@ class GitHubAPI(LoopbackHTTP):
         self.api_versions = set(API_VERSIONS)  # GitHub Enterprise Server: {"2022-11-28"}
         self.rate_reset = int(time.time()) + 3600
         self.others: dict[str, Repo] = {}  # repositories issues were transferred to, by full name
+        self.old_names: list[str] = []  # full names the repository had before a rename: 301 to /repositories/ID
         self.revocations: list[tuple[re.Pattern[str], str]] = []
         self.reject_duplicate = False  # a server that does not know state_reason=duplicate (422)
         self.write_delay = 0.0
@@ -107,6 +109,12 @@ class GitHubAPI(LoopbackHTTP):
                                      labels=tuple(label["name"] for label in old["labels"]))
             self.repo.moved[number] = f"{to}/issues/{moved['number']}"
             return int(moved["number"])
+
+    def rename(self, name: str) -> None:
+        """Rename the repository as GitHub does: requests to the old name are redirected (301) by its id."""
+        with self.repo.lock:
+            self.old_names.append(self.repo.full_name)
+            self.repo.name = name
 
     def delete(self, number: int) -> None:
         """Delete issue `number` as a repository admin can: 410 Gone from then on."""
@@ -239,6 +247,10 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
                      "documentation_url": "https://docs.github.com"}, ({} if seconds is None else {"retry-after": str(seconds)})
     if api.rate_remaining <= 0 and not call.headers.get("if-none-match"):
         return 403, {"message": "API rate limit exceeded for user.", "documentation_url": "https://docs.github.com"}, {}
+    old = next((n for n in api.old_names if call.path.startswith(f"/repos/{n}/")), None)
+    if old is not None:
+        where = f"{api.base_url}/repositories/{api.repo.repo_id}{call.path[len(f'/repos/{old}'):]}"
+        return 301, {"message": "Moved Permanently", "url": where, "documentation_url": "https://docs.github.com/rest"}, {"Location": where}
     repo = next((r for r in (api.repo, *api.others.values()) if call.path.startswith(f"/repos/{r.full_name}")), None)
     if repo is None:
         return _error(404, "Not Found")
