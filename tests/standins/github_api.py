@@ -2,16 +2,16 @@
 
 It serves a generated repository (tests/standins/github_repo.py) and behaves like GitHub where the
 project relies on it: token auth (and a GitHub App's JWT -> installation token), fine-grained
-permissions (403 naming nothing, like GitHub), `ETag` / `If-None-Match` -> 304 (which costs no
-rate limit), `Link` pagination, `per_page` <= 100 (422 above), a primary rate limit counter and an
+permissions (403 naming nothing, like GitHub), `ETag` / `If-None-Match` -> 304 (which costs no rate
+limit), `Link` pagination, `per_page` <= 100 (422 above), a primary rate limit counter and an
 on-demand secondary rate limit (403 with `retry-after`, or without it as GitHub also answers), a
 spent primary limit (403 with `x-ratelimit-remaining: 0` and the reset time), the write endpoints
 (labels, comments, close with `state_reason`), a renamed repository (301 to `/repositories/ID`),
-transferred issues (301 with `Location` to the new
-repository's issue) and deleted ones (410), the `X-GitHub-Api-Version` header (400 for a version
-the server does not support), and faults that apply a write and then answer 5xx or too late. Every request is validated against GitHub's OpenAPI description before
-it is served and every JSON response before it is sent; a violation is recorded in `violations`
-(tests assert there are none) and answered 400.
+transferred issues (301 with `Location` to the new repository's issue) and deleted ones (410), the
+`X-GitHub-Api-Version` header (400 for a version the server does not support), and faults that apply
+a write and then answer 5xx or too late. Every request is validated against GitHub's OpenAPI
+description before it is served and every JSON response before it is sent; a violation is recorded
+in `violations` (tests assert there are none) and answered 400.
 """
 
 from __future__ import annotations
