@@ -41,7 +41,7 @@ from tools.tracker import CloseReason, IssueRef
 log = logging.getLogger("atlas.tracker.github")
 T = TypeVar("T")
 MAX_RATE_LIMIT_RETRIES = 3  # 1 + 2 + 4 minutes of backoff, well inside a run job's time limit
-MAX_RETRY_WAIT = 600.0  # a limit that resets later than this fails the write now, clearly, instead
+MAX_RETRY_WAIT = 600.0  # a limit that resets later than this fails now, saying so, instead of holding a worker
 DUPLICATE_FALLBACK = "GitHub did not accept closing as a duplicate here, so Atlas commented \"Duplicate of #{original}\" and closed it as not planned."
 
 
