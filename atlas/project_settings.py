@@ -20,6 +20,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent  # the checkout: relative pat
 # an owner is 1-39 alphanumerics or single inner hyphens; a repository 1-100 of [A-Za-z0-9._-], not . or ..
 OWNER_NAME = re.compile(r"^(?=.{1,39}$)[A-Za-z0-9](?:-?[A-Za-z0-9])*$")
 REPOSITORY_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+API_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")  # GitHub's REST API versions are release dates
 DEFAULT_SYNC_INTERVAL = 15 * 60
 DEFAULT_RECONCILE_EVERY = 24  # syncs between two listings of every issue number (6 hours at the default interval)
 GITHUB_WEB = "https://github.com"
@@ -57,6 +58,7 @@ class GitHubSettings:
     sync_interval_seconds: int = DEFAULT_SYNC_INTERVAL
     reconcile_every: int = DEFAULT_RECONCILE_EVERY  # 0: only `atlas sync github --reconcile`
     web_url: str = GITHUB_WEB  # where html links point (GitHub Enterprise: its host)
+    api_version: str | None = None  # X-GitHub-Api-Version; None: githubkit's (GitHub Enterprise Server may need older)
 
     @property
     def owner(self) -> str:
@@ -130,11 +132,14 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
     if reconcile_every < 0:
         raise ConfigError(f"ATLAS_SYNC_RECONCILE_EVERY must be 0 (never by itself) or a number of syncs, got {reconcile_every}")
     web = (get("GITHUB_WEB_URL") or GITHUB_WEB).rstrip("/")
+    api_version = get("ATLAS_GITHUB_API_VERSION") or None
+    if api_version is not None and not API_VERSION.match(api_version):
+        raise ConfigError(f"ATLAS_GITHUB_API_VERSION must be a REST API version date such as 2022-11-28, got {api_version!r}")
     github = GitHubSettings(
         repo=repo, api_url=get("GITHUB_API_URL"), token=get("GITHUB_TOKEN"), app_id=app_id, app_private_key=key,
         webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
         sync_interval_seconds=int(number("ATLAS_SYNC_INTERVAL", DEFAULT_SYNC_INTERVAL, int)), web_url=web,
-        reconcile_every=reconcile_every,
+        reconcile_every=reconcile_every, api_version=api_version,
     )
     home = Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve()
     fields["github"] = github

@@ -150,7 +150,7 @@ class Settings:
             "tool_timeout_seconds": self.tool_timeout_seconds,
             "semantic_docs": self.semantic_docs,
             "project": [self.project.name, self.project.description],
-            "tracker": [self.github.repo, self.github.api_url] if self.github else "demo",  # where approved actions write
+            "tracker": [self.github.repo, self.github.api_url, self.github.api_version] if self.github else "demo",  # where approved actions write
         }
 
     @cached_property

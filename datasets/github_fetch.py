@@ -1,8 +1,9 @@
 """One GitHub request as the sync makes it: conditional on a stored ETag, rate limits waited out.
 
 A 304 (the ETag still matches) costs no rate limit and means "what you have is current". A
-secondary rate limit (403 or 429 with `retry-after`) or a spent primary limit is waited out with
-the progress line saying so, or, with `wait=False`, stops the sync with a `GitHubFailure`.
+secondary rate limit (403 or 429, with `retry-after` or without) or a spent primary limit is
+waited out as GitHub asks (atlas.github_client.rate_limit_wait) with the progress line saying so,
+or, with `wait=False`, stops the sync with a `GitHubFailure`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from githubkit import GitHub
 from githubkit.exception import GitHubException, RateLimitExceeded, RequestFailed
 
 from atlas.errors import GitHubFailure
-from atlas.github_client import failure, retry_after
+from atlas.github_client import failure, rate_limit_wait
 from datasets.github_store import Store
 from datasets.sync_progress import Progress
 
@@ -67,16 +68,13 @@ class Fetcher:
         """The page at `key` (its canonical URL), conditional on its stored ETag."""
         etag = self.store.etag(key)
         headers = {"If-None-Match": etag} if etag else {}
-        for _ in range(MAX_WAITS):
+        for attempt in range(MAX_WAITS):
             self.counters.requests += 1
             try:
                 response = call(headers)
-            except RateLimitExceeded as exc:
-                self._wait(exc, doing)
-                continue
             except RequestFailed as exc:
-                if exc.response.status_code in (403, 429) and retry_after(exc.response.raw_response) is not None:
-                    self._wait(exc, doing)
+                if isinstance(exc, RateLimitExceeded) or rate_limit_wait(exc.response.raw_response) is not None:
+                    self._wait(exc, doing, attempt)
                     continue
                 raise failure(exc, self.repo, doing, needs) from None
             except GitHubException as exc:
@@ -100,8 +98,8 @@ class Fetcher:
                                 f"({there.host}); check GITHUB_API_URL")
         return self.get(url, lambda h: self.client.request("GET", url, headers=h), doing=doing, needs=needs)
 
-    def _wait(self, exc: RequestFailed, doing: str) -> None:
-        seconds = retry_after(exc.response.raw_response)
+    def _wait(self, exc: RequestFailed, doing: str, attempt: int) -> None:
+        seconds = rate_limit_wait(exc.response.raw_response, attempt)
         if seconds is None and isinstance(exc, RateLimitExceeded):
             seconds = exc.retry_after.total_seconds()
         seconds = 60.0 if seconds is None else seconds

@@ -29,6 +29,7 @@ class ToolOutput:
 
     text: str
     ok: bool
+    in_doubt: bool = False  # a write that may or may not have happened (tools.errors.TrackerInDoubt)
 
 
 def validate(registry: Registry, name: str, arguments: str, ctx: ToolContext | None = None) -> BaseModel | ToolOutput:
@@ -101,7 +102,7 @@ def dispatch(registry: Registry, name: str, arguments: str, ctx: ToolContext) ->
 
 
 def _error(err: ToolError) -> ToolOutput:
-    return ToolOutput(text=err.render(), ok=False)
+    return ToolOutput(text=err.render(), ok=False, in_doubt=err.in_doubt)
 
 
 def _fields_hint(model: type[BaseModel]) -> str:

@@ -23,10 +23,16 @@ class ToolError:
 
     error: str
     hint: str
+    in_doubt: bool = False  # a write that may have happened: the approval gate settles it from the tracker
 
     def render(self) -> str:
         """The exact text the model reads."""
         return f"Error: {self.error}\nHint: {self.hint}"
+
+
+def for_people(text: str) -> str:
+    """A tool result as a maintainer reads it (on a card): without the hint, which is written for the model."""
+    return text.split("\nHint:", 1)[0].removeprefix("Error: ")
 
 
 class CalculationError(ValueError):
@@ -47,3 +53,8 @@ class TrackerUnavailable(Exception):
 
 class WriteTurnTimeout(TimeoutError):
     """Another write held the repository's turn for too long."""
+
+
+class TrackerInDoubt(TrackerUnavailable):
+    """A write was sent but not confirmed (timeout, 5xx, a cut connection): it may have happened.
+    Settle it from the tracker before saying anything; never report it as failed, never resend it."""

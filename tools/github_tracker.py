@@ -1,15 +1,18 @@
 """The GitHub tracker: the `Tracker` port over GitHub's REST API, through githubkit.
 
 Lookups ask GitHub (the card and the final check see the issue as it is now). Writes go one at a
-time per repository, a second apart (tools/github_pacing.py), honouring `retry-after` and
-`x-ratelimit-reset` once; each write's response is applied to the synced folder at once, so
+time per repository, a second apart (tools/github_pacing.py); a rate-limited request is retried
+after GitHub's wait (`retry-after`, the reset of a spent limit, else a minute doubling each time;
+atlas/github_client.py), waited outside the write turn, up to MAX_RATE_LIMIT_RETRIES times; each write's response is applied to the synced folder at once, so
 search shows it without a re-sync. Comments carry a hidden marker `<!-- atlas:KEY -->` with the
 request key, and `settle` answers whether an in-doubt write already happened (the marker is on
 the issue, the issue is closed as asked, the labels are there), so it is never written twice.
 `close_issue(duplicate)` sends `duplicate_issue_id` = the original's internal `id`; a server that
 rejects `duplicate` (422) gets a "Duplicate of #N" comment and `not_planned`, and the result says so.
 401/403/404/422 become `TrackerError` with a sentence a maintainer can act on; 5xx, timeouts and
-exhausted rate limits become `TrackerUnavailable`.
+exhausted rate limits become `TrackerUnavailable`. Redirects are never followed: a transferred
+issue (301), a deleted one (410) and a pull request are refused with "nothing was done", and a
+transferred or deleted issue leaves the synced folder at once (tools/github_refusals.py).
 """
 
 from __future__ import annotations
@@ -17,23 +20,28 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import httpx
 from githubkit import GitHub, Response
-from githubkit.exception import GitHubException, RequestFailed
+from githubkit.exception import GitHubException, RequestError, RequestFailed, RequestTimeout
 
 from atlas.errors import GitHubFailure
-from atlas.github_client import READ_ISSUES, WRITE_ISSUES, failure, retry_after
+from atlas.github_client import READ_ISSUES, WRITE_ISSUES, failure, rate_limit_wait
 from atlas.project_settings import GitHubSettings
 from datasets import github_index, github_store
-from tools.errors import TrackerError, TrackerUnavailable
+from tools import github_refusals as refusals
+from tools.errors import TrackerError, TrackerInDoubt, TrackerUnavailable
 from tools.github_pacing import WritePacer
 from tools.tracker import CloseReason, IssueRef
 
 log = logging.getLogger("atlas.tracker.github")
 T = TypeVar("T")
-MAX_RETRY_WAIT = 60.0
+MAX_RATE_LIMIT_RETRIES = 3  # 1 + 2 + 4 minutes of backoff, well inside a run job's time limit
+MAX_RETRY_WAIT = 600.0  # a limit that resets later than this fails now, saying so, instead of holding a worker
 DUPLICATE_FALLBACK = "GitHub did not accept closing as a duplicate here, so Atlas commented \"Duplicate of #{original}\" and closed it as not planned."
 
 
@@ -55,9 +63,12 @@ class GitHubTracker:
     def github(self) -> GitHub[Any]:
         if self._github is None:
             try:
-                self._github = self._client()
+                github = self._client()
             except GitHubFailure as exc:
                 raise self._mapped(exc) from None
+            if github.config.follow_redirects:  # a followed 301 re-sends a write to another repository's issue
+                github = GitHub(github.auth, config=replace(github.config, follow_redirects=False))
+            self._github = github
         return self._github
 
     def url(self, number: int) -> str:
@@ -65,8 +76,12 @@ class GitHubTracker:
 
     # -- lookups ---------------------------------------------------------------------------------
     def issue(self, number: int) -> IssueRef | None:
+        """The issue as a write would see it; None when there is none, TrackerError when it must not be written."""
         raw = self._raw_issue(number)
-        return None if raw is None else self._ref(raw)
+        if raw is None:
+            return None
+        refusals.refuse_pull_request(raw, number)
+        return self._ref(raw)
 
     def known_labels(self) -> list[str]:
         names: list[str] = []
@@ -86,7 +101,7 @@ class GitHubTracker:
         if unknown:
             raise TrackerError(f"these labels do not exist in {self.gh.repo}: {', '.join(unknown)}")
         response = self._write(lambda: self.github.rest.issues.add_labels(self.gh.owner, self.gh.name, number, labels=labels),
-                               f"label issue #{number} in")
+                               f"label issue #{number} in", number)
         names = [str(label["name"]) for label in _array(response)]
         self._apply(lambda store: store.set_issue_labels(number, names))
         return self._require(number)
@@ -95,7 +110,7 @@ class GitHubTracker:
         self._require(number)
         text = f"{body}\n\n{marker(key)}" if key else body
         response = self._write(lambda: self.github.rest.issues.create_comment(self.gh.owner, self.gh.name, number, body=text),
-                               f"comment on issue #{number} in")
+                               f"comment on issue #{number} in", number)
         comment = _object(response)
         self._apply(lambda store: store.put_comment(comment, number))
         return str(comment.get("html_url") or self.url(number))
@@ -112,7 +127,7 @@ class GitHubTracker:
             fields["duplicate_issue_id"] = int(original["id"])
         try:
             response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, **fields),
-                                   f"close issue #{number} in")
+                                   f"close issue #{number} in", number)
         except TrackerError as exc:
             if reason != "duplicate" or getattr(exc, "status", None) != 422:
                 raise
@@ -152,7 +167,7 @@ class GitHubTracker:
     def _close_as_duplicate_by_comment(self, number: int, original: int, key: str | None) -> IssueRef:
         self.post_comment(number, f"Duplicate of #{original}", key=key)
         response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, state="closed",
-                                                                      state_reason="not_planned"), f"close issue #{number} in")
+                                                                      state_reason="not_planned"), f"close issue #{number} in", number)
         raw = _object(response)
         self._apply(lambda store: _put_issue(store, raw, number, original))
         return IssueRef(**{**self._ref(raw, original).__dict__, "note": DUPLICATE_FALLBACK.format(original=original)})
@@ -162,7 +177,8 @@ class GitHubTracker:
         page = 1
         while True:
             response = self._call(lambda: self.github.rest.issues.list_comments(
-                self.gh.owner, self.gh.name, number, per_page=100, page=page), f"read the comments of issue #{number} in", READ_ISSUES)
+                self.gh.owner, self.gh.name, number, per_page=100, page=page), f"read the comments of issue #{number} in", READ_ISSUES,
+                number=number)
             found.extend(_array(response))
             if 'rel="next"' not in response.headers.get("link", ""):
                 return found
@@ -172,18 +188,28 @@ class GitHubTracker:
         if not number:
             return None
         try:
-            return _object(self._call(lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
-                                      f"read issue #{number} in", READ_ISSUES))
+            raw = _object(self._call(lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
+                                     f"read issue #{number} in", READ_ISSUES, number=number))
         except TrackerError as exc:
-            if getattr(exc, "status", None) in (404, 410):
+            if getattr(exc, "status", None) == 404:
                 return None
             raise
+        elsewhere = refusals.moved_elsewhere(raw, number, self.gh.repo)
+        if elsewhere is not None:
+            self._forget(number)
+            raise refusals.transferred(number, elsewhere)
+        return raw
 
     def _require_raw(self, number: int) -> dict[str, Any]:
         raw = self._raw_issue(number)
         if raw is None:
             raise TrackerError(f"no issue #{number} in {self.gh.repo}")
+        refusals.refuse_pull_request(raw, number)
         return raw
+
+    def _forget(self, number: int) -> None:
+        """A transferred or deleted issue leaves the synced folder, so search no longer offers it."""
+        self._apply(lambda store: store.delete_issue(number))
 
     def _require(self, number: int) -> IssueRef:
         return self._ref(self._require_raw(number))
@@ -193,24 +219,52 @@ class GitHubTracker:
                         tuple(sorted(str(label["name"]) for label in raw.get("labels") or [])),
                         raw.get("html_url") or self.url(int(raw["number"])), duplicate_of)
 
-    def _write(self, action: Callable[[], T], doing: str) -> T:
-        with self.pacer.turn():
-            return self._call(action, doing, WRITE_ISSUES, retry=True)
+    def _write(self, action: Callable[[], T], doing: str, number: int) -> T:
+        """A write in the pacer's turn; a timeout or 5xx after sending it is `TrackerInDoubt`, not a failure."""
+        try:
+            return self._call(action, doing, WRITE_ISSUES, number=number, turn=self.pacer.turn)
+        except _Unconfirmed as exc:
+            raise TrackerInDoubt(f"GitHub did not confirm the request to {doing} {self.gh.repo} ({exc}), "
+                                 "so it may or may not have happened") from None
 
-    def _call(self, action: Callable[[], T], doing: str, needs: str, *, retry: bool = True) -> T:
-        for attempt in range(2):
+    def _call(self, action: Callable[[], T], doing: str, needs: str, *, number: int | None = None,
+              turn: Callable[[], AbstractContextManager[None]] | None = None) -> T:
+        """One request, retried after each rate-limit wait. `turn` (the write pacer's, for a write) is held only
+        while sending; a write's 5xx, timeout or broken connection is `_Unconfirmed`."""
+        for attempt in range(MAX_RATE_LIMIT_RETRIES + 1):
             try:
-                return action()
+                with turn() if turn is not None else nullcontext():
+                    result = action()
+                if isinstance(result, Response) and result.status_code in refusals.REDIRECTS:
+                    raise self._moved(result.raw_response, number)
+                return result
             except RequestFailed as exc:
-                wait = retry_after(exc.response.raw_response) if exc.response.status_code in (403, 429) else None
-                if wait is not None and retry and attempt == 0 and wait <= MAX_RETRY_WAIT:
+                if exc.response.status_code >= 500 and turn is not None:
+                    raise _Unconfirmed(f"HTTP {exc.response.status_code}") from None
+                if exc.response.status_code == 410 and number is not None and refusals.is_deleted(exc.response.raw_response):
+                    self._forget(number)
+                    raise refusals.deleted(number, self.gh.repo) from None
+                wait = rate_limit_wait(exc.response.raw_response, attempt)
+                if wait is not None and attempt < MAX_RATE_LIMIT_RETRIES and wait <= MAX_RETRY_WAIT:
                     log.warning("GitHub rate limit on %s; waiting %.0fs", self.gh.repo, wait)
                     self.sleep(wait)
                     continue
                 raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
             except GitHubException as exc:
+                if turn is not None and _maybe_sent(exc):
+                    raise _Unconfirmed("no answer in time" if isinstance(exc, RequestTimeout) else "the connection broke") from None
                 raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
-        raise TrackerUnavailable(f"GitHub kept rate-limiting writes to {self.gh.repo}")
+        raise TrackerUnavailable(f"GitHub kept rate-limiting requests to {self.gh.repo}")  # not reached: the last attempt raises
+
+    def _moved(self, response: Any, number: int | None) -> TrackerError:
+        renamed = refusals.repository_renamed(response, self.gh.repo)
+        if renamed is not None:
+            return renamed
+        target = refusals.redirect_target(response)
+        if number is None:
+            return TrackerError(f"GitHub redirected the request to {target}; nothing was done")
+        self._forget(number)
+        return refusals.transferred(number, target)
 
     @staticmethod
     def _mapped(exc: GitHubFailure) -> Exception:
@@ -227,6 +281,18 @@ class GitHubTracker:
             github_index.apply(self.folder, change, build_index=self.build_index)
         except Exception:  # the write happened on GitHub; the next sync or webhook brings the folder up to date
             log.exception("could not apply a GitHub write to %s", self.folder)
+
+
+class _Unconfirmed(Exception):
+    """A write was sent and no answer says whether it was applied (5xx, timeout, a broken connection)."""
+
+
+def _maybe_sent(exc: GitHubException) -> bool:
+    """Whether a request that failed without an HTTP answer may have reached GitHub (not a failed connect)."""
+    if not isinstance(exc, RequestError) or isinstance(exc, RequestFailed):
+        return False
+    origin = getattr(exc, "exc", None)
+    return not isinstance(origin, (httpx.ConnectError, httpx.ConnectTimeout))
 
 
 def _put_issue(store: github_store.Store, raw: dict[str, Any], number: int, duplicate_of: int | None) -> None:

@@ -16,7 +16,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.context import ToolContext
-from tools.errors import ToolError, TrackerError, TrackerUnavailable
+from tools.errors import ToolError, TrackerError, TrackerInDoubt, TrackerUnavailable
 from tools.registry import Registry
 from tools.tracker import IssueRef, Tracker, demo_tracker
 
@@ -25,6 +25,7 @@ MAX_LABEL_CHARS = 50
 MAX_COMMENT_CHARS = 4000
 T = TypeVar("T")
 UNAVAILABLE_HINT = "The tracker is not reachable right now; tell the user the action did not happen."
+IN_DOUBT_HINT = "Tell the user it may or may not have happened and a maintainer should check the issue; do not propose it again."
 
 
 class AddLabelsArgs(BaseModel):
@@ -147,6 +148,8 @@ def _guard(action: Callable[[], T]) -> T | ToolError:
         return action()
     except TrackerError as exc:
         return ToolError(f"The tracker refused: {exc}.", "Check the issue with get_issue and adjust the call.")
+    except TrackerInDoubt as exc:  # the approval gate settles it from the tracker before anything is said
+        return ToolError(f"The tracker did not confirm it: {exc}.", IN_DOUBT_HINT, in_doubt=True)
     except TrackerUnavailable as exc:
         return ToolError(f"The tracker failed: {exc}.", UNAVAILABLE_HINT)
 

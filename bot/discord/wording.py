@@ -49,10 +49,11 @@ APPROVAL_OUTCOME = {
 }
 APPROVAL_RESULT_DONE = "\u2705 Done: {result}"
 APPROVAL_RESULT_FAILED = "\u274c It did not go through: {result}"
-APPROVAL_RESULT_IN_DOUBT = "\u26a0\ufe0f Atlas stopped while running this, so it may or may not have happened. It was not retried."
+APPROVAL_RESULT_IN_DOUBT = ("\u26a0\ufe0f Atlas was interrupted while running this, or the tracker did not confirm it, "
+                            "so it may or may not have happened. It was not retried.")
 APPROVAL_IN_DOUBT_THREAD = (
-    "\u26a0\ufe0f I was interrupted while running `{name}` on #{issue} after it was approved, so I can't tell whether it "
-    "happened. I won't retry it. <@{user}>, please check the issue and redo it by hand if needed."
+    "\u26a0\ufe0f I was interrupted while running `{name}` on #{issue} after it was approved, or the tracker did not "
+    "confirm it, so I can't tell whether it happened. I won't retry it. <@{user}>, please check the issue and redo it by hand if needed."
 )
 APPROVAL_NOT_ALLOWED = "\u26d4 You can't approve this: only the project's maintainers can decide."
 APPROVAL_ALREADY = "This was already decided: {outcome}"

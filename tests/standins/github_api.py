@@ -2,12 +2,16 @@
 
 It serves a generated repository (tests/standins/github_repo.py) and behaves like GitHub where the
 project relies on it: token auth (and a GitHub App's JWT -> installation token), fine-grained
-permissions (403 naming nothing, like GitHub), `ETag` / `If-None-Match` -> 304 (which costs no
-rate limit), `Link` pagination, `per_page` <= 100 (422 above), a primary rate limit counter and an
-on-demand secondary rate limit (403 with `retry-after`), and the write endpoints (labels, comments,
-close with `state_reason`). Every request is validated against GitHub's OpenAPI description before
-it is served and every JSON response before it is sent; a violation is recorded in `violations`
-(tests assert there are none) and answered 400.
+permissions (403 naming nothing, like GitHub), `ETag` / `If-None-Match` -> 304 (which costs no rate
+limit), `Link` pagination, `per_page` <= 100 (422 above), a primary rate limit counter and an
+on-demand secondary rate limit (403 with `retry-after`, or without it as GitHub also answers), a
+spent primary limit (403 with `x-ratelimit-remaining: 0` and the reset time), the write endpoints
+(labels, comments, close with `state_reason`), a renamed repository (301 to `/repositories/ID`),
+transferred issues (301 with `Location` to the new repository's issue) and deleted ones (410), the
+`X-GitHub-Api-Version` header (400 for a version the server does not support), and faults that apply
+a write and then answer 5xx or too late. Every request is validated against GitHub's OpenAPI
+description before it is served and every JSON response before it is sent; a violation is recorded
+in `violations` (tests assert there are none) and answered 400.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -30,6 +35,7 @@ from tests.standins.loopback import LoopbackHTTP
 
 TOKEN = "github_pat_test"
 ALL = {"issues": "write", "contents": "read", "metadata": "read"}
+API_VERSIONS = ("2022-11-28", "2026-03-10")  # what api.github.com accepts in X-GitHub-Api-Version
 
 
 @dataclass
@@ -57,8 +63,13 @@ class GitHubAPI(LoopbackHTTP):
         self.violations: list[str] = []
         self.rate_remaining = rate_limit
         self.rate_limit = rate_limit
-        self.secondary: deque[int] = deque()  # retry-after seconds for the next N non-304 requests
+        self.secondary: deque[int | None] = deque()  # retry-after seconds (None: no header) for the next N non-304 requests
         self.faults: deque[tuple[re.Pattern[str], int]] = deque()  # (METHOD path regex, status), used once
+        self.after_write: deque[tuple[re.Pattern[str], int, float]] = deque()  # applied, then (status, delay), used once
+        self.api_versions = set(API_VERSIONS)  # GitHub Enterprise Server: {"2022-11-28"}
+        self.rate_reset = int(time.time()) + 3600
+        self.others: dict[str, Repo] = {}  # repositories issues were transferred to, by full name
+        self.old_names: list[str] = []  # full names the repository had before a rename: 301 to /repositories/ID
         self.revocations: list[tuple[re.Pattern[str], str]] = []
         self.hooks: list[tuple[re.Pattern[str], Callable[[], None]]] = []  # run (once) before a matching request is served
         self.reject_duplicate = False  # a server that does not know state_reason=duplicate (422)
@@ -83,6 +94,41 @@ class GitHubAPI(LoopbackHTTP):
     def fail_next(self, pattern: str, status: int) -> None:
         """The next request matching `METHOD /path?query` (a regex) is answered with `status`."""
         self.faults.append((re.compile(pattern), status))
+
+    def apply_then_fail(self, pattern: str, status: int = 502, *, delay: float = 0.0) -> None:
+        """The next write matching `METHOD /path` is applied, then answered `status` after `delay` seconds
+        (status 0: its real answer, late): a write GitHub made whose answer was lost."""
+        self.after_write.append((re.compile(pattern), status, delay))
+
+    def transfer(self, number: int, to: str = "acme/launchpad") -> int:
+        """Move issue `number` to repository `to` (created on first use) as GitHub's transfer does; its new number."""
+        from tests.standins.github_repo import LABELS
+
+        with self.repo.lock:
+            target = self.others.get(to)
+            if target is None:
+                owner, name = to.split("/")
+                target = self.others[to] = Repo(owner=owner, name=name, repo_id=4343 + len(self.others))
+                for label in LABELS:
+                    target.add_label(label)
+                target.add_issue("An issue that was always here", "Body.")
+            old = self.repo.issues.pop(number)
+            moved = target.add_issue(old["title"], old["body"] or "", author=old["user"]["login"],
+                                     labels=tuple(label["name"] for label in old["labels"]))
+            self.repo.moved[number] = f"/repos/{to}/issues/{moved['number']}"
+            return int(moved["number"])
+
+    def rename(self, name: str) -> None:
+        """Rename the repository as GitHub does: requests to the old name are redirected (301) by its id."""
+        with self.repo.lock:
+            self.old_names.append(self.repo.full_name)
+            self.repo.name = name
+
+    def delete(self, number: int) -> None:
+        """Delete issue `number` as a repository admin can: 410 Gone from then on."""
+        with self.repo.lock:
+            self.repo.issues.pop(number)
+            self.repo.deleted.add(number)
 
     def revoke(self, token: str = TOKEN) -> None:
         self.tokens.pop(token, None)
@@ -136,7 +182,17 @@ class _Handler(BaseHTTPRequestHandler):
                 api.violations.append(f"request {method} {path}: {exc}")
                 return self._reply(api, call, 400, {"message": str(exc)})
         status, payload, headers = _route(api, call)
-        self._reply(api, call, status, payload, headers)
+        for i, (pattern, late_status, delay) in enumerate(api.after_write):
+            if method != "GET" and status < 300 and pattern.search(f"{method} {path}"):
+                del api.after_write[i]
+                time.sleep(delay)
+                if late_status:
+                    status, payload, headers = _error(late_status, "Server Error")
+                break
+        try:
+            self._reply(api, call, status, payload, headers)
+        except OSError:
+            pass  # the client gave up waiting (a fault that answers after its timeout)
 
     def _reply(self, api: GitHubAPI, call: Call, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         headers = dict(headers or {})
@@ -151,7 +207,7 @@ class _Handler(BaseHTTPRequestHandler):
                 api.rate_remaining = max(api.rate_remaining - 1, 0)
         headers.setdefault("x-ratelimit-limit", str(api.rate_limit))
         headers.setdefault("x-ratelimit-remaining", str(api.rate_remaining))
-        headers.setdefault("x-ratelimit-reset", str(int(time.time()) + 3600))
+        headers.setdefault("x-ratelimit-reset", str(api.rate_reset))
         if api.validate and status not in (304, 400) and data:
             try:
                 github_spec.check_response(call.method, call.path, status, payload)
@@ -187,7 +243,7 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
     for i, (pattern, status) in enumerate(api.faults):
         if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
             del api.faults[i]
-            return _error(status, "Server Error" if status >= 500 else "Forbidden")
+            return _error(status, HTTPStatus(status).phrase)
     if call.path.startswith("/app/installations/"):
         return _installation_token(api, call)
     auth = call.headers.get("authorization", "")
@@ -196,16 +252,26 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
         install = github_spec.skeleton("installation")
         install.update(id=api.installation_id, app_id=int(api.app_id), target_type="Organization")
         return 200, install, {}
+    version = call.headers.get("x-github-api-version")
+    if version is not None and version not in api.api_versions:
+        return _error(400, f"The API version {version} is not supported.")
     permissions = api.tokens.get(token)
     if permissions is None:
         return _error(401, "Bad credentials")
     if api.secondary and not call.headers.get("if-none-match"):
         seconds = api.secondary.popleft()
-        return 403, {"message": "You have exceeded a secondary rate limit.", "documentation_url": "https://docs.github.com"}, {"retry-after": str(seconds)}
-    repo = api.repo
-    prefix = f"/repos/{repo.full_name}"
-    if not call.path.startswith(prefix):
+        return 403, {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+                     "documentation_url": "https://docs.github.com"}, ({} if seconds is None else {"retry-after": str(seconds)})
+    if api.rate_remaining <= 0 and not call.headers.get("if-none-match"):
+        return 403, {"message": "API rate limit exceeded for user.", "documentation_url": "https://docs.github.com"}, {}
+    old = next((n for n in api.old_names if call.path.startswith(f"/repos/{n}/")), None)
+    if old is not None:
+        where = f"{api.base_url}/repositories/{api.repo.repo_id}{call.path[len(f'/repos/{old}'):]}"
+        return 301, {"message": "Moved Permanently", "url": where, "documentation_url": "https://docs.github.com/rest"}, {"Location": where}
+    repo = next((r for r in (api.repo, *api.others.values()) if call.path.startswith(f"/repos/{r.full_name}")), None)
+    if repo is None:
         return _error(404, "Not Found")
+    prefix = f"/repos/{repo.full_name}"
     tail = call.path[len(prefix):]
     needs = "contents" if tail == "" or tail.startswith("/git/") else "issues"
     level = permissions.get(needs)
@@ -218,7 +284,7 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
 
     with repo.lock:
         try:
-            return route(api, call, tail, per_page)
+            return route(api, repo, call, tail, per_page)
         except BadPage:
             return _error(422, "Validation Failed", "page", "page is not one this listing gave out")
 

@@ -51,8 +51,8 @@ class Repo:
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
     next_comment: int = 900_000
-    deleted: set[int] = field(default_factory=set)  # GET answers 410 Gone
-    moved: dict[int, str] = field(default_factory=dict)  # transferred: GET answers 301 to this API URL
+    deleted: set[int] = field(default_factory=set)  # every issue route answers 410 Gone
+    moved: dict[int, str] = field(default_factory=dict)  # transferred: every issue route answers 301 to this API path
 
     @property
     def full_name(self) -> str:

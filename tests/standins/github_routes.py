@@ -8,15 +8,20 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tests.standins.github_api import Call, GitHubAPI
+    from tests.standins.github_repo import Repo
 
 Reply = tuple[int, Any, dict[str, str]]
 
 
-def route(api: GitHubAPI, call: Call, tail: str, per_page: int) -> Reply:
+def route(api: GitHubAPI, repo: Repo, call: Call, tail: str, per_page: int) -> Reply:
     from tests.standins.github_api import _error, page_of
 
-    repo = api.repo
     m = re.fullmatch(r"/issues/(\d+)(/comments|/labels)?", tail)
+    if m and int(m.group(1)) in repo.moved:  # transferred: every issue route redirects to the new repository's issue
+        where = f"{api.base_url}{repo.moved[int(m.group(1))]}{m.group(2) or ''}"
+        return 301, {"message": "Moved Permanently", "url": where, "documentation_url": "https://docs.github.com/rest"}, {"Location": where}
+    if m and int(m.group(1)) in repo.deleted:
+        return _error(410, "This issue was deleted")
     if call.method == "GET":
         if tail == "":
             return 200, repo.full_repository(), {}
@@ -40,11 +45,6 @@ def route(api: GitHubAPI, call: Call, tail: str, per_page: int) -> Reply:
         if tail.startswith("/git/blobs/"):
             blob = repo.blob(tail.split("/")[-1])
             return (200, blob, {}) if blob else _error(404, "Not Found")
-        if m and int(m.group(1)) in repo.deleted:
-            return _error(410, "This issue was deleted")
-        if m and int(m.group(1)) in repo.moved:
-            moved = api.base_url + repo.moved[int(m.group(1))]
-            return 301, {"message": "Moved Permanently", "url": moved, "documentation_url": "https://docs.github.com/rest"}, {"Location": moved}
         if m and m.group(2) is None:
             issue = repo.issues.get(int(m.group(1)))
             return (200, issue, {}) if issue else _error(404, "Not Found")

@@ -23,8 +23,9 @@ from referencing.jsonschema import DRAFT4
 SPEC = Path(__file__).resolve().parents[1] / "github" / "openapi.json"
 URI = "urn:github-spec"
 # Errors GitHub may answer to any operation though the description lists them per operation only
-# sometimes: bad credentials, forbidden and rate limits, server errors. Their body is a basic-error.
-GENERIC_ERRORS = {401, 403, 429, 500, 502, 503}
+# sometimes: bad credentials, forbidden and rate limits, server errors, and a permanent redirect (GitHub's
+# best practices: any request may be answered 301, e.g. for a transferred issue). Their body is a basic-error.
+GENERIC_ERRORS = {301, 401, 403, 429, 500, 502, 503}
 
 
 class SpecViolation(AssertionError):

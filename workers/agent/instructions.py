@@ -48,4 +48,7 @@ EXPIRED = ("Error: nobody approved this in time, so it did not run.\n"
            "Hint: Tell the user the action was not taken; they can ask again.")
 IN_DOUBT = ("Error: Atlas was interrupted while running this after it was approved, so it may or may not have "
             "happened. It was not retried.\nHint: Tell the user a maintainer should check the issue by hand.")
+IN_DOUBT_UNCONFIRMED = ("Error: the tracker did not confirm this after it was approved (no answer in time, or a server "
+                        "error), and Atlas could not find it there, so it may or may not have happened. It was not retried."
+                        "\nHint: Tell the user a maintainer should check the issue by hand; do not propose it again.")
 MISSING = "Error: the approval record of this call was lost, so it did not run.\nHint: Tell the user to ask again."

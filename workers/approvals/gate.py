@@ -23,7 +23,8 @@ from rq import Queue
 
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, execute, validate
-from workers.agent.instructions import DECLINED, EXPIRED, IN_DOUBT, MISSING
+from tools.errors import for_people
+from workers.agent.instructions import DECLINED, EXPIRED, IN_DOUBT, IN_DOUBT_UNCONFIRMED, MISSING
 from workers.agent.loop import Agent, Reporter
 from workers.approvals import audit, ledger
 from workers.approvals import records as approvals
@@ -96,17 +97,20 @@ def _run_once(rt: WorkerParts, run: RunState, call: PendingCall, approval: Appro
         case ledger.AlreadyDone():
             return claim.output
         case ledger.InDoubt():
-            return _in_doubt(rt, run, call, approval, reporter, claim)
+            log.error("run %s: %s (%s) was claimed by %s and never recorded; not running it again",
+                      run.id, call.name, call.call_id, claim.claimed_by)
+            return _in_doubt(rt, run, call, approval, reporter, IN_DOUBT, "interrupted after approval")
         case ledger.Claimed():
-            return _execute(rt, run, call, approval, ctx)
+            return _execute(rt, run, call, approval, reporter, ctx)
         case _:
             assert_never(claim)
 
 
 def _in_doubt(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter,
-              claim: ledger.InDoubt) -> str:
-    """A call claimed before but never recorded: recorded as done if the tracker shows it, else in doubt
-    (reported in the thread and to the model), never run again."""
+              output: str, why: str) -> str:
+    """A call that may have happened (claimed but never recorded, or sent and not confirmed by the tracker):
+    recorded as done if the tracker shows it, else in doubt (reported in the thread and to the model as
+    `output`), never run again."""
     found = _settle(rt, run, call)
     if found is not None:  # the tracker shows the write happened: record it, never write again
         ledger.record(rt.conn, run.id, call.call_id, found, True)
@@ -115,24 +119,26 @@ def _in_doubt(rt: WorkerParts, run: RunState, call: PendingCall, approval: Appro
                      decision="done", result=f"{found} (found on the tracker after an interruption)")
         _tell_platform(rt, run, approval, result=ToolOutput(found, True))
         return found
-    log.error("run %s: %s (%s) was claimed by %s and never recorded; not running it again",
-              run.id, call.name, call.call_id, claim.claimed_by)
     audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
                  issue=approval.issue, requester=approval.requester, decider=approval.decider, decision="in_doubt",
-                 result="interrupted after approval; may or may not have happened; not retried")
+                 result=f"{why}; may or may not have happened; not retried")
     reporter.event(run, "in_doubt", pending_id=call.pending_id, name=call.name, arguments=call.arguments)
     _tell_platform(rt, run, approval, in_doubt=True)
-    ledger.settle_in_doubt(rt.conn, run.id, call.call_id, IN_DOUBT)
-    return IN_DOUBT
+    ledger.settle_in_doubt(rt.conn, run.id, call.call_id, output)
+    return output
 
 
-def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, ctx: ToolContext) -> str:
-    """This attempt owns the call: validate it again (the tracker may have changed), run it, record it."""
+def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
+    """This attempt owns the call: validate it again (the tracker may have changed), run it, record it.
+    A write the tracker did not confirm is settled from the tracker like an interrupted one."""
     checked = validate(rt.registry, call.name, call.arguments, ctx)
     if isinstance(checked, ToolOutput):
         output = checked
     else:
         output = execute(rt.registry, call.name, checked, replace(ctx, call_id=call.call_id))
+    if output.in_doubt:
+        log.warning("run %s: %s (%s) was sent but not confirmed by the tracker; settling it", run.id, call.name, call.call_id)
+        return _in_doubt(rt, run, call, approval, reporter, IN_DOUBT_UNCONFIRMED, "sent, the tracker did not confirm it")
     ledger.record(rt.conn, run.id, call.call_id, output.text, output.ok)
     audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
                  issue=approval.issue, requester=approval.requester, decider=approval.decider,
@@ -158,7 +164,8 @@ def _tell_platform(rt: WorkerParts, run: RunState, approval: Approval, *, result
     if platform is None:
         return
     try:
-        platform.card_decided(approval, result=result.text if result else None, ok=bool(result and result.ok), in_doubt=in_doubt)
+        platform.card_decided(approval, result=for_people(result.text) if result else None, ok=bool(result and result.ok),
+                              in_doubt=in_doubt)
         if in_doubt:
             platform.notice_in_doubt(run, approval, _issue_url(rt, approval))
     except Exception:
