@@ -31,6 +31,7 @@ from atlas.connection import redis_url
 from atlas.errors import ConfigError, Unavailable
 from atlas.settings import Settings
 from atlas.slack_client import TIMEOUT_SECONDS, api_url
+from bot.body_limits import GITHUB_MAX_BODY, log_refusals, server_limit
 from bot.slack.app import create_app
 
 log = logging.getLogger("atlas.bot.serve")
@@ -42,7 +43,6 @@ GITHUB_PATH = "/github/webhook"
 HTTP_THREADS = 16  # waitress request threads (ATLAS_HTTP_THREADS); each request holds one for milliseconds
 SOCKET_CONCURRENCY = 16
 BACKLOG = 1024  # a burst of Slack deliveries queues in the kernel rather than being refused
-MAX_BODY_BYTES = 1 << 20  # Slack's payloads are a few KiB; waitress answers 413 above this
 TIMESTAMP_HEADER = "x-slack-request-timestamp"
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -94,8 +94,11 @@ def http_server(app: App | None, *, host: str = "127.0.0.1", port: int = 0, sock
                 github: Wsgi | None = None, discord: Wsgi | None = None, threads: int = HTTP_THREADS) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
     where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
-    return create_server(wsgi_app(app, github, discord), threads=threads, ident="atlas", clear_untrusted_proxy_headers=True,
-                         max_request_body_size=MAX_BODY_BYTES, **where)
+    limits = {GITHUB_PATH: GITHUB_MAX_BODY} if github is not None else {}
+    server = create_server(wsgi_app(app, github, discord), threads=threads, ident="atlas",
+                           clear_untrusted_proxy_headers=True, max_request_body_size=server_limit(limits), **where)
+    log_refusals(server, limits)  # each route its own limit: GitHub's payloads reach 25 MB, Slack's a few KiB
+    return server
 
 
 def web_apps(settings: Settings) -> tuple[App | None, Wsgi | None]:
