@@ -8,41 +8,24 @@ from __future__ import annotations
 
 import http.client
 import socket
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
 from rq import Queue
 
 from atlas.settings import Settings
-from bot.serve import github_webhook, http_server
-from bot.slack.app import create_app
-from tests.github_harness import run_sync
 from tests.standins.github_api import GitHubAPI
-from tests.standins.github_repo import generate
 from tests.standins.github_webhooks import deliver, payload
-from tests.standins.slack_api import SlackAPI
+from tests.webhook_server import serving_webhooks
 
 MB = 1000 * 1000
 
 
 @pytest.fixture
-def served(tmp_path: Path, atlas_env: dict[str, str], redis_conn: redis.Redis) -> Iterator[tuple[GitHubAPI, Settings, str]]:
-    from tests.standins.github_webhooks import SECRET
-
-    with GitHubAPI(generate(3, comments=2)) as api, SlackAPI() as slack:
-        env = {**atlas_env, **api.env(), **slack.env(), "GITHUB_WEBHOOK_SECRET": SECRET, "SLACK_SIGNING_SECRET": "s"}
-        settings = Settings.from_env(env)
-        run_sync(api, settings)
-        server = http_server(create_app(settings), github=github_webhook(settings))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        try:
-            yield api, settings, f"http://{server.effective_host}:{server.effective_port}"  # type: ignore[union-attr]
-        finally:
-            server.close()
+def served(atlas_env: dict[str, str], redis_conn: redis.Redis) -> Iterator[tuple[GitHubAPI, Settings, str]]:
+    with serving_webhooks(atlas_env, issues=3, comments=2) as up:
+        yield up.api, up.settings, up.base_url
 
 
 def _big_issue_event(api: GitHubAPI, size: int) -> dict[str, object]:

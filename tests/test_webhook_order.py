@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import json
 import sqlite3
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,30 +13,18 @@ import pytest
 import redis
 
 from atlas.settings import Settings
-from bot.serve import github_webhook, http_server
-from bot.slack.app import create_app
 from datasets.github_store import Store
-from tests.github_harness import exported, run_sync
+from tests.github_harness import exported
 from tests.processes import worker_process
 from tests.standins.github_api import GitHubAPI
-from tests.standins.github_repo import generate
-from tests.standins.github_webhooks import SECRET, deliver, payload
-from tests.standins.slack_api import SlackAPI
+from tests.standins.github_webhooks import deliver, payload
+from tests.webhook_server import serving_webhooks
 
 
 @pytest.fixture
-def setup(tmp_path: Path, atlas_env: dict[str, str], redis_conn: redis.Redis) -> Iterator[tuple[GitHubAPI, Settings, str, dict[str, str]]]:
-    with GitHubAPI(generate(6, comments=4)) as api, SlackAPI() as slack:
-        env = {**atlas_env, **api.env(), **slack.env(), "GITHUB_WEBHOOK_SECRET": SECRET, "SLACK_SIGNING_SECRET": "s"}
-        settings = Settings.from_env(env)
-        run_sync(api, settings)
-        server = http_server(create_app(settings), github=github_webhook(settings))
-        threading.Thread(target=server.run, daemon=True).start()
-        try:
-            yield api, settings, f"http://{server.effective_host}:{server.effective_port}/github/webhook", env  # type: ignore[union-attr]
-        finally:
-            server.close()
-        assert api.violations == []
+def setup(atlas_env: dict[str, str], redis_conn: redis.Redis) -> Iterator[tuple[GitHubAPI, Settings, str, dict[str, str]]]:
+    with serving_webhooks(atlas_env, issues=6, comments=4) as up:
+        yield up.api, up.settings, up.url, up.env
 
 
 def test_a_late_opened_or_created_does_not_undo_the_edit_after_it(setup) -> None:  # type: ignore[no-untyped-def]
