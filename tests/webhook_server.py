@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
 from tests.standins.github_webhooks import SECRET
 from tests.standins.slack_api import SlackAPI
+from tests.standins.slack_fixtures import BackgroundServer
 
 
 @dataclass
@@ -36,10 +36,9 @@ def serving_webhooks(atlas_env: dict[str, str], issues: int, comments: int) -> I
         env = {**atlas_env, **api.env(), **slack.env(), "GITHUB_WEBHOOK_SECRET": SECRET, "SLACK_SIGNING_SECRET": "s"}
         settings = Settings.from_env(env)
         run_sync(api, settings)
-        server = http_server(create_app(settings), github=github_webhook(settings))
-        threading.Thread(target=server.run, daemon=True).start()
+        server = BackgroundServer(http_server(create_app(settings), host="127.0.0.1", github=github_webhook(settings))).start()
         try:
-            yield Served(api, settings, f"http://{server.effective_host}:{server.effective_port}", env)  # type: ignore[union-attr]
+            yield Served(api, settings, f"http://127.0.0.1:{server.port}", env)
         finally:
             server.close()
         assert api.violations == []
