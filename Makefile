@@ -26,6 +26,7 @@ $(DEV_STAMP): $(STAMP)
 # honcho runs the Procfile's processes; only `make run` needs it.
 $(BIN)/honcho: $(STAMP)
 	@$(PIP) -e '.[run]'
+	@touch $@  # pip leaves an already installed honcho untouched: older than the stamp, it would reinstall each time
 
 setup: $(STAMP)
 
