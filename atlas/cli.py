@@ -45,7 +45,7 @@ def parser() -> argparse.ArgumentParser:
                   "Starts a background worker when none serves the queue; progress goes to stderr.")
     ask.add_argument("question", help='the question, e.g. "What does ORB-1202 mean?"')
     ask.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    ask.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the answer (default: 300)")
+    ask.add_argument("--timeout", type=_seconds, default=300.0, help="seconds to wait for the answer (default: 300)")
 
     worker = command("worker", "run a worker on the Atlas queue", "Serves ATLAS_QUEUE until interrupted.")
     worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
@@ -110,6 +110,17 @@ def parser() -> argparse.ArgumentParser:
     red = command("redis", "the embedded Redis server (when REDIS_URL is not set)")
     red.add_argument("action", choices=["start", "stop", "status", "url"], help="start, stop, report status, or print its URL")
     return top
+
+
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse says what is wrong, exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
 
 
 def _run(settings: Settings, args: argparse.Namespace) -> int:

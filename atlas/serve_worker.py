@@ -6,15 +6,19 @@ import logging
 import time
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 from rq import Queue, Worker
 from rq.command import send_shutdown_command
 
+from atlas.connection import connect
 from atlas.settings import Settings
 from workers import runtime
 from workers.runs.queueing import job_timeout
 from workers.runs.worker import make_worker
 
 log = logging.getLogger("atlas.worker")
+START_CHECK_SECONDS = 3.0  # how long a starting worker waits for Redis to answer before it gives up
 STOP_WAIT_SECONDS = 15.0  # how long `atlas redis stop` lets the workers it stops finish their jobs
 
 
@@ -24,6 +28,7 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
     second even when idle), which moves due jobs (approval expiry, GitHub backstop syncs) onto the
     queue. One per deployment is enough: RQ lets one scheduler per queue hold the lock anyway."""
     logging.getLogger("rq.worker").setLevel(logging.WARNING)
+    reachable(settings)
     rt = runtime.build(settings)
     runtime.install(rt)
     # what this worker answers with; runs taken under other settings are refused (workers/runs/settings_check.py)
@@ -47,6 +52,18 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         log.warning("worker stopped while Redis was unreachable (%s)", type(exc).__name__)
         return 1
     return 0
+
+
+def reachable(settings: Settings) -> None:
+    """At start, one bounded PING (no retries): a worker that never reached Redis says so in one line and
+    exits 1 (raising redis.ConnectionError). Riding out an outage, retrying until Redis returns, is for
+    a worker that was serving (atlas/connection.py's `worker_connection`)."""
+    check = connect(settings, socket_timeout=START_CHECK_SECONDS, connect_timeout=START_CHECK_SECONDS)
+    check.set_retry(Retry(NoBackoff(), 0))
+    try:
+        check.ping()
+    finally:
+        check.close()
 
 
 def stop_all(conn: redis.Redis, wait: float = STOP_WAIT_SECONDS) -> int:

@@ -58,6 +58,27 @@ def _secret() -> Any:
     return field(default=None, repr=False)
 
 
+REDIS_URL_FORMS = "redis://[[user]:password@]host[:port][/db], rediss://... (TLS) or unix:///path/to/socket"
+
+
+def _redis_url(raw: str | None) -> str | None:
+    """REDIS_URL as redis-py will read it, refused here (a configuration error) rather than at the
+    first connection. The message never repeats the URL: it may hold a password."""
+    if raw is None:
+        return None
+    from redis.connection import parse_url  # only when REDIS_URL is set: redis-py is not needed to read settings
+
+    try:
+        if not raw.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("no redis://, rediss:// or unix:// scheme")
+        if raw.startswith("unix://") and not raw.removeprefix("unix://").split("?")[0]:
+            raise ValueError("a unix:// URL needs the socket's path")
+        parse_url(raw)
+    except ValueError as exc:
+        raise ConfigError(f"REDIS_URL is not a Redis URL ({exc}); expected {REDIS_URL_FORMS}") from None
+    return raw
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob Atlas has, with its default. Built by `Settings.from_env` at the edge.
@@ -229,7 +250,7 @@ class Settings:
         return cls(
             data_dir=Path(get("ATLAS_DATA") or DEFAULT_DATA).resolve(),
             home=Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve(),
-            redis_url=get("REDIS_URL"),
+            redis_url=_redis_url(get("REDIS_URL")),
             openai_api_key=get("OPENAI_API_KEY"),
             openai_base_url=get("OPENAI_BASE_URL"),
             model=model,

@@ -20,21 +20,21 @@ import redis
 from rq import Queue
 
 from atlas.settings import Settings
+from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
 
 log = logging.getLogger("atlas.bot.github")
 
 EVENTS = ("issues", "issue_comment", "label", "push")
 APPLY_EVENT = "workers.github_jobs.apply_event"  # the job, by path as RQ stores it: the web process does not load the worker
 DELIVERY_TTL_SECONDS = 7 * 24 * 3600
-MAX_BODY = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
     """True when `header` is `sha256=` + the HMAC-SHA256 of `body` with `secret`."""
-    if not header or not header.startswith("sha256="):
-        return False
+    if not header or not header.isascii() or not header.startswith("sha256="):
+        return False  # compare_digest takes ASCII text only: anything else is no signature of ours
     expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
     return hmac.compare_digest(expected, header)
 

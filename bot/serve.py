@@ -31,6 +31,7 @@ from atlas.connection import redis_url
 from atlas.errors import ConfigError, Unavailable
 from atlas.settings import Settings
 from atlas.slack_client import TIMEOUT_SECONDS, api_url
+from bot.body_limits import GITHUB_MAX_BODY, log_refusals, server_limit
 from bot.slack.app import create_app
 
 log = logging.getLogger("atlas.bot.serve")
@@ -42,7 +43,6 @@ GITHUB_PATH = "/github/webhook"
 HTTP_THREADS = 16  # waitress request threads (ATLAS_HTTP_THREADS); each request holds one for milliseconds
 SOCKET_CONCURRENCY = 16
 BACKLOG = 1024  # a burst of Slack deliveries queues in the kernel rather than being refused
-MAX_BODY_BYTES = 1 << 20  # Slack's payloads are a few KiB; waitress answers 413 above this
 TIMESTAMP_HEADER = "x-slack-request-timestamp"
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -94,8 +94,11 @@ def http_server(app: App | None, *, host: str = "127.0.0.1", port: int = 0, sock
                 github: Wsgi | None = None, discord: Wsgi | None = None, threads: int = HTTP_THREADS) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
     where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
-    return create_server(wsgi_app(app, github, discord), threads=threads, ident="atlas", clear_untrusted_proxy_headers=True,
-                         max_request_body_size=MAX_BODY_BYTES, **where)
+    limits = {GITHUB_PATH: GITHUB_MAX_BODY} if github is not None else {}
+    server = create_server(wsgi_app(app, github, discord), threads=threads, ident="atlas",
+                           clear_untrusted_proxy_headers=True, max_request_body_size=server_limit(limits), **where)
+    log_refusals(server, limits)  # each route its own limit: GitHub's payloads reach 25 MB, Slack's a few KiB
+    return server
 
 
 def web_apps(settings: Settings) -> tuple[App | None, Wsgi | None]:
@@ -105,8 +108,24 @@ def web_apps(settings: Settings) -> tuple[App | None, Wsgi | None]:
         from bot.discord.endpoint import endpoint
 
         discord = endpoint(settings)
-    slack = None if discord is not None and not settings.slack_bot_token else create_app(settings)
-    return slack, discord
+    return (create_app(settings) if slack_on(settings) else None), discord
+
+
+def slack_on(settings: Settings) -> bool:
+    """Slack is served over HTTP when either of its two secrets is set (a missing one is then an error);
+    with neither, the rest (health, GitHub's webhook, Discord) is served without it."""
+    return bool(settings.slack_bot_token or settings.slack_signing_secret)
+
+
+def _announce(settings: Settings, host: str, port: int, github: bool, discord: bool, processes: int = 1) -> None:
+    """One line of what is served and, when Slack is off, one saying how to turn it on."""
+    served = ((EVENTS_PATH, slack_on(settings)), (GITHUB_PATH, github), (DISCORD_PATH, discord), (HEALTH_PATH, True))
+    paths = [path for path, on in served if on]
+    many = f" ({processes} processes)" if processes > 1 else ""
+    log.warning("Atlas is listening on http://%s:%s%s: %s", host, port, many, ", ".join(paths))
+    if not slack_on(settings):
+        log.warning("Slack is off: SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are not set "
+                    "(set both, from the Slack app's settings, to answer Slack at %s)", EVENTS_PATH)
 
 
 def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) -> int:
@@ -115,13 +134,13 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     Each request is CPU work in Python (signature, Bolt, Redis client), and one process runs Python on
     one core at a time; more processes on one socket let a burst of events use every core.
     """
-    if settings.slack_bot_token or not settings.discord_public_key:  # a Discord-only deployment has no Slack to check
+    if slack_on(settings):  # without Slack's secrets, the rest is served and one line says Slack is off
         check_slack(settings)
     if processes <= 1:
         slack, discord = web_apps(settings)
-        server = http_server(slack, host=host, port=port, github=github_webhook(settings), discord=discord,
-                             threads=settings.http_threads)
-        log.warning("Atlas is listening on http://%s:%s%s", host, port, EVENTS_PATH)
+        github = github_webhook(settings)
+        server = http_server(slack, host=host, port=port, github=github, discord=discord, threads=settings.http_threads)
+        _announce(settings, host, port, github is not None, discord is not None)
         _run(server)
         return 0
     settings = replace(settings, redis_url=redis_url(settings))  # start the embedded Redis once, here
@@ -137,7 +156,7 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
             finally:
                 os._exit(0)
         children.append(pid)
-    log.warning("Atlas is listening on http://%s:%s%s (%d processes)", host, port, EVENTS_PATH, processes)
+    _announce(settings, host, port, settings.github is not None, bool(settings.discord_public_key), processes)
 
     def stop(signum: int, frame: Any) -> None:
         for child in children:

@@ -6,6 +6,9 @@ ETags by URL, and the sync's cursor. `export` then streams it, issue by issue, i
 `issues/issues.jsonl` (a temporary file renamed into place), which the tools' derived database is
 rebuilt from. Nothing here holds the repository in memory, so memory stays flat in its size.
 
+An issue or comment older (by `updated_at`) than the one stored is not applied: webhooks arrive in
+any order, and a late one must not undo a later edit.
+
 Pull requests are stored (their comments arrive in the same listing) but left out of the export:
 issue search never returns a pull request.
 """
@@ -19,6 +22,7 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +34,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS issues(number INTEGER PRIMARY KEY, gh_id INTEGER, is_pr INTEGER NOT NULL,
     updated_at TEXT, record TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS comments(id INTEGER PRIMARY KEY, issue_number INTEGER NOT NULL, created_at TEXT,
-    record TEXT NOT NULL);
+    record TEXT NOT NULL, updated_at TEXT);
 CREATE INDEX IF NOT EXISTS comments_by_issue ON comments(issue_number, created_at, id);
 CREATE TABLE IF NOT EXISTS labels(name TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS docs(path TEXT PRIMARY KEY, sha TEXT NOT NULL, doc_id TEXT NOT NULL);
@@ -51,6 +55,16 @@ def issue_record(raw: Mapping[str, Any], duplicate_of: int | None = None) -> dic
     }
 
 
+def older(incoming: Any, stored: Any) -> bool:
+    """True when `incoming` (an `updated_at`) is older than `stored`: that payload is a late delivery
+    (GitHub does not promise webhook order) and applying it would undo a later change. Unknown or
+    unreadable times never count as older."""
+    try:
+        return datetime.fromisoformat(str(incoming)) < datetime.fromisoformat(str(stored))
+    except (TypeError, ValueError):
+        return False
+
+
 def number_from_url(url: str) -> int | None:
     """The issue number at the end of an `issue_url`."""
     tail = url.rstrip("/").rsplit("/", 1)[-1]
@@ -68,6 +82,7 @@ class Store:
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.executescript(SCHEMA)
+        _add_comment_times(self.conn)
         self.touched: set[int] = set()  # issue numbers changed through this handle (github_index updates them in place)
 
     def close(self) -> None:
@@ -86,13 +101,14 @@ class Store:
 
     # -- issues, comments, labels ---------------------------------------------------------------
     def put_issue(self, raw: Mapping[str, Any]) -> None:
-        """Insert or replace an issue (or pull request); a duplicate_of Atlas recorded is kept."""
+        """Insert or replace an issue (or pull request); a duplicate_of Atlas recorded is kept. Nothing
+        changes (and the number is not `touched`) when what is stored was updated later than `raw`."""
         number = int(raw["number"])
+        row = self.conn.execute("SELECT record, updated_at FROM issues WHERE number = ?", (number,)).fetchone()
+        if row and older(raw.get("updated_at"), row[1]):
+            return
         self.touched.add(number)
-        kept = None
-        if raw.get("state_reason") == "duplicate":
-            row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
-            kept = json.loads(row[0]).get("duplicate_of") if row else None
+        kept = json.loads(row[0]).get("duplicate_of") if row and raw.get("state_reason") == "duplicate" else None
         record = issue_record(raw, kept)
         self.conn.execute("INSERT OR REPLACE INTO issues(number, gh_id, is_pr, updated_at, record) VALUES (?, ?, ?, ?, ?)",
                           (number, raw.get("id"), 1 if raw.get("pull_request") else 0, raw.get("updated_at"),
@@ -127,14 +143,19 @@ class Store:
         return {**json.loads(row[0]), "is_pr": bool(row[1])} if row else None
 
     def put_comment(self, raw: Mapping[str, Any], issue_number: int | None = None) -> None:
+        """Insert or replace a comment; nothing changes (nothing `touched`) when the stored one was updated later."""
         number = issue_number or number_from_url(str(raw.get("issue_url") or ""))
         if number is None:
+            return
+        row = self.conn.execute("SELECT updated_at FROM comments WHERE id = ?", (int(raw["id"]),)).fetchone()
+        if row and older(raw.get("updated_at"), row[0]):
             return
         self.touched.add(number)
         user = raw.get("user") or {}
         record = {"author": user.get("login"), "body": raw.get("body") or "", "created_at": raw.get("created_at")}
-        self.conn.execute("INSERT OR REPLACE INTO comments(id, issue_number, created_at, record) VALUES (?, ?, ?, ?)",
-                          (int(raw["id"]), number, raw.get("created_at"), json.dumps(record, separators=(",", ":"))))
+        self.conn.execute("INSERT OR REPLACE INTO comments(id, issue_number, created_at, record, updated_at) VALUES (?, ?, ?, ?, ?)",
+                          (int(raw["id"]), number, raw.get("created_at"), json.dumps(record, separators=(",", ":")),
+                           raw.get("updated_at") or raw.get("created_at")))
 
     def delete_comment(self, comment_id: int) -> None:
         row = self.conn.execute("SELECT issue_number FROM comments WHERE id = ?", (comment_id,)).fetchone()
@@ -226,6 +247,17 @@ class Store:
             Path(tmp).unlink(missing_ok=True)
             raise
         return target
+
+
+def _add_comment_times(conn: sqlite3.Connection) -> None:
+    """A store made before comments kept `updated_at` gains the column (empty: the next payload applies)."""
+    if any(column[1] == "updated_at" for column in conn.execute("PRAGMA table_info(comments)")):
+        return
+    try:
+        conn.execute("ALTER TABLE comments ADD COLUMN updated_at TEXT")
+    except sqlite3.OperationalError:  # another process added it first
+        if not any(column[1] == "updated_at" for column in conn.execute("PRAGMA table_info(comments)")):
+            raise
 
 
 @contextmanager

@@ -3,49 +3,27 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
 from rq import Queue
 
 from atlas.settings import Settings
-from bot.serve import http_server
-from bot.slack.app import create_app
 from datasets.github_store import Store
-from tests.github_harness import exported, run_sync
+from tests.github_harness import exported
 from tests.processes import wait_for, worker_process
 from tests.standins.github_api import GitHubAPI
-from tests.standins.github_repo import generate
-from tests.standins.github_webhooks import SECRET, deliver, payload
-from tests.standins.slack_api import SlackAPI
+from tests.standins.github_webhooks import deliver, payload
+from tests.webhook_server import serving_webhooks
 from tools import dispatch, open_corpus, v2_registry
 from tools.context import ToolContext
 
 
 @pytest.fixture
-def setup(tmp_path: Path, atlas_env: dict[str, str], redis_conn: redis.Redis) -> Iterator[tuple[GitHubAPI, Settings, str, dict[str, str]]]:
-    with GitHubAPI(generate(30, comments=20)) as api, SlackAPI() as slack:
-        env = {**atlas_env, **api.env(), **slack.env(), "GITHUB_WEBHOOK_SECRET": SECRET, "SLACK_SIGNING_SECRET": "s"}
-        settings = Settings.from_env(env)
-        run_sync(api, settings)
-        server = http_server(create_app(settings), github=_handler(settings))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        host, port = server.effective_host, server.effective_port  # type: ignore[union-attr]
-        try:
-            yield api, settings, f"http://{host}:{port}/github/webhook", env
-        finally:
-            server.close()
-        assert api.violations == []
-
-
-def _handler(settings: Settings):  # type: ignore[no-untyped-def]
-    from bot.serve import github_webhook
-
-    return github_webhook(settings)
+def setup(atlas_env: dict[str, str], redis_conn: redis.Redis) -> Iterator[tuple[GitHubAPI, Settings, str, dict[str, str]]]:
+    with serving_webhooks(atlas_env, issues=30, comments=20) as up:
+        yield up.api, up.settings, up.url, up.env
 
 
 def _queued(conn: redis.Redis, settings: Settings) -> int:

@@ -1,6 +1,7 @@
 """RQ jobs that keep a synced repository fresh: one webhook event, and the periodic incremental sync.
 
-A webhook job applies the event's issue, comment or label to the staging store and refreshes the
+A webhook job applies the event's issue, comment or label to the staging store (unless what is
+stored was updated later: deliveries may arrive out of order) and refreshes the
 folder the tools read (a deleted or transferred issue disappears from search); a push that
 touches the docs on the default branch re-reads the docs tree (only changed blobs are fetched).
 GitHub does not redeliver failed webhooks by itself, so a periodic sync (`ATLAS_SYNC_INTERVAL`)
@@ -39,20 +40,24 @@ def apply_event(event: str, payload: dict[str, Any]) -> str:
     if event == "push":
         return _push(gh, folder, payload)
     action = str(payload.get("action") or "")
+    late = False  # a payload older than what is stored (GitHub does not promise order) changes nothing
 
     def change(store: Store) -> None:
+        nonlocal late
         if event == "issues":
             number = int(payload["issue"]["number"])
             if action in ("deleted", "transferred"):
                 store.delete_issue(number)
             else:
                 store.put_issue(payload["issue"])
+                late = number not in store.touched
         elif event == "issue_comment":
             number = int(payload["issue"]["number"])
             if action == "deleted":
                 store.delete_comment(int(payload["comment"]["id"]))
             else:
                 store.put_comment(payload["comment"], number)
+                late = number not in store.touched
         elif event == "label":
             name = str(payload["label"]["name"])
             if action == "deleted":
@@ -64,7 +69,7 @@ def apply_event(event: str, payload: dict[str, Any]) -> str:
     if event not in ("issues", "issue_comment", "label"):
         return f"ignored: {event}"
     github_index.apply(folder, change)
-    return f"applied {event}.{action}"
+    return f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}"
 
 
 def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
