@@ -165,6 +165,10 @@ APPROVAL_IN_DOUBT_THREAD = (
 APPROVAL_NOT_ALLOWED = ":no_entry: You can't approve this: only the project's maintainers can decide."
 APPROVAL_ALREADY = "This was already decided: {outcome}"
 APPROVAL_GONE = "This approval request is no longer available."
+APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided only on its own card, where Atlas posted it."
+# A click whose decision script was sent but not answered: it may have been recorded, or not.
+APPROVAL_UNCONFIRMED = (":warning: Atlas couldn't confirm that click (its store stopped answering). If the card still has "
+                        "its buttons in a minute, click again; a decision already recorded is kept.")
 
 
 # --- a run's answer when it could not finish (workers/runs/jobs.py, settings_check.py, agent/loop.py),

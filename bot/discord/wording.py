@@ -57,6 +57,9 @@ APPROVAL_IN_DOUBT_THREAD = (
 APPROVAL_NOT_ALLOWED = "\u26d4 You can't approve this: only the project's maintainers can decide."
 APPROVAL_ALREADY = "This was already decided: {outcome}"
 APPROVAL_GONE = "This approval request is no longer available."
+APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided only on its own card, where Atlas posted it."
+APPROVAL_UNCONFIRMED = ("\u26a0\ufe0f Atlas couldn't confirm that click (its store stopped answering). If the card still has "
+                        "its buttons in a minute, click again; a decision already recorded is kept.")
 EPHEMERAL_UNAVAILABLE = "\u26a0\ufe0f Atlas can't record that right now (its store is unreachable). Please try again in a minute."
 QUEUED = "*Working on it...*"
 

@@ -196,6 +196,10 @@ def post(client: WebClient, run: RunState, pending: list[Any], *, conn: redis.Re
             continue  # not opened (nothing to decide) or already on Slack
         card = view(run, call, tracker, record.expires_at)
         described = describe(card)
+        # Recorded before posting: if this worker dies before `attach_card`, its card takes no click and
+        # the retry posts the one that does (Slack has no idempotent post, and reading the thread back
+        # would need the channels:history scope).
+        approvals.reserve_card(conn, call.pending_id, channel_of(run))
         reply = client.chat_postMessage(channel=channel_of(run), thread_ts=run.origin.thread_ts or run.origin.message_ts,
                                         text=fallback_text(call.name, card.arguments), blocks=[*described, buttons(call.pending_id)])
         approvals.attach_card(conn, call.pending_id, str(reply["channel"]), str(reply["ts"]), json.dumps(described))
