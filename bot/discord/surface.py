@@ -241,7 +241,8 @@ class DiscordReporter(ChatPlatform):
             text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
                                      card.read)
             channel = self.channel(run)
-            reply = self.rest.create_message(channel, {"content": text, "components": render.card_buttons(call.pending_id)})
+            reply = self.rest.create_message(channel, {"content": text, "embeds": render.card_embeds(card.name, card.arguments),
+                                                       "components": render.card_buttons(call.pending_id)})
             approvals.attach_card(self.store.conn, call.pending_id, channel, str(reply["id"]), json.dumps({"content": text}))
             posted.append(str(reply["id"]))
         return posted

@@ -33,6 +33,8 @@ BOT_USER_ID = "1100000000000000002"
 TOKEN = base64.b64encode(BOT_USER_ID.encode()).decode().rstrip("=") + ".GTestx.standin-signature-not-a-secret"
 GUILD_ID = "1200000000000000001"
 CONTENT_LIMIT = 2000
+# Discord's embed limits: 10 embeds a message, a description of 4,096 characters, 6,000 in all of them
+EMBEDS_PER_MESSAGE, EMBED_DESCRIPTION_CHARS, EMBEDS_TOTAL_CHARS = 10, 4096, 6000
 BUCKET_SIZE = 5
 
 
@@ -137,6 +139,11 @@ class DiscordAPI(LoopbackHTTP):
         if isinstance(body, dict) and len(body.get("content") or "") > CONTENT_LIMIT:
             self.problems.append(f"{method} {path}: content longer than {CONTENT_LIMIT}")
             return 400, {}, {"message": "Invalid Form Body", "code": 50035}
+        embeds = body.get("embeds") if isinstance(body, dict) else None
+        if embeds and (len(embeds) > EMBEDS_PER_MESSAGE or sum(map(_embed_chars, embeds)) > EMBEDS_TOTAL_CHARS
+                       or any(len(e.get("description") or "") > EMBED_DESCRIPTION_CHARS for e in embeds)):
+            self.problems.append(f"{method} {path}: embeds over Discord's limits")
+            return 400, {}, {"message": "Invalid Form Body", "code": 50035}
         limits = {"X-RateLimit-Limit": str(BUCKET_SIZE), "X-RateLimit-Remaining": str(BUCKET_SIZE - 1),
                   "X-RateLimit-Reset-After": "0.001", "X-RateLimit-Bucket": "b"}
         status, reply = self._apply(method, path, body)
@@ -214,3 +221,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 DiscordAPI.handler = _Handler
+
+
+def _embed_chars(embed: dict[str, Any]) -> int:
+    """What counts toward the 6,000: title, description, field names and values, footer text, author name."""
+    fields = embed.get("fields") or []
+    return (len(embed.get("title") or "") + len(embed.get("description") or "")
+            + sum(len(f.get("name") or "") + len(f.get("value") or "") for f in fields)
+            + len((embed.get("footer") or {}).get("text") or "") + len((embed.get("author") or {}).get("name") or ""))
