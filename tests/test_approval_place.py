@@ -116,32 +116,48 @@ class Killed(BaseException):
     """The worker dies here (a SIGKILL ends the process; nothing after it runs)."""
 
 
+def _killed_after_posting(s: Stack, monkeypatch: pytest.MonkeyPatch, thread: str) -> tuple[RunState, WebClient]:
+    """A paused run whose worker posted its card and was killed before recording it."""
+    run = RunState(question="triage", status="awaiting_approval",
+                   origin=Origin(kind="slack", user=ASKER, channel=CHANNEL, thread_ts=thread, message_ts=thread, team=TEAM))
+    run.pending = [PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name=LABEL[0],
+                               arguments=json.dumps(LABEL[1]), step=1)]
+    RunStore(s.conn).save(run)
+    approvals.open_step(s.conn, run, run.pending, 3600)
+    client = WebClient(token=s.api.token, base_url=s.api.base_url)
+
+    def killed(*args: Any, **kwargs: Any) -> None:
+        raise Killed
+
+    with monkeypatch.context() as m:
+        m.setattr(approvals, "attach_card", killed)
+        with pytest.raises(Killed):
+            approval_cards.post(client, run, run.pending, conn=s.conn, tracker=demo_tracker(s.data, home=s.home))
+    return run, client
+
+
 def test_a_card_posted_again_after_a_kill_leaves_only_the_new_one_live(tmp_path: Path, redis_url: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Item 25: killed between chat.postMessage and recording the card, the retry posts it again; the
     first copy's buttons decide nothing, the second's do."""
     with stack(tmp_path, redis_url) as s:
-        run = RunState(question="triage", status="awaiting_approval",
-                       origin=Origin(kind="slack", user=ASKER, channel=CHANNEL, thread_ts="1700000300.000100",
-                                     message_ts="1700000300.000100", team=TEAM))
-        run.pending = [PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name=LABEL[0],
-                                   arguments=json.dumps(LABEL[1]), step=1)]
-        RunStore(s.conn).save(run)
-        approvals.open_step(s.conn, run, run.pending, 3600)
-        client = WebClient(token=s.api.token, base_url=s.api.base_url)
-        tracker = demo_tracker(s.data, home=s.home)
-
-        def killed(*args: Any, **kwargs: Any) -> None:
-            raise Killed
-
-        with monkeypatch.context() as m:
-            m.setattr(approvals, "attach_card", killed)
-            with pytest.raises(Killed):
-                approval_cards.post(client, run, run.pending, conn=s.conn, tracker=tracker)
-        approval_cards.post(client, run, run.pending, conn=s.conn, tracker=tracker)  # the retried job
+        run, client = _killed_after_posting(s, monkeypatch, "1700000300.000100")
+        approval_cards.post(client, run, run.pending, conn=s.conn, tracker=demo_tracker(s.data, home=s.home))  # the retried job
         first, second = [m for m in s.api.thread(CHANNEL, "1700000300.000100") if is_card(m)]
         _slack_click(s, first)
         _settled(s, run.pending[0].pending_id)
         assert _status(s.conn, run.pending[0].pending_id) == "pending"
         _slack_click(s, second)
         wait_for(lambda: _status(s.conn, run.pending[0].pending_id) == "approved", what="the decision")
+
+
+def test_a_click_on_the_unrecorded_card_records_it_and_the_retry_posts_none(tmp_path: Path, redis_url: str,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    with stack(tmp_path, redis_url) as s:
+        run, client = _killed_after_posting(s, monkeypatch, "1700000400.000100")
+        (first,) = [m for m in s.api.thread(CHANNEL, "1700000400.000100") if is_card(m)]
+        _slack_click(s, first)
+        wait_for(lambda: _status(s.conn, run.pending[0].pending_id) == "approved", what="the decision")
+        approval_cards.post(client, run, run.pending, conn=s.conn, tracker=demo_tracker(s.data, home=s.home))  # the retried job
+        assert [m["ts"] for m in s.api.thread(CHANNEL, "1700000400.000100") if is_card(m) or m.get("edits")] == [first["ts"]]
+        assert approvals.load(s.conn, run.pending[0].pending_id).card_ts == first["ts"]  # type: ignore[union-attr]

@@ -72,6 +72,7 @@ end
 if not allowed then return {'refused', raw} end
 if f['status'] ~= 'pending' or now >= tonumber(f['expires_at']) then return {'stale', raw} end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decider', user, 'decider_name', ARGV[3], 'decided_at', tostring(now))
+adopt(KEYS[1], f, 7)
 audit(KEYS[1], 'decision', {'decider', user, 'decision', ARGV[1]})
 local step = ARGV[7] .. f['run_id'] .. ':' .. f['step']
 local closed = '0'

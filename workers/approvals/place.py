@@ -4,7 +4,7 @@ A pending id is opaque but not secret-proof: it can be read off a card, and any 
 platform carries whatever id its button holds. So the decision script (workers/approvals/decisions.py)
 compares the click's place with the approval's record before anything else: the platform and the
 workspace or guild the run came from (recorded when the step is opened), the channel the card was
-posted in (recorded before it is posted) and, once known, the card's message. A click from anywhere
+posted in (recorded before it is posted) and, once recorded, the card's message. A click from anywhere
 else changes nothing and learns nothing (`Misplaced`, told as "no such approval here").
 """
 
@@ -30,9 +30,11 @@ class Place:
 
 # The check, as a Lua fragment over `f` (the approval's fields) and ARGV[base + 1..4] (Place.args; an
 # empty platform: a trusted caller, no click, no check). Fields recorded empty are not compared, except
-# the channel: with no card posted there is nothing to click. A card being posted (`card_posting` set,
-# its message not yet recorded) takes no click: the only card it could come from is one a killed
-# worker posted and never recorded, replaced by the retry (bot/slack/cards.py `post`).
+# the channel: with no card posted there is nothing to click. Before the card's message is recorded
+# (posted a moment ago, or by a worker killed before recording it) a click from its channel counts,
+# and the decision adopts the clicked message as the card (`LUA_ADOPT`), so a retried job does not
+# post a second one; once recorded, only that message counts, and a copy a killed worker left
+# behind is dead.
 LUA_MISPLACED = """local function misplaced(f, base)
   local platform, team, channel, message = ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], ARGV[base + 4]
   if platform == '' then return false end
@@ -40,7 +42,12 @@ LUA_MISPLACED = """local function misplaced(f, base)
   if (f['team'] or '') ~= '' and f['team'] ~= team then return true end
   if (f['channel'] or '') == '' or f['channel'] ~= channel then return true end
   local card = f['card_ts'] or ''
-  if card == '' then return (f['card_posting'] or '') ~= '' end
-  return message ~= card
+  return card ~= '' and message ~= card
+end
+local function adopt(key, f, base)
+  local message = ARGV[base + 4]
+  if ARGV[base + 1] ~= '' and message ~= '' and (f['card_ts'] or '') == '' then
+    redis.call('HSET', key, 'card_ts', message, 'card_posting', '')
+  end
 end
 """

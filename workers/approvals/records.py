@@ -98,7 +98,7 @@ class Approval(BaseModel):
     channel: str = ""
     card_ts: str = ""
     card_blocks: str = ""  # JSON: what the card showed, so edits keep showing exactly that
-    card_posting: str = ""  # set before a card is posted: a card may be out there, its message not yet recorded
+    card_posting: str = ""  # set before a card is posted, cleared once its message is recorded
     platform: str = ""  # where the run came from, so where its cards live (workers/approvals/place.py)
     team: str = ""
 
@@ -176,12 +176,12 @@ def from_fields(pairs: Iterable[tuple[bytes | str, bytes | str]]) -> Approval:
     return Approval.model_validate(values)
 
 
-def reserve_card(conn: redis.Redis, pending_id: str, channel: str) -> None:
-    """Before a card is posted: the channel it goes to, and that one may be out there unrecorded. Until
-    `attach_card` names its message, no card of this call takes a click (a killed worker's card is
-    replaced by its retry's, and only the recorded one is live)."""
+def reserve_card(conn: redis.Redis, pending_id: str, channel: str, blocks: str = "") -> None:
+    """Before a card is posted: the channel it goes to and what it shows. If the poster dies before
+    `attach_card`, a click on that card is still taken (and names it: workers/approvals/place.py), or
+    else the retry posts another and only the recorded one stays live."""
     if conn.exists(approval_key(pending_id)):
-        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_ts": "", "card_posting": "1"})
+        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_posting": "1", "card_blocks": blocks})
 
 
 def attach_card(conn: redis.Redis, pending_id: str, channel: str, ts: str, blocks: str = "") -> None:
