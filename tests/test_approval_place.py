@@ -161,3 +161,31 @@ def test_a_click_on_the_unrecorded_card_records_it_and_the_retry_posts_none(tmp_
         approval_cards.post(client, run, run.pending, conn=s.conn, tracker=demo_tracker(s.data, home=s.home))  # the retried job
         assert [m["ts"] for m in s.api.thread(CHANNEL, "1700000400.000100") if is_card(m) or m.get("edits")] == [first["ts"]]
         assert approvals.load(s.conn, run.pending[0].pending_id).card_ts == first["ts"]  # type: ignore[union-attr]
+
+
+def test_a_discord_card_posted_again_after_a_kill_is_the_same_message(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
+                                                                      redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discord returns the message a nonce already made (enforce_nonce): the retry gets the first card back."""
+    from bot.discord.surface import DiscordReporter
+
+    settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
+    conn = redis.Redis.from_url(redis_url)
+    reporter = DiscordReporter.for_settings(settings, RunStore(conn))
+    run = RunState(question="triage #3", status="awaiting_approval",
+                   origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
+    run.pending = [PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name=LABEL[0], arguments=json.dumps(LABEL[1]), step=1)]
+    RunStore(conn).save(run)
+    approvals.open_step(conn, run, run.pending, 3600)
+
+    def killed(*args: Any, **kwargs: Any) -> None:
+        raise Killed
+
+    with monkeypatch.context() as m:
+        m.setattr(approvals, "attach_card", killed)
+        with pytest.raises(Killed):
+            reporter.post_cards(run, run.pending)
+    (again,) = reporter.post_cards(run, run.pending)  # the retried job
+    cards = [msg for msg in discord_api.channel(di.CHANNEL_ID) if msg.get("components")]
+    assert [c["id"] for c in cards] == [again]
+    assert approvals.load(conn, run.pending[0].pending_id).card_ts == again  # type: ignore[union-attr]
+    assert not discord_api.problems
