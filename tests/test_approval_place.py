@@ -89,13 +89,8 @@ def test_a_slack_click_from_anywhere_but_the_card_decides_nothing(where: str, tm
         wait_for(lambda: _status(s.conn, pending_id(card)) == "approved", what="the decision")
 
 
-def test_a_discord_click_from_another_guild_decides_nothing(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
-                                                            redis_url: str) -> None:
-    maintainer = "1500000000000000011"
-    settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"),
-                                discord_approvers=(maintainer,))
-    conn = redis.Redis.from_url(redis_url)
-    endpoint = Interactions(settings, conn, Lookups.open(settings.data_dir, settings.home, semantic=False))
+def discord_card(conn: redis.Redis) -> tuple[RunState, PendingCall, dict[str, Any]]:
+    """A Discord run paused on one call, its card posted in the test channel of the test guild."""
     run = RunState(question="triage #3", status="awaiting_approval",
                    origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
     call = PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name=LABEL[0], arguments=json.dumps(LABEL[1]), step=1)
@@ -104,6 +99,17 @@ def test_a_discord_click_from_another_guild_decides_nothing(discord_api: Discord
     assert approvals.open_step(conn, run, run.pending, 3600)
     card = {"id": "1400000000000000001", "channel_id": di.CHANNEL_ID, "content": "card"}
     approvals.attach_card(conn, call.pending_id, di.CHANNEL_ID, card["id"], json.dumps({"content": "card"}))
+    return run, call, card
+
+
+def test_a_discord_click_from_another_guild_decides_nothing(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
+                                                            redis_url: str) -> None:
+    maintainer = "1500000000000000011"
+    settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"),
+                                discord_approvers=(maintainer,))
+    conn = redis.Redis.from_url(redis_url)
+    endpoint = Interactions(settings, conn, Lookups.open(settings.data_dir, settings.home, semantic=False))
+    run, call, card = discord_card(conn)
     foreign = di.click(render.APPROVE_PREFIX + call.pending_id, di.member(maintainer), message=card)
     foreign["guild_id"] = "1200000000000000999"
     assert endpoint.handle(foreign)["data"].get("flags") == 64

@@ -6,7 +6,6 @@ with its resume job queued, and the clicker must not be told the click was not r
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +23,11 @@ from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
 from tests.standins.tcp_proxy import TcpProxy
 from tests.test_approval_clicks import Held
+from tests.test_approval_place import discord_card
 from tests.tools_dataset import make_dataset
 from workers import wording
 from workers.approvals import records as approvals
 from workers.runs.queueing import CONTINUE_RUN, job_id, job_options
-from workers.runs.state import Origin, PendingCall, RunState
-from workers.runs.store import RunStore
 
 LABEL = ("add_labels", {"issue_id": 3, "labels": ["bug"]})
 
@@ -84,14 +82,7 @@ def test_a_discord_click_whose_redis_dies_after_the_decision_still_resumes_and_s
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"),
                                 discord_approvers=(maintainer,))
     conn = redis.Redis.from_url(redis_url)
-    run = RunState(question="triage #3", status="awaiting_approval",
-                   origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
-    call = PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name=LABEL[0], arguments=json.dumps(LABEL[1]), step=1)
-    run.pending = [call]
-    RunStore(conn).save(run)
-    assert approvals.open_step(conn, run, run.pending, 3600)
-    card = {"id": "1400000000000000001", "channel_id": di.CHANNEL_ID, "content": "card"}
-    approvals.attach_card(conn, call.pending_id, di.CHANNEL_ID, card["id"], json.dumps({"content": "card"}))
+    run, call, card = discord_card(conn)
     dying = DiesAfter(redis_url, sends=10)
     endpoint = Interactions(settings, dying.conn, Lookups.open(settings.data_dir, settings.home, semantic=False))
     dying.conn.ping()  # connected (its handshake is not counted)

@@ -13,19 +13,12 @@ from pathlib import Path
 import pytest
 
 from datasets import tracker_db, tracker_journal
-from tests.approvals_data import make_data
+from tests.test_tracker import data  # noqa: F401  # the demo data folder, its index built
 from tools.issue_store import IssueStore
 from tools.tracker import SqliteTracker
 
 
-@pytest.fixture
-def data(tmp_path: Path) -> Path:
-    root = make_data(tmp_path / "data")
-    tracker_db.ensure_db(root)
-    return root
-
-
-def test_a_write_journaled_by_a_killed_writer_is_settled_from_the_journal_and_shown(data: Path) -> None:
+def test_a_write_journaled_by_a_killed_writer_is_settled_from_the_journal_and_shown(data: Path) -> None:  # noqa: F811
     tracker = SqliteTracker(data, "https://example.test/issues")
     journal = tracker_journal.journal_path(data)
     with tracker_journal.locked(journal.parent):  # what a writer killed right after journaling leaves
@@ -43,7 +36,8 @@ def test_a_write_journaled_by_a_killed_writer_is_settled_from_the_journal_and_sh
     assert len(tracker_journal.entries(journal)) == 2  # settling wrote nothing again
 
 
-def test_an_index_locked_past_the_timeout_is_not_reported_as_failed(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_index_locked_past_the_timeout_is_not_reported_as_failed(data: Path,  # noqa: F811
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tracker_journal, "SYNC_TIMEOUT_SECONDS", 0.2, raising=False)
     tracker = SqliteTracker(data)
     holder = sqlite3.connect(tracker_db.db_path(data), isolation_level=None)
