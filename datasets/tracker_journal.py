@@ -35,6 +35,7 @@ log = logging.getLogger("atlas.tracker")
 JOURNAL = Path("issues") / "writes.db"
 LOCK = Path("issues") / ".writes.lock"
 SEQ_KEY = "journal_seq"
+SYNC_TIMEOUT_SECONDS = 10.0  # how long applying waits for index.db's write lock before leaving it to the next sync
 Kind = Literal["add_labels", "comment", "close"]
 
 SCHEMA = """
@@ -103,11 +104,24 @@ def entries(journal: Path, after: int = 0) -> list[Entry]:
     return [Entry(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], r[6]) for r in rows]
 
 
+def find(journal: Path, key: str) -> Entry | None:
+    """The first write journaled under request key `key`, if any: the durable record that it happened."""
+    if not key or not journal.is_file():
+        return None
+    conn = _open_journal(journal)
+    try:
+        r = conn.execute("SELECT seq, kind, issue_id, data, author, key, at FROM writes WHERE key = ? ORDER BY seq LIMIT 1",
+                         (key,)).fetchone()
+    finally:
+        conn.close()
+    return Entry(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], r[6]) if r else None
+
+
 def sync(db: Path, journal: Path) -> int:
     """Apply the journal entries `db` has not seen yet (call under `locked`); returns how many."""
     if not journal.is_file() or not db.is_file():
         return 0
-    conn = sqlite3.connect(db, timeout=10, isolation_level=None)
+    conn = sqlite3.connect(db, timeout=SYNC_TIMEOUT_SECONDS, isolation_level=None)
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,7 +68,8 @@ class Stack:
     def approve_then_kill(self, thread_ts: str, marker: Path, name: str = "doomed") -> tuple[dict[str, Any], RunState]:
         """Approve the thread's card in a worker that hangs after the side effect and before the ledger
         records it (tests/faults), then kill that worker; returns the card and its run."""
-        with self.worker(name, PYTHONPATH=str(FAULTS), ATLAS_FAULT_HANG_BEFORE_RECORD=str(marker)) as doomed:
+        # the checkout first: an editable install elsewhere (a shared venv) must not supply the code
+        with self.worker(name, PYTHONPATH=os.pathsep.join([str(FAULTS), str(REPO)]), ATLAS_FAULT_HANG_BEFORE_RECORD=str(marker)) as doomed:
             (card,) = self.cards(thread_ts)
             run = self.run_of(card)
             self.click(card, MAINTAINER)

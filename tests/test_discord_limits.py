@@ -27,7 +27,7 @@ from tests.tools_dataset import ISSUES, make_dataset, write_issues
 from workers.approvals.records import Approval
 from workers.runs.state import Origin, RunState, StepRecord
 
-# What escaping doubles, what reveal_bidi widens, fences, mentions, wide characters, line breaks.
+# What escaping doubles, what reveal widens, fences, mentions, wide characters, line breaks.
 HOSTILE = ["*", "_", "~", "`", "|", ">", "#", "-", "[", "]", "(", ")", "<", ":", "\\", "```", "\n", "\n\n", " ",
            "\u202e", "\u2066", "\u200b", "<@everyone>", "a", "é", "\U0001f600", "word "]
 

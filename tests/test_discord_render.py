@@ -43,10 +43,12 @@ def test_a_failed_run_says_so_without_feedback_buttons() -> None:
 def test_untrusted_text_in_cards_cannot_ping_or_format() -> None:
     text = render.card_text("post_comment", {"issue_id": 3, "body": "@everyone ``` <@&123> **x**"}, None, None,
                             "Because <@999> said *so*", "1500000000000000001", 1_800_000_000)
-    assert "`\u200b``" in text  # the comment's own fence cannot close the code block
+    (embed,) = render.card_embeds("post_comment", {"issue_id": 3, "body": "@everyone ``` <@&123> **x**"})  # the comment, whole
+    assert "`\u200b``" in embed["description"]  # the comment's own fence cannot close the code block
     assert "\\<@999\\>" in text and "\\*so\\*" in text
     assert "<@1500000000000000001>" in text and "<t:1800000000:f>" in text
-    assert "<U+202E>" in render.card_text("post_comment", {"issue_id": 3, "body": "Fixed in \u202egnp.exe"}, None, None, "", None, 0)
+    (embed,) = render.card_embeds("post_comment", {"issue_id": 3, "body": "Fixed in \u202egnp.exe"})
+    assert "<U+202E>" in embed["description"] and "\u202e" not in embed["description"]
     assert "\u202e" not in render.card_text("add_labels", {"issue_id": 3, "labels": ["a\u202eb"]}, None, None, "", None, 0,
                                              ("#237",))
     assert render.escape("<@&1> @here _x_") == "\\<@&1\\> @here \\_x\\_"

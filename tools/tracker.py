@@ -19,7 +19,7 @@ import logging
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -87,6 +87,7 @@ class SqliteTracker:
         self.db = db_path(self.data_dir, home)  # beside the data, or under ATLAS_HOME (datasets/derived.py)
         self.journal = journal.journal_path(self.data_dir, home)
         self.base_url = issues_base_url.rstrip("/") if issues_base_url else None
+        self._behind = False  # a write of this process is journaled but not yet in index.db
 
     def url(self, number: int) -> str | None:
         """The issue's web page: `{id}` in the base URL is replaced, else the number is appended."""
@@ -116,15 +117,21 @@ class SqliteTracker:
         unknown = sorted(set(labels) - set(self.known_labels()))
         if unknown:
             raise TrackerError(f"unknown labels: {', '.join(unknown)}")
-        self._write("add_labels", number, {"labels": list(dict.fromkeys(labels))}, key)
-        return self._require(number)
+        before = self._require(number)
+        if self._write("add_labels", number, {"labels": list(dict.fromkeys(labels))}, key):
+            return self._require(number)
+        return replace(before, labels=tuple(sorted({*before.labels, *labels})))
 
     def post_comment(self, number: int, body: str, *, key: str | None = None) -> str:
         self._require(number)
-        self._write("comment", number, {"body": body}, key)
-        with self._reading() as conn:
-            count = conn.execute("SELECT comment_count FROM issues WHERE id = ?", (number,)).fetchone()[0]
+        count = self._comment_count(number) + 1  # what it will be once applied
+        if self._write("comment", number, {"body": body}, key):
+            count = self._comment_count(number)
         return self.url(number) or f"issue #{number}, comment {count}"
+
+    def _comment_count(self, number: int) -> int:
+        with self._reading() as conn:
+            return int(conn.execute("SELECT comment_count FROM issues WHERE id = ?", (number,)).fetchone()[0])
 
     def close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None) -> IssueRef:
         issue = self._require(number)
@@ -133,12 +140,30 @@ class SqliteTracker:
         if reason == "duplicate":
             if duplicate_of is None or duplicate_of == number or self.issue(duplicate_of) is None:
                 raise TrackerError("a duplicate needs duplicate_of: another existing issue")
-        self._write("close", number, {"reason": reason, "duplicate_of": duplicate_of if reason == "duplicate" else None}, key)
-        return self._require(number)
+        original = duplicate_of if reason == "duplicate" else None
+        if self._write("close", number, {"reason": reason, "duplicate_of": original}, key):
+            return self._require(number)
+        return replace(issue, state="closed", duplicate_of=original or issue.duplicate_of)
 
     def settle(self, tool: str, arguments: dict[str, Any], key: str) -> str | None:
-        """The demo journal records keys, but an in-doubt demo write stays for a human to check."""
-        return None
+        """An in-doubt call is settled by the journal: a write journaled under its key happened (a worker
+        killed before index.db caught up leaves exactly that); it is applied now, so reads show it."""
+        entry = journal.find(self.journal, key)
+        if entry is None:
+            return None
+        self._catch_up()
+        number = entry.issue_id
+        issue = self.issue(number)
+        title = issue.title if issue else ""
+        if entry.kind == "add_labels":
+            added = list(entry.data.get("labels") or [])
+            have = sorted({*(issue.labels if issue else ()), *added})
+            return f'Labeled #{number} "{title}" with {", ".join(added)}. Its labels now: {", ".join(have)}.'
+        if entry.kind == "comment":
+            return f"Posted the comment on #{number} ({self.url(number) or f'issue #{number}'})."
+        original = entry.data.get("duplicate_of")
+        how = f"as a duplicate of #{original}" if original else f"as {str(entry.data.get('reason') or 'completed').replace('_', ' ')}"
+        return f'Closed #{number} "{title}" {how}.'
 
     def _require(self, number: int) -> IssueRef:
         issue = self.issue(number)
@@ -146,19 +171,44 @@ class SqliteTracker:
             raise TrackerError(f"no issue #{number}")
         return issue
 
-    def _write(self, kind: journal.Kind, number: int, data: dict[str, Any], key: str | None) -> None:
+    def _write(self, kind: journal.Kind, number: int, data: dict[str, Any], key: str | None) -> bool:
+        """Journal the write (the moment it happens), then apply it to index.db. True when applied; False
+        when only journaled (index.db stayed locked): it happened all the same, and is applied by the next
+        read here, the next write or a rebuild. Raises TrackerUnavailable only when nothing was journaled."""
         try:
             with journal.locked(self.journal.parent):
                 journal.append(self.journal, kind, number, data, author=BOT_AUTHOR, key=key)
-                journal.sync(self.db, self.journal)
-        except (OSError, sqlite3.Error) as exc:  # locked past the timeout, disk full, folder gone
+                return self._apply_journal()
+        except (OSError, sqlite3.Error) as exc:  # the journal itself: disk full, folder gone
             log.exception("tracker write to %s failed", self.journal)
             # A fixed phrase: this text can reach the model and a Slack card; paths and errors stay in the log.
             raise TrackerUnavailable("the tracker's storage could not be written") from exc
 
+    def _apply_journal(self) -> bool:
+        """Bring index.db up to the journal (under the journal's lock); False, remembered, when it could not."""
+        try:
+            journal.sync(self.db, self.journal)
+        except (OSError, sqlite3.Error) as exc:  # index.db locked past the timeout: the journal holds the write
+            log.warning("tracker: %s not yet applied to %s (%s); applied on the next read or write",
+                        self.journal.name, self.db.name, type(exc).__name__)
+            self._behind = True
+            return False
+        self._behind = False
+        return True
+
+    def _catch_up(self) -> None:
+        """Apply what the journal holds and index.db does not yet show (a failed apply, a killed writer)."""
+        try:
+            with journal.locked(self.journal.parent):
+                self._apply_journal()
+        except OSError:
+            log.warning("tracker: could not lock %s to catch up", self.journal.parent)
+
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
         """A read-only connection; any SQLite failure, opening or querying, becomes TrackerUnavailable."""
+        if self._behind:
+            self._catch_up()
         try:
             conn = connect_readonly(self.db)
         except sqlite3.Error as exc:

@@ -143,7 +143,8 @@ APPROVAL_REASON = "Why (the model's words):"
 APPROVAL_ASKED_BY = "Asked by <@{user}> · expires {when}"
 APPROVAL_PROVENANCE = ":warning: *Proposed after reading {sources}*, text anyone can write: look twice."
 APPROVAL_PROVENANCE_SEARCH = "issue search results"
-APPROVAL_BIDI = ":warning: This contains hidden text-direction characters, shown as `<U+…>`."
+APPROVAL_HIDDEN = (":warning: *This contains {count} invisible or direction-changing character{s}*, shown as `<U+…>`: "
+                   "they would be posted as they are.")
 APPROVAL_APPROVE = "Approve"
 APPROVAL_DENY = "Deny"
 APPROVAL_CONFIRM_TITLE = "Run this action?"
@@ -166,6 +167,10 @@ APPROVAL_IN_DOUBT_THREAD = (
 APPROVAL_NOT_ALLOWED = ":no_entry: You can't approve this: only the project's maintainers can decide."
 APPROVAL_ALREADY = "This was already decided: {outcome}"
 APPROVAL_GONE = "This approval request is no longer available."
+APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided only on its own card, where Atlas posted it."
+# A click whose decision script was sent but not answered: it may have been recorded, or not.
+APPROVAL_UNCONFIRMED = (":warning: Atlas couldn't confirm that click (its store stopped answering). If the card still has "
+                        "its buttons in a minute, click again; a decision already recorded is kept.")
 
 
 # --- a run's answer when it could not finish (workers/runs/jobs.py, settings_check.py, agent/loop.py),

@@ -30,7 +30,9 @@ from bot.discord.surface import decided_payload
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
-from workers.approvals.decisions import Decided, Missing, Refused, Stale, Unsettled
+from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, Stale, Unsettled
+from workers.approvals.place import Place
+from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
 from workers.runs.state import Origin
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface
@@ -66,6 +68,7 @@ class Interactions:
         if settings.slash_command.lstrip("/").lower() == commands.ASK_COMMAND:
             log.info("the Discord lookup command is /%s: /%s (ATLAS_SLASH_COMMAND) is the ask command's name",
                      settings.lookup_command, commands.ASK_COMMAND)
+        self.resume_job = JobTemplate.build(conn, settings.queue_name, slack_outage_seconds=settings.slack_outage_seconds)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") != "POST":
@@ -164,12 +167,22 @@ class Interactions:
         user = _user(payload)
         user_id = str(user.get("id") or "")
         right = Standing.known(user_id, self.policy.may_decide(payload))
-        result = decisions.decide(self.conn, pending_id, decision, user_id, str(user.get("username") or ""), right)
+        place = Place(platform="discord", team=str(payload.get("guild_id") or ""), channel=str(payload.get("channel_id") or ""),
+                      message=str((payload.get("message") or {}).get("id") or ""))
+        try:
+            result = decisions.decide(self.conn, pending_id, decision, user_id, str(user.get("username") or ""), right,
+                                      place=place, resume=self.resume_job)
+        except redis.RedisError as exc:
+            log.warning("click not confirmed: %s", type(exc).__name__)
+            return ephemeral(wording.APPROVAL_UNCONFIRMED if decisions.maybe_recorded(exc) else wording.EPHEMERAL_UNAVAILABLE)
         match result:
             case Decided():
-                if result.step_complete:
+                if result.step_complete and not result.resume_queued:
                     self._resume(result.approval)
                 return message(decided_payload(result.approval), UPDATE_MESSAGE)
+            case Misplaced():
+                log.warning("click by %s on %s refused: not from the card's guild, channel or message", user_id, pending_id[:80])
+                return ephemeral(wording.APPROVAL_ELSEWHERE)
             case Stale(approval=stale):
                 if decisions.resume_lost(self.conn, stale):
                     self._resume(stale)  # repairs a resume lost between deciding and enqueueing

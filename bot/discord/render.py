@@ -20,7 +20,7 @@ from bot.discord.rest import CONTENT_LIMIT
 from bot.markdown_split import split_markdown
 from workers import wording as common
 from workers.agent.sources import source_url
-from workers.approvals.visible_text import reveal_bidi
+from workers.approvals.visible_text import hidden_count, reveal
 from workers.runs.state import RunState
 
 PART_LIMIT = 1900  # leaves room for the partial/failed banner on the first part
@@ -135,9 +135,12 @@ def card_text(name: str, arguments: dict[str, Any], issue: Any, duplicate: Any, 
         lines.append(wording.APPROVAL_LABELS.format(labels=labels))
         if issue is not None:
             lines.append(wording.APPROVAL_CURRENT_LABELS.format(labels=", ".join(_code(x) for x in issue.labels) or "none"))
-    elif name == "post_comment":
-        lines.append(wording.APPROVAL_COMMENT)
-        lines.append(_fenced(clip(str(arguments.get("body") or " "), 900)))
+    elif name == "post_comment":  # all of it, in the card's embeds (card_embeds): content holds 2,000 characters
+        body = str(arguments.get("body") or "")
+        lines.append(wording.APPROVAL_COMMENT_BELOW.format(chars=len(body)))
+        more = _comment_pieces(body)[1]
+        if more:
+            lines.append(wording.APPROVAL_COMMENT_CUT.format(more=more))
     elif name == "close_issue":
         if arguments.get("reason") == "duplicate":
             original = _issue_link(duplicate) if duplicate is not None else f"\\#{escape(str(arguments.get('duplicate_of')))}"
@@ -152,9 +155,60 @@ def card_text(name: str, arguments: dict[str, Any], issue: Any, duplicate: Any, 
     if read:
         sources = ", ".join(read[:-1]) + (" and " if len(read) > 1 else "") + read[-1]
         lines.append(wording.APPROVAL_PROVENANCE.format(sources=escape(sources)))
+    hidden = hidden_count("\n".join([_all_strings(arguments), reason, *_issue_texts(issue), *_issue_texts(duplicate)]))
+    if hidden:
+        lines.append(wording.APPROVAL_HIDDEN.format(count=hidden, s="" if hidden == 1 else "s"))
     lines.append(wording.APPROVAL_ASKED_BY.format(user=escape(asker or "unknown") if not (asker or "").isdigit() else asker,
                                                   when=int(expires_at)))
-    return clip(reveal_bidi("\n".join(lines)), CONTENT_LIMIT - 600)  # measured as shown; room for the outcome lines
+    return clip(reveal("\n".join(lines)), CONTENT_LIMIT - 600)  # measured as shown; room for the outcome lines
+
+
+EMBED_DESCRIPTION_LIMIT = 4096  # Discord: one embed's description
+EMBEDS_TOTAL_LIMIT = 6000  # Discord: all of a message's embeds together
+EMBEDS_PER_MESSAGE = 10
+_FENCE_CHARS = len(_FENCE_OPEN := "```\n") + len(_FENCE_CLOSE := "\n```")
+
+
+def card_embeds(name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """A comment card's comment, whole (hidden characters shown as `<U+…>`), as embeds under the card's
+    content: a comment may hold 4,000 characters, the content only 2,000. Mentions in embeds never ping."""
+    if name != "post_comment":
+        return []
+    return [{"description": _fenced(piece)} for piece in _comment_pieces(str(arguments.get("body") or ""))[0]]
+
+
+def _comment_pieces(body: str) -> tuple[list[str], int]:
+    """The revealed comment in pieces whose code blocks fit Discord's embed limits (at most 10 embeds), and
+    how many characters did not fit (only a comment padded with thousands of hidden characters)."""
+    shown = reveal(body) or " "
+    pieces: list[str] = []
+    budget, start = EMBEDS_TOTAL_LIMIT, 0
+    while start < len(shown) and len(pieces) < EMBEDS_PER_MESSAGE:
+        room = min(EMBED_DESCRIPTION_LIMIT, budget)
+        piece = shown[start:start + room - _FENCE_CHARS]
+        while piece and len(_fenced(piece)) > room:  # broken fences inside take a character each
+            piece = piece[:len(piece) - max(1, len(_fenced(piece)) - room)]
+        if not piece:
+            break
+        pieces.append(piece)
+        budget -= len(_fenced(piece))
+        start += len(piece)
+    return pieces, len(shown) - start
+
+
+def _all_strings(value: Any) -> str:
+    """Every string in a JSON value, joined (what the hidden-character warning counts)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(_all_strings(k) + "\n" + _all_strings(v) for k, v in value.items())
+    if isinstance(value, list):
+        return "\n".join(_all_strings(v) for v in value)
+    return ""
+
+
+def _issue_texts(issue: Any) -> list[str]:
+    return [str(issue.title), *map(str, issue.labels)] if issue is not None else []
 
 
 def outcome_text(status: str, decider: str, decided_at: float) -> str:
@@ -176,7 +230,7 @@ def _code(text: str) -> str:
 
 def _fenced(text: str) -> str:
     """A code block nothing inside can close: its own fences are broken with a zero-width space."""
-    return "```\n" + text.replace("```", "`\u200b``") + "\n```"
+    return _FENCE_OPEN + text.replace("```", "`\u200b``") + _FENCE_CLOSE
 
 
 def lookup_payload(result: Any, command: str, *, shareable: bool, shared_by: str | None = None) -> dict[str, Any]:

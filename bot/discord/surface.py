@@ -264,7 +264,11 @@ class DiscordReporter(ChatPlatform):
             text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
                                      card.read)
             channel = self.channel(run)
-            reply = self.rest.create_message(channel, {"content": text, "components": render.card_buttons(call.pending_id)})
+            # The nonce makes the post idempotent for a few minutes (Discord returns the message it made): a
+            # worker killed before `attach_card` is retried by another, which gets the same card back.
+            reply = self.rest.create_message(channel, {"content": text, "embeds": render.card_embeds(card.name, card.arguments),
+                                                       "components": render.card_buttons(call.pending_id),
+                                                       "nonce": card_nonce(call.pending_id), "enforce_nonce": True})
             approvals.attach_card(self.store.conn, call.pending_id, channel, str(reply["id"]), json.dumps({"content": text}))
             posted.append(str(reply["id"]))
         return posted
@@ -284,6 +288,11 @@ class DiscordReporter(ChatPlatform):
         text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name.replace("`", ""), issue=render.escape(approval.issue or "?"),
                                                        user=user if user.isdigit() else "?", link=f" (<{issue_url}>)" if issue_url else "")
         self.rest.create_message(self.channel(run), {"content": text})
+
+
+def card_nonce(pending_id: str) -> str:
+    """A card's create-message nonce: derived from its pending id, within Discord's 25 characters."""
+    return hashlib.sha256(pending_id.encode()).hexdigest()[:25]
 
 
 def decided_payload(approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> dict[str, Any]:

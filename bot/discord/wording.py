@@ -35,6 +35,10 @@ APPROVAL_ISSUE = "**Issue:** {link} ({state})"
 APPROVAL_LABELS = "**Labels to add:** {labels}"
 APPROVAL_CURRENT_LABELS = "**Current labels:** {labels}"
 APPROVAL_COMMENT = "**Comment, exactly as it will be posted:**"
+APPROVAL_COMMENT_BELOW = "**Comment, exactly as it will be posted ({chars} characters, in full below):**"
+APPROVAL_COMMENT_CUT = "\u26a0\ufe0f **{more} more characters are not shown: Discord can't hold them on one card.**"
+APPROVAL_HIDDEN = ("\u26a0\ufe0f **This contains {count} invisible or direction-changing character{s}**, shown as `<U+…>`: "
+                   "they would be posted as they are.")
 APPROVAL_CLOSE = "**Close as:** {reason}"
 APPROVAL_CLOSE_DUPLICATE = "**Close as:** duplicate of {link}"
 APPROVAL_REASON = "*Why (the model's words):*"
@@ -58,6 +62,9 @@ APPROVAL_IN_DOUBT_THREAD = (
 APPROVAL_NOT_ALLOWED = "\u26d4 You can't approve this: only the project's maintainers can decide."
 APPROVAL_ALREADY = "This was already decided: {outcome}"
 APPROVAL_GONE = "This approval request is no longer available."
+APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided only on its own card, where Atlas posted it."
+APPROVAL_UNCONFIRMED = ("\u26a0\ufe0f Atlas couldn't confirm that click (its store stopped answering). If the card still has "
+                        "its buttons in a minute, click again; a decision already recorded is kept.")
 EPHEMERAL_UNAVAILABLE = "\u26a0\ufe0f Atlas can't record that right now (its store is unreachable). Please try again in a minute."
 QUEUED = "*Working on it...*"
 

@@ -3,9 +3,10 @@
 Only what Slack's answer needs runs before the ack, on the request thread (a global middleware: no
 hop through Bolt's listener pool, no walk past its listeners): Bolt verifies the signature, and one script
 (workers/approvals/decisions.py) loads the click's approval, checks the clicker against the approver
-policy (workers/approvals/approvers.py) and records the decision: the first click wins, and the
-click that decides the step's last pending call claims its resume. Everything else runs after the
-ack on the bot's background pool: the resume enqueue, the card edit, the "you can't approve this"
+policy (workers/approvals/approvers.py) and records the decision: only a click from the card's own
+workspace, channel and message counts, the first click wins, and the click that decides the step's
+last pending call queues its resume in the same script. Everything else runs after the ack on the
+bot's background pool: the card edit, the "you can't approve this"
 or "already decided" notes, and, when the policy needs a directory answer Redis does not hold (a
 group's members or a user's admin flag, cached a minute), the Slack lookup and the decision that
 follows it. A click on an already decided card changes nothing; if that step's resume was never
@@ -31,8 +32,10 @@ from workers import wording
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Directory, Policy, SlackDirectory, standing
-from workers.approvals.decisions import Decided, Missing, Refused, Stale, Unsettled
+from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, Stale, Unsettled
+from workers.approvals.place import Place
 from workers.approvals.records import Decision
+from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
 
 log = logging.getLogger("atlas.bot.slack.approvals")
@@ -57,6 +60,8 @@ class ApprovalClicks(Middleware):
 
     def __init__(self, deps: Deps, policy: Policy, directory: Directory) -> None:
         self.deps, self.policy, self.directory = deps, policy, directory
+        # the step's resume, queued by the decision that closes it (no Redis call to build)
+        self.resume_job = JobTemplate.build(deps.redis, deps.settings.queue_name, slack_outage_seconds=deps.settings.slack_outage_seconds)
 
     def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
         action = _first_action(req.body)
@@ -74,11 +79,17 @@ class ApprovalClicks(Middleware):
         if not pending_id:
             return _after(deps, _follow_up, deps, clicker, decisions.Missing(), decision, policy, directory)
         try:
-            found = decisions.decide(deps.redis, pending_id, decision, clicker.id, clicker.name, standing(clicker.id, policy))
+            found = decisions.decide(deps.redis, pending_id, decision, clicker.id, clicker.name, standing(clicker.id, policy),
+                                     place=clicker.place, resume=self.resume_job)
         except redis.RedisError as exc:
-            log.warning("approval click not recorded: %s", type(exc).__name__)
-            return _after(deps, tell_clicker, deps, body, clicker.id, wording.EPHEMERAL_UNAVAILABLE)
-        return _after(deps, _follow_up, deps, clicker, found, decision, policy, directory)
+            log.warning("approval click not confirmed: %s", type(exc).__name__)
+            return _after(deps, tell_clicker, deps, body, clicker.id, _not_confirmed(exc))
+        return _after(deps, _follow_up, deps, clicker, found, decision, policy, directory, self.resume_job)
+
+
+def _not_confirmed(exc: redis.RedisError) -> str:
+    """What a clicker hears when deciding failed on Redis: never "not recorded" when it may have been."""
+    return wording.APPROVAL_UNCONFIRMED if decisions.maybe_recorded(exc) else wording.EPHEMERAL_UNAVAILABLE
 
 
 def _first_action(body: dict[str, Any]) -> dict[str, Any] | None:
@@ -95,6 +106,15 @@ class Clicker:
     id: str
     name: str
 
+    @property
+    def place(self) -> Place:
+        """Where the click came from, as Slack's signed payload says: an approval is decided only on its card."""
+        body = self.body
+        container, team = body.get("container") or {}, body.get("team") or {}
+        return Place(platform="slack", team=str(team.get("id") or (body.get("user") or {}).get("team_id") or ""),
+                     channel=str(container.get("channel_id") or (body.get("channel") or {}).get("id") or ""),
+                     message=str(container.get("message_ts") or (body.get("message") or {}).get("ts") or ""))
+
 
 def _after(deps: Deps, work: Callable[..., None], *args: Any) -> BoltResponse:
     """Slack's answer now; `work` on the background pool, its failures logged, never the clicker's problem."""
@@ -110,27 +130,30 @@ def _after(deps: Deps, work: Callable[..., None], *args: Any) -> BoltResponse:
 
 
 def _follow_up(deps: Deps, clicker: Clicker, found: decisions.Outcome, decision: Decision, policy: Policy,
-               directory: Directory) -> None:
-    """After the ack: settle a right the cache could not, then resume the run if this click closed the
-    step (first: nothing must hold the run back) and edit the card, or tell the clicker why not."""
+               directory: Directory, resume_job: JobTemplate | None = None) -> None:
+    """After the ack: settle a right the cache could not, then edit the card (the closing decision
+    queued the resume itself), or tell the clicker why not."""
     body, user_id = clicker.body, clicker.id
     if isinstance(found, Unsettled):
         try:
-            found = decisions.settle(deps.redis, found, decision, user_id, clicker.name, policy, directory)
+            found = decisions.settle(deps.redis, found, decision, user_id, clicker.name, policy, directory,
+                                     place=clicker.place, resume=resume_job)
         except redis.RedisError as exc:
-            log.warning("approval click not recorded: %s", type(exc).__name__)
-            tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
+            log.warning("approval click not confirmed: %s", type(exc).__name__)
+            tell_clicker(deps, body, user_id, _not_confirmed(exc))
             return
     match found:
-        case Decided(approval=approval, step_complete=step_complete):
-            if step_complete:
+        case Decided(approval=approval, step_complete=step_complete, resume_queued=queued):
+            if step_complete and not queued:
                 try:
                     _resume(deps, approval)
-                except redis.RedisError as exc:  # the decision stands; the card keeps its buttons, so a click repairs it
+                except redis.RedisError as exc:  # the decision stands; a later click on the card repairs it
                     log.warning("resume of %s not enqueued: %s", approval.run_id, type(exc).__name__)
-                    tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
-                    return
             _edit_card(deps, body, approval)
+        case Misplaced():
+            log.warning("click by %s on %s refused: not from the card's workspace, channel or message",
+                        user_id, str((body.get("actions") or [{}])[0].get("value") or "")[:80])
+            tell_clicker(deps, body, user_id, wording.APPROVAL_ELSEWHERE)
         case Stale(approval=approval):
             _already_decided(deps, body, user_id, approval)
         case Refused(approval=approval):

@@ -43,7 +43,7 @@ from workers import wording
 from workers.agent.compaction import text_of
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
-from workers.approvals.visible_text import has_bidi, reveal_bidi
+from workers.approvals.visible_text import hidden_count, reveal
 from workers.runs.state import PendingCall, RunState
 
 log = logging.getLogger("atlas.approval_cards")
@@ -51,6 +51,7 @@ log = logging.getLogger("atlas.approval_cards")
 APPROVE_ACTION = "atlas_approval_approve"
 DENY_ACTION = "atlas_approval_deny"
 REASON_CHARS = 1500
+BLOCK_CHARS = 3000  # Slack's limit on a section's text; a comment longer than this takes several blocks
 RESULT_CHARS = 500
 _CODE = RichTextElementParts.TextStyle(code=True)
 
@@ -138,37 +139,64 @@ def describe(card: CardView) -> list[dict[str, Any]]:
     elif number is not None:
         blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=f"#{escape(str(number))}", state="?"))))
     if card.name == "add_labels":
-        blocks.append(_chips(wording.APPROVAL_LABELS, [reveal_bidi(str(x)) for x in card.arguments.get("labels") or []]))
+        blocks.append(_chips(wording.APPROVAL_LABELS, [reveal(str(x)) for x in card.arguments.get("labels") or []]))
         if card.issue is not None:
-            current = ", ".join(f"`{escape(reveal_bidi(x))}`" for x in card.issue.labels) or "none"
+            current = ", ".join(f"`{escape(reveal(x))}`" for x in card.issue.labels) or "none"
             blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_CURRENT_LABELS.format(labels=current))]))
     elif card.name == "post_comment":
         blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_COMMENT)))
-        body = reveal_bidi(str(card.arguments.get("body") or ""))
-        blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=body or " ")])]))
+        body = reveal(str(card.arguments.get("body") or ""))
+        for part in _parts(body or " ", BLOCK_CHARS):  # all of it, in blocks Slack takes
+            blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])]))
     elif card.name == "close_issue":
         if card.arguments.get("reason") == "duplicate":
             original = _link(card.duplicate) if card.duplicate else f"#{escape(str(card.arguments.get('duplicate_of')))}"
             line = wording.APPROVAL_CLOSE_DUPLICATE.format(link=original)
         else:
-            line = wording.APPROVAL_CLOSE.format(reason=escape(reveal_bidi(str(card.arguments.get("reason", ""))).replace("_", " ")))
+            line = wording.APPROVAL_CLOSE.format(reason=escape(reveal(str(card.arguments.get("reason", ""))).replace("_", " ")))
         blocks.append(SectionBlock(text=MarkdownTextObject(text=line)))
     else:
-        raw = reveal_bidi(json.dumps(card.arguments, ensure_ascii=False))
-        blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=raw)])]))
+        raw = reveal(json.dumps(card.arguments, ensure_ascii=False))
+        for part in _parts(raw, BLOCK_CHARS):
+            blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])]))
     if card.reason:
         blocks.append(RichTextBlock(elements=[
             RichTextSectionElement(elements=[RichTextElementParts.Text(text=wording.APPROVAL_REASON, style={"italic": True})]),
-            RichTextQuoteElement(elements=[RichTextElementParts.Text(text=clip(reveal_bidi(card.reason), REASON_CHARS))]),
+            RichTextQuoteElement(elements=[RichTextElementParts.Text(text=clip(reveal(card.reason), REASON_CHARS))]),
         ]))
     if card.read:
         sources = ", ".join(card.read[:-1]) + (" and " if len(card.read) > 1 else "") + card.read[-1]
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_PROVENANCE.format(sources=escape(sources)))]))
-    if has_bidi(json.dumps(card.arguments, ensure_ascii=False) + card.reason):
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_BIDI)]))
+    hidden = hidden_count(shown_text(card))
+    if hidden:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_HIDDEN.format(count=hidden, s="" if hidden == 1 else "s"))]))
     asker = wording.APPROVAL_ASKED_BY.format(user=card.asker or "unknown", when=slack_date(card.expires_at))
     blocks.append(ContextBlock(elements=[MarkdownTextObject(text=asker)]))
     return [b.to_dict() for b in blocks]
+
+
+def shown_text(card: CardView) -> str:
+    """All the untrusted text a card shows (arguments, the model's reason, issue titles and labels): what
+    the hidden-character warning counts, on every platform."""
+    issues = [i for i in (card.issue, card.duplicate) if i is not None]
+    parts = [*_strings(card.arguments), card.reason, card.name, *(i.title for i in issues), *(label for i in issues for label in i.labels)]
+    return "\n".join(parts)
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in a JSON value, keys included (json.dumps would escape control characters)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _parts(text: str, size: int) -> list[str]:
+    """`text` in consecutive pieces of at most `size` characters (nothing dropped)."""
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
 
 
 def buttons(pending_id: str) -> dict[str, Any]:
@@ -192,10 +220,14 @@ def post(client: WebClient, run: RunState, pending: list[Any], *, conn: redis.Re
     for raw in pending:
         call = raw if isinstance(raw, PendingCall) else PendingCall.model_validate(raw)
         record = approvals.load(conn, call.pending_id)
-        if record is None or record.card_ts:
-            continue  # not opened (nothing to decide) or already on Slack
+        if record is None or record.card_ts or record.decided:
+            continue  # not opened (nothing to decide), already on Slack, or decided on a card posted unrecorded
         card = view(run, call, tracker, record.expires_at)
         described = describe(card)
+        # Recorded before posting (Slack has no idempotent post, and reading the thread back would need
+        # the channels:history scope): if this worker dies before `attach_card`, a click on its card
+        # records it, else the retry posts another and only that one stays live.
+        approvals.reserve_card(conn, call.pending_id, channel_of(run), json.dumps(described))
         reply = client.chat_postMessage(channel=channel_of(run), thread_ts=run.origin.thread_ts or run.origin.message_ts,
                                         text=fallback_text(call.name, card.arguments), blocks=[*described, buttons(call.pending_id)])
         approvals.attach_card(conn, call.pending_id, str(reply["channel"]), str(reply["ts"]), json.dumps(described))
@@ -258,7 +290,7 @@ def _chips(label: str, names: list[str]) -> RichTextBlock:
 
 
 def _link(issue: IssueRef) -> str:
-    text = escape(reveal_bidi(f"#{issue.number} {issue.title}"))
+    text = escape(reveal(f"#{issue.number} {issue.title}"))
     return f"<{issue.url}|{text}>" if issue.url else text
 
 

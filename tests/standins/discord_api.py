@@ -56,6 +56,8 @@ class Thread:
     duration_minutes: int
     active_at: float
     archived: bool = False
+# Discord's embed limits: 10 embeds a message, a description of 4,096 characters, 6,000 in all of them
+EMBEDS_PER_MESSAGE, EMBED_DESCRIPTION_CHARS, EMBEDS_TOTAL_CHARS = 10, 4096, 6000
 
 
 @dataclass
@@ -182,6 +184,11 @@ class DiscordAPI(LoopbackHTTP):
             if found:
                 self.problems.extend(f"{method} {path}: {p}" for p in found)
                 return 400, {}, {"message": "Invalid Form Body", "code": 50035, "errors": found[:5]}
+        embeds = body.get("embeds") if isinstance(body, dict) else None
+        if embeds and (len(embeds) > EMBEDS_PER_MESSAGE or sum(map(_embed_chars, embeds)) > EMBEDS_TOTAL_CHARS
+                       or any(len(e.get("description") or "") > EMBED_DESCRIPTION_CHARS for e in embeds)):
+            self.problems.append(f"{method} {path}: embeds over Discord's limits")
+            return 400, limits, {"message": "Invalid Form Body", "code": 50035}
         status, reply = self._apply(method, path, body)
         return status, limits, reply
 
@@ -251,6 +258,11 @@ class DiscordAPI(LoopbackHTTP):
         return None
 
     def _post(self, channel: str, body: dict[str, Any]) -> dict[str, Any]:
+        nonce = body.get("nonce") if body.get("enforce_nonce") else None
+        if nonce is not None:  # Discord: the same author's message with this nonce (a few minutes back) is returned, none created
+            earlier = next((m for m in self.messages[channel] if m.get("nonce") == nonce), None)
+            if earlier is not None:
+                return earlier
         message = {"id": self.next_id(), "channel_id": channel, "author": {"id": BOT_USER_ID, "bot": True}, **body}
         self.messages[channel].append(message)
         return message
@@ -292,3 +304,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 DiscordAPI.handler = _Handler
+
+
+def _embed_chars(embed: dict[str, Any]) -> int:
+    """What counts toward the 6,000: title, description, field names and values, footer text, author name."""
+    fields = embed.get("fields") or []
+    return (len(embed.get("title") or "") + len(embed.get("description") or "")
+            + sum(len(f.get("name") or "") + len(f.get("value") or "") for f in fields)
+            + len((embed.get("footer") or {}).get("text") or "") + len((embed.get("author") or {}).get("name") or ""))

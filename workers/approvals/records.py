@@ -42,7 +42,7 @@ LUA_AUDIT = """local function audit(key, kind, extra)
 end
 """
 
-# KEYS: step, approval..., audit. ARGV: ttl, keep, ids_csv, then per call: 8 fields.
+# KEYS: step, approval..., audit. ARGV: ttl, keep, ids_csv, the run's platform and team, then per call: 8 fields.
 _OPEN = LUA_NOW + LUA_AUDIT + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local n = #KEYS - 2
@@ -50,10 +50,10 @@ local expires = now + tonumber(ARGV[1])
 redis.call('HSET', KEYS[1], 'open', n, 'ids', ARGV[3], 'expires_at', tostring(expires))
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 for i = 1, n do
-  local b = 3 + (i - 1) * 8
+  local b = 5 + (i - 1) * 8
   redis.call('HSET', KEYS[i + 1], 'pending_id', ARGV[b + 1], 'run_id', ARGV[b + 2], 'call_id', ARGV[b + 3],
     'name', ARGV[b + 4], 'arguments', ARGV[b + 5], 'step', ARGV[b + 6], 'requester', ARGV[b + 7], 'issue', ARGV[b + 8],
-    'status', 'pending', 'created_at', tostring(now), 'expires_at', tostring(expires))
+    'status', 'pending', 'created_at', tostring(now), 'expires_at', tostring(expires), 'platform', ARGV[4], 'team', ARGV[5])
   redis.call('EXPIRE', KEYS[i + 1], tonumber(ARGV[2]))
   audit(KEYS[i + 1], 'request', {})
 end
@@ -98,6 +98,9 @@ class Approval(BaseModel):
     channel: str = ""
     card_ts: str = ""
     card_blocks: str = ""  # JSON: what the card showed, so edits keep showing exactly that
+    card_posting: str = ""  # set before a card is posted, cleared once its message is recorded
+    platform: str = ""  # where the run came from, so where its cards live (workers/approvals/place.py)
+    team: str = ""
 
     @property
     def decided(self) -> bool:
@@ -127,7 +130,8 @@ def open_step(conn: redis.Redis, run: RunState, pending: list[PendingCall], ttl_
     if not pending:
         return False
     step = pending[0].step
-    args: list[str | int] = [ttl_seconds, ttl_seconds + RECORD_TTL_SECONDS, ",".join(p.pending_id for p in pending)]
+    args: list[str | int] = [ttl_seconds, ttl_seconds + RECORD_TTL_SECONDS, ",".join(p.pending_id for p in pending),
+                             run.origin.kind, run.origin.team or ""]
     for p in pending:
         args += [p.pending_id, run.id, p.call_id, p.name, p.arguments, p.step, run.origin.user or "", issue_of(p.arguments)]
     keys = [step_key(run.id, step), *(approval_key(p.pending_id) for p in pending), AUDIT_KEY]
@@ -172,10 +176,18 @@ def from_fields(pairs: Iterable[tuple[bytes | str, bytes | str]]) -> Approval:
     return Approval.model_validate(values)
 
 
+def reserve_card(conn: redis.Redis, pending_id: str, channel: str, blocks: str = "") -> None:
+    """Before a card is posted: the channel it goes to and what it shows. If the poster dies before
+    `attach_card`, a click on that card is still taken (and names it: workers/approvals/place.py), or
+    else the retry posts another and only the recorded one stays live."""
+    if conn.exists(approval_key(pending_id)):
+        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_posting": "1", "card_blocks": blocks})
+
+
 def attach_card(conn: redis.Redis, pending_id: str, channel: str, ts: str, blocks: str = "") -> None:
     """Remember where a call's card was posted and what it showed, so later edits can keep it."""
     if conn.exists(approval_key(pending_id)):
-        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_ts": ts, "card_blocks": blocks})
+        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_ts": ts, "card_blocks": blocks, "card_posting": ""})
 
 
 EXPIRY_JOB_TIMEOUT_SECONDS = 60

@@ -87,14 +87,21 @@ class JobTemplate:
     def queues_key(self) -> str:
         return Queue.redis_queues_keys
 
-    def job_id(self, run_id: str) -> str:
-        return job_id(run_id)
+    def job_id(self, run_id: str, resume: int = 0) -> str:
+        return job_id(run_id, resume)
 
-    def job_key(self, run_id: str) -> str:
-        return Job.key_for(job_id(run_id))
+    def job_key(self, run_id: str, resume: int = 0) -> str:
+        return Job.key_for(job_id(run_id, resume))
 
-    def per_run(self, run_id: str) -> list[bytes | str]:
-        """The fields that vary, and their values for run `run_id`, flat, as HSET takes them."""
+    def per_run(self, run_id: str, resume: int = 0) -> list[bytes | str]:
+        """The fields that vary, and their values for run `run_id` (or its resume of step `resume`: the
+        same job under another id and description, as `queueing.enqueue(..., resume=step)` writes it),
+        flat, as HSET takes them."""
         at = stamp(datetime.now(timezone.utc))
         data = stored_zlib(DefaultSerializer.dumps((RUN_FUNCTION, None, (run_id,), {})))
-        return ["created_at", at, "data", data, "description", self.description.replace(_PLACEHOLDER, run_id), "enqueued_at", at]
+        description = self.description.replace(_PLACEHOLDER, run_id) + (f" resume {resume}" if resume else "")
+        return ["created_at", at, "data", data, "description", description, "enqueued_at", at]
+
+    def fields_for(self, run_id: str, resume: int = 0) -> list[bytes | str]:
+        """Every field of the job's hash, flat, as HSET takes them (for a script that passes them as ARGV)."""
+        return [*(x for pair in self.fields for x in pair), *self.per_run(run_id, resume)]

@@ -32,7 +32,12 @@ def settings_queue(queue_name: str, fingerprint: str) -> str:
 
 def job_id(run_id: str, resume: int = 0) -> str:
     """Derived from the run id, so the same run (or the same resume) can't be queued twice."""
-    return f"atlas-run-{run_id}" if resume == 0 else f"atlas-run-{run_id}-resume-{resume}"
+    return f"atlas-run-{run_id}" if resume == 0 else f"{resume_job_prefix(run_id)}{resume}"
+
+
+def resume_job_prefix(run_id: str) -> str:
+    """A resume's job id without its step (the decision script appends the step it closed)."""
+    return f"atlas-run-{run_id}-resume-"
 
 
 def job_timeout(max_seconds: float = 60.0, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> int:

@@ -18,8 +18,11 @@ from typing import Any
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 from rq import Queue
+from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.job import Job
 from rq.worker import SimpleWorker
+
+from workers.runs.scheduler import QuietScheduler
 
 log = logging.getLogger("atlas.worker")
 
@@ -53,9 +56,28 @@ class AtlasWorker(SimpleWorker):
         forever = pool_kwargs.get("retry")
         pool_kwargs["retry"] = Retry(ExponentialWithJitterBackoff(cap=1.0, base=0.05), SCHEDULER_REDIS_RETRIES)
         try:
-            super()._start_scheduler(*args, **kwargs)
+            self._start_quiet_scheduler(*args, **kwargs)
         finally:
             pool_kwargs["retry"] = forever
+
+    def _start_quiet_scheduler(self, burst: bool = False, logging_level: str | None = "INFO",
+                               date_format: str = DEFAULT_LOGGING_DATE_FORMAT, log_format: str = DEFAULT_LOGGING_FORMAT) -> None:
+        """RQ's `Worker._start_scheduler` with our scheduler class (a lost Redis: one log line, no traceback)."""
+        self.scheduler = QuietScheduler(self.queues, connection=self.connection,
+                                        logging_level=logging_level if logging_level is not None else self.log.level,
+                                        date_format=date_format, log_format=log_format, serializer=self.serializer)
+        self.scheduler.acquire_locks()
+        if not self.scheduler.acquired_locks:
+            return
+        if not burst:
+            self.scheduler.start()
+            return
+        try:
+            self.scheduler.register_birth()
+            self.scheduler.enqueue_scheduled_jobs()
+        finally:
+            self.scheduler.release_locks()
+            self.scheduler.register_death()
 
     def execute_job(self, job: Job, queue: Queue) -> None:
         if job.timeout != -1 and (job.timeout or 0) < self.job_timeout_floor:
