@@ -1,0 +1,88 @@
+"""Labels for a new issue: the nearest earlier labelled issues vote, weighted by similarity.
+
+Only topic labels vote (labels.py); a family is suggested under the name the repository used most
+recently before the issue, and only if that name was in use by then. A version label is suggested
+from the version the report itself names, never voted.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+
+from workers.triage import labels as label_kinds
+from workers.triage.history import History
+from workers.triage.versions import reported_versions
+
+LABEL_THRESHOLD = 0.55  # a label is suggested at this share of the neighbours' similarity-weighted votes
+NEIGHBOURS = 10  # nearest earlier labelled issues whose labels vote
+SHARPNESS = 1.0  # votes weigh similarity to this power
+RECENT = 30  # issues: which of a family's names (`bug`, `T: bug`) the repository uses now
+VERSION_SCORE = 0.9  # the version the report names, when the repository has that version's label
+
+
+class LabelBook:
+    """When each label was used (by seq), for votes and names as of any point."""
+
+    def __init__(self, history: History) -> None:
+        self.history = history
+        self.uses: dict[str, list[int]] = defaultdict(list)  # label -> the seqs that carry it, ascending
+        for record in history.records:
+            for name in record.labels:
+                self.uses[name].append(record.seq)
+
+    def votes(self, similar: dict[int, float]) -> dict[str, float]:
+        """family -> share of the similarity-weighted votes of the nearest labelled neighbours."""
+        tally: dict[str, float] = defaultdict(float)
+        total, counted = 0.0, 0
+        for seq, sim in sorted(similar.items(), key=lambda p: (-p[1], -p[0])):
+            record = self.history.records[seq]
+            topics = {label_kinds.family(n) for n in record.labels if label_kinds.suggestable(n)}
+            if not topics or sim <= 0:
+                continue
+            counted += 1
+            weight = sim ** SHARPNESS
+            total += weight
+            for fam in topics:
+                tally[fam] += weight
+            if counted >= NEIGHBOURS:
+                break
+        return {fam: vote / total for fam, vote in tally.items()} if total > 0 else {}
+
+    def suggest(self, votes: dict[str, float], text: str, before: int) -> list[tuple[str, float, str]]:
+        """(name, score, evidence) of each label to suggest, best first."""
+        current = self._current_names(before)
+        out = [(current[fam], round(share, 3), "voted by the nearest earlier issues")
+               for fam, share in votes.items() if fam in current and share >= LABEL_THRESHOLD]
+        out += self._version_labels(text, before)
+        return sorted(out, key=lambda s: (-s[1], s[0]))
+
+    def _current_names(self, before: int) -> dict[str, str]:
+        """family -> the name the repository used most for it over the RECENT issues before `before`
+        (the most recently used name when none of them has it); names not used yet are unknown."""
+        best: dict[str, tuple[int, int, str]] = {}
+        for name, seqs in self.uses.items():
+            if not label_kinds.suggestable(name):
+                continue
+            i = bisect.bisect_left(seqs, before)
+            if i == 0:
+                continue  # not used yet: unknown at that time
+            recent = i - bisect.bisect_left(seqs, before - RECENT)
+            fam = label_kinds.family(name)
+            key = (recent, seqs[i - 1], name)
+            if fam not in best or key > best[fam]:
+                best[fam] = key
+        return {fam: key[2] for fam, key in best.items()}
+
+    def _version_labels(self, text: str, before: int) -> list[tuple[str, float, str]]:
+        """The version label of the one version the report names, when that label was in use."""
+        known = {}
+        for name, seqs in self.uses.items():
+            version = label_kinds.version_of(name)
+            if version and seqs[0] < before:
+                known[version] = name
+        found = {v for v in reported_versions(text) if v in known}
+        if len(found) != 1:
+            return []
+        version = found.pop()
+        return [(known[version], VERSION_SCORE, f"the report names {version}")]
