@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workers.triage import labels as label_kinds
-from workers.triage.history import History, Record, known_before
+from workers.triage.history import History, known_before
 from workers.triage.versions import reported_versions
 
 VERSION_AGREES = 0.05  # both name the same version: a little closer; different versions: a little further
@@ -27,14 +26,16 @@ class Candidate:
     via: int | None = None  # the earlier duplicate that pointed here
 
 
-def rank(history: History, query_text: str, when: str, similar: dict[int, float],
-         votes: dict[str, float], limit: int) -> list[Candidate]:
-    """The best `limit` originals for a new issue, from its similarity to each earlier issue (by seq)."""
+def rank(history: History, versions: list[frozenset[str]], families: list[frozenset[str]], query_text: str, when: str,
+         similar: dict[int, float], votes: dict[str, float], limit: int) -> list[Candidate]:
+    """The best `limit` originals for a new issue, from its similarity to each earlier issue (by seq);
+    `versions[seq]` are the versions each issue's report names (`versions_named`), `families[seq]` its
+    topic label families (`LabelBook.families`)."""
     mine = set(reported_versions(query_text))
     scored: dict[int, Candidate] = {}
     for seq, sim in similar.items():
         record = history.records[seq]
-        score = sim * _label_agreement(record, votes) + _version_term(mine, record)
+        score = sim * _label_agreement(families[seq], votes) + _version_term(mine, versions[seq])
         target, via = record.id, None
         original = history.get(record.duplicate_of) if record.duplicate_of else None
         if original is not None and original.seq < seq and known_before(record.duplicate_since, when):
@@ -44,15 +45,18 @@ def rank(history: History, query_text: str, when: str, similar: dict[int, float]
     return sorted(scored.values(), key=lambda c: (-c.score, -c.id))[:limit]
 
 
-def _version_term(mine: set[str], record: Record) -> float:
-    theirs = set(reported_versions(f"{record.title}\n{record.body}"))
+def versions_named(history: History) -> list[frozenset[str]]:
+    """The versions each issue's report names, by seq (computed once per history)."""
+    return [frozenset(reported_versions(f"{r.title}\n{r.body}")) for r in history.records]
+
+
+def _version_term(mine: set[str], theirs: frozenset[str]) -> float:
     if not mine or not theirs:
         return 0.0
     return VERSION_AGREES if mine & theirs else -VERSION_AGREES
 
 
-def _label_agreement(record: Record, votes: dict[str, float]) -> float:
-    families = {label_kinds.family(n) for n in record.labels if label_kinds.suggestable(n)}
+def _label_agreement(families: frozenset[str], votes: dict[str, float]) -> float:
     if not families or not votes:
         return 1.0
     share = sum(votes.get(f, 0.0) for f in families) / len(families)

@@ -80,6 +80,7 @@ class Triage:
         self.docs = docs
         self.index = AsOfIndex([features(r.title, r.body) for r in history.records])
         self.book = LabelBook(history)
+        self.versions = duplicates.versions_named(history)
         self.titles = meaning.title_vectors([r.title for r in history.records], store) if semantic else None
         self.mode = "hybrid" if self.titles is not None else "lexical"
 
@@ -110,7 +111,7 @@ class Triage:
                 title_vector: np.ndarray | None) -> Suggestions:
         similar = self._similar(title, body, before, title_vector)
         votes = self.book.votes(similar)
-        found = duplicates.rank(self.history, f"{title}\n{body}", when, similar, votes, MAX_DUPLICATES)
+        found = duplicates.rank(self.history, self.versions, self.book.families, f"{title}\n{body}", when, similar, votes, MAX_DUPLICATES)
         idf = self.index.idf(before) if found else None
 
         def weight(term: str) -> float:

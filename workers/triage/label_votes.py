@@ -27,6 +27,8 @@ class LabelBook:
     def __init__(self, history: History) -> None:
         self.history = history
         self.uses: dict[str, list[int]] = defaultdict(list)  # label -> the seqs that carry it, ascending
+        self.families = [frozenset(label_kinds.family(n) for n in r.labels if label_kinds.suggestable(n))
+                         for r in history.records]  # by seq: the topic families each issue carries
         for record in history.records:
             for name in record.labels:
                 self.uses[name].append(record.seq)
@@ -36,8 +38,7 @@ class LabelBook:
         tally: dict[str, float] = defaultdict(float)
         total, counted = 0.0, 0
         for seq, sim in sorted(similar.items(), key=lambda p: (-p[1], -p[0])):
-            record = self.history.records[seq]
-            topics = {label_kinds.family(n) for n in record.labels if label_kinds.suggestable(n)}
+            topics = self.families[seq]
             if not topics or sim <= 0:
                 continue
             counted += 1

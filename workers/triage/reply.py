@@ -19,6 +19,7 @@ TRACE = re.compile(r"Traceback \(most recent call last\)|^\s*File \".+\", line \
                    r"|error: |INTERNAL ERROR", re.IGNORECASE | re.MULTILINE)
 CRASHY = re.compile(r"Traceback|Exception\b|Error\b|\bcrash|\braises?\b|\bthrows?\b", re.IGNORECASE)
 CODE = re.compile(r"```|^( {4}|\t)\S", re.MULTILINE)
+QUESTION_CHARS = 160  # the question is in the title and its first lines; a longer query only costs time
 DOCS_COVERAGE = 0.6  # the share of the question's (idf-weighted) words a section must hold to be offered
 MISSING = {"version": "the version you run (and of Python)",
            "traceback": "the full error output or traceback",
@@ -48,7 +49,7 @@ def draft(title: str, body: str, docs: DocsIndex | None) -> str | None:
         return f"Thanks for the report. To look into it we need:\n{wanted}"
     if docs is None or not QUESTION.search(f"{title}\n{body}"):
         return None
-    hits = docs.search(f"{title}\n{body[:400]}", k=1, mode="lexical")
+    hits = docs.search(f"{title}\n{body[:QUESTION_CHARS]}", k=1, mode="lexical")
     if not hits or hits[0].coverage < DOCS_COVERAGE:
         return None
     hit = hits[0]
