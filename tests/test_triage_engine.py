@@ -65,3 +65,13 @@ def test_a_thread_without_opening_post_or_date_is_ordered_by_its_number() -> Non
             issue(4, "d", "z", day="2020-01-05")]
     order = [r.id for r in engine(rows).history.records]
     assert order == [1, 2, 3, 4]  # #3 takes #2's day; same-day issues by number
+
+
+def test_what_a_kind_of_report_meant_before_is_word_evidence_for_its_label() -> None:
+    topics = ["retries", "cron", "leases", "payloads", "brokers", "workers", "metrics", "dashboards", "tokens", "queues", "alerts"]
+    rows = [issue(i + 1, f"How do I tune {t}?", f"Looking for advice on {t} settings.", ["question"]) for i, t in enumerate(topics)]
+    rows += [issue(20 + i, f"{t} crash on start", f"{t} raises KeyError at start", ["bug"]) for i, t in enumerate(topics[:5])]
+    found = engine(rows).triage(NewIssue(99, "What is the recommended zookeeper layout?", "Curious about zookeeper."))
+    assert "question" in [s.name for s in found.labels]  # no neighbour shares a word; the question form does
+    early = engine(rows[:5] + rows[11:]).triage(NewIssue(99, "What is the recommended zookeeper layout?", "Curious about zookeeper."))
+    assert "question" not in [s.name for s in early.labels]  # five questions seen: too few to say what the form means

@@ -24,7 +24,7 @@ from workers.triage.label_votes import LabelBook
 from workers.triage.similarity import AsOfIndex, features
 
 # Card thresholds, chosen on the Orbit demo only (python -m bench triage; black is the held-out set).
-DUPLICATE_THRESHOLD = {"lexical": 0.30, "hybrid": 0.40}
+DUPLICATE_THRESHOLD = {"lexical": 0.30, "hybrid": 0.40}  # the lowest whose false rate on Orbit's replay is <= 5%
 MAX_DUPLICATES = 3
 CANDIDATES = 30  # nearest earlier issues looked at, by words and by meaning each
 LEXICAL_SHARE = 0.5  # with the model: this share of the word similarity, the rest the titles' meaning
@@ -109,7 +109,8 @@ class Triage:
 
     def _triage(self, number: int, title: str, body: str, before: int, when: str,
                 title_vector: np.ndarray | None) -> Suggestions:
-        similar = self._similar(title, body, before, title_vector)
+        lexical = {n.seq: n.similarity for n in self.index.nearest(features(title, body), before, CANDIDATES)}
+        similar = self._similar(lexical, before, title_vector)
         votes = self.book.votes(similar)
         found = duplicates.rank(self.history, self.versions, self.book.families, f"{title}\n{body}", when, similar, votes, MAX_DUPLICATES)
         idf = self.index.idf(before) if found else None
@@ -125,12 +126,11 @@ class Triage:
             old = self.history.by_id[c.id]
             why = explain((title, body), (old.title, old.body), weight)
             dups.append(DuplicateSuggestion(c.id, c.score, why + (f" (via #{c.via}, closed as its duplicate)" if c.via else "")))
-        labels = [LabelSuggestion(n, s, e) for n, s, e in self.book.suggest(votes, f"{title}\n{body}", before)]
+        labels = [LabelSuggestion(n, s, e) for n, s, e in self.book.suggest(votes, title, body, before)]
         return Suggestions(number, dups, labels, reply.draft(title, body, self.docs))
 
-    def _similar(self, title: str, body: str, before: int, title_vector: np.ndarray | None) -> dict[int, float]:
-        """seq -> similarity of the nearest earlier issues, by words, blended with the titles' meaning."""
-        lexical = {n.seq: n.similarity for n in self.index.nearest(features(title, body), before, CANDIDATES)}
+    def _similar(self, lexical: dict[int, float], before: int, title_vector: np.ndarray | None) -> dict[int, float]:
+        """seq -> similarity of the nearest earlier issues: by words (`lexical`), blended with the titles' meaning."""
         if self.titles is None or title_vector is None or before == 0:
             return lexical
         meaning_sims = self.titles[:before] @ title_vector

@@ -11,12 +11,15 @@ import bisect
 from collections import defaultdict
 
 from workers.triage import labels as label_kinds
+from workers.triage.cues import cues
 from workers.triage.history import History
 from workers.triage.versions import reported_versions
 
-LABEL_THRESHOLD = 0.55  # a label is suggested at this share of the neighbours' similarity-weighted votes
+LABEL_THRESHOLD = 0.6  # a label is suggested at this score: the lowest whose precision on Orbit's replay reaches 0.9
 NEIGHBOURS = 10  # nearest earlier labelled issues whose labels vote
 SHARPNESS = 1.0  # votes weigh similarity to this power
+CUE_RATE = 0.8  # a cue is evidence for a label only when most earlier reports showing it carried the label
+CUE_SUPPORT = 10  # earlier labelled issues showing a cue before it says anything
 RECENT = 30  # issues: which of a family's names (`bug`, `T: bug`) the repository uses now
 VERSION_SCORE = 0.9  # the version the report names, when the repository has that version's label
 
@@ -32,6 +35,29 @@ class LabelBook:
         for record in history.records:
             for name in record.labels:
                 self.uses[name].append(record.seq)
+        # cue -> the labelled seqs that show it; (cue, family) -> those that also carry the family
+        self.cue_seqs: dict[str, list[int]] = defaultdict(list)
+        self.cue_family_seqs: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for record, families in zip(history.records, self.families, strict=True):
+            if not families:
+                continue
+            for cue in cues(record.title, record.body):
+                self.cue_seqs[cue].append(record.seq)
+                for fam in families:
+                    self.cue_family_seqs[(cue, fam)].append(record.seq)
+
+    def cue_rates(self, title: str, body: str, before: int) -> dict[str, float]:
+        """family -> the highest share, over the cues this issue shows, of the earlier labelled issues
+        with that cue that carried the family (cues seen on fewer than CUE_SUPPORT issues say nothing)."""
+        rates: dict[str, float] = {}
+        for cue in cues(title, body):
+            seen = bisect.bisect_left(self.cue_seqs.get(cue, []), before)
+            if seen < CUE_SUPPORT:
+                continue
+            for (c, fam), seqs in self.cue_family_seqs.items():
+                if c == cue:
+                    rates[fam] = max(rates.get(fam, 0.0), bisect.bisect_left(seqs, before) / seen)
+        return rates
 
     def votes(self, similar: dict[int, float]) -> dict[str, float]:
         """family -> share of the similarity-weighted votes of the nearest labelled neighbours."""
@@ -50,11 +76,20 @@ class LabelBook:
                 break
         return {fam: vote / total for fam, vote in tally.items()} if total > 0 else {}
 
-    def suggest(self, votes: dict[str, float], text: str, before: int) -> list[tuple[str, float, str]]:
-        """(name, score, evidence) of each label to suggest, best first."""
+    def suggest(self, votes: dict[str, float], title: str, body: str, before: int) -> list[tuple[str, float, str]]:
+        """(name, score, evidence) of each label to suggest, best first: the neighbours' vote, or what
+        the report's cue meant on earlier issues, whichever is stronger."""
         current = self._current_names(before)
-        out = [(current[fam], round(share, 3), "voted by the nearest earlier issues")
-               for fam, share in votes.items() if fam in current and share >= LABEL_THRESHOLD]
+        rates = self.cue_rates(title, body, before)
+        out = []
+        for fam in set(votes) | set(rates):
+            vote, rate = votes.get(fam, 0.0), rates.get(fam, 0.0)
+            rate = rate if rate >= CUE_RATE else 0.0
+            score = max(vote, rate)
+            if fam in current and score >= LABEL_THRESHOLD:
+                why = "voted by the nearest earlier issues" if vote >= rate else "what reports like this one were labelled"
+                out.append((current[fam], round(score, 3), why))
+        text = f"{title}\n{body}"
         out += self._version_labels(text, before)
         return sorted(out, key=lambda s: (-s[1], s[0]))
 
