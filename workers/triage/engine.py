@@ -24,8 +24,10 @@ from workers.triage.label_votes import LabelBook
 from workers.triage.similarity import AsOfIndex, features
 
 # Card thresholds, chosen on the Orbit demo only (python -m bench triage; black is the held-out set).
-DUPLICATE_THRESHOLD = {"lexical": 0.30, "hybrid": 0.40}  # the lowest whose false rate on Orbit's replay is <= 5%
+DUPLICATE_THRESHOLD = {"lexical": 0.30, "hybrid": 0.34}  # the lowest whose false rate on Orbit's replay is <= 5%
 MAX_DUPLICATES = 3
+CROWD = 10  # a title's crowd: its nearest earlier titles, whose mean similarity is subtracted
+ABOVE_CROWD = 2.0  # what is left is doubled, back to the scale of the word similarity
 CANDIDATES = 30  # nearest earlier issues looked at, by words and by meaning each
 LEXICAL_SHARE = 0.5  # with the model: this share of the word similarity, the rest the titles' meaning
 
@@ -135,6 +137,10 @@ class Triage:
             return lexical
         meaning_sims = self.titles[:before] @ title_vector
         top = np.argsort(-meaning_sims, kind="stable")[:CANDIDATES]
+        # Meaning counts above the crowd only: a generic title ("INTERNAL ERROR: Black produced different
+        # code on the second pass") is near many earlier titles, and that says nothing about which one.
+        crowd = float(np.mean(meaning_sims[top[:CROWD]]))
+        meaning_sims = np.clip(meaning_sims - crowd, 0.0, None) * ABOVE_CROWD
         seqs = set(lexical) | {int(s) for s in top}
         return {s: round(LEXICAL_SHARE * lexical.get(s, 0.0) + (1 - LEXICAL_SHARE) * max(0.0, float(meaning_sims[s])), 6)
                 for s in seqs}
