@@ -14,14 +14,19 @@ Two choices in the scoring, both about the ground truth rather than the triage:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from workers.triage import labels as label_kinds
+from workers.triage import reply
 from workers.triage.engine import Suggestions, Triage
 from workers.triage.history import Record
 
-MIN_SUPPORT = 5  # a label with fewer examples among the replayed issues is left out of per_label
+MIN_SUPPORT = 5
+# A first comment asking for what a missing-information reply asks for (a version, a traceback, a reproduction).
+ASKED = re.compile(r"\b(which|what) version|version (are|do) you|--version|traceback|full (error|output)|stack ?trace"
+                   r"|reproduc|minimal (example|code)|repro\b|can you (share|post|paste|provide)", re.IGNORECASE)  # a label with fewer examples among the replayed issues is left out of per_label
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,7 @@ class Replayed:
     labels: list[str]
     suggested_labels: list[str]
     reply: str | None
+    asked_too: bool = False  # the first comment by someone else asked for what the reply asks for
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,7 @@ def run(triage: Triage, last: int | None = None, since: str | None = None) -> Re
     names = canonical_names(triage.history.records)
     rows = []
     for record in select(triage, last, since):
-        rows.append(replayed(record, triage.triage(record.id), names))
+        rows.append(replayed(record, triage.triage(record.id), names, triage.history.first_replies.get(record.id, "")))
     return score(rows)
 
 
@@ -96,13 +102,15 @@ def canonical_names(records: list[Record]) -> dict[str, str]:
     return {name: last[label_kinds.family(name)] for record in records for name in record.labels}
 
 
-def replayed(record: Record, suggestions: Suggestions, names: dict[str, str] | None = None) -> Replayed:
+def replayed(record: Record, suggestions: Suggestions, names: dict[str, str] | None = None,
+             first_reply: str = "") -> Replayed:
     """What was decided (final labels, duplicate_of) beside the suggestions made at opening time."""
     names = names or {}
     decided = sorted({names.get(n, n) for n in record.labels if label_kinds.suggestable(n) or label_kinds.kind(n) == "version"})
     suggested = list(dict.fromkeys(names.get(s.name, s.name) for s in suggestions.labels))
     return Replayed(record.id, record.duplicate_of, [d.id for d in suggestions.duplicates], decided,
-                    suggested, suggestions.reply)
+                    suggested, suggestions.reply, bool(suggestions.reply and ASKED.search(first_reply)
+                                                       and suggestions.reply.startswith(reply.ASKING)))
 
 
 def score(rows: list[Replayed]) -> Result:
@@ -134,9 +142,11 @@ def score(rows: list[Replayed]) -> Result:
 
 
 def _replies(rows: list[Replayed]) -> dict[str, int]:
+    """How many replies were drafted, of which kind, and how many asked what the first other commenter asked."""
     drafted = [r.reply for r in rows if r.reply]
-    return {"drafted": len(drafted), "missing_information": sum(r.startswith("Thanks for the report") for r in drafted),
-            "docs": sum(r.startswith("This may be answered") for r in drafted)}
+    return {"drafted": len(drafted), "missing_information": sum(r.startswith(reply.ASKING) for r in drafted),
+            "docs": sum(r.startswith(reply.POINTING) for r in drafted),
+            "missing_information_also_asked_by_first_comment": sum(r.asked_too for r in rows)}
 
 
 def _ratio(a: int | float, b: int | float) -> float:

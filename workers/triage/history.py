@@ -41,16 +41,20 @@ class Record:
 class History:
     """All issues of one tracker, in creation order (`records[seq]`)."""
 
-    def __init__(self, records: list[Record]) -> None:
+    def __init__(self, records: list[Record], first_replies: dict[int, str] | None = None) -> None:
         self.records = records
         self.by_id = {r.id: r for r in records}
+        # scoring only (the backtest's replies figure): each issue's first comment by someone else
+        self.first_replies = first_replies or {}
 
     @classmethod
     def from_db(cls, db: Path) -> History:
         """Read the derived tracker database (datasets/tracker_db.py) once, read-only."""
         conn = connect_readonly(db)
         try:
-            return cls.from_rows(_rows(conn))
+            history = cls.from_rows(_rows(conn))
+            history.first_replies = _first_replies(conn)
+            return history
         finally:
             conn.close()
 
@@ -106,6 +110,14 @@ def _rows(conn: sqlite3.Connection) -> list[dict[str, object]]:
 
 def _int(value: object) -> int:
     return value if isinstance(value, int) else int(str(value))
+
+
+def _first_replies(conn: sqlite3.Connection) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for row in conn.execute("SELECT c.issue_id, c.body FROM comments c JOIN issues i ON i.id = c.issue_id"
+                            " WHERE c.author IS NOT i.author ORDER BY c.issue_id, c.position"):
+        out.setdefault(row[0], row[1])
+    return out
 
 
 def _opt_str(value: object) -> str | None:

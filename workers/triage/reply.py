@@ -21,6 +21,8 @@ CRASHY = re.compile(r"Traceback|Exception\b|Error\b|\bcrash|\braises?\b|\bthrows
 CODE = re.compile(r"```|^( {4}|\t)\S", re.MULTILINE)
 QUESTION_CHARS = 160  # the question is in the title and its first lines; a longer query only costs time
 DOCS_COVERAGE = 0.6  # the share of the question's (idf-weighted) words a section must hold to be offered
+ASKING = "Thanks for the report."  # how a missing-information reply starts
+POINTING = "This may be answered in the docs"  # how a docs reply starts
 MISSING = {"version": "the version you run (and of Python)",
            "traceback": "the full error output or traceback",
            "reproduction": "a minimal example that reproduces it (the smallest code or command, and what you expected)"}
@@ -46,7 +48,7 @@ def draft(title: str, body: str, docs: DocsIndex | None) -> str | None:
     missing = missing_information(title, body)
     if missing:
         wanted = "\n".join(f"- {MISSING[m]}" for m in missing)
-        return f"Thanks for the report. To look into it we need:\n{wanted}"
+        return f"{ASKING} To look into it we need:\n{wanted}"
     if docs is None or not QUESTION.search(f"{title}\n{body}"):
         return None
     hits = docs.search(f"{title}\n{body[:QUESTION_CHARS]}", k=1, mode="lexical")
@@ -54,4 +56,4 @@ def draft(title: str, body: str, docs: DocsIndex | None) -> str | None:
         return None
     hit = hits[0]
     where = f"{hit.title} > {hit.heading}" if hit.heading else hit.title
-    return f"This may be answered in the docs: {where} ({hit.doc_id}).\n> {hit.snippet}"
+    return f"{POINTING}: {where} ({hit.doc_id}).\n> {hit.snippet}"
