@@ -1,4 +1,8 @@
-"""Offline triage of one issue: likely duplicates, labels, a drafted reply; no model, no writes.
+"""Offline triage of one issue: likely duplicates, labels, a drafted reply; no language model, no writes.
+
+Similarity is by words (similarity.py) and, when the embedding model's package is installed and
+ATLAS_SEMANTIC is on, also by the titles' meaning (meaning.py): `mode` says which ("lexical" or
+"hybrid"); each mode has its own card threshold.
 
 `Triage.triage(issue)` reads only issues opened before `issue` (`History` seq order): they are the
 duplicate candidates and the neighbours whose labels are voted, and only labels used on them are
