@@ -18,7 +18,7 @@ VERSION = re.compile(r"\b\d+\.\d+(?:\.\d+)?\b|\bversion\b|\bmain branch\b|\bmast
 TRACE = re.compile(r"Traceback \(most recent call last\)|^\s*File \".+\", line \d+|^\s*\w+(Error|Exception)\b.*:"
                    r"|error: |INTERNAL ERROR", re.IGNORECASE | re.MULTILINE)
 CRASHY = re.compile(r"Traceback|Exception\b|Error\b|\bcrash|\braises?\b|\bthrows?\b", re.IGNORECASE)
-CODE = re.compile(r"```|^( {4}|\t)\S", re.MULTILINE)
+CODE = re.compile(r"```|^( {4}|\t)\S|`[^`\n]{8,}`", re.MULTILINE)  # a block, or a one-line snippet in backticks
 QUESTION_CHARS = 160  # the question is in the title and its first lines; a longer query only costs time
 DOCS_COVERAGE = 0.6  # the share of the question's (idf-weighted) words a section must hold to be offered
 ASKING = "Thanks for the report."  # how a missing-information reply starts
