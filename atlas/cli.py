@@ -107,6 +107,14 @@ def parser() -> argparse.ArgumentParser:
                       help="also list every issue number and drop the issues GitHub deleted or transferred "
                            "(done by itself every ATLAS_SYNC_RECONCILE_EVERY syncs)")
 
+    triage = command("triage", "triage one issue offline (duplicates, labels, a reply), or backtest triage",
+                     "ISSUE: suggestions for that issue as of its creation; nothing is posted. "
+                     "backtest: replay the last closed issues as of their creation and score them.")
+    triage.add_argument("target", help="an issue number, or 'backtest'")
+    triage.add_argument("--json", action="store_true", help="print one JSON object")
+    triage.add_argument("--last", type=int, default=None, help="backtest: only the last N closed issues")
+    triage.add_argument("--since", default=None, help="backtest: only issues opened on or after this date (YYYY-MM-DD)")
+
     red = command("redis", "the embedded Redis server (when REDIS_URL is not set)")
     red.add_argument("action", choices=["start", "stop", "status", "url"], help="start, stop, report status, or print its URL")
     return top
@@ -168,8 +176,8 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         from atlas.sync_command import sync_github
 
         return sync_github(settings, docs=args.docs, wait=not args.no_wait, reconcile=args.reconcile)
-    if args.command == "redis":
-        return _redis(settings, args.action)
+    if args.command in ("redis", "triage"):
+        return _redis(settings, args.action) if args.command == "redis" else _triage(settings, args)
     return CONFIG_EXIT
 
 
@@ -233,6 +241,17 @@ def _dataset(settings: Settings, action: str) -> int:
     if settings.data_dir != demo.resolve():
         print(f"ATLAS_DATA ({settings.data_dir}) was not touched; `atlas dataset index` rebuilds its index.")
     return 0
+
+
+def _triage(settings: Settings, args: argparse.Namespace) -> int:
+    from atlas.triage_command import run_backtest, triage_one
+
+    if args.target == "backtest":
+        return run_backtest(settings, args.last, args.since, as_json=args.json)
+    if not args.target.lstrip("#").isdigit():
+        print(f"atlas triage: {args.target!r} is neither an issue number nor 'backtest'", file=sys.stderr)
+        return 2
+    return triage_one(settings, int(args.target.lstrip("#")), as_json=args.json)
 
 
 def _redis(settings: Settings, action: str) -> int:

@@ -25,7 +25,7 @@ LAYER_NAMES = ("floor", "data", "core", "front end", "wiring", "commands")
 LAYERS: list[tuple[int, tuple[str, ...]]] = [
     # The commands: what `atlas ...` runs. Only commands import commands.
     (COMMANDS, ("atlas.cli", "atlas.ask", "atlas.show_run", "atlas.serve_worker", "atlas.sync_command",
-                "atlas.tool_eval")),
+                "atlas.tool_eval", "atlas.triage_command")),
     # Wiring: each process's composition root and the RQ job entry points, which fetch what the root built.
     # atlas/failures.py explains a start-up failure in one line, for the roots and the commands.
     (WIRING, ("workers.runtime", "workers.platforms", "workers.runs.jobs", "workers.approvals.expiry", "workers.github_jobs",

@@ -1,0 +1,58 @@
+"""`atlas triage ISSUE` and `atlas triage backtest`: the offline triage, printed; nothing is posted."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from atlas.settings import Settings
+from workers.triage import autonomy, backtest
+from workers.triage.backtest import Result
+from workers.triage.engine import Suggestions, Triage
+
+
+def triage_one(settings: Settings, number: int, *, as_json: bool) -> int:
+    """Triage one issue of the served data as of its creation; 1 with one line when there is no such issue."""
+    engine = Triage.open(settings.data_dir, settings.home, settings.semantic_docs)
+    if engine.history.get(number) is None:
+        ids = [r.id for r in engine.history.records]
+        where = f"issue ids run from {min(ids)} to {max(ids)}" if ids else "the tracker has no issues"
+        print(f"atlas triage: no issue #{number} in {settings.data_dir} ({where})", file=sys.stderr)
+        return 1
+    found = engine.triage(number)
+    print(json.dumps(found.as_json()) if as_json else render(found))
+    return 0
+
+
+def run_backtest(settings: Settings, last: int | None, since: str | None, *, as_json: bool) -> int:
+    """Replay the last closed issues, print the figures, and keep them as this repository's last backtest."""
+    engine = Triage.open(settings.data_dir, settings.home, settings.semantic_docs)
+    result = backtest.run(engine, last, since)
+    payload = result.as_json()
+    autonomy.save(settings.data_dir, settings.home, payload)
+    print(json.dumps(payload) if as_json else render_backtest(result, engine.mode))
+    return 0
+
+
+def render(found: Suggestions) -> str:
+    """A short table for people."""
+    lines = [f"issue #{found.issue}"]
+    lines += [f"  duplicate of #{d.id}  {d.score:.2f}  {d.evidence}" for d in found.duplicates] or ["  duplicates: none above the card threshold"]
+    lines += [f"  label {s.name}  {s.score:.2f}" for s in found.labels] or ["  labels: none"]
+    lines.append("  reply: " + (found.reply.replace("\n", "\n         ") if found.reply else "none"))
+    return "\n".join(lines)
+
+
+def render_backtest(result: Result, mode: str) -> str:
+    """Totals, then precision and recall per label with a bar each."""
+    lines = [f"replayed {len(result.issues)} closed issues as of their creation ({mode} similarity)",
+             f"duplicates: recall@1 {result.recall_at_1:.3f}  recall@3 {result.recall_at_3:.3f}  "
+             f"false {result.false_rate:.3f}  (over {result.duplicate_support} duplicates)",
+             f"labels: precision {result.precision:.3f}  recall {result.recall:.3f}",
+             f"replies drafted: {result.replies.get('drafted', 0)} "
+             f"({result.replies.get('missing_information', 0)} asking for information, {result.replies.get('docs', 0)} pointing at docs)",
+             "", f"{'label':<32} {'prec':>5} {'rec':>5} {'n':>4}  precision | recall"]
+    for name, f in sorted(result.per_label.items(), key=lambda p: (-p[1].support, p[0])):
+        bars = f"{'#' * round(f.precision * 10):<10} | {'#' * round(f.recall * 10)}"
+        lines.append(f"{name[:32]:<32} {f.precision:>5.2f} {f.recall:>5.2f} {f.support:>4}  {bars}")
+    return "\n".join(lines)

@@ -1,0 +1,75 @@
+"""Autonomy earned: a label may be applied without a click (`auto`) only when the last backtest on
+this repository showed it right often enough, on enough examples.
+
+The last backtest's figures are kept per repository as a JSON file in the data folder's derived
+place (`issues/triage_backtest.json`, datasets/derived.py): they are derived from the data like the
+search index, must outlive a Redis flush or restart, and are read by `atlas` commands and workers
+alike with no service running. Writes go to a temporary file renamed into place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from datasets import derived
+
+AUTO_PRECISION = 0.95
+AUTO_SUPPORT = 20
+STORE = "triage_backtest.json"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether `label` may be `auto`, and the sentence that says why (with the figures)."""
+
+    label: str
+    allowed: bool
+    reason: str
+
+
+def may_auto(label: str, per_label: dict[str, Any] | None) -> Verdict:
+    """The rule of issue 25: precision >= 0.95 over >= 20 examples in the last backtest, else refused."""
+    if per_label is None:
+        return Verdict(label, False, f"no backtest on this repository yet: run `atlas triage backtest` before setting {label} to auto")
+    figures = per_label.get(label)
+    if not isinstance(figures, dict):
+        return Verdict(label, False, f"the last backtest has no figures for {label} (fewer than 5 examples among the replayed issues)")
+    precision, support = float(figures.get("precision", 0.0)), int(figures.get("support", 0))
+    shown = f"precision {precision:.2f} over {support} examples (needs >= {AUTO_PRECISION:.2f} over >= {AUTO_SUPPORT})"
+    if precision >= AUTO_PRECISION and support >= AUTO_SUPPORT:
+        return Verdict(label, True, f"{label} may be auto: {shown}")
+    return Verdict(label, False, f"{label} may not be auto: {shown}")
+
+
+def store_path(data_dir: Path, home: Path | None) -> Path:
+    """Where the last backtest of `data_dir`'s repository is kept."""
+    return derived.root(Path(data_dir), home) / "issues" / STORE
+
+
+def save(data_dir: Path, home: Path | None, result: dict[str, Any]) -> Path:
+    """Keep `result` (backtest.Result.as_json()) as this repository's last backtest."""
+    path = store_path(data_dir, home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "totals": result["totals"]}
+    fd, tmp = tempfile.mkstemp(prefix=".triage-backtest-", suffix=".json", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(payload, out, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+    return path
+
+
+def last_per_label(data_dir: Path, home: Path | None) -> dict[str, Any] | None:
+    """The per-label figures of the last backtest, or None when there was none (or it is unreadable)."""
+    path = store_path(data_dir, home)
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        per_label = payload["totals"]["labels"]["per_label"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return per_label if isinstance(per_label, dict) else None

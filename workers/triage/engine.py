@@ -1,0 +1,150 @@
+"""Offline triage of one issue: likely duplicates, labels, a drafted reply; no language model, no writes.
+
+Similarity is by words (similarity.py) and, when the embedding model's package is installed and
+ATLAS_SEMANTIC is on, also by the titles' meaning (meaning.py): `mode` says which ("lexical" or
+"hybrid"); each mode has its own card threshold.
+
+`Triage.triage(issue)` reads only issues opened before `issue` (`History` seq order): they are the
+duplicate candidates and the neighbours whose labels are voted, and only labels used on them are
+known. The issue's own labels, comments and state are never read. Issue text is data: it is turned
+into word counts and nothing in it is obeyed ("close #12" is two words, and `#12` is dropped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from datasets import derived
+from datasets.tracker_db import ensure_db
+from tools.docs_index import DocsIndex
+from tools.docs_pages import load_pages
+from workers.triage import duplicates, meaning, reply
+from workers.triage.evidence import explain
+from workers.triage.history import History
+from workers.triage.label_votes import LabelBook
+from workers.triage.similarity import AsOfIndex, features
+
+# Card thresholds, chosen on the Orbit demo only (python -m bench triage; black is the held-out set).
+DUPLICATE_THRESHOLD = {"lexical": 0.30, "hybrid": 0.34}  # the lowest whose false rate on Orbit's replay is <= 5%
+MAX_DUPLICATES = 3
+CROWD = 10  # a title's crowd: its nearest earlier titles, whose mean similarity is subtracted
+ABOVE_CROWD = 2.0  # what is left is doubled, back to the scale of the word similarity
+CANDIDATES = 30  # nearest earlier issues looked at, by words and by meaning each
+LEXICAL_SHARE = 0.5  # with the model: this share of the word similarity, the rest the titles' meaning
+
+
+@dataclass(frozen=True)
+class NewIssue:
+    """An issue to triage that the history may not hold yet (a webhook's `issues.opened`)."""
+
+    number: int
+    title: str
+    body: str
+    created_at: str = ""
+
+
+@dataclass(frozen=True)
+class DuplicateSuggestion:
+    id: int
+    score: float
+    evidence: str
+
+
+@dataclass(frozen=True)
+class LabelSuggestion:
+    name: str
+    score: float
+    evidence: str = ""  # the neighbours that carried it, or the version the report names
+
+
+@dataclass(frozen=True)
+class Suggestions:
+    """What triage proposes for one issue; each is an approval for a maintainer, never an action."""
+
+    issue: int
+    duplicates: list[DuplicateSuggestion] = field(default_factory=list)
+    labels: list[LabelSuggestion] = field(default_factory=list)
+    reply: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        """`atlas triage --json`'s object."""
+        return {"issue": self.issue,
+                "duplicates": [{"id": d.id, "score": d.score, "evidence": d.evidence} for d in self.duplicates],
+                "labels": [{"name": s.name, "score": s.score} for s in self.labels],
+                "reply": self.reply}
+
+
+class Triage:
+    """One tracker's history and docs, indexed once; triage any issue as of its creation."""
+
+    def __init__(self, history: History, docs: DocsIndex | None = None, semantic: bool = False,
+                 store: Path | None = None) -> None:
+        self.history = history
+        self.docs = docs
+        self.index = AsOfIndex([features(r.title, r.body) for r in history.records])
+        self.book = LabelBook(history)
+        self.versions = duplicates.versions_named(history)
+        self.titles = meaning.title_vectors([r.title for r in history.records], store) if semantic else None
+        self.mode = "hybrid" if self.titles is not None else "lexical"
+
+    @classmethod
+    def open(cls, data_dir: Path, home: Path | None = None, semantic: bool = True) -> Triage:
+        """The triage of a data folder: its tracker database (built if stale), its docs (without the issue
+        threads' words, which would let later issues in), and title vectors when the model is installed."""
+        docs_dir = Path(data_dir) / "docs"
+        docs = DocsIndex(load_pages(docs_dir), ()) if docs_dir.is_dir() else None
+        store = derived.root(Path(data_dir), home) / "issues" / meaning.STORE
+        return cls(History.from_db(ensure_db(Path(data_dir), home)), docs, semantic, store)
+
+    def triage(self, issue: int | NewIssue) -> Suggestions:
+        """Suggestions for an issue of the history (as of its creation) or a new one (as of now)."""
+        if isinstance(issue, int):
+            record = self.history.get(issue)
+            if record is None:
+                raise KeyError(issue)
+            title_vector = self.titles[record.seq] if self.titles is not None else None
+            return self._triage(record.id, record.title, record.body, record.seq, record.when, title_vector)
+        known = self.history.get(issue.number)
+        before = known.seq if known is not None else len(self.history)
+        when = known.when if known is not None else (issue.created_at or "9999")
+        vector = meaning.encode([issue.title]) if self.titles is not None else None
+        return self._triage(issue.number, issue.title, issue.body, before, when, None if vector is None else vector[0])
+
+    def _triage(self, number: int, title: str, body: str, before: int, when: str,
+                title_vector: np.ndarray | None) -> Suggestions:
+        lexical = {n.seq: n.similarity for n in self.index.nearest(features(title, body), before, CANDIDATES)}
+        similar = self._similar(lexical, before, title_vector)
+        votes = self.book.votes(similar)
+        found = duplicates.rank(self.history, self.versions, self.book.families, f"{title}\n{body}", when, similar, votes, MAX_DUPLICATES)
+        idf = self.index.idf(before) if found else None
+
+        def weight(term: str) -> float:
+            tid = self.index.vocab.get(term)
+            return float(idf[tid]) if idf is not None and tid is not None else 1.0
+
+        dups = []
+        for c in found:
+            if c.score < DUPLICATE_THRESHOLD[self.mode]:
+                continue
+            old = self.history.by_id[c.id]
+            why = explain((title, body), (old.title, old.body), weight)
+            dups.append(DuplicateSuggestion(c.id, c.score, why + (f" (via #{c.via}, closed as its duplicate)" if c.via else "")))
+        labels = [LabelSuggestion(n, s, e) for n, s, e in self.book.suggest(votes, title, body, before)]
+        return Suggestions(number, dups, labels, reply.draft(title, body, self.docs))
+
+    def _similar(self, lexical: dict[int, float], before: int, title_vector: np.ndarray | None) -> dict[int, float]:
+        """seq -> similarity of the nearest earlier issues: by words (`lexical`), blended with the titles' meaning."""
+        if self.titles is None or title_vector is None or before == 0:
+            return lexical
+        meaning_sims = self.titles[:before] @ title_vector
+        top = np.argsort(-meaning_sims, kind="stable")[:CANDIDATES]
+        # Meaning counts above the crowd only: a generic title ("INTERNAL ERROR: Black produced different
+        # code on the second pass") is near many earlier titles, and that says nothing about which one.
+        crowd = float(np.mean(meaning_sims[top[:CROWD]]))
+        meaning_sims = np.clip(meaning_sims - crowd, 0.0, None) * ABOVE_CROWD
+        seqs = set(lexical) | {int(s) for s in top}
+        return {s: round(LEXICAL_SHARE * lexical.get(s, 0.0) + (1 - LEXICAL_SHARE) * max(0.0, float(meaning_sims[s])), 6)
+                for s in seqs}
