@@ -29,7 +29,7 @@ import snowballstemmer
 from tools.docs_bridge import asked_texts
 from tools.docs_markup import FENCE
 from tools.docs_pages import SEP, Page
-from tools.docs_vocabulary import EXPANSION_WEIGHT, FILLER, expansions
+from tools.docs_vocabulary import EXPANSION_WEIGHT, FILLER, expansions, is_rare
 from tools.fts_query import STOPWORDS, TERM
 
 if TYPE_CHECKING:  # numpy and the model's module load only where docs are searched by meaning, not on import
@@ -174,9 +174,11 @@ class DocsIndex:
         return scored
 
     def unknown_words(self, query: str) -> list[str]:
-        """The query's words that no section contains at all (a sign the docs do not cover the topic)."""
-        return [w for w in dict.fromkeys(TERM.findall(query)) if w.lower() not in QUIET
-                and not any(t in self._written for t in tokens(w, QUIET))]
+        """The query's names that no section contains at all (a sign the docs do not cover the topic): the
+        rare or identifier-like words (`is_rare`: Kafka, PostgreSQL, sign-on, ORB-9999), never ordinary ones."""
+        words = TERM.findall(query)
+        return [w for w in dict.fromkeys(words) if w.lower() not in QUIET and is_rare(w, first=w == words[0])
+                and tokens(w)[:1] and tokens(w)[0] not in self._written]  # a compound by itself: 'script' is not 'JavaScript'
 
     def _term_score(self, unit: _Unit, term: str) -> float:
         """Sum of per-field saturated scores: a heading or title match counts on its own."""
