@@ -137,7 +137,9 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
 
         output = run_tool_cli(settings.data_dir, args.name, args.arguments, settings.home, settings.semantic_docs)
         print(output.text, flush=True)
-        _keep_vectors(settings)
+        from tools.docs_keep import keep_vectors
+
+        keep_vectors(settings.semantic_docs)
         return 0 if output.ok else 1
     if args.command == "runs":
         from atlas.show_run import show
@@ -212,7 +214,9 @@ def _dataset(settings: Settings, action: str) -> int:
             print(f"atlas dataset index: {exc} (ATLAS_DATA={settings.data_dir})", file=sys.stderr)
             return 2
         print(f"rebuilt {db} from {settings.data_dir / tracker_db.SOURCE}")
-        return _index_docs(settings)
+        from tools.docs_keep import index_docs
+
+        return index_docs(settings.data_dir, settings.home, settings.semantic_docs)
     demo = generate.DATA_DIR
     path = generate.build(demo)
     db = tracker_db.build(demo)
@@ -220,31 +224,6 @@ def _dataset(settings: Settings, action: str) -> int:
     if settings.data_dir != demo.resolve():
         print(f"ATLAS_DATA ({settings.data_dir}) was not touched; `atlas dataset index` rebuilds its index.")
     return 0
-
-
-def _index_docs(settings: Settings) -> int:
-    """Embed every doc passage now and keep the vectors (docs_vectors.db), so no later process ranks by
-    words while it embeds; a no-op when docs search is lexical (ATLAS_SEMANTIC off, or no model)."""
-    if not settings.semantic_docs:
-        return 0
-    from tools import open_corpus
-    from tools.docs_semantic import encoder
-
-    docs = open_corpus(settings.data_dir, settings.home, semantic=True).docs
-    if encoder() is None or docs.vectors is None:
-        print("docs search is lexical: the embedding model's package is not installed (make setup)")
-        return 0
-    docs.warm(wait=True)
-    print(f"embedded {len(docs.vectors.texts)} doc passages, kept in {docs.vectors.store}")
-    return 0
-
-
-def _keep_vectors(settings: Settings) -> None:
-    """A one-shot command's docs embeddings, started in the background by a search, finished and kept."""
-    if settings.semantic_docs:
-        from tools.docs_semantic import settle
-
-        settle()
 
 
 def _redis(settings: Settings, action: str) -> int:
