@@ -158,7 +158,10 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         from tools import run_tool_cli
 
         output = run_tool_cli(settings.data_dir, args.name, args.arguments, settings.home, settings.semantic_docs)
-        print(output.text)
+        print(output.text, flush=True)
+        from tools.docs_keep import keep_vectors
+
+        keep_vectors(settings.semantic_docs)
         return 0 if output.ok else 1
     if args.command == "runs":
         from atlas.show_run import show
@@ -233,7 +236,9 @@ def _dataset(settings: Settings, action: str) -> int:
             print(f"atlas dataset index: {exc} (ATLAS_DATA={settings.data_dir})", file=sys.stderr)
             return 2
         print(f"rebuilt {db} from {settings.data_dir / tracker_db.SOURCE}")
-        return 0
+        from tools.docs_keep import index_docs
+
+        return index_docs(settings.data_dir, settings.home, settings.semantic_docs)
     demo = generate.DATA_DIR
     path = generate.build(demo)
     db = tracker_db.build(demo)

@@ -6,6 +6,8 @@
    first in search_docs.
 3. Plain-word questions over a real project's docs (RQ, ../shared/evals/rq; skipped when absent):
    recall@3 and MRR, see bench/docs_questions.py.
+4. The offline model's answers to those questions: the right section quoted, "found nothing" when the
+   docs have no answer (bench/offline_answers.py).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import re
 from pathlib import Path
 
 from atlas.settings import DEFAULT_DATA
-from bench import docs_questions, search_quality_speed
+from bench import docs_questions, offline_answers, search_quality_speed
 from bench.like_scan import like_search
 from bench.report import Table
 from tools import open_corpus
@@ -30,6 +32,7 @@ def run(data_dir: Path = DEFAULT_DATA) -> list[Table]:
         tables.append(Table("duplicate recall@5", ["scorer"], [], notes=[f"no issues at {data_dir}"]))
     tables.append(error_codes(data_dir))
     tables += docs_questions.run()
+    tables += offline_answers.run()
     folders = {"RQ": docs_questions.RQ_DATA, "Orbit": data_dir} if (docs_questions.RQ_DATA / "docs").is_dir() else {"Orbit": data_dir}
     questions = [q["question"] for q in docs_questions.cases(docs_questions.EVALS)] if "RQ" in folders else ["How do retries work?"]
     return [*tables, search_quality_speed.speed(folders, questions)]

@@ -17,7 +17,7 @@ from datasets import derived
 from datasets.tracker_db import SOURCE, ensure_db
 from tools.docs_bridge import thread_texts
 from tools.docs_index import DocsIndex
-from tools.docs_pages import load_pages
+from tools.docs_pages import DOC_SUFFIXES, load_pages
 from tools.issue_store import IssueStore
 
 Fingerprint = tuple[tuple[str, int, int], ...]
@@ -56,7 +56,7 @@ def open_corpus(data_dir: Path, home: Path | None = None, semantic: bool = False
 
 
 def _fingerprint(root: str) -> Fingerprint:
-    """(name, size, mtime) of the issues export and of each `docs/*.md`, in name order; a missing one is left out."""
+    """(name, size, mtime) of the issues export and of each `docs/*.md` and `*.rst`, in name order; a missing one is left out."""
     out = []
     try:
         st = os.stat(os.path.join(root, SOURCE))
@@ -65,7 +65,7 @@ def _fingerprint(root: str) -> Fingerprint:
         pass
     try:
         with os.scandir(os.path.join(root, "docs")) as entries:
-            docs = sorted((e for e in entries if e.name.endswith(".md")), key=lambda e: e.name)
+            docs = sorted((e for e in entries if e.name.endswith(DOC_SUFFIXES)), key=lambda e: e.name)
     except OSError:
         docs = []
     for entry in docs:

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Literal
 import snowballstemmer
 
 from tools.docs_bridge import asked_texts
+from tools.docs_markup import FENCE
 from tools.docs_pages import SEP, Page
-from tools.docs_vocabulary import EXPANSION_WEIGHT, FILLER, expansions
+from tools.docs_vocabulary import EXPANSION_WEIGHT, FILLER, expansions, is_rare
 from tools.fts_query import STOPWORDS, TERM
 
 if TYPE_CHECKING:  # numpy and the model's module load only where docs are searched by meaning, not on import
@@ -173,9 +174,11 @@ class DocsIndex:
         return scored
 
     def unknown_words(self, query: str) -> list[str]:
-        """The query's words that no section contains at all (a sign the docs do not cover the topic)."""
-        return [w for w in dict.fromkeys(TERM.findall(query)) if w.lower() not in QUIET
-                and not any(t in self._written for t in tokens(w, QUIET))]
+        """The query's names that no section contains at all (a sign the docs do not cover the topic): the
+        rare or identifier-like words (`is_rare`: Kafka, PostgreSQL, sign-on, ORB-9999), never ordinary ones."""
+        words = TERM.findall(query)
+        return [w for w in dict.fromkeys(words) if w.lower() not in QUIET and is_rare(w, first=w == words[0])
+                and tokens(w)[:1] and tokens(w)[0] not in self._written]  # a compound by itself: 'script' is not 'JavaScript'
 
     def _term_score(self, unit: _Unit, term: str) -> float:
         """Sum of per-field saturated scores: a heading or title match counts on its own."""
@@ -205,16 +208,28 @@ def _blend(lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: V
 
 
 def snippet(text: str, wanted: list[str]) -> str:
-    """The line of `text` that holds the most query tokens, as one short line of plain text."""
+    """The prose line of `text` that holds the most query tokens, as one short line of plain text (never a
+    line of code: `import httpx` says nothing about a section)."""
     best, best_hits = "", -1
-    for line in text.splitlines():
+    for line in prose_lines(text):
         clean = " ".join(line.replace("**", "").replace("`", "").strip("#>|- ").split())
-        if not clean or clean.startswith("```"):
+        if not clean:
             continue
         hits = len(set(tokens(clean)) & set(wanted))
         if hits > best_hits:
             best, best_hits = clean, hits
     return best if len(best) <= SNIPPET_CHARS else best[: SNIPPET_CHARS - 3].rstrip() + "..."
+
+
+def prose_lines(text: str) -> list[str]:
+    """The lines of `text` outside code fences and console examples (`>>> `, `$ `)."""
+    out, in_fence = [], False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and not line.lstrip().startswith((">>> ", "$ ", "... ")):
+            out.append(line)
+    return out
 
 
 def _unit(doc_id: str, title: str, path: tuple[str, ...], text: str, asked: str = "") -> _Unit:

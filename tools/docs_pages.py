@@ -16,10 +16,13 @@ from pathlib import Path
 
 from datasets.tracker_db import DatasetError
 from tools.docs_markup import FENCE, strip_markup
+from tools.docs_mkdocs import read_mkdocs
+from tools.docs_rst import rst_to_markdown
 
 DOC_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 SEP = " › "
+DOC_SUFFIXES = (".md", ".rst")  # Markdown (MkDocs, Jekyll, plain) and reStructuredText (Sphinx)
 # A section whose text (its subsections included) fits one get_doc_section read is searched as one
 # unit; a longer one is searched as its own lines plus each subsection: the deepest split that is needed.
 UNIT_CHARS = 1500
@@ -85,17 +88,20 @@ class Page:
 
 
 def load_pages(docs_dir: Path) -> dict[str, Page]:
-    """Every `<doc_id>.md` in `docs_dir` (not recursive), keyed by doc id, in name order."""
+    """Every `<doc_id>.md` and `<doc_id>.rst` (Sphinx) in `docs_dir` (not recursive), keyed by doc id, in
+    name order; of a `.md` and a `.rst` with the same id the `.md` is read."""
     pages: dict[str, Page] = {}
-    for path in sorted(Path(docs_dir).glob("*.md")):
-        if path.is_file() and DOC_ID.match(path.stem):
+    for path in sorted(p for p in Path(docs_dir).glob("*") if p.suffix in DOC_SUFFIXES):
+        if path.is_file() and DOC_ID.match(path.stem) and path.stem not in pages:
             try:
                 text = path.read_text(encoding="utf-8")
             except UnicodeDecodeError as exc:
                 raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
+            if path.suffix == ".rst":
+                text = rst_to_markdown(text)
             pages[path.stem] = parse_page(path.stem, text)
             for problem in layout_problems(pages[path.stem]):
-                log.warning("docs/%s.md: %s", path.stem, problem)
+                log.warning("docs/%s: %s", path.name, problem)
     return pages
 
 
@@ -105,7 +111,7 @@ def parse_page(doc_id: str, markdown: str) -> Page:
     title = meta.get("title", "")
     intro: list[str] = []
     blocks: list[tuple[int, str, list[str]]] = []  # (level, heading, own lines)
-    lines = strip_markup(body).splitlines()
+    lines = read_mkdocs(strip_markup(body).splitlines())
     single_h1 = sum(1 for level in _levels(lines) if level == 1) == 1
     in_fence = False
     for line in lines:

@@ -13,7 +13,9 @@ The model is loaded once per process, lazily, by the first docs search (or `Docs
 worker calls at start: it loads the model and the kept vectors, and embeds new passages in the
 background while jobs run): the web process loads the corpus for lookups but needs the model only if
 someone searches docs. A search never embeds more than a few passages itself (SYNC_PASSAGES); when
-more are new it ranks by words while they are embedded. When the model's package is not installed,
+more are new it ranks by words while they are embedded. A one-shot command (`atlas tool`, `atlas
+eval`) waits for that embedding after printing (`settle`), and `atlas dataset index` embeds every
+passage, so the vectors they compute are kept, not lost when the process exits. When the model's package is not installed,
 docs search stays lexical and the log says so once.
 """
 
@@ -33,7 +35,7 @@ from datasets.derived import DOCS_VECTORS as VECTORS_FILE
 from tools.docs_passages import passages
 from tools.minilm import MODEL_NAME, Encoder, Vectors, model_dir
 
-__all__ = ["VECTORS_FILE", "SectionVectors", "Vectors", "encoder"]
+__all__ = ["VECTORS_FILE", "SectionVectors", "Vectors", "encoder", "settle"]
 # A search embeds at most this many new passages itself (about a second); more are embedded in the
 # background while search ranks by words, so neither a tool call nor a slash command's 3-second ack
 # waits on a whole docs folder (a worker starts that at start, in the background: `DocsIndex.warm`).
@@ -43,6 +45,7 @@ log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _loaded: list[Encoder | None] = []  # empty until the first load; [None] when the package is absent
 _memo: dict[str, np.ndarray] = {}  # text key -> vector, for indexes rebuilt in the same process
+_background: list[threading.Thread] = []  # embeddings under way (daemon threads: they die with the process)
 
 
 def encoder() -> Encoder | None:
@@ -90,7 +93,10 @@ class SectionVectors:
                 return self._vectors
             self._building = True
         log.info("embedding %d doc passages in the background; docs search ranks by words until then", len(todo))
-        threading.Thread(target=self._build, args=(model, keys, todo), name="docs-vectors", daemon=True).start()
+        thread = threading.Thread(target=self._build, args=(model, keys, todo), name="docs-vectors", daemon=True)
+        with _lock:
+            _background[:] = [t for t in _background if t.is_alive()] + [thread]
+        thread.start()
         return None
 
     def _cut(self, model: Encoder) -> None:
@@ -121,16 +127,33 @@ class SectionVectors:
         return best
 
 
+def settle(timeout: float | None = None) -> int:
+    """Wait for the embeddings started in the background to be computed and kept (a one-shot command
+    calls this after printing, so the next command finds the vectors); how many were waited for."""
+    with _lock:
+        running = [t for t in _background if t.is_alive()]
+    for thread in running:
+        thread.join(timeout)
+    return len(running)
+
+
 def _key(text: str) -> str:
     return hashlib.sha256(f"{MODEL_NAME}\0{text}".encode()).hexdigest()
 
 
 def _missing(texts: list[str], store: Path | None) -> tuple[list[str], dict[str, str]]:
-    """Each text's key, and the texts (by key) found neither in memory nor in the store."""
+    """Each text's key, and the texts (by key) the store lacks: those found in memory are copied to the
+    store now (another data folder with the same passages was embedded in this process), the others are
+    to be embedded."""
     keys = [_key(t) for t in texts]
-    missing = [k for k in dict.fromkeys(keys) if k not in _memo]
-    if missing and store is not None:
-        _memo.update(_read(store, missing))
+    distinct = list(dict.fromkeys(keys))
+    if store is None:
+        return keys, {k: t for k, t in zip(keys, texts, strict=True) if k not in _memo}
+    stored = _read(store, distinct)
+    _memo.update(stored)
+    known = {k: _memo[k] for k in distinct if k not in stored and k in _memo}
+    if known:
+        _write(store, known)
     return keys, {k: t for k, t in zip(keys, texts, strict=True) if k not in _memo}
 
 

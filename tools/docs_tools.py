@@ -82,7 +82,7 @@ def find_section(page: Page, heading: str) -> Section | list[Section]:
 
 def _doc_key(doc_id: str) -> str:
     key = doc_id.strip().lower()
-    return key[:-3] if key.endswith(".md") else key
+    return key.rsplit(".", 1)[0] if key.endswith((".md", ".rst")) else key
 
 
 def _unknown_doc(doc_id: str, ids: list[str]) -> ToolError:

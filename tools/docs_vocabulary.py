@@ -62,3 +62,16 @@ def _stemmed(stem: Callable[[str], str]) -> tuple[tuple[str, str], ...]:
 
 def _stems(text: str, stem: Callable[[str], str]) -> str:
     return " ".join(stem(w) for w in _WORD.findall(text.lower()))
+
+
+def is_rare(word: str, first: bool = False) -> bool:
+    """A word that names something (a product, a tool, a code) rather than an ordinary English word: an
+    identifier (`3.1.0`, `lease_seconds`, `rq.Retry`, `ORB-1202`), capitals inside it (`PostgreSQL`,
+    `AWS`), or a capitalised word not at the start of the text (`Kafka`). An ordinary lowercase word
+    (reply, box, went, command-line) never is: the docs not having it says nothing about the topic."""
+    if any(c.isdigit() or c in "_." for c in word.strip("_.")):
+        return True
+    if any(c.isupper() for c in word[1:]):
+        return True
+    return word[:1].isupper() and not first
+

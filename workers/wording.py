@@ -183,6 +183,9 @@ OFFLINE_NOTHING_FOUND = "I could not find anything about this in the docs or the
 OFFLINE_NOTHING_ABOUT = "I found nothing about {what} in the docs or issues."
 OFFLINE_RESOLUTION = "Resolved in comment {number}, by {author}:"
 OFFLINE_FROM_DOCS = "From the docs, {where}:"
+OFFLINE_SURE = "This section has most of the words your question names ({found}), so it likely answers it."
+OFFLINE_UNSURE = "This is the closest section I found, but I'm not sure it answers you: it shares only {found} with your question."
+OFFLINE_SEE_ALSO = "See also {where}."
 OFFLINE_ISSUE = "Issue {header}"
 OFFLINE_RELATED = "Related issues:"
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from atlas import tokens
 from workers import wording as phrases
+from workers.agent import offline_docs
 from workers.agent.compaction import text_of
 from workers.agent.instructions import WRAP_UP
 from workers.agent.model import ModelReply, ModelRequest
@@ -28,7 +29,9 @@ _SMALL_TALK = re.compile(r"^\s*(thanks|thank you|hi|hello|hey|ok|okay|bye|cheers
 _DOC_HIT = re.compile(r"^- ([a-z0-9][a-z0-9-]*)(?: § (.+?))? \[[^\]]*\]:")
 _ISSUE_HIT = re.compile(r"^#\d+ ")
 _TOOL_NOTE = re.compile(r"^\[(?:cut|more|body cut)\b[^\]]*\]$")  # how to read on: for the model, not the reader
-_SECTION_HEAD = re.compile(r"^\[([a-z0-9-]+)(?: § (.*))?\] [^\]]*$")
+_UNKNOWN = re.compile(r"^\(No doc mentions: (.+?)\. If those words", re.M)
+READS = 2  # doc sections read per question: search's best two (its first is right about 6 times in 10)
+MAX_QUERY = 500  # search_docs reads this much of a query
 
 
 class OfflineModel:
@@ -50,20 +53,19 @@ class OfflineModel:
             issue = _ISSUE.search(question)
             if issue:
                 return self._calls([("get_issue", {"issue_id": int(issue.group(1)), "include": ["body", "comments", "labels"]})], step, usage)
-            query = " ".join(keywords(question)) or question
+            words = " ".join(keywords(question)) or question  # the issues' index matches words only
             return self._calls(
                 [
-                    ("search_docs", {"query": query, "k": 3}),
-                    ("search_issues", {"query": query, "state": None, "limit": 5, "detail": "concise"}),
+                    ("search_docs", {"query": _search_query(question), "k": 3}),
+                    ("search_issues", {"query": words, "state": None, "limit": 5, "detail": "concise"}),
                 ],
                 step,
                 usage,
             )
-        best = _best_doc(done.get("search_docs", ""), question)
-        if best is None:
+        best = _best_docs(done.get("search_docs", ""))
+        if not best:
             return self._answer(question, turn, usage)
-        doc_id, heading = best
-        return self._calls([("get_doc_section", {"doc_id": doc_id, "heading": heading})], step, usage)
+        return self._calls([("get_doc_section", {"doc_id": d, "heading": h}) for d, h in best], step, usage)
 
     def _calls(self, calls: list[tuple[str, dict[str, Any]]], step: int, usage: Usage) -> ModelReply:
         output = [
@@ -108,43 +110,53 @@ def _current_turn(items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]
     return "", items
 
 
-def _best_doc(search_output: str, question: str) -> tuple[str, str | None] | None:
-    """Of the search_docs hits (`- doc_id § Heading [Title]: snippet`), the one whose line shares
-    the most words with the question; ties keep the search's own order."""
-    asked = Question.of(question)
-    hits: list[tuple[int, int, str, str | None]] = []
-    for line in search_output.splitlines():
-        found = _DOC_HIT.match(line)
+def _search_query(question: str) -> str:
+    """What to search with: the question as asked (search ranks by meaning as well as by words, and the
+    words around the keywords carry that meaning), on one line."""
+    return " ".join(question.split())[:MAX_QUERY]
+
+
+def _best_docs(search_output: str, most: int = READS) -> list[tuple[str, str | None]]:
+    """The first `most` search_docs hits (`- doc_id § Heading [Title]: snippet`), in the search's order
+    (re-ranking them by shared words did worse on the development questions: bench/offline_answers.py)."""
+    hits = [found for line in search_output.splitlines() if (found := _DOC_HIT.match(line))]
+    return [(f.group(1), (f.group(2) or "").strip() or None) for f in hits[:most]]
+
+
+def _not_in_docs(results: list[tuple[str, str]]) -> list[str]:
+    """The names search_docs said no doc mentions (its '(No doc mentions: ...)' note)."""
+    for name, output in results:
+        found = _UNKNOWN.search(output) if name == "search_docs" else None
         if found:
-            hits.append((-len(asked.found_in(line)), len(hits), found.group(1), (found.group(2) or "").strip() or None))
-    if not hits:
-        return None
-    _, _, doc_id, heading = min(hits)
-    return doc_id, heading
+            return [w.strip() for w in found.group(1).split(",") if w.strip()]
+    return []
 
 
 def compose(question: str, results: list[tuple[str, str]]) -> str:
-    """Quote what answers the question (see `offline_evidence`), list the issues that touch it, and
-    say plainly what nothing was found about when nothing does."""
+    """Quote the best doc passage (`offline_docs`), list the issues that touch the question, and say
+    plainly what nothing was found about when the data has nothing: a name no doc mentions and no issue
+    shown has, or most of the question's words in nothing that was read."""
     asked = Question.of(question)
     words = {w.lower() for w in asked.keywords}
     found = [(name, _shown_lines(name, output)) for name, output in results if not output.startswith("Error")]
     seen = ["\n".join(lines) for _, lines in found]
-    nowhere = asked.absent_from(seen)  # a word no result has at all: whatever was found is about something else
+    absent = [w for w in _not_in_docs(results) if w in asked.absent_from(seen)]  # a name the data lacks
+    sections = [r for r in (offline_docs.read(out) for name, out in results if name == "get_doc_section" and not out.startswith("Error")) if r]
+    lacking = 2 * len(asked.absent_from(seen)) > len(asked.keywords) and all(len(asked.found_in(s.text)) <= 1 for s in sections)
+    if absent or lacking:  # a name the data lacks, or most of the question nowhere and at most one word in any section read
+        if not any(name == "get_issue" for name, _ in found):
+            return f"{_nothing_about(question, Question(absent) if absent else asked, seen)}\n\n{OFFLINE_NOTE}"
     parts: list[str] = []
-    related: list[str] = []
+    quoted = offline_docs.answer(asked, sections)
+    if quoted:
+        parts.append(quoted)
     for name, lines in found:
-        if name == "get_doc_section" and lines and asked.answered_by("\n".join(lines)):
-            head = _SECTION_HEAD.match(lines[0])
-            where = f"`{head.group(1)}`" + (f" § {head.group(2)}" if head and head.group(2) else "") if head else lines[0]
-            parts.append(phrases.OFFLINE_FROM_DOCS.format(where=where) + "\n" + _quote(_section_quote(lines[1:], words)))
-        elif name == "get_issue" and lines:  # asked for by number: it is the answer whatever it says
+        if name == "get_issue" and lines:  # asked for by number: it is the answer whatever it says
             parts.append(_issue_summary(lines, words))
-        elif name == "search_issues" and (asked.answered_by("\n".join(lines)) or not nowhere):
+        elif name == "search_issues" and (asked.answered_by("\n".join(lines)) or not asked.absent_from(seen)):
             hits = [ln for ln in lines if asked.touched_by(ln)]
             if hits:
-                related.append(phrases.OFFLINE_RELATED + "\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
-    parts += related
+                parts.append(phrases.OFFLINE_RELATED + "\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
     body = "\n\n".join(parts) if parts else _nothing_about(question, asked, seen)
     return f"{body}\n\n{OFFLINE_NOTE}"
 
@@ -182,13 +194,6 @@ def _issue_summary(lines: list[str], words: set[str]) -> str:
 def _quote(lines: list[str]) -> str:
     """Quoted lines: shown, not cited (`workers.agent.sources` cites only outside quotes)."""
     return "\n".join(f"> {ln.strip()}" for ln in lines)
-
-
-def _section_quote(lines: list[str], words: set[str]) -> list[str]:
-    """The section's opening prose (what a thing is) and then the lines that match the question."""
-    prose = [ln for ln in lines if ln[:1].isalpha() or ln.startswith(("`", "*"))][:2]
-    rest = [ln for ln in _best_lines(lines, words) if ln not in prose]
-    return (prose + rest)[:5]
 
 
 def _best_lines(lines: list[str], words: set[str], most: int = 4) -> list[str]:

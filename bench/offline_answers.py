@@ -1,0 +1,103 @@
+"""What a newcomer with no API key sees: the offline model's answers to the RQ plain-word questions.
+
+The offline model (workers/agent/offline.py) runs its whole loop here (search_docs and search_issues,
+get_doc_section, the answer) through the real tools, over ../shared/evals/rq with docs ranked as a
+worker ranks them (hybrid when the embedding model is installed). For an answerable question the
+answer must cite, as the section it quotes, one of the sections that answer it; for an unanswerable
+one it must say it found nothing. The development set (bench/evals/rq_docs.jsonl) is what the
+answer's rules were tuned on; the two held-out sets were not looked at while tuning.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from bench.docs_questions import EVALS, HOLDOUT, HOLDOUT2, RQ_DATA, cases
+from bench.docs_questions import _answers as answers_question
+from bench.report import Table
+from tools import ToolContext, dispatch, open_corpus, v2_registry
+from workers.agent.model import ModelRequest
+from workers.agent.offline import OfflineModel
+from workers.wording import OFFLINE_FROM_DOCS, OFFLINE_NOTHING_ABOUT, OFFLINE_NOTHING_FOUND, OFFLINE_SEE_ALSO
+
+CITED = re.compile(re.escape(OFFLINE_FROM_DOCS.split("{")[0]) + r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+?))?(?: \(|:)", re.M)
+NAMED = re.compile(r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+?))? \(")
+SEE_ALSO = OFFLINE_SEE_ALSO.split("{")[0]
+NOTHING = (OFFLINE_NOTHING_ABOUT.split("{")[0], OFFLINE_NOTHING_FOUND)
+MAX_STEPS = 6
+ANSWERED_GOAL, NOTHING_GOAL = 0.75, 6 / 7
+
+
+def run(data_dir: Path = RQ_DATA) -> list[Table]:
+    if not (data_dir / "docs").is_dir():
+        return [Table("offline answers (RQ)", ["set"], [], notes=[f"skipped: no RQ data at {data_dir}"])]
+    ctx = ToolContext(corpus=open_corpus(data_dir, semantic=True))
+    ctx.corpus.docs.warm()
+    rows, notes = [], []
+    for name, sets in (("development", [EVALS]), ("held-out (both)", [HOLDOUT, HOLDOUT2])):
+        asked = [case for evals in sets for case in cases(evals)]
+        row, missed = score(ctx, asked)
+        rows.append([name, *row])
+        if name == "development":
+            notes += missed
+    met = all(float(r[3]) >= ANSWERED_GOAL and float(r[7]) >= NOTHING_GOAL for r in rows)  # type: ignore[arg-type]
+    return [Table(
+        title="offline answers (no model configured) to plain-word questions about RQ",
+        columns=["set", "answerable", "right source", "share", "share, see-also too", "said nothing", "unanswerable", "nothing share"],
+        rows=rows,
+        goal=f"right source on >= {ANSWERED_GOAL:.0%} of answerable; 'found nothing' on >= 6 of 7 unanswerable",
+        met=met,
+        notes=["right source: the section the answer quotes is one that answers the question (or inside it);"
+               " see-also too: or the other section it names",
+               "said nothing: answerable questions answered with 'found nothing'", *notes[:20]],
+    )]
+
+
+def score(ctx: ToolContext, asked: list[dict[str, Any]]) -> tuple[list[object], list[str]]:
+    right = right_any = nothing_on_answerable = nothing = unanswerable = 0
+    missed = []
+    for case in asked:
+        text = answer(ctx, str(case["question"]))
+        said_nothing = text.startswith(NOTHING)
+        if not case["answers"]:
+            unanswerable += 1
+            nothing += said_nothing
+            if not said_nothing:
+                missed.append(f"unanswerable, answered: {case['question'][:60]!r}")
+            continue
+        cited = CITED.search(text)
+        ok = bool(cited) and any(answers_question(cited.group(1), cited.group(2) or "", a) for a in case["answers"])  # type: ignore[union-attr]
+        also = [m for line in text.splitlines() if line.startswith(SEE_ALSO) for m in NAMED.findall(line)]
+        right += ok
+        right_any += ok or any(answers_question(d, h, a) for d, h in also for a in case["answers"])
+        nothing_on_answerable += said_nothing
+        if not ok:
+            where = f"{cited.group(1)} § {cited.group(2)}" if cited else ("nothing" if said_nothing else "no doc")
+            missed.append(f"answerable, cited {where}: {case['question'][:60]!r}")
+    n = len(asked) - unanswerable
+    return [n, right, round(right / (n or 1), 3), round(right_any / (n or 1), 3), nothing_on_answerable, f"{nothing}/{unanswerable}",
+            round(nothing / (unanswerable or 1), 3)], missed
+
+
+def answer(ctx: ToolContext, question: str) -> str:
+    """The offline model's final answer to `question`, its tool calls run through the real tools."""
+    model, registry = OfflineModel(), v2_registry()
+    items: list[dict[str, Any]] = [{"type": "message", "role": "user", "content": question}]
+    for _ in range(MAX_STEPS):
+        reply = model.respond(ModelRequest(instructions="", input=items, tools=[]))
+        if not reply.calls:
+            return reply.text
+        items += reply.output
+        for call in reply.calls:
+            out = dispatch(registry, call["name"], call["arguments"], ctx)
+            items.append({"type": "function_call_output", "call_id": call["call_id"], "output": out.text})
+    return model.respond(ModelRequest(instructions="", input=items, tools=[], tool_choice="none")).text
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(json.dumps(answer(ToolContext(corpus=open_corpus(RQ_DATA, semantic=True)), " ".join(sys.argv[1:]))))
