@@ -59,7 +59,7 @@ class Counters:
 class Fetcher:
     """Makes the sync's requests through githubkit calls (`call(headers)` returns a githubkit Response)."""
 
-    def __init__(self, client: GitHub, store: Store, repo: str, progress: Progress, *, wait: bool,
+    def __init__(self, client: GitHub[Any], store: Store, repo: str, progress: Progress, *, wait: bool,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.client, self.store, self.repo, self.progress, self.wait, self.sleep = client, store, repo, progress, wait, sleep
         self.counters = Counters()
