@@ -79,7 +79,7 @@ class Fetcher:
                 raise failure(exc, self.repo, doing, needs) from None
             except GitHubException as exc:
                 raise failure(exc, self.repo, doing, needs) from None
-            links = dict((rel, url) for url, rel in LINK.findall(response.headers.get("link", "")))
+            links = {rel: url for url, rel in LINK.findall(response.headers.get("link", ""))}
             last = PAGE.search(links.get("last", ""))
             rate_left = response.headers.get("x-ratelimit-remaining")
             if response.status_code == 304:
