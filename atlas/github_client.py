@@ -129,7 +129,7 @@ def rate_limit_wait(response: httpx.Response, attempt: int = 0) -> float | None:
     except ValueError:
         pass
     if response.status_code == 429 or is_secondary_limit(response) or headers.get("x-ratelimit-remaining") == "0":
-        return min(SECONDARY_MIN_WAIT * 2 ** attempt, MAX_BACKOFF_SECONDS)
+        return min(SECONDARY_MIN_WAIT * 2.0 ** attempt, MAX_BACKOFF_SECONDS)
     return None
 
 

@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -201,7 +201,7 @@ class Settings:
             value = env.get(name, "").strip()
             return value or None
 
-        def number(name: str, default: float, kind: type = float) -> float:
+        def number(name: str, default: float, kind: Callable[[str], float] = float) -> float:
             raw = get(name)
             if raw is None:
                 return default

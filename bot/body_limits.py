@@ -50,7 +50,7 @@ def log_refusals(server: BaseWSGIServer | MultiSocketServer, limits: Mapping[str
     class RoutedParser(HTTPRequestParser):  # type: ignore[misc]
         def parse_header(self, header_plus: bytes) -> Any:
             done = super().parse_header(header_plus)
-            own: Any = copy.copy(getattr(self, "adj"))  # this request's own: waitress reads the limit right after the headers
+            own: Any = copy.copy(getattr(self, "adj"))  # noqa: B009  # (self.adj: mypy cannot type it) this request's own: waitress reads the limit right after the headers
             own.max_request_body_size = by_path.get(self.path, DEFAULT_MAX_BODY + 1)
             self.adj = own
             return done

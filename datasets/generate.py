@@ -167,7 +167,7 @@ def _thread_people(spec: Spec, author: str, seed: int) -> dict[str, str]:
     return {"r": author, "m": owner, "u": bystanders[0], "u2": bystanders[1]}
 
 
-def generate(seed: int = 2026) -> list[dict]:
+def generate(seed: int = 2026) -> list[dict[str, Any]]:
     """All issues as tracker records, ordered by id; the same seed always gives the same records."""
     specs = all_specs()
     keys = [spec.key for spec in specs]

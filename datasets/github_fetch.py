@@ -59,7 +59,7 @@ class Counters:
 class Fetcher:
     """Makes the sync's requests through githubkit calls (`call(headers)` returns a githubkit Response)."""
 
-    def __init__(self, client: GitHub, store: Store, repo: str, progress: Progress, *, wait: bool,
+    def __init__(self, client: GitHub[Any], store: Store, repo: str, progress: Progress, *, wait: bool,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.client, self.store, self.repo, self.progress, self.wait, self.sleep = client, store, repo, progress, wait, sleep
         self.counters = Counters()
@@ -79,7 +79,7 @@ class Fetcher:
                 raise failure(exc, self.repo, doing, needs) from None
             except GitHubException as exc:
                 raise failure(exc, self.repo, doing, needs) from None
-            links = dict((rel, url) for url, rel in LINK.findall(response.headers.get("link", "")))
+            links = {rel: url for url, rel in LINK.findall(response.headers.get("link", ""))}
             last = PAGE.search(links.get("last", ""))
             rate_left = response.headers.get("x-ratelimit-remaining")
             if response.status_code == 304:

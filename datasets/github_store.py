@@ -179,7 +179,8 @@ class Store:
         return [r[0] for r in self.conn.execute("SELECT name FROM labels ORDER BY name")]
 
     def counts(self) -> dict[str, int]:
-        one = lambda sql: int(self.conn.execute(sql).fetchone()[0])  # noqa: E731
+        def one(sql: str) -> int:
+            return int(self.conn.execute(sql).fetchone()[0])
         return {"issues": one("SELECT COUNT(*) FROM issues WHERE is_pr = 0"),
                 "pull_requests": one("SELECT COUNT(*) FROM issues WHERE is_pr = 1"),
                 "comments": one("SELECT COUNT(*) FROM comments"), "labels": one("SELECT COUNT(*) FROM labels"),

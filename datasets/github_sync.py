@@ -67,7 +67,7 @@ class SyncReport:
         return asdict(self)
 
 
-def sync(client: GitHub, gh: GitHubSettings, folder: Path, *, docs: list[str] | None = None, wait: bool = True,
+def sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[str] | None = None, wait: bool = True,
          progress: Progress | None = None, sleep: Callable[[float], None] | None = None, build_index: bool = True,
          reconcile: bool = False) -> SyncReport:
     """One incremental (or resumed, or first full) sync of `gh.repo` into `folder`."""

@@ -107,4 +107,4 @@ def test_a_side_effect_card_is_refused_to_an_outsider_and_approved_by_a_role_mem
 def test_a_bad_signature_is_refused_by_atlas_serve(serve: di.InteractionSender, redis_conn: redis.Redis) -> None:
     assert serve.send(di.ping()).body == {"type": 1}
     assert serve.send(di.ask("hello", MAINTAINER), tamper=True).status == 401
-    assert not [k for k in redis_conn.scan_iter("atlas:run:*")]
+    assert not list(redis_conn.scan_iter("atlas:run:*"))

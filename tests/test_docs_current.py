@@ -90,7 +90,7 @@ def _settings_class() -> Any:
         for node in tree.body:
             if isinstance(node, ast.ClassDef) and node.name == "Settings" and any(
                     isinstance(item, ast.FunctionDef) and item.name == "from_env" for item in node.body):
-                return getattr(importlib.import_module(_module_of(path)), "Settings")
+                return importlib.import_module(_module_of(path)).Settings
     raise AssertionError("no Settings class with from_env in the packages")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import uuid
 import zlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -82,7 +82,7 @@ def test_a_stored_zlib_stream_decompresses_to_its_bytes_and_refuses_what_one_blo
 
 
 def test_timestamps_are_written_as_rq_writes_them() -> None:
-    for moment in (datetime(2026, 12, 1, 8, 40, 20, 853732, tzinfo=timezone.utc), datetime(2027, 1, 2, 3, 4, 5, tzinfo=timezone.utc)):
+    for moment in (datetime(2026, 12, 1, 8, 40, 20, 853732, tzinfo=UTC), datetime(2027, 1, 2, 3, 4, 5, tzinfo=UTC)):
         assert stamp(moment) == utcformat(moment)
         assert utcparse(stamp(moment)) == moment
 

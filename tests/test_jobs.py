@@ -74,7 +74,7 @@ def test_a_worker_posts_every_slack_run_through_the_clients_it_built_once(
             assert isinstance(reporter, FanOut)
             thread, assistant = reporter.reporters
             assert all(a is b for a, b in zip((thread.client, thread.create_client, assistant.client),  # type: ignore[attr-defined]
-                                              (rt.slack.client, rt.slack.create_client, rt.slack.client)))
+                                              (rt.slack.client, rt.slack.create_client, rt.slack.client), strict=True))
             assert jobs.continue_run(run.id) == "done"
             assert len(slack_api.thread("C0GENERAL", f"170000000{n}.000100")) == 2
         assert built == []  # no job built a client of its own

@@ -138,7 +138,7 @@ def test_the_plain_feedback_buttons_vote_like_slacks_feedback_buttons(bot: Runni
     from tests.standins.slack_events import block_action
 
     run_id = "0123456789abcdef"
-    for action_id, user in zip(FEEDBACK_BUTTON_ACTIONS, ("U0ALICE", "U0BOB")):
+    for action_id, user in zip(FEEDBACK_BUTTON_ACTIONS, ("U0ALICE", "U0BOB"), strict=True):
         assert bot.send.interaction(block_action(action_id, f"{run_id}:{action_id.rsplit('_', 1)[1]}", user=user)).status == 200
     wait_for(lambda: feedback.votes(redis_conn, run_id) == {"U0ALICE": "up", "U0BOB": "down"}, what="both votes")
 

@@ -44,7 +44,7 @@ def test_a_question_in_the_assistant_view_gets_a_title_a_status_and_one_streamed
     statuses = _statuses(slack_api, THREAD)
     assert wording.ASSISTANT_STATUS["search_issues"] in statuses and statuses[-1] == ""  # cleared once answered
     working = [s for s in statuses if s in wording.ASSISTANT_STATUS.values() or s == wording.ASSISTANT_STATUS_THINKING]
-    assert working[0] == wording.ASSISTANT_STATUS_THINKING and all(s != t for s, t in zip(working, working[1:]))  # sent when it changes
+    assert working[0] == wording.ASSISTANT_STATUS_THINKING and all(s != t for s, t in zip(working, working[1:], strict=False))  # sent when it changes
 
     [run] = _runs(redis_conn)
     assert run.status == "done" and run.context_channel == "C0RELEASES"

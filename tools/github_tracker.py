@@ -88,7 +88,7 @@ class GitHubTracker:
         page = 1
         while True:
             response = self._call(lambda: self.github.rest.issues.list_labels_for_repo(
-                self.gh.owner, self.gh.name, per_page=100, page=page), "list the labels of", READ_ISSUES)
+                self.gh.owner, self.gh.name, per_page=100, page=page), "list the labels of", READ_ISSUES)  # noqa: B023  # called in this iteration
             names.extend(str(label["name"]) for label in _array(response))
             if 'rel="next"' not in response.headers.get("link", ""):
                 return sorted(names)
@@ -142,7 +142,7 @@ class GitHubTracker:
         if tool == "post_comment":
             for comment in self._comments(number):
                 if marker(key) in str(comment.get("body") or ""):
-                    self._apply(lambda store: store.put_comment(comment, number))
+                    self._apply(lambda store: store.put_comment(comment, number))  # noqa: B023  # applied before the return
                     return f"Posted the comment on #{number} ({comment.get('html_url') or self.url(number)})."
             return None
         raw = self._raw_issue(number)
@@ -177,7 +177,7 @@ class GitHubTracker:
         page = 1
         while True:
             response = self._call(lambda: self.github.rest.issues.list_comments(
-                self.gh.owner, self.gh.name, number, per_page=100, page=page), f"read the comments of issue #{number} in", READ_ISSUES,
+                self.gh.owner, self.gh.name, number, per_page=100, page=page), f"read the comments of issue #{number} in", READ_ISSUES,  # noqa: B023  # called in this iteration
                 number=number)
             found.extend(_array(response))
             if 'rel="next"' not in response.headers.get("link", ""):

@@ -56,7 +56,7 @@ def submit(conn: redis.Redis, settings: Settings, *, kind: Literal["message", "i
                        settings_fingerprint=settings.fingerprint)
         Queue(settings.queue_name, connection=conn).enqueue(
             CONTINUE_RUN, run.id, pipeline=pipe, **job_options(run.id, slack_outage_seconds=settings.slack_outage_seconds))
-        RunStore(pipe).save(run)  # type: ignore[arg-type]  # a pipeline takes the same commands
+        RunStore(pipe).save(run)
     claims.confirm(pipe, claim)
     try:
         pipe.execute()

@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from atlas.text import clip
 
@@ -194,10 +194,10 @@ class DiscordREST:
     # -- the calls Atlas makes -----------------------------------------------------------------
 
     def create_message(self, channel_id: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return self.request("POST", f"/channels/{channel_id}/messages", payload)
+        return cast(dict[str, Any], self.request("POST", f"/channels/{channel_id}/messages", payload))
 
     def edit_message(self, channel_id: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return self._in_thread(channel_id, lambda: self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", payload))
+        return cast(dict[str, Any], self._in_thread(channel_id, lambda: self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", payload)))
 
     def delete_message(self, channel_id: str, message_id: str) -> None:
         self._in_thread(channel_id, lambda: self.request("DELETE", f"/channels/{channel_id}/messages/{message_id}"))
@@ -215,22 +215,22 @@ class DiscordREST:
         return call()
 
     def start_thread(self, channel_id: str, message_id: str, name: str) -> dict[str, Any]:
-        return self.request("POST", f"/channels/{channel_id}/messages/{message_id}/threads",
-                            {"name": name, "auto_archive_duration": 1440})
+        return cast(dict[str, Any], self.request("POST", f"/channels/{channel_id}/messages/{message_id}/threads",
+                                                  {"name": name, "auto_archive_duration": 1440}))
 
     def edit_original(self, application_id: str, token: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/@original", payload, auth=False)
+        return cast(dict[str, Any], self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/@original", payload, auth=False))
 
     def followup(self, application_id: str, token: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return self.request("POST", f"/webhooks/{application_id}/{token}?wait=true", payload, auth=False)
+        return cast(dict[str, Any], self.request("POST", f"/webhooks/{application_id}/{token}?wait=true", payload, auth=False))
 
     def edit_followup(self, application_id: str, token: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/{message_id}", payload, auth=False)
+        return cast(dict[str, Any], self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/{message_id}", payload, auth=False))
 
     def put_commands(self, application_id: str, commands: list[dict[str, Any]], guild_id: str | None = None) -> list[dict[str, Any]]:
         """Bulk overwrite: the commands afterwards are exactly these (idempotent)."""
         where = f"/guilds/{guild_id}" if guild_id else ""
-        return self.request("PUT", f"/applications/{application_id}{where}/commands", commands)
+        return cast(list[dict[str, Any]], self.request("PUT", f"/applications/{application_id}{where}/commands", commands))
 
 
 _shared_limits = Limits()

@@ -24,7 +24,7 @@ from typing import Any, assert_never
 
 from atlas.text import clip
 from bot.discord import render, wording
-from bot.discord.rest import DiscordError, DiscordREST, rest_client
+from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST, rest_client
 from bot.slack import cards as approval_cards
 from bot.slack.render import task_title
 from tools.tracker import demo_tracker
@@ -304,7 +304,7 @@ def decided_payload(approval: Approval, *, result: str | None = None, ok: bool =
     elif result is not None:
         template = wording.APPROVAL_RESULT_DONE if ok else wording.APPROVAL_RESULT_FAILED
         lines.append(template.format(result=render.escape(clip(result, 300))))
-    return {"content": clip("\n".join(x for x in lines if x), render.CONTENT_LIMIT), "components": []}
+    return {"content": clip("\n".join(x for x in lines if x), CONTENT_LIMIT), "components": []}
 
 
 def clip_name(text: str) -> str:

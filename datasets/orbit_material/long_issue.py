@@ -44,12 +44,12 @@ def storm_events(rng: random.Random, hosts: list[str], jitter: bool) -> list[Eve
     """Merged ORB lines from 5 pods over an eighteen-minute lockstep reconnect storm."""
     pods = pod_names(rng, 5)
     events: list[Event] = []
-    for k in range(6):
+    for _ in range(6):
         events.append((rng.uniform(0, 2.5), "INFO", "orbit.worker", None,
                        f"job succeeded job_id={job_id(rng, True)} job={rng.choice(JOBS)} duration={rng.uniform(0.05, 4):.2f}s "
                        f"worker={rng.choice(pods)}/child-{rng.randint(1, 6)}"))
-    attempt = {p: 1 for p in pods}
-    due = {p: 3.0 for p in pods}
+    attempt = dict.fromkeys(pods, 1)
+    due = dict.fromkeys(pods, 3.0)
     leased: list[tuple[str, str, float]] = []
     t_end, crashed, misfires = 1090.0, False, 0
     while min(due.values()) < t_end:

@@ -15,7 +15,7 @@ are here; deciding (with the clicker's authorization) is workers/approvals/decis
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import redis
@@ -203,7 +203,7 @@ def schedule_expiry(queue: Queue, run_id: str, step: int, at: float) -> None:
     is a no-op. The job is named by its path (as RQ stores it), so the core does not import the job's module."""
     try:
         queue.enqueue_at(
-            datetime.fromtimestamp(at, tz=timezone.utc),
+            datetime.fromtimestamp(at, tz=UTC),
             "workers.approvals.expiry.expire_step",
             run_id,
             step,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import redis
 from rq import Queue
@@ -97,7 +97,7 @@ class JobTemplate:
         """The fields that vary, and their values for run `run_id` (or its resume of step `resume`: the
         same job under another id and description, as `queueing.enqueue(..., resume=step)` writes it),
         flat, as HSET takes them."""
-        at = stamp(datetime.now(timezone.utc))
+        at = stamp(datetime.now(UTC))
         data = stored_zlib(DefaultSerializer.dumps((RUN_FUNCTION, None, (run_id,), {})))
         description = self.description.replace(_PLACEHOLDER, run_id) + (f" resume {resume}" if resume else "")
         return ["created_at", at, "data", data, "description", description, "enqueued_at", at]
