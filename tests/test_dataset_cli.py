@@ -78,7 +78,9 @@ def _kept_and_wanted(data: Path, home: Path) -> tuple[int, int]:
     store = derived.root(data, home) / "issues" / derived.DOCS_VECTORS
     kept = sqlite3.connect(store).execute("SELECT count(*) FROM vectors").fetchone()[0] if store.is_file() else 0
     vectors = DocsIndex(load_pages(data / "docs"), thread_texts(data / "issues" / "issues.jsonl"), semantic=True).vectors
-    assert vectors is not None and (model := encoder()) is not None
+    assert vectors is not None
+    model = encoder()
+    assert model is not None
     vectors._cut(model)  # the passages, cut as search cuts them, without embedding any
     return kept, len(set(vectors.texts))
 

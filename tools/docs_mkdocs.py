@@ -22,7 +22,7 @@ AUTODOC = re.compile(r"^(?P<indent> *):::[ \t]+(?P<name>[\w.:-]+)[ \t]*$")
 # Only real HTML elements: `<Response [200 OK]>` in a console example is not a tag.
 ELEMENTS = """a abbr b br center code div em figcaption figure h1 h2 h3 h4 h5 h6 hr i img kbd li ol p picture
     pre small source span strong sub sup table tbody td th thead tr u ul details summary video iframe""".split()
-TAG = re.compile(r"</?(?:%s)\b[^<>]*/?>" % "|".join(ELEMENTS), re.IGNORECASE)
+TAG = re.compile(r"</?(?:" + "|".join(ELEMENTS) + r")\b[^<>]*/?>", re.IGNORECASE)
 HTML_HEADING = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1>\s*$", re.IGNORECASE | re.DOTALL)
 RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-f]+|[a-z]+\d*);", re.IGNORECASE)
