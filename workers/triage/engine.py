@@ -1,8 +1,9 @@
 """Offline triage of one issue: likely duplicates, labels, a drafted reply; no language model, no writes.
 
 Similarity is by words (similarity.py) and, when the embedding model's package is installed and
-ATLAS_SEMANTIC is on, also by the titles' meaning (meaning.py): `mode` says which ("lexical" or
-"hybrid"); each mode has its own card threshold.
+ATLAS_SEMANTIC is on, also by the meaning of the titles and of the openings (meaning.py): `mode`
+says which ("lexical" or "hybrid"); each mode has its own card threshold, on the calibrated score
+of duplicates.py.
 
 `Triage.triage(issue)` reads only issues opened before `issue` (`History` seq order): they are the
 duplicate candidates and the neighbours whose labels are voted, and only labels used on them are
@@ -113,8 +114,11 @@ class Triage:
         known = self.history.get(issue.number)
         before = known.seq if known is not None else len(self.history)
         when = known.when if known is not None else (issue.created_at or "9999")
-        fresh = meaning.encode([issue.title, meaning.opening(issue.title, issue.body)]) if self.titles is not None else None
-        return self._triage(issue.number, issue.title, issue.body, before, when, None if fresh is None else (fresh[0], fresh[1]))
+        vectors = None
+        if self.titles is not None:  # one text per call: a batch pads the short title to the opening's length
+            title, opening = meaning.encode([issue.title]), meaning.encode([meaning.opening(issue.title, issue.body)])
+            vectors = None if title is None or opening is None else (title[0], opening[0])
+        return self._triage(issue.number, issue.title, issue.body, before, when, vectors)
 
     def _triage(self, number: int, title: str, body: str, before: int, when: str,
                 vectors: tuple[np.ndarray, np.ndarray] | None) -> Suggestions:
