@@ -3,13 +3,22 @@
 A candidate's score is its similarity to the new issue (similarity.py, blended with the titles'
 meaning when the model is installed), moved up or down by whether both name the same version,
 and scaled by how well its labels agree with the labels the neighbours vote for the new issue (a
-question is rarely a duplicate of a bug report). A candidate that was already closed as a duplicate
-*before* the new issue was opened stands aside for its original, which takes its score: maintainers
-point new reports at the original, not at an earlier duplicate.
+question is rarely a duplicate of a bug report). With the model, half of it is the cosine of the two
+issues' openings (meaning.opening: the title and the first prose words), which is where two reports
+of one problem tell it in their own words. Sharing an error code or an exception name (`ORB-1601`,
+`KeyError`) adds a little. A candidate that was already closed as a duplicate *before* the new issue
+was opened stands aside for its original, which takes its score: maintainers point new reports at
+the original, not at an earlier duplicate.
+
+The score is then calibrated against the issue's other candidates: a share of the best *other*
+candidate's score is taken off. An issue close to one earlier issue is a duplicate; an issue about
+as close to several (the tenth "INTERNAL ERROR: Black produced different code on the second pass")
+is a common kind of report, and its best candidate is less likely to be its original.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from workers.triage.history import History, known_before
@@ -17,6 +26,10 @@ from workers.triage.versions import reported_versions
 
 VERSION_AGREES = 0.05  # both name the same version: a little closer; different versions: a little further
 LABELS_FLOOR = 0.6  # a candidate none of whose labels the new issue's neighbours vote for keeps this share of its score
+OPENING_SHARE = 0.5  # with the model: this share of the score is the openings' cosine
+SHARED_SIGNAL = 0.06  # both name the same error code or exception type
+MARGIN = 0.3  # this share of the best other candidate's score is taken off each candidate's
+SIGNAL = re.compile(r"\b[A-Z][A-Z0-9]+-\d{3,}\b|\b[A-Z]\w*(?:Error|Exception)\b")
 
 
 @dataclass(frozen=True)
@@ -27,22 +40,47 @@ class Candidate:
 
 
 def rank(history: History, versions: list[frozenset[str]], families: list[frozenset[str]], query_text: str, when: str,
-         similar: dict[int, float], votes: dict[str, float], limit: int) -> list[Candidate]:
+         similar: dict[int, float], votes: dict[str, float], limit: int, openings: dict[int, float] | None = None,
+         signals: list[frozenset[str]] | None = None) -> list[Candidate]:
     """The best `limit` originals for a new issue, from its similarity to each earlier issue (by seq);
     `versions[seq]` are the versions each issue's report names (`versions_named`), `families[seq]` its
-    topic label families (`LabelBook.families`)."""
+    topic label families (`LabelBook.families`), `openings[seq]` the openings' cosine (with the model),
+    `signals[seq]` the error codes and exception names it names (`signals_named`)."""
     mine = set(reported_versions(query_text))
+    my_signals = named_signals(query_text)
     scored: dict[int, Candidate] = {}
     for seq, sim in similar.items():
         record = history.records[seq]
         score = sim * _label_agreement(families[seq], votes) + _version_term(mine, versions[seq])
+        if openings is not None:
+            score = (1 - OPENING_SHARE) * score + OPENING_SHARE * openings.get(seq, 0.0)
+        if signals is not None and my_signals & signals[seq]:
+            score += SHARED_SIGNAL
         target, via = record.id, None
         original = history.get(record.duplicate_of) if record.duplicate_of else None
         if original is not None and original.seq < seq and known_before(record.duplicate_since, when):
             target, via = original.id, record.id
         if target not in scored or scored[target].score < score:
-            scored[target] = Candidate(target, round(score, 3), via)
-    return sorted(scored.values(), key=lambda c: (-c.score, -c.id))[:limit]
+            scored[target] = Candidate(target, score, via)
+    best = sorted(scored.values(), key=lambda c: (-c.score, -c.id))
+    calibrated = [Candidate(c.id, round(c.score - MARGIN * _best_other(best, i), 3), c.via) for i, c in enumerate(best[:limit])]
+    return sorted(calibrated, key=lambda c: (-c.score, -c.id))
+
+
+def _best_other(ranked: list[Candidate], i: int) -> float:
+    """The best score among the candidates other than the i-th (ranked best first)."""
+    others = ranked[1:2] if i == 0 else ranked[:1]
+    return max(0.0, others[0].score) if others else 0.0
+
+
+def named_signals(text: str) -> frozenset[str]:
+    """The error codes and exception type names a text names: strong evidence of one problem when shared."""
+    return frozenset(SIGNAL.findall(text))
+
+
+def signals_named(history: History) -> list[frozenset[str]]:
+    """The signals each issue's report names, by seq (computed once per history)."""
+    return [named_signals(f"{r.title}\n{r.body}") for r in history.records]
 
 
 def versions_named(history: History) -> list[frozenset[str]]:

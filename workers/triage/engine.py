@@ -1,8 +1,9 @@
 """Offline triage of one issue: likely duplicates, labels, a drafted reply; no language model, no writes.
 
 Similarity is by words (similarity.py) and, when the embedding model's package is installed and
-ATLAS_SEMANTIC is on, also by the titles' meaning (meaning.py): `mode` says which ("lexical" or
-"hybrid"); each mode has its own card threshold.
+ATLAS_SEMANTIC is on, also by the meaning of the titles and of the openings (meaning.py): `mode`
+says which ("lexical" or "hybrid"); each mode has its own card threshold, on the calibrated score
+of duplicates.py.
 
 `Triage.triage(issue)` reads only issues opened before `issue` (`History` seq order): they are the
 duplicate candidates and the neighbours whose labels are voted, and only labels used on them are
@@ -28,7 +29,7 @@ from workers.triage.label_votes import LabelBook
 from workers.triage.similarity import AsOfIndex, features
 
 # Card thresholds, chosen on the Orbit demo only (python -m bench triage; black is the held-out set).
-DUPLICATE_THRESHOLD = {"lexical": 0.30, "hybrid": 0.34}  # the lowest whose false rate on Orbit's replay is <= 5%
+DUPLICATE_THRESHOLD = {"lexical": 0.271, "hybrid": 0.384}  # the lowest whose false rate on Orbit's replay is <= 5%
 MAX_DUPLICATES = 3
 CROWD = 10  # a title's crowd: its nearest earlier titles, whose mean similarity is subtracted
 ABOVE_CROWD = 2.0  # what is left is doubled, back to the scale of the word similarity
@@ -87,7 +88,10 @@ class Triage:
         self.index = AsOfIndex([features(r.title, r.body) for r in history.records])
         self.book = LabelBook(history)
         self.versions = duplicates.versions_named(history)
+        self.signals = duplicates.signals_named(history)
         self.titles = meaning.title_vectors([r.title for r in history.records], store) if semantic else None
+        self.openings = None if self.titles is None else meaning.title_vectors(
+            [meaning.opening(r.title, r.body) for r in history.records], store.with_name(meaning.OPENINGS) if store else None)
         self.mode = "hybrid" if self.titles is not None else "lexical"
 
     @classmethod
@@ -105,20 +109,29 @@ class Triage:
             record = self.history.get(issue)
             if record is None:
                 raise KeyError(issue)
-            title_vector = self.titles[record.seq] if self.titles is not None else None
-            return self._triage(record.id, record.title, record.body, record.seq, record.when, title_vector)
+            vectors = None if self.titles is None or self.openings is None else (self.titles[record.seq], self.openings[record.seq])
+            return self._triage(record.id, record.title, record.body, record.seq, record.when, vectors)
         known = self.history.get(issue.number)
         before = known.seq if known is not None else len(self.history)
         when = known.when if known is not None else (issue.created_at or "9999")
-        vector = meaning.encode([issue.title]) if self.titles is not None else None
-        return self._triage(issue.number, issue.title, issue.body, before, when, None if vector is None else vector[0])
+        vectors = None
+        if self.titles is not None:  # one text per call: a batch pads the short title to the opening's length
+            title, opening = meaning.encode([issue.title]), meaning.encode([meaning.opening(issue.title, issue.body)])
+            vectors = None if title is None or opening is None else (title[0], opening[0])
+        return self._triage(issue.number, issue.title, issue.body, before, when, vectors)
 
     def _triage(self, number: int, title: str, body: str, before: int, when: str,
-                title_vector: np.ndarray | None) -> Suggestions:
+                vectors: tuple[np.ndarray, np.ndarray] | None) -> Suggestions:
+        """`vectors`: the issue's title and opening vectors (hybrid mode), else None."""
         lexical = {n.seq: n.similarity for n in self.index.nearest(features(title, body), before, CANDIDATES)}
-        similar = self._similar(lexical, before, title_vector)
+        similar = self._similar(lexical, before, None if vectors is None else vectors[0])
         votes = self.book.votes(similar)
-        found = duplicates.rank(self.history, self.versions, self.book.families, f"{title}\n{body}", when, similar, votes, MAX_DUPLICATES)
+        openings = None
+        if vectors is not None and self.openings is not None and similar:
+            seqs = np.fromiter(similar, dtype=np.int64)
+            openings = dict(zip(seqs.tolist(), (self.openings[seqs] @ vectors[1]).tolist(), strict=True))
+        found = duplicates.rank(self.history, self.versions, self.book.families, f"{title}\n{body}", when, similar, votes,
+                                MAX_DUPLICATES, openings, self.signals)
         idf = self.index.idf(before) if found else None
 
         def weight(term: str) -> float:

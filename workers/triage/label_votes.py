@@ -2,7 +2,7 @@
 
 Only topic labels vote (labels.py); a family is suggested under the name the repository used most
 recently before the issue, and only if that name was in use by then. A version label is suggested
-from the version the report itself names, never voted.
+from the version the report itself names (the newest, when it names several), never voted.
 """
 
 from __future__ import annotations
@@ -111,14 +111,20 @@ class LabelBook:
         return {fam: key[2] for fam, key in best.items()}
 
     def _version_labels(self, text: str, before: int) -> list[tuple[str, float, str]]:
-        """The version label of the one version the report names, when that label was in use."""
+        """The version label of the newest version the report names among those with a label in use: a
+        report naming two ("since upgrading from 3.0.3 to 3.1.0", "2.6.1 respected the order") is about
+        the newer one."""
         known = {}
         for name, seqs in self.uses.items():
             version = label_kinds.version_of(name)
             if version and seqs[0] < before:
                 known[version] = name
         found = {v for v in reported_versions(text) if v in known}
-        if len(found) != 1:
+        if not found:
             return []
-        version = found.pop()
+        version = max(found, key=_version_key)
         return [(known[version], VERSION_SCORE, f"the report names {version}")]
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))

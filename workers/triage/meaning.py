@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +22,9 @@ import numpy.typing as npt
 from tools.docs_semantic import encoder
 
 STORE = "triage_titles.npz"
+OPENINGS = "triage_openings.npz"  # the same for each issue's opening (opening() below)
+OPENING_WORDS = 60  # the first words of prose: what the reporter saw, before logs and environment tables
+NOT_PROSE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 log = logging.getLogger(__name__)
 Vectors = npt.NDArray[np.float32]
 
@@ -40,8 +44,16 @@ def encode(texts: Sequence[str]) -> Vectors | None:
     return np.asarray(model.encode(list(texts)), dtype=np.float32)
 
 
+def opening(title: str, body: str) -> str:
+    """The title and the body's first prose words (code blocks, tables, headings, lists and quotes out):
+    two reports of one problem describe it in their own words there, while their logs differ."""
+    prose = (line.strip() for line in NOT_PROSE.sub(" ", body).splitlines())
+    words = " ".join(line for line in prose if line and not line.startswith(("|", "#", "-", ">", "*"))).split()
+    return f"{title}. {' '.join(words[:OPENING_WORDS])}" if words else title
+
+
 def title_vectors(titles: Sequence[str], store: Path | None) -> Vectors | None:
-    """The vectors of `titles` (in order), read from `store` where it has them, the rest encoded and saved."""
+    """The vectors of `titles` (any texts, in order), read from `store` where it has them, the rest encoded and saved."""
     if encoder() is None:
         return None
     keys = [hashlib.sha256(t.encode()).hexdigest()[:24] for t in titles]

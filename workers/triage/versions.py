@@ -1,7 +1,8 @@
 """The version a report names: `X.Y.Z` numbers in its text, not those of Python or a broker.
 
-A version label is suggested only when the report names exactly one version the repository has a
-label for; numbers on a line about Python, Redis, Postgres, an OS or a library are left out.
+A version label is suggested only for a version the report names that the repository has a label
+for (the newest of them, label_votes.py); numbers on a line about Python, Redis, Postgres, an OS or
+a library are left out.
 """
 
 from __future__ import annotations
