@@ -41,7 +41,7 @@ def test_instructions_in_an_issue_change_nothing() -> None:
     assert "security" not in [s.name for s in with_text.labels]
     # The extra words only dilute the similarity (the calibrated score may drop below the card threshold):
     # they never bring in a candidate the plain report did not have.
-    assert set(d.id for d in with_text.duplicates) <= set(d.id for d in without.duplicates)
+    assert {d.id for d in with_text.duplicates} <= {d.id for d in without.duplicates}
     assert [s.name for s in with_text.labels] == [s.name for s in without.labels]
     assert with_text.reply is None or "security" not in with_text.reply  # the reply never quotes the issue
 
