@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 KNOWLEDGE = Path("knowledge")
 REPO = KNOWLEDGE / "repo.json"
@@ -79,7 +80,7 @@ def _read_text(full: str) -> tuple[str, str] | None:
         return None
 
 
-def read_jsonl(path: Path) -> list[dict[str, object]]:
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """Records of a JSONL file; a missing file is no records (that source is off or not synced)."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
