@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from datasets import derived
+from datasets import derived, knowledge_generate
 from datasets.issue_context import context, dress, parse_time, render
 from datasets.orbit_material import all_specs
 from datasets.orbit_material.model import Spec
@@ -203,11 +203,9 @@ def write(path: Path, seed: int = 2026) -> Path:
 def build(data_dir: Path) -> Path:
     """Write `<data_dir>/issues/issues.jsonl` with the default seed (used by `atlas dataset build`) and
     the PRs, releases and discussions beside it (datasets/knowledge_generate.py), and mark the folder as Atlas's, so its derived index lives beside it (datasets/derived.py)."""
-    from datasets import knowledge_generate  # it numbers PRs after the issues: it imports this module
-
     derived.mark(data_dir)
     path = write(Path(data_dir) / "issues" / "issues.jsonl")
-    knowledge_generate.write(Path(data_dir))
+    knowledge_generate.write(Path(data_dir), issue_numbers())
     return path
 
 

@@ -15,11 +15,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from datasets import generate
 from datasets.knowledge_files import CODE, DISCUSSIONS, PULLS, RELEASES, REPO, code_files
 from datasets.orbit_material import knowledge as material
 
 REPO_URL = "https://github.com/orbit-jobs/orbit"
+DEMO_CODE = Path(__file__).resolve().parent / "orbit" / CODE  # the hand-written tree, committed as it is
 _ISSUE_REF = re.compile(r"#\[([a-z0-9-]+)\]")
 _PR_REF = re.compile(r"#<pr:(\d+)>")
 
@@ -32,9 +32,8 @@ def tree_commit(root: Path) -> str:
     return digest.hexdigest()
 
 
-def records(seed: int = 2026) -> dict[Path, list[dict[str, Any]]]:
-    """The records of each knowledge file, in the order they are written."""
-    issues = generate.issue_numbers(seed)
+def records(issues: dict[str, int]) -> dict[Path, list[dict[str, Any]]]:
+    """The records of each knowledge file, in the order they are written; `issues`: each spec key's number."""
     first = max(issues.values()) + 1
     pulls = {n: first + n - 1 for n in range(1, len(material.PULLS) + 1)}
 
@@ -64,12 +63,13 @@ def _reply(reply: material.Reply, link: Any) -> dict[str, str]:
     return {"author": reply.author, "created_at": reply.at, "body": link(reply.body)}
 
 
-def write(data_dir: Path, seed: int = 2026) -> None:
-    """Write the knowledge files into `data_dir` (and copy the source tree there when it is not the bundled demo)."""
+def write(data_dir: Path, issues: dict[str, int]) -> None:
+    """Write the knowledge files into `data_dir` (and copy the source tree there when it is not the bundled
+    demo); `issues` numbers the issues they cite (datasets.generate.issue_numbers)."""
     data_dir = Path(data_dir)
-    if (data_dir / CODE).resolve() != (generate.DATA_DIR / CODE).resolve():
-        shutil.copytree(generate.DATA_DIR / CODE, data_dir / CODE, dirs_exist_ok=True, symlinks=True)
-    for path, rows in records(seed).items():
+    if (data_dir / CODE).resolve() != DEMO_CODE:
+        shutil.copytree(DEMO_CODE, data_dir / CODE, dirs_exist_ok=True, symlinks=True)
+    for path, rows in records(issues).items():
         (data_dir / path).parent.mkdir(parents=True, exist_ok=True)
         lines = [json.dumps(row, ensure_ascii=False, sort_keys=True) for row in rows]
         (data_dir / path).write_text("\n".join(lines) + "\n", encoding="utf-8")
