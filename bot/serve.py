@@ -31,6 +31,8 @@ from atlas.connection import redis_url
 from atlas.errors import ConfigError, Unavailable
 from atlas.settings import Settings
 from atlas.slack_client import TIMEOUT_SECONDS, api_url
+from bot.mcp_http import MCP_PATH
+from bot.mcp_http import endpoint as mcp_endpoint
 from bot.slack.app import create_app
 
 log = logging.getLogger("atlas.bot.serve")
@@ -69,7 +71,7 @@ class CheckedRequestHandler(SlackRequestHandler):
         return self.app.dispatch(bolt_request)
 
 
-def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None = None) -> Wsgi:
+def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None = None, mcp: Wsgi | None = None) -> Wsgi:
     """Bolt's WSGI handler, GitHub's webhook path and Discord's interactions endpoint when configured,
     and a health check for load balancers and process managers."""
     slack = CheckedRequestHandler(app, path=EVENTS_PATH) if app is not None else None
@@ -82,6 +84,8 @@ def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None =
             return github(environ, start_response)
         if discord is not None and environ.get("PATH_INFO") == DISCORD_PATH:
             return discord(environ, start_response)
+        if mcp is not None and environ.get("PATH_INFO") == MCP_PATH:  # bot/mcp_http.py, with ATLAS_MCP_TOKEN
+            return mcp(environ, start_response)
         if slack is None:
             start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
             return [b"not found\n"]
@@ -91,10 +95,11 @@ def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None =
 
 
 def http_server(app: App | None, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None,
-                github: Wsgi | None = None, discord: Wsgi | None = None, threads: int = HTTP_THREADS) -> BaseWSGIServer | MultiSocketServer:
+                github: Wsgi | None = None, discord: Wsgi | None = None, threads: int = HTTP_THREADS,
+                mcp: Wsgi | None = None) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
     where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
-    return create_server(wsgi_app(app, github, discord), threads=threads, ident="atlas", clear_untrusted_proxy_headers=True,
+    return create_server(wsgi_app(app, github, discord, mcp), threads=threads, ident="atlas", clear_untrusted_proxy_headers=True,
                          max_request_body_size=MAX_BODY_BYTES, **where)
 
 
@@ -120,7 +125,7 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     if processes <= 1:
         slack, discord = web_apps(settings)
         server = http_server(slack, host=host, port=port, github=github_webhook(settings), discord=discord,
-                             threads=settings.http_threads)
+                             threads=settings.http_threads, mcp=mcp_endpoint(settings))
         log.warning("Atlas is listening on http://%s:%s%s", host, port, EVENTS_PATH)
         _run(server)
         return 0
@@ -133,7 +138,8 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
                 slack, discord = web_apps(settings)
-                _run(http_server(slack, sock=sock, github=github_webhook(settings), discord=discord, threads=settings.http_threads))
+                _run(http_server(slack, sock=sock, github=github_webhook(settings), discord=discord, threads=settings.http_threads,
+                                 mcp=mcp_endpoint(settings)))
             finally:
                 os._exit(0)
         children.append(pid)

@@ -30,12 +30,19 @@ READ_TOOLS = (search_docs, get_doc_section, search_issues, get_issue, search_cod
 
 def v2_registry(project: Project | None = None) -> Registry:
     """The current read tools: search_docs, get_doc_section, search_issues, get_issue, the knowledge tools
-    (search_code, read_file, search_history, get_history_item, find_fix), calculate, read_more, then the side-effect tools (add_labels, post_comment, close_issue), which run only after approval.
+    (search_code, read_file, search_history, get_history_item, find_fix), calculate, read_more, then the
+    side-effect tools (add_labels, post_comment, close_issue), which run only after approval.
     For a project other than Orbit, the descriptions name it instead of Orbit and its ORB codes."""
+    return side_effects.register(read_registry(project))
+
+
+def read_registry(project: Project | None = None, without: frozenset[str] = frozenset()) -> Registry:
+    """The read tools alone (what the MCP server serves), less the ones named in `without`."""
     registry = Registry(None if project is None or project == ORBIT else functools.partial(_renamed, project=project))
     for fn in READ_TOOLS:
-        registry.tool()(fn)
-    return side_effects.register(registry)
+        if fn.__name__ not in without:
+            registry.tool()(fn)
+    return registry
 
 
 def _renamed(text: str, *, project: Project) -> str:
