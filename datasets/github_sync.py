@@ -29,6 +29,7 @@ from githubkit import GitHub
 from atlas.errors import GitHubFailure
 from atlas.github_client import READ_ISSUES
 from atlas.project_settings import GitHubSettings
+from datasets.github_code import sync_code
 from datasets.github_docs import sync_docs
 from datasets.github_fetch import Fetcher
 from datasets.github_reconcile import reconcile as reconcile_numbers
@@ -54,6 +55,8 @@ class SyncReport:
     unchanged: list[str] = field(default_factory=list)  # listings answered 304
     docs_written: int = 0
     docs_removed: int = 0
+    code_written: int = 0
+    code_removed: int = 0
     requests: int = 0
     not_modified: int = 0
     waited_seconds: float = 0.0
@@ -95,6 +98,7 @@ def sync(client: GitHub, gh: GitHubSettings, folder: Path, *, docs: list[str] | 
             report.dropped, report.reconciled, since = reconcile_numbers(fetch, store, owner, name), True, 0
         store.put("syncs_since_reconcile", since)  # a first sync's full walk lists every number anyway
         report.docs_written, report.docs_removed = sync_docs(fetch, store, owner, name, list(docs or DEFAULT_DOCS), gh.web_url)
+        report.code_written, report.code_removed = sync_code(fetch, store, owner, name, gh.code_paths, gh.web_url)
         report.complete = True
     except GitHubFailure as exc:
         report.stopped = exc.message

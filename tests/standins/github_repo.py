@@ -47,6 +47,7 @@ class Repo:
     comments: dict[int, dict[str, Any]] = field(default_factory=dict)
     labels: dict[str, dict[str, Any]] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=lambda: dict(DOCS))
+    modes: dict[str, str] = field(default_factory=dict)  # a file's git mode when not 100644 (120000: a symlink)
     default_branch: str = "main"
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
@@ -155,7 +156,7 @@ class Repo:
         for path, data in sorted(self.files.items()):
             rel = path[len(prefix):] if path.startswith(prefix) else None
             if rel and (recursive or "/" not in rel):
-                entries.append({"path": rel, "mode": "100644", "type": "blob", "sha": blob_sha(data), "size": len(data),
+                entries.append({"path": rel, "mode": self.modes.get(path, "100644"), "type": "blob", "sha": blob_sha(data), "size": len(data),
                                 "url": self.url(f"/git/blobs/{blob_sha(data)}")})
         for sha, path in self._folders().items():
             rel = path[len(prefix):] if path.startswith(prefix) else None
@@ -180,6 +181,19 @@ class Repo:
         prefix = f"{folder}/" if folder else ""
         content = sorted((p, blob_sha(d)) for p, d in self.files.items() if p.startswith(prefix))
         return hashlib.sha1(repr((folder, content)).encode()).hexdigest()
+
+    def commit(self, ref: str) -> dict[str, Any] | None:
+        """The head commit of the default branch (by name or by its sha): its sha follows the root tree's."""
+        tree = self._folder_sha("")
+        sha = hashlib.sha1(f"commit {tree}".encode()).hexdigest()
+        if ref not in (self.default_branch, sha):
+            return None
+        commit = skeleton("commit")
+        commit.update(sha=sha, node_id=f"C_{sha[:8]}", url=self.url(f"/commits/{sha}"), html_url=self.html(f"/commit/{sha}"),
+                      comments_url=self.url(f"/commits/{sha}/comments"), parents=[], files=[])
+        commit["commit"] = {**commit["commit"], "tree": {"sha": tree, "url": self.url(f"/git/trees/{tree}")},
+                            "message": "head", "url": self.url(f"/git/commits/{sha}")}
+        return commit
 
     def blob(self, sha: str) -> dict[str, Any] | None:
         for data in self.files.values():

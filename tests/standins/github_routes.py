@@ -37,6 +37,9 @@ def route(api: GitHubAPI, call: Call, tail: str, per_page: int) -> Reply:
         if tail.startswith("/git/trees/"):
             tree = repo.tree(tail.split("/")[-1], recursive="recursive" in call.query, limit=api.tree_limit)
             return (200, tree, {}) if tree else _error(404, "Not Found")
+        if tail.startswith("/commits/"):
+            commit = repo.commit(tail.split("/", 2)[-1])
+            return (200, commit, {}) if commit else _error(422, "No commit found for SHA: " + tail.split("/", 2)[-1])
         if tail.startswith("/git/blobs/"):
             blob = repo.blob(tail.split("/")[-1])
             return (200, blob, {}) if blob else _error(404, "Not Found")
