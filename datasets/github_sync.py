@@ -112,6 +112,7 @@ def sync(client: GitHub, gh: GitHubSettings, folder: Path, *, docs: list[str] | 
         report.kept = report.complete or any(report.counts.values()) or bool(store.docs()) or (folder / SOURCE).is_file()
         if report.kept:
             store.export()
+            store.export_pulls()
         store.close()
         progress.close()
     if build_index and report.kept:

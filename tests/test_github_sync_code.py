@@ -88,3 +88,15 @@ def test_a_push_to_the_default_branch_updates_only_the_changed_code(api: GitHubA
     ctx = ToolContext(corpus=open_corpus(settings.data_dir, settings.home))
     out = dispatch(v2_registry(), "read_file", json.dumps({"path": "src/rocket/retry.py", "start": 1, "end": 2}), ctx).text
     assert "2: " in out and "min(2 ** n, 600)" in out
+
+
+def test_merged_pull_requests_come_with_the_issue_listing_and_lead_from_an_issue(api: GitHubAPI, tmp_path: Path) -> None:
+    bug = api.repo.add_issue("Leases expire during failover", "Jobs ran twice after a failover.")
+    fix = api.repo.add_issue("Renew leases with jitter", f"Fixes #{bug['number']}. Heartbeats now back off.", pull=True, state="closed")
+    settings = settings_for(api, tmp_path)
+    report = run_sync(api, settings)
+    assert report.complete
+    ctx = ToolContext(corpus=open_corpus(settings.data_dir, settings.home))
+    out = dispatch(v2_registry(), "find_fix", json.dumps({"issue_id": bug["number"]}), ctx).text
+    assert f"fixed by PR #{fix['number']} [merged " in out and f"https://github.com/acme/rocket/pull/{fix['number']}" in out
+    assert not any(r.path.startswith("/repos/acme/rocket/pulls") for r in api.requests("GET"))  # no request of its own

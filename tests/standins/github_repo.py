@@ -103,7 +103,7 @@ class Repo:
             )
             if pull:
                 issue["pull_request"] = {"url": self.url(f"/pulls/{number}"), "html_url": self.html(f"/pull/{number}"),
-                                         "diff_url": None, "patch_url": None}
+                                         "diff_url": None, "patch_url": None, "merged_at": stamp if state == "closed" else None}
             self.issues[number] = issue
             return issue
 
