@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from datasets.knowledge_index import code_text
-from datasets.tracker_db import connect_readonly
 from tools.fts_query import match_expression, terms
+from tools.readonly_db import ReadOnlyDb
 
 Kind = Literal["pull_request", "release", "discussion"]
 CHUNK_ORDER = "bm25(chunks_fts, 2.0, 6.0, 1.0)"
@@ -51,18 +49,8 @@ class Item:
     extra: dict[str, Any]
 
 
-class KnowledgeStore:
+class KnowledgeStore(ReadOnlyDb):
     """The knowledge index of one data folder, opened read-only (one connection per thread)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self._local = threading.local()
-
-    def connection(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = connect_readonly(self.path)
-        return conn
 
     def meta(self, key: str) -> str:
         row = self.connection().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
