@@ -57,6 +57,7 @@ class GitHubSettings:
     sync_interval_seconds: int = DEFAULT_SYNC_INTERVAL
     reconcile_every: int = DEFAULT_RECONCILE_EVERY  # 0: only `atlas sync github --reconcile`
     code_paths: tuple[str, ...] = ("",)  # ATLAS_SYNC_CODE: folders whose code is synced ("": all); (): no code
+    releases: bool = True  # ATLAS_SYNC_RELEASES: releases into knowledge/releases.jsonl
     web_url: str = GITHUB_WEB  # where html links point (GitHub Enterprise: its host)
 
     @property
@@ -100,6 +101,16 @@ def repo_name_problem(repo: str) -> str | None:
 
 Get = Callable[[str], "str | None"]
 Number = Callable[..., float]
+
+
+def switch(name: str, raw: str | None, default: bool = True) -> bool:
+    """An on/off variable (1/true/yes/on, 0/false/no/off); unset: `default`."""
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on") or value in ("0", "false", "no", "off"):
+        return value in ("1", "true", "yes", "on")
+    raise ConfigError(f"{name} must be true or false, got {raw!r}")
 
 
 def code_paths(raw: str | None) -> tuple[str, ...]:
@@ -149,6 +160,7 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
         webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
         sync_interval_seconds=int(number("ATLAS_SYNC_INTERVAL", DEFAULT_SYNC_INTERVAL, int)), web_url=web,
         reconcile_every=reconcile_every, code_paths=code_paths(get("ATLAS_SYNC_CODE")),
+        releases=switch("ATLAS_SYNC_RELEASES", get("ATLAS_SYNC_RELEASES")),
     )
     home = Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve()
     fields["github"] = github

@@ -100,3 +100,18 @@ def test_merged_pull_requests_come_with_the_issue_listing_and_lead_from_an_issue
     out = dispatch(v2_registry(), "find_fix", json.dumps({"issue_id": bug["number"]}), ctx).text
     assert f"fixed by PR #{fix['number']} [merged " in out and f"https://github.com/acme/rocket/pull/{fix['number']}" in out
     assert not any(r.path.startswith("/repos/acme/rocket/pulls") for r in api.requests("GET"))  # no request of its own
+
+
+def test_releases_are_synced_and_an_unchanged_listing_costs_a_304(api: GitHubAPI, tmp_path: Path) -> None:
+    bug = api.repo.add_issue("Leases expire during failover", "Jobs ran twice.")
+    api.repo.add_release("v1.2.0", f"## Fixed\n- Leases survive a failover (fixes #{bug['number']}).", name="Rocket 1.2.0")
+    settings = settings_for(api, tmp_path)
+    assert run_sync(api, settings).releases == 1
+    ctx = ToolContext(corpus=open_corpus(settings.data_dir, settings.home))
+    out = dispatch(v2_registry(), "search_history", json.dumps({"query": "failover", "kind": "release", "limit": 3}), ctx).text
+    assert "- release v1.2.0 [" in out and "https://github.com/acme/rocket/releases/tag/v1.2.0" in out
+    assert run_sync(api, settings).releases is None  # 304
+    api.repo.add_release("v1.3.0", "## Added\n- Valkey support.")
+    assert run_sync(api, settings).releases == 2
+    off = settings_for(api, tmp_path / "off", ATLAS_SYNC_RELEASES="off")
+    assert run_sync(api, off).complete and not (off.data_dir / "knowledge" / "releases.jsonl").exists()

@@ -48,6 +48,7 @@ class Repo:
     labels: dict[str, dict[str, Any]] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=lambda: dict(DOCS))
     modes: dict[str, str] = field(default_factory=dict)  # a file's git mode when not 100644 (120000: a symlink)
+    releases: list[dict[str, Any]] = field(default_factory=list)  # newest first, as GitHub lists them
     default_branch: str = "main"
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
@@ -106,6 +107,14 @@ class Repo:
                                          "diff_url": None, "patch_url": None, "merged_at": stamp if state == "closed" else None}
             self.issues[number] = issue
             return issue
+
+    def add_release(self, tag: str, body: str, *, name: str | None = None) -> dict[str, Any]:
+        from tests.standins.github_releases import release
+
+        with self.lock:
+            made = release(self, len(self.releases) + 1, tag, name or tag, body, self.tick())
+            self.releases.insert(0, made)
+            return made
 
     def add_comment(self, number: int, body: str, *, author: str = "bob") -> dict[str, Any]:
         with self.lock:

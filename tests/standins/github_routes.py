@@ -31,6 +31,9 @@ def route(api: GitHubAPI, call: Call, tail: str, per_page: int) -> Reply:
         if tail == "/issues/comments":
             chunk, links = page_of(_filtered(list(repo.comments.values()), call), call, per_page, api.base_url, api)
             return 200, chunk, links
+        if tail == "/releases":
+            chunk, links = page_of(list(repo.releases), call, per_page, api.base_url, api)
+            return 200, chunk, links
         if tail == "/labels":
             chunk, links = page_of(list(repo.labels.values()), call, per_page, api.base_url, api)
             return 200, chunk, links
