@@ -28,12 +28,17 @@ READ_TOOLS = (search_docs, get_doc_section, search_issues, get_issue, search_cod
               get_history_item, find_fix, calculate, read_more)
 
 
-def v2_registry(project: Project | None = None) -> Registry:
+KNOWLEDGE_TOOLS = frozenset({"search_code", "read_file", "search_history", "get_history_item", "find_fix"})
+
+
+def v2_registry(project: Project | None = None, knowledge: bool = True) -> Registry:
     """The current read tools: search_docs, get_doc_section, search_issues, get_issue, the knowledge tools
     (search_code, read_file, search_history, get_history_item, find_fix), calculate, read_more, then the
     side-effect tools (add_labels, post_comment, close_issue), which run only after approval.
-    For a project other than Orbit, the descriptions name it instead of Orbit and its ORB codes."""
-    return side_effects.register(read_registry(project))
+    For a project other than Orbit, the descriptions name it instead of Orbit and its ORB codes. Without
+    `knowledge` (a data folder with no code, PRs, releases or discussions) the knowledge tools are left out:
+    every request would pay for their definitions, and every call of one would fail."""
+    return side_effects.register(read_registry(project, frozenset() if knowledge else KNOWLEDGE_TOOLS))
 
 
 def read_registry(project: Project | None = None, without: frozenset[str] = frozenset()) -> Registry:
