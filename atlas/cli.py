@@ -62,6 +62,9 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--socket", action="store_true", help="Socket Mode with SLACK_APP_TOKEN instead of HTTP")
     serve.add_argument("--processes", type=int, default=1, help="HTTP server processes sharing the port (one per core)")
 
+    command("mcp", "serve the read tools to a coding agent over MCP on stdin and stdout",
+            "Docs, issues, code, pull requests, releases and discussions; no tool that changes anything.")
+
     discord = command("discord", "Discord: the Gateway process for mentions, or register the slash commands",
                       "run (default): the Gateway process that answers @mentions; register: create the slash commands.")
     discord.add_argument("action", nargs="?", choices=["run", "register"], default="run", help="run or register (default: run)")
@@ -132,7 +135,7 @@ def _seconds(text: str) -> float:
 
 
 def _run(settings: Settings, args: argparse.Namespace) -> int:
-    if settings.github is not None and args.command in ("ask", "worker", "serve", "tool") \
+    if settings.github is not None and args.command in ("ask", "worker", "serve", "tool", "mcp") \
             and not (settings.data_dir / "issues" / "issues.jsonl").is_file():
         raise ConfigError(f"{settings.github.repo} has not been synced into {settings.data_dir} yet; "
                           f"run `atlas sync github {settings.github.repo}` first")
@@ -146,12 +149,8 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         if args.queue:
             settings = replace(settings, queue_name=args.queue)
         return serve(settings, burst=args.burst, max_idle=args.max_idle, name=args.name, with_scheduler=args.with_scheduler)
-    if args.command == "serve":
-        from bot.serve import serve_http, serve_socket
-
-        if args.socket:
-            return serve_socket(settings)
-        return serve_http(settings, host=args.host, port=args.port or settings.port, processes=args.processes)
+    if args.command in ("serve", "mcp"):
+        return _serve(settings, args)
     if args.command == "discord":
         return _discord(settings, args.action, args.guild)
     if args.command == "tool":
@@ -182,6 +181,19 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command in ("redis", "triage"):
         return _redis(settings, args.action) if args.command == "redis" else _triage(settings, args)
     return CONFIG_EXIT
+
+
+def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    """`atlas serve` (HTTP or Socket Mode) and `atlas mcp` (the read tools over stdio)."""
+    if args.command == "mcp":
+        from bot.mcp_server import serve_stdio
+
+        return serve_stdio(settings)
+    from bot.serve import serve_http, serve_socket
+
+    if args.socket:
+        return serve_socket(settings)
+    return serve_http(settings, host=args.host, port=args.port or settings.port, processes=args.processes)
 
 
 def _redis_at(settings: Settings | None) -> str | None:

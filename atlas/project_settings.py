@@ -57,6 +57,8 @@ class GitHubSettings:
     webhook_secret: str | None = field(default=None, repr=False)
     sync_interval_seconds: int = DEFAULT_SYNC_INTERVAL
     reconcile_every: int = DEFAULT_RECONCILE_EVERY  # 0: only `atlas sync github --reconcile`
+    code_paths: tuple[str, ...] = ("",)  # ATLAS_SYNC_CODE: folders whose code is synced ("": all); (): no code
+    releases: bool = True  # ATLAS_SYNC_RELEASES: releases into knowledge/releases.jsonl
     web_url: str = GITHUB_WEB  # where html links point (GitHub Enterprise: its host)
     api_version: str | None = None  # X-GitHub-Api-Version; None: githubkit's (GitHub Enterprise Server may need older)
 
@@ -103,6 +105,29 @@ Get = Callable[[str], "str | None"]
 Number = Callable[..., float]
 
 
+def switch(name: str, raw: str | None, default: bool = True) -> bool:
+    """An on/off variable (1/true/yes/on, 0/false/no/off); unset: `default`."""
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on") or value in ("0", "false", "no", "off"):
+        return value in ("1", "true", "yes", "on")
+    raise ConfigError(f"{name} must be true or false, got {raw!r}")
+
+
+def code_paths(raw: str | None) -> tuple[str, ...]:
+    """ATLAS_SYNC_CODE: unset, the whole repository; `off`, no code; else comma-separated folders of it."""
+    if raw is None:
+        return ("",)
+    if raw.strip().lower() in ("off", "0", "false", "no", "none"):
+        return ()
+    paths = tuple(p.strip().strip("/") for p in raw.split(",") if p.strip())
+    bad = [p for p in paths if ".." in p.split("/") or "\\" in p]
+    if bad or not paths:
+        raise ConfigError(f"ATLAS_SYNC_CODE must be off or folders of the repository separated by commas, got {raw!r}")
+    return paths
+
+
 def project_from_env(get: Get, number: Number) -> dict[str, Any]:
     """Settings fields for the project block; {} keeps the Orbit defaults."""
     fields: dict[str, Any] = {}
@@ -139,7 +164,8 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
         repo=repo, api_url=get("GITHUB_API_URL"), token=get("GITHUB_TOKEN"), app_id=app_id, app_private_key=key,
         webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
         sync_interval_seconds=int(number("ATLAS_SYNC_INTERVAL", DEFAULT_SYNC_INTERVAL, int)), web_url=web,
-        reconcile_every=reconcile_every, api_version=api_version,
+        reconcile_every=reconcile_every, api_version=api_version, code_paths=code_paths(get("ATLAS_SYNC_CODE")),
+        releases=switch("ATLAS_SYNC_RELEASES", get("ATLAS_SYNC_RELEASES")),
     )
     home = Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve()
     fields["github"] = github

@@ -133,6 +133,7 @@ class Settings:
     discord_api_url: str | None = None  # REST base URL (a stand-in in tests); Discord's v10 API by default
     discord_approvers: tuple[str, ...] = ()  # Discord user ids who may approve actions
     discord_approver_role: str | None = None  # a role id whose members may approve
+    mcp_token: str | None = _secret()  # ATLAS_MCP_TOKEN: the bearer token of /mcp on `atlas serve`; None: no /mcp
 
     @property
     def lookup_command(self) -> str:
@@ -292,8 +293,19 @@ class Settings:
             discord_api_url=get("DISCORD_API_URL"),
             discord_approvers=tuple(u.strip() for u in (get("ATLAS_DISCORD_APPROVERS") or "").split(",") if u.strip()),
             discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
+            mcp_token=_mcp_token(get("ATLAS_MCP_TOKEN")),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:
         """These settings with the project block applied (defaults that depend on the repository)."""
         return replace(self, **fields) if fields else self
+
+
+def _mcp_token(raw: str | None) -> str | None:
+    """ATLAS_MCP_TOKEN: at least 16 characters, no spaces (it travels in an Authorization header)."""
+    if raw is None:
+        return None
+    if len(raw) < 16 or not raw.isascii() or any(c.isspace() for c in raw):
+        raise ConfigError("ATLAS_MCP_TOKEN must be at least 16 ASCII characters without spaces "
+                          f"(it is the bearer token MCP clients send), got {len(raw)} characters")
+    return raw

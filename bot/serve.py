@@ -32,6 +32,8 @@ from atlas.errors import ConfigError, Unavailable
 from atlas.settings import Settings
 from atlas.slack_client import TIMEOUT_SECONDS, api_url
 from bot.body_limits import GITHUB_MAX_BODY, log_refusals, server_limit
+from bot.mcp_http import MCP_PATH
+from bot.mcp_http import endpoint as mcp_endpoint
 from bot.slack.app import create_app
 
 log = logging.getLogger("atlas.bot.serve")
@@ -69,7 +71,7 @@ class CheckedRequestHandler(SlackRequestHandler):
         return self.app.dispatch(bolt_request)
 
 
-def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None = None) -> Wsgi:
+def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None = None, mcp: Wsgi | None = None) -> Wsgi:
     """Bolt's WSGI handler, GitHub's webhook path and Discord's interactions endpoint when configured,
     and a health check for load balancers and process managers."""
     slack = CheckedRequestHandler(app, path=EVENTS_PATH) if app is not None else None
@@ -82,6 +84,8 @@ def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None =
             return github(environ, start_response)
         if discord is not None and environ.get("PATH_INFO") == DISCORD_PATH:
             return discord(environ, start_response)
+        if mcp is not None and environ.get("PATH_INFO") == MCP_PATH:  # bot/mcp_http.py, with ATLAS_MCP_TOKEN
+            return mcp(environ, start_response)
         if slack is None:
             start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
             return [b"not found\n"]
@@ -91,11 +95,12 @@ def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None =
 
 
 def http_server(app: App | None, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None,
-                github: Wsgi | None = None, discord: Wsgi | None = None, threads: int = HTTP_THREADS) -> BaseWSGIServer | MultiSocketServer:
+                github: Wsgi | None = None, discord: Wsgi | None = None, threads: int = HTTP_THREADS,
+                mcp: Wsgi | None = None) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
     where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
     limits = {GITHUB_PATH: GITHUB_MAX_BODY} if github is not None else {}
-    server = create_server(wsgi_app(app, github, discord), threads=threads, ident="atlas",
+    server = create_server(wsgi_app(app, github, discord, mcp), threads=threads, ident="atlas",
                            clear_untrusted_proxy_headers=True, max_request_body_size=server_limit(limits), **where)
     log_refusals(server, limits)  # each route its own limit: GitHub's payloads reach 25 MB, Slack's a few KiB
     return server
@@ -117,9 +122,11 @@ def slack_on(settings: Settings) -> bool:
     return bool(settings.slack_bot_token or settings.slack_signing_secret)
 
 
-def _announce(settings: Settings, host: str, port: int, github: bool, discord: bool, processes: int = 1) -> None:
+def _announce(settings: Settings, host: str, port: int, github: bool, discord: bool, mcp: bool = False,
+              processes: int = 1) -> None:
     """One line of what is served and, when Slack is off, one saying how to turn it on."""
-    served = ((EVENTS_PATH, slack_on(settings)), (GITHUB_PATH, github), (DISCORD_PATH, discord), (HEALTH_PATH, True))
+    served = ((EVENTS_PATH, slack_on(settings)), (GITHUB_PATH, github), (DISCORD_PATH, discord), (MCP_PATH, mcp),
+              (HEALTH_PATH, True))
     paths = [path for path, on in served if on]
     many = f" ({processes} processes)" if processes > 1 else ""
     log.warning("Atlas is listening on http://%s:%s%s: %s", host, port, many, ", ".join(paths))
@@ -138,9 +145,10 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
         check_slack(settings)
     if processes <= 1:
         slack, discord = web_apps(settings)
-        github = github_webhook(settings)
-        server = http_server(slack, host=host, port=port, github=github, discord=discord, threads=settings.http_threads)
-        _announce(settings, host, port, github is not None, discord is not None)
+        github, mcp = github_webhook(settings), mcp_endpoint(settings)
+        server = http_server(slack, host=host, port=port, github=github, discord=discord, threads=settings.http_threads,
+                             mcp=mcp)
+        _announce(settings, host, port, github is not None, discord is not None, mcp is not None)
         _run(server)
         return 0
     settings = replace(settings, redis_url=redis_url(settings))  # start the embedded Redis once, here
@@ -152,11 +160,13 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
                 slack, discord = web_apps(settings)
-                _run(http_server(slack, sock=sock, github=github_webhook(settings), discord=discord, threads=settings.http_threads))
+                _run(http_server(slack, sock=sock, github=github_webhook(settings), discord=discord, threads=settings.http_threads,
+                                 mcp=mcp_endpoint(settings)))
             finally:
                 os._exit(0)
         children.append(pid)
-    _announce(settings, host, port, settings.github is not None, bool(settings.discord_public_key), processes)
+    _announce(settings, host, port, settings.github is not None, bool(settings.discord_public_key),
+              bool(settings.mcp_token), processes=processes)
 
     def stop(signum: int, frame: Any) -> None:
         for child in children:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from datasets import derived
+from datasets import derived, knowledge_generate
 from datasets.issue_context import context, dress, parse_time, render
 from datasets.orbit_material import all_specs
 from datasets.orbit_material.model import Spec
@@ -167,14 +167,23 @@ def _thread_people(spec: Spec, author: str, seed: int) -> dict[str, str]:
     return {"r": author, "m": owner, "u": bystanders[0], "u2": bystanders[1]}
 
 
-def generate(seed: int = 2026) -> list[dict[str, Any]]:
-    """All issues as tracker records, ordered by id; the same seed always gives the same records."""
+def _ordered(seed: int) -> tuple[list[Spec], dict[str, datetime]]:
     specs = all_specs()
     keys = [spec.key for spec in specs]
     if len(set(keys)) != len(keys):
         raise ValueError("duplicate spec keys")
     created = _created_times(specs, seed)
-    order = sorted(specs, key=lambda spec: (created[spec.key], spec.key))
+    return sorted(specs, key=lambda spec: (created[spec.key], spec.key)), created
+
+
+def issue_numbers(seed: int = 2026) -> dict[str, int]:
+    """Each spec key's issue number (what `#[key]` becomes), for the PRs and releases that cite issues."""
+    return {spec.key: number for number, spec in enumerate(_ordered(seed)[0], start=1)}
+
+
+def generate(seed: int = 2026) -> list[dict[str, Any]]:
+    """All issues as tracker records, ordered by id; the same seed always gives the same records."""
+    order, created = _ordered(seed)
     ids = {spec.key: number for number, spec in enumerate(order, start=1)}
     authors = _assign_authors(order, seed)
     return [
@@ -192,10 +201,12 @@ def write(path: Path, seed: int = 2026) -> Path:
 
 
 def build(data_dir: Path) -> Path:
-    """Write `<data_dir>/issues/issues.jsonl` with the default seed (used by `atlas dataset build`), and
-    mark the folder as Atlas's, so its derived index lives beside it (datasets/derived.py)."""
+    """Write `<data_dir>/issues/issues.jsonl` with the default seed (used by `atlas dataset build`) and
+    the PRs, releases and discussions beside it (datasets/knowledge_generate.py), and mark the folder as Atlas's, so its derived index lives beside it (datasets/derived.py)."""
     derived.mark(data_dir)
-    return write(Path(data_dir) / "issues" / "issues.jsonl")
+    path = write(Path(data_dir) / "issues" / "issues.jsonl")
+    knowledge_generate.write(Path(data_dir), issue_numbers())
+    return path
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from datasets import derived
+from datasets.knowledge_files import PULLS
 from datasets.tracker_db import SOURCE
 
 STATE = Path(".sync") / "state.db"
@@ -52,6 +53,7 @@ def issue_record(raw: Mapping[str, Any], duplicate_of: int | None = None) -> dic
         "closed_at": raw.get("closed_at"), "duplicate_of": duplicate_of,
         "labels": [label["name"] if isinstance(label, dict) else str(label) for label in raw.get("labels") or []],
         "url": raw.get("html_url"), "gh_id": raw.get("id"), "state_reason": raw.get("state_reason"),
+        **({"merged_at": raw["pull_request"].get("merged_at")} if isinstance(raw.get("pull_request"), dict) else {}),
     }
 
 
@@ -224,6 +226,26 @@ class Store:
         comments = [json.loads(c) for (c,) in self.conn.execute(
             "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,))]
         return {**json.loads(row[0]), "comments": comments}
+
+    def export_pulls(self) -> Path:
+        """The pull requests the issue listing brought (title, description, author, merge date; the issues they
+        close are read from "fixes #N" in the description) as knowledge/pulls.jsonl, atomically (issue 27)."""
+        target = self.folder / PULLS
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".pulls.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                for (record,) in self.conn.execute("SELECT record FROM issues WHERE is_pr = 1 ORDER BY number"):
+                    pr = json.loads(record)
+                    state = "merged" if pr.get("merged_at") else pr.get("state") or "open"
+                    out.write(json.dumps({"number": pr["id"], "title": pr["title"], "body": pr["body"], "author": pr["author"],
+                                          "state": state, "created_at": pr["created_at"], "merged_at": pr.get("merged_at"),
+                                          "closes": [], "files": [], "url": pr["url"]}, sort_keys=True) + "\n")
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return target
 
     def export(self) -> Path:
         """Stream every issue (not pull requests) with its comments into issues/issues.jsonl, atomically."""

@@ -29,9 +29,11 @@ from githubkit import GitHub
 from atlas.errors import GitHubFailure
 from atlas.github_client import READ_ISSUES
 from atlas.project_settings import GitHubSettings
+from datasets.github_code import sync_code
 from datasets.github_docs import sync_docs
 from datasets.github_fetch import Fetcher
 from datasets.github_reconcile import reconcile as reconcile_numbers
+from datasets.github_releases import sync_releases
 from datasets.github_store import Store
 from datasets.sync_progress import Progress
 from datasets.tracker_db import SOURCE, ensure_db
@@ -54,6 +56,9 @@ class SyncReport:
     unchanged: list[str] = field(default_factory=list)  # listings answered 304
     docs_written: int = 0
     docs_removed: int = 0
+    code_written: int = 0
+    code_removed: int = 0
+    releases: int | None = None  # releases written; None: the listing was unchanged (or releases are off)
     requests: int = 0
     not_modified: int = 0
     waited_seconds: float = 0.0
@@ -95,6 +100,9 @@ def sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[st
             report.dropped, report.reconciled, since = reconcile_numbers(fetch, store, owner, name), True, 0
         store.put("syncs_since_reconcile", since)  # a first sync's full walk lists every number anyway
         report.docs_written, report.docs_removed = sync_docs(fetch, store, owner, name, list(docs or DEFAULT_DOCS), gh.web_url)
+        report.code_written, report.code_removed = sync_code(fetch, store, owner, name, gh.code_paths, gh.web_url)
+        if gh.releases:
+            report.releases = sync_releases(fetch, store, owner, name)
         report.complete = True
     except GitHubFailure as exc:
         report.stopped = exc.message
@@ -108,6 +116,7 @@ def sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[st
         report.kept = report.complete or any(report.counts.values()) or bool(store.docs()) or (folder / SOURCE).is_file()
         if report.kept:
             store.export()
+            store.export_pulls()
         store.close()
         progress.close()
     if build_index and report.kept:

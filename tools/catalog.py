@@ -8,10 +8,12 @@ from pathlib import Path
 from atlas.project_settings import ORBIT, Project
 from tools import side_effects
 from tools.calculate import calculate
+from tools.code_tools import read_file, search_code
 from tools.context import ToolContext
 from tools.corpus import open_corpus
 from tools.dispatch import ToolOutput, dispatch
 from tools.docs_tools import get_doc_section, search_docs
+from tools.history_tools import find_fix, get_history_item, search_history
 from tools.issue_tools import get_issue, search_issues
 from tools.read_more import read_more
 from tools.registry import Registry
@@ -22,14 +24,30 @@ ORBIT_WORDS = (("ORB-xxxx error codes", "error codes"), ("an ORB-xxxx code", "an
                ("'ORB-1101'", "an error code"), ("ORB-xxxx", "error code"))
 
 
-def v2_registry(project: Project | None = None) -> Registry:
-    """The current read tools: search_docs, get_doc_section, search_issues, get_issue, calculate, read_more,
-    then the side-effect tools (add_labels, post_comment, close_issue), which run only after approval.
-    For a project other than Orbit, the descriptions name it instead of Orbit and its ORB codes."""
+READ_TOOLS = (search_docs, get_doc_section, search_issues, get_issue, search_code, read_file, search_history,
+              get_history_item, find_fix, calculate, read_more)
+
+
+KNOWLEDGE_TOOLS = frozenset({"search_code", "read_file", "search_history", "get_history_item", "find_fix"})
+
+
+def v2_registry(project: Project | None = None, knowledge: bool = True) -> Registry:
+    """The current read tools: search_docs, get_doc_section, search_issues, get_issue, the knowledge tools
+    (search_code, read_file, search_history, get_history_item, find_fix), calculate, read_more, then the
+    side-effect tools (add_labels, post_comment, close_issue), which run only after approval.
+    For a project other than Orbit, the descriptions name it instead of Orbit and its ORB codes. Without
+    `knowledge` (a data folder with no code, PRs, releases or discussions) the knowledge tools are left out:
+    every request would pay for their definitions, and every call of one would fail."""
+    return side_effects.register(read_registry(project, frozenset() if knowledge else KNOWLEDGE_TOOLS))
+
+
+def read_registry(project: Project | None = None, without: frozenset[str] = frozenset()) -> Registry:
+    """The read tools alone (what the MCP server serves), less the ones named in `without`."""
     registry = Registry(None if project is None or project == ORBIT else functools.partial(_renamed, project=project))
-    for fn in (search_docs, get_doc_section, search_issues, get_issue, calculate, read_more):
-        registry.tool()(fn)
-    return side_effects.register(registry)
+    for fn in READ_TOOLS:
+        if fn.__name__ not in without:
+            registry.tool()(fn)
+    return registry
 
 
 def _renamed(text: str, *, project: Project) -> str:

@@ -13,12 +13,14 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from datasets import derived
+from datasets import derived, knowledge_index
+from datasets.knowledge_files import CODE, KNOWLEDGE
 from datasets.tracker_db import SOURCE, ensure_db
 from tools.docs_bridge import thread_texts
 from tools.docs_index import DocsIndex
 from tools.docs_pages import DOC_SUFFIXES, load_pages
 from tools.issue_store import IssueStore
+from tools.knowledge_store import KnowledgeStore
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 
@@ -31,6 +33,7 @@ class Corpus:
     docs: DocsIndex
     issues: IssueStore
     home: Path | None = None  # where derived files live when Atlas did not make data_dir (datasets/derived.py)
+    knowledge: KnowledgeStore | None = None  # PRs, releases, discussions, code; None when the folder has none
 
 
 _cache: dict[tuple[Path, Path | None, bool], tuple[Fingerprint, Corpus]] = {}
@@ -50,14 +53,18 @@ def open_corpus(data_dir: Path, home: Path | None = None, semantic: bool = False
         vectors = derived.root(root, home) / "issues" / derived.DOCS_VECTORS
         # issue threads bridge users' words to the docs
         docs = DocsIndex(load_pages(root / "docs"), thread_texts(root / SOURCE), semantic, vectors)
-        corpus = Corpus(root, docs, IssueStore(ensure_db(root, home)), home)
+        knowledge = None
+        if os.path.isdir(os.path.join(root, KNOWLEDGE)) or os.path.isdir(os.path.join(root, CODE)):
+            knowledge = KnowledgeStore(knowledge_index.ensure(root, home))
+        corpus = Corpus(root, docs, IssueStore(ensure_db(root, home)), home, knowledge)
         _cache[(root, home, semantic)] = (stamp, corpus)
         return corpus
 
 
 def _fingerprint(root: str) -> Fingerprint:
-    """(name, size, mtime) of the issues export and of each `docs/*.md` and `*.rst`, in name order; a missing one is left out."""
-    out = []
+    """(name, size, mtime) of the issues export, of each `docs/*.md` and `*.rst` in name order, and of the knowledge
+    files (a sync rewrites repo.json after the code: datasets/knowledge_index.py); a missing one is left out."""
+    out = [("knowledge", 0, hash(knowledge_index.fingerprint(root)))]
     try:
         st = os.stat(os.path.join(root, SOURCE))
         out.append((os.path.basename(SOURCE), st.st_size, st.st_mtime_ns))

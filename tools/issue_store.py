@@ -6,13 +6,12 @@ One connection per thread (sqlite3 connections are not shared across threads), o
 from __future__ import annotations
 
 import sqlite3
-import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
-from datasets.tracker_db import BM25_WEIGHTS, connect_readonly, storable_id
+from datasets.tracker_db import BM25_WEIGHTS, storable_id
 from tools.fts_query import match_expression
+from tools.readonly_db import ReadOnlyDb
 
 State = Literal["open", "closed"]
 
@@ -46,19 +45,8 @@ COLUMNS = "i.id, i.title, i.body, i.state, i.author, i.created_at, i.closed_at, 
 ORDER = f"bm25(issues_fts, {', '.join(map(str, BM25_WEIGHTS))})"
 
 
-class IssueStore:
+class IssueStore(ReadOnlyDb):
     """The tracker of one data folder, opened read-only."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self._local = threading.local()
-
-    def connection(self) -> sqlite3.Connection:
-        """This thread's read-only connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = connect_readonly(self.path)
-        return conn
 
     def search(self, query: str, state: State | None = None, limit: int = 10) -> list[Issue]:
         """Best matches first (bm25): issues with every term, then issues with any term."""

@@ -74,6 +74,7 @@ def apply_event(event: str, payload: dict[str, Any]) -> str:
 
 def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
     from atlas import github_client
+    from datasets.github_code import sync_code
     from datasets.github_docs import sync_docs
     from datasets.github_fetch import Fetcher
     from datasets.sync_progress import Silent
@@ -87,14 +88,15 @@ def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
         roots = store.get("docs_roots") or ["docs"]
         touched = [path for commit in payload.get("commits") or []
                    for kind in ("added", "modified", "removed") for path in commit.get(kind) or []]
-        if touched and not any(path.startswith(root.rstrip("/") + "/") for path in touched for root in roots):
+        if touched and not gh.code_paths and not any(path.startswith(root.rstrip("/") + "/") for path in touched for root in roots):
             return "ignored: no docs changed"
         fetch = Fetcher(github_client.client(gh), store, gh.repo, Silent(), wait=False)
         written, removed = sync_docs(fetch, store, gh.owner, gh.name, roots, gh.web_url)
+        code = sync_code(fetch, store, gh.owner, gh.name, gh.code_paths, gh.web_url)  # changed blobs only (#27)
     finally:
         store.close()
     ensure_db(folder)
-    return f"docs: {written} written, {removed} removed"
+    return f"docs: {written} written, {removed} removed; code: {code[0]} written, {code[1]} removed"
 
 
 def periodic_sync() -> str:

@@ -156,10 +156,12 @@ def build(settings: Settings) -> Runtime:
     # Load indexes now, not during the first job, and the docs' embedding model with the sections' vectors
     # (read back; new docs are embedded in the background, searches rank by words until then, so a
     # first `atlas ask` on a fresh machine does not wait ~15 s for Orbit's 159 sections).
-    open_corpus(settings.data_dir, settings.home, settings.semantic_docs).docs.warm(wait=False)
+    corpus = open_corpus(settings.data_dir, settings.home, settings.semantic_docs)
+    corpus.docs.warm(wait=False)
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
-    return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn), slack)
+    registry = v2_registry(settings.project, knowledge=corpus.knowledge is not None)  # no code/history: not offered
+    return Runtime(settings, conn, RunStore(conn), registry, model, summary, tracker_for(settings, conn), slack)
 
 
 _installed: Runtime | None = None

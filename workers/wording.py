@@ -188,6 +188,8 @@ OFFLINE_UNSURE = "This is the closest section I found, but I'm not sure it answe
 OFFLINE_SEE_ALSO = "See also {where}."
 OFFLINE_ISSUE = "Issue {header}"
 OFFLINE_RELATED = "Related issues:"
+OFFLINE_FROM_CODE = "In the code, `{path}` lines {start}-{end} ({link}):"
+OFFLINE_FROM_HISTORY = "From {what} ({link}):"
 
 OUT_OF_BUDGET = "I ran out of budget before I could write an answer."
 MODEL_DOWN = "The model API could not be reached, even after retries."

@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from tests.standins import github_spec
+from tests.standins import github_releases, github_spec
 from tests.standins.github_repo import Repo, generate
 from tests.standins.loopback import LoopbackHTTP
 
@@ -175,7 +175,7 @@ class _Handler(BaseHTTPRequestHandler):
         call = Call(method, path, query, body, headers={k.lower(): v for k, v in self.headers.items()})
         with api.lock:
             api.calls.append(call)
-        if api.validate:
+        if api.validate and not github_releases.outside_spec(path):  # releases: checked by githubkit's model instead
             try:
                 call.operation = github_spec.check_request(method, path, query, body)
             except github_spec.SpecViolation as exc:
@@ -208,7 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers.setdefault("x-ratelimit-limit", str(api.rate_limit))
         headers.setdefault("x-ratelimit-remaining", str(api.rate_remaining))
         headers.setdefault("x-ratelimit-reset", str(api.rate_reset))
-        if api.validate and status not in (304, 400) and data:
+        if api.validate and status not in (304, 400) and data and not github_releases.outside_spec(call.path):
             try:
                 github_spec.check_response(call.method, call.path, status, payload)
             except github_spec.SpecViolation as exc:

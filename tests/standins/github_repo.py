@@ -47,6 +47,8 @@ class Repo:
     comments: dict[int, dict[str, Any]] = field(default_factory=dict)
     labels: dict[str, dict[str, Any]] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=lambda: dict(DOCS))
+    modes: dict[str, str] = field(default_factory=dict)  # a file's git mode when not 100644 (120000: a symlink)
+    releases: list[dict[str, Any]] = field(default_factory=list)  # newest first, as GitHub lists them
     default_branch: str = "main"
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
@@ -102,9 +104,17 @@ class Repo:
             )
             if pull:
                 issue["pull_request"] = {"url": self.url(f"/pulls/{number}"), "html_url": self.html(f"/pull/{number}"),
-                                         "diff_url": None, "patch_url": None}
+                                         "diff_url": None, "patch_url": None, "merged_at": stamp if state == "closed" else None}
             self.issues[number] = issue
             return issue
+
+    def add_release(self, tag: str, body: str, *, name: str | None = None) -> dict[str, Any]:
+        from tests.standins.github_releases import release
+
+        with self.lock:
+            made = release(self, len(self.releases) + 1, tag, name or tag, body, self.tick())
+            self.releases.insert(0, made)
+            return made
 
     def add_comment(self, number: int, body: str, *, author: str = "bob") -> dict[str, Any]:
         with self.lock:
@@ -155,7 +165,7 @@ class Repo:
         for path, data in sorted(self.files.items()):
             rel = path[len(prefix):] if path.startswith(prefix) else None
             if rel and (recursive or "/" not in rel):
-                entries.append({"path": rel, "mode": "100644", "type": "blob", "sha": blob_sha(data), "size": len(data),
+                entries.append({"path": rel, "mode": self.modes.get(path, "100644"), "type": "blob", "sha": blob_sha(data), "size": len(data),
                                 "url": self.url(f"/git/blobs/{blob_sha(data)}")})
         for sha, path in self._folders().items():
             rel = path[len(prefix):] if path.startswith(prefix) else None
@@ -180,6 +190,19 @@ class Repo:
         prefix = f"{folder}/" if folder else ""
         content = sorted((p, blob_sha(d)) for p, d in self.files.items() if p.startswith(prefix))
         return hashlib.sha1(repr((folder, content)).encode()).hexdigest()
+
+    def commit(self, ref: str) -> dict[str, Any] | None:
+        """The head commit of the default branch (by name or by its sha): its sha follows the root tree's."""
+        tree = self._folder_sha("")
+        sha = hashlib.sha1(f"commit {tree}".encode()).hexdigest()
+        if ref not in (self.default_branch, sha):
+            return None
+        commit = skeleton("commit")
+        commit.update(sha=sha, node_id=f"C_{sha[:8]}", url=self.url(f"/commits/{sha}"), html_url=self.html(f"/commit/{sha}"),
+                      comments_url=self.url(f"/commits/{sha}/comments"), parents=[], files=[])
+        commit["commit"] = {**commit["commit"], "tree": {"sha": tree, "url": self.url(f"/git/trees/{tree}")},
+                            "message": "head", "url": self.url(f"/git/commits/{sha}")}
+        return commit
 
     def blob(self, sha: str) -> dict[str, Any] | None:
         for data in self.files.values():

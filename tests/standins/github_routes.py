@@ -36,12 +36,18 @@ def route(api: GitHubAPI, repo: Repo, call: Call, tail: str, per_page: int) -> R
         if tail == "/issues/comments":
             chunk, links = page_of(_filtered(list(repo.comments.values()), call), call, per_page, api.base_url, api)
             return 200, chunk, links
+        if tail == "/releases":
+            chunk, links = page_of(list(repo.releases), call, per_page, api.base_url, api)
+            return 200, chunk, links
         if tail == "/labels":
             chunk, links = page_of(list(repo.labels.values()), call, per_page, api.base_url, api)
             return 200, chunk, links
         if tail.startswith("/git/trees/"):
             tree = repo.tree(tail.split("/")[-1], recursive="recursive" in call.query, limit=api.tree_limit)
             return (200, tree, {}) if tree else _error(404, "Not Found")
+        if tail.startswith("/commits/"):
+            commit = repo.commit(tail.split("/", 2)[-1])
+            return (200, commit, {}) if commit else _error(422, "No commit found for SHA: " + tail.split("/", 2)[-1])
         if tail.startswith("/git/blobs/"):
             blob = repo.blob(tail.split("/")[-1])
             return (200, blob, {}) if blob else _error(404, "Not Found")

@@ -20,6 +20,7 @@ from workers.agent.instructions import WRAP_UP
 from workers.agent.model import ModelReply, ModelRequest
 from workers.agent.offline_evidence import Question, keywords, listing
 from workers.agent.offline_issue import parse as parse_issue
+from workers.agent.offline_knowledge import reply as knowledge_reply
 from workers.runs.state import Usage
 from workers.wording import OFFLINE_NOTE
 
@@ -45,6 +46,8 @@ class OfflineModel:
         step = len({item.get("call_id") for item in turn if item.get("type") == "function_call"})
         usage = Usage(input_tokens=tokens.count(json.dumps(request.input)), output_tokens=0)
 
+        if (known := knowledge_reply(question, done, request.tool_choice != "none")) is not None:
+            return self._calls(known, step, usage) if isinstance(known, list) else self._text(known, usage)
         if request.tool_choice == "none" or "get_doc_section" in done or "get_issue" in done:
             return self._answer(question, turn, usage)
         if _SMALL_TALK.match(question) and len(question) < 60:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from workers.runs.state import RunState
 
 _ISSUE_REF = re.compile(r"#(\d{1,7})\b")
+_URL = re.compile(r"https?://[^\s()<>`'\"]+[^\s()<>`'\".,;:]")  # a permalink or PR/release/discussion URL
 
 
 def sources_of(run: RunState, doc_ids: Iterable[str]) -> list[str]:
@@ -25,9 +26,11 @@ def sources_of(run: RunState, doc_ids: Iterable[str]) -> list[str]:
     for doc_id in doc_ids:
         if _cites(answer, doc_id) and _mentions(seen, doc_id):
             found.append(doc_id)
-    for number in dict.fromkeys(_ISSUE_REF.findall(answer)):
+    for number in dict.fromkeys(_ISSUE_REF.findall(_URL.sub("", answer))):
         if re.search(rf"#{number}\b", seen):
             found.append(f"#{number}")
+    seen_urls = set(_URL.findall(seen))
+    found += [url for url in dict.fromkeys(_URL.findall(answer)) if url in seen_urls]
     return found
 
 
@@ -43,8 +46,11 @@ def _cites(text: str, doc_id: str) -> bool:
         return re.search(forms, text, re.IGNORECASE) is not None
     return _mentions(text, doc_id)
 def source_url(source: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str | None:
-    """Where a source lives ('#12' under the issues URL, a doc id under the docs URL); None without a base.
-    `{id}` in the base URL is replaced; otherwise the id is appended after a slash."""
+    """Where a source lives ('#12' under the issues URL, a doc id under the docs URL, a URL (a permalink,
+    a PR) is its own); None without a base. `{id}` in the base URL is replaced; otherwise the id is
+    appended after a slash."""
+    if source.startswith(("https://", "http://")):
+        return source
     if source.startswith("#") and source[1:].isdigit():
         base, ident = issues_base_url, source[1:]
     else:

@@ -1,0 +1,67 @@
+"""Atlas's read tools served over MCP (the official `mcp` SDK's low-level Server): a maintainer's own
+coding agent asks the same docs, issues, code and history the bot answers from.
+
+Only read tools are served, with the strict schemas and descriptions the model sees (tools/registry.py);
+side-effect tools are not in the registry served here, so a call naming one is an unknown tool. There
+is no proposal tool yet: a proposed action would become an approval card in the triage channel, which
+Atlas does not have on this branch (issue 27). read_more is left out: an MCP call has no run whose
+stash could keep the rest of a cut result, so a long result says how much was cut instead.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+from atlas.settings import Settings
+from tools import ToolContext, dispatch, open_corpus
+from tools.catalog import read_registry
+from tools.registry import Registry
+
+SERVER_NAME = "atlas"
+NOT_SERVED = frozenset({"read_more"})
+INSTRUCTIONS = ("Read-only knowledge of {project}: docs, issues, pull requests, releases, discussions and code. "
+                "Nothing here changes anything; cite the permalinks and URLs the tools print.")
+
+
+def build_server(settings: Settings) -> Server[Any]:
+    """An MCP server listing and calling the read tools over the project's corpus."""
+    registry = read_registry(settings.project, NOT_SERVED)
+    listed = [types.Tool(name=d["name"], description=d["description"], input_schema=d["parameters"],
+                         annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False))
+              for d in registry.definitions()]
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = json.dumps(params.arguments or {})
+        output = await anyio.to_thread.run_sync(_call, settings, registry, params.name, arguments)
+        return types.CallToolResult(content=[types.TextContent(text=output[0])], is_error=not output[1])
+
+    return Server(SERVER_NAME, version="1", instructions=INSTRUCTIONS.format(project=settings.project.name),
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _call(settings: Settings, registry: Registry, name: str, arguments: str) -> tuple[str, bool]:
+    """One call through the same dispatch as a run's (never raises); the corpus is the cached one."""
+    ctx = ToolContext(corpus=open_corpus(settings.data_dir, settings.home, settings.semantic_docs), stash=None, run_id="mcp")
+    out = dispatch(registry, name, arguments, ctx)
+    return out.text, out.ok
+
+
+def serve_stdio(settings: Settings) -> int:
+    """`atlas mcp`: serve over this process's stdin and stdout until the client closes them."""
+
+    async def main() -> None:
+        server = build_server(settings)
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)
+    return 0

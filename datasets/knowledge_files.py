@@ -1,0 +1,89 @@
+"""Where a data folder keeps its knowledge beyond docs and issues, and which code files count.
+
+    knowledge/repo.json          {"url": web URL of the repository, "commit": the synced sha, "branch"}
+    knowledge/pulls.jsonl        one pull request a line
+    knowledge/releases.jsonl     one release a line
+    knowledge/discussions.jsonl  one discussion a line
+    code/                        the default branch's text files at that commit
+
+Code is data from outside: `code_files` never follows a symlink (a link out of the tree is not
+read, nor a link inside it: the file it points to is listed under its own path), and skips what a
+reader would not search: vendored, generated and minified files, binaries, files over MAX_FILE_BYTES.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+KNOWLEDGE = Path("knowledge")
+REPO = KNOWLEDGE / "repo.json"
+PULLS = KNOWLEDGE / "pulls.jsonl"
+RELEASES = KNOWLEDGE / "releases.jsonl"
+DISCUSSIONS = KNOWLEDGE / "discussions.jsonl"
+CODE = Path("code")
+MAX_FILE_BYTES = 200 * 1024
+SKIPPED_DIRS = frozenset({".git", "node_modules", "vendor", "third_party", "dist", "build", "__pycache__", ".venv"})
+SKIPPED_NAME = re.compile(r"(\.min\.(js|css)$|\.(lock|map|png|jpe?g|gif|ico|pdf|zip|gz|whl|so|pyc)$|^package-lock\.json$)")
+GENERATED = re.compile(rb"(?i)(@generated|do not edit|automatically generated)")
+
+
+@dataclass(frozen=True)
+class CodeFile:
+    """One text file of the synced tree: its path inside the tree (POSIX), its git blob sha and text."""
+
+    path: str
+    sha: str
+    text: str
+
+
+def blob_sha(content: bytes) -> str:
+    """Git's (and GitHub's) blob sha of `content`: an unchanged file keeps it across commits."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def code_files(root: Path) -> Iterator[CodeFile]:
+    """The tree's searchable text files in path order; symlinks, skipped folders and non-text files are left out."""
+    base = os.path.realpath(root)
+    if not os.path.isdir(base):
+        return
+    for folder, dirs, files in os.walk(base, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(folder, d)))
+        for name in sorted(files):
+            full = os.path.join(folder, name)
+            if os.path.islink(full) or SKIPPED_NAME.search(name.lower()):
+                continue
+            found = _read_text(full)
+            if found is not None:
+                yield CodeFile(os.path.relpath(full, base).replace(os.sep, "/"), *found)
+
+
+def _read_text(full: str) -> tuple[str, str] | None:
+    try:
+        if not os.path.isfile(full) or os.path.getsize(full) > MAX_FILE_BYTES:
+            return None
+        with open(full, "rb") as handle:
+            content = handle.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    if b"\0" in content[:8192] or GENERATED.search(content[:512]):
+        return None
+    try:
+        return blob_sha(content), content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Records of a JSONL file; a missing file is no records (that source is off or not synced)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    return [json.loads(line) for line in lines if line.strip()]
