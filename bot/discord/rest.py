@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from atlas.errors import AtlasError
 from atlas.text import clip
 
 log = logging.getLogger("atlas.discord.rest")
@@ -43,7 +44,7 @@ _WEBHOOK = re.compile(r"^/webhooks/(\d+)/([^/]+)")
 _ID = re.compile(r"/\d{5,}")
 
 
-class DiscordError(Exception):
+class DiscordError(AtlasError):
     """Discord refused a request (or could not be reached: status 0). `code` is Discord's JSON error code."""
 
     def __init__(self, status: int, code: int | None = None, message: str = "") -> None:
