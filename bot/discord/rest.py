@@ -200,9 +200,6 @@ class DiscordREST:
     def edit_message(self, channel_id: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
         return cast(dict[str, Any], self._in_thread(channel_id, lambda: self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", payload)))
 
-    def delete_message(self, channel_id: str, message_id: str) -> None:
-        self._in_thread(channel_id, lambda: self.request("DELETE", f"/channels/{channel_id}/messages/{message_id}"))
-
     def _in_thread(self, channel_id: str, call: Callable[[], Any]) -> Any:
         """A thread archives after its auto-archive duration without messages (a day: as long as an approval
         may wait), and a message in an archived thread cannot be edited (50083): unarchive it, try once more."""
