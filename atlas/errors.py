@@ -1,4 +1,22 @@
-"""The exceptions of Atlas's floor (settings, Redis, clients), in one place below everything."""
+"""The root of Atlas's exceptions and the floor's own (settings, Redis, clients), below everything.
+
+Every error Atlas raises on purpose is an `AtlasError`; each package keeps its own beside its code and
+subclasses this root, keeping the builtin base its callers catch (ValueError, RuntimeError, ...):
+
+    AtlasError
+      the floor (here): ConfigError, GitHubConfigError, EncodingIntegrityError, EmbeddedRedisError,
+          GitHubFailure, Unavailable (a service Atlas needs is down)
+      the data: DatasetError (datasets/tracker_db.py)
+      the tools: CalculationError, RegistryError, TrackerError, TrackerUnavailable > TrackerInDoubt,
+          WriteTurnTimeout (tools/errors.py; a tool's failure itself is a value, `ToolError`)
+      the core: ModelUnavailable > ModelMalformed, ModelRejected, ContextFull, PairingBroken,
+          StoppedByUser, DeliveryFailed, DeliveryLost, RunNotFound (workers/errors.py)
+      the chat platforms: DiscordError (bot/discord/rest.py)
+
+They are mapped where they reach a person: the `atlas` command in atlas/failures.py (one line and an
+exit code), a run's end in workers/runs/jobs.py; a tool's exception becomes a generic `ToolError` in
+tools/dispatch.py. A private signal that never leaves its module (`_Unconfirmed`) need not join the tree.
+"""
 
 from __future__ import annotations
 
@@ -9,24 +27,28 @@ from typing import Literal
 GitHubFailureKind = Literal["auth", "permission", "not_found", "invalid", "rate_limited", "unavailable"]
 
 
-class ConfigError(ValueError):
+class AtlasError(Exception):
+    """Base of the errors Atlas raises on purpose."""
+
+
+class ConfigError(AtlasError, ValueError):
     """A setting is missing or malformed: the operator's fault, reported before anything starts."""
 
 
-class EncodingIntegrityError(RuntimeError):
+class EncodingIntegrityError(AtlasError, RuntimeError):
     """The packaged BPE ranks do not match the published hash: refuse to count with them."""
 
 
-class EmbeddedRedisError(RuntimeError):
+class EmbeddedRedisError(AtlasError, RuntimeError):
     """The embedded server could not be started; the message says where its log is."""
 
 
-class GitHubConfigError(ValueError):
+class GitHubConfigError(AtlasError, ValueError):
     """No credentials, or credentials githubkit refuses: the operator's to fix before anything runs."""
 
 
 @dataclass
-class GitHubFailure(Exception):
+class GitHubFailure(AtlasError):
     """A GitHub request that failed, as a kind and a sentence a maintainer can act on."""
 
     kind: GitHubFailureKind
@@ -38,5 +60,5 @@ class GitHubFailure(Exception):
         return self.message
 
 
-class Unavailable(Exception):
+class Unavailable(AtlasError):
     """A service Atlas needs (Slack's Web API, the model API) cannot be reached: one line for the operator."""

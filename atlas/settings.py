@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from atlas.errors import ConfigError
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
@@ -122,11 +122,6 @@ class Settings:
     # -- The project served and its tracker (GitHub issue 10). A separate block so other settings merge.
     project: Project = field(default_factory=lambda: ORBIT)
     github: GitHubSettings | None = None  # set: the GitHub tracker and a synced repository folder
-
-    @property
-    def tracker_kind(self) -> Literal["demo", "github"]:
-        """Which tracker the side-effect tools write through."""
-        return "github" if self.github is not None else "demo"
     discord_application_id: str | None = None
     discord_public_key: str | None = None  # hex Ed25519 key that signs interactions
     discord_bot_token: str | None = None

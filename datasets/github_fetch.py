@@ -44,10 +44,6 @@ class Page:
     def not_modified(self) -> bool:
         return self.data is None
 
-    @property
-    def has_next(self) -> bool:
-        return self.next_url is not None
-
 
 @dataclass
 class Counters:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -67,9 +67,6 @@ class SyncReport:
     dropped: int = 0  # issues GitHub no longer has here (deleted or transferred), dropped by the reconcile
     kept: bool = False  # a project folder is there to serve (something was synced, now or before)
     github_open: int | None = None  # GitHub's open_issues_count (issues and pull requests), to compare with counts["open"]
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[str] | None = None, wait: bool = True,

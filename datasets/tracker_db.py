@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from atlas.errors import AtlasError
 from datasets import derived, tracker_journal
 from datasets.fts_text import index_text
 
@@ -57,7 +58,7 @@ CREATE VIRTUAL TABLE issues_fts USING fts5(
 """
 
 
-class DatasetError(RuntimeError):
+class DatasetError(AtlasError, RuntimeError):
     """The issues source is missing or malformed: names the file and line."""
 
 

@@ -11,7 +11,8 @@ from tests.tools_dataset import make_dataset
 from workers import runtime
 from workers.agent import context as ctxmgmt
 from workers.agent.budget import Budget
-from workers.agent.loop import Agent, Reporter
+from workers.agent.loop import Agent
+from workers.agent.ports import Reporter
 from workers.runs.state import RunState
 
 

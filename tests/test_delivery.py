@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import redis
 
-from workers.agent.loop import Reporter
+from workers.agent.ports import Reporter
 from workers.agent.reporting import FanOut
 from workers.errors import DeliveryFailed
 from workers.runs import lease

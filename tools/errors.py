@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from atlas.errors import AtlasError
+
 FIX_FIELD = "Fix the field and call again."
 UNEXPECTED = "The tool failed unexpectedly."
 UNEXPECTED_HINT = "This is not your fault. Try a different tool or answer with what you already have."
@@ -35,23 +37,23 @@ def for_people(text: str) -> str:
     return text.split("\nHint:", 1)[0].removeprefix("Error: ")
 
 
-class CalculationError(ValueError):
+class CalculationError(AtlasError, ValueError):
     """The expression is not plain arithmetic or its value is out of bounds; the message says which."""
 
 
-class RegistryError(ValueError):
+class RegistryError(AtlasError, ValueError):
     """A tool was declared wrongly (duplicate name, missing docstring, bad arguments type): a bug."""
 
 
-class TrackerError(Exception):
+class TrackerError(AtlasError):
     """A write or lookup the tracker refused (no such issue, unknown label): the caller's input."""
 
 
-class TrackerUnavailable(Exception):
+class TrackerUnavailable(AtlasError):
     """The tracker could not be reached or failed (database locked, HTTP 5xx): not the caller's fault."""
 
 
-class WriteTurnTimeout(TimeoutError):
+class WriteTurnTimeout(AtlasError, TimeoutError):
     """Another write held the repository's turn for too long."""
 
 

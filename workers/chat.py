@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workers.agent.loop import Reporter
+from workers.agent.ports import Reporter
 
 if TYPE_CHECKING:
     from workers.approvals.records import Approval

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-
-class AtlasError(Exception):
-    """Base of the errors Atlas raises on purpose."""
+from atlas.errors import AtlasError
 
 
 class ModelUnavailable(AtlasError):
@@ -37,11 +35,11 @@ class DeliveryFailed(AtlasError):
     surface waits out itself); the job fails so that RQ retries it."""
 
 
-class RunNotFound(LookupError):
+class RunNotFound(AtlasError, LookupError):
     """The run id is unknown or its record expired."""
 
 
-class DeliveryLost(Exception):
+class DeliveryLost(AtlasError):
     """Slack did not take the delivery within its budget, or refused it for good."""
 
     def __init__(self, reason: str, *, transient: bool) -> None:

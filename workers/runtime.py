@@ -23,9 +23,9 @@ from workers import platforms
 from workers.agent.compaction import SUMMARY_INSTRUCTIONS, extractive_summary
 from workers.agent.cost import dollars
 from workers.agent.instructions import instructions_for
-from workers.agent.loop import Agent, Reporter
+from workers.agent.loop import Agent
 from workers.agent.model import Model, ModelRequest, ResponsesModel
-from workers.agent.ports import Limits
+from workers.agent.ports import Limits, Reporter
 from workers.agent.sources import sources_of
 from workers.agent.stash import RedisStash
 from workers.approvals import gate

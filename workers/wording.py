@@ -23,7 +23,6 @@ KEPT_FOR_LATER = (
     "as soon as it is back; no need to ask again."
 )
 EPHEMERAL_UNAVAILABLE = ":warning: Atlas can't record that right now (its store is unreachable). Please try again in a minute."
-INTERNAL_ERROR = ":warning: Something went wrong on Atlas's side. Please try again; if it keeps happening, tell a maintainer."
 
 # --- the assistant view (bot/slack/assistant.py, bot/slack/assistant_reporter.py) -------------------------
 ASSISTANT_GREETING = (
@@ -74,7 +73,6 @@ FOOTER = "{steps} {step_word} · {tokens:,} tokens · ${cost:.4f} · stop: {reas
 PARTIAL = ":warning: *Partial answer:* stopped early ({reason}); this is what I found so far."
 PARTIAL_MARKDOWN = ":warning: **Partial answer:** stopped early ({reason}); this is what I found so far."  # streamed
 FAILED = ":x: *I couldn't finish this one:* {reason}"
-CONTINUED = "_(continued)_"
 STOP_REASONS = {
     "done": "done",
     "max_steps": "step budget reached",
@@ -114,7 +112,6 @@ LOOKUP_TITLE = {"issue": "Issue #{arg}", "search": "Issues matching “{arg}”"
 LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
 SHARE_BUTTON = "Share in channel"
 SHARED_BY = "Shared by <@{user}> with `{cmd} {text}`"
-MORE_LINK = "Open #{number}"
 
 
 def steps_word(n: int) -> str:

@@ -39,7 +39,6 @@ from workers.runs.surfaces import DiscordInteraction, DiscordSurface
 
 log = logging.getLogger("atlas.discord.interactions")
 
-INTERACTIONS_PATH = "/discord/interactions"
 PING, APPLICATION_COMMAND, MESSAGE_COMPONENT = 1, 2, 3
 PONG, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, UPDATE_MESSAGE = 1, 4, 5, 7
 EPHEMERAL = 1 << 6

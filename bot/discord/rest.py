@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from atlas.errors import AtlasError
 from atlas.text import clip
 
 log = logging.getLogger("atlas.discord.rest")
@@ -43,7 +44,7 @@ _WEBHOOK = re.compile(r"^/webhooks/(\d+)/([^/]+)")
 _ID = re.compile(r"/\d{5,}")
 
 
-class DiscordError(Exception):
+class DiscordError(AtlasError):
     """Discord refused a request (or could not be reached: status 0). `code` is Discord's JSON error code."""
 
     def __init__(self, status: int, code: int | None = None, message: str = "") -> None:
@@ -198,9 +199,6 @@ class DiscordREST:
 
     def edit_message(self, channel_id: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
         return cast(dict[str, Any], self._in_thread(channel_id, lambda: self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", payload)))
-
-    def delete_message(self, channel_id: str, message_id: str) -> None:
-        self._in_thread(channel_id, lambda: self.request("DELETE", f"/channels/{channel_id}/messages/{message_id}"))
 
     def _in_thread(self, channel_id: str, call: Callable[[], Any]) -> Any:
         """A thread archives after its auto-archive duration without messages (a day: as long as an approval

@@ -20,7 +20,7 @@ from atlas.slack_client import web_client
 from bot.slack import assistant_threads
 from bot.slack.progress import channel_of, thread_of
 from workers import wording
-from workers.agent.loop import Reporter
+from workers.agent.ports import Reporter
 from workers.runs.state import EventKind, RunState
 from workers.runs.surfaces import SlackSurface
 

@@ -24,9 +24,9 @@ from workers.agent.instructions import (
     WRAP_UP,
 )
 from workers.agent.model import Model, ModelReply, ModelRequest
-from workers.agent.ports import Limits, RunKeeper, Summarizer, Tools
+from workers.agent.ports import Limits, Reporter, RunKeeper, Summarizer, Tools
 from workers.errors import ContextFull, ModelRejected, PairingBroken
-from workers.runs.state import EventKind, PendingCall, RunState, StepRecord, StopReason
+from workers.runs.state import PendingCall, RunState, StepRecord, StopReason
 from workers.wording import OUT_OF_BUDGET
 
 log = logging.getLogger("atlas.loop")
@@ -55,13 +55,6 @@ class BudgetStop:
 
 
 StepOutcome = Answered | RunAgain | NeedsApproval | BudgetStop
-
-
-class Reporter:
-    """Receives progress events; subclasses post them somewhere (a Redis stream, Slack)."""
-
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:  # pragma: no cover - interface
-        pass
 
 
 @dataclass

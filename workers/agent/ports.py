@@ -16,7 +16,7 @@ from workers.agent.context import ContextBudget
 if TYPE_CHECKING:
     from tools.context import ResultStash, ToolContext
     from tools.registry import Registry
-    from workers.runs.state import RunState, Usage
+    from workers.runs.state import EventKind, RunState, Usage
 
 
 class Tools(Protocol):
@@ -64,3 +64,10 @@ class Limits:
     budget: Budget = Budget()
     context: ContextBudget = ContextBudget()
     tool_timeout: float = TOOL_TIMEOUT_SECONDS
+
+
+class Reporter:
+    """Receives progress events; subclasses post them somewhere (a Redis stream, Slack)."""
+
+    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:  # pragma: no cover - interface
+        pass

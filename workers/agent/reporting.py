@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from workers.agent.loop import Reporter
+from workers.agent.ports import Reporter
 from workers.errors import DeliveryFailed, StoppedByUser
 from workers.runs.state import EventKind, RunState
 from workers.runs.store import RunStore

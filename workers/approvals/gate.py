@@ -25,7 +25,8 @@ from tools.context import ToolContext
 from tools.dispatch import ToolOutput, execute, validate
 from tools.errors import for_people
 from workers.agent.instructions import DECLINED, EXPIRED, IN_DOUBT, IN_DOUBT_UNCONFIRMED, MISSING
-from workers.agent.loop import Agent, Reporter
+from workers.agent.loop import Agent
+from workers.agent.ports import Reporter
 from workers.approvals import audit, ledger
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval

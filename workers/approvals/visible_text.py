@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import unicodedata
 
-BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 _BLANK_LETTERS = "\u115f\u1160\u3164\uffa0"  # Hangul fillers: letters (Lo) drawn as nothing
 _KEPT = "\n\t"
 

@@ -11,7 +11,8 @@ from rq.job import Job
 
 from workers import runtime
 from workers import wording as phrases
-from workers.agent.loop import Reporter, finish
+from workers.agent.loop import finish
+from workers.agent.ports import Reporter
 from workers.agent.reporting import FanOut, StreamReporter
 from workers.approvals import gate
 from workers.errors import DeliveryFailed, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser

@@ -15,7 +15,8 @@ import logging
 from typing import TYPE_CHECKING
 
 from workers import wording as phrases
-from workers.agent.loop import Reporter, finish
+from workers.agent.loop import finish
+from workers.agent.ports import Reporter
 from workers.runs.state import RunState
 
 if TYPE_CHECKING:
