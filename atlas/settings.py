@@ -19,6 +19,7 @@ from atlas.errors import ConfigError
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
 from atlas.run_limits import TOOL_TIMEOUT_SECONDS, Budget
+from atlas.triage_settings import TriageSettings, triage_from_env
 
 DISCORD_ASK_COMMAND = "atlas"  # `/atlas ask`; the lookup command is never named this (see lookup_command)
 
@@ -133,6 +134,7 @@ class Settings:
     discord_api_url: str | None = None  # REST base URL (a stand-in in tests); Discord's v10 API by default
     discord_approvers: tuple[str, ...] = ()  # Discord user ids who may approve actions
     discord_approver_role: str | None = None  # a role id whose members may approve
+    triage: TriageSettings = field(default_factory=TriageSettings)  # the triage inbox (atlas/triage_settings.py)
 
     @property
     def lookup_command(self) -> str:
@@ -292,6 +294,7 @@ class Settings:
             discord_api_url=get("DISCORD_API_URL"),
             discord_approvers=tuple(u.strip() for u in (get("ATLAS_DISCORD_APPROVERS") or "").split(",") if u.strip()),
             discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
+            triage=triage_from_env(get, flag),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:

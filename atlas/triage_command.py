@@ -56,3 +56,29 @@ def render_backtest(result: Result, mode: str) -> str:
         bars = f"{'#' * round(f.precision * 10):<10} | {'#' * round(f.recall * 10)}"
         lines.append(f"{name[:32]:<32} {f.precision:>5.2f} {f.recall:>5.2f} {f.support:>4}  {bars}")
     return "\n".join(lines)
+
+
+def post_one(settings: Settings, number: int) -> int:
+    """`atlas triage N --post`: start issue N's one triage run (the demo tracker's path for a new issue; a
+    second call, or a webhook, starts nothing). A worker triages it and posts the card."""
+    from atlas.connection import connect
+    from tools.trackers import tracker_for
+    from workers.inbox import claim
+    from workers.runs.state import Origin
+    from workers.runs.triage_record import TriageRecord
+
+    triage = settings.triage
+    if not triage.enabled:
+        print("atlas triage: no triage channel is set (ATLAS_TRIAGE_CHANNEL or ATLAS_DISCORD_TRIAGE_CHANNEL): triage is off",
+              file=sys.stderr)
+        return 2
+    conn = connect(settings)
+    issue = tracker_for(settings, conn).issue(number)
+    if issue is None:
+        print(f"atlas triage: no issue #{number} in {settings.data_dir}", file=sys.stderr)
+        return 1
+    repo = settings.github.repo if settings.github is not None else "demo"
+    record = TriageRecord(repo=repo, issue=number, title=issue.title, url=issue.url)
+    run_id, started = claim.start(conn, settings.queue_name, record, Origin(kind=triage.platform or "slack", channel=triage.channel))
+    print(f"triage run {run_id} " + ("queued" if started else "already started for this issue: nothing queued"))
+    return 0

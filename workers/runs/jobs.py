@@ -48,6 +48,10 @@ def continue_run(run_id: str) -> str:
 
 def _continue(rt: runtime.Runtime, run_id: str) -> str:
     run = rt.store.load(run_id)
+    if run.triage is not None:  # the triage inbox: no model, no thread; its card and its actions only
+        from workers.inbox.job import proceed
+
+        return proceed(rt, run)
     reporter = reporter_for(rt, run)
     if run.final:
         # A re-delivery (the answer failed to post, or the worker died after saving it): surfaces
