@@ -103,7 +103,7 @@ def _apply_decided(rt: WorkerParts, run: RunState, record: TriageRecord) -> None
         if not approval.decided:
             waiting.append(call)
             continue
-        action.decider = approval.decider_label
+        action.decider = approval.decider_label if approval.status != "expired" else ""
         if approval.status == "approved":
             ctx = ctx or ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
                                      run_id=run.id, tracker=rt.tracker)
