@@ -62,6 +62,7 @@ def post_one(settings: Settings, number: int) -> int:
     """`atlas triage N --post`: start issue N's one triage run (the demo tracker's path for a new issue; a
     second call, or a webhook, starts nothing). A worker triages it and posts the card."""
     from atlas.connection import connect
+    from datasets.tracker_db import ensure_db
     from tools.trackers import tracker_for
     from workers.inbox import claim
     from workers.runs.state import Origin
@@ -73,6 +74,7 @@ def post_one(settings: Settings, number: int) -> int:
               file=sys.stderr)
         return 2
     conn = connect(settings)
+    ensure_db(settings.data_dir, settings.home)  # the demo tracker reads its database (built if stale)
     issue = tracker_for(settings, conn).issue(number)
     if issue is None:
         print(f"atlas triage: no issue #{number} in {settings.data_dir}", file=sys.stderr)

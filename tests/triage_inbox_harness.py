@@ -25,8 +25,7 @@ from tests.standins.github_repo import Repo
 from tests.standins.github_webhooks import SECRET as WEBHOOK_SECRET
 from tests.standins.github_webhooks import deliver, payload
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SECRET, block_action
-from tests.standins.slack_events import SlackSender
+from tests.standins.slack_events import SECRET, SlackSender, block_action
 from tests.standins.slack_fixtures import BackgroundServer
 from workers.runs.store import RunStore
 
