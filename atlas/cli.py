@@ -14,7 +14,6 @@ from pathlib import Path
 from atlas.errors import ConfigError
 from atlas.failures import CONFIG_EXIT, INTERRUPTED_EXIT, explain
 from atlas.settings import Settings
-from atlas.triage_settings import check_autonomy
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
         # the repository named on `atlas sync` is the one synced
         settings = Settings.from_env({**os.environ, "ATLAS_GITHUB_REPO": args.repo} if args.command == "sync" else None)
         if args.command in ("worker", "serve"):  # labels=auto is refused at start unless every auto label earned it
+            from atlas.triage_command import check_autonomy
+
             check_autonomy(settings.triage, settings.data_dir, settings.home)
         return _run(settings, args)
     except (Exception, KeyboardInterrupt) as exc:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
+from atlas.errors import ConfigError
 from atlas.settings import Settings
+from atlas.triage_settings import TriageSettings
 from workers.triage import autonomy, backtest
 from workers.triage.backtest import Result
 from workers.triage.engine import Suggestions, Triage
@@ -84,3 +87,14 @@ def post_one(settings: Settings, number: int) -> int:
     run_id, started = claim.start(conn, settings.queue_name, record, Origin(kind=triage.platform or "slack", channel=triage.channel))
     print(f"triage run {run_id} " + ("queued" if started else "already started for this issue: nothing queued"))
     return 0
+
+
+def check_autonomy(triage: TriageSettings, data_dir: Path, home: Path | None) -> None:
+    """At start: every label `auto` would apply must have earned it in the last backtest (issue 25), else refused
+    with the figures."""
+    if not triage.enabled or triage.mode("labels") != "auto":
+        return
+    figures = autonomy.last_per_label(data_dir, home)
+    refused = [v.reason for v in (autonomy.may_auto(label, figures) for label in triage.auto_labels) if not v.allowed]
+    if refused:
+        raise ConfigError("ATLAS_TRIAGE_ACTIONS labels=auto is refused: " + "; ".join(refused))

@@ -5,14 +5,14 @@ computed for a card), `shadow` (recorded in the run, nothing posted), `draft` (i
 Reject on the card) or, for labels only, `auto` (applied without a click). With a triage channel and
 no `ATLAS_TRIAGE_ACTIONS` every action is `draft`; with no channel triage is off. `auto` applies only
 the labels named in `ATLAS_TRIAGE_AUTO_LABELS`, and each must have earned it in the last backtest
-(workers/triage/autonomy.py): `check_autonomy` refuses to start otherwise, with the figures.
+(workers/triage/autonomy.py): `atlas worker` and `atlas serve` refuse to start otherwise, with the figures
+(atlas/triage_command.py `check_autonomy`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from atlas.errors import ConfigError
@@ -78,15 +78,3 @@ def triage_from_env(get: Callable[[str], str | None], flag: Callable[[str, bool]
                           modes=modes, auto_labels=auto if modes["labels"] == "auto" else (),
                           skip_writers=flag("ATLAS_TRIAGE_SKIP_WRITERS", True))
 
-
-def check_autonomy(triage: TriageSettings, data_dir: Path, home: Path | None) -> None:
-    """At start: every label `auto` would apply must have earned it in the last backtest (issue 25), else refused
-    with the figures."""
-    if not triage.enabled or triage.mode("labels") != "auto":
-        return
-    from workers.triage import autonomy
-
-    figures = autonomy.last_per_label(data_dir, home)
-    refused = [v.reason for v in (autonomy.may_auto(label, figures) for label in triage.auto_labels) if not v.allowed]
-    if refused:
-        raise ConfigError("ATLAS_TRIAGE_ACTIONS labels=auto is refused: " + "; ".join(refused))
