@@ -76,7 +76,7 @@ class Inbox:
         assert status in (200, 202), (status, text)
 
     def worker(self, name: str):  # noqa: ANN201 - a context manager of Popen
-        return worker_process(self.env, name, "--with-scheduler")
+        return worker_process(self.env, name)  # expiry is scheduled, never due in a test: no scheduler child
 
     def cards(self, count: int = 1, timeout: float = 30) -> list[dict[str, Any]]:
         """Top-level messages in the triage channel, once there are `count`."""
