@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
-from tests.processes import wait_for
+from tests.processes import atlas_command, wait_for
 from tests.standins.github_webhooks import deliver, payload
 from tests.triage_inbox_harness import TRACEBACK, actions, button, inbox, text_of
 from workers.approvals import audit
@@ -85,3 +86,5 @@ def test_shadow_posts_nothing_and_records_the_suggestions(tmp_path: Path, redis_
         assert run.triage is not None and run.triage.suggestions["duplicates"][0]["id"] == 1
         assert {a.kind: a.status for a in run.triage.actions}.get("duplicates") == "shadow"
         assert box.github.requests("POST") == [] and box.github.requests("PATCH") == []
+        shown = atlas_command("runs", "show", run_id, "--json", env=box.env)  # a run record like any other
+        assert shown.returncode == 0 and json.loads(shown.stdout)["triage"]["suggestions"]["duplicates"][0]["id"] == 1

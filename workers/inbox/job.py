@@ -113,6 +113,7 @@ def _apply_decided(rt: WorkerParts, run: RunState, record: TriageRecord) -> None
     if why:
         record.superseded = why
     run.pending = waiting
+    run.answer = _summary(record)
     if not waiting:
         run.status, run.stop_reason = "done", "done"
     rt.store.save(run)
@@ -156,5 +157,5 @@ def _summary(record: TriageRecord) -> str:
     s = record.suggestions
     dups = ", ".join(f"#{d['id']} ({d['score']:.2f})" for d in s.get("duplicates", [])) or "none"
     labels = ", ".join(f"{x['name']} ({x['score']:.2f})" for x in s.get("labels", [])) or "none"
-    modes = ", ".join(f"{a.kind}: {a.mode}" for a in record.actions) or "no action"
+    modes = ", ".join(f"{a.kind}: {a.mode}, {a.status}" + (f" by {a.decider}" if a.decider else "") for a in record.actions) or "no action"
     return f"Triage of #{record.issue}: duplicates {dups}; labels {labels}; reply {'drafted' if s.get('reply') else 'none'}; {modes}."
