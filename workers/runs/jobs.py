@@ -128,5 +128,10 @@ def on_job_failure(job: Job, connection: redis.Redis, exc_type: type[BaseExcepti
         rt.store.publish(run.id, {"kind": "retrying", "status": run.status, "reason": exc_type.__name__})
         return
     reason: StopReason = "worker_lost" if exc_type.__name__ == "AbandonedJobError" else "internal_error"
+    if run.triage is not None:  # a triage run has no thread to tell: the record says it, its card keeps what it showed
+        run.status, run.stop_reason, run.error = "failed", reason, phrases.WORKER_LOST
+        rt.store.save(run)
+        log.error("triage run %s (issue #%s) failed: %s", run.id, run.triage.issue, exc_type.__name__)
+        return
     reporter = reporter_for(rt, run)
     stop(rt, run, reporter, reason, phrases.WORKER_LOST)
