@@ -11,6 +11,7 @@ from tests.standins.github_webhooks import deliver, payload
 from tests.triage_inbox_harness import TRACEBACK, actions, button, inbox, text_of
 from workers.approvals import audit
 from workers.inbox import claim
+from workers.triage import autonomy
 
 DUP_TITLE = "KeyError 'retry_policy' when the scheduler starts"
 DUP_BODY = f"After the upgrade to 2.3 the scheduler will not start:\n\n{TRACEBACK}\n"
@@ -88,3 +89,21 @@ def test_shadow_posts_nothing_and_records_the_suggestions(tmp_path: Path, redis_
         assert box.github.requests("POST") == [] and box.github.requests("PATCH") == []
         shown = atlas_command("runs", "show", run_id, "--json", env=box.env)  # a run record like any other
         assert shown.returncode == 0 and json.loads(shown.stdout)["triage"]["suggestions"]["duplicates"][0]["id"] == 1
+
+
+def test_labels_that_earned_auto_are_applied_without_a_click_and_the_rest_wait_on_the_card(tmp_path: Path, redis_url: str) -> None:
+    earned = {"scheduler": {"precision": 0.98, "recall": 0.9, "support": 24}, "bug": {"precision": 0.7, "recall": 0.9, "support": 60}}
+    with inbox(tmp_path, redis_url, ATLAS_TRIAGE_ACTIONS="duplicates=off,labels=auto,reply=off",
+               ATLAS_TRIAGE_AUTO_LABELS="scheduler") as box:
+        # the last backtest of the synced repository, as `atlas triage backtest` keeps it (the worker checks it at start)
+        autonomy.save(box.settings.data_dir, box.settings.home, {"totals": {"labels": {"per_label": earned}}})
+        dup = box.open_issue(DUP_TITLE, DUP_BODY)
+        with box.worker("inbox-w4"):
+            (card,) = box.cards()
+            wait_for(lambda: "Approved by Atlas (auto" in text_of(box.card_now(card)), what="the auto labels on the card")
+            assert actions(box.card_now(card)) == ["labels"]  # bug did not earn it: a draft with its buttons
+        [labelled] = box.github.requests("POST", r"/labels$")
+        assert labelled.path == f"/repos/acme/rocket/issues/{dup['number']}/labels" and labelled.body == {"labels": ["scheduler"]}
+        assert box.github.requests("PATCH") == [] and box.github.requests("POST", r"/comments$") == []
+        decisions = [e for e in audit.entries(box.conn) if e.kind == "decision"]
+        assert [e.get("decider") for e in decisions if e.get("decision") == "approved"] == ["atlas-auto"]
