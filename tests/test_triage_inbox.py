@@ -102,6 +102,9 @@ def test_labels_that_earned_auto_are_applied_without_a_click_and_the_rest_wait_o
             (card,) = box.cards()
             wait_for(lambda: "Approved by Atlas (auto" in text_of(box.card_now(card)), what="the auto labels on the card")
             assert actions(box.card_now(card)) == ["labels"]  # bug did not earn it: a draft with its buttons
+            shown = text_of(box.card_now(card))
+            assert "Mode: auto. Last backtest: scheduler precision 0.98 over 24" in shown  # the figures beside each mode
+            assert "Mode: draft. Last backtest: bug precision 0.70 over 60" in shown
         [labelled] = box.github.requests("POST", r"/labels$")
         assert labelled.path == f"/repos/acme/rocket/issues/{dup['number']}/labels" and labelled.body == {"labels": ["scheduler"]}
         assert box.github.requests("PATCH") == [] and box.github.requests("POST", r"/comments$") == []

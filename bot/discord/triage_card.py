@@ -58,6 +58,7 @@ def card_payload(run: RunState, tracker: Tracker | None) -> dict[str, Any]:
         if action.mode == "shadow":
             continue
         lines.append(_describe(action, record.suggestions, tracker, shown, embeds))
+        lines.append(render.escape(wording.mode_line(action, record.suggestions)))
         if action.call_id in pending and not record.superseded:
             pid = pending[action.call_id]
             rows.append({"type": 1, "components": [

@@ -69,6 +69,7 @@ def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None) -> 
         if action.mode == "shadow":
             continue
         blocks += _action(action, record, tracker, shown)
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.mode_line(action, record.suggestions)))]))
         if action.call_id in pending and not record.superseded:
             blocks.append(ActionsBlock(block_id=f"atlas_triage_{action.kind}", elements=[
                 ButtonElement(text=PlainTextObject(text=wording.APPROVE), action_id=APPROVE_ACTION, value=pending[action.call_id], style="primary"),

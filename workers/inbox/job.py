@@ -25,6 +25,7 @@ from workers.inbox import maintainers
 from workers.parts import WorkerParts
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
+from workers.triage import autonomy
 from workers.triage.engine import NewIssue, Triage
 
 log = logging.getLogger("atlas.inbox")
@@ -49,7 +50,9 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
     issue = rt.tracker.issue(record.issue)
     if issue is not None:
         record.title, record.url = issue.title, issue.url
-    record.suggestions = {**found.as_json(), "label_evidence": {s.name: s.evidence for s in found.labels}}
+    figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
+    record.suggestions = {**found.as_json(), "label_evidence": {s.name: s.evidence for s in found.labels},
+                          "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)}}
     ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
                       run_id=run.id, tracker=rt.tracker)
     drafted: list[TriageAction] = []
