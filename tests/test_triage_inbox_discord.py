@@ -38,7 +38,7 @@ def test_a_demo_issue_posted_for_triage_gets_one_discord_card_and_approve_labels
     with serving_discord(env, tmp_path, discord_api) as serve, worker_process(env, "inbox-discord"):
         [card] = wait_for(lambda: [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")], what="the card")
         assert "\\#10 Cron job runs twice when the clocks change" in card["content"] and "Add labels" in card["content"]
-        assert "Close as duplicate of \\#1" in card["content"]  # the original, from the demo data
+        assert "Close as duplicate of \\#1" in card["content"] and "`newcomer`" in card["content"]  # the original, from the demo data
         buttons = [b["custom_id"] for row in card["components"] for b in row["components"]]
         [approve] = [b for b in buttons if b.startswith(render.APPROVE_PREFIX) and b.endswith(".triage-labels")]
         assert tracker_journal.entries(tracker_journal.journal_path(data, Path(env["ATLAS_HOME"]))) == []  # nothing before a click

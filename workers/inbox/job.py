@@ -13,9 +13,11 @@ import logging
 
 from rq import Queue
 
+from datasets.tracker_db import db_path
 from tools import open_corpus
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, validate
+from tools.issue_store import IssueStore
 from workers.agent.loop import Reporter
 from workers.approvals import gate
 from workers.approvals import records as approvals
@@ -50,6 +52,13 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
     issue = rt.tracker.issue(record.issue)
     if issue is not None:
         record.title, record.url = issue.title, issue.url
+    if not record.author:  # `atlas triage N --post`: the tracker's record says who opened it
+        store = IssueStore(db_path(rt.settings.data_dir, rt.settings.home))
+        try:
+            stored = store.get(record.issue)
+            record.author = (stored.author if stored is not None else None) or ""
+        finally:
+            store.close()
     figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
     record.suggestions = {**found.as_json(), "label_evidence": {s.name: s.evidence for s in found.labels},
                           "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)}}
