@@ -6,7 +6,10 @@ import copy
 import json
 from pathlib import Path
 
-from tests.processes import atlas_command, wait_for
+import pytest
+
+from atlas import show_run
+from tests.processes import wait_for
 from tests.standins.github_webhooks import deliver, payload
 from tests.triage_inbox_harness import TRACEBACK, actions, button, inbox, text_of
 from workers.approvals import audit
@@ -77,7 +80,7 @@ def test_a_duplicate_gets_one_card_approve_closes_it_once_injected_text_changes_
         assert ended_run.status == "done" and {a.status for a in ended_run.triage.actions} == {"superseded"}  # type: ignore[union-attr]
 
 
-def test_shadow_posts_nothing_and_records_the_suggestions(tmp_path: Path, redis_url: str) -> None:
+def test_shadow_posts_nothing_and_records_the_suggestions(tmp_path: Path, redis_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     with inbox(tmp_path, redis_url, ATLAS_TRIAGE_ACTIONS="duplicates=shadow,labels=shadow,reply=shadow") as box:
         dup = box.open_issue(DUP_TITLE, DUP_BODY)
         with box.worker("inbox-w3"):
@@ -87,8 +90,9 @@ def test_shadow_posts_nothing_and_records_the_suggestions(tmp_path: Path, redis_
         assert run.triage is not None and run.triage.suggestions["duplicates"][0]["id"] == 1
         assert {a.kind: a.status for a in run.triage.actions}.get("duplicates") == "shadow"
         assert box.github.requests("POST") == [] and box.github.requests("PATCH") == []
-        shown = atlas_command("runs", "show", run_id, "--json", env=box.env)  # a run record like any other
-        assert shown.returncode == 0 and json.loads(shown.stdout)["triage"]["suggestions"]["duplicates"][0]["id"] == 1
+        capsys.readouterr()
+        assert show_run.show(box.settings, run_id, as_json=True) == 0  # `atlas runs show RUN --json`: a run record like any other
+        assert json.loads(capsys.readouterr().out)["triage"]["suggestions"]["duplicates"][0]["id"] == 1
 
 
 def test_labels_that_earned_auto_are_applied_without_a_click_and_the_rest_wait_on_the_card(tmp_path: Path, redis_url: str) -> None:
