@@ -54,6 +54,10 @@ def test_a_duplicate_gets_one_card_approve_closes_it_once_injected_text_changes_
             now = box.card_now(card)
             assert "duplicates" not in actions(now) and "labels" in actions(now)  # the other actions keep their buttons
 
+            labelled = box.github.repo.edit_issue(injected["number"], labels=[box.github.repo.labels["bug"]])
+            by_template = payload("issues-labeled", box.github.repo, action="labeled", issue=labelled, label=box.github.repo.labels["bug"])
+            by_template["sender"]["login"] = "zoe"  # an issue template's label, set as the author
+            assert deliver(box.webhook_url, "issues", by_template)[0] == 202
             dup = box.open_issue(DUP_TITLE, DUP_BODY)
             late = copy.deepcopy(wait_for(lambda: next((c for c in box.messages() if f"#{dup['number']} " in text_of(c)), None),
                                           what="a third card"))  # as posted: the stand-in edits its own copy
@@ -64,6 +68,7 @@ def test_a_duplicate_gets_one_card_approve_closes_it_once_injected_text_changes_
             ended = wait_for(lambda: "closed by maya" in text_of(m := box.card_now(late)) and m, what="the card ended")
             assert actions(ended) == []
             assert box.click(late, "duplicates") == 200  # a click on the old buttons changes nothing
+            assert actions(box.card_now(by_issue[injected["number"]]))  # the author's template label ended nothing
         assert len(box.messages()) == 3  # one card per issue, whatever was redelivered
         [comment] = box.github.requests("POST", r"/comments$")
         assert comment.path == f"/repos/acme/rocket/issues/{number}/comments"

@@ -3,7 +3,8 @@
 `issues.opened` starts the issue's one triage run (claim.py: by repository and number, so a
 redelivery, `edited` or `reopened` starts nothing); issues opened by someone with write access are
 skipped unless ATLAS_TRIAGE_SKIP_WRITERS is off. `issues.closed`, `issues.labeled` and a comment by
-an OWNER, MEMBER or COLLABORATOR end a card nobody clicked yet (maintainers.py).
+an OWNER, MEMBER or COLLABORATOR end a card nobody clicked yet (maintainers.py); a label set as the
+issue's author (an issue template's) does not.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[
     if found is None:
         return ""
     run_id = found
+    if event == "issues" and action == "labeled" and sender == str((issue.get("user") or {}).get("login") or ""):
+        return ""  # labels an issue template set, applied as its author: not a maintainer's decision
     if event == "issues" and action in ("closed", "labeled"):
         what = "closed" if action == "closed" else "labelled"
         return f"; triage card ended ({what})" if maintainers.acted(rt.conn, rt.settings.queue_name, run_id, what, sender) else ""
