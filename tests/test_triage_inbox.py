@@ -69,6 +69,13 @@ def test_a_duplicate_gets_one_card_approve_closes_it_once_injected_text_changes_
             assert actions(ended) == []
             assert box.click(late, "duplicates") == 200  # a click on the old buttons changes nothing
             assert actions(box.card_now(by_issue[injected["number"]]))  # the author's template label ended nothing
+            answer = box.github.repo.add_comment(injected["number"], "That is expected on 2.3: see the docs.", author="maya")
+            commented = payload("issue-comment-created", box.github.repo, action="created", issue=box.github.repo.issues[injected["number"]],
+                                comment={**answer, "author_association": "MEMBER"})
+            commented["comment"]["author_association"] = "MEMBER"
+            assert deliver(box.webhook_url, "issue_comment", commented)[0] == 202
+            wait_for(lambda: "answered by maya" in text_of(box.card_now(by_issue[injected["number"]])), what="the answered card ended")
+            assert actions(box.card_now(by_issue[injected["number"]])) == []
         assert len(box.messages()) == 3  # one card per issue, whatever was redelivered
         [comment] = box.github.requests("POST", r"/comments$")
         assert comment.path == f"/repos/acme/rocket/issues/{number}/comments"
