@@ -24,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # the repository named on `atlas sync` is the one synced
         settings = Settings.from_env({**os.environ, "ATLAS_GITHUB_REPO": args.repo} if args.command == "sync" else None)
+        if args.command in ("worker", "serve"):  # labels=auto is refused at start unless every auto label earned it
+            from atlas.triage_command import check_autonomy
+
+            check_autonomy(settings.triage, settings.data_dir, settings.home)
         return _run(settings, args)
     except (Exception, KeyboardInterrupt) as exc:
         line, code = explain(exc, redis_at=_redis_at(settings))
@@ -115,6 +119,8 @@ def parser() -> argparse.ArgumentParser:
                      "backtest: replay the last closed issues as of their creation and score them.")
     triage.add_argument("target", help="an issue number, or 'backtest'")
     triage.add_argument("--json", action="store_true", help="print one JSON object")
+    triage.add_argument("--post", action="store_true",
+                        help="ISSUE: start the issue's one triage run (its card in the triage channel), as a new issue does")
     triage.add_argument("--last", type=int, default=None, help="backtest: only the last N closed issues")
     triage.add_argument("--since", default=None, help="backtest: only issues opened on or after this date (YYYY-MM-DD)")
 
@@ -268,6 +274,10 @@ def _triage(settings: Settings, args: argparse.Namespace) -> int:
     if not args.target.lstrip("#").isdigit():
         print(f"atlas triage: {args.target!r} is neither an issue number nor 'backtest'", file=sys.stderr)
         return 2
+    if args.post:
+        from atlas.triage_command import post_one
+
+        return post_one(settings, int(args.target.lstrip("#")))
     return triage_one(settings, int(args.target.lstrip("#")), as_json=args.json)
 
 

@@ -19,6 +19,7 @@ from atlas.errors import ConfigError
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
 from atlas.run_limits import TOOL_TIMEOUT_SECONDS, Budget
+from atlas.triage_settings import TriageSettings, triage_from_env
 
 DISCORD_ASK_COMMAND = "atlas"  # `/atlas ask`; the lookup command is never named this (see lookup_command)
 
@@ -129,6 +130,7 @@ class Settings:
     discord_approvers: tuple[str, ...] = ()  # Discord user ids who may approve actions
     discord_approver_role: str | None = None  # a role id whose members may approve
     mcp_token: str | None = _secret()  # ATLAS_MCP_TOKEN: the bearer token of /mcp on `atlas serve`; None: no /mcp
+    triage: TriageSettings = field(default_factory=TriageSettings)  # the triage inbox (atlas/triage_settings.py)
 
     @property
     def lookup_command(self) -> str:
@@ -289,6 +291,7 @@ class Settings:
             discord_approvers=tuple(u.strip() for u in (get("ATLAS_DISCORD_APPROVERS") or "").split(",") if u.strip()),
             discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
             mcp_token=_mcp_token(get("ATLAS_MCP_TOKEN")),
+            triage=triage_from_env(get, flag),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:

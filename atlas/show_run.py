@@ -32,7 +32,8 @@ def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
         print(f"atlas runs show: Redis is unreachable ({type(exc).__name__})", file=sys.stderr)
         return 1
     if as_json:
-        print(json.dumps({**result_json(run), "question": run.question, "undelivered": run.surface.undelivered}, indent=2))
+        triage = {"triage": run.triage.model_dump()} if run.triage is not None else {}  # what was suggested, each action's fate
+        print(json.dumps({**result_json(run), "question": run.question, "undelivered": run.surface.undelivered, **triage}, indent=2))
     else:
         print(describe(run))
     return 0
@@ -42,6 +43,8 @@ def describe(run: RunState) -> str:
     """Header lines (question, where it came from, status, delivery), then the answer as `atlas ask` prints it."""
     origin = run.origin
     where = f"Slack {origin.channel} thread {origin.thread_ts or origin.message_ts}" if origin.kind == "slack" else origin.kind
+    if run.triage is not None:
+        where = f"the triage inbox ({origin.kind} {origin.channel}), issue #{run.triage.issue} of {run.triage.repo}"
     lines = [f"run {run.id} ({run.status}) from {where}", f"question: {run.question}"]
     undelivered = run.surface.undelivered
     if undelivered:

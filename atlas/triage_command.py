@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
+from atlas.errors import ConfigError
 from atlas.settings import Settings
+from atlas.triage_settings import TriageSettings
 from workers.triage import autonomy, backtest
 from workers.triage.backtest import Result
 from workers.triage.engine import Suggestions, Triage
@@ -56,3 +59,42 @@ def render_backtest(result: Result, mode: str) -> str:
         bars = f"{'#' * round(f.precision * 10):<10} | {'#' * round(f.recall * 10)}"
         lines.append(f"{name[:32]:<32} {f.precision:>5.2f} {f.recall:>5.2f} {f.support:>4}  {bars}")
     return "\n".join(lines)
+
+
+def post_one(settings: Settings, number: int) -> int:
+    """`atlas triage N --post`: start issue N's one triage run (the demo tracker's path for a new issue; a
+    second call, or a webhook, starts nothing). A worker triages it and posts the card."""
+    from atlas.connection import connect
+    from datasets.tracker_db import ensure_db
+    from tools.trackers import tracker_for
+    from workers.inbox import claim
+    from workers.runs.state import Origin
+    from workers.runs.triage_record import TriageRecord
+
+    triage = settings.triage
+    if not triage.enabled:
+        print("atlas triage: no triage channel is set (ATLAS_TRIAGE_CHANNEL or ATLAS_DISCORD_TRIAGE_CHANNEL): triage is off",
+              file=sys.stderr)
+        return 2
+    conn = connect(settings)
+    ensure_db(settings.data_dir, settings.home)  # the demo tracker reads its database (built if stale)
+    issue = tracker_for(settings, conn).issue(number)
+    if issue is None:
+        print(f"atlas triage: no issue #{number} in {settings.data_dir}", file=sys.stderr)
+        return 1
+    repo = settings.github.repo if settings.github is not None else "demo"
+    record = TriageRecord(repo=repo, issue=number, title=issue.title, url=issue.url)
+    run_id, started = claim.start(conn, settings.queue_name, record, Origin(kind=triage.platform or "slack", channel=triage.channel))
+    print(f"triage run {run_id} " + ("queued" if started else "already started for this issue: nothing queued"))
+    return 0
+
+
+def check_autonomy(triage: TriageSettings, data_dir: Path, home: Path | None) -> None:
+    """At start: every label `auto` would apply must have earned it in the last backtest (issue 25), else refused
+    with the figures."""
+    if not triage.enabled or triage.mode("labels") != "auto":
+        return
+    figures = autonomy.last_per_label(data_dir, home)
+    refused = [v.reason for v in (autonomy.may_auto(label, figures) for label in triage.auto_labels) if not v.allowed]
+    if refused:
+        raise ConfigError("ATLAS_TRIAGE_ACTIONS labels=auto is refused: " + "; ".join(refused))

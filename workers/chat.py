@@ -29,3 +29,8 @@ class ChatPlatform(Reporter):
         """Say in the run's thread that an approved action may or may not have happened (linking the
         issue's page on the tracker when there is one)."""
         raise NotImplementedError
+
+    def triage_card(self, run: RunState) -> None:
+        """Post the one triage card of a triage run (workers/inbox/) in the triage channel, or update it in
+        place: the issue, each action with its own Approve and Reject until decided, who decided what."""
+        raise NotImplementedError

@@ -69,7 +69,11 @@ def apply_event(event: str, payload: dict[str, Any]) -> str:
     if event not in ("issues", "issue_comment", "label"):
         return f"ignored: {event}"
     github_index.apply(folder, change)
-    return f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}"
+    from workers.inbox.webhook import on_event
+
+    # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once either way.
+    triaged = on_event(rt, gh.repo, event, action, payload)
+    return (f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}") + triaged
 
 
 def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:

@@ -29,5 +29,5 @@ def for_run(settings: Settings, store: RunStore, platform: Platform, tracker: Tr
     if platform == "slack" and settings.slack_bot_token:
         return SlackReporter.for_settings(settings, store, tracker, slack)
     if platform == "discord" and settings.discord_bot_token:
-        return DiscordReporter.for_settings(settings, store)
+        return DiscordReporter.for_settings(settings, store, tracker)
     return None

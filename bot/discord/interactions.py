@@ -36,11 +36,12 @@ from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
 from workers.runs.state import Origin
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface
+from workers.runs.triage_record import is_triage
 
 log = logging.getLogger("atlas.discord.interactions")
 
 PING, APPLICATION_COMMAND, MESSAGE_COMPONENT = 1, 2, 3
-PONG, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, UPDATE_MESSAGE = 1, 4, 5, 7
+PONG, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE = 1, 4, 5, 6, 7
 EPHEMERAL = 1 << 6
 MAX_BODY_BYTES = 1 << 20
 
@@ -178,6 +179,8 @@ class Interactions:
             case Decided():
                 if result.step_complete and not result.resume_queued:
                     self._resume(result.approval)
+                if is_triage(pending_id):  # several actions on one card: its run's resume re-renders it whole
+                    return {"type": DEFERRED_UPDATE_MESSAGE}
                 return message(decided_payload(result.approval), UPDATE_MESSAGE)
             case Misplaced():
                 log.warning("click by %s on %s refused: not from the card's guild, channel or message", user_id, pending_id[:80])

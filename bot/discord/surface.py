@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any, assert_never
 
 from atlas.text import clip
-from bot.discord import render, wording
+from bot.discord import render, triage_card, wording
 from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST, rest_client
 from bot.slack import cards as approval_cards
 from bot.slack.render import task_title
-from tools.tracker import demo_tracker
+from tools.tracker import Tracker, demo_tracker
 from workers import wording as common
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
@@ -36,6 +36,7 @@ from workers.runs import conversations
 from workers.runs.state import EventKind, PendingCall, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface, PostedVia
+from workers.runs.triage_record import is_triage
 
 log = logging.getLogger("atlas.discord.surface")
 
@@ -62,8 +63,9 @@ class DiscordReporter(ChatPlatform):
 
     def __init__(self, rest: DiscordREST, store: RunStore, *, docs_base_url: str | None = None,
                  issues_base_url: str | None = None, clock: Callable[[], float] = time.monotonic,
-                 data_dir: Path | None = None, home: Path | None = None) -> None:
+                 data_dir: Path | None = None, home: Path | None = None, tracker: Tracker | None = None) -> None:
         self.rest, self.store = rest, store
+        self.tracker = tracker  # the worker's: what a triage card describes issues from
         self.data_dir, self.home = data_dir, home  # the demo tracker's folder (cards describe its issues) and ATLAS_HOME
         self.docs_base_url, self.issues_base_url = docs_base_url, issues_base_url
         self.clock = clock
@@ -73,9 +75,9 @@ class DiscordReporter(ChatPlatform):
         self._dirty = False
 
     @classmethod
-    def for_settings(cls, settings: Any, store: RunStore) -> DiscordReporter:
+    def for_settings(cls, settings: Any, store: RunStore, tracker: Tracker | None = None) -> DiscordReporter:
         return cls(rest_client(settings), store, docs_base_url=settings.docs_base_url, issues_base_url=settings.issues_base_url,
-                   data_dir=settings.data_dir, home=settings.home)
+                   data_dir=settings.data_dir, home=settings.home, tracker=tracker)
 
     # -- events --------------------------------------------------------------------------------
 
@@ -274,6 +276,8 @@ class DiscordReporter(ChatPlatform):
         return posted
 
     def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+        if is_triage(approval.pending_id):
+            return True  # a triage card is re-rendered whole by its run's job (triage_card)
         if not approval.channel or not approval.card_ts:
             return False
         try:
@@ -288,6 +292,9 @@ class DiscordReporter(ChatPlatform):
         text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name.replace("`", ""), issue=render.escape(approval.issue or "?"),
                                                        user=user if user.isdigit() else "?", link=f" (<{issue_url}>)" if issue_url else "")
         self.rest.create_message(self.channel(run), {"content": text})
+
+    def triage_card(self, run: RunState) -> None:
+        triage_card.show(self.rest, self.store, run, self.tracker)
 
 
 def card_nonce(pending_id: str) -> str:

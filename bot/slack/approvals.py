@@ -37,6 +37,7 @@ from workers.approvals.place import Place
 from workers.approvals.records import Decision
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
+from workers.runs.triage_record import is_triage
 
 log = logging.getLogger("atlas.bot.slack.approvals")
 
@@ -187,6 +188,8 @@ def _resume(deps: Deps, approval: approvals.Approval) -> None:
 
 
 def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -> None:
+    if is_triage(approval.pending_id):
+        return  # a triage card has several actions: its run's resume re-renders it whole
     container = body.get("container") or {}
     channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
     ts = container.get("message_ts") or (body.get("message") or {}).get("ts")

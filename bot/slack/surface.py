@@ -22,6 +22,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from atlas.settings import Settings
 from atlas.slack_client import SlackClients, error_code, error_details
 from bot.slack import cards as approval_cards
+from bot.slack import triage_card
 from bot.slack.delivery import Patience, deliver
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
 from bot.slack.render import answer_messages, classic_feedback, defuse_broadcasts
@@ -36,6 +37,7 @@ from workers.runs import conversations
 from workers.runs.state import EventKind, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import SlackSurface, Undeliverable
+from workers.runs.triage_record import is_triage
 
 __all__ = ["PROGRESS_MIN_INTERVAL", "SlackReporter"]
 
@@ -271,10 +273,15 @@ class SlackReporter(ChatPlatform):
         approval_cards.post(self.create_client, run, pending, conn=self.store.conn, tracker=self.tracker)
 
     def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+        if is_triage(approval.pending_id):
+            return True  # a triage card is re-rendered whole by its run's job (triage_card)
         return approval_cards.update(self.client, approval, result=result, ok=ok, in_doubt=in_doubt)
 
     def notice_in_doubt(self, run: RunState, approval: Approval, issue_url: str | None = None) -> None:
         approval_cards.tell_in_doubt(self.create_client, run, approval, issue_url)
+
+    def triage_card(self, run: RunState) -> None:
+        triage_card.show(self.client, self.create_client, self.store, run, self.tracker)
 
 def _closing(run: RunState) -> str:
     """The progress message's last line once the answer (or the failure note) is in the thread."""

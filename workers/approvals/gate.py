@@ -69,7 +69,7 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
         if approval is None:
             text = MISSING
         elif approval.status == "approved":
-            text = _run_once(rt, run, call, approval, reporter, ctx)
+            text = run_approved(rt, run, call, approval, reporter, ctx)
         elif approval.status == "denied":
             text = DECLINED.format(name=approval.decider_label)
         else:
@@ -91,8 +91,9 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
     return False
 
 
-def _run_once(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
-    """Execute an approved call through the ledger; returns the output the model reads."""
+def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
+    """Execute an approved call through the ledger (at most once per run and call id), audited; returns
+    the output the model reads. The triage inbox (workers/inbox/job.py) runs its approved actions here too."""
     claim = ledger.claim(rt.conn, run.id, call.call_id)
     match claim:
         case ledger.AlreadyDone():

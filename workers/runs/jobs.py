@@ -49,6 +49,10 @@ def continue_run(run_id: str) -> str:
 
 def _continue(rt: runtime.Runtime, run_id: str) -> str:
     run = rt.store.load(run_id)
+    if run.triage is not None:  # the triage inbox: no model, no thread; its card and its actions only
+        from workers.inbox.job import proceed
+
+        return proceed(rt, run)
     reporter = reporter_for(rt, run)
     if run.final:
         # A re-delivery (the answer failed to post, or the worker died after saving it): surfaces
@@ -125,5 +129,10 @@ def on_job_failure(job: Job, connection: redis.Redis, exc_type: type[BaseExcepti
         rt.store.publish(run.id, {"kind": "retrying", "status": run.status, "reason": exc_type.__name__})
         return
     reason: StopReason = "worker_lost" if exc_type.__name__ == "AbandonedJobError" else "internal_error"
+    if run.triage is not None:  # a triage run has no thread to tell: the record says it, its card keeps what it showed
+        run.status, run.stop_reason, run.error = "failed", reason, phrases.WORKER_LOST
+        rt.store.save(run)
+        log.error("triage run %s (issue #%s) failed: %s", run.id, run.triage.issue, exc_type.__name__)
+        return
     reporter = reporter_for(rt, run)
     stop(rt, run, reporter, reason, phrases.WORKER_LOST)

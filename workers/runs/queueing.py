@@ -103,7 +103,7 @@ def resume_if_waiting(conn: redis.Redis, queue_name: str, run_id: str, step: int
         run = RunStore(conn).load(run_id)
     except RunNotFound:
         return False
-    if run.status == "awaiting_approval" and run.pending and run.pending[0].step == step:
+    if run.status == "awaiting_approval" and any(p.step == step for p in run.pending):  # a triage run: a step per action
         enqueue(Queue(queue_name, connection=conn), run_id, resume=step, slack_outage_seconds=slack_outage_seconds)
         return True
     return False

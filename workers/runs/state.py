@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from workers.runs.surfaces import RunSurface, for_platform
+from workers.runs.triage_record import TriageRecord
 
 RunStatus = Literal["queued", "running", "awaiting_approval", "done", "partial", "failed", "expired"]
 StopReason = Literal[
@@ -128,6 +129,7 @@ class RunState(BaseModel):
     # fingerprint answers it (workers/runs/settings_check.py). None: any worker (runs from older versions).
     settings_fingerprint: str | None = None
     answered_by: AnsweredBy | None = None
+    triage: TriageRecord | None = None  # a triage run (workers/inbox/): the issue, its suggestions, each action
 
     @property
     def final(self) -> bool:

@@ -1,0 +1,104 @@
+"""The triage card on Discord: one bot message per issue in ATLAS_DISCORD_TRIAGE_CHANNEL, edited in place.
+
+The same card as Slack's (bot/slack/triage_card.py): the issue, each drafted action with its own
+Approve and Reject (custom ids carry only the opaque pending id, decided by the ordinary click handler),
+who decided what. A drafted reply is shown whole in an embed (up to 4,096 characters, past the content's 2,000).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from atlas.text import clip
+from bot.discord import render
+from bot.discord.rest import CONTENT_LIMIT, DiscordREST
+from tools.tracker import Tracker
+from workers.approvals import records as approvals
+from workers.approvals.visible_text import hidden_count, reveal
+from workers.inbox import wording
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
+from workers.runs.triage_record import TriageAction
+
+BUTTON_SUCCESS, BUTTON_DANGER = 3, 4
+
+
+def show(rest: DiscordREST, store: RunStore, run: RunState, tracker: Tracker | None) -> None:
+    """Post the card once (idempotent by nonce for a retried job), else edit it."""
+    record = run.triage
+    if record is None:
+        return
+    payload = card_payload(run, tracker)
+    if record.card_ts:
+        rest.edit_message(record.card_channel, record.card_ts, payload)
+        return
+    channel = run.origin.channel or ""
+    for call in run.pending:
+        approvals.reserve_card(store.conn, call.pending_id, channel)
+    nonce = hashlib.sha256(f"triage:{run.id}".encode()).hexdigest()[:25]
+    reply = rest.create_message(channel, {**payload, "nonce": nonce, "enforce_nonce": True})
+    record.card_channel, record.card_ts = channel, str(reply["id"])
+    store.save(run)
+    for call in run.pending:
+        approvals.attach_card(store.conn, call.pending_id, channel, record.card_ts)
+
+
+def card_payload(run: RunState, tracker: Tracker | None) -> dict[str, Any]:
+    record = run.triage
+    assert record is not None
+    title = render.escape(reveal(f"#{record.issue} {record.title}"))
+    link = f"[{title}](<{record.url}>)" if record.url else title
+    lines = ["**" + wording.CARD_TITLE.format(link=link, author=f"`{render.escape(reveal(record.author or '?'))}`") + "**"]
+    shown = [record.title, record.author]
+    embeds: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    pending = {p.call_id: p.pending_id for p in run.pending}
+    for action in record.actions:
+        if action.mode == "shadow":
+            continue
+        lines.append(_describe(action, record.suggestions, tracker, shown, embeds))
+        lines.append(render.escape(wording.mode_line(action, record.suggestions)))
+        if action.call_id in pending and not record.superseded:
+            pid = pending[action.call_id]
+            rows.append({"type": 1, "components": [
+                {"type": 2, "style": BUTTON_SUCCESS, "label": f"{wording.APPROVE}: {action.kind}", "custom_id": render.APPROVE_PREFIX + pid},
+                {"type": 2, "style": BUTTON_DANGER, "label": f"{wording.REJECT}: {action.kind}", "custom_id": render.DENY_PREFIX + pid},
+            ]})
+        elif action.status in wording.OUTCOME:
+            lines.append("> " + wording.OUTCOME[action.status].format(who=render.escape(action.decider or "?"),
+                                                                       result=render.escape(clip(action.result, 300))))
+    if record.superseded:
+        lines.append(wording.SUPERSEDED.format(why=render.escape(reveal(record.superseded))))
+    hidden = hidden_count("\n".join(shown))
+    if hidden:
+        lines.append(wording.HIDDEN.format(count=hidden))
+    return {"content": clip("\n".join(lines), CONTENT_LIMIT), "embeds": embeds, "components": rows[:5],
+            "allowed_mentions": {"parse": []}}
+
+
+def _describe(action: TriageAction, suggestions: dict[str, Any], tracker: Tracker | None, shown: list[str],
+              embeds: list[dict[str, Any]]) -> str:
+    args = action.arguments
+    if action.kind == "duplicates":
+        original = int(args["duplicate_of"])
+        ref = tracker.issue(original) if tracker is not None else None
+        label = render.escape(reveal(f"#{original} {ref.title if ref else ''}".strip()))
+        shown.append(ref.title if ref else "")
+        out = ["**" + wording.DUPLICATE.format(link=f"[{label}](<{ref.url}>)" if ref and ref.url else label) + "**"]
+        dups = suggestions.get("duplicates") or []
+        if dups:
+            evidence = str(dups[0].get("evidence") or "")
+            shown.append(evidence)
+            out.append(render.escape(clip(reveal(wording.DUPLICATE_EVIDENCE.format(score=float(dups[0].get("score") or 0), evidence=evidence)), 400)))
+        out.append(wording.DUPLICATE_COMMENT.format(original=original))
+        return "\n".join(out)
+    if action.kind == "labels":
+        names = [str(x) for x in args.get("labels") or []]
+        shown.extend(names)
+        return "**" + wording.LABELS.format(labels=", ".join(f"`{render.escape(reveal(n))}`" for n in names)) + "**"
+    body = str(args.get("body") or "")
+    shown.append(body)
+    embeds.append({"title": wording.REPLY, "description": clip(reveal(body), 4096),
+                   "footer": {"text": wording.SIGNED.format(platform="Discord")}})
+    return f"**{wording.REPLY}** (the full text below)"

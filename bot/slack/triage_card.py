@@ -1,0 +1,125 @@
+"""The triage card on Slack: one message per issue in ATLAS_TRIAGE_CHANNEL, updated in place.
+
+The issue (number, title with invisible characters revealed, author, link), then each drafted action
+with its own Approve and Reject (the value only the opaque pending id, so the ordinary approval click
+handler decides it: place, approver policy, first click wins), then who decided what. The card's
+channel is recorded on each approval before it is posted and its ts after (workers/approvals/place.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
+    ContextBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    RichTextBlock,
+    RichTextPreformattedElement,
+    SectionBlock,
+)
+from slack_sdk.models.blocks.block_elements import RichTextElementParts
+
+from atlas.text import clip
+from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
+from bot.slack.render import escape
+from tools.tracker import Tracker
+from workers.approvals import records as approvals
+from workers.approvals.visible_text import hidden_count, reveal
+from workers.inbox import wording
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
+from workers.runs.triage_record import TriageAction, TriageRecord
+
+BLOCK_CHARS = 3000
+EVIDENCE_CHARS = 600
+
+
+def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunState, tracker: Tracker | None) -> None:
+    """Post the card once (its ts saved with the run at once), else update it."""
+    record = run.triage
+    if record is None:
+        return
+    blocks = blocks_for(run, record, tracker)
+    fallback = wording.CARD_FALLBACK.format(number=record.issue, count=sum(a.mode == "draft" for a in record.actions))
+    if record.card_ts:
+        client.chat_update(channel=record.card_channel, ts=record.card_ts, text=fallback, blocks=blocks)
+        return
+    channel = run.origin.channel or ""
+    for call in run.pending:
+        approvals.reserve_card(store.conn, call.pending_id, channel)
+    reply = create_client.chat_postMessage(channel=channel, text=fallback, blocks=blocks, unfurl_links=False, unfurl_media=False)
+    record.card_channel, record.card_ts = str(reply["channel"]), str(reply["ts"])
+    store.save(run)
+    for call in run.pending:
+        approvals.attach_card(store.conn, call.pending_id, record.card_channel, record.card_ts)
+
+
+def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None) -> list[dict[str, Any]]:
+    """The whole card as it stands."""
+    link = _link(record.url, f"#{record.issue} {record.title}")
+    blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(
+        text="*" + wording.CARD_TITLE.format(link=link, author=f"`{escape(reveal(record.author or '?'))}`") + "*"))]
+    shown = [record.title, record.author]
+    pending = {p.call_id: p.pending_id for p in run.pending}
+    for action in record.actions:
+        if action.mode == "shadow":
+            continue
+        blocks += _action(action, record, tracker, shown)
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.mode_line(action, record.suggestions)))]))
+        if action.call_id in pending and not record.superseded:
+            blocks.append(ActionsBlock(block_id=f"atlas_triage_{action.kind}", elements=[
+                ButtonElement(text=PlainTextObject(text=wording.APPROVE), action_id=APPROVE_ACTION, value=pending[action.call_id], style="primary"),
+                ButtonElement(text=PlainTextObject(text=wording.REJECT), action_id=DENY_ACTION, value=pending[action.call_id], style="danger"),
+            ]))
+        elif action.status in wording.OUTCOME:
+            line = wording.OUTCOME[action.status].format(who=escape(action.decider or "?"), result=escape(clip(action.result, 300)))
+            blocks.append(ContextBlock(elements=[MarkdownTextObject(text=line)]))
+    if record.superseded:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.SUPERSEDED.format(why=escape(reveal(record.superseded))))]))
+    hidden = hidden_count("\n".join(shown))
+    if hidden:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.HIDDEN.format(count=hidden))]))
+    return [b.to_dict() for b in blocks]
+
+
+def _action(action: TriageAction, record: TriageRecord, tracker: Tracker | None, shown: list[str]) -> list[Any]:
+    args = action.arguments
+    if action.kind == "duplicates":
+        original = int(args["duplicate_of"])
+        ref = tracker.issue(original) if tracker is not None else None
+        title = ref.title if ref is not None else ""
+        shown.append(title)
+        out: list[Any] = [SectionBlock(text=MarkdownTextObject(text="*" + wording.DUPLICATE.format(
+            link=_link(ref.url if ref else None, f"#{original} {title}".strip())) + "*"))]
+        dups = record.suggestions.get("duplicates") or []
+        if dups:
+            evidence = str(dups[0].get("evidence") or "")
+            shown.append(evidence)
+            out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(clip(reveal(
+                wording.DUPLICATE_EVIDENCE.format(score=float(dups[0].get("score") or 0), evidence=evidence)), EVIDENCE_CHARS)))]))
+        if len(dups) > 1:
+            out.append(ContextBlock(elements=[MarkdownTextObject(text=wording.SIMILAR.format(links=", ".join(f"#{int(d['id'])}" for d in dups[1:])))]))
+        out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.DUPLICATE_COMMENT.format(original=original)))]))
+        return out
+    if action.kind == "labels":
+        names = [str(x) for x in args.get("labels") or []]
+        shown.extend(names)
+        return [SectionBlock(text=MarkdownTextObject(text="*" + wording.LABELS.format(
+            labels=", ".join(f"`{escape(reveal(n))}`" for n in names)) + "*"))]
+    body = str(args.get("body") or "")
+    shown.append(body)
+    out = [SectionBlock(text=MarkdownTextObject(text=f"*{wording.REPLY}*"))]
+    text = reveal(body)
+    for i in range(0, len(text), BLOCK_CHARS):  # all of it, preformatted: nothing in it renders as a mention or link
+        out.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=text[i:i + BLOCK_CHARS])])]))
+    out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.SIGNED.format(platform="Slack")))]))
+    return out
+
+
+def _link(url: str | None, label: str) -> str:
+    text = escape(reveal(label))
+    return f"<{url}|{text}>" if url else text

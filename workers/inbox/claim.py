@@ -1,0 +1,59 @@
+"""One triage run per issue: claimed by the repository and the issue number, never by the delivery.
+
+One script claims the issue and records its run together, so a redelivered `issues.opened`, an
+`edited` or a `reopened` finds the claim and starts nothing. The job is queued right after, by a
+job id derived from the run (a second enqueue is a no-op); if the process dies in between, the
+next delivery or retry of the webhook job finds the run still `queued` and queues it again.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import redis
+from rq import Queue
+
+from atlas.connection import text
+from atlas.lua import run_script
+from workers.runs.queueing import enqueue
+from workers.runs.state import Origin, RunState
+from workers.runs.store import RUN_TTL_SECONDS, RunStore, run_key
+from workers.runs.triage_record import TriageRecord
+
+CLAIM_TTL_SECONDS = 400 * 24 * 3600  # longer than any redelivery: an old issue is never triaged again
+
+# KEYS: the claim, the run. ARGV: run id, run JSON, claim ttl, run ttl.
+_CLAIM = """
+local got = redis.call('GET', KEYS[1])
+if got then return {0, got} end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[3]))
+redis.call('SET', KEYS[2], ARGV[2], 'EX', tonumber(ARGV[4]))
+return {1, ARGV[1]}
+"""
+
+
+def claim_key(repo: str, number: int) -> str:
+    return f"atlas:triage:issue:{repo}#{number}"
+
+
+def run_of(conn: redis.Redis, repo: str, number: int) -> str | None:
+    """The triage run of an issue, if it was ever started."""
+    raw = conn.get(claim_key(repo, number))
+    return text(raw) if raw else None
+
+
+def start(conn: redis.Redis, queue_name: str, record: TriageRecord, origin: Origin) -> tuple[str, bool]:
+    """Claim the issue and queue its triage run; (run id, whether this call started it). A claimed issue
+    whose run is still queued is queued again (idempotent by job id): the repair after a lost enqueue."""
+    run = RunState(id=f"triage-{uuid.uuid4().hex[:12]}", question=f"triage #{record.issue}", origin=origin, triage=record)
+    won, run_id = run_script(conn, _CLAIM, [claim_key(record.repo, record.issue), run_key(run.id)],
+                             [run.id, run.model_dump_json(), CLAIM_TTL_SECONDS, RUN_TTL_SECONDS])
+    run_id = text(run_id)
+    if not won:
+        try:
+            if RunStore(conn).load(run_id).status != "queued":
+                return run_id, False
+        except Exception:
+            return run_id, False
+    enqueue(Queue(queue_name, connection=conn), run_id)
+    return run_id, bool(won)

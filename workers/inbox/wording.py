@@ -1,0 +1,46 @@
+"""What triage cards say, on every platform (Slack mrkdwn and Discord markdown both read `*x*` as emphasis)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workers.runs.triage_record import TriageAction
+
+CARD_TITLE = "New issue {link}, opened by {author}"
+CARD_FALLBACK = "Triage of issue #{number}: {count} suggestion(s) to decide"
+DUPLICATE = "Close as duplicate of {link}"
+DUPLICATE_EVIDENCE = "Score {score:.2f}. Why: {evidence}"
+DUPLICATE_COMMENT = "Atlas comments \"Duplicate of #{original}.\" and closes the issue as a duplicate."
+SIMILAR = "Also similar: {links}"
+LABELS = "Add labels {labels}"
+REPLY = "Post reply"
+MODE = "Mode: {mode}."
+BACKTEST = "Last backtest: {figures}."
+BACKTEST_LABEL = "{label} precision {precision:.2f} over {support}"
+NO_BACKTEST = "No backtest figures for these labels yet (`atlas triage backtest`)."
+SIGNED = "Atlas adds: \"Drafted by Atlas, approved by <you> on {platform}.\""
+APPROVE = "Approve"
+REJECT = "Reject"
+OUTCOME = {
+    "done": "Approved by {who}: done.",
+    "failed": "Approved by {who}, but it did not go through: {result}",
+    "in_doubt": "Approved by {who}; it may or may not have happened: check the issue.",
+    "denied": "Rejected by {who}.",
+    "expired": "Expired: nobody decided in time.",
+    "superseded": "Not needed any more.",
+    "auto": "Applied without a click (earned in the backtest).",
+}
+SUPERSEDED = "This issue was {why} before anyone clicked: nothing left to decide here."
+HIDDEN = "This card shows {count} invisible or direction-changing character(s) as <U+...>: they would be posted as they are."
+
+
+def mode_line(action: TriageAction, suggestions: dict[str, Any]) -> str:
+    """An action's mode, and for labels the last backtest's figures beside it (issue 25)."""
+    line = MODE.format(mode=action.mode)
+    if action.kind != "labels":
+        return line
+    figures = suggestions.get("backtest") or {}
+    shown = [BACKTEST_LABEL.format(label=name, precision=float(figures[name].get("precision", 0.0)),
+                                   support=int(figures[name].get("support", 0)))
+             for name in action.arguments.get("labels") or [] if name in figures]
+    return f"{line} " + (BACKTEST.format(figures="; ".join(shown)) if shown else NO_BACKTEST)
