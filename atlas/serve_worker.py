@@ -11,6 +11,7 @@ from rq.command import send_shutdown_command
 
 from atlas.settings import Settings
 from workers import runtime
+from workers.runs import run_log
 from workers.runs.queueing import job_timeout
 from workers.runs.worker import make_worker
 
@@ -24,6 +25,7 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
     second even when idle), which moves due jobs (approval expiry, GitHub backstop syncs) onto the
     queue. One per deployment is enough: RQ lets one scheduler per queue hold the lock anyway."""
     logging.getLogger("rq.worker").setLevel(logging.WARNING)
+    run_log.install()  # a worker works many runs at once: each line names its run's job
     rt = runtime.build(settings)
     runtime.install(rt)
     # what this worker answers with; runs taken under other settings are refused (workers/runs/settings_check.py)
@@ -36,6 +38,8 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         maintenance_seconds=settings.worker_maintenance_seconds,
         name=name,
         job_timeout=job_timeout(settings.budget.max_seconds, settings.slack_outage_seconds),
+        concurrency=settings.worker_concurrency,
+        stopping=rt.stopping,  # runs in flight read it between steps: save, release, hand over
     )
     if settings.github is not None:  # the backstop for webhooks GitHub never redelivers
         from workers.github_jobs import schedule

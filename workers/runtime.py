@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from dataclasses import dataclass
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -23,7 +25,7 @@ from workers import platforms
 from workers.agent.compaction import SUMMARY_INSTRUCTIONS, extractive_summary
 from workers.agent.cost import dollars
 from workers.agent.instructions import instructions_for
-from workers.agent.loop import Agent, Reporter
+from workers.agent.loop import SHARED_TOOL_POOL, Agent, Reporter
 from workers.agent.model import Model, ModelRequest, ResponsesModel
 from workers.agent.ports import Limits
 from workers.agent.sources import sources_of
@@ -34,6 +36,7 @@ from workers.runs.state import AnsweredBy, Platform, RunState, Usage
 from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.runtime")
+TOOL_THREADS_PER_RUN = 4  # a step asks for a few read calls at once
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,9 @@ class Runtime:
     summary_model: Model | None
     tracker: Tracker
     slack: SlackClients | None = None  # with SLACK_BOT_TOKEN: every Slack run's thread is posted through these
+    # set when the worker is asked to stop: a run in flight saves after its step and hands over (workers/runs/jobs.py)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    tool_pool: ThreadPoolExecutor | None = None  # every run's read tools, sized for the worker's concurrency (`build`)
 
     def agent(self, reporter: Reporter) -> Agent:
         """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer."""
@@ -94,6 +100,8 @@ class Runtime:
             summarizer=self,
             limits=Limits(budget=self.settings.budget, tool_timeout=self.settings.tool_timeout_seconds),
             instructions=instructions_for(self.settings.project),
+            stopping=self.stopping,
+            pool=self.tool_pool or SHARED_TOOL_POOL,
         )
 
     def save(self, run: RunState) -> None:
@@ -159,7 +167,14 @@ def build(settings: Settings) -> Runtime:
     open_corpus(settings.data_dir, settings.home, settings.semantic_docs).docs.warm(wait=False)
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
-    return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn), slack)
+    return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn), slack,
+                   tool_pool=tool_pool(settings.worker_concurrency))
+
+
+def tool_pool(concurrency: int) -> ThreadPoolExecutor:
+    """The read tools' threads for a process working `concurrency` runs at once: a few calls per run's step
+    without waiting on another run's (a thread only starts when a call needs it)."""
+    return ThreadPoolExecutor(max_workers=max(8, TOOL_THREADS_PER_RUN * concurrency), thread_name_prefix="atlas-tool")
 
 
 _installed: Runtime | None = None

@@ -19,7 +19,10 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 from rq import Queue
 from rq.job import Job
+from rq.utils import now
 from rq.worker import SimpleWorker
+
+from workers.runs import run_log
 
 log = logging.getLogger("atlas.worker")
 
@@ -64,38 +67,72 @@ class AtlasWorker(SimpleWorker):
         beat = threading.Thread(target=self._beat, args=(job, stop), name="atlas-heartbeat", daemon=True)
         beat.start()
         try:
-            super().execute_job(job, queue)
+            with run_log.working(job.id):
+                super().execute_job(job, queue)
         finally:
             stop.set()
             beat.join(timeout=2)
 
     def _beat(self, job: Job, stop: threading.Event) -> None:
         while not stop.wait(self.job_monitoring_interval):
-            execution = next(iter(self.executions.values()), None)
-            if execution is None:
-                continue
             try:
-                self.maintain_heartbeats(job, execution)
+                self.beat_all()
             except Exception:  # a missed beat is retried; never kill the job over it
                 log.warning("heartbeat for job %s failed", job.id, exc_info=True)
 
+    def beat_all(self) -> None:
+        """Heartbeat the worker and every execution it holds, in one round trip: RQ's `maintain_heartbeats`
+        takes two per execution, and a threaded worker holds many."""
+        executions = [e for e in list(self.executions.values()) if e._job is not None]
+        if not executions:
+            return
+        worker_ttl = self.job_monitoring_interval + 60
+        with self.connection.pipeline() as pipeline:
+            self.heartbeat(worker_ttl, pipeline=pipeline)
+            job_beats = []
+            for execution in executions:
+                job = execution._job
+                assert job is not None
+                ttl = int(self.get_heartbeat_ttl(job))
+                execution.heartbeat(job.started_job_registry, ttl, pipeline=pipeline)
+                job_beats.append((len(pipeline), job))
+                job.heartbeat(now(), ttl, pipeline=pipeline, xx=True)
+            results = pipeline.execute()
+            # as in RQ's maintain_heartbeats: a beat that created a job's hash came after the job was deleted
+            # (result_ttl=0), and a worker hash re-created by the beat needs its fields and a TTL back
+            for index, job in job_beats:
+                if results[index] == 1:
+                    pipeline.delete(job.key)
+            if results[0] == 1:
+                pipeline.hset(self.key, mapping=self.serialize())
+                pipeline.expire(self.key, worker_ttl)
+            if len(pipeline):
+                pipeline.execute()
+
 
 def make_worker(
-    queue: Queue, *, heartbeat_ttl: int = 20, maintenance_seconds: int = 30, name: str | None = None, job_timeout: int = 0
+    queue: Queue, *, heartbeat_ttl: int = 20, maintenance_seconds: int = 30, name: str | None = None, job_timeout: int = 0,
+    concurrency: int = 1, stopping: threading.Event | None = None,
 ) -> AtlasWorker:
     """One worker serves one queue: RQ does not dequeue atomically across several (rq#1716).
 
     `job_timeout` is the least time a job gets here (the configured run budget's, workers.runs.queueing.job_timeout):
-    the web process that queued it does not know this worker's budget."""
-    worker = AtlasWorker(
-        [queue],
-        connection=queue.connection,
-        name=name,
+    the web process that queued it does not know this worker's budget. `concurrency` above 1 works that many
+    jobs at once on threads (workers/runs/threaded_worker.py); `stopping` is set when it is asked to stop."""
+    options: dict[str, Any] = {
+        "connection": queue.connection,
+        "name": name,
         # the worker blocks on dequeue for worker_ttl - 15 s, and sweeps for abandoned jobs between dequeues
-        worker_ttl=max(maintenance_seconds, heartbeat_ttl) + 15,
-        maintenance_interval=maintenance_seconds,
-        job_monitoring_interval=max(heartbeat_ttl // 4, 1),
-    )
+        "worker_ttl": max(maintenance_seconds, heartbeat_ttl) + 15,
+        "maintenance_interval": maintenance_seconds,
+        "job_monitoring_interval": max(heartbeat_ttl // 4, 1),
+    }
+    if concurrency > 1:
+        from workers.runs.threaded_worker import ThreadedWorker
+
+        worker: AtlasWorker = ThreadedWorker([queue], concurrency=concurrency, stopping=stopping, **options)
+    else:
+        worker = AtlasWorker([queue], **options)
     worker.heartbeat_ttl = heartbeat_ttl
     worker.job_timeout_floor = job_timeout
     return worker
