@@ -11,15 +11,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 from rq import Queue, Worker
+from rq.job import Job
 from rq.registry import StartedJobRegistry
 
 from tests.processes import wait_for, worker_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import Turn, call_outputs, reply_calls, reply_text
 from tests.tools_dataset import make_dataset
-from workers.runs.lease import lease_key
+from workers.runs.lease import LEASE_TTL_SECONDS
 from workers.runs.queueing import submit
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
@@ -40,6 +42,7 @@ class PacedModel:
         self.lock = threading.Lock()
         self.in_flight = 0
         self.peak = 0
+        self.waiting = 0  # calls held at the gate
         self.calls: dict[str, int] = {}  # question -> model calls made for it
 
     def __call__(self, request: dict[str, Any]) -> Turn:
@@ -49,8 +52,12 @@ class PacedModel:
             self.peak = max(self.peak, self.in_flight)
             self.calls[question] = self.calls.get(question, 0) + 1
         try:
-            if self.gate is not None and done + 1 >= self.gate_from:
+            if self.gate is not None and done + 1 >= self.gate_from and not self.gate.is_set():
+                with self.lock:
+                    self.waiting += 1
                 self.gate.wait(30)
+                with self.lock:
+                    self.waiting -= 1
             time.sleep(self.pace)
         finally:
             with self.lock:
@@ -63,8 +70,16 @@ class PacedModel:
         return reply_text(f"answer to {question}")
 
 
-def _env(tmp_path: Path, redis_url: str, model: ScriptedModel, **extra: str) -> dict[str, str]:
-    return {"ATLAS_HOME": str(tmp_path / "home"), "REDIS_URL": redis_url, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+@pytest.fixture(scope="module")
+def place(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One data folder and home for the module: its indexes are built once, not by every test's first worker."""
+    root = tmp_path_factory.mktemp("concurrency")
+    make_dataset(root / "data")
+    return root
+
+
+def _env(place: Path, redis_url: str, model: ScriptedModel, **extra: str) -> dict[str, str]:
+    return {"ATLAS_HOME": str(place / "home"), "REDIS_URL": redis_url, "ATLAS_DATA": str(place / "data"),
             "ATLAS_QUEUE": f"atlas-{uuid.uuid4().hex[:8]}", "ATLAS_SEMANTIC": "off", **model.env(), **extra}
 
 
@@ -89,74 +104,68 @@ def _assert_each_answered_once(finals: list[RunState], paced: PacedModel) -> Non
     assert all(n == STEPS for n in paced.calls.values()), paced.calls  # no step was worked twice
 
 
-def test_one_process_works_many_runs_at_once_and_never_more_than_its_slots(tmp_path: Path, redis_url: str) -> None:
-    paced = PacedModel(pace=0.15)
+def _held(queue: Queue, name: str) -> set[str]:
+    """The run ids whose jobs the worker `name` is executing, as RQ records it."""
+    (worker,) = [w for w in Worker.all(queue=queue) if w.name == name]
+    return {e.job_id.removeprefix("atlas-run-") for e in worker.get_current_executions(refresh=True)}
+
+
+def test_each_process_works_many_runs_at_once_never_more_than_its_slots_and_hands_them_over_on_stop(
+        place: Path, redis_url: str) -> None:
+    """Two processes of six slots each take six of twelve runs; a SIGTERM to one makes each of its runs
+    finish its step, save and release its lease; the other process continues them."""
+    release = threading.Event()
+    paced = PacedModel(pace=0.1, gate=release, gate_from=2)
     with ScriptedModel(fallback=paced) as model:
-        env = _env(tmp_path, redis_url, model)
+        env = _env(place, redis_url, model)
         conn = redis.Redis.from_url(redis_url)
         store = RunStore(conn)
+        queue = Queue(env["ATLAS_QUEUE"], connection=conn)
         runs = _submit(conn, env["ATLAS_QUEUE"], 12)
-        started = StartedJobRegistry(env["ATLAS_QUEUE"], connection=conn)
-        seen_started, seen_executions = 0, 0
-        with worker_process(env, "w-many", "--concurrency", "6"):
-            deadline = time.monotonic() + 30
-            while not _all_final(store, runs)() and time.monotonic() < deadline:
-                seen_started = max(seen_started, started.count)
-                workers = Worker.all(queue=Queue(env["ATLAS_QUEUE"], connection=conn))
-                if workers:
-                    seen_executions = max(seen_executions, workers[0].current_execution_count)
-                time.sleep(0.05)
-            finals = wait_for(_all_final(store, runs), timeout=1, what="every run to finish")
-        model.assert_done()
-    _assert_each_answered_once(finals, paced)
-    assert paced.peak == 6  # six at once, never a seventh: the worker took no job without a free slot
-    assert seen_started <= 6 and seen_executions >= 4  # RQ sees the jobs: in its started registry, on the worker
-
-
-def test_a_sigkilled_worker_s_runs_are_all_taken_over(tmp_path: Path, redis_url: str) -> None:
-    release = threading.Event()
-    paced = PacedModel(pace=0.05, gate=release, gate_from=2)
-    with ScriptedModel(fallback=paced) as model:
-        env = _env(tmp_path, redis_url, model, ATLAS_WORKER_HEARTBEAT_TTL="2", ATLAS_WORKER_MAINTENANCE="1")
-        conn = redis.Redis.from_url(redis_url)
-        store = RunStore(conn)
-        runs = _submit(conn, env["ATLAS_QUEUE"], 6)
-        with worker_process(env, "w-killed", "--concurrency", "6") as worker_a:
-            wait_for(lambda: paced.in_flight == 6, timeout=20, what="six runs waiting on step 2 in one process")
-            worker_a.send_signal(signal.SIGKILL)
-            worker_a.wait(timeout=10)
-        for run in runs:
-            assert [s.index for s in store.load(run.id).steps] == [1]
-        paced.calls.clear()
-        release.set()
-        with worker_process(env, "w-after", "--concurrency", "6"):
-            finals = wait_for(_all_final(store, runs), timeout=30, what="another worker to finish every run")
-        model.assert_done()
-    for run in finals:
-        assert run.answer == f"answer to {run.question}" and [s.index for s in run.steps] == [1, 2, 3]
-    assert all(n == STEPS - 1 for n in paced.calls.values()), paced.calls  # step 1 was kept, not worked again
-
-
-def test_a_stopped_worker_saves_each_run_after_its_step_and_hands_it_over(tmp_path: Path, redis_url: str) -> None:
-    release = threading.Event()
-    paced = PacedModel(pace=0.05, gate=release, gate_from=2)
-    with ScriptedModel(fallback=paced) as model:
-        env = _env(tmp_path, redis_url, model)
-        conn = redis.Redis.from_url(redis_url)
-        store = RunStore(conn)
-        runs = _submit(conn, env["ATLAS_QUEUE"], 5)
-        with worker_process(env, "w-stopped", "--concurrency", "5") as worker_a:
-            wait_for(lambda: paced.in_flight == 5, timeout=20, what="five runs in step 2")
+        with worker_process(env, "w-stopped", "--concurrency", "6") as worker_a, worker_process(env, "w-on", "--concurrency", "6"):
+            wait_for(lambda: paced.waiting == 12, timeout=30, what="both processes to hold six runs in step 2")
+            workers = {w.name: w for w in Worker.all(queue=queue)}  # real RQ workers, with executions RQ can see
+            assert {n: (w.current_execution_count, w.get_state()) for n, w in workers.items()} == {
+                "w-stopped": (6, "busy"), "w-on": (6, "busy")}
+            assert StartedJobRegistry(queue=queue).count == 12
+            handed = _held(queue, "w-stopped")
             worker_a.send_signal(signal.SIGTERM)
             time.sleep(0.3)  # the stop is in before step 2's replies come back
+            stopped_at = time.monotonic()
             release.set()
             assert worker_a.wait(timeout=15) == 0
-        for run in runs:
-            saved = store.load(run.id)
-            assert saved.status == "running" and [s.index for s in saved.steps] == [1, 2]  # step 2 finished, 3 not begun
-            assert not conn.exists(lease_key(run.id))  # released, not left to lapse
-        assert Queue(env["ATLAS_QUEUE"], connection=conn).count == 5  # queued again for another worker
-        with worker_process(env, "w-next", "--concurrency", "5"):
-            finals = wait_for(_all_final(store, runs), timeout=20, what="the next worker to finish every run")
+            finals = wait_for(_all_final(store, runs), timeout=30, what="the other process to finish every run")
+            took = time.monotonic() - stopped_at
         model.assert_done()
-    _assert_each_answered_once(finals, paced)
+    _assert_each_answered_once(finals, paced)  # step 2 of the handed-over runs was not worked again
+    assert paced.peak == 12  # never a seventh call at once in a process: no job was taken without a free slot
+    jobs = {r.id: Job.fetch(f"atlas-run-{r.id}", connection=conn) for r in runs}
+    assert len(handed) == 6 and all(jobs[r].number_of_retries == 1 and jobs[r].worker_name == "w-on" for r in handed)
+    assert took < LEASE_TTL_SECONDS  # their leases were released, not left to lapse
+
+
+def test_a_sigkilled_worker_s_runs_are_all_taken_over(place: Path, redis_url: str) -> None:
+    """A full process's runs are recovered by another full process, from their last saved step."""
+    release = threading.Event()
+    paced = PacedModel(pace=0.05, gate=release, gate_from=2)
+    with ScriptedModel(fallback=paced) as model:
+        env = _env(place, redis_url, model, ATLAS_WORKER_HEARTBEAT_TTL="2", ATLAS_WORKER_MAINTENANCE="1")
+        conn = redis.Redis.from_url(redis_url)
+        store = RunStore(conn)
+        queue = Queue(env["ATLAS_QUEUE"], connection=conn)
+        runs = _submit(conn, env["ATLAS_QUEUE"], 12)
+        with worker_process(env, "w-killed", "--concurrency", "6") as worker_a, worker_process(env, "w-lives", "--concurrency", "6"):
+            wait_for(lambda: paced.waiting == 12, timeout=30, what="both processes to hold six runs in step 2")
+            lost = _held(queue, "w-killed")
+            worker_a.send_signal(signal.SIGKILL)
+            worker_a.wait(timeout=10)
+            assert all([s.index for s in store.load(r).steps] == [1] for r in lost)
+            release.set()
+            finals = wait_for(_all_final(store, runs), timeout=30, what="the live process to finish every run")
+        model.assert_done()
+    assert len(lost) == 6
+    for run in finals:
+        assert run.answer == f"answer to {run.question}" and [s.index for s in run.steps] == [1, 2, 3]
+    redone = {q: n for q, n in paced.calls.items() if n != STEPS}
+    assert {f"question number {i}" for i in range(12) if runs[i].id in lost} == set(redone)  # the killed step 2, again
+    assert set(redone.values()) == {STEPS + 1}  # step 1 was kept, not worked again
