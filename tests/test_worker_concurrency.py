@@ -142,6 +142,8 @@ def test_each_process_works_many_runs_at_once_never_more_than_its_slots_and_hand
     jobs = {r.id: Job.fetch(f"atlas-run-{r.id}", connection=conn) for r in runs}
     assert len(handed) == 6 and all(jobs[r].number_of_retries == 1 and jobs[r].worker_name == "w-on" for r in handed)
     assert took < LEASE_TTL_SECONDS  # their leases were released, not left to lapse
+    log = (place / "w-stopped.log").read_text()
+    assert all(f"[atlas-run-{r}]: run {r}: saved after its step; handed over" in log for r in handed), log[-2000:]
 
 
 def test_a_sigkilled_worker_s_runs_are_all_taken_over(place: Path, redis_url: str) -> None:

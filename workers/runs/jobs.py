@@ -51,7 +51,7 @@ def continue_run(run_id: str) -> str | Retry:
             return "busy"
         status = _continue(rt, run_id)
     if status == "running" and rt.stopping.is_set():
-        log.info("run %s: saved after its step; handed over as this worker stops", run_id)
+        log.warning("run %s: saved after its step; handed over as this worker stops", run_id)
         return HAND_OVER
     return status
 
