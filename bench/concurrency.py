@@ -11,34 +11,31 @@ Slack Web API stand-in and `atlas serve`, all real processes on loopback.
 
 from __future__ import annotations
 
-import json
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import psutil
 import redis
 
-from atlas import embedded_redis
 from bench.measure import wait
-from bench.processes import atlas_serve, stop
+from bench.processes import stop
 from bench.report import Table
-from tests.processes import atlas_process, free_port
+from bench.slack import _stack as slack_stack
+from bench.slack_load import InstantModel, ModelServer
+from tests.processes import atlas_process
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SECRET, SlackSender, mention
-from tests.standins.turns import call_outputs, reply_calls, reply_text, response_body
+from tests.standins.slack_events import SlackSender, mention
+from tests.standins.turns import Turn, call_outputs, reply_calls, reply_text, response_body
 from workers.runs.queueing import submit
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
-REPO = Path(__file__).resolve().parent.parent
 MODEL_SECONDS = 2.0
 IN_FLIGHT = 100
 PSS_GOAL_MIB = 5.0
@@ -52,64 +49,41 @@ MIB = 1024 * 1024
 SETTLED_CPU_PERCENT = 5.0
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(ModelServer):
     request_queue_size = 256  # a hundred runs connect at once
 
 
-class PacedModel:
+class PacedModel(InstantModel):
     """A Responses API whose every reply takes MODEL_SECONDS: a call, a second call, then the answer.
     Counts the calls it holds at once (and the most it ever held)."""
+
+    server_class = _Server
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.in_flight = 0
         self.peak = 0
-        owner = self
+        super().__init__("")
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
-            def do_POST(self) -> None:  # noqa: N802
-                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                with owner.lock:
-                    owner.in_flight += 1
-                    owner.peak = max(owner.peak, owner.in_flight)
-                try:
-                    time.sleep(MODEL_SECONDS)
-                    body = json.dumps(response_body(owner.turn(request), request)).encode()
-                finally:
-                    with owner.lock:
-                        owner.in_flight -= 1
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    def respond(self, request: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+        try:
+            time.sleep(MODEL_SECONDS)
+            return response_body(self.turn(request), request)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
 
     @staticmethod
-    def turn(request: dict[str, Any]) -> Any:
+    def turn(request: dict[str, Any]) -> Turn:
         done = len(call_outputs(request))
         if done == 0:
             return reply_calls([("search_docs", {"query": "retries and backoff", "k": 3})])
         if done == 1:
             return reply_calls([("get_issue", {"issue_id": 3, "include": ["body", "labels"]})])
         return reply_text("Retries back off exponentially; see #3 and the retries page.")
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @dataclass
@@ -124,26 +98,10 @@ class Stack:
 
 @contextmanager
 def _stack() -> Iterator[Stack]:
-    with tempfile.TemporaryDirectory(prefix="atlas-bench-concurrency-") as tmp:
-        home = Path(tmp)
-        url = embedded_redis.ensure_running(home / "redis")
-        model = PacedModel()
-        api = SlackAPI().start()
-        data = REPO / "datasets" / "orbit"
-        if not (data / "issues" / "issues.jsonl").is_file():
-            from tests.tools_dataset import make_dataset
-
-            data = make_dataset(home / "data")
-        port = free_port()
-        env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(),
-               "SLACK_SIGNING_SECRET": SECRET, "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "bench"}
-        try:
-            with atlas_serve(env, home, port, 1):
-                yield Stack(env, redis.Redis.from_url(url), home, model, api, SlackSender(f"http://127.0.0.1:{port}/slack/events"))
-        finally:
-            api.stop()
-            model.close()
-            embedded_redis.stop(home / "redis")
+    """bench/slack.py's stack (`atlas serve`, embedded Redis, the Slack stand-in), with the paced model."""
+    model = PacedModel()
+    with slack_stack(1, model) as s:
+        yield Stack(s.env, s.conn, s.home, model, s.api, s.send)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -83,8 +84,22 @@ def _env(place: Path, redis_url: str, model: ScriptedModel, **extra: str) -> dic
             "ATLAS_QUEUE": f"atlas-{uuid.uuid4().hex[:8]}", "ATLAS_SEMANTIC": "off", **model.env(), **extra}
 
 
-def _submit(conn: redis.Redis, queue: str, count: int) -> list[RunState]:
-    return [submit(conn, queue, f"question number {i}") for i in range(count)]
+@dataclass
+class Queued:
+    """Twelve runs on the test's own queue, and where to watch them."""
+
+    env: dict[str, str]
+    conn: redis.Redis
+    store: RunStore
+    queue: Queue
+    runs: list[RunState]
+
+
+def _queued(place: Path, redis_url: str, model: ScriptedModel, **extra: str) -> Queued:
+    env = _env(place, redis_url, model, **extra)
+    conn = redis.Redis.from_url(redis_url)
+    runs = [submit(conn, env["ATLAS_QUEUE"], f"question number {i}") for i in range(12)]
+    return Queued(env, conn, RunStore(conn), Queue(env["ATLAS_QUEUE"], connection=conn), runs)
 
 
 def _all_final(store: RunStore, runs: list[RunState]) -> Callable[[], list[RunState] | None]:
@@ -117,11 +132,8 @@ def test_each_process_works_many_runs_at_once_never_more_than_its_slots_and_hand
     release = threading.Event()
     paced = PacedModel(pace=0.1, gate=release, gate_from=2)
     with ScriptedModel(fallback=paced) as model:
-        env = _env(place, redis_url, model)
-        conn = redis.Redis.from_url(redis_url)
-        store = RunStore(conn)
-        queue = Queue(env["ATLAS_QUEUE"], connection=conn)
-        runs = _submit(conn, env["ATLAS_QUEUE"], 12)
+        q = _queued(place, redis_url, model)
+        env, conn, store, queue, runs = q.env, q.conn, q.store, q.queue, q.runs
         with worker_process(env, "w-stopped", "--concurrency", "6") as worker_a, worker_process(env, "w-on", "--concurrency", "6"):
             wait_for(lambda: paced.waiting == 12, timeout=30, what="both processes to hold six runs in step 2")
             workers = {w.name: w for w in Worker.all(queue=queue)}  # real RQ workers, with executions RQ can see
@@ -151,11 +163,8 @@ def test_a_sigkilled_worker_s_runs_are_all_taken_over(place: Path, redis_url: st
     release = threading.Event()
     paced = PacedModel(pace=0.05, gate=release, gate_from=2)
     with ScriptedModel(fallback=paced) as model:
-        env = _env(place, redis_url, model, ATLAS_WORKER_HEARTBEAT_TTL="2", ATLAS_WORKER_MAINTENANCE="1")
-        conn = redis.Redis.from_url(redis_url)
-        store = RunStore(conn)
-        queue = Queue(env["ATLAS_QUEUE"], connection=conn)
-        runs = _submit(conn, env["ATLAS_QUEUE"], 12)
+        q = _queued(place, redis_url, model, ATLAS_WORKER_HEARTBEAT_TTL="2", ATLAS_WORKER_MAINTENANCE="1")
+        env, store, queue, runs = q.env, q.store, q.queue, q.runs
         with worker_process(env, "w-killed", "--concurrency", "6") as worker_a, worker_process(env, "w-lives", "--concurrency", "6"):
             wait_for(lambda: paced.waiting == 12, timeout=30, what="both processes to hold six runs in step 2")
             lost = _held(queue, "w-killed")
