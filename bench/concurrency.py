@@ -214,7 +214,8 @@ def footprint(conn: redis.Redis, runs: list[RunState]) -> Table:
         title=f"Redis bytes per finished 3-step run ({len(runs)} runs, MEMORY USAGE)",
         columns=["key", "keys", "bytes per run", "lives"],
         rows=rows,
-        notes=["measured only (issue 29 item 5 is not done): the run record keeps every tool output for its 30 days"],
+        notes=["a finished run's record keeps no tool output or reasoning (workers/runs/store.py kept_when_finished); "
+               "the events stream is written only for runs asked from the terminal (`atlas ask`), not for chat runs"],
     )
 
 
