@@ -111,11 +111,15 @@ class ThreadedWorker(AtlasWorker):
         """Register the execution in RQ (on this thread, before the next dequeue) and run it on its own."""
         if job.timeout != -1 and (job.timeout or 0) < self.job_timeout_floor:
             job.timeout = self.job_timeout_floor
-        with self._lock:
-            execution = self.prepare_execution(job)
-        self._start_beating()
-        thread = threading.Thread(target=self._perform, args=(job, queue, execution), name=f"atlas-job-{job.id}", daemon=True)
-        thread.start()
+        try:
+            with self._lock:
+                execution = self.prepare_execution(job)
+            self._start_beating()
+            thread = threading.Thread(target=self._perform, args=(job, queue, execution), name=f"atlas-job-{job.id}", daemon=True)
+            thread.start()
+        except BaseException:
+            self._slots.release()  # the slot taken for this job; RQ's maintenance recovers the job itself
+            raise
 
     def _perform(self, job: Job, queue: Queue, execution: Any) -> None:
         try:
