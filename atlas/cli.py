@@ -120,7 +120,7 @@ def _worker_settings(settings: Settings, args: argparse.Namespace) -> Settings:
     if args.queue:
         settings = replace(settings, queue_name=args.queue)
     if args.concurrency is not None:
-        settings = replace(settings, worker_concurrency=worker_concurrency(args.concurrency))
+        settings = replace(settings, worker_concurrency=worker_concurrency(args.concurrency, "--concurrency"))
     return settings
 
 

@@ -27,14 +27,14 @@ DEFAULT_WORKER_CONCURRENCY = 16
 MAX_WORKER_CONCURRENCY = 1000
 
 
-def worker_concurrency(raw: str | None) -> int:
-    """ATLAS_WORKER_CONCURRENCY (or `atlas worker --concurrency`) as a number of runs; ConfigError otherwise."""
+def worker_concurrency(raw: str | None, name: str = "ATLAS_WORKER_CONCURRENCY") -> int:
+    """ATLAS_WORKER_CONCURRENCY (or `atlas worker --concurrency`, `name`) as a number of runs; ConfigError otherwise."""
     if raw is None or raw.strip() == "":
         return DEFAULT_WORKER_CONCURRENCY
     try:
         value = int(raw)
     except ValueError:
-        raise ConfigError(f"ATLAS_WORKER_CONCURRENCY must be a whole number of runs, got {raw!r}") from None
+        raise ConfigError(f"{name} must be a whole number of runs, got {raw!r}") from None
     if not 1 <= value <= MAX_WORKER_CONCURRENCY:
-        raise ConfigError(f"ATLAS_WORKER_CONCURRENCY must be between 1 and {MAX_WORKER_CONCURRENCY}, got {value}")
+        raise ConfigError(f"{name} must be between 1 and {MAX_WORKER_CONCURRENCY}, got {value}")
     return value
