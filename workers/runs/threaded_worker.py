@@ -30,7 +30,7 @@ from rq.timeouts import BaseDeathPenalty
 from rq.worker import WorkerStatus
 
 from workers.runs import run_log
-from workers.runs.worker import AtlasWorker
+from workers.runs.atlas_worker import AtlasWorker
 
 log = logging.getLogger("atlas.worker")
 
