@@ -1,4 +1,4 @@
-"""A worker that works up to N jobs at once, on threads of one process (`atlas worker --concurrency N`).
+"""Working up to N jobs at once, on threads of one process (`atlas worker --concurrency N`).
 
 A run spends nearly all its life waiting for the model, and a worker process costs ~250 MiB (the
 embedding model, indexes, tokenizer, interpreter) while a run's state is a few tens of KiB, so one
@@ -27,10 +27,10 @@ from rq import Queue
 from rq.exceptions import StopRequested
 from rq.job import Job
 from rq.timeouts import BaseDeathPenalty
-from rq.worker import WorkerStatus
+from rq.utils import now
+from rq.worker import SimpleWorker, WorkerStatus
 
 from workers.runs import run_log
-from workers.runs.atlas_worker import AtlasWorker
 
 log = logging.getLogger("atlas.worker")
 
@@ -47,10 +47,12 @@ class NoDeathPenalty(BaseDeathPenalty):
         pass
 
 
-class ThreadedWorker(AtlasWorker):
-    """An AtlasWorker whose jobs run on up to `concurrency` threads at once."""
+class Threaded(SimpleWorker):
+    """What makes a SimpleWorker work up to `concurrency` jobs at once, each on its own thread; mixed into
+    AtlasWorker (workers/runs/worker.py `ThreadedWorker`), whose heartbeat TTL and stop handling it keeps."""
 
     death_penalty_class = NoDeathPenalty
+    job_timeout_floor: int = 0  # AtlasWorker's: the least time a job gets here
 
     def __init__(self, *args: Any, concurrency: int = 2, stopping: threading.Event | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -146,7 +148,7 @@ class ThreadedWorker(AtlasWorker):
         while True:
             time.sleep(self.job_monitoring_interval)
             try:
-                self.beat_all()
+                beat_all(self)
             except Exception:  # a missed beat is retried; never end the worker over it
                 log.warning("heartbeat failed", exc_info=True)
 
@@ -170,4 +172,34 @@ class ThreadedWorker(AtlasWorker):
         super().teardown()
 
 
-__all__ = ["NoDeathPenalty", "ThreadedWorker"]
+def beat_all(worker: SimpleWorker) -> None:
+    """Heartbeat the worker and every execution it holds, in one round trip: RQ's `maintain_heartbeats`
+    takes two per execution, and a threaded worker holds many."""
+    executions = [e for e in list(worker.executions.values()) if e._job is not None]
+    if not executions:
+        return
+    worker_ttl = worker.job_monitoring_interval + 60
+    with worker.connection.pipeline() as pipeline:
+        worker.heartbeat(worker_ttl, pipeline=pipeline)
+        job_beats = []
+        for execution in executions:
+            job = execution._job
+            assert job is not None
+            ttl = int(worker.get_heartbeat_ttl(job))
+            execution.heartbeat(job.started_job_registry, ttl, pipeline=pipeline)
+            job_beats.append((len(pipeline), job))
+            job.heartbeat(now(), ttl, pipeline=pipeline, xx=True)
+        results = pipeline.execute()
+        # as in RQ's maintain_heartbeats: a beat that created a job's hash came after the job was deleted
+        # (result_ttl=0), and a worker hash re-created by the beat needs its fields and a TTL back
+        for index, job in job_beats:
+            if results[index] == 1:
+                pipeline.delete(job.key)
+        if results[0] == 1:
+            pipeline.hset(worker.key, mapping=worker.serialize())
+            pipeline.expire(worker.key, worker_ttl)
+        if len(pipeline):
+            pipeline.execute()
+
+
+__all__ = ["NoDeathPenalty", "Threaded", "beat_all"]
