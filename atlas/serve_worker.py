@@ -25,11 +25,11 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
     second even when idle), which moves due jobs (approval expiry, GitHub backstop syncs) onto the
     queue. One per deployment is enough: RQ lets one scheduler per queue hold the lock anyway."""
     logging.getLogger("rq.worker").setLevel(logging.WARNING)
-    run_log.install()  # a worker works many runs at once: each line names its run's job
     rt = runtime.build(settings)
     runtime.install(rt)
     # what this worker answers with; runs taken under other settings are refused (workers/runs/settings_check.py)
     log.setLevel(logging.INFO)
+    run_log.install()  # a worker works many runs at once: each line names its run's job
     log.info("serving queue %s with settings %s (model %s, data %s)",
                 settings.queue_name, settings.fingerprint, settings.answering_model, settings.data_dir)
     worker = make_worker(

@@ -25,7 +25,7 @@ from workers import platforms
 from workers.agent.compaction import SUMMARY_INSTRUCTIONS, extractive_summary
 from workers.agent.cost import dollars
 from workers.agent.instructions import instructions_for
-from workers.agent.loop import SHARED_TOOL_POOL, Agent, Reporter
+from workers.agent.loop import Agent, Reporter
 from workers.agent.model import Model, ModelRequest, ResponsesModel
 from workers.agent.ports import Limits
 from workers.agent.sources import sources_of
@@ -86,7 +86,10 @@ class Runtime:
     slack: SlackClients | None = None  # with SLACK_BOT_TOKEN: every Slack run's thread is posted through these
     # set when the worker is asked to stop: a run in flight saves after its step and hands over (workers/runs/jobs.py)
     stopping: threading.Event = field(default_factory=threading.Event)
-    tool_pool: ThreadPoolExecutor | None = None  # every run's read tools, sized for the worker's concurrency (`build`)
+    tool_pool: ThreadPoolExecutor = field(init=False, repr=False)  # every run's read tools, sized for the worker's concurrency
+
+    def __post_init__(self) -> None:
+        self.tool_pool = tool_pool(self.settings.worker_concurrency)
 
     def agent(self, reporter: Reporter) -> Agent:
         """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer."""
@@ -101,7 +104,7 @@ class Runtime:
             limits=Limits(budget=self.settings.budget, tool_timeout=self.settings.tool_timeout_seconds),
             instructions=instructions_for(self.settings.project),
             stopping=self.stopping,
-            pool=self.tool_pool or SHARED_TOOL_POOL,
+            pool=self.tool_pool,
         )
 
     def save(self, run: RunState) -> None:
@@ -167,8 +170,7 @@ def build(settings: Settings) -> Runtime:
     open_corpus(settings.data_dir, settings.home, settings.semantic_docs).docs.warm(wait=False)
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
-    return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn), slack,
-                   tool_pool=tool_pool(settings.worker_concurrency))
+    return Runtime(settings, conn, RunStore(conn), v2_registry(settings.project), model, summary, tracker_for(settings, conn), slack)
 
 
 def tool_pool(concurrency: int) -> ThreadPoolExecutor:
