@@ -13,6 +13,7 @@ from pathlib import Path
 
 from atlas.errors import ConfigError
 from atlas.failures import CONFIG_EXIT, INTERRUPTED_EXIT, explain
+from atlas.run_limits import worker_concurrency
 from atlas.settings import Settings
 
 
@@ -58,6 +59,8 @@ def parser() -> argparse.ArgumentParser:
     worker.add_argument("--with-scheduler", action="store_true",
                         help="also run RQ's scheduler (approval expiry, GitHub backstop syncs); one such worker per deployment")
     worker.add_argument("--queue", default=None, help="serve this queue instead of ATLAS_QUEUE (atlas ask uses atlas-<settings fingerprint>)")
+    worker.add_argument("--concurrency", default=None, metavar="N",
+                        help="work up to N runs at once in this process, on threads (default: ATLAS_WORKER_CONCURRENCY, else 16)")
 
     serve = command("serve", "run the Slack app: HTTP on --port (default PORT), or Socket Mode",
                     "Checks the bot token with Slack first; exits with one line if Slack refuses it or is unreachable.")
@@ -140,6 +143,15 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _worker_settings(settings: Settings, args: argparse.Namespace) -> Settings:
+    """`atlas worker`'s options over the environment's settings."""
+    if args.queue:
+        settings = replace(settings, queue_name=args.queue)
+    if args.concurrency is not None:
+        settings = replace(settings, worker_concurrency=worker_concurrency(args.concurrency, "--concurrency"))
+    return settings
+
+
 def _run(settings: Settings, args: argparse.Namespace) -> int:
     if settings.github is not None and args.command in ("ask", "worker", "serve", "tool", "mcp") \
             and not (settings.data_dir / "issues" / "issues.jsonl").is_file():
@@ -152,9 +164,8 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "worker":
         from atlas.serve_worker import serve
 
-        if args.queue:
-            settings = replace(settings, queue_name=args.queue)
-        return serve(settings, burst=args.burst, max_idle=args.max_idle, name=args.name, with_scheduler=args.with_scheduler)
+        return serve(_worker_settings(settings, args), burst=args.burst, max_idle=args.max_idle, name=args.name,
+                     with_scheduler=args.with_scheduler)
     if args.command in ("serve", "mcp"):
         return _serve(settings, args)
     if args.command == "discord":

@@ -14,6 +14,7 @@ from rq.command import send_shutdown_command
 from atlas.connection import connect
 from atlas.settings import Settings
 from workers import runtime
+from workers.runs import run_log
 from workers.runs.queueing import job_timeout
 from workers.runs.worker import make_worker
 
@@ -33,6 +34,7 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
     runtime.install(rt)
     # what this worker answers with; runs taken under other settings are refused (workers/runs/settings_check.py)
     log.setLevel(logging.INFO)
+    run_log.install()  # a worker works many runs at once: each line names its run's job
     log.info("serving queue %s with settings %s (model %s, data %s)",
                 settings.queue_name, settings.fingerprint, settings.answering_model, settings.data_dir)
     worker = make_worker(
@@ -41,6 +43,8 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         maintenance_seconds=settings.worker_maintenance_seconds,
         name=name,
         job_timeout=job_timeout(settings.budget.max_seconds, settings.slack_outage_seconds),
+        concurrency=settings.worker_concurrency,
+        stopping=rt.stopping,  # runs in flight read it between steps: save, release, hand over
     )
     if settings.github is not None:  # the backstop for webhooks GitHub never redelivers
         from workers.github_jobs import schedule

@@ -18,7 +18,7 @@ from typing import Any
 from atlas.errors import ConfigError
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
-from atlas.run_limits import TOOL_TIMEOUT_SECONDS, Budget
+from atlas.run_limits import DEFAULT_WORKER_CONCURRENCY, TOOL_TIMEOUT_SECONDS, Budget, worker_concurrency
 from atlas.triage_settings import TriageSettings, triage_from_env
 
 DISCORD_ASK_COMMAND = "atlas"  # `/atlas ask`; the lookup command is never named this (see lookup_command)
@@ -114,6 +114,7 @@ class Settings:
     http_threads: int = 16  # waitress request threads per `atlas serve` process
     worker_heartbeat_ttl: int = 20
     worker_maintenance_seconds: int = 30
+    worker_concurrency: int = DEFAULT_WORKER_CONCURRENCY  # runs one `atlas worker` process works at once (threads)
     budget: Budget = Budget()  # steps, working seconds, tokens, consecutive error steps per run
     tool_timeout_seconds: float = TOOL_TIMEOUT_SECONDS
     semantic_docs: bool = True  # docs search ranks by meaning too, when the embedding model's package is installed
@@ -273,6 +274,7 @@ class Settings:
             http_threads=positive("ATLAS_HTTP_THREADS", 16, int),
             worker_heartbeat_ttl=int(number("ATLAS_WORKER_HEARTBEAT_TTL", 20, int)),
             worker_maintenance_seconds=int(number("ATLAS_WORKER_MAINTENANCE", 30, int)),
+            worker_concurrency=worker_concurrency(get("ATLAS_WORKER_CONCURRENCY")),
             budget=Budget(
                 max_steps=positive("ATLAS_MAX_STEPS", Budget.max_steps, int),
                 max_seconds=positive("ATLAS_MAX_SECONDS", Budget.max_seconds),

@@ -62,11 +62,12 @@ class Stack:
 
 
 @contextmanager
-def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
+def _stack(processes: int = SERVE_PROCESSES, model: InstantModel | None = None) -> Iterator[Stack]:
+    """`atlas serve` on an embedded Redis, the Slack stand-in and a model (the instant one unless given)."""
     with tempfile.TemporaryDirectory(prefix="atlas-bench-slack-") as tmp:
         home = Path(tmp)
         url = embedded_redis.ensure_running(home / "redis")
-        model = InstantModel(ANSWER_TEXT)
+        model = model or InstantModel(ANSWER_TEXT)
         api = SlackAPI().start()
         from tests.tools_dataset import make_dataset
 

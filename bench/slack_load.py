@@ -21,11 +21,19 @@ from tests.standins.turns import reply_text, response_body
 DEADLINE_SECONDS = 120
 
 
+class ModelServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+
 class InstantModel:
-    """A Responses API that answers every request at once with the same completed text reply."""
+    """A Responses API that answers every request at once with the same completed text reply
+    (`respond` is what a subclass changes: bench/concurrency.py's paced model)."""
+
+    server_class: type[ThreadingHTTPServer] = ModelServer
 
     def __init__(self, answer: str) -> None:
-        turn = reply_text(answer)
+        self.answer_turn = reply_text(answer)
+        owner = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -35,7 +43,7 @@ class InstantModel:
 
             def do_POST(self) -> None:  # noqa: N802
                 request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                body = json.dumps(response_body(turn, request)).encode()
+                body = json.dumps(owner.respond(request)).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -45,9 +53,12 @@ class InstantModel:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = self.server_class(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def respond(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The reply body to one request."""
+        return response_body(self.answer_turn, request)
 
     @property
     def base_url(self) -> str:

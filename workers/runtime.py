@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from dataclasses import dataclass
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -34,6 +36,7 @@ from workers.runs.state import AnsweredBy, Platform, RunState, Usage
 from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.runtime")
+TOOL_THREADS_PER_RUN = 4  # a step asks for a few read calls at once
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,12 @@ class Runtime:
     summary_model: Model | None
     tracker: Tracker
     slack: SlackClients | None = None  # with SLACK_BOT_TOKEN: every Slack run's thread is posted through these
+    # set when the worker is asked to stop: a run in flight saves after its step and hands over (workers/runs/jobs.py)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    tool_pool: ThreadPoolExecutor = field(init=False, repr=False)  # every run's read tools, sized for the worker's concurrency
+
+    def __post_init__(self) -> None:
+        self.tool_pool = tool_pool(self.settings.worker_concurrency)
 
     def agent(self, reporter: Reporter) -> Agent:
         """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer."""
@@ -94,6 +103,8 @@ class Runtime:
             summarizer=self,
             limits=Limits(budget=self.settings.budget, tool_timeout=self.settings.tool_timeout_seconds),
             instructions=instructions_for(self.settings.project),
+            stopping=self.stopping,
+            pool=self.tool_pool,
         )
 
     def save(self, run: RunState) -> None:
@@ -162,6 +173,12 @@ def build(settings: Settings) -> Runtime:
     slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
     registry = v2_registry(settings.project, knowledge=corpus.knowledge is not None)  # no code/history: not offered
     return Runtime(settings, conn, RunStore(conn), registry, model, summary, tracker_for(settings, conn), slack)
+
+
+def tool_pool(concurrency: int) -> ThreadPoolExecutor:
+    """The read tools' threads for a process working `concurrency` runs at once: a few calls per run's step
+    without waiting on another run's (a thread only starts when a call needs it)."""
+    return ThreadPoolExecutor(max_workers=max(8, TOOL_THREADS_PER_RUN * concurrency), thread_name_prefix="atlas-tool")
 
 
 _installed: Runtime | None = None

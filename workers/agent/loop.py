@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextvars
 import logging
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, assert_never
 
 from tools import results
@@ -31,7 +33,7 @@ from workers.wording import OUT_OF_BUDGET
 
 log = logging.getLogger("atlas.loop")
 
-_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="atlas-tool")
+SHARED_TOOL_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="atlas-tool")  # when no worker sized one (workers/runtime.py)
 
 
 @dataclass(frozen=True)
@@ -69,9 +71,12 @@ class Agent:
     summarizer: Summarizer  # compaction's summary of what leaves the context window
     limits: Limits = Limits()
     instructions: str = INSTRUCTIONS
+    stopping: threading.Event = field(default_factory=threading.Event)  # set: end after this step, saved, to hand over
+    pool: Executor = SHARED_TOOL_POOL  # where read calls run, each under the step's tool timeout
 
     def run(self, run: RunState) -> RunState:
-        """Take steps until the run answers, pauses for approval or stops on a budget."""
+        """Take steps until the run answers, pauses for approval or stops on a budget; or, once `stopping`
+        is set, until the step in hand is saved (the run stays "running", for another worker to continue)."""
         if not run.items:
             run.items = initial_items(run)
         run.status = "running"
@@ -81,6 +86,8 @@ class Agent:
             first = False
             match outcome:
                 case RunAgain():
+                    if self.stopping.is_set():
+                        return run  # saved by the step (`_close_step`)
                     continue
                 case NeedsApproval(pending=pending):
                     run.status = "awaiting_approval"
@@ -200,7 +207,8 @@ class Agent:
                     )
                 continue
             self.reporter.event(run, "tool", call_id=call_id, name=name, arguments=arguments, state="started")
-            futures[call_id] = _POOL.submit(dispatch, self.tools.registry, name, arguments, ctx)
+            # the call's thread logs under this run (workers/runs/run_log.py)
+            futures[call_id] = self.pool.submit(contextvars.copy_context().run, dispatch, self.tools.registry, name, arguments, ctx)
         deadline = time.monotonic() + self.limits.tool_timeout
         for call_id, future in futures.items():
             try:

@@ -6,7 +6,7 @@ import logging
 from types import TracebackType
 
 import redis
-from rq import get_current_job
+from rq import Retry, get_current_job
 from rq.job import Job
 
 from workers import runtime
@@ -20,6 +20,8 @@ from workers.runs import lease, settings_check
 from workers.runs.state import RunState, StopReason
 
 log = logging.getLogger("atlas.jobs")
+# Re-queued by RQ, at the front, each time a stopping worker hands the run over; counted apart from the failure retries.
+HAND_OVER = Retry(max=100, enqueue_at_front=True)
 
 
 def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
@@ -36,15 +38,23 @@ def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
     return FanOut(platform)
 
 
-def continue_run(run_id: str) -> str:
-    """Start or continue a run from its persisted state; returns its final or paused status."""
+def continue_run(run_id: str) -> str | Retry:
+    """Start or continue a run from its persisted state; returns its final or paused status. A worker asked
+    to stop (`Runtime.stopping`) ends the run after its current step, saved, and returns RQ's `Retry`, so RQ
+    queues this job again (at the front) for another worker, after the lease is released."""
     rt = runtime.current()
+    if rt.stopping.is_set():
+        return HAND_OVER  # taken just as the stop came: not started here
     ttl = rt.settings.worker_heartbeat_ttl  # a dead worker's run is free again when RQ finds it abandoned
     with lease.held(rt.conn, run_id, ttl=ttl, wait=ttl + 5) as mine:
         if not mine:
             log.info("run %s is being worked on by another job; leaving it to that job", run_id)
             return "busy"
-        return _continue(rt, run_id)
+        status = _continue(rt, run_id)
+    if status == "running" and rt.stopping.is_set():
+        log.warning("run %s: saved after its step; handed over as this worker stops", run_id)
+        return HAND_OVER
+    return status
 
 
 def _continue(rt: runtime.Runtime, run_id: str) -> str:

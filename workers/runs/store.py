@@ -13,6 +13,23 @@ from workers.runs.state import RunState
 
 RUN_TTL_SECONDS = 30 * 24 * 3600
 EVENTS_MAXLEN = 1000
+DROPPED_OUTPUT = "(not kept once the run finished)"
+
+
+def kept_when_finished(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A finished run's items as stored: tool outputs and reasoning are what a resume sends back to the model,
+    and a finished run is never resumed, so its record keeps the calls (names, arguments: approval cards
+    show what a run read) and the messages, each output only as a note, for the 30 days it is kept. Its
+    question, answer, sources, steps, usage and cost are fields of their own."""
+    kept: list[dict[str, Any]] = []
+    for item in items:
+        kind = item.get("type")
+        if kind == "function_call_output":
+            item = {**item, "output": DROPPED_OUTPUT}
+        elif kind == "reasoning" and "encrypted_content" in item:
+            item = {k: v for k, v in item.items() if k != "encrypted_content"}
+        kept.append(item)
+    return kept
 
 
 def run_key(run_id: str) -> str:
@@ -30,8 +47,10 @@ class RunStore:
         self.conn = conn
 
     def save(self, run: RunState) -> None:
+        """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`)."""
         run.updated_at = time.time()
-        self.conn.set(run_key(run.id), run.model_dump_json(), ex=RUN_TTL_SECONDS)
+        record = run.model_copy(update={"items": kept_when_finished(run.items)}) if run.final else run
+        self.conn.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
 
     def load(self, run_id: str) -> RunState:
         raw = self.conn.get(run_key(run_id))

@@ -22,7 +22,9 @@ from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.job import Job
 from rq.worker import SimpleWorker
 
+from workers.runs import run_log
 from workers.runs.scheduler import QuietScheduler
+from workers.runs.threaded_worker import Threaded, beat_all
 
 log = logging.getLogger("atlas.worker")
 
@@ -86,38 +88,43 @@ class AtlasWorker(SimpleWorker):
         beat = threading.Thread(target=self._beat, args=(job, stop), name="atlas-heartbeat", daemon=True)
         beat.start()
         try:
-            super().execute_job(job, queue)
+            with run_log.working(job.id):
+                super().execute_job(job, queue)
         finally:
             stop.set()
             beat.join(timeout=2)
 
     def _beat(self, job: Job, stop: threading.Event) -> None:
         while not stop.wait(self.job_monitoring_interval):
-            execution = next(iter(self.executions.values()), None)
-            if execution is None:
-                continue
             try:
-                self.maintain_heartbeats(job, execution)
+                beat_all(self)
             except Exception:  # a missed beat is retried; never kill the job over it
                 log.warning("heartbeat for job %s failed", job.id, exc_info=True)
 
 
+class ThreadedWorker(Threaded, AtlasWorker):
+    """An AtlasWorker working up to `concurrency` jobs at once, on threads (workers/runs/threaded_worker.py)."""
+
+
 def make_worker(
-    queue: Queue, *, heartbeat_ttl: int = 20, maintenance_seconds: int = 30, name: str | None = None, job_timeout: int = 0
+    queue: Queue, *, heartbeat_ttl: int = 20, maintenance_seconds: int = 30, name: str | None = None, job_timeout: int = 0,
+    concurrency: int = 1, stopping: threading.Event | None = None,
 ) -> AtlasWorker:
     """One worker serves one queue: RQ does not dequeue atomically across several (rq#1716).
 
     `job_timeout` is the least time a job gets here (the configured run budget's, workers.runs.queueing.job_timeout):
-    the web process that queued it does not know this worker's budget."""
-    worker = AtlasWorker(
-        [queue],
-        connection=queue.connection,
-        name=name,
+    the web process that queued it does not know this worker's budget. `concurrency` above 1 works that many
+    jobs at once on threads; `stopping` is set when such a worker is asked to stop."""
+    options: dict[str, Any] = {
+        "connection": queue.connection,
+        "name": name,
         # the worker blocks on dequeue for worker_ttl - 15 s, and sweeps for abandoned jobs between dequeues
-        worker_ttl=max(maintenance_seconds, heartbeat_ttl) + 15,
-        maintenance_interval=maintenance_seconds,
-        job_monitoring_interval=max(heartbeat_ttl // 4, 1),
-    )
+        "worker_ttl": max(maintenance_seconds, heartbeat_ttl) + 15,
+        "maintenance_interval": maintenance_seconds,
+        "job_monitoring_interval": max(heartbeat_ttl // 4, 1),
+    }
+    worker = ThreadedWorker([queue], concurrency=concurrency, stopping=stopping, **options) if concurrency > 1 \
+        else AtlasWorker([queue], **options)
     worker.heartbeat_ttl = heartbeat_ttl
     worker.job_timeout_floor = job_timeout
     return worker
