@@ -49,27 +49,38 @@ from workers.runs.queueing import resume_job_prefix, resume_queued
 # 'admin' or ''), the step keys' prefix; 8-11: the click's place (Place.args, or four ''); 12-: the
 # resume job (`_resume_args`: its run, id prefix, job key prefix, queue key, queues set, then the
 # hash's fields; or nothing).
-_DECIDE = LUA_NOW + LUA_AUDIT + LUA_MISPLACED + """
-local raw = redis.call('HGETALL', KEYS[1])
+# The clicker's right (ARGV[2], [4]-[6], KEYS[2]) over the approval's fields `f`: nil when granted, else the reply.
+LUA_REFUSAL = """local function refusal(f, raw)
+  local user = ARGV[2]
+  local allowed = ARGV[4] == '1' or (ARGV[5] == '1' and user ~= '' and f['requester'] == user)
+  if not allowed and ARGV[6] ~= '' then
+    local cached = redis.call('GET', KEYS[2])
+    if not cached then return {'unsettled', raw} end
+    local answer = cjson.decode(cached)
+    if ARGV[6] == 'admin' then
+      allowed = answer == true
+    else
+      for _, id in ipairs(answer) do
+        if id == user then allowed = true; break end
+      end
+    end
+  end
+  if not allowed then return {'refused', raw} end
+  return nil
+end
+"""
+# The approval's fields, or the reply when it is missing or the click is misplaced.
+LUA_LOAD = """local raw = redis.call('HGETALL', KEYS[1])
 if #raw == 0 then return {'missing'} end
 local f = {}
 for i = 1, #raw, 2 do f[raw[i]] = raw[i + 1] end
 if misplaced(f, 7) then return {'misplaced'} end
+local refused = refusal(f, raw)
+if refused then return refused end
 local user = ARGV[2]
-local allowed = ARGV[4] == '1' or (ARGV[5] == '1' and user ~= '' and f['requester'] == user)
-if not allowed and ARGV[6] ~= '' then
-  local cached = redis.call('GET', KEYS[2])
-  if not cached then return {'unsettled', raw} end
-  local answer = cjson.decode(cached)
-  if ARGV[6] == 'admin' then
-    allowed = answer == true
-  else
-    for _, id in ipairs(answer) do
-      if id == user then allowed = true; break end
-    end
-  end
-end
-if not allowed then return {'refused', raw} end
+"""
+
+_DECIDE = LUA_NOW + LUA_AUDIT + LUA_MISPLACED + LUA_REFUSAL + LUA_LOAD + """
 if f['status'] ~= 'pending' or now >= tonumber(f['expires_at']) then return {'stale', raw} end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decider', user, 'decider_name', ARGV[3], 'decided_at', tostring(now))
 adopt(KEYS[1], f, 7)
