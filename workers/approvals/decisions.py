@@ -22,6 +22,7 @@ bot's `JobTemplate`): a decision is never recorded without its resume, whatever 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 from rq.job import Job
@@ -159,18 +160,33 @@ def decide(conn: redis.Redis, pending_id: str, decision: Decision, decider: str,
     the click came from (every click handler passes it; None only for callers with no click). `resume`:
     the job template the closing click queues the step's resume with, in the same script."""
     right = standing if standing is not None else Standing.known(decider, True)
+    outcome, approval, reply = run_checked(conn, _DECIDE, pending_id, decision, decider, decider_name, right, place,
+                                           [STEP_KEY_PREFIX], _resume_args(resume, pending_id) if resume else [])
+    if outcome == "decided" and approval is not None:
+        return Decided(approval, text(reply[2]) == "1", text(reply[3]) == "1")
+    return not_done(outcome, approval)
+
+
+def run_checked(conn: redis.Redis, script: str, pending_id: str, first: str, user: str, name: str, right: Standing,
+                place: Place | None, slot7: list[str], tail: list[bytes | str]) -> tuple[str, Approval | None, Any]:
+    """Run a script built on `LUA_LOAD` (the decision's, a revision's) with its KEYS and ARGV laid out as it
+    expects; (its outcome, the approval as it left it when there is one, the raw reply)."""
     keys = [approval_key(pending_id), right.key or approval_key(pending_id), AUDIT_KEY]
-    args = [decision, decider, decider_name, _flag(right.granted), _flag(right.asker_counts), right.lookup or "", STEP_KEY_PREFIX,
-            *(place.args() if place is not None else ["", "", "", ""]), *(_resume_args(resume, pending_id) if resume else [])]
-    reply = run_script(conn, _DECIDE, keys, args)
+    args = [first, user, name, _flag(right.granted), _flag(right.asker_counts), right.lookup or "", *(slot7 or [""]),
+            *(place.args() if place is not None else ["", "", "", ""]), *tail]
+    reply = run_script(conn, script, keys, args)
     outcome = text(reply[0])
-    if outcome == "missing":
-        return Missing()
+    if outcome in ("missing", "misplaced"):
+        return outcome, None, reply
+    return outcome, from_fields(zip(reply[1][::2], reply[1][1::2], strict=True)), reply
+
+
+def not_done(outcome: str, approval: Approval | None) -> Stale | Missing | Misplaced | Refused | Unsettled:
+    """The outcomes a checked script shares: nothing changed, and why."""
     if outcome == "misplaced":
         return Misplaced()
-    approval = from_fields(zip(reply[1][::2], reply[1][1::2], strict=True))
-    if outcome == "decided":
-        return Decided(approval, text(reply[2]) == "1", text(reply[3]) == "1")
+    if approval is None:
+        return Missing()
     if outcome == "stale":
         return Stale(approval)
     return Refused(approval) if outcome == "refused" else Unsettled(approval)

@@ -15,13 +15,20 @@ from dataclasses import dataclass
 
 import redis
 
-from atlas.connection import text
-from atlas.lua import run_script
 from workers.approvals.approvers import Directory, Policy, Standing, may_decide
-from workers.approvals.audit import AUDIT_KEY
-from workers.approvals.decisions import LUA_LOAD, LUA_REFUSAL, Misplaced, Missing, Refused, Stale, Unsettled
+from workers.approvals.decisions import (
+    LUA_LOAD,
+    LUA_REFUSAL,
+    Misplaced,
+    Missing,
+    Refused,
+    Stale,
+    Unsettled,
+    not_done,
+    run_checked,
+)
 from workers.approvals.place import LUA_MISPLACED, Place
-from workers.approvals.records import LUA_AUDIT, LUA_NOW, Approval, approval_key, from_fields
+from workers.approvals.records import LUA_AUDIT, LUA_NOW, Approval
 
 # KEYS and ARGV as the decision script's (ARGV[1]: the new arguments JSON; ARGV[7] unused).
 _REVISE = LUA_NOW + LUA_AUDIT + LUA_MISPLACED + LUA_REFUSAL + LUA_LOAD + """
@@ -46,21 +53,10 @@ Outcome = Revised | Stale | Missing | Misplaced | Refused | Unsettled
 def revise(conn: redis.Redis, pending_id: str, arguments: str, user: str, name: str, standing: Standing, *,
            place: Place) -> Outcome:
     """Replace an undecided call's arguments for `user`, if the policy lets them decide it, in one round trip."""
-    keys = [approval_key(pending_id), standing.key or approval_key(pending_id), AUDIT_KEY]
-    args = [arguments, user, name, "1" if standing.granted else "0", "1" if standing.asker_counts else "0",
-            standing.lookup or "", "", *place.args()]
-    reply = run_script(conn, _REVISE, keys, args)
-    outcome = text(reply[0])
-    if outcome == "missing":
-        return Missing()
-    if outcome == "misplaced":
-        return Misplaced()
-    approval = from_fields(zip(reply[1][::2], reply[1][1::2], strict=True))
-    if outcome == "revised":
+    outcome, approval, _ = run_checked(conn, _REVISE, pending_id, arguments, user, name, standing, place, [], [])
+    if outcome == "revised" and approval is not None:
         return Revised(approval)
-    if outcome == "stale":
-        return Stale(approval)
-    return Refused(approval) if outcome == "refused" else Unsettled(approval)
+    return not_done(outcome, approval)
 
 
 def settle(conn: redis.Redis, unsettled: Unsettled, arguments: str, user: str, name: str, policy: Policy,
