@@ -18,6 +18,7 @@ from bot.deps import build
 from bot.serve import github_webhook, http_server
 from bot.slack.app import create_app
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
+from bot.slack.triage_controls import EDIT_ACTION, REPLY_BLOCK, REPLY_INPUT
 from tests.github_harness import run_sync
 from tests.processes import wait_for, worker_process
 from tests.standins.github_api import GitHubAPI
@@ -25,7 +26,7 @@ from tests.standins.github_repo import Repo
 from tests.standins.github_webhooks import SECRET as WEBHOOK_SECRET
 from tests.standins.github_webhooks import deliver, payload
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SECRET, SlackSender, block_action
+from tests.standins.slack_events import SECRET, SlackSender, block_action, view_submission
 from tests.standins.slack_fixtures import BackgroundServer
 from workers.runs.store import RunStore
 
@@ -95,6 +96,26 @@ class Inbox:
         body["user"]["username"] = user.lower().removeprefix("u0")
         body["message"] = {"ts": card["ts"], "blocks": card["blocks"]}
         return self.send.interaction(body).status
+
+    def pick(self, card: dict[str, Any], labels: list[str], user: str = MAINTAINER) -> int:
+        """Tick exactly `labels` in the card's label checkboxes, as Slack sends the change."""
+        box = next(e for b in card["blocks"] if b.get("type") == "actions" for e in b["elements"] if e["type"] == "checkboxes")
+        body = block_action(box["action_id"], "", user=user, channel=CHANNEL, message_ts=card["ts"], action_type="checkboxes")
+        del body["actions"][0]["value"]
+        body["actions"][0]["selected_options"] = [o for o in box["options"] if o["value"] in labels]
+        body["message"] = {"ts": card["ts"], "blocks": card["blocks"]}
+        return self.send.interaction(body).status
+
+    def edit(self, card: dict[str, Any], user: str = MAINTAINER) -> int:
+        """Click the reply's Edit button."""
+        pending = button(card, "reply", EDIT_ACTION)
+        body = block_action(EDIT_ACTION, pending, user=user, channel=CHANNEL, message_ts=card["ts"])
+        body["message"] = {"ts": card["ts"], "blocks": card["blocks"]}
+        return self.send.interaction(body).status
+
+    def submit_reply(self, view: dict[str, Any], text: str, user: str = MAINTAINER) -> Any:
+        """Submit the Edit modal as views.open opened it, with `text` typed in; Slack's reply to the app's answer."""
+        return self.send.interaction(view_submission(view, {REPLY_BLOCK: {REPLY_INPUT: text}}, user=user))
 
     def run(self, run_id: str):  # noqa: ANN201 - RunState
         return RunStore(self.conn).load(run_id)

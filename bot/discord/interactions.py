@@ -7,7 +7,8 @@ signatures on purpose to test this). Then:
   (type 5); the worker edits it with progress and posts the answer;
 - the lookup command: the lookup runs here, answered at once, ephemeral, with a Share button;
 - buttons: approve / deny (approvers only: anyone else gets an ephemeral refusal), feedback and
-  share, each answered by updating the message or with a new one.
+  share, each answered by updating the message or with a new one;
+- a triage card's label select, reply Edit button and modal (bot/discord/triage_edits.py).
 Nothing here calls Discord's API: every reply is the response body, within milliseconds.
 """
 
@@ -22,7 +23,7 @@ from typing import Any, assert_never
 import redis
 
 from bot import feedback, lookups
-from bot.discord import commands, intake, render, wording
+from bot.discord import commands, intake, render, triage_controls, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.rest import fit_content
 from bot.discord.signature import Verifier
@@ -40,7 +41,7 @@ from workers.runs.triage_record import is_triage
 
 log = logging.getLogger("atlas.discord.interactions")
 
-PING, APPLICATION_COMMAND, MESSAGE_COMPONENT = 1, 2, 3
+PING, APPLICATION_COMMAND, MESSAGE_COMPONENT, MODAL_SUBMIT = 1, 2, 3, 5
 PONG, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE = 1, 4, 5, 6, 7
 EPHEMERAL = 1 << 6
 MAX_BODY_BYTES = 1 << 20
@@ -69,6 +70,9 @@ class Interactions:
             log.info("the Discord lookup command is /%s: /%s (ATLAS_SLASH_COMMAND) is the ask command's name",
                      settings.lookup_command, commands.ASK_COMMAND)
         self.resume_job = JobTemplate.build(conn, settings.queue_name, slack_outage_seconds=settings.slack_outage_seconds)
+        from bot.discord.triage_edits import TriageEdits  # it builds on this module's replies
+
+        self.triage_edits = TriageEdits(conn, self.policy)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") != "POST":
@@ -104,6 +108,12 @@ class Interactions:
             return ephemeral(wording.UNKNOWN_COMMAND)
         if kind == MESSAGE_COMPONENT:
             return self.click(payload, str(data.get("custom_id") or ""))
+        if kind == MODAL_SUBMIT and str(data.get("custom_id") or "").startswith(triage_controls.MODAL_PREFIX):
+            try:
+                return self.triage_edits.submit(payload, str(data["custom_id"]).removeprefix(triage_controls.MODAL_PREFIX))
+            except redis.RedisError as exc:
+                log.warning("triage choice not recorded: %s", type(exc).__name__)
+                return ephemeral(wording.EPHEMERAL_UNAVAILABLE)
         return ephemeral(wording.UNKNOWN_COMMAND)
 
     # -- commands ------------------------------------------------------------------------------
@@ -149,6 +159,11 @@ class Interactions:
                 return self.decide(payload, custom_id[len(render.APPROVE_PREFIX):], "approved")
             if custom_id.startswith(render.DENY_PREFIX):
                 return self.decide(payload, custom_id[len(render.DENY_PREFIX):], "denied")
+            if custom_id.startswith(triage_controls.PICK_PREFIX):
+                values = [str(v) for v in (payload.get("data") or {}).get("values") or []]
+                return self.triage_edits.pick(payload, custom_id.removeprefix(triage_controls.PICK_PREFIX), values)
+            if custom_id.startswith(triage_controls.EDIT_PREFIX):
+                return self.triage_edits.edit(custom_id.removeprefix(triage_controls.EDIT_PREFIX))
         except redis.RedisError as exc:
             log.warning("click not recorded: %s", type(exc).__name__)
             return ephemeral(wording.EPHEMERAL_UNAVAILABLE)

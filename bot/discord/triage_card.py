@@ -11,12 +11,12 @@ import hashlib
 from typing import Any
 
 from atlas.text import clip
-from bot.discord import render
+from bot.discord import render, triage_controls
 from bot.discord.rest import CONTENT_LIMIT, DiscordREST
 from tools.tracker import Tracker
 from workers.approvals import records as approvals
 from workers.approvals.visible_text import hidden_count, reveal
-from workers.inbox import wording
+from workers.inbox import choices, wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction
@@ -29,7 +29,7 @@ def show(rest: DiscordREST, store: RunStore, run: RunState, tracker: Tracker | N
     record = run.triage
     if record is None:
         return
-    payload = card_payload(run, tracker)
+    payload = card_payload(run, tracker, choices.current(store.conn, run))
     if record.card_ts:
         rest.edit_message(record.card_channel, record.card_ts, payload)
         return
@@ -44,9 +44,11 @@ def show(rest: DiscordREST, store: RunStore, run: RunState, tracker: Tracker | N
         approvals.attach_card(store.conn, call.pending_id, channel, record.card_ts)
 
 
-def card_payload(run: RunState, tracker: Tracker | None) -> dict[str, Any]:
+def card_payload(run: RunState, tracker: Tracker | None, current: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The whole card as it stands; `current`: the pending calls' arguments as chosen so far (call id -> arguments)."""
     record = run.triage
     assert record is not None
+    current = current or {}
     title = render.escape(reveal(f"#{record.issue} {record.title}"))
     link = f"[{title}](<{record.url}>)" if record.url else title
     lines = ["**" + wording.CARD_TITLE.format(link=link, author=f"`{render.escape(reveal(record.author or '?'))}`") + "**"]
@@ -57,13 +59,18 @@ def card_payload(run: RunState, tracker: Tracker | None) -> dict[str, Any]:
     for action in record.actions:
         if action.mode == "shadow":
             continue
-        lines.append(_describe(action, record.suggestions, tracker, shown, embeds))
+        live = action.call_id in pending and not record.superseded
+        chosen = action.model_copy(update={"arguments": current[action.call_id]}) if live and action.call_id in current else action
+        lines.append(_describe(chosen, record.suggestions, tracker, shown, embeds))
         lines.append(render.escape(wording.mode_line(action, record.suggestions)))
-        if action.call_id in pending and not record.superseded:
+        if live:
             pid = pending[action.call_id]
+            controls = triage_controls.components(action, chosen, pid)
+            rows += controls.rows
             rows.append({"type": 1, "components": [
                 {"type": 2, "style": BUTTON_SUCCESS, "label": f"{wording.APPROVE}: {action.kind}", "custom_id": render.APPROVE_PREFIX + pid},
                 {"type": 2, "style": BUTTON_DANGER, "label": f"{wording.REJECT}: {action.kind}", "custom_id": render.DENY_PREFIX + pid},
+                *controls.buttons,
             ]})
         elif action.status in wording.OUTCOME:
             lines.append("> " + wording.OUTCOME[action.status].format(who=render.escape(action.decider or "?"),
@@ -82,10 +89,10 @@ def _describe(action: TriageAction, suggestions: dict[str, Any], tracker: Tracke
     args = action.arguments
     if action.kind == "duplicates":
         original = int(args["duplicate_of"])
-        ref = tracker.issue(original) if tracker is not None else None
-        label = render.escape(reveal(f"#{original} {ref.title if ref else ''}".strip()))
-        shown.append(ref.title if ref else "")
-        out = ["**" + wording.DUPLICATE.format(link=f"[{label}](<{ref.url}>)" if ref and ref.url else label) + "**"]
+        title, url = wording.original(original, suggestions, tracker)
+        label = render.escape(reveal(f"#{original} {title}".strip()))
+        shown.append(title)
+        out = ["**" + wording.DUPLICATE.format(link=f"[{label}](<{url}>)" if url else label) + "**"]
         dups = suggestions.get("duplicates") or []
         if dups:
             evidence = str(dups[0].get("evidence") or "")

@@ -44,7 +44,11 @@ log = logging.getLogger("atlas.bot.slack.approvals")
 
 def register(app: App, deps: Deps) -> None:
     """Wire both buttons with the approver policy read from settings (and Slack's directory, cached in Redis)."""
-    app.use(ApprovalClicks(deps, Policy.from_settings(deps.settings), SlackDirectory(deps.client, deps.redis)))
+    from bot.slack.triage_edits import TriageEdits
+
+    policy, directory = Policy.from_settings(deps.settings), SlackDirectory(deps.client, deps.redis)
+    app.use(ApprovalClicks(deps, policy, directory))
+    app.use(TriageEdits(deps, policy, directory))  # a triage card's choices: the same policy as its Approve
 
 
 DECISIONS: dict[str, Decision] = {APPROVE_ACTION: "approved", DENY_ACTION: "denied"}

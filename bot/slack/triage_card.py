@@ -24,12 +24,13 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
 from atlas.text import clip
+from bot.slack import triage_controls
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from bot.slack.render import escape
 from tools.tracker import Tracker
 from workers.approvals import records as approvals
 from workers.approvals.visible_text import hidden_count, reveal
-from workers.inbox import wording
+from workers.inbox import choices, wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction, TriageRecord
@@ -43,7 +44,7 @@ def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunS
     record = run.triage
     if record is None:
         return
-    blocks = blocks_for(run, record, tracker)
+    blocks = blocks_for(run, record, tracker, choices.current(store.conn, run))
     fallback = wording.CARD_FALLBACK.format(number=record.issue, count=sum(a.mode == "draft" for a in record.actions))
     if record.card_ts:
         client.chat_update(channel=record.card_channel, ts=record.card_ts, text=fallback, blocks=blocks)
@@ -58,8 +59,10 @@ def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunS
         approvals.attach_card(store.conn, call.pending_id, record.card_channel, record.card_ts)
 
 
-def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None) -> list[dict[str, Any]]:
-    """The whole card as it stands."""
+def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None,
+               current: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The whole card as it stands; `current`: the pending calls' arguments as chosen so far (call id -> arguments)."""
+    current = current or {}
     link = _link(record.url, f"#{record.issue} {record.title}")
     blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(
         text="*" + wording.CARD_TITLE.format(link=link, author=f"`{escape(reveal(record.author or '?'))}`") + "*"))]
@@ -68,12 +71,16 @@ def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None) -> 
     for action in record.actions:
         if action.mode == "shadow":
             continue
-        blocks += _action(action, record, tracker, shown)
+        live = action.call_id in pending and not record.superseded
+        chosen = action.model_copy(update={"arguments": current[action.call_id]}) if live and action.call_id in current else action
+        blocks += _action(chosen, record, tracker, shown)
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.mode_line(action, record.suggestions)))]))
-        if action.call_id in pending and not record.superseded:
+        if live:
+            pid = pending[action.call_id]
             blocks.append(ActionsBlock(block_id=f"atlas_triage_{action.kind}", elements=[
-                ButtonElement(text=PlainTextObject(text=wording.APPROVE), action_id=APPROVE_ACTION, value=pending[action.call_id], style="primary"),
-                ButtonElement(text=PlainTextObject(text=wording.REJECT), action_id=DENY_ACTION, value=pending[action.call_id], style="danger"),
+                *triage_controls.elements(action, chosen, pid),
+                ButtonElement(text=PlainTextObject(text=wording.APPROVE), action_id=APPROVE_ACTION, value=pid, style="primary"),
+                ButtonElement(text=PlainTextObject(text=wording.REJECT), action_id=DENY_ACTION, value=pid, style="danger"),
             ]))
         elif action.status in wording.OUTCOME:
             line = wording.OUTCOME[action.status].format(who=escape(action.decider or "?"), result=escape(clip(action.result, 300)))
@@ -90,11 +97,10 @@ def _action(action: TriageAction, record: TriageRecord, tracker: Tracker | None,
     args = action.arguments
     if action.kind == "duplicates":
         original = int(args["duplicate_of"])
-        ref = tracker.issue(original) if tracker is not None else None
-        title = ref.title if ref is not None else ""
+        title, url = wording.original(original, record.suggestions, tracker)
         shown.append(title)
         out: list[Any] = [SectionBlock(text=MarkdownTextObject(text="*" + wording.DUPLICATE.format(
-            link=_link(ref.url if ref else None, f"#{original} {title}".strip())) + "*"))]
+            link=_link(url, f"#{original} {title}".strip())) + "*"))]
         dups = record.suggestions.get("duplicates") or []
         if dups:
             evidence = str(dups[0].get("evidence") or "")

@@ -111,3 +111,22 @@ def click(custom_id: str, who: dict[str, Any], *, channel: str = CHANNEL_ID, mes
     payload["data"] = {"custom_id": custom_id, "component_type": 2}
     payload["message"] = message or {"id": next_id(), "channel_id": channel, "content": ""}
     return payload
+
+
+def select(custom_id: str, values: list[str], who: dict[str, Any], *, channel: str = CHANNEL_ID,
+           message: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A MESSAGE_COMPONENT interaction for a string select (component type 3) with `values` chosen."""
+    payload = click(custom_id, who, channel=channel, message=message)
+    payload["data"] = {"custom_id": custom_id, "component_type": 3, "values": list(values)}
+    return payload
+
+
+def modal_submit(custom_id: str, inputs: dict[str, str], who: dict[str, Any], *, channel: str = CHANNEL_ID,
+                 message: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A MODAL_SUBMIT interaction (type 5) for a modal opened from a button on `message`: each text input's value."""
+    payload = _base(5, who, channel, None)
+    payload["data"] = {"custom_id": custom_id, "components": [
+        {"type": 1, "components": [{"type": 4, "custom_id": name, "value": value}]} for name, value in inputs.items()]}
+    if message is not None:
+        payload["message"] = message
+    return payload

@@ -22,6 +22,7 @@ and `status` (an empty status clears it) and at most ten `loading_messages`.
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 import time
 from collections import defaultdict, deque
@@ -31,7 +32,7 @@ from typing import Any
 
 from tests.standins.loopback import LoopbackHTTP
 from tests.standins.slack_chat import chat_call
-from tests.standins.slack_rules import assistant_call, content, require
+from tests.standins.slack_rules import assistant_call, content, require, view_problem
 from tests.standins.slack_wire import Handler
 
 TOKEN = "xoxb-test-token"
@@ -245,6 +246,9 @@ class SlackAPI(LoopbackHTTP):
             return require(args, "channel", "user") or content(args) or {"ok": True, "message_ts": self.next_ts()}
         if method.startswith("chat."):
             return chat_call(self, method, args)
+        if method == "views.open":
+            return require(args, "trigger_id", "view") or view_problem(args["view"]) or {"ok": True, "view": {
+                **(json.loads(args["view"]) if isinstance(args["view"], str) else args["view"]), "id": f"V{self.next_ts()}"}}
         return {"ok": False, "error": "unknown_method"}
 
     def _assistant(self, verb: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -180,3 +180,20 @@ def block_action(action_id: str, value: str, *, user: str = "U0ALICE", channel: 
         "actions": [{"action_id": action_id, "block_id": "b1", "type": action_type, "value": value,
                      "action_ts": f"{time.time():.6f}"}],
     }
+
+
+def view_submission(view: dict[str, Any], values: dict[str, dict[str, str]], *, user: str = "U0ALICE") -> dict[str, Any]:
+    """A `view_submission` payload for a modal as views.open opened it; `values`: block id -> action id -> text."""
+    state = {block: {action: {"type": "plain_text_input", "value": text} for action, text in inputs.items()}
+             for block, inputs in values.items()}
+    return {
+        "type": "view_submission",
+        "team": {"id": TEAM, "domain": "atlas-test"},
+        "user": {"id": user, "username": "alice", "name": "alice", "team_id": TEAM},
+        "api_app_id": "A0ATLAS",
+        "token": "legacy-verification-token",
+        "trigger_id": "1.2.4",
+        "view": {**view, "team_id": TEAM, "state": {"values": state}, "hash": "1700000000.abc", "app_id": "A0ATLAS"},
+        "response_urls": [],
+        "is_enterprise_install": False,
+    }

@@ -4,6 +4,7 @@ assistant view's `assistant.threads.*` methods. Each check returns Slack's error
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 MARKDOWN_TOTAL = 12_000
@@ -128,3 +129,27 @@ def assistant_call(threads: dict[tuple[str, str], dict[str, Any]], verb: str, ar
     else:
         thread.update(prompts=list(args["prompts"]), prompts_title=args.get("title"))
     return {"ok": True}
+
+
+def view_problem(view: Any) -> dict[str, Any] | None:
+    """views.open's checks (api.slack.com/reference/surfaces/views): a modal, a plain_text title, submit and
+    close of at most 24 characters, at most 100 blocks, private_metadata up to 3,000 characters, and a text
+    input's initial value within its max_length (at most 3,000)."""
+    view = json.loads(view) if isinstance(view, str) else view
+    if not isinstance(view, dict) or view.get("type") != "modal":
+        return {"ok": False, "error": "invalid_arguments"}
+    for name in ("title", "submit", "close"):
+        part = view.get(name)
+        if (part is not None or name == "title") and not (isinstance(part, dict) and part.get("type") == "plain_text"
+                                                          and 0 < len(str(part.get("text") or "")) <= 24):
+            return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": [f"[ERROR] {name} must be 1-24 characters"]}}
+    blocks = view.get("blocks") or []
+    if not blocks or len(blocks) > 100 or len(str(view.get("private_metadata") or "")) > 3000:
+        return {"ok": False, "error": "invalid_arguments"}
+    for block in blocks:
+        element = block.get("element") or {}
+        if element.get("type") == "plain_text_input":
+            limit = int(element.get("max_length") or 3000)
+            if limit > 3000 or len(str(element.get("initial_value") or "")) > limit:
+                return {"ok": False, "error": "invalid_arguments"}
+    return None

@@ -4,7 +4,7 @@ The stream is never trimmed (Redis runs with AOF, so appends are durable); `atla
 newest first. Decisions and expiries are appended by the same Lua script that records them
 (workers/approvals/records.py), so a decision is never recorded without its audit entry.
 
-Every entry has `kind` (request | decision | result) and `at` (unix seconds), and, as far as known
+Every entry has `kind` (request | decision | revision | result; a revision: arguments changed before the decision) and `at` (unix seconds), and, as far as known
 at that moment: run, pending_id, tool, arguments, issue, requester, decider, decision, result.
 """
 
@@ -23,7 +23,7 @@ from atlas.text import clip
 
 AUDIT_KEY = "atlas:audit"
 FIELDS = ("run", "pending_id", "tool", "arguments", "issue", "requester", "decider", "decision", "result")
-Kind = Literal["request", "decision", "result"]
+Kind = Literal["request", "decision", "revision", "result"]
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def render(found: list[Entry]) -> str:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(e.at))
         who = {"request": f"requested by {e.get('requester') or '-'}",
                "decision": f"{e.get('decision') or '-'} by {e.get('decider') or '-'}",
-               "result": f"result: {e.get('decision') or '-'}"}.get(e.kind, e.kind)
+               "revision": f"changed by {e.get('decider') or '-'}", "result": f"result: {e.get('decision') or '-'}"}.get(e.kind, e.kind)
         call = f"{e.get('tool')}({e.get('arguments')})"
         tail = f"  -> {clip(' '.join(str(e.get('result')).split()), 120, '...')}" if e.get("result") else ""
         lines.append(f"{when}Z  {e.kind:<8}  run {e.get('run')}  {call}  {who}{tail}")

@@ -22,6 +22,7 @@ bot's `JobTemplate`): a decision is never recorded without its resume, whatever 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 from rq.job import Job
@@ -49,27 +50,38 @@ from workers.runs.queueing import resume_job_prefix, resume_queued
 # 'admin' or ''), the step keys' prefix; 8-11: the click's place (Place.args, or four ''); 12-: the
 # resume job (`_resume_args`: its run, id prefix, job key prefix, queue key, queues set, then the
 # hash's fields; or nothing).
-_DECIDE = LUA_NOW + LUA_AUDIT + LUA_MISPLACED + """
-local raw = redis.call('HGETALL', KEYS[1])
+# The clicker's right (ARGV[2], [4]-[6], KEYS[2]) over the approval's fields `f`: nil when granted, else the reply.
+LUA_REFUSAL = """local function refusal(f, raw)
+  local user = ARGV[2]
+  local allowed = ARGV[4] == '1' or (ARGV[5] == '1' and user ~= '' and f['requester'] == user)
+  if not allowed and ARGV[6] ~= '' then
+    local cached = redis.call('GET', KEYS[2])
+    if not cached then return {'unsettled', raw} end
+    local answer = cjson.decode(cached)
+    if ARGV[6] == 'admin' then
+      allowed = answer == true
+    else
+      for _, id in ipairs(answer) do
+        if id == user then allowed = true; break end
+      end
+    end
+  end
+  if not allowed then return {'refused', raw} end
+  return nil
+end
+"""
+# The approval's fields, or the reply when it is missing or the click is misplaced.
+LUA_LOAD = """local raw = redis.call('HGETALL', KEYS[1])
 if #raw == 0 then return {'missing'} end
 local f = {}
 for i = 1, #raw, 2 do f[raw[i]] = raw[i + 1] end
 if misplaced(f, 7) then return {'misplaced'} end
+local refused = refusal(f, raw)
+if refused then return refused end
 local user = ARGV[2]
-local allowed = ARGV[4] == '1' or (ARGV[5] == '1' and user ~= '' and f['requester'] == user)
-if not allowed and ARGV[6] ~= '' then
-  local cached = redis.call('GET', KEYS[2])
-  if not cached then return {'unsettled', raw} end
-  local answer = cjson.decode(cached)
-  if ARGV[6] == 'admin' then
-    allowed = answer == true
-  else
-    for _, id in ipairs(answer) do
-      if id == user then allowed = true; break end
-    end
-  end
-end
-if not allowed then return {'refused', raw} end
+"""
+
+_DECIDE = LUA_NOW + LUA_AUDIT + LUA_MISPLACED + LUA_REFUSAL + LUA_LOAD + """
 if f['status'] ~= 'pending' or now >= tonumber(f['expires_at']) then return {'stale', raw} end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decider', user, 'decider_name', ARGV[3], 'decided_at', tostring(now))
 adopt(KEYS[1], f, 7)
@@ -148,18 +160,33 @@ def decide(conn: redis.Redis, pending_id: str, decision: Decision, decider: str,
     the click came from (every click handler passes it; None only for callers with no click). `resume`:
     the job template the closing click queues the step's resume with, in the same script."""
     right = standing if standing is not None else Standing.known(decider, True)
+    outcome, approval, reply = run_checked(conn, _DECIDE, pending_id, decision, decider, decider_name, right, place,
+                                           [STEP_KEY_PREFIX], _resume_args(resume, pending_id) if resume else [])
+    if outcome == "decided" and approval is not None:
+        return Decided(approval, text(reply[2]) == "1", text(reply[3]) == "1")
+    return not_done(outcome, approval)
+
+
+def run_checked(conn: redis.Redis, script: str, pending_id: str, first: str, user: str, name: str, right: Standing,
+                place: Place | None, slot7: list[str], tail: list[bytes | str]) -> tuple[str, Approval | None, Any]:
+    """Run a script built on `LUA_LOAD` (the decision's, a revision's) with its KEYS and ARGV laid out as it
+    expects; (its outcome, the approval as it left it when there is one, the raw reply)."""
     keys = [approval_key(pending_id), right.key or approval_key(pending_id), AUDIT_KEY]
-    args = [decision, decider, decider_name, _flag(right.granted), _flag(right.asker_counts), right.lookup or "", STEP_KEY_PREFIX,
-            *(place.args() if place is not None else ["", "", "", ""]), *(_resume_args(resume, pending_id) if resume else [])]
-    reply = run_script(conn, _DECIDE, keys, args)
+    args = [first, user, name, _flag(right.granted), _flag(right.asker_counts), right.lookup or "", *(slot7 or [""]),
+            *(place.args() if place is not None else ["", "", "", ""]), *tail]
+    reply = run_script(conn, script, keys, args)
     outcome = text(reply[0])
-    if outcome == "missing":
-        return Missing()
+    if outcome in ("missing", "misplaced"):
+        return outcome, None, reply
+    return outcome, from_fields(zip(reply[1][::2], reply[1][1::2], strict=True)), reply
+
+
+def not_done(outcome: str, approval: Approval | None) -> Stale | Missing | Misplaced | Refused | Unsettled:
+    """The outcomes a checked script shares: nothing changed, and why."""
     if outcome == "misplaced":
         return Misplaced()
-    approval = from_fields(zip(reply[1][::2], reply[1][1::2], strict=True))
-    if outcome == "decided":
-        return Decided(approval, text(reply[2]) == "1", text(reply[3]) == "1")
+    if approval is None:
+        return Missing()
     if outcome == "stale":
         return Stale(approval)
     return Refused(approval) if outcome == "refused" else Unsettled(approval)

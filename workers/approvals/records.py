@@ -101,6 +101,7 @@ class Approval(BaseModel):
     card_posting: str = ""  # set before a card is posted, cleared once its message is recorded
     platform: str = ""  # where the run came from, so where its cards live (workers/approvals/place.py)
     team: str = ""
+    revision: int = 0  # how many times the arguments were changed before the decision (workers/approvals/revisions.py)
 
     @property
     def decided(self) -> bool:

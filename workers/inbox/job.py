@@ -59,8 +59,10 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
             record.author = (stored.author if stored is not None else None) or ""
         finally:
             store.close()
+    first = rt.tracker.issue(found.duplicates[0].id) if found.duplicates else None
+    original = {"id": first.number, "title": first.title, "url": first.url} if first is not None else {}
     figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
-    record.suggestions = {**found.as_json(), "label_evidence": {s.name: s.evidence for s in found.labels},
+    record.suggestions = {**found.as_json(), "original": original, "label_evidence": {s.name: s.evidence for s in found.labels},
                           "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)}}
     ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
                       run_id=run.id, tracker=rt.tracker)
@@ -135,6 +137,8 @@ def _run(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, 
          ctx: ToolContext) -> tuple[ActionStatus, str]:
     """The approved call through the gate's ledger (at most once per call id); a duplicate is a comment then the close."""
     who, where = approval.decider_label, run.origin.kind
+    action.arguments = json.loads(approval.arguments)  # what was chosen before the decision: exactly what runs
+    call = call.model_copy(update={"arguments": approval.arguments})
     calls: list[PendingCall] = []
     if action.tool == "close_issue":
         original = int(action.arguments["duplicate_of"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tools.tracker import Tracker
 from workers.runs.triage_record import TriageAction
 
 CARD_TITLE = "New issue {link}, opened by {author}"
@@ -44,3 +45,13 @@ def mode_line(action: TriageAction, suggestions: dict[str, Any]) -> str:
                                    support=int(figures[name].get("support", 0)))
              for name in action.arguments.get("labels") or [] if name in figures]
     return f"{line} " + (BACKTEST.format(figures="; ".join(shown)) if shown else NO_BACKTEST)
+
+
+def original(number: int, suggestions: dict[str, Any], tracker: Tracker | None) -> tuple[str, str | None]:
+    """The duplicate's original as the card names it (title, link): from the tracker in the worker, else as
+    recorded at triage time (the bot re-renders a card after a choice without a tracker)."""
+    ref = tracker.issue(number) if tracker is not None else None
+    if ref is not None:
+        return ref.title, ref.url
+    stored = suggestions.get("original") or {}
+    return (str(stored.get("title") or ""), stored.get("url")) if stored.get("id") == number else ("", None)

@@ -1,0 +1,172 @@
+"""A maintainer's choice on a triage card before deciding (issue 24 item 2): labels ticked or not, the
+reply edited in a modal. The choice is recorded before the ack, in one script with the undecided check
+and the same place and approver checks as Approve (workers/approvals/revisions.py), so Approve runs
+exactly what was chosen before it and a change after the decision changes nothing. After the ack the
+card is re-rendered from the run and its approvals (a refused or late change shows the standing choice).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from slack_bolt import BoltRequest, BoltResponse
+from slack_bolt.middleware import Middleware
+from slack_sdk.errors import SlackClientError
+
+from bot.deps import Deps
+from bot.slack import triage_card, triage_controls
+from bot.slack.approvals import Clicker, _after, _first_action
+from bot.slack.ephemeral import tell_clicker
+from workers import wording
+from workers.approvals import revisions
+from workers.approvals.approvers import Directory, Policy, standing
+from workers.approvals.decisions import Misplaced, Missing, Refused, Stale, Unsettled
+from workers.approvals.place import Place
+from workers.errors import RunNotFound
+from workers.inbox import choices
+from workers.inbox import wording as triage_wording
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
+from workers.runs.triage_record import TriageAction
+
+log = logging.getLogger("atlas.bot.slack.triage_edits")
+
+NO_LABEL_LEFT = "Keep at least one label ticked, or Reject the labels."
+EMPTY_REPLY = "The reply can't be empty or longer than {limit} characters."
+
+
+class TriageEdits(Middleware):
+    """Label choices, the Edit button and the reply modal's submission; every other request passes."""
+
+    def __init__(self, deps: Deps, policy: Policy, directory: Directory) -> None:
+        self.deps, self.policy, self.directory = deps, policy, directory
+
+    def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
+        try:
+            return self.route(req.body, next)
+        except redis.RedisError as exc:
+            log.warning("triage choice not recorded: %s", type(exc).__name__)
+            if req.body.get("type") == "view_submission":
+                return _errors(wording.EPHEMERAL_UNAVAILABLE)
+            user = str((req.body.get("user") or {}).get("id") or "")
+            return _after(self.deps, tell_clicker, self.deps, req.body, user, wording.EPHEMERAL_UNAVAILABLE)
+
+    def route(self, body: dict[str, Any], next: Callable[[], BoltResponse]) -> BoltResponse | None:
+        action = _first_action(body)
+        action_id = str(action.get("action_id") or "") if action is not None else ""
+        if action is not None and action_id.startswith(triage_controls.PICK_PREFIX):
+            selected = [str(o.get("value")) for o in action.get("selected_options") or []]
+            return self.pick(body, action_id.removeprefix(triage_controls.PICK_PREFIX), selected)
+        if action is not None and action_id == triage_controls.EDIT_ACTION:
+            return _after(self.deps, self.open_modal, body, str(action.get("value") or ""))
+        view = body.get("view") or {}
+        if body.get("type") == "view_submission" and view.get("callback_id") == triage_controls.REPLY_CALLBACK:
+            return self.submit(body, view)
+        return next()
+
+    def pick(self, body: dict[str, Any], pending_id: str, selected: list[str]) -> BoltResponse:
+        clicker = _clicker(body)
+        action = self._action(pending_id)
+        arguments = choices.labels(action, selected) if action is not None else None
+        if arguments is None:
+            return _after(self.deps, self._refresh, clicker, pending_id, NO_LABEL_LEFT if action is not None else wording.APPROVAL_GONE)
+        found = self._revise(pending_id, arguments, clicker, clicker.place)
+        return _after(self.deps, self._follow_up, clicker, pending_id, arguments, found, clicker.place)
+
+    def open_modal(self, body: dict[str, Any], pending_id: str) -> None:
+        """views.open with the click's trigger id (valid 3 s: the first thing after the ack)."""
+        clicker = _clicker(body)
+        current = choices.current(self.deps.redis, run) if (run := self._run(pending_id)) is not None else {}
+        action = choices.action_of(run, pending_id) if run is not None else None
+        if action is None or action.call_id not in current:
+            tell_clicker(self.deps, body, clicker.id, wording.APPROVAL_GONE)
+            return
+        place = clicker.place
+        view = triage_controls.reply_modal(str(current[action.call_id].get("body") or ""), pending_id, place.channel, place.message)
+        self.deps.client.views_open(trigger_id=str(body.get("trigger_id") or ""), view=view)
+
+    def submit(self, body: dict[str, Any], view: dict[str, Any]) -> BoltResponse:
+        """Record the edited reply; a refusal is shown in the modal, which stays open."""
+        try:
+            meta = json.loads(view.get("private_metadata") or "{}")
+        except ValueError:
+            meta = {}
+        pending_id = str(meta.get("pending_id") or "")
+        value = (((view.get("state") or {}).get("values") or {}).get(triage_controls.REPLY_BLOCK) or {}).get(triage_controls.REPLY_INPUT) or {}
+        user = body.get("user") or {}
+        clicker = Clicker({**body, "channel": {"id": meta.get("channel")}}, str(user.get("id") or ""),
+                          str(user.get("username") or user.get("name") or ""))
+        place = Place(platform="slack", team=str((body.get("team") or {}).get("id") or user.get("team_id") or ""),
+                      channel=str(meta.get("channel") or ""), message=str(meta.get("ts") or ""))
+        action = self._action(pending_id)
+        arguments = choices.reply(action, str(value.get("value") or "")) if action is not None else None
+        if arguments is None:
+            return _errors(wording.APPROVAL_GONE if action is None else EMPTY_REPLY.format(limit=choices.REPLY_MAX_CHARS))
+        found = self._revise(pending_id, arguments, clicker, place)
+        if isinstance(found, Refused):
+            return _errors(wording.APPROVAL_NOT_ALLOWED)
+        if isinstance(found, Stale | Missing | Misplaced):
+            return _errors(wording.APPROVAL_GONE)
+        return _after(self.deps, self._follow_up, clicker, pending_id, arguments, found, place)
+
+    # -- after the ack ---------------------------------------------------------------------------
+
+    def _follow_up(self, clicker: Clicker, pending_id: str, arguments: str, found: revisions.Outcome | None, place: Place) -> None:
+        if isinstance(found, Unsettled):
+            found = revisions.settle(self.deps.redis, found, arguments, clicker.id, clicker.name, self.policy, self.directory, place=place)
+        note = {Refused: wording.APPROVAL_NOT_ALLOWED, Stale: wording.APPROVAL_GONE, Missing: wording.APPROVAL_GONE,
+                Misplaced: wording.APPROVAL_ELSEWHERE, type(None): wording.EPHEMERAL_UNAVAILABLE}.get(type(found))
+        self._refresh(clicker, pending_id, note)
+
+    def _refresh(self, clicker: Clicker, pending_id: str, note: str | None) -> None:
+        """Re-render the card with the choice as recorded; tell the clicker why theirs was not taken."""
+        if note:
+            tell_clicker(self.deps, clicker.body, clicker.id, note)
+        run = self._run(pending_id)
+        if run is None or run.triage is None or not run.triage.card_ts or not any(p.pending_id == pending_id for p in run.pending):
+            return  # decided meanwhile: the run's job renders the card
+        blocks = triage_card.blocks_for(run, run.triage, None, choices.current(self.deps.redis, run))
+        try:
+            self.deps.client.chat_update(channel=run.triage.card_channel, ts=run.triage.card_ts, blocks=blocks,
+                                         text=wording_fallback(run))
+        except SlackClientError as exc:
+            log.warning("triage card %s not re-rendered: %s", run.id, type(exc).__name__)
+
+    def _revise(self, pending_id: str, arguments: str, clicker: Clicker, place: Place) -> revisions.Outcome | None:
+        try:
+            return revisions.revise(self.deps.redis, pending_id, arguments, clicker.id, clicker.name,
+                                    standing(clicker.id, self.policy), place=place)
+        except redis.RedisError as exc:
+            log.warning("triage choice not recorded: %s", type(exc).__name__)
+            return None
+
+    def _run(self, pending_id: str) -> RunState | None:
+        try:
+            return RunStore(self.deps.redis).load(pending_id.partition(".")[0])
+        except RunNotFound:  # expired or never there: the control is on a card that is gone
+            return None
+
+    def _action(self, pending_id: str) -> TriageAction | None:
+        run = self._run(pending_id)
+        return choices.action_of(run, pending_id) if run is not None else None
+
+
+def wording_fallback(run: RunState) -> str:
+    record = run.triage
+    assert record is not None
+    return triage_wording.CARD_FALLBACK.format(number=record.issue, count=sum(a.mode == "draft" for a in record.actions))
+
+
+def _clicker(body: dict[str, Any]) -> Clicker:
+    user = body.get("user") or {}
+    return Clicker(body, str(user.get("id") or ""), str(user.get("username") or user.get("name") or ""))
+
+
+def _errors(text: str) -> BoltResponse:
+    """Slack shows the error under the input and keeps the modal open."""
+    return BoltResponse(status=200, body=json.dumps({"response_action": "errors", "errors": {triage_controls.REPLY_BLOCK: text}}),
+                        headers={"content-type": "application/json"})
