@@ -25,9 +25,23 @@ import redis
 from bot import feedback, lookups
 from bot.discord import commands, intake, render, triage_controls, wording
 from bot.discord.approvers import DiscordPolicy
-from bot.discord.rest import fit_content
+from bot.discord.replies import (
+    APPLICATION_COMMAND,
+    DEFERRED_CHANNEL_MESSAGE,
+    DEFERRED_UPDATE_MESSAGE,
+    EPHEMERAL,
+    MESSAGE_COMPONENT,
+    MODAL_SUBMIT,
+    PING,
+    PONG,
+    UPDATE_MESSAGE,
+    Reply,
+    ephemeral,
+    message,
+)
 from bot.discord.signature import Verifier
 from bot.discord.surface import decided_payload
+from bot.discord.triage_edits import TriageEdits
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
@@ -41,20 +55,7 @@ from workers.runs.triage_record import is_triage
 
 log = logging.getLogger("atlas.discord.interactions")
 
-PING, APPLICATION_COMMAND, MESSAGE_COMPONENT, MODAL_SUBMIT = 1, 2, 3, 5
-PONG, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE_MESSAGE, UPDATE_MESSAGE = 1, 4, 5, 6, 7
-EPHEMERAL = 1 << 6
 MAX_BODY_BYTES = 1 << 20
-
-Reply = dict[str, Any]
-
-
-def ephemeral(text: str, **extra: Any) -> Reply:
-    return message({"content": text, "flags": EPHEMERAL, **extra})
-
-
-def message(data: dict[str, Any], kind: int = CHANNEL_MESSAGE) -> Reply:
-    return {"type": kind, "data": fit_content({"allowed_mentions": {"parse": []}, **data})}
 
 
 class Interactions:
@@ -70,7 +71,6 @@ class Interactions:
             log.info("the Discord lookup command is /%s: /%s (ATLAS_SLASH_COMMAND) is the ask command's name",
                      settings.lookup_command, commands.ASK_COMMAND)
         self.resume_job = JobTemplate.build(conn, settings.queue_name, slack_outage_seconds=settings.slack_outage_seconds)
-        from bot.discord.triage_edits import TriageEdits  # it builds on this module's replies
 
         self.triage_edits = TriageEdits(conn, self.policy)
 

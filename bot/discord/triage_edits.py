@@ -13,7 +13,7 @@ import redis
 
 from bot.discord import triage_card, triage_controls, wording
 from bot.discord.approvers import DiscordPolicy
-from bot.discord.interactions import UPDATE_MESSAGE, Reply, ephemeral, message
+from bot.discord.replies import UPDATE_MESSAGE, Reply, ephemeral, message
 from workers.approvals import revisions
 from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Misplaced, Missing, Refused, Stale, Unsettled

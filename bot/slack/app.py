@@ -21,6 +21,7 @@ from bot import feedback
 from bot.after_ack import InFlight
 from bot.deps import Deps, build
 from bot.slack import approvals, assistant, commands, mentions
+from bot.slack.triage_edits import TriageEdits
 
 log = logging.getLogger("atlas.bot")
 
@@ -62,7 +63,8 @@ def create_app(settings: Settings, deps: Deps | None = None, *, socket_mode: boo
     mentions.register(app, deps)
     commands.register(app, deps)
     feedback.register(app, deps)
-    approvals.register(app, deps)
+    policy, directory = approvals.register(app, deps)
+    app.use(TriageEdits(deps, policy, directory))  # a triage card's choices: the same policy as its Approve
     return app
 
 

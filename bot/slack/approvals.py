@@ -42,13 +42,12 @@ from workers.runs.triage_record import is_triage
 log = logging.getLogger("atlas.bot.slack.approvals")
 
 
-def register(app: App, deps: Deps) -> None:
-    """Wire both buttons with the approver policy read from settings (and Slack's directory, cached in Redis)."""
-    from bot.slack.triage_edits import TriageEdits
-
+def register(app: App, deps: Deps) -> tuple[Policy, Directory]:
+    """Wire both buttons with the approver policy read from settings (and Slack's directory, cached in Redis);
+    returns them for the other controls of a card (bot/slack/app.py wires the triage card's)."""
     policy, directory = Policy.from_settings(deps.settings), SlackDirectory(deps.client, deps.redis)
     app.use(ApprovalClicks(deps, policy, directory))
-    app.use(TriageEdits(deps, policy, directory))  # a triage card's choices: the same policy as its Approve
+    return policy, directory
 
 
 DECISIONS: dict[str, Decision] = {APPROVE_ACTION: "approved", DENY_ACTION: "denied"}
