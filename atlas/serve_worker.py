@@ -45,6 +45,7 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         job_timeout=job_timeout(settings.budget.max_seconds, settings.slack_outage_seconds),
         concurrency=settings.worker_concurrency,
         stopping=rt.stopping,  # runs in flight read it between steps: save, release, hand over
+        audit_retention_days=settings.audit_retention_days,
     )
     if settings.github is not None:  # the backstop for webhooks GitHub never redelivers
         from workers.github_jobs import schedule

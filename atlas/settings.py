@@ -106,6 +106,7 @@ class Settings:
     approvers: tuple[str, ...] = ()
     approver_group: str | None = None
     approval_ttl_seconds: int = 24 * 3600
+    audit_retention_days: int = 90  # audit entries older than this are trimmed by worker maintenance; 0 keeps them all
     asker_may_approve: bool = False  # opt-in: every asker may decide their own run's actions
     docs_base_url: str | None = None
     issues_base_url: str | None = None
@@ -266,6 +267,7 @@ class Settings:
             approvers=approvers,
             approver_group=get("ATLAS_APPROVER_GROUP"),
             approval_ttl_seconds=int(number("ATLAS_APPROVAL_TTL", 24 * 3600, int)),
+            audit_retention_days=_retention_days(get("ATLAS_AUDIT_RETENTION_DAYS")),
             asker_may_approve=flag("ATLAS_ASKER_MAY_APPROVE", False),
             docs_base_url=get("ATLAS_DOCS_URL"),
             issues_base_url=get("ATLAS_ISSUES_URL"),
@@ -299,6 +301,15 @@ class Settings:
     def with_project(self, **fields: Any) -> Settings:
         """These settings with the project block applied (defaults that depend on the repository)."""
         return replace(self, **fields) if fields else self
+
+
+def _retention_days(raw: str | None) -> int:
+    """ATLAS_AUDIT_RETENTION_DAYS: a whole number of days, 0 or more (0 keeps the audit log forever)."""
+    if raw is None:
+        return Settings.audit_retention_days
+    if not raw.isdigit():
+        raise ConfigError(f"ATLAS_AUDIT_RETENTION_DAYS must be a whole number of days, 0 or more (0 keeps everything), got {raw!r}")
+    return int(raw)
 
 
 def _mcp_token(raw: str | None) -> str | None:

@@ -1,7 +1,8 @@
 """The audit log of side effects: every request, decision and result, appended to one Redis stream.
 
-The stream is never trimmed (Redis runs with AOF, so appends are durable); `atlas audit` reads it
-newest first. Decisions and expiries are appended by the same Lua script that records them
+The stream is trimmed to ATLAS_AUDIT_RETENTION_DAYS (90 by default; 0 keeps everything) by `trim`, which
+every worker runs with RQ's maintenance (workers/runs/worker.py); Redis runs with AOF, so appends are durable.
+`atlas audit` reads it newest first. Decisions and expiries are appended by the same Lua script that records them
 (workers/approvals/records.py), so a decision is never recorded without its audit entry.
 
 Every entry has `kind` (request | decision | revision | result; a revision: arguments changed before the decision) and `at` (unix seconds), and, as far as known
@@ -46,6 +47,16 @@ def append(conn: redis.Redis, kind: Kind, **fields: object) -> str:
         raise ValueError(f"unknown audit fields: {sorted(unknown)}")
     record = {"kind": kind, "at": repr(time.time()), **{k: _text(v) for k, v in fields.items() if v is not None}}
     return text(conn.xadd(AUDIT_KEY, dict[Any, Any](record)))
+
+
+def trim(conn: redis.Redis, retention_days: int) -> int:
+    """Drop entries older than `retention_days` (0: none); how many went. Stream ids are the Redis server's
+    milliseconds at the append (XADD `*`), so the cutoff is taken from the server's clock (TIME) too."""
+    if retention_days <= 0:
+        return 0
+    seconds, micros = conn.time()
+    cutoff_ms = (int(seconds) - retention_days * 86400) * 1000 + int(micros) // 1000
+    return int(conn.xtrim(AUDIT_KEY, minid=cutoff_ms, approximate=False))
 
 
 def issue_of(arguments: str) -> str:

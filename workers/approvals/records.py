@@ -14,6 +14,8 @@ are here; deciding (with the clicker's authorization) is workers/approvals/decis
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -193,6 +195,7 @@ def attach_card(conn: redis.Redis, pending_id: str, channel: str, ts: str, block
 
 EXPIRY_JOB_TIMEOUT_SECONDS = 60
 EXPIRY_RESULT_TTL_SECONDS = 3600
+EXPIRY_FAILURE_TTL_SECONDS = RECORD_TTL_SECONDS  # a failed expiry is worth a look while its records last
 
 
 def expiry_job_id(run_id: str, step: int) -> str:
@@ -201,7 +204,12 @@ def expiry_job_id(run_id: str, step: int) -> str:
 
 def schedule_expiry(queue: Queue, run_id: str, step: int, at: float) -> None:
     """Schedule `workers.approvals.expiry.expire_step(run_id, step)` for unix time `at`; scheduling the same step twice
-    is a no-op. The job is named by its path (as RQ stores it), so the core does not import the job's module."""
+    is a no-op. The job is named by its path (as RQ stores it), so the core does not import the job's module.
+
+    The job lives (RQ's `ttl`, counted from now) until the step's records expire, `at` + RECORD_TTL_SECONDS:
+    after that it has nothing left to expire. With no scheduler running it would otherwise stay forever;
+    a scheduler that comes back late still finds it, and a shorter TTL would let it vanish unrun."""
+    ttl = max(0, math.ceil(at - time.time())) + RECORD_TTL_SECONDS
     try:
         queue.enqueue_at(
             datetime.fromtimestamp(at, tz=UTC),
@@ -212,6 +220,8 @@ def schedule_expiry(queue: Queue, run_id: str, step: int, at: float) -> None:
             unique=True,
             job_timeout=EXPIRY_JOB_TIMEOUT_SECONDS,
             result_ttl=EXPIRY_RESULT_TTL_SECONDS,
+            ttl=ttl,
+            failure_ttl=EXPIRY_FAILURE_TTL_SECONDS,
             description=f"expire approvals of run {run_id} step {step}",
         )
     except DuplicateJobError:

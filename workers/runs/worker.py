@@ -22,6 +22,7 @@ from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.job import Job
 from rq.worker import SimpleWorker
 
+from workers.approvals import audit
 from workers.runs import run_log
 from workers.runs.scheduler import QuietScheduler
 from workers.runs.threaded_worker import Threaded, beat_all
@@ -36,6 +37,13 @@ class AtlasWorker(SimpleWorker):
 
     heartbeat_ttl: int = 20
     job_timeout_floor: int = 0  # this worker's run budget may need more than the time a job was queued with
+    audit_retention_days: int = 0  # ATLAS_AUDIT_RETENTION_DAYS: maintenance trims the audit log to it (0: never)
+
+    def run_maintenance_tasks(self) -> None:
+        """RQ's sweep (registries, the scheduler), then the audit log's retention: every worker trims, so
+        the log stays bounded whichever processes run; a trim with nothing old is one cheap XTRIM."""
+        super().run_maintenance_tasks()  # type: ignore[no-untyped-call]  # RQ leaves it unannotated
+        audit.trim(self.connection, self.audit_retention_days)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         return self.heartbeat_ttl
@@ -108,13 +116,14 @@ class ThreadedWorker(Threaded, AtlasWorker):
 
 def make_worker(
     queue: Queue, *, heartbeat_ttl: int = 20, maintenance_seconds: int = 30, name: str | None = None, job_timeout: int = 0,
-    concurrency: int = 1, stopping: threading.Event | None = None,
+    concurrency: int = 1, stopping: threading.Event | None = None, audit_retention_days: int = 0,
 ) -> AtlasWorker:
     """One worker serves one queue: RQ does not dequeue atomically across several (rq#1716).
 
     `job_timeout` is the least time a job gets here (the configured run budget's, workers.runs.queueing.job_timeout):
     the web process that queued it does not know this worker's budget. `concurrency` above 1 works that many
-    jobs at once on threads; `stopping` is set when such a worker is asked to stop."""
+    jobs at once on threads; `stopping` is set when such a worker is asked to stop; `audit_retention_days`: the
+    audit log's retention its maintenance keeps (0: it trims nothing)."""
     options: dict[str, Any] = {
         "connection": queue.connection,
         "name": name,
@@ -127,4 +136,5 @@ def make_worker(
         else AtlasWorker([queue], **options)
     worker.heartbeat_ttl = heartbeat_ttl
     worker.job_timeout_floor = job_timeout
+    worker.audit_retention_days = audit_retention_days
     return worker
