@@ -110,16 +110,18 @@ def test_shadow_posts_nothing_and_records_the_suggestions(tmp_path: Path, redis_
 
 def test_labels_that_earned_auto_are_applied_without_a_click_and_the_rest_wait_on_the_card(tmp_path: Path, redis_url: str) -> None:
     earned = {"scheduler": {"precision": 0.98, "recall": 0.9, "support": 24}, "bug": {"precision": 0.7, "recall": 0.9, "support": 60}}
-    with inbox(tmp_path, redis_url, ATLAS_TRIAGE_ACTIONS="duplicates=off,labels=auto,reply=off",
+    with inbox(tmp_path, redis_url, ATLAS_TRIAGE_ACTIONS="duplicates=draft,labels=auto,reply=off",
                ATLAS_TRIAGE_AUTO_LABELS="scheduler") as box:
         # the last backtest of the synced repository, as `atlas triage backtest` keeps it (the worker checks it at start)
-        autonomy.save(box.settings.data_dir, box.settings.home, {"totals": {"labels": {"per_label": earned}}})
+        autonomy.save(box.settings.data_dir, box.settings.home, {"totals": {
+            "labels": {"per_label": earned}, "duplicates": {"recall@1": 0.8, "recall@3": 0.875, "false_rate": 0.031, "support": 32}}})
         dup = box.open_issue(DUP_TITLE, DUP_BODY)
         with box.worker("inbox-w4"):
             (card,) = box.cards()
             wait_for(lambda: "Approved by Atlas (auto" in text_of(box.card_now(card)), what="the auto labels on the card")
-            assert actions(box.card_now(card)) == ["labels"]  # bug did not earn it: a draft with its buttons
+            assert sorted(actions(box.card_now(card))) == ["duplicates", "labels"]  # bug did not earn it: a draft with its buttons
             shown = text_of(box.card_now(card))
+            assert "Mode: draft. Last backtest: recall@3 0.88 over 32 duplicates, 3.1% false duplicates." in shown
             assert "Mode: auto. Last backtest: scheduler precision 0.98 over 24" in shown  # the figures beside each mode
             assert "Mode: draft. Last backtest: bug precision 0.70 over 60" in shown
         [labelled] = box.github.requests("POST", r"/labels$")

@@ -63,7 +63,8 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
     original = {"id": first.number, "title": first.title, "url": first.url} if first is not None else {}
     figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
     record.suggestions = {**found.as_json(), "original": original, "label_evidence": {s.name: s.evidence for s in found.labels},
-                          "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)}}
+                          "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)},
+                          "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home)}
     ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
                       run_id=run.id, tracker=rt.tracker)
     drafted: list[TriageAction] = []

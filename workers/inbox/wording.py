@@ -19,6 +19,8 @@ MODE = "Mode: {mode}."
 BACKTEST = "Last backtest: {figures}."
 BACKTEST_LABEL = "{label} precision {precision:.2f} over {support}"
 NO_BACKTEST = "No backtest figures for these labels yet (`atlas triage backtest`)."
+BACKTEST_DUPLICATES = "Last backtest: recall@3 {recall:.2f} over {support} duplicates, {false:.1%} false duplicates."
+NO_BACKTEST_DUPLICATES = "No backtest figures for duplicates yet (`atlas triage backtest`)."
 SIGNED = "Atlas adds: \"Drafted by Atlas, approved by <you> on {platform}.\""
 APPROVE = "Approve"
 REJECT = "Reject"
@@ -36,8 +38,14 @@ HIDDEN = "This card shows {count} invisible or direction-changing character(s) a
 
 
 def mode_line(action: TriageAction, suggestions: dict[str, Any]) -> str:
-    """An action's mode, and for labels the last backtest's figures beside it (issue 25)."""
+    """An action's mode, and for labels and duplicates the last backtest's figures beside it (issue 25)."""
     line = MODE.format(mode=action.mode)
+    if action.kind == "duplicates":
+        dup = suggestions.get("backtest_duplicates")
+        if not isinstance(dup, dict):
+            return f"{line} {NO_BACKTEST_DUPLICATES}"
+        return f"{line} " + BACKTEST_DUPLICATES.format(recall=float(dup.get("recall@3", 0.0)), support=int(dup.get("support", 0)),
+                                                       false=float(dup.get("false_rate", 0.0)))
     if action.kind != "labels":
         return line
     figures = suggestions.get("backtest") or {}

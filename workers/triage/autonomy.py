@@ -73,3 +73,13 @@ def last_per_label(data_dir: Path, home: Path | None) -> dict[str, Any] | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return per_label if isinstance(per_label, dict) else None
+
+
+def last_duplicates(data_dir: Path, home: Path | None) -> dict[str, Any] | None:
+    """The duplicate figures of the last backtest (recall@1, recall@3, false_rate, support), or None."""
+    path = store_path(data_dir, home)
+    try:
+        figures = json.loads(path.read_text(encoding="utf-8"))["totals"]["duplicates"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return figures if isinstance(figures, dict) else None
