@@ -55,16 +55,10 @@ def card_payload(run: RunState, tracker: Tracker | None, current: dict[str, dict
     shown = [record.title, record.author]
     embeds: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
-    pending = {p.call_id: p.pending_id for p in run.pending}
-    for action in record.actions:
-        if action.mode == "shadow":
-            continue
-        live = action.call_id in pending and not record.superseded
-        chosen = action.model_copy(update={"arguments": current[action.call_id]}) if live and action.call_id in current else action
+    for action, chosen, pid in choices.shown(run, record, current):
         lines.append(_describe(chosen, record.suggestions, tracker, shown, embeds))
         lines.append(render.escape(wording.mode_line(action, record.suggestions)))
-        if live:
-            pid = pending[action.call_id]
+        if pid is not None:
             controls = triage_controls.components(action, chosen, pid)
             rows += controls.rows
             rows.append({"type": 1, "components": [

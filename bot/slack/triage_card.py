@@ -67,16 +67,10 @@ def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None,
     blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(
         text="*" + wording.CARD_TITLE.format(link=link, author=f"`{escape(reveal(record.author or '?'))}`") + "*"))]
     shown = [record.title, record.author]
-    pending = {p.call_id: p.pending_id for p in run.pending}
-    for action in record.actions:
-        if action.mode == "shadow":
-            continue
-        live = action.call_id in pending and not record.superseded
-        chosen = action.model_copy(update={"arguments": current[action.call_id]}) if live and action.call_id in current else action
+    for action, chosen, pid in choices.shown(run, record, current):
         blocks += _action(chosen, record, tracker, shown)
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.mode_line(action, record.suggestions)))]))
-        if live:
-            pid = pending[action.call_id]
+        if pid is not None:
             blocks.append(ActionsBlock(block_id=f"atlas_triage_{action.kind}", elements=[
                 *triage_controls.elements(action, chosen, pid),
                 ButtonElement(text=PlainTextObject(text=wording.APPROVE), action_id=APPROVE_ACTION, value=pid, style="primary"),

@@ -14,7 +14,7 @@ import redis
 
 from workers.approvals import records as approvals
 from workers.runs.state import RunState
-from workers.runs.triage_record import TriageAction
+from workers.runs.triage_record import TriageAction, TriageRecord
 
 REPLY_MAX_CHARS = 3000  # what Slack's text input takes (Discord's takes 4,000); GitHub takes 65,536
 
@@ -52,3 +52,18 @@ def reply(action: TriageAction, body: str) -> str | None:
     if action.tool != "post_comment" or not body.strip() or len(body) > REPLY_MAX_CHARS:
         return None
     return json.dumps({**action.arguments, "body": body})
+
+
+def shown(run: RunState, record: TriageRecord,
+          current: dict[str, dict[str, Any]]) -> list[tuple[TriageAction, TriageAction, str | None]]:
+    """The actions a card shows, on every platform: each as recorded, as chosen so far (its pending arguments),
+    and its pending id while it can still be decided (None once decided or superseded). Shadow actions are left out."""
+    pending = {p.call_id: p.pending_id for p in run.pending}
+    out: list[tuple[TriageAction, TriageAction, str | None]] = []
+    for action in record.actions:
+        if action.mode == "shadow":
+            continue
+        pid = pending.get(action.call_id) if not record.superseded else None
+        chosen = action.model_copy(update={"arguments": current[action.call_id]}) if pid and action.call_id in current else action
+        out.append((action, chosen, pid))
+    return out
