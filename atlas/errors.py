@@ -13,8 +13,8 @@ subclasses this root, keeping the builtin base its callers catch (ValueError, Ru
           StoppedByUser, DeliveryFailed, DeliveryLost, RunNotFound (workers/errors.py)
       the chat platforms: DiscordError (bot/discord/rest.py)
 
-They are mapped where they reach a person: the `atlas` command in atlas/failures.py (one line and an
-exit code), a run's end in workers/runs/jobs.py; a tool's exception becomes a generic `ToolError` in
+They are mapped where they reach a person: the `atlas` command in atlas/cli/failures.py (one line and an
+exit code), a run's end in workers/jobs/runs.py; a tool's exception becomes a generic `ToolError` in
 tools/dispatch.py. A private signal that never leaves its module (`_Unconfirmed`) need not join the tree.
 """
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 def clip(text: str, limit: int, ellipsis: str = "…") -> str:
     """`text` cut to at most `limit` characters, ending in `ellipsis` (no space before it) when cut."""
@@ -20,3 +22,13 @@ def fit_list(items: list[str], budget: int, separator: str = ", ") -> list[str]:
             break
         shown.append(item)
     return shown
+
+
+def text_of(value: object, sep: str = "\n") -> str:
+    """The text of a message content or tool output: a string, or a list of parts with `text` (joined
+    by `sep`: lines for the context window's counts, "" to read a message back as the model wrote it)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return sep.join(str(part.get("text", "")) for part in value if isinstance(part, Mapping))
+    return ""

@@ -6,7 +6,7 @@ Reject on the card) or, for labels only, `auto` (applied without a click). With 
 no `ATLAS_TRIAGE_ACTIONS` every action is `draft`; with no channel triage is off. `auto` applies only
 the labels named in `ATLAS_TRIAGE_AUTO_LABELS`, and each must have earned it in the last backtest
 (workers/triage/autonomy.py): `atlas worker` and `atlas serve` refuse to start otherwise, with the figures
-(atlas/triage_command.py `check_autonomy`).
+(atlas/cli/triage.py `check_autonomy`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The ack's floor: a Bolt app that answers every mention from a listener middleware, nothing else.
 
 Same signed requests, same Bolt request handling and signature check, same waitress server and
-process model as `atlas serve` (bot/serve.py's `http_server`, one shared socket for N processes);
+process model as `atlas serve` (bot/web/serve.py's `http_server`, one shared socket for N processes);
 no Redis, no claim, no enqueue. Atlas's ack is judged as a ratio to this, measured in the same run.
 
 With a REDIS_URL it is the second floor: the same app making one Redis round trip per mention (a
@@ -27,7 +27,7 @@ import redis
 from slack_bolt import App, BoltResponse
 from slack_sdk import WebClient
 
-from bot.serve import BACKLOG, http_server
+from bot.web.serve import BACKLOG, http_server
 from tests.standins.slack_events import SECRET
 
 INTAKE_KEYS = 7  # bot/slack/intake.py: two claim keys, the run, the thread, the job, the queue, the queues set

@@ -31,10 +31,10 @@ from bench.measure import latency_row, percentile, wait
 from bench.processes import atlas_serve, atlas_workers
 from bench.report import Table, last_tables, overhead_table
 from bench.slack_load import InstantModel, burst
-from tests.processes import atlas_process, free_port
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_gateway import GatewayStandin, mention_payload
+from tests.support.processes import atlas_process, free_port
 
 CONCURRENCY = 50
 ACK_ROUNDS = 12
@@ -65,7 +65,7 @@ def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
         model = InstantModel(ANSWER_TEXT)
         gateway = GatewayStandin().start()
         api = DiscordAPI(gateway_url=gateway.url).start()
-        from tests.tools_dataset import make_dataset
+        from tests.support.tools_dataset import make_dataset
 
         port = free_port()
         env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(make_dataset(home / "data")), **api.env(),

@@ -3,10 +3,10 @@
 The questions are written as users ask them, not in the pages' words; each names the sections that
 answer it, or none when the docs have no answer. `rq_docs.jsonl` is the development set (a first,
 larger plain-words table was written while reading its misses; the general words left of it in
-tools/docs_vocabulary.py, and the field weights, were chosen on it); `rq_docs_holdout.jsonl` was
+tools/docsearch/vocabulary.py, and the field weights, were chosen on it); `rq_docs_holdout.jsonl` was
 written before that table and `rq_docs_holdout2.jsonl` before the ranker was reworked to generalise:
 neither is tuned on, and only their aggregate figures are printed. The index is built as the tools
-build it: docs plus the issue threads of the same folder (tools/docs_bridge.py). Reported:
+build it: docs plus the issue threads of the same folder (tools/docsearch/bridge.py). Reported:
 recall@3, recall@1 and MRR@5 over the answerable questions for each ranker (lexical, semantic alone,
 the hybrid docs search uses when the embedding model is installed), and for the unanswerable ones how
 a threshold would separate them: the lexical coverage (share of the query's words the top hit holds),
@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import Table
-from tools.docs_bridge import thread_texts
-from tools.docs_index import DocHit, DocsIndex, Mode
-from tools.docs_pages import SEP, load_pages
-from tools.docs_semantic import VECTORS_FILE, encoder
+from tools.docsearch.bridge import thread_texts
+from tools.docsearch.index import DocHit, DocsIndex, Mode
+from tools.docsearch.pages import SEP, load_pages
+from tools.docsearch.semantic import VECTORS_FILE, encoder
 
 EVALS = Path(__file__).resolve().parent / "evals" / "rq_docs.jsonl"
 HOLDOUT = EVALS.with_name("rq_docs_holdout.jsonl")

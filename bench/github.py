@@ -68,7 +68,7 @@ def _full_and_second_sync() -> Table:
 
 def _child_sync(env: dict[str, str]) -> dict[str, float]:
     code = ("import json,sys,time;from atlas.settings import Settings;from atlas import github_client;"
-            "from datasets.github_sync import sync;from datasets.sync_progress import Silent;"
+            "from datasets.github.sync import sync;from datasets.sync_progress import Silent;"
             "s=Settings.from_env();t=time.perf_counter();"
             "r=sync(github_client.client(s.github),s.github,s.data_dir,progress=Silent(),build_index=False);"
             "print(json.dumps({'seconds':time.perf_counter()-t,'complete':r.complete}))")
@@ -87,12 +87,12 @@ def _child_sync(env: dict[str, str]) -> dict[str, float]:
 def _webhook_latency(issues: int, comments: int, deliveries: int) -> Table:
     from atlas import embedded_redis
     from atlas.settings import Settings
-    from tests.github_harness import run_sync
-    from tests.processes import atlas_process, free_port, serving
     from tests.standins.github_api import GitHubAPI
     from tests.standins.github_repo import generate
     from tests.standins.github_webhooks import SECRET, deliver, payload
     from tests.standins.slack_api import SlackAPI
+    from tests.support.github_harness import run_sync
+    from tests.support.processes import atlas_process, free_port, serving
     from tools import dispatch, open_corpus, v2_registry
     from tools.context import ToolContext
 

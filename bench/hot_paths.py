@@ -30,8 +30,8 @@ from bench.measure import wait
 from bench.ratios import Ratio, measure, memory_table, ratio_table, rss_mib
 from bench.report import Table
 from bench.slack import ANSWER_TEXT, REPO, Stack, _answer_posted, _stack
-from tests.processes import atlas_process
 from tests.standins.slack_events import mention
+from tests.support.processes import atlas_process
 from workers.runs.queueing import submit
 from workers.runs.store import RunStore
 
@@ -94,7 +94,7 @@ def _settle() -> None:
 
 def _quiet(pid: int, deadline_s: float = 300.0) -> None:
     """Wait until the worker is idle: a worker embeds docs new to its data folder in a background thread
-    after it starts (tools/docs_semantic.py), ~14 s of CPU for Orbit on a fresh checkout, which would
+    after it starts (tools/docsearch/semantic.py), ~14 s of CPU for Orbit on a fresh checkout, which would
     be counted against the first rounds (a no-op round read 51 ms per job)."""
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
@@ -208,7 +208,7 @@ def _ratio(path: str, pairs: list[tuple[float, float]], goal: float, unit: str) 
 
 def _ask_path(stack: Stack) -> Ratio:
     env = {**os.environ, **stack.env, "PATH": f"{REPO / '.venv' / 'bin'}:{os.environ.get('PATH', '')}"}
-    ask = [sys.executable, "-m", "atlas.cli", "ask", "What does ORB-1202 mean?"]
+    ask = [sys.executable, "-m", "atlas.cli.main", "ask", "What does ORB-1202 mean?"]
     floor = [sys.executable, "-c", "import redis, rq"]
 
     def timed(cmd: list[str]) -> float:

@@ -27,12 +27,12 @@ import redis
 from atlas import embedded_redis
 from bench.measure import wait
 from bench.report import Table
-from tests.processes import atlas_process
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, mention
 from tests.standins.turns import reply_text
-from tests.tools_dataset import make_dataset
+from tests.support.processes import atlas_process
+from tests.support.tools_dataset import make_dataset
 from workers.runs.queueing import submit
 from workers.runs.state import Origin
 

@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _start(kind: str, env: dict[str, str], url: str) -> subprocess.Popen[bytes]:
     if kind == "atlas":
-        cmd = [sys.executable, "-m", "atlas.cli", "worker", "--name", "bench-atlas"]
+        cmd = [sys.executable, "-m", "atlas.cli.main", "worker", "--name", "bench-atlas"]
     else:
         cmd = [sys.executable, "-m", "rq.cli", "worker", "--url", url, "--worker-class", "rq.Worker", "-n", "bench-rq", "atlas"]
     return subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)

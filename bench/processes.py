@@ -12,7 +12,7 @@ from pathlib import Path
 import redis
 
 from bench.measure import wait
-from tests.processes import atlas_process, serving
+from tests.support.processes import atlas_process, serving
 
 
 @contextmanager

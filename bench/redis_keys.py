@@ -20,9 +20,9 @@ import redis
 from atlas import embedded_redis
 from atlas.settings import Settings
 from bench.report import Table
-from tests.approvals_harness import MAINTAINER, Stack, stack
-from tests.processes import wait_for
 from tests.standins.responses_api import Call, reply_calls, reply_text
+from tests.support.approvals_harness import MAINTAINER, Stack, stack
+from tests.support.processes import wait_for
 
 RUNS_PER_DAY = 10_000
 DAYS = 30

@@ -17,14 +17,15 @@ import time
 from pathlib import Path
 
 from bench.report import Table
-from tools import docs_semantic, open_corpus
-from tools.docs_bridge import thread_texts
-from tools.docs_index import DocsIndex
-from tools.docs_pages import load_pages
+from tools import open_corpus
+from tools.docsearch import semantic as docs_semantic
+from tools.docsearch.bridge import thread_texts
+from tools.docsearch.index import DocsIndex
+from tools.docsearch.pages import load_pages
 
 LOAD = """
 import time; t = time.perf_counter()
-from tools.docs_semantic import encoder
+from tools.docsearch.semantic import encoder
 assert encoder() is not None
 print(time.perf_counter() - t)
 """

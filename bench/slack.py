@@ -34,9 +34,9 @@ from bench.measure import latency_row, percentile, wait
 from bench.processes import atlas_serve, atlas_workers
 from bench.report import Table, overhead_table
 from bench.slack_load import InstantModel, burst, request_bytes
-from tests.processes import free_port, serving
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, Reply, SlackSender, mention
+from tests.support.processes import free_port, serving
 
 REPO = Path(__file__).resolve().parent.parent
 CONCURRENCY = 50
@@ -69,7 +69,7 @@ def _stack(processes: int = SERVE_PROCESSES, model: InstantModel | None = None) 
         url = embedded_redis.ensure_running(home / "redis")
         model = model or InstantModel(ANSWER_TEXT)
         api = SlackAPI().start()
-        from tests.tools_dataset import make_dataset
+        from tests.support.tools_dataset import make_dataset
 
         data = REPO / "datasets" / "orbit"
         if not (data / "issues" / "issues.jsonl").is_file():

@@ -17,9 +17,9 @@ from slack_sdk import WebClient
 
 from atlas.connection import connect
 from atlas.settings import Settings
-from atlas.slack_client import SlackClients
 from bot.after_ack import AfterAck, InFlight
 from bot.lookups import Lookups
+from bot.slack.client import SlackClients
 from bot.slack.delayed import Delayed
 from bot.slack.intake import Intake
 from bot.slack.spool import Drainer, Spool

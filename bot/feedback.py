@@ -17,9 +17,9 @@ from slack_bolt import Ack, App
 from atlas.connection import text
 from atlas.lua import run_script
 from bot.deps import Deps
+from bot.slack import wording
 from bot.slack.ephemeral import tell_clicker
 from bot.slack.render import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
-from workers import wording
 
 log = logging.getLogger("atlas.bot.feedback")
 

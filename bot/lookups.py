@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+# A lookup's title on every platform, by its kind.
+TITLE = {"issue": "Issue #{arg}", "search": "Issues matching “{arg}”", "docs": "Docs matching “{arg}”"}
+
 log = logging.getLogger("atlas.bot.lookups")
 
 MAX_TEXT_CHARS = 300  # the command text; it is also the share button's value (Slack allows 2,000)

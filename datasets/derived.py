@@ -24,8 +24,8 @@ MARKER_TEXT = ("Atlas made this data folder, so it keeps derived files (issues/i
                "issues/docs_vectors.db) here.\n"
                "Without this file Atlas only reads the folder and keeps them under ATLAS_HOME/data/.\n")
 FOLDER = "data"
-DOCS_VECTORS = "docs_vectors.db"  # the docs sections' passage embeddings (tools/docs_semantic.py), beside issues/index.db
-SYNC_STATE = ".sync"  # datasets/github_store.py keeps its staging database there
+DOCS_VECTORS = "docs_vectors.db"  # the docs sections' passage embeddings (tools/docsearch/semantic.py), beside issues/index.db
+SYNC_STATE = ".sync"  # datasets/github/store.py keeps its staging database there
 
 
 def owned(data_dir: Path) -> bool:

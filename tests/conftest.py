@@ -64,7 +64,7 @@ def atlas_env(tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch) -
         if name.startswith(("ATLAS_", "OPENAI_", "SLACK_")) or name in {"REDIS_URL", "PORT"}:
             monkeypatch.delenv(name, raising=False)
     # Docs search lexical: a worker started on a fresh copy of the data would embed its docs first (seconds);
-    # the semantic path has its own tests (tests/test_docs_semantic.py).
+    # the semantic path has its own tests (tests/tools/docsearch/test_semantic.py).
     env = {"ATLAS_HOME": str(tmp_path / "home"), "REDIS_URL": redis_url, "ATLAS_SEMANTIC": "off"}
     for key, value in env.items():
         monkeypatch.setenv(key, value)

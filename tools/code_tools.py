@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.context import ToolContext
-from tools.docs_index import tokens as stems
+from tools.docsearch.index import tokens as stems
 from tools.errors import ToolError
 from tools.fts_query import terms
 from tools.knowledge_store import CodeHit, KnowledgeStore

@@ -16,9 +16,9 @@ from pathlib import Path
 from datasets import derived, knowledge_index
 from datasets.knowledge_files import CODE, KNOWLEDGE
 from datasets.tracker_db import SOURCE, ensure_db
-from tools.docs_bridge import thread_texts
-from tools.docs_index import DocsIndex
-from tools.docs_pages import DOC_SUFFIXES, load_pages
+from tools.docsearch.bridge import thread_texts
+from tools.docsearch.index import DocsIndex
+from tools.docsearch.pages import DOC_SUFFIXES, load_pages
 from tools.issue_store import IssueStore
 from tools.knowledge_store import KnowledgeStore
 
@@ -43,7 +43,7 @@ _lock = threading.Lock()
 def open_corpus(data_dir: Path, home: Path | None = None, semantic: bool = False) -> Corpus:
     """The corpus of `data_dir`, built on first use and rebuilt when its sources change; its issues'
     database and its docs' vectors live where `datasets.derived` says (under `home` for a folder Atlas
-    did not make). `semantic` (ATLAS_SEMANTIC): docs search ranks by meaning too (tools/docs_semantic.py)."""
+    did not make). `semantic` (ATLAS_SEMANTIC): docs search ranks by meaning too (tools/docsearch/semantic.py)."""
     root = Path(os.path.realpath(data_dir))  # what Path.resolve() gives, for a fraction of its cost
     with _lock:
         stamp = _fingerprint(str(root))

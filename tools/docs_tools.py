@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas import tokens
 from tools.context import ToolContext
-from tools.docs_pages import SEP, Page, Section, plain_heading
+from tools.docsearch.pages import SEP, Page, Section, plain_heading
 from tools.errors import ToolError
 from tools.results import cut
 

@@ -6,7 +6,7 @@ each write to `issues/writes.db` and applies it to `issues/index.db` in place, s
 (which open index.db read-only) see it at once and a rebuild of index.db replays it
 (datasets/tracker_journal.py explains why the journal exists).
 
-The GitHub tracker (tools/github_tracker.py) implements the same methods over the REST API, and
+The GitHub tracker (tools/github/tracker.py) implements the same methods over the REST API, and
 `settle`, which finds an in-doubt write on the issue (a comment's hidden marker with the request
 key, the state it was closed with, the labels). `tools/trackers.py` picks one from the settings;
 it reaches the tools through `ToolContext.tracker`.

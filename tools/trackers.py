@@ -17,8 +17,8 @@ def tracker_for(settings: Settings, conn: redis.Redis | None = None) -> Tracker:
 
 def _github(settings: Settings, conn: redis.Redis | None) -> Tracker:
     from atlas import github_client
-    from tools.github_pacing import WritePacer
-    from tools.github_tracker import GitHubTracker
+    from tools.github.pacing import WritePacer
+    from tools.github.tracker import GitHubTracker
 
     gh = settings.github
     assert gh is not None

@@ -3,7 +3,7 @@
 A run reports through one interface: progress, the answer and approval cards arrive as `Reporter`
 events ("step", "tool", "paused", "answer"); a card's later updates (decided, done, expired) and
 notices in the thread are methods. Slack (bot/slack/surface.py) and Discord
-(bot/discord/surface.py) implement it; the core never names either (workers/platforms.py picks one).
+(bot/discord/surface.py) implement it; the core never names either (workers/process/platforms.py picks one).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the core's worker-side steps are handed: the parts a worker process built once.
 
-The worker's composition root (workers/runtime.py, `Runtime`) satisfies this; the approval gate and
+The worker's composition root (workers/process/runtime.py, `Runtime`) satisfies this; the approval gate and
 the settings check take it instead of importing the root, so no arrow runs from the core back up.
 """
 

@@ -1,78 +1,9 @@
-"""Every sentence a Slack user reads from Atlas, in one place (the bot's and the workers' alike).
+"""The words of a run that every chat platform shows alike: offline answers, failures, stop reasons.
 
-Nothing here may include an exception's text, a token or a stack trace: errors are mapped to these
-sentences where they enter (see bot/errors.py and bot/slack/surface.py).
-"""
+Slack's own sentences are in bot/slack/wording.py, Discord's in bot/discord/wording.py."""
 
 from __future__ import annotations
 
-# --- mentions and DMs -------------------------------------------------------------------------
-WORKING_STATUS = "is looking into it..."
-LOADING_MESSAGES = ["Searching the docs...", "Searching the issues...", "Reading what it found..."]
-QUESTION_CUT = (
-    ":scissors: Your question is longer than {limit:,} characters, so I read only its first {limit:,}. "
-    "If the part that matters came later, ask again with just that part."
-)
-EMPTY_QUESTION = "Ask me something after the mention, e.g. `@atlas what does ORB-1202 mean?`"
-UNAVAILABLE = (
-    ":warning: I can't take questions right now (my queue is unreachable). Slack resends your message for a few "
-    "minutes and I'll answer it if I'm back by then; if there is no answer here, please ask again."
-)
-KEPT_FOR_LATER = (
-    ":hourglass: My queue is unreachable right now, so I've kept your question and will answer it in this thread "
-    "as soon as it is back; no need to ask again."
-)
-EPHEMERAL_UNAVAILABLE = ":warning: Atlas can't record that right now (its store is unreachable). Please try again in a minute."
-
-# --- the assistant view (bot/slack/assistant.py, bot/slack/assistant_reporter.py) -------------------------
-ASSISTANT_GREETING = (
-    "Hi! Ask me anything about the project: I search its docs and issues, show what I looked at, "
-    "and answer with sources. Try one of these, or type your own question."
-)
-ASSISTANT_PROMPTS_TITLE = "Try asking"
-ASSISTANT_STATUS_THINKING = "is thinking..."
-ASSISTANT_STATUS = {
-    "search_issues": "is searching issues...",
-    "get_issue": "is reading an issue...",
-    "search_docs": "is searching the docs...",
-    "get_doc_section": "is reading the docs...",
-    "read_more": "is reading more of a result...",
-}
-ASSISTANT_STATUS_OTHER = "is working on it..."
-
-# --- progress ----------------------------------------------------------------------------------
-PROGRESS_START = "_Working on it..._"
-PROGRESS_STEP = "_Working on it... step {step}_"
-PROGRESS_DONE = "_Done after {steps} {step_word}; the answer is below._"
-PROGRESS_FAILED = "_Stopped; see below._"
-PROGRESS_PAUSED = "_Paused: a proposed action needs a maintainer's approval._"
-PROGRESS_STOPPED = "_Stopped, as you asked. Mention me again to ask anew._"
-PROGRESS_ANSWER_UNDELIVERED = "_Finished, but Slack would not take the answer._"
-ANSWER_UNDELIVERED = (
-    ":warning: I finished this question, but Slack kept failing for {minutes} {minute_word} when I posted the answer, "
-    "so it is not in this thread. The answer is kept: a maintainer can show it with `atlas runs show {run_id}`."
-)
-CARDS_UNDELIVERED = (
-    ":warning: I proposed {count} action(s) that need a maintainer's approval, but Slack kept failing for {minutes} "
-    "{minute_word} when I posted the approval cards, so there is nothing here to click and nothing was changed. "
-    "The proposals are kept (`atlas runs show {run_id}`); ask again to get new cards."
-)
-TASK_SEARCH_ISSUES = "Searching issues for “{query}”"
-TASK_SEARCH_ISSUES_STATE = "Searching {state} issues for “{query}”"
-TASK_GET_ISSUE = "Reading issue #{number}"
-TASK_SEARCH_DOCS = "Searching the docs for “{query}”"
-TASK_GET_DOC = "Reading the docs: {doc}"
-TASK_GET_DOC_SECTION = "Reading the docs: {doc} § {heading}"
-TASK_READ_MORE = "Reading more of an earlier result"
-TASK_OTHER = "Running {name}"
-TASK_MARK = {"in_progress": ":hourglass_flowing_sand:", "complete": ":white_check_mark:", "error": ":x:"}
-
-# --- the answer --------------------------------------------------------------------------------
-SOURCES = "*Sources:* {links}"
-FOOTER = "{steps} {step_word} · {tokens:,} tokens · ${cost:.4f} · stop: {reason}"
-PARTIAL = ":warning: *Partial answer:* stopped early ({reason}); this is what I found so far."
-PARTIAL_MARKDOWN = ":warning: **Partial answer:** stopped early ({reason}); this is what I found so far."  # streamed
-FAILED = ":x: *I couldn't finish this one:* {reason}"
 STOP_REASONS = {
     "done": "done",
     "max_steps": "step budget reached",
@@ -88,30 +19,6 @@ STOP_REASONS = {
     "stopped_by_user": "stopped by you",
     "settings_mismatch": "worker settings differ",
 }
-FEEDBACK_UP = "Helpful"
-FEEDBACK_DOWN = "Not helpful"
-FEEDBACK_UP_LABEL = "Mark this answer as helpful"  # read by screen readers (at most 75 characters)
-FEEDBACK_DOWN_LABEL = "Mark this answer as not helpful"
-FEEDBACK_SAVED = {"up": "Thanks, noted that this helped.", "down": "Thanks, noted that this missed.", None: "Feedback removed."}
-
-# --- the slash command -------------------------------------------------------------------------
-USAGE = (
-    "*Look things up without asking the model:*\n"
-    "• `{cmd} issue <number>`: one issue, e.g. `{cmd} issue 42`\n"
-    "• `{cmd} search <words> [open|closed]`: search the issues, e.g. `{cmd} search redis timeout open`\n"
-    "• `{cmd} docs <words>`: search the docs, e.g. `{cmd} docs lease_seconds`\n"
-    "• `{cmd} help`: this text\n"
-    "To ask a question, mention the bot in a channel or send it a direct message."
-)
-UNKNOWN_SUBCOMMAND = "I don't know `{word}`."
-ISSUE_NEEDS_NUMBER = "`issue` needs an issue number, e.g. `{cmd} issue 42`."
-SEARCH_NEEDS_WORDS = "`search` needs some words to look for, e.g. `{cmd} search redis timeout`."
-DOCS_NEEDS_WORDS = "`docs` needs some words to look for, e.g. `{cmd} docs lease_seconds`."
-TOO_LONG = "That's too long to look up; please use fewer words."
-LOOKUP_TITLE = {"issue": "Issue #{arg}", "search": "Issues matching “{arg}”", "docs": "Docs matching “{arg}”"}
-LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
-SHARE_BUTTON = "Share in channel"
-SHARED_BY = "Shared by <@{user}> with `{cmd} {text}`"
 
 
 def steps_word(n: int) -> str:
@@ -122,58 +29,9 @@ def stop_reason(reason: str | None) -> str:
     """A human phrase for a stop reason; unknown ones are shown as they are, never with details."""
     return STOP_REASONS.get(reason or "done", (reason or "done").replace("_", " "))
 
-# --- approvals (bot/slack/cards.py, bot/slack/approvals.py) ----------------------------------
-APPROVAL_TITLE = {
-    "add_labels": ":label: Atlas wants to add labels to an issue",
-    "post_comment": ":speech_balloon: Atlas wants to comment on an issue",
-    "close_issue": ":lock: Atlas wants to close an issue",
-}
-APPROVAL_TITLE_OTHER = ":raised_hand: Atlas wants to run `{name}`"
-APPROVAL_FALLBACK_TEXT = "Approval needed: {name} on #{issue}"
-APPROVAL_ISSUE = "*Issue:* {link} ({state})"
-APPROVAL_LABELS = "Labels to add:"
-APPROVAL_CURRENT_LABELS = "*Current labels:* {labels}"
-APPROVAL_COMMENT = "*Comment, exactly as it will be posted:*"
-APPROVAL_CLOSE = "*Close as:* {reason}"
-APPROVAL_CLOSE_DUPLICATE = "*Close as:* duplicate of {link}"
-APPROVAL_REASON = "Why (the model's words):"
-APPROVAL_ASKED_BY = "Asked by <@{user}> · expires {when}"
-APPROVAL_PROVENANCE = ":warning: *Proposed after reading {sources}*, text anyone can write: look twice."
-APPROVAL_PROVENANCE_SEARCH = "issue search results"
-APPROVAL_HIDDEN = (":warning: *This contains {count} invisible or direction-changing character{s}*, shown as `<U+…>`: "
-                   "they would be posted as they are.")
-APPROVAL_APPROVE = "Approve"
-APPROVAL_DENY = "Deny"
-APPROVAL_CONFIRM_TITLE = "Run this action?"
-APPROVAL_CONFIRM_TEXT = "Atlas will make this change in the tracker."
-APPROVAL_CONFIRM_YES = "Approve"
-APPROVAL_CONFIRM_NO = "Cancel"
-APPROVAL_OUTCOME = {
-    "approved": ":white_check_mark: Approved by <@{user}> {when}",
-    "denied": ":no_entry_sign: Denied by <@{user}> {when}",
-    "expired": ":hourglass: Expired {when}: nobody decided in time, so it did not run",
-}
-APPROVAL_RESULT_DONE = ":white_check_mark: Done: {result}"
-APPROVAL_RESULT_FAILED = ":x: It did not go through: {result}"
-APPROVAL_RESULT_IN_DOUBT = (":warning: Atlas was interrupted while running this, or the tracker did not confirm it, "
-                            "so it may or may not have happened. It was not retried.")
-APPROVAL_IN_DOUBT_THREAD = (
-    ":warning: I was interrupted while running `{name}` on #{issue} after it was approved, or the tracker did not "
-    "confirm it, so I can't tell whether it happened. I won't retry it. <@{user}>, please check the issue{link} and redo it by hand if needed."
-)
-APPROVAL_NOT_ALLOWED = ":no_entry: You can't approve this: only the project's maintainers can decide."
-APPROVAL_ALREADY = "This was already decided: {outcome}"
-APPROVAL_GONE = "This approval request is no longer available."
-APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided only on its own card, where Atlas posted it."
-# A click whose decision script was sent but not answered: it may have been recorded, or not.
-APPROVAL_UNCONFIRMED = (":warning: Atlas couldn't confirm that click (its store stopped answering). If the card still has "
-                        "its buttons in a minute, click again; a decision already recorded is kept.")
-
-
-# --- a run's answer when it could not finish (workers/runs/jobs.py, settings_check.py, agent/loop.py),
+# --- a run's answer when it could not finish (workers/jobs/runs.py, settings_check.py, agent/loop.py),
 # and the offline model's own phrases (workers/agent/offline.py) ------------------------------
 OFFLINE_NOTE = "_No language model is configured, so this answer was put together by Atlas's offline mode from the best-matching docs and issues._"
-
 # The offline model's connecting phrases (everything else it says is quoted from the tools).
 OFFLINE_SMALL_TALK = "You're welcome! Mention me any time you need something from the docs or the tracker."
 OFFLINE_NOTHING_FOUND = "I could not find anything about this in the docs or the issue tracker."
@@ -187,7 +45,6 @@ OFFLINE_ISSUE = "Issue {header}"
 OFFLINE_RELATED = "Related issues:"
 OFFLINE_FROM_CODE = "In the code, `{path}` lines {start}-{end} ({link}):"
 OFFLINE_FROM_HISTORY = "From {what} ({link}):"
-
 OUT_OF_BUDGET = "I ran out of budget before I could write an answer."
 MODEL_DOWN = "The model API could not be reached, even after retries."
 REDIS_DOWN = "Atlas lost its connection to Redis, even after retries."

@@ -19,7 +19,8 @@ from atlas.settings import Settings
 from bot import claims
 from bot.discord.surface import conversation_team, thread_mark
 from workers.runs import conversations
-from workers.runs.queueing import CONTINUE_RUN, job_options
+from workers.runs.job_names import CONTINUE_RUN
+from workers.runs.queueing import job_options
 from workers.runs.state import Origin, RunState, Turn
 from workers.runs.store import RunStore, run_key
 from workers.runs.surfaces import DiscordSurface

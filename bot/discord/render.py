@@ -17,6 +17,7 @@ from typing import Any
 from atlas.text import clip, fit_list
 from bot.discord import wording
 from bot.discord.rest import CONTENT_LIMIT
+from bot.lookups import TITLE as LOOKUP_TITLE
 from bot.markdown_split import split_markdown
 from workers import wording as common
 from workers.agent.sources import source_url
@@ -235,10 +236,8 @@ def _fenced(text: str) -> str:
 
 def lookup_payload(result: Any, command: str, *, shareable: bool, shared_by: str | None = None) -> dict[str, Any]:
     """A slash-command lookup: its title and the tool's text (escaped), a Share button if asked for."""
-    from workers import wording as slack_wording
-
     lookup = result.lookup
-    title = slack_wording.LOOKUP_TITLE[lookup.kind].format(arg=lookup.arg) + (f" ({lookup.state})" if lookup.state else "")
+    title = LOOKUP_TITLE[lookup.kind].format(arg=lookup.arg) + (f" ({lookup.state})" if lookup.state else "")
     body = result.text if result.ok else result.text.split("\nHint:")[0]
     footer = wording.SHARED_BY.format(user=shared_by, cmd=command, text=lookup.text.replace("`", "")) if shared_by else ""
     head = f"**{clip(escape(title), LOOKUP_TITLE_CHARS)}**\n"  # measured escaped: escaping can double it

@@ -26,9 +26,9 @@ from slack_bolt.middleware import Middleware
 
 from bot.deps import Deps
 from bot.slack import cards as approval_cards
+from bot.slack import wording
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from bot.slack.ephemeral import tell_clicker
-from workers import wording
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Directory, Policy, SlackDirectory, standing

@@ -23,9 +23,8 @@ from slack_bolt.request.payload_utils import is_assistant_event, is_other_messag
 from slack_sdk.errors import SlackClientError
 
 from bot.deps import Deps
-from bot.slack import assistant_threads
+from bot.slack import assistant_threads, wording
 from bot.slack.mentions import accept, answered_by_middleware
-from workers import wording
 
 log = logging.getLogger("atlas.bot.slack.assistant")
 
@@ -52,7 +51,7 @@ class ScopedAssistant(Assistant):
     Why: a global middleware runs on every request, and Bolt's `Assistant` tries each of its listeners'
     matchers with keyword injection before calling `next()`: 35-45 us of CPU on every mention, DM
     and click (a tenth of a mention's cost beyond a bare Bolt app's). Each listener's first matcher
-    is one of Bolt's assistant predicates (checked by tests/test_slack_assistant.py), so a body that
+    is one of Bolt's assistant predicates (checked by tests/bot/slack/test_assistant.py), so a body that
     none of them accepts, nor the "other message sub-event" check, would only have reached `next()`.
     """
 

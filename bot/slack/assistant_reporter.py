@@ -16,10 +16,9 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
 from atlas.settings import Settings
-from atlas.slack_client import web_client
-from bot.slack import assistant_threads
+from bot.slack import assistant_threads, wording
+from bot.slack.client import web_client
 from bot.slack.progress import channel_of, thread_of
-from workers import wording
 from workers.agent.ports import Reporter
 from workers.runs.state import EventKind, RunState
 from workers.runs.surfaces import SlackSurface

@@ -34,13 +34,12 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
-from atlas.text import clip
+from atlas.text import clip, text_of
+from bot.slack import wording
 from bot.slack.progress import channel_of
 from bot.slack.render import escape
 from tools.errors import TrackerUnavailable
 from tools.tracker import IssueRef, Tracker
-from workers import wording
-from workers.agent.compaction import text_of
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
 from workers.approvals.visible_text import hidden_count, reveal

@@ -23,9 +23,10 @@ from slack_sdk.models.blocks import (
 )
 
 from bot.deps import Deps
+from bot.lookups import TITLE as LOOKUP_TITLE
 from bot.lookups import Lookup, Result, Usage, parse
+from bot.slack import wording
 from bot.slack.render import escape, source_link
-from workers import wording
 
 log = logging.getLogger("atlas.bot.slack.commands")
 
@@ -38,7 +39,7 @@ _ISSUE_REF = re.compile(r"(?<![&\w])#(\d{1,9})\b")
 def render(result: Result, *, issues_base_url: str | None, docs_base_url: str | None, shareable: bool) -> list[Block]:
     """A lookup's result as blocks: title, the tool's text (issue numbers linked), a share button."""
     lookup = result.lookup
-    title = wording.LOOKUP_TITLE[lookup.kind].format(arg=escape(lookup.arg))
+    title = LOOKUP_TITLE[lookup.kind].format(arg=escape(lookup.arg))
     if lookup.kind == "issue" and result.ok and issues_base_url:
         title = f"{title} ({source_link('#' + lookup.arg, docs_base_url=None, issues_base_url=issues_base_url)})"
     if lookup.state:
@@ -127,7 +128,7 @@ def _dicts(blocks: list[Block]) -> list[dict[str, Any]]:
 
 
 def _fallback(result: Result) -> str:
-    title = wording.LOOKUP_TITLE[result.lookup.kind].format(arg=result.lookup.arg)
+    title = LOOKUP_TITLE[result.lookup.kind].format(arg=result.lookup.arg)
     return title[:300]
 
 

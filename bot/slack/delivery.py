@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from workers import wording
+from bot.slack import wording
 from workers.errors import DeliveryLost
 from workers.runs.state import RunState
 from workers.runs.surfaces import Undeliverable

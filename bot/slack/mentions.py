@@ -24,9 +24,9 @@ from slack_sdk.errors import SlackClientError
 
 from bot import claims
 from bot.deps import Deps
+from bot.slack import wording
 from bot.slack.intake import Intake, NewRun
 from bot.slack.spool import Drainer
-from workers import wording
 from workers.errors import RunNotFound
 from workers.runs import conversations
 from workers.runs.job_hash import JobTemplate

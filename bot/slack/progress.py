@@ -25,9 +25,9 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.models.messages.chunk import MarkdownTextChunk, TaskUpdateChunk
 
-from atlas.slack_client import error_code
+from bot.slack import wording
+from bot.slack.client import error_code
 from bot.slack.render import placeholder_text, task_title
-from workers import wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import ProgressMode, SlackSurface

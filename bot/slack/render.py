@@ -25,7 +25,8 @@ from slack_sdk.models.blocks import (
 
 from atlas.text import clip, fit_list
 from bot.markdown_split import split_markdown
-from workers import wording
+from bot.slack import wording
+from workers import wording as run_words
 from workers.agent.sources import source_url
 from workers.runs.state import RunState
 
@@ -94,7 +95,7 @@ def placeholder_text(step: int, tasks: list[tuple[str, str]], closing: str | Non
 def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> list[Message]:
     """The answer as one or more messages: Markdown parts, then sources, footer and feedback on the last."""
     failed = run.status == "failed"
-    reason = wording.stop_reason(run.stop_reason)
+    reason = run_words.stop_reason(run.stop_reason)
     body = defuse_broadcasts((run.answer or "").strip())
     if failed and (not body or body == (run.error or "").strip()):
         body = ""  # only the stop message, which is internal wording: say it our way
@@ -126,13 +127,13 @@ def streamed_answer(run: RunState) -> str | None:
     if run.status == "failed" or not body:
         return None
     if run.partial:
-        body = wording.PARTIAL_MARKDOWN.format(reason=wording.stop_reason(run.stop_reason)) + "\n\n" + body
+        body = wording.PARTIAL_MARKDOWN.format(reason=run_words.stop_reason(run.stop_reason)) + "\n\n" + body
     return body if len(body) <= MARKDOWN_LIMIT else None
 
 
 def answer_tail(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
     """What ends every answer: its sources, the footer, and the feedback buttons."""
-    return _tail(run, wording.stop_reason(run.stop_reason), docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+    return _tail(run, run_words.stop_reason(run.stop_reason), docs_base_url=docs_base_url, issues_base_url=issues_base_url)
 
 
 def _tail(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
@@ -142,7 +143,7 @@ def _tail(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=links)]).to_dict())
     footer = wording.FOOTER.format(
         steps=len(run.steps),
-        step_word=wording.steps_word(len(run.steps)),
+        step_word=run_words.steps_word(len(run.steps)),
         tokens=run.usage.total,
         cost=run.cost_usd,
         reason=reason,

@@ -20,7 +20,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.messages.chunk import MarkdownTextChunk
 
-from atlas.slack_client import error_code
+from bot.slack.client import error_code
 from bot.slack.delivery import transient
 from bot.slack.render import answer_tail, streamed_answer
 from workers.runs.state import RunState

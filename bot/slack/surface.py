@@ -20,16 +20,16 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from atlas.settings import Settings
-from atlas.slack_client import SlackClients, error_code, error_details
 from bot.slack import cards as approval_cards
-from bot.slack import triage_card
+from bot.slack import triage_card, wording
+from bot.slack.client import SlackClients, error_code, error_details
 from bot.slack.delivery import Patience, deliver
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
 from bot.slack.render import answer_messages, classic_feedback, defuse_broadcasts
 from bot.slack.stream import AnswerStream, can_stream, streamed
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
-from workers import wording
+from workers import wording as run_words
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform
 from workers.errors import StoppedByUser
@@ -97,7 +97,7 @@ class SlackReporter(ChatPlatform):
     def for_settings(cls, settings: Settings, store: RunStore, tracker: Tracker | None = None,
                      clients: SlackClients | None = None) -> SlackReporter:
         """`tracker`: the worker's; by default the one the settings name (the demo SQLite one or GitHub).
-        `clients`: the process's (workers/runtime.py builds them once); by default new ones."""
+        `clients`: the process's (workers/process/runtime.py builds them once); by default new ones."""
         clients = clients or SlackClients.for_settings(settings)
         return cls(
             clients.client,
@@ -287,7 +287,7 @@ def _closing(run: RunState) -> str:
     """The progress message's last line once the answer (or the failure note) is in the thread."""
     if run.status == "failed":
         return wording.PROGRESS_FAILED
-    return wording.PROGRESS_DONE.format(steps=len(run.steps), step_word=wording.steps_word(len(run.steps)))
+    return wording.PROGRESS_DONE.format(steps=len(run.steps), step_word=run_words.steps_word(len(run.steps)))
 
 
 def refuses_feedback_block(exc: SlackApiError) -> bool:

@@ -18,10 +18,9 @@ from slack_bolt.middleware import Middleware
 from slack_sdk.errors import SlackClientError
 
 from bot.deps import Deps
-from bot.slack import triage_card, triage_controls
+from bot.slack import triage_card, triage_controls, wording
 from bot.slack.approvals import Clicker, _after, _first_action
 from bot.slack.ephemeral import tell_clicker
-from workers import wording
 from workers.approvals import revisions
 from workers.approvals.approvers import Directory, Policy, standing
 from workers.approvals.decisions import Misplaced, Missing, Refused, Stale, Unsettled

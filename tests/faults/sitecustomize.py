@@ -24,7 +24,7 @@ if _marker:
 # dies at start, for `atlas ask` to notice.
 _start_failure = os.environ.get("ATLAS_FAULT_WORKER_START")
 if _start_failure:
-    from workers import runtime
+    from workers.process import runtime
 
     def _fail(*args, **kwargs):  # noqa: ANN002, ANN003
         raise RuntimeError(_start_failure)

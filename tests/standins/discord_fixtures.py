@@ -14,12 +14,12 @@ import redis
 
 from atlas.settings import Settings
 from bot.discord.endpoint import endpoint as build_endpoint
-from bot.serve import DISCORD_PATH, http_server
+from bot.web.serve import DISCORD_PATH, http_server
 from tests.standins.discord_api import APPLICATION_ID, DiscordAPI
 from tests.standins.discord_interactions import PUBLIC_KEY, InteractionSender
 from tests.standins.slack_fixtures import BackgroundServer
-from tests.tools_dataset import make_dataset
-from workers import runtime
+from tests.support.tools_dataset import make_dataset
+from workers.process import runtime
 
 
 @pytest.fixture

@@ -17,11 +17,11 @@ from waitress import wasyncore
 
 from atlas.settings import Settings
 from bot.deps import Deps, build
-from bot.serve import EVENTS_PATH, http_server
 from bot.slack.app import create_app
+from bot.web.serve import EVENTS_PATH, http_server
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, SlackSender
-from tests.tools_dataset import make_dataset
+from tests.support.tools_dataset import make_dataset
 
 
 @pytest.fixture

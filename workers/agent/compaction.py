@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from atlas import tokens
+from atlas.text import text_of
 from workers.agent.pairing import Item, cut_points
 
 SUMMARY_INSTRUCTIONS = """\
@@ -54,16 +55,6 @@ ORB_PATTERN = re.compile(r"\bORB-\d+\b")
 def summary_message(text: str) -> Item:
     """The message that stands in for the dropped items: a user message, since its content is data."""
     return {"type": "message", "role": "user", "content": f"{SUMMARY_HEADER}\n{text}"}
-
-
-def text_of(value: object, sep: str = "\n") -> str:
-    """The text of a message content or tool output: a string, or a list of parts with `text` (joined
-    by `sep`: lines for the context window's counts, "" to read a message back as the model wrote it)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return sep.join(str(part.get("text", "")) for part in value if isinstance(part, Mapping))
-    return ""
 
 
 def call_signature(call: Mapping[str, Any]) -> str:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from atlas import tokens
-from workers.agent.compaction import call_signature, compact, extractive_summary, text_of
+from atlas.text import text_of
+from workers.agent.compaction import call_signature, compact, extractive_summary
 from workers.agent.pairing import Item, check_pairing
 
 ITEM_OVERHEAD = 4

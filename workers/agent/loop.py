@@ -33,7 +33,7 @@ from workers.wording import OUT_OF_BUDGET
 
 log = logging.getLogger("atlas.loop")
 
-SHARED_TOOL_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="atlas-tool")  # when no worker sized one (workers/runtime.py)
+SHARED_TOOL_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="atlas-tool")  # when no worker sized one (workers/process/runtime.py)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ import re
 from typing import Any
 
 from atlas import tokens
+from atlas.text import text_of
 from workers import wording as phrases
 from workers.agent import offline_docs
-from workers.agent.compaction import text_of
 from workers.agent.instructions import WRAP_UP
 from workers.agent.model import ModelReply, ModelRequest
 from workers.agent.offline_evidence import Question, keywords, listing

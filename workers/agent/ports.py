@@ -1,7 +1,7 @@
 """What a step is handed besides the model: the tools, the run's keeper, the summarizer, the limits.
 
 The agent (workers/agent/loop.py) is built from a handful of named collaborators, each a small
-interface; the worker's composition root (workers/runtime.py) fills them once per process, tests
+interface; the worker's composition root (workers/process/runtime.py) fills them once per process, tests
 fill them the same way. A reader of `Agent` sees here everything a step can touch.
 """
 

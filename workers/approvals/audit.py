@@ -1,7 +1,7 @@
 """The audit log of side effects: every request, decision and result, appended to one Redis stream.
 
 The stream is trimmed to ATLAS_AUDIT_RETENTION_DAYS (90 by default; 0 keeps everything) by `trim`, which
-every worker runs with RQ's maintenance (workers/runs/worker.py); Redis runs with AOF, so appends are durable.
+every worker runs with RQ's maintenance (workers/process/rq_worker.py); Redis runs with AOF, so appends are durable.
 `atlas audit` reads it newest first. Decisions and expiries are appended by the same Lua script that records them
 (workers/approvals/records.py), so a decision is never recorded without its audit entry.
 

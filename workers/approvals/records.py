@@ -28,6 +28,7 @@ from rq.exceptions import DuplicateJobError
 from atlas.connection import text
 from atlas.lua import run_script
 from workers.approvals.audit import AUDIT_KEY
+from workers.runs.job_names import EXPIRE_STEP
 from workers.runs.state import PendingCall, RunState
 
 Status = Literal["pending", "approved", "denied", "expired"]
@@ -203,7 +204,7 @@ def expiry_job_id(run_id: str, step: int) -> str:
 
 
 def schedule_expiry(queue: Queue, run_id: str, step: int, at: float) -> None:
-    """Schedule `workers.approvals.expiry.expire_step(run_id, step)` for unix time `at`; scheduling the same step twice
+    """Schedule `workers.jobs.expiry.expire_step(run_id, step)` for unix time `at`; scheduling the same step twice
     is a no-op. The job is named by its path (as RQ stores it), so the core does not import the job's module.
 
     The job lives (RQ's `ttl`, counted from now) until the step's records expire, `at` + RECORD_TTL_SECONDS:
@@ -213,7 +214,7 @@ def schedule_expiry(queue: Queue, run_id: str, step: int, at: float) -> None:
     try:
         queue.enqueue_at(
             datetime.fromtimestamp(at, tz=UTC),
-            "workers.approvals.expiry.expire_step",
+            EXPIRE_STEP,
             run_id,
             step,
             job_id=expiry_job_id(run_id, step),

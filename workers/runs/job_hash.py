@@ -7,7 +7,7 @@ and each run fills in the few fields that vary (its data, description and timest
 intake script (bot/slack/intake.py) writes it with the run record in one round trip.
 
 The layout is RQ's own (`Job.to_dict`, `Queue._enqueue_async_job`), checked for the RQ versions
-pinned in pyproject.toml; tests/test_job_hash.py compares it field by field with what `enqueue`
+pinned in pyproject.toml; tests/workers/runs/test_job_hash.py compares it field by field with what `enqueue`
 writes, reads it back with `Job.fetch`, and has a real worker run it, so an RQ upgrade that moves
 the layout fails there rather than in production.
 """
@@ -24,9 +24,10 @@ from rq.job import Job, JobStatus
 from rq.serializers import DefaultSerializer
 from rq.utils import now
 
+from workers.runs.job_names import CONTINUE_RUN
 from workers.runs.queueing import DEFAULT_SLACK_OUTAGE_SECONDS, job_id, job_options
 
-RUN_FUNCTION = "workers.runs.jobs.continue_run"  # the job's function, by name: the bot never calls it
+RUN_FUNCTION = CONTINUE_RUN  # the job's function, by name (job_names): the bot never calls it
 _PLACEHOLDER = "0000000000000000"  # a run id while building the template; replaced per run
 _PER_RUN = ("data", "description", "created_at", "enqueued_at")
 _STORED_MAX = 0xFFFF  # one stored deflate block holds at most this many bytes

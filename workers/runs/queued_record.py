@@ -6,7 +6,7 @@ run differs from every other new run of its platform only in its id, question, o
 timestamps; everything else is the model's defaults. So the defaults are dumped once, by pydantic,
 from a real `RunState` (`QueuedRecord.build`), and each run adds its own fields as JSON.
 `RunState.model_validate_json` reads the result back as the run `RunState(...)` would have made
-(tests/test_queued_record.py compares the two for every field).
+(tests/workers/runs/test_queued_record.py compares the two for every field).
 """
 
 from __future__ import annotations

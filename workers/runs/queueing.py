@@ -10,6 +10,7 @@ from rq.exceptions import DuplicateJobError
 from rq.job import Job
 
 from workers.errors import RunNotFound
+from workers.runs.job_names import CONTINUE_RUN, ON_JOB_FAILURE
 from workers.runs.state import Origin, RunState, Turn
 from workers.runs.store import RunStore
 
@@ -19,10 +20,8 @@ RESULT_TTL_SECONDS = 3600
 # Transient model errors (after the SDK's own backoff) and abandoned jobs (worker died). No interval:
 # a delayed retry waits for RQ's scheduler, whose lock a killed worker can hold for minutes.
 RETRY = Retry(max=2)
-# The job functions by dotted name: what RQ stores either way, and queueing a run then needs neither
-# workers.runs.jobs nor what it imports (openai, the agent loop), which would cost `atlas ask` ~0.3 s.
-CONTINUE_RUN = "workers.runs.jobs.continue_run"
-ON_JOB_FAILURE = "workers.runs.jobs.on_job_failure"
+# The job functions by dotted name (workers/runs/job_names.py): what RQ stores either way, and queueing a run
+# then needs neither workers.jobs.runs nor what it imports (openai, the agent loop): ~0.3 s of `atlas ask`.
 
 
 def settings_queue(queue_name: str, fingerprint: str) -> str:

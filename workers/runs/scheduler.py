@@ -2,7 +2,7 @@
 
 RQ's scheduler process (`rq.scheduler.run`) logs any exception with its full traceback and re-raises it,
 and multiprocessing prints it a second time. A Redis outage is not a bug: the scheduler gives up after
-its few retries (workers/runs/worker.py SCHEDULER_REDIS_RETRIES) and the worker's maintenance starts a
+its few retries (workers/process/rq_worker.py SCHEDULER_REDIS_RETRIES) and the worker's maintenance starts a
 new one once Redis answers, so one warning line says all of it. Anything else keeps RQ's traceback.
 """
 

@@ -34,7 +34,7 @@ FINAL_STATUSES: frozenset[str] = frozenset({"done", "partial", "failed", "expire
 # What a run tells its reporters (workers/agent/loop.py `Reporter.event`): a step began, a tool call changed
 # state, the run paused for approval, it ended (answer), an approved call may or may not have run.
 EventKind = Literal["step", "tool", "paused", "answer", "in_doubt"]
-Platform = Literal["cli", "slack", "discord"]  # which chat platform a run belongs to (workers/platforms.py)
+Platform = Literal["cli", "slack", "discord"]  # which chat platform a run belongs to (workers/process/platforms.py)
 
 
 class Origin(BaseModel):

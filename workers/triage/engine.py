@@ -20,8 +20,8 @@ import numpy as np
 
 from datasets import derived
 from datasets.tracker_db import ensure_db
-from tools.docs_index import DocsIndex
-from tools.docs_pages import load_pages
+from tools.docsearch.index import DocsIndex
+from tools.docsearch.pages import load_pages
 from workers.triage import duplicates, meaning, reply
 from workers.triage.evidence import explain
 from workers.triage.history import History

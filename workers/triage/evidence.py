@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from tools.docs_index import tokens
+from tools.docsearch.index import tokens
 
 ERRORISH = re.compile(r"Error\b|Exception\b|Traceback|\berror\b|\bfailed\b|\bfails?\b|\bcrash|ORB-\d+|INTERNAL ERROR"
                       r"|\bcannot\b|\bcan't\b|\bwarning\b", re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""Issue titles as sentence vectors (the docs' embedding model, tools/minilm.py), when it is installed.
+"""Issue titles as sentence vectors (the docs' embedding model, tools/docsearch/minilm.py), when it is installed.
 
 A title is written when the issue is opened, so its vector leaks nothing of the future; the history's
 vectors are computed once and kept in the data's derived folder (`issues/triage_titles.npz`, keyed by
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from tools.docs_semantic import encoder
+from tools.docsearch.semantic import encoder
 
 STORE = "triage_titles.npz"
 OPENINGS = "triage_openings.npz"  # the same for each issue's opening (opening() below)

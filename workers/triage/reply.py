@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tools.docs_index import DocsIndex
+from tools.docsearch.index import DocsIndex
 
 BUGGY = re.compile(r"Traceback|Error\b|Exception\b|\berror\b|\bcrash|\bfails?\b|\bfailed\b|\bbroken\b|\bbug\b"
                    r"|\bwrong\b|\bregression\b|doesn't work|does not work|not working|INTERNAL ERROR", re.IGNORECASE)

@@ -1,0 +1,1 @@
+"""The `atlas` command: each subcommand a module. Commands sit above everything; nothing imports them."""

@@ -1,0 +1,174 @@
+"""`atlas ask`: submit a run, make sure a worker serves it, show progress, print the answer.
+
+The run goes to the queue named after this shell's settings fingerprint (`atlas-<fingerprint>`), and
+the background worker started for it serves only that queue: a worker left over from a shell with
+another model, data folder or budget never sees the run, and exits after its idle time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rq import Queue, Worker
+
+from atlas import home
+from atlas.connection import connect
+from atlas.settings import Settings
+from workers.runs.queueing import settings_queue, submit
+from workers.runs.state import Origin, RunState
+from workers.runs.store import RunStore
+from workers.wording import steps_word
+
+WORKER_IDLE_EXIT_SECONDS = 600
+
+
+def worker_log(settings: Settings) -> Path:
+    """Where a background worker started by `ask` writes (checked: ATLAS_HOME must be a writable folder)."""
+    return home.usable(settings.home) / "logs" / "worker.log"
+
+
+def ensure_worker(settings: Settings, queue: Queue) -> subprocess.Popen[bytes] | None:
+    """Start a background worker for `queue` under these settings unless one serves it; the started process, or None.
+
+    The data is checked only when a worker is to be started: bad data is one line now, not a worker
+    that dies at start. A worker already serving the queue loaded the same data (its queue is named
+    after the settings), so a warm ask skips the 0.3 s of building the docs index."""
+    if Worker.all(queue=queue):
+        return None
+    from tools import open_corpus  # only here: the tools package costs a warm ask 60 ms of imports
+
+    open_corpus(settings.data_dir, settings.home)
+    log_path = worker_log(settings)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "atlas.cli.main", "worker", "--queue", queue.name, "--max-idle", str(WORKER_IDLE_EXIT_SECONDS),
+             "--with-scheduler"],  # the only worker of its queue: it schedules for it too
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=os.environ.copy(),
+        )
+
+
+def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> int:
+    if not question.strip():
+        print('atlas ask: give a question, e.g. atlas ask "What does ORB-1202 mean?"', file=sys.stderr)
+        return 2
+    conn = connect(settings)
+    queue = Queue(settings_queue(settings.queue_name, settings.fingerprint), connection=conn)
+    started = ensure_worker(settings, queue)
+    if started:
+        _say(f"started a background worker for these settings ({answered_by(settings)}; it exits after 10 idle minutes)")
+    run = submit(conn, queue.name, question, Origin(kind="cli", user=os.environ.get("USER")), fingerprint=settings.fingerprint)
+    store = RunStore(conn)
+    final = _follow(store, run.id, timeout, started, worker_log(settings))
+    if isinstance(final, WorkerDied):
+        print(f"atlas ask: the background worker exited at start (code {final.code}): {final.why}", file=sys.stderr)
+        return 1
+    if final is None:
+        print(f"atlas ask: no answer within {timeout:.0f}s (run {run.id} is still queued or running)", file=sys.stderr)
+        return 1
+    print(json.dumps(result_json(final), indent=2) if as_json else render(final))
+    return 0 if final.status in ("done", "partial") else 1
+
+
+@dataclass(frozen=True)
+class WorkerDied:
+    """The worker `ask` started exited before taking the run: its exit code and its last words."""
+
+    code: int
+    why: str
+
+
+def _follow(store: RunStore, run_id: str, timeout: float, started: subprocess.Popen[bytes] | None = None,
+            log: Path | None = None) -> RunState | WorkerDied | None:
+    """Print each step and tool call as it happens; return the run once it is final, or how the
+    worker started for it died while the run was still queued (instead of waiting out the timeout)."""
+    deadline = time.monotonic() + timeout
+    after = "0"
+    while time.monotonic() < deadline:
+        for entry_id, event in store.events(run_id, after=after, block_ms=500):
+            after = entry_id
+            _progress(event)
+        run = store.load(run_id)
+        if run.final or run.status == "awaiting_approval":
+            return run
+        if started is not None and started.poll() is not None and run.status == "queued":
+            return WorkerDied(started.returncode, _last_words(log))
+    return None
+
+
+def _last_words(log: Path | None) -> str:
+    """The last line the worker wrote (the CLI writes its failure as one line), to say why it died."""
+    try:
+        lines = [line for line in (log.read_text(errors="replace").splitlines() if log else []) if line.strip()]
+    except OSError:
+        lines = []
+    return lines[-1].strip()[:500] if lines else "it wrote nothing"
+
+
+def _progress(event: dict[str, Any]) -> None:
+    kind = event.get("kind")
+    if kind == "step":
+        _say(f"step {event.get('step')}")
+    elif kind == "tool" and event.get("state") == "started":
+        _say(f"  -> {event.get('name')}({event.get('arguments', '')})")
+    elif kind == "tool" and event.get("state") == "failed":
+        _say(f"  !! {event.get('name')} returned an error")
+    elif kind == "retrying":
+        _say(f"retrying: {event.get('reason')}")
+    elif kind == "paused":
+        _say("paused: a proposed action needs a maintainer's approval")
+
+
+def answered_by(settings: Settings) -> str:
+    """`model gpt-6-luna, data /path`: what answers under these settings."""
+    return f"model {settings.answering_model}, data {settings.data_dir}"
+
+
+def _say(text: str) -> None:
+    print(f"[atlas] {text}", file=sys.stderr, flush=True)
+
+
+def result_json(run: RunState) -> dict[str, Any]:
+    return {
+        "run_id": run.id,
+        "answer": run.answer,
+        "stop_reason": run.stop_reason,
+        "partial": run.partial,
+        "status": run.status,
+        "steps": [s.model_dump() for s in run.steps],
+        "usage": {**run.usage.model_dump(), "total_tokens": run.usage.total},
+        "cost_usd": run.cost_usd,
+        "sources": run.sources,
+        "model": run.answered_by.model if run.answered_by else None,
+        "data_dir": run.answered_by.data_dir if run.answered_by else None,
+    }
+
+
+def render(run: RunState) -> str:
+    if run.status == "awaiting_approval":
+        calls = "\n".join(f"  - {p.name}({p.arguments})" for p in run.pending)
+        return (
+            f"Atlas proposed {len(run.pending)} action(s) that run only after a maintainer approves them:\n{calls}\n"
+            "Approvals happen on the cards Atlas posts in Slack; from the command line nothing is changed."
+        )
+    lines = [run.answer or "(no answer)", ""]
+    if run.sources:
+        lines.append("Sources: " + ", ".join(run.sources))
+    partial = " (partial)" if run.partial else ""
+    lines.append(
+        f"-- {len(run.steps)} {steps_word(len(run.steps))}, {run.usage.total:,} tokens, ${run.cost_usd:.4f}, stop: {run.stop_reason}{partial}"
+    )
+    if run.answered_by:
+        lines.append(f"-- answered by model {run.answered_by.model}, data {run.answered_by.data_dir}")
+    return "\n".join(lines)

@@ -1,0 +1,52 @@
+"""`atlas runs show ID`: one run's record as the person who asked would have seen it.
+
+For the case the thread could not show: an answer or approval card that Slack never took (a long
+outage) stays in the run record, and this prints it with where it was meant to go.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import redis
+
+from atlas.cli.ask import render, result_json
+from atlas.connection import connect
+from atlas.settings import Settings
+from workers.errors import RunNotFound
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
+
+UNDELIVERED = {"answer": "the answer was not delivered to Slack", "cards": "the approval cards were not delivered to Slack"}
+
+
+def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
+    """Print the run; exit 1 when it is unknown or Redis cannot be reached."""
+    try:
+        run = RunStore(connect(settings)).load(run_id)
+    except RunNotFound:
+        print(f"atlas runs show: no run {run_id!r} (unknown, or older than 30 days)", file=sys.stderr)
+        return 1
+    except redis.RedisError as exc:
+        print(f"atlas runs show: Redis is unreachable ({type(exc).__name__})", file=sys.stderr)
+        return 1
+    if as_json:
+        triage = {"triage": run.triage.model_dump()} if run.triage is not None else {}  # what was suggested, each action's fate
+        print(json.dumps({**result_json(run), "question": run.question, "undelivered": run.surface.undelivered, **triage}, indent=2))
+    else:
+        print(describe(run))
+    return 0
+
+
+def describe(run: RunState) -> str:
+    """Header lines (question, where it came from, status, delivery), then the answer as `atlas ask` prints it."""
+    origin = run.origin
+    where = f"Slack {origin.channel} thread {origin.thread_ts or origin.message_ts}" if origin.kind == "slack" else origin.kind
+    if run.triage is not None:
+        where = f"the triage inbox ({origin.kind} {origin.channel}), issue #{run.triage.issue} of {run.triage.repo}"
+    lines = [f"run {run.id} ({run.status}) from {where}", f"question: {run.question}"]
+    undelivered = run.surface.undelivered
+    if undelivered:
+        lines.append(f"note: {UNDELIVERED.get(undelivered, undelivered)}")
+    return "\n".join([*lines, "", render(run)])

@@ -1,0 +1,1 @@
+"""GitHub inbound: the webhook endpoint of `atlas serve`."""

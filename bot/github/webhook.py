@@ -1,0 +1,101 @@
+"""`POST /github/webhook`: verify, dedupe, enqueue; nothing slow before the answer.
+
+The signature (`X-Hub-Signature-256`, HMAC-SHA256 of the raw body with `GITHUB_WEBHOOK_SECRET`)
+is checked in constant time before the body is parsed; a bad or missing one is 401 and nothing
+else happens. A delivery id (`X-GitHub-Delivery`) is claimed in Redis (SET NX with a TTL), so a
+redelivery is answered without a second update. Events for another repository are logged and
+ignored. The index update runs as an RQ job (workers/jobs/github.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import redis
+from rq import Queue
+
+from atlas.settings import Settings
+from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
+from workers.runs.job_names import APPLY_EVENT  # by name: the web process does not load the worker
+
+log = logging.getLogger("atlas.bot.github")
+
+EVENTS = ("issues", "issue_comment", "label", "push")
+DELIVERY_TTL_SECONDS = 7 * 24 * 3600
+
+Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
+    """True when `header` is `sha256=` + the HMAC-SHA256 of `body` with `secret`."""
+    if not header or not header.isascii() or not header.startswith("sha256="):
+        return False  # compare_digest takes ASCII text only: anything else is no signature of ours
+    expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, header)
+
+
+def _enqueue(conn: redis.Redis, queue: Queue, event: str, payload: Any, delivery: str) -> tuple[str, str]:
+    """Claim the delivery id and queue the index update; the HTTP status and text to answer with."""
+    try:
+        if delivery and not conn.set(f"atlas:github:delivery:{delivery}", "1", nx=True, ex=DELIVERY_TTL_SECONDS):
+            return "200 OK", "duplicate delivery"
+        queue.enqueue(APPLY_EVENT, event, payload, job_timeout=300, result_ttl=600)
+    except redis.RedisError:
+        log.warning("GitHub webhook %s not queued: Redis unavailable (the periodic sync will catch up)", delivery)
+        if delivery:
+            try:
+                conn.delete(f"atlas:github:delivery:{delivery}")
+            except redis.RedisError:
+                pass
+        return "503 Service Unavailable", "try again"
+    return "202 Accepted", "queued"
+
+
+def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], Callable[..., Any]], list[bytes]]:
+    """The WSGI handler of the webhook path."""
+    gh = settings.github
+    queue = Queue(settings.queue_name, connection=conn)
+
+    def reply(start_response: Callable[..., Any], status: str, text: str) -> list[bytes]:
+        start_response(status, [("Content-Type", "text/plain; charset=utf-8")])
+        return [text.encode() + b"\n"]
+
+    def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        if environ.get("REQUEST_METHOD") != "POST":
+            return reply(start_response, "405 Method Not Allowed", "POST only")
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > MAX_BODY:
+            return reply(start_response, "413 Payload Too Large", "too large")
+        body = environ["wsgi.input"].read(length) if length else b""
+        if gh is None or not gh.webhook_secret:
+            log.warning("GitHub webhook refused: GITHUB_WEBHOOK_SECRET or ATLAS_GITHUB_REPO is not set")
+            return reply(start_response, "401 Unauthorized", "not configured")
+        if not signature_ok(gh.webhook_secret, body, environ.get("HTTP_X_HUB_SIGNATURE_256")):
+            log.warning("GitHub webhook refused: bad or missing X-Hub-Signature-256")
+            return reply(start_response, "401 Unauthorized", "bad signature")
+        event = environ.get("HTTP_X_GITHUB_EVENT", "")
+        delivery = environ.get("HTTP_X_GITHUB_DELIVERY", "")
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            return reply(start_response, "400 Bad Request", "not JSON")
+        if event == "ping":
+            return reply(start_response, "200 OK", "pong")
+        full_name = str(((payload.get("repository") or {}) if isinstance(payload, dict) else {}).get("full_name") or "")
+        if full_name.lower() != gh.repo.lower():
+            log.warning("GitHub webhook %s for %s ignored: Atlas serves %s", delivery, full_name or "no repository", gh.repo)
+            return reply(start_response, "202 Accepted", "ignored: another repository")
+        if event not in EVENTS:
+            return reply(start_response, "202 Accepted", f"ignored: {event}")
+        status, text = _enqueue(conn, queue, event, payload, delivery)
+        return reply(start_response, status, text)
+
+    return application

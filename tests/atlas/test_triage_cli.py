@@ -1,0 +1,82 @@
+"""`atlas triage ISSUE [--json]` and `atlas triage backtest --json`: the printed shapes, and that
+nothing is written into a data folder Atlas did not make (the backtest is kept under ATLAS_HOME)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from atlas.cli import main as cli
+from atlas.settings import DEFAULT_DATA
+from tests.support.paths import SHARED
+from workers.triage import autonomy
+
+BLACK = SHARED / "evals" / "triage-black"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the Orbit demo that Atlas did not make (no marker): read-only to Atlas."""
+    data = tmp_path / "project"
+    shutil.copytree(DEFAULT_DATA / "docs", data / "docs")
+    (data / "issues").mkdir()
+    shutil.copy(DEFAULT_DATA / "issues" / "issues.jsonl", data / "issues" / "issues.jsonl")
+    monkeypatch.setenv("ATLAS_DATA", str(data))
+    monkeypatch.setenv("ATLAS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ATLAS_SEMANTIC", "0")
+    return data
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p.relative_to(folder) for p in folder.rglob("*"))
+
+
+def test_triage_json_is_exactly_the_documented_object(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["triage", "24", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert set(found) == {"issue", "duplicates", "labels", "reply"} and found["issue"] == 24
+    assert [set(d) for d in found["duplicates"]] == [{"id", "score", "evidence"}] * len(found["duplicates"])
+    assert 22 in [d["id"] for d in found["duplicates"]]  # the report it repeats
+    assert all(set(s) == {"name", "score"} for s in found["labels"])
+    assert found["reply"] is None or isinstance(found["reply"], str)
+
+
+def test_triage_table_and_an_unknown_issue(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["triage", "24"]) == 0
+    assert "duplicate of #22" in capsys.readouterr().out
+    assert cli.main(["triage", "9999"]) == 1
+    assert "no issue #9999" in capsys.readouterr().err
+    assert cli.main(["triage", "soon"]) == 2
+
+
+def test_backtest_json_shape_and_it_is_kept_outside_the_data(project: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    files = _files(project)
+    assert cli.main(["triage", "backtest", "--last", "30", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["totals"]["issues"] == 30 == len(result["issues"])
+    assert set(result["totals"]["duplicates"]) == {"recall@1", "recall@3", "false_rate", "support"}
+    assert _files(project) == files  # nothing written into someone else's folder
+    kept = autonomy.last_per_label(project, tmp_path / "home")
+    assert kept == result["totals"]["labels"]["per_label"]
+    assert cli.main(["triage", "backtest", "--since", "2025-06-01"]) == 0
+    assert "recall@3" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not (BLACK / "issues" / "issues.jsonl").is_file(), reason="no ../shared/evals/triage-black")
+def test_black_backtest_runs_on_real_data_without_writing_into_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ATLAS_DATA", str(BLACK))
+    monkeypatch.setenv("ATLAS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ATLAS_SEMANTIC", "0")
+    files = _files(BLACK)
+    assert cli.main(["triage", "backtest", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert _files(BLACK) == files
+    assert result["totals"]["duplicates"]["support"] == 32
+    suggested = {n for r in result["issues"] for n in r["suggested_labels"]}
+    assert not any(n.lower().startswith(("s:", "r:")) or "duplicate" in n for n in suggested)
+    assert result["totals"]["duplicates"]["recall@3"] > 0  # some originals are found as of their reports

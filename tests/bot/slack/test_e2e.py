@@ -1,0 +1,244 @@
+"""End to end: signed Slack requests -> the Bolt app -> Redis/RQ -> real `atlas worker` processes -> the
+Slack stand-in. The model is the offline one, or the strict scripted Responses API stand-in.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import redis
+
+from bot.slack import wording
+from tests.standins.responses_api import ScriptedModel
+from tests.standins.slack_api import SlackAPI
+from tests.standins.slack_events import SECRET, SlackSender, mention
+from tests.standins.slack_fixtures import slack_api  # noqa: F401
+from tests.standins.turns import reply_error, reply_text
+from tests.support.processes import (
+    atlas_command,
+    atlas_process,
+    atlas_serve,
+    burst_worker,
+    free_port,
+    serving,
+    wait_for,
+    worker_process,
+)
+from tests.support.tools_dataset import make_dataset
+from workers import wording as run_words
+from workers.runs import conversations
+from workers.runs.store import RunStore
+
+CHANNEL = "C0GENERAL"
+
+
+@pytest.fixture
+def env(atlas_env: dict[str, str], slack_api: SlackAPI, tmp_path: Path) -> dict[str, str]:  # noqa: F811
+    """The environment `atlas serve` and `atlas worker` read: test Redis, stand-in Slack, a small dataset."""
+    return {**atlas_env, **slack_api.env(), "SLACK_SIGNING_SECRET": SECRET, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+            "ATLAS_MODEL_RETRIES": "0"}
+
+
+@pytest.fixture
+def serve(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
+    """`atlas serve` as its own process, the way the Procfile runs it."""
+    with serving_app(env, tmp_path) as sender:
+        yield sender
+
+
+@contextmanager
+def serving_app(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
+    """`atlas serve` with `env`: the web process and the workers of one deployment share their settings."""
+    with atlas_serve(env, tmp_path / "serve.log") as port:
+        yield SlackSender(f"http://127.0.0.1:{port}/slack/events")
+
+
+
+def _answers(api: SlackAPI, thread_ts: str) -> list[dict]:
+    return [m for m in api.thread(CHANNEL, thread_ts) if any(b.get("type") == "markdown" for b in m.get("blocks") or [])
+            or "couldn't finish" in json.dumps(m.get("blocks"))]
+
+
+def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    thread = "1700001000.000100"
+    reply = serve.event(mention("What does ORB-1202 mean?", ts=thread))
+    assert reply.status == 200
+    burst_worker(env)
+
+    messages = slack_api.thread(CHANNEL, thread)
+    progress, answer = messages  # one progress message, one answer: nothing else in the thread
+    cards = [c for c in progress["chunks"] if c["type"] == "task_update"]
+    assert cards and {c["status"] for c in cards[-2:]} == {"complete"} and not progress["streaming"]
+    assert any("ORB-1202" in c["title"] for c in cards)
+    types = [b["type"] for b in answer["blocks"]]
+    assert types[0] == "markdown" and types[-1] == "context_actions"
+    footer = json.dumps(answer["blocks"][-2])
+    assert "steps" in footer and "stop: done" in footer
+    assert all(c.args.get("channel") in (CHANNEL, None) for c in slack_api.calls_to("chat.postMessage", "chat.startStream"))
+
+    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    assert run.status == "done" and run.surface.answer_ts == [answer["ts"]]
+    assert conversations.turns(redis_conn, "T0TEST", CHANNEL, thread)[0].question == "What does ORB-1202 mean?"
+
+    # The same run delivered to a worker again (a retried job): nothing is posted twice.
+    from rq import Queue
+
+    from workers.jobs.runs import continue_run
+
+    posts = len(slack_api.calls_to("chat.postMessage"))
+    Queue("atlas", connection=redis_conn).enqueue(continue_run, run.id, job_id=f"redelivery-{run.id}")
+    burst_worker(env)
+    assert len(slack_api.calls_to("chat.postMessage")) == posts and len(slack_api.thread(CHANNEL, thread)) == 2
+    assert len(conversations.turns(redis_conn, "T0TEST", CHANNEL, thread)) == 1
+
+
+def test_follow_up_mention_continues_the_thread_with_its_earlier_turns(
+    env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel, tmp_path: Path  # noqa: F811
+) -> None:
+    scripted_model.script(reply_text("ORB-1202 is **PermanentError**: it is never retried."),
+                          reply_text("Raise `orbit.PermanentError` from the job."))
+    env = {**env, **scripted_model.env()}
+    thread = "1700002000.000100"
+    with serving_app(env, tmp_path) as serve:
+        serve.event(mention("What does ORB-1202 mean?", ts=thread))
+        burst_worker(env)
+        serve.event(mention("How do I raise it myself?", ts="1700002001.000100", thread_ts=thread))
+        burst_worker(env)
+
+    second = scripted_model.requests[1].body["input"]
+    said = [(i.get("role"), i.get("content")) for i in second if i.get("type") == "message"]
+    assert said[:3] == [("user", "What does ORB-1202 mean?"),
+                        ("assistant", "ORB-1202 is **PermanentError**: it is never retried."),
+                        ("user", "How do I raise it myself?")]
+    answers = _answers(slack_api, thread)
+    assert [a["blocks"][0]["text"] for a in answers] == ["ORB-1202 is **PermanentError**: it is never retried.",
+                                                         "Raise `orbit.PermanentError` from the job."]
+
+
+def test_a_model_that_refuses_gets_a_clear_failure_note_in_the_thread(
+    env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel, tmp_path: Path  # noqa: F811
+) -> None:
+    scripted_model.script(reply_error(401, message="Incorrect API key provided: sk-test-****1234"))
+    thread = "1700003000.000100"
+    env = {**env, **scripted_model.env()}
+    with serving_app(env, tmp_path) as serve:
+        serve.event(mention("What does ORB-1202 mean?", ts=thread))
+        burst_worker(env)
+    [note] = _answers(slack_api, thread)
+    text = json.dumps(note)
+    assert run_words.stop_reason("model_rejected") in text and "couldn't finish" in text
+    assert "sk-test" not in text and "401" not in text and "Traceback" not in text
+
+
+def test_a_model_api_down_after_retries_is_reported_with_what_was_found(
+    env: dict[str, str], slack_api: SlackAPI, tmp_path: Path  # noqa: F811
+) -> None:
+    """A closed loopback port: every call fails; RQ retries the job, then the thread is told why."""
+    env = {**env, "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "OPENAI_API_KEY": "test"}
+    thread = "1700004000.000100"
+    with serving_app(env, tmp_path) as serve:
+        serve.event(mention("What does ORB-1202 mean?", ts=thread))
+    with worker_process({**env, "ATLAS_HOME": str(tmp_path / "worker-home")}, "model-down"):
+        [note] = wait_for(lambda: _answers(slack_api, thread), timeout=90, interval=0.2, what="the failure note")
+    assert run_words.stop_reason("model_unavailable") in json.dumps(note)
+
+
+def test_a_worker_with_other_settings_than_the_web_process_tells_the_thread_and_does_not_answer(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel  # noqa: F811
+) -> None:
+    """`atlas serve` took the question offline; a worker configured with a model must not answer it."""
+    thread = "1700005000.000100"
+    serve.event(mention("What does ORB-1202 mean?", ts=thread))
+    burst_worker({**env, **scripted_model.env()})
+    [note] = _answers(slack_api, thread)
+    assert run_words.stop_reason("settings_mismatch") in json.dumps(note) and "couldn't finish" in json.dumps(note)
+    assert scripted_model.requests == []  # the worker's model was never asked
+
+
+def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
+    env: dict[str, str], redis_conn: redis.Redis, tmp_path: Path
+) -> None:
+    import psutil
+
+    port = free_port()
+    proc = atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", "2"], env, tmp_path / "serve.log")
+    try:
+        wait_for(lambda: serving(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
+        children = psutil.Process(proc.pid).children()
+        assert len(children) == 2
+        send = SlackSender(f"http://127.0.0.1:{port}/slack/events")
+        statuses = [send.event(mention(f"question {n}", ts=f"1700005000.{n:06d}")).status for n in range(20)]
+        assert statuses == [200] * 20
+        assert len([k for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]) == 20
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in children)
+
+
+def test_an_answer_slack_failed_to_take_is_posted_by_the_retried_job(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    """Nothing is lost: a 5xx on posting the answer is tried again (with backoff), and it is posted once."""
+    thread = "1700001000.000900"
+    slack_api.server_error("chat.postMessage", times=1)
+    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
+    burst_worker(env)  # the first attempt fails on the post; the burst worker runs the retry too
+    statuses = [c.status for c in slack_api.calls_to("chat.postMessage")]
+    assert statuses[0] == 500 and statuses.count(200) == 1
+    assert len(_answers(slack_api, thread)) == 1
+
+
+def test_a_person_who_presses_stop_ends_the_run_and_gets_one_short_note(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    thread = "1700001500.000100"
+    slack_api.stop_at_next_append()  # pressed while the first lookups run
+    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
+    burst_worker(env)
+    progress, note = slack_api.thread(CHANNEL, thread)  # no second progress message, no answer
+    assert progress["stopped_by_user"] and note["text"] == wording.PROGRESS_STOPPED
+    assert len(slack_api.calls_to("chat.startStream")) == 1 and _answers(slack_api, thread) == []
+    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    assert run.status == "partial" and run.stop_reason == "stopped_by_user" and len(run.steps) == 1
+    assert conversations.turns(redis_conn, "T0TEST", CHANNEL, thread) == []
+
+
+def test_an_answer_waits_out_a_slack_outage_and_appears_once(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    """Slack answering 503 to every post for seconds (minutes in production, ATLAS_SLACK_OUTAGE_SECONDS):
+    the worker keeps trying with backoff and the answer lands once Slack is back."""
+    thread = "1700001100.000900"
+    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
+    slack_api.outage("chat.postMessage", seconds=4)
+    back = time.monotonic() + 4
+    burst_worker({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "60", "ATLAS_SLACK_RETRY_CAP": "1"})
+    posts = slack_api.calls_to("chat.postMessage")
+    assert [c.status for c in posts][-1] == 200 and posts[0].status == 503 and posts[-1].at >= back
+    assert len(_answers(slack_api, thread)) == 1
+    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    assert run.status == "done" and run.surface.undelivered is None
+
+
+def test_an_answer_slack_never_takes_is_told_in_the_thread_and_shown_by_atlas_runs_show(
+    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+) -> None:
+    thread = "1700001200.000900"
+    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
+    slack_api.outage("chat.postMessage", seconds=120, when=lambda args: bool(args.get("blocks")))  # answers fail, notes pass
+    burst_worker({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "2", "ATLAS_SLACK_RETRY_CAP": "0.5"})
+    assert _answers(slack_api, thread) == []
+    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    notes = [m["text"] for m in slack_api.thread(CHANNEL, thread) if m.get("text")]
+    assert notes == [wording.ANSWER_UNDELIVERED.format(minutes=1, minute_word="minute", run_id=run.id, count=0)]
+    shown = atlas_command("runs", "show", run.id, env=env, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert run.answer and run.answer.splitlines()[0] in shown.stdout and "not delivered to Slack" in shown.stdout

@@ -1,0 +1,262 @@
+"""Ranked search over doc sections: BM25 in process, per field (title, heading path, text, users' words).
+
+Each searched unit (a page's intro, or a section as `Page.units` splits them) has five fields: the
+page title, its own heading, its parent headings, its text, and the words of the issue threads that
+name its rare identifiers (`docs_bridge`). Per-field scores are summed with coarse weights (a grid
+over the RQ development questions, BM25F's single saturation among the variants, moved MRR by a few
+points at most, so nothing here is tuned per question). Headings count each word once. Words are stemmed (Snowball English,
+so 'scheduling' meets 'schedule' and 'dependencies' meets 'depends'); identifiers and codes
+(`ORB-1202`, `3.1.0`, `enqueue_at`, `rq.Retry`, `FailedJobRegistry`) are kept whole, unstemmed,
+*and* split into their stemmed parts, so an exact code outranks a loose mention while plain words
+still reach it. With the embedding model installed (docs_semantic.py), the score is blended with each
+section's similarity in meaning to the question, that of its best passage (`_blend`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import snowballstemmer
+
+from tools.docsearch.bridge import asked_texts
+from tools.docsearch.markup import FENCE
+from tools.docsearch.pages import SEP, Page
+from tools.docsearch.vocabulary import EXPANSION_WEIGHT, FILLER, expansions, is_rare
+from tools.fts_query import STOPWORDS, TERM
+
+if TYPE_CHECKING:  # numpy and the model's module load only where docs are searched by meaning, not on import
+    from tools.docsearch.semantic import SectionVectors, Vectors
+
+QUIET = STOPWORDS | FILLER
+
+PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # lease_seconds, FailedJobRegistry, ORB-1202
+FIELDS = {"title": 2.0, "heading": 3.0, "parents": 1.0, "text": 1.0, "asked": 0.5}  # per-field BM25 scores are summed with these weights
+# Length normalisation per field: a heading that is nothing but the query term is about that term
+# ("ORB-1403 PostgresLockTimeout" over "Lock timeouts and ORB-1403"); long sections are penalised less.
+B = {"title": 0.9, "heading": 0.9, "parents": 0.9, "text": 0.5, "asked": 0.75}
+K1 = 1.2
+HEADINGS = ("title", "heading", "parents")
+SNIPPET_CHARS = 160
+# Hybrid ranking: SEMANTIC_SHARE of the cosine similarity (min-max scaled over the sections) plus the
+# rest of the lexical score (scaled by the best one). Chosen on the RQ development questions only
+# (0.5-0.9 probed; 0.7 had the best MRR there, and with passages 0.7-0.85 stay within one question of
+# each other); the held-out sets were not used. Reciprocal rank fusion (k=60) did worse there (recall@3
+# 0.71-0.75 against 0.77, MRR 0.62-0.65 against 0.69) and a z-score blend no better, so scores are blended.
+SEMANTIC_SHARE = 0.7
+# A question that names an exact code or identifier the docs hold (`ORB-1202`, `enqueue_at`) is what
+# words rank best and the model knows least: there the lexical score leads.
+NAMED_SHARE = 0.3
+Mode = Literal["lexical", "semantic", "hybrid"]
+
+
+@dataclass(frozen=True)
+class DocHit:
+    """One ranked section; `heading` is '' for a page's intro."""
+
+    doc_id: str
+    title: str
+    heading: str
+    snippet: str
+    score: float
+    coverage: float = 1.0  # idf-weighted share of the query's words this section holds (0-1)
+    similarity: float | None = None  # cosine similarity to the question (None: lexical search only)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    doc_id: str
+    title: str
+    heading: str
+    text: str
+    fields: dict[str, Counter[str]]
+    lengths: dict[str, int]
+
+
+_local = threading.local()  # a Snowball stemmer keeps its working state on itself: one per thread
+
+
+def tokens(text: str, drop: frozenset[str] = frozenset()) -> list[str]:
+    """Index tokens: each word stemmed; a compound (ORB-1202, 3.1.0, enqueue_at, FailedJobRegistry)
+    kept whole and lowercased, plus its stemmed parts. Parts in `drop` are left out."""
+    out: list[str] = []
+    for word in TERM.findall(text):
+        parts = [p.lower() for p in PART.findall(word)]
+        if len(parts) <= 1:
+            if word.lower() not in drop:
+                out.append(_stem(word.lower().strip("_")))
+            continue
+        out.append(word.lower())
+        out.extend(_stem(p) for p in parts if p not in drop)
+    return out
+
+
+def query_tokens(query: str) -> list[str]:
+    """Distinct query tokens without stopwords or filler (kept if the query is nothing but those)."""
+    found = tokens(query, QUIET)
+    kept = [t for t in found if t not in QUIET]
+    return list(dict.fromkeys(kept or found))
+
+
+def expanded_tokens(query: str) -> dict[str, float]:
+    """Query tokens with their weights: the user's own at 1, doc words for their plain phrases lower."""
+    weights = dict.fromkeys(query_tokens(query), 1.0)
+    for token in tokens(" ".join(expansions(query, _stem)), QUIET):
+        weights.setdefault(token, EXPANSION_WEIGHT)
+    return weights
+
+
+class DocsIndex:
+    """All sections of a set of pages, searchable by relevance."""
+
+    def __init__(self, pages: dict[str, Page], threads: Sequence[str] = (), semantic: bool = False,
+                 vectors_store: Path | None = None) -> None:
+        """`semantic`: rank by meaning too (when the model's package is installed), with the vectors kept
+        in `vectors_store` between processes."""
+        self.pages = pages
+        parts: list[tuple[str, str, tuple[str, ...], str]] = [
+            (p.doc_id, p.title, (), p.intro) for p in pages.values() if p.intro or not p.sections]
+        parts += [(s.doc_id, s.title, s.path, s.text) for p in pages.values() for s in p.units()]
+        asked = asked_texts([f"{SEP.join(path)}\n{text}" for _, _, path, text in parts], threads)
+        self._units = [_unit(*part, extra) for part, extra in zip(parts, asked, strict=True)]
+        n = len(self._units) or 1
+        self._avg = {f: sum(u.lengths[f] for u in self._units) / n or 1.0 for f in FIELDS}
+        df: Counter[str] = Counter()
+        for unit in self._units:
+            df.update(set().union(*(unit.fields[f] for f in FIELDS)))
+        self._idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self._written = set().union(*(u.fields[f] for u in self._units for f in FIELDS if f != "asked"))
+        self.vectors: SectionVectors | None = None
+        if semantic:
+            from tools.docsearch.semantic import SectionVectors
+
+            self.vectors = SectionVectors([(u.title, u.heading, u.text) for u in self._units], vectors_store)
+
+    def warm(self, wait: bool = True) -> bool:
+        """Load the embedding model and the section vectors now; False when search is lexical (or, unless
+        `wait`, while new sections are embedded in the background: a worker at start takes jobs meanwhile)."""
+        return self.vectors is not None and self.vectors.ready(wait) is not None
+
+    def search(self, query: str, k: int = 5, mode: Mode | None = None) -> list[DocHit]:
+        """The `k` best sections for `query`, best first; [] when nothing matches. `mode` defaults to
+        hybrid when this index ranks by meaning and the model is installed, else lexical."""
+        asked = query_tokens(query)
+        weights = {t: w for t, w in expanded_tokens(query).items() if t in self._idf}
+        wanted = [t for t in asked if t in self._idf]
+        unseen = max(self._idf.values(), default=1.0)  # a word no section has weighs like the rarest
+        total = sum(self._idf.get(t, unseen) for t in asked) or 1.0
+        scored = self._rank(weights)
+        similarity = self.vectors.scores(query) if self.vectors is not None and mode != "lexical" else None
+        if similarity is not None and len(self._units):
+            named = any(t in self._idf for t in _compounds(query))
+            share = 1.0 if mode == "semantic" else NAMED_SHARE if named else SEMANTIC_SHARE
+            scored = _blend(scored, self._units, similarity, share)
+        position = {id(u): i for i, u in enumerate(self._units)}
+        return [DocHit(u.doc_id, u.title, u.heading, snippet(u.text, list(weights)), round(s, 3),
+                       round(sum(self._idf[t] for t in wanted if _holds(u, t)) / total, 3),
+                       None if similarity is None else round(float(similarity[position[id(u)]]), 3))
+                for s, u in scored[:k]]
+
+    def _rank(self, weights: dict[str, float]) -> list[tuple[float, _Unit]]:
+        scored = []
+        for unit in self._units:
+            score = sum(w * self._idf[t] * self._term_score(unit, t) for t, w in weights.items())
+            if score > 0:
+                scored.append((score, unit))
+        scored.sort(key=lambda pair: (-pair[0], pair[1].doc_id, pair[1].heading))
+        return scored
+
+    def unknown_words(self, query: str) -> list[str]:
+        """The query's names that no section contains at all (a sign the docs do not cover the topic): the
+        rare or identifier-like words (`is_rare`: Kafka, PostgreSQL, sign-on, ORB-9999), never ordinary ones."""
+        words = TERM.findall(query)
+        return [w for w in dict.fromkeys(words) if w.lower() not in QUIET and is_rare(w, first=w == words[0])
+                and tokens(w)[:1] and tokens(w)[0] not in self._written]  # a compound by itself: 'script' is not 'JavaScript'
+
+    def _term_score(self, unit: _Unit, term: str) -> float:
+        """Sum of per-field saturated scores: a heading or title match counts on its own."""
+        total = 0.0
+        for name, weight in FIELDS.items():
+            tf = unit.fields[name].get(term, 0)
+            if tf:
+                norm = 1 - B[name] + B[name] * unit.lengths[name] / self._avg[name]
+                total += weight * _saturate(tf / norm)
+        return total
+
+
+def _compounds(query: str) -> list[str]:
+    """The codes and identifiers in `query`, as the index keeps them whole: 'orb-1202', 'enqueue_at', '3.1.0'."""
+    return [w.lower() for w in TERM.findall(query) if len(PART.findall(w)) > 1]
+
+
+def _blend(lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: Vectors, share: float) -> list[tuple[float, _Unit]]:
+    """Every section ranked by `share` of its scaled similarity plus the rest of its scaled lexical score."""
+    low, high = float(similarity.min()), float(similarity.max())
+    meaning = (similarity - low) / (high - low) if high > low else similarity * 0
+    best = lexical[0][0] if lexical else 1.0
+    words = {id(u): s / best for s, u in lexical}
+    blended = [(share * float(meaning[i]) + (1 - share) * words.get(id(u), 0.0), u) for i, u in enumerate(units)]
+    blended.sort(key=lambda pair: (-pair[0], pair[1].doc_id, pair[1].heading))
+    return blended
+
+
+def snippet(text: str, wanted: list[str]) -> str:
+    """The prose line of `text` that holds the most query tokens, as one short line of plain text (never a
+    line of code: `import httpx` says nothing about a section)."""
+    best, best_hits = "", -1
+    for line in prose_lines(text):
+        clean = " ".join(line.replace("**", "").replace("`", "").strip("#>|- ").split())
+        if not clean:
+            continue
+        hits = len(set(tokens(clean)) & set(wanted))
+        if hits > best_hits:
+            best, best_hits = clean, hits
+    return best if len(best) <= SNIPPET_CHARS else best[: SNIPPET_CHARS - 3].rstrip() + "..."
+
+
+def prose_lines(text: str) -> list[str]:
+    """The lines of `text` outside code fences and console examples (`>>> `, `$ `)."""
+    out, in_fence = [], False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and not line.lstrip().startswith((">>> ", "$ ", "... ")):
+            out.append(line)
+    return out
+
+
+def _unit(doc_id: str, title: str, path: tuple[str, ...], text: str, asked: str = "") -> _Unit:
+    texts = {"title": title, "heading": path[-1] if path else "", "parents": " ".join(path[:-1]), "text": text,
+             "asked": asked}
+    fields = {name: Counter(tokens(value, QUIET)) if name == "asked" else Counter(tokens(value))
+              for name, value in texts.items()}
+    for name in HEADINGS:  # a heading names each thing once: 'run_both became run_once' is not 'run' twice
+        fields[name] = Counter(set(fields[name]))
+    # Length in words, not tokens: a compound's extra parts must not make its field look longer.
+    return _Unit(doc_id, title, SEP.join(path), text, fields, {f: len(TERM.findall(t)) for f, t in texts.items()})
+
+
+def _holds(unit: _Unit, term: str) -> bool:
+    return any(term in unit.fields[f] for f in FIELDS)
+
+
+def _saturate(tf: float) -> float:
+    return tf * (K1 + 1) / (tf + K1) if tf else 0.0
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """Snowball English for words; numbers and mixed tokens as they are (cached: docs repeat words)."""
+    if not word.isalpha():
+        return word
+    if not hasattr(_local, "stemmer"):
+        _local.stemmer = snowballstemmer.stemmer("english")
+    stemmed: str = _local.stemmer.stemWord(word)  # snowballstemmer ships no types
+    return stemmed

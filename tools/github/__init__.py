@@ -1,0 +1,1 @@
+"""GitHub writes: the tracker over GitHub's REST API, its pacing and what GitHub refuses."""

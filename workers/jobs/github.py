@@ -1,0 +1,141 @@
+"""RQ jobs that keep a synced repository fresh: one webhook event, and the periodic incremental sync.
+
+A webhook job applies the event's issue, comment or label to the staging store (unless what is
+stored was updated later: deliveries may arrive out of order) and refreshes the
+folder the tools read (a deleted or transferred issue disappears from search); a push that
+touches the docs on the default branch re-reads the docs tree (only changed blobs are fetched).
+GitHub does not redeliver failed webhooks by itself, so a periodic sync (`ATLAS_SYNC_INTERVAL`)
+is the backstop: scheduled through RQ's scheduler, one chain per repository, and never two syncs
+at once (a Redis lock held while one runs).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import redis
+from rq import Queue
+
+from atlas.lua import run_script
+from atlas.project_settings import GitHubSettings
+from datasets.github import index as github_index
+from datasets.github.store import Store
+
+log = logging.getLogger("atlas.github.jobs")
+SYNC_LOCK_SECONDS = 3600
+_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+
+
+def apply_event(event: str, payload: dict[str, Any]) -> str:
+    """Apply one verified, deduplicated webhook delivery to the served folder; returns what it did."""
+    from workers.process import runtime
+
+    rt = runtime.current()
+    gh, folder = rt.settings.github, rt.settings.data_dir
+    if gh is None:
+        return "ignored: no GitHub repository configured"
+    if event == "push":
+        return _push(gh, folder, payload)
+    action = str(payload.get("action") or "")
+    late = False  # a payload older than what is stored (GitHub does not promise order) changes nothing
+
+    def change(store: Store) -> None:
+        nonlocal late
+        if event == "issues":
+            number = int(payload["issue"]["number"])
+            if action in ("deleted", "transferred"):
+                store.delete_issue(number)
+            else:
+                store.put_issue(payload["issue"])
+                late = number not in store.touched
+        elif event == "issue_comment":
+            number = int(payload["issue"]["number"])
+            if action == "deleted":
+                store.delete_comment(int(payload["comment"]["id"]))
+            else:
+                store.put_comment(payload["comment"], number)
+                late = number not in store.touched
+        elif event == "label":
+            name = str(payload["label"]["name"])
+            if action == "deleted":
+                store.delete_label(name)
+            else:
+                old = ((payload.get("changes") or {}).get("name") or {}).get("from")
+                store.put_label(name, old)
+
+    if event not in ("issues", "issue_comment", "label"):
+        return f"ignored: {event}"
+    github_index.apply(folder, change)
+    from workers.inbox.webhook import on_event
+
+    # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once either way.
+    triaged = on_event(rt, gh.repo, event, action, payload)
+    return (f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}") + triaged
+
+
+def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
+    from atlas import github_client
+    from datasets.github.code import sync_code
+    from datasets.github.docs import sync_docs
+    from datasets.github.fetch import Fetcher
+    from datasets.sync_progress import Silent
+    from datasets.tracker_db import ensure_db
+
+    branch = (payload.get("repository") or {}).get("default_branch")
+    if payload.get("ref") != f"refs/heads/{branch}":
+        return "ignored: push to another branch"
+    store = Store(folder)
+    try:
+        roots = store.get("docs_roots") or ["docs"]
+        touched = [path for commit in payload.get("commits") or []
+                   for kind in ("added", "modified", "removed") for path in commit.get(kind) or []]
+        if touched and not gh.code_paths and not any(path.startswith(root.rstrip("/") + "/") for path in touched for root in roots):
+            return "ignored: no docs changed"
+        fetch = Fetcher(github_client.client(gh), store, gh.repo, Silent(), wait=False)
+        written, removed = sync_docs(fetch, store, gh.owner, gh.name, roots, gh.web_url)
+        code = sync_code(fetch, store, gh.owner, gh.name, gh.code_paths, gh.web_url)  # changed blobs only (#27)
+    finally:
+        store.close()
+    ensure_db(folder)
+    return f"docs: {written} written, {removed} removed; code: {code[0]} written, {code[1]} removed"
+
+
+def periodic_sync() -> str:
+    """The backstop sync: incremental, never two at once, and the next one scheduled."""
+    from atlas import github_client
+    from datasets.github.sync import sync
+    from datasets.sync_progress import Silent
+    from workers.process import runtime
+
+    rt = runtime.current()
+    gh = rt.settings.github
+    if gh is None:
+        return "no repository"
+    lock, token = f"atlas:github:sync-lock:{gh.repo}", uuid.uuid4().hex
+    try:
+        if not rt.conn.set(lock, token, nx=True, ex=SYNC_LOCK_SECONDS):
+            return "skipped: another sync is running"
+        try:
+            report = sync(github_client.client(gh), gh, rt.settings.data_dir, wait=False, progress=Silent())
+        finally:
+            run_script(rt.conn, _RELEASE, [lock], [token])
+        if report.stopped:
+            log.warning("periodic sync of %s stopped: %s", gh.repo, report.stopped)
+        return f"synced: {report.requests} requests, {report.not_modified} not modified"
+    finally:
+        schedule(rt.conn, Queue(rt.settings.queue_name, connection=rt.conn), gh, force=True)
+
+
+def schedule(conn: redis.Redis, queue: Queue, gh: GitHubSettings, *, force: bool = False) -> bool:
+    """Keep one chain of periodic syncs per repository: True when this call scheduled the next one."""
+    interval = max(gh.sync_interval_seconds, 1)
+    marker = f"atlas:github:sync-scheduled:{gh.repo}"
+    if force:
+        conn.set(marker, "1", ex=interval * 2)
+    elif not conn.set(marker, "1", nx=True, ex=interval * 2):
+        return False
+    queue.enqueue_in(timedelta(seconds=interval), periodic_sync, job_timeout=SYNC_LOCK_SECONDS)
+    return True

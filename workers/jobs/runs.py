@@ -1,0 +1,148 @@
+"""RQ job functions. They take a run id, load the run from Redis, and leave it persisted."""
+
+from __future__ import annotations
+
+import logging
+from types import TracebackType
+
+import redis
+from rq import Retry, get_current_job
+from rq.job import Job
+
+from workers import wording as phrases
+from workers.agent.loop import finish
+from workers.agent.ports import Reporter
+from workers.agent.reporting import FanOut, StreamReporter
+from workers.approvals import gate
+from workers.errors import DeliveryFailed, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
+from workers.process import runtime
+from workers.runs import lease, settings_check
+from workers.runs.state import RunState, StopReason
+
+log = logging.getLogger("atlas.jobs")
+# Re-queued by RQ, at the front, each time a stopping worker hands the run over; counted apart from the failure retries.
+HAND_OVER = Retry(max=100, enqueue_at_front=True)
+
+
+def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
+    """The run's chat platform's thread (Slack, Discord) when it came from one, else the run's event
+    stream, which `atlas ask` tails. A chat run's progress shows in its thread, and nothing reads its
+    stream: writing one cost 4 Redis commands per one-step run for no reader."""
+    platform = rt.platform_for(run.origin.kind)
+    if platform is None:
+        return StreamReporter(rt.store)
+    if run.origin.kind == "slack":
+        from bot.slack.assistant_reporter import AssistantThreadReporter
+
+        return FanOut(platform, AssistantThreadReporter.for_settings(rt.settings, rt.slack.client if rt.slack else None))
+    return FanOut(platform)
+
+
+def continue_run(run_id: str) -> str | Retry:
+    """Start or continue a run from its persisted state; returns its final or paused status. A worker asked
+    to stop (`Runtime.stopping`) ends the run after its current step, saved, and returns RQ's `Retry`, so RQ
+    queues this job again (at the front) for another worker, after the lease is released."""
+    rt = runtime.current()
+    if rt.stopping.is_set():
+        return HAND_OVER  # taken just as the stop came: not started here
+    ttl = rt.settings.worker_heartbeat_ttl  # a dead worker's run is free again when RQ finds it abandoned
+    with lease.held(rt.conn, run_id, ttl=ttl, wait=ttl + 5) as mine:
+        if not mine:
+            log.info("run %s is being worked on by another job; leaving it to that job", run_id)
+            return "busy"
+        status = _continue(rt, run_id)
+    if status == "running" and rt.stopping.is_set():
+        log.warning("run %s: saved after its step; handed over as this worker stops", run_id)
+        return HAND_OVER
+    return status
+
+
+def _continue(rt: runtime.Runtime, run_id: str) -> str:
+    run = rt.store.load(run_id)
+    if run.triage is not None:  # the triage inbox: no model, no thread; its card and its actions only
+        from workers.inbox.job import proceed
+
+        return proceed(rt, run)
+    reporter = reporter_for(rt, run)
+    if run.final:
+        # A re-delivery (the answer failed to post, or the worker died after saving it): surfaces
+        # post what they have not posted yet and update what they have; they never post twice.
+        reporter.event(run, "answer")
+        return run.status
+    if settings_check.mismatched(rt, run):
+        settings_check.refuse(rt, run, reporter)
+        return run.status
+    agent = rt.agent(reporter)  # the loop settles cost and sources before its "answer" event
+    if run.origin.kind == "slack":
+        from bot.slack.assistant_reporter import attach_context
+
+        attach_context(rt.conn, run)  # asked in Slack's assistant view: the channel the person is viewing
+    try:
+        # A paused run continues only once every pending call is decided (workers/approvals/gate.py); an early
+        # or duplicate delivery returns here, and so does a run that ended because approvals expired.
+        if run.status == "awaiting_approval" and not gate.resume(rt, run, reporter, agent):
+            if run.status == "awaiting_approval":  # cards that failed to post earlier are posted now
+                reporter.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+            return run.status
+        agent.run(run)
+    except DeliveryFailed:
+        raise  # the run is saved; RQ's retry re-sends what did not reach Slack
+    except StoppedByUser:
+        log.info("run %s: stopped by the person who asked", run.id)
+        finish(run, phrases.STOPPED_BY_USER, "stopped_by_user", partial=True)
+        rt.settle(run)
+        rt.store.save(run)
+        reporter.event(run, "answer")  # the run's stream hears the end; Slack posts only the short note
+    except (ModelUnavailable, redis.ConnectionError, redis.TimeoutError) as exc:
+        job = get_current_job()
+        if job is not None and job.retries_left:
+            log.warning("run %s: %s; RQ will retry from the last saved step", run.id, exc)
+            raise  # on_job_failure tells watchers a retry is coming
+        if isinstance(exc, ModelMalformed):
+            stop(rt, run, reporter, "model_malformed", phrases.MODEL_MALFORMED)
+        else:
+            down = isinstance(exc, ModelUnavailable)
+            stop(rt, run, reporter, "model_unavailable" if down else "internal_error", phrases.MODEL_DOWN if down else phrases.REDIS_DOWN)
+    except ModelRejected as exc:
+        stop(rt, run, reporter, "model_rejected", phrases.MODEL_REFUSED.format(error=exc))
+    except Exception:
+        log.exception("run %s failed", run.id)
+        stop(rt, run, reporter, "internal_error", phrases.RUN_INTERNAL_ERROR)
+    return run.status
+
+
+def stop(rt: runtime.Runtime, run: RunState, reporter: Reporter, reason: StopReason, message: str) -> None:
+    """End the run with what it has and say why; the thread hears about it."""
+    run.error = message
+    partial_text = run.answer or ""
+    finish(run, partial_text or message, reason, partial=True)
+    run.status = "failed"
+    rt.settle(run)
+    rt.store.save(run)
+    reporter.event(run, "answer")
+
+
+def on_job_failure(job: Job, connection: redis.Redis, exc_type: type[BaseException], exc_value: BaseException,
+                   tb: TracebackType | None) -> None:
+    """RQ calls this when a job fails or is found abandoned; a run is never dropped silently."""
+    rt = runtime.current()
+    run_id = job.args[0] if job.args else None
+    if not run_id:
+        return
+    try:
+        run = rt.store.load(run_id)
+    except Exception:
+        return
+    if run.final:
+        return
+    if job.retries_left:
+        rt.store.publish(run.id, {"kind": "retrying", "status": run.status, "reason": exc_type.__name__})
+        return
+    reason: StopReason = "worker_lost" if exc_type.__name__ == "AbandonedJobError" else "internal_error"
+    if run.triage is not None:  # a triage run has no thread to tell: the record says it, its card keeps what it showed
+        run.status, run.stop_reason, run.error = "failed", reason, phrases.WORKER_LOST
+        rt.store.save(run)
+        log.error("triage run %s (issue #%s) failed: %s", run.id, run.triage.issue, exc_type.__name__)
+        return
+    reporter = reporter_for(rt, run)
+    stop(rt, run, reporter, reason, phrases.WORKER_LOST)

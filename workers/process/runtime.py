@@ -1,0 +1,203 @@
+"""What a worker process builds once and reuses for every job: Redis, corpus, tools, model, Slack clients."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from atlas import tokens
+from atlas.connection import worker_connection
+from atlas.settings import Settings
+from bot.slack.client import SlackClients
+from tools import Corpus, open_corpus, v2_registry
+from tools.context import ToolContext
+from tools.registry import Registry
+from tools.tracker import Tracker
+from tools.trackers import tracker_for
+from workers.agent.compaction import SUMMARY_INSTRUCTIONS, extractive_summary
+from workers.agent.cost import dollars
+from workers.agent.instructions import instructions_for
+from workers.agent.loop import Agent
+from workers.agent.model import Model, ModelRequest, ResponsesModel
+from workers.agent.ports import Limits, Reporter
+from workers.agent.sources import sources_of
+from workers.agent.stash import RedisStash
+from workers.approvals import gate
+from workers.chat import ChatPlatform
+from workers.process import platforms
+from workers.runs.state import AnsweredBy, Platform, RunState, Usage
+from workers.runs.store import RunStore
+
+log = logging.getLogger("atlas.runtime")
+TOOL_THREADS_PER_RUN = 4  # a step asks for a few read calls at once
+
+
+@dataclass(frozen=True)
+class JobTools:
+    """The tools of one job (workers/agent/ports.py `Tools`): the registry, the corpus opened for the job,
+    the tracker, and a stash in Redis for cut results (the loop adds it to read calls)."""
+
+    registry: Registry
+    corpus: Corpus
+    conn: redis.Redis
+    tracker: Tracker
+
+    def context(self, run: RunState) -> ToolContext:
+        return ToolContext(corpus=self.corpus, run_id=run.id, tracker=self.tracker)
+
+    def stash(self, run: RunState, page_tokens: int) -> RedisStash:
+        return RedisStash(self.conn, run.id, page_tokens)
+
+
+@dataclass(frozen=True)
+class JobKeeper:
+    """The run's keeper for one job (workers/agent/ports.py `RunKeeper`): the runtime's, settling the
+    answer's sources against the corpus the job opened (opening it again stat-ed every doc once more)."""
+
+    runtime: Runtime
+    corpus: Corpus
+
+    def save(self, run: RunState) -> None:
+        self.runtime.save(run)
+
+    def pause(self, run: RunState) -> None:
+        self.runtime.pause(run)
+
+    def settle(self, run: RunState) -> None:
+        self.runtime.settle(run, self.corpus)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    conn: redis.Redis
+    store: RunStore
+    registry: Registry
+    model: Model
+    summary_model: Model | None
+    tracker: Tracker
+    slack: SlackClients | None = None  # with SLACK_BOT_TOKEN: every Slack run's thread is posted through these
+    # set when the worker is asked to stop: a run in flight saves after its step and hands over (workers/jobs/runs.py)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    tool_pool: ThreadPoolExecutor = field(init=False, repr=False)  # every run's read tools, sized for the worker's concurrency
+
+    def __post_init__(self) -> None:
+        self.tool_pool = tool_pool(self.settings.worker_concurrency)
+
+    def agent(self, reporter: Reporter) -> Agent:
+        """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer."""
+        corpus = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
+        tools = JobTools(self.registry, corpus, self.conn, self.tracker)
+        return Agent(
+            model=self.model,
+            tools=tools,
+            keeper=JobKeeper(self, corpus),
+            reporter=reporter,
+            summarizer=self,
+            limits=Limits(budget=self.settings.budget, tool_timeout=self.settings.tool_timeout_seconds),
+            instructions=instructions_for(self.settings.project),
+            stopping=self.stopping,
+            pool=self.tool_pool,
+        )
+
+    def save(self, run: RunState) -> None:
+        """Persist the run (the agent's keeper)."""
+        self.store.save(run)
+
+    def pause(self, run: RunState) -> None:
+        """Open the paused step's approvals and schedule their expiry (the agent's keeper)."""
+        gate.pause(self, run)
+
+    def settle(self, run: RunState, corpus: Corpus | None = None) -> None:
+        """Cost and cited sources, computed once before a run's final state is saved; sources are looked up
+        in `corpus` (the job's), else in the data folder's corpus as it is now."""
+        run.cost_usd = dollars(run.usage, self.settings.price)
+        run.answered_by = AnsweredBy(model=self.settings.answering_model, data_dir=str(self.settings.data_dir))
+        if run.answer:
+            corpus = corpus or open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
+            pages = corpus.docs.pages
+            run.sources = sources_of(run, pages)
+            run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
+
+    def platform_for(self, platform: Platform) -> ChatPlatform | None:
+        """The chat platform a run of this kind reports on; approval cards describe issues from this worker's tracker."""
+        return platforms.for_run(self.settings, self.store, platform, self.tracker, self.slack)
+
+    def summarize(self, items: list[dict[str, Any]]) -> tuple[str, Usage]:
+        """A cheap model call that condenses dropped items, and its usage; the extractive summary
+        (free) when no model is configured or the call fails."""
+        if self.summary_model is None:
+            return extractive_summary(items), Usage()
+        try:
+            reply = self.summary_model.respond(
+                ModelRequest(
+                    instructions=SUMMARY_INSTRUCTIONS,
+                    input=[{"type": "message", "role": "user", "content": json.dumps(items)[:40_000]}],
+                    tools=[],
+                    tool_choice="none",
+                    max_output_tokens=800,
+                )
+            )
+            if reply.text.strip():
+                return reply.text, reply.usage
+            return extractive_summary(items), reply.usage
+        except Exception:  # the summary is an optimisation: fall back, never fail the run over it
+            log.warning("summary model call failed; using the extractive summary", exc_info=True)
+        return extractive_summary(items), Usage()
+
+
+def build(settings: Settings) -> Runtime:
+    """Wire the parts for this process; the offline model stands in when no model is configured."""
+    conn = worker_connection(settings)  # a Redis restart pauses the job; it never ends the worker
+    if settings.offline:
+        from workers.agent.offline import OfflineModel
+
+        model: Model = OfflineModel()
+        summary: Model | None = None  # offline: the extractive summary
+    else:
+        model = ResponsesModel(settings)
+        summary = ResponsesModel(settings, settings.summary_model or settings.model)
+    # Load indexes now, not during the first job, and the docs' embedding model with the sections' vectors
+    # (read back; new docs are embedded in the background, searches rank by words until then, so a
+    # first `atlas ask` on a fresh machine does not wait ~15 s for Orbit's 159 sections).
+    corpus = open_corpus(settings.data_dir, settings.home, settings.semantic_docs)
+    corpus.docs.warm(wait=False)
+    tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
+    slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
+    registry = v2_registry(settings.project, knowledge=corpus.knowledge is not None)  # no code/history: not offered
+    return Runtime(settings, conn, RunStore(conn), registry, model, summary, tracker_for(settings, conn), slack)
+
+
+def tool_pool(concurrency: int) -> ThreadPoolExecutor:
+    """The read tools' threads for a process working `concurrency` runs at once: a few calls per run's step
+    without waiting on another run's (a thread only starts when a call needs it)."""
+    return ThreadPoolExecutor(max_workers=max(8, TOOL_THREADS_PER_RUN * concurrency), thread_name_prefix="atlas-tool")
+
+
+_installed: Runtime | None = None
+
+
+def install(runtime: Runtime) -> None:
+    """`atlas worker` installs the runtime it built from its settings."""
+    global _installed
+    _installed = runtime
+
+
+def current() -> Runtime:
+    """The process's runtime; plain `rq worker` processes build it from the environment on first use."""
+    global _installed
+    if _installed is None:
+        _installed = _from_env()
+    return _installed
+
+
+@functools.cache
+def _from_env() -> Runtime:
+    return build(Settings.from_env())
