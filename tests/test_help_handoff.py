@@ -1,0 +1,46 @@
+"""A help channel's run that finds nothing hands off instead of guessing: the offline model calls
+`hand_off` (offered to help runs only) through the real loop and tools; a question the data answers
+is answered as before; a run asked by mention is never offered the tool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from atlas.settings import Settings
+from tests.agent_harness import RecordingReporter
+from tools.hand_off import NAME
+from workers import runtime
+from workers.runs.state import Origin, RunState
+
+
+@pytest.fixture
+def rt(tmp_path: Path, redis_url: str) -> runtime.Runtime:
+    return runtime.build(Settings(home=tmp_path / "home", redis_url=redis_url, semantic_docs=False))
+
+
+def _help_run(question: str) -> RunState:
+    return RunState(question=question, origin=Origin(kind="slack", channel="C0HELP", user="U0ASKER", message_ts="1.0",
+                                                     unprompted=True))
+
+
+def test_nothing_found_in_a_help_channel_hands_off_with_what_was_looked_at(rt: runtime.Runtime) -> None:
+    run = rt.agent(RecordingReporter(), unprompted=True).run(_help_run("How do I deploy on Nomad?"))
+    assert run.handoff is not None and run.status == "done"
+    assert "searched the docs and issues for “How do I deploy on Nomad?”" in run.handoff
+    called = [item["name"] for item in run.items if item.get("type") == "function_call"]
+    assert called[-1] == NAME
+    outputs = {item["call_id"] for item in run.items if item.get("type") == "function_call_output"}
+    assert outputs == {item["call_id"] for item in run.items if item.get("type") == "function_call"}  # paired
+
+
+def test_a_question_the_data_answers_is_answered_in_a_help_channel_too(rt: runtime.Runtime) -> None:
+    run = rt.agent(RecordingReporter(), unprompted=True).run(_help_run("What does ORB-1202 mean?"))
+    assert run.handoff is None and run.answer and "ORB-1202" in run.answer
+
+
+def test_a_run_asked_by_mention_is_never_offered_hand_off(rt: runtime.Runtime) -> None:
+    run = rt.agent(RecordingReporter()).run(RunState(question="How do I deploy on Nomad?"))
+    assert run.handoff is None and run.answer.startswith("I found nothing about Nomad")
+    assert NAME not in rt.registry.names()
