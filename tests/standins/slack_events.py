@@ -107,6 +107,24 @@ def direct_message(text: str, *, channel: str = "D0ALICE", user: str = "U0ALICE"
     return _callback(event, eid)
 
 
+def channel_message(text: str, *, channel: str, user: str = "U0ALICE", ts: str | None = None, thread_ts: str | None = None,
+                    eid: str | None = None, subtype: str | None = None, bot_id: str | None = None,
+                    channel_type: str = "channel") -> dict[str, Any]:
+    """A `message` event in a channel (`message.channels`; `channel_type` "group": `message.groups`). A bot's
+    message carries `bot_id` (and `subtype` "bot_message" for a classic bot); an edit is `message_changed`."""
+    ts = ts or f"{time.time():.6f}"
+    event: dict[str, Any] = {"type": "message", "channel_type": channel_type, "user": user, "text": text, "ts": ts,
+                             "channel": channel, "event_ts": ts, "team": TEAM}
+    if thread_ts:
+        event["thread_ts"] = thread_ts
+    if subtype:
+        event["subtype"] = subtype
+    if bot_id:
+        event["bot_id"] = bot_id
+        event["bot_profile"] = {"id": bot_id, "name": "a bot", "team_id": TEAM}
+    return _callback(event, eid)
+
+
 def assistant_thread_started(*, channel: str = "D0ALICE", thread_ts: str, user: str = "U0ALICE",
                              context_channel: str | None = "C0GENERAL", eid: str | None = None) -> dict[str, Any]:
     """`assistant_thread_started`: the person opened the app's split view (see SlackAPI.open_assistant_thread)."""
