@@ -174,6 +174,12 @@ def asker(conn: redis.Redis, thread: str) -> str | None:
     return text(raw) if raw is not None else None
 
 
+def channel_of(conn: redis.Redis, thread: str) -> str | None:
+    """The help channel a help thread belongs to (whose hourly limit its replies count against)."""
+    raw = conn.hget(_record(thread), "channel")
+    return text(raw) if raw is not None else None
+
+
 def claim_handoff(conn: redis.Redis, thread: str, run_id: str) -> bool:
     """True for the one run that hands this thread off (and for that run's retried jobs)."""
     return bool(run_script(conn, _HANDOFF, [f"atlas:help:handoff:{thread}"], [run_id, THREAD_TTL_SECONDS]))
