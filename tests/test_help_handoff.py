@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from atlas.settings import Settings
-from tests.agent_harness import RecordingReporter
+from tests.agent_harness import RecordingReporter, settings_for
+from tests.standins.responses_api import ScriptedModel
+from tests.standins.turns import Call, reply_calls
 from tools.hand_off import NAME
 from workers import runtime
 from workers.runs.state import Origin, RunState
@@ -44,3 +46,17 @@ def test_a_run_asked_by_mention_is_never_offered_hand_off(rt: runtime.Runtime) -
     run = rt.agent(RecordingReporter()).run(RunState(question="How do I deploy on Nomad?"))
     assert run.handoff is None and run.answer.startswith("I found nothing about Nomad")
     assert NAME not in rt.registry.names()
+
+
+def test_a_model_that_calls_hand_off_ends_the_run_without_an_answer(
+    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel,
+) -> None:
+    """With a model: `hand_off` is among the tools it is sent in a help run, and calling it ends the run (no
+    second model call: the strict stand-in fails on an unscripted one)."""
+    scripted_model.script(reply_calls([Call(NAME, {"looked_at": "searched docs for Nomad; nothing"}, "call_h")]))
+    settings = settings_for(tmp_path, redis_url, scripted_model.base_url)
+    rt = runtime.build(settings)
+    run = rt.agent(RecordingReporter(), unprompted=True).run(_help_run("How do I deploy on Nomad?"))
+    assert run.handoff == "searched docs for Nomad; nothing" and len(scripted_model.requests) == 1
+    assert NAME in [t["name"] for t in scripted_model.requests[0].body["tools"]]
+    assert run.items[-1]["type"] == "function_call_output" and run.items[-1]["call_id"] == "call_h"  # paired

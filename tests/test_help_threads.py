@@ -45,8 +45,8 @@ def test_replies_follow_step_back_and_wait_for_a_run_in_flight(redis_conn: redis
     assert _follow(redis_conn, "U1", "101.0", run="r2") == "none"  # not a help thread
     threads.open_thread(redis_conn, T, asker="U1", channel="C0HELP", post="100.0", run_id="r1", limit=10, now=1000.0)
     assert _follow(redis_conn, "U1", "101.0", run="r2") == "joined"  # r1 is still working
-    assert _follow(redis_conn, "U1", "101.0", run="r2") == "joined"  # redelivered: counted once
-    assert threads.finished(redis_conn, T, "r1", "r3", now=1010.0) == [json.dumps({"id": "101.0"})] * 2
+    assert _follow(redis_conn, "U1", "101.0", run="r2") == "joined"  # redelivered: counted and kept once
+    assert threads.finished(redis_conn, T, "r1", "r3", now=1010.0) == [json.dumps({"id": "101.0"})]
     assert threads.finished(redis_conn, T, "r1", "r3") == []  # a retried job of r1 starts nothing
     assert threads.finished(redis_conn, T, "r3", "r4") == []  # r3 ends with nothing waiting
     assert _follow(redis_conn, "U1", "102.0", run="r5") == "follow"

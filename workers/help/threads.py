@@ -60,7 +60,7 @@ if not admit(KEYS[2], ARGV[9], ARGV[2], ARGV[3], ARGV[5]) then return 'limited' 
 local active = redis.call('HGET', KEYS[1], 'active')
 local at = tonumber(redis.call('HGET', KEYS[1], 'at') or '0')
 if active and active ~= ARGV[4] and tonumber(ARGV[5]) - at < tonumber(ARGV[7]) then
-  redis.call('RPUSH', KEYS[3], ARGV[6])
+  if not redis.call('LPOS', KEYS[3], ARGV[6]) then redis.call('RPUSH', KEYS[3], ARGV[6]) end  -- a redelivery waits once
   redis.call('EXPIRE', KEYS[3], ARGV[8])
   return 'joined'
 end
