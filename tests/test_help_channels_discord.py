@@ -3,35 +3,22 @@ REST stand-ins, real `atlas worker` processes, the offline model over the Orbit 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import redis
 
 from atlas.settings import DEFAULT_DATA
 from bot.discord.gateway import HELP_INTENTS
 from tests.processes import atlas_process, burst_worker, wait_for
 from tests.standins.discord_api import GUILD_ID, DiscordAPI
+from tests.standins.discord_fixtures import gateway, gateway_api  # noqa: F401
 from tests.standins.discord_gateway import GatewayStandin, mention_payload
 from workers.help import threads
 
 CHANNEL, FORUM, ELSEWHERE = "1300000000000000601", "1300000000000000602", "1300000000000000603"
 ASKER, OTHER_ASKER, MAINTAINER = "1500000000000000031", "1500000000000000032", "1500000000000000033"
 MAINTAINERS, HANDOFF = "1600000000000000041", "1600000000000000042"
-
-
-@pytest.fixture
-def gateway() -> Iterator[GatewayStandin]:
-    with GatewayStandin() as standin:
-        yield standin
-
-
-@pytest.fixture
-def api(gateway: GatewayStandin) -> Iterator[DiscordAPI]:
-    with DiscordAPI(gateway_url=gateway.url) as standin:
-        yield standin
 
 
 def _message(message_id: str, content: str, *, channel: str, author: str = ASKER, roles: tuple[str, ...] = (), bot: bool = False,
@@ -58,8 +45,9 @@ def _runs(conn: redis.Redis) -> int:
 
 
 def test_help_posts_on_discord_are_answered_in_their_thread_once_and_a_maintainer_s_reply_ends_it(
-    gateway: GatewayStandin, api: DiscordAPI, atlas_env: dict[str, str], redis_conn: redis.Redis, tmp_path: Path,
+    gateway: GatewayStandin, gateway_api: DiscordAPI, atlas_env: dict[str, str], redis_conn: redis.Redis, tmp_path: Path,  # noqa: F811
 ) -> None:
+    api = gateway_api
     env = {**atlas_env, **api.env(), "ATLAS_DATA": str(DEFAULT_DATA), "ATLAS_SEMANTIC": "false", "ATLAS_MODEL_RETRIES": "0",
            "ATLAS_DISCORD_HELP_CHANNELS": f"{CHANNEL},{FORUM}", "ATLAS_HELP_MAINTAINERS": MAINTAINERS, "ATLAS_HANDOFF": HANDOFF}
     answered, nomad, forum_post = "1700000000000000101", "1700000000000000102", "1700000000000000103"

@@ -4,7 +4,6 @@ run, queued, with that run's answer in its history."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 

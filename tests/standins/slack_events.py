@@ -95,22 +95,14 @@ def direct_message(text: str, *, channel: str = "D0ALICE", user: str = "U0ALICE"
                    eid: str | None = None, subtype: str | None = None, bot_id: str | None = None,
                    thread_ts: str | None = None) -> dict[str, Any]:
     """A `message` event in a DM (channel_type im)."""
-    ts = ts or f"{time.time():.6f}"
-    event: dict[str, Any] = {"type": "message", "channel_type": "im", "user": user, "text": text, "ts": ts,
-                             "channel": channel, "event_ts": ts, "team": TEAM}
-    if subtype:
-        event["subtype"] = subtype
-    if bot_id:
-        event["bot_id"] = bot_id
-    if thread_ts:
-        event["thread_ts"] = thread_ts
-    return _callback(event, eid)
+    return channel_message(text, channel=channel, user=user, ts=ts, thread_ts=thread_ts, eid=eid, subtype=subtype, bot_id=bot_id,
+                           channel_type="im")
 
 
 def channel_message(text: str, *, channel: str, user: str = "U0ALICE", ts: str | None = None, thread_ts: str | None = None,
                     eid: str | None = None, subtype: str | None = None, bot_id: str | None = None,
                     channel_type: str = "channel") -> dict[str, Any]:
-    """A `message` event in a channel (`message.channels`; `channel_type` "group": `message.groups`). A bot's
+    """A `message` event in a channel (`message.channels`; `channel_type` "group": `message.groups`, "im": a DM). A bot's
     message carries `bot_id` (and `subtype` "bot_message" for a classic bot); an edit is `message_changed`."""
     ts = ts or f"{time.time():.6f}"
     event: dict[str, Any] = {"type": "message", "channel_type": channel_type, "user": user, "text": text, "ts": ts,
