@@ -263,6 +263,7 @@ class DiscordReporter(ChatPlatform):
         surface.answer_ids = [self._create(run, {"content": clip(text, CONTENT_LIMIT),
                                                  "allowed_mentions": {"parse": [], "roles": list(self.handoff_roles)}})]
         self.store.save(run)
+        self._record_turn(run)  # what was looked at: the asker's next reply has the question in view
 
     # -- approvals -----------------------------------------------------------------------------
 

@@ -270,8 +270,10 @@ class SlackReporter(ChatPlatform):
         )
 
     def hand_off(self, run: RunState, looked_at: str) -> None:
-        """The hand-off in the thread as the run's one message (a retried job finds it in `answer_ts`)."""
+        """The hand-off in the thread as the run's one message (a retried job finds it in `answer_ts`); what was
+        looked at becomes the thread's turn, so the asker's next reply has the question in view."""
         surface = SlackSurface.of(run)
+        self._record_turn(run)
         if not self.handoff or surface.answer_ts:
             return
         text = wording.HANDOFF.format(who=self.handoff, looked_at=escape(defuse_broadcasts(looked_at)))
