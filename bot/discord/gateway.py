@@ -117,10 +117,24 @@ def help_message(event: hikari.GuildMessageCreateEvent, bot_id: str, mentioned: 
         elif cache.get_guild_channel(event.channel_id) is not None:
             parent = ""  # a channel, not a thread
     member = event.member
+    roles = tuple(member.role_ids) if member else ()
     return HelpMessage(message_id=str(event.message_id), channel_id=str(event.channel_id), parent_id=parent,
-                       guild_id=str(event.guild_id), author_id=str(event.author_id),
-                       role_ids=frozenset(str(r) for r in (member.role_ids if member else ())),
-                       question=question_of(event.content or "", bot_id), mentioned=mentioned)
+                       guild_id=str(event.guild_id), author_id=str(event.author_id), role_ids=frozenset(str(r) for r in roles),
+                       question=question_of(event.content or "", bot_id), mentioned=mentioned,
+                       server_admin=_server_admin(cache, event.guild_id, event.author_id, roles))
+
+
+def _server_admin(cache: hikari.api.Cache | None, guild_id: hikari.Snowflake, user: hikari.Snowflake,
+                  roles: tuple[hikari.Snowflake, ...]) -> bool:
+    """The server's owner, or a member with a role that has Manage Server or Administrator (from the Gateway's
+    cache: the approvers when none are configured, bot/discord/approvers.py)."""
+    if cache is None:
+        return False
+    guild = cache.get_guild(guild_id)
+    if guild is not None and guild.owner_id == user:
+        return True
+    wanted = hikari.Permissions.ADMINISTRATOR | hikari.Permissions.MANAGE_GUILD
+    return any((role := cache.get_role(r)) is not None and role.permissions & wanted for r in roles)
 
 
 def intents_for(settings: Settings) -> hikari.Intents:

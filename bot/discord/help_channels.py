@@ -3,8 +3,8 @@
 A help channel is a text channel (a new top-level message: Atlas answers in a thread started from
 it, whose id is the message's) or a forum (a new post: its starter message has the thread's id and
 sits in the thread, whose parent is the forum). Replies in such a thread by the asker continue the
-conversation; a maintainer's reply (an approver, or a member of an ATLAS_HELP_MAINTAINERS role)
-makes Atlas step back there; a message that mentions Atlas is answered as a mention (bot/discord/gateway.py).
+conversation; a maintainer's reply (an approver: the configured ones, else the server's owner and
+members with Manage Server; or a member of an ATLAS_HELP_MAINTAINERS role) makes Atlas step back there; a message that mentions Atlas is answered as a mention (bot/discord/gateway.py).
 The rules and their Redis state are workers/help/threads.py's; the run is claimed by its message id
 (bot/discord/intake.py), so a MESSAGE_CREATE replayed after a RESUME starts no second run.
 
@@ -46,6 +46,7 @@ class HelpMessage:
     role_ids: frozenset[str]
     question: str  # the content without Atlas's mention (bot/discord/gateway.py `question_of`)
     mentioned: bool
+    server_admin: bool = False  # the server's owner, or Manage Server / Administrator by a role
 
 
 class HelpChannels:
@@ -56,6 +57,7 @@ class HelpChannels:
         self.channels = settings.help.discord_channels
         self.roles = settings.help.discord_roles | ({settings.discord_approver_role} if settings.discord_approver_role else set())
         self.users = frozenset(settings.discord_approvers)
+        self.admins_approve = not (settings.discord_approvers or settings.discord_approver_role)  # bot/discord/approvers.py
 
     def accept(self, m: HelpMessage) -> Outcome:
         """What the message starts. Raises redis.RedisError when Redis is unreachable."""
@@ -89,7 +91,7 @@ class HelpChannels:
         if asker is None:
             return "ignored"
         if asker != m.author_id:
-            if m.author_id in self.users or m.role_ids & self.roles:
+            if m.author_id in self.users or m.role_ids & self.roles or (self.admins_approve and m.server_admin):
                 threads.step_back(self.conn, thread, m.author_id)
                 log.info("a maintainer (%s) replied in help thread %s: Atlas steps back", m.author_id, m.channel_id)
                 return "stepped_back"
