@@ -43,6 +43,7 @@ from workers.runs.state import Origin
 
 log = logging.getLogger("atlas.bot.slack.help_channels")
 
+
 def register(app: App, deps: Deps) -> None:
     """Before the mentions' listener: Bolt runs the first listener whose matcher matches, so a help
     channel's message is decided here and every other event reaches bot/slack/mentions.py as before."""
