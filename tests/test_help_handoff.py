@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from atlas.settings import Settings
+from atlas.show_run import describe
 from tests.agent_harness import RecordingReporter, settings_for
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.turns import Call, reply_calls
@@ -35,6 +36,7 @@ def test_nothing_found_in_a_help_channel_hands_off_with_what_was_looked_at(rt: r
     assert called[-1] == NAME
     outputs = {item["call_id"] for item in run.items if item.get("type") == "function_call_output"}
     assert outputs == {item["call_id"] for item in run.items if item.get("type") == "function_call"}  # paired
+    assert f"handed off, not confident; looked at: {run.handoff}" in describe(run)  # what `atlas runs show` says
 
 
 def test_a_question_the_data_answers_is_answered_in_a_help_channel_too(rt: runtime.Runtime) -> None:

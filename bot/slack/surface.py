@@ -277,10 +277,14 @@ class SlackReporter(ChatPlatform):
         if not self.handoff or surface.answer_ts:
             return
         text = wording.HANDOFF.format(who=self.handoff, looked_at=escape(defuse_broadcasts(looked_at)))
-        reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text,
-                                                    unfurl_links=False, unfurl_media=False)
-        surface.answer_ts = [reply["ts"]]
-        self.store.save(run)
+
+        def post() -> None:
+            reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text,
+                                                        unfurl_links=False, unfurl_media=False)
+            surface.answer_ts = [reply["ts"]]
+            self.store.save(run)
+
+        self._deliver(run, "answer", post)  # through a Slack outage, as an answer is
 
     # -- approvals -----------------------------------------------------------------------------
 
