@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.errors import ConfigError
+from atlas.help_settings import HelpSettings, help_from_env
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
 from atlas.run_limits import DEFAULT_WORKER_CONCURRENCY, TOOL_TIMEOUT_SECONDS, Budget, worker_concurrency
@@ -133,6 +134,7 @@ class Settings:
     discord_approver_role: str | None = None  # a role id whose members may approve
     mcp_token: str | None = _secret()  # ATLAS_MCP_TOKEN: the bearer token of /mcp on `atlas serve`; None: no /mcp
     triage: TriageSettings = field(default_factory=TriageSettings)  # the triage inbox (atlas/triage_settings.py)
+    help: HelpSettings = field(default_factory=HelpSettings)  # help channels (atlas/help_settings.py)
 
     @property
     def lookup_command(self) -> str:
@@ -296,6 +298,7 @@ class Settings:
             discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
             mcp_token=_mcp_token(get("ATLAS_MCP_TOKEN")),
             triage=triage_from_env(get, flag),
+            help=help_from_env(get),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:

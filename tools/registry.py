@@ -50,7 +50,7 @@ class Registry:
         """Decorator: register `fn(args: SomeModel, ctx: ToolContext)`; the docstring is the description."""
 
         def register(fn: F) -> F:
-            self.add(_declare(fn, side_effect=side_effect, name=name, check=check))
+            self.add(declare(fn, side_effect=side_effect, name=name, check=check))
             return fn
 
         return register
@@ -61,6 +61,13 @@ class Registry:
             raise RegistryError(f"duplicate tool name {tool.name!r}")
         self._tools[tool.name] = tool
         self._definitions = None
+
+    def extended(self, *tools: Tool) -> Registry:
+        """A new registry with these tools and `tools` after them (renamed alike)."""
+        wider = Registry(self._rename)
+        for tool in (*self._tools.values(), *tools):
+            wider.add(tool)
+        return wider
 
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""
@@ -85,7 +92,8 @@ class Registry:
         return [dict(d) for d in self._definitions]
 
 
-def _declare(fn: Callable[..., Any], *, side_effect: bool, name: str | None, check: CheckFn | None = None) -> Tool:
+def declare(fn: Callable[..., Any], *, side_effect: bool, name: str | None, check: CheckFn | None = None) -> Tool:
+    """A Tool from `fn(args: SomeModel, ctx: ToolContext)`; its docstring is the description."""
     tool_name = name or fn.__name__
     if not NAME_PATTERN.match(tool_name):
         raise RegistryError(f"tool name {tool_name!r} must match {NAME_PATTERN.pattern}")

@@ -30,6 +30,11 @@ class ChatPlatform(Reporter):
         issue's page on the tracker when there is one)."""
         raise NotImplementedError
 
+    def hand_off(self, run: RunState, looked_at: str) -> None:
+        """A help run that is not confident: mention the configured hand-off in the run's thread with the one
+        line of what it looked at, once across retried jobs; nothing when no hand-off is set for the platform."""
+        raise NotImplementedError
+
     def triage_card(self, run: RunState) -> None:
         """Post the one triage card of a triage run (workers/inbox/) in the triage channel, or update it in
         place: the issue, each action with its own Approve and Reject until decided, who decided what."""

@@ -57,3 +57,6 @@ SETTINGS_MISMATCH = (
     "A worker with different settings (model, data folder or budgets) than the process that took this "
     "question picked it up, so it did not answer. Restart the workers with the same settings, then ask again."
 )
+
+# Help channels (workers/help/): a run that is not confident mentions the hand-off instead of guessing.
+HANDOFF = "{who} I couldn't answer this one with confidence, so I'm leaving it to you. What I looked at: {looked_at}."

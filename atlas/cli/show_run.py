@@ -46,6 +46,8 @@ def describe(run: RunState) -> str:
     if run.triage is not None:
         where = f"the triage inbox ({origin.kind} {origin.channel}), issue #{run.triage.issue} of {run.triage.repo}"
     lines = [f"run {run.id} ({run.status}) from {where}", f"question: {run.question}"]
+    if run.handoff is not None:  # a help channel's run that was not confident (workers/help/handoff.py)
+        lines.append(f"handed off, not confident; looked at: {run.handoff}")
     undelivered = run.surface.undelivered
     if undelivered:
         lines.append(f"note: {UNDELIVERED.get(undelivered, undelivered)}")

@@ -7,7 +7,10 @@ Why hikari: a maintained asyncio library whose REST base URL is a constructor ar
 intents are explicit; it installs with nothing but aiohttp, attrs, colorlog and multidict.
 
 Intents: GUILD_MESSAGES only. Without the privileged MESSAGE_CONTENT intent Discord still sends the
-content of messages that mention the bot, which is all Atlas reads. A mention in a thread Atlas
+content of messages that mention the bot, which is all Atlas reads. With help channels
+(ATLAS_DISCORD_HELP_CHANNELS, bot/discord/help_channels.py) it asks for MESSAGE_CONTENT too (posts
+there mention nobody) and GUILDS (the Gateway's cache then knows each thread's parent, so messages
+outside the help channels are not looked at). A mention in a thread Atlas
 answers in is a follow-up there (the thread's earlier turns are its context); anywhere else the
 worker starts a thread from the message. A MESSAGE_CREATE delivered twice (a replay after RESUME)
 is claimed once by its message id. If Redis is unreachable, the mention is kept here and retried
@@ -19,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 import hikari
 import redis
@@ -27,14 +32,18 @@ from atlas.errors import ConfigError
 from atlas.settings import Settings
 from bot.deps import bot_redis
 from bot.discord import intake, wording
+from bot.discord.help_channels import HelpChannels, HelpMessage
 from workers.runs.state import Origin
 
 log = logging.getLogger("atlas.discord.gateway")
 
 INTENTS = hikari.Intents.GUILD_MESSAGES
+HELP_INTENTS = INTENTS | hikari.Intents.MESSAGE_CONTENT | hikari.Intents.GUILDS
+PERSON_MESSAGES = frozenset({hikari.MessageType.DEFAULT, hikari.MessageType.REPLY})  # not joins, pins, boosts...
 MAX_QUESTION_CHARS = 4000
 KEEP_SECONDS = 600.0  # how long a mention waits here for Redis to come back
 RETRY_SECONDS = 2.0
+T = TypeVar("T")
 
 
 def question_of(content: str, bot_id: str) -> str:
@@ -48,6 +57,7 @@ class Gateway:
 
     def __init__(self, settings: Settings, conn: redis.Redis) -> None:
         self.settings, self.conn = settings, conn
+        self.help = HelpChannels(settings, conn) if settings.help.discord_channels else None
 
     def accept(self, *, message_id: str, channel_id: str, guild_id: str | None, author_id: str, content: str,
                bot_id: str) -> intake.Outcome | None:
@@ -64,27 +74,72 @@ class Gateway:
 
     async def on_message(self, event: hikari.GuildMessageCreateEvent) -> None:
         if not event.is_human:
-            return  # bots (Atlas included) and webhooks never start a run
+            return  # bots (Atlas included, and any other Atlas) and webhooks never start a run
         me = event.app.get_me() if isinstance(event.app, hikari.GatewayBot) else None
-        if me is None or me.id not in (event.message.user_mentions_ids or ()):
+        mentioned = me is not None and me.id in (event.message.user_mentions_ids or ())
+        if self.help is not None and event.message.type in PERSON_MESSAGES:
+            found = help_message(event, str(me.id) if me else "", mentioned)
+            await self._until_redis(lambda: self.help.accept(found) if self.help else None, "help message", found.message_id)
+        if me is None or not mentioned:
             return
         args = {"message_id": str(event.message_id), "channel_id": str(event.channel_id), "guild_id": str(event.guild_id),
                 "author_id": str(event.author_id), "content": event.content or "", "bot_id": str(me.id)}
+        kept, outcome = await self._until_redis(lambda: self.accept(**args), "mention", args["message_id"])
+        if kept and outcome is None:
+            await event.message.respond(wording.EMPTY_QUESTION, reply=True, mentions_everyone=False, user_mentions=False,
+                                        role_mentions=False, mentions_reply=False)
+
+
+    async def _until_redis(self, call: Callable[[], T], what: str, ident: str) -> tuple[bool, T | None]:
+        """`call()` off the event loop, tried again until Redis answers (up to `KEEP_SECONDS`): Discord does
+        not redeliver a Gateway event. (True, its result), or (False, None) once given up."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + KEEP_SECONDS
         while True:
             try:
-                outcome = await asyncio.to_thread(lambda: self.accept(**args))
-                break
+                return True, await asyncio.to_thread(call)
             except redis.RedisError as exc:
                 if loop.time() > deadline:
-                    log.error("mention %s dropped: Redis unreachable for %.0fs", args["message_id"], KEEP_SECONDS)
-                    return
-                log.warning("mention %s kept until Redis returns: %s", args["message_id"], type(exc).__name__)
+                    log.error("%s %s dropped: Redis unreachable for %.0fs", what, ident, KEEP_SECONDS)
+                    return False, None
+                log.warning("%s %s kept until Redis returns: %s", what, ident, type(exc).__name__)
                 await asyncio.sleep(RETRY_SECONDS)
-        if outcome is None:
-            await event.message.respond(wording.EMPTY_QUESTION, reply=True, mentions_everyone=False, user_mentions=False,
-                                        role_mentions=False, mentions_reply=False)
+
+
+def help_message(event: hikari.GuildMessageCreateEvent, bot_id: str, mentioned: bool) -> HelpMessage:
+    """The message as the help rules read it, its channel's parent from the Gateway's cache when known."""
+    parent: str | None = None
+    cache = event.app.cache if isinstance(event.app, hikari.GatewayBot) else None
+    if cache is not None:
+        thread = cache.get_thread(event.channel_id)
+        if thread is not None:
+            parent = str(thread.parent_id)
+        elif cache.get_guild_channel(event.channel_id) is not None:
+            parent = ""  # a channel, not a thread
+    member = event.member
+    roles = tuple(member.role_ids) if member else ()
+    return HelpMessage(message_id=str(event.message_id), channel_id=str(event.channel_id), parent_id=parent,
+                       guild_id=str(event.guild_id), author_id=str(event.author_id), role_ids=frozenset(str(r) for r in roles),
+                       question=question_of(event.content or "", bot_id), mentioned=mentioned,
+                       server_admin=_server_admin(cache, event.guild_id, event.author_id, roles))
+
+
+def _server_admin(cache: hikari.api.Cache | None, guild_id: hikari.Snowflake, user: hikari.Snowflake,
+                  roles: tuple[hikari.Snowflake, ...]) -> bool:
+    """The server's owner, or a member with a role that has Manage Server or Administrator (from the Gateway's
+    cache: the approvers when none are configured, bot/discord/approvers.py)."""
+    if cache is None:
+        return False
+    guild = cache.get_guild(guild_id)
+    if guild is not None and guild.owner_id == user:
+        return True
+    wanted = hikari.Permissions.ADMINISTRATOR | hikari.Permissions.MANAGE_GUILD
+    return any((role := cache.get_role(r)) is not None and role.permissions & wanted for r in roles)
+
+
+def intents_for(settings: Settings) -> hikari.Intents:
+    """Help channels need the message-content intent (privileged: enabled on the Bot page) and GUILDS."""
+    return HELP_INTENTS if settings.help.discord_channels else INTENTS
 
 
 def build_bot(settings: Settings) -> hikari.GatewayBot:
@@ -92,7 +147,7 @@ def build_bot(settings: Settings) -> hikari.GatewayBot:
     if not settings.discord_bot_token:
         raise ConfigError("DISCORD_BOT_TOKEN is not set (the Bot page of your Discord application)")
     try:
-        bot = hikari.GatewayBot(settings.discord_bot_token, intents=INTENTS, rest_url=settings.discord_api_url,
+        bot = hikari.GatewayBot(settings.discord_bot_token, intents=intents_for(settings), rest_url=settings.discord_api_url,
                                 banner=None, logs=None, suppress_optimization_warning=True)
     except ValueError:
         raise ConfigError("DISCORD_BOT_TOKEN is not a bot token (copy it again from the Bot page)") from None

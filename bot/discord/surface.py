@@ -63,8 +63,10 @@ class DiscordReporter(ChatPlatform):
 
     def __init__(self, rest: DiscordREST, store: RunStore, *, docs_base_url: str | None = None,
                  issues_base_url: str | None = None, clock: Callable[[], float] = time.monotonic,
-                 data_dir: Path | None = None, home: Path | None = None, tracker: Tracker | None = None) -> None:
+                 data_dir: Path | None = None, home: Path | None = None, tracker: Tracker | None = None,
+                 handoff_roles: tuple[str, ...] = ()) -> None:
         self.rest, self.store = rest, store
+        self.handoff_roles = handoff_roles  # ATLAS_HANDOFF's Discord roles: whom a help run that is not confident asks
         self.tracker = tracker  # the worker's: what a triage card describes issues from
         self.data_dir, self.home = data_dir, home  # the demo tracker's folder (cards describe its issues) and ATLAS_HOME
         self.docs_base_url, self.issues_base_url = docs_base_url, issues_base_url
@@ -77,7 +79,7 @@ class DiscordReporter(ChatPlatform):
     @classmethod
     def for_settings(cls, settings: Any, store: RunStore, tracker: Tracker | None = None) -> DiscordReporter:
         return cls(rest_client(settings), store, docs_base_url=settings.docs_base_url, issues_base_url=settings.issues_base_url,
-                   data_dir=settings.data_dir, home=settings.home, tracker=tracker)
+                   data_dir=settings.data_dir, home=settings.home, tracker=tracker, handoff_roles=settings.help.discord_handoff())
 
     # -- events --------------------------------------------------------------------------------
 
@@ -250,6 +252,18 @@ class DiscordReporter(ChatPlatform):
         if thread and thread != run.origin.channel:
             conversations.append(self.store.conn, conversation_team(run.origin.team), thread, thread, run.id,
                                  Turn(question=run.question, answer=run.answer))
+
+    def hand_off(self, run: RunState, looked_at: str) -> None:
+        """The hand-off in the thread as the run's one message, pinging only the hand-off roles."""
+        surface = DiscordSurface.of(run)
+        if not self.handoff_roles or surface.answer_ids:
+            return
+        who = " ".join(f"<@&{role}>" for role in self.handoff_roles)
+        text = common.HANDOFF.format(who=who, looked_at=render.escape(looked_at))
+        surface.answer_ids = [self._create(run, {"content": clip(text, CONTENT_LIMIT),
+                                                 "allowed_mentions": {"parse": [], "roles": list(self.handoff_roles)}})]
+        self.store.save(run)
+        self._record_turn(run)  # what was looked at: the asker's next reply has the question in view
 
     # -- approvals -----------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from atlas.settings import Settings
 from bot import feedback
 from bot.after_ack import InFlight
 from bot.deps import Deps, build
-from bot.slack import approvals, assistant, commands, mentions
+from bot.slack import approvals, assistant, commands, help_channels, mentions
 from bot.slack.triage_edits import TriageEdits
 
 log = logging.getLogger("atlas.bot")
@@ -60,6 +60,7 @@ def create_app(settings: Settings, deps: Deps | None = None, *, socket_mode: boo
     )
     app.error(on_error)
     assistant.register(app, deps)  # a global middleware: it sees assistant-thread events before the listeners
+    help_channels.register(app, deps)  # before the mentions: a help channel's messages are decided there
     mentions.register(app, deps)
     commands.register(app, deps)
     feedback.register(app, deps)

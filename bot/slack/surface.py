@@ -25,7 +25,7 @@ from bot.slack import triage_card, wording
 from bot.slack.client import SlackClients, error_code, error_details
 from bot.slack.delivery import Patience, deliver
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
-from bot.slack.render import answer_messages, classic_feedback, defuse_broadcasts
+from bot.slack.render import answer_messages, classic_feedback, defuse_broadcasts, escape
 from bot.slack.stream import AnswerStream, can_stream, streamed
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
@@ -67,6 +67,7 @@ class SlackReporter(ChatPlatform):
         clock: Callable[[], float] = time.monotonic,
         patience: Patience = Patience(budget_seconds=900.0, cap_seconds=30.0),
         tracker: Tracker | None = None,
+        handoff: str = "",
     ) -> None:
         self.client = client  # retries 5xx and dropped connections: for updates
         self.create_client = create_client  # retries 429 only: for calls that create messages
@@ -78,6 +79,7 @@ class SlackReporter(ChatPlatform):
                                           finish_by_update=self._finish_by_update)
         self.patience = patience  # how long an answer or card is retried through a Slack outage
         self.tracker = tracker  # what approval cards describe issues from (title, duplicate)
+        self.handoff = handoff  # ATLAS_HANDOFF's Slack mentions: whom a help run that is not confident asks
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -107,6 +109,7 @@ class SlackReporter(ChatPlatform):
             issues_base_url=settings.issues_base_url,
             patience=Patience(settings.slack_outage_seconds, settings.slack_retry_cap_seconds),
             tracker=tracker or tracker_for(settings, store.conn),
+            handoff=settings.help.slack_handoff(),
         )
 
     # -- events --------------------------------------------------------------------------------
@@ -265,6 +268,23 @@ class SlackReporter(ChatPlatform):
             self.store.conn, origin.team, origin.channel or "", thread_of(run), run.id,
             Turn(question=run.question, answer=run.answer),
         )
+
+    def hand_off(self, run: RunState, looked_at: str) -> None:
+        """The hand-off in the thread as the run's one message (a retried job finds it in `answer_ts`); what was
+        looked at becomes the thread's turn, so the asker's next reply has the question in view."""
+        surface = SlackSurface.of(run)
+        self._record_turn(run)
+        if not self.handoff or surface.answer_ts:
+            return
+        text = run_words.HANDOFF.format(who=self.handoff, looked_at=escape(defuse_broadcasts(looked_at)))
+
+        def post() -> None:
+            reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text,
+                                                        unfurl_links=False, unfurl_media=False)
+            surface.answer_ts = [reply["ts"]]
+            self.store.save(run)
+
+        self._deliver(run, "answer", post)  # through a Slack outage, as an answer is
 
     # -- approvals -----------------------------------------------------------------------------
 

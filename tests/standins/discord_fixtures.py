@@ -1,6 +1,7 @@
 """Pytest fixtures for Discord: the REST stand-in and the interactions endpoint behind waitress.
 
 Import them in a test module:  from tests.standins.discord_fixtures import discord_api, endpoint  # noqa: F401
+(`gateway` and `gateway_api`: the Gateway stand-in, and a REST stand-in whose /gateway/bot points at it.)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from atlas.settings import Settings
 from bot.discord.endpoint import endpoint as build_endpoint
 from bot.web.serve import DISCORD_PATH, http_server
 from tests.standins.discord_api import APPLICATION_ID, DiscordAPI
+from tests.standins.discord_gateway import GatewayStandin
 from tests.standins.discord_interactions import PUBLIC_KEY, InteractionSender
 from tests.standins.slack_fixtures import BackgroundServer
 from tests.support.tools_dataset import make_dataset
@@ -26,6 +28,18 @@ from workers.process import runtime
 def discord_api() -> Iterator[DiscordAPI]:
     with DiscordAPI() as api:
         yield api
+
+
+@pytest.fixture
+def gateway() -> Iterator[GatewayStandin]:
+    with GatewayStandin() as standin:
+        yield standin
+
+
+@pytest.fixture
+def gateway_api(gateway: GatewayStandin) -> Iterator[DiscordAPI]:
+    with DiscordAPI(gateway_url=gateway.url) as standin:
+        yield standin
 
 
 def discord_settings(api: DiscordAPI, redis_url: str, home: Path, data: Path, **overrides: object) -> Settings:

@@ -95,15 +95,25 @@ def direct_message(text: str, *, channel: str = "D0ALICE", user: str = "U0ALICE"
                    eid: str | None = None, subtype: str | None = None, bot_id: str | None = None,
                    thread_ts: str | None = None) -> dict[str, Any]:
     """A `message` event in a DM (channel_type im)."""
+    return channel_message(text, channel=channel, user=user, ts=ts, thread_ts=thread_ts, eid=eid, subtype=subtype, bot_id=bot_id,
+                           channel_type="im")
+
+
+def channel_message(text: str, *, channel: str, user: str = "U0ALICE", ts: str | None = None, thread_ts: str | None = None,
+                    eid: str | None = None, subtype: str | None = None, bot_id: str | None = None,
+                    channel_type: str = "channel") -> dict[str, Any]:
+    """A `message` event in a channel (`message.channels`; `channel_type` "group": `message.groups`, "im": a DM). A bot's
+    message carries `bot_id` (and `subtype` "bot_message" for a classic bot); an edit is `message_changed`."""
     ts = ts or f"{time.time():.6f}"
-    event: dict[str, Any] = {"type": "message", "channel_type": "im", "user": user, "text": text, "ts": ts,
+    event: dict[str, Any] = {"type": "message", "channel_type": channel_type, "user": user, "text": text, "ts": ts,
                              "channel": channel, "event_ts": ts, "team": TEAM}
+    if thread_ts:
+        event["thread_ts"] = thread_ts
     if subtype:
         event["subtype"] = subtype
     if bot_id:
         event["bot_id"] = bot_id
-    if thread_ts:
-        event["thread_ts"] = thread_ts
+        event["bot_profile"] = {"id": bot_id, "name": "a bot", "team_id": TEAM}
     return _callback(event, eid)
 
 

@@ -12,7 +12,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, assert_never
 
-from tools import results
+from tools import hand_off, results
 from tools.dispatch import ToolOutput, dispatch, validate
 from tools.errors import ToolError
 from workers.agent import context as ctxmgmt
@@ -56,7 +56,14 @@ class BudgetStop:
     reason: StopReason
 
 
-StepOutcome = Answered | RunAgain | NeedsApproval | BudgetStop
+@dataclass(frozen=True)
+class HandedOff:
+    """A help run's model called `hand_off`: not confident, so no answer (tools/hand_off.py)."""
+
+    looked_at: str
+
+
+StepOutcome = Answered | RunAgain | NeedsApproval | BudgetStop | HandedOff
 
 
 @dataclass
@@ -100,6 +107,9 @@ class Agent:
                     self.wrap_up(run, reason)
                 case Answered(text=text):
                     finish(run, text, "done", partial=False)
+                case HandedOff(looked_at=looked_at):
+                    finish(run, looked_at, "done", partial=False)
+                    run.handoff = looked_at
                 case _:
                     assert_never(outcome)
             self.keeper.settle(run)
@@ -139,9 +149,18 @@ class Agent:
             outcome = Answered(reply.text)
         else:
             pending = self.run_calls(run, reply.calls, record)
-            outcome = NeedsApproval(pending) if pending else RunAgain()
+            outcome = NeedsApproval(pending) if pending else self._handed_off(reply.calls) or RunAgain()
         run.consecutive_errors = run.consecutive_errors + 1 if record.errors else 0
         return self._close_step(run, record, started, outcome)
+
+    def _handed_off(self, calls: list[dict[str, Any]]) -> HandedOff | None:
+        """The run ends on a `hand_off` call, where the run was offered one (its output is already paired)."""
+        if self.tools.registry.get(hand_off.NAME) is None:
+            return None
+        for call in calls:
+            if call["name"] == hand_off.NAME:
+                return HandedOff(hand_off.summary(call.get("arguments", "")))
+        return None
 
     def _close_step(self, run: RunState, record: StepRecord, started: float, outcome: StepOutcome) -> StepOutcome:
         """Record the step's time and persist the run: every step ends saved, a step that runs again

@@ -14,6 +14,7 @@ from typing import Any
 
 from atlas import tokens
 from atlas.text import text_of
+from tools.hand_off import NAME as HAND_OFF  # offered in help channels only
 from workers import wording as phrases
 from workers.agent import offline_docs
 from workers.agent.instructions import WRAP_UP
@@ -49,7 +50,7 @@ class OfflineModel:
         if (known := knowledge_reply(question, done, request.tool_choice != "none")) is not None:
             return self._calls(known, step, usage) if isinstance(known, list) else self._text(known, usage)
         if request.tool_choice == "none" or "get_doc_section" in done or "get_issue" in done:
-            return self._answer(question, turn, usage)
+            return self._answer(question, turn, usage, request, step)
         if _SMALL_TALK.match(question) and len(question) < 60:
             return self._text(phrases.OFFLINE_SMALL_TALK, usage)
         if not done:
@@ -67,7 +68,7 @@ class OfflineModel:
             )
         best = _best_docs(done.get("search_docs", ""))
         if not best:
-            return self._answer(question, turn, usage)
+            return self._answer(question, turn, usage, request, step)
         return self._calls([("get_doc_section", {"doc_id": d, "heading": h}) for d, h in best], step, usage)
 
     def _calls(self, calls: list[tuple[str, dict[str, Any]]], step: int, usage: Usage) -> ModelReply:
@@ -96,10 +97,15 @@ class OfflineModel:
         }
         return ModelReply.of([item], usage)
 
-    def _answer(self, question: str, turn: list[dict[str, Any]], usage: Usage) -> ModelReply:
+    def _answer(self, question: str, turn: list[dict[str, Any]], usage: Usage, request: ModelRequest, step: int) -> ModelReply:
+        """The extractive answer; where `hand_off` is offered (a help channel) and nothing relevant was
+        found, the call that hands the question to the maintainers instead."""
         names = {item["call_id"]: item["name"] for item in turn if item.get("type") == "function_call"}
         results = [(names.get(item["call_id"], ""), str(item.get("output", ""))) for item in turn if item.get("type") == "function_call_output"]
-        return self._text(compose(question, results), usage)
+        text, confident = verdict(question, results)
+        if not confident and request.tool_choice != "none" and any(t.get("name") == HAND_OFF for t in request.tools):
+            return self._calls([(HAND_OFF, {"looked_at": looked_at(turn)})], step, usage)
+        return self._text(text, usage)
 
 
 def _current_turn(items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
@@ -136,7 +142,37 @@ def _not_in_docs(results: list[tuple[str, str]]) -> list[str]:
 
 
 def compose(question: str, results: list[tuple[str, str]]) -> str:
-    """Quote the best doc passage (`offline_docs`), list the issues that touch the question, and say
+    """The extractive answer to `question` from the tools' `results` (see `verdict`)."""
+    return verdict(question, results)[0]
+
+
+def looked_at(turn: list[dict[str, Any]]) -> str:
+    """One line of what the calls of this turn searched and read, for a hand-off."""
+    searched: list[str] = []
+    read: list[str] = []
+    for item in turn:
+        if item.get("type") != "function_call":
+            continue
+        try:
+            args = json.loads(item.get("arguments") or "{}")
+        except ValueError:
+            continue
+        if item["name"] == "search_docs" and args.get("query"):
+            searched.append(str(args["query"])[:120])
+        elif item["name"] == "get_doc_section":
+            read.append(str(args.get("doc_id")) + (f" § {args['heading']}" if args.get("heading") else ""))
+        elif item["name"] == "get_issue":
+            read.append(f"#{args.get('issue_id')}")
+    line = f"searched the docs and issues for “{searched[0]}”" if searched else "searched the docs and issues"
+    if read:
+        line += "; read " + ", ".join(read[:3])
+    return line + "; nothing there answers it"
+
+
+def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
+    """The answer and whether it rests on anything found (False: it says nothing relevant was found).
+
+    Quote the best doc passage (`offline_docs`), list the issues that touch the question, and say
     plainly what nothing was found about when the data has nothing: a name no doc mentions and no issue
     shown has, or most of the question's words in nothing that was read."""
     asked = Question.of(question)
@@ -148,7 +184,7 @@ def compose(question: str, results: list[tuple[str, str]]) -> str:
     lacking = 2 * len(asked.absent_from(seen)) > len(asked.keywords) and all(len(asked.found_in(s.text)) <= 1 for s in sections)
     if absent or lacking:  # a name the data lacks, or most of the question nowhere and at most one word in any section read
         if not any(name == "get_issue" for name, _ in found):
-            return f"{_nothing_about(question, Question(absent) if absent else asked, seen)}\n\n{OFFLINE_NOTE}"
+            return f"{_nothing_about(question, Question(absent) if absent else asked, seen)}\n\n{OFFLINE_NOTE}", False
     parts: list[str] = []
     quoted = offline_docs.answer(asked, sections)
     if quoted:
@@ -161,7 +197,7 @@ def compose(question: str, results: list[tuple[str, str]]) -> str:
             if hits:
                 parts.append(phrases.OFFLINE_RELATED + "\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
     body = "\n\n".join(parts) if parts else _nothing_about(question, asked, seen)
-    return f"{body}\n\n{OFFLINE_NOTE}"
+    return f"{body}\n\n{OFFLINE_NOTE}", bool(parts)
 
 
 def _shown_lines(name: str, output: str) -> list[str]:

@@ -31,6 +31,10 @@ def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
     platform = rt.platform_for(run.origin.kind)
     if platform is None:
         return StreamReporter(rt.store)
+    if run.origin.unprompted:  # asked in a help channel: quiet until sure, a hand-off when not (workers/help/)
+        from workers.help.handoff import HelpReporter
+
+        platform = HelpReporter(platform, rt.conn, rt.settings)
     if run.origin.kind == "slack":
         from bot.slack.assistant_reporter import AssistantThreadReporter
 
@@ -72,7 +76,7 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
     if settings_check.mismatched(rt, run):
         settings_check.refuse(rt, run, reporter)
         return run.status
-    agent = rt.agent(reporter)  # the loop settles cost and sources before its "answer" event
+    agent = rt.agent(reporter, unprompted=run.origin.unprompted)  # the loop settles cost and sources before its "answer" event
     if run.origin.kind == "slack":
         from bot.slack.assistant_reporter import attach_context
 

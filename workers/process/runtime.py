@@ -18,6 +18,7 @@ from atlas.settings import Settings
 from bot.slack.client import SlackClients
 from tools import Corpus, open_corpus, v2_registry
 from tools.context import ToolContext
+from tools.hand_off import with_hand_off
 from tools.registry import Registry
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
@@ -86,15 +87,18 @@ class Runtime:
     slack: SlackClients | None = None  # with SLACK_BOT_TOKEN: every Slack run's thread is posted through these
     # set when the worker is asked to stop: a run in flight saves after its step and hands over (workers/jobs/runs.py)
     stopping: threading.Event = field(default_factory=threading.Event)
+    help_registry: Registry | None = field(default=None, init=False, repr=False)  # help runs' tools (`agent`)
     tool_pool: ThreadPoolExecutor = field(init=False, repr=False)  # every run's read tools, sized for the worker's concurrency
 
     def __post_init__(self) -> None:
         self.tool_pool = tool_pool(self.settings.worker_concurrency)
 
-    def agent(self, reporter: Reporter) -> Agent:
-        """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer."""
+    def agent(self, reporter: Reporter, *, unprompted: bool = False) -> Agent:
+        """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer.
+        `unprompted` (a help channel's run): the tools include `hand_off`, its way to say it is not confident."""
         corpus = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
-        tools = JobTools(self.registry, corpus, self.conn, self.tracker)
+        registry = self._help_registry() if unprompted else self.registry
+        tools = JobTools(registry, corpus, self.conn, self.tracker)
         return Agent(
             model=self.model,
             tools=tools,
@@ -106,6 +110,12 @@ class Runtime:
             stopping=self.stopping,
             pool=self.tool_pool,
         )
+
+    def _help_registry(self) -> Registry:
+        """The registry with `hand_off`, built on first use (its definitions are generated once)."""
+        if self.help_registry is None:
+            self.help_registry = with_hand_off(self.registry)
+        return self.help_registry
 
     def save(self, run: RunState) -> None:
         """Persist the run (the agent's keeper)."""

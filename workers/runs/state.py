@@ -47,6 +47,9 @@ class Origin(BaseModel):
     thread_ts: str | None = None
     message_ts: str | None = None
     team: str | None = None
+    # Asked in a help channel without a mention (workers/help/): no progress shown, and a run that is not
+    # confident hands off instead of answering.
+    unprompted: bool = False
 
 
 class Usage(BaseModel):
@@ -129,6 +132,8 @@ class RunState(BaseModel):
     # fingerprint answers it (workers/runs/settings_check.py). None: any worker (runs from older versions).
     settings_fingerprint: str | None = None
     answered_by: AnsweredBy | None = None
+    # A help run that was not confident: the one line of what it looked at, posted as a hand-off instead of an answer.
+    handoff: str | None = None
     triage: TriageRecord | None = None  # a triage run (workers/inbox/): the issue, its suggestions, each action
 
     @property

@@ -13,6 +13,7 @@ import redis
 
 from bot.discord.gateway import INTENTS
 from tests.standins.discord_api import DiscordAPI
+from tests.standins.discord_fixtures import gateway, gateway_api  # noqa: F401
 from tests.standins.discord_gateway import GatewayStandin, mention_payload
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.tcp_proxy import TcpProxy
@@ -25,15 +26,8 @@ BOT_MENTION = "<@1100000000000000002>"
 
 
 @pytest.fixture
-def gateway() -> Iterator[GatewayStandin]:
-    with GatewayStandin() as standin:
-        yield standin
-
-
-@pytest.fixture
-def api(gateway: GatewayStandin) -> Iterator[DiscordAPI]:
-    with DiscordAPI(gateway_url=gateway.url) as standin:
-        yield standin
+def api(gateway_api: DiscordAPI) -> DiscordAPI:
+    return gateway_api
 
 
 @pytest.fixture

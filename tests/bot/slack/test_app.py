@@ -54,7 +54,7 @@ def test_a_mention_is_acked_recorded_and_queued_for_its_thread(bot: RunningBot, 
     [run] = _runs(redis_conn)
     assert run.question == "what does ORB-1202 mean?"  # the bot's own mention removed
     assert run.origin.model_dump() == {"kind": "slack", "user": "U0ALICE", "channel": "C0GENERAL", "thread_ts": "1700000000.000100",
-                                       "message_ts": "1700000100.000200", "team": "T0TEST"}
+                                       "message_ts": "1700000100.000200", "team": "T0TEST", "unprompted": False}
     assert run.status == "queued" and run.history == []
     assert _queued(redis_conn) == [f"atlas-run-{run.id}"]
     status = wait_for(lambda: bot.api.calls_to("assistant.threads.setStatus"), what="the working status")

@@ -18,31 +18,31 @@ from workers.runs.surfaces import CliSurface, DiscordInteraction, DiscordSurface
 # in the assistant view, was stopped, and whose answer Slack never took. Every Slack key is there.
 SLACK_RECORD = (
     '{"id":"5f2a9c0e1b3d4a67","question":"What does ORB-1202 mean?","origin":{"kind":"slack","user":"U0ALICE","channel":"D0DM",'
-    '"thread_ts":"1700050001.000100","message_ts":"1700050001.000100","team":"T0TEST"},"history":[],"context_channel":null,'
+    '"thread_ts":"1700050001.000100","message_ts":"1700050001.000100","team":"T0TEST","unprompted":false},"history":[],"context_channel":null,'
     '"status":"done","items":[],"steps":[],"usage":{"input_tokens":0,"cached_tokens":0,"output_tokens":0},"seconds_spent":0.0,'
     '"consecutive_errors":0,"pending":[],"answer":"It is PermanentError.","stop_reason":null,"partial":false,"sources":[],'
     '"source_urls":{},"cost_usd":0.0,"error":null,"created_at":1700050001.5,"updated_at":1700050009.25,'
     '"surface":{"assistant_thread":true,"progress_mode":"stream","progress_ts":"1700050002.000200","progress_open":false,'
     '"answer_streamed":2210,"answer_ts":["1700050002.000200"],"answer_mode":"stream","answer_digest":"9f86d081884c7d65",'
     '"undelivered":"answer","stopped_by_user":true,"stop_note_ts":"1700050003.000300"},"settings_fingerprint":"3c9d",'
-    '"answered_by":null,"triage":null}'
+    '"answered_by":null,"handoff":null,"triage":null}'
 )
 # A Discord `/atlas ask` run: its interaction, the thread, progress closed, answers posted both ways. Every Discord key.
 DISCORD_RECORD = (
     '{"id":"7c1e","question":"q","origin":{"kind":"discord","user":"1","channel":"2","thread_ts":null,"message_ts":"4",'
-    '"team":"3"},"history":[],"context_channel":null,"status":"queued","items":[],"steps":[],"usage":{"input_tokens":0,'
+    '"team":"3","unprompted":false},"history":[],"context_channel":null,"status":"queued","items":[],"steps":[],"usage":{"input_tokens":0,'
     '"cached_tokens":0,"output_tokens":0},"seconds_spent":0.0,"consecutive_errors":0,"pending":[],"answer":null,'
     '"stop_reason":null,"partial":false,"sources":[],"source_urls":{},"cost_usd":0.0,"error":null,"created_at":1.0,'
     '"updated_at":2.0,"surface":{"interaction":{"app":"1300","token":"tok","at":1700050001.25},"reply_to":"4",'
     '"thread_id":"2","progress_id":"5","progress_open":false,"progress_done":true,"answer_ids":[["6","webhook"],'
-    '["7","channel"]],"answer_digest":"ab12"},"settings_fingerprint":null,"answered_by":null,"triage":null}'
+    '["7","channel"]],"answer_digest":"ab12"},"settings_fingerprint":null,"answered_by":null,"handoff":null,"triage":null}'
 )
 CLI_RECORD = (
     '{"id":"c","question":"q","origin":{"kind":"cli","user":null,"channel":null,"thread_ts":null,"message_ts":null,'
-    '"team":null},"history":[],"context_channel":null,"status":"queued","items":[],"steps":[],"usage":{"input_tokens":0,'
+    '"team":null,"unprompted":false},"history":[],"context_channel":null,"status":"queued","items":[],"steps":[],"usage":{"input_tokens":0,'
     '"cached_tokens":0,"output_tokens":0},"seconds_spent":0.0,"consecutive_errors":0,"pending":[],"answer":null,'
     '"stop_reason":null,"partial":false,"sources":[],"source_urls":{},"cost_usd":0.0,"error":null,"created_at":1.0,'
-    '"updated_at":2.0,"surface":{},"settings_fingerprint":null,"answered_by":null,"triage":null}'
+    '"updated_at":2.0,"surface":{},"settings_fingerprint":null,"answered_by":null,"handoff":null,"triage":null}'
 )
 
 

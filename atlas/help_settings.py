@@ -1,0 +1,81 @@
+"""Help channels' settings (issue 26): where Atlas answers without a mention, who it steps back for,
+whom it hands off to, and how many unprompted runs a channel may start in an hour.
+
+`ATLAS_HELP_CHANNELS` are Slack channel ids (C..., G...), `ATLAS_DISCORD_HELP_CHANNELS` Discord text or
+forum channel ids. `ATLAS_HELP_MAINTAINERS` and `ATLAS_HANDOFF` take a comma-separated mix of Slack user
+ids (U..., W...), Slack user group ids (S...) and Discord role ids (digits); each platform reads its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from atlas.errors import ConfigError
+
+DEFAULT_RATE_PER_HOUR = 20
+_SLACK_CHANNEL = re.compile(r"^[CG][A-Z0-9]{2,}$")
+_SLACK_USER = re.compile(r"^[UW][A-Z0-9]{2,}$")
+_SLACK_GROUP = re.compile(r"^S[A-Z0-9]{2,}$")
+_SNOWFLAKE = re.compile(r"^[0-9]{5,20}$")
+
+
+@dataclass(frozen=True)
+class HelpSettings:
+    """Help channels on Slack and Discord; empty lists: no help channels, mentions only."""
+
+    slack_channels: frozenset[str] = frozenset()  # ATLAS_HELP_CHANNELS
+    discord_channels: frozenset[str] = frozenset()  # ATLAS_DISCORD_HELP_CHANNELS
+    maintainers: tuple[str, ...] = ()  # ATLAS_HELP_MAINTAINERS: besides the approvers, whose reply makes Atlas step back
+    handoff: tuple[str, ...] = ()  # ATLAS_HANDOFF: whom Atlas mentions when it is not confident; none: it stays silent
+    rate_per_hour: int = DEFAULT_RATE_PER_HOUR  # ATLAS_HELP_RATE: unprompted runs per help channel per hour
+
+    @property
+    def slack_users(self) -> frozenset[str]:
+        return frozenset(m for m in self.maintainers if _SLACK_USER.match(m))
+
+    @property
+    def slack_groups(self) -> tuple[str, ...]:
+        return tuple(m for m in self.maintainers if _SLACK_GROUP.match(m))
+
+    @property
+    def discord_roles(self) -> frozenset[str]:
+        return frozenset(m for m in self.maintainers if _SNOWFLAKE.match(m))
+
+    def slack_handoff(self) -> str:
+        """The Slack mentions of the hand-off ("" when none is set for Slack)."""
+        return " ".join(f"<!subteam^{h}>" if _SLACK_GROUP.match(h) else f"<@{h}>" for h in self.handoff if not _SNOWFLAKE.match(h))
+
+    def discord_handoff(self) -> tuple[str, ...]:
+        """The Discord role ids of the hand-off."""
+        return tuple(h for h in self.handoff if _SNOWFLAKE.match(h))
+
+
+def _ids(name: str, raw: str | None, forms: tuple[re.Pattern[str], ...], what: str) -> tuple[str, ...]:
+    found = tuple(part.strip() for part in (raw or "").split(",") if part.strip())
+    for value in found:
+        if not any(form.match(value) for form in forms):
+            raise ConfigError(f"{name} must be a comma-separated list of {what}, got {value!r}")
+    return found
+
+
+def help_from_env(get: Callable[[str], str | None]) -> HelpSettings:
+    """Read and check the help channels' variables; a malformed id names its variable."""
+    people = (_SLACK_USER, _SLACK_GROUP, _SNOWFLAKE)
+    people_what = "Slack user ids (U...), Slack user group ids (S...) or Discord role ids (digits)"
+    raw_rate = get("ATLAS_HELP_RATE")
+    rate = DEFAULT_RATE_PER_HOUR
+    if raw_rate is not None:
+        if not raw_rate.isdigit() or int(raw_rate) < 1:
+            raise ConfigError(f"ATLAS_HELP_RATE must be a whole number of runs per channel per hour, 1 or more, got {raw_rate!r}")
+        rate = int(raw_rate)
+    return HelpSettings(
+        slack_channels=frozenset(_ids("ATLAS_HELP_CHANNELS", get("ATLAS_HELP_CHANNELS"), (_SLACK_CHANNEL,),
+                                      "Slack channel ids (C... or G...)")),
+        discord_channels=frozenset(_ids("ATLAS_DISCORD_HELP_CHANNELS", get("ATLAS_DISCORD_HELP_CHANNELS"), (_SNOWFLAKE,),
+                                        "Discord channel ids (digits)")),
+        maintainers=_ids("ATLAS_HELP_MAINTAINERS", get("ATLAS_HELP_MAINTAINERS"), people, people_what),
+        handoff=_ids("ATLAS_HANDOFF", get("ATLAS_HANDOFF"), people, people_what),
+        rate_per_hour=rate,
+    )
