@@ -139,6 +139,11 @@ class DocsIndex:
 
             self.vectors = SectionVectors([(u.title, u.heading, u.text) for u in self._units], vectors_store)
 
+    @property
+    def written(self) -> set[str]:
+        """Every token the docs themselves hold (not the issue threads' words)."""
+        return self._written
+
     def warm(self, wait: bool = True) -> bool:
         """Load the embedding model and the section vectors now; False when search is lexical (or, unless
         `wait`, while new sections are embedded in the background: a worker at start takes jobs meanwhile)."""

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from atlas import tokens
+from tools.docs_tools import UNCOVERED
 from workers import wording as phrases
 from workers.agent import offline_docs
 from workers.agent.compaction import text_of
@@ -31,6 +32,7 @@ _DOC_HIT = re.compile(r"^- ([a-z0-9][a-z0-9-]*)(?: § (.+?))? \[[^\]]*\]:")
 _ISSUE_HIT = re.compile(r"^#\d+ ")
 _TOOL_NOTE = re.compile(r"^\[(?:cut|more|body cut)\b[^\]]*\]$")  # how to read on: for the model, not the reader
 _UNKNOWN = re.compile(r"^\(No doc mentions: (.+?)\. If those words", re.M)
+_UNCOVERED = re.compile("^" + re.escape(UNCOVERED.split("{")[0]) + r"(.+?), and no section", re.M)  # search's calibrated "not covered"
 READS = 2  # doc sections read per question: search's best two (its first is right about 6 times in 10)
 MAX_QUERY = 500  # search_docs reads this much of a query
 
@@ -52,7 +54,7 @@ class OfflineModel:
             return self._answer(question, turn, usage)
         if _SMALL_TALK.match(question) and len(question) < 60:
             return self._text(phrases.OFFLINE_SMALL_TALK, usage)
-        if not done:
+        if not done or _code_unavailable(done):  # no code synced: its hint says to answer from the docs and issues
             issue = _ISSUE.search(question)
             if issue:
                 return self._calls([("get_issue", {"issue_id": int(issue.group(1)), "include": ["body", "comments", "labels"]})], step, usage)
@@ -102,6 +104,11 @@ class OfflineModel:
         return self._text(compose(question, results), usage)
 
 
+def _code_unavailable(done: dict[str, str]) -> bool:
+    """Only a code search was made, and it failed (no source is synced for this project)."""
+    return set(done) == {"search_code"} and done["search_code"].startswith("Error")
+
+
 def _current_turn(items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     """The latest real question and the items after it (a wrap-up note is not a question)."""
     for index in range(len(items) - 1, -1, -1):
@@ -127,9 +134,10 @@ def _best_docs(search_output: str, most: int = READS) -> list[tuple[str, str | N
 
 
 def _not_in_docs(results: list[tuple[str, str]]) -> list[str]:
-    """The names search_docs said no doc mentions (its '(No doc mentions: ...)' note)."""
+    """The names search_docs said no doc mentions (its '(No doc mentions: ...)' note), or the words it
+    said no doc has when it judged that the docs do not cover the question (its '(Weak match: ...)' note)."""
     for name, output in results:
-        found = _UNKNOWN.search(output) if name == "search_docs" else None
+        found = (_UNKNOWN.search(output) or _UNCOVERED.search(output)) if name == "search_docs" else None
         if found:
             return [w.strip() for w in found.group(1).split(",") if w.strip()]
     return []

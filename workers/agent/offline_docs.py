@@ -55,14 +55,17 @@ def read(output: str) -> Read | None:
 def answer(asked: Question, sections: list[Read]) -> str | None:
     """The quoted answer from the best of `sections`, or None when none of them shares a word with the
     question (or one of the question's identifiers is in none of them)."""
-    useful = [s for s in sections if s.paragraphs and asked.found_in(s.text) and asked.touched_by(s.text)]
+    useful = [s for s in sections if s.paragraphs and asked.names_all(s.text)]
     if not useful:
         return None
     best = useful[0]  # search's order: taking the section sharing most words instead did worse (bench/offline_answers.py)
     passage = _best_paragraph(asked, best.paragraphs)
     found = asked.found_in(best.text)
-    shared = listing([f"“{w}”" for w in found])
-    sure = (phrases.OFFLINE_SURE if asked.answered_by(best.text) else phrases.OFFLINE_UNSURE).format(found=shared)
+    if not found:
+        sure = phrases.OFFLINE_CLOSEST
+    else:
+        shared = listing([f"“{w}”" for w in found])
+        sure = (phrases.OFFLINE_SURE if asked.answered_by(best.text) else phrases.OFFLINE_UNSURE).format(found=shared)
     parts = [phrases.OFFLINE_FROM_DOCS.format(where=best.where), _quote(passage), sure]
     others = [s.where for s in useful[1:]]
     if others:
