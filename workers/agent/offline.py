@@ -146,15 +146,17 @@ def _not_in_docs(results: list[tuple[str, str]]) -> list[str]:
 def compose(question: str, results: list[tuple[str, str]]) -> str:
     """Quote the best doc passage (`offline_docs`), list the issues that touch the question, and say
     plainly what nothing was found about when the data has nothing: a name no doc mentions and no issue
-    shown has, or most of the question's words in nothing that was read."""
+    shown has, or the words search_docs judged the docs do not cover (tools/docs_confidence.py: calibrated
+    on how many of the question's words no doc has and how close the best section is). Counting the
+    question's words in the sections read, as this once did, said "found nothing" to answerable
+    questions asked in plain words."""
     asked = Question.of(question)
     words = {w.lower() for w in asked.keywords}
     found = [(name, _shown_lines(name, output)) for name, output in results if not output.startswith("Error")]
     seen = ["\n".join(lines) for _, lines in found]
     absent = [w for w in _not_in_docs(results) if w in asked.absent_from(seen)]  # a name the data lacks
     sections = [r for r in (offline_docs.read(out) for name, out in results if name == "get_doc_section" and not out.startswith("Error")) if r]
-    lacking = 2 * len(asked.absent_from(seen)) > len(asked.keywords) and all(len(asked.found_in(s.text)) <= 1 for s in sections)
-    if absent or lacking:  # a name the data lacks, or most of the question nowhere and at most one word in any section read
+    if absent:  # a name the data lacks, or the words search judged the docs do not cover (its calibrated note)
         if not any(name == "get_issue" for name, _ in found):
             return f"{_nothing_about(question, Question(absent) if absent else asked, seen)}\n\n{OFFLINE_NOTE}"
     parts: list[str] = []
