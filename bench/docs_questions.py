@@ -24,6 +24,7 @@ from typing import Any
 
 from bench.report import Table
 from tools.docs_bridge import thread_texts
+from tools.docs_confidence import uncovered
 from tools.docs_index import DocHit, DocsIndex, Mode
 from tools.docs_pages import SEP, load_pages
 from tools.docs_semantic import VECTORS_FILE, encoder
@@ -87,10 +88,12 @@ def questions(index: DocsIndex, evals: Path = EVALS, goal: bool = True, modes: l
     notes = [f"questions: {evals.name}; a hit answers when it is the named section, inside it, or a section that contains it",
              f"weak = lexical: top hit's coverage < {PROBE}; semantic and hybrid: top hit's cosine similarity < {SIMILAR};"
              " right for unanswerable questions, a false alarm for answerable ones",
-             "unanswerable questions are answered by search_docs naming the words no doc mentions (e.g. Kafka)", *notes]
+             "said not covered: search_docs' own notes, a rare name no doc mentions (e.g. Kafka) or its calibrated"
+             " 'Weak match' (tools/docs_confidence.py, thresholds from the development set)", *notes]
     return Table(
         title=f"docs search on plain-word questions: {evals.name} (RQ docs, ../shared/evals/rq)",
-        columns=["ranker", "answerable", "recall@3", "recall@1", f"MRR@{K}", "unanswerable flagged weak", "answerable flagged weak"],
+        columns=["ranker", "answerable", "recall@3", "recall@1", f"MRR@{K}", "unanswerable flagged weak", "answerable flagged weak",
+                 "unanswerable said not covered", "answerable said not covered"],
         rows=rows,
         goal="recall@3 >= 0.9" if goal else "",
         met=best >= 0.9 if goal else None,
@@ -102,16 +105,19 @@ def _score(index: DocsIndex, asked: list[dict[str, Any]], mode: Mode) -> tuple[l
     """One ranker's row and the questions it left out of the top 3."""
     ranks: list[int | None] = []
     missed: list[str] = []
-    flagged = false_alarms = unanswerable = 0
+    flagged = false_alarms = unanswerable = said = said_wrongly = 0
     for case in asked:
         question, answers = str(case["question"]), list(case["answers"])
         hits = index.search(question, K, mode)
         weak = _weak(hits[0] if hits else None, mode)
+        not_covered = bool(index.unknown_words(question) or uncovered(index, question, hits))  # what search_docs says
         if not answers:
             unanswerable += 1
             flagged += weak
+            said += not_covered
             continue
         false_alarms += weak
+        said_wrongly += not_covered
         rank = next((i + 1 for i, h in enumerate(hits) if any(_answers(h.doc_id, h.heading, a) for a in answers)), None)
         ranks.append(rank)
         if rank is None or rank > 3:
@@ -119,7 +125,8 @@ def _score(index: DocsIndex, asked: list[dict[str, Any]], mode: Mode) -> tuple[l
     n = len(ranks) or 1
     recall3 = sum(1 for r in ranks if r and r <= 3) / n
     return [mode, len(ranks), round(recall3, 3), round(sum(1 for r in ranks if r == 1) / n, 3),
-            round(sum(1 / r for r in ranks if r) / n, 3), f"{flagged}/{unanswerable}", f"{false_alarms}/{len(ranks)}"], missed
+            round(sum(1 / r for r in ranks if r) / n, 3), f"{flagged}/{unanswerable}", f"{false_alarms}/{len(ranks)}",
+            f"{said}/{unanswerable}", f"{said_wrongly}/{len(ranks)}"], missed
 
 
 def _weak(top: DocHit | None, mode: Mode) -> bool:
