@@ -19,12 +19,8 @@ A question that names a rare word no doc has (Kafka, PostgreSQL) is named by sea
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from tools.docs_index import QUIET, DocHit, DocsIndex, tokens
 from tools.fts_query import TERM
-
-if TYPE_CHECKING:
-    from tools.docs_index import DocHit, DocsIndex
 
 ABSENT_SHARE = 0.45  # more than this share of the question's words in no doc ...
 FAR = 0.45  # ... and the best passage's similarity below this (ranked by meaning)
@@ -34,8 +30,6 @@ FEW_WORDS = 3  # a question of fewer distinctive words says too little to judge 
 
 def absent_words(index: DocsIndex, query: str) -> tuple[list[str], int]:
     """The query's distinctive words (no stopwords or filler) that no doc has, and how many it has in all."""
-    from tools.docs_index import QUIET, tokens
-
     words = [w for w in dict.fromkeys(TERM.findall(query)) if w.lower() not in QUIET and tokens(w, QUIET)]
     return [w for w in words if tokens(w)[0] not in index.written], len(words)
 
