@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bench.docs_questions import EVALS, HOLDOUT, HOLDOUT2, RQ_DATA, cases
+from bench.docs_questions import EVALS, HOLDOUT, HOLDOUT2, HTTPX, HTTPX_DATA, RQ_DATA, cases
 from bench.docs_questions import _answers as answers_question
 from bench.report import Table
 from tools import ToolContext, dispatch, open_corpus, v2_registry
@@ -43,9 +43,13 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
         rows.append([name, *row])
         if name == "development":
             notes += missed
+    if data_dir == RQ_DATA and (HTTPX_DATA / "docs").is_dir():  # a second project, never tuned on (not beside a fixture)
+        other = ToolContext(corpus=open_corpus(HTTPX_DATA, semantic=True))
+        other.corpus.docs.warm()
+        rows.append(["httpx held-out", *score(other, cases(HTTPX))[0]])
     met = all(float(r[3]) >= ANSWERED_GOAL and float(r[7]) >= NOTHING_GOAL for r in rows)  # type: ignore[arg-type]
     return [Table(
-        title="offline answers (no model configured) to plain-word questions about RQ",
+        title="offline answers (no model configured) to plain-word questions about RQ (and httpx, held out)",
         columns=["set", "answerable", "right source", "share", "share, see-also too", "said nothing", "unanswerable", "nothing share"],
         rows=rows,
         goal=f"right source on >= {ANSWERED_GOAL:.0%} of answerable; 'found nothing' on >= 6 of 7 unanswerable",

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from atlas import tokens
 from tools.context import ToolContext
+from tools.docsearch.confidence import uncovered
 from tools.docsearch.pages import SEP, Page, Section, plain_heading
 from tools.errors import ToolError
 from tools.results import cut
@@ -21,6 +22,8 @@ SECTION_TOKENS = 420  # about 1,500 characters of English prose
 MAX_QUERY_CHARS = 500
 MAX_LISTED = 40
 MAX_UNKNOWN = 8
+# Said when most of the question's words are in no doc and no section is close in meaning (tools/docsearch/confidence.py).
+UNCOVERED = "(Weak match: no doc has the words {words}, and no section is close to the question; the docs likely do not cover it.)"
 
 
 class SearchDocsArgs(BaseModel):
@@ -47,6 +50,8 @@ def search_docs(args: SearchDocsArgs, ctx: ToolContext) -> str | ToolError:
     unknown = ctx.corpus.docs.unknown_words(query[:MAX_QUERY_CHARS])[:MAX_UNKNOWN]
     if unknown:
         lines.append(f"(No doc mentions: {', '.join(unknown)}. If those words are the point of the question, the docs may not cover it.)")
+    elif absent := uncovered(ctx.corpus.docs, query[:MAX_QUERY_CHARS], hits)[:MAX_UNKNOWN]:
+        lines.append(UNCOVERED.format(words=", ".join(absent)))
     for hit in hits:
         where = f"{hit.doc_id} § {hit.heading}" if hit.heading else f"{hit.doc_id} (intro)"
         lines.append(f"- {where} [{hit.title}]: {hit.snippet}")

@@ -14,6 +14,7 @@ from typing import Any
 
 from atlas import tokens
 from atlas.text import text_of
+from tools.docs_tools import UNCOVERED
 from tools.hand_off import NAME as HAND_OFF  # offered in help channels only
 from workers import wording as phrases
 from workers.agent import offline_docs
@@ -32,6 +33,7 @@ _DOC_HIT = re.compile(r"^- ([a-z0-9][a-z0-9-]*)(?: § (.+?))? \[[^\]]*\]:")
 _ISSUE_HIT = re.compile(r"^#\d+ ")
 _TOOL_NOTE = re.compile(r"^\[(?:cut|more|body cut)\b[^\]]*\]$")  # how to read on: for the model, not the reader
 _UNKNOWN = re.compile(r"^\(No doc mentions: (.+?)\. If those words", re.M)
+_UNCOVERED = re.compile("^" + re.escape(UNCOVERED.split("{")[0]) + r"(.+?), and no section", re.M)  # search's calibrated "not covered"
 READS = 2  # doc sections read per question: search's best two (its first is right about 6 times in 10)
 MAX_QUERY = 500  # search_docs reads this much of a query
 
@@ -53,7 +55,7 @@ class OfflineModel:
             return self._answer(question, turn, usage, request, step)
         if _SMALL_TALK.match(question) and len(question) < 60:
             return self._text(phrases.OFFLINE_SMALL_TALK, usage)
-        if not done:
+        if not done or _code_unavailable(done):  # no code synced: its hint says to answer from the docs and issues
             issue = _ISSUE.search(question)
             if issue:
                 return self._calls([("get_issue", {"issue_id": int(issue.group(1)), "include": ["body", "comments", "labels"]})], step, usage)
@@ -108,6 +110,11 @@ class OfflineModel:
         return self._text(text, usage)
 
 
+def _code_unavailable(done: dict[str, str]) -> bool:
+    """Only a code search was made, and it failed (no source is synced for this project)."""
+    return set(done) == {"search_code"} and done["search_code"].startswith("Error")
+
+
 def _current_turn(items: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     """The latest real question and the items after it (a wrap-up note is not a question)."""
     for index in range(len(items) - 1, -1, -1):
@@ -133,9 +140,10 @@ def _best_docs(search_output: str, most: int = READS) -> list[tuple[str, str | N
 
 
 def _not_in_docs(results: list[tuple[str, str]]) -> list[str]:
-    """The names search_docs said no doc mentions (its '(No doc mentions: ...)' note)."""
+    """The names search_docs said no doc mentions (its '(No doc mentions: ...)' note), or the words it
+    said no doc has when it judged that the docs do not cover the question (its '(Weak match: ...)' note)."""
     for name, output in results:
-        found = _UNKNOWN.search(output) if name == "search_docs" else None
+        found = (_UNKNOWN.search(output) or _UNCOVERED.search(output)) if name == "search_docs" else None
         if found:
             return [w.strip() for w in found.group(1).split(",") if w.strip()]
     return []
@@ -174,15 +182,17 @@ def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
 
     Quote the best doc passage (`offline_docs`), list the issues that touch the question, and say
     plainly what nothing was found about when the data has nothing: a name no doc mentions and no issue
-    shown has, or most of the question's words in nothing that was read."""
+    shown has, or the words search_docs judged the docs do not cover (tools/docsearch/confidence.py: calibrated
+    on how many of the question's words no doc has and how close the best section is). Counting the
+    question's words in the sections read, as this once did, said "found nothing" to answerable
+    questions asked in plain words."""
     asked = Question.of(question)
     words = {w.lower() for w in asked.keywords}
     found = [(name, _shown_lines(name, output)) for name, output in results if not output.startswith("Error")]
     seen = ["\n".join(lines) for _, lines in found]
     absent = [w for w in _not_in_docs(results) if w in asked.absent_from(seen)]  # a name the data lacks
     sections = [r for r in (offline_docs.read(out) for name, out in results if name == "get_doc_section" and not out.startswith("Error")) if r]
-    lacking = 2 * len(asked.absent_from(seen)) > len(asked.keywords) and all(len(asked.found_in(s.text)) <= 1 for s in sections)
-    if absent or lacking:  # a name the data lacks, or most of the question nowhere and at most one word in any section read
+    if absent:  # a name the data lacks, or the words search judged the docs do not cover (its calibrated note)
         if not any(name == "get_issue" for name, _ in found):
             return f"{_nothing_about(question, Question(absent) if absent else asked, seen)}\n\n{OFFLINE_NOTE}", False
     parts: list[str] = []

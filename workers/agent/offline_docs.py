@@ -1,12 +1,14 @@
 """The offline model's answer from the doc sections it read: the best section's most relevant passage.
 
 Search (hybrid when the embedding model is installed) already ranked the sections by meaning and by
-words; the offline model reads the best two and quotes, from the first that shares any of the
-question's words, the prose paragraph that shares most of them (never a code block: a quoted line
-of prose must not run into a line of code). It says how sure it is in words a reader can check:
-likely right when the section has every identifier and most of the question's words, else that it
-is the closest section found; either way which of the question's words it shares. The other section read is named as
-"see also".
+words; the offline model reads the best two and quotes, from the first that has prose and every
+identifier the question names, the prose paragraph that shares most of the question's words (never a
+code block: a quoted line of prose must not run into a line of code). Search's order is trusted even
+when that section's prose shares no word of the question (it was ranked first by meaning, or by the
+words of its code): demanding a shared word quoted the wrong section more often (bench/offline_answers.py).
+It says how sure it is in words a reader can check: likely right when the section has every
+identifier and most of the question's words, else that it is the closest section found and which of
+the question's words it shares, or that it shares none. The other section read is named as "see also".
 """
 
 from __future__ import annotations
@@ -53,16 +55,19 @@ def read(output: str) -> Read | None:
 
 
 def answer(asked: Question, sections: list[Read]) -> str | None:
-    """The quoted answer from the best of `sections`, or None when none of them shares a word with the
-    question (or one of the question's identifiers is in none of them)."""
-    useful = [s for s in sections if s.paragraphs and asked.found_in(s.text) and asked.touched_by(s.text)]
+    """The quoted answer from the best of `sections`, or None when none has prose holding every identifier
+    the question names."""
+    useful = [s for s in sections if s.paragraphs and asked.names_all(s.text)]
     if not useful:
         return None
     best = useful[0]  # search's order: taking the section sharing most words instead did worse (bench/offline_answers.py)
     passage = _best_paragraph(asked, best.paragraphs)
     found = asked.found_in(best.text)
-    shared = listing([f"“{w}”" for w in found])
-    sure = (phrases.OFFLINE_SURE if asked.answered_by(best.text) else phrases.OFFLINE_UNSURE).format(found=shared)
+    if not found:
+        sure = phrases.OFFLINE_CLOSEST
+    else:
+        shared = listing([f"“{w}”" for w in found])
+        sure = (phrases.OFFLINE_SURE if asked.answered_by(best.text) else phrases.OFFLINE_UNSURE).format(found=shared)
     parts = [phrases.OFFLINE_FROM_DOCS.format(where=best.where), _quote(passage), sure]
     others = [s.where for s in useful[1:]]
     if others:

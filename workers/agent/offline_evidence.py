@@ -81,6 +81,11 @@ class Question:
         found = set(self.found_in(text))
         return bool(found) and all(w in found for w in self.keywords if is_identifier(w))
 
+    def names_all(self, text: str) -> bool:
+        """Every identifier of the question is in `text` exactly (a near miss is a different thing)."""
+        found = set(self.found_in(text))
+        return all(w in found for w in self.keywords if is_identifier(w))
+
     def absent_from(self, texts: list[str]) -> list[str]:
         """The keywords none of `texts` has."""
         seen = Words.of("\n".join(texts))
