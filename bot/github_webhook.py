@@ -24,7 +24,7 @@ from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
 
 log = logging.getLogger("atlas.bot.github")
 
-EVENTS = ("issues", "issue_comment", "label", "push")
+EVENTS = ("issues", "issue_comment", "label", "push", "release")  # release: close-the-loop notices (workers/followup/)
 APPLY_EVENT = "workers.github_jobs.apply_event"  # the job, by path as RQ stores it: the web process does not load the worker
 DELIVERY_TTL_SECONDS = 7 * 24 * 3600
 

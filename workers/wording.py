@@ -127,6 +127,7 @@ APPROVAL_TITLE = {
     "add_labels": ":label: Atlas wants to add labels to an issue",
     "post_comment": ":speech_balloon: Atlas wants to comment on an issue",
     "close_issue": ":lock: Atlas wants to close an issue",
+    "create_issue": ":memo: Atlas wants to file a new issue",
 }
 APPROVAL_TITLE_OTHER = ":raised_hand: Atlas wants to run `{name}`"
 APPROVAL_FALLBACK_TEXT = "Approval needed: {name} on #{issue}"
@@ -200,3 +201,19 @@ SETTINGS_MISMATCH = (
     "A worker with different settings (model, data folder or budgets) than the process that took this "
     "question picked it up, so it did not answer. Restart the workers with the same settings, then ask again."
 )
+
+# Filing a thread as an issue, and the notices of a subscribed thread (workers/followup/).
+FILE_ISSUE_BUTTON = "File as GitHub issue"
+FILE_ISSUE_BUTTON_DEMO = "File as an issue"
+FILE_ISSUE_DRAFTING = "Drafting an issue from this thread; a maintainer approves it before anything is filed."
+FILE_ISSUE_ALREADY = "An issue draft from this answer was already requested."
+FILE_ISSUE_NOTHING = "Nothing to file from this answer."
+FILE_ISSUE_REFUSED = "Atlas could not draft an issue from this thread: {reason}"
+FILE_ISSUE_DONE = "{result} This thread is subscribed: Atlas will post here when it is closed or a release mentions it."
+APPROVAL_NEW_TITLE = "*Title:* {title}"
+APPROVAL_NEW_LABELS = "Labels:"
+APPROVAL_NEW_BODY = "*Body, exactly as it will be filed:*"
+NOTICE_CLOSED = "#{number} \u201c{title}\u201d was closed by {who} {how}: {url}"
+NOTICE_CLOSED_HOW = {"completed": "as completed", "not_planned": "as not planned", "duplicate": "as a duplicate"}
+NOTICE_DUPLICATE_OF = "as a duplicate of #{original}"
+NOTICE_RELEASED = "#{number} is mentioned in release {release}: {url}"

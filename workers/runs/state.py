@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
+from workers.runs.filing_record import FilingRecord
 from workers.runs.surfaces import RunSurface, for_platform
 from workers.runs.triage_record import TriageRecord
 
@@ -130,6 +131,7 @@ class RunState(BaseModel):
     settings_fingerprint: str | None = None
     answered_by: AnsweredBy | None = None
     triage: TriageRecord | None = None  # a triage run (workers/inbox/): the issue, its suggestions, each action
+    filing: FilingRecord | None = None  # a filing run (workers/followup/filing.py): a thread drafted as an issue
 
     @property
     def final(self) -> bool:
