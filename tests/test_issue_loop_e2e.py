@@ -1,0 +1,106 @@
+"""From a thread to an issue, and back, end to end on loopback: a Slack mention answered by a real worker
+(offline model), "File as GitHub issue" on the answer, the drafted card, an approver's Approve, exactly one
+`POST /repos/{owner}/{repo}/issues` on the GitHub stand-in; then signed webhooks: the issue closed
+(delivered twice) and a release that mentions it each post once in the original thread, and a thread whose
+channel Atlas was removed from gets a log line instead, its subscription dropped."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from atlas import show_run
+from bot.slack.cards import APPROVE_ACTION
+from bot.slack.render import FILE_ISSUE_ACTION
+from tests.approvals_harness import is_card, pending_id
+from tests.processes import wait_for
+from tests.standins.github_new_issues import release_published
+from tests.standins.github_webhooks import deliver, payload
+from tests.standins.slack_events import block_action, mention
+from tests.triage_inbox_harness import MAINTAINER, TRACEBACK, Inbox, inbox
+from workers import wording
+from workers.followup import subscriptions
+from workers.runs.store import RunStore
+
+HELP = "C0HELP"
+ASKER = "U0ASKER"
+
+
+def _thread(box: Inbox, ts: str) -> list[dict[str, Any]]:
+    return copy.deepcopy(box.slack.thread(HELP, ts))
+
+
+def _button(message: dict[str, Any], action_id: str) -> str | None:
+    for block in message.get("blocks") or []:
+        for element in block.get("elements") or [] if block.get("type") == "actions" else []:
+            if element.get("action_id") == action_id:
+                return str(element["value"])
+    return None
+
+
+def _click(box: Inbox, message: dict[str, Any], action_id: str, value: str, user: str, thread: str) -> int:
+    body = block_action(action_id, value, user=user, channel=HELP, message_ts=message["ts"], thread_ts=thread)
+    body["user"]["username"] = user.lower().removeprefix("u0")
+    body["message"] = {"ts": message["ts"], "thread_ts": thread, "blocks": message["blocks"]}
+    return box.send.interaction(body).status
+
+
+def _texts(box: Inbox, thread: str, needle: str) -> list[str]:
+    return [m.get("text", "") for m in _thread(box, thread) if needle in m.get("text", "")]
+
+
+def test_file_as_issue_then_close_and_release_are_told_once_and_a_removed_channel_is_logged(
+        tmp_path: Path, redis_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="") as box, box.worker("loop-w1"):
+        thread = "1700007000.000100"
+        question = f"The scheduler crashes on startup after upgrading to rocket 2.3:\n{TRACEBACK}"
+        assert box.send.event(mention(question, channel=HELP, user=ASKER, ts=thread)).status == 200
+        answer = wait_for(lambda: next((m for m in _thread(box, thread) if _button(m, FILE_ISSUE_ACTION)), None),
+                          timeout=60, what="the answer with its File as GitHub issue button")
+        run_id = _button(answer, FILE_ISSUE_ACTION)
+        assert run_id
+        assert _click(box, answer, FILE_ISSUE_ACTION, run_id, ASKER, thread) == 200
+        assert _click(box, answer, FILE_ISSUE_ACTION, run_id, ASKER, thread) == 200  # Slack redelivers / a double click
+
+        card = wait_for(lambda: next((m for m in _thread(box, thread) if is_card(m)), None), timeout=60, what="the draft's card")
+        shown = json.dumps(card["blocks"])
+        assert "KeyError: 'retry_policy'" in shown and "rocket 2.3" in shown and "`bug`" not in shown and "bug" in shown
+        assert box.github.requests("POST", r"/issues$") == []  # nothing on GitHub before the click
+        assert _click(box, card, APPROVE_ACTION, pending_id(card), MAINTAINER, thread) == 200
+        [post] = wait_for(lambda: box.github.requests("POST", r"/issues$"), what="the POST of the issue")
+        number = max(box.github.repo.issues)
+        assert post.body["title"].startswith("The scheduler crashes on startup") and post.body["labels"] == ["bug", "scheduler"]
+        assert f"https://atlas-test.slack.com/archives/{HELP}/p{thread.replace('.', '')}" in post.body["body"]
+        wait_for(lambda: _texts(box, thread, f"Filed #{number}"), what="the thread told of the new issue")
+        drafts = [m for m in _thread(box, thread) if wording.APPROVAL_TITLE["create_issue"] in json.dumps(m.get("blocks"))]
+        assert len(drafts) == 1 and "Approved by" in json.dumps(drafts[0]["blocks"])  # the second click drafted nothing
+        assert subscriptions.for_thread(box.conn, subscriptions.place_of(RunStore(box.conn).load(run_id))) == [("acme/rocket", number)]
+        assert show_run.show(box.settings, run_id, as_json=False) == 0
+        assert f"subscribed to: acme/rocket#{number}" in capsys.readouterr().out
+
+        closed = box.github.repo.edit_issue(number, state="closed", state_reason="completed")
+        body = payload("issues-closed", box.github.repo, action="closed", issue=closed, sender={"login": "maria"})
+        body["sender"]["login"] = "maria"
+        for delivery in ("close-1", "close-1", "close-2"):  # GitHub's redelivery, and the same event twice
+            assert deliver(box.webhook_url, "issues", body, delivery=delivery)[0] in (200, 202)
+        [told] = wait_for(lambda: _texts(box, thread, "was closed by"), what="the close notice")
+        assert told.startswith(f"#{number} ") and "@maria" in told and "as completed" in told
+
+        release = box.github.repo.add_release("v2.3.1", f"Fixes #{number} and #1.")
+        assert deliver(box.webhook_url, "release", release_published(box.github.repo, release), delivery="rel-1")[0] == 202
+        assert deliver(box.webhook_url, "release", release_published(box.github.repo, release), delivery="rel-1b")[0] == 202
+        [released] = wait_for(lambda: _texts(box, thread, "release v2.3.1"), what="the release notice")
+        assert f"#{number} is mentioned in release v2.3.1" in released
+
+        box.slack.removed.add(HELP)  # Atlas is removed from the channel
+        later = box.github.repo.add_release("v2.4.0", f"Also #{number}.")
+        assert deliver(box.webhook_url, "release", release_published(box.github.repo, later), delivery="rel-2")[0] == 202
+        log = tmp_path / "loop-w1.log"
+        wait_for(lambda: "subscription dropped" in log.read_text(), what="the log line of the removed channel")
+        assert "no longer in the channel" in log.read_text()
+        assert subscriptions.for_issue(box.conn, "acme/rocket", number) == []
+        assert len(_texts(box, thread, "was closed by")) == 1 and not _texts(box, thread, "v2.4.0")
