@@ -13,8 +13,8 @@ from tests.processes import atlas_serve, wait_for, worker_process
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.github_api import GitHubAPI
-from tests.standins.github_webhooks import SECRET as WEBHOOK_SECRET
 from tests.standins.github_new_issues import release_published
+from tests.standins.github_webhooks import SECRET as WEBHOOK_SECRET
 from tests.standins.github_webhooks import deliver, payload
 from tests.test_discord_e2e import MAINTAINER, ROLE
 from tests.triage_inbox_harness import repository

@@ -12,7 +12,7 @@ import redis
 from bot.discord.replies import Reply, ephemeral
 from workers import wording
 from workers.errors import RunNotFound
-from workers.followup import filing
+from workers.followup import filing_claim as filing
 from workers.followup.subscriptions import place_of
 from workers.runs.store import RunStore
 

@@ -18,7 +18,7 @@ from bot.slack.ephemeral import tell_clicker
 from bot.slack.render import FILE_ISSUE_ACTION
 from workers import wording
 from workers.errors import RunNotFound
-from workers.followup import filing
+from workers.followup import filing_claim as filing
 from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.bot.slack.file_issue")
