@@ -1,8 +1,10 @@
-"""From a thread to an issue, and back, end to end on loopback: a Slack mention answered by a real worker
-(offline model), "File as GitHub issue" on the answer, the drafted card, an approver's Approve, exactly one
+"""From a thread to an issue, and back, end to end on loopback: a Slack mention answered by a real worker,
+"File as GitHub issue" on the answer, the card drafted without the model, an approver's Approve, exactly one
 `POST /repos/{owner}/{repo}/issues` on the GitHub stand-in; then signed webhooks: the issue closed
 (delivered twice) and a release that mentions it each post once in the original thread, and a thread whose
-channel Atlas was removed from gets a log line instead, its subscription dropped."""
+channel Atlas was removed from gets a log line instead, its subscription dropped. The model may file or link
+an issue itself too: its `create_issue` waits on a card like any side effect, its `link_issue` ("this is #N")
+needs none and writes nothing on GitHub, and either way the thread is subscribed when the run ends."""
 
 from __future__ import annotations
 
@@ -16,14 +18,17 @@ import pytest
 from atlas import show_run
 from bot.slack.cards import APPROVE_ACTION
 from bot.slack.render import FILE_ISSUE_ACTION
-from tests.approvals_harness import is_card, pending_id
+from tests.approvals_harness import is_card, outputs_sent, pending_id
 from tests.processes import wait_for
 from tests.standins.github_new_issues import release_published
 from tests.standins.github_webhooks import deliver, payload
+from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_text
+from tests.standins.slack_api import TEAM
 from tests.standins.slack_events import block_action, mention
 from tests.triage_inbox_harness import MAINTAINER, TRACEBACK, Inbox, inbox
 from workers import wording
 from workers.followup import subscriptions
+from workers.runs.state import Origin, RunState
 from workers.runs.store import RunStore
 
 HELP = "C0HELP"
@@ -53,9 +58,17 @@ def _texts(box: Inbox, thread: str, needle: str) -> list[str]:
     return [m.get("text", "") for m in _thread(box, thread) if needle in m.get("text", "")]
 
 
-def test_file_as_issue_then_close_and_release_are_told_once_and_a_removed_channel_is_logged(
+def test_a_thread_filed_or_linked_hears_once_of_the_close_and_the_release_and_a_removed_channel_is_logged(
         tmp_path: Path, redis_url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    with inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="") as box, box.worker("loop-w1"):
+    with ScriptedModel() as model, inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="", **model.env()) as box, box.worker("loop-w1"):
+        model.script(
+            reply_text("That KeyError comes from a config written before 2.3: add `retry_policy` to it."),  # answered, no tool
+            reply_calls([Call("create_issue", {"title": "Worker hangs on SIGTERM", "body": "Seen on rocket 2.3.", "labels": ["bug"]},
+                              "call_new")], text="Nobody reported this yet; here is a draft."),
+            reply_text("Filed it."),
+            reply_calls([Call("link_issue", {"issue_id": 3}, "call_link")]),
+            reply_text("This is #3."),
+        )
         thread = "1700007000.000100"
         question = f"The scheduler crashes on startup after upgrading to rocket 2.3:\n{TRACEBACK}"
         assert box.send.event(mention(question, channel=HELP, user=ASKER, ts=thread)).status == 200
@@ -104,3 +117,34 @@ def test_file_as_issue_then_close_and_release_are_told_once_and_a_removed_channe
         assert "no longer in the channel" in log.read_text()
         assert subscriptions.for_issue(box.conn, "acme/rocket", number) == []
         assert len(_texts(box, thread, "was closed by")) == 1 and not _texts(box, thread, "v2.4.0")
+        box.slack.removed.clear()
+
+        # The model's own create_issue (a card, then one POST) and link_issue (no card, no write)
+        proposed, linked = "1700007100.000100", "1700007200.000100"
+        assert box.send.event(mention("please file this: the worker hangs on SIGTERM", channel=HELP, ts=proposed)).status == 200
+        card = wait_for(lambda: next((m for m in _thread(box, proposed) if is_card(m)), None), timeout=60, what="the model's card")
+        assert len(box.github.requests("POST", r"/issues$")) == 1
+        assert _click(box, card, APPROVE_ACTION, pending_id(card), MAINTAINER, proposed) == 200
+        assert _final(box, proposed).status == "done"
+        assert box.send.event(mention("the scheduler skips jobs after a restart", channel=HELP, ts=linked)).status == 200
+        assert _final(box, linked).status == "done"
+    second = max(box.github.repo.issues)
+    assert len(box.github.requests("POST", r"/issues$")) == 2 and box.github.repo.issues[second]["title"] == "Worker hangs on SIGTERM"
+    assert outputs_sent(model)["call_new"].startswith(f"Filed #{second}")
+    assert _following(box, proposed) == [("acme/rocket", second)] and _following(box, linked) == [("acme/rocket", 3)]
+    assert box.github.requests("PATCH") == []  # linking wrote nothing
+    model.assert_done()
+
+
+def _following(box: Inbox, thread: str) -> list[tuple[str, int]]:
+    return subscriptions.for_thread(box.conn, Origin(kind="slack", team=TEAM, channel=HELP, thread_ts=thread))
+
+
+def _final(box: Inbox, thread: str) -> RunState:
+    store = RunStore(box.conn)
+
+    def found() -> RunState | None:
+        runs = [store.load(k.decode().rsplit(":", 1)[1]) for k in box.conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+        return next((r for r in runs if thread in (r.origin.message_ts, r.origin.thread_ts) and r.final and r.filing is None), None)
+
+    return wait_for(found, timeout=60, what=f"the run of {thread} to finish")
