@@ -16,13 +16,13 @@ from tools.context import ToolContext
 from tools.errors import ToolError
 from tools.registry import Registry
 from tools.side_effects import (
-    MAX_LABEL_CHARS,
     MAX_LABELS,
     _guard,
     _key,
     _missing_issue,
     _unknown_labels,
     _write,
+    label_names,
     tracker_of,
 )
 from tools.tracker import Tracker
@@ -61,10 +61,7 @@ class CreateIssueArgs(BaseModel):
     @field_validator("labels")
     @classmethod
     def _clean_labels(cls, value: list[str]) -> list[str]:
-        names = [name.strip() for name in value]
-        if any(not name or len(name) > MAX_LABEL_CHARS for name in names):
-            raise ValueError(f"each label must be 1-{MAX_LABEL_CHARS} characters")
-        return list(dict.fromkeys(names))
+        return label_names(value)
 
 
 class LinkIssueArgs(BaseModel):
