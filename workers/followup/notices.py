@@ -5,7 +5,9 @@ Once per event and thread, whatever GitHub redelivers: the webhook claims the de
 (bot/github_webhook.py), and each notice is claimed here by (issue, event, thread) before it is posted:
 the close by the issue's `closed_at` (a reopened and closed again issue is told again), the release by its
 id. A thread whose channel Atlas was removed from, or that is gone, gets no message: a log line says so
-and the subscription is dropped. The notice goes through the chat port (workers/chat.py).
+and the subscription is dropped. A platform failure (an outage) fails the webhook job, which RQ retries
+(bot/github_webhook.py), and only what was not posted is tried again. The notice goes through the chat port
+(workers/chat.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from typing import Any
 
 from workers import wording
+from workers.errors import NoticeUndelivered
 from workers.followup import subscriptions as subs
 from workers.parts import WorkerParts
 
@@ -74,8 +77,10 @@ def duplicate_in(comments: list[dict[str, Any]]) -> int | None:
 
 
 def _tell(rt: WorkerParts, tracker: str, number: int, event: str, text: str) -> int:
-    """Post `text` once in each thread following the issue; how many were told now."""
+    """Post `text` once in each thread following the issue; how many were told now. A notice the platform failed
+    to take is released again and, once the others are posted, NoticeUndelivered fails the job for RQ to retry."""
     told = 0
+    failed: list[str] = []
     for sub in subs.for_issue(rt.conn, tracker, number):
         sent = f"atlas:subs:sent:{tracker}#{number}:{event}:{sub.thread}"
         if not rt.conn.set(sent, "1", nx=True, ex=SENT_TTL_SECONDS):
@@ -88,9 +93,11 @@ def _tell(rt: WorkerParts, tracker: str, number: int, event: str, text: str) -> 
             continue
         try:
             outcome = platform.thread_note(sub.place, text)
-        except Exception:
-            log.exception("notice for %s#%s could not be posted in %s; a redelivery will try again", tracker, number, sub.thread)
+        except Exception as exc:
+            log.warning("notice for %s#%s could not be posted in %s (%s); the job is retried", tracker, number, sub.thread,
+                        type(exc).__name__, exc_info=True)
             rt.conn.delete(sent)
+            failed.append(sub.thread)
             continue
         if outcome == "gone":
             log.warning("notice for %s#%s not posted: Atlas is no longer in the channel of thread %s (run %s); "
@@ -98,4 +105,6 @@ def _tell(rt: WorkerParts, tracker: str, number: int, event: str, text: str) -> 
             subs.drop(rt.conn, sub)
             continue
         told += 1
+    if failed:
+        raise NoticeUndelivered(f"{len(failed)} notice(s) of {tracker}#{number} not posted: {', '.join(failed)}")
     return told
