@@ -81,7 +81,7 @@ def test_a_thread_filed_or_linked_hears_once_of_the_close_and_the_release_and_a_
 
         card = wait_for(lambda: next((m for m in _thread(box, thread) if is_card(m)), None), timeout=60, what="the draft's card")
         shown = json.dumps(card["blocks"])
-        assert "KeyError: 'retry_policy'" in shown and "rocket 2.3" in shown and "`bug`" not in shown and "bug" in shown
+        assert "KeyError: 'retry_policy'" in shown and "- rocket 2.3" in shown and wording.APPROVAL_NEW_LABELS in shown
         assert box.github.requests("POST", r"/issues$") == []  # nothing on GitHub before the click
         assert _click(box, card, APPROVE_ACTION, pending_id(card), MAINTAINER, thread) == 200
         [post] = wait_for(lambda: box.github.requests("POST", r"/issues$"), what="the POST of the issue")
