@@ -74,3 +74,29 @@ def test_an_outage_is_retried_only_for_what_was_not_posted_and_a_left_channel_is
     assert "1 thread(s) told of release v2.3.1" in told
     assert "Atlas is no longer in the channel of thread slack:T1:C1:1.1 (run run-a); subscription dropped" in caplog.text
     assert [s.place for s in subs.for_issue(redis_conn, "demo", 12)] == [B] and subs.for_thread(redis_conn, A) == []
+
+
+def test_each_platform_says_gone_for_a_channel_atlas_was_removed_from(redis_conn: redis.Redis) -> None:
+    from slack_sdk import WebClient
+
+    from bot.discord.rest import DiscordREST
+    from bot.discord.surface import DiscordReporter
+    from bot.slack.surface import SlackReporter
+    from tests.standins.discord_api import DiscordAPI
+    from tests.standins.slack_api import SlackAPI
+    from workers.runs.store import RunStore
+
+    with DiscordAPI() as discord, SlackAPI() as slack:
+        env = discord.env()
+        rest = DiscordREST(env["DISCORD_BOT_TOKEN"], env["DISCORD_API_URL"])
+        on_discord = DiscordReporter(rest, RunStore(redis_conn))
+        client = WebClient(token=slack.token, base_url=slack.base_url)
+        on_slack = SlackReporter(client, client, RunStore(redis_conn))
+        assert on_discord.thread_note(B, "Closed <@&1> #12") == "posted" and on_slack.thread_note(A, "Closed <!channel> #12") == "posted"
+        discord.removed.add("77")
+        slack.removed.add("C1")
+        assert on_discord.thread_note(B, "again") == "gone" and on_slack.thread_note(A, "again") == "gone"
+    [posted] = discord.channel("77")
+    assert posted["allowed_mentions"] == {"parse": []}
+    [note] = [m for m in slack.messages.values() if m.get("thread_ts") == "1.1"]
+    assert "<!channel>" not in note["text"]
