@@ -131,6 +131,7 @@ APPROVAL_TITLE = {
 }
 APPROVAL_TITLE_OTHER = ":raised_hand: Atlas wants to run `{name}`"
 APPROVAL_FALLBACK_TEXT = "Approval needed: {name} on #{issue}"
+APPROVAL_FALLBACK_NEW = "Approval needed: {name}"
 APPROVAL_ISSUE = "*Issue:* {link} ({state})"
 APPROVAL_LABELS = "Labels to add:"
 APPROVAL_CURRENT_LABELS = "*Current labels:* {labels}"

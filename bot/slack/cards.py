@@ -225,6 +225,8 @@ def buttons(pending_id: str) -> dict[str, Any]:
 
 
 def fallback_text(name: str, arguments: dict[str, Any]) -> str:
+    if "issue_id" not in arguments:  # a new issue has no number yet
+        return wording.APPROVAL_FALLBACK_NEW.format(name=name)
     return wording.APPROVAL_FALLBACK_TEXT.format(name=name, issue=arguments.get("issue_id", "?"))
 
 
