@@ -15,15 +15,16 @@ import logging
 from tools import open_corpus
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, validate
+from tools.errors import for_people
 from tools.issue_filing import FILED
 from workers import wording
 from workers.agent.ports import Reporter
-from workers.approvals import gate
+from workers.approvals import gate, ledger
 from workers.approvals import records as approvals
 from workers.followup import draft as drafting
 from workers.followup import subscriptions as subs
 from workers.parts import WorkerParts
-from workers.runs.filing_record import FilingRecord
+from workers.runs.filing_record import FilingRecord, FilingStatus
 from workers.runs.state import PendingCall, RunState
 
 log = logging.getLogger("atlas.followup")
@@ -80,8 +81,11 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
 def _decided(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     call = run.pending[0]
     approval = approvals.load(rt.conn, call.pending_id)
+    if approval is None:  # the worker stopped between saving the draft and opening its approval: open it now
+        gate.pause(rt, run)
+        approval = approvals.load(rt.conn, call.pending_id)
     if approval is None or not approval.decided:
-        platform = rt.platform_for(run.origin.kind)  # cards that failed to post earlier are posted now
+        platform = rt.platform_for(run.origin.kind)  # a card that failed to post earlier is posted now
         if approval is not None and not approval.card_ts and platform is not None:
             platform.event(run, "paused", pending=[p.model_dump() for p in run.pending])
         return
@@ -104,12 +108,14 @@ def _decided(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
         subs.subscribe(rt.conn, subs.tracker_name(rt.settings), record.number, place, record.source_run, "filed")
         _end(rt, run, record, "filed", wording.FILE_ISSUE_DONE.format(result=output))
         return
-    _end(rt, run, record, "in_doubt" if "may or may not" in output else "failed", output.split("\nHint:")[0])
+    in_doubt = (ledger.entry_of(rt.conn, run.id, call.call_id) or {}).get("state") == "in_doubt"
+    record.told = record.told or in_doubt  # the gate said it in the thread already
+    _end(rt, run, record, "in_doubt" if in_doubt else "failed", for_people(output))
 
 
-def _end(rt: WorkerParts, run: RunState, record: FilingRecord, status: str, said: str) -> None:
+def _end(rt: WorkerParts, run: RunState, record: FilingRecord, status: FilingStatus, said: str) -> None:
     """The filing run's last state, and the one line the thread hears about it (once)."""
-    record.status = status  # type: ignore[assignment]  # one of FilingStatus, chosen by the callers
+    record.status = status
     record.result = said
     run.pending, run.status, run.stop_reason, run.answer = [], "done", "done", said
     rt.store.save(run)
