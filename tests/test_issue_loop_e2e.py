@@ -3,7 +3,8 @@
 `POST /repos/{owner}/{repo}/issues` on the GitHub stand-in; then signed webhooks: the issue closed
 (delivered twice) and a release that mentions it each post once in the original thread, and a thread whose
 channel Atlas was removed from gets a log line instead, its subscription dropped. The model may file or link
-an issue itself too: its `create_issue` waits on a card like any side effect, its `link_issue` ("this is #N")
+an issue itself too: its `create_issue` waits on a card like any side effect (a 502 after GitHub filed it is
+settled by the issue body's marker), its `link_issue` ("this is #N")
 needs none and writes nothing on GitHub, and either way the thread is subscribed when the run ends."""
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tests.standins.slack_api import TEAM
 from tests.standins.slack_events import block_action, mention
 from tests.triage_inbox_harness import MAINTAINER, TRACEBACK, Inbox, inbox
 from workers import wording
+from workers.approvals import audit
 from workers.followup import subscriptions
 from workers.runs.state import Origin, RunState
 from workers.runs.store import RunStore
@@ -124,13 +126,16 @@ def test_a_thread_filed_or_linked_hears_once_of_the_close_and_the_release_and_a_
         assert box.send.event(mention("please file this: the worker hangs on SIGTERM", channel=HELP, ts=proposed)).status == 200
         card = wait_for(lambda: next((m for m in _thread(box, proposed) if is_card(m)), None), timeout=60, what="the model's card")
         assert len(box.github.requests("POST", r"/issues$")) == 1
+        box.github.apply_then_fail(r"POST /repos/acme/rocket/issues$", 502)  # GitHub files it, then answers 502
         assert _click(box, card, APPROVE_ACTION, pending_id(card), MAINTAINER, proposed) == 200
         assert _final(box, proposed).status == "done"
         assert box.send.event(mention("the scheduler skips jobs after a restart", channel=HELP, ts=linked)).status == 200
         assert _final(box, linked).status == "done"
     second = max(box.github.repo.issues)
     assert len(box.github.requests("POST", r"/issues$")) == 2 and box.github.repo.issues[second]["title"] == "Worker hangs on SIGTERM"
-    assert outputs_sent(model)["call_new"].startswith(f"Filed #{second}")
+    assert outputs_sent(model)["call_new"].startswith(f"Filed #{second}")  # settled from GitHub by the body's marker, not posted again
+    [settled] = [e for e in audit.entries(box.conn) if e.kind == "result" and e.get("tool") == "create_issue" and "call_new" in e.get("pending_id")]
+    assert settled.get("decision") == "done" and "found on the tracker" in settled.get("result")
     assert _following(box, proposed) == [("acme/rocket", second)] and _following(box, linked) == [("acme/rocket", 3)]
     assert box.github.requests("PATCH") == []  # linking wrote nothing
     model.assert_done()
