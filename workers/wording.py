@@ -205,7 +205,6 @@ SETTINGS_MISMATCH = (
 
 # Filing a thread as an issue, and the notices of a subscribed thread (workers/followup/).
 FILE_ISSUE_BUTTON = "File as GitHub issue"
-FILE_ISSUE_BUTTON_DEMO = "File as an issue"
 FILE_ISSUE_DRAFTING = "Drafting an issue from this thread; a maintainer approves it before anything is filed."
 FILE_ISSUE_ALREADY = "An issue draft from this answer was already requested."
 FILE_ISSUE_NOTHING = "Nothing to file from this answer."
