@@ -2,7 +2,7 @@
 
 Why a journal: `issues/index.db` is derived from `issues/issues.jsonl` and rebuilt (a fresh file
 renamed over the old one) whenever that source changes, so a write stored only in index.db would be
-silently dropped by the next rebuild. Every write (labels added, a comment, a close) is therefore
+silently dropped by the next rebuild. Every write (labels added, a comment, a close, a new issue) is therefore
 appended first to `issues/writes.db`, the durable record, and then applied in place to index.db,
 whose `meta.journal_seq` says how far it has caught up. The read tools keep opening index.db
 read-only and simply see the applied rows; a rebuild replays the whole journal into the new file
@@ -36,7 +36,7 @@ JOURNAL = Path("issues") / "writes.db"
 LOCK = Path("issues") / ".writes.lock"
 SEQ_KEY = "journal_seq"
 SYNC_TIMEOUT_SECONDS = 10.0  # how long applying waits for index.db's write lock before leaving it to the next sync
-Kind = Literal["add_labels", "comment", "close"]
+Kind = Literal["add_labels", "comment", "close", "create"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS writes(
@@ -142,6 +142,9 @@ def sync(db: Path, journal: Path) -> int:
 
 def apply(conn: sqlite3.Connection, entry: Entry) -> None:
     """One entry into an open tracker database: relational rows first, then the issue's FTS row."""
+    if entry.kind == "create":
+        _create(conn, entry)
+        return
     if conn.execute("SELECT 1 FROM issues WHERE id = ?", (entry.issue_id,)).fetchone() is None:
         log.warning("journal entry %s: issue #%s is not in the database; skipped", entry.seq, entry.issue_id)
         return
@@ -173,6 +176,20 @@ def apply(conn: sqlite3.Connection, entry: Entry) -> None:
         (entry.issue_id, *before),
     )
     conn.execute("INSERT INTO issues_fts(rowid, title, labels, body, comments) VALUES (?, ?, ?, ?, ?)", (entry.issue_id, *after))
+
+
+def _create(conn: sqlite3.Connection, entry: Entry) -> None:
+    """A new issue filed through the tracker: its row, its labels, its FTS row (once: a replay finds it there)."""
+    if conn.execute("SELECT 1 FROM issues WHERE id = ?", (entry.issue_id,)).fetchone() is not None:
+        log.warning("journal entry %s: issue #%s exists already; skipped", entry.seq, entry.issue_id)
+        return
+    conn.execute("INSERT INTO issues(id, title, body, state, author, created_at, closed_at, duplicate_of, comment_count) "
+                 "VALUES (?, ?, ?, 'open', ?, ?, NULL, NULL, 0)",
+                 (entry.issue_id, str(entry.data.get("title") or ""), str(entry.data.get("body") or ""), entry.author, entry.at))
+    for name in entry.data.get("labels", []):
+        conn.execute("INSERT OR IGNORE INTO issue_labels(issue_id, label_id) VALUES (?, ?)", (entry.issue_id, _label_id(conn, name)))
+    conn.execute("INSERT INTO issues_fts(rowid, title, labels, body, comments) VALUES (?, ?, ?, ?, ?)",
+                 (entry.issue_id, *indexed_text(conn, entry.issue_id)))
 
 
 def now_iso() -> str:

@@ -6,7 +6,7 @@ import functools
 from pathlib import Path
 
 from atlas.project_settings import ORBIT, Project
-from tools import side_effects
+from tools import issue_filing, side_effects
 from tools.calculate import calculate
 from tools.code_tools import read_file, search_code
 from tools.context import ToolContext
@@ -34,11 +34,12 @@ KNOWLEDGE_TOOLS = frozenset({"search_code", "read_file", "search_history", "get_
 def v2_registry(project: Project | None = None, knowledge: bool = True) -> Registry:
     """The current read tools: search_docs, get_doc_section, search_issues, get_issue, the knowledge tools
     (search_code, read_file, search_history, get_history_item, find_fix), calculate, read_more, then the
-    side-effect tools (add_labels, post_comment, close_issue), which run only after approval.
+    side-effect tools (add_labels, post_comment, close_issue, create_issue), which run only after approval, and
+    link_issue (writes nothing on the tracker; not in `read_registry`, so MCP never serves it).
     For a project other than Orbit, the descriptions name it instead of Orbit and its ORB codes. Without
     `knowledge` (a data folder with no code, PRs, releases or discussions) the knowledge tools are left out:
     every request would pay for their definitions, and every call of one would fail."""
-    return side_effects.register(read_registry(project, frozenset() if knowledge else KNOWLEDGE_TOOLS))
+    return issue_filing.register(side_effects.register(read_registry(project, frozenset() if knowledge else KNOWLEDGE_TOOLS)))
 
 
 def read_registry(project: Project | None = None, without: frozenset[str] = frozenset()) -> Registry:

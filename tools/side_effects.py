@@ -36,10 +36,15 @@ class AddLabelsArgs(BaseModel):
     @field_validator("labels")
     @classmethod
     def _clean_labels(cls, value: list[str]) -> list[str]:
-        names = [name.strip() for name in value]
-        if any(not name or len(name) > MAX_LABEL_CHARS for name in names):
-            raise ValueError(f"each label must be 1-{MAX_LABEL_CHARS} characters")
-        return list(dict.fromkeys(names))
+        return label_names(value)
+
+
+def label_names(value: list[str]) -> list[str]:
+    """Label names as a tool call gives them: stripped, each 1-MAX_LABEL_CHARS characters, once each."""
+    names = [name.strip() for name in value]
+    if any(not name or len(name) > MAX_LABEL_CHARS for name in names):
+        raise ValueError(f"each label must be 1-{MAX_LABEL_CHARS} characters")
+    return list(dict.fromkeys(names))
 
 
 class PostCommentArgs(BaseModel):

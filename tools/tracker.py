@@ -70,6 +70,11 @@ class Tracker(Protocol):
         """Close an issue with a reason (and the original for duplicates); the issue after."""
         ...
 
+    def create_issue(self, title: str, body: str, labels: list[str], *, key: str | None = None) -> IssueRef:
+        """Open a new issue with existing labels (the request key hidden in its body where the tracker has no
+        journal); the issue as created."""
+        ...
+
     def url(self, number: int) -> str | None:
         """The issue's web page, when the tracker has one."""
         ...
@@ -145,6 +150,28 @@ class SqliteTracker:
             return self._require(number)
         return replace(issue, state="closed", duplicate_of=original or issue.duplicate_of)
 
+    def create_issue(self, title: str, body: str, labels: list[str], *, key: str | None = None) -> IssueRef:
+        unknown = sorted(set(labels) - set(self.known_labels()))
+        if unknown:
+            raise TrackerError(f"unknown labels: {', '.join(unknown)}")
+        try:
+            with journal.locked(self.journal.parent):
+                number = self._next_number()
+                journal.append(self.journal, "create", number, {"title": title, "body": body, "labels": labels},
+                               author=BOT_AUTHOR, key=key)
+                self._apply_journal()
+        except (OSError, sqlite3.Error) as exc:
+            log.exception("tracker write to %s failed", self.journal)
+            raise TrackerUnavailable("the tracker's storage could not be written") from exc
+        return IssueRef(number, title, "open", tuple(sorted(labels)), self.url(number))
+
+    def _next_number(self) -> int:
+        """One past the highest issue number in index.db or created in the journal (call under the journal's lock)."""
+        with self._reading() as conn:
+            highest = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM issues").fetchone()[0])
+        created = [e.issue_id for e in journal.entries(self.journal) if e.kind == "create"]
+        return max([highest, *created]) + 1
+
     def settle(self, tool: str, arguments: dict[str, Any], key: str) -> str | None:
         """An in-doubt call is settled by the journal: a write journaled under its key happened (a worker
         killed before index.db caught up leaves exactly that); it is applied now, so reads show it."""
@@ -161,6 +188,9 @@ class SqliteTracker:
             return f'Labeled #{number} "{title}" with {", ".join(added)}. Its labels now: {", ".join(have)}.'
         if entry.kind == "comment":
             return f"Posted the comment on #{number} ({self.url(number) or f'issue #{number}'})."
+        if entry.kind == "create":
+            url = self.url(number)
+            return f'Filed #{number} "{entry.data.get("title")}"' + (f": {url}" if url else ".")
         original = entry.data.get("duplicate_of")
         how = f"as a duplicate of #{original}" if original else f"as {str(entry.data.get('reason') or 'completed').replace('_', ' ')}"
         return f'Closed #{number} "{title}" {how}.'

@@ -2,19 +2,22 @@
 
 A run reports through one interface: progress, the answer and approval cards arrive as `Reporter`
 events ("step", "tool", "paused", "answer"); a card's later updates (decided, done, expired) and
-notices in the thread are methods. Slack (bot/slack/surface.py) and Discord
+notices in the thread are methods, and so are a note in any thread Atlas answered in (a subscription's
+close-the-loop message, workers/followup/) and a thread's permalink. Slack (bot/slack/surface.py) and Discord
 (bot/discord/surface.py) implement it; the core never names either (workers/process/platforms.py picks one).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from workers.agent.ports import Reporter
 
 if TYPE_CHECKING:
     from workers.approvals.records import Approval
-    from workers.runs.state import RunState
+    from workers.runs.state import Origin, RunState
+
+ThreadNote = Literal["posted", "gone"]  # "gone": Atlas may no longer post there (removed from the channel, deleted)
 
 
 class ChatPlatform(Reporter):
@@ -38,4 +41,14 @@ class ChatPlatform(Reporter):
     def triage_card(self, run: RunState) -> None:
         """Post the one triage card of a triage run (workers/inbox/) in the triage channel, or update it in
         place: the issue, each action with its own Approve and Reject until decided, who decided what."""
+        raise NotImplementedError
+
+    def thread_note(self, place: Origin, text: str) -> ThreadNote:
+        """Post `text` (plain, untrusted parts included: escaped here, never a ping) in the thread at `place`
+        (a subscription's place, workers/followup/subscriptions.py). "gone" when the platform says Atlas was
+        removed from that channel or it no longer exists; other failures raise the platform's error."""
+        raise NotImplementedError
+
+    def permalink(self, place: Origin) -> str | None:
+        """A link to the thread at `place` that people can open, or None when the platform gives none."""
         raise NotImplementedError

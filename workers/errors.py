@@ -45,3 +45,8 @@ class DeliveryLost(AtlasError):
     def __init__(self, reason: str, *, transient: bool) -> None:
         super().__init__(reason)
         self.transient = transient
+
+
+class NoticeUndelivered(AtlasError):
+    """A subscribed thread's close or release notice could not be posted (the platform failed); the webhook
+    job fails so that RQ retries it, and only the notices not yet posted are tried again."""

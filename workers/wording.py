@@ -61,3 +61,15 @@ SETTINGS_MISMATCH = (
 
 # Help channels (workers/help/): a run that is not confident mentions the hand-off instead of guessing.
 HANDOFF = "{who} I couldn't answer this one with confidence, so I'm leaving it to you. What I looked at: {looked_at}."
+
+# Filing a thread as an issue, and the notices of a subscribed thread (workers/followup/).
+FILE_ISSUE_BUTTON = "File as GitHub issue"
+FILE_ISSUE_DRAFTING = "Drafting an issue from this thread; a maintainer approves it before anything is filed."
+FILE_ISSUE_ALREADY = "An issue draft from this answer was already requested."
+FILE_ISSUE_NOTHING = "Nothing to file from this answer."
+FILE_ISSUE_REFUSED = "Atlas could not draft an issue from this thread: {reason}"
+FILE_ISSUE_DONE = "{result} This thread is subscribed: Atlas will post here when it is closed or a release mentions it."
+NOTICE_CLOSED = "#{number} \u201c{title}\u201d was closed by {who} {how}: {url}"
+NOTICE_CLOSED_HOW = {"completed": "as completed", "not_planned": "as not planned", "duplicate": "as a duplicate"}
+NOTICE_DUPLICATE_OF = "as a duplicate of #{original}"
+NOTICE_RELEASED = "#{number} is mentioned in release {release}: {url}"

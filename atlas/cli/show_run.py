@@ -15,6 +15,7 @@ from atlas.cli.ask import render, result_json
 from atlas.connection import connect
 from atlas.settings import Settings
 from workers.errors import RunNotFound
+from workers.followup import subscriptions
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
@@ -24,7 +25,9 @@ UNDELIVERED = {"answer": "the answer was not delivered to Slack", "cards": "the 
 def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
     """Print the run; exit 1 when it is unknown or Redis cannot be reached."""
     try:
-        run = RunStore(connect(settings)).load(run_id)
+        conn = connect(settings)
+        run = RunStore(conn).load(run_id)
+        following = [f"{tracker}#{number}" for tracker, number in subscriptions.of_run(conn, run)]
     except RunNotFound:
         print(f"atlas runs show: no run {run_id!r} (unknown, or older than 30 days)", file=sys.stderr)
         return 1
@@ -33,13 +36,15 @@ def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
         return 1
     if as_json:
         triage = {"triage": run.triage.model_dump()} if run.triage is not None else {}  # what was suggested, each action's fate
-        print(json.dumps({**result_json(run), "question": run.question, "undelivered": run.surface.undelivered, **triage}, indent=2))
+        filing = {"filing": run.filing.model_dump()} if run.filing is not None else {}
+        print(json.dumps({**result_json(run), "question": run.question, "undelivered": run.surface.undelivered, **triage, **filing,
+                          "subscriptions": following}, indent=2))
     else:
-        print(describe(run))
+        print(describe(run, following))
     return 0
 
 
-def describe(run: RunState) -> str:
+def describe(run: RunState, following: list[str] | None = None) -> str:
     """Header lines (question, where it came from, status, delivery), then the answer as `atlas ask` prints it."""
     origin = run.origin
     where = f"Slack {origin.channel} thread {origin.thread_ts or origin.message_ts}" if origin.kind == "slack" else origin.kind
@@ -51,4 +56,6 @@ def describe(run: RunState) -> str:
     undelivered = run.surface.undelivered
     if undelivered:
         lines.append(f"note: {UNDELIVERED.get(undelivered, undelivered)}")
+    if following:  # the thread hears when these close or a release mentions them (workers/followup/)
+        lines.append(f"subscribed to: {', '.join(following)}")
     return "\n".join([*lines, "", render(run)])

@@ -23,7 +23,7 @@ from typing import Any, assert_never
 import redis
 
 from bot import feedback, lookups
-from bot.discord import commands, intake, render, triage_controls, wording
+from bot.discord import commands, file_issue, intake, render, triage_controls, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.replies import (
     APPLICATION_COMMAND,
@@ -155,6 +155,8 @@ class Interactions:
         try:
             if custom_id.startswith(render.FEEDBACK_PREFIX):
                 return self.vote(custom_id[len(render.FEEDBACK_PREFIX):], str(user.get("id") or ""))
+            if custom_id.startswith(render.FILE_ISSUE_PREFIX):
+                return file_issue.click(self.conn, self.settings.queue_name, payload, custom_id.removeprefix(render.FILE_ISSUE_PREFIX))
             if custom_id.startswith(render.APPROVE_PREFIX):
                 return self.decide(payload, custom_id[len(render.APPROVE_PREFIX):], "approved")
             if custom_id.startswith(render.DENY_PREFIX):

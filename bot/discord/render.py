@@ -32,6 +32,7 @@ APPROVE_PREFIX = "atlas_approval_approve:"
 DENY_PREFIX = "atlas_approval_deny:"
 FEEDBACK_PREFIX = "atlas_feedback:"
 SHARE_PREFIX = "atlas_share:"
+FILE_ISSUE_PREFIX = "atlas_file_issue:"  # "File as GitHub issue" beside the feedback buttons (workers/followup/filing.py)
 BUTTON_PRIMARY, BUTTON_SECONDARY, BUTTON_SUCCESS, BUTTON_DANGER = 1, 2, 3, 4
 _MARKDOWN = re.compile(r"([\\*_~`|>#\-\[\]()<:])")
 
@@ -69,7 +70,7 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
         parts.append(tail)
     messages: list[dict[str, Any]] = [{"content": part} for part in parts]
     if not failed:
-        messages[-1]["components"] = feedback_row(run.id)
+        messages[-1]["components"] = feedback_row(run.id, fileable=run.triage is None and run.filing is None)
     return messages
 
 
@@ -100,8 +101,8 @@ def source_link(source: str, *, docs_base_url: str | None, issues_base_url: str 
     return f"[{escape(source)}](<{url}>)" if url else f"`{source.replace('`', '')}`"
 
 
-def feedback_row(run_id: str, up: int = 0, down: int = 0) -> list[dict[str, Any]]:
-    """Helpful / Not helpful; the custom id carries the run id and the vote."""
+def feedback_row(run_id: str, up: int = 0, down: int = 0, *, fileable: bool = True) -> list[dict[str, Any]]:
+    """Helpful / Not helpful, then File as GitHub issue; the custom ids carry the run id (and the vote)."""
     def label(text: str, count: int) -> str:
         return wording.FEEDBACK_COUNT.format(label=text, count=count) if count else text
 
@@ -110,6 +111,8 @@ def feedback_row(run_id: str, up: int = 0, down: int = 0) -> list[dict[str, Any]
          "custom_id": f"{FEEDBACK_PREFIX}{run_id}:up"},
         {"type": 2, "style": BUTTON_SECONDARY, "label": label(wording.FEEDBACK_DOWN, down), "emoji": {"name": "\U0001f44e"},
          "custom_id": f"{FEEDBACK_PREFIX}{run_id}:down"},
+        *([{"type": 2, "style": BUTTON_SECONDARY, "label": common.FILE_ISSUE_BUTTON, "custom_id": f"{FILE_ISSUE_PREFIX}{run_id}"}]
+          if fileable else []),
     ]}]
 
 
@@ -139,6 +142,14 @@ def card_text(name: str, arguments: dict[str, Any], issue: Any, duplicate: Any, 
     elif name == "post_comment":  # all of it, in the card's embeds (card_embeds): content holds 2,000 characters
         body = str(arguments.get("body") or "")
         lines.append(wording.APPROVAL_COMMENT_BELOW.format(chars=len(body)))
+        more = _comment_pieces(body)[1]
+        if more:
+            lines.append(wording.APPROVAL_COMMENT_CUT.format(more=more))
+    elif name == "create_issue":  # the body whole in the card's embeds, like a comment
+        body = str(arguments.get("body") or "")
+        lines.append(wording.APPROVAL_NEW_TITLE.format(title=escape(str(arguments.get("title") or ""))))
+        lines.append(wording.APPROVAL_NEW_LABELS.format(labels=", ".join(_code(str(x)) for x in arguments.get("labels") or []) or "none"))
+        lines.append(wording.APPROVAL_NEW_BODY_BELOW.format(chars=len(body)))
         more = _comment_pieces(body)[1]
         if more:
             lines.append(wording.APPROVAL_COMMENT_CUT.format(more=more))
@@ -173,7 +184,7 @@ _FENCE_CHARS = len(_FENCE_OPEN := "```\n") + len(_FENCE_CLOSE := "\n```")
 def card_embeds(name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
     """A comment card's comment, whole (hidden characters shown as `<U+…>`), as embeds under the card's
     content: a comment may hold 4,000 characters, the content only 2,000. Mentions in embeds never ping."""
-    if name != "post_comment":
+    if name not in ("post_comment", "create_issue"):
         return []
     return [{"description": _fenced(piece)} for piece in _comment_pieces(str(arguments.get("body") or ""))[0]]
 

@@ -31,9 +31,9 @@ from tools.tracker import Tracker, demo_tracker
 from workers import wording as common
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
-from workers.chat import ChatPlatform
+from workers.chat import ChatPlatform, ThreadNote
 from workers.runs import conversations
-from workers.runs.state import EventKind, PendingCall, RunState, Turn
+from workers.runs.state import EventKind, Origin, PendingCall, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface, PostedVia
 from workers.runs.triage_record import is_triage
@@ -45,6 +45,7 @@ TOKEN_LIFETIME_SECONDS = 14 * 60  # Discord's interaction tokens last 15 minutes
 THREAD_MARK_TTL_SECONDS = 30 * 24 * 3600
 THREAD_ALREADY_EXISTS = 160004
 DEAD_TOKEN = {(404, 10015), (401, 50027)}  # Unknown Webhook, Invalid Webhook Token
+GONE = frozenset({10003, 50001})  # Unknown Channel, Missing Access: Atlas may no longer post there
 TASK_STATUS = {"started": "in_progress", "done": "complete", "failed": "error"}
 
 
@@ -309,6 +310,18 @@ class DiscordReporter(ChatPlatform):
 
     def triage_card(self, run: RunState) -> None:
         triage_card.show(self.rest, self.store, run, self.tracker)
+
+    def thread_note(self, place: Origin, text: str) -> ThreadNote:
+        try:
+            self.rest.create_message(place.channel or "", {"content": clip(text, CONTENT_LIMIT)})  # mentions never ping (rest.py)
+        except DiscordError as exc:
+            if exc.code in GONE:
+                return "gone"
+            raise
+        return "posted"
+
+    def permalink(self, place: Origin) -> str | None:
+        return f"https://discord.com/channels/{place.team or '@me'}/{place.channel}" if place.channel else None
 
 
 def card_nonce(pending_id: str) -> str:

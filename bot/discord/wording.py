@@ -29,6 +29,7 @@ APPROVAL_TITLE = {
     "add_labels": "\U0001f3f7\ufe0f **Atlas wants to add labels to an issue**",
     "post_comment": "\U0001f4ac **Atlas wants to comment on an issue**",
     "close_issue": "\U0001f512 **Atlas wants to close an issue**",
+    "create_issue": "\U0001f4dd **Atlas wants to file a new issue**",
 }
 APPROVAL_TITLE_OTHER = "\u270b **Atlas wants to run `{name}`**"
 APPROVAL_ISSUE = "**Issue:** {link} ({state})"
@@ -40,6 +41,9 @@ APPROVAL_COMMENT_CUT = "\u26a0\ufe0f **{more} more characters are not shown: Dis
 APPROVAL_HIDDEN = ("\u26a0\ufe0f **This contains {count} invisible or direction-changing character{s}**, shown as `<U+…>`: "
                    "they would be posted as they are.")
 APPROVAL_CLOSE = "**Close as:** {reason}"
+APPROVAL_NEW_TITLE = "**Title:** {title}"
+APPROVAL_NEW_LABELS = "**Labels:** {labels}"
+APPROVAL_NEW_BODY_BELOW = "**Body, exactly as it will be filed ({chars} characters, in full below):**"
 APPROVAL_CLOSE_DUPLICATE = "**Close as:** duplicate of {link}"
 APPROVAL_REASON = "*Why (the model's words):*"
 APPROVAL_PROVENANCE = "\u26a0\ufe0f **Proposed after reading {sources}**, text anyone can write: look twice."

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import redis
-from rq import Queue
+from rq import Queue, Retry
 
 from atlas.settings import Settings
 from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
@@ -25,8 +25,9 @@ from workers.runs.job_names import APPLY_EVENT  # by name: the web process does 
 
 log = logging.getLogger("atlas.bot.github")
 
-EVENTS = ("issues", "issue_comment", "label", "push")
+EVENTS = ("issues", "issue_comment", "label", "push", "release")  # release: close-the-loop notices (workers/followup/)
 DELIVERY_TTL_SECONDS = 7 * 24 * 3600
+RETRY = Retry(max=4, interval=[30, 120, 600, 1800])  # a close-the-loop notice through a chat outage (workers/followup/notices.py)
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -44,7 +45,7 @@ def _enqueue(conn: redis.Redis, queue: Queue, event: str, payload: Any, delivery
     try:
         if delivery and not conn.set(f"atlas:github:delivery:{delivery}", "1", nx=True, ex=DELIVERY_TTL_SECONDS):
             return "200 OK", "duplicate delivery"
-        queue.enqueue(APPLY_EVENT, event, payload, job_timeout=300, result_ttl=600)
+        queue.enqueue(APPLY_EVENT, event, payload, job_timeout=300, result_ttl=600, retry=RETRY)
     except redis.RedisError:
         log.warning("GitHub webhook %s not queued: Redis unavailable (the periodic sync will catch up)", delivery)
         if delivery:

@@ -20,7 +20,7 @@ from atlas.settings import Settings
 from bot import feedback
 from bot.after_ack import InFlight
 from bot.deps import Deps, build
-from bot.slack import approvals, assistant, commands, help_channels, mentions
+from bot.slack import approvals, assistant, commands, file_issue, help_channels, mentions
 from bot.slack.triage_edits import TriageEdits
 
 log = logging.getLogger("atlas.bot")
@@ -64,6 +64,7 @@ def create_app(settings: Settings, deps: Deps | None = None, *, socket_mode: boo
     mentions.register(app, deps)
     commands.register(app, deps)
     feedback.register(app, deps)
+    file_issue.register(app, deps)
     policy, directory = approvals.register(app, deps)
     app.use(TriageEdits(deps, policy, directory))  # a triage card's choices: the same policy as its Approve
     return app

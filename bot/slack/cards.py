@@ -147,6 +147,8 @@ def describe(card: CardView) -> list[dict[str, Any]]:
         body = reveal(str(card.arguments.get("body") or ""))
         for part in _parts(body or " ", BLOCK_CHARS):  # all of it, in blocks Slack takes
             blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])]))
+    elif card.name == "create_issue":
+        blocks.extend(_new_issue(card.arguments))
     elif card.name == "close_issue":
         if card.arguments.get("reason") == "duplicate":
             original = _link(card.duplicate) if card.duplicate else f"#{escape(str(card.arguments.get('duplicate_of')))}"
@@ -172,6 +174,18 @@ def describe(card: CardView) -> list[dict[str, Any]]:
     asker = wording.APPROVAL_ASKED_BY.format(user=card.asker or "unknown", when=slack_date(card.expires_at))
     blocks.append(ContextBlock(elements=[MarkdownTextObject(text=asker)]))
     return [b.to_dict() for b in blocks]
+
+
+def _new_issue(arguments: dict[str, Any]) -> list[Any]:
+    """A new issue's title, labels and whole body (preformatted: nothing in it renders as a mention or link)."""
+    blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_NEW_TITLE.format(
+        title=escape(reveal(str(arguments.get("title") or ""))))[:BLOCK_CHARS]))]
+    if arguments.get("labels"):
+        blocks.append(_chips(wording.APPROVAL_NEW_LABELS, [reveal(str(x)) for x in arguments.get("labels") or []]))
+    blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_NEW_BODY)))
+    for part in _parts(reveal(str(arguments.get("body") or "")) or " ", BLOCK_CHARS):
+        blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])]))
+    return blocks
 
 
 def shown_text(card: CardView) -> str:
@@ -210,6 +224,8 @@ def buttons(pending_id: str) -> dict[str, Any]:
 
 
 def fallback_text(name: str, arguments: dict[str, Any]) -> str:
+    if "issue_id" not in arguments:  # a new issue has no number yet
+        return wording.APPROVAL_FALLBACK_NEW.format(name=name)
     return wording.APPROVAL_FALLBACK_TEXT.format(name=name, issue=arguments.get("issue_id", "?"))
 
 

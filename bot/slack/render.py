@@ -38,6 +38,7 @@ TASK_TITLE_CHARS = 150
 PLACEHOLDER_TASKS = 25
 FEEDBACK_ACTION = "atlas_feedback"
 FEEDBACK_BUTTON_ACTIONS = (f"{FEEDBACK_ACTION}_up", f"{FEEDBACK_ACTION}_down")  # the classic buttons' ids
+FILE_ISSUE_ACTION = "atlas_file_issue"  # "File as GitHub issue" under an answer (bot/slack/file_issue.py)
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,8 @@ def answer_tail(run: RunState, *, docs_base_url: str | None, issues_base_url: st
 
 def _tail(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
+    if fileable(run):
+        blocks.append(file_issue_block(run.id).to_dict())
     if run.sources:
         links = sources_text(run.sources, docs_base_url=docs_base_url, issues_base_url=issues_base_url, urls=run.source_urls)
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=links)]).to_dict())
@@ -154,6 +157,17 @@ def _tail(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_
     if run.status != "failed":
         blocks.append(feedback_block(run.id).to_dict())
     return blocks
+
+
+def fileable(run: RunState) -> bool:
+    """An answer a thread may be filed from: a finished question's, not a triage card's or a filing's own note."""
+    return run.status in ("done", "partial") and run.triage is None and run.filing is None
+
+
+def file_issue_block(run_id: str) -> ActionsBlock:
+    """The "File as GitHub issue" button; its value is only the run id (the click drafts, an approver files)."""
+    return ActionsBlock(block_id="atlas_file_issue", elements=[
+        ButtonElement(text=run_words.FILE_ISSUE_BUTTON, action_id=FILE_ISSUE_ACTION, value=run_id)])
 
 
 def feedback_block(run_id: str) -> ContextActionsBlock:

@@ -31,10 +31,10 @@ from tools.tracker import Tracker
 from tools.trackers import tracker_for
 from workers import wording as run_words
 from workers.approvals.records import Approval
-from workers.chat import ChatPlatform
+from workers.chat import ChatPlatform, ThreadNote
 from workers.errors import StoppedByUser
 from workers.runs import conversations
-from workers.runs.state import EventKind, RunState, Turn
+from workers.runs.state import EventKind, Origin, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import SlackSurface, Undeliverable
 from workers.runs.triage_record import is_triage
@@ -46,6 +46,7 @@ log = logging.getLogger("atlas.slack_surface")
 TEXT_ONLY_ERRORS = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_too_long", "msg_blocks_too_long",
                               "markdown_text_too_long"})
 TEXT_ONLY_CHARS = 3500
+GONE_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})  # Atlas may no longer post there
 # The web process shows "is looking into it" on a run still unanswered 1 s (bot/slack/mentions.py
 # STATUS_DELAY_SECONDS) after it took it. An answer posted sooner than this after the run was taken
 # was on record before the web looked, so there is no status to clear; the other half second allows
@@ -302,6 +303,22 @@ class SlackReporter(ChatPlatform):
 
     def triage_card(self, run: RunState) -> None:
         triage_card.show(self.client, self.create_client, self.store, run, self.tracker)
+
+    # -- the thread, later ---------------------------------------------------------------------
+
+    def thread_note(self, place: Origin, text: str) -> ThreadNote:
+        try:
+            self.create_client.chat_postMessage(channel=place.channel or "", thread_ts=place.thread_ts, text=escape(defuse_broadcasts(text)),
+                                                unfurl_links=False, unfurl_media=False)
+        except SlackApiError as exc:
+            if error_code(exc) in GONE_ERRORS:
+                return "gone"
+            raise
+        return "posted"
+
+    def permalink(self, place: Origin) -> str | None:
+        reply = self.client.chat_getPermalink(channel=place.channel or "", message_ts=place.thread_ts or "")
+        return str(reply.get("permalink") or "") or None
 
 def _closing(run: RunState) -> str:
     """The progress message's last line once the answer (or the failure note) is in the thread."""

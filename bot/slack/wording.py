@@ -95,9 +95,14 @@ APPROVAL_TITLE = {
     "add_labels": ":label: Atlas wants to add labels to an issue",
     "post_comment": ":speech_balloon: Atlas wants to comment on an issue",
     "close_issue": ":lock: Atlas wants to close an issue",
+    "create_issue": ":memo: Atlas wants to file a new issue",
 }
 APPROVAL_TITLE_OTHER = ":raised_hand: Atlas wants to run `{name}`"
 APPROVAL_FALLBACK_TEXT = "Approval needed: {name} on #{issue}"
+APPROVAL_FALLBACK_NEW = "Approval needed: {name}"
+APPROVAL_NEW_TITLE = "*Title:* {title}"
+APPROVAL_NEW_LABELS = "Labels:"
+APPROVAL_NEW_BODY = "*Body, exactly as it will be filed:*"
 APPROVAL_ISSUE = "*Issue:* {link} ({state})"
 APPROVAL_LABELS = "Labels to add:"
 APPROVAL_CURRENT_LABELS = "*Current labels:* {labels}"

@@ -90,6 +90,7 @@ class DiscordAPI(LoopbackHTTP):
         self.global_limited = 0
         self.retry_after = 0.05
         self.no_threads = False
+        self.removed: set[str] = set()  # channels Atlas can no longer see (removed from the server): 403 Missing Access
         self.offset = 0.0  # seconds added to the wall clock: `advance`
         self.tokens: dict[str, tuple[float, float]] = {}  # interaction token -> (issued at, ack took seconds)
         self.thread_state: dict[str, Thread] = {}
@@ -219,6 +220,8 @@ class DiscordAPI(LoopbackHTTP):
             return 200, {"id": parts[1], "type": 11, "parent_id": thread.parent,
                          "thread_metadata": {"archived": thread.archived, "auto_archive_duration": thread.duration_minutes}}
         if parts[0] == "channels" and len(parts) == 3 and parts[2] == "messages" and method == "POST":
+            if parts[1] in self.removed:
+                return 403, {"message": "Missing Access", "code": 50001}
             if parts[1] in self.thread_state:  # a message unarchives an archived (unlocked) thread
                 self.thread_state[parts[1]].archived, self.thread_state[parts[1]].active_at = False, self.now()
             return 200, self._post(parts[1], body)

@@ -6,7 +6,7 @@ permissions (403 naming nothing, like GitHub), `ETag` / `If-None-Match` -> 304 (
 limit), `Link` pagination, `per_page` <= 100 (422 above), a primary rate limit counter and an
 on-demand secondary rate limit (403 with `retry-after`, or without it as GitHub also answers), a
 spent primary limit (403 with `x-ratelimit-remaining: 0` and the reset time), the write endpoints
-(labels, comments, close with `state_reason`), a renamed repository (301 to `/repositories/ID`),
+(labels, comments, close with `state_reason`, a new issue), a renamed repository (301 to `/repositories/ID`),
 transferred issues (301 with `Location` to the new repository's issue) and deleted ones (410), the
 `X-GitHub-Api-Version` header (400 for a version the server does not support), and faults that apply
 a write and then answer 5xx or too late. Every request is validated against GitHub's OpenAPI
@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from tests.standins import github_releases, github_spec
+from tests.standins import github_new_issues, github_releases, github_spec
 from tests.standins.github_repo import Repo, generate
 from tests.standins.loopback import LoopbackHTTP
 
@@ -175,7 +175,12 @@ class _Handler(BaseHTTPRequestHandler):
         call = Call(method, path, query, body, headers={k.lower(): v for k, v in self.headers.items()})
         with api.lock:
             api.calls.append(call)
-        if api.validate and not github_releases.outside_spec(path):  # releases: checked by githubkit's model instead
+        if api.validate and github_new_issues.outside_spec(method, path):  # issues/create: githubkit's model instead
+            refused = github_new_issues.check_request(body)
+            if refused:
+                api.violations.append(f"request {method} {path}: {refused}")
+                return self._reply(api, call, 422, {"message": refused})
+        elif api.validate and not github_releases.outside_spec(path):  # releases: checked by githubkit's model instead
             try:
                 call.operation = github_spec.check_request(method, path, query, body)
             except github_spec.SpecViolation as exc:
@@ -208,7 +213,8 @@ class _Handler(BaseHTTPRequestHandler):
         headers.setdefault("x-ratelimit-limit", str(api.rate_limit))
         headers.setdefault("x-ratelimit-remaining", str(api.rate_remaining))
         headers.setdefault("x-ratelimit-reset", str(api.rate_reset))
-        if api.validate and status not in (304, 400) and data and not github_releases.outside_spec(call.path):
+        if (api.validate and status not in (304, 400) and data and not github_releases.outside_spec(call.path)
+                and not github_new_issues.outside_spec(call.method, call.path)):
             try:
                 github_spec.check_response(call.method, call.path, status, payload)
             except github_spec.SpecViolation as exc:

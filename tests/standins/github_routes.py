@@ -64,6 +64,11 @@ def route(api: GitHubAPI, repo: Repo, call: Call, tail: str, per_page: int) -> R
         return _error(404, "Not Found")
     if api.write_delay:
         time.sleep(api.write_delay)
+    if call.method == "POST" and tail == "/issues":
+        from tests.standins.github_new_issues import create
+
+        status, issue = create(repo, call.body or {})
+        return status, issue, {}
     if not m or int(m.group(1)) not in repo.issues:
         return _error(404, "Not Found")
     number = int(m.group(1))

@@ -96,6 +96,7 @@ class SlackAPI(LoopbackHTTP):
         self.groups: dict[str, list[str]] = {}  # user group id -> member ids (usergroups.users.list)
         self.assistant_threads: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, thread_ts) -> title, prompts
         self.stop_next_append = False  # see stop_at_next_append
+        self.removed: set[str] = set()  # channels Atlas was removed from: chat.* there answers not_in_channel
         self._holds: list[Hold] = []
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._outages: list[_Outage] = []

@@ -21,6 +21,13 @@ if TYPE_CHECKING:
 
 def chat_call(api: SlackAPI, method: str, args: dict[str, Any]) -> dict[str, Any]:
     """Slack's reply to one `chat.*` call, applied to the stand-in's messages (the caller holds its lock)."""
+    if args.get("channel") in api.removed:  # Atlas was removed from the channel (`remove_from`)
+        return {"ok": False, "error": "not_in_channel"}
+    if method == "chat.getPermalink":  # any message of a channel the bot is in; the workspace's URL, as Slack forms it
+        problem = require(args, "channel", "message_ts")
+        ts = str(args.get("message_ts") or "")
+        return problem or {"ok": True, "channel": args["channel"],
+                           "permalink": f"https://atlas-test.slack.com/archives/{args['channel']}/p{ts.replace('.', '')}"}
     if method == "chat.postMessage":
         problem = require(args, "channel") or unsupported_blocks(api, args) or content(args)
         if problem:

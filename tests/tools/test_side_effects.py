@@ -15,7 +15,7 @@ from tools import open_corpus, v2_registry
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, dispatch, execute, validate
 
-SIDE_EFFECTS = ("add_labels", "post_comment", "close_issue")
+SIDE_EFFECTS = ("add_labels", "post_comment", "close_issue", "create_issue")
 
 
 @pytest.fixture

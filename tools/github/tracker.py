@@ -6,7 +6,8 @@ after GitHub's wait (`retry-after`, the reset of a spent limit, else a minute do
 atlas/github_client.py), waited outside the write turn, up to MAX_RATE_LIMIT_RETRIES times; each write's response is applied to the synced folder at once, so
 search shows it without a re-sync. Comments carry a hidden marker `<!-- atlas:KEY -->` with the
 request key, and `settle` answers whether an in-doubt write already happened (the marker is on
-the issue, the issue is closed as asked, the labels are there), so it is never written twice.
+the issue, the issue is closed as asked, the labels are there; for a new issue, the marker at the end of
+its body among the newest issues), so it is never written twice.
 `close_issue(duplicate)` sends `duplicate_issue_id` = the original's internal `id`; a server that
 rejects `duplicate` (422) gets a "Duplicate of #N" comment and `not_planned`, and the result says so.
 401/403/404/422 become `TrackerError` with a sentence a maintainer can act on; 5xx, timeouts and
@@ -42,6 +43,7 @@ from tools.tracker import CloseReason, IssueRef
 log = logging.getLogger("atlas.tracker.github")
 T = TypeVar("T")
 MAX_RATE_LIMIT_RETRIES = 3  # 1 + 2 + 4 minutes of backoff, well inside a run job's time limit
+SETTLE_PAGES = 3  # an issue filed in doubt is among the newest 300 (the settle runs right after the write)
 MAX_RETRY_WAIT = 600.0  # a limit that resets later than this fails now, saying so, instead of holding a worker
 DUPLICATE_FALLBACK = "GitHub did not accept closing as a duplicate here, so Atlas commented \"Duplicate of #{original}\" and closed it as not planned."
 
@@ -137,8 +139,23 @@ class GitHubTracker:
         self._apply(lambda store: _put_issue(store, raw, number, duplicate_of))
         return self._ref(raw, duplicate_of if reason == "duplicate" else None)
 
+    def create_issue(self, title: str, body: str, labels: list[str], *, key: str | None = None) -> IssueRef:
+        """One `POST /repos/{owner}/{repo}/issues`, the request key's marker at the end of the body."""
+        unknown = sorted(set(labels) - set(self.known_labels()))
+        if unknown:
+            raise TrackerError(f"these labels do not exist in {self.gh.repo}: {', '.join(unknown)}")
+        text = f"{body}\n\n{marker(key)}" if key else body
+        fields: dict[str, Any] = {"title": title, "body": text, **({"labels": labels} if labels else {})}
+        response = self._write(lambda: self.github.rest.issues.create(self.gh.owner, self.gh.name, **fields),
+                               "file an issue in", None)
+        raw = _object(response)
+        self._apply(lambda store: store.put_issue(raw))
+        return self._ref(raw)
+
     def settle(self, tool: str, arguments: dict[str, Any], key: str) -> str | None:
         """For an in-doubt call: the result text if the write is found on GitHub, else None."""
+        if tool == "create_issue":
+            return self._settle_created(key)
         number = int(arguments.get("issue_id", 0))
         if tool == "post_comment":
             for comment in self._comments(number):
@@ -165,6 +182,20 @@ class GitHubTracker:
         return None
 
     # -- internals -------------------------------------------------------------------------------
+    def _settle_created(self, key: str) -> str | None:
+        """The newest issues (a few pages) searched for the marker of `key`: an issue filed in doubt is among them."""
+        for page in range(1, SETTLE_PAGES + 1):
+            response = self._call(lambda page=page: self.github.rest.issues.list_for_repo(  # type: ignore[misc]
+                self.gh.owner, self.gh.name, state="all", sort="created", direction="desc", per_page=100, page=page),
+                "list the issues of", READ_ISSUES)
+            for raw in _array(response):
+                if "pull_request" not in raw and marker(key) in str(raw.get("body") or ""):
+                    self._apply(lambda store: store.put_issue(raw))  # noqa: B023  # applied before the return
+                    return f'Filed #{raw["number"]} "{raw.get("title")}": {raw.get("html_url") or self.url(int(raw["number"]))}'
+            if 'rel="next"' not in response.headers.get("link", ""):
+                return None
+        return None
+
     def _close_as_duplicate_by_comment(self, number: int, original: int, key: str | None) -> IssueRef:
         self.post_comment(number, f"Duplicate of #{original}", key=key)
         response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, state="closed",
@@ -220,7 +251,7 @@ class GitHubTracker:
                         tuple(sorted(str(label["name"]) for label in raw.get("labels") or [])),
                         raw.get("html_url") or self.url(int(raw["number"])), duplicate_of)
 
-    def _write(self, action: Callable[[], T], doing: str, number: int) -> T:
+    def _write(self, action: Callable[[], T], doing: str, number: int | None) -> T:
         """A write in the pacer's turn; a timeout or 5xx after sending it is `TrackerInDoubt`, not a failure."""
         try:
             return self._call(action, doing, WRITE_ISSUES, number=number, turn=self.pacer.turn)

@@ -46,8 +46,14 @@ def start(conn: redis.Redis, queue_name: str, record: TriageRecord, origin: Orig
     """Claim the issue and queue its triage run; (run id, whether this call started it). A claimed issue
     whose run is still queued is queued again (idempotent by job id): the repair after a lost enqueue."""
     run = RunState(id=f"triage-{uuid.uuid4().hex[:12]}", question=f"triage #{record.issue}", origin=origin, triage=record)
-    won, run_id = run_script(conn, _CLAIM, [claim_key(record.repo, record.issue), run_key(run.id)],
-                             [run.id, run.model_dump_json(), CLAIM_TTL_SECONDS, RUN_TTL_SECONDS])
+    return claim_run(conn, queue_name, claim_key(record.repo, record.issue), run, CLAIM_TTL_SECONDS)
+
+
+def claim_run(conn: redis.Redis, queue_name: str, key: str, run: RunState, claim_ttl: int) -> tuple[str, bool]:
+    """Claim `key` and record `run` in one script, then queue it; (the claimed run's id, whether this call
+    claimed it). A claimed run still `queued` is queued again (idempotent by job id): the repair after a lost
+    enqueue. Also how a click on "File as GitHub issue" starts its one filing run (workers/followup/)."""
+    won, run_id = run_script(conn, _CLAIM, [key, run_key(run.id)], [run.id, run.model_dump_json(), claim_ttl, RUN_TTL_SECONDS])
     run_id = text(run_id)
     if not won:
         try:

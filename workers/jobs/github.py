@@ -1,4 +1,5 @@
 """RQ jobs that keep a synced repository fresh: one webhook event, and the periodic incremental sync.
+An issue closed, or a release published, is also told in the threads that follow the issue (workers/followup/).
 
 A webhook job applies the event's issue, comment or label to the staging store (unless what is
 stored was updated later: deliveries may arrive out of order) and refreshes the
@@ -39,6 +40,10 @@ def apply_event(event: str, payload: dict[str, Any]) -> str:
         return "ignored: no GitHub repository configured"
     if event == "push":
         return _push(gh, folder, payload)
+    if event == "release":  # nothing to store: a subscribed thread hears of an issue the notes mention
+        from workers.followup import notices
+
+        return f"release.{payload.get('action')}" + notices.on_event(rt, event, str(payload.get("action") or ""), payload)
     action = str(payload.get("action") or "")
     late = False  # a payload older than what is stored (GitHub does not promise order) changes nothing
 
@@ -73,7 +78,26 @@ def apply_event(event: str, payload: dict[str, Any]) -> str:
 
     # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once either way.
     triaged = on_event(rt, gh.repo, event, action, payload)
-    return (f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}") + triaged
+    told = _closed_notices(rt, folder, event, action, payload)
+    return (f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}") + triaged + told
+
+
+def _closed_notices(rt: Any, folder: Any, event: str, action: str, payload: dict[str, Any]) -> str:
+    """A closed issue that threads follow: each hears once who closed it and how (workers/followup/notices.py)."""
+    if event != "issues" or action != "closed":
+        return ""
+    from workers.followup import notices
+
+    issue = payload.get("issue") or {}
+    original = None
+    if issue.get("state_reason") == "duplicate" and isinstance(issue.get("number"), int):
+        store = Store(folder)  # the original: what Atlas recorded when it closed it, else a "Duplicate of #N" comment
+        try:
+            stored = store.exported(int(issue["number"])) or {}
+        finally:
+            store.close()
+        original = stored.get("duplicate_of") or notices.duplicate_in(stored.get("comments") or [])
+    return notices.on_event(rt, event, action, payload, original)
 
 
 def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:

@@ -67,6 +67,10 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
         from workers.inbox.job import proceed
 
         return proceed(rt, run)
+    if run.filing is not None:  # a thread drafted as an issue: its one approval, no model
+        from workers.followup import filing
+
+        return filing.proceed(rt, run)
     reporter = reporter_for(rt, run)
     if run.final:
         # A re-delivery (the answer failed to post, or the worker died after saving it): surfaces

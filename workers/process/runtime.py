@@ -32,6 +32,7 @@ from workers.agent.sources import sources_of
 from workers.agent.stash import RedisStash
 from workers.approvals import gate
 from workers.chat import ChatPlatform
+from workers.followup import links, subscriptions
 from workers.process import platforms
 from workers.runs.state import AnsweredBy, Platform, RunState, Usage
 from workers.runs.store import RunStore
@@ -135,6 +136,7 @@ class Runtime:
             pages = corpus.docs.pages
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
+        links.subscribe_run(self.conn, subscriptions.tracker_name(self.settings), run)  # filed or linked: the thread follows it
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:
         """The chat platform a run of this kind reports on; approval cards describe issues from this worker's tracker."""

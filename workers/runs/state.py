@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
+from workers.runs.filing_record import FilingRecord
 from workers.runs.surfaces import RunSurface, for_platform
 from workers.runs.triage_record import TriageRecord
 
@@ -135,6 +136,7 @@ class RunState(BaseModel):
     # A help run that was not confident: the one line of what it looked at, posted as a hand-off instead of an answer.
     handoff: str | None = None
     triage: TriageRecord | None = None  # a triage run (workers/inbox/): the issue, its suggestions, each action
+    filing: FilingRecord | None = None  # a filing run (workers/followup/filing.py): a thread drafted as an issue
 
     @property
     def final(self) -> bool:

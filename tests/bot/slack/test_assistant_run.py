@@ -56,8 +56,8 @@ def test_a_question_in_the_assistant_view_gets_a_title_a_status_and_one_streamed
     assert "task_update" in kinds and kinds[-1] == "markdown_text"
     streamed = "".join(c["text"] for c in message["chunks"] if c["type"] == "markdown_text")
     assert streamed == wording.PROGRESS_START + SEPARATOR + run.answer
-    assert [b["type"] for b in message["blocks"]] == ["context", "context", "context_actions"]  # sources, footer, feedback
-    assert "stop: done" in json.dumps(message["blocks"][1]) and run.surface.answer_ts == [message["ts"]]
+    assert [b["type"] for b in message["blocks"]] == ["actions", "context", "context", "context_actions"]  # file as issue, sources, footer, feedback
+    assert "stop: done" in json.dumps(message["blocks"][2]) and run.surface.answer_ts == [message["ts"]]
 
 
 def test_mentions_get_no_title_and_no_run_context(

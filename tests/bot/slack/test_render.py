@@ -120,13 +120,14 @@ def _all_text(blocks: list[dict]) -> str:
 def test_answer_is_a_markdown_block_with_sources_footer_and_feedback() -> None:
     [message] = answer_messages(_run(), docs_base_url="https://docs.example/orbit", issues_base_url="https://git.example/issues/")
     types = [b["type"] for b in message.blocks]
-    assert types == ["markdown", "context", "context", "context_actions"]
+    assert types == ["markdown", "actions", "context", "context", "context_actions"]
     assert message.blocks[0]["text"] == "ORB-1202 means **PermanentError**; see #4."
-    sources = message.blocks[1]["elements"][0]["text"]
+    assert message.blocks[1]["elements"][0]["value"] == "0123456789abcdef"  # File as GitHub issue: the run id only
+    sources = message.blocks[2]["elements"][0]["text"]
     assert "<https://git.example/issues/4|#4>" in sources and "<https://docs.example/orbit/error-codes|error-codes>" in sources
-    footer = message.blocks[2]["elements"][0]["text"]
+    footer = message.blocks[3]["elements"][0]["text"]
     assert footer == "2 steps · 1,234 tokens · $0.0012 · stop: done"
-    buttons = message.blocks[3]["elements"][0]
+    buttons = message.blocks[4]["elements"][0]
     assert buttons["type"] == "feedback_buttons"
     assert {buttons["positive_button"]["value"], buttons["negative_button"]["value"]} == {"0123456789abcdef:up", "0123456789abcdef:down"}
     labels = [buttons[b]["accessibility_label"] for b in ("positive_button", "negative_button")]

@@ -52,7 +52,7 @@ def test_the_answer_is_streamed_into_the_progress_message_and_stopped_with_its_t
     [message] = slack_api.thread(DM, THREAD)
     assert _markdown(message) == wording.PROGRESS_START + SEPARATOR + ANSWER and not message["streaming"]
     assert [c for c in message["chunks"] if c["type"] == "task_update"][-1]["status"] == "complete"
-    assert [b["type"] for b in message["blocks"]] == ["context", "context", "context_actions"]
+    assert [b["type"] for b in message["blocks"]] == ["actions", "context", "context", "context_actions"]
     assert "<https://git.example/issues/4|#4>" in json.dumps(message["blocks"])
     feedback = message["blocks"][-1]["elements"][0]
     assert feedback["positive_button"]["value"] == f"{run.id}:up" and feedback["positive_button"]["accessibility_label"]
@@ -75,7 +75,7 @@ def test_a_workspace_without_streaming_gets_the_placeholder_and_a_posted_answer(
         _work_and_finish(_reporter(api, redis_conn), _run(redis_conn))
         placeholder, answer = api.thread(DM, THREAD)
         assert "the answer is below" in placeholder["text"]
-        assert [b["type"] for b in answer["blocks"]] == ["markdown", "context", "context", "context_actions"]
+        assert [b["type"] for b in answer["blocks"]] == ["markdown", "actions", "context", "context", "context_actions"]
         assert api.calls_to("chat.appendStream", "chat.stopStream") == []
 
 

@@ -1,0 +1,113 @@
+"""An issue drafted from a thread without a model: the asker's words, the versions and tracebacks they gave,
+a link back to the thread, and labels the repository already has.
+
+Deterministic, so it works on a fresh machine and a maintainer can predict it: the title is the asker's
+first line; the body quotes every question asked in the thread (mentions of the bot removed), lists the
+versions named (`Python 3.11`, `orbit 2.3.1`), copies each traceback and code block whole, links the
+thread, and ends with Atlas's answer folded away. Labels: `bug` when a traceback or an error was given,
+and any label of the repository named as a word in the asker's text (never triage's own verdicts).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from atlas.text import clip
+from tools.issue_filing import MAX_BODY_CHARS, MAX_TITLE_CHARS
+from workers.runs.state import RunState
+
+TITLE_CHARS = 90
+ANSWER_CHARS = 1500
+MAX_DRAFT_LABELS = 3
+NEVER_SUGGESTED = frozenset({"duplicate", "invalid", "wontfix", "won't fix", "spam", "good first issue", "help wanted"})
+MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>|<@!?\d+>")
+VERSION = re.compile(r"\b([A-Za-z][\w.+-]{1,30})\s+v?(\d+\.\d+(?:\.\d+)*(?:[-.]?(?:rc|a|b|dev|post)\d*)?)\b")
+VERSION_WORDS = re.compile(r"(?i)^(version|v|release|on|in|to|from|at|and|or|with|since|after|before|of|is|was|the)$")
+TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t]+.*\n?)*(?:[\w.]+(?:Error|Exception|Exit|Interrupt|Warning)\b.*)?")
+FENCE = re.compile(r"```[\w-]*\n?(.*?)```", re.DOTALL)
+ERROR_WORDS = re.compile(r"(?i)\b(traceback|exception|error|crash(?:es|ed)?|fails?|failed|broken|bug)\b")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What the approval card shows and Approve files."""
+
+    title: str
+    body: str
+    labels: list[str]
+
+    def arguments(self) -> dict[str, object]:
+        return {"title": self.title, "body": self.body, "labels": self.labels}
+
+
+def asked(run: RunState) -> list[str]:
+    """Every question of the thread, oldest first, without mentions of the bot."""
+    questions = [turn.question for turn in run.history] + [run.question]
+    return [q for q in (re.sub(r"[ \t]{2,}", " ", MENTION.sub("", q)).strip() for q in questions) if q]
+
+
+def draft(run: RunState, link: str | None, known_labels: list[str], platform: str) -> Draft:
+    """The issue for the thread of `run` (its question, earlier turns and answer)."""
+    questions = asked(run) or [run.question]
+    words = "\n\n".join(questions)
+    return Draft(title(questions[0]), body(questions, run.answer or "", link, platform), labels(words, known_labels))
+
+
+def title(question: str) -> str:
+    first = next((line.strip() for line in question.splitlines() if line.strip() and not line.startswith("```")), question.strip())
+    first = " ".join(first.split()) or "Reported in a chat thread"
+    return clip(first, min(TITLE_CHARS, MAX_TITLE_CHARS), "...")
+
+
+def versions(text: str) -> list[str]:
+    """'Python 3.11', 'orbit 2.3.1': a name followed by a version, once each."""
+    outside = FENCE.sub(" ", TRACEBACK.sub(" ", text))
+    found = [f"{m.group(1)} {m.group(2)}" for m in VERSION.finditer(outside) if not VERSION_WORDS.match(m.group(1))]
+    return list(dict.fromkeys(found))
+
+
+def code_blocks(text: str) -> list[str]:
+    """Each traceback and fenced block, whole (a traceback inside a fence counts once)."""
+    blocks = [m.group(1).strip("\n") for m in FENCE.finditer(text)]
+    rest = FENCE.sub(" ", text)
+    blocks += [m.group(0).strip("\n") for m in TRACEBACK.finditer(rest)]
+    return [b for b in dict.fromkeys(blocks) if b.strip()]
+
+
+def labels(text: str, known: list[str]) -> list[str]:
+    chosen: list[str] = []
+    lowered = text.lower()
+    if (TRACEBACK.search(text) or ERROR_WORDS.search(text)) and "bug" in known:
+        chosen.append("bug")
+    for name in known:
+        if name in chosen or name.lower() in NEVER_SUGGESTED:
+            continue
+        word = name.split(":")[-1].lower()
+        if len(word) > 2 and re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lowered):
+            chosen.append(name)
+    return chosen[:MAX_DRAFT_LABELS]
+
+
+def body(questions: list[str], answer: str, link: str | None, platform: str) -> str:
+    where = {"slack": "a Slack thread", "discord": "a Discord thread"}.get(platform, "a chat thread")
+    parts = [f"_Filed by Atlas from {where}" + (f": {link}_" if link else "_")]
+    parts.append("### Report\n\n" + "\n>\n".join("\n".join(f"> {line}" if line else ">" for line in _prose(q).splitlines())
+                                                for q in questions if _prose(q).strip()))
+    named = versions("\n".join(questions))
+    if named:
+        parts.append("### Versions\n\n" + "\n".join(f"- {v}" for v in named))
+    blocks = [b for q in questions for b in code_blocks(q)]
+    if blocks:
+        fenced = ["```\n" + b.replace("```", "~~~") + "\n```" for b in blocks]
+        parts.append("### Traceback and output\n\n" + "\n\n".join(fenced))
+    if answer.strip():
+        parts.append("<details><summary>What Atlas answered in the thread</summary>\n\n"
+                     + clip(answer.strip(), ANSWER_CHARS, "...") + "\n\n</details>")
+    text = "\n\n".join(parts)
+    return text if len(text) <= MAX_BODY_CHARS else clip(text, MAX_BODY_CHARS - 200, "\n\n(cut: see the thread)")
+
+
+def _prose(question: str) -> str:
+    """The question without its code (quoted apart, under Traceback and output)."""
+    return FENCE.sub("(code below)", TRACEBACK.sub("(traceback below)", question)).strip()

@@ -1,0 +1,133 @@
+"""A click on "File as GitHub issue" under an answer: one filing run per answer, drafted, approved, filed once.
+
+The web process claims the answer and queues the filing run (filing_claim.py: a second or redelivered
+click starts nothing). `proceed` (a worker) drafts the issue from the answer's thread without a model
+(draft.py), checks it like any `create_issue` call and opens its approval, whose card goes in the thread; once decided, the approved call runs through the gate's
+ledger (at most once, settled from the tracker's marker when in doubt), the thread is subscribed to the
+new issue and told so, once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from tools import open_corpus
+from tools.context import ToolContext
+from tools.dispatch import ToolOutput, validate
+from tools.errors import for_people
+from tools.issue_filing import FILED
+from workers import wording
+from workers.agent.ports import Reporter
+from workers.approvals import gate, ledger
+from workers.approvals import records as approvals
+from workers.followup import draft as drafting
+from workers.followup import subscriptions as subs
+from workers.parts import WorkerParts
+from workers.runs.filing_record import FilingRecord, FilingStatus
+from workers.runs.state import PendingCall, RunState
+
+log = logging.getLogger("atlas.followup")
+
+CALL_ID = "file-issue"
+STEP = 1
+
+
+def proceed(rt: WorkerParts, run: RunState) -> str:
+    """The filing run's job, whatever brought it: the draft and its card, then the decision."""
+    record = run.filing
+    assert record is not None
+    if run.status == "queued":
+        _draft(rt, run, record)
+    elif run.status == "awaiting_approval":
+        _decided(rt, run, record)
+    return run.status
+
+
+def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
+    source = rt.store.load(record.source_run)
+    platform = rt.platform_for(run.origin.kind)
+    place = subs.place_of(run)
+    link = None
+    if platform is not None and place is not None:
+        try:
+            link = platform.permalink(place)
+        except Exception:  # a link is a courtesy: the draft goes on without it
+            log.warning("run %s: no permalink for the thread", run.id, exc_info=True)
+    try:
+        known = rt.tracker.known_labels()
+    except Exception:
+        log.warning("run %s: could not list the tracker's labels; drafting without labels", run.id, exc_info=True)
+        known = []
+    made = drafting.draft(source, link, known, run.origin.kind)
+    arguments = json.dumps(made.arguments())
+    ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs), run_id=run.id,
+                      tracker=rt.tracker)
+    checked = validate(rt.registry, "create_issue", arguments, ctx)
+    if isinstance(checked, ToolOutput):  # the tracker refused the draft (a label gone): say so, file nothing
+        _end(rt, run, record, "failed", wording.FILE_ISSUE_REFUSED.format(reason=checked.text.split("\n")[0]))
+        return
+    run.items = [{"type": "function_call", "call_id": CALL_ID, "name": "create_issue", "arguments": arguments}]
+    run.pending = [PendingCall(pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name="create_issue", arguments=arguments, step=STEP)]
+    record.status = "pending"
+    run.status = "awaiting_approval"
+    run.answer = f"Drafted: {made.title}"
+    rt.store.save(run)
+    gate.pause(rt, run)
+    if platform is not None:
+        platform.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+
+
+def _decided(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
+    call = run.pending[0]
+    approval = approvals.load(rt.conn, call.pending_id)
+    if approval is None:  # the worker stopped between saving the draft and opening its approval: open it now
+        gate.pause(rt, run)
+        approval = approvals.load(rt.conn, call.pending_id)
+    if approval is None or not approval.decided:
+        platform = rt.platform_for(run.origin.kind)  # a card that failed to post earlier is posted now
+        if approval is not None and not approval.card_ts and platform is not None:
+            platform.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+        return
+    if approval.status != "approved":
+        record.status = "declined" if approval.status == "denied" else "expired"
+        run.pending, run.status, run.stop_reason = [], "done", "done"
+        run.answer = f"Not filed: {approval.status} by {approval.decider_label}" if approval.status == "denied" else "Not filed: expired"
+        rt.store.save(run)
+        return
+    platform = rt.platform_for(run.origin.kind)
+    reporter = platform if platform is not None else Reporter()
+    ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs), run_id=run.id,
+                      tracker=rt.tracker)
+    output = gate.run_approved(rt, run, call, approval, reporter, ctx)
+    run.items.append({"type": "function_call_output", "call_id": call.call_id, "output": output})
+    filed = FILED.match(output)
+    place = subs.place_of(run)
+    if filed and place is not None:
+        record.number = int(filed.group(1))
+        subs.subscribe(rt.conn, subs.tracker_name(rt.settings), record.number, place, record.source_run, "filed")
+        _end(rt, run, record, "filed", wording.FILE_ISSUE_DONE.format(result=output))
+        return
+    in_doubt = (ledger.entry_of(rt.conn, run.id, call.call_id) or {}).get("state") == "in_doubt"
+    record.told = record.told or in_doubt  # the gate said it in the thread already
+    _end(rt, run, record, "in_doubt" if in_doubt else "failed", for_people(output))
+
+
+def _end(rt: WorkerParts, run: RunState, record: FilingRecord, status: FilingStatus, said: str) -> None:
+    """The filing run's last state, and the one line the thread hears about it (once)."""
+    record.status = status
+    record.result = said
+    run.pending, run.status, run.stop_reason, run.answer = [], "done", "done", said
+    rt.store.save(run)
+    platform = rt.platform_for(run.origin.kind)
+    place = subs.place_of(run)
+    if record.told or platform is None or place is None:
+        return
+    try:
+        if platform.thread_note(place, said) == "gone":
+            log.warning("run %s: the thread of the filing is gone; nothing said there", run.id)
+    except Exception:
+        log.exception("run %s: could not tell the thread about the filing", run.id)
+        return
+    record.told = True
+    rt.store.save(run)

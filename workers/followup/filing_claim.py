@@ -1,0 +1,36 @@
+"""The web process's half of "File as GitHub issue": claim the answer and queue its one filing run.
+
+The answer (by its run) is claimed and the filing run recorded in one script, as a triage run is by its issue
+(workers/inbox/claim.py `claim_run`), so a second click or a redelivered one starts nothing; a claimed
+filing still `queued` is queued again, the repair after a lost enqueue. Kept apart from filing.py, the worker's half, so the web process never loads
+the approval gate and the agent loop behind it.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import redis
+
+from workers.followup import subscriptions as subs
+from workers.inbox.claim import claim_run
+from workers.runs.filing_record import FilingRecord
+from workers.runs.state import Origin, RunState
+from workers.runs.store import RUN_TTL_SECONDS
+
+CLAIM_TTL_SECONDS = RUN_TTL_SECONDS  # as long as the answer's run is kept: its button files at most once
+
+def claim_key(source_run: str) -> str:
+    return f"atlas:file-issue:{source_run}"
+
+
+def start(conn: redis.Redis, queue_name: str, source: RunState, clicker: str) -> tuple[str, bool]:
+    """Claim the answer of `source` and queue its filing run; (filing run id, whether this call started it)."""
+    place = subs.place_of(source)
+    if place is None:
+        raise ValueError(f"run {source.id} has no thread to file from")
+    origin = Origin(kind=place.kind, user=clicker, channel=source.origin.channel if place.kind == "slack" else place.channel,
+                    thread_ts=place.thread_ts, message_ts=place.thread_ts, team=place.team)
+    run = RunState(id=f"file-{uuid.uuid4().hex[:12]}", question=f"file an issue from run {source.id}", origin=origin,
+                   filing=FilingRecord(source_run=source.id))
+    return claim_run(conn, queue_name, claim_key(source.id), run, CLAIM_TTL_SECONDS)
