@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from atlas.console_settings import ConsoleSettings, console_from_env
 from atlas.errors import ConfigError
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
@@ -133,6 +134,7 @@ class Settings:
     discord_approver_role: str | None = None  # a role id whose members may approve
     mcp_token: str | None = _secret()  # ATLAS_MCP_TOKEN: the bearer token of /mcp on `atlas serve`; None: no /mcp
     triage: TriageSettings = field(default_factory=TriageSettings)  # the triage inbox (atlas/triage_settings.py)
+    console: ConsoleSettings = field(default_factory=ConsoleSettings)  # `/console/` (atlas/console_settings.py)
 
     @property
     def lookup_command(self) -> str:
@@ -296,6 +298,7 @@ class Settings:
             discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
             mcp_token=_mcp_token(get("ATLAS_MCP_TOKEN")),
             triage=triage_from_env(get, flag),
+            console=console_from_env(get, number),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:

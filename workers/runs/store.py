@@ -9,6 +9,7 @@ from typing import Any
 import redis
 
 from workers.errors import RunNotFound
+from workers.runs import run_index
 from workers.runs.state import RunState
 
 RUN_TTL_SECONDS = 30 * 24 * 3600
@@ -47,10 +48,13 @@ class RunStore:
         self.conn = conn
 
     def save(self, run: RunState) -> None:
-        """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`)."""
+        """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`).
+        A paused or ended run is also filed in the console's indexes, with its results' previews (workers/runs/run_index.py)."""
         run.updated_at = time.time()
         record = run.model_copy(update={"items": kept_when_finished(run.items)}) if run.final else run
         self.conn.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
+        if run.final or run.status == "awaiting_approval":
+            run_index.add(self.conn, run)  # the console's read model, filed as the run pauses or ends
 
     def load(self, run_id: str) -> RunState:
         raw = self.conn.get(run_key(run_id))
