@@ -32,6 +32,7 @@ from typing import Any
 
 from tests.standins.loopback import LoopbackHTTP
 from tests.standins.slack_chat import chat_call
+from tests.standins.slack_openid import OpenID
 from tests.standins.slack_rules import assistant_call, content, require, view_problem
 from tests.standins.slack_wire import Handler
 
@@ -96,6 +97,7 @@ class SlackAPI(LoopbackHTTP):
         self.groups: dict[str, list[str]] = {}  # user group id -> member ids (usergroups.users.list)
         self.assistant_threads: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, thread_ts) -> title, prompts
         self.stop_next_append = False  # see stop_at_next_append
+        self.openid = OpenID()  # Sign in with Slack (tests/standins/slack_openid.py)
         self._holds: list[Hold] = []
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._outages: list[_Outage] = []
@@ -214,6 +216,8 @@ class SlackAPI(LoopbackHTTP):
         elif method == "apps.connections.open":
             ok = auth == f"Bearer {self.app_token}" and self.socket_url
             reply, status = ({"ok": True, "url": self.socket_url} if ok else {"ok": False, "error": "invalid_auth"}), 200
+        elif method.startswith("openid.connect."):  # the app's credentials or the person's token, not the bot's
+            reply, status = self.openid.call(method, args, auth), 200
         elif auth != f"Bearer {self.token}" and args.get("token") != self.token:
             reply, status = {"ok": False, "error": "invalid_auth"}, 200
         else:
