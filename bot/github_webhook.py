@@ -20,6 +20,7 @@ import redis
 from rq import Queue
 
 from atlas.settings import Settings
+from bot.console import deliveries
 from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
 
 log = logging.getLogger("atlas.bot.github")
@@ -96,6 +97,7 @@ def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], 
         if event not in EVENTS:
             return reply(start_response, "202 Accepted", f"ignored: {event}")
         status, text = _enqueue(conn, queue, event, payload, delivery)
+        deliveries.note(conn, delivery, event, f"{status.split()[0]} {text}")  # the console's Health page
         return reply(start_response, status, text)
 
     return application

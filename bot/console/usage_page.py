@@ -1,12 +1,62 @@
-"""placeholder"""
+"""The Cost and use page: per day, questions, cost, tokens per answer, the offline model's share, steps per
+run and feedback, from the daily figures filed as runs end (workers/runs/run_index.py): one read per day shown."""
 
 from __future__ import annotations
 
+import time
+
 import redis
 
+from atlas.connection import text
 from atlas.settings import Settings
-from bot.console.web import Request
+from bot.console.charts import bars
+from bot.console.layout import table
+from bot.console.web import Request, esc
+from workers.runs import run_index
+
+DAYS = 30
+FIELDS = ("runs", "cost_micro", "tokens", "steps", "offline", "answered", "gaps", "up", "down")
+
+
+def daily(conn: redis.Redis, days: int = DAYS, now: float | None = None) -> list[tuple[str, dict[str, int]]]:
+    """The last `days` days' figures, oldest first."""
+    now = time.time() if now is None else now
+    labels = [run_index.day_of(now - (days - 1 - n) * 86400) for n in range(days)]
+    pipe = conn.pipeline(transaction=False)
+    for label in labels:
+        pipe.hgetall(run_index.day_key(label))
+    found = pipe.execute()
+    return [(label, {f: int(text(raw.get(f.encode(), b"0"))) for f in FIELDS}) for label, raw in zip(labels, found, strict=True)]
 
 
 def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> tuple[str, str]:
-    return "usage", "<h1>usage</h1>"
+    days = daily(conn)
+    labels = [d for d, _ in days]
+    figures = [f for _, f in days]
+
+    def per(top: str, bottom: str) -> list[float]:
+        return [f[top] / f[bottom] if f[bottom] else 0.0 for f in figures]
+
+    runs = [float(f["runs"]) for f in figures]
+    cost = [f["cost_micro"] / 1e6 for f in figures]
+    tokens = per("tokens", "runs")
+    offline = [100 * v for v in per("offline", "runs")]
+    steps = per("steps", "runs")
+    up, down = [float(f["up"]) for f in figures], [float(f["down"]) for f in figures]
+    charts = "".join([
+        bars("Questions per day", labels, runs, [f"{v:.0f}" for v in runs]),
+        bars("Cost per day", labels, cost, [f"${v:.4f}" for v in cost]),
+        bars("Tokens per answer", labels, tokens, [f"{v:.0f}" for v in tokens]),
+        bars("Answered offline (%)", labels, offline, [f"{v:.0f}" for v in offline]),
+        bars("Steps per run", labels, steps, [f"{v:.1f}" for v in steps]),
+        bars("Votes up", labels, up, [f"{v:.0f}" for v in up]),
+        bars("Votes down", labels, down, [f"{v:.0f}" for v in down]),
+    ])
+    total = {f: sum(d[f] for d in figures) for f in FIELDS}
+    summary = table(["Last 30 days", ""], [
+        ["Questions", esc(total["runs"])], ["Cost", esc(f"${total['cost_micro'] / 1e6:.4f}")],
+        ["Tokens per answer", esc(f"{total['tokens'] / total['runs']:.0f}" if total["runs"] else "-")],
+        ["Answered offline", esc(f"{100 * total['offline'] / total['runs']:.0f}%" if total["runs"] else "-")],
+        ["Steps per run", esc(f"{total['steps'] / total['runs']:.1f}" if total["runs"] else "-")],
+        ["Coverage gaps", esc(total["gaps"])], ["Votes", esc(f"+{total['up']} −{total['down']}")]], frozenset({1}))
+    return "Cost and use", f'<h1>Cost and use</h1>{summary}<div class="charts">{charts}</div>'
