@@ -60,3 +60,21 @@ def test_no_page_shows_a_secret(redis_url: str, redis_conn: redis.Redis) -> None
             for secret in (TOKEN, "client-secret-xyz", "signing-secret-xyz", "mcp-token-0123456789", "sk-openai-secret",
                            console.api.token, redis_url):
                 assert secret not in text, (path, secret)
+
+
+def test_coverage_gaps_group_questions_with_the_closest_docs_and_export_csv(redis_url: str, redis_conn: redis.Redis) -> None:
+    with served(redis_url, redis_conn, ATLAS_DATA="") as console:
+        nothing = "I could not find anything about this in the docs or the issue tracker."
+        finished_run(redis_conn, question="How do I rotate webhook secrets?", answer=nothing)
+        finished_run(redis_conn, question="Can webhook secrets expire?", answer=nothing)
+        liked = finished_run(redis_conn, question="What is the default retry limit?")
+        finished_run(redis_conn, question="How are retries scheduled?")  # answered, no vote: not a gap
+        feedback.toggle(redis_conn, liked.id, "U2", "down")
+        browser = console.signed_in()
+        page = browser.get("/gaps").text
+        assert "“secret” · 2" in page or "“webhook” · 2" in page, page[:2000]
+        assert "retry limit" in page and "scheduled" not in page and "Closest docs:" in page
+        exported = browser.get("/gaps.csv")
+        assert exported.headers["content-type"].startswith("text/csv")
+        lines = exported.text.strip().splitlines()
+        assert lines[0].startswith("group,group_count") and len(lines) == 4
