@@ -20,8 +20,8 @@ import redis
 from rq import Queue
 
 from atlas.settings import Settings
-from bot.console import deliveries
 from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
+from bot.console import deliveries
 
 log = logging.getLogger("atlas.bot.github")
 

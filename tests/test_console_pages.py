@@ -78,3 +78,24 @@ def test_coverage_gaps_group_questions_with_the_closest_docs_and_export_csv(redi
         assert exported.headers["content-type"].startswith("text/csv")
         lines = exported.text.strip().splitlines()
         assert lines[0].startswith("group,group_count") and len(lines) == 4
+
+
+def test_approvals_page_shows_waiting_calls_and_searches_the_audit_log(redis_url: str, redis_conn: redis.Redis) -> None:
+    from workers.approvals import audit
+    from workers.runs.state import PendingCall
+    from workers.runs.store import RunStore
+
+    with served(redis_url, redis_conn) as console:
+        run = finished_run(redis_conn, question="Please label issue 12")
+        run.status, run.pending = "awaiting_approval", [PendingCall(pending_id="p1", call_id="c1", name="add_labels",
+                                                                    arguments='{"issue_id": 12, "labels": ["<b>bug</b>"]}', step=1)]
+        RunStore(redis_conn).save(run)
+        audit.append(redis_conn, "decision", run=run.id, tool="close_issue", decider="UMAINT", decision="approved",
+                     arguments='{"issue_id": 7}')
+        audit.append(redis_conn, "request", run=run.id, tool="add_comment", requester="UASK", arguments='{"issue_id": 9}')
+        browser = console.signed_in()
+        page = browser.get("/approvals").text
+        assert "add_labels" in page and "&lt;b&gt;bug&lt;/b&gt;" in page and "<b>bug" not in page
+        assert "UMAINT" in page and "approved" in page
+        searched = browser.get("/approvals?q=add_comment").text.split("Audit log")[1]
+        assert "add_comment" in searched and "close_issue" not in searched
