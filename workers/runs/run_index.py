@@ -31,7 +31,8 @@ ARGUMENT_CHARS = 600
 FACETS = ("platform", "channel", "status", "model", "feedback")
 STATUSES = ("awaiting_approval", "done", "partial", "failed", "expired")
 Facet = Literal["platform", "channel", "status", "model", "feedback"]
-Gap = Literal["", "not_found", "unsure", "handed_off", "failed", "voted_down"]
+# "handed off" joins these when a run records a hand-off to maintainers (help channels: not on main yet).
+Gap = Literal["", "not_found", "unsure", "failed", "voted_down"]
 # The offline model's "I don't know" phrases (workers/wording.py), as a gap's reason.
 NOT_FOUND_STARTS = (wording.OFFLINE_NOTHING_FOUND, wording.OFFLINE_NOTHING_ABOUT.split("{")[0])
 UNSURE_MARK = wording.OFFLINE_UNSURE.split("{")[0][-40:]
@@ -104,8 +105,6 @@ def gap_of(run: RunState) -> Gap:
     answer = (run.answer or "").strip()
     if run.status in ("failed", "expired") or not answer:
         return "failed" if run.final else ""
-    if getattr(run, "handed_off", False):  # help channels' hand-off to maintainers, when it records one
-        return "handed_off"
     if answer.startswith(NOT_FOUND_STARTS):
         return "not_found"
     if UNSURE_MARK in answer:
