@@ -10,6 +10,7 @@ searched lexically (the web process loads no embedding model).
 from __future__ import annotations
 
 import csv
+import functools
 import io
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,12 +20,11 @@ import redis
 from atlas.connection import text
 from atlas.settings import Settings
 from bot.console.layout import when
-from bot.console.runs_query import rows
+from bot.console.runs_query import Row, rows
 from bot.console.web import Request, Response, esc
 from workers.runs import run_index
-from workers.runs.run_index import Row
 
-LATEST = 500  # the gaps grouped: the newest this many
+LATEST = 300  # the gaps grouped: the newest this many
 GROUPS = 30
 CLOSEST = 3
 
@@ -40,16 +40,24 @@ class Group:
         return max(r.created_at for r in self.rows)
 
 
-def _tokens(question: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _tokens(question: str) -> tuple[str, ...]:
+    """The question's stemmed words, kept per process: the same gaps are grouped on every view."""
     from tools.docs_index import query_tokens
 
-    return list(dict.fromkeys(query_tokens(question)))
+    return tuple(dict.fromkeys(query_tokens(question)))
 
 
 def groups(conn: redis.Redis, settings: Settings, latest: int = LATEST, closest: bool = True) -> list[Group]:
     """The newest `latest` gaps, grouped; largest, then newest, first."""
-    ids: list[bytes] = conn.zrevrange(run_index.gaps_key(), 0, latest - 1)  # type: ignore[assignment]  # bytes replies
-    found = rows(conn, [text(i) for i in ids])
+    pipe = conn.pipeline(transaction=False)
+    for key in (run_index.gaps_key(), run_index.facet_key("feedback", "down")):
+        pipe.zrevrange(key, 0, latest - 1, withscores=True)
+    newest: dict[str, float] = {}
+    for found_in in pipe.execute():
+        newest.update((text(member), score) for member, score in found_in)
+    ids = sorted(newest, key=lambda i: -newest[i])[:latest]
+    found = [row for row in rows(conn, ids) if row.gap]  # a run voted down, then up again, is no gap
     words = {row.id: _tokens(row.question) for row in found}
     shared = Counter(w for ws in words.values() for w in ws)
     by_word: dict[str, Group] = {}

@@ -9,16 +9,14 @@ from typing import Any
 
 import redis
 
-from atlas.connection import text
 from bot.console.layout import table, when
-from bot.console.runs_query import FEEDBACK, Filters, listing, menu, total
+from bot.console.runs_query import FEEDBACK, Filters, Row, listing, menu, total
 from bot.console.web import Request, esc
 from bot.feedback import votes
 from workers.errors import RunNotFound
-from workers.runs import run_index
 from workers.runs.run_index import STATUSES
 from workers.runs.state import RunState
-from workers.runs.store import RunStore
+from workers.runs.store import RunStore, preview_of
 
 RUN_ID = re.compile(r"^[0-9a-zA-Z_.-]{1,64}$")
 ANSWER_CHARS = 20_000
@@ -41,7 +39,7 @@ def _select(name: str, label: str, options: list[str], chosen: str) -> str:
     return f'<label>{esc(label)}<select name="{name}"><option value="">any</option>{opts}</select></label>'
 
 
-def _gap(row: run_index.Row) -> str:
+def _gap(row: Row) -> str:
     return f' <span class="tag bad">{esc(row.gap.replace("_", " "))}</span>' if row.gap else ""
 
 
@@ -105,8 +103,7 @@ def run_page(conn: redis.Redis, run_id: str, prefix: str) -> tuple[str, str] | N
         run = RunStore(conn).load(run_id)
     except RunNotFound:
         return None
-    raw = conn.get(run_index.previews_key(run_id))
-    previews: dict[str, str] = json.loads(text(raw)) if raw else run_index.previews_of(run)
+    previews = {str(i.get("call_id")): preview_of(i.get("output")) for i in run.items if i.get("type") == "function_call_output"}
     origin = run.origin
     link = thread_link(origin.kind, origin.team or "", origin.channel or "", origin.thread_ts or origin.message_ts or "")
     where = esc(f"{origin.kind} · channel {origin.channel or '-'} · user {origin.user or '-'}")

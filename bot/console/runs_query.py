@@ -1,25 +1,63 @@
 """Reading runs from the console's indexes (workers/runs/run_index.py) with bounded queries.
 
-A page is at most `PAGE` rows, found by walking the smallest index among the filters asked for, newest
-first, in chunks, and keeping the rows that match the rest; it looks at `LOOK_AT_MOST` entries at most,
-then offers the next page from where it stopped. No KEYS, no SCAN, never the whole set.
+A page is at most `PAGE` runs, found by walking the smallest index among the filters asked for, newest
+first, in chunks, keeping the ids that are in every other filter's index too (ZMSCORE); it looks at
+`LOOK_AT_MOST` ids at most, then offers the next page from where it stopped. Only the runs shown are read
+(their records, parsed as plain JSON). No KEYS, no SCAN, never a whole set.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields
+from typing import Any
 
 import redis
 
 from atlas.connection import text
+from bot.feedback import feedback_key
 from workers.runs import run_index
-from workers.runs.run_index import Row
+from workers.runs.store import run_key
 
 PAGE = 50
 CHUNK = 200
 LOOK_AT_MOST = 2000
 MENU = 100  # the most values a filter's menu lists (the most recently seen)
 FEEDBACK = ("up", "down", "none")
+QUESTION_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Row:
+    """One run as a list shows it, read from its record."""
+
+    id: str
+    question: str
+    platform: str
+    channel: str
+    user: str
+    status: str
+    model: str
+    created_at: float
+    cost_usd: float
+    tokens: int
+    steps: int
+    gap: str
+    up: int = 0
+    down: int = 0
+
+    @classmethod
+    def of(cls, record: dict[str, Any], votes: list[bytes] | None = None) -> Row:
+        origin, usage = record.get("origin") or {}, record.get("usage") or {}
+        given = [text(v) for v in votes or []]
+        gap = run_index.gap_of(str(record.get("status")), record.get("answer")) or ("voted_down" if "down" in given else "")
+        return cls(id=str(record.get("id")), question=str(record.get("question") or "")[:QUESTION_CHARS],
+                   platform=str(origin.get("kind") or ""), channel=str(origin.get("channel") or ""),
+                   user=str(origin.get("user") or ""), status=str(record.get("status") or ""),
+                   model=str((record.get("answered_by") or {}).get("model") or ""),
+                   created_at=float(record.get("created_at") or 0), cost_usd=float(record.get("cost_usd") or 0),
+                   tokens=int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0),
+                   steps=len(record.get("steps") or []), gap=gap, up=given.count("up"), down=given.count("down"))
 
 
 @dataclass(frozen=True)
@@ -34,22 +72,15 @@ class Filters:
     def of(cls, query: dict[str, str]) -> Filters:
         return cls(**{f.name: query.get(f.name, "")[:200] for f in fields(cls)})
 
-    def matches(self, row: Row) -> bool:
-        votes = {"up": row.up > 0, "down": row.down > 0, "none": row.up == 0 and row.down == 0}
-        return ((not self.platform or row.platform == self.platform) and (not self.channel or row.channel == self.channel)
-                and (not self.status or row.status == self.status) and (not self.model or row.model == self.model)
-                and (not self.feedback or votes.get(self.feedback, False)))
-
-    def single(self) -> bool:
-        """At most one filter, and it has an index of its own."""
-        active = [f.name for f in fields(self) if getattr(self, f.name)]
-        return not active or (len(active) == 1 and self.feedback in ("", "up", "down"))
-
-    def keys(self) -> list[str]:
-        """The indexes that hold every match of one filter each ("none" feedback has none of its own)."""
-        found = [run_index.facet_key(f.name, getattr(self, f.name)) for f in fields(self)
-                 if getattr(self, f.name) and not (f.name == "feedback" and self.feedback not in ("up", "down"))]
-        return found or [run_index.all_key()]
+    def sets(self) -> list[tuple[str, bool]]:
+        """(index, a run must be in it) for each filter asked: "none" feedback is in neither vote set."""
+        found = [(run_index.facet_key(f.name, getattr(self, f.name)), True) for f in fields(self)
+                 if getattr(self, f.name) and f.name != "feedback"]
+        if self.feedback in ("up", "down"):
+            found.append((run_index.facet_key("feedback", self.feedback), True))
+        elif self.feedback:
+            found += [(run_index.facet_key("feedback", "up"), False), (run_index.facet_key("feedback", "down"), False)]
+        return found
 
 
 @dataclass(frozen=True)
@@ -60,43 +91,58 @@ class Listing:
 
 
 def rows(conn: redis.Redis, ids: list[str]) -> list[Row]:
-    """The rows of these runs, in order (an expired one is left out)."""
+    """These runs as rows, in order, with their votes (an expired one is left out)."""
     if not ids:
         return []
-    raws = conn.mget([run_index.row_key(i) for i in ids])
-    return [Row.of(raw) for raw in raws if raw is not None]
+    pipe = conn.pipeline(transaction=False)
+    pipe.mget([run_key(i) for i in ids])
+    for run_id in ids:
+        pipe.hvals(feedback_key(run_id))
+    records, *votes = pipe.execute()
+    return [Row.of(json.loads(raw), given) for raw, given in zip(records, votes, strict=True) if raw is not None]
+
+
+def _walked(conn: redis.Redis, filters: Filters) -> tuple[str, list[tuple[str, bool]]]:
+    """The index to walk (the smallest that every match is in) and the checks left for each id."""
+    sets = filters.sets()
+    required = [key for key, inside in sets if inside]
+    if not required:
+        return run_index.all_key(), sets
+    pipe = conn.pipeline(transaction=False)
+    for key in required:
+        pipe.zcard(key)
+    smallest = min(zip(pipe.execute(), required, strict=True))[1]
+    return smallest, [(key, inside) for key, inside in sets if key != smallest]
 
 
 def listing(conn: redis.Redis, filters: Filters, before: float | None = None, page: int = PAGE) -> Listing:
     """Newest first, one page of runs matching `filters`, older than `before`."""
-    keys = filters.keys()
-    if len(keys) > 1:
-        pipe = conn.pipeline(transaction=False)
-        for key in keys:
-            pipe.zcard(key)
-        sizes = pipe.execute()
-        keys = [min(zip(sizes, keys, strict=True))[1]]
-    key = keys[0]
-    # One filter (or none) with its own index: every entry matches, so read no more than a page.
-    size = page if filters.single() else CHUNK
-    found: list[Row] = []
+    key, checks = _walked(conn, filters)
+    size = page if not checks else CHUNK  # nothing left to check: every id walked is shown
+    kept: list[str] = []
     top = f"({before!r}" if before is not None else "+inf"
     looked = 0
     while looked < LOOK_AT_MOST:
         chunk: list[tuple[bytes, float]] = conn.zrevrangebyscore(key, top, "-inf", start=0, num=size, withscores=True)  # type: ignore[assignment]  # bytes replies
-        by_id = {r.id: r for r in rows(conn, [text(m) for m, _ in chunk])}
+        members = [text(m) for m, _ in chunk]
+        passes = [True] * len(chunk)
+        if chunk and checks:
+            pipe = conn.pipeline(transaction=False)
+            for check, _ in checks:
+                pipe.zmscore(check, members)
+            for (_, inside), scores in zip(checks, pipe.execute(), strict=True):
+                passes = [ok and ((score is not None) == inside) for ok, score in zip(passes, scores, strict=True)]
         for n, (member, score) in enumerate(chunk):
             looked += 1
             top = f"({score!r}"
-            row = by_id.get(text(member))
-            if row is not None and filters.matches(row):
-                found.append(row)
-                if len(found) == page:
+            if passes[n]:
+                kept.append(text(member))
+                if len(kept) == page:
                     more = n + 1 < len(chunk) or len(chunk) == size
-                    return Listing(found, score if more else None, looked)
+                    return Listing(rows(conn, kept), score if more else None, looked)
         if len(chunk) < size:
-            return Listing(found, None, looked)
-    return Listing(found, float(top[1:]), looked)
+            return Listing(rows(conn, kept), None, looked)
+    return Listing(rows(conn, kept), float(top[1:]), looked)
 
 
 def menu(conn: redis.Redis, facet: str) -> list[str]:

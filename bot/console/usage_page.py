@@ -1,5 +1,6 @@
 """The Cost and use page: per day, questions, cost, tokens per answer, the offline model's share, steps per
-run and feedback, from the daily figures filed as runs end (workers/runs/run_index.py): one read per day shown."""
+run and feedback, from the daily figures filed as runs end and the vote sets (workers/runs/run_index.py):
+three reads per day shown, in one round trip."""
 
 from __future__ import annotations
 
@@ -15,18 +16,26 @@ from bot.console.web import Request, esc
 from workers.runs import run_index
 
 DAYS = 30
-FIELDS = ("runs", "cost_micro", "tokens", "steps", "offline", "answered", "gaps", "up", "down")
+FIELDS = ("runs", "cost_micro", "tokens", "steps", "offline", "answered", "gaps")
+DAY = 86400
 
 
 def daily(conn: redis.Redis, days: int = DAYS, now: float | None = None) -> list[tuple[str, dict[str, int]]]:
-    """The last `days` days' figures, oldest first."""
+    """The last `days` days' figures, oldest first; `up` and `down`: that day's runs voted up or down (ZCOUNT)."""
     now = time.time() if now is None else now
-    labels = [run_index.day_of(now - (days - 1 - n) * 86400) for n in range(days)]
+    starts = [(now // DAY - (days - 1 - n)) * DAY for n in range(days)]
     pipe = conn.pipeline(transaction=False)
-    for label in labels:
-        pipe.hgetall(run_index.day_key(label))
+    for start in starts:
+        pipe.hgetall(run_index.day_key(run_index.day_of(start)))
+        for vote in ("up", "down"):
+            pipe.zcount(run_index.facet_key("feedback", vote), start, f"({start + DAY}")
     found = pipe.execute()
-    return [(label, {f: int(text(raw.get(f.encode(), b"0"))) for f in FIELDS}) for label, raw in zip(labels, found, strict=True)]
+    out = []
+    for n, start in enumerate(starts):
+        raw, up, down = found[3 * n:3 * n + 3]
+        figures = {f: int(text(raw.get(f.encode(), b"0"))) for f in FIELDS}
+        out.append((run_index.day_of(start), {**figures, "up": int(up), "down": int(down)}))
+    return out
 
 
 def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> tuple[str, str]:
@@ -49,14 +58,14 @@ def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> 
         bars("Tokens per answer", labels, tokens, [f"{v:.0f}" for v in tokens]),
         bars("Answered offline (%)", labels, offline, [f"{v:.0f}" for v in offline]),
         bars("Steps per run", labels, steps, [f"{v:.1f}" for v in steps]),
-        bars("Votes up", labels, up, [f"{v:.0f}" for v in up]),
-        bars("Votes down", labels, down, [f"{v:.0f}" for v in down]),
+        bars("Runs voted up", labels, up, [f"{v:.0f}" for v in up]),
+        bars("Runs voted down", labels, down, [f"{v:.0f}" for v in down]),
     ])
-    total = {f: sum(d[f] for d in figures) for f in FIELDS}
+    total = {f: sum(d[f] for d in figures) for f in (*FIELDS, "up", "down")}
     summary = table(["Last 30 days", ""], [
         ["Questions", esc(total["runs"])], ["Cost", esc(f"${total['cost_micro'] / 1e6:.4f}")],
         ["Tokens per answer", esc(f"{total['tokens'] / total['runs']:.0f}" if total["runs"] else "-")],
         ["Answered offline", esc(f"{100 * total['offline'] / total['runs']:.0f}%" if total["runs"] else "-")],
         ["Steps per run", esc(f"{total['steps'] / total['runs']:.1f}" if total["runs"] else "-")],
-        ["Coverage gaps", esc(total["gaps"])], ["Votes", esc(f"+{total['up']} −{total['down']}")]], frozenset({1}))
+        ["Coverage gaps", esc(total["gaps"])], ["Runs voted up / down", esc(f"{total['up']} / {total['down']}")]], frozenset({1}))
     return "Cost and use", f'<h1>Cost and use</h1>{summary}<div class="charts">{charts}</div>'
