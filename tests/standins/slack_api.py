@@ -17,6 +17,9 @@ creates the thread's root message); `assistant.threads.setTitle` and `setSuggest
 on such a thread (`invalid_thread_ts` otherwise), take their documented required arguments, and at
 most four prompts, each with a `title` and a `message`; `setStatus` needs `channel_id`, `thread_ts`
 and `status` (an empty status clears it) and at most ten `loading_messages`.
+
+Sign in with Slack (`openid.connect.token`, `openid.connect.userInfo` and the browser's authorize page):
+tests/standins/slack_openid.py, reached as `api.openid`.
 """
 
 from __future__ import annotations
