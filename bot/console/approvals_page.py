@@ -13,7 +13,8 @@ from atlas.connection import text
 from atlas.settings import Settings
 from bot.console.layout import table, when
 from bot.console.web import Request, esc
-from workers.approvals.audit import AUDIT_KEY
+from workers.approvals import audit
+from workers.approvals.audit import Entry
 from workers.errors import RunNotFound
 from workers.runs import run_index
 from workers.runs.store import RunStore
@@ -24,24 +25,14 @@ BATCH = 500
 LOOK_AT_MOST = 5000
 
 
-def search_audit(conn: redis.Redis, words: str, kind: str = "", limit: int = SHOWN) -> tuple[list[dict[str, str]], int]:
-    """Newest first, entries whose fields hold `words` (and of `kind`); how many entries were read."""
-    found: list[dict[str, str]] = []
-    upper, looked = "+", 0
+def search_audit(conn: redis.Redis, words: str, kind: str = "", limit: int = SHOWN) -> list[Entry]:
+    """Newest first, entries whose fields hold `words` (and of `kind`), reading `LOOK_AT_MOST` entries at most."""
     needle = words.lower().strip()
-    while looked < LOOK_AT_MOST and len(found) < limit:
-        chunk: list[tuple[bytes, dict[bytes, bytes]]] = conn.xrevrange(AUDIT_KEY, max=upper, min="-", count=BATCH)  # type: ignore[assignment]  # bytes replies
-        for raw_id, raw in chunk:
-            looked += 1
-            entry = {"id": text(raw_id), **{text(k): text(v) for k, v in raw.items()}}
-            if (not kind or entry.get("kind") == kind) and (not needle or needle in " ".join(entry.values()).lower()):
-                found.append(entry)
-                if len(found) >= limit:
-                    break
-        if len(chunk) < BATCH:
-            break
-        upper = "(" + text(chunk[-1][0])
-    return found, looked
+
+    def wanted(entry: Entry) -> bool:
+        return (not kind or entry.kind == kind) and (not needle or needle in " ".join(entry.fields.values()).lower())
+
+    return audit.entries(conn, limit=limit, batch=BATCH, where=wanted, read_at_most=LOOK_AT_MOST)
 
 
 def _pending(conn: redis.Redis, prefix: str) -> str:
@@ -82,22 +73,21 @@ def _figure(figures: Any, key: str) -> str:
 def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> tuple[str, str]:
     words, kind = req.query.get("q", "")[:200], req.query.get("kind", "")
     kind = kind if kind in ("request", "decision", "revision", "result") else ""
-    decided, _ = search_audit(conn, "", "decision", 20)
-    found, looked = search_audit(conn, words, kind)
+    decided = search_audit(conn, "", "decision", 20)
+    found = search_audit(conn, words, kind)
     decisions = table(["When", "Action", "Decision", "By", "Run"], [
-        [esc(when(float(e.get("at", 0) or 0))), esc(e.get("tool", "")), esc(e.get("decision", "")), esc(e.get("decider", "")),
-         f'<a href="{prefix}/runs/{esc(e.get("run", ""))}">{esc(e.get("run", ""))}</a>'] for e in decided])
+        [esc(when(e.at)), esc(e.get("tool")), esc(e.get("decision")), esc(e.get("decider")),
+         f'<a href="{prefix}/runs/{esc(e.get("run"))}">{esc(e.get("run"))}</a>'] for e in decided])
     kinds = "".join(f'<option value="{k}"{" selected" if k == kind else ""}>{k}</option>' for k in ("request", "decision", "revision", "result"))
     form = (f'<form class="filters" method="get"><label>Search the audit log<input name="q" value="{esc(words)}"></label>'
             f'<label>Kind<select name="kind"><option value="">any</option>{kinds}</select></label><button type="submit">Search</button></form>')
-    log_rows = [[esc(when(float(e.get("at", 0) or 0))), esc(e.get("kind", "")), esc(e.get("tool", "")),
-                 f"<pre>{esc(e.get('arguments', '')[:300])}</pre>", esc(e.get("requester", "") or e.get("decider", "")),
-                 esc(e.get("decision", "")), esc(_clip(e.get("result", "")))] for e in found]
+    log_rows = [[esc(when(e.at)), esc(e.kind), esc(e.get("tool")), f"<pre>{esc(e.get('arguments')[:300])}</pre>",
+                 esc(e.get("requester") or e.get("decider")), esc(e.get("decision")), esc(_clip(e.get("result")))] for e in found]
     body = ("<h1>Approvals and triage</h1><h2>Waiting for a decision</h2>" + _pending(conn, prefix)
             + "<h2>Latest decisions</h2>" + (decisions if decided else "<p class=muted>None yet.</p>")
             + "<h2>Triage</h2>" + _triage(settings) + "<h2>Audit log</h2>" + form
             + table(["When", "Kind", "Tool", "Arguments", "Who", "Decision", "Result"], log_rows)
-            + f"<p class=muted>{len(found)} shown; {looked} entries read.</p>")
+            + f"<p class=muted>{len(found)} shown (the newest {LOOK_AT_MOST:,} entries are searched).</p>")
     return "Approvals and triage", body
 
 
