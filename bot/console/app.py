@@ -21,7 +21,7 @@ from atlas.settings import Settings
 from atlas.slack_client import TIMEOUT_SECONDS, api_url
 from bot.console import attempts, pages, slack_signin
 from bot.console.access import may_see
-from bot.console.layout import STYLE, page
+from bot.console.layout import ICON, STYLE, page
 from bot.console.sessions import COOKIE, Session, Sessions
 from bot.console.web import Request, Response, cookie, esc
 from workers.approvals.approvers import SlackDirectory
@@ -64,8 +64,10 @@ class Console:
         return response.send(start_response)
 
     def answer(self, req: Request) -> Response:
-        if req.path == "/style.css":
+        if req.path == "/style.css":  # the stylesheet and the icon are the same for everyone, signed in or not
             return Response(200, STYLE.encode(), "text/css; charset=utf-8")
+        if req.path == "/icon.svg":
+            return Response(200, ICON.encode(), "image/svg+xml")
         if req.path == "/signin":
             return self.signin(req)
         if req.path == "/signin/slack" and self.settings.console.slack_signin:

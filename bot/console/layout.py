@@ -47,6 +47,10 @@ svg.chart rect { fill: var(--accent); }
 """
 
 
+ICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#3a6ea5"/>'
+        '<circle cx="8" cy="8" r="3" fill="#fff"/></svg>')
+
+
 def when(stamp: float | None) -> str:
     """A time as UTC, to the minute."""
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp)) if stamp else ""
@@ -63,7 +67,8 @@ def page(title: str, body: str, *, prefix: str, session: Session | None = None, 
         nav = f'<header><strong>Atlas</strong> {links}<span class="who">{esc(session.name)}</span>{signout}</header>'
     return ('<!doctype html><html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{esc(title)} · Atlas console</title><link rel="stylesheet" href="{prefix}/style.css"></head>'
+            f'<title>{esc(title)} · Atlas console</title><link rel="stylesheet" href="{prefix}/style.css">'
+            f'<link rel="icon" href="{prefix}/icon.svg" type="image/svg+xml"></head>'
             f'<body>{nav}<main>{body}</main></body></html>')
 
 
