@@ -5,9 +5,13 @@ and Sign in with Slack (OpenID Connect against the Slack stand-in) for approvers
 from __future__ import annotations
 
 import httpx
+import pytest
 import redis
 
+from atlas.errors import ConfigError
+from atlas.settings import Settings
 from bot.console import attempts
+from bot.console.app import console
 from tests.console_harness import TOKEN, Served, finished_run, served
 
 PAGES = ["/", "/runs", "/health", "/usage", "/gaps", "/gaps.csv", "/approvals", "/runs/{id}", "/runs?status=done"]
@@ -131,3 +135,17 @@ def test_sign_in_with_slack_admits_approvers_and_the_console_group_only(redis_ur
         victim = console.client()
         assert victim.get(back).status_code == 403 and victim.get("/runs").status_code == 303
         assert len(console.api.calls_to("openid.connect.token")) == 4  # the forged callback never reached Slack
+
+
+def test_the_console_is_off_unless_configured_and_slack_sign_in_needs_the_bot_token(redis_conn: redis.Redis) -> None:
+    assert console(Settings.from_env({}), redis_conn) is None
+    slack_only = {"ATLAS_CONSOLE_SLACK_CLIENT_ID": "1.2", "ATLAS_CONSOLE_SLACK_CLIENT_SECRET": "s",
+                  "ATLAS_CONSOLE_URL": "https://a.example/console"}
+    with pytest.raises(ConfigError, match="SLACK_BOT_TOKEN"):
+        console(Settings.from_env(slack_only), redis_conn)
+    for bad, named in (({"ATLAS_CONSOLE_TOKEN": "short"}, "ATLAS_CONSOLE_TOKEN"),
+                       ({"ATLAS_CONSOLE_SLACK_CLIENT_ID": "1.2"}, "ATLAS_CONSOLE_SLACK_CLIENT_SECRET"),
+                       ({**slack_only, "ATLAS_CONSOLE_URL": ""}, "ATLAS_CONSOLE_URL")):
+        with pytest.raises(ConfigError, match=named):
+            Settings.from_env(bad)
+    assert "console-token" not in repr(Settings.from_env({"ATLAS_CONSOLE_TOKEN": "console-token-0123456789"}))

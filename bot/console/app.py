@@ -17,6 +17,7 @@ import redis
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from atlas.errors import ConfigError
 from atlas.settings import Settings
 from atlas.slack_client import TIMEOUT_SECONDS, api_url
 from bot.console import attempts, pages, slack_signin
@@ -37,6 +38,9 @@ def console(settings: Settings, conn: redis.Redis | None = None) -> Console | No
     """The console when ATLAS_CONSOLE_TOKEN or Sign in with Slack is configured, else None (not served)."""
     if not settings.console.enabled:
         return None
+    if settings.console.slack_signin and not settings.slack_bot_token:
+        raise ConfigError("Sign in with Slack needs SLACK_BOT_TOKEN: the console asks Slack with it whether "
+                          "the person is in the bot's workspace and an approver (or in ATLAS_CONSOLE_GROUP)")
     if conn is None:
         from bot.deps import bot_redis
 
