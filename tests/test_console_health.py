@@ -1,5 +1,5 @@
-"""The console's Health page (issue 30 item 3): queues, workers and heartbeats, the spool, webhook
-deliveries (noted by the real webhook handler) and Redis memory, from bounded reads."""
+"""The console's Health page (issue 30 item 3): queues, workers and heartbeats, approved actions in doubt, the
+spool, webhook deliveries (noted by the real webhook handler) and Redis memory, from bounded reads."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from rq import Queue, Worker
 from atlas.settings import Settings
 from bot.github_webhook import handler
 from tests.console_harness import finished_run, served
+from workers.approvals import audit
 
 
 def _deliver(settings: Settings, conn: redis.Redis, delivery: str) -> str:
@@ -44,7 +45,10 @@ def test_health_shows_queues_workers_spool_deliveries_and_memory(redis_url: str,
         worker.heartbeat()
         (tmp_path / "spool").mkdir()
         (tmp_path / "spool" / "q1.json").write_text("{}")
-        finished_run(redis_conn)
+        run = finished_run(redis_conn)
+        audit.append(redis_conn, "result", run=run.id, tool="close_issue", arguments='{"issue_id": 4}', decision="in_doubt",
+                     result="GitHub did not answer; may or may not have happened; not retried")
+        audit.append(redis_conn, "result", run=run.id, tool="add_labels", arguments='{"issue_id": 5}', decision="done")
         page = browser.get("/health").text
         assert "w-test-1" in page and "No worker is running" not in page
         row = page.split("<td>atlas</td>")[1].split("</tr>")[0]
@@ -52,6 +56,8 @@ def test_health_shows_queues_workers_spool_deliveries_and_memory(redis_url: str,
         assert "1 questions in the spool" in page
         assert "d-111" in page and "202 queued" in page and "200 duplicate delivery" in page
         assert "Used " in page and "octo/widgets" in page
+        doubt = page.split("in doubt (they may")[1].split("</table>")[0]
+        assert "close_issue" in doubt and "add_labels" not in doubt and f"/console/runs/{run.id}" in doubt
         stale = time.time() - 10 * console.settings.worker_heartbeat_ttl
         redis_conn.hset(worker.key, "last_heartbeat", time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime(stale)))
         assert 'class="tag bad">' in browser.get("/health").text.split("w-test-1")[1].split("</tr>")[0]

@@ -93,9 +93,10 @@ def test_approvals_page_shows_waiting_calls_and_searches_the_audit_log(redis_url
         audit.append(redis_conn, "decision", run=run.id, tool="close_issue", decider="UMAINT", decision="approved",
                      arguments='{"issue_id": 7}')
         audit.append(redis_conn, "request", run=run.id, tool="add_comment", requester="UASK", arguments='{"issue_id": 9}')
+        audit.append(redis_conn, "result", run=run.id, tool="close_issue", decision="done", result="closed #7")
         browser = console.signed_in()
         page = browser.get("/approvals").text
         assert "add_labels" in page and "&lt;b&gt;bug&lt;/b&gt;" in page and "<b>bug" not in page
-        assert "UMAINT" in page and "approved" in page
+        assert "UMAINT" in page and "approved" in page and "closed #7" in page.split("Latest results")[1]
         searched = browser.get("/approvals?q=add_comment").text.split("Audit log")[1]
         assert "add_comment" in searched and "close_issue" not in searched

@@ -74,6 +74,7 @@ def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> 
     words, kind = req.query.get("q", "")[:200], req.query.get("kind", "")
     kind = kind if kind in ("request", "decision", "revision", "result") else ""
     decided = search_audit(conn, "", "decision", 20)
+    results = search_audit(conn, "", "result", 20)
     found = search_audit(conn, words, kind)
     decisions = table(["When", "Action", "Decision", "By", "Run"], [
         [esc(when(e.at)), esc(e.get("tool")), esc(e.get("decision")), esc(e.get("decider")),
@@ -85,10 +86,17 @@ def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> 
                  esc(e.get("requester") or e.get("decider")), esc(e.get("decision")), esc(_clip(e.get("result")))] for e in found]
     body = ("<h1>Approvals and triage</h1><h2>Waiting for a decision</h2>" + _pending(conn, prefix)
             + "<h2>Latest decisions</h2>" + (decisions if decided else "<p class=muted>None yet.</p>")
+            + "<h2>Latest results</h2>" + (_results(results, prefix) if results else "<p class=muted>None yet.</p>")
             + "<h2>Triage</h2>" + _triage(settings) + "<h2>Audit log</h2>" + form
             + table(["When", "Kind", "Tool", "Arguments", "Who", "Decision", "Result"], log_rows)
             + f"<p class=muted>{len(found)} shown (the newest {LOOK_AT_MOST:,} entries are searched).</p>")
     return "Approvals and triage", body
+
+
+def _results(found: list[Entry], prefix: str) -> str:
+    return table(["When", "Action", "Outcome", "Result", "Run"], [
+        [esc(when(e.at)), esc(e.get("tool")), esc(e.get("decision")), esc(_clip(e.get("result"))),
+         f'<a href="{prefix}/runs/{esc(e.get("run"))}">{esc(e.get("run"))}</a>'] for e in found])
 
 
 def _clip(value: str) -> str:

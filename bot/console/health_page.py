@@ -16,10 +16,12 @@ from atlas.settings import Settings
 from bot.console import deliveries
 from bot.console.layout import table, when
 from bot.console.web import Request, esc
+from workers.approvals import audit
 from workers.runs import run_index
 
 SHOWN = 20
 SPOOL_COUNT_MAX = 10_000
+AUDIT_READ = 5000  # the newest audit entries searched for actions in doubt
 
 
 def _queues(conn: redis.Redis) -> str:
@@ -45,14 +47,23 @@ def _workers(conn: redis.Redis, settings: Settings) -> str:
         '<p class="tag bad">No worker is running: questions wait in the queue until one starts (atlas worker).</p>'
 
 
-def _stuck(conn: redis.Redis, settings: Settings) -> str:
+def _stuck(conn: redis.Redis, settings: Settings, prefix: str) -> str:
     """Jobs whose worker stopped renewing them (RQ's started registry, scored by expiry) and runs paused."""
     queue = Queue(settings.queue_name, connection=conn)
     key = queue.started_job_registry.key
     lapsed: list[tuple[bytes, float]] = conn.zrangebyscore(key, "-inf", time.time(), start=0, num=SHOWN, withscores=True)  # type: ignore[assignment]  # bytes replies
     waiting = int(conn.zcard(run_index.facet_key("status", "awaiting_approval")))
     failed = queue.failed_job_registry.get_job_ids(0, SHOWN - 1, desc=True, cleanup=False)
+    doubts = audit.entries(conn, limit=SHOWN, where=lambda e: e.kind == "result" and e.get("decision") == "in_doubt",
+                           read_at_most=AUDIT_READ)
     out = f"<p>{waiting} runs waiting for an approval.</p>"
+    if doubts:
+        out += "<p>Approved actions in doubt (they may or may not have happened; never retried):</p>" + table(
+            ["When", "Action", "Arguments", "Run"], [[esc(when(e.at)), esc(e.get("tool")), esc(e.get("arguments")[:200]),
+                                                     f'<a href="{prefix}/runs/{esc(e.get("run"))}">{esc(e.get("run"))}</a>']
+                                                    for e in doubts])
+    else:
+        out += "<p class=muted>No approved action is in doubt.</p>"
     if lapsed:
         out += "<p>Jobs whose worker stopped renewing them (taken over at the next maintenance):</p>" + table(
             ["Job", "Expired"], [[esc(text(m)), esc(when(s))] for m, s in lapsed])
@@ -99,6 +110,6 @@ def _memory(conn: redis.Redis) -> str:
 
 def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> tuple[str, str]:
     body = ("<h1>Health</h1><h2>Queues</h2>" + _queues(conn) + "<h2>Workers</h2>" + _workers(conn, settings)
-            + "<h2>Runs stuck or waiting</h2>" + _stuck(conn, settings) + "<h2>Spool</h2>" + _spool(settings)
+            + "<h2>Runs stuck, waiting or in doubt</h2>" + _stuck(conn, settings, prefix) + "<h2>Spool</h2>" + _spool(settings)
             + "<h2>Sync and webhooks</h2>" + _sync(settings, conn) + "<h2>Redis memory</h2>" + _memory(conn))
     return "Health", body
