@@ -66,7 +66,7 @@ def test_coverage_gaps_group_questions_with_the_closest_docs_and_export_csv(redi
     with served(redis_url, redis_conn, ATLAS_DATA="") as console:
         nothing = "I could not find anything about this in the docs or the issue tracker."
         finished_run(redis_conn, question="How do I rotate webhook secrets?", answer=nothing)
-        finished_run(redis_conn, question="Can webhook secrets expire?", answer=nothing)
+        finished_run(redis_conn, question="=HYPERLINK(\"http://x\") webhook secrets expire?", answer=nothing)
         liked = finished_run(redis_conn, question="What is the default retry limit?")
         finished_run(redis_conn, question="How are retries scheduled?")  # answered, no vote: not a gap
         feedback.toggle(redis_conn, liked.id, "U2", "down")
@@ -78,6 +78,7 @@ def test_coverage_gaps_group_questions_with_the_closest_docs_and_export_csv(redi
         assert exported.headers["content-type"].startswith("text/csv")
         lines = exported.text.strip().splitlines()
         assert lines[0].startswith("group,group_count") and len(lines) == 4
+        assert "'=HYPERLINK" in exported.text and ",=HYPERLINK" not in exported.text  # no formula runs in a spreadsheet
 
 
 def test_approvals_page_shows_waiting_calls_and_searches_the_audit_log(redis_url: str, redis_conn: redis.Redis) -> None:
