@@ -12,8 +12,10 @@ from __future__ import annotations
 import csv
 import functools
 import io
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
 import redis
 
@@ -71,10 +73,31 @@ def groups(conn: redis.Redis, settings: Settings, latest: int = LATEST, closest:
 
         docs = open_corpus(settings.data_dir, settings.home, False).docs
         for group in ordered:
-            query = " ".join(r.question for r in group.rows[:5])
-            group.closest = [f"{hit.doc_id}#{hit.heading}" if hit.heading else hit.doc_id
-                             for hit in docs.search(query, k=CLOSEST, mode="lexical")]
+            group.closest = _closest(docs, " ".join(r.question for r in group.rows[:5]))
     return ordered
+
+
+_searched: OrderedDict[tuple[int, str], tuple[Any, list[str]]] = OrderedDict()
+_searched_lock = threading.Lock()
+SEARCHES_KEPT = 1024
+
+
+def _closest(docs: Any, query: str) -> list[str]:
+    """The docs sections closest to `query`, kept per process for the docs index they came from (a sync that
+    changes the docs makes a new index, so a new key); the same groups come back on every view."""
+    key = (id(docs), query)
+    with _searched_lock:
+        kept = _searched.get(key)
+        if kept is not None and kept[0] is docs:
+            _searched.move_to_end(key)
+            return kept[1]
+    found = [f"{hit.doc_id}#{hit.heading}" if hit.heading else hit.doc_id
+             for hit in docs.search(query, k=CLOSEST, mode="lexical")]
+    with _searched_lock:
+        _searched[key] = (docs, found)  # the index itself is kept with its answer, so its id is not reused
+        while len(_searched) > SEARCHES_KEPT:
+            _searched.popitem(last=False)
+    return found
 
 
 def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> tuple[str, str]:
