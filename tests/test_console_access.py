@@ -4,6 +4,8 @@ and Sign in with Slack (OpenID Connect against the Slack stand-in) for approvers
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 import redis
@@ -13,6 +15,7 @@ from atlas.settings import Settings
 from bot.console import attempts
 from bot.console.app import console
 from tests.console_harness import TOKEN, Served, finished_run, served
+from tests.processes import atlas_serve
 
 PAGES = ["/", "/runs", "/health", "/usage", "/gaps", "/gaps.csv", "/approvals", "/runs/{id}", "/runs?status=done"]
 
@@ -149,3 +152,17 @@ def test_the_console_is_off_unless_configured_and_slack_sign_in_needs_the_bot_to
         with pytest.raises(ConfigError, match=named):
             Settings.from_env(bad)
     assert "console-token" not in repr(Settings.from_env({"ATLAS_CONSOLE_TOKEN": "console-token-0123456789"}))
+
+
+def test_atlas_serve_mounts_the_console_only_when_configured(atlas_env: dict[str, str], redis_conn: redis.Redis,
+                                                             tmp_path: Path) -> None:
+    """The real `atlas serve` process: /console/ beside /healthz with a token, not found without one."""
+    run = finished_run(redis_conn, question="Served by atlas serve?")
+    with atlas_serve({**atlas_env, "ATLAS_CONSOLE_TOKEN": TOKEN}, tmp_path / "serve.log") as port:
+        base = f"http://127.0.0.1:{port}/console"
+        assert httpx.get(f"{base}/runs", timeout=10).status_code == 303
+        page = httpx.get(f"{base}/runs/{run.id}", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+        assert page.status_code == 200 and "Served by atlas serve?" in page.text
+        assert "/console/" in (tmp_path / "serve.log").read_text()  # the start-up line names it
+    with atlas_serve(atlas_env, tmp_path / "plain.log") as port:
+        assert httpx.get(f"http://127.0.0.1:{port}/console/runs", timeout=10).status_code == 404
