@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from atlas.console_settings import ConsoleSettings, console_from_env
 from atlas.errors import ConfigError
 from atlas.help_settings import HelpSettings, help_from_env
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
@@ -135,6 +136,7 @@ class Settings:
     mcp_token: str | None = _secret()  # ATLAS_MCP_TOKEN: the bearer token of /mcp on `atlas serve`; None: no /mcp
     triage: TriageSettings = field(default_factory=TriageSettings)  # the triage inbox (atlas/triage_settings.py)
     help: HelpSettings = field(default_factory=HelpSettings)  # help channels (atlas/help_settings.py)
+    console: ConsoleSettings = field(default_factory=ConsoleSettings)  # `/console/` (atlas/console_settings.py)
 
     @property
     def lookup_command(self) -> str:
@@ -299,6 +301,7 @@ class Settings:
             mcp_token=_mcp_token(get("ATLAS_MCP_TOKEN")),
             triage=triage_from_env(get, flag),
             help=help_from_env(get),
+            console=console_from_env(get, number),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:

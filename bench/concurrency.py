@@ -214,7 +214,8 @@ def footprint(conn: redis.Redis, runs: list[RunState]) -> Table:
         title=f"Redis bytes per finished 3-step run ({len(runs)} runs, MEMORY USAGE)",
         columns=["key", "keys", "bytes per run", "lives"],
         rows=rows,
-        notes=["a finished run's record keeps no tool output or reasoning (workers/runs/store.py kept_when_finished); "
+        notes=["a finished run's record keeps no reasoning and of each tool output only its first 240 characters "
+               "(workers/runs/store.py kept_when_finished, for the console's run page); "
                "the events stream is written only for runs asked from the terminal (`atlas ask`), not for chat runs"],
     )
 

@@ -21,6 +21,7 @@ from rq import Queue, Retry
 
 from atlas.settings import Settings
 from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
+from bot.console import deliveries
 from workers.runs.job_names import APPLY_EVENT  # by name: the web process does not load the worker
 
 log = logging.getLogger("atlas.bot.github")
@@ -97,6 +98,7 @@ def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], 
         if event not in EVENTS:
             return reply(start_response, "202 Accepted", f"ignored: {event}")
         status, text = _enqueue(conn, queue, event, payload, delivery)
+        deliveries.note(conn, delivery, event, f"{status.split()[0]} {text}")  # the console's Health page
         return reply(start_response, status, text)
 
     return application

@@ -31,6 +31,8 @@ from atlas.connection import redis_url
 from atlas.errors import ConfigError, Unavailable
 from atlas.settings import Settings
 from bot.body_limits import GITHUB_MAX_BODY, log_refusals, server_limit
+from bot.console.app import PREFIX as CONSOLE_PATH
+from bot.console.app import console as console_app
 from bot.mcp.http import MCP_PATH
 from bot.mcp.http import endpoint as mcp_endpoint
 from bot.slack.app import create_app
@@ -71,9 +73,10 @@ class CheckedRequestHandler(SlackRequestHandler):
         return self.app.dispatch(bolt_request)
 
 
-def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None = None, mcp: Wsgi | None = None) -> Wsgi:
-    """Bolt's WSGI handler, GitHub's webhook path and Discord's interactions endpoint when configured,
-    and a health check for load balancers and process managers."""
+def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None = None, mcp: Wsgi | None = None,
+             console: Wsgi | None = None) -> Wsgi:
+    """Bolt's WSGI handler, GitHub's webhook path, Discord's interactions endpoint and the console when
+    configured, and a health check for load balancers and process managers."""
     slack = CheckedRequestHandler(app, path=EVENTS_PATH) if app is not None else None
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -86,6 +89,8 @@ def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None =
             return discord(environ, start_response)
         if mcp is not None and environ.get("PATH_INFO") == MCP_PATH:  # bot/mcp/http.py, with ATLAS_MCP_TOKEN
             return mcp(environ, start_response)
+        if console is not None and _under(str(environ.get("PATH_INFO") or ""), CONSOLE_PATH):  # bot/console/
+            return console(environ, start_response)
         if slack is None:
             start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
             return [b"not found\n"]
@@ -94,13 +99,17 @@ def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None =
     return application
 
 
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + "/")
+
+
 def http_server(app: App | None, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None,
                 github: Wsgi | None = None, discord: Wsgi | None = None, threads: int = HTTP_THREADS,
-                mcp: Wsgi | None = None) -> BaseWSGIServer | MultiSocketServer:
+                mcp: Wsgi | None = None, console: Wsgi | None = None) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
     where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
     limits = {GITHUB_PATH: GITHUB_MAX_BODY} if github is not None else {}
-    server = create_server(wsgi_app(app, github, discord, mcp), threads=threads, ident="atlas",
+    server = create_server(wsgi_app(app, github, discord, mcp, console), threads=threads, ident="atlas",
                            clear_untrusted_proxy_headers=True, max_request_body_size=server_limit(limits), **where)
     log_refusals(server, limits)  # each route its own limit: GitHub's payloads reach 25 MB, Slack's a few KiB
     return server
@@ -123,10 +132,10 @@ def slack_on(settings: Settings) -> bool:
 
 
 def _announce(settings: Settings, host: str, port: int, github: bool, discord: bool, mcp: bool = False,
-              processes: int = 1) -> None:
+              processes: int = 1, console: bool = False) -> None:
     """One line of what is served and, when Slack is off, one saying how to turn it on."""
     served = ((EVENTS_PATH, slack_on(settings)), (GITHUB_PATH, github), (DISCORD_PATH, discord), (MCP_PATH, mcp),
-              (HEALTH_PATH, True))
+              (CONSOLE_PATH + "/", console), (HEALTH_PATH, True))
     paths = [path for path, on in served if on]
     many = f" ({processes} processes)" if processes > 1 else ""
     log.warning("Atlas is listening on http://%s:%s%s: %s", host, port, many, ", ".join(paths))
@@ -147,8 +156,9 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
         slack, discord = web_apps(settings)
         github, mcp = github_webhook(settings), mcp_endpoint(settings)
         server = http_server(slack, host=host, port=port, github=github, discord=discord, threads=settings.http_threads,
-                             mcp=mcp)
-        _announce(settings, host, port, github is not None, discord is not None, mcp is not None)
+                             mcp=mcp, console=console_app(settings))
+        _announce(settings, host, port, github is not None, discord is not None, mcp is not None,
+                  console=settings.console.enabled)
         _run(server)
         return 0
     settings = replace(settings, redis_url=redis_url(settings))  # start the embedded Redis once, here
@@ -161,12 +171,12 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
             try:
                 slack, discord = web_apps(settings)
                 _run(http_server(slack, sock=sock, github=github_webhook(settings), discord=discord, threads=settings.http_threads,
-                                 mcp=mcp_endpoint(settings)))
+                                 mcp=mcp_endpoint(settings), console=console_app(settings)))
             finally:
                 os._exit(0)
         children.append(pid)
     _announce(settings, host, port, settings.github is not None, bool(settings.discord_public_key),
-              bool(settings.mcp_token), processes=processes)
+              bool(settings.mcp_token), processes=processes, console=settings.console.enabled)
 
     def stop(signum: int, frame: Any) -> None:
         for child in children:

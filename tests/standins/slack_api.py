@@ -17,6 +17,9 @@ creates the thread's root message); `assistant.threads.setTitle` and `setSuggest
 on such a thread (`invalid_thread_ts` otherwise), take their documented required arguments, and at
 most four prompts, each with a `title` and a `message`; `setStatus` needs `channel_id`, `thread_ts`
 and `status` (an empty status clears it) and at most ten `loading_messages`.
+
+Sign in with Slack (`openid.connect.token`, `openid.connect.userInfo` and the browser's authorize page):
+tests/standins/slack_openid.py, reached as `api.openid`.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 
 from tests.standins.loopback import LoopbackHTTP
 from tests.standins.slack_chat import chat_call
+from tests.standins.slack_openid import OpenID
 from tests.standins.slack_rules import assistant_call, content, require, view_problem
 from tests.standins.slack_wire import Handler
 
@@ -97,6 +101,7 @@ class SlackAPI(LoopbackHTTP):
         self.assistant_threads: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, thread_ts) -> title, prompts
         self.stop_next_append = False  # see stop_at_next_append
         self.removed: set[str] = set()  # channels Atlas was removed from: chat.* there answers not_in_channel
+        self.openid = OpenID()  # Sign in with Slack (tests/standins/slack_openid.py)
         self._holds: list[Hold] = []
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._outages: list[_Outage] = []
@@ -215,6 +220,8 @@ class SlackAPI(LoopbackHTTP):
         elif method == "apps.connections.open":
             ok = auth == f"Bearer {self.app_token}" and self.socket_url
             reply, status = ({"ok": True, "url": self.socket_url} if ok else {"ok": False, "error": "invalid_auth"}), 200
+        elif method.startswith("openid.connect."):  # the app's credentials or the person's token, not the bot's
+            reply, status = self.openid.call(method, args, auth), 200
         elif auth != f"Bearer {self.token}" and args.get("token") != self.token:
             reply, status = {"ok": False, "error": "invalid_auth"}, 200
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 if TYPE_CHECKING:
     from tests.standins.slack_api import SlackAPI
@@ -18,6 +18,15 @@ class Handler(BaseHTTPRequestHandler):
     @property
     def api(self) -> SlackAPI:
         return self.server.owner  # type: ignore[attr-defined]
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        """The browser's side of Sign in with Slack: the authorize page."""
+        where = urlsplit(self.path)
+        if where.path != "/openid/connect/authorize":
+            self._send(404, b"not found", "text/plain")
+            return
+        status, headers, body = self.api.openid.authorize({k: v[0] for k, v in parse_qs(where.query).items()})
+        self._send(status, body, "text/plain", headers)
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))

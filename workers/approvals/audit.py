@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -70,18 +70,21 @@ def issue_of(arguments: str) -> str:
 
 
 def entries(conn: redis.Redis, *, issue: int | None = None, user: str | None = None, limit: int = 50,
-            batch: int = 500) -> list[Entry]:
-    """Newest first, at most `limit`, optionally only those about `issue` or involving `user`."""
+            batch: int = 500, where: Callable[[Entry], bool] | None = None, read_at_most: int | None = None) -> list[Entry]:
+    """Newest first, at most `limit`, optionally only those about `issue`, involving `user` or passing `where`;
+    with `read_at_most`, no more entries than that are read (the console's search stays bounded)."""
     found: list[Entry] = []
     upper = "+"
-    while len(found) < limit:
+    read = 0
+    while len(found) < limit and (read_at_most is None or read < read_at_most):
         # Entry ids and fields are bytes (decode_responses off); redis-py types them loosely.
         chunk: list[tuple[bytes, dict[bytes, bytes]]] = conn.xrevrange(AUDIT_KEY, max=upper, min="-", count=batch)  # type: ignore[assignment]
         if not chunk:
             break
+        read += len(chunk)
         for raw_id, raw in chunk:
             entry = _entry(text(raw_id), raw)
-            if _matches(entry, issue, user):
+            if _matches(entry, issue, user) and (where is None or where(entry)):
                 found.append(entry)
                 if len(found) >= limit:
                     break

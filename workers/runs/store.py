@@ -9,27 +9,46 @@ from typing import Any
 import redis
 
 from workers.errors import RunNotFound
+from workers.runs import run_index
 from workers.runs.state import RunState
 
 RUN_TTL_SECONDS = 30 * 24 * 3600
 EVENTS_MAXLEN = 1000
 DROPPED_OUTPUT = "(not kept once the run finished)"
+PREVIEW_MARK = " It began: "
+PREVIEW_CHARS = 240  # what the console shows of each result of a finished run (bot/console/runs_page.py)
 
 
 def kept_when_finished(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A finished run's items as stored: tool outputs and reasoning are what a resume sends back to the model,
     and a finished run is never resumed, so its record keeps the calls (names, arguments: approval cards
-    show what a run read) and the messages, each output only as a note, for the 30 days it is kept. Its
-    question, answer, sources, steps, usage and cost are fields of their own."""
+    show what a run read) and the messages, each output only as a note with its first `PREVIEW_CHARS`
+    characters (the console's preview), for the 30 days it is kept. Its question, answer, sources, steps,
+    usage and cost are fields of their own."""
     kept: list[dict[str, Any]] = []
     for item in items:
         kind = item.get("type")
         if kind == "function_call_output":
-            item = {**item, "output": DROPPED_OUTPUT}
+            item = {**item, "output": DROPPED_OUTPUT + _preview(item.get("output"))}
         elif kind == "reasoning" and "encrypted_content" in item:
             item = {k: v for k, v in item.items() if k != "encrypted_content"}
         kept.append(item)
     return kept
+
+
+def _preview(output: Any) -> str:
+    if isinstance(output, str) and output.startswith(DROPPED_OUTPUT):
+        return output.removeprefix(DROPPED_OUTPUT)  # saved again: the preview is already there
+    shown = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+    return PREVIEW_MARK + shown[:PREVIEW_CHARS] if shown else ""
+
+
+def preview_of(output: Any) -> str:
+    """What a run's page shows of a tool result: the result itself while the run works, its kept start after."""
+    if isinstance(output, str) and output.startswith(DROPPED_OUTPUT):
+        return output.removeprefix(DROPPED_OUTPUT).removeprefix(PREVIEW_MARK)
+    shown = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+    return shown[:PREVIEW_CHARS]
 
 
 def run_key(run_id: str) -> str:
@@ -47,10 +66,13 @@ class RunStore:
         self.conn = conn
 
     def save(self, run: RunState) -> None:
-        """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`)."""
+        """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`).
+        A paused or ended run is also filed in the console's indexes, with its results' previews (workers/runs/run_index.py)."""
         run.updated_at = time.time()
         record = run.model_copy(update={"items": kept_when_finished(run.items)}) if run.final else run
         self.conn.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
+        if run.final or run.status == "awaiting_approval":
+            run_index.add(self.conn, run)  # the console's read model, filed as the run pauses or ends
 
     def load(self, run_id: str) -> RunState:
         raw = self.conn.get(run_key(run_id))

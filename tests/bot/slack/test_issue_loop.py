@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from atlas.cli import show_run
+from bot.slack import wording
 from bot.slack.cards import APPROVE_ACTION
 from bot.slack.render import FILE_ISSUE_ACTION
 from tests.standins.github_new_issues import release_published
@@ -27,7 +28,6 @@ from tests.standins.slack_events import block_action, mention
 from tests.support.approvals_harness import is_card, outputs_sent, pending_id
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import MAINTAINER, TRACEBACK, Inbox, inbox
-from bot.slack import wording
 from workers.approvals import audit
 from workers.followup import subscriptions
 from workers.runs.state import Origin, RunState

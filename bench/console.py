@@ -1,0 +1,208 @@
+"""The console's pages with 100,000 runs in Redis (issue 30): `python -m bench console` (about 30 s).
+
+A fresh embedded valkey is filled with 100,000 finished runs over 30 days: two platforms, 20 channels, every
+status, a model and the offline model, one "not found" answer in 12. The older 98,000 are written in bulk
+(their records patched from one real record, filed in the index's own sets with `run_index`'s key and gap
+functions), so the fill takes seconds; the newest 2,000 go through `RunStore.save` as a worker's do (record
+and index), with a vote on one in 20. The console is
+served by the real `atlas serve` WSGI stack (waitress) and each page is fetched over HTTP by a signed-in
+client, `REPEATS` times after one warm-up; the figure is the whole request, as a browser waits for it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+
+from atlas import embedded_redis
+from atlas.settings import Settings
+from bench.report import Table
+from bot import feedback
+from bot.console.app import console
+from bot.web.serve import http_server
+from tests.standins.slack_fixtures import BackgroundServer
+from tests.support.console_harness import TOKEN
+from workers.runs import run_index
+from workers.runs.state import AnsweredBy, Origin, RunState, StepRecord, Usage
+from workers.runs.store import RUN_TTL_SECONDS, RunStore, run_key
+
+RUNS = 100_000
+RECORDS = 2_000
+BATCH = 1_000
+REPEATS = 20
+GOAL_MS = 100
+DAY = 86400
+NOT_FOUND = "I could not find anything about this in the docs or the issue tracker."
+TOPICS = ["retries", "webhooks", "rate limits", "the scheduler", "TLS certificates", "upgrades to 3.1", "the CLI",
+          "metrics", "backups", "plugins"]
+
+
+def _spec(n: int, rng: random.Random, now: float) -> dict[str, Any]:
+    """Run number `n` of the fill: what it asked, where, how it ended, what answered it."""
+    topic = TOPICS[n % len(TOPICS)]
+    return {"n": n, "topic": topic, "platform": "discord" if n % 10 < 3 else "slack",
+            "status": rng.choices(["done", "partial", "failed", "expired", "awaiting_approval"], [85, 5, 4, 1, 5])[0],
+            "question": f"How do {topic} work when {rng.choice(['scaling out', 'offline', 'under load'])}? (#{n})",
+            "created_at": now - (RUNS - n) * (30 * DAY / RUNS), "model": "offline" if n % 5 < 2 else "gpt-6-luna",
+            "answer": NOT_FOUND if n % 12 == 0 else f"About {topic}: see the docs.", "cost": 0.0 if n % 5 < 2 else 0.00024}
+
+
+def _run(spec: dict[str, Any]) -> RunState:
+    """The run a worker would save."""
+    n = spec["n"]
+    run = RunState(question=spec["question"], status=spec["status"],
+                   origin=Origin(kind=spec["platform"], channel=f"C{n % 20:02d}", user=f"U{n % 300:03d}", team="T1",
+                                 thread_ts=f"{1_700_000_000 + n}.000100"), created_at=spec["created_at"])
+    run.items = [{"type": "function_call", "call_id": f"c{n}", "name": "search_docs", "arguments": f'{{"query": "{spec["topic"]}"}}'},
+                 {"type": "function_call_output", "call_id": f"c{n}", "output": f"{spec['topic']}.md: ... " * 30}]
+    run.steps = [StepRecord(index=1, tools=["search_docs"], input_tokens=900, output_tokens=30), StepRecord(index=2)]
+    run.usage = Usage(input_tokens=1800, output_tokens=120)
+    run.answer, run.cost_usd = spec["answer"], spec["cost"]
+    run.answered_by = AnsweredBy(model=spec["model"], data_dir="datasets/orbit")
+    return run
+
+
+def _record(spec: dict[str, Any], template: dict[str, Any]) -> dict[str, Any]:
+    """The stored record of `_run(spec)` once finished, patched from one real record (building a RunState per run
+    is most of a fill's time)."""
+    n = spec["n"]
+    return {**template, "id": f"{n:016x}", "question": spec["question"], "status": spec["status"], "answer": spec["answer"],
+            "created_at": spec["created_at"], "updated_at": spec["created_at"] + 5, "cost_usd": spec["cost"],
+            "origin": {**template["origin"], "kind": spec["platform"], "channel": f"C{n % 20:02d}", "user": f"U{n % 300:03d}",
+                       "thread_ts": f"{1_700_000_000 + n}.000100"},
+            "answered_by": {**template["answered_by"], "model": spec["model"]}}
+
+
+def bulk_records(conn: redis.Redis, records: list[dict[str, Any]]) -> None:
+    pipe = conn.pipeline(transaction=False)
+    for r in records:
+        pipe.set(run_key(r["id"]), json.dumps(r), ex=RUN_TTL_SECONDS)
+    pipe.execute()
+
+
+def bulk_index(conn: redis.Redis, records: list[dict[str, Any]]) -> None:
+    """File these records in the index's own sets and daily figures, with `run_index`'s key and gap functions
+    (what `run_index.add` writes, in bulk commands); the newest runs go through the real path (`fill`)."""
+    sets: dict[str, dict[str, float]] = defaultdict(dict)
+    days: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in records:
+        origin, model, at = r["origin"], r["answered_by"]["model"], r["created_at"]
+        gap = run_index.gap_of(r["status"], r["answer"])
+        for key in (run_index.all_key(), run_index.facet_key("status", r["status"]), run_index.facet_key("platform", origin["kind"]),
+                    run_index.facet_key("channel", origin["channel"]), run_index.facet_key("model", model)):
+            sets[key][r["id"]] = at
+        if gap:
+            sets[run_index.gaps_key()][r["id"]] = at
+        for facet, value in (("platform", origin["kind"]), ("channel", origin["channel"]), ("model", model)):
+            sets[run_index.values_key(facet)][value] = at
+        if r["status"] != "awaiting_approval":
+            days[run_index.day_key(run_index.day_of(at))].update(
+                runs=1, cost_micro=round(r["cost_usd"] * 1e6), tokens=1920, steps=2, offline=int(model == "offline"),
+                answered=int(r["status"] == "done" and not gap), gaps=int(bool(gap)))
+    pipe = conn.pipeline(transaction=False)
+    for key, members in sets.items():
+        pipe.zadd(key, members)
+    for key, counts in days.items():
+        for name, value in counts.items():
+            pipe.hincrby(key, name, value)
+    pipe.execute()
+
+
+def fill(conn: redis.Redis, now: float) -> tuple[float, float, float, int, str]:
+    """RUNS runs: the older in bulk, the newest RECORDS through `RunStore.save` (record and index, as a worker
+    does) with a vote on one in 20. Seconds taken, ms per save, ms of it the index's, index bytes per run, a run's id."""
+    rng = random.Random(30)
+    store = RunStore(conn)
+    sample = _run(_spec(0, rng, now))
+    sample.status = "done"
+    store.save(sample)
+    template = json.loads(conn.get(run_key(sample.id)) or b"{}")
+    conn.flushall()
+    started = time.perf_counter()
+    older = [_record(_spec(n, rng, now), template) for n in range(RUNS - RECORDS)]
+    for start in range(0, len(older), BATCH):
+        bulk_records(conn, older[start:start + BATCH])
+    before = int(conn.info("memory")["used_memory"])
+    for start in range(0, len(older), BATCH):
+        bulk_index(conn, older[start:start + BATCH])
+    per_run = round((int(conn.info("memory")["used_memory"]) - before) / len(older))
+    last = ""
+    newest = [_run(_spec(n, rng, now)) for n in range(RUNS - RECORDS, RUNS)]
+    saving = time.perf_counter()
+    for n, run in enumerate(newest):
+        store.save(run)
+        last = run.id if run.status == "done" else last
+        if n % 20 == 0:
+            feedback.toggle(conn, run.id, f"U{n % 7}", "down" if n % 40 == 0 else "up")
+    per_save = (time.perf_counter() - saving) * 1000 / RECORDS
+    filing = time.perf_counter()
+    for run in newest:
+        run_index.add(conn, run)  # filed again: what the index alone costs a save
+    per_add = (time.perf_counter() - filing) * 1000 / RECORDS
+    return time.perf_counter() - started, per_save, per_add, per_run, last
+
+
+def timed(client: httpx.Client, path: str) -> list[float]:
+    page = client.get(path)  # warm-up (the gaps page opens the docs index once)
+    page.raise_for_status()
+    assert "No runs match" not in page.text and "No gaps yet" not in page.text, path  # pages of something
+    times = []
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        got = client.get(path)
+        times.append((time.perf_counter() - started) * 1000)
+        assert got.status_code == 200, (path, got.status_code)
+    return times
+
+
+def run() -> list[Table]:
+    with tempfile.TemporaryDirectory(prefix="atlas-bench-console-") as tmp:
+        home = Path(tmp)
+        url = embedded_redis.ensure_running(home / "redis")
+        conn = redis.Redis.from_url(url)
+        conn.config_set("appendonly", "no")  # a throwaway server: what is measured is reading, not persisting
+        try:
+            now = time.time()
+            seconds, per_save, per_add, per_run, run_id = fill(conn, now)
+            settings = Settings.from_env({"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_CONSOLE_TOKEN": TOKEN})
+            app = console(settings, conn)
+            assert app is not None
+            server = BackgroundServer(http_server(None, port=0, console=app, threads=4)).start()
+            try:
+                client = httpx.Client(base_url=f"http://127.0.0.1:{server.port}/console", timeout=30,
+                                      headers={"Authorization": f"Bearer {TOKEN}"})
+                first = client.get("/runs").text
+                older = first.split("before=")[-1].split('"')[0]
+                pages = [("runs", "/runs"), ("runs, page 2", f"/runs?before={older}"), ("runs by channel", "/runs?channel=C07"),
+                         ("runs: discord, no votes (walks)", "/runs?platform=discord&feedback=none"),
+                         ("runs: failed, offline (walks)", "/runs?status=failed&model=offline"),
+                         ("runs: voted down", "/runs?feedback=down"), ("a run", f"/runs/{run_id}"), ("cost and use", "/usage"),
+                         ("coverage gaps", "/gaps"), ("gaps CSV", "/gaps.csv"), ("approvals and triage", "/approvals"),
+                         ("health", "/health")]
+                rows: list[list[object]] = []
+                for name, path in pages:
+                    times = timed(client, path)
+                    rows.append([name, round(statistics.median(times), 1), round(sorted(times)[int(0.95 * len(times)) - 1], 1),
+                                 round(max(times), 1)])
+            finally:
+                server.close()
+        finally:
+            embedded_redis.stop(home / "redis")
+    worst = max(float(r[2]) for r in rows)  # type: ignore[arg-type]
+    return [Table(title=f"console pages with {RUNS:,} runs in Redis: one request over HTTP, signed in",
+                  columns=["page", "p50 ms", "p95 ms", "max ms"], rows=rows, goal=f"every page's p95 < {GOAL_MS} ms",
+                  met=worst < GOAL_MS,
+                  notes=[f"filled in {seconds:.1f} s; the console's indexes take {per_run} bytes per run (its sorted sets, "
+                         "menus and daily figures), besides the run's record",
+                         f"a finished run's save (record and index, one vote in 20): {per_save:.2f} ms, of which the index "
+                         f"(run_index.add, one script call) {per_add:.2f} ms, over {RECORDS:,} runs",
+                         f"{REPEATS} requests per page after one warm-up"])]

@@ -1,0 +1,48 @@
+"""Which page answers which path (behind a session: bot/console/app.py checked it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import redis
+
+from atlas.settings import Settings
+from bot.console import runs_page
+from bot.console.layout import page
+from bot.console.sessions import Session
+from bot.console.web import Request, Response
+
+Page = Callable[[redis.Redis, Settings, Request, str], tuple[str, str]]
+
+
+def _pages() -> dict[str, tuple[str, Page]]:
+    """Path -> (navigation slug, page); imported late so each page's module loads once, when first used."""
+    from bot.console import approvals_page, gaps_page, health_page, usage_page
+
+    return {
+        "/runs": ("runs", lambda conn, settings, req, prefix: runs_page.listing_page(conn, req, prefix)),
+        "/health": ("health", health_page.render),
+        "/usage": ("usage", usage_page.render),
+        "/gaps": ("gaps", gaps_page.render),
+        "/approvals": ("approvals", approvals_page.render),
+    }
+
+
+def route(conn: redis.Redis, settings: Settings, req: Request, session: Session, prefix: str) -> Response:
+    """The page at `req.path`, or 404."""
+    if req.path == "/gaps.csv":
+        from bot.console.gaps_page import csv_export
+
+        return csv_export(conn, settings)
+    if req.path.startswith("/runs/"):
+        found = runs_page.run_page(conn, req.path.removeprefix("/runs/"), prefix)
+        if found is None:
+            return Response.page(page("Not found", "<h1>No such run</h1><p>It may have expired (runs are kept 30 days).</p>",
+                                      prefix=prefix, session=session, current="runs"), 404)
+        return Response.page(page(*found, prefix=prefix, session=session, current="runs"))
+    known = _pages().get(req.path)
+    if known is None:
+        return Response.page(page("Not found", "<h1>Not found</h1>", prefix=prefix, session=session), 404)
+    slug, render = known
+    title, body = render(conn, settings, req, prefix)
+    return Response.page(page(title, body, prefix=prefix, session=session, current=slug))

@@ -1,0 +1,82 @@
+"""The console's read model (issue 30): a run is filed as it pauses or ends, by time and by each filter;
+counted once per day however often it is saved; a finished record keeps each result's start for its page;
+votes move it between the feedback filters."""
+
+from __future__ import annotations
+
+import redis
+
+from bot import feedback
+from workers.runs import run_index
+from workers.runs.state import AnsweredBy, Origin, RunState, StepRecord, Usage
+from workers.runs.store import PREVIEW_CHARS, RunStore, preview_of
+
+
+def _run(status: str, answer: str = "They back off.") -> RunState:
+    run = RunState(question="How do retries back off?", status=status,  # type: ignore[arg-type]
+                   origin=Origin(kind="slack", channel="C1", user="U1", thread_ts="1.2", team="T1"))
+    run.items = [{"type": "function_call", "call_id": "call_1", "name": "get_issue", "arguments": '{"issue_id": 3}'},
+                 {"type": "function_call_output", "call_id": "call_1", "output": "issue 3 " * 200}]
+    run.steps = [StepRecord(index=1, tools=["get_issue"])]
+    run.usage = Usage(input_tokens=900, output_tokens=40)
+    run.answer, run.cost_usd = answer, 0.0012
+    run.answered_by = AnsweredBy(model="offline", data_dir="x")
+    return run
+
+
+def _ids(conn: redis.Redis, key: str) -> list[str]:
+    return [m.decode() for m in conn.zrevrange(key, 0, -1)]
+
+
+def _day(conn: redis.Redis, run: RunState) -> dict[bytes, bytes]:
+    return conn.hgetall(run_index.day_key(run_index.day_of(run.created_at)))  # type: ignore[return-value]
+
+
+def test_a_finished_run_is_filed_once_under_each_filter_and_keeps_its_results_start(redis_conn: redis.Redis) -> None:
+    store = RunStore(redis_conn)
+    store.save(_run("queued"))
+    assert _ids(redis_conn, run_index.all_key()) == []  # only paused or ended runs are filed
+    run = _run("done")
+    store.save(run)
+    store.save(run)  # saved again (a surface remembering its message): filed and counted once
+    assert _ids(redis_conn, run_index.all_key()) == [run.id]
+    for facet, value in (("platform", "slack"), ("channel", "C1"), ("status", "done"), ("model", "offline")):
+        assert _ids(redis_conn, run_index.facet_key(facet, value)) == [run.id], facet
+    day = _day(redis_conn, run)
+    assert day[b"runs"] == b"1" and day[b"cost_micro"] == b"1200" and day[b"tokens"] == b"940" and day[b"offline"] == b"1"
+    kept = store.load(run.id)
+    output = next(i["output"] for i in kept.items if i["type"] == "function_call_output")
+    assert preview_of(output) == ("issue 3 " * 200)[:PREVIEW_CHARS]
+    store.save(kept)  # a reloaded record saved again keeps the same start, counted once still
+    again = next(i["output"] for i in store.load(run.id).items if i["type"] == "function_call_output")
+    assert again == output and _day(redis_conn, run)[b"runs"] == b"1"
+
+
+def test_a_paused_run_moves_to_its_final_status_and_is_counted_then(redis_conn: redis.Redis) -> None:
+    store = RunStore(redis_conn)
+    run = _run("awaiting_approval")
+    store.save(run)
+    assert _ids(redis_conn, run_index.facet_key("status", "awaiting_approval")) == [run.id]
+    assert _day(redis_conn, run) == {}
+    run.status = "done"
+    store.save(run)
+    assert _ids(redis_conn, run_index.facet_key("status", "awaiting_approval")) == []
+    assert _ids(redis_conn, run_index.facet_key("status", "done")) == [run.id]
+    assert _day(redis_conn, run)[b"runs"] == b"1"
+
+
+def test_not_found_answers_are_gaps_and_votes_move_the_feedback_filters(redis_conn: redis.Redis) -> None:
+    store = RunStore(redis_conn)
+    unknown = _run("done", answer="I could not find anything about this in the docs or the issue tracker.")
+    good = _run("done")
+    store.save(unknown)
+    store.save(good)
+    assert _ids(redis_conn, run_index.gaps_key()) == [unknown.id]
+    assert _day(redis_conn, unknown)[b"gaps"] == b"1"
+    feedback.toggle(redis_conn, good.id, "U2", "down")
+    assert _ids(redis_conn, run_index.facet_key("feedback", "down")) == [good.id]
+    feedback.toggle(redis_conn, good.id, "U2", "up")
+    assert _ids(redis_conn, run_index.facet_key("feedback", "down")) == []
+    assert _ids(redis_conn, run_index.facet_key("feedback", "up")) == [good.id]
+    feedback.toggle(redis_conn, "0123456789abcdef", "U2", "up")  # a run never filed: no filter gains it
+    assert _ids(redis_conn, run_index.facet_key("feedback", "up")) == [good.id]

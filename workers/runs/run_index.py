@@ -1,0 +1,148 @@
+"""The console's read model (issue 30): what its pages need, indexed as runs pause or end, so a page is a few
+bounded reads (a sorted set's newest page, a handful of records) and never a scan of the run records.
+
+Sorted sets of run ids by creation time: every run, each filter value (platform, channel, status, answering
+model, feedback up or down) and the coverage gaps (the answer said it found nothing, was unsure, or the run
+failed; votes down are their own set). A filter combination checks membership in the other sets (ZMSCORE),
+so nothing but ids is kept per run besides the record itself (whose finished form keeps each tool result's
+start, workers/runs/store.py). Per day: counters for the cost and use page, counted when a run first reaches
+a final status. Written by `RunStore.save` (one script, one round trip) and by a feedback vote
+(`vote_changed`); trimmed and expired with the runs.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import redis
+
+from atlas.lua import run_script
+from workers import wording
+from workers.runs.state import FINAL_STATUSES, RunState
+
+PREFIX = "atlas:console"
+KEEP_SECONDS = 30 * 24 * 3600  # as long as run records are kept (RUN_TTL_SECONDS)
+DAY_KEEP_SECONDS = 400 * 24 * 3600  # a year of daily figures
+STATUSES = ("awaiting_approval", "done", "partial", "failed", "expired")
+FINAL = tuple(s for s in STATUSES if s in FINAL_STATUSES)
+Facet = Literal["platform", "channel", "status", "model", "feedback"]
+# "handed off" joins these when a run records a hand-off to maintainers (help channels: not on main yet).
+Gap = Literal["", "not_found", "unsure", "failed", "voted_down"]
+# The offline model's "I don't know" phrases (workers/wording.py), as a gap's reason.
+NOT_FOUND_STARTS = (wording.OFFLINE_NOTHING_FOUND, wording.OFFLINE_NOTHING_ABOUT.split("{")[0])
+UNSURE_MARK = wording.OFFLINE_UNSURE.split("{")[0][-40:]
+
+
+def all_key() -> str:
+    return f"{PREFIX}:runs"
+
+
+def facet_key(facet: str, value: str) -> str:
+    return f"{PREFIX}:runs:{facet}:{value}"
+
+
+def values_key(facet: str) -> str:
+    """The values a filter has taken (its menu), by when last seen."""
+    return f"{PREFIX}:values:{facet}"
+
+
+def gaps_key() -> str:
+    """Runs whose answer is a gap (`gap_of`); runs voted down are `facet_key("feedback", "down")`."""
+    return f"{PREFIX}:gaps"
+
+
+def day_key(day: str) -> str:
+    return f"{PREFIX}:day:{day}"
+
+
+def day_of(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(stamp))
+
+
+def gap_of(status: str, answer: str | None) -> Gap:
+    """Why a run is a coverage gap, from how it ended ("" when it answered, or has not ended)."""
+    text = (answer or "").strip()
+    if status in ("failed", "expired") or (status in FINAL_STATUSES and not text):
+        return "failed"
+    if status not in FINAL_STATUSES:
+        return ""
+    if text.startswith(NOT_FOUND_STARTS):
+        return "not_found"
+    return "unsure" if UNSURE_MARK in text else ""
+
+
+# KEYS: day, gaps, the status keys (ARGV[9] of them: left first), then the keys it is filed under (every run,
+# its status, its facets). ARGV: id, score, now, keep seconds, day keep seconds, final (1/0), gap (1/0), the
+# number of final status keys among the status keys (they come first), the number of status keys, cost
+# micro-dollars, tokens, steps, offline (1/0), answered (1/0), then (menu key, value) pairs.
+_ADD = """
+local id, score, keep = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[4])
+local floor = tonumber(ARGV[3]) - keep
+local finals, statuses = tonumber(ARGV[8]), tonumber(ARGV[9])
+local was_final = false
+for i = 3, 2 + finals do
+  if redis.call('ZSCORE', KEYS[i], id) then was_final = true end
+end
+for i = 3, 2 + statuses do redis.call('ZREM', KEYS[i], id) end
+for i = 3 + statuses, #KEYS do
+  redis.call('ZADD', KEYS[i], score, id)
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', floor)
+  redis.call('EXPIRE', KEYS[i], keep)
+end
+if ARGV[7] == '1' then redis.call('ZADD', KEYS[2], score, id) else redis.call('ZREM', KEYS[2], id) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', floor)
+redis.call('EXPIRE', KEYS[2], keep)
+for i = 15, #ARGV, 2 do
+  redis.call('ZADD', ARGV[i], tonumber(ARGV[3]), ARGV[i + 1])
+  redis.call('EXPIRE', ARGV[i], keep)
+end
+if ARGV[6] == '1' and not was_final then
+  local counts = {runs = 1, cost_micro = ARGV[10], tokens = ARGV[11], steps = ARGV[12], offline = ARGV[13],
+                  answered = ARGV[14], gaps = ARGV[7]}
+  for field, n in pairs(counts) do redis.call('HINCRBY', KEYS[1], field, tonumber(n)) end
+  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+end
+return 1
+"""
+
+
+def add(conn: redis.Redis, run: RunState) -> None:
+    """File a run that paused or ended (idempotent: saving it again re-files it and counts it once)."""
+    origin = run.origin
+    model = run.answered_by.model if run.answered_by else ""
+    gap = gap_of(run.status, run.answer)
+    kept = {facet: value for facet, value in (("platform", origin.kind), ("channel", origin.channel or ""), ("model", model))
+            if value}
+    statuses = [*FINAL, *(s for s in STATUSES if s not in FINAL)]
+    keys = [day_key(day_of(run.created_at)), gaps_key(), *(facet_key("status", s) for s in statuses),
+            all_key(), facet_key("status", run.status), *(facet_key(facet, value) for facet, value in kept.items())]
+    menus: list[str] = []
+    for facet, value in kept.items():
+        menus += [values_key(facet), value]
+    run_script(conn, _ADD, keys, [run.id, run.created_at, time.time(), KEEP_SECONDS, DAY_KEEP_SECONDS, int(run.final),
+                                  int(bool(gap)), len(FINAL), len(statuses), round(run.cost_usd * 1_000_000),
+                                  run.usage.total, len(run.steps), int(model == "offline"),
+                                  int(run.status == "done" and not gap), *menus])
+
+
+# KEYS: the run's votes (a hash user -> up|down), every run, feedback:up, feedback:down. ARGV: id, keep seconds.
+_VOTES = """
+local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if not score then return 0 end
+local up, down = 0, 0
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do
+  if v == 'up' then up = up + 1 elseif v == 'down' then down = down + 1 end
+end
+if up > 0 then redis.call('ZADD', KEYS[3], score, ARGV[1]) else redis.call('ZREM', KEYS[3], ARGV[1]) end
+if down > 0 then redis.call('ZADD', KEYS[4], score, ARGV[1]) else redis.call('ZREM', KEYS[4], ARGV[1]) end
+redis.call('EXPIRE', KEYS[3], ARGV[2])
+redis.call('EXPIRE', KEYS[4], ARGV[2])
+return 1
+"""
+
+
+def vote_changed(conn: redis.Redis, run_id: str, votes_key: str) -> None:
+    """Re-read a run's votes (the hash `votes_key`) into the feedback filters (a run not filed: nothing to do)."""
+    run_script(conn, _VOTES, [votes_key, all_key(), facet_key("feedback", "up"), facet_key("feedback", "down")],
+               [run_id, KEEP_SECONDS])
