@@ -172,6 +172,7 @@ class Settings:
             "semantic_docs": self.semantic_docs,
             "project": [self.project.name, self.project.description],
             "tracker": [self.github.repo, self.github.api_url, self.github.api_version] if self.github else "demo",  # where approved actions write
+            "triage": self.triage.answer_settings(),  # where cards go, what each action does, the triage budget
         }
 
     @cached_property

@@ -50,6 +50,10 @@ class TriageSettings:
     def mode(self, action: Action) -> Mode:
         return self.modes.get(action, "draft")
 
+    def answer_settings(self) -> list[object]:
+        """What changes a triage, for `Settings.fingerprint`: a web process and a worker that differ here disagree."""
+        return [self.slack_channel, self.discord_channel, sorted(self.modes.items()), list(self.auto_labels), self.skip_writers]
+
 
 def parse_actions(raw: str | None) -> dict[Action, Mode]:
     """`duplicates=draft,labels=auto,reply=shadow`; unnamed actions are `draft`."""

@@ -18,6 +18,7 @@ from tools import open_corpus
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, validate
 from tools.issue_store import IssueStore
+from workers import wording as phrases
 from workers.agent.ports import Reporter
 from workers.approvals import gate
 from workers.approvals import records as approvals
@@ -25,6 +26,7 @@ from workers.approvals.records import Approval
 from workers.inbox import actions as triage_actions
 from workers.inbox import maintainers
 from workers.parts import WorkerParts
+from workers.runs import settings_check
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
 from workers.triage import autonomy
@@ -37,6 +39,9 @@ def proceed(rt: WorkerParts, run: RunState) -> str:
     """The job of a triage run, whatever brought it: the first triage, a decision, a maintainer acting first."""
     record = run.triage
     assert record is not None
+    if run.status == "queued" and settings_check.mismatched(rt, run):
+        _refuse(rt, run)
+        return run.status
     if run.status == "queued":
         _triage(rt, run, record)
     elif run.status == "awaiting_approval":
@@ -91,6 +96,16 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
     for action in [a for a in record.actions if a.mode == "auto"]:  # earned in the backtest: applied unasked
         _auto(rt, run, action)
     _apply_decided(rt, run, record)  # the auto call's step, and a maintainer who acted meanwhile
+
+
+def _refuse(rt: WorkerParts, run: RunState) -> None:
+    """Taken under other settings (another ATLAS_TRIAGE_ACTIONS, channel or model): no card, a failed run that
+    says why (`atlas runs show`), and both fingerprints in the log."""
+    log.error("triage run %s was started under settings %s, but this worker has %s; not triaging it."
+              " Start workers with the same settings as `atlas serve`.", run.id, run.settings_fingerprint, rt.settings.fingerprint)
+    run.status, run.stop_reason, run.partial = "failed", "settings_mismatch", True
+    run.error = run.answer = phrases.SETTINGS_MISMATCH
+    rt.store.save(run)
 
 
 def _auto(rt: WorkerParts, run: RunState, action: TriageAction) -> None:
