@@ -296,7 +296,7 @@ class Settings:
             discord_approvers=tuple(u.strip() for u in (get("ATLAS_DISCORD_APPROVERS") or "").split(",") if u.strip()),
             discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
             mcp_token=_mcp_token(get("ATLAS_MCP_TOKEN")),
-            triage=triage_from_env(get, flag),
+            triage=triage_from_env(get, flag, positive),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:
