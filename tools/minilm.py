@@ -93,12 +93,10 @@ class Encoder:
         encoded = [e.ids for e in self.tokenizer.encode_batch(list(texts))]  # type: ignore[attr-defined]
         ids = np.array([[i for e in encoded for i in e]], np.int64)
         positions = np.concatenate([np.arange(len(e)) for e in encoded])
-        segment = np.repeat(np.arange(len(encoded)), [len(e) for e in encoded])
-        bias = np.where(segment[:, None] == segment[None, :], np.float32(0), np.finfo(np.float32).min).astype(np.float32)
-        x = self._hidden(ids, positions, bias[None, None])[0]
-        sums = np.zeros((len(encoded), x.shape[1]), np.float32)
-        np.add.at(sums, segment, x)
-        pooled = sums / np.array([[max(len(e), 1)] for e in encoded], np.float32)
+        ends = np.cumsum([len(e) for e in encoded])
+        spans = list(zip([0, *ends[:-1].tolist()], ends.tolist(), strict=True))
+        x = self._hidden(ids, positions, np.zeros((1, 1, 1, 1), np.float32), spans)[0]
+        pooled = np.stack([x[a:b].mean(axis=0) if b > a else np.zeros(x.shape[1], np.float32) for a, b in spans])
         unit: Vectors = (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
         return unit
 
@@ -109,8 +107,10 @@ class Encoder:
         unit: Vectors = (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
         return unit
 
-    def _hidden(self, ids: NDArray[np.int64], positions: NDArray[np.int64], bias: NDArray[np.float32]) -> Vectors:
-        """The last layer's token states; `bias` is added to the attention scores (a large negative: not attended)."""
+    def _hidden(self, ids: NDArray[np.int64], positions: NDArray[np.int64], bias: NDArray[np.float32],
+                spans: list[tuple[int, int]] | None = None) -> Vectors:
+        """The last layer's token states; `bias` is added to the attention scores (a large negative: not attended);
+        with `spans` (one row of texts side by side), each span's tokens attend only to that span."""
         w = self.weights
         batch, width = ids.shape
         x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][positions]
@@ -119,17 +119,25 @@ class Encoder:
         for n in range(LAYERS):
             p = f"encoder.layer.{n}."
             q, k, v = (_heads(part) for part in np.split(_dense(x, w, f"{p}attention.self.qkv"), 3, axis=-1))
-            scores: Vectors = q @ k.transpose(0, 1, 3, 2)
-            scores /= np.float32(np.sqrt(q.shape[-1]))
-            scores += bias
-            scores -= scores.max(axis=-1, keepdims=True)
-            np.exp(scores, out=scores)
-            scores /= scores.sum(axis=-1, keepdims=True)
-            context: Vectors = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, width, -1)
+            heads = (_attend(q, k, v, bias) if spans is None else
+                     np.concatenate([_attend(q[:, :, a:b], k[:, :, a:b], v[:, :, a:b], bias) for a, b in spans], axis=2))
+            context: Vectors = heads.transpose(0, 2, 1, 3).reshape(batch, width, -1)
             x = _layer_norm(x + _dense(context, w, f"{p}attention.output.dense"), w, f"{p}attention.output.LayerNorm")
             hidden = _gelu(_dense(x, w, f"{p}intermediate.dense"))
             x = _layer_norm(x + _dense(hidden, w, f"{p}output.dense"), w, f"{p}output.LayerNorm")
         return x
+
+
+def _attend(q: Vectors, k: Vectors, v: Vectors, bias: NDArray[np.float32]) -> Vectors:
+    """Scaled dot-product attention per head: (batch, heads, tokens, 32) in and out."""
+    scores: Vectors = q @ k.transpose(0, 1, 3, 2)
+    scores /= np.float32(np.sqrt(q.shape[-1]))
+    scores += bias
+    scores -= scores.max(axis=-1, keepdims=True)
+    np.exp(scores, out=scores)
+    scores /= scores.sum(axis=-1, keepdims=True)
+    context: Vectors = scores @ v
+    return context
 
 
 def _dense(x: Vectors, w: dict[str, Vectors], name: str) -> Vectors:
