@@ -34,13 +34,13 @@ def test_a_worker_killed_after_slack_took_the_card_leaves_one_card_the_retry_ado
         issue = box.open_issue(DUP_TITLE, DUP_BODY)
         with box.worker("once-a") as worker_a:
             assert held.reached.wait(60), "worker A never posted the card"
-            os.killpg(worker_a.pid, signal.SIGKILL)  # Slack has the card; the worker never hears its ts
-            worker_a.wait(timeout=10)
-        held.release.set()
-        run_id = claim.run_of(box.conn, "acme/rocket", issue["number"]) or ""
-        assert box.run(run_id).triage.card_ts == ""  # type: ignore[union-attr]
-        with box.worker("once-b"):
-            run = wait_for(lambda: (r := box.run(run_id)).triage and r.triage.card_ts and r, timeout=60, what="the retried job")
+            with box.worker("once-b"):  # starts while A is held; takes the job over once A's lease lapses
+                os.killpg(worker_a.pid, signal.SIGKILL)  # Slack has the card; the worker never hears its ts
+                worker_a.wait(timeout=10)
+                held.release.set()
+                run_id = claim.run_of(box.conn, "acme/rocket", issue["number"]) or ""
+                assert box.run(run_id).triage.card_ts == ""  # type: ignore[union-attr]
+                run = wait_for(lambda: (r := box.run(run_id)).triage and r.triage.card_ts and r, timeout=60, what="the retried job")
         (card,) = box.messages()  # one card: the retry found the first one instead of posting another
         assert run.triage.card_ts == card["ts"] and card["edits"] >= 1  # adopted and brought up to date
         assert {"duplicates", "labels"} <= set(actions(card))
