@@ -12,12 +12,17 @@ from typing import Any
 
 import pytest
 import redis
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot.discord.surface import DiscordReporter
+from bot.slack import triage_card
 from tests.processes import wait_for
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
+from tests.standins.slack_api import SlackAPI
+from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.test_triage_inbox import DUP_BODY, DUP_TITLE
 from tests.tools_dataset import make_dataset
 from tests.triage_inbox_harness import CHANNEL, actions, inbox
@@ -83,3 +88,45 @@ def test_a_discord_card_whose_id_was_lost_is_found_after_its_nonce_lapsed(discor
     assert RunStore(conn).load(run.id).triage.card_ts == card["id"]  # type: ignore[union-attr]
     assert approvals.load(conn, run.pending[0].pending_id).card_ts == card["id"]  # type: ignore[union-attr]
     assert not discord_api.problems
+
+
+def _slack_run(conn: redis.Redis) -> RunState:
+    action = TriageAction(kind="labels", mode="draft", tool="add_labels", arguments={"issue_id": 3, "labels": ["bug"]},
+                          call_id="triage-labels", step=1)
+    run = RunState(question="triage #3", status="awaiting_approval", triage=TriageRecord(repo="demo", issue=3, title="t", actions=[action]),
+                   origin=Origin(kind="slack", channel=CHANNEL, team="T0TEST"))
+    run.pending = [PendingCall(pending_id=f"{run.id}.triage-labels", call_id="triage-labels", name="add_labels",
+                               arguments=json.dumps(action.arguments), step=1)]
+    RunStore(conn).save(run)
+    approvals.open_step(conn, run, run.pending, 3600)
+    return run
+
+
+def test_unreadable_history_posts_again_and_a_slack_blip_retries_the_job_instead(slack_api: SlackAPI, redis_url: str) -> None:  # noqa: F811
+    """Without channels:history the retry can only post again (as approval cards do); while Slack is failing it
+    posts nothing: the job is retried and looks again."""
+    conn = redis.Redis.from_url(redis_url)
+    store = RunStore(conn)
+    client = WebClient(token=slack_api.token, base_url=slack_api.base_url, retry_handlers=[])
+    for error, cards in (("missing_scope", 2), (None, 1)):
+        run = _slack_run(conn)
+        posted = client.chat_postMessage
+
+        def killed(*args: Any, _posted: Any = posted, **kwargs: Any) -> None:
+            _posted(*args, **kwargs)
+            raise Killed
+
+        client.chat_postMessage = killed  # type: ignore[method-assign]
+        with pytest.raises(Killed):
+            triage_card.show(client, client, store, run, None)
+        client.chat_postMessage = posted  # type: ignore[method-assign]
+        if error:
+            slack_api.refuse("conversations.history", error)
+        else:
+            slack_api.server_error("conversations.history")
+            with pytest.raises(SlackApiError):  # Slack failing: no second card, the job is retried
+                triage_card.show(client, client, store, store.load(run.id), None)
+        triage_card.show(client, client, store, store.load(run.id), None)
+        mine = [m for (channel, _), m in slack_api.messages.items() if channel == CHANNEL and (m.get("metadata") or {})
+                .get("event_payload", {}).get("run_id") == run.id]
+        assert len(mine) == cards, error

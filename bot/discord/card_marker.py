@@ -37,7 +37,8 @@ def snowflake_at(epoch_seconds: float) -> int:
 
 def find(rest: DiscordREST, channel: str, pending_ids: Iterable[str], since: float) -> str | None:
     """The id of the card in `channel`, created after `since` (epoch seconds), whose buttons carry one of
-    `pending_ids`; None when there is none or the history cannot be read."""
+    `pending_ids`; None when there is none or the history cannot be read (403: no Read Message History);
+    a temporary failure raises."""
     wanted = {p for p in pending_ids if p}
     if not wanted:
         return None
@@ -46,6 +47,8 @@ def find(rest: DiscordREST, channel: str, pending_ids: Iterable[str], since: flo
         try:
             page: list[dict[str, Any]] = rest.request("GET", f"/channels/{channel}/messages?after={after}&limit={PAGE}") or []
         except DiscordError as exc:
+            if exc.status in (0, 429) or exc.status >= 500:
+                raise  # Discord may still have the card: the job is retried, never posts a second on a blip
             log.warning("triage channel %s: history unreadable (%s): the card may be posted twice", channel, exc)
             return None
         for message in page:

@@ -16,6 +16,8 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.slack.delivery import transient
+
 log = logging.getLogger("atlas.bot.slack.card_marker")
 
 EVENT_TYPE = "atlas_triage_card"
@@ -30,13 +32,15 @@ def marker(run_id: str) -> dict[str, Any]:
 
 def find(client: WebClient, channel: str, run_id: str, since: float) -> str | None:
     """The ts of the card a run posted to `channel` after `since` (epoch seconds), None if there is none
-    or the history cannot be read."""
+    or the history cannot be read (a refusal such as missing_scope); a temporary failure raises."""
     cursor: str | None = None
     for _ in range(MAX_PAGES):
         try:
             page = client.conversations_history(channel=channel, oldest=f"{max(0.0, since - LOOK_BACK_SECONDS):.6f}",
                                                 include_all_metadata=True, limit=200, cursor=cursor)
         except SlackApiError as exc:
+            if transient(exc):
+                raise  # Slack may still have the card: the job is retried, never posts a second on a blip
             log.warning("run %s: the triage channel's history is unreadable (%s): the card may be posted twice",
                         run_id, exc.response.get("error"))
             return None
