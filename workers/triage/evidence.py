@@ -10,6 +10,7 @@ next to the new issue's, cut short and on one line each, so a card can show it v
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -54,8 +55,10 @@ def explain(new: tuple[str, str], old: tuple[str, str], weight: Callable[[str], 
             continue
         for theirs, words in old_lines:
             shared = mine & words
-            total = sum(weight(t) for t in mine | words) or 1.0
-            score = sum(weight(t) for t in shared) / total
+            # fsum: exactly rounded whatever the sets' order, which follows the process's hash seed; with `sum`
+            # two equally good lines could swap from one run to the next
+            total = math.fsum(weight(t) for t in mine | words) or 1.0
+            score = math.fsum(weight(t) for t in shared) / total
             if score > best[0]:
                 best = (score, line, theirs)
     shared_words = _shared_words(new, old, weight)
