@@ -176,6 +176,7 @@ class Settings:
             "semantic_docs": self.semantic_docs,
             "project": [self.project.name, self.project.description],
             "tracker": [self.github.repo, self.github.api_url, self.github.api_version] if self.github else "demo",  # where approved actions write
+            "triage": self.triage.answer_settings(),  # where cards go, what each action does, the triage budget
         }
 
     @cached_property
@@ -299,7 +300,7 @@ class Settings:
             discord_approvers=tuple(u.strip() for u in (get("ATLAS_DISCORD_APPROVERS") or "").split(",") if u.strip()),
             discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
             mcp_token=_mcp_token(get("ATLAS_MCP_TOKEN")),
-            triage=triage_from_env(get, flag),
+            triage=triage_from_env(get, flag, positive),
             help=help_from_env(get),
             console=console_from_env(get, number),
         ).with_project(**project_fields)

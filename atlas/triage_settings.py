@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from atlas.errors import ConfigError
 
@@ -32,6 +32,9 @@ class TriageSettings:
     modes: dict[Action, Mode] = field(default_factory=lambda: dict.fromkeys(ACTIONS, "draft"))
     auto_labels: tuple[str, ...] = ()  # ATLAS_TRIAGE_AUTO_LABELS: the labels `labels=auto` applies unasked
     skip_writers: bool = True  # ATLAS_TRIAGE_SKIP_WRITERS: issues opened by OWNER, MEMBER or COLLABORATOR
+    # With a model: the agent's budget for one issue (capped at a mention's ATLAS_MAX_STEPS / ATLAS_MAX_TOKENS)
+    max_steps: int = 4  # ATLAS_TRIAGE_MAX_STEPS: model calls, the last one with tools off
+    max_tokens: int = 30_000  # ATLAS_TRIAGE_MAX_TOKENS: input and output tokens of all of them
 
     @property
     def enabled(self) -> bool:
@@ -49,6 +52,11 @@ class TriageSettings:
 
     def mode(self, action: Action) -> Mode:
         return self.modes.get(action, "draft")
+
+    def answer_settings(self) -> list[object]:
+        """What changes a triage, for `Settings.fingerprint`: a web process and a worker that differ here disagree."""
+        return [self.slack_channel, self.discord_channel, sorted(self.modes.items()), list(self.auto_labels), self.skip_writers,
+                self.max_steps, self.max_tokens]
 
 
 def parse_actions(raw: str | None) -> dict[Action, Mode]:
@@ -68,13 +76,16 @@ def parse_actions(raw: str | None) -> dict[Action, Mode]:
     return modes
 
 
-def triage_from_env(get: Callable[[str], str | None], flag: Callable[[str, bool], bool]) -> TriageSettings:
-    """The triage block of `Settings.from_env`."""
+def triage_from_env(get: Callable[[str], str | None], flag: Callable[[str, bool], bool],
+                    positive: Callable[[str, float, type], Any]) -> TriageSettings:
+    """The triage block of `Settings.from_env` (`positive(name, default, int)`: a number above 0, else a ConfigError)."""
     modes = parse_actions(get("ATLAS_TRIAGE_ACTIONS"))
     auto = tuple(x.strip() for x in (get("ATLAS_TRIAGE_AUTO_LABELS") or "").split(",") if x.strip())
     if modes["labels"] == "auto" and not auto:
         raise ConfigError("ATLAS_TRIAGE_ACTIONS has labels=auto but ATLAS_TRIAGE_AUTO_LABELS names no label to apply unasked")
     return TriageSettings(slack_channel=get("ATLAS_TRIAGE_CHANNEL"), discord_channel=get("ATLAS_DISCORD_TRIAGE_CHANNEL"),
                           modes=modes, auto_labels=auto if modes["labels"] == "auto" else (),
-                          skip_writers=flag("ATLAS_TRIAGE_SKIP_WRITERS", True))
+                          skip_writers=flag("ATLAS_TRIAGE_SKIP_WRITERS", True),
+                          max_steps=int(positive("ATLAS_TRIAGE_MAX_STEPS", TriageSettings.max_steps, int)),
+                          max_tokens=int(positive("ATLAS_TRIAGE_MAX_TOKENS", TriageSettings.max_tokens, int)))
 

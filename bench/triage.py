@@ -28,7 +28,7 @@ from workers.triage.history import History
 SHARED = Path(os.environ.get("ATLAS_SHARED") or Path(__file__).resolve().parent.parent.parent / "shared")
 BLACK = SHARED / "evals" / "triage-black"
 GOALS = {"Orbit": (0.9, 0.05, 0.9, 0.6), "psf/black": (0.7, 0.10, 0.8, 0.5)}  # recall@3, false, precision, recall
-SCALE_ISSUES, SCALE_REPLAYS = 10_000, 1_000
+SCALE_ISSUES, SCALE_REPLAYS, SCALE_ENCODED = 10_000, 1_000, 50
 
 
 def run() -> list[Table]:
@@ -90,12 +90,16 @@ def _scale() -> Table:
     rows: list[list[object]] = [["load and index 10,000 issues", round(loaded, 2), "-"],
                                 [f"{len(numbers):,} replays (the latest issues)", round(replay, 2), round(per_issue, 2)]]
     if meaning.available():
+        meaning.title_and_opening("warm", "up")  # the model's first load is the process's, not an issue's
         started = time.process_time()
-        for number in numbers[:20]:
+        for number in numbers[:SCALE_ENCODED]:
             record = engine.history.by_id[number]
-            meaning.encode([record.title])
-            meaning.encode([meaning.opening(record.title, record.body)])
-        rows.append(["a new issue's title and opening vectors (hybrid)", "-", round((time.process_time() - started) / 20 * 1000, 2)])
+            meaning.title_and_opening(record.title, record.body)  # what Triage.triage does for a new issue
+        encoded = (time.process_time() - started) / SCALE_ENCODED * 1000
+        rows.append(["a new issue's title and opening vectors (hybrid)", "-", round(encoded, 2)])
+        rows.append(["a new issue, hybrid: replay and vectors", "-", round(per_issue + encoded, 2)])
+        per_issue += encoded
     return Table(f"triage cost over {SCALE_ISSUES:,} generated issues (CPU)", ["measure", "seconds", "ms per issue"], rows,
                  goal="under 50 ms CPU per issue; 1,000 replays under 60 s", met=per_issue < 50 and replay < 60,
-                 notes=["lexical similarity; with the model a new issue adds its title's and opening's encoding (last row)"])
+                 notes=["replays by words; with the model a new issue adds its title's and opening's encoding, and the goal is on"
+                        " the sum (last row)"])

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from atlas.settings import Settings
     from tools.registry import Registry
     from tools.tracker import Tracker
+    from workers.agent.model import Model
     from workers.chat import ChatPlatform
     from workers.runs.state import Platform
     from workers.runs.store import RunStore
@@ -36,6 +37,11 @@ class WorkerParts(Protocol):
 
     @property
     def tracker(self) -> Tracker: ...
+
+    @property
+    def model(self) -> Model:
+        """The configured model (the offline one when `settings.offline`)."""
+        ...
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:
         """The chat platform a run of this kind reports on, or None (the CLI, or not configured here)."""

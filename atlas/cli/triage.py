@@ -84,7 +84,8 @@ def post_one(settings: Settings, number: int) -> int:
         return 1
     repo = settings.github.repo if settings.github is not None else "demo"
     record = TriageRecord(repo=repo, issue=number, title=issue.title, url=issue.url)
-    run_id, started = claim.start(conn, settings.queue_name, record, Origin(kind=triage.platform or "slack", channel=triage.channel))
+    run_id, started = claim.start(conn, settings.queue_name, record, Origin(kind=triage.platform or "slack", channel=triage.channel),
+                                  settings.fingerprint)
     print(f"triage run {run_id} " + ("queued" if started else "already started for this issue: nothing queued"))
     return 0
 

@@ -7,11 +7,11 @@ who decided what. A drafted reply is shown whole in an embed (up to 4,096 charac
 
 from __future__ import annotations
 
-import hashlib
+import time
 from typing import Any
 
 from atlas.text import clip
-from bot.discord import render, triage_controls
+from bot.discord import card_marker, render, triage_controls
 from bot.discord.rest import CONTENT_LIMIT, DiscordREST
 from tools.tracker import Tracker
 from workers.approvals import records as approvals
@@ -25,19 +25,28 @@ BUTTON_SUCCESS, BUTTON_DANGER = 3, 4
 
 
 def show(rest: DiscordREST, store: RunStore, run: RunState, tracker: Tracker | None) -> None:
-    """Post the card once (idempotent by nonce for a retried job), else edit it."""
+    """Post the card once (a retried job gets it back by nonce, or later finds it in the channel:
+    bot/discord/card_marker.py), else edit it."""
     record = run.triage
     if record is None:
         return
     payload = card_payload(run, tracker, choices.current(store.conn, run))
+    channel = run.origin.channel or ""
+    if not record.card_ts and record.card_posting:  # an earlier try set out to post it: did Discord take it?
+        found = card_marker.find(rest, channel, [c.pending_id for c in run.pending], record.card_posting)
+        if found is not None:
+            record.card_channel, record.card_ts = channel, found
+            store.save(run)
+            for call in run.pending:
+                approvals.attach_card(store.conn, call.pending_id, channel, found)
     if record.card_ts:
         rest.edit_message(record.card_channel, record.card_ts, payload)
         return
-    channel = run.origin.channel or ""
+    record.card_posting = record.card_posting or time.time()
+    store.save(run)  # the intent, before anything reaches Discord
     for call in run.pending:
         approvals.reserve_card(store.conn, call.pending_id, channel)
-    nonce = hashlib.sha256(f"triage:{run.id}".encode()).hexdigest()[:25]
-    reply = rest.create_message(channel, {**payload, "nonce": nonce, "enforce_nonce": True})
+    reply = rest.create_message(channel, {**payload, "nonce": card_marker.nonce(run.id), "enforce_nonce": True})
     record.card_channel, record.card_ts = channel, str(reply["id"])
     store.save(run)
     for call in run.pending:

@@ -41,12 +41,13 @@ def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
     return hmac.compare_digest(expected, header)
 
 
-def _enqueue(conn: redis.Redis, queue: Queue, event: str, payload: Any, delivery: str) -> tuple[str, str]:
-    """Claim the delivery id and queue the index update; the HTTP status and text to answer with."""
+def _enqueue(conn: redis.Redis, queue: Queue, event: str, payload: Any, delivery: str, fingerprint: str) -> tuple[str, str]:
+    """Claim the delivery id and queue the index update (with this process's settings fingerprint, which the
+    triage run it may start carries); the HTTP status and text to answer with."""
     try:
         if delivery and not conn.set(f"atlas:github:delivery:{delivery}", "1", nx=True, ex=DELIVERY_TTL_SECONDS):
             return "200 OK", "duplicate delivery"
-        queue.enqueue(APPLY_EVENT, event, payload, job_timeout=300, result_ttl=600, retry=RETRY)
+        queue.enqueue(APPLY_EVENT, event, payload, fingerprint, job_timeout=300, result_ttl=600, retry=RETRY)
     except redis.RedisError:
         log.warning("GitHub webhook %s not queued: Redis unavailable (the periodic sync will catch up)", delivery)
         if delivery:
@@ -97,7 +98,7 @@ def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], 
             return reply(start_response, "202 Accepted", "ignored: another repository")
         if event not in EVENTS:
             return reply(start_response, "202 Accepted", f"ignored: {event}")
-        status, text = _enqueue(conn, queue, event, payload, delivery)
+        status, text = _enqueue(conn, queue, event, payload, delivery, settings.fingerprint)
         deliveries.note(conn, delivery, event, f"{status.split()[0]} {text}")  # the console's Health page
         return reply(start_response, status, text)
 

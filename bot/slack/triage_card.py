@@ -8,6 +8,7 @@ channel is recorded on each approval before it is posted and its ts after (worke
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from slack_sdk import WebClient
@@ -24,7 +25,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
 from atlas.text import clip
-from bot.slack import triage_controls
+from bot.slack import card_marker, triage_controls
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from bot.slack.render import escape
 from tools.tracker import Tracker
@@ -40,19 +41,30 @@ EVIDENCE_CHARS = 600
 
 
 def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunState, tracker: Tracker | None) -> None:
-    """Post the card once (its ts saved with the run at once), else update it."""
+    """Post the card once (its ts saved with the run at once; a retry adopts a card an earlier try
+    posted but never recorded, bot/slack/card_marker.py), else update it."""
     record = run.triage
     if record is None:
         return
     blocks = blocks_for(run, record, tracker, choices.current(store.conn, run))
     fallback = wording.CARD_FALLBACK.format(number=record.issue, count=sum(a.mode == "draft" for a in record.actions))
+    channel = run.origin.channel or ""
+    if not record.card_ts and record.card_posting:  # an earlier try set out to post it: did Slack take it?
+        found = card_marker.find(client, channel, run.id, record.card_posting)
+        if found is not None:
+            record.card_channel, record.card_ts = channel, found
+            store.save(run)
+            for call in run.pending:
+                approvals.attach_card(store.conn, call.pending_id, channel, found)
     if record.card_ts:
         client.chat_update(channel=record.card_channel, ts=record.card_ts, text=fallback, blocks=blocks)
         return
-    channel = run.origin.channel or ""
+    record.card_posting = record.card_posting or time.time()
+    store.save(run)  # the intent, before anything reaches Slack
     for call in run.pending:
         approvals.reserve_card(store.conn, call.pending_id, channel)
-    reply = create_client.chat_postMessage(channel=channel, text=fallback, blocks=blocks, unfurl_links=False, unfurl_media=False)
+    reply = create_client.chat_postMessage(channel=channel, text=fallback, blocks=blocks, unfurl_links=False, unfurl_media=False,
+                                           metadata=card_marker.marker(run.id))
     record.card_channel, record.card_ts = str(reply["channel"]), str(reply["ts"])
     store.save(run)
     for call in run.pending:

@@ -67,6 +67,7 @@ class Ledger:
         allowed = openai_spec.object_properties("CreateResponse")
         unknown = [key for key in request if key not in allowed]
         refusals = [Refusal(400, f"Unknown parameter: '{key}'.", key, "unknown_parameter") for key in unknown]
+        refusals += _strict_format(request)
         items = request.get("input")
         if not isinstance(items, list) or request.get("previous_response_id") or request.get("conversation"):
             return refusals
@@ -122,7 +123,7 @@ def unrealistic(request: Json, body: Json) -> list[str]:
     items = output if isinstance(output, list) else []
     calls = [i for i in items if isinstance(i, dict) and i.get("type") == "function_call"]
     if not calls:
-        return []
+        return _off_format(request, items)
     found = []
     if request.get("tool_choice") == "none":
         found.append(f"the reply calls {[c.get('name') for c in calls]} but the request set tool_choice='none'")
@@ -146,4 +147,61 @@ def unrealistic(request: Json, body: Json) -> list[str]:
         for error in Draft202012Validator(tool["parameters"]).iter_errors(arguments):
             where = openai_spec.json_path(error.absolute_path) or "<arguments>"
             found.append(f"call {call.get('name')!r}: {where}: {error.message} (strict schema of the tool)")
+    return found
+
+
+def _json_schema_format(request: Json) -> Json | None:
+    """The request's `text.format` when it is a strict json_schema (structured outputs), else None."""
+    text = request.get("text")
+    fmt = text.get("format") if isinstance(text, dict) else None
+    return fmt if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and fmt.get("strict") else None
+
+
+def _strict_format(request: Json) -> list[Refusal]:
+    """Structured outputs' rule for a strict schema: every object lists all its properties as required and
+    sets additionalProperties to false (the API refuses the request otherwise)."""
+    fmt = _json_schema_format(request)
+    if fmt is None:
+        return []
+    problems: list[str] = []
+
+    def walk(node: Any, where: tuple[str, ...]) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "object" or "properties" in node:
+                if node.get("additionalProperties") is not False:
+                    problems.append(f"In context={where}, 'additionalProperties' is required to be supplied and to be false.")
+                missing = sorted(set(node.get("properties") or {}) - set(node.get("required") or []))
+                if missing:
+                    problems.append(f"In context={where}, 'required' is required to be supplied and to be an array including"
+                                    f" every key in properties. Missing '{missing[0]}'.")
+            for key, value in node.items():
+                walk(value, (*where, key))
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, where)
+
+    walk(fmt.get("schema"), ())
+    name = fmt.get("name")
+    return [Refusal(400, f"Invalid schema for response_format '{name}': {p}", "text.format.schema", "invalid_json_schema")
+            for p in problems[:1]]
+
+
+def _off_format(request: Json, items: list[Any]) -> list[str]:
+    """Under a strict json_schema format a model's message is JSON that the schema accepts."""
+    fmt = _json_schema_format(request)
+    if fmt is None:
+        return []
+    found = []
+    for item in items:
+        if not isinstance(item, dict) or item.get("type") != "message":
+            continue
+        text = "".join(p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict) and p.get("type") == "output_text")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as err:
+            found.append(f"the reply's text is not JSON under the strict json_schema format ({err})")
+            continue
+        for error in Draft202012Validator(fmt.get("schema") or {}).iter_errors(value):
+            where = openai_spec.json_path(error.absolute_path) or "<text>"
+            found.append(f"the reply's text: {where}: {error.message} (strict json_schema format)")
     return found

@@ -29,7 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from tests.standins.discord_buckets import Buckets, limited_body
 from tests.standins.discord_spec import MISSING_REASON, Spec
@@ -41,6 +41,8 @@ BOT_USER_ID = "1100000000000000002"
 TOKEN = base64.b64encode(BOT_USER_ID.encode()).decode().rstrip("=") + ".GTestx.standin-signature-not-a-secret"
 GUILD_ID = "1200000000000000001"
 CONTENT_LIMIT = 2000
+DISCORD_EPOCH_MS = 1420070400000
+NONCE_WINDOW = 180.0  # Discord: a nonce is enforced against the same author's messages of "the past few minutes"
 TOKEN_LIFETIME = 15 * 60
 ACK_DEADLINE = 3.0
 UNKNOWN_WEBHOOK = {"message": "Unknown Webhook", "code": 10015}
@@ -96,7 +98,8 @@ class DiscordAPI(LoopbackHTTP):
         self.thread_state: dict[str, Thread] = {}
         self.buckets = Buckets()
         self._lock = threading.Lock()
-        self._ids = itertools.count(1300000000000000000)
+        self._ids = itertools.count(1)
+        self._query: dict[str, str] = {}
 
     @property
     def base_url(self) -> str:
@@ -106,7 +109,8 @@ class DiscordAPI(LoopbackHTTP):
         return {"DISCORD_API_URL": self.base_url, "DISCORD_BOT_TOKEN": self.token, "DISCORD_APPLICATION_ID": APPLICATION_ID}
 
     def next_id(self) -> str:
-        return str(next(self._ids))
+        """A snowflake as Discord makes it: milliseconds since Discord's epoch in the top bits, so ids rise with time."""
+        return str(((int(self.now() * 1000) - DISCORD_EPOCH_MS) << 22) | (next(self._ids) & 0x3FFFFF))
 
     def now(self) -> float:
         return time.time() + self.offset
@@ -134,7 +138,7 @@ class DiscordAPI(LoopbackHTTP):
 
     def channel(self, channel_id: str) -> list[dict[str, Any]]:
         with self._lock:
-            return [dict(m) for m in self.messages.get(channel_id, [])]
+            return [_shown(m) for m in self.messages.get(channel_id, [])]
 
     def to(self, method: str, pattern: str) -> list[Request]:
         return [r for r in self.requests if r.method == method and re.search(pattern, r.path)]
@@ -153,9 +157,11 @@ class DiscordAPI(LoopbackHTTP):
     # -- handling ------------------------------------------------------------------------------
 
     def handle(self, method: str, raw_path: str, headers: Any, body: Any) -> tuple[int, dict[str, str], Any]:
-        path = urlsplit(raw_path).path.removeprefix("/api/v10")
+        split = urlsplit(raw_path)
+        path, query = split.path.removeprefix("/api/v10"), dict(parse_qsl(split.query))
         with self._lock:
             self.requests.append(request := Request(method, path, body))
+            self._query = query  # the request's query string (GET /channels/{id}/messages), read under the lock
             status, extra, reply = self._route(method, path, headers, body)
             request.status = status
         return status, extra, reply
@@ -225,6 +231,8 @@ class DiscordAPI(LoopbackHTTP):
             if parts[1] in self.thread_state:  # a message unarchives an archived (unlocked) thread
                 self.thread_state[parts[1]].archived, self.thread_state[parts[1]].active_at = False, self.now()
             return 200, self._post(parts[1], body)
+        if parts[0] == "channels" and len(parts) == 3 and parts[2] == "messages" and method == "GET":
+            return 200, self._history(parts[1], self._query)
         if parts[0] == "channels" and len(parts) == 4 and parts[2] == "messages":
             if self._archived(parts[1]):
                 return 400, THREAD_ARCHIVED
@@ -263,12 +271,23 @@ class DiscordAPI(LoopbackHTTP):
     def _post(self, channel: str, body: dict[str, Any]) -> dict[str, Any]:
         nonce = body.get("nonce") if body.get("enforce_nonce") else None
         if nonce is not None:  # Discord: the same author's message with this nonce (a few minutes back) is returned, none created
-            earlier = next((m for m in self.messages[channel] if m.get("nonce") == nonce), None)
+            earlier = next((m for m in self.messages[channel] if m.get("nonce") == nonce
+                            and self.now() - m["_created"] < NONCE_WINDOW), None)
             if earlier is not None:
-                return earlier
-        message = {"id": self.next_id(), "channel_id": channel, "author": {"id": BOT_USER_ID, "bot": True}, **body}
+                return _shown(earlier)
+        message = {"id": self.next_id(), "channel_id": channel, "author": {"id": BOT_USER_ID, "bot": True}, **body,
+                   "_created": self.now()}
         self.messages[channel].append(message)
-        return message
+        return _shown(message)
+
+    def _history(self, channel: str, query: dict[str, str]) -> list[dict[str, Any]]:
+        """GET /channels/{id}/messages: newest first, after/before a snowflake, `limit` (1-100, default 50);
+        the nonce of a message is not part of what history returns."""
+        after, before = int(query.get("after") or 0), int(query.get("before") or 1 << 63)
+        limit = max(1, min(100, int(query.get("limit") or 50)))
+        found = sorted((m for m in self.messages.get(channel, []) if after < int(m["id"]) < before), key=lambda m: int(m["id"]))
+        page = found[:limit] if query.get("after") and not query.get("before") else found[-limit:]  # those next to the id
+        return [{k: v for k, v in _shown(m).items() if k not in ("nonce", "enforce_nonce")} for m in reversed(page)]
 
     def _edit(self, channel: str, message_id: str, method: str, body: Any) -> tuple[int, Any]:
         for index, message in enumerate(self.messages.get(channel, [])):
@@ -277,7 +296,7 @@ class DiscordAPI(LoopbackHTTP):
                     del self.messages[channel][index]
                     return 204, None
                 message.update(body or {})
-                return 200, message
+                return 200, _shown(message)
         return 404, {"message": "Unknown Message", "code": 10008}
 
 
@@ -307,6 +326,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 DiscordAPI.handler = _Handler
+
+
+def _shown(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as Discord returns it (the stand-in's own bookkeeping left out)."""
+    return {k: v for k, v in message.items() if not k.startswith("_")}
 
 
 def _embed_chars(embed: dict[str, Any]) -> int:

@@ -24,7 +24,6 @@ tests/standins/slack_openid.py, reached as `api.openid`.
 
 from __future__ import annotations
 
-import itertools
 import json
 import threading
 import time
@@ -34,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.standins.loopback import LoopbackHTTP
-from tests.standins.slack_chat import chat_call
+from tests.standins.slack_chat import chat_call, history
 from tests.standins.slack_openid import OpenID
 from tests.standins.slack_rules import assistant_call, content, require, view_problem
 from tests.standins.slack_wire import Handler
@@ -60,10 +59,12 @@ class Call:
 @dataclass
 class Hold:
     """A request held in flight: `reached` is set when it arrives; it is then answered only after
-    `release`, unprocessed, as if it never got through (its sender may be gone by then)."""
+    `release`, unprocessed, as if it never got through (its sender may be gone by then). With
+    `processed`, Slack did it (the message is there) and only the answer is held, then lost."""
 
     method: str
     matches: Callable[[dict[str, Any]], bool]
+    processed: bool = False
     reached: threading.Event = field(default_factory=threading.Event)
     release: threading.Event = field(default_factory=threading.Event)
 
@@ -106,7 +107,7 @@ class SlackAPI(LoopbackHTTP):
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._outages: list[_Outage] = []
         self._lock = threading.Lock()
-        self._ts = itertools.count(1)
+        self._last_us = 0
 
     @property
     def base_url(self) -> str:
@@ -165,9 +166,11 @@ class SlackAPI(LoopbackHTTP):
         with self._lock:
             self.groups[group] = list(members)
 
-    def hold(self, method: str, matches: Callable[[dict[str, Any]], bool] = lambda args: True) -> Hold:
-        """Hold the next call of `method` whose arguments match (e.g. to kill its caller meanwhile)."""
-        held = Hold(method, matches)
+    def hold(self, method: str, matches: Callable[[dict[str, Any]], bool] = lambda args: True, *,
+             processed: bool = False) -> Hold:
+        """Hold the next call of `method` whose arguments match (e.g. to kill its caller meanwhile);
+        `processed`: Slack does the call first and only its answer is held."""
+        held = Hold(method, matches, processed)
         with self._lock:
             self._holds.append(held)
         return held
@@ -199,6 +202,9 @@ class SlackAPI(LoopbackHTTP):
             if held is not None:
                 self._holds.remove(held)
         if held is not None:
+            if held.processed:
+                with self._lock:
+                    self.calls.append(Call(method, args, 200, self._answer(method, args)))
             held.reached.set()
             held.release.wait(120)
             with self._lock:
@@ -254,6 +260,8 @@ class SlackAPI(LoopbackHTTP):
             return require(args, "channel", "user") or content(args) or {"ok": True, "message_ts": self.next_ts()}
         if method.startswith("chat."):
             return chat_call(self, method, args)
+        if method == "conversations.history":
+            return history(self.messages, args)
         if method == "views.open":
             return require(args, "trigger_id", "view") or view_problem(args["view"]) or {"ok": True, "view": {
                 **(json.loads(args["view"]) if isinstance(args["view"], str) else args["view"]), "id": f"V{self.next_ts()}"}}
@@ -269,8 +277,9 @@ class SlackAPI(LoopbackHTTP):
             self.assistant_threads[(channel, thread_ts)] = {"title": None, "prompts": [], "prompts_title": None, "status": None}
 
     def next_ts(self) -> str:
-        n = next(self._ts)
-        return f"{1_700_000_000 + n}.{n:06d}"
+        """A message's ts as Slack makes it: the time it was posted (epoch seconds, microseconds), unique and rising."""
+        self._last_us = max(time.time_ns() // 1000, self._last_us + 1)
+        return f"{self._last_us // 1_000_000}.{self._last_us % 1_000_000:06d}"
 
     def stop_by_user(self, channel: str, ts: str) -> None:
         """The person presses stop on a streaming message: Slack ends the stream and refuses further

@@ -29,7 +29,7 @@ def chat_call(api: SlackAPI, method: str, args: dict[str, Any]) -> dict[str, Any
         return problem or {"ok": True, "channel": args["channel"],
                            "permalink": f"https://atlas-test.slack.com/archives/{args['channel']}/p{ts.replace('.', '')}"}
     if method == "chat.postMessage":
-        problem = require(args, "channel") or unsupported_blocks(api, args) or content(args)
+        problem = require(args, "channel") or unsupported_blocks(api, args) or content(args) or metadata_problem(args)
         if problem:
             return problem
         ts = api.next_ts()
@@ -94,4 +94,36 @@ def unsupported_blocks(api: SlackAPI, args: dict[str, Any]) -> dict[str, Any] | 
         if not api.context_actions and block.get("type") == "context_actions":
             return {"ok": False, "error": "invalid_blocks",
                     "errors": [f"unsupported type: context_actions [json-pointer:/blocks/{index}/type]"]}
+    return None
+
+
+def history(messages: dict[tuple[str, str], dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
+    """conversations.history as Slack answers it: the channel's top-level messages newest first, within
+    `oldest`/`latest` (exclusive unless `inclusive`), `limit` a page (default 100) with a cursor, and each
+    message's `metadata` only when `include_all_metadata` is set."""
+    problem = require(args, "channel")
+    if problem:
+        return problem
+    flag = lambda name: str(args.get(name, "")).lower() in ("1", "true")  # noqa: E731 - form and query values are strings
+    oldest, latest = float(args.get("oldest") or 0), float(args.get("latest") or 9e12)
+    inside = (lambda ts: oldest <= ts <= latest) if flag("inclusive") else (lambda ts: oldest < ts < latest)
+    found = sorted((m for (channel, _), m in messages.items() if channel == args["channel"] and not m.get("deleted")
+                    and (not m.get("thread_ts") or m.get("thread_ts") == m["ts"]) and inside(float(m["ts"]))),
+                   key=lambda m: float(m["ts"]), reverse=True)
+    start, limit = int(args.get("cursor") or 0), min(int(args.get("limit") or 100), 999)
+    page = found[start:start + limit]
+    shown = [{"type": "message", "bot_id": "BATLAS", "ts": m["ts"], "text": m.get("text", ""), "blocks": m.get("blocks", []),
+              **({"metadata": m["metadata"]} if flag("include_all_metadata") and m.get("metadata") else {})} for m in page]
+    more = start + limit < len(found)
+    return {"ok": True, "messages": shown, "has_more": more,
+            "response_metadata": {"next_cursor": str(start + limit) if more else ""}}
+
+
+def metadata_problem(args: dict[str, Any]) -> dict[str, Any] | None:
+    """Slack refuses message metadata without a string `event_type` and an object `event_payload`."""
+    meta = args.get("metadata")
+    if meta is None:
+        return None
+    if not isinstance(meta, dict) or not isinstance(meta.get("event_type"), str) or not isinstance(meta.get("event_payload"), dict):
+        return {"ok": False, "error": "invalid_metadata_format"}
     return None

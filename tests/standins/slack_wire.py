@@ -41,6 +41,15 @@ class Handler(BaseHTTPRequestHandler):
         status, reply, headers = self.api.handle(self.path.removeprefix("/api/"), args, self.headers.get("Authorization"))
         self._send(status, json.dumps(reply).encode(), "application/json; charset=utf-8", headers)
 
+    def do_GET(self) -> None:  # noqa: N802 - Web API methods read with GET take their arguments in the query
+        path, _, query = self.path.partition("?")
+        if not path.startswith("/api/"):
+            self._send(404, b"not found", "text/plain")
+            return
+        args = {k: v[0] for k, v in parse_qs(query).items()}
+        status, reply, headers = self.api.handle(path.removeprefix("/api/"), args, self.headers.get("Authorization"))
+        self._send(status, json.dumps(reply).encode(), "application/json; charset=utf-8", headers)
+
     def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)

@@ -23,6 +23,7 @@ class ModelRequest:
     tools: list[dict[str, Any]]
     tool_choice: Literal["auto", "none"] = "auto"
     max_output_tokens: int = 25_000
+    text: dict[str, Any] | None = None  # the Responses API's `text` (e.g. a strict json_schema format); None: plain text
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class ResponsesModel:
             "max_output_tokens": request.max_output_tokens,
             "store": False,
             "include": ["reasoning.encrypted_content"],
+            **({"text": request.text} if request.text is not None else {}),
         }
 
     def respond(self, request: ModelRequest) -> ModelReply:

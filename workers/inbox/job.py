@@ -1,8 +1,8 @@
 """A triage run's jobs: the first triages the issue and posts its card; each resume applies only the
 actions decided since, through the same gate, ledger, audit and place check as every approval.
 
-No model is ever called: suggestions come from the offline triage engine (workers/triage/), and a
-resume only runs the approved tool calls. Each drafted action is its own step with one pending call,
+Suggestions come from the model through its read tools when one is configured (workers/triage/model_triage.py),
+else, or when that fails, from the offline triage engine (workers/triage/); a resume only runs the approved tool calls. Each drafted action is its own step with one pending call,
 so deciding one never waits for the others. The run ends (`done`) when no action is left pending.
 """
 
@@ -18,6 +18,8 @@ from tools import open_corpus
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, validate
 from tools.issue_store import IssueStore
+from workers import wording as phrases
+from workers.agent.cost import dollars
 from workers.agent.ports import Reporter
 from workers.approvals import gate
 from workers.approvals import records as approvals
@@ -25,10 +27,11 @@ from workers.approvals.records import Approval
 from workers.inbox import actions as triage_actions
 from workers.inbox import maintainers
 from workers.parts import WorkerParts
+from workers.runs import settings_check
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
 from workers.triage import autonomy
-from workers.triage.engine import NewIssue, Triage
+from workers.triage.engine import NewIssue, Suggestions, Triage
 
 log = logging.getLogger("atlas.inbox")
 
@@ -37,6 +40,9 @@ def proceed(rt: WorkerParts, run: RunState) -> str:
     """The job of a triage run, whatever brought it: the first triage, a decision, a maintainer acting first."""
     record = run.triage
     assert record is not None
+    if run.status == "queued" and settings_check.mismatched(rt, run):
+        _refuse(rt, run)
+        return run.status
     if run.status == "queued":
         _triage(rt, run, record)
     elif run.status == "awaiting_approval":
@@ -47,8 +53,9 @@ def proceed(rt: WorkerParts, run: RunState) -> str:
 
 def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
     engine = Triage.open(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs)
-    known = engine.history.get(record.issue)
-    found = engine.triage(record.issue) if known is not None else engine.triage(NewIssue(record.issue, record.title, ""))
+    ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
+                      run_id=run.id, tracker=rt.tracker)
+    found, by = _suggest(rt, run, engine, record, ctx)
     issue = rt.tracker.issue(record.issue)
     if issue is not None:
         record.title, record.url = issue.title, issue.url
@@ -62,11 +69,9 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
     first = rt.tracker.issue(found.duplicates[0].id) if found.duplicates else None
     original = {"id": first.number, "title": first.title, "url": first.url} if first is not None else {}
     figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
-    record.suggestions = {**found.as_json(), "original": original, "label_evidence": {s.name: s.evidence for s in found.labels},
+    record.suggestions = {**found.as_json(), "by": by, "original": original, "label_evidence": {s.name: s.evidence for s in found.labels},
                           "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)},
                           "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home)}
-    ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
-                      run_id=run.id, tracker=rt.tracker)
     drafted: list[TriageAction] = []
     for action in triage_actions.build(found, issue, rt.tracker.known_labels(), rt.settings.triage):
         checked = validate(rt.registry, action.tool, json.dumps(action.arguments), ctx)
@@ -91,6 +96,38 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
     for action in [a for a in record.actions if a.mode == "auto"]:  # earned in the backtest: applied unasked
         _auto(rt, run, action)
     _apply_decided(rt, run, record)  # the auto call's step, and a maintainer who acted meanwhile
+
+
+def _suggest(rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecord, ctx: ToolContext) -> tuple[Suggestions, str]:
+    """The model's triage through its tools when one is configured (its usage billed to the run), else, or when it
+    fails or runs over the triage budget, the offline engine's; and which of the two answered."""
+    known = engine.history.get(record.issue)
+    issue = NewIssue(record.issue, known.title if known else record.title, known.body if known else "")
+    if not rt.settings.offline:
+        from workers.triage import model_triage
+
+        before = known.seq if known is not None else len(engine.history)
+        triage, budget = rt.settings.triage, rt.settings.budget
+        attempt = model_triage.suggest(
+            rt.model, rt.registry, ctx, issue, rt.tracker.known_labels(),
+            lambda n: (r := engine.history.get(n)) is not None and r.seq < before,
+            max_steps=min(triage.max_steps, budget.max_steps), max_tokens=min(triage.max_tokens, budget.max_tokens),
+            project=rt.settings.project.name)
+        run.usage.add(attempt.usage)
+        run.cost_usd = dollars(run.usage, rt.settings.price)
+        if attempt.suggestions is not None:
+            return attempt.suggestions, "model"
+    return (engine.triage(record.issue) if known is not None else engine.triage(issue)), "offline"
+
+
+def _refuse(rt: WorkerParts, run: RunState) -> None:
+    """Taken under other settings (another ATLAS_TRIAGE_ACTIONS, channel or model): no card, a failed run that
+    says why (`atlas runs show`), and both fingerprints in the log."""
+    log.error("triage run %s was started under settings %s, but this worker has %s; not triaging it."
+              " Start workers with the same settings as `atlas serve`.", run.id, run.settings_fingerprint, rt.settings.fingerprint)
+    run.status, run.stop_reason, run.partial = "failed", "settings_mismatch", True
+    run.error = run.answer = phrases.SETTINGS_MISMATCH
+    rt.store.save(run)
 
 
 def _auto(rt: WorkerParts, run: RunState, action: TriageAction) -> None:

@@ -17,8 +17,9 @@ from workers.runs.state import Origin
 from workers.runs.triage_record import TriageRecord
 
 
-def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[str, Any]) -> str:
-    """'' when triage has nothing to do with this delivery, else a short note for the job's result."""
+def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[str, Any], fingerprint: str | None = None) -> str:
+    """'' when triage has nothing to do with this delivery, else a short note for the job's result.
+    `fingerprint`: the settings of the web process that took the delivery (None: this worker's own)."""
     triage = rt.settings.triage
     if not triage.enabled or event not in ("issues", "issue_comment"):
         return ""
@@ -33,7 +34,7 @@ def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[
         record = TriageRecord(repo=repo, issue=number, title=str(issue.get("title") or ""),
                               author=str((issue.get("user") or {}).get("login") or ""), url=issue.get("html_url"))
         origin = Origin(kind=triage.platform or "slack", channel=triage.channel)  # one card, one platform
-        run_id, started = claim.start(rt.conn, rt.settings.queue_name, record, origin)
+        run_id, started = claim.start(rt.conn, rt.settings.queue_name, record, origin, fingerprint or rt.settings.fingerprint)
         return f"; triage run {run_id} " + ("started" if started else "already claimed")
     found = claim.run_of(rt.conn, repo, number)
     if found is None:

@@ -30,8 +30,10 @@ SYNC_LOCK_SECONDS = 3600
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
 
 
-def apply_event(event: str, payload: dict[str, Any]) -> str:
-    """Apply one verified, deduplicated webhook delivery to the served folder; returns what it did."""
+def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = None) -> str:
+    """Apply one verified, deduplicated webhook delivery to the served folder; returns what it did.
+    `fingerprint`: the web process's settings, carried to the triage run it starts (a worker under other
+    settings refuses that run, workers/inbox/job.py)."""
     from workers.process import runtime
 
     rt = runtime.current()
@@ -77,7 +79,7 @@ def apply_event(event: str, payload: dict[str, Any]) -> str:
     from workers.inbox.webhook import on_event
 
     # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once either way.
-    triaged = on_event(rt, gh.repo, event, action, payload)
+    triaged = on_event(rt, gh.repo, event, action, payload, fingerprint)
     told = _closed_notices(rt, folder, event, action, payload)
     return (f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}") + triaged + told
 

@@ -43,6 +43,7 @@ class TriageRecord(BaseModel):
     superseded: str = ""  # "closed by @x", "labelled by @x", "answered by @x": the card's buttons went
     card_channel: str = ""
     card_ts: str = ""  # Slack ts or Discord message id of the one card
+    card_posting: float = 0.0  # when a worker set out to post the card (epoch seconds): a retry looks for it first
 
 
 def is_triage(pending_id: str) -> bool:

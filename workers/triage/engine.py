@@ -115,9 +115,8 @@ class Triage:
         before = known.seq if known is not None else len(self.history)
         when = known.when if known is not None else (issue.created_at or "9999")
         vectors = None
-        if self.titles is not None:  # one text per call: a batch pads the short title to the opening's length
-            title, opening = meaning.encode([issue.title]), meaning.encode([meaning.opening(issue.title, issue.body)])
-            vectors = None if title is None or opening is None else (title[0], opening[0])
+        if self.titles is not None:  # both in one pass, side by side: no padding, the weights read once
+            vectors = meaning.title_and_opening(issue.title, issue.body)
         return self._triage(issue.number, issue.title, issue.body, before, when, vectors)
 
     def _triage(self, number: int, title: str, body: str, before: int, when: str,

@@ -9,6 +9,8 @@ next to the new issue's, cut short and on one line each, so a card can show it v
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -32,18 +34,31 @@ def signature_lines(title: str, body: str) -> list[str]:
     return list(dict.fromkeys(lines))[:40]
 
 
+@functools.lru_cache(maxsize=512)
+def _signature_words(title: str, body: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each signature line and its words: a new issue is explained against up to three candidates, and a
+    candidate recurs across a backtest's replays; stemming them again was a fifth of a triage's time."""
+    return tuple((line, frozenset(tokens(line))) for line in signature_lines(title, body))
+
+
+@functools.lru_cache(maxsize=512)
+def _words(title: str, body: str) -> tuple[str, ...]:
+    return tuple(tokens(f"{title} {body}"))
+
+
 def explain(new: tuple[str, str], old: tuple[str, str], weight: Callable[[str], float]) -> str:
     """One line of evidence: the best pair of signature lines and the rarest shared words."""
     best: tuple[float, str, str] = (0.0, "", "")
-    old_lines = [(line, set(tokens(line))) for line in signature_lines(*old)]
-    for line in signature_lines(*new):
-        mine = set(tokens(line))
+    old_lines = _signature_words(*old)
+    for line, mine in _signature_words(*new):
         if not mine:
             continue
         for theirs, words in old_lines:
             shared = mine & words
-            total = sum(weight(t) for t in mine | words) or 1.0
-            score = sum(weight(t) for t in shared) / total
+            # fsum: exactly rounded whatever the sets' order, which follows the process's hash seed; with `sum`
+            # two equally good lines could swap from one run to the next
+            total = math.fsum(weight(t) for t in mine | words) or 1.0
+            score = math.fsum(weight(t) for t in shared) / total
             if score > best[0]:
                 best = (score, line, theirs)
     shared_words = _shared_words(new, old, weight)
@@ -56,8 +71,8 @@ def explain(new: tuple[str, str], old: tuple[str, str], weight: Callable[[str], 
 
 
 def _shared_words(new: tuple[str, str], old: tuple[str, str], weight: Callable[[str], float]) -> list[str]:
-    mine: Counter[str] = Counter(tokens(" ".join(new)))
-    theirs = set(tokens(" ".join(old)))
+    mine: Counter[str] = Counter(_words(*new))
+    theirs = set(_words(*old))
     common = [t for t in mine if t in theirs and not t.isdigit() and len(t) > 2]
     return sorted(common, key=lambda t: (-weight(t), t))[:SHARED_WORDS]
 

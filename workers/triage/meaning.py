@@ -44,6 +44,15 @@ def encode(texts: Sequence[str]) -> Vectors | None:
     return np.asarray(model.encode(list(texts)), dtype=np.float32)
 
 
+def title_and_opening(title: str, body: str) -> tuple[Vectors, Vectors] | None:
+    """A new issue's title and opening vectors, in one pass of the model (`Encoder.encode_packed`); None without it."""
+    model = encoder()
+    if model is None:
+        return None
+    both = model.encode_packed([title, opening(title, body)])
+    return both[0], both[1]
+
+
 def opening(title: str, body: str) -> str:
     """The title and the body's first prose words (code blocks, tables, headings, lists and quotes out):
     two reports of one problem describe it in their own words there, while their logs differ."""

@@ -65,12 +65,18 @@ class AsOfIndex:
         self.post_docs = self.owner[order]
         self.post_weights = self.weights[order]
         self.term_ptr = np.concatenate(([0], np.cumsum(np.bincount(self.terms, minlength=len(self.vocab)))))
+        self._idf: tuple[int, npt.NDArray[np.float64]] | None = None  # the last one computed: a triage asks twice
 
     def idf(self, before: int) -> npt.NDArray[np.float64]:
-        """Inverse document frequency of every term over the issues with seq < before."""
+        """Inverse document frequency of every term over the issues with seq < before (read-only: it is kept)."""
+        if self._idf is not None and self._idf[0] == before:
+            return self._idf[1]
         end = int(self.ptr[before])
         df = np.bincount(self.terms[:end], minlength=len(self.vocab)).astype(np.float64)
-        return np.log((before + 1.0) / (df + 0.5))
+        idf = np.log((before + 1.0) / (df + 0.5))
+        idf.flags.writeable = False
+        self._idf = (before, idf)
+        return idf
 
     def nearest(self, query: Counter[str], before: int, k: int) -> list[Neighbour]:
         """The k issues before `before` most similar to `query` (cosine, as-of idf), best first."""
@@ -97,7 +103,12 @@ class AsOfIndex:
         dots = np.bincount(docs, weights=contrib, minlength=before)
         end = int(self.ptr[before])
         entry_w = self.weights[:end] * idf[self.terms[:end]]
-        norms = np.sqrt(np.bincount(self.owner[:end], weights=entry_w * entry_w, minlength=before))
+        entry_w *= entry_w
+        # each document's entries are contiguous (ptr): one segment sum each, an empty document's set to 0
+        starts = self.ptr[:before]
+        norms = np.add.reduceat(entry_w, np.minimum(starts, max(end - 1, 0))) if end else np.zeros(before)
+        norms[starts == self.ptr[1:before + 1]] = 0.0
+        np.sqrt(norms, out=norms)
         sims = np.divide(dots, norms * math.sqrt(q_norm2), out=np.zeros(before), where=norms > 0)
         k = min(k, before)
         top = np.argpartition(-sims, k - 1)[:k] if k < before else np.arange(before)
