@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 if TYPE_CHECKING:
     from tests.standins.slack_api import SlackAPI
@@ -18,15 +18,6 @@ class Handler(BaseHTTPRequestHandler):
     @property
     def api(self) -> SlackAPI:
         return self.server.owner  # type: ignore[attr-defined]
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        """The browser's side of Sign in with Slack: the authorize page."""
-        where = urlsplit(self.path)
-        if where.path != "/openid/connect/authorize":
-            self._send(404, b"not found", "text/plain")
-            return
-        status, headers, body = self.api.openid.authorize({k: v[0] for k, v in parse_qs(where.query).items()})
-        self._send(status, body, "text/plain", headers)
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -42,7 +33,12 @@ class Handler(BaseHTTPRequestHandler):
         self._send(status, json.dumps(reply).encode(), "application/json; charset=utf-8", headers)
 
     def do_GET(self) -> None:  # noqa: N802 - Web API methods read with GET take their arguments in the query
+        """Web API reads (`conversations.history`), and the browser's side of Sign in with Slack: the authorize page."""
         path, _, query = self.path.partition("?")
+        if path == "/openid/connect/authorize":
+            status, headers, body = self.api.openid.authorize({k: v[0] for k, v in parse_qs(query).items()})
+            self._send(status, body, "text/plain", headers)
+            return
         if not path.startswith("/api/"):
             self._send(404, b"not found", "text/plain")
             return
