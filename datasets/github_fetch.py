@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 from githubkit import GitHub
-from githubkit.exception import GitHubException, RateLimitExceeded, RequestFailed
+from githubkit.exception import GitHubException, GraphQLFailed, RateLimitExceeded, RequestFailed
 
 from atlas.errors import GitHubFailure
 from atlas.github_client import failure, rate_limit_wait
@@ -85,6 +85,24 @@ class Fetcher:
                         int(last.group(1)) if last else None, rate_left)
         raise GitHubFailure("rate_limited", f"GitHub kept rate-limiting the sync of {self.repo}; try again later")
 
+    def graphql(self, query: str, variables: dict[str, Any], *, doing: str, needs: str) -> dict[str, Any]:
+        """One GraphQL query through githubkit (no ETags there: each costs a request), rate limits waited out as
+        for REST. GitHub answers a query it refuses with 200 and `errors`: the first one becomes a GitHubFailure."""
+        for attempt in range(MAX_WAITS):
+            self.counters.requests += 1
+            try:
+                return self.client.graphql.request(query, variables)
+            except RequestFailed as exc:  # a RATE_LIMITED error in a 200 is githubkit's PrimaryRateLimitExceeded
+                if isinstance(exc, RateLimitExceeded) or rate_limit_wait(exc.response.raw_response) is not None:
+                    self._wait(exc, doing, attempt)
+                    continue
+                raise failure(exc, self.repo, doing, needs) from None
+            except GraphQLFailed as exc:
+                raise _graphql_failure(exc, self.repo, doing, needs) from None
+            except GitHubException as exc:
+                raise failure(exc, self.repo, doing, needs) from None
+        raise GitHubFailure("rate_limited", f"GitHub kept rate-limiting the sync of {self.repo}; try again later")
+
     def follow(self, url: str, *, doing: str, needs: str) -> Page:
         """The page at a `Link` URL GitHub gave (absolute, with its own query), conditional on an ETag stored for it.
         Only a URL on the API's own host is followed: the token never goes anywhere else."""
@@ -107,3 +125,17 @@ class Fetcher:
         log.warning("rate limited on %s; waiting %.0fs", self.repo, seconds)
         self.counters.waited_seconds += seconds
         self.sleep(seconds)
+
+
+def _graphql_failure(exc: GraphQLFailed, repo: str, doing: str, needs: str) -> GitHubFailure:
+    """GitHub's GraphQL error types (FORBIDDEN, NOT_FOUND, ...) as the sync's failure kinds, naming the first error."""
+    errors = exc.response.errors or []
+    first = errors[0] if errors else None
+    message = first.message[:200] if first else "no error message"
+    kind = first.type if first else None
+    if kind == "FORBIDDEN":
+        return GitHubFailure("permission", f"GitHub refused to {doing} {repo}: the token or App lacks the '{needs}' "
+                             f"permission on it ({message})", 403)
+    if kind == "NOT_FOUND":
+        return GitHubFailure("not_found", f"GitHub could not find it while trying to {doing} {repo}: {message}", 404)
+    return GitHubFailure("invalid", f"GitHub refused the query to {doing} {repo}: {message}", 422)

@@ -17,7 +17,7 @@ from tools.readonly_db import ReadOnlyDb
 
 Kind = Literal["pull_request", "release", "discussion"]
 CHUNK_ORDER = "bm25(chunks_fts, 2.0, 6.0, 1.0)"
-ITEM_ORDER = "bm25(items_fts, 6.0, 1.0)"
+ITEM_ORDER = "bm25(items_fts, 6.0, 1.0, 4.0)"  # title, body, changed paths
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,9 @@ class Repo:
     files: dict[str, bytes] = field(default_factory=lambda: dict(DOCS))
     modes: dict[str, str] = field(default_factory=dict)  # a file's git mode when not 100644 (120000: a symlink)
     releases: list[dict[str, Any]] = field(default_factory=list)  # newest first, as GitHub lists them
+    discussions: dict[int, dict[str, Any]] = field(default_factory=dict)  # GraphQL Discussion shapes (github_graphql)
+    has_discussions: bool = False  # the repository's Discussions feature (off unless turned on, as on GitHub)
+    pull_files: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # diff entries by PR number (github_pulls)
     default_branch: str = "main"
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
@@ -215,6 +218,7 @@ class Repo:
         repo = skeleton("full-repository")
         repo.update(id=self.repo_id, name=self.name, full_name=self.full_name, default_branch=self.default_branch,
                     owner=self.user(self.owner), html_url=self.html(), url=self.url(), private=False,
+                    has_discussions=self.has_discussions,
                     open_issues_count=sum(1 for i in self.issues.values() if i["state"] == "open"))  # pull requests too
         return repo
 
