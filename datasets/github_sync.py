@@ -32,7 +32,7 @@ from atlas.project_settings import GitHubSettings
 from datasets.github_code import sync_code
 from datasets.github_discussions import sync_discussions
 from datasets.github_docs import sync_docs
-from datasets.github_fetch import Fetcher
+from datasets.github_fetch import Fetcher, kept_open
 from datasets.github_pull_files import sync_pull_files
 from datasets.github_reconcile import reconcile as reconcile_numbers
 from datasets.github_releases import sync_releases
@@ -77,7 +77,14 @@ class SyncReport:
 def sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[str] | None = None, wait: bool = True,
          progress: Progress | None = None, sleep: Callable[[float], None] | None = None, build_index: bool = True,
          reconcile: bool = False) -> SyncReport:
-    """One incremental (or resumed, or first full) sync of `gh.repo` into `folder`."""
+    """One incremental (or resumed, or first full) sync of `gh.repo` into `folder`, over one kept-open connection."""
+    with kept_open(client):
+        return _sync(client, gh, folder, docs=docs, wait=wait, progress=progress, sleep=sleep, build_index=build_index,
+                     reconcile=reconcile)
+
+
+def _sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[str] | None, wait: bool,
+          progress: Progress | None, sleep: Callable[[float], None] | None, build_index: bool, reconcile: bool) -> SyncReport:
     progress = progress or Progress()
     store = Store(folder)
     fetch = Fetcher(client, store, gh.repo, progress, wait=wait, **({"sleep": sleep} if sleep else {}))

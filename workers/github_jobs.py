@@ -81,7 +81,7 @@ def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
     from atlas import github_client
     from datasets.github_code import sync_code
     from datasets.github_docs import sync_docs
-    from datasets.github_fetch import Fetcher
+    from datasets.github_fetch import Fetcher, kept_open
     from datasets.sync_progress import Silent
     from datasets.tracker_db import ensure_db
 
@@ -98,8 +98,9 @@ def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
         if touched and not any(path.startswith(folder) for path in touched for folder in watched):
             return "ignored: no synced docs or code changed"
         fetch = Fetcher(github_client.client(gh), store, gh.repo, Silent(), wait=False)
-        written, removed = sync_docs(fetch, store, gh.owner, gh.name, roots, gh.web_url)
-        code = sync_code(fetch, store, gh.owner, gh.name, gh.code_paths, gh.web_url)  # changed blobs only (#27)
+        with kept_open(fetch.client):  # one connection for the commit, the trees and the changed blobs
+            written, removed = sync_docs(fetch, store, gh.owner, gh.name, roots, gh.web_url)
+            code = sync_code(fetch, store, gh.owner, gh.name, gh.code_paths, gh.web_url)  # changed blobs only (#27)
     finally:
         store.close()
     ensure_db(folder)
