@@ -47,6 +47,7 @@ class Call:
     status: int = 0
     operation: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    peer: int = 0  # the client's port: requests over one kept-alive connection share it
 
 
 class GitHubAPI(LoopbackHTTP):
@@ -172,7 +173,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             return self._reply(api, Call(method, path, query, raw.decode(errors="replace")), 400, {"message": "Problems parsing JSON"})
-        call = Call(method, path, query, body, headers={k.lower(): v for k, v in self.headers.items()})
+        call = Call(method, path, query, body, headers={k.lower(): v for k, v in self.headers.items()},
+                    peer=int(self.client_address[1]))
         with api.lock:
             api.calls.append(call)
         # releases: checked by githubkit's model instead; GraphQL: against GitHub's schema (github_graphql)
