@@ -42,11 +42,12 @@ def run_of(conn: redis.Redis, repo: str, number: int) -> str | None:
     return text(raw) if raw else None
 
 
-def start(conn: redis.Redis, queue_name: str, record: TriageRecord, origin: Origin) -> tuple[str, bool]:
-    """Claim the issue and queue its triage run; (run id, whether this call started it). A claimed issue
-    whose run is still queued is queued again (idempotent by job id): the repair after a lost enqueue."""
+def start(conn: redis.Redis, queue_name: str, record: TriageRecord, origin: Origin, *, key: str | None = None) -> tuple[str, bool]:
+    """Claim the issue (or `key`: a proposal's own claim) and queue its triage run; (run id, whether this call
+    started it). A claimed issue whose run is still queued is queued again (idempotent by job id): the repair
+    after a lost enqueue."""
     run = RunState(id=f"triage-{uuid.uuid4().hex[:12]}", question=f"triage #{record.issue}", origin=origin, triage=record)
-    won, run_id = run_script(conn, _CLAIM, [claim_key(record.repo, record.issue), run_key(run.id)],
+    won, run_id = run_script(conn, _CLAIM, [key or claim_key(record.repo, record.issue), run_key(run.id)],
                              [run.id, run.model_dump_json(), CLAIM_TTL_SECONDS, RUN_TTL_SECONDS])
     run_id = text(run_id)
     if not won:

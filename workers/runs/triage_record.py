@@ -43,6 +43,8 @@ class TriageRecord(BaseModel):
     superseded: str = ""  # "closed by @x", "labelled by @x", "answered by @x": the card's buttons went
     card_channel: str = ""
     card_ts: str = ""  # Slack ts or Discord message id of the one card
+    proposal: dict[str, Any] | None = None  # {"by", "reason"}: an action an MCP client proposed (workers/inbox/proposals.py)
+    dropped: list[str] = Field(default_factory=list)  # actions the tracker refused before the card (closed, unknown label)
 
 
 def is_triage(pending_id: str) -> bool:
