@@ -81,35 +81,30 @@ class Fetcher:
         """The page at `key` (its canonical URL), conditional on its stored ETag."""
         etag = self.store.etag(key)
         headers = {"If-None-Match": etag} if etag else {}
-        for attempt in range(MAX_WAITS):
-            self.counters.requests += 1
-            try:
-                response = call(headers)
-            except RequestFailed as exc:
-                if isinstance(exc, RateLimitExceeded) or rate_limit_wait(exc.response.raw_response) is not None:
-                    self._wait(exc, doing, attempt)
-                    continue
-                raise failure(exc, self.repo, doing, needs) from None
-            except GitHubException as exc:
-                raise failure(exc, self.repo, doing, needs) from None
-            links = {rel: url for url, rel in LINK.findall(response.headers.get("link", ""))}
-            last = PAGE.search(links.get("last", ""))
-            rate_left = response.headers.get("x-ratelimit-remaining")
-            if response.status_code == 304:
-                self.counters.not_modified += 1
-                return Page(None, etag, None, None, rate_left)
-            return Page(response.json(), response.headers.get("etag"), links.get("next"),
-                        int(last.group(1)) if last else None, rate_left)
-        raise GitHubFailure("rate_limited", f"GitHub kept rate-limiting the sync of {self.repo}; try again later")
+        response = self._waited(lambda: call(headers), doing, needs)
+        links = {rel: url for url, rel in LINK.findall(response.headers.get("link", ""))}
+        last = PAGE.search(links.get("last", ""))
+        rate_left = response.headers.get("x-ratelimit-remaining")
+        if response.status_code == 304:
+            self.counters.not_modified += 1
+            return Page(None, etag, None, None, rate_left)
+        return Page(response.json(), response.headers.get("etag"), links.get("next"),
+                    int(last.group(1)) if last else None, rate_left)
 
     def graphql(self, query: str, variables: dict[str, Any], *, doing: str, needs: str) -> dict[str, Any]:
         """One GraphQL query through githubkit (no ETags there: each costs a request), rate limits waited out as
         for REST. GitHub answers a query it refuses with 200 and `errors`: the first one becomes a GitHubFailure."""
+        data: dict[str, Any] = self._waited(lambda: self.client.graphql.request(query, variables), doing, needs)
+        return data
+
+    def _waited(self, request: Callable[[], Any], doing: str, needs: str) -> Any:
+        """`request()`, counted, with rate limits waited out (a RATE_LIMITED GraphQL error is githubkit's
+        PrimaryRateLimitExceeded too) and every other failure mapped to a GitHubFailure."""
         for attempt in range(MAX_WAITS):
             self.counters.requests += 1
             try:
-                return self.client.graphql.request(query, variables)
-            except RequestFailed as exc:  # a RATE_LIMITED error in a 200 is githubkit's PrimaryRateLimitExceeded
+                return request()
+            except RequestFailed as exc:
                 if isinstance(exc, RateLimitExceeded) or rate_limit_wait(exc.response.raw_response) is not None:
                     self._wait(exc, doing, attempt)
                     continue
