@@ -105,6 +105,15 @@ def test_discussions_can_be_turned_off_and_a_token_without_the_permission_leaves
     assert report.skipped and "Discussions: read" in report.skipped[0] and "ATLAS_SYNC_DISCUSSIONS=off" in report.skipped[0]
 
 
+def test_a_spent_graphql_limit_is_waited_out_and_the_walk_goes_on(api: GitHubAPI, tmp_path: Path) -> None:
+    add_discussion(api.repo, "A question", "Body.")
+    api.graphql_limited = 1
+    sleeps: list[float] = []
+    report = run_sync(api, settings_for(api, tmp_path), sleeps=sleeps, build_index=False)
+    assert report.complete and report.discussions == 1 and _graphql(api) == 2
+    assert len(sleeps) == 1 and 3000 < sleeps[0] <= 3601  # until the stand-in's x-ratelimit-reset, an hour away
+
+
 def test_the_standin_refuses_a_field_github_does_not_have_and_an_unbounded_connection(api: GitHubAPI, tmp_path: Path) -> None:
     gh = settings_for(api, tmp_path).github
     assert gh is not None

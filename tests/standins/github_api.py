@@ -73,6 +73,7 @@ class GitHubAPI(LoopbackHTTP):
         self.old_names: list[str] = []  # full names the repository had before a rename: 301 to /repositories/ID
         self.revocations: list[tuple[re.Pattern[str], str]] = []
         self.hooks: list[tuple[re.Pattern[str], Callable[[], None]]] = []  # run (once) before a matching request is served
+        self.graphql_limited = 0  # the next N GraphQL queries answer RATE_LIMITED (github_graphql)
         self.reject_duplicate = False  # a server that does not know state_reason=duplicate (422)
         self.write_delay = 0.0
         # Link next URLs carry opaque page tokens (as GitHub's cursor-paginated listings do): a client that
@@ -257,8 +258,9 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
         return _installation_token(api, call)
     if call.method == "POST" and call.path in github_graphql.PATHS:
         auth = call.headers.get("authorization", "")
+        limited = api.graphql_limited > 0
         status, reply = github_graphql.serve(api, auth.split(" ", 1)[1] if " " in auth else "", call.body)
-        return status, reply, {}
+        return status, reply, ({"x-ratelimit-remaining": "0", "x-ratelimit-resource": "graphql"} if limited else {})
     auth = call.headers.get("authorization", "")
     token = auth.split(" ", 1)[1] if " " in auth else ""
     if call.path.endswith("/installation") and auth.startswith("Bearer ") and api.app_id:

@@ -7,7 +7,8 @@ parsed and validated against it by graphql-core (the reference implementation), 
 not have is an error (recorded in `violations`, as a REST request outside the description is), and then
 executed over the stand-in's discussions, so the reply has exactly the shape the query asked for.
 As GitHub does: connections need `first` or `last` (1..100), cursors are opaque, errors come back with
-HTTP 200 and an `errors` list, and a token without the Discussions permission gets a FORBIDDEN error.
+HTTP 200 and an `errors` list, a token without the Discussions permission gets a FORBIDDEN error, and
+with `api.graphql_limited` the next queries get RATE_LIMITED (`x-ratelimit-remaining: 0`).
 """
 
 from __future__ import annotations
@@ -129,6 +130,9 @@ def serve(api: GitHubAPI, token: str, body: Any) -> tuple[int, Any]:
         return 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/graphql"}
     if not isinstance(body, dict) or not isinstance(body.get("query"), str):
         return 400, {"message": "Problems parsing JSON", "documentation_url": "https://docs.github.com/graphql"}
+    if api.graphql_limited > 0:  # GitHub: 200 with a RATE_LIMITED error once the hour's points are spent
+        api.graphql_limited -= 1
+        return 200, {"errors": [{"type": "RATE_LIMITED", "message": "API rate limit already exceeded for user ID 1."}]}
     context = {"api": api, "token": token}
     with api.repo.lock:
         result = graphql_sync(SCHEMA, body["query"], root_value=_Root(), context_value=context,
