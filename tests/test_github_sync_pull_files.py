@@ -37,7 +37,8 @@ def _pulls(settings: object) -> dict[int, dict[str, object]]:
 def test_a_question_naming_a_file_finds_the_pull_request_that_changed_it(api: GitHubAPI, tmp_path: Path) -> None:
     fix = api.repo.add_issue("Back off heartbeats under load", "Heartbeats now back off.", pull=True, state="closed")
     set_files(api.repo, fix["number"], ["src/rocket/lease.py", "docs/leases.md"], renamed_from={"src/rocket/lease.py": "src/rocket/lease_old.py"})
-    other = api.repo.add_issue("Tidy the README", "Words.", pull=True, state="closed")
+    other = api.repo.add_issue("Tidy the pull request template", "Which pull request changed what: a request to tidy the pull "
+                               "request template of rocket, changed wording in src and rocket docs.", pull=True, state="closed")
     set_files(api.repo, other["number"], ["README.md"])
     settings = settings_for(api, tmp_path)
     report = run_sync(api, settings)
@@ -48,6 +49,10 @@ def test_a_question_naming_a_file_finds_the_pull_request_that_changed_it(api: Gi
                                                                 "kind": "pull_request", "limit": 2}), ctx).text
     first = out.splitlines()[1]
     assert first.startswith(f"- PR #{fix['number']} [merged ") and "changed src/rocket/lease.py" in out
+    # all kinds, and a PR whose description is full of the question's other words: the changed path still wins
+    noisy = dispatch(v2_registry(), "search_history", json.dumps({"query": "which pull request changed src/rocket/lease.py?",
+                                                                  "kind": None, "limit": 3}), ctx).text
+    assert noisy.splitlines()[1].startswith(f"- PR #{fix['number']} [merged "), noisy
 
 
 def test_only_pull_requests_new_or_updated_since_are_asked_and_paginated_files_are_all_read(api: GitHubAPI, tmp_path: Path) -> None:
