@@ -35,7 +35,7 @@ query($owner: String!, $name: String!, $cursor: String) {{
     discussions(first: {QUERY_PAGE}, after: $cursor, orderBy: {{field: UPDATED_AT, direction: DESC}}) {{
       pageInfo {{ hasNextPage endCursor }}
       nodes {{
-        number title body url createdAt updatedAt isAnswered
+        number title body url createdAt updatedAt
         author {{ login }}
         category {{ name }}
         answer {{ body createdAt author {{ login }} }}
@@ -96,7 +96,7 @@ def row(node: dict[str, Any]) -> dict[str, Any]:
     return {"number": node["number"], "title": node.get("title") or "", "body": node.get("body") or "",
             "author": _login(node), "category": (node.get("category") or {}).get("name"), "url": node.get("url"),
             "created_at": node.get("createdAt"), "updated_at": node.get("updatedAt"),
-            "answered": bool(node.get("isAnswered") or answer),
+            "answered": answer is not None,  # from the answer itself: `isAnswered` is missing on older GitHub Enterprise Servers
             "answer": _comment(answer) if answer else None, "replies": [_comment(c) for c in comments[:KEPT_REPLIES]]}
 
 
