@@ -146,8 +146,8 @@ def _left_out(fetch: Fetcher, report: SyncReport, what: str, hint: str, run: Cal
     except GitHubFailure as exc:
         if exc.kind not in ("permission", "invalid"):
             raise
-        report.skipped.append(f"{what} left out: {exc.message}; {hint}")
-        fetch.progress.note(report.skipped[-1])
+        report.skipped.append(f"{what} left out: {exc.message}; {hint}")  # the command prints it once, after the summary
+        log.info("sync of %s: %s", fetch.repo, report.skipped[-1])
         return None
 
 

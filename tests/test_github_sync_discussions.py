@@ -124,3 +124,17 @@ def test_the_standin_refuses_a_field_github_does_not_have_and_an_unbounded_conne
         client.graphql.request('query { repository(owner: "acme", name: "rocket") { discussions { totalCount } } }')
     assert api.violations == ["graphql: Cannot query field 'upvotes' on type 'Discussion'."]
     api.violations.clear()
+
+
+def test_the_command_says_once_which_source_it_left_out_and_why(api: GitHubAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from atlas.cli import main
+    from tests.github_harness import cli_env
+
+    add_discussion(api.repo, "A question", "Body.")
+    api.tokens[TOKEN].pop("discussions")
+    cli_env(monkeypatch, api, tmp_path)
+    assert main(["sync", "github", "acme/rocket"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("left out") == 1 and "atlas sync: discussions left out:" in err and "Discussions: read" in err
+    assert "Traceback" not in err
