@@ -11,6 +11,10 @@ meanwhile moved to the top and shifted the pages under the walk, so after a resu
 walk page 1 is asked again (conditional on its ETag: 304 when nothing changed) from the new
 high-water mark. Every `reconcile_every` syncs (or when asked) the issue numbers are reconciled
 (github_reconcile). Labels are walked with per-page ETags; docs by the git tree (see github_docs).
+Beyond them (issue 27): the paths each new or updated pull request changed (github_pull_files), the
+code by blob sha (github_code), releases (github_releases) and discussions over GraphQL
+(github_discussions); a source the token may not read is left out and said so, and the rest syncs.
+Every request goes over one kept-open connection (github_fetch.kept_open).
 Items are written to the staging store as they arrive, and the project folder is exported from
 it at the end, or when the sync stops early, so whatever was synced is served.
 """
