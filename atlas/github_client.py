@@ -37,6 +37,7 @@ TIMEOUT_SECONDS = 15.0
 READ_ISSUES = "Issues: read"
 WRITE_ISSUES = "Issues: read and write"
 READ_CONTENTS = "Contents: read"
+READ_DISCUSSIONS = "Discussions: read"
 SECONDARY_MIN_WAIT = 60.0  # GitHub: without retry-after or a spent limit, "wait for at least one minute"
 MAX_BACKOFF_SECONDS = 960.0  # 60 s doubled four times: then GitHub is asked too often to be polite
 

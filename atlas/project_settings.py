@@ -59,6 +59,7 @@ class GitHubSettings:
     reconcile_every: int = DEFAULT_RECONCILE_EVERY  # 0: only `atlas sync github --reconcile`
     code_paths: tuple[str, ...] = ("",)  # ATLAS_SYNC_CODE: folders whose code is synced ("": all); (): no code
     releases: bool = True  # ATLAS_SYNC_RELEASES: releases into knowledge/releases.jsonl
+    discussions: bool = True  # ATLAS_SYNC_DISCUSSIONS: discussions (GraphQL) into knowledge/discussions.jsonl
     web_url: str = GITHUB_WEB  # where html links point (GitHub Enterprise: its host)
     api_version: str | None = None  # X-GitHub-Api-Version; None: githubkit's (GitHub Enterprise Server may need older)
 
@@ -166,6 +167,7 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
         sync_interval_seconds=int(number("ATLAS_SYNC_INTERVAL", DEFAULT_SYNC_INTERVAL, int)), web_url=web,
         reconcile_every=reconcile_every, api_version=api_version, code_paths=code_paths(get("ATLAS_SYNC_CODE")),
         releases=switch("ATLAS_SYNC_RELEASES", get("ATLAS_SYNC_RELEASES")),
+        discussions=switch("ATLAS_SYNC_DISCUSSIONS", get("ATLAS_SYNC_DISCUSSIONS")),
     )
     home = Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve()
     fields["github"] = github

@@ -17,7 +17,8 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,3 +88,21 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     except FileNotFoundError:
         return []
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def write_jsonl(target: Path, rows: Iterable[dict[str, Any]]) -> int:
+    """Rewrite `target` whole with one JSON record a line, through a temporary file renamed into place (readers
+    never see half a file); returns how many were written."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=".tmp", dir=target.parent)
+    count = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            for row in rows:
+                out.write(json.dumps(row, sort_keys=True) + "\n")
+                count += 1
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count

@@ -25,7 +25,7 @@ from datasets.knowledge_files import CODE, DISCUSSIONS, PULLS, RELEASES, REPO, c
 from datasets.tracker_db import TOKENIZER
 
 DB = Path("issues") / "knowledge.db"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 CHUNK_LINES = 30
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _FIXES = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+#(\d+)", re.IGNORECASE)
@@ -37,7 +37,7 @@ CREATE TABLE items(
     id INTEGER PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN ('pull_request', 'release', 'discussion')),
     number INTEGER, tag TEXT, title TEXT NOT NULL, body TEXT NOT NULL, author TEXT, state TEXT, date TEXT,
     url TEXT, fixes TEXT NOT NULL, mentions TEXT NOT NULL, extra TEXT NOT NULL);
-CREATE VIRTUAL TABLE items_fts USING fts5(title, body, content='', tokenize="{TOKENIZER}");
+CREATE VIRTUAL TABLE items_fts USING fts5(title, body, files, content='', tokenize="{TOKENIZER}");
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, sha TEXT NOT NULL, text TEXT NOT NULL,
     line_count INTEGER NOT NULL);
 CREATE TABLE symbols(name TEXT NOT NULL, lower TEXT NOT NULL, qualname TEXT NOT NULL, kind TEXT NOT NULL,
@@ -54,6 +54,12 @@ def code_text(text: str) -> str:
     words = index_text(text)
     extra = [" ".join(_CAMEL.findall(w)) for w in words.split() if any(c.isupper() for c in w[1:]) and w[:1].isalpha()]
     return words + (" " + " ".join(extra) if extra else "")
+
+
+def path_text(paths: list[str]) -> str:
+    """Changed file paths as index words: each path whole (`orbit/config.py`) and by its parts (`orbit`,
+    `config.py`, `config`), camelCase split as in code, so a question naming a file or its folder finds them."""
+    return " ".join(code_text(p) for p in paths)
 
 
 def db_path(data_dir: Path, home: Path | None = None) -> Path:
@@ -153,8 +159,9 @@ def _item(conn: sqlite3.Connection, kind: str, number: Any, tag: Any, row: dict[
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (kind, number, tag, title, str(row.get("body") or ""), row.get("author"), row.get("state"), date, row.get("url"),
          json.dumps(fixes), json.dumps(mentions), json.dumps(extra)))
-    conn.execute("INSERT INTO items_fts(rowid, title, body) VALUES (?, ?, ?)",
-                 (cur.lastrowid, index_text(f"{tag or ''} {title}"), index_text(body)))
+    paths = [str(p) for p in extra.get("files") or []] if kind == "pull_request" else []
+    conn.execute("INSERT INTO items_fts(rowid, title, body, files) VALUES (?, ?, ?, ?)",
+                 (cur.lastrowid, index_text(f"{tag or ''} {title}"), index_text(body), path_text(paths)))
 
 
 def _insert_code(conn: sqlite3.Connection, root: Path) -> None:

@@ -119,6 +119,8 @@ def _snippet(item: Item, query: str) -> list[str]:
     """The lines of the item that share most words with the query (a discussion's answer first)."""
     answer = item.extra.get("answer") if item.kind == "discussion" else None
     text = (f"accepted answer by {answer.get('author')}: {answer.get('body')}" if isinstance(answer, dict) else "") + "\n" + item.body
+    if item.kind == "pull_request":  # a question naming a file: the changed path is the evidence
+        text += "".join(f"\nchanged {path}" for path in item.extra.get("files") or [])
     wanted = set(stems(query))
     candidates = _units(text)
     scored = sorted(((len(wanted & set(stems(ln))), -i, ln) for i, ln in enumerate(candidates)), reverse=True)

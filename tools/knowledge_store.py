@@ -7,6 +7,7 @@ sync put in the tree, so `../` or a symlink out of it cannot reach anything else
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -17,7 +18,8 @@ from tools.readonly_db import ReadOnlyDb
 
 Kind = Literal["pull_request", "release", "discussion"]
 CHUNK_ORDER = "bm25(chunks_fts, 2.0, 6.0, 1.0)"
-ITEM_ORDER = "bm25(items_fts, 6.0, 1.0)"
+ITEM_ORDER = "bm25(items_fts, 6.0, 1.0, 4.0)"  # title, body, changed paths
+PATH_WORD = re.compile(r"/|^[\w-]+\.[a-z][a-z0-9]{0,5}$", re.IGNORECASE)  # src/x, lease.py; not 3.1.1 nor a sentence's end
 
 
 @dataclass(frozen=True)
@@ -112,8 +114,9 @@ class KnowledgeStore(ReadOnlyDb):
         return [r[0] for r in self.connection().execute("SELECT path FROM files ORDER BY path")]
 
     def search_items(self, query: str, kind: Kind | None, limit: int) -> list[Item]:
-        """Best pull requests, releases or discussions for the query: all words, then any."""
-        found: list[Item] = []
+        """Best pull requests, releases or discussions for the query: first the pull requests that changed a file
+        the query names (`orbit/config.py`), then all words, then any."""
+        found: list[Item] = self._changed(query, limit) if kind in (None, "pull_request") else []
         modes: tuple[Literal["all", "any"], ...] = ("all", "any")
         for mode in modes:
             expression = match_expression(query, mode)
@@ -129,6 +132,17 @@ class KnowledgeStore(ReadOnlyDb):
             if len(found) >= limit:
                 break
         return found
+
+    def _changed(self, query: str, limit: int) -> list[Item]:
+        """Pull requests whose changed paths hold every path-like word of the query (a/b.py, lease.py), best first."""
+        paths = [w for w in (w.strip("`'\"?!,;:()[]<>") for w in query.split()) if PATH_WORD.search(w)]
+        expression = match_expression(" ".join(paths), "all") if paths else None
+        if expression is None:
+            return []
+        rows = self.connection().execute(
+            "SELECT i.* FROM items_fts JOIN items i ON i.id = items_fts.rowid WHERE items_fts MATCH ? AND i.kind = 'pull_request'"
+            f" ORDER BY {ITEM_ORDER} LIMIT ?", [f"files : ({expression})", limit]).fetchall()
+        return [_item(r) for r in rows]
 
     def item(self, kind: Kind, ident: str) -> Item | None:
         """One item by number (PR, discussion) or tag (release; 'v3.1.1' or '3.1.1')."""

@@ -37,6 +37,8 @@ def sync_github(settings: Settings, *, docs: list[str] | None, wait: bool, recon
               file=sys.stderr)
         return 1
     print(summary(report))
+    for line in report.skipped:
+        print(f"atlas sync: {line}", file=sys.stderr)
     if not report.complete:
         print(f"atlas sync: stopped early: {report.stopped}. What was synced so far is kept and served; "
               "run the same command again to continue from where it stopped.", file=sys.stderr)

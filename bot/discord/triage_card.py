@@ -62,6 +62,10 @@ def card_payload(run: RunState, tracker: Tracker | None, current: dict[str, dict
     link = f"[{title}](<{record.url}>)" if record.url else title
     lines = ["**" + wording.CARD_TITLE.format(link=link, author=f"`{render.escape(reveal(record.author or '?'))}`") + "**"]
     shown = [record.title, record.author]
+    proposed = wording.proposed(record)
+    if proposed:  # an MCP client's words: data, shown with its invisible characters revealed
+        lines.append(render.escape(reveal(proposed)))
+        shown.append(proposed)
     embeds: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     for action, chosen, pid in choices.shown(run, record, current):

@@ -2,9 +2,9 @@
 coding agent asks the same docs, issues, code and history the bot answers from.
 
 Only read tools are served, with the strict schemas and descriptions the model sees (tools/registry.py);
-side-effect tools are not in the registry served here, so a call naming one is an unknown tool. There
-is no proposal tool yet: a proposed action would become an approval card in the triage channel, which
-Atlas does not have on this branch (issue 27). read_more is left out: an MCP call has no run whose
+side-effect tools are not in the registry served here, so a call naming one is an unknown tool. With a
+triage channel configured, `propose_action` (bot/mcp/propose.py) lets a client propose a label, comment or
+close as duplicate, which becomes an approval card there: a proposal, never a write. read_more is left out: an MCP call has no run whose
 stash could keep the rest of a cut result, so a long result says how much was cut instead.
 """
 
@@ -19,6 +19,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from atlas.settings import Settings
+from bot.mcp import propose as mcp_propose
 from tools import ToolContext, dispatch, open_corpus
 from tools.catalog import read_registry
 from tools.registry import Registry
@@ -36,10 +37,17 @@ def build_server(settings: Settings) -> Server[Any]:
                          annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False))
               for d in registry.definitions()]
 
+    if settings.triage.enabled:
+        listed.append(mcp_propose.tool())
+
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == mcp_propose.NAME and settings.triage.enabled:
+            client = ctx.session.client_params.client_info.name if ctx.session.client_params else None
+            output = await anyio.to_thread.run_sync(mcp_propose.call, settings, dict(params.arguments or {}), client)
+            return types.CallToolResult(content=[types.TextContent(text=output[0])], is_error=not output[1])
         arguments = json.dumps(params.arguments or {})
         output = await anyio.to_thread.run_sync(_call, settings, registry, params.name, arguments)
         return types.CallToolResult(content=[types.TextContent(text=output[0])], is_error=not output[1])

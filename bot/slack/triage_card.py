@@ -79,6 +79,10 @@ def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None,
     blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(
         text="*" + wording.CARD_TITLE.format(link=link, author=f"`{escape(reveal(record.author or '?'))}`") + "*"))]
     shown = [record.title, record.author]
+    proposed = wording.proposed(record)
+    if proposed:  # an MCP client's words: data, shown with its invisible characters revealed
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=escape(reveal(proposed)))]))
+        shown.append(proposed)
     for action, chosen, pid in choices.shown(run, record, current):
         blocks += _action(chosen, record, tracker, shown)
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.mode_line(action, record.suggestions)))]))

@@ -73,6 +73,7 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
         store.put_etag(f"repos/{owner}/{name}", repo.etag)
         store.put("default_branch", branch)
         store.put("open_issues_count", repo.data.get("open_issues_count"))  # GitHub's own count, for the summary
+        store.put("has_discussions", repo.data.get("has_discussions"))  # off: no discussions query (#27)
     if not branch:
         return 0, 0
     root_key = f"repos/{owner}/{name}/git/trees/{branch}"

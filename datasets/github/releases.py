@@ -8,15 +8,12 @@ Drafts (visible only to a token with push access) are left out: they are not pub
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from typing import Any
 
 from atlas.github_client import READ_CONTENTS
 from datasets.github.fetch import Fetcher
 from datasets.github.store import Store
-from datasets.knowledge_files import RELEASES
+from datasets.knowledge_files import RELEASES, write_jsonl
 
 PER_PAGE = 100
 
@@ -34,19 +31,9 @@ def sync_releases(fetch: Fetcher, store: Store, owner: str, name: str) -> int | 
     while page.next_url:
         page = fetch.follow(page.next_url, doing="list the releases of", needs=READ_CONTENTS)
         found += list(page.data or [])
-    rows = [_row(r) for r in found if not r.get("draft")]
-    target = store.folder / RELEASES
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".releases.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.writelines(json.dumps(row, sort_keys=True) + "\n" for row in rows)
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    written = write_jsonl(store.folder / RELEASES, (_row(r) for r in found if not r.get("draft")))
     store.put_etag(key, first.etag)
-    return len(rows)
+    return written
 
 
 def _row(raw: dict[str, Any]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from datasets import derived
-from datasets.knowledge_files import PULLS
+from datasets.knowledge_files import PULLS, write_jsonl
 from datasets.tracker_db import SOURCE
 
 STATE = Path(".sync") / "state.db"
@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS labels(name TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS docs(path TEXT PRIMARY KEY, sha TEXT NOT NULL, doc_id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS etags(url TEXT PRIMARY KEY, etag TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pull_files(number INTEGER PRIMARY KEY, updated_at TEXT, files TEXT NOT NULL);
 """
 
 
@@ -229,23 +230,19 @@ class Store:
 
     def export_pulls(self) -> Path:
         """The pull requests the issue listing brought (title, description, author, merge date; the issues they
-        close are read from "fixes #N" in the description) as knowledge/pulls.jsonl, atomically (issue 27)."""
-        target = self.folder / PULLS
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".pulls.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                for (record,) in self.conn.execute("SELECT record FROM issues WHERE is_pr = 1 ORDER BY number"):
-                    pr = json.loads(record)
-                    state = "merged" if pr.get("merged_at") else pr.get("state") or "open"
-                    out.write(json.dumps({"number": pr["id"], "title": pr["title"], "body": pr["body"], "author": pr["author"],
-                                          "state": state, "created_at": pr["created_at"], "merged_at": pr.get("merged_at"),
-                                          "closes": [], "files": [], "url": pr["url"]}, sort_keys=True) + "\n")
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return target
+        close are read from "fixes #N" in the description) with the paths they changed (github_pull_files) as
+        knowledge/pulls.jsonl, atomically (issue 27)."""
+        def rows() -> Iterator[dict[str, Any]]:
+            for record, files in self.conn.execute("SELECT i.record, f.files FROM issues i LEFT JOIN pull_files f"
+                                                   " ON f.number = i.number WHERE i.is_pr = 1 ORDER BY i.number"):
+                pr = json.loads(record)
+                state = "merged" if pr.get("merged_at") else pr.get("state") or "open"
+                yield {"number": pr["id"], "title": pr["title"], "body": pr["body"], "author": pr["author"], "state": state,
+                       "created_at": pr["created_at"], "merged_at": pr.get("merged_at"), "closes": [],
+                       "files": json.loads(files or "[]"), "url": pr["url"]}
+
+        write_jsonl(self.folder / PULLS, rows())
+        return self.folder / PULLS
 
     def export(self) -> Path:
         """Stream every issue (not pull requests) with its comments into issues/issues.jsonl, atomically."""

@@ -11,6 +11,10 @@ meanwhile moved to the top and shifted the pages under the walk, so after a resu
 walk page 1 is asked again (conditional on its ETag: 304 when nothing changed) from the new
 high-water mark. Every `reconcile_every` syncs (or when asked) the issue numbers are reconciled
 (github_reconcile). Labels are walked with per-page ETags; docs by the git tree (see github_docs).
+Beyond them (issue 27): the paths each new or updated pull request changed (github_pull_files), the
+code by blob sha (github_code), releases (github_releases) and discussions over GraphQL
+(github_discussions); a source the token may not read is left out and said so, and the rest syncs.
+Every request goes over one kept-open connection (github_fetch.kept_open).
 Items are written to the staging store as they arrive, and the project folder is exported from
 it at the end, or when the sync stops early, so whatever was synced is served.
 """
@@ -30,8 +34,10 @@ from atlas.errors import GitHubFailure
 from atlas.github_client import READ_ISSUES
 from atlas.project_settings import GitHubSettings
 from datasets.github.code import sync_code
+from datasets.github.discussions import sync_discussions
 from datasets.github.docs import sync_docs
-from datasets.github.fetch import Fetcher
+from datasets.github.fetch import Fetcher, kept_open
+from datasets.github.pull_files import sync_pull_files
 from datasets.github.reconcile import reconcile as reconcile_numbers
 from datasets.github.releases import sync_releases
 from datasets.github.store import Store
@@ -59,6 +65,9 @@ class SyncReport:
     code_written: int = 0
     code_removed: int = 0
     releases: int | None = None  # releases written; None: the listing was unchanged (or releases are off)
+    discussions: int | None = None  # discussions new or changed; None: discussions are off or were left out
+    pull_files: int | None = None  # pull requests whose changed paths were asked; None: left out
+    skipped: list[str] = field(default_factory=list)  # sources left out, each as a sentence (the sync went on)
     requests: int = 0
     not_modified: int = 0
     waited_seconds: float = 0.0
@@ -72,7 +81,14 @@ class SyncReport:
 def sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[str] | None = None, wait: bool = True,
          progress: Progress | None = None, sleep: Callable[[float], None] | None = None, build_index: bool = True,
          reconcile: bool = False) -> SyncReport:
-    """One incremental (or resumed, or first full) sync of `gh.repo` into `folder`."""
+    """One incremental (or resumed, or first full) sync of `gh.repo` into `folder`, over one kept-open connection."""
+    with kept_open(client):
+        return _sync(client, gh, folder, docs=docs, wait=wait, progress=progress, sleep=sleep, build_index=build_index,
+                     reconcile=reconcile)
+
+
+def _sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[str] | None, wait: bool,
+          progress: Progress | None, sleep: Callable[[float], None] | None, build_index: bool, reconcile: bool) -> SyncReport:
     progress = progress or Progress()
     store = Store(folder)
     fetch = Fetcher(client, store, gh.repo, progress, wait=wait, **({"sleep": sleep} if sleep else {}))
@@ -96,10 +112,15 @@ def sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[st
         if reconcile or (not first and gh.reconcile_every > 0 and since >= gh.reconcile_every):
             report.dropped, report.reconciled, since = reconcile_numbers(fetch, store, owner, name), True, 0
         store.put("syncs_since_reconcile", since)  # a first sync's full walk lists every number anyway
+        report.pull_files = _left_out(fetch, report, "pull request files", "grant it",
+                                      lambda: sync_pull_files(fetch, store, owner, name))
         report.docs_written, report.docs_removed = sync_docs(fetch, store, owner, name, list(docs or DEFAULT_DOCS), gh.web_url)
         report.code_written, report.code_removed = sync_code(fetch, store, owner, name, gh.code_paths, gh.web_url)
         if gh.releases:
             report.releases = sync_releases(fetch, store, owner, name)
+        if gh.discussions and store.get("has_discussions") is not False:  # a repository with them turned off costs nothing
+            report.discussions = _left_out(fetch, report, "discussions", "grant it, or set ATLAS_SYNC_DISCUSSIONS=off",
+                                           lambda: sync_discussions(fetch, store, owner, name))
         report.complete = True
     except GitHubFailure as exc:
         report.stopped = exc.message
@@ -119,6 +140,19 @@ def sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[st
     if build_index and report.kept:
         ensure_db(folder)
     return report
+
+
+def _left_out(fetch: Fetcher, report: SyncReport, what: str, hint: str, run: Callable[[], int]) -> int | None:
+    """One optional source: a token that may not read it (or a server without it) leaves it out, said once,
+    and the sync goes on; any other failure stops the sync as usual."""
+    try:
+        return run()
+    except GitHubFailure as exc:
+        if exc.kind not in ("permission", "invalid"):
+            raise
+        report.skipped.append(f"{what} left out: {exc.message}; {hint}")  # the command prints it once, after the summary
+        log.info("sync of %s: %s", fetch.repo, report.skipped[-1])
+        return None
 
 
 def _labels(fetch: Fetcher, store: Store, owner: str, name: str) -> None:

@@ -99,7 +99,8 @@ def test_merged_pull_requests_come_with_the_issue_listing_and_lead_from_an_issue
     ctx = ToolContext(corpus=open_corpus(settings.data_dir, settings.home))
     out = dispatch(v2_registry(), "find_fix", json.dumps({"issue_id": bug["number"]}), ctx).text
     assert f"fixed by PR #{fix['number']} [merged " in out and f"https://github.com/acme/rocket/pull/{fix['number']}" in out
-    assert not any(r.path.startswith("/repos/acme/rocket/pulls") for r in api.requests("GET"))  # no request of its own
+    pulls = [r.path for r in api.requests("GET") if r.path.startswith("/repos/acme/rocket/pulls")]
+    assert pulls == [f"/repos/acme/rocket/pulls/{fix['number']}/files"]  # only its changed paths (github_pull_files)
 
 
 def test_releases_are_synced_and_an_unchanged_listing_costs_a_304(api: GitHubAPI, tmp_path: Path) -> None:

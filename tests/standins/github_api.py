@@ -29,12 +29,12 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from tests.standins import github_new_issues, github_releases, github_spec
+from tests.standins import github_graphql, github_new_issues, github_pulls, github_releases, github_spec
 from tests.standins.github_repo import Repo, generate
 from tests.standins.loopback import LoopbackHTTP
 
 TOKEN = "github_pat_test"
-ALL = {"issues": "write", "contents": "read", "metadata": "read"}
+ALL = {"issues": "write", "contents": "read", "metadata": "read", "discussions": "read", "pull_requests": "read"}
 API_VERSIONS = ("2022-11-28", "2026-03-10")  # what api.github.com accepts in X-GitHub-Api-Version
 
 
@@ -47,6 +47,7 @@ class Call:
     status: int = 0
     operation: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    peer: int = 0  # the client's port: requests over one kept-alive connection share it
 
 
 class GitHubAPI(LoopbackHTTP):
@@ -72,6 +73,7 @@ class GitHubAPI(LoopbackHTTP):
         self.old_names: list[str] = []  # full names the repository had before a rename: 301 to /repositories/ID
         self.revocations: list[tuple[re.Pattern[str], str]] = []
         self.hooks: list[tuple[re.Pattern[str], Callable[[], None]]] = []  # run (once) before a matching request is served
+        self.graphql_limited = 0  # the next N GraphQL queries answer RATE_LIMITED (github_graphql)
         self.reject_duplicate = False  # a server that does not know state_reason=duplicate (422)
         self.write_delay = 0.0
         # Link next URLs carry opaque page tokens (as GitHub's cursor-paginated listings do): a client that
@@ -172,7 +174,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             return self._reply(api, Call(method, path, query, raw.decode(errors="replace")), 400, {"message": "Problems parsing JSON"})
-        call = Call(method, path, query, body, headers={k.lower(): v for k, v in self.headers.items()})
+        call = Call(method, path, query, body, headers={k.lower(): v for k, v in self.headers.items()},
+                    peer=int(self.client_address[1]))
         with api.lock:
             api.calls.append(call)
         if api.validate and github_new_issues.outside_spec(method, path):  # issues/create: githubkit's model instead
@@ -180,7 +183,8 @@ class _Handler(BaseHTTPRequestHandler):
             if refused:
                 api.violations.append(f"request {method} {path}: {refused}")
                 return self._reply(api, call, 422, {"message": refused})
-        elif api.validate and not github_releases.outside_spec(path):  # releases: checked by githubkit's model instead
+        # releases: checked by githubkit's model instead; GraphQL: against GitHub's schema (github_graphql)
+        elif api.validate and not _outside_spec(path):
             try:
                 call.operation = github_spec.check_request(method, path, query, body)
             except github_spec.SpecViolation as exc:
@@ -207,13 +211,14 @@ class _Handler(BaseHTTPRequestHandler):
             headers["ETag"] = etag
             if call.headers.get("if-none-match") == etag:
                 status, data = 304, b""
-        if status not in (304,) and not call.path.startswith("/app/"):
+        # GraphQL has a points budget of its own (x-ratelimit-resource: graphql), apart from the REST limit
+        if status not in (304,) and not call.path.startswith("/app/") and call.path not in github_graphql.PATHS:
             with api.lock:
                 api.rate_remaining = max(api.rate_remaining - 1, 0)
         headers.setdefault("x-ratelimit-limit", str(api.rate_limit))
         headers.setdefault("x-ratelimit-remaining", str(api.rate_remaining))
         headers.setdefault("x-ratelimit-reset", str(api.rate_reset))
-        if (api.validate and status not in (304, 400) and data and not github_releases.outside_spec(call.path)
+        if (api.validate and status not in (304, 400) and data and not _outside_spec(call.path)
                 and not github_new_issues.outside_spec(call.method, call.path)):
             try:
                 github_spec.check_response(call.method, call.path, status, payload)
@@ -228,6 +233,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+def _outside_spec(path: str) -> bool:
+    """Routes GitHub's REST description here has no operation for, each checked its own way instead."""
+    return github_releases.outside_spec(path) or github_pulls.outside_spec(path) or path in github_graphql.PATHS
 
 
 def _error(status: int, message: str, field: str = "state_reason", detail: str | None = None) -> tuple[int, Any, dict[str, str]]:
@@ -252,6 +262,11 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
             return _error(status, HTTPStatus(status).phrase)
     if call.path.startswith("/app/installations/"):
         return _installation_token(api, call)
+    if call.method == "POST" and call.path in github_graphql.PATHS:
+        auth = call.headers.get("authorization", "")
+        limited = api.graphql_limited > 0
+        status, reply = github_graphql.serve(api, auth.split(" ", 1)[1] if " " in auth else "", call.body)
+        return status, reply, ({"x-ratelimit-remaining": "0", "x-ratelimit-resource": "graphql"} if limited else {})
     auth = call.headers.get("authorization", "")
     token = auth.split(" ", 1)[1] if " " in auth else ""
     if call.path.endswith("/installation") and auth.startswith("Bearer ") and api.app_id:
@@ -279,7 +294,7 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
         return _error(404, "Not Found")
     prefix = f"/repos/{repo.full_name}"
     tail = call.path[len(prefix):]
-    needs = "contents" if tail == "" or tail.startswith("/git/") else "issues"
+    needs = "contents" if tail == "" or tail.startswith("/git/") else "pull_requests" if tail.startswith("/pulls") else "issues"
     level = permissions.get(needs)
     if level is None or (call.method != "GET" and level != "write"):
         return _error(403, "Resource not accessible by personal access token")

@@ -8,6 +8,7 @@ GitHub's does and listings with `since` behave like GitHub's.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import random
 import threading
@@ -32,7 +33,9 @@ DOCS: dict[str, bytes] = {
 }
 
 
+@functools.lru_cache(maxsize=65_536)
 def blob_sha(content: bytes) -> str:
+    """Git's blob sha (remembered: trees and blobs are asked for again and again of a large repository)."""
     return hashlib.sha1(b"blob %d\x00" % len(content) + content).hexdigest()
 
 
@@ -49,6 +52,10 @@ class Repo:
     files: dict[str, bytes] = field(default_factory=lambda: dict(DOCS))
     modes: dict[str, str] = field(default_factory=dict)  # a file's git mode when not 100644 (120000: a symlink)
     releases: list[dict[str, Any]] = field(default_factory=list)  # newest first, as GitHub lists them
+    discussions: dict[int, dict[str, Any]] = field(default_factory=dict)  # GraphQL Discussion shapes (github_graphql)
+    blobs: dict[str, bytes] = field(default_factory=dict)  # every blob seen, by sha (filled as blobs are asked)
+    has_discussions: bool = False  # the repository's Discussions feature (off unless turned on, as on GitHub)
+    pull_files: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # diff entries by PR number (github_pulls)
     default_branch: str = "main"
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
@@ -205,16 +212,21 @@ class Repo:
         return commit
 
     def blob(self, sha: str) -> dict[str, Any] | None:
-        for data in self.files.values():
-            if blob_sha(data) == sha:
-                return {"sha": sha, "node_id": f"B_{sha[:8]}", "size": len(data), "url": self.url(f"/git/blobs/{sha}"),
-                        "content": base64.b64encode(data).decode(), "encoding": "base64"}
-        return None
+        """A blob by sha, as GitHub serves one (a blob once in the repository stays readable, like git's objects)."""
+        data = self.blobs.get(sha)
+        if data is None:
+            self.blobs.update({blob_sha(d): d for d in self.files.values()})
+            data = self.blobs.get(sha)
+        if data is None:
+            return None
+        return {"sha": sha, "node_id": f"B_{sha[:8]}", "size": len(data), "url": self.url(f"/git/blobs/{sha}"),
+                "content": base64.b64encode(data).decode(), "encoding": "base64"}
 
     def full_repository(self) -> dict[str, Any]:
         repo = skeleton("full-repository")
         repo.update(id=self.repo_id, name=self.name, full_name=self.full_name, default_branch=self.default_branch,
                     owner=self.user(self.owner), html_url=self.html(), url=self.url(), private=False,
+                    has_discussions=self.has_discussions,
                     open_issues_count=sum(1 for i in self.issues.values() if i["state"] == "open"))  # pull requests too
         return repo
 

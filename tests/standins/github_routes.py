@@ -36,6 +36,10 @@ def route(api: GitHubAPI, repo: Repo, call: Call, tail: str, per_page: int) -> R
         if tail == "/issues/comments":
             chunk, links = page_of(_filtered(list(repo.comments.values()), call), call, per_page, api.base_url, api)
             return 200, chunk, links
+        if tail.startswith("/pulls/"):
+            from tests.standins.github_pulls import route as pull_files
+
+            return pull_files(api, repo, call, per_page)
         if tail == "/releases":
             chunk, links = page_of(list(repo.releases), call, per_page, api.base_url, api)
             return 200, chunk, links

@@ -43,13 +43,14 @@ def run_of(conn: redis.Redis, repo: str, number: int) -> str | None:
 
 
 def start(conn: redis.Redis, queue_name: str, record: TriageRecord, origin: Origin,
-          fingerprint: str | None = None) -> tuple[str, bool]:
-    """Claim the issue and queue its triage run; (run id, whether this call started it). A claimed issue
-    whose run is still queued is queued again (idempotent by job id): the repair after a lost enqueue.
-    `fingerprint`: the settings of the process the issue came through; only a worker with the same triages it."""
+          fingerprint: str | None = None, *, key: str | None = None) -> tuple[str, bool]:
+    """Claim the issue (or `key`: a proposal's own claim) and queue its triage run; (run id, whether this call
+    started it). A claimed issue whose run is still queued is queued again (idempotent by job id): the repair
+    after a lost enqueue. `fingerprint`: the settings of the process the issue came through; only a worker with
+    the same triages it."""
     run = RunState(id=f"triage-{uuid.uuid4().hex[:12]}", question=f"triage #{record.issue}", origin=origin, triage=record,
                    settings_fingerprint=fingerprint)
-    return claim_run(conn, queue_name, claim_key(record.repo, record.issue), run, CLAIM_TTL_SECONDS)
+    return claim_run(conn, queue_name, key or claim_key(record.repo, record.issue), run, CLAIM_TTL_SECONDS)
 
 
 def claim_run(conn: redis.Redis, queue_name: str, key: str, run: RunState, claim_ttl: int) -> tuple[str, bool]:

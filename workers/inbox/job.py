@@ -52,31 +52,21 @@ def proceed(rt: WorkerParts, run: RunState) -> str:
 
 
 def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
-    engine = Triage.open(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs)
     ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
                       run_id=run.id, tracker=rt.tracker)
-    found, by = _suggest(rt, run, engine, record, ctx)
-    issue = rt.tracker.issue(record.issue)
-    if issue is not None:
-        record.title, record.url = issue.title, issue.url
-    if not record.author:  # `atlas triage N --post`: the tracker's record says who opened it
-        store = IssueStore(db_path(rt.settings.data_dir, rt.settings.home))
-        try:
-            stored = store.get(record.issue)
-            record.author = (stored.author if stored is not None else None) or ""
-        finally:
-            store.close()
-    first = rt.tracker.issue(found.duplicates[0].id) if found.duplicates else None
-    original = {"id": first.number, "title": first.title, "url": first.url} if first is not None else {}
-    figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
-    record.suggestions = {**found.as_json(), "by": by, "original": original, "label_evidence": {s.name: s.evidence for s in found.labels},
-                          "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)},
-                          "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home)}
+    if record.proposal is not None:  # proposed over MCP (workers/inbox/proposals.py): its one action, checked below
+        issue = rt.tracker.issue(record.issue)
+        if issue is not None:
+            record.title, record.url, record.author = issue.title, issue.url, record.author or _author(rt, record.issue)
+        candidates, record.actions = list(record.actions), []
+    else:
+        candidates = _candidates(rt, run, record, ctx)
     drafted: list[TriageAction] = []
-    for action in triage_actions.build(found, issue, rt.tracker.known_labels(), rt.settings.triage):
+    for action in candidates:
         checked = validate(rt.registry, action.tool, json.dumps(action.arguments), ctx)
         if isinstance(checked, ToolOutput):  # the tracker changed (closed, label gone): nothing to propose
             log.info("run %s: triage %s of #%s dropped: %s", run.id, action.kind, record.issue, checked.text)
+            record.dropped.append(f"{action.kind}: {checked.text}")
             continue
         record.actions.append(action)
         if action.status == "pending":
@@ -96,6 +86,24 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
     for action in [a for a in record.actions if a.mode == "auto"]:  # earned in the backtest: applied unasked
         _auto(rt, run, action)
     _apply_decided(rt, run, record)  # the auto call's step, and a maintainer who acted meanwhile
+
+
+def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolContext) -> list[TriageAction]:
+    """The triage's suggestions for the issue (recorded for the card) as actions, in card order."""
+    engine = Triage.open(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs)
+    found, by = _suggest(rt, run, engine, record, ctx)
+    issue = rt.tracker.issue(record.issue)
+    if issue is not None:
+        record.title, record.url = issue.title, issue.url
+    if not record.author:  # `atlas triage N --post`: the tracker's record says who opened it
+        record.author = _author(rt, record.issue)
+    first = rt.tracker.issue(found.duplicates[0].id) if found.duplicates else None
+    original = {"id": first.number, "title": first.title, "url": first.url} if first is not None else {}
+    figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
+    record.suggestions = {**found.as_json(), "by": by, "original": original, "label_evidence": {s.name: s.evidence for s in found.labels},
+                          "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)},
+                          "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home)}
+    return triage_actions.build(found, issue, rt.tracker.known_labels(), rt.settings.triage)
 
 
 def _suggest(rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecord, ctx: ToolContext) -> tuple[Suggestions, str]:
@@ -128,6 +136,15 @@ def _refuse(rt: WorkerParts, run: RunState) -> None:
     run.status, run.stop_reason, run.partial = "failed", "settings_mismatch", True
     run.error = run.answer = phrases.SETTINGS_MISMATCH
     rt.store.save(run)
+
+
+def _author(rt: WorkerParts, number: int) -> str:
+    store = IssueStore(db_path(rt.settings.data_dir, rt.settings.home))
+    try:
+        stored = store.get(number)
+        return (stored.author if stored is not None else None) or ""
+    finally:
+        store.close()
 
 
 def _auto(rt: WorkerParts, run: RunState, action: TriageAction) -> None:
@@ -212,4 +229,7 @@ def _summary(record: TriageRecord) -> str:
     dups = ", ".join(f"#{d['id']} ({d['score']:.2f})" for d in s.get("duplicates", [])) or "none"
     labels = ", ".join(f"{x['name']} ({x['score']:.2f})" for x in s.get("labels", [])) or "none"
     modes = ", ".join(f"{a.kind}: {a.mode}, {a.status}" + (f" by {a.decider}" if a.decider else "") for a in record.actions) or "no action"
+    dropped = f"; dropped: {'; '.join(record.dropped)}" if record.dropped else ""
+    if record.proposal is not None:
+        return f"Proposed over MCP by {record.proposal.get('by')} for #{record.issue}: {modes}{dropped}."
     return f"Triage of #{record.issue}: duplicates {dups}; labels {labels}; reply {'drafted' if s.get('reply') else 'none'}; {modes}."

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from tools.tracker import Tracker
-from workers.runs.triage_record import TriageAction
+from workers.runs.triage_record import TriageAction, TriageRecord
 
 CARD_TITLE = "New issue {link}, opened by {author}"
+PROPOSED = "Proposed over MCP by {who}, not by Atlas's triage. Their reason: {reason}"
 CARD_FALLBACK = "Triage of issue #{number}: {count} suggestion(s) to decide"
 DUPLICATE = "Close as duplicate of {link}"
 DUPLICATE_EVIDENCE = "Score {score:.2f}. Why: {evidence}"
@@ -35,6 +36,13 @@ OUTCOME = {
 }
 SUPERSEDED = "This issue was {why} before anyone clicked: nothing left to decide here."
 HIDDEN = "This card shows {count} invisible or direction-changing character(s) as <U+...>: they would be posted as they are."
+
+
+def proposed(record: TriageRecord) -> str | None:
+    """The card's line naming who proposed its action over MCP and why (None for Atlas's own triage)."""
+    if record.proposal is None:
+        return None
+    return PROPOSED.format(who=record.proposal.get("by") or "an MCP client", reason=record.proposal.get("reason") or "-")
 
 
 def mode_line(action: TriageAction, suggestions: dict[str, Any]) -> str:

@@ -3,8 +3,9 @@ An issue closed, or a release published, is also told in the threads that follow
 
 A webhook job applies the event's issue, comment or label to the staging store (unless what is
 stored was updated later: deliveries may arrive out of order) and refreshes the
-folder the tools read (a deleted or transferred issue disappears from search); a push that
-touches the docs on the default branch re-reads the docs tree (only changed blobs are fetched).
+folder the tools read (a deleted or transferred issue disappears from search); a push to the default
+branch that touches the docs or the synced code re-reads their trees (only changed blobs are fetched),
+and one that touches neither costs no request.
 GitHub does not redeliver failed webhooks by itself, so a periodic sync (`ATLAS_SYNC_INTERVAL`)
 is the backstop: scheduled through RQ's scheduler, one chain per repository, and never two syncs
 at once (a Redis lock held while one runs).
@@ -106,7 +107,7 @@ def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
     from atlas import github_client
     from datasets.github.code import sync_code
     from datasets.github.docs import sync_docs
-    from datasets.github.fetch import Fetcher
+    from datasets.github.fetch import Fetcher, kept_open
     from datasets.sync_progress import Silent
     from datasets.tracker_db import ensure_db
 
@@ -118,11 +119,14 @@ def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
         roots = store.get("docs_roots") or ["docs"]
         touched = [path for commit in payload.get("commits") or []
                    for kind in ("added", "modified", "removed") for path in commit.get(kind) or []]
-        if touched and not gh.code_paths and not any(path.startswith(root.rstrip("/") + "/") for path in touched for root in roots):
-            return "ignored: no docs changed"
+        # the folders read: the docs roots and ATLAS_SYNC_CODE's ("" is the whole repository)
+        watched = [root.rstrip("/") + "/" for root in roots] + [p.rstrip("/") + "/" if p else "" for p in gh.code_paths]
+        if touched and not any(path.startswith(folder) for path in touched for folder in watched):
+            return "ignored: no synced docs or code changed"
         fetch = Fetcher(github_client.client(gh), store, gh.repo, Silent(), wait=False)
-        written, removed = sync_docs(fetch, store, gh.owner, gh.name, roots, gh.web_url)
-        code = sync_code(fetch, store, gh.owner, gh.name, gh.code_paths, gh.web_url)  # changed blobs only (#27)
+        with kept_open(fetch.client):  # one connection for the commit, the trees and the changed blobs
+            written, removed = sync_docs(fetch, store, gh.owner, gh.name, roots, gh.web_url)
+            code = sync_code(fetch, store, gh.owner, gh.name, gh.code_paths, gh.web_url)  # changed blobs only (#27)
     finally:
         store.close()
     ensure_db(folder)

@@ -44,6 +44,8 @@ class TriageRecord(BaseModel):
     card_channel: str = ""
     card_ts: str = ""  # Slack ts or Discord message id of the one card
     card_posting: float = 0.0  # when a worker set out to post the card (epoch seconds): a retry looks for it first
+    proposal: dict[str, Any] | None = None  # {"by", "reason"}: an action an MCP client proposed (workers/inbox/proposals.py)
+    dropped: list[str] = Field(default_factory=list)  # actions the tracker refused before the card (closed, unknown label)
 
 
 def is_triage(pending_id: str) -> bool:
