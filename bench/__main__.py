@@ -10,7 +10,7 @@ import sys
 
 from bench.report import write
 
-SUITES = ["tools_tokens", "search_quality", "search_scale", "context", "overhead", "hot_paths", "slack", "discord", "approvals", "outages", "github", "triage", "concurrency", "redis_keys"]
+SUITES = ["tools_tokens", "search_quality", "search_scale", "context", "overhead", "hot_paths", "slack", "discord", "approvals", "outages", "github", "triage", "concurrency", "redis_keys", "chaos"]
 
 
 def main(argv: list[str]) -> int:
