@@ -229,11 +229,13 @@ def test_an_answer_waits_out_a_slack_outage_and_appears_once(
         back = time.monotonic()
         over.set()
         wait_for(lambda: _answers(slack_api, thread), timeout=60, what="the answer after the outage")
+        [key] = [k for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+        run = wait_for(lambda: (r := RunStore(redis_conn).load(key.decode().rsplit(":", 1)[1])).surface.outage_since is None and r,
+                       timeout=30, what="the run to record the delivery")  # before the worker is killed
     posts = slack_api.calls_to("chat.postMessage")
     assert [c.status for c in posts][-1] == 200 and posts[0].status == 503 and posts[-1].at >= back
     assert len(_answers(slack_api, thread)) == 1
-    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
-    assert run.status == "done" and run.surface.undelivered is None and run.surface.outage_since is None
+    assert run.status == "done" and run.surface.undelivered is None and run.surface.answer_ts
 
 
 def test_an_answer_slack_never_takes_is_told_in_the_thread_and_shown_by_atlas_runs_show(

@@ -14,6 +14,7 @@ from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, SlackSender, mention
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.tools_dataset import make_dataset
+from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
 CHANNEL = "C0GENERAL"
@@ -21,6 +22,12 @@ CHANNEL = "C0GENERAL"
 
 def _answers(api: SlackAPI, thread: str) -> list[dict]:
     return [m for m in api.thread(CHANNEL, thread) if any(b.get("type") == "markdown" for b in m.get("blocks") or [])]
+
+
+def _delivered(conn: redis.Redis, ids: list[str]) -> list[RunState] | None:
+    """The runs, once each has recorded its answer as posted (the last save after Slack took it)."""
+    runs = [RunStore(conn).load(i) for i in ids]
+    return runs if all(r.surface.outage_since is None and r.surface.answer_ts for r in runs) else None
 
 
 def test_a_one_slot_worker_answers_another_mention_while_the_first_waits_out_a_slack_outage(
@@ -43,7 +50,7 @@ def test_a_one_slot_worker_answers_another_mention_while_the_first_waits_out_a_s
         wait_for(lambda: len(refused()) > tries, timeout=30, what="the first answer tried again while Slack is down")
         over.set()
         wait_for(lambda: _answers(slack_api, first), timeout=30, what="the first answer once Slack is back")
+        ids = [k.decode().rsplit(":", 1)[1] for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+        runs = wait_for(lambda: _delivered(redis_conn, ids), timeout=30, what="both runs to record their delivery")  # before the kill
     assert len(_answers(slack_api, first)) == 1 and len(_answers(slack_api, second)) == 1
-    runs = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
-    assert sorted(r.status for r in runs) == ["done", "done"]
-    assert all(r.surface.undelivered is None and r.surface.outage_since is None for r in runs)
+    assert sorted(r.status for r in runs) == ["done", "done"] and all(r.surface.undelivered is None for r in runs)

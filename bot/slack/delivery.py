@@ -98,15 +98,17 @@ def deliver(run: RunState, what: Undeliverable, post: Callable[[], None], patien
     run is marked `undelivered` (it keeps the answer: `atlas runs show`) and `note` tells the thread
     plainly, with a few tries of its own since Slack may still be down."""
     surface = run.surface
+    spent = clock() - surface.outage_since if surface.outage_since is not None else 0.0
+    left = max(0.0, patience.budget_seconds - spent)  # of the outage budget, counted from the first failure
     if later is None or not later.available():
-        trying = patience  # nothing would run a re-delivery: wait it all out here
+        trying = Patience(left, patience.cap_seconds, patience.first_wait)  # nothing would run a re-delivery: wait here
+        later = None
     else:
-        spent = clock() - surface.outage_since if surface.outage_since is not None else 0.0
-        trying = Patience(max(0.0, min(IN_SLOT_SECONDS, patience.budget_seconds - spent)), patience.cap_seconds, patience.first_wait)
+        trying = Patience(min(IN_SLOT_SECONDS, left), patience.cap_seconds, patience.first_wait)
     try:
         persist(post, trying, what=f"run {run.id}: {what}")
     except DeliveryLost as lost:
-        if trying is not patience and lost.transient and _reschedule(run, patience, later, save, clock):
+        if later is not None and lost.transient and _reschedule(run, patience, later, save, clock):
             return "scheduled"
         _lost(run, what, lost, patience, save=save, note=note)
         return "lost"
