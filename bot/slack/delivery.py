@@ -33,7 +33,7 @@ log = logging.getLogger("atlas.delivery")
 T = TypeVar("T")
 FIRST_WAIT_SECONDS = 0.5
 IN_SLOT_SECONDS = 3.0  # how long one job keeps trying before it hands the outage to a scheduled re-delivery
-LEAST_DELAY_SECONDS = 1.0  # RQ's scheduler looks once a second: a shorter delay is no sooner
+LEAST_DELAY_SECONDS = 1.0  # RQ's scheduler looks once a second: a shorter delay is no sooner (the jitter comes on top)
 Delivered = Literal["delivered", "scheduled", "lost"]
 # `ok: false` errors Slack documents as temporary (the call may succeed later), besides HTTP 429/5xx.
 TRANSIENT_ERRORS: frozenset[str] = frozenset(
@@ -130,7 +130,7 @@ def _reschedule(run: RunState, patience: Patience, later: Redelivery | None, sav
         return False
     surface.outage_since, surface.outage_tries = since, surface.outage_tries + 1
     save(run)
-    delay = min(max(LEAST_DELAY_SECONDS, patience.wait(surface.outage_tries)), left)
+    delay = min(LEAST_DELAY_SECONDS + patience.wait(surface.outage_tries), left)  # jittered: refused answers spread out
     later.schedule(run.id, surface.outage_tries, delay)
     log.warning("run %s: Slack is not taking the %s (try %d); a re-delivery is scheduled in %.1fs",
                 run.id, "answer" if run.final else "cards", surface.outage_tries, delay)
