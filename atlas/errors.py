@@ -9,7 +9,7 @@ subclasses this root, keeping the builtin base its callers catch (ValueError, Ru
       the data: DatasetError (datasets/tracker_db.py)
       the tools: CalculationError, RegistryError, TrackerError, TrackerUnavailable > TrackerInDoubt,
           WriteTurnTimeout (tools/errors.py; a tool's failure itself is a value, `ToolError`)
-      the core: ModelUnavailable > ModelMalformed, ModelRejected, ContextFull, PairingBroken,
+      the core: ModelUnavailable > ModelMalformed, ModelRejected, BudgetSpent, ContextFull, PairingBroken,
           StoppedByUser, DeliveryFailed, DeliveryLost, RunNotFound (workers/errors.py)
       the chat platforms: DiscordError (bot/discord/rest.py)
 

@@ -18,6 +18,11 @@ class ModelRejected(AtlasError):
     """The model API refused the request (bad key, bad request): retrying will not help."""
 
 
+class BudgetSpent(AtlasError):
+    """The run's working seconds ran out while a model call was in flight (it was given no longer): a
+    budget stop, like ContextFull, not an outage of the model API."""
+
+
 class ContextFull(AtlasError):
     """Even after clearing and compaction the request does not fit the window: a budget stop."""
 

@@ -2,10 +2,13 @@
 
 slack_sdk's own retry handlers cover a blip (a few quick tries). An outage of Slack lasts minutes, so
 the surface wraps each whole delivery (which is idempotent: posted messages are remembered in the
-run and never posted twice) in `persist`: tries with capped exponential backoff and full jitter
-until a time budget (`ATLAS_SLACK_OUTAGE_SECONDS`) is spent. The job keeps running while it waits;
-the worker's heartbeat thread and the run's lease keep it alive, so no RQ scheduler is involved.
-Errors that another try cannot fix (a bad token, a deleted channel) end the wait at once.
+run and never posted twice) in `persist`: tries with capped exponential backoff and full jitter. A
+worker works many runs at once, so a delivery keeps its slot only for a few seconds (`IN_SLOT_SECONDS`):
+past that it schedules a re-delivery job with the next backoff (workers/runs/redelivery.py) and the
+job ends, freeing the slot; each re-delivery tries again the same way until `ATLAS_SLACK_OUTAGE_SECONDS`
+have passed since the first failure. With no RQ scheduler running, the job waits out the outage in its
+slot instead, as it always did. Errors that another try cannot fix (a bad token, a deleted channel)
+end the wait at once.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.slack import wording
 from workers.errors import DeliveryLost
+from workers.runs.redelivery import Redelivery
 from workers.runs.state import RunState
 from workers.runs.surfaces import Undeliverable
 
@@ -28,6 +32,9 @@ log = logging.getLogger("atlas.delivery")
 
 T = TypeVar("T")
 FIRST_WAIT_SECONDS = 0.5
+IN_SLOT_SECONDS = 3.0  # how long one job keeps trying before it hands the outage to a scheduled re-delivery
+LEAST_DELAY_SECONDS = 1.0  # RQ's scheduler looks once a second: a shorter delay is no sooner (the jitter comes on top)
+Delivered = Literal["delivered", "scheduled", "lost"]
 # `ok: false` errors Slack documents as temporary (the call may succeed later), besides HTTP 429/5xx.
 TRANSIENT_ERRORS: frozenset[str] = frozenset(
     {"ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable", "request_timeout", "team_added_to_org"}
@@ -84,26 +91,63 @@ def persist(
 
 
 def deliver(run: RunState, what: Undeliverable, post: Callable[[], None], patience: Patience, *,
-            save: Callable[[RunState], None], note: Callable[[str], Any]) -> bool:
-    """Post `what` through an outage. When the budget is spent (or Slack refuses for good), mark the
-    run `undelivered` (it keeps the answer: `atlas runs show`) and `note` the thread plainly, which
-    gets a few tries of its own since Slack may still be down. True when it was delivered."""
+            save: Callable[[RunState], None], note: Callable[[str], Any], later: Redelivery | None = None,
+            clock: Callable[[], float] = time.time) -> Delivered:
+    """Post `what` through an outage: "delivered"; "scheduled" when a re-delivery job will try again
+    (`later`, when a scheduler runs); "lost" when the budget is spent (or Slack refuses for good): the
+    run is marked `undelivered` (it keeps the answer: `atlas runs show`) and `note` tells the thread
+    plainly, with a few tries of its own since Slack may still be down."""
+    surface = run.surface
+    spent = clock() - surface.outage_since if surface.outage_since is not None else 0.0
+    left = max(0.0, patience.budget_seconds - spent)  # of the outage budget, counted from the first failure
+    if later is None or not later.available():
+        trying = Patience(left, patience.cap_seconds, patience.first_wait)  # nothing would run a re-delivery: wait here
+        later = None
+    else:
+        trying = Patience(min(IN_SLOT_SECONDS, left), patience.cap_seconds, patience.first_wait)
     try:
-        persist(post, patience, what=f"run {run.id}: {what}")
+        persist(post, trying, what=f"run {run.id}: {what}")
     except DeliveryLost as lost:
-        log.error("run %s: %s not delivered to Slack: %s", run.id, what, lost)
-        run.surface.undelivered = what
+        if later is not None and lost.transient and _reschedule(run, patience, later, save, clock):
+            return "scheduled"
+        _lost(run, what, lost, patience, save=save, note=note)
+        return "lost"
+    if surface.undelivered or surface.outage_since is not None:
+        surface.undelivered, surface.outage_since, surface.outage_tries = None, None, 0
         save(run)
-        minutes = max(1, round(patience.budget_seconds / 60))
-        text = (wording.ANSWER_UNDELIVERED if what == "answer" else wording.CARDS_UNDELIVERED).format(
-            minutes=minutes, minute_word="minute" if minutes == 1 else "minutes", run_id=run.id, count=len(run.pending)
-        )
-        try:
-            persist(lambda: note(text), Patience(patience.cap_seconds, patience.cap_seconds), what=f"run {run.id}: note")
-        except DeliveryLost as also:
-            log.error("run %s: the note about the undelivered %s was not delivered either: %s", run.id, what, also)
+    return "delivered"
+
+
+def _reschedule(run: RunState, patience: Patience, later: Redelivery | None, save: Callable[[RunState], None],
+                clock: Callable[[], float]) -> bool:
+    """Schedule the next try if the outage budget has time left; saved first, so the re-delivery job (or
+    this job retried after a kill) reads which attempt it is and schedules the one after."""
+    surface = run.surface
+    now = clock()
+    since = surface.outage_since if surface.outage_since is not None else now
+    left = patience.budget_seconds - (now - since)
+    if later is None or left <= 0:
         return False
-    if run.surface.undelivered:
-        run.surface.undelivered = None
-        save(run)
+    surface.outage_since, surface.outage_tries = since, surface.outage_tries + 1
+    save(run)
+    delay = min(LEAST_DELAY_SECONDS + patience.wait(surface.outage_tries), left)  # jittered: refused answers spread out
+    later.schedule(run.id, surface.outage_tries, delay)
+    log.warning("run %s: Slack is not taking the %s (try %d); a re-delivery is scheduled in %.1fs",
+                run.id, "answer" if run.final else "cards", surface.outage_tries, delay)
     return True
+
+
+def _lost(run: RunState, what: Undeliverable, lost: DeliveryLost, patience: Patience, *,
+          save: Callable[[RunState], None], note: Callable[[str], Any]) -> None:
+    log.error("run %s: %s not delivered to Slack: %s", run.id, what, lost)
+    run.surface.undelivered = what
+    run.surface.outage_since, run.surface.outage_tries = None, 0
+    save(run)
+    minutes = max(1, round(patience.budget_seconds / 60))
+    text = (wording.ANSWER_UNDELIVERED if what == "answer" else wording.CARDS_UNDELIVERED).format(
+        minutes=minutes, minute_word="minute" if minutes == 1 else "minutes", run_id=run.id, count=len(run.pending)
+    )
+    try:
+        persist(lambda: note(text), Patience(patience.cap_seconds, patience.cap_seconds), what=f"run {run.id}: note")
+    except DeliveryLost as also:
+        log.error("run %s: the note about the undelivered %s was not delivered either: %s", run.id, what, also)

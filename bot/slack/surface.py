@@ -23,7 +23,7 @@ from atlas.settings import Settings
 from bot.slack import cards as approval_cards
 from bot.slack import triage_card, wording
 from bot.slack.client import SlackClients, error_code, error_details
-from bot.slack.delivery import Patience, deliver
+from bot.slack.delivery import Delivered, Patience, deliver
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
 from bot.slack.render import answer_messages, classic_feedback, defuse_broadcasts, escape
 from bot.slack.stream import AnswerStream, can_stream, streamed
@@ -34,6 +34,7 @@ from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
 from workers.errors import StoppedByUser
 from workers.runs import conversations
+from workers.runs.redelivery import Redelivery
 from workers.runs.state import EventKind, Origin, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import SlackSurface, Undeliverable
@@ -69,6 +70,7 @@ class SlackReporter(ChatPlatform):
         patience: Patience = Patience(budget_seconds=900.0, cap_seconds=30.0),
         tracker: Tracker | None = None,
         handoff: str = "",
+        later: Redelivery | None = None,
     ) -> None:
         self.client = client  # retries 5xx and dropped connections: for updates
         self.create_client = create_client  # retries 429 only: for calls that create messages
@@ -81,6 +83,7 @@ class SlackReporter(ChatPlatform):
         self.patience = patience  # how long an answer or card is retried through a Slack outage
         self.tracker = tracker  # what approval cards describe issues from (title, duplicate)
         self.handoff = handoff  # ATLAS_HANDOFF's Slack mentions: whom a help run that is not confident asks
+        self.later = later  # schedules a re-delivery instead of waiting out an outage in the worker's slot
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -91,10 +94,11 @@ class SlackReporter(ChatPlatform):
     def clock(self, clock: Callable[[], float]) -> None:
         self.progress.clock = clock
 
-    def _deliver(self, run: RunState, what: Undeliverable, post: Callable[[], None]) -> bool:
-        """Post through a Slack outage; if it outlasts the budget, the thread and the run record say so."""
+    def _deliver(self, run: RunState, what: Undeliverable, post: Callable[[], None]) -> Delivered:
+        """Post through a Slack outage (later, by a scheduled re-delivery, when a scheduler runs); if it
+        outlasts the budget, the thread and the run record say so."""
         note = lambda text: self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text)  # noqa: E731
-        return deliver(run, what, post, self.patience, save=self.store.save, note=note)
+        return deliver(run, what, post, self.patience, save=self.store.save, note=note, later=self.later)
 
     @classmethod
     def for_settings(cls, settings: Settings, store: RunStore, tracker: Tracker | None = None,
@@ -111,6 +115,7 @@ class SlackReporter(ChatPlatform):
             patience=Patience(settings.slack_outage_seconds, settings.slack_retry_cap_seconds),
             tracker=tracker or tracker_for(settings, store.conn),
             handoff=settings.help.slack_handoff(),
+            later=Redelivery(store.conn, settings.queue_name),
         )
 
     # -- events --------------------------------------------------------------------------------
@@ -144,8 +149,9 @@ class SlackReporter(ChatPlatform):
                     return
                 delivered = self._deliver(run, "answer", lambda: self._stream_or_post(run))
                 # After the answer, not before: "the answer is below" only once it is (a streamed answer
-                # closed its own message).
-                self.progress.close(run, _closing(run) if delivered else wording.PROGRESS_ANSWER_UNDELIVERED)
+                # closed its own message); a scheduled re-delivery closes it when it gets through.
+                if delivered != "scheduled":
+                    self.progress.close(run, _closing(run) if delivered == "delivered" else wording.PROGRESS_ANSWER_UNDELIVERED)
             case "in_doubt":
                 pass  # the gate edits the card and posts the notice through the port's methods
             case _:

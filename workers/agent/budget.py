@@ -4,10 +4,17 @@ The limits themselves (`Budget`) sit in the floor (atlas/run_limits.py), since S
 
 from __future__ import annotations
 
+import time
+
 from atlas.run_limits import TOOL_TIMEOUT_SECONDS, Budget
 from workers.runs.state import RunState, StopReason
 
-__all__ = ["TOOL_TIMEOUT_SECONDS", "Budget", "exhausted"]
+__all__ = ["TOOL_TIMEOUT_SECONDS", "WRAP_UP_SECONDS", "Budget", "exhausted", "seconds_left"]
+
+# The closing call after a budget stop (tools off: what was found, what is missing) gets what is left of
+# the working seconds, and at least this: a run stopped on its seconds still says what it found. So a
+# run's wall time is bounded by ATLAS_MAX_SECONDS plus this, whatever the model does.
+WRAP_UP_SECONDS = 10.0
 
 
 def exhausted(budget: Budget, run: RunState) -> StopReason | None:
@@ -21,3 +28,9 @@ def exhausted(budget: Budget, run: RunState) -> StopReason | None:
     if len([s for s in run.steps if not s.wrap_up]) >= budget.max_steps:
         return "max_steps"
     return None
+
+
+def seconds_left(budget: Budget, run: RunState, step_started: float) -> float:
+    """Working seconds the run has left, counting the step in progress since `step_started` (monotonic):
+    what a model call or a step's tools may take at most, since nothing can stop a worker's thread."""
+    return budget.max_seconds - run.seconds_spent - (time.monotonic() - step_started)

@@ -16,7 +16,7 @@ from tools import hand_off, results
 from tools.dispatch import ToolOutput, dispatch, validate
 from tools.errors import ToolError
 from workers.agent import context as ctxmgmt
-from workers.agent.budget import exhausted
+from workers.agent.budget import WRAP_UP_SECONDS, exhausted, seconds_left
 from workers.agent.instructions import (
     INCOMPLETE,
     INSTRUCTIONS,
@@ -27,7 +27,7 @@ from workers.agent.instructions import (
 )
 from workers.agent.model import Model, ModelReply, ModelRequest
 from workers.agent.ports import Limits, Reporter, RunKeeper, Summarizer, Tools
-from workers.errors import ContextFull, ModelRejected, PairingBroken
+from workers.errors import BudgetSpent, ContextFull, ModelRejected, PairingBroken
 from workers.runs.state import PendingCall, RunState, StepRecord, StopReason
 from workers.wording import OUT_OF_BUDGET
 
@@ -131,9 +131,13 @@ class Agent:
         if announce and run.updated_at == saved_at:
             self.keeper.save(run)
         try:
-            reply = self.call_model(run, tool_choice="auto")
+            reply = self.call_model(run, tool_choice="auto", seconds=seconds_left(self.limits.budget, run, started))
         except ContextFull:
             return BudgetStop("context_full")
+        except BudgetSpent as spent:  # the call was cut off at the run's last working second
+            log.warning("run %s: %s", run.id, spent)
+            self._close_step(run, StepRecord(index=index, errors=1), started, BudgetStop("max_seconds"))
+            return BudgetStop("max_seconds")
         record = StepRecord(index=index, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens)
         outcome: StepOutcome
         if reply.status != "completed":
@@ -148,7 +152,7 @@ class Agent:
         if not reply.calls:
             outcome = Answered(reply.text)
         else:
-            pending = self.run_calls(run, reply.calls, record)
+            pending = self.run_calls(run, reply.calls, record, started)
             outcome = NeedsApproval(pending) if pending else self._handed_off(reply.calls) or RunAgain()
         run.consecutive_errors = run.consecutive_errors + 1 if record.errors else 0
         return self._close_step(run, record, started, outcome)
@@ -172,7 +176,8 @@ class Agent:
             self.keeper.save(run)
         return outcome
 
-    def call_model(self, run: RunState, tool_choice: Literal["auto", "none"]) -> ModelReply:
+    def call_model(self, run: RunState, tool_choice: Literal["auto", "none"], seconds: float | None = None) -> ModelReply:
+        """One model call on the fitted transcript; `seconds`: the most it may take (the run's budget)."""
         tools = self.tools.registry.definitions()
         fitted = ctxmgmt.fit(
             run.items, budget=self.limits.context, instructions=self.instructions, tools=tools, summarize=self._summarize_for(run)
@@ -188,6 +193,7 @@ class Agent:
             tools=tools,
             tool_choice=tool_choice,
             max_output_tokens=self.limits.context.output_reserve,
+            seconds_left=seconds,
         )
         reply = self.model.respond(request)
         run.usage.add(reply.usage)
@@ -203,8 +209,9 @@ class Agent:
 
         return summarize
 
-    def run_calls(self, run: RunState, calls: list[dict[str, Any]], record: StepRecord) -> list[PendingCall]:
-        """Execute read calls concurrently; side-effect calls that validate become pending."""
+    def run_calls(self, run: RunState, calls: list[dict[str, Any]], record: StepRecord, started: float | None = None) -> list[PendingCall]:
+        """Execute read calls concurrently, together within the tool timeout and the run's remaining working
+        seconds (from the step's `started`); side-effect calls that validate become pending."""
         # One stash for the loop's cuts, the tools' own cuts and read_more's pages; its pages are
         # sized so that a page and its note fit the result limit and are never cut again.
         stash = self.tools.stash(run, results.page_tokens(self.limits.context.result_token_limit))
@@ -228,13 +235,17 @@ class Agent:
             self.reporter.event(run, "tool", call_id=call_id, name=name, arguments=arguments, state="started")
             # the call's thread logs under this run (workers/runs/run_log.py)
             futures[call_id] = self.pool.submit(contextvars.copy_context().run, dispatch, self.tools.registry, name, arguments, ctx)
-        deadline = time.monotonic() + self.limits.tool_timeout
+        allowed = self.limits.tool_timeout
+        if started is not None:
+            allowed = max(0.0, min(allowed, seconds_left(self.limits.budget, run, started)))
+        deadline = time.monotonic() + allowed
         for call_id, future in futures.items():
             try:
                 result = future.result(timeout=max(deadline - time.monotonic(), 0.01))
                 outputs[call_id] = (result.text, result.ok)
             except FutureTimeout:
-                timed_out = ToolError(TOOL_TIMED_OUT.format(seconds=self.limits.tool_timeout), TOOL_TIMED_OUT_HINT)
+                future.cancel()  # not started yet (the pool is busy): it never runs
+                timed_out = ToolError(TOOL_TIMED_OUT.format(seconds=allowed), TOOL_TIMED_OUT_HINT)
                 outputs[call_id] = (timed_out.render(), False)
         for call in calls:
             call_id = call["call_id"]
@@ -253,12 +264,14 @@ class Agent:
         """One last call with tools off: what was found and what is missing; the answer is partial."""
         run.items.append({"type": "message", "role": "user", "content": WRAP_UP.format(reason=reason.replace("_", " "))})
         started = time.monotonic()
+        # what is left of the budget, and never less than WRAP_UP_SECONDS: a run stopped on its seconds still says what it found
+        seconds = max(seconds_left(self.limits.budget, run, started), WRAP_UP_SECONDS)
         try:
-            reply = self.call_model(run, tool_choice="none")
+            reply = self.call_model(run, tool_choice="none", seconds=seconds)
             run.items.extend(reply.output)
             text = reply.text
             record = StepRecord(index=len(run.steps) + 1, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens, wrap_up=True)
-        except (ModelRejected, ContextFull):
+        except (ModelRejected, ContextFull, BudgetSpent):
             run.items.pop()  # the wrap-up note was never sent
             text, record = "", StepRecord(index=len(run.steps) + 1, errors=1, wrap_up=True)
         record.ms = int((time.monotonic() - started) * 1000)

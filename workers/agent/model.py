@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import logging
+import random
+import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import openai
 
 from atlas.settings import Settings
-from workers.errors import ModelMalformed, ModelRejected, ModelUnavailable
+from workers.errors import BudgetSpent, ModelMalformed, ModelRejected, ModelUnavailable
 from workers.runs.state import Usage
 
 log = logging.getLogger("atlas.model")
@@ -24,6 +26,9 @@ class ModelRequest:
     tool_choice: Literal["auto", "none"] = "auto"
     max_output_tokens: int = 25_000
     text: dict[str, Any] | None = None  # the Responses API's `text` (e.g. a strict json_schema format); None: plain text
+    # The run's remaining working seconds: no try of this call (nor the pauses between its retries) outlives
+    # them, since a worker's thread cannot be stopped from outside. None: the client's own timeout and retries.
+    seconds_left: float | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,9 @@ class Model(Protocol):
 
 # What `responses.create` passes for a non-streaming call: the API key as a bearer token.
 _REQUEST_OPTIONS: openai.RequestOptions = {"security": {"bearer_auth": True}}
+# The SDK's own backoff between retries (openai/_constants.py), for the retries Atlas takes itself
+# when a call has a deadline; a server's Retry-After is honoured up to MAX_RETRY_AFTER_SECONDS.
+FIRST_RETRY_SECONDS, MAX_RETRY_SECONDS, MAX_RETRY_AFTER_SECONDS = 0.5, 8.0, 60.0
 
 
 class ResponsesModel:
@@ -80,6 +88,7 @@ class ResponsesModel:
             max_retries=settings.model_max_retries,
         )
         self.retries = settings.model_max_retries
+        self.configured_timeout = settings.model_timeout_seconds  # a try's timeout when the run has time for it
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The request body `responses.create` would send for these arguments."""
@@ -97,19 +106,48 @@ class ResponsesModel:
         }
 
     def respond(self, request: ModelRequest) -> ModelReply:
-        """One reply; a 200 that is not a Response is asked again up to `retries` times, like an outage."""
+        """One reply; a 200 that is not a Response is asked again up to `retries` times, like an outage.
+        With `request.seconds_left`, BudgetSpent once those seconds are gone (the try in flight is cut off)."""
+        deadline = None if request.seconds_left is None else time.monotonic() + request.seconds_left
         for attempt in range(self.retries + 1):
             try:
-                return self._respond(request)
+                return self._respond(request) if deadline is None else self._respond_by(request, deadline)
             except ModelMalformed as exc:
                 if attempt == self.retries:
                     raise
                 log.warning("model %s: %s; asking again (%d of %d)", self.model, exc, attempt + 1, self.retries)
         raise AssertionError("unreachable")
 
-    def _respond(self, request: ModelRequest) -> ModelReply:
+    def _respond_by(self, request: ModelRequest, deadline: float) -> ModelReply:
+        """As the SDK's retries (same errors, same backoff), taken here so that each try's timeout is what
+        is left of the run's working seconds when it starts, and no retry starts past them."""
+        for retry in range(self.retries + 1):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BudgetSpent(f"model {self.model}: the run's working seconds ran out before the call")
+            timeout = min(self.configured_timeout, left)
+            try:
+                return self._respond(request, timeout=timeout, max_retries=0)
+            except ModelMalformed:
+                raise  # asked again by `respond`, on its own count
+            except ModelUnavailable as exc:
+                if timeout < self.configured_timeout and isinstance(exc.__cause__, openai.APITimeoutError):
+                    raise BudgetSpent(f"model {self.model}: cut off after {timeout:.1f}s, the run's working seconds") from exc
+                pause = _retry_pause(retry, exc.__cause__)
+                if retry == self.retries or time.monotonic() + pause >= deadline:
+                    raise
+                log.warning("model %s: %s; trying again in %.1fs (%d of %d)", self.model, exc, pause, retry + 1, self.retries)
+                time.sleep(pause)
+        raise AssertionError("unreachable")
+
+    def _respond(self, request: ModelRequest, *, timeout: float | None = None, max_retries: int | None = None) -> ModelReply:
+        options: openai.RequestOptions = {**_REQUEST_OPTIONS}
+        if timeout is not None:
+            options["timeout"] = timeout
+        if max_retries is not None:
+            options["max_retries"] = max_retries
         try:
-            response = self.client.post("/responses", body=self.body(request), cast_to=object, options=_REQUEST_OPTIONS)
+            response = self.client.post("/responses", body=self.body(request), cast_to=object, options=options)
         except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError) as exc:
             raise ModelUnavailable(f"model API unavailable: {type(exc).__name__}") from exc
         except openai.APIStatusError as exc:
@@ -122,6 +160,20 @@ class ResponsesModel:
             return _reply(response)
         except (AttributeError, TypeError, ValueError) as exc:
             raise ModelMalformed(f"model API sent a reply that is not a Response ({type(exc).__name__})") from exc
+
+
+def _retry_pause(retry: int, error: BaseException | None) -> float:
+    """The SDK's wait before retry number `retry` + 1: the server's Retry-After if it sent a short one,
+    else exponential backoff from half a second, at most 8 s, less up to a quarter of jitter."""
+    response = getattr(error, "response", None)
+    header = response.headers.get("retry-after") if response is not None else None
+    try:
+        after = float(header) if header is not None else None
+    except ValueError:
+        after = None
+    if after is not None and 0 < after <= MAX_RETRY_AFTER_SECONDS:
+        return after
+    return min(FIRST_RETRY_SECONDS * 2.0 ** retry, MAX_RETRY_SECONDS) * (1 - 0.25 * random.random())
 
 
 def _reply(body: object) -> ModelReply:

@@ -27,6 +27,7 @@ from workers.process.rq_job import AtlasJob
 from workers.process.threaded_worker import Threaded, beat_all
 from workers.runs import run_log
 from workers.runs.scheduler import QuietScheduler
+from workers.runs.stuck import take_back
 
 log = logging.getLogger("atlas.worker")
 
@@ -41,9 +42,12 @@ class AtlasWorker(SimpleWorker):
     audit_retention_days: int = 0  # ATLAS_AUDIT_RETENTION_DAYS: maintenance trims the audit log to it (0: never)
 
     def run_maintenance_tasks(self) -> None:
-        """RQ's sweep (registries, the scheduler), then the audit log's retention: every worker trims, so
-        the log stays bounded whichever processes run; a trim with nothing old is one cheap XTRIM."""
+        """RQ's sweep (registries, the scheduler), jobs a dead worker dequeued but never started taken back
+        after a heartbeat TTL (workers/runs/stuck.py; RQ waits a minute), then the audit log's retention:
+        every worker trims, so the log stays bounded whichever processes run; a trim with nothing old is one
+        cheap XTRIM."""
         super().run_maintenance_tasks()  # type: ignore[no-untyped-call]  # RQ leaves it unannotated
+        take_back(self, self.heartbeat_ttl)
         audit.trim(self.connection, self.audit_retention_days)
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:

@@ -28,6 +28,8 @@ class Surface(BaseModel):
     model_config = ConfigDict(extra="allow")  # kept, not dropped: see the module's docstring
 
     undelivered: Undeliverable | None = None
+    outage_since: float | None = None  # unix time the platform first refused this delivery (workers/runs/redelivery.py)
+    outage_tries: int = 0  # re-deliveries scheduled since then
 
     @model_serializer(mode="wrap")
     def _as_written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

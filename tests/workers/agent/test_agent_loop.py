@@ -76,10 +76,14 @@ def test_max_tokens_counts_input_and_output(tmp_path: Path, redis_url: str, scri
 
 
 def test_max_seconds_is_working_time(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
-    scripted_model.script(reply_calls([("calculate", {"expression": "1+1"})]), reply_text("2 (partial)."))
+    """A microsecond of budget: the first step's model call has no time left, so it is never sent (a call never
+    outlives the run's working seconds); the step's time is counted and the wrap-up, tools off, answers."""
+    scripted_model.script(reply_text("2 (partial)."))
     _, agent, _ = build_agent(settings_for(tmp_path, redis_url, scripted_model.base_url), budget=Budget(max_seconds=0.000001))
     run = agent.run(RunState(question="1+1"))
     assert run.stop_reason == "max_seconds" and run.partial and run.seconds_spent > 0
+    [wrap_up] = scripted_model.requests
+    assert wrap_up.body["tool_choice"] == "none" and run.answer == "2 (partial)."
 
 
 def test_consecutive_error_steps_stop_the_run_and_a_good_step_resets_the_count(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
