@@ -185,7 +185,7 @@ class Settings:
         Settings are frozen, so it is computed once per object (every run a process takes carries it).
 
         Runs carry the fingerprint of the process that took the question; a worker answers only runs
-        whose fingerprint is its own (workers/runs/settings_check.py). It holds no secret.
+        whose fingerprint is its own (workers/settings_check.py). It holds no secret.
         """
         canonical = json.dumps(self.answer_settings(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:12]

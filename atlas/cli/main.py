@@ -175,7 +175,7 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
 
         output = run_tool_cli(settings.data_dir, args.name, args.arguments, settings.home, settings.semantic_docs)
         print(output.text, flush=True)
-        from tools.docsearch.keep import keep_vectors
+        from tools.corpus_keep import keep_vectors
 
         keep_vectors(settings.semantic_docs)
         return 0 if output.ok else 1
@@ -265,7 +265,7 @@ def _dataset(settings: Settings, action: str) -> int:
             print(f"atlas dataset index: {exc} (ATLAS_DATA={settings.data_dir})", file=sys.stderr)
             return 2
         print(f"rebuilt {db} from {settings.data_dir / tracker_db.SOURCE}")
-        from tools.docsearch.keep import index_docs
+        from tools.corpus_keep import index_docs
 
         return index_docs(settings.data_dir, settings.home, settings.semantic_docs)
     demo = generate.DATA_DIR

@@ -32,7 +32,7 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
     reachable(settings)
     rt = runtime.build(settings)
     runtime.install(rt)
-    # what this worker answers with; runs taken under other settings are refused (workers/runs/settings_check.py)
+    # what this worker answers with; runs taken under other settings are refused (workers/settings_check.py)
     log.setLevel(logging.INFO)
     run_log.install()  # a worker works many runs at once: each line names its run's job
     log.info("serving queue %s with settings %s (model %s, data %s)",

@@ -18,6 +18,7 @@ from tools import open_corpus
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, validate
 from tools.issue_store import IssueStore
+from workers import settings_check
 from workers import wording as phrases
 from workers.agent.cost import dollars
 from workers.agent.ports import Reporter
@@ -27,7 +28,6 @@ from workers.approvals.records import Approval
 from workers.inbox import actions as triage_actions
 from workers.inbox import maintainers
 from workers.parts import WorkerParts
-from workers.runs import settings_check
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
 from workers.triage import autonomy

@@ -9,6 +9,7 @@ import redis
 from rq import Retry, get_current_job
 from rq.job import Job
 
+from workers import settings_check
 from workers import wording as phrases
 from workers.agent.loop import finish
 from workers.agent.ports import Reporter
@@ -16,7 +17,7 @@ from workers.agent.reporting import FanOut, StreamReporter
 from workers.approvals import gate
 from workers.errors import DeliveryFailed, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
 from workers.process import runtime
-from workers.runs import lease, settings_check
+from workers.runs import lease
 from workers.runs.state import RunState, StopReason
 
 log = logging.getLogger("atlas.jobs")

@@ -130,7 +130,7 @@ class RunState(BaseModel):
     updated_at: float = Field(default_factory=time.time)
     surface: RunSurface = Field(default_factory=dict, validate_default=True)  # what the platform was sent (workers/runs/surfaces.py)
     # `Settings.fingerprint` of the process that took the question; only a worker with the same
-    # fingerprint answers it (workers/runs/settings_check.py). None: any worker (runs from older versions).
+    # fingerprint answers it (workers/settings_check.py). None: any worker (runs from older versions).
     settings_fingerprint: str | None = None
     answered_by: AnsweredBy | None = None
     # A help run that was not confident: the one line of what it looked at, posted as a hand-off instead of an answer.

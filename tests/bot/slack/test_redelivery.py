@@ -17,7 +17,7 @@ from bot.slack import delivery
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.support.slack_reporter_harness import CHANNEL, THREAD, Clock, finish, make_reporter, make_run, tool_event
-from workers import wording
+from bot.slack import wording
 from workers.runs.redelivery import Redelivery, job_id
 from workers.runs.store import RunStore
 
