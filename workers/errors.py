@@ -55,3 +55,8 @@ class DeliveryLost(AtlasError):
 class NoticeUndelivered(AtlasError):
     """A subscribed thread's close or release notice could not be posted (the platform failed); the webhook
     job fails so that RQ retries it, and only the notices not yet posted are tried again."""
+
+
+class LeaseLost(AtlasError):
+    """Another job took the run's lease while this one stalled past its TTL (workers/runs/lease.py): that job
+    works the run now, so this one stops before its next save or post, leaving the run's state and thread to it."""

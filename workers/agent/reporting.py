@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from workers.agent.ports import Reporter
@@ -54,3 +55,16 @@ class FanOut(Reporter):
             raise DeliveryFailed(f"{kind} of run {run.id} not delivered by {', '.join(failed)}")
         if stopped is not None:
             raise stopped
+
+
+class Fenced(Reporter):
+    """Calls `fence` before every event: a job whose lease another job took (workers/runs/lease.py) raises
+    LeaseLost there instead of posting into the thread that job now answers."""
+
+    def __init__(self, reporter: Reporter, fence: Callable[[], None]) -> None:
+        self.reporter = reporter
+        self.fence = fence
+
+    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
+        self.fence()
+        self.reporter.event(run, kind, **data)

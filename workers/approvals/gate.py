@@ -56,7 +56,7 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
     records = {a.pending_id: a for a in approvals.for_step(rt.conn, run.id, step)}
     if not records:
         # The worker stopped between saving the pause and opening its approvals: open them now.
-        pause(rt, run)
+        agent.keeper.pause(run)  # the job's keeper: not once another job took the run's lease
         reporter.event(run, "paused", pending=[p.model_dump() for p in run.pending])
         return False
     if any(p.pending_id in records and not records[p.pending_id].decided for p in run.pending):
@@ -79,14 +79,14 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
     run.status = "running"
     run.seconds_spent += time.monotonic() - started
     if not expired:
-        rt.store.save(run)
+        agent.keeper.save(run)
         return True
     # Not saved before the wrap-up: if it fails, a retried job redoes this from the paused state
     # (the ledger hands back recorded outputs) instead of carrying on as if nothing expired.
     agent.wrap_up(run, "approval_expired")
     run.status = "expired"
     agent.keeper.settle(run)
-    rt.store.save(run)
+    agent.keeper.save(run)
     reporter.event(run, "answer")
     return False
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from types import TracebackType
 
 import redis
@@ -13,9 +14,9 @@ from workers import settings_check
 from workers import wording as phrases
 from workers.agent.loop import finish
 from workers.agent.ports import Reporter
-from workers.agent.reporting import FanOut, StreamReporter
+from workers.agent.reporting import FanOut, Fenced, StreamReporter
 from workers.approvals import gate
-from workers.errors import DeliveryFailed, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
+from workers.errors import DeliveryFailed, LeaseLost, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
 from workers.process import runtime
 from workers.runs import lease
 from workers.runs.state import RunState, StopReason
@@ -51,18 +52,24 @@ def continue_run(run_id: str) -> str | Retry:
     if rt.stopping.is_set():
         return HAND_OVER  # taken just as the stop came: not started here
     ttl = rt.settings.worker_heartbeat_ttl  # a dead worker's run is free again when RQ finds it abandoned
-    with lease.held(rt.conn, run_id, ttl=ttl, wait=ttl + 5) as mine:
-        if not mine:
+    with lease.holding(rt.conn, run_id, ttl=ttl, wait=ttl + 5) as mine:
+        if mine is None:
             log.info("run %s is being worked on by another job; leaving it to that job", run_id)
             return "busy"
-        status = _continue(rt, run_id)
+        try:
+            status = _continue(rt, run_id, mine.check)
+        except LeaseLost:
+            log.warning("run %s: this job stalled past its %d s lease and another job took the run; stopping without"
+                        " saving or posting (that job answers it)", run_id, ttl)
+            return "lost"
     if status == "running" and rt.stopping.is_set():
         log.warning("run %s: saved after its step; handed over as this worker stops", run_id)
         return HAND_OVER
     return status
 
 
-def _continue(rt: runtime.Runtime, run_id: str) -> str:
+def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> str:
+    """`fence` (the lease's check) runs before every save and post, and raises LeaseLost once another job took the run."""
     run = rt.store.load(run_id)
     if run.triage is not None:  # the triage inbox: no model, no thread; its card and its actions only
         from workers.inbox.job import proceed
@@ -72,16 +79,17 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
         from workers.followup import filing
 
         return filing.proceed(rt, run)
-    reporter = reporter_for(rt, run)
+    reporter = Fenced(reporter_for(rt, run), fence)
     if run.final:
         # A re-delivery (the answer failed to post, or the worker died after saving it): surfaces
         # post what they have not posted yet and update what they have; they never post twice.
         reporter.event(run, "answer")
         return run.status
     if settings_check.mismatched(rt, run):
+        fence()
         settings_check.refuse(rt, run, reporter)
         return run.status
-    agent = rt.agent(reporter, unprompted=run.origin.unprompted)  # the loop settles cost and sources before its "answer" event
+    agent = rt.agent(reporter, unprompted=run.origin.unprompted, fence=fence)  # the loop settles cost and sources before its "answer" event
     if run.origin.kind == "slack":
         from bot.slack.assistant_reporter import attach_context
 
@@ -94,13 +102,13 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
                 reporter.event(run, "paused", pending=[p.model_dump() for p in run.pending])
             return run.status
         agent.run(run)
-    except DeliveryFailed:
-        raise  # the run is saved; RQ's retry re-sends what did not reach Slack
+    except (DeliveryFailed, LeaseLost):
+        raise  # DeliveryFailed: the run is saved, RQ's retry re-sends what did not reach Slack
     except StoppedByUser:
         log.info("run %s: stopped by the person who asked", run.id)
         finish(run, phrases.STOPPED_BY_USER, "stopped_by_user", partial=True)
         rt.settle(run)
-        rt.store.save(run)
+        agent.keeper.save(run)
         reporter.event(run, "answer")  # the run's stream hears the end; Slack posts only the short note
     except (ModelUnavailable, redis.ConnectionError, redis.TimeoutError) as exc:
         job = get_current_job()
@@ -108,25 +116,27 @@ def _continue(rt: runtime.Runtime, run_id: str) -> str:
             log.warning("run %s: %s; RQ will retry from the last saved step", run.id, exc)
             raise  # on_job_failure tells watchers a retry is coming
         if isinstance(exc, ModelMalformed):
-            stop(rt, run, reporter, "model_malformed", phrases.MODEL_MALFORMED)
+            stop(rt, run, reporter, "model_malformed", phrases.MODEL_MALFORMED, fence)
         else:
             down = isinstance(exc, ModelUnavailable)
-            stop(rt, run, reporter, "model_unavailable" if down else "internal_error", phrases.MODEL_DOWN if down else phrases.REDIS_DOWN)
+            stop(rt, run, reporter, "model_unavailable" if down else "internal_error", phrases.MODEL_DOWN if down else phrases.REDIS_DOWN, fence)
     except ModelRejected as exc:
-        stop(rt, run, reporter, "model_rejected", phrases.MODEL_REFUSED.format(error=exc))
+        stop(rt, run, reporter, "model_rejected", phrases.MODEL_REFUSED.format(error=exc), fence)
     except Exception:
         log.exception("run %s failed", run.id)
-        stop(rt, run, reporter, "internal_error", phrases.RUN_INTERNAL_ERROR)
+        stop(rt, run, reporter, "internal_error", phrases.RUN_INTERNAL_ERROR, fence)
     return run.status
 
 
-def stop(rt: runtime.Runtime, run: RunState, reporter: Reporter, reason: StopReason, message: str) -> None:
-    """End the run with what it has and say why; the thread hears about it."""
+def stop(rt: runtime.Runtime, run: RunState, reporter: Reporter, reason: StopReason, message: str,
+         fence: Callable[[], None] = lease.unfenced) -> None:
+    """End the run with what it has and say why; the thread hears about it. `fence`: the job's lease check."""
     run.error = message
     partial_text = run.answer or ""
     finish(run, partial_text or message, reason, partial=True)
     run.status = "failed"
     rt.settle(run)
+    fence()
     rt.store.save(run)
     reporter.event(run, "answer")
 

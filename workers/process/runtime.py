@@ -6,6 +6,7 @@ import functools
 import json
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ from workers.approvals import gate
 from workers.chat import ChatPlatform
 from workers.followup import links, subscriptions
 from workers.process import platforms
+from workers.runs import lease
 from workers.runs.state import AnsweredBy, Platform, RunState, Usage
 from workers.runs.store import RunStore
 
@@ -61,15 +63,19 @@ class JobTools:
 @dataclass(frozen=True)
 class JobKeeper:
     """The run's keeper for one job (workers/agent/ports.py `RunKeeper`): the runtime's, settling the
-    answer's sources against the corpus the job opened (opening it again stat-ed every doc once more)."""
+    answer's sources against the corpus the job opened (opening it again stat-ed every doc once more).
+    `fence` runs before each save and pause: it raises LeaseLost once another job took the run's lease."""
 
     runtime: Runtime
     corpus: Corpus
+    fence: Callable[[], None] = lease.unfenced
 
     def save(self, run: RunState) -> None:
+        self.fence()
         self.runtime.save(run)
 
     def pause(self, run: RunState) -> None:
+        self.fence()
         self.runtime.pause(run)
 
     def settle(self, run: RunState) -> None:
@@ -94,16 +100,17 @@ class Runtime:
     def __post_init__(self) -> None:
         self.tool_pool = tool_pool(self.settings.worker_concurrency)
 
-    def agent(self, reporter: Reporter, *, unprompted: bool = False) -> Agent:
+    def agent(self, reporter: Reporter, *, unprompted: bool = False, fence: Callable[[], None] = lease.unfenced) -> Agent:
         """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer.
-        `unprompted` (a help channel's run): the tools include `hand_off`, its way to say it is not confident."""
+        `unprompted` (a help channel's run): the tools include `hand_off`, its way to say it is not confident.
+        `fence`: the job's lease check, before every save (`JobKeeper`)."""
         corpus = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
         registry = self._help_registry() if unprompted else self.registry
         tools = JobTools(registry, corpus, self.conn, self.tracker)
         return Agent(
             model=self.model,
             tools=tools,
-            keeper=JobKeeper(self, corpus),
+            keeper=JobKeeper(self, corpus, fence),
             reporter=reporter,
             summarizer=self,
             limits=Limits(budget=self.settings.budget, tool_timeout=self.settings.tool_timeout_seconds),

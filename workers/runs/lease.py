@@ -6,6 +6,11 @@ killed worker lapses after `ttl` seconds, so the retry that RQ starts later find
 
 One thread per process renews every lease the process holds (`_Renewer`): a thread started and joined
 for each job cost a worker about 0.1 ms of CPU per run.
+
+A job can stall past the TTL while its lease is taken by another (RQ found it abandoned and retried it).
+Each take of a run's lease counts in `taken_key`, so a renewal tells "still ours" (or lapsed with nobody
+taking it since: taken back) from "another job took it", even once that job released it again. A job
+asks `Lease.check` before it saves or posts; a lost lease raises LeaseLost, and the job stops there.
 """
 
 from __future__ import annotations
@@ -21,15 +26,30 @@ from dataclasses import dataclass, field
 import redis
 
 from atlas.lua import run_script
+from workers.errors import LeaseLost
 
 LEASE_TTL_SECONDS = 20
+# How long a run's count of takes is kept after its last take: far past any job's life (a run's budget, a
+# stall), so a job that lost its lease cannot find the count back at its own value; about 100 bytes a run.
+TAKEN_TTL_SECONDS = 24 * 3600
 
-# Renew only while we still own the lease (another job may own it after a lapse); a lease that lapsed
-# while Redis was down and that nobody took meanwhile is taken back. Release only our own.
+_clock = time.monotonic  # tests move it past a TTL instead of sleeping through one
+
+# Take a free lease and count the take: the count is this holder's, until another job takes the lease.
+_TAKE = """
+if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+local taken = redis.call('incr', KEYS[2])
+redis.call('expire', KEYS[2], ARGV[3])
+return taken
+"""
+# Renew only while we still own the lease; a lease that lapsed (Redis was down, or this job stalled) is
+# taken back only if no other job took it since (the count is still ours). 0: lost. Release only our own.
 _RENEW = """
 local holder = redis.call('get', KEYS[1])
 if holder == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
-if holder == false then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+if holder == false and redis.call('get', KEYS[2]) == ARGV[3] then
+  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1
+end
 return 0
 """
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
@@ -43,17 +63,54 @@ def lease_key(run_id: str) -> str:
     return f"atlas:run:{run_id}:lease"
 
 
+def unfenced() -> None:
+    """The check of a run worked without a lease (tests, on_job_failure's last word): nothing to lose."""
+
+
+def taken_key(run_id: str) -> str:
+    """How many times the run's lease was taken (`TAKEN_TTL_SECONDS` after the last take)."""
+    return f"atlas:run:{run_id}:lease:taken"
+
+
 @dataclass(eq=False)
-class _Lease:
-    """One held lease: what renewing it takes, and when it is next due."""
+class Lease:
+    """One held lease: what renewing it takes, when it is next due, and whether another job took it."""
 
     conn: redis.Redis
-    key: str
+    run_id: str
     token: str
+    taken: int  # the count of takes when this job took it
     ttl: int
     due: float
+    confirmed: float  # when the last renewal that found it ours was sent (`_clock`)
     active: bool = True
+    lost: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)  # held while a renewal is in flight
+
+    def renew(self) -> None:
+        """One renewal; finding the lease another job's marks it lost. A Redis error leaves it to the next beat."""
+        with self.lock:
+            if not self.active or self.lost:
+                return
+            sent = _clock()
+            try:
+                mine = run_script(self.conn, _RENEW, [lease_key(self.run_id), taken_key(self.run_id)],
+                                  [self.token, self.ttl * 1000, self.taken])
+            except redis.RedisError:
+                mine = None  # the next beat tries again; a lapse only lets a retry in after a real stall
+            if mine == 1:
+                self.confirmed = sent
+            elif mine == 0:
+                self.lost = True
+            self.due = _clock() + self.ttl / 4
+
+    def check(self) -> None:
+        """Raise LeaseLost if another job took the run since this one did. Free while the last renewal is
+        recent (the lease cannot have lapsed since); after a stall of half the TTL, one renewal asks Redis."""
+        if not self.lost and _clock() - self.confirmed >= self.ttl / 2:
+            self.renew()
+        if self.lost:
+            raise LeaseLost(f"run {self.run_id}: another job took its lease")
 
 
 class _Renewer:
@@ -67,10 +124,10 @@ class _Renewer:
     def _reset(self) -> None:
         """Fresh state; also in a forked child, which has none of the parent's threads (RQ's default worker forks per job)."""
         self._wake = threading.Condition()
-        self._leases: list[_Lease] = []
+        self._leases: list[Lease] = []
         self._thread: threading.Thread | None = None
 
-    def add(self, lease: _Lease) -> None:
+    def add(self, lease: Lease) -> None:
         with self._wake:
             self._leases.append(lease)
             if self._thread is None or not self._thread.is_alive():
@@ -78,30 +135,28 @@ class _Renewer:
                 self._thread.start()
             self._wake.notify()
 
-    def remove(self, lease: _Lease) -> None:
+    def remove(self, lease: Lease) -> None:
         with lease.lock:  # waits out a renewal in flight (through a Redis outage, until it ends)
             lease.active = False
         with self._wake:
-            self._leases.remove(lease)
+            if lease in self._leases:  # a lost one is already out
+                self._leases.remove(lease)
 
     def _run(self) -> None:
         while True:
             with self._wake:
-                now = time.monotonic()
+                now = _clock()
                 due = [lease for lease in self._leases if lease.due <= now]
                 if not due:
                     soonest = min((lease.due for lease in self._leases), default=None)
                     self._wake.wait(None if soonest is None else soonest - now)
                     continue
             for lease in due:
-                with lease.lock:
-                    if not lease.active:
-                        continue
-                    try:
-                        run_script(lease.conn, _RENEW, [lease.key], [lease.token, lease.ttl * 1000])
-                    except redis.RedisError:
-                        pass  # the next beat tries again; a lapse only lets a retry in after a real stall
-                    lease.due = time.monotonic() + lease.ttl / 4
+                lease.renew()
+                if lease.lost:  # its job stops at its next check (workers/jobs/runs.py logs it)
+                    with self._wake:
+                        if lease in self._leases:
+                            self._leases.remove(lease)
 
 
 _renewer = _Renewer()
@@ -109,30 +164,39 @@ os.register_at_fork(after_in_child=_renewer._reset)
 
 
 @contextmanager
-def held(conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: float = LEASE_TTL_SECONDS + 5) -> Iterator[bool]:
-    """Yield True while this job holds the run's lease; False if another job kept it for `wait` s.
+def holding(conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: float = LEASE_TTL_SECONDS + 5) -> Iterator[Lease | None]:
+    """Yield the run's lease while this job holds it; None if another job kept it for `wait` s.
 
     Waiting covers the short races (a resume clicked while the pausing job is still finishing, or
     a dead worker's lease about to lapse); a holder still busy after that is working the run itself.
     """
     token = secrets.token_hex(8)
     key = lease_key(run_id)
+    sent = _clock()  # when the take that succeeds was sent
     deadline = time.monotonic() + wait
-    while not conn.set(key, token, nx=True, ex=ttl):
+    while not (taken := run_script(conn, _TAKE, [key, taken_key(run_id)], [token, ttl * 1000, TAKEN_TTL_SECONDS])):
         if time.monotonic() >= deadline:
-            yield False
+            yield None
             return
         time.sleep(0.2)
-    lease = _Lease(conn, key, token, ttl, due=time.monotonic() + ttl / 4)
+        sent = _clock()
+    lease = Lease(conn, run_id, token, int(taken), ttl, due=_clock() + ttl / 4, confirmed=sent)
     _renewer.add(lease)
     try:
-        yield True
+        yield lease
     finally:
         _renewer.remove(lease)  # mid-renewal through a Redis outage: it finishes first, or it could retake the lease
         try:
             release(conn, key, token)
         except redis.RedisError:
             pass  # it lapses by itself
+
+
+@contextmanager
+def held(conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: float = LEASE_TTL_SECONDS + 5) -> Iterator[bool]:
+    """`holding`, as True while this job holds the run's lease and False if another job kept it."""
+    with holding(conn, run_id, ttl, wait) as lease:
+        yield lease is not None
 
 
 def release(conn: redis.Redis, key: str, token: str) -> None:

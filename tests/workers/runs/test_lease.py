@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import redis
 
+from workers.errors import LeaseLost
 from workers.runs import lease
 
 
@@ -88,3 +89,57 @@ def test_a_forked_child_renews_its_own_lease(redis_conn: redis.Redis) -> None:
             os.waitpid(pid, 0)
     assert done[0] == pid and os.waitstatus_to_exitcode(done[1]) == 0
     assert not redis_conn.exists(lease.lease_key("run-6"))
+
+
+def _stall(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """This process stalled for `seconds`: the lease's clock moves on (the server's keys expire by hand)."""
+    real = time.monotonic
+    monkeypatch.setattr(lease, "_clock", lambda: real() + seconds)
+
+
+@pytest.mark.parametrize("taker", ["holds it", "already released it"])
+def test_a_lease_another_job_took_after_a_stall_is_reported_lost(redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch,
+                                                                  taker: str) -> None:
+    """Issue 29: A stalls past its TTL, B takes the run (and may finish and release it); A's next check finds out."""
+    key = lease.lease_key("run-7")
+    with lease.holding(redis_conn, "run-7", ttl=5, wait=0) as a:
+        assert a is not None
+        a.check()  # fresh: ours
+        redis_conn.delete(key)  # A's lease expired on the server
+        _stall(monkeypatch, 60)
+        with lease.holding(redis_conn, "run-7", ttl=5, wait=0) as b:
+            assert b is not None
+            if taker == "holds it":
+                with pytest.raises(LeaseLost):
+                    a.check()
+                b.check()  # B's is B's
+                assert redis_conn.get(key) == b.token.encode()
+        if taker == "already released it":
+            with pytest.raises(LeaseLost):
+                a.check()
+            assert not redis_conn.exists(key)  # not taken back by A
+        assert a.lost
+    assert not redis_conn.exists(key)
+
+
+def test_a_lapsed_lease_nobody_took_is_taken_back_by_the_check(redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stall or a Redis outage past the TTL with no other job taking the run is no loss: the job goes on."""
+    key = lease.lease_key("run-8")
+    with lease.holding(redis_conn, "run-8", ttl=5, wait=0) as mine:
+        assert mine is not None
+        redis_conn.delete(key)
+        _stall(monkeypatch, 60)
+        mine.check()
+        assert redis_conn.get(key) == mine.token.encode() and not mine.lost
+
+
+def test_a_check_while_the_lease_is_fresh_asks_redis_nothing(redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jobs check before every save and post: that costs no round trip unless the renewals fell behind."""
+    with lease.holding(redis_conn, "run-9", ttl=20, wait=0) as mine:
+        assert mine is not None
+        sent: list[Any] = []
+        real = redis_conn.execute_command
+        monkeypatch.setattr(redis_conn, "execute_command", lambda *a, **k: sent.append(a[0]) or real(*a, **k))
+        for _ in range(100):
+            mine.check()
+        assert sent == []
