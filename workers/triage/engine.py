@@ -24,6 +24,7 @@ from datasets.tracker_db import ensure_db
 from tools.docsearch.index import DocsIndex
 from tools.docsearch.pages import load_pages
 from workers.triage import duplicates, meaning, reply
+from workers.triage.cues import cues
 from workers.triage.evidence import explain
 from workers.triage.history import History
 from workers.triage.label_votes import LabelBook
@@ -108,10 +109,11 @@ class Triage:
 
     def grown(self, history: History) -> Triage | None:
         """This triage over `history`, a later read of the same tracker, when that only added issues after
-        this one's (each earlier issue's title and body unchanged, in the same order): the word index and
-        the text-derived lists are extended by the new issues, not rebuilt; labels, states and duplicate
-        decisions, which change on old issues too, are read anew from `history`. None when it did more
-        (an edited or reordered issue): open it anew. Equal to `Triage(history, ...)`, in far less time."""
+        this one's (each earlier issue's title and body unchanged, in the same order): what comes of the
+        text (the word index; versions, signals, cues and vectors by seq) is extended by the new issues, not
+        rebuilt; labels, states and duplicate decisions, which change on old issues too, are read anew from
+        `history`. None when it did more (an edited or reordered issue): open it anew. Equal to
+        `Triage(history, ...)`, in a fraction of the time."""
         old, new = self.history.records, history.records
         if len(new) < len(old) or any(a.id != b.id or a.title != b.title or a.body != b.body
                                       for a, b in zip(old, new[:len(old)], strict=True)):
@@ -120,7 +122,7 @@ class Triage:
         grown = copy.copy(self)  # the docs and the mode are this one's
         grown.history = history
         grown.index = AsOfIndex([features(r.title, r.body) for r in added], base=self.index)
-        grown.book = LabelBook(history)
+        grown.book = LabelBook(history, self.book.shown + [cues(r.title, r.body) for r in added])
         grown.versions = self.versions + duplicates.versions_named(added)
         grown.signals = self.signals + duplicates.signals_named(added)
         grown.titles = grown.openings = None
