@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from workers.chat import ChatPlatform
     from workers.runs.state import Platform
     from workers.runs.store import RunStore
+    from workers.triage.engine import Triage
 
 
 class WorkerParts(Protocol):
@@ -41,6 +42,10 @@ class WorkerParts(Protocol):
     @property
     def model(self) -> Model:
         """The configured model (the offline one when `settings.offline`)."""
+        ...
+
+    def triage_engine(self) -> Triage:
+        """The offline triage of the data folder, kept between jobs while its tracker is unchanged."""
         ...
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:

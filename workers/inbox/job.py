@@ -90,7 +90,7 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
 
 def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolContext) -> list[TriageAction]:
     """The triage's suggestions for the issue (recorded for the card) as actions, in card order."""
-    engine = Triage.open(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs)
+    engine = rt.triage_engine()  # opened once per worker process, grown as issues arrive (workers/triage/engine_cache.py)
     found, by = _suggest(rt, run, engine, record, ctx)
     issue = rt.tracker.issue(record.issue)
     if issue is not None:

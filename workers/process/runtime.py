@@ -38,6 +38,8 @@ from workers.process import platforms
 from workers.runs import lease
 from workers.runs.state import AnsweredBy, Platform, RunState, Usage
 from workers.runs.store import RunStore
+from workers.triage.engine import Triage
+from workers.triage.engine_cache import EngineCache
 
 log = logging.getLogger("atlas.runtime")
 TOOL_THREADS_PER_RUN = 4  # a step asks for a few read calls at once
@@ -96,6 +98,7 @@ class Runtime:
     stopping: threading.Event = field(default_factory=threading.Event)
     help_registry: Registry | None = field(default=None, init=False, repr=False)  # help runs' tools (`agent`)
     tool_pool: ThreadPoolExecutor = field(init=False, repr=False)  # every run's read tools, sized for the worker's concurrency
+    triage_engines: EngineCache = field(default_factory=EngineCache, init=False, repr=False)  # every triage job's engine
 
     def __post_init__(self) -> None:
         self.tool_pool = tool_pool(self.settings.worker_concurrency)
@@ -124,6 +127,10 @@ class Runtime:
         if self.help_registry is None:
             self.help_registry = with_hand_off(self.registry)
         return self.help_registry
+
+    def triage_engine(self) -> Triage:
+        """The offline triage of this worker's data folder, opened once and kept while its tracker is unchanged."""
+        return self.triage_engines.engine(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
 
     def save(self, run: RunState) -> None:
         """Persist the run (the agent's keeper)."""

@@ -19,9 +19,10 @@ is a common kind of report, and its best candidate is less likely to be its orig
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from workers.triage.history import History, known_before
+from workers.triage.history import History, Record, known_before
 from workers.triage.versions import reported_versions
 
 VERSION_AGREES = 0.05  # both name the same version: a little closer; different versions: a little further
@@ -78,14 +79,14 @@ def named_signals(text: str) -> frozenset[str]:
     return frozenset(SIGNAL.findall(text))
 
 
-def signals_named(history: History) -> list[frozenset[str]]:
-    """The signals each issue's report names, by seq (computed once per history)."""
-    return [named_signals(f"{r.title}\n{r.body}") for r in history.records]
+def signals_named(records: Sequence[Record]) -> list[frozenset[str]]:
+    """The signals each issue's report names, by seq (computed once per history, and for the issues it grows by)."""
+    return [named_signals(f"{r.title}\n{r.body}") for r in records]
 
 
-def versions_named(history: History) -> list[frozenset[str]]:
-    """The versions each issue's report names, by seq (computed once per history)."""
-    return [frozenset(reported_versions(f"{r.title}\n{r.body}")) for r in history.records]
+def versions_named(records: Sequence[Record]) -> list[frozenset[str]]:
+    """The versions each issue's report names, by seq (computed once per history, and for the issues it grows by)."""
+    return [frozenset(reported_versions(f"{r.title}\n{r.body}")) for r in records]
 
 
 def _version_term(mine: set[str], theirs: frozenset[str]) -> float:

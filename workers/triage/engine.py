@@ -13,6 +13,7 @@ into word counts and nothing in it is obeyed ("close #12" is two words, and `#12
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from datasets.tracker_db import ensure_db
 from tools.docsearch.index import DocsIndex
 from tools.docsearch.pages import load_pages
 from workers.triage import duplicates, meaning, reply
+from workers.triage.cues import cues
 from workers.triage.evidence import explain
 from workers.triage.history import History
 from workers.triage.label_votes import LabelBook
@@ -87,21 +89,49 @@ class Triage:
         self.docs = docs
         self.index = AsOfIndex([features(r.title, r.body) for r in history.records])
         self.book = LabelBook(history)
-        self.versions = duplicates.versions_named(history)
-        self.signals = duplicates.signals_named(history)
+        self.versions = duplicates.versions_named(history.records)
+        self.signals = duplicates.signals_named(history.records)
         self.titles = meaning.title_vectors([r.title for r in history.records], store) if semantic else None
         self.openings = None if self.titles is None else meaning.title_vectors(
             [meaning.opening(r.title, r.body) for r in history.records], store.with_name(meaning.OPENINGS) if store else None)
         self.mode = "hybrid" if self.titles is not None else "lexical"
 
     @classmethod
-    def open(cls, data_dir: Path, home: Path | None = None, semantic: bool = True) -> Triage:
+    def open(cls, data_dir: Path, home: Path | None = None, semantic: bool = True, history: History | None = None) -> Triage:
         """The triage of a data folder: its tracker database (built if stale), its docs (without the issue
-        threads' words, which would let later issues in), and title vectors when the model is installed."""
+        threads' words, which would let later issues in), and title vectors when the model is installed.
+        `history`: the database as already read (a worker's cache read it to see whether it changed)."""
         docs_dir = Path(data_dir) / "docs"
         docs = DocsIndex(load_pages(docs_dir), ()) if docs_dir.is_dir() else None
         store = derived.root(Path(data_dir), home) / "issues" / meaning.STORE
-        return cls(History.from_db(ensure_db(Path(data_dir), home)), docs, semantic, store)
+        history = history if history is not None else History.from_db(ensure_db(Path(data_dir), home))
+        return cls(history, docs, semantic, store)
+
+    def grown(self, history: History) -> Triage | None:
+        """This triage over `history`, a later read of the same tracker, when that only added issues after
+        this one's (each earlier issue's title and body unchanged, in the same order): what comes of the
+        text (the word index; versions, signals, cues and vectors by seq) is extended by the new issues, not
+        rebuilt; labels, states and duplicate decisions, which change on old issues too, are read anew from
+        `history`. None when it did more (an edited or reordered issue): open it anew. Equal to
+        `Triage(history, ...)`, in a fraction of the time."""
+        old, new = self.history.records, history.records
+        if len(new) < len(old) or any(a.id != b.id or a.title != b.title or a.body != b.body
+                                      for a, b in zip(old, new[:len(old)], strict=True)):
+            return None
+        added = new[len(old):]
+        grown = copy.copy(self)  # the docs and the mode are this one's
+        grown.history = history
+        grown.index = AsOfIndex([features(r.title, r.body) for r in added], base=self.index)
+        grown.book = LabelBook(history, self.book.shown + [cues(r.title, r.body) for r in added])
+        grown.versions = self.versions + duplicates.versions_named(added)
+        grown.signals = self.signals + duplicates.signals_named(added)
+        grown.titles = grown.openings = None
+        if self.titles is not None and self.openings is not None:  # the few new ones encoded, the store left to the next open
+            titles = meaning.title_vectors([r.title for r in added], None)
+            openings = meaning.title_vectors([meaning.opening(r.title, r.body) for r in added], None)
+            assert titles is not None and openings is not None  # the model that encoded the rest is loaded
+            grown.titles, grown.openings = np.concatenate((self.titles, titles)), np.concatenate((self.openings, openings))
+        return grown
 
     def triage(self, issue: int | NewIssue) -> Suggestions:
         """Suggestions for an issue of the history (as of its creation) or a new one (as of now)."""

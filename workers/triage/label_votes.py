@@ -27,8 +27,10 @@ VERSION_SCORE = 0.9  # the version the report names, when the repository has tha
 class LabelBook:
     """When each label was used (by seq), for votes and names as of any point."""
 
-    def __init__(self, history: History) -> None:
+    def __init__(self, history: History, shown: list[frozenset[str]] | None = None) -> None:
+        """`shown`: the cues each issue shows, by seq, when already known (a grown triage keeps its old issues')."""
         self.history = history
+        self.shown = shown if shown is not None else [cues(r.title, r.body) for r in history.records]
         self.uses: dict[str, list[int]] = defaultdict(list)  # label -> the seqs that carry it, ascending
         self.families = [frozenset(label_kinds.family(n) for n in r.labels if label_kinds.suggestable(n))
                          for r in history.records]  # by seq: the topic families each issue carries
@@ -38,10 +40,10 @@ class LabelBook:
         # cue -> the labelled seqs that show it; (cue, family) -> those that also carry the family
         self.cue_seqs: dict[str, list[int]] = defaultdict(list)
         self.cue_family_seqs: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for record, families in zip(history.records, self.families, strict=True):
+        for record, families, shown_cues in zip(history.records, self.families, self.shown, strict=True):
             if not families:
                 continue
-            for cue in cues(record.title, record.body):
+            for cue in shown_cues:
                 self.cue_seqs[cue].append(record.seq)
                 for fam in families:
                     self.cue_family_seqs[(cue, fam)].append(record.seq)

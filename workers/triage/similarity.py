@@ -48,18 +48,28 @@ class Neighbour:
 class AsOfIndex:
     """Term vectors of every issue in seq order; `nearest` answers as of any seq."""
 
-    def __init__(self, docs: Sequence[Counter[str]]) -> None:
-        self.vocab: dict[str, int] = {}
-        ptr, terms, weights = [0], [], []
+    n: int
+    ptr: npt.NDArray[np.int64]  # doc seq -> its first entry (one past the last: the next doc's first)
+
+    def __init__(self, docs: Sequence[Counter[str]], base: AsOfIndex | None = None) -> None:
+        """`base`: an index of the issues before `docs` (the same history, fewer issues), extended here, not
+        re-read: terms get the ids a build over all the issues at once would give them, so the arrays are equal."""
+        self.vocab: dict[str, int] = dict(base.vocab) if base is not None else {}
+        start = 0 if base is None else int(base.ptr[-1])
+        ptr, terms, weights = [start], [], []
         for counts in docs:
             for term, tf in counts.items():
                 terms.append(self.vocab.setdefault(term, len(self.vocab)))
                 weights.append(1.0 + math.log(tf))
-            ptr.append(len(terms))
-        self.n = len(docs)
+            ptr.append(start + len(terms))
+        self.n = len(docs) + (0 if base is None else base.n)
         self.ptr = np.asarray(ptr, dtype=np.int64)
         self.terms = np.asarray(terms, dtype=np.int64)
         self.weights = np.asarray(weights, dtype=np.float64)
+        if base is not None:
+            self.ptr = np.concatenate((base.ptr[:-1], self.ptr))
+            self.terms = np.concatenate((base.terms, self.terms))
+            self.weights = np.concatenate((base.weights, self.weights))
         self.owner = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.ptr))  # entry -> doc seq
         order = np.argsort(self.terms, kind="stable")  # stable: each term's postings stay in seq order
         self.post_docs = self.owner[order]
@@ -69,8 +79,9 @@ class AsOfIndex:
 
     def idf(self, before: int) -> npt.NDArray[np.float64]:
         """Inverse document frequency of every term over the issues with seq < before (read-only: it is kept)."""
-        if self._idf is not None and self._idf[0] == before:
-            return self._idf[1]
+        last = self._idf  # read once: another thread's triage may replace it meanwhile (the index is shared)
+        if last is not None and last[0] == before:
+            return last[1]
         end = int(self.ptr[before])
         df = np.bincount(self.terms[:end], minlength=len(self.vocab)).astype(np.float64)
         idf = np.log((before + 1.0) / (df + 0.5))
