@@ -13,11 +13,10 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.scheduler import RQScheduler
 
-from bot.slack import delivery
+from bot.slack import delivery, wording
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.support.slack_reporter_harness import CHANNEL, THREAD, Clock, finish, make_reporter, make_run, tool_event
-from bot.slack import wording
 from workers.runs.redelivery import Redelivery, job_id
 from workers.runs.store import RunStore
 
