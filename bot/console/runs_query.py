@@ -50,7 +50,7 @@ class Row:
     def of(cls, record: dict[str, Any], votes: list[bytes] | None = None) -> Row:
         origin, usage = record.get("origin") or {}, record.get("usage") or {}
         given = [text(v) for v in votes or []]
-        gap = run_index.gap_of(str(record.get("status")), record.get("answer")) or ("voted_down" if "down" in given else "")
+        gap = run_index.gap_of(str(record.get("status")), record.get("answer"), record.get("handoff")) or ("voted_down" if "down" in given else "")
         return cls(id=str(record.get("id")), question=str(record.get("question") or "")[:QUESTION_CHARS],
                    platform=str(origin.get("kind") or ""), channel=str(origin.get("channel") or ""),
                    user=str(origin.get("user") or ""), status=str(record.get("status") or ""),

@@ -27,8 +27,7 @@ DAY_KEEP_SECONDS = 400 * 24 * 3600  # a year of daily figures
 STATUSES = ("awaiting_approval", "done", "partial", "failed", "expired")
 FINAL = tuple(s for s in STATUSES if s in FINAL_STATUSES)
 Facet = Literal["platform", "channel", "status", "model", "feedback"]
-# "handed off" joins these when a run records a hand-off to maintainers (help channels: not on main yet).
-Gap = Literal["", "not_found", "unsure", "failed", "voted_down"]
+Gap = Literal["", "not_found", "unsure", "handed_off", "failed", "voted_down"]
 # The offline model's "I don't know" phrases (workers/wording.py), as a gap's reason.
 NOT_FOUND_STARTS = (wording.OFFLINE_NOTHING_FOUND, wording.OFFLINE_NOTHING_ABOUT.split("{")[0])
 UNSURE_MARK = wording.OFFLINE_UNSURE.split("{")[0][-40:]
@@ -60,13 +59,18 @@ def day_of(stamp: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(stamp))
 
 
-def gap_of(status: str, answer: str | None) -> Gap:
-    """Why a run is a coverage gap, from how it ended ("" when it answered, or has not ended)."""
+def gap_of(status: str, answer: str | None, handoff: str | None = None) -> Gap:
+    """Why a run is a coverage gap, from how it ended ("" when it answered, or has not ended): a run that
+    handed the question to maintainers (help channels, `RunState.handoff`) is one, whatever it wrote."""
     text = (answer or "").strip()
-    if status in ("failed", "expired") or (status in FINAL_STATUSES and not text):
+    if status in ("failed", "expired"):
         return "failed"
     if status not in FINAL_STATUSES:
         return ""
+    if handoff is not None:
+        return "handed_off"
+    if not text:
+        return "failed"
     if text.startswith(NOT_FOUND_STARTS):
         return "not_found"
     return "unsure" if UNSURE_MARK in text else ""
@@ -111,7 +115,7 @@ def add(conn: redis.Redis, run: RunState) -> None:
     """File a run that paused or ended (idempotent: saving it again re-files it and counts it once)."""
     origin = run.origin
     model = run.answered_by.model if run.answered_by else ""
-    gap = gap_of(run.status, run.answer)
+    gap = gap_of(run.status, run.answer, run.handoff)
     kept = {facet: value for facet, value in (("platform", origin.kind), ("channel", origin.channel or ""), ("model", model))
             if value}
     statuses = [*FINAL, *(s for s in STATUSES if s not in FINAL)]

@@ -80,3 +80,17 @@ def test_not_found_answers_are_gaps_and_votes_move_the_feedback_filters(redis_co
     assert _ids(redis_conn, run_index.facet_key("feedback", "up")) == [good.id]
     feedback.toggle(redis_conn, "0123456789abcdef", "U2", "up")  # a run never filed: no filter gains it
     assert _ids(redis_conn, run_index.facet_key("feedback", "up")) == [good.id]
+
+
+def test_a_run_handed_off_to_maintainers_is_a_gap_whatever_it_wrote(redis_conn: redis.Redis) -> None:
+    """A help-channel run that was not confident (`RunState.handoff`, issue 26) is a coverage gap: the docs did
+    not answer it, even when its record holds text. The same run without the hand-off is not one."""
+    handed = _run("done", answer="They back off, I think.")
+    handed.handoff = "searched the docs for retries and backoff"
+    answered = _run("done", answer="They back off, I think.")
+    RunStore(redis_conn).save(handed)
+    RunStore(redis_conn).save(answered)
+    assert _ids(redis_conn, run_index.gaps_key()) == [handed.id]
+    assert run_index.gap_of("done", "They back off.", "looked at the docs") == "handed_off"
+    assert run_index.gap_of("running", "", "looked at the docs") == ""  # not ended: not a gap yet
+    assert run_index.gap_of("failed", "They back off.", None) == "failed"
