@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from types import TracebackType
+from typing import cast
 
 import redis
 from rq import Retry, get_current_job
@@ -17,6 +18,8 @@ from workers.agent.ports import Reporter
 from workers.agent.reporting import FanOut, Fenced, StreamReporter
 from workers.approvals import gate
 from workers.errors import DeliveryFailed, LeaseLost, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
+from workers.jobs.fenced import FencedParts
+from workers.parts import WorkerParts
 from workers.process import runtime
 from workers.runs import lease
 from workers.runs.state import RunState, StopReason
@@ -74,11 +77,11 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
     if run.triage is not None:  # the triage inbox: no model, no thread; its card and its actions only
         from workers.inbox.job import proceed
 
-        return proceed(rt, run)
+        return proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
     if run.filing is not None:  # a thread drafted as an issue: its one approval, no model
         from workers.followup import filing
 
-        return filing.proceed(rt, run)
+        return filing.proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
     reporter = Fenced(reporter_for(rt, run), fence)
     if run.final:
         # A re-delivery (the answer failed to post, or the worker died after saving it): surfaces
