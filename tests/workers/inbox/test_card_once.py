@@ -46,6 +46,8 @@ def test_a_worker_killed_after_slack_took_the_card_leaves_one_card_the_retry_ado
                 run_id = claim.run_of(box.conn, "acme/rocket", issue["number"]) or ""
                 assert box.run(run_id).triage.card_ts == ""  # type: ignore[union-attr]
                 run = wait_for(lambda: (r := box.run(run_id)).triage and r.triage.card_ts and r, timeout=60, what="the retried job")
+                # the retry saves the card's ts, then brings the card up to date: wait for the edit, not a clock
+                wait_for(lambda: [m for m in box.messages() if m.get("edits", 0) >= 1], timeout=60, what="the adopted card's update")
         (card,) = box.messages()  # one card: the retry found the first one instead of posting another
         assert run.triage.card_ts == card["ts"] and card["edits"] >= 1  # adopted and brought up to date
         assert {"duplicates", "labels"} <= set(actions(card))
