@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.context import ToolContext
 from tools.docsearch.index import tokens as stems
 from tools.errors import ToolError
-from tools.fts_query import terms
+from tools.fts_query import searchable, terms
 from tools.knowledge_store import CodeHit, KnowledgeStore
 from tools.results import cut
 
@@ -45,9 +45,9 @@ def search_code(args: SearchCodeArgs, ctx: ToolContext) -> str | ToolError:
     store = ctx.corpus.knowledge
     if store is None or store.file_count() == 0:
         return NO_CODE
-    query = args.query.strip()[:MAX_QUERY_CHARS]
-    if not terms(query):
-        return ToolError("The query has no searchable words.", "Use words or a name from the code, e.g. 'retry delay' or 'compute_delay'.")
+    query = searchable(args.query, MAX_QUERY_CHARS, "words or a name from the code, e.g. 'retry delay' or 'compute_delay'")
+    if isinstance(query, ToolError):
+        return query
     prefix = _clean_prefix(args.path_prefix)
     hits = store.symbol_hits(query, prefix, args.limit)
     for hit in store.chunk_hits(query, prefix, args.limit):

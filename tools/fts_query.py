@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from datasets.fts_text import WORD
+from tools.errors import ToolError
 
 TERM = WORD  # a query term is what the issues' index stores as one token (datasets/fts_text.py)
 MAX_TERMS = 12
@@ -28,6 +29,15 @@ def terms(query: str) -> list[str]:
     found = [t.strip("_") or t for t in found]
     kept = [t for t in found if t not in STOPWORDS]
     return list(dict.fromkeys(kept or found))[:MAX_TERMS]
+
+
+def searchable(query: str, limit: int, example: str) -> str | ToolError:
+    """The model's `query` trimmed and cut to `limit` characters, or the error it reads when that holds no
+    searchable term; `example` completes the hint ("Use words ..., e.g. ...")."""
+    kept = query.strip()[:limit]
+    if not terms(kept):
+        return ToolError("The query has no searchable words.", f"Use {example}.")
+    return kept
 
 
 def match_expression(query: str, mode: Literal["all", "any"] = "any") -> str | None:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.context import ToolContext
 from tools.docsearch.index import tokens as stems
 from tools.errors import ToolError
-from tools.fts_query import terms
+from tools.fts_query import searchable
 from tools.knowledge_store import Item, KnowledgeStore
 from tools.results import cut
 
@@ -45,9 +45,9 @@ def search_history(args: SearchHistoryArgs, ctx: ToolContext) -> str | ToolError
     store = ctx.corpus.knowledge
     if store is None or store.item_count() == 0:
         return NOTHING
-    query = args.query.strip()[:MAX_QUERY_CHARS]
-    if not terms(query):
-        return ToolError("The query has no searchable words.", "Use words from the question, e.g. 'reconnect storm' or 'ORB-1202'.")
+    query = searchable(args.query, MAX_QUERY_CHARS, "words from the question, e.g. 'reconnect storm' or 'ORB-1202'")
+    if isinstance(query, ToolError):
+        return query
     found = store.search_items(query, args.kind, args.limit)
     scope = f" ({args.kind})" if args.kind else ""
     if not found:
