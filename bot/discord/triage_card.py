@@ -7,16 +7,14 @@ who decided what. A drafted reply is shown whole in an embed (up to 4,096 charac
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from atlas.text import clip
 from bot.discord import card_marker, render, triage_controls
 from bot.discord.rest import CONTENT_LIMIT, DiscordREST
 from tools.tracker import Tracker
-from workers.approvals import records as approvals
 from workers.approvals.visible_text import hidden_count, reveal
-from workers.inbox import choices, wording
+from workers.inbox import card_post, choices, wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction
@@ -32,25 +30,16 @@ def show(rest: DiscordREST, store: RunStore, run: RunState, tracker: Tracker | N
         return
     payload = card_payload(run, tracker, choices.current(store.conn, run))
     channel = run.origin.channel or ""
-    if not record.card_ts and record.card_posting:  # an earlier try set out to post it: did Discord take it?
-        found = card_marker.find(rest, channel, [c.pending_id for c in run.pending], record.card_posting)
-        if found is not None:
-            record.card_channel, record.card_ts = channel, found
-            store.save(run)
-            for call in run.pending:
-                approvals.attach_card(store.conn, call.pending_id, channel, found)
-    if record.card_ts:
-        rest.edit_message(record.card_channel, record.card_ts, payload)
-        return
-    record.card_posting = record.card_posting or time.time()
-    store.save(run)  # the intent, before anything reaches Discord
-    for call in run.pending:
-        approvals.reserve_card(store.conn, call.pending_id, channel)
-    reply = rest.create_message(channel, {**payload, "nonce": card_marker.nonce(run.id), "enforce_nonce": True})
-    record.card_channel, record.card_ts = channel, str(reply["id"])
-    store.save(run)
-    for call in run.pending:
-        approvals.attach_card(store.conn, call.pending_id, channel, record.card_ts)
+
+    def edit(where: str, card_id: str) -> None:
+        rest.edit_message(where, card_id, payload)
+
+    def post() -> tuple[str, str]:
+        reply = rest.create_message(channel, {**payload, "nonce": card_marker.nonce(run.id), "enforce_nonce": True})
+        return channel, str(reply["id"])
+
+    pending = [c.pending_id for c in run.pending]
+    card_post.post_once(store, run, channel, find=lambda since: card_marker.find(rest, channel, pending, since), edit=edit, post=post)
 
 
 def card_payload(run: RunState, tracker: Tracker | None, current: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:

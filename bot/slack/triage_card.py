@@ -8,7 +8,6 @@ channel is recorded on each approval before it is posted and its ts after (worke
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from slack_sdk import WebClient
@@ -29,9 +28,8 @@ from bot.slack import card_marker, triage_controls
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from bot.slack.render import escape
 from tools.tracker import Tracker
-from workers.approvals import records as approvals
 from workers.approvals.visible_text import hidden_count, reveal
-from workers.inbox import choices, wording
+from workers.inbox import card_post, choices, wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction, TriageRecord
@@ -49,26 +47,16 @@ def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunS
     blocks = blocks_for(run, record, tracker, choices.current(store.conn, run))
     fallback = wording.CARD_FALLBACK.format(number=record.issue, count=sum(a.mode == "draft" for a in record.actions))
     channel = run.origin.channel or ""
-    if not record.card_ts and record.card_posting:  # an earlier try set out to post it: did Slack take it?
-        found = card_marker.find(client, channel, run.id, record.card_posting)
-        if found is not None:
-            record.card_channel, record.card_ts = channel, found
-            store.save(run)
-            for call in run.pending:
-                approvals.attach_card(store.conn, call.pending_id, channel, found)
-    if record.card_ts:
-        client.chat_update(channel=record.card_channel, ts=record.card_ts, text=fallback, blocks=blocks)
-        return
-    record.card_posting = record.card_posting or time.time()
-    store.save(run)  # the intent, before anything reaches Slack
-    for call in run.pending:
-        approvals.reserve_card(store.conn, call.pending_id, channel)
-    reply = create_client.chat_postMessage(channel=channel, text=fallback, blocks=blocks, unfurl_links=False, unfurl_media=False,
-                                           metadata=card_marker.marker(run.id))
-    record.card_channel, record.card_ts = str(reply["channel"]), str(reply["ts"])
-    store.save(run)
-    for call in run.pending:
-        approvals.attach_card(store.conn, call.pending_id, record.card_channel, record.card_ts)
+
+    def edit(where: str, ts: str) -> None:
+        client.chat_update(channel=where, ts=ts, text=fallback, blocks=blocks)
+
+    def post() -> tuple[str, str]:
+        reply = create_client.chat_postMessage(channel=channel, text=fallback, blocks=blocks, unfurl_links=False, unfurl_media=False,
+                                               metadata=card_marker.marker(run.id))
+        return str(reply["channel"]), str(reply["ts"])
+
+    card_post.post_once(store, run, channel, find=lambda since: card_marker.find(client, channel, run.id, since), edit=edit, post=post)
 
 
 def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None,
