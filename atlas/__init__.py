@@ -1,1 +1,1 @@
-"""Atlas: cross-cutting pieces shared by the bot, the workers and the tools (settings, Redis, tokens, CLI)."""
+"""Atlas's floor, under every layer (settings, Redis, tokens, API clients, errors); its commands sit apart in atlas/cli/."""

@@ -1,1 +1,1 @@
-"""RQ jobs that run Atlas's agent: the loop, context management, model adapters, reporting."""
+"""The core (agent/, approvals/, runs/, triage/, inbox/, help/, followup/) and the worker process (process/) with its RQ jobs (jobs/)."""
