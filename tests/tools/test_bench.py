@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench import search_quality, search_scale, tools_tokens
 from tests.support.tools_dataset import make_dataset
 from tools.docsearch.minilm import model_dir
@@ -27,3 +29,29 @@ def test_benchmarks_run_on_fixture_data(tmp_path: Path) -> None:
     scale = search_scale.run(root, n_issues=500)[0]
     assert [r[0] for r in scale.rows] == ["fts5 bm25", "LIKE scan"]
     assert all(table.render() for table in [tokens, *quality, scale])
+
+
+def test_the_embedders_bench_swaps_only_the_similarity(tmp_path: Path) -> None:
+    """With the shipped model swapped in for itself, the bench's index ranks exactly as docs search does."""
+    from bench import embedders
+    from bench.docs_questions import EVALS, cases
+    from tools.docsearch.bridge import thread_texts
+    from tools.docsearch.index import DocsIndex
+    from tools.docsearch.pages import load_pages
+    from tools.docsearch.semantic import encoder
+
+    if model_dir() is None:
+        pytest.skip("the embedding model's package is not installed")
+    root = make_dataset(tmp_path)
+    index = DocsIndex(load_pages(root / "docs"), thread_texts(root / "issues" / "issues.jsonl"), semantic=True,
+                      vectors_store=tmp_path / "vectors.db")
+    assert index.warm() and index.vectors is not None
+    vectors, model = index.vectors.ready(), encoder()
+    assert vectors is not None and model is not None
+    questions = [str(c["question"]) for c in cases(EVALS)][:8]
+    own = [[(h.doc_id, h.heading) for h in index.search(q, 5, "hybrid")] for q in questions]
+    index.vectors = embedders.Swapped(index.vectors, lambda q: vectors @ model.encode([q])[0])  # type: ignore[assignment]
+    assert [[(h.doc_id, h.heading) for h in index.search(q, 5, "hybrid")] for q in questions] == own
+    table = embedders.run(((root, (EVALS,)),))[0]
+    assert {(r[0], r[2]) for r in table.rows} >= {("all-MiniLM-L6-v2 (shipped)", "semantic"), ("all-MiniLM-L6-v2 (shipped)", "hybrid")}
+    assert all(0.0 <= float(r[3]) <= 1.0 for r in table.rows)  # type: ignore[arg-type]
