@@ -24,18 +24,20 @@ from atlas.settings import Settings
 from bot.console.layout import when
 from bot.console.runs_query import Row, rows
 from bot.console.web import Request, Response, esc
-from workers.runs import run_index
+from workers.runs import question_vectors, run_index
 
 LATEST = 300  # the gaps grouped: the newest this many
 GROUPS = 30
 CLOSEST = 3
+NO_WORDS = "(no words)"
 
 
 @dataclass
 class Group:
-    word: str
+    word: str  # its name: the word(s) most of its questions share
     rows: list[Row] = field(default_factory=list)
     closest: list[str] = field(default_factory=list)
+    centroid: Any = None  # grouped by meaning: the normalised sum of its questions' vectors (numpy); by words: None
 
     @property
     def newest(self) -> float:
@@ -51,53 +53,135 @@ def _tokens(question: str) -> tuple[str, ...]:
 
 
 def groups(conn: redis.Redis, settings: Settings, latest: int = LATEST, closest: bool = True) -> list[Group]:
-    """The newest `latest` gaps, grouped; largest, then newest, first."""
+    """The newest `latest` gaps, grouped by meaning where their vectors are kept, else by words; largest, then
+    newest, first."""
     pipe = conn.pipeline(transaction=False)
     for key in (run_index.gaps_key(), run_index.facet_key("feedback", "down")):
         pipe.zrevrange(key, 0, latest - 1, withscores=True)
     newest: dict[str, float] = {}
     for found_in in pipe.execute():
         newest.update((text(member), score) for member, score in found_in)
-    ids = sorted(newest, key=lambda i: -newest[i])[:latest]
+    ids = sorted(newest, key=lambda i: (-newest[i], i))[:latest]
     found = [row for row in rows(conn, ids) if row.gap]  # a run voted down, then up again, is no gap
+    found.sort(key=lambda r: (-r.created_at, r.id))
     words = {row.id: _tokens(row.question) for row in found}
     shared = Counter(w for ws in words.values() for w in ws)
+    vectors = question_vectors.read(conn, [row.id for row in found])
+    meant = _by_meaning([row for row in found if row.id in vectors], vectors)
+    primary: dict[str, Group] = {}
+    for group in sorted(meant, key=lambda g: (-len(g.rows), -g.newest)):
+        primary.setdefault(_named(group, words, shared)[0], group)
     by_word: dict[str, Group] = {}
     for row in found:
+        if row.id in vectors:
+            continue
         ranked = sorted(words[row.id], key=lambda w: (-shared[w], w))
-        word = ranked[0] if ranked else "(no words)"
-        by_word.setdefault(word, Group(word)).rows.append(row)
-    ordered = sorted(by_word.values(), key=lambda g: (-len(g.rows), -g.newest))[:GROUPS]
+        word = ranked[0] if ranked else NO_WORDS
+        (primary.get(word) or by_word.setdefault(word, Group(word))).rows.append(row)  # a namesake group by meaning takes it
+    for group in meant:
+        group.rows.sort(key=lambda r: (-r.created_at, r.id))
+    ordered = sorted([*meant, *by_word.values()], key=lambda g: (-len(g.rows), -g.newest, g.rows[0].id))[:GROUPS]
+    taken: set[str] = set()
+    for group in ordered:
+        group.word = _unique(_named(group, words, shared), len(group.rows), taken)
     if closest and ordered:
         from tools import open_corpus
 
         docs = open_corpus(settings.data_dir, settings.home, False).docs
         for group in ordered:
-            group.closest = _closest(docs, " ".join(r.question for r in group.rows[:5]))
+            group.closest = _closest(docs, group)
     return ordered
+
+
+def _by_meaning(meant: list[Row], vectors: dict[str, Any]) -> list[Group]:
+    """The rows that have vectors (newest first), grouped by them (bot/console/gap_clusters.py)."""
+    if not meant:
+        return []
+    import numpy as np
+
+    from bot.console.gap_clusters import by_meaning
+
+    stack = np.stack([vectors[row.id] for row in meant])
+    found = []
+    for members in by_meaning(stack):
+        total = stack[members].sum(axis=0)
+        found.append(Group("", [meant[i] for i in members], centroid=total / (float(np.linalg.norm(total)) or 1.0)))
+    return found
+
+
+def _named(group: Group, words: dict[str, tuple[str, ...]], shared: Counter[str]) -> list[str]:
+    """The group's words, most held by its questions first (then by the most gaps, then alphabetically)."""
+    held = Counter(w for row in group.rows for w in words[row.id])
+    return sorted(held, key=lambda w: (-held[w], -shared[w], w)) or [NO_WORDS]
+
+
+def _unique(ranked: list[str], size: int, taken: set[str]) -> str:
+    """A name for the group: its first word, with the second when as many of its questions hold both, or when a
+    larger group already has that name (the CSV's group column tells groups apart)."""
+    name = ranked[0]
+    extra = 1
+    while name in taken and extra < len(ranked):
+        name = ", ".join(ranked[:extra + 1])
+        extra += 1
+    number = 2
+    while name in taken:
+        name, number = f"{ranked[0]} ({number})", number + 1
+    taken.add(name)
+    return name
 
 
 _searched: OrderedDict[tuple[int, str], tuple[Any, list[str]]] = OrderedDict()
 _searched_lock = threading.Lock()
 SEARCHES_KEPT = 1024
+_kept: OrderedDict[int, tuple[Any, Any]] = OrderedDict()  # id(docs index) -> (the index, its KeptSections or None)
+KEPT_INDEXES = 2
 
 
-def _closest(docs: Any, query: str) -> list[str]:
-    """The docs sections closest to `query`, kept per process for the docs index they came from (a sync that
-    changes the docs makes a new index, so a new key); the same groups come back on every view."""
+def _closest(docs: Any, group: Group) -> list[str]:
+    """The docs sections closest to the group, kept per process for the docs index they came from (a sync that
+    changes the docs makes a new index, so a new key); the same groups come back on every view. A group by
+    meaning is ranked by its centroid against the sections' kept vectors when the data folder has them
+    (read-only, no model: tools/docsearch/kept_vectors.py); otherwise its questions are searched by words."""
+    kept = _kept_sections(docs) if group.centroid is not None else None
+    query = (f"meaning:{','.join(sorted(r.id for r in group.rows))}" if kept is not None
+             else " ".join(r.question for r in group.rows[:5]))
     key = (id(docs), query)
     with _searched_lock:
-        kept = _searched.get(key)
-        if kept is not None and kept[0] is docs:
+        found = _searched.get(key)
+        if found is not None and found[0] is docs:
             _searched.move_to_end(key)
-            return kept[1]
-    found = [f"{hit.doc_id}#{hit.heading}" if hit.heading else hit.doc_id
-             for hit in docs.search(query, k=CLOSEST, mode="lexical")]
+            return found[1]
+    if kept is not None:
+        import numpy as np
+
+        scores = kept.scores(group.centroid)
+        best = [int(i) for i in np.argsort(-scores, kind="stable")[:CLOSEST] if scores[i] > -1.0]
+        sections = docs.sections
+        hits = [(sections[i][0], sections[i][2]) for i in best]
+    else:
+        hits = [(hit.doc_id, hit.heading) for hit in docs.search(query, k=CLOSEST, mode="lexical")]
+    named = [f"{doc_id}#{heading}" if heading else doc_id for doc_id, heading in hits]
     with _searched_lock:
-        _searched[key] = (docs, found)  # the index itself is kept with its answer, so its id is not reused
+        _searched[key] = (docs, named)  # the index itself is kept with its answer, so its id is not reused
         while len(_searched) > SEARCHES_KEPT:
             _searched.popitem(last=False)
-    return found
+    return named
+
+
+def _kept_sections(docs: Any) -> Any:
+    """The docs index's kept section vectors, read once per index and process (None: rank by words)."""
+    with _searched_lock:
+        found = _kept.get(id(docs))
+        if found is not None and found[0] is docs:
+            return found[1]
+    from tools.docsearch.kept_vectors import read
+
+    kept = read([(title, heading, text) for _, title, heading, text in docs.sections], docs.vectors_store)
+    with _searched_lock:
+        _kept[id(docs)] = (docs, kept)
+        while len(_kept) > KEPT_INDEXES:
+            _kept.popitem(last=False)
+    return kept
 
 
 def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> tuple[str, str]:
