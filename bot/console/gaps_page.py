@@ -2,9 +2,19 @@
 were voted down, grouped by what they ask about, each group with its count, its questions and the docs
 sections that came closest; largest and newest first; also as CSV.
 
-Grouping uses the words docs search already stems (tools/docsearch/index.py `query_tokens`): each question joins
-the group of its word that the most gap questions share. The closest sections come from the same docs index,
-searched lexically (the web process loads no embedding model).
+Grouping is by meaning where it can be, by words where it cannot. A worker keeps each finished gap run's
+question as a sentence embedding (workers/runs/question_vectors.py; a run voted down is embedded by the next run a
+worker finishes); the questions that have one are grouped by it (bot/console/gap_clusters.py): a question joins
+the group whose centroid is within cosine 0.5 of it, and groups that close merge, so "rotate the TLS certificate"
+and "renewing the SSL cert" are one group though they share no word. A question without a vector (the model's
+package absent, ATLAS_SEMANTIC off, a vote not yet embedded) falls back to the words docs search already stems
+(tools/docsearch/index.py `query_tokens`): it joins the group of its word that the most gap questions share, a
+group by meaning named by that word if there is one. A group is named by the word most of its questions hold
+(ties: the word most gaps hold, then alphabetical), with the next words added when a larger group has that name.
+The closest sections of a group by meaning are those whose kept passage vectors (the data folder's
+`docs_vectors.db`, read-only: tools/docsearch/kept_vectors.py) are nearest its centroid; otherwise, and when no
+vectors are kept, its first questions are searched lexically in the same docs index. The web process never loads
+the embedding model: it reads vectors and loads only the model's tokenizer (to find the passages' keys).
 """
 
 from __future__ import annotations
@@ -83,7 +93,7 @@ def groups(conn: redis.Redis, settings: Settings, latest: int = LATEST, closest:
     ordered = sorted([*meant, *by_word.values()], key=lambda g: (-len(g.rows), -g.newest, g.rows[0].id))[:GROUPS]
     taken: set[str] = set()
     for group in ordered:
-        group.word = _unique(_named(group, words, shared), len(group.rows), taken)
+        group.word = _unique(_named(group, words, shared), taken)
     if closest and ordered:
         from tools import open_corpus
 
@@ -115,16 +125,13 @@ def _named(group: Group, words: dict[str, tuple[str, ...]], shared: Counter[str]
     return sorted(held, key=lambda w: (-held[w], -shared[w], w)) or [NO_WORDS]
 
 
-def _unique(ranked: list[str], size: int, taken: set[str]) -> str:
-    """A name for the group: its first word, with the second when as many of its questions hold both, or when a
-    larger group already has that name (the CSV's group column tells groups apart)."""
-    name = ranked[0]
-    extra = 1
-    while name in taken and extra < len(ranked):
-        name = ", ".join(ranked[:extra + 1])
-        extra += 1
+def _unique(ranked: list[str], taken: set[str]) -> str:
+    """A name for the group: its first word, with the next one or two while a larger group already has that name
+    (the CSV's group column tells groups apart); then a number."""
+    names = [", ".join(ranked[:n]) for n in range(1, min(3, len(ranked)) + 1)]
+    name = next((n for n in names if n not in taken), "")
     number = 2
-    while name in taken:
+    while not name or name in taken:
         name, number = f"{ranked[0]} ({number})", number + 1
     taken.add(name)
     return name
