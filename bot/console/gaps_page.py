@@ -10,7 +10,8 @@ and "renewing the SSL cert" are one group though they share no word. A question 
 package absent, ATLAS_SEMANTIC off, a vote not yet embedded) falls back to the words docs search already stems
 (tools/docsearch/index.py `query_tokens`): it joins the group of its word that the most gap questions share, a
 group by meaning named by that word if there is one. A group is named by the word most of its questions hold
-(ties: the word most gaps hold, then alphabetical), with the next words added when a larger group has that name.
+(ties: the word fewest other gaps hold, then alphabetical), with its next words added when a larger group has
+that name.
 The closest sections of a group by meaning are those whose kept passage vectors (the data folder's
 `docs_vectors.db`, read-only: tools/docsearch/kept_vectors.py) are nearest its centroid; otherwise, and when no
 vectors are kept, its first questions are searched lexically in the same docs index. The web process never loads
@@ -120,9 +121,10 @@ def _by_meaning(meant: list[Row], vectors: dict[str, Any]) -> list[Group]:
 
 
 def _named(group: Group, words: dict[str, tuple[str, ...]], shared: Counter[str]) -> list[str]:
-    """The group's words, most held by its questions first (then by the most gaps, then alphabetically)."""
+    """The group's words, most held by its questions first; among as many, the one the fewest gaps hold (what sets
+    the group apart, not "work" that every question says), then alphabetically."""
     held = Counter(w for row in group.rows for w in words[row.id])
-    return sorted(held, key=lambda w: (-held[w], -shared[w], w)) or [NO_WORDS]
+    return sorted(held, key=lambda w: (-held[w], shared[w], w)) or [NO_WORDS]
 
 
 def _unique(ranked: list[str], taken: set[str]) -> str:
