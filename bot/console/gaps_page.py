@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import csv
 import functools
+import hashlib
 import io
+import os
 import threading
+import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -142,8 +145,10 @@ def _unique(ranked: list[str], taken: set[str]) -> str:
 _searched: OrderedDict[tuple[int, str], tuple[Any, list[str]]] = OrderedDict()
 _searched_lock = threading.Lock()
 SEARCHES_KEPT = 1024
-_kept: OrderedDict[int, tuple[Any, Any]] = OrderedDict()  # id(docs index) -> (the index, its KeptSections or None)
+# id(docs index) -> (the index, its KeptSections or None, the store's stamp, when read)
+_kept: OrderedDict[int, tuple[Any, Any, str, float]] = OrderedDict()
 KEPT_INDEXES = 2
+REREAD_SECONDS = 60
 
 
 def _closest(docs: Any, group: Group) -> list[str]:
@@ -151,9 +156,9 @@ def _closest(docs: Any, group: Group) -> list[str]:
     changes the docs makes a new index, so a new key); the same groups come back on every view. A group by
     meaning is ranked by its centroid against the sections' kept vectors when the data folder has them
     (read-only, no model: tools/docsearch/kept_vectors.py); otherwise its questions are searched by words."""
-    kept = _kept_sections(docs) if group.centroid is not None else None
-    query = (f"meaning:{','.join(sorted(r.id for r in group.rows))}" if kept is not None
-             else " ".join(r.question for r in group.rows[:5]))
+    kept, stamp = _kept_sections(docs) if group.centroid is not None else (None, "")
+    members = hashlib.sha256(",".join(sorted(r.id for r in group.rows)).encode()).hexdigest()
+    query = f"meaning:{stamp}:{members}" if kept is not None else " ".join(r.question for r in group.rows[:5])
     key = (id(docs), query)
     with _searched_lock:
         found = _searched.get(key)
@@ -177,20 +182,29 @@ def _closest(docs: Any, group: Group) -> list[str]:
     return named
 
 
-def _kept_sections(docs: Any) -> Any:
-    """The docs index's kept section vectors, read once per index and process (None: rank by words)."""
+def _kept_sections(docs: Any) -> tuple[Any, str]:
+    """The docs index's kept section vectors (None: rank by words) and a stamp of the store they were read from,
+    read once per index and process, and again when the store has changed (a worker embeds new passages in
+    the background), at most every REREAD_SECONDS."""
+    store = docs.vectors_store
+    try:
+        stat = os.stat(store) if store is not None else None
+        stamp = f"{stat.st_mtime_ns}:{stat.st_size}" if stat is not None else ""
+    except OSError:
+        stamp = ""
+    now = time.monotonic()
     with _searched_lock:
         found = _kept.get(id(docs))
-        if found is not None and found[0] is docs:
-            return found[1]
+        if found is not None and found[0] is docs and (found[2] == stamp or now - found[3] < REREAD_SECONDS):
+            return found[1], found[2]
     from tools.docsearch.kept_vectors import read
 
-    kept = read([(title, heading, text) for _, title, heading, text in docs.sections], docs.vectors_store)
+    kept = read([(title, heading, text) for _, title, heading, text in docs.sections], store) if stamp else None
     with _searched_lock:
-        _kept[id(docs)] = (docs, kept)
+        _kept[id(docs)] = (docs, kept, stamp, now)
         while len(_kept) > KEPT_INDEXES:
             _kept.popitem(last=False)
-    return kept
+    return kept, stamp
 
 
 def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> tuple[str, str]:

@@ -114,15 +114,19 @@ MONITORING = """# Monitoring
 """
 
 
-@needs_model
-def test_the_closest_docs_of_a_group_by_meaning_come_from_the_kept_vectors_without_the_model(
-        redis_url: str, redis_conn: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    data, home = tmp_path / "data", tmp_path / "home"
+def _docs_folder(data: Path, home: Path, redis_url: str) -> Settings:
     (data / "docs").mkdir(parents=True)
     (data / "docs" / "workers.md").write_text(WORKERS)
     (data / "docs" / "monitoring.md").write_text(MONITORING)
     write_issues(data, [])
-    settings = Settings.from_env({"REDIS_URL": redis_url, "ATLAS_DATA": str(data), "ATLAS_HOME": str(home)})
+    return Settings.from_env({"REDIS_URL": redis_url, "ATLAS_DATA": str(data), "ATLAS_HOME": str(home)})
+
+
+@needs_model
+def test_the_closest_docs_of_a_group_by_meaning_come_from_the_kept_vectors_without_the_model(
+        redis_url: str, redis_conn: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data, home = tmp_path / "data", tmp_path / "home"
+    settings = _docs_folder(data, home, redis_url)
     worker_docs = open_corpus(settings.data_dir, settings.home, True).docs
     assert worker_docs.warm(wait=True)  # a worker embeds the sections and keeps their vectors (docs_vectors.db)
     store = worker_docs.vectors_store
@@ -152,3 +156,18 @@ def test_the_closest_docs_of_a_group_by_meaning_come_from_the_kept_vectors_witho
     other = Settings.from_env({"REDIS_URL": redis_url, "ATLAS_DATA": str(fresh), "ATLAS_HOME": str(home)})
     [group] = gaps_page.groups(redis_conn, other)
     assert group.closest == lexical
+
+
+@needs_model
+def test_docs_vectors_a_worker_keeps_after_the_first_view_are_read_on_a_later_one(
+        redis_url: str, redis_conn: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = _docs_folder(tmp_path / "data", tmp_path / "home", redis_url)
+    worker = RunStore(redis_conn, encoder)
+    for age, question in enumerate(ASKED_ALIKE[2]):
+        _save(worker, question, age * 60.0)
+    monkeypatch.setattr(gaps_page, "REREAD_SECONDS", 0.0)  # no wait between reads of a changed store
+    [group] = gaps_page.groups(redis_conn, settings)
+    assert group.closest[0] == "workers#Starting workers"  # no vectors kept yet: by words
+    assert open_corpus(settings.data_dir, settings.home, True).docs.warm(wait=True)  # a worker starts
+    [group] = gaps_page.groups(redis_conn, settings)
+    assert group.closest[0] == "workers#Recycling children"
