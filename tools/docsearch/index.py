@@ -139,11 +139,17 @@ class DocsIndex:
             df.update(set().union(*(unit.fields[f] for f in FIELDS)))
         self._idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
         self._written = set().union(*(u.fields[f] for u in self._units for f in FIELDS if f != "asked"))
+        self.vectors_store = vectors_store
         self.vectors: SectionVectors | None = None
         if semantic:
             from tools.docsearch.semantic import SectionVectors
 
             self.vectors = SectionVectors([(u.title, u.heading, u.text) for u in self._units], vectors_store)
+
+    @property
+    def sections(self) -> list[tuple[str, str, str, str]]:
+        """Every section as (doc id, page title, heading path, text), in the order its vectors are kept."""
+        return [(u.doc_id, u.title, u.heading, u.text) for u in self._units]
 
     @property
     def written(self) -> set[str]:

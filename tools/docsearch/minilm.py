@@ -35,6 +35,22 @@ def model_dir() -> Path | None:
     return folder if (folder / "model.safetensors").is_file() else None
 
 
+def load_tokenizer(folder: Path) -> object:
+    """The model's WordPiece tokenizer alone (tokenizer.json, well under a second and a few MB, no weights): what
+    cutting docs into passages needs, so a process without the model finds the passages' kept vectors."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_padding()  # tokenizer.json pads every text to 128; batches are padded here instead
+    tokenizer.enable_truncation(MAX_TOKENS)
+    return tokenizer
+
+
+def count_with(tokenizer: object, texts: Sequence[str]) -> list[int]:
+    """Each text's word pieces under `tokenizer` (`load_tokenizer`), [CLS] and [SEP] included (at most MAX_TOKENS)."""
+    return [len(e.ids) for e in tokenizer.encode_batch(list(texts))]  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True)
 class Encoder:
     """The loaded model: weights (memory-mapped) and its WordPiece tokenizer."""
@@ -47,7 +63,6 @@ class Encoder:
         """Read the model from `folder` (model.safetensors, tokenizer.json); weights stay memory-mapped."""
         from safetensors.numpy import load_file
         from threadpoolctl import threadpool_limits
-        from tokenizers import Tokenizer
 
         # One BLAS thread per process: a worker embeds new docs in a background thread while RQ forks
         # its scheduler, and OpenBLAS's fork handler hangs the fork when a multi-threaded product is
@@ -55,9 +70,7 @@ class Encoder:
         # machine's other cores to the jobs.
         threadpool_limits(limits=1, user_api="blas")
 
-        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        tokenizer.no_padding()  # tokenizer.json pads every text to 128; batches are padded here instead
-        tokenizer.enable_truncation(MAX_TOKENS)
+        tokenizer = load_tokenizer(folder)
         weights = load_file(str(folder / "model.safetensors"))
         for n in range(LAYERS):  # query, key and value as one product (the same numbers, one pass over x)
             p = f"encoder.layer.{n}.attention.self."
@@ -67,7 +80,7 @@ class Encoder:
 
     def count(self, texts: Sequence[str]) -> list[int]:
         """Each text's word pieces, [CLS] and [SEP] included, as the model reads it (at most MAX_TOKENS)."""
-        return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]  # type: ignore[attr-defined]
+        return count_with(self.tokenizer, texts)
 
     def encode(self, texts: Sequence[str]) -> Vectors:
         """One L2-normalised 384-d vector per text (rows in the order given)."""

@@ -30,12 +30,13 @@ from contextlib import closing
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from datasets.derived import DOCS_VECTORS as VECTORS_FILE
 from tools.docsearch.minilm import MODEL_NAME, Encoder, Vectors, model_dir
-from tools.docsearch.passages import passages
+from tools.docsearch.passages import Counter, passages
 
-__all__ = ["VECTORS_FILE", "SectionVectors", "Vectors", "encoder", "settle"]
+__all__ = ["VECTORS_FILE", "SectionVectors", "Vectors", "cut", "encoder", "passage_key", "read_vectors", "settle"]
 # A search embeds at most this many new passages itself (about a second); more are embedded in the
 # background while search ranks by words, so neither a tool call nor a slash command's 3-second ack
 # waits on a whole docs folder (a worker starts that at start, in the background: `DocsIndex.warm`).
@@ -100,12 +101,7 @@ class SectionVectors:
         return None
 
     def _cut(self, model: Encoder) -> None:
-        """Each section's passages, counted in the model's own word pieces."""
-        starts = []
-        for title, heading, text in self.sections:
-            starts.append(len(self.texts))
-            self.texts += passages(title, heading, text, model.count)
-        self._starts = np.array(starts, np.intp)
+        self.texts, self._starts = cut(self.sections, model.count)
 
     def _build(self, model: Encoder, keys: list[str], todo: dict[str, str]) -> None:
         vectors: Vectors | None = None
@@ -127,6 +123,16 @@ class SectionVectors:
         return best
 
 
+def cut(sections: Sequence[tuple[str, str, str]], count: Counter) -> tuple[list[str], NDArray[np.intp]]:
+    """Every section's passages, counted in the model's own word pieces, and the index of each section's first."""
+    texts: list[str] = []
+    starts = []
+    for title, heading, text in sections:
+        starts.append(len(texts))
+        texts += passages(title, heading, text, count)
+    return texts, np.array(starts, np.intp)
+
+
 def settle(timeout: float | None = None) -> int:
     """Wait for the embeddings started in the background to be computed and kept (a one-shot command
     calls this after printing, so the next command finds the vectors); how many were waited for."""
@@ -137,7 +143,8 @@ def settle(timeout: float | None = None) -> int:
     return len(running)
 
 
-def _key(text: str) -> str:
+def passage_key(text: str) -> str:
+    """A passage's key in the store: the model and the text, so an edited passage is embedded again."""
     return hashlib.sha256(f"{MODEL_NAME}\0{text}".encode()).hexdigest()
 
 
@@ -145,11 +152,11 @@ def _missing(texts: list[str], store: Path | None) -> tuple[list[str], dict[str,
     """Each text's key, and the texts (by key) the store lacks: those found in memory are copied to the
     store now (another data folder with the same passages was embedded in this process), the others are
     to be embedded."""
-    keys = [_key(t) for t in texts]
+    keys = [passage_key(t) for t in texts]
     distinct = list(dict.fromkeys(keys))
     if store is None:
         return keys, {k: t for k, t in zip(keys, texts, strict=True) if k not in _memo}
-    stored = _read(store, distinct)
+    stored = read_vectors(store, distinct)
     _memo.update(stored)
     known = {k: _memo[k] for k in distinct if k not in stored and k in _memo}
     if known:
@@ -169,11 +176,13 @@ def _embed(model: Encoder, keys: list[str], todo: dict[str, str], store: Path | 
     return np.stack([_memo[k] for k in keys]) if keys else np.zeros((0, dim), np.float32)
 
 
-def _read(store: Path, keys: list[str]) -> dict[str, np.ndarray]:
+def read_vectors(store: Path, keys: list[str], read_only: bool = False) -> dict[str, np.ndarray]:
+    """The kept vectors of these keys ({} when the store is missing or unreadable); `read_only`: opened so, by a
+    process that never writes it (the console)."""
     if not store.is_file():
         return {}
     try:
-        with closing(sqlite3.connect(store)) as conn:
+        with closing(sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro", uri=True) if read_only else sqlite3.connect(store)) as conn:
             found: dict[str, np.ndarray] = {}
             for start in range(0, len(keys), 500):
                 chunk = keys[start:start + 500]
@@ -181,7 +190,7 @@ def _read(store: Path, keys: list[str]) -> dict[str, np.ndarray]:
                 found.update((k, np.frombuffer(blob, np.float32).copy()) for k, blob in rows)
             return found
     except sqlite3.Error:
-        log.warning("could not read %s; embedding the docs again", store, exc_info=True)
+        log.warning("could not read %s; its docs vectors are left aside", store, exc_info=True)
         return {}
 
 

@@ -36,6 +36,7 @@ from workers.chat import ChatPlatform
 from workers.followup import links, subscriptions
 from workers.process import platforms
 from workers.runs import lease
+from workers.runs.question_vectors import Embedder
 from workers.runs.state import AnsweredBy, Platform, RunState, Usage
 from workers.runs.store import RunStore
 from workers.triage.engine import Triage
@@ -198,7 +199,17 @@ def build(settings: Settings) -> Runtime:
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
     registry = v2_registry(settings.project, knowledge=corpus.knowledge is not None)  # no code/history: not offered
-    return Runtime(settings, conn, RunStore(conn), registry, model, summary, tracker_for(settings, conn), slack)
+    return Runtime(settings, conn, RunStore(conn, question_embedder(settings)), registry, model, summary, tracker_for(settings, conn), slack)
+
+
+def question_embedder(settings: Settings) -> Callable[[], Embedder | None] | None:
+    """What keeps a finished gap run's question as a vector for the console's gaps page: the docs encoder this
+    worker searches with (loaded on first use; None when its package is absent), unless ATLAS_SEMANTIC is off."""
+    if not settings.semantic_docs:
+        return None
+    from tools.docsearch.semantic import encoder
+
+    return encoder
 
 
 def tool_pool(concurrency: int) -> ThreadPoolExecutor:

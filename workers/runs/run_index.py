@@ -7,7 +7,8 @@ failed; votes down are their own set). A filter combination checks membership in
 so nothing but ids is kept per run besides the record itself (whose finished form keeps each tool result's
 start, workers/runs/store.py). Per day: counters for the cost and use page, counted when a run first reaches
 a final status. Written by `RunStore.save` (one script, one round trip) and by a feedback vote
-(`vote_changed`); trimmed and expired with the runs.
+(`vote_changed`); trimmed and expired with the runs. A gap run's question is also kept as a vector
+(`vector_key`, written by a worker: workers/runs/question_vectors.py), expiring when its entry here is trimmed.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ Gap = Literal["", "not_found", "unsure", "handed_off", "failed", "voted_down"]
 # The offline model's "I don't know" phrases (workers/wording.py), as a gap's reason.
 NOT_FOUND_STARTS = (wording.OFFLINE_NOTHING_FOUND, wording.OFFLINE_NOTHING_ABOUT.split("{")[0])
 UNSURE_MARK = wording.OFFLINE_UNSURE.split("{")[0][-40:]
+WANTED_KEPT = 300  # voted-down runs waiting for a worker to embed them: as many as the gaps page groups
 
 
 def all_key() -> str:
@@ -49,6 +51,16 @@ def values_key(facet: str) -> str:
 def gaps_key() -> str:
     """Runs whose answer is a gap (`gap_of`); runs voted down are `facet_key("feedback", "down")`."""
     return f"{PREFIX}:gaps"
+
+
+def vector_key(run_id: str) -> str:
+    """A gap run's question as its embedding (workers/runs/question_vectors.py), expiring with its index entry."""
+    return f"{PREFIX}:vector:{run_id}"
+
+
+def wanted_key() -> str:
+    """Runs voted down before a worker embedded their question (by creation time, at most WANTED_KEPT)."""
+    return f"{PREFIX}:vectors:wanted"
 
 
 def day_key(day: str) -> str:
@@ -130,7 +142,9 @@ def add(conn: redis.Redis, run: RunState) -> None:
                                   int(run.status == "done" and not gap), *menus])
 
 
-# KEYS: the run's votes (a hash user -> up|down), every run, feedback:up, feedback:down. ARGV: id, keep seconds.
+# KEYS: the run's votes (a hash user -> up|down), every run, feedback:up, feedback:down, the run's vector, the
+# runs wanting one. ARGV: id, keep seconds, how many runs may want a vector. A run voted down without a vector
+# waits for a worker to embed its question (the web process has no model: workers/runs/question_vectors.py).
 _VOTES = """
 local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not score then return 0 end
@@ -140,6 +154,11 @@ for _, v in ipairs(redis.call('HVALS', KEYS[1])) do
 end
 if up > 0 then redis.call('ZADD', KEYS[3], score, ARGV[1]) else redis.call('ZREM', KEYS[3], ARGV[1]) end
 if down > 0 then redis.call('ZADD', KEYS[4], score, ARGV[1]) else redis.call('ZREM', KEYS[4], ARGV[1]) end
+if down > 0 and redis.call('EXISTS', KEYS[5]) == 0 then
+  redis.call('ZADD', KEYS[6], score, ARGV[1])
+  redis.call('ZREMRANGEBYRANK', KEYS[6], 0, -(tonumber(ARGV[3]) + 1))
+  redis.call('EXPIRE', KEYS[6], ARGV[2])
+end
 redis.call('EXPIRE', KEYS[3], ARGV[2])
 redis.call('EXPIRE', KEYS[4], ARGV[2])
 return 1
@@ -148,5 +167,5 @@ return 1
 
 def vote_changed(conn: redis.Redis, run_id: str, votes_key: str) -> None:
     """Re-read a run's votes (the hash `votes_key`) into the feedback filters (a run not filed: nothing to do)."""
-    run_script(conn, _VOTES, [votes_key, all_key(), facet_key("feedback", "up"), facet_key("feedback", "down")],
-               [run_id, KEEP_SECONDS])
+    run_script(conn, _VOTES, [votes_key, all_key(), facet_key("feedback", "up"), facet_key("feedback", "down"),
+                              vector_key(run_id), wanted_key()], [run_id, KEEP_SECONDS, WANTED_KEPT])

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import redis
 
 from workers.errors import RunNotFound
-from workers.runs import run_index
+from workers.runs import question_vectors, run_index
+from workers.runs.question_vectors import Embedder
 from workers.runs.state import RunState
+
+log = logging.getLogger("atlas.runs")
 
 RUN_TTL_SECONDS = 30 * 24 * 3600
 EVENTS_MAXLEN = 1000
@@ -60,10 +65,13 @@ def events_key(run_id: str) -> str:
 
 
 class RunStore:
-    """Loads and saves whole run records; every step ends with `save`."""
+    """Loads and saves whole run records; every step ends with `save`. A worker's store has an `embedder` (the
+    docs encoder, loaded on first use; None when its package is absent): a finished gap run's question is kept
+    as a vector for the console (workers/runs/question_vectors.py). The web process's has none."""
 
-    def __init__(self, conn: redis.Redis) -> None:
+    def __init__(self, conn: redis.Redis, embedder: Callable[[], Embedder | None] | None = None) -> None:
         self.conn = conn
+        self.embedder = embedder
 
     def save(self, run: RunState) -> None:
         """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`).
@@ -73,6 +81,27 @@ class RunStore:
         self.conn.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
         if run.final or run.status == "awaiting_approval":
             run_index.add(self.conn, run)  # the console's read model, filed as the run pauses or ends
+        if run.final and self.embedder is not None:
+            self._keep_vectors(run)
+
+    def _keep_vectors(self, run: RunState) -> None:
+        """The run's question as a vector when it is a gap, and those of a few runs voted down since (the web
+        process that took the vote has no model). A failure costs only grouping by meaning: the run is saved."""
+        try:
+            model = self.embedder() if self.embedder is not None else None
+            if model is None:
+                return
+            missing, wanted = question_vectors.due(self.conn, run.id)
+            questions: dict[str, tuple[str, float]] = {}
+            if missing and run_index.gap_of(run.status, run.answer, run.handoff):
+                questions[run.id] = (run.question, run.created_at)
+            for raw in self.conn.mget([run_key(i) for i in wanted]) if wanted else []:
+                if isinstance(raw, bytes):
+                    record = json.loads(raw)
+                    questions[record["id"]] = (str(record.get("question") or ""), float(record["created_at"]))
+            question_vectors.keep(self.conn, questions, model, time.time())
+        except Exception:
+            log.warning("run %s: question vectors not kept; the gaps page groups these by words", run.id, exc_info=True)
 
     def load(self, run_id: str) -> RunState:
         raw = self.conn.get(run_key(run_id))
