@@ -1,6 +1,8 @@
 """Configuration, read once from the environment at an entry point into a frozen object.
 
 Everything below the entry points takes what it needs as arguments; nothing else reads os.environ.
+How a variable's text becomes a checked value is atlas/env_values.py; the blocks of the project, triage,
+help channels and the console are atlas/*_settings.py.
 """
 
 from __future__ import annotations
@@ -9,14 +11,15 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from atlas.console_settings import ConsoleSettings, console_from_env
-from atlas.errors import ConfigError
+from atlas.env_values import EnvValues, assistant_prompts, mcp_token, price_parts, redis_url, retention_days
+from atlas.errors import ConfigError as ConfigError  # raised by from_env, so importable beside Settings
 from atlas.help_settings import HelpSettings, help_from_env
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
@@ -28,9 +31,6 @@ DISCORD_ASK_COMMAND = "atlas"  # `/atlas ask`; the lookup command is never named
 DEFAULT_DATA = REPO_ROOT / "datasets" / "orbit"
 DEFAULT_MODEL = "gpt-6-luna"
 DEFAULT_ASSISTANT_PROMPTS = ("What does ORB-1202 mean?", "Find duplicates of #143", "How do retries and backoff work?")
-MAX_ASSISTANT_PROMPTS = 4  # Slack shows at most four suggested prompts in an assistant thread
-
-
 
 
 @dataclass(frozen=True)
@@ -59,27 +59,6 @@ def _portable(path: Path) -> str:
 def _secret() -> Any:
     """A field that holds a token or key: kept out of repr, so no log line or error can show it."""
     return field(default=None, repr=False)
-
-
-REDIS_URL_FORMS = "redis://[[user]:password@]host[:port][/db], rediss://... (TLS) or unix:///path/to/socket"
-
-
-def _redis_url(raw: str | None) -> str | None:
-    """REDIS_URL as redis-py will read it, refused here (a configuration error) rather than at the
-    first connection. The message never repeats the URL: it may hold a password."""
-    if raw is None:
-        return None
-    from redis.connection import parse_url  # only when REDIS_URL is set: redis-py is not needed to read settings
-
-    try:
-        if not raw.startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError("no redis://, rediss:// or unix:// scheme")
-        if raw.startswith("unix://") and not raw.removeprefix("unix://").split("?")[0]:
-            raise ValueError("a unix:// URL needs the socket's path")
-        parse_url(raw)
-    except ValueError as exc:
-        raise ConfigError(f"REDIS_URL is not a Redis URL ({exc}); expected {REDIS_URL_FORMS}") from None
-    return raw
 
 
 @dataclass(frozen=True)
@@ -200,62 +179,20 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read the environment once. Raises ConfigError with the variable's name on bad values."""
-        env = os.environ if env is None else env
-
-        def get(name: str) -> str | None:
-            value = env.get(name, "").strip()
-            return value or None
-
-        def number(name: str, default: float, kind: Callable[[str], float] = float) -> float:
-            raw = get(name)
-            if raw is None:
-                return default
-            try:
-                return kind(raw)
-            except ValueError:
-                raise ConfigError(f"{name} must be a number, got {raw!r}") from None
-
-        def flag(name: str, default: bool) -> bool:
-            raw = get(name)
-            if raw is None:
-                return default
-            if raw.lower() in ("1", "true", "yes", "on"):
-                return True
-            if raw.lower() in ("0", "false", "no", "off"):
-                return False
-            raise ConfigError(f"{name} must be true or false, got {raw!r}")
-
-        def positive(name: str, default: float, kind: type = float) -> Any:
-            value = number(name, default, kind)
-            if value <= 0:
-                raise ConfigError(f"{name} must be above 0, got {value}")
-            return value
-
+        read = EnvValues(os.environ if env is None else env)
+        get, number, flag, positive = read.get, read.number, read.flag, read.positive
         prices = dict(DEFAULT_PRICES)
         model = get("ATLAS_MODEL") or DEFAULT_MODEL
         price_raw = get("ATLAS_PRICE")  # "input,cached_input,output" dollars per million tokens
         if price_raw:
-            try:
-                parts = [float(p) for p in price_raw.split(",")]
-                prices[model] = Price(*parts)
-            except (TypeError, ValueError):
-                raise ConfigError(
-                    f"ATLAS_PRICE must be 'input,cached_input,output' dollars per million tokens, got {price_raw!r}"
-                ) from None
+            prices[model] = Price(*price_parts(price_raw))
         project_fields = _project_from_env(get, number)
-        approvers = tuple(u.strip() for u in (get("ATLAS_APPROVERS") or "").split(",") if u.strip())
-        prompts: tuple[str, ...] = DEFAULT_ASSISTANT_PROMPTS
         prompts_raw = get("ATLAS_ASSISTANT_PROMPTS")  # "first prompt | second prompt | ..."
-        if prompts_raw is not None:
-            prompts = tuple(p.strip() for p in prompts_raw.split("|") if p.strip())
-            if len(prompts) > MAX_ASSISTANT_PROMPTS:
-                raise ConfigError(
-                    f"ATLAS_ASSISTANT_PROMPTS has {len(prompts)} prompts; Slack shows at most {MAX_ASSISTANT_PROMPTS}"
-                )
+        prompts = DEFAULT_ASSISTANT_PROMPTS if prompts_raw is None else assistant_prompts(prompts_raw)
         return cls(
             data_dir=Path(get("ATLAS_DATA") or DEFAULT_DATA).resolve(),
             home=Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve(),
-            redis_url=_redis_url(get("REDIS_URL")),
+            redis_url=redis_url(get("REDIS_URL")),
             openai_api_key=get("OPENAI_API_KEY"),
             openai_base_url=get("OPENAI_BASE_URL"),
             model=model,
@@ -269,10 +206,10 @@ class Settings:
             slack_app_token=get("SLACK_APP_TOKEN"),
             slack_api_url=get("SLACK_API_URL"),
             slash_command=get("ATLAS_SLASH_COMMAND") or "/orbit",
-            approvers=approvers,
+            approvers=read.names("ATLAS_APPROVERS"),
             approver_group=get("ATLAS_APPROVER_GROUP"),
             approval_ttl_seconds=int(number("ATLAS_APPROVAL_TTL", 24 * 3600, int)),
-            audit_retention_days=_retention_days(get("ATLAS_AUDIT_RETENTION_DAYS")),
+            audit_retention_days=retention_days(get("ATLAS_AUDIT_RETENTION_DAYS"), cls.audit_retention_days),
             asker_may_approve=flag("ATLAS_ASKER_MAY_APPROVE", False),
             docs_base_url=get("ATLAS_DOCS_URL"),
             issues_base_url=get("ATLAS_ISSUES_URL"),
@@ -297,9 +234,9 @@ class Settings:
             discord_public_key=get("DISCORD_PUBLIC_KEY"),
             discord_bot_token=get("DISCORD_BOT_TOKEN"),
             discord_api_url=get("DISCORD_API_URL"),
-            discord_approvers=tuple(u.strip() for u in (get("ATLAS_DISCORD_APPROVERS") or "").split(",") if u.strip()),
+            discord_approvers=read.names("ATLAS_DISCORD_APPROVERS"),
             discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
-            mcp_token=_mcp_token(get("ATLAS_MCP_TOKEN")),
+            mcp_token=mcp_token(get("ATLAS_MCP_TOKEN")),
             triage=triage_from_env(get, flag, positive),
             help=help_from_env(get),
             console=console_from_env(get, number),
@@ -309,21 +246,3 @@ class Settings:
         """These settings with the project block applied (defaults that depend on the repository)."""
         return replace(self, **fields) if fields else self
 
-
-def _retention_days(raw: str | None) -> int:
-    """ATLAS_AUDIT_RETENTION_DAYS: a whole number of days, 0 or more (0 keeps the audit log forever)."""
-    if raw is None:
-        return Settings.audit_retention_days
-    if not raw.isdigit():
-        raise ConfigError(f"ATLAS_AUDIT_RETENTION_DAYS must be a whole number of days, 0 or more (0 keeps everything), got {raw!r}")
-    return int(raw)
-
-
-def _mcp_token(raw: str | None) -> str | None:
-    """ATLAS_MCP_TOKEN: at least 16 characters, no spaces (it travels in an Authorization header)."""
-    if raw is None:
-        return None
-    if len(raw) < 16 or not raw.isascii() or any(c.isspace() for c in raw):
-        raise ConfigError("ATLAS_MCP_TOKEN must be at least 16 ASCII characters without spaces "
-                          f"(it is the bearer token MCP clients send), got {len(raw)} characters")
-    return raw

@@ -1,50 +1,29 @@
 """The GitHub tracker: the `Tracker` port over GitHub's REST API, through githubkit.
 
-Lookups ask GitHub (the card and the final check see the issue as it is now). Writes go one at a
-time per repository, a second apart (tools/github/pacing.py); a rate-limited request is retried
-after GitHub's wait (`retry-after`, the reset of a spent limit, else a minute doubling each time;
-atlas/github_client.py), waited outside the write turn, up to MAX_RATE_LIMIT_RETRIES times; each write's response is applied to the synced folder at once, so
-search shows it without a re-sync. Comments carry a hidden marker `<!-- atlas:KEY -->` with the
-request key, and `settle` answers whether an in-doubt write already happened (the marker is on
-the issue, the issue is closed as asked, the labels are there; for a new issue, the marker at the end of
-its body among the newest issues), so it is never written twice.
-`close_issue(duplicate)` sends `duplicate_issue_id` = the original's internal `id`; a server that
+Lookups ask GitHub (the card and the final check see the issue as it is now). How each request is sent
+(pacing, rate-limit retries, errors mapped, redirects refused, in-doubt writes) is tools/github/calls.py;
+each write's response is applied to the synced folder at once, so search shows it without a re-sync.
+Comments carry a hidden marker `<!-- atlas:KEY -->` with the request key, and `settle` answers whether an
+in-doubt write already happened (the marker is on the issue, the issue is closed as asked, the labels are
+there; for a new issue, the marker at the end of its body among the newest issues), so it is never written
+twice. `close_issue(duplicate)` sends `duplicate_issue_id` = the original's internal `id`; a server that
 rejects `duplicate` (422) gets a "Duplicate of #N" comment and `not_planned`, and the result says so.
-401/403/404/422 become `TrackerError` with a sentence a maintainer can act on; 5xx, timeouts and
-exhausted rate limits become `TrackerUnavailable`. Redirects are never followed: a transferred
-issue (301), a deleted one (410) and a pull request are refused with "nothing was done", and a
-transferred or deleted issue leaves the synced folder at once (tools/github/refusals.py).
+A transferred issue (301), a deleted one (410) and a pull request are refused with "nothing was done"
+(tools/github/refusals.py).
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
-from dataclasses import replace
-from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any
 
-import httpx
-from githubkit import GitHub, Response
-from githubkit.exception import GitHubException, RequestError, RequestFailed, RequestTimeout
-
-from atlas.errors import GitHubFailure
-from atlas.github_client import READ_ISSUES, WRITE_ISSUES, failure, rate_limit_wait
-from atlas.project_settings import GitHubSettings
-from datasets.github import index as github_index
+from atlas.github_client import READ_ISSUES
 from datasets.github import store as github_store
-from tools.errors import TrackerError, TrackerInDoubt, TrackerUnavailable
+from tools.errors import TrackerError
 from tools.github import refusals
-from tools.github.pacing import WritePacer
+from tools.github.calls import RepositoryCalls, json_array, json_object
 from tools.tracker import CloseReason, IssueRef
 
-log = logging.getLogger("atlas.tracker.github")
-T = TypeVar("T")
-MAX_RATE_LIMIT_RETRIES = 3  # 1 + 2 + 4 minutes of backoff, well inside a run job's time limit
 SETTLE_PAGES = 3  # an issue filed in doubt is among the newest 300 (the settle runs right after the write)
-MAX_RETRY_WAIT = 600.0  # a limit that resets later than this fails now, saying so, instead of holding a worker
 DUPLICATE_FALLBACK = "GitHub did not accept closing as a duplicate here, so Atlas commented \"Duplicate of #{original}\" and closed it as not planned."
 
 
@@ -53,26 +32,8 @@ def marker(key: str) -> str:
     return f"<!-- atlas:{key} -->"
 
 
-class GitHubTracker:
-    """One repository's issues as the tracker (see module doc)."""
-
-    def __init__(self, gh: GitHubSettings, client: Callable[[], GitHub[Any]], folder: Path | None, pacer: WritePacer,
-                 *, sleep: Callable[[float], None] = time.sleep, build_index: bool = True) -> None:
-        self.gh, self._client, self.folder, self.pacer, self.sleep = gh, client, folder, pacer, sleep
-        self.build_index = build_index
-        self._github: GitHub[Any] | None = None
-
-    @property
-    def github(self) -> GitHub[Any]:
-        if self._github is None:
-            try:
-                github = self._client()
-            except GitHubFailure as exc:
-                raise self._mapped(exc) from None
-            if github.config.follow_redirects:  # a followed 301 re-sends a write to another repository's issue
-                github = GitHub(github.auth, config=replace(github.config, follow_redirects=False))
-            self._github = github
-        return self._github
+class GitHubTracker(RepositoryCalls):
+    """One repository's issues as the tracker (see module doc); built as `RepositoryCalls` is."""
 
     def url(self, number: int) -> str:
         return f"{self.gh.web_url}/{self.gh.repo}/issues/{number}"
@@ -92,7 +53,7 @@ class GitHubTracker:
         while True:
             response = self._call(lambda: self.github.rest.issues.list_labels_for_repo(
                 self.gh.owner, self.gh.name, per_page=100, page=page), "list the labels of", READ_ISSUES)  # noqa: B023  # called in this iteration
-            names.extend(str(label["name"]) for label in _array(response))
+            names.extend(str(label["name"]) for label in json_array(response))
             if 'rel="next"' not in response.headers.get("link", ""):
                 return sorted(names)
             page += 1
@@ -105,7 +66,7 @@ class GitHubTracker:
             raise TrackerError(f"these labels do not exist in {self.gh.repo}: {', '.join(unknown)}")
         response = self._write(lambda: self.github.rest.issues.add_labels(self.gh.owner, self.gh.name, number, labels=labels),
                                f"label issue #{number} in", number)
-        names = [str(label["name"]) for label in _array(response)]
+        names = [str(label["name"]) for label in json_array(response)]
         self._apply(lambda store: store.set_issue_labels(number, names))
         return self._require(number)
 
@@ -114,7 +75,7 @@ class GitHubTracker:
         text = f"{body}\n\n{marker(key)}" if key else body
         response = self._write(lambda: self.github.rest.issues.create_comment(self.gh.owner, self.gh.name, number, body=text),
                                f"comment on issue #{number} in", number)
-        comment = _object(response)
+        comment = json_object(response)
         self._apply(lambda store: store.put_comment(comment, number))
         return str(comment.get("html_url") or self.url(number))
 
@@ -135,7 +96,7 @@ class GitHubTracker:
             if reason != "duplicate" or getattr(exc, "status", None) != 422:
                 raise
             return self._close_as_duplicate_by_comment(number, duplicate_of or 0, key)
-        raw = _object(response)
+        raw = json_object(response)
         self._apply(lambda store: _put_issue(store, raw, number, duplicate_of))
         return self._ref(raw, duplicate_of if reason == "duplicate" else None)
 
@@ -148,7 +109,7 @@ class GitHubTracker:
         fields: dict[str, Any] = {"title": title, "body": text, **({"labels": labels} if labels else {})}
         response = self._write(lambda: self.github.rest.issues.create(self.gh.owner, self.gh.name, **fields),
                                "file an issue in", None)
-        raw = _object(response)
+        raw = json_object(response)
         self._apply(lambda store: store.put_issue(raw))
         return self._ref(raw)
 
@@ -188,7 +149,7 @@ class GitHubTracker:
             response = self._call(lambda page=page: self.github.rest.issues.list_for_repo(  # type: ignore[misc]
                 self.gh.owner, self.gh.name, state="all", sort="created", direction="desc", per_page=100, page=page),
                 "list the issues of", READ_ISSUES)
-            for raw in _array(response):
+            for raw in json_array(response):
                 if "pull_request" not in raw and marker(key) in str(raw.get("body") or ""):
                     self._apply(lambda store: store.put_issue(raw))  # noqa: B023  # applied before the return
                     return f'Filed #{raw["number"]} "{raw.get("title")}": {raw.get("html_url") or self.url(int(raw["number"]))}'
@@ -200,7 +161,7 @@ class GitHubTracker:
         self.post_comment(number, f"Duplicate of #{original}", key=key)
         response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, state="closed",
                                                                       state_reason="not_planned"), f"close issue #{number} in", number)
-        raw = _object(response)
+        raw = json_object(response)
         self._apply(lambda store: _put_issue(store, raw, number, original))
         return IssueRef(**{**self._ref(raw, original).__dict__, "note": DUPLICATE_FALLBACK.format(original=original)})
 
@@ -211,7 +172,7 @@ class GitHubTracker:
             response = self._call(lambda: self.github.rest.issues.list_comments(
                 self.gh.owner, self.gh.name, number, per_page=100, page=page), f"read the comments of issue #{number} in", READ_ISSUES,  # noqa: B023  # called in this iteration
                 number=number)
-            found.extend(_array(response))
+            found.extend(json_array(response))
             if 'rel="next"' not in response.headers.get("link", ""):
                 return found
             page += 1
@@ -220,7 +181,7 @@ class GitHubTracker:
         if not number:
             return None
         try:
-            raw = _object(self._call(lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
+            raw = json_object(self._call(lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
                                      f"read issue #{number} in", READ_ISSUES, number=number))
         except TrackerError as exc:
             if getattr(exc, "status", None) == 404:
@@ -239,10 +200,6 @@ class GitHubTracker:
         refusals.refuse_pull_request(raw, number)
         return raw
 
-    def _forget(self, number: int) -> None:
-        """A transferred or deleted issue leaves the synced folder, so search no longer offers it."""
-        self._apply(lambda store: store.delete_issue(number))
-
     def _require(self, number: int) -> IssueRef:
         return self._ref(self._require_raw(number))
 
@@ -251,81 +208,6 @@ class GitHubTracker:
                         tuple(sorted(str(label["name"]) for label in raw.get("labels") or [])),
                         raw.get("html_url") or self.url(int(raw["number"])), duplicate_of)
 
-    def _write(self, action: Callable[[], T], doing: str, number: int | None) -> T:
-        """A write in the pacer's turn; a timeout or 5xx after sending it is `TrackerInDoubt`, not a failure."""
-        try:
-            return self._call(action, doing, WRITE_ISSUES, number=number, turn=self.pacer.turn)
-        except _Unconfirmed as exc:
-            raise TrackerInDoubt(f"GitHub did not confirm the request to {doing} {self.gh.repo} ({exc}), "
-                                 "so it may or may not have happened") from None
-
-    def _call(self, action: Callable[[], T], doing: str, needs: str, *, number: int | None = None,
-              turn: Callable[[], AbstractContextManager[None]] | None = None) -> T:
-        """One request, retried after each rate-limit wait. `turn` (the write pacer's, for a write) is held only
-        while sending; a write's 5xx, timeout or broken connection is `_Unconfirmed`."""
-        for attempt in range(MAX_RATE_LIMIT_RETRIES + 1):
-            try:
-                with turn() if turn is not None else nullcontext():
-                    result = action()
-                if isinstance(result, Response) and result.status_code in refusals.REDIRECTS:
-                    raise self._moved(result.raw_response, number)
-                return result
-            except RequestFailed as exc:
-                if exc.response.status_code >= 500 and turn is not None:
-                    raise _Unconfirmed(f"HTTP {exc.response.status_code}") from None
-                if exc.response.status_code == 410 and number is not None and refusals.is_deleted(exc.response.raw_response):
-                    self._forget(number)
-                    raise refusals.deleted(number, self.gh.repo) from None
-                wait = rate_limit_wait(exc.response.raw_response, attempt)
-                if wait is not None and attempt < MAX_RATE_LIMIT_RETRIES and wait <= MAX_RETRY_WAIT:
-                    log.warning("GitHub rate limit on %s; waiting %.0fs", self.gh.repo, wait)
-                    self.sleep(wait)
-                    continue
-                raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
-            except GitHubException as exc:
-                if turn is not None and _maybe_sent(exc):
-                    raise _Unconfirmed("no answer in time" if isinstance(exc, RequestTimeout) else "the connection broke") from None
-                raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
-        raise TrackerUnavailable(f"GitHub kept rate-limiting requests to {self.gh.repo}")  # not reached: the last attempt raises
-
-    def _moved(self, response: Any, number: int | None) -> TrackerError:
-        renamed = refusals.repository_renamed(response, self.gh.repo)
-        if renamed is not None:
-            return renamed
-        target = refusals.redirect_target(response)
-        if number is None:
-            return TrackerError(f"GitHub redirected the request to {target}; nothing was done")
-        self._forget(number)
-        return refusals.transferred(number, target)
-
-    @staticmethod
-    def _mapped(exc: GitHubFailure) -> Exception:
-        if exc.kind in ("unavailable", "rate_limited"):
-            return TrackerUnavailable(exc.message)
-        error = TrackerError(exc.message)
-        error.status = exc.status  # type: ignore[attr-defined]
-        return error
-
-    def _apply(self, change: Callable[[github_store.Store], Any]) -> None:
-        if self.folder is None:
-            return
-        try:
-            github_index.apply(self.folder, change, build_index=self.build_index)
-        except Exception:  # the write happened on GitHub; the next sync or webhook brings the folder up to date
-            log.exception("could not apply a GitHub write to %s", self.folder)
-
-
-class _Unconfirmed(Exception):
-    """A write was sent and no answer says whether it was applied (5xx, timeout, a broken connection)."""
-
-
-def _maybe_sent(exc: GitHubException) -> bool:
-    """Whether a request that failed without an HTTP answer may have reached GitHub (not a failed connect)."""
-    if not isinstance(exc, RequestError) or isinstance(exc, RequestFailed):
-        return False
-    origin = getattr(exc, "exc", None)
-    return not isinstance(origin, (httpx.ConnectError, httpx.ConnectTimeout))
-
 
 def _put_issue(store: github_store.Store, raw: dict[str, Any], number: int, duplicate_of: int | None) -> None:
     """The issue as GitHub returned it, and which issue it duplicates when it was closed as a duplicate."""
@@ -333,12 +215,3 @@ def _put_issue(store: github_store.Store, raw: dict[str, Any], number: int, dupl
     if duplicate_of:
         store.set_duplicate_of(number, duplicate_of)
 
-
-def _object(response: Response[Any]) -> dict[str, Any]:
-    """A response's JSON object, as the folder stores it (GitHub's raw fields, not githubkit's models)."""
-    return cast(dict[str, Any], response.json())
-
-
-def _array(response: Response[Any]) -> list[dict[str, Any]]:
-    """A response's JSON array of objects (a page of labels or comments)."""
-    return cast(list[dict[str, Any]], response.json())

@@ -176,11 +176,12 @@ class Agent:
             self.keeper.save(run)
         return outcome
 
-    def call_model(self, run: RunState, tool_choice: Literal["auto", "none"], seconds: float | None = None) -> ModelReply:
-        """One model call on the fitted transcript; `seconds`: the most it may take (the run's budget)."""
+    def call_model(self, run: RunState, tool_choice: Literal["auto", "none"], seconds: float | None = None, *, at_least: float = 0.0) -> ModelReply:
+        """One model call on the fitted transcript; `seconds`: the run's working seconds left, shared with compaction's summary call; `at_least`: this call's floor."""
+        deadline = None if seconds is None else time.monotonic() + seconds
         tools = self.tools.registry.definitions()
         fitted = ctxmgmt.fit(
-            run.items, budget=self.limits.context, instructions=self.instructions, tools=tools, summarize=self._summarize_for(run)
+            run.items, budget=self.limits.context, instructions=self.instructions, tools=tools, summarize=self._summarize_for(run, deadline)
         )
         if fitted.problems:  # a bug in our transforms: the API would refuse the request anyway
             raise PairingBroken("; ".join(fitted.problems))
@@ -193,17 +194,17 @@ class Agent:
             tools=tools,
             tool_choice=tool_choice,
             max_output_tokens=self.limits.context.output_reserve,
-            seconds_left=seconds,
+            seconds_left=None if deadline is None else max(deadline - time.monotonic(), at_least),
         )
         reply = self.model.respond(request)
         run.usage.add(reply.usage)
         return reply
 
-    def _summarize_for(self, run: RunState) -> Callable[[list[dict[str, Any]]], str]:
-        """Compaction's summarize, billing the summary call to the run (it counts toward max_tokens)."""
+    def _summarize_for(self, run: RunState, deadline: float | None) -> Callable[[list[dict[str, Any]]], str]:
+        """Compaction's summarize, billing its call to the run (it counts toward max_tokens), cut off at `deadline` (the run's last working second)."""
 
         def summarize(items: list[dict[str, Any]]) -> str:
-            text, usage = self.summarizer.summarize(items)
+            text, usage = self.summarizer.summarize(items, seconds_left=None if deadline is None else deadline - time.monotonic())
             run.usage.add(usage)
             return text
 
@@ -265,9 +266,8 @@ class Agent:
         run.items.append({"type": "message", "role": "user", "content": WRAP_UP.format(reason=reason.replace("_", " "))})
         started = time.monotonic()
         # what is left of the budget, and never less than WRAP_UP_SECONDS: a run stopped on its seconds still says what it found
-        seconds = max(seconds_left(self.limits.budget, run, started), WRAP_UP_SECONDS)
         try:
-            reply = self.call_model(run, tool_choice="none", seconds=seconds)
+            reply = self.call_model(run, tool_choice="none", seconds=seconds_left(self.limits.budget, run, started), at_least=WRAP_UP_SECONDS)
             run.items.extend(reply.output)
             text = reply.text
             record = StepRecord(index=len(run.steps) + 1, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens, wrap_up=True)

@@ -54,7 +54,10 @@ class RunKeeper(Protocol):
 class Summarizer(Protocol):
     """Compaction's summary of the items dropped from the context window, and what it cost."""
 
-    def summarize(self, items: list[dict[str, Any]]) -> tuple[str, Usage]: ...
+    def summarize(self, items: list[dict[str, Any]], *, seconds_left: float | None = None) -> tuple[str, Usage]:
+        """`seconds_left`: the run's working seconds, which a model call for the summary must not outlive;
+        none left (zero or less): the extractive summary, without a call."""
+        ...
 
 
 @dataclass(frozen=True)

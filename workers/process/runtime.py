@@ -33,6 +33,7 @@ from workers.agent.sources import sources_of
 from workers.agent.stash import RedisStash
 from workers.approvals import gate
 from workers.chat import ChatPlatform
+from workers.errors import BudgetSpent
 from workers.followup import links, subscriptions
 from workers.process import platforms
 from workers.runs import lease
@@ -157,10 +158,10 @@ class Runtime:
         """The chat platform a run of this kind reports on; approval cards describe issues from this worker's tracker."""
         return platforms.for_run(self.settings, self.store, platform, self.tracker, self.slack)
 
-    def summarize(self, items: list[dict[str, Any]]) -> tuple[str, Usage]:
+    def summarize(self, items: list[dict[str, Any]], *, seconds_left: float | None = None) -> tuple[str, Usage]:
         """A cheap model call that condenses dropped items, and its usage; the extractive summary
-        (free) when no model is configured or the call fails."""
-        if self.summary_model is None:
+        (free) when no model is configured, the run has no working second left, or the call fails or outlives them."""
+        if self.summary_model is None or (seconds_left is not None and seconds_left <= 0):
             return extractive_summary(items), Usage()
         try:
             reply = self.summary_model.respond(
@@ -170,11 +171,14 @@ class Runtime:
                     tools=[],
                     tool_choice="none",
                     max_output_tokens=800,
+                    seconds_left=seconds_left,
                 )
             )
             if reply.text.strip():
                 return reply.text, reply.usage
             return extractive_summary(items), reply.usage
+        except BudgetSpent:
+            log.info("summary model call cut off at the run's working seconds; using the extractive summary")
         except Exception:  # the summary is an optimisation: fall back, never fail the run over it
             log.warning("summary model call failed; using the extractive summary", exc_info=True)
         return extractive_summary(items), Usage()
