@@ -1,10 +1,11 @@
-"""A triage card posted exactly once on Discord, past the few minutes its nonce is enforced for.
+"""A card (a triage card, an approval card) posted exactly once on Discord, past the few minutes its nonce
+is enforced for.
 
 The card is created with a nonce derived from the run (`enforce_nonce`: Discord returns the message a
-nonce already made, for "the past few minutes"), and the run records the intent (when it is about to
-post) before posting. A job retried later than that, after a worker died between Discord taking the
-card and the run saving its id, reads the channel's messages since the intent and adopts the card whose
-buttons carry the run's pending ids. A card with no buttons left, or history the bot may not read
+nonce already made, for "the past few minutes"), and the run (or the approval) records the intent (when
+it is about to post) before posting (workers/runs/post_once.py). A job retried later than that, after a
+worker died between Discord taking the card and the record saving its id, reads the channel's messages
+since the intent and adopts the card whose buttons carry the pending ids. A card with no buttons left, or history the bot may not read
 (no Read Message History), falls back to the nonce alone.
 """
 
@@ -49,7 +50,7 @@ def find(rest: DiscordREST, channel: str, pending_ids: Iterable[str], since: flo
         except DiscordError as exc:
             if exc.status in (0, 429) or exc.status >= 500:
                 raise  # Discord may still have the card: the job is retried, never posts a second on a blip
-            log.warning("triage channel %s: history unreadable (%s): the card may be posted twice", channel, exc)
+            log.warning("channel %s: history unreadable (%s): the card may be posted twice", channel, exc)
             return None
         for message in page:
             if wanted & set(_custom_ids(message.get("components") or [])):
