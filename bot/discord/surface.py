@@ -34,7 +34,7 @@ from workers.approvals.card_once import ApprovalCard
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
 from workers.runs import conversations
-from workers.runs.post_once import post_once
+from workers.runs.post_once import KeyedSlot, post_once
 from workers.runs.state import EventKind, Origin, PendingCall, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface, PostedVia
@@ -320,9 +320,19 @@ class DiscordReporter(ChatPlatform):
     def triage_card(self, run: RunState) -> None:
         triage_card.show(self.rest, self.store, run, self.tracker)
 
-    def thread_note(self, place: Origin, text: str) -> ThreadNote:
+    def thread_note(self, place: Origin, text: str, once: KeyedSlot | None = None) -> ThreadNote:
+        channel, content = place.channel or "", clip(text, CONTENT_LIMIT)
+
+        def send() -> tuple[str, str]:
+            nonce = {"nonce": card_marker.note_nonce(once.key), "enforce_nonce": True} if once is not None else {}
+            reply = self.rest.create_message(channel, {"content": content, **nonce})  # mentions never ping (rest.py)
+            return channel, str(reply["id"])
+
         try:
-            self.rest.create_message(place.channel or "", {"content": clip(text, CONTENT_LIMIT)})  # mentions never ping (rest.py)
+            if once is None:
+                send()
+            else:  # the nonce for a few minutes, then a retried job finds the note by its text
+                post_once(once, channel, post=send, find=lambda since: card_marker.find_note(self.rest, channel, content, since))
         except DiscordError as exc:
             if exc.code in GONE:
                 return "gone"

@@ -1,7 +1,8 @@
 """A card posted exactly once on Slack, though chat.postMessage has no idempotency key.
 
 The card carries a stable marker in its message metadata: a triage card `event_type` atlas_triage_card
-with the run id in `event_payload`, an approval card atlas_approval_card with the pending id. The intent
+with the run id in `event_payload`, an approval card atlas_approval_card with the pending id, and a thread
+note posted once ("Filed #N", a close or release notice) atlas_thread_note with its key. The intent
 (when it is about to post) is recorded before posting (workers/runs/post_once.py). A job retried after a
 worker died between Slack taking the card and the record saving its ts finds the intent, reads the
 channel's history since then (conversations.history; conversations.replies for a card in a thread, both
@@ -24,6 +25,7 @@ log = logging.getLogger("atlas.bot.slack.card_marker")
 
 EVENT_TYPE = "atlas_triage_card"
 APPROVAL_EVENT_TYPE = "atlas_approval_card"
+NOTE_EVENT_TYPE = "atlas_thread_note"
 LOOK_BACK_SECONDS = 60.0  # clocks of the worker and of Slack differ a little
 MAX_PAGES = 5  # 1,000 messages of a busy triage channel since the intent
 
@@ -36,6 +38,11 @@ def marker(run_id: str) -> dict[str, Any]:
 def approval_marker(pending_id: str) -> dict[str, Any]:
     """The metadata chat.postMessage stores with an approval card."""
     return {"event_type": APPROVAL_EVENT_TYPE, "event_payload": {"pending_id": pending_id}}
+
+
+def note_marker(key: str) -> dict[str, Any]:
+    """The metadata chat.postMessage stores with a note posted once (workers/runs/post_once.py `KeyedSlot`)."""
+    return {"event_type": NOTE_EVENT_TYPE, "event_payload": {"key": key}}
 
 
 def find(client: WebClient, channel: str, run_id: str, since: float) -> str | None:

@@ -32,6 +32,15 @@ class Slot(Protocol):
         """Save where it went."""
 
 
+class KeyedSlot(Slot, Protocol):
+    """A slot whose message the platform marks with a key of its own (a thread note has no buttons to be
+    known by): stable across tries, unique to the message."""
+
+    @property
+    def key(self) -> str:
+        """The message's marker, e.g. `filed:<run id>`."""
+
+
 def post_once(slot: Slot, channel: str, *, find: Callable[[float], str | None], post: Callable[[], tuple[str, str]],
               edit: Callable[[str, str], None] | None = None) -> tuple[str, str]:
     """The message's (channel, id), posted at most once. `find(since)`: the id of this message in `channel`
