@@ -8,9 +8,7 @@ import json
 import os
 import signal
 from pathlib import Path
-from typing import Any
 
-import pytest
 import redis
 
 from bot.discord.surface import DiscordReporter
@@ -19,6 +17,7 @@ from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
 from tests.standins.responses_api import Call, reply_calls
 from tests.support.approvals_harness import CHANNEL, is_card, pending_id, stack
+from tests.support.kills import dies_after
 from tests.support.processes import wait_for, worker_process
 from tests.support.tools_dataset import make_dataset
 from workers.approvals import records as approvals
@@ -49,10 +48,6 @@ def test_a_worker_killed_after_slack_took_the_approval_card_leaves_one_card_the_
         assert run.status == "awaiting_approval" and [p.pending_id for p in run.pending] == [pid]
 
 
-class Killed(BaseException):
-    """The worker dies here (a SIGKILL ends the process; nothing after it runs)."""
-
-
 def test_a_discord_approval_card_whose_id_was_lost_is_found_after_its_nonce_lapsed(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
                                                                                     redis_url: str) -> None:
     """Discord enforces a nonce for a few minutes only: a job retried later finds the card in the thread."""
@@ -65,16 +60,8 @@ def test_a_discord_approval_card_whose_id_was_lost_is_found_after_its_nonce_laps
                                arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=1)]
     RunStore(conn).save(run)
     approvals.open_step(conn, run, run.pending, 3600)
-    posted = reporter.rest.create_message
-
-    def killed(*args: Any, **kwargs: Any) -> None:
-        posted(*args, **kwargs)
-        raise Killed  # Discord made the card; the worker died before recording it
-
-    reporter.rest.create_message = killed  # type: ignore[method-assign]
-    with pytest.raises(Killed):
+    with dies_after(reporter.rest, "create_message"):  # Discord made the card; the worker died before recording it
         reporter.post_cards(run, run.pending)
-    reporter.rest.create_message = posted  # type: ignore[method-assign]
     discord_api.advance(15 * 60)  # the retried job comes long after the nonce's few minutes
     (again,) = reporter.post_cards(RunStore(conn).load(run.id), run.pending)
     (card,) = [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]

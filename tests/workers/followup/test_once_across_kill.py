@@ -4,7 +4,6 @@ message, or never got it), another worker retrying the job."""
 
 from __future__ import annotations
 
-import copy
 import os
 import signal
 from datetime import UTC, datetime
@@ -19,11 +18,13 @@ from rq.registry import ScheduledJobRegistry
 
 from bot.slack.cards import APPROVE_ACTION
 from bot.slack.render import FILE_ISSUE_ACTION
+from tests.bot.slack.test_issue_loop import ASKER, HELP, _button, _click, _thread
 from tests.standins.github_webhooks import deliver, payload
 from tests.standins.responses_api import ScriptedModel, reply_text
 from tests.standins.slack_api import TEAM
-from tests.standins.slack_events import block_action, mention
+from tests.standins.slack_events import mention
 from tests.support.approvals_harness import is_card, pending_id
+from tests.support.kills import dies_after
 from tests.support.processes import wait_for, worker_process
 from tests.support.triage_inbox_harness import MAINTAINER, Inbox, inbox
 from workers.approvals import ledger
@@ -31,28 +32,6 @@ from workers.followup import subscriptions as subs
 from workers.followup.filing import CALL_ID
 from workers.runs.state import Origin
 from workers.runs.store import RunStore
-
-HELP = "C0HELP"
-ASKER = "U0ASKER"
-
-
-def _thread(box: Inbox, ts: str) -> list[dict[str, Any]]:
-    return copy.deepcopy(box.slack.thread(HELP, ts))
-
-
-def _button(message: dict[str, Any], action_id: str) -> str | None:
-    for block in message.get("blocks") or []:
-        for element in block.get("elements") or [] if block.get("type") == "actions" else []:
-            if element.get("action_id") == action_id:
-                return str(element["value"])
-    return None
-
-
-def _click(box: Inbox, message: dict[str, Any], action_id: str, value: str, user: str, thread: str) -> None:
-    body = block_action(action_id, value, user=user, channel=HELP, message_ts=message["ts"], thread_ts=thread)
-    body["user"]["username"] = user.lower().removeprefix("u0")
-    body["message"] = {"ts": message["ts"], "thread_ts": thread, "blocks": message["blocks"]}
-    assert box.send.interaction(body).status == 200
 
 
 def _filed(box: Inbox, thread: str) -> list[dict[str, Any]]:
@@ -70,9 +49,9 @@ def test_filed_is_posted_once_when_the_worker_dies_around_its_post(slack_took_it
                                           ts=thread)).status == 200
             answer = wait_for(lambda: next((m for m in _thread(box, thread) if _button(m, FILE_ISSUE_ACTION)), None),
                               timeout=60, what="the answer with its File as GitHub issue button")
-            _click(box, answer, FILE_ISSUE_ACTION, _button(answer, FILE_ISSUE_ACTION) or "", ASKER, thread)
+            assert _click(box, answer, FILE_ISSUE_ACTION, _button(answer, FILE_ISSUE_ACTION) or "", ASKER, thread) == 200
             card = wait_for(lambda: next((m for m in _thread(box, thread) if is_card(m)), None), timeout=60, what="the draft's card")
-            _click(box, card, APPROVE_ACTION, pending_id(card), MAINTAINER, thread)
+            assert _click(box, card, APPROVE_ACTION, pending_id(card), MAINTAINER, thread) == 200
             assert held.reached.wait(60), "worker A never posted Filed #N"
             with box.worker("filer-b"):  # takes the job over once A's lease lapses
                 os.killpg(worker_a.pid, signal.SIGKILL)
@@ -112,10 +91,6 @@ def test_a_close_notice_claimed_by_a_killed_worker_is_posted_by_the_retried_job(
         assert len(notices) == 1 and notices[0]["text"].startswith("#2 ")
 
 
-class Killed(BaseException):
-    """The worker dies here (a SIGKILL ends the process; nothing after it runs)."""
-
-
 @pytest.mark.parametrize("kind", ["slack", "discord"])
 def test_a_notice_the_platform_took_before_the_worker_died_is_found_not_posted_again(kind: str, redis_url: str) -> None:
     """The retried job (the same RQ job, so the same claim) looks in the thread first: on Slack by the note's
@@ -141,17 +116,9 @@ def test_a_notice_the_platform_took_before_the_worker_died_is_found_not_posted_a
             platform = DiscordReporter(DiscordREST(env["DISCORD_BOT_TOKEN"], env["DISCORD_API_URL"]), RunStore(conn))
             target, method, place = platform.rest, "create_message", B
         subs.subscribe(conn, "demo", 12, place, "run-a", "filed")
-        posted = getattr(target, method)
-
-        def killed(*args: Any, **kwargs: Any) -> None:
-            posted(*args, **kwargs)
-            raise Killed  # the platform has the notice; the worker died before recording it
-
-        setattr(target, method, killed)
         rt = Parts(conn, platform)
-        with pytest.raises(Killed):
+        with dies_after(target, method):  # the platform has the notice; the worker died before recording it
             notices.on_event(rt, "issues", "closed", _closed(12))  # type: ignore[arg-type]
-        setattr(target, method, posted)
         discord.advance(15 * 60)  # the retry comes long after Discord's nonce lapsed
         assert "1 thread(s) told" in notices.on_event(rt, "issues", "closed", _closed(12))  # type: ignore[arg-type]  # RQ's retry
         assert notices.on_event(rt, "issues", "closed", _closed(12)) == ""  # type: ignore[arg-type]  # and again: posted
