@@ -15,6 +15,7 @@ from workers.agent.ports import Reporter
 
 if TYPE_CHECKING:
     from workers.approvals.records import Approval
+    from workers.runs.post_once import KeyedSlot
     from workers.runs.state import Origin, RunState
 
 ThreadNote = Literal["posted", "gone"]  # "gone": Atlas may no longer post there (removed from the channel, deleted)
@@ -43,10 +44,12 @@ class ChatPlatform(Reporter):
         place: the issue, each action with its own Approve and Reject until decided, who decided what."""
         raise NotImplementedError
 
-    def thread_note(self, place: Origin, text: str) -> ThreadNote:
+    def thread_note(self, place: Origin, text: str, once: KeyedSlot | None = None) -> ThreadNote:
         """Post `text` (plain, untrusted parts included: escaped here, never a ping) in the thread at `place`
         (a subscription's place, workers/followup/subscriptions.py). "gone" when the platform says Atlas was
-        removed from that channel or it no longer exists; other failures raise the platform's error."""
+        removed from that channel or it no longer exists; other failures raise the platform's error. With
+        `once`, posted at most once across killed workers (workers/runs/post_once.py): the note is marked
+        with `once.key`, and a retry adopts the note an earlier try posted but never recorded."""
         raise NotImplementedError
 
     def permalink(self, place: Origin) -> str | None:

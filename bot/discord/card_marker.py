@@ -1,10 +1,11 @@
-"""A triage card posted exactly once on Discord, past the few minutes its nonce is enforced for.
+"""A card (a triage card, an approval card) posted exactly once on Discord, past the few minutes its nonce
+is enforced for.
 
 The card is created with a nonce derived from the run (`enforce_nonce`: Discord returns the message a
-nonce already made, for "the past few minutes"), and the run records the intent (when it is about to
-post) before posting. A job retried later than that, after a worker died between Discord taking the
-card and the run saving its id, reads the channel's messages since the intent and adopts the card whose
-buttons carry the run's pending ids. A card with no buttons left, or history the bot may not read
+nonce already made, for "the past few minutes"), and the run (or the approval) records the intent (when
+it is about to post) before posting (workers/runs/post_once.py). A job retried later than that, after a
+worker died between Discord taking the card and the record saving its id, reads the channel's messages
+since the intent and adopts the card whose buttons carry the pending ids. A card with no buttons left, or history the bot may not read
 (no Read Message History), falls back to the nonce alone.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from bot.discord.rest import DiscordError, DiscordREST
@@ -23,6 +24,11 @@ DISCORD_EPOCH_MS = 1420070400000
 LOOK_BACK_SECONDS = 60.0  # clocks of the worker and of Discord differ a little
 PAGE = 100
 MAX_PAGES = 5
+
+
+def note_nonce(key: str) -> str:
+    """A thread note's nonce, from its key (at most 25 characters)."""
+    return hashlib.sha256(f"note:{key}".encode()).hexdigest()[:25]
 
 
 def nonce(run_id: str) -> str:
@@ -42,17 +48,29 @@ def find(rest: DiscordREST, channel: str, pending_ids: Iterable[str], since: flo
     wanted = {p for p in pending_ids if p}
     if not wanted:
         return None
+    return find_message(rest, channel, since, lambda message: bool(wanted & set(_custom_ids(message.get("components") or []))))
+
+
+def find_note(rest: DiscordREST, channel: str, content: str, since: float) -> str | None:
+    """The id of a bot's message in `channel` created after `since` whose content is `content` (a thread note
+    posted once: its text is all that marks it; history does not return a message's nonce)."""
+    return find_message(rest, channel, since, lambda m: bool((m.get("author") or {}).get("bot")) and m.get("content") == content)
+
+
+def find_message(rest: DiscordREST, channel: str, since: float, matches: Callable[[dict[str, Any]], bool]) -> str | None:
+    """The id of the first message in `channel` created after `since` that `matches`; None when there is
+    none or the history cannot be read; a temporary failure raises."""
     after = snowflake_at(since - LOOK_BACK_SECONDS)
     for _ in range(MAX_PAGES):
         try:
             page: list[dict[str, Any]] = rest.request("GET", f"/channels/{channel}/messages?after={after}&limit={PAGE}") or []
         except DiscordError as exc:
             if exc.status in (0, 429) or exc.status >= 500:
-                raise  # Discord may still have the card: the job is retried, never posts a second on a blip
-            log.warning("triage channel %s: history unreadable (%s): the card may be posted twice", channel, exc)
+                raise  # Discord may still have the message: the job is retried, never posts a second on a blip
+            log.warning("channel %s: history unreadable (%s): the message may be posted twice", channel, exc)
             return None
         for message in page:
-            if wanted & set(_custom_ids(message.get("components") or [])):
+            if matches(message):
                 return str(message["id"])
         if len(page) < PAGE:
             return None

@@ -23,16 +23,18 @@ from pathlib import Path
 from typing import Any, assert_never
 
 from atlas.text import clip
-from bot.discord import render, triage_card, wording
+from bot.discord import card_marker, render, triage_card, wording
 from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST, rest_client
 from bot.slack import cards as approval_cards
 from bot.slack.render import task_title
 from tools.tracker import Tracker, demo_tracker
 from workers import wording as common
 from workers.approvals import records as approvals
+from workers.approvals.card_once import ApprovalCard
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
 from workers.runs import conversations
+from workers.runs.post_once import KeyedSlot, post_once
 from workers.runs.state import EventKind, Origin, PendingCall, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface, PostedVia
@@ -280,15 +282,22 @@ class DiscordReporter(ChatPlatform):
             card = approval_cards.view(run, call, tracker, record.expires_at)
             text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
                                      card.read)
-            channel = self.channel(run)
-            # The nonce makes the post idempotent for a few minutes (Discord returns the message it made): a
-            # worker killed before `attach_card` is retried by another, which gets the same card back.
-            reply = self.rest.create_message(channel, {"content": text, "embeds": render.card_embeds(card.name, card.arguments),
-                                                       "components": render.card_buttons(call.pending_id),
-                                                       "nonce": card_nonce(call.pending_id), "enforce_nonce": True})
-            approvals.attach_card(self.store.conn, call.pending_id, channel, str(reply["id"]), json.dumps({"content": text}))
-            posted.append(str(reply["id"]))
+            posted.append(self._post_card(self.channel(run), call.pending_id, text, card.name, card.arguments))
         return posted
+
+    def _post_card(self, channel: str, pending_id: str, text: str, name: str, arguments: dict[str, Any]) -> str:
+        """One card, posted once (workers/approvals/card_once.py). The nonce makes the post idempotent for a
+        few minutes (Discord returns the message it made); a job retried later than that, after a worker
+        died before recording the card, finds it in the channel by the pending id its buttons carry."""
+
+        def send() -> tuple[str, str]:
+            reply = self.rest.create_message(channel, {"content": text, "embeds": render.card_embeds(name, arguments),
+                                                       "components": render.card_buttons(pending_id),
+                                                       "nonce": card_nonce(pending_id), "enforce_nonce": True})
+            return channel, str(reply["id"])
+
+        slot = ApprovalCard(self.store.conn, pending_id, channel, json.dumps({"content": text}))
+        return post_once(slot, channel, post=send, find=lambda since: card_marker.find(self.rest, channel, [pending_id], since))[1]
 
     def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
         if is_triage(approval.pending_id):
@@ -311,9 +320,19 @@ class DiscordReporter(ChatPlatform):
     def triage_card(self, run: RunState) -> None:
         triage_card.show(self.rest, self.store, run, self.tracker)
 
-    def thread_note(self, place: Origin, text: str) -> ThreadNote:
+    def thread_note(self, place: Origin, text: str, once: KeyedSlot | None = None) -> ThreadNote:
+        channel, content = place.channel or "", clip(text, CONTENT_LIMIT)
+
+        def send() -> tuple[str, str]:
+            nonce = {"nonce": card_marker.note_nonce(once.key), "enforce_nonce": True} if once is not None else {}
+            reply = self.rest.create_message(channel, {"content": content, **nonce})  # mentions never ping (rest.py)
+            return channel, str(reply["id"])
+
         try:
-            self.rest.create_message(place.channel or "", {"content": clip(text, CONTENT_LIMIT)})  # mentions never ping (rest.py)
+            if once is None:
+                send()
+            else:  # the nonce for a few minutes, then a retried job finds the note by its text
+                post_once(once, channel, post=send, find=lambda since: card_marker.find_note(self.rest, channel, content, since))
         except DiscordError as exc:
             if exc.code in GONE:
                 return "gone"

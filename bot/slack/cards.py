@@ -35,14 +35,16 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
 from atlas.text import clip, text_of
-from bot.slack import wording
+from bot.slack import card_marker, wording
 from bot.slack.progress import channel_of
 from bot.slack.render import escape
 from tools.errors import TrackerUnavailable
 from tools.tracker import IssueRef, Tracker
 from workers.approvals import records as approvals
+from workers.approvals.card_once import ApprovalCard
 from workers.approvals.records import Approval
 from workers.approvals.visible_text import hidden_count, reveal
+from workers.runs.post_once import post_once
 from workers.runs.state import PendingCall, RunState
 
 log = logging.getLogger("atlas.approval_cards")
@@ -237,17 +239,26 @@ def post(client: WebClient, run: RunState, pending: list[Any], *, conn: redis.Re
         record = approvals.load(conn, call.pending_id)
         if record is None or record.card_ts or record.decided:
             continue  # not opened (nothing to decide), already on Slack, or decided on a card posted unrecorded
-        card = view(run, call, tracker, record.expires_at)
-        described = describe(card)
-        # Recorded before posting (Slack has no idempotent post, and reading the thread back would need
-        # the channels:history scope): if this worker dies before `attach_card`, a click on its card
-        # records it, else the retry posts another and only that one stays live.
-        approvals.reserve_card(conn, call.pending_id, channel_of(run), json.dumps(described))
-        reply = client.chat_postMessage(channel=channel_of(run), thread_ts=run.origin.thread_ts or run.origin.message_ts,
-                                        text=fallback_text(call.name, card.arguments), blocks=[*described, buttons(call.pending_id)])
-        approvals.attach_card(conn, call.pending_id, str(reply["channel"]), str(reply["ts"]), json.dumps(described))
-        posted.append(str(reply["ts"]))
+        posted.append(_post_one(client, conn, run, view(run, call, tracker, record.expires_at)))
     return posted
+
+
+def _post_one(client: WebClient, conn: redis.Redis, run: RunState, card: CardView) -> str:
+    """One call's card in the run's thread, posted once (workers/approvals/card_once.py): a retried job
+    adopts the card a killed worker posted but never recorded, found in the thread by its marker."""
+    described = describe(card)
+    channel, thread = channel_of(run), run.origin.thread_ts or run.origin.message_ts
+    mark = card_marker.approval_marker(card.pending_id)
+
+    def send() -> tuple[str, str]:
+        reply = client.chat_postMessage(channel=channel, thread_ts=thread, text=fallback_text(card.name, card.arguments),
+                                        blocks=[*described, buttons(card.pending_id)], metadata=mark)
+        return str(reply["channel"]), str(reply["ts"])
+
+    # Only a thread the app may not read (no channels:history) makes the retry post another card; the
+    # place check then leaves only the recorded copy's buttons live, and a click on the first records it.
+    slot = ApprovalCard(conn, card.pending_id, channel, json.dumps(described))
+    return post_once(slot, channel, post=send, find=lambda since: card_marker.find_marked(client, channel, mark, since, thread))[1]
 
 
 def outcome_line(approval: Approval) -> str:

@@ -20,8 +20,8 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from atlas.settings import Settings
+from bot.slack import card_marker, triage_card, wording
 from bot.slack import cards as approval_cards
-from bot.slack import triage_card, wording
 from bot.slack.client import SlackClients, error_code, error_details
 from bot.slack.delivery import Delivered, Patience, deliver
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
@@ -34,6 +34,7 @@ from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
 from workers.errors import StoppedByUser
 from workers.runs import conversations
+from workers.runs.post_once import KeyedSlot, post_once
 from workers.runs.redelivery import Redelivery
 from workers.runs.state import EventKind, Origin, RunState, Turn
 from workers.runs.store import RunStore
@@ -312,10 +313,20 @@ class SlackReporter(ChatPlatform):
 
     # -- the thread, later ---------------------------------------------------------------------
 
-    def thread_note(self, place: Origin, text: str) -> ThreadNote:
+    def thread_note(self, place: Origin, text: str, once: KeyedSlot | None = None) -> ThreadNote:
+        channel, thread = place.channel or "", place.thread_ts
+        mark = card_marker.note_marker(once.key) if once is not None else None
+
+        def send() -> tuple[str, str]:
+            reply = self.create_client.chat_postMessage(channel=channel, thread_ts=thread, text=escape(defuse_broadcasts(text)),
+                                                        unfurl_links=False, unfurl_media=False, metadata=mark)
+            return str(reply["channel"]), str(reply["ts"])
+
         try:
-            self.create_client.chat_postMessage(channel=place.channel or "", thread_ts=place.thread_ts, text=escape(defuse_broadcasts(text)),
-                                                unfurl_links=False, unfurl_media=False)
+            if once is None or mark is None:
+                send()
+            else:  # a retried job finds the note a killed worker posted by its marker in the thread
+                post_once(once, channel, post=send, find=lambda since: card_marker.find_marked(self.client, channel, mark, since, thread))
         except SlackApiError as exc:
             if error_code(exc) in GONE_ERRORS:
                 return "gone"

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.standins.loopback import LoopbackHTTP
-from tests.standins.slack_chat import chat_call, history
+from tests.standins.slack_chat import chat_call, history, replies
 from tests.standins.slack_openid import OpenID
 from tests.standins.slack_rules import assistant_call, content, require, view_problem
 from tests.standins.slack_wire import Handler
@@ -262,6 +262,8 @@ class SlackAPI(LoopbackHTTP):
             return chat_call(self, method, args)
         if method == "conversations.history":
             return history(self.messages, args)
+        if method == "conversations.replies":
+            return replies(self.messages, args)
         if method == "views.open":
             return require(args, "trigger_id", "view") or view_problem(args["view"]) or {"ok": True, "view": {
                 **(json.loads(args["view"]) if isinstance(args["view"], str) else args["view"]), "id": f"V{self.next_ts()}"}}

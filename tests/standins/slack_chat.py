@@ -119,6 +119,34 @@ def history(messages: dict[tuple[str, str], dict[str, Any]], args: dict[str, Any
             "response_metadata": {"next_cursor": str(start + limit) if more else ""}}
 
 
+def replies(messages: dict[tuple[str, str], dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
+    """conversations.replies as Slack answers it: the thread of `ts` (its parent first, then the replies
+    oldest first; a ts with no message and no replies is `thread_not_found`), within `oldest`/`latest`
+    (exclusive unless `inclusive`), `limit` a page (default 1000) with a cursor, each message's `metadata`
+    only when `include_all_metadata` is set. (The stand-in keeps only the bot's messages: a thread under
+    a person's message is known by its replies.)"""
+    problem = require(args, "channel", "ts")
+    if problem:
+        return problem
+    flag = lambda name: str(args.get(name, "")).lower() in ("1", "true")  # noqa: E731 - query values are strings
+    root = str(args["ts"])
+    thread = [m for (channel, _), m in messages.items() if channel == args["channel"] and not m.get("deleted")
+              and (m["ts"] == root or m.get("thread_ts") == root)]
+    if not thread:
+        return {"ok": False, "error": "thread_not_found"}
+    oldest, latest = float(args.get("oldest") or 0), float(args.get("latest") or 9e12)
+    inside = (lambda ts: oldest <= ts <= latest) if flag("inclusive") else (lambda ts: oldest < ts < latest)
+    found = sorted((m for m in thread if m["ts"] == root or inside(float(m["ts"]))), key=lambda m: (m["ts"] != root, float(m["ts"])))
+    start, limit = int(args.get("cursor") or 0), min(int(args.get("limit") or 1000), 1000)
+    page = found[start:start + limit]
+    shown = [{"type": "message", "bot_id": "BATLAS", "ts": m["ts"], "thread_ts": m.get("thread_ts") or root, "text": m.get("text", ""),
+              "blocks": m.get("blocks", []), **({"metadata": m["metadata"]} if flag("include_all_metadata") and m.get("metadata") else {})}
+             for m in page]
+    more = start + limit < len(found)
+    return {"ok": True, "messages": shown, "has_more": more,
+            "response_metadata": {"next_cursor": str(start + limit) if more else ""}}
+
+
 def metadata_problem(args: dict[str, Any]) -> dict[str, Any] | None:
     """Slack refuses message metadata without a string `event_type` and an object `event_payload`."""
     meta = args.get("metadata")

@@ -101,7 +101,7 @@ class Approval(BaseModel):
     channel: str = ""
     card_ts: str = ""
     card_blocks: str = ""  # JSON: what the card showed, so edits keep showing exactly that
-    card_posting: str = ""  # set before a card is posted, cleared once its message is recorded
+    card_posting: str = ""  # when a card was about to be posted (epoch seconds), cleared once its message is recorded
     platform: str = ""  # where the run came from, so where its cards live (workers/approvals/place.py)
     team: str = ""
     revision: int = 0  # how many times the arguments were changed before the decision (workers/approvals/revisions.py)
@@ -180,12 +180,13 @@ def from_fields(pairs: Iterable[tuple[bytes | str, bytes | str]]) -> Approval:
     return Approval.model_validate(values)
 
 
-def reserve_card(conn: redis.Redis, pending_id: str, channel: str, blocks: str = "") -> None:
-    """Before a card is posted: the channel it goes to and what it shows. If the poster dies before
-    `attach_card`, a click on that card is still taken (and names it: workers/approvals/place.py), or
-    else the retry posts another and only the recorded one stays live."""
+def reserve_card(conn: redis.Redis, pending_id: str, channel: str, blocks: str = "", at: float | None = None) -> None:
+    """Before a card is posted: the channel it goes to, what it shows and when (`at`, epoch seconds). If the
+    poster dies before `attach_card`, a click on that card is still taken (and names it:
+    workers/approvals/place.py), and the retry looks for it from then on (workers/approvals/card_once.py)."""
     if conn.exists(approval_key(pending_id)):
-        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_posting": "1", "card_blocks": blocks})
+        when = f"{time.time() if at is None else at:.6f}"
+        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_posting": when, "card_blocks": blocks})
 
 
 def attach_card(conn: redis.Redis, pending_id: str, channel: str, ts: str, blocks: str = "") -> None:

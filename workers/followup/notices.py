@@ -1,8 +1,10 @@
 """Closing the loop: a subscribed issue's close (`issues.closed`) or a release that mentions it
 (`release.published`, `#N` in its notes) is told once in every thread that follows the issue.
 
-Once per event and thread, whatever GitHub redelivers: the webhook claims the delivery id
-(bot/github/webhook.py), and each notice is claimed here by (issue, event, thread) before it is posted:
+Once per event and thread, whatever GitHub redelivers and whatever kills a worker: the webhook claims the
+delivery id (bot/github/webhook.py), and each notice is claimed here by (issue, event, thread) and by the job
+before it is posted, and posted once (workers/runs/post_once.py: a retry of that job finds a notice it posted
+by its marker in the thread, and posts one it never got to):
 the close by the issue's `closed_at` (a reopened and closed again issue is told again), the release by its
 id. A thread whose channel Atlas was removed from, or that is gone, gets no message: a log line says so
 and the subscription is dropped. A platform failure (an outage) fails the webhook job, which RQ retries
@@ -14,8 +16,14 @@ from __future__ import annotations
 
 import logging
 import re
+import time
+from dataclasses import dataclass
 from typing import Any
 
+import redis
+from rq import get_current_job
+
+from atlas.connection import text
 from workers import wording
 from workers.errors import NoticeUndelivered
 from workers.followup import subscriptions as subs
@@ -78,25 +86,26 @@ def duplicate_in(comments: list[dict[str, Any]]) -> int | None:
 
 def _tell(rt: WorkerParts, tracker: str, number: int, event: str, text: str) -> int:
     """Post `text` once in each thread following the issue; how many were told now. A notice the platform failed
-    to take is released again and, once the others are posted, NoticeUndelivered fails the job for RQ to retry."""
+    to take stays claimed by this job and, once the others are posted, NoticeUndelivered fails the job for RQ to
+    retry: the retry (the same job) resumes its claims (`_Notice`)."""
     told = 0
     failed: list[str] = []
+    owner = _job_id()
     for sub in subs.for_issue(rt.conn, tracker, number):
-        sent = f"atlas:subs:sent:{tracker}#{number}:{event}:{sub.thread}"
-        if not rt.conn.set(sent, "1", nx=True, ex=SENT_TTL_SECONDS):
-            continue  # told already (a redelivery, a second delivery of the same event)
+        notice = _Notice.claim(rt.conn, f"atlas:subs:sent:{tracker}#{number}:{event}:{sub.thread}", owner)
+        if notice is None:
+            continue  # told already, or being told by another job (a redelivery, a second delivery of the same event)
         platform = rt.platform_for(sub.place.kind)
         if platform is None:
             log.warning("notice for %s#%s not posted in %s: %s is not configured in this worker", tracker, number, sub.thread,
                         sub.place.kind)
-            rt.conn.delete(sent)
+            rt.conn.delete(notice.key)
             continue
         try:
-            outcome = platform.thread_note(sub.place, text)
+            outcome = platform.thread_note(sub.place, text, once=notice)
         except Exception as exc:
             log.warning("notice for %s#%s could not be posted in %s (%s); the job is retried", tracker, number, sub.thread,
                         type(exc).__name__, exc_info=True)
-            rt.conn.delete(sent)
             failed.append(sub.thread)
             continue
         if outcome == "gone":
@@ -108,3 +117,45 @@ def _tell(rt: WorkerParts, tracker: str, number: int, event: str, text: str) -> 
     if failed:
         raise NoticeUndelivered(f"{len(failed)} notice(s) of {tracker}#{number} not posted: {', '.join(failed)}")
     return told
+
+
+def _job_id() -> str:
+    """The webhook job's id: RQ's retry of a job keeps it, so a retried job knows the claims it made."""
+    job = get_current_job()
+    return job.id if job is not None else ""
+
+
+@dataclass
+class _Notice:
+    """One notice's claim in one thread, and its slot (workers/runs/post_once.py). The claim names the job that
+    made it and when it set out to post (`posting:<job>:<time>`), then where the notice went (`posted:<id>`):
+    another job leaves a claimed notice alone, and the job's own retry (after a SIGKILL, an outage) looks
+    in the thread for the notice since then before posting it."""
+
+    conn: redis.Redis
+    key: str
+    owner: str
+    since: float = 0.0  # the claim's time when resumed: look for the notice first
+
+    @classmethod
+    def claim(cls, conn: redis.Redis, key: str, owner: str) -> _Notice | None:
+        """This job's claim on the notice (new, or resumed by its retry), None when it is another job's or posted."""
+        if conn.set(key, f"posting:{owner}:{time.time():.6f}", nx=True, ex=SENT_TTL_SECONDS):
+            return cls(conn, key, owner)
+        state, _, rest = text(conn.get(key) or b"").partition(":")
+        held_by, _, at = rest.rpartition(":")
+        if state != "posting" or held_by != owner:
+            return None
+        return cls(conn, key, owner, since=float(at or 0) or 1.0)
+
+    def posted(self) -> tuple[str, str] | None:
+        return None  # a posted notice is never claimed again
+
+    def posting(self) -> float:
+        return self.since
+
+    def intend(self, at: float) -> None:
+        self.conn.set(self.key, f"posting:{self.owner}:{at:.6f}", ex=SENT_TTL_SECONDS)
+
+    def record(self, channel: str, message: str) -> None:
+        self.conn.set(self.key, f"posted:{channel}:{message}", ex=SENT_TTL_SECONDS)

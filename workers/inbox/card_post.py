@@ -1,44 +1,58 @@
-"""A triage card's one post, whatever the platform: adopt the card an earlier try posted but never
-recorded, else update the recorded one, else record the intent, post, and record where it went.
+"""A triage card's one post, whatever the platform: its intent and place are saved on the run (and its
+channel and message on each of its approvals, where a click is decided); the order of saves around the
+post is workers/runs/post_once.py's.
 
 The platforms (bot/slack/triage_card.py, bot/discord/triage_card.py) give only how to look for their
-marker in the channel, how to edit, and how to post; the order of saves around the post is here, once.
+marker in the channel, how to edit, and how to post.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from workers.approvals import records as approvals
+from workers.runs import post_once as once
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
+from workers.runs.triage_record import TriageRecord
 
 
 def post_once(store: RunStore, run: RunState, channel: str, *, find: Callable[[float], str | None],
               edit: Callable[[str, str], None], post: Callable[[], tuple[str, str]]) -> None:
     """`find(since)`: the id of this run's card posted in `channel` since then, or None; `edit(channel, id)`
     brings the recorded card up to date; `post()` posts it and returns (channel, id)."""
-    record = run.triage
-    assert record is not None
-    if not record.card_ts and record.card_posting:  # an earlier try set out to post it: did the platform take it?
-        found = find(record.card_posting)
-        if found is not None:
-            _record(store, run, channel, found)
-    if record.card_ts:
-        edit(record.card_channel, record.card_ts)
-        return
-    record.card_posting = record.card_posting or time.time()
-    store.save(run)  # the intent, before anything reaches the platform
-    for call in run.pending:
-        approvals.reserve_card(store.conn, call.pending_id, channel)
-    _record(store, run, *post())
+    once.post_once(_TriageCard(store, run, channel), channel, find=find, edit=edit, post=post)
 
 
-def _record(store: RunStore, run: RunState, channel: str, card_id: str) -> None:
-    """Where the card is, on the run and on each of its approvals (a click is decided only there)."""
-    assert run.triage is not None
-    run.triage.card_channel, run.triage.card_ts = channel, card_id
-    store.save(run)
-    for call in run.pending:
-        approvals.attach_card(store.conn, call.pending_id, channel, card_id)
+@dataclass
+class _TriageCard:
+    """The card's slot: the run's triage record, and each pending call's approval."""
+
+    store: RunStore
+    run: RunState
+    channel: str
+
+    @property
+    def _record(self) -> TriageRecord:
+        assert self.run.triage is not None
+        return self.run.triage
+
+    def posted(self) -> tuple[str, str] | None:
+        return (self._record.card_channel, self._record.card_ts) if self._record.card_ts else None
+
+    def posting(self) -> float:
+        return self._record.card_posting
+
+    def intend(self, at: float) -> None:
+        self._record.card_posting = at
+        self.store.save(self.run)
+        for call in self.run.pending:
+            approvals.reserve_card(self.store.conn, call.pending_id, self.channel)
+
+    def record(self, channel: str, message: str) -> None:
+        """Where the card is, on the run and on each of its approvals (a click is decided only there)."""
+        self._record.card_channel, self._record.card_ts = channel, message
+        self.store.save(self.run)
+        for call in self.run.pending:
+            approvals.attach_card(self.store.conn, call.pending_id, channel, message)

@@ -23,3 +23,5 @@ class FilingRecord(BaseModel):
     number: int | None = None
     result: str = ""
     told: bool = False  # the thread heard the outcome (said once, across retried jobs)
+    note_posting: float = 0.0  # when a worker set out to tell the thread (epoch seconds): a retry looks for the note first
+    note_ts: str = ""  # the note's message, once recorded

@@ -144,10 +144,12 @@ def _killed_after_posting(s: Stack, monkeypatch: pytest.MonkeyPatch, thread: str
 
 def test_a_card_posted_again_after_a_kill_leaves_only_the_new_one_live(tmp_path: Path, redis_url: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """Item 25: killed between chat.postMessage and recording the card, the retry posts it again; the
-    first copy's buttons decide nothing, the second's do."""
+    """Item 25: killed between chat.postMessage and recording the card, a retry that may not read the thread
+    (no channels:history: it cannot find the first card by its marker) posts it again; the first copy's
+    buttons decide nothing, the second's do."""
     with stack(tmp_path, redis_url) as s:
         run, client = _killed_after_posting(s, monkeypatch, "1700000300.000100")
+        s.api.refuse("conversations.replies", "missing_scope")
         approval_cards.post(client, run, run.pending, conn=s.conn, tracker=demo_tracker(s.data, home=s.home))  # the retried job
         first, second = [m for m in s.api.thread(CHANNEL, "1700000300.000100") if is_card(m)]
         _slack_click(s, first)

@@ -15,6 +15,7 @@ from workers.chat import ThreadNote
 from workers.errors import NoticeUndelivered
 from workers.followup import notices
 from workers.followup import subscriptions as subs
+from workers.runs.post_once import KeyedSlot
 from workers.runs.state import Origin
 
 A = Origin(kind="slack", team="T1", channel="C1", thread_ts="1.1")
@@ -28,12 +29,14 @@ class Platform:
     answers: dict[str, list[ThreadNote | Exception]]
     posted: list[tuple[str, str]] = field(default_factory=list)
 
-    def thread_note(self, place: Origin, text: str) -> ThreadNote:
+    def thread_note(self, place: Origin, text: str, once: KeyedSlot | None = None) -> ThreadNote:
         answer = self.answers[place.channel or ""].pop(0)
         if isinstance(answer, Exception):
             raise answer
         if answer == "posted":
             self.posted.append((place.channel or "", text))
+            if once is not None:  # the port records where a note posted once went (workers/runs/post_once.py)
+                once.record(place.channel or "", str(len(self.posted)))
         return answer
 
 

@@ -8,7 +8,6 @@ import json
 import os
 import signal
 from pathlib import Path
-from typing import Any
 
 import pytest
 import redis
@@ -22,6 +21,7 @@ from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
+from tests.support.kills import dies_after
 from tests.support.processes import wait_for
 from tests.support.tools_dataset import make_dataset
 from tests.support.triage_inbox_harness import CHANNEL, actions, inbox
@@ -55,10 +55,6 @@ def test_a_worker_killed_after_slack_took_the_card_leaves_one_card_the_retry_ado
             assert approvals.load(box.conn, call.pending_id).card_ts == card["ts"]  # type: ignore[union-attr]
 
 
-class Killed(BaseException):
-    """The worker dies here (a SIGKILL ends the process; nothing after it runs)."""
-
-
 def test_a_discord_card_whose_id_was_lost_is_found_after_its_nonce_lapsed(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
                                                                           redis_url: str) -> None:
     """Discord enforces a nonce for a few minutes only: a job retried later finds the card in the channel."""
@@ -73,16 +69,8 @@ def test_a_discord_card_whose_id_was_lost_is_found_after_its_nonce_lapsed(discor
                                arguments=json.dumps(action.arguments), step=1)]
     RunStore(conn).save(run)
     approvals.open_step(conn, run, run.pending, 3600)
-    posted = reporter.rest.create_message
-
-    def killed(*args: Any, **kwargs: Any) -> None:
-        posted(*args, **kwargs)
-        raise Killed  # Discord made the card; the worker died before recording it
-
-    reporter.rest.create_message = killed  # type: ignore[method-assign]
-    with pytest.raises(Killed):
+    with dies_after(reporter.rest, "create_message"):  # Discord made the card; the worker died before recording it
         reporter.triage_card(run)
-    reporter.rest.create_message = posted  # type: ignore[method-assign]
     discord_api.advance(15 * 60)  # the retried job comes long after the nonce's few minutes
     retried = RunStore(conn).load(run.id)
     reporter.triage_card(retried)
@@ -112,16 +100,8 @@ def test_unreadable_history_posts_again_and_a_slack_blip_retries_the_job_instead
     client = WebClient(token=slack_api.token, base_url=slack_api.base_url, retry_handlers=[])
     for error, cards in (("missing_scope", 2), (None, 1)):
         run = _slack_run(conn)
-        posted = client.chat_postMessage
-
-        def killed(*args: Any, _posted: Any = posted, **kwargs: Any) -> None:
-            _posted(*args, **kwargs)
-            raise Killed
-
-        client.chat_postMessage = killed  # type: ignore[method-assign]
-        with pytest.raises(Killed):
+        with dies_after(client, "chat_postMessage"):
             triage_card.show(client, client, store, run, None)
-        client.chat_postMessage = posted  # type: ignore[method-assign]
         if error:
             slack_api.refuse("conversations.history", error)
         else:
