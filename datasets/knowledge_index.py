@@ -17,10 +17,13 @@ turns (a lock file beside the index); the second finds the stamp current and doe
 The index is built whole instead when there is none or the file is not a readable index (into a temporary
 file renamed over it), and, in place in one transaction, when its SCHEMA_VERSION differs. A rebuild over
 a WAL database is never a rename: a reader's `-wal` file would then be read against the new file.
+What a row is indexed by is recomputed from the stored rows to delete it (datasets/knowledge_rows.py), so
+a change to it (index_text, code_text, the columns) needs a new SCHEMA_VERSION.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -39,7 +42,7 @@ __all__ = ["DB", "SCHEMA_VERSION", "code_text", "db_path", "ensure", "fingerprin
 DB = Path("issues") / "knowledge.db"
 LOCK = ".knowledge.lock"
 SCHEMA_VERSION = "4"
-BUSY_SECONDS = 600.0  # another process's update (a whole rebuild of a large tree) is waited for, not failed on
+BUSY_SECONDS = 600.0  # turning an older rollback-journal index to WAL waits for its readers, not fails on them
 _BROKEN = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 SCHEMA = f"""
@@ -115,7 +118,7 @@ def refresh(data_dir: Path, target: Path, stamp: str) -> None:
                 update(data_dir, target, stamp)
                 return
             except sqlite3.DatabaseError as exc:
-                if exc.sqlite_errorcode not in _BROKEN:
+                if getattr(exc, "sqlite_errorcode", None) not in _BROKEN:
                     raise
         build(data_dir, target, stamp)
 
@@ -143,7 +146,8 @@ def update(data_dir: Path, target: Path, stamp: str) -> None:
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
-                conn.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):  # a corrupt file may refuse; closing rolls back anyway
+                    conn.execute("ROLLBACK")
             raise
     finally:
         conn.close()
