@@ -56,13 +56,15 @@ def code_files(root: Path) -> Iterator[CodeFile]:
         return
     for folder, dirs, files in os.walk(base, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(folder, d)))
+        inside = os.path.relpath(folder, base).replace(os.sep, "/")  # once a folder: per file it was a third of the walk
+        prefix = "" if inside == "." else inside + "/"
         for name in sorted(files):
             full = os.path.join(folder, name)
             if os.path.islink(full) or SKIPPED_NAME.search(name.lower()):
                 continue
             found = _read_text(full)
             if found is not None:
-                yield CodeFile(os.path.relpath(full, base).replace(os.sep, "/"), *found)
+                yield CodeFile(prefix + name, *found)
 
 
 def _read_text(full: str) -> tuple[str, str] | None:

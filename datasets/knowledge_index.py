@@ -3,63 +3,66 @@
 `issues/knowledge.db` lives beside the issues' index (datasets/derived.py) and uses its tokenizer
 (porter stemming; '-', '.', '_' inside words, each compound also indexed by its parts), so the same
 query finds ORB-1202 in an issue, a release note or a line of code. Code adds camelCase parts
-(`renewLease` is also `renew lease`) and a symbol table: the names each file defines. It is rebuilt
-whole, into a temporary file renamed over the old one, when a source's size or mtime changes (a
-sync rewrites knowledge/repo.json last, with the new commit, after the code tree).
+(`renewLease` is also `renew lease`) and a symbol table: the names each file defines.
+
+It is brought up to date when a source's size or mtime changes (a sync rewrites knowledge/repo.json last,
+with the new commit, after the code tree), in place and incrementally (datasets/knowledge_rows.py): a code
+file is re-indexed only when its blob sha changed and leaves with its symbols when it is gone; a pull
+request, release or discussion is replaced when its content changed and deleted when its source no longer
+has it. Each update is one transaction on a WAL database, so a reader (tools/knowledge_store.py, `mode=ro`)
+sees the old index or the new one, never half of one, and is not blocked; a crash leaves the old index and
+its old `sources` stamp, so the next `ensure` does the work again. Two processes updating at once take
+turns (a lock file beside the index); the second finds the stamp current and does nothing.
+
+The index is built whole instead when there is none or the file is not a readable index (into a temporary
+file renamed over it), and, in place in one transaction, when its SCHEMA_VERSION differs. A rebuild over
+a WAL database is never a rename: a reader's `-wal` file would then be read against the new file.
+What a row is indexed by is recomputed from the stored rows to delete it (datasets/knowledge_rows.py), so
+a change to it (index_text, code_text, the columns) needs a new SCHEMA_VERSION.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
-import re
 import sqlite3
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from datasets import derived
-from datasets.code_symbols import symbols
-from datasets.fts_text import index_text
-from datasets.knowledge_files import CODE, DISCUSSIONS, PULLS, RELEASES, REPO, code_files, read_jsonl
+from datasets.knowledge_files import CODE, DISCUSSIONS, PULLS, RELEASES, REPO, code_files
+from datasets.knowledge_rows import code_text, content_hash, insert_file, insert_item, records, sync_code, sync_items
 from datasets.tracker_db import TOKENIZER
 
+__all__ = ["DB", "SCHEMA_VERSION", "code_text", "db_path", "ensure", "fingerprint"]  # code_text: tools/knowledge_store.py
+
 DB = Path("issues") / "knowledge.db"
-SCHEMA_VERSION = "3"
-CHUNK_LINES = 30
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_FIXES = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+#(\d+)", re.IGNORECASE)
-_MENTION = re.compile(r"#(\d+)\b")
+LOCK = ".knowledge.lock"
+SCHEMA_VERSION = "4"
+BUSY_SECONDS = 600.0  # turning an older rollback-journal index to WAL waits for its readers, not fails on them
+_BROKEN = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE items(
     id INTEGER PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN ('pull_request', 'release', 'discussion')),
     number INTEGER, tag TEXT, title TEXT NOT NULL, body TEXT NOT NULL, author TEXT, state TEXT, date TEXT,
-    url TEXT, fixes TEXT NOT NULL, mentions TEXT NOT NULL, extra TEXT NOT NULL);
+    url TEXT, fixes TEXT NOT NULL, mentions TEXT NOT NULL, extra TEXT NOT NULL, source_hash TEXT NOT NULL);
 CREATE VIRTUAL TABLE items_fts USING fts5(title, body, files, content='', tokenize="{TOKENIZER}");
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, sha TEXT NOT NULL, text TEXT NOT NULL,
     line_count INTEGER NOT NULL);
 CREATE TABLE symbols(name TEXT NOT NULL, lower TEXT NOT NULL, qualname TEXT NOT NULL, kind TEXT NOT NULL,
     file_id INTEGER NOT NULL REFERENCES files(id), line INTEGER NOT NULL, end_line INTEGER NOT NULL);
 CREATE INDEX symbols_by_name ON symbols(lower);
+CREATE INDEX symbols_by_file ON symbols(file_id, line);
 CREATE TABLE chunks(id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL REFERENCES files(id),
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL);
+CREATE INDEX chunks_by_file ON chunks(file_id);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(path, symbols, text, content='', tokenize="{TOKENIZER}");
 """
-
-
-def code_text(text: str) -> str:
-    """`index_text` plus the camelCase parts of each word, for code."""
-    words = index_text(text)
-    extra = [" ".join(_CAMEL.findall(w)) for w in words.split() if any(c.isupper() for c in w[1:]) and w[:1].isalpha()]
-    return words + (" " + " ".join(extra) if extra else "")
-
-
-def path_text(paths: list[str]) -> str:
-    """Changed file paths as index words: each path whole (`orbit/config.py`) and by its parts (`orbit`,
-    `config.py`, `config`), camelCase split as in code, so a question naming a file or its folder finds them."""
-    return " ".join(code_text(p) for p in paths)
 
 
 def db_path(data_dir: Path, home: Path | None = None) -> Path:
@@ -68,16 +71,16 @@ def db_path(data_dir: Path, home: Path | None = None) -> Path:
 
 
 def ensure(data_dir: Path, home: Path | None = None) -> Path:
-    """The index of `data_dir`, rebuilt first when a source changed since it was built."""
+    """The index of `data_dir`, brought up to date first when a source changed since it was last updated."""
     target = db_path(data_dir, home)
     stamp = fingerprint(Path(data_dir))
     if _built_from(target) != stamp:
-        build(Path(data_dir), target, stamp)
+        refresh(Path(data_dir), target, stamp)
     return target
 
 
 def fingerprint(data_dir: Path | str) -> str:
-    """(size, mtime) of each knowledge file: what decides a rebuild (plain os calls: open_corpus runs it per tool call)."""
+    """(size, mtime) of each knowledge file: what decides an update (plain os calls: open_corpus runs it per tool call)."""
     parts = [SCHEMA_VERSION]
     for path in (REPO, PULLS, RELEASES, DISCUSSIONS):
         try:
@@ -102,25 +105,112 @@ def _built_from(target: Path) -> str | None:
         conn.close()
 
 
+def refresh(data_dir: Path, target: Path, stamp: str) -> None:
+    """Update `target` in place, in one transaction; build it whole when there is none or it is not a database.
+    One process at a time (an flock on LOCK beside it): a rename never lands under another's update."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_name(LOCK), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file is closed
+        if _built_from(target) == stamp:
+            return  # another process did it while this one waited
+        if target.is_file():
+            try:
+                update(data_dir, target, stamp)
+                return
+            except sqlite3.DatabaseError as exc:
+                if getattr(exc, "sqlite_errorcode", None) not in _BROKEN:
+                    raise
+        build(data_dir, target, stamp)
+
+
+def update(data_dir: Path, target: Path, stamp: str) -> None:
+    """One write transaction: nothing when another process already did it, the whole index again when its
+    schema is another version, else only the rows that changed. An exception rolls all of it back."""
+    conn = sqlite3.connect(target, timeout=BUSY_SECONDS, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")  # readers read the last commit while this one writes
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            meta = _meta(conn)
+            if meta.get("sources") == stamp:
+                conn.execute("ROLLBACK")
+                return
+            if meta.get("schema") != SCHEMA_VERSION:
+                _drop_all(conn)
+                _create(conn)
+                _fill(conn, data_dir)
+            else:
+                sync_items(conn, data_dir)
+                sync_code(conn, data_dir / CODE)
+            _put_meta(conn, data_dir, stamp)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):  # a corrupt file may refuse; closing rolls back anyway
+                    conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.close()
+
+
 def build(data_dir: Path, target: Path, stamp: str) -> None:
-    """Write the whole index to a temporary file and rename it over `target`: readers never see half of one."""
+    """Write the whole index to a temporary file and rename it over `target` (missing or not a database):
+    readers never see half of one. A `-wal` or `-shm` left beside the old name would be read against the new
+    file, so they go first."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     try:
-        conn = sqlite3.connect(tmp)
-        with conn:
-            conn.executescript(SCHEMA)
-            repo = _repo(data_dir)
-            meta = {"sources": stamp, "url": str(repo.get("url") or ""), "commit": str(repo.get("commit") or "")}
-            conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-            _insert_items(conn, data_dir)
-            _insert_code(conn, data_dir / CODE)
-        conn.close()
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.execute("BEGIN")
+            _create(conn)
+            _fill(conn, data_dir)
+            _put_meta(conn, data_dir, stamp)
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode = WAL")  # kept in the file: its updates are in place
+        finally:
+            conn.close()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _meta(conn: sqlite3.Connection) -> dict[str, str]:
+    try:
+        return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+    except sqlite3.OperationalError:  # no meta table: not an index of ours, rebuilt whole
+        return {}
+
+
+def _drop_all(conn: sqlite3.Connection) -> None:
+    """Every table of an older schema (virtual tables first: they drop their own shadow tables)."""
+    listed = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql {} 'CREATE VIRTUAL%'"
+    for how in ("LIKE", "NOT LIKE"):
+        for (name,) in conn.execute(listed.format(how)).fetchall():
+            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    for statement in SCHEMA.split(";"):  # not executescript: it would commit the transaction
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _fill(conn: sqlite3.Connection, data_dir: Path) -> None:
+    for kind, row in records(data_dir):
+        insert_item(conn, kind, row, content_hash(row))
+    for item in code_files(data_dir / CODE):
+        insert_file(conn, item)
+
+
+def _put_meta(conn: sqlite3.Connection, data_dir: Path, stamp: str) -> None:
+    repo = _repo(data_dir)
+    meta = {"sources": stamp, "schema": SCHEMA_VERSION, "url": str(repo.get("url") or ""), "commit": str(repo.get("commit") or "")}
+    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
 
 
 def _repo(data_dir: Path) -> dict[str, Any]:
@@ -129,65 +219,3 @@ def _repo(data_dir: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def _insert_items(conn: sqlite3.Connection, data_dir: Path) -> None:
-    for row in read_jsonl(data_dir / PULLS):
-        body = str(row.get("body") or "")
-        fixes = sorted({int(n) for n in row.get("closes") or []} | {int(n) for n in _FIXES.findall(body)})
-        extra = {"merged_at": row.get("merged_at"), "files": row.get("files") or []}
-        _item(conn, "pull_request", row.get("number"), None, row, body, row.get("merged_at") or row.get("created_at"), fixes, extra)
-    for row in read_jsonl(data_dir / RELEASES):
-        body = str(row.get("body") or "")
-        _item(conn, "release", None, row.get("tag"), {**row, "title": row.get("name") or row.get("tag")}, body,
-              row.get("published_at"), [], {})
-    for row in read_jsonl(data_dir / DISCUSSIONS):
-        answer = row.get("answer") if isinstance(row.get("answer"), dict) else None
-        replies = [r for r in row.get("replies") or [] if isinstance(r, dict)]
-        parts = [str(row.get("body") or "")] + ([str(answer.get("body") or "")] if answer else []) + [str(r.get("body") or "") for r in replies]
-        extra = {"category": row.get("category"), "answer": answer, "replies": replies}
-        state = "answered" if answer else "unanswered"
-        _item(conn, "discussion", row.get("number"), None, {**row, "state": state}, "\n\n".join(parts), row.get("created_at"), [], extra)
-
-
-def _item(conn: sqlite3.Connection, kind: str, number: Any, tag: Any, row: dict[str, Any], body: str, date: Any,
-          fixes: list[int], extra: dict[str, Any]) -> None:
-    title = str(row.get("title") or "")
-    mentions = sorted({int(n) for n in _MENTION.findall(body)})
-    cur = conn.execute(
-        "INSERT INTO items(kind, number, tag, title, body, author, state, date, url, fixes, mentions, extra)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (kind, number, tag, title, str(row.get("body") or ""), row.get("author"), row.get("state"), date, row.get("url"),
-         json.dumps(fixes), json.dumps(mentions), json.dumps(extra)))
-    paths = [str(p) for p in extra.get("files") or []] if kind == "pull_request" else []
-    conn.execute("INSERT INTO items_fts(rowid, title, body, files) VALUES (?, ?, ?, ?)",
-                 (cur.lastrowid, index_text(f"{tag or ''} {title}"), index_text(body), path_text(paths)))
-
-
-def _insert_code(conn: sqlite3.Connection, root: Path) -> None:
-    for item in code_files(root):
-        lines = item.text.splitlines()
-        cur = conn.execute("INSERT INTO files(path, sha, text, line_count) VALUES (?, ?, ?, ?)",
-                           (item.path, item.sha, item.text, len(lines)))
-        file_id = cur.lastrowid
-        defined = symbols(item.text)
-        conn.executemany("INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         [(s.name, s.name.lower(), s.qualname, s.kind, file_id, s.line, s.end) for s in defined])
-        path_words = code_text(item.path.replace("/", " "))
-        for start, end in chunk_ranges(len(lines), [s.line for s in defined]):
-            names = " ".join(s.qualname for s in defined if start <= s.line <= end)
-            cur = conn.execute("INSERT INTO chunks(file_id, start_line, end_line) VALUES (?, ?, ?)", (file_id, start, end))
-            conn.execute("INSERT INTO chunks_fts(rowid, path, symbols, text) VALUES (?, ?, ?, ?)",
-                         (cur.lastrowid, path_words, code_text(names), code_text("\n".join(lines[start - 1:end]))))
-
-
-def chunk_ranges(line_count: int, starts: list[int]) -> list[tuple[int, int]]:
-    """1-based, inclusive, non-overlapping line ranges: one per definition (a hit is then a whole
-    function), the lines before the first one, each cut into CHUNK_LINES pieces when longer."""
-    bounds = sorted({1, *[s for s in starts if 1 <= s <= line_count]})
-    ranges: list[tuple[int, int]] = []
-    for i, start in enumerate(bounds):
-        end = bounds[i + 1] - 1 if i + 1 < len(bounds) else line_count
-        for piece in range(start, end + 1, CHUNK_LINES):
-            ranges.append((piece, min(piece + CHUNK_LINES - 1, end)))
-    return ranges or [(1, max(line_count, 1))]

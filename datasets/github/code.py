@@ -6,7 +6,7 @@ blobs whose sha is new are fetched, so an unchanged file is never fetched twice.
 from outside: only regular files (mode 100644 or 100755) with a plain relative path are written, never
 a symlink or submodule, never outside `code/`; vendored, generated, minified, binary and files over
 MAX_FILE_BYTES are left out (datasets/knowledge_files.py). repo.json is written last: the knowledge index
-rebuilds when it changes (datasets/knowledge_index.py).
+re-indexes the files whose sha changed when it does (datasets/knowledge_index.py).
 """
 
 from __future__ import annotations
