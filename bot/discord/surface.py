@@ -279,7 +279,7 @@ class DiscordReporter(ChatPlatform):
                 continue
             card = approval_cards.view(run, call, tracker, record.expires_at)
             text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
-                                     card.read)
+                                     card.read, card.drafted)
             channel = self.channel(run)
             # The nonce makes the post idempotent for a few minutes (Discord returns the message it made): a
             # worker killed before `attach_card` is retried by another, which gets the same card back.
