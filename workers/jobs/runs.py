@@ -78,7 +78,7 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
         from workers.inbox.job import proceed
 
         return proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
-    if run.filing is not None:  # a thread drafted as an issue: its one approval, no model
+    if run.filing is not None:  # a thread drafted as an issue (one model call at most): its one approval
         from workers.followup import filing
 
         return filing.proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
