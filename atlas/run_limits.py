@@ -19,6 +19,15 @@ class Budget:
     max_errors: int = 3
 
 
+@dataclass(frozen=True)
+class DraftBudget:
+    """With a model: what drafting one "File as GitHub issue" may spend (one call, no tools), each capped at a
+    mention's `Budget`. Small, because someone waits on the card: past it, the thread's own words are drafted."""
+
+    max_tokens: int = 8_000  # ATLAS_DRAFT_MAX_TOKENS: input and output tokens of the call
+    max_seconds: float = 20.0  # ATLAS_DRAFT_MAX_SECONDS: the call's working seconds, its retries included
+
+
 # Runs one `atlas worker` process works at once, on threads (ATLAS_WORKER_CONCURRENCY). A run waits on the
 # model nearly all its life and costs well under 1 MiB in a process that costs ~250 MiB, so one process
 # should hold many; 16 keeps what one crashed process hands to the others, and the model calls one process

@@ -23,7 +23,7 @@ from atlas.errors import ConfigError as ConfigError  # raised by from_env, so im
 from atlas.help_settings import HelpSettings, help_from_env
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
-from atlas.run_limits import DEFAULT_WORKER_CONCURRENCY, TOOL_TIMEOUT_SECONDS, Budget, worker_concurrency
+from atlas.run_limits import DEFAULT_WORKER_CONCURRENCY, TOOL_TIMEOUT_SECONDS, Budget, DraftBudget, worker_concurrency
 from atlas.triage_settings import TriageSettings, triage_from_env
 
 DISCORD_ASK_COMMAND = "atlas"  # `/atlas ask`; the lookup command is never named this (see lookup_command)
@@ -98,6 +98,7 @@ class Settings:
     worker_maintenance_seconds: int = 30
     worker_concurrency: int = DEFAULT_WORKER_CONCURRENCY  # runs one `atlas worker` process works at once (threads)
     budget: Budget = Budget()  # steps, working seconds, tokens, consecutive error steps per run
+    draft: DraftBudget = DraftBudget()  # a "File as GitHub issue" draft by the model (workers/followup/model_draft.py)
     tool_timeout_seconds: float = TOOL_TIMEOUT_SECONDS
     semantic_docs: bool = True  # docs search ranks by meaning too, when the embedding model's package is installed
     slack_outage_seconds: float = 900.0  # how long an answer or approval card keeps being retried
@@ -151,6 +152,7 @@ class Settings:
             "docs_base_url": self.docs_base_url,
             "issues_base_url": self.issues_base_url,
             "budget": [self.budget.max_steps, self.budget.max_seconds, self.budget.max_tokens, self.budget.max_errors],
+            "draft": [self.draft.max_tokens, self.draft.max_seconds],
             "tool_timeout_seconds": self.tool_timeout_seconds,
             "semantic_docs": self.semantic_docs,
             "project": [self.project.name, self.project.description],
@@ -225,6 +227,8 @@ class Settings:
                 max_tokens=positive("ATLAS_MAX_TOKENS", Budget.max_tokens, int),
                 max_errors=positive("ATLAS_MAX_ERROR_STEPS", Budget.max_errors, int),
             ),
+            draft=DraftBudget(max_tokens=positive("ATLAS_DRAFT_MAX_TOKENS", DraftBudget.max_tokens, int),
+                              max_seconds=positive("ATLAS_DRAFT_MAX_SECONDS", DraftBudget.max_seconds)),
             tool_timeout_seconds=positive("ATLAS_TOOL_TIMEOUT", TOOL_TIMEOUT_SECONDS),
             semantic_docs=flag("ATLAS_SEMANTIC", True),
             slack_outage_seconds=number("ATLAS_SLACK_OUTAGE_SECONDS", 900.0),

@@ -125,10 +125,12 @@ def card_buttons(pending_id: str) -> list[dict[str, Any]]:
 
 
 def card_text(name: str, arguments: dict[str, Any], issue: Any, duplicate: Any, reason: str, asker: str | None,
-              expires_at: float, read: tuple[str, ...] = ()) -> str:
+              expires_at: float, read: tuple[str, ...] = (), drafted: str = "") -> str:
     """The card's description (everything but the buttons), within Discord's content limit. Direction
     controls in it are shown as `<U+202E>`, so what the approver reads is what runs."""
     lines = [wording.APPROVAL_TITLE.get(name) or wording.APPROVAL_TITLE_OTHER.format(name=name[:64].replace("`", ""))]
+    if drafted in wording.APPROVAL_DRAFTED_BY:  # a "File as GitHub issue" draft: the model's, or the thread's words
+        lines.append(wording.APPROVAL_DRAFTED_BY[drafted])
     number = arguments.get("issue_id")
     if issue is not None:
         lines.append(wording.APPROVAL_ISSUE.format(link=_issue_link(issue), state=escape(str(issue.state))))

@@ -281,7 +281,7 @@ class DiscordReporter(ChatPlatform):
                 continue
             card = approval_cards.view(run, call, tracker, record.expires_at)
             text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
-                                     card.read)
+                                     card.read, card.drafted)
             posted.append(self._post_card(self.channel(run), call.pending_id, text, card.name, card.arguments))
         return posted
 

@@ -43,6 +43,11 @@ APPROVAL_HIDDEN = ("\u26a0\ufe0f **This contains {count} invisible or direction-
 APPROVAL_CLOSE = "**Close as:** {reason}"
 APPROVAL_NEW_TITLE = "**Title:** {title}"
 APPROVAL_NEW_LABELS = "**Labels:** {labels}"
+APPROVAL_DRAFTED_BY = {  # which made a "File as GitHub issue" draft (workers/runs/filing_record.py `drafted`)
+    "model": "\U0001f916 **Drafted by the model** from this thread: check that it says what the thread says.",
+    "thread": "\U0001f4c4 **Drafted from the thread's own words**, without a model.",
+    "fallback": "\U0001f4c4 **Drafted from the thread's own words**: the model's draft failed.",
+}
 APPROVAL_NEW_BODY_BELOW = "**Body, exactly as it will be filed ({chars} characters, in full below):**"
 APPROVAL_CLOSE_DUPLICATE = "**Close as:** duplicate of {link}"
 APPROVAL_REASON = "*Why (the model's words):*"

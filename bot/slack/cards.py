@@ -70,6 +70,7 @@ class CardView:
     asker: str | None
     expires_at: float
     read: tuple[str, ...] = ()  # untrusted text the run read before proposing this: "#237", search results
+    drafted: str = ""  # a "File as GitHub issue" draft: "model", "thread" or "fallback" (FilingRecord.drafted)
 
 
 def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: float) -> CardView:
@@ -89,7 +90,7 @@ def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: 
         except TrackerUnavailable:
             log.warning("run %s: tracker unavailable while rendering a card", run.id)
     return CardView(call.pending_id, call.name, arguments, issue, duplicate, stated_reason(run, call.call_id),
-                    run.origin.user, expires_at, untrusted_reads(run, call.call_id))
+                    run.origin.user, expires_at, untrusted_reads(run, call.call_id), (run.filing.drafted if run.filing else None) or "")
 
 
 def untrusted_reads(run: RunState, call_id: str) -> tuple[str, ...]:
@@ -134,6 +135,8 @@ def describe(card: CardView) -> list[dict[str, Any]]:
     """The card's descriptive blocks (everything but the buttons), as validated dicts."""
     title = wording.APPROVAL_TITLE.get(card.name) or wording.APPROVAL_TITLE_OTHER.format(name=escape(card.name[:64]))
     blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(text=f"*{title}*"))]
+    if card.drafted in wording.APPROVAL_DRAFTED_BY:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_DRAFTED_BY[card.drafted])]))
     number = card.arguments.get("issue_id")
     if card.issue is not None:
         blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=_link(card.issue), state=card.issue.state))))

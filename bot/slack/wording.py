@@ -103,6 +103,11 @@ APPROVAL_FALLBACK_NEW = "Approval needed: {name}"
 APPROVAL_NEW_TITLE = "*Title:* {title}"
 APPROVAL_NEW_LABELS = "Labels:"
 APPROVAL_NEW_BODY = "*Body, exactly as it will be filed:*"
+APPROVAL_DRAFTED_BY = {  # which made a "File as GitHub issue" draft (workers/runs/filing_record.py `drafted`)
+    "model": ":robot_face: *Drafted by the model* from this thread: check that it says what the thread says.",
+    "thread": ":page_facing_up: *Drafted from the thread's own words*, without a model.",
+    "fallback": ":page_facing_up: *Drafted from the thread's own words*: the model's draft failed.",
+}
 APPROVAL_ISSUE = "*Issue:* {link} ({state})"
 APPROVAL_LABELS = "Labels to add:"
 APPROVAL_CURRENT_LABELS = "*Current labels:* {labels}"

@@ -32,10 +32,14 @@ def test_settings_defaults_and_overrides(tmp_path: Path) -> None:
     assert Settings.from_env({"ATLAS_ASKER_MAY_APPROVE": "true"}).asker_may_approve
     custom = Settings.from_env({"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "ATLAS_MODEL": "m", "ATLAS_PRICE": "1,0.5,2"})
     assert custom.price == Price(1.0, 0.5, 2.0)
+    assert default.draft.max_tokens == 8_000 and default.draft.max_seconds == 20.0  # a draft's own budget, smaller than a run's
+    draft = Settings.from_env({"ATLAS_DRAFT_MAX_TOKENS": "3000", "ATLAS_DRAFT_MAX_SECONDS": "7.5"}).draft
+    assert (draft.max_tokens, draft.max_seconds) == (3000, 7.5)
 
 
 @pytest.mark.parametrize(
-    ("name", "value"), [("ATLAS_PRICE", "cheap"), ("PORT", "eighty"), ("ATLAS_MODEL_TIMEOUT", "soon"), ("ATLAS_ASKER_MAY_APPROVE", "maybe")]
+    ("name", "value"), [("ATLAS_PRICE", "cheap"), ("PORT", "eighty"), ("ATLAS_MODEL_TIMEOUT", "soon"), ("ATLAS_ASKER_MAY_APPROVE", "maybe"),
+                       ("ATLAS_DRAFT_MAX_TOKENS", "0"), ("ATLAS_DRAFT_MAX_TOKENS", "many"), ("ATLAS_DRAFT_MAX_SECONDS", "-1")]
 )
 def test_settings_reject_malformed_values_naming_the_variable(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):

@@ -195,7 +195,10 @@ def _off_format(request: Json, items: list[Any]) -> list[str]:
     for item in items:
         if not isinstance(item, dict) or item.get("type") != "message":
             continue
-        text = "".join(p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict) and p.get("type") == "output_text")
+        parts = [p for p in item.get("content") or [] if isinstance(p, dict)]
+        if any(p.get("type") == "refusal" for p in parts):
+            continue  # how structured outputs decline: a `refusal` part instead of the schema's JSON
+        text = "".join(p.get("text", "") for p in parts if p.get("type") == "output_text")
         try:
             value = json.loads(text)
         except json.JSONDecodeError as err:

@@ -44,12 +44,13 @@ from tests.standins.turns import (
     reply_calls,
     reply_error,
     reply_incomplete,
+    reply_refusal,
     reply_text,
 )
 
 __all__ = [
     "Call", "Message", "NotAResponse", "RecordedRequest", "ScriptedModel", "Thought", "Turn", "TurnSource", "Usage",
-    "call_outputs", "last_user_text", "reply_calls", "reply_error", "reply_incomplete", "reply_text",
+    "call_outputs", "last_user_text", "reply_calls", "reply_error", "reply_incomplete", "reply_refusal", "reply_text",
 ]
 
 RESPONSES_PATH = "/v1/responses"

@@ -1,7 +1,7 @@
 """Scripted model turns and how they become Responses API replies.
 
-A test queues `Turn`s built with `reply_text`, `reply_calls`, `reply_error` and
-`reply_incomplete`; each is rendered against the request it answers, so the reply echoes what
+A test queues `Turn`s built with `reply_text`, `reply_calls`, `reply_error`,
+`reply_incomplete` and `reply_refusal`; each is rendered against the request it answers, so the reply echoes what
 was sent (model, tools, tool_choice, ...) the way the real API does, with fresh ids.
 """
 
@@ -145,6 +145,17 @@ def reply_incomplete(
     """Generation stopped early: `status: incomplete`, usually only reasoning or a cut-off message."""
     items = (*_thought(reasoning), *((Message(text),) if text is not None else ()))
     return Turn(items=items, status="incomplete", incomplete_reason=reason, usage=usage or Usage())
+
+
+def reply_refusal(text: str = "I'm sorry, but I can't help with that.", *, usage: Usage | None = None) -> Turn:
+    """The model declines, as it does under structured outputs: its message holds one `refusal` part, no text."""
+    def refuse(body: Json) -> Json:
+        for item in body.get("output") or []:
+            if item.get("type") == "message":
+                item["content"] = [{"type": "refusal", "refusal": text}]
+        return body
+
+    return reply_text("", usage=usage).edited(refuse)
 
 
 def reply_error(

@@ -22,6 +22,7 @@ ANSWER_CHARS = 1500
 MAX_DRAFT_LABELS = 3
 NEVER_SUGGESTED = frozenset({"duplicate", "invalid", "wontfix", "won't fix", "spam", "good first issue", "help wanted"})
 MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>|<@!?\d+>")
+SPACED_MENTION = re.compile(rf"[ \t]*(?:{MENTION.pattern})[ \t]*")
 VERSION = re.compile(r"\b([A-Za-z][\w.+-]{1,30})\s+v?(\d+\.\d+(?:\.\d+)*(?:[-.]?(?:rc|a|b|dev|post)\d*)?)\b")
 VERSION_WORDS = re.compile(r"(?i)^(version|v|release|on|in|to|from|at|and|or|with|since|after|before|of|is|was|the)$")
 TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t]+.*\n?)*(?:[\w.]+(?:Error|Exception|Exit|Interrupt|Warning)\b.*)?")
@@ -41,10 +42,16 @@ class Draft:
         return {"title": self.title, "body": self.body, "labels": self.labels}
 
 
+def unmentioned(text: str) -> str:
+    """`text` without mentions of the bot (or anyone): a draft never pings. Only the spaces around a mention go,
+    so a traceback's or a code block's indentation stays as it was written."""
+    return SPACED_MENTION.sub(" ", text).strip()
+
+
 def asked(run: RunState) -> list[str]:
     """Every question of the thread, oldest first, without mentions of the bot."""
     questions = [turn.question for turn in run.history] + [run.question]
-    return [q for q in (re.sub(r"[ \t]{2,}", " ", MENTION.sub("", q)).strip() for q in questions) if q]
+    return [q for q in (unmentioned(q) for q in questions) if q]
 
 
 def draft(run: RunState, link: str | None, known_labels: list[str], platform: str) -> Draft:
@@ -90,21 +97,40 @@ def labels(text: str, known: list[str]) -> list[str]:
 
 
 def body(questions: list[str], answer: str, link: str | None, platform: str) -> str:
+    quoted = "\n>\n".join("\n".join(f"> {line}" if line else ">" for line in _prose(q).splitlines())
+                          for q in questions if _prose(q).strip())
+    return assemble([header(link, platform), "### Report\n\n" + quoted, versions_section(versions("\n".join(questions))),
+                     output_section(questions), answer_section(answer)])
+
+
+def header(link: str | None, platform: str, *, by_model: bool = False) -> str:
+    """The body's first line: where the issue comes from (and, drafted by the model, that a model summed it up)."""
     where = {"slack": "a Slack thread", "discord": "a Discord thread"}.get(platform, "a chat thread")
-    parts = [f"_Filed by Atlas from {where}" + (f": {link}_" if link else "_")]
-    parts.append("### Report\n\n" + "\n>\n".join("\n".join(f"> {line}" if line else ">" for line in _prose(q).splitlines())
-                                                for q in questions if _prose(q).strip()))
-    named = versions("\n".join(questions))
-    if named:
-        parts.append("### Versions\n\n" + "\n".join(f"- {v}" for v in named))
+    how = " (summed up by a model; code and tracebacks quoted as given)" if by_model else ""
+    return f"_Filed by Atlas from {where}{how}" + (f": {link}_" if link else "_")
+
+
+def versions_section(named: list[str]) -> str:
+    return "### Versions\n\n" + "\n".join(f"- {v}" for v in named) if named else ""
+
+
+def output_section(questions: list[str]) -> str:
+    """Each traceback and code block the asker gave, whole, fenced (a fence inside one cannot end it)."""
     blocks = [b for q in questions for b in code_blocks(q)]
-    if blocks:
-        fenced = ["```\n" + b.replace("```", "~~~") + "\n```" for b in blocks]
-        parts.append("### Traceback and output\n\n" + "\n\n".join(fenced))
-    if answer.strip():
-        parts.append("<details><summary>What Atlas answered in the thread</summary>\n\n"
-                     + clip(answer.strip(), ANSWER_CHARS, "...") + "\n\n</details>")
-    text = "\n\n".join(parts)
+    fenced = ["```\n" + b.replace("```", "~~~") + "\n```" for b in blocks]
+    return "### Traceback and output\n\n" + "\n\n".join(fenced) if blocks else ""
+
+
+def answer_section(answer: str) -> str:
+    """Atlas's answer in the thread, folded away."""
+    if not answer.strip():
+        return ""
+    return "<details><summary>What Atlas answered in the thread</summary>\n\n" + clip(answer.strip(), ANSWER_CHARS, "...") + "\n\n</details>"
+
+
+def assemble(parts: list[str]) -> str:
+    """The body from its sections (empty ones left out), within what a card shows whole."""
+    text = "\n\n".join(p for p in parts if p)
     return text if len(text) <= MAX_BODY_CHARS else clip(text, MAX_BODY_CHARS - 200, "\n\n(cut: see the thread)")
 
 

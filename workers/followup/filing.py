@@ -1,8 +1,10 @@
 """A click on "File as GitHub issue" under an answer: one filing run per answer, drafted, approved, filed once.
 
 The web process claims the answer and queues the filing run (filing_claim.py: a second or redelivered
-click starts nothing). `proceed` (a worker) drafts the issue from the answer's thread without a model
-(draft.py), checks it like any `create_issue` call and opens its approval, whose card goes in the thread; once decided, the approved call runs through the gate's
+click starts nothing). `proceed` (a worker) drafts the issue from the answer's thread: by the model when one
+is configured (model_draft.py, its own small budget), else, or when that fails, from the thread's own words
+(draft.py); checks it like any `create_issue` call and opens its approval, whose card goes in the thread and says
+which of the two drafted it (`FilingRecord.drafted_by`); once decided, the approved call runs through the gate's
 ledger (at most once, settled from the tracker's marker when in doubt), the thread is subscribed to the
 new issue and told so, once.
 """
@@ -19,6 +21,7 @@ from tools.dispatch import ToolOutput, validate
 from tools.errors import for_people
 from tools.issue_filing import FILED
 from workers import wording
+from workers.agent.cost import dollars
 from workers.agent.ports import Reporter
 from workers.approvals import gate, ledger
 from workers.approvals import records as approvals
@@ -63,14 +66,13 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     except Exception:
         log.warning("run %s: could not list the tracker's labels; drafting without labels", run.id, exc_info=True)
         known = []
-    made = drafting.draft(source, link, known, run.origin.kind)
-    arguments = json.dumps(made.arguments())
     ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs), run_id=run.id,
                       tracker=rt.tracker)
-    checked = validate(rt.registry, "create_issue", arguments, ctx)
-    if isinstance(checked, ToolOutput):  # the tracker refused the draft (a label gone): say so, file nothing
-        _end(rt, run, record, "failed", wording.FILE_ISSUE_REFUSED.format(reason=checked.text.split("\n")[0]))
+    made, refused = _chosen(rt, run, record, source, link, known, ctx)
+    if refused is not None:  # the tracker refused the draft (a label gone): say so, file nothing
+        _end(rt, run, record, "failed", wording.FILE_ISSUE_REFUSED.format(reason=refused.text.split("\n")[0]))
         return
+    arguments = json.dumps(made.arguments())
     run.items = [{"type": "function_call", "call_id": CALL_ID, "name": "create_issue", "arguments": arguments}]
     run.pending = [PendingCall(pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name="create_issue", arguments=arguments, step=STEP)]
     record.status = "pending"
@@ -80,6 +82,39 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     gate.pause(rt, run)
     if platform is not None:
         platform.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+
+
+def _chosen(rt: WorkerParts, run: RunState, record: FilingRecord, source: RunState, link: str | None, known: list[str],
+            ctx: ToolContext) -> tuple[drafting.Draft, ToolOutput | None]:
+    """The model's draft when one is configured and it passes create_issue's checks, else the thread's words (the
+    fallback logged once, its reason kept in the record); and the checks' refusal of the draft chosen, if any."""
+    record.drafted_by, record.model_failure = "thread", ""
+    if not rt.settings.offline:
+        written, record.model_failure = _by_model(rt, run, source, link, known)
+        checked = validate(rt.registry, "create_issue", json.dumps(written.arguments()), ctx) if written is not None else None
+        if written is not None and not isinstance(checked, ToolOutput):
+            record.drafted_by = "model"
+            return written, None
+        if isinstance(checked, ToolOutput):
+            record.model_failure = "the tracker refused it: " + checked.text.split("\n")[0]
+        log.warning("run %s: the model's draft failed (%s); drafted from the thread's words instead", run.id, record.model_failure)
+    made = drafting.draft(source, link, known, run.origin.kind)
+    checked = validate(rt.registry, "create_issue", json.dumps(made.arguments()), ctx)
+    return made, checked if isinstance(checked, ToolOutput) else None
+
+
+def _by_model(rt: WorkerParts, run: RunState, source: RunState, link: str | None,
+              known: list[str]) -> tuple[drafting.Draft | None, str]:
+    """The model's draft under the draft's budget (each part capped at a run's), its usage billed to the filing run;
+    or None and why not."""
+    from workers.followup import model_draft
+
+    mine, runs = rt.settings.draft, rt.settings.budget
+    attempt = model_draft.write(rt.model, source, link, known, run.origin.kind, max_tokens=min(mine.max_tokens, runs.max_tokens),
+                                max_seconds=min(mine.max_seconds, runs.max_seconds), project=rt.settings.project.name)
+    run.usage.add(attempt.usage)
+    run.cost_usd = dollars(run.usage, rt.settings.price)
+    return attempt.draft, attempt.failure
 
 
 def _decided(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:

@@ -74,11 +74,11 @@ def continue_run(run_id: str) -> str | Retry:
 def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> str:
     """`fence` (the lease's check) runs before every save and post, and raises LeaseLost once another job took the run."""
     run = rt.store.load(run_id)
-    if run.triage is not None:  # the triage inbox: no model, no thread; its card and its actions only
+    if run.triage is not None:  # the triage inbox: no thread; its card and its actions only (a model only if configured, under its own budget)
         from workers.inbox.job import proceed
 
         return proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
-    if run.filing is not None:  # a thread drafted as an issue: its one approval, no model
+    if run.filing is not None:  # a thread drafted as an issue (one model call at most): its one approval
         from workers.followup import filing
 
         return filing.proceed(cast(WorkerParts, FencedParts(rt, fence)), run)

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 FilingStatus = Literal["drafting", "pending", "filed", "declined", "expired", "failed", "in_doubt"]
+DraftedBy = Literal["model", "thread"]  # who wrote the draft: the model, or Atlas from the thread's own words
 
 
 class FilingRecord(BaseModel):
@@ -25,3 +26,12 @@ class FilingRecord(BaseModel):
     told: bool = False  # the thread heard the outcome (said once, across retried jobs)
     note_posting: float = 0.0  # when a worker set out to tell the thread (epoch seconds): a retry looks for the note first
     note_ts: str = ""  # the note's message, once recorded
+    drafted_by: DraftedBy | None = None  # what the card says made the draft (workers/followup/filing.py)
+    model_failure: str = ""  # with a model configured: why its draft was not used and the thread's words were drafted
+
+    @property
+    def drafted(self) -> Literal["model", "thread", "fallback"] | None:
+        """What the card says made the draft: the model, the thread's words, or those once the model's draft failed."""
+        if self.drafted_by is None:
+            return None
+        return "fallback" if self.drafted_by == "thread" and self.model_failure else self.drafted_by

@@ -1,5 +1,5 @@
 """From a Discord answer to a GitHub issue, and back: `/atlas ask` answered by a real worker, the answer's
-"File as GitHub issue" button, the drafted card approved by a role member, one POST of the issue on the
+"File as GitHub issue" button, the card drafted from the thread's words (no model) approved by a role member, one POST of the issue on the
 GitHub stand-in, and a signed `issues.closed` webhook (delivered twice) told once in the channel, then a release."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from rq.registry import StartedJobRegistry
 
 from atlas.settings import Settings
 from bot.discord import render
+from bot.discord import wording as discord_words
 from tests.bot.discord.test_e2e import MAINTAINER, ROLE
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
@@ -50,6 +51,7 @@ def test_a_discord_answer_filed_as_an_issue_hears_once_when_it_is_closed(atlas_e
                                           if any(c.startswith(render.APPROVE_PREFIX) for c in _custom_ids(m))), None),
                             timeout=60, what="the draft's card")
             assert "file a new issue" in card["content"] and "rocket 2.3" in card["embeds"][0]["description"]
+            assert discord_words.APPROVAL_DRAFTED_BY["thread"] in card["content"]  # no model configured: the thread's words
             assert github.requests("POST", r"/issues$") == []
             [approve] = [c for c in _custom_ids(card) if c.startswith(render.APPROVE_PREFIX)]
             assert serve.send(di.click(approve, MAINTAINER, message=card)).body["type"] == 7

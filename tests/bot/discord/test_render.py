@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.discord import render
+from bot.discord import render, wording
 from bot.discord.approvers import DiscordPolicy
 from tests.standins import discord_interactions as di
 from workers.runs.state import Origin, RunState, StepRecord
@@ -64,3 +64,11 @@ def test_approvers_are_the_configured_role_or_users_else_owners_and_managers() -
     assert default.may_decide(di.click("x", di.member("5", permissions=1 << 3)))  # Administrator (owners have all)
     assert not default.may_decide(di.click("x", di.member("6", permissions=(1 << 11) | (1 << 10))))
     assert not default.may_decide({"type": 3, "data": {}})
+
+
+def test_a_new_issue_card_says_which_made_the_draft_and_no_other_card_does() -> None:
+    new = {"title": "Scheduler crashes", "body": "### What happened\n\nIt crashes.", "labels": ["bug"]}
+    by_model = render.card_text("create_issue", new, None, None, "", "1", 0, (), "model")
+    assert by_model.index(wording.APPROVAL_DRAFTED_BY["model"]) < by_model.index("Scheduler crashes")  # before what it describes
+    assert wording.APPROVAL_DRAFTED_BY["fallback"] in render.card_text("create_issue", new, None, None, "", "1", 0, (), "fallback")
+    assert not any(line in render.card_text("create_issue", new, None, None, "", "1", 0) for line in wording.APPROVAL_DRAFTED_BY.values())

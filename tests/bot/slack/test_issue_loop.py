@@ -1,5 +1,6 @@
 """From a thread to an issue, and back, end to end on loopback: a Slack mention answered by a real worker,
-"File as GitHub issue" on the answer, the card drafted without the model, an approver's Approve, exactly one
+"File as GitHub issue" on the answer, the draft's model call refused (400) so the card is drafted from the
+thread's own words and says so, an approver's Approve, exactly one
 `POST /repos/{owner}/{repo}/issues` on the GitHub stand-in; then signed webhooks: the issue closed
 (delivered twice) and a release that mentions it each post once in the original thread, and a thread whose
 channel Atlas was removed from gets a log line instead, its subscription dropped. The model may file or link
@@ -22,7 +23,7 @@ from bot.slack.cards import APPROVE_ACTION
 from bot.slack.render import FILE_ISSUE_ACTION
 from tests.standins.github_new_issues import release_published
 from tests.standins.github_webhooks import deliver, payload
-from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_text
+from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_error, reply_text
 from tests.standins.slack_api import TEAM
 from tests.standins.slack_events import block_action, mention
 from tests.support.approvals_harness import is_card, outputs_sent, pending_id
@@ -65,6 +66,7 @@ def test_a_thread_filed_or_linked_hears_once_of_the_close_and_the_release_and_a_
     with ScriptedModel() as model, inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="", **model.env()) as box, box.worker("loop-w1"):
         model.script(
             reply_text("That KeyError comes from a config written before 2.3: add `retry_policy` to it."),  # answered, no tool
+            reply_error(400, message="Invalid request (scripted)."),  # the draft's call: refused, the thread's words are drafted
             reply_calls([Call("create_issue", {"title": "Worker hangs on SIGTERM", "body": "Seen on rocket 2.3.", "labels": ["bug"]},
                               "call_new")], text="Nobody reported this yet; here is a draft."),
             reply_text("Filed it."),
@@ -84,6 +86,7 @@ def test_a_thread_filed_or_linked_hears_once_of_the_close_and_the_release_and_a_
         card = wait_for(lambda: next((m for m in _thread(box, thread) if is_card(m)), None), timeout=60, what="the draft's card")
         shown = json.dumps(card["blocks"])
         assert "KeyError: 'retry_policy'" in shown and "- rocket 2.3" in shown and wording.APPROVAL_NEW_LABELS in shown
+        assert wording.APPROVAL_DRAFTED_BY["fallback"] in shown
         assert box.github.requests("POST", r"/issues$") == []  # nothing on GitHub before the click
         assert _click(box, card, APPROVE_ACTION, pending_id(card), MAINTAINER, thread) == 200
         [post] = wait_for(lambda: box.github.requests("POST", r"/issues$"), what="the POST of the issue")
