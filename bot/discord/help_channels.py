@@ -23,7 +23,7 @@ import redis
 
 from atlas.settings import Settings
 from bot.discord import intake
-from bot.discord.surface import conversation_team
+from bot.discord.threads import conversation_team
 from workers.help import followups, threads
 from workers.runs import conversations
 from workers.runs.state import Origin

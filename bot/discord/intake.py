@@ -17,7 +17,7 @@ from rq import Queue
 
 from atlas.settings import Settings
 from bot import claims
-from bot.discord.surface import conversation_team, thread_mark
+from bot.discord.threads import conversation_team, thread_mark
 from workers.runs import conversations
 from workers.runs.job_names import CONTINUE_RUN
 from workers.runs.queueing import job_options

@@ -25,6 +25,7 @@ import redis
 from bot import feedback, lookups
 from bot.discord import commands, file_issue, intake, render, triage_controls, wording
 from bot.discord.approvers import DiscordPolicy
+from bot.discord.cards import decided_payload
 from bot.discord.replies import (
     APPLICATION_COMMAND,
     DEFERRED_CHANNEL_MESSAGE,
@@ -40,7 +41,6 @@ from bot.discord.replies import (
     message,
 )
 from bot.discord.signature import Verifier
-from bot.discord.surface import decided_payload
 from bot.discord.triage_edits import TriageEdits
 from workers.approvals import decisions
 from workers.approvals import records as approvals

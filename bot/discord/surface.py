@@ -1,7 +1,9 @@
-"""The run's Discord thread: live progress, approval cards, then the answer, posted exactly once.
+"""The run's Discord thread: live progress, approval cards (bot/discord/cards.py), then the answer,
+posted exactly once.
 
-A mention's run answers in a thread started from the mentioning message (its id is the message's,
-so a retried job finds it again); a follow-up's run answers in the thread it was asked in. A
+A mention's run answers in a thread started from the mentioning message (bot/discord/threads.py: its
+id is the message's, so a retried job finds it again); a follow-up's run answers in the thread it was
+asked in. A
 `/atlas ask` run edits the deferred response (`@original`) as its progress and posts the answer
 as follow-up messages while the interaction token lives (15 minutes), after that as bot messages.
 A token can die sooner (the ack reached Discord after its 3 seconds): Discord's 404/10015 (Unknown
@@ -23,19 +25,17 @@ from pathlib import Path
 from typing import Any, assert_never
 
 from atlas.text import clip
-from bot.discord import card_marker, render, triage_card, wording
+from bot.discord import card_marker, render, threads, triage_card, wording
+from bot.discord import cards as approval_cards
 from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST, rest_client
-from bot.slack import cards as approval_cards
 from bot.slack.render import task_title
 from tools.tracker import Tracker, demo_tracker
 from workers import wording as common
-from workers.approvals import records as approvals
-from workers.approvals.card_once import ApprovalCard
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
 from workers.runs import conversations
 from workers.runs.post_once import KeyedSlot, post_once
-from workers.runs.state import EventKind, Origin, PendingCall, RunState, Turn
+from workers.runs.state import EventKind, Origin, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface, PostedVia
 from workers.runs.triage_record import is_triage
@@ -44,21 +44,9 @@ log = logging.getLogger("atlas.discord.surface")
 
 PROGRESS_MIN_INTERVAL = 1.0
 TOKEN_LIFETIME_SECONDS = 14 * 60  # Discord's interaction tokens last 15 minutes
-THREAD_MARK_TTL_SECONDS = 30 * 24 * 3600
-THREAD_ALREADY_EXISTS = 160004
 DEAD_TOKEN = {(404, 10015), (401, 50027)}  # Unknown Webhook, Invalid Webhook Token
 GONE = frozenset({10003, 50001})  # Unknown Channel, Missing Access: Atlas may no longer post there
 TASK_STATUS = {"started": "in_progress", "done": "complete", "failed": "error"}
-
-
-def thread_mark(thread_id: str) -> str:
-    """A Redis key that says Atlas answers in this thread: mentions there are follow-ups."""
-    return f"atlas:discord:thread:{thread_id}"
-
-
-def conversation_team(guild: str | None) -> str:
-    """Turn keys of Discord threads are kept apart from Slack's."""
-    return f"discord:{guild or '-'}"
 
 
 class DiscordReporter(ChatPlatform):
@@ -144,29 +132,8 @@ class DiscordReporter(ChatPlatform):
         return True
 
     def channel(self, run: RunState) -> str:
-        """The channel or thread the run speaks in; a mention's thread is started on first use."""
-        surface = DiscordSurface.of(run)
-        if surface.thread_id:
-            return surface.thread_id
-        origin = run.origin
-        if origin.thread_ts or surface.interaction is not None or not origin.message_ts:
-            where = origin.thread_ts or origin.channel or ""
-        else:
-            name = clip_name(wording.THREAD_NAME.format(question=run.question))
-            try:
-                where = str(self.rest.start_thread(origin.channel or "", origin.message_ts, name)["id"])
-            except DiscordError as exc:
-                if exc.code == THREAD_ALREADY_EXISTS:  # a retried job: the thread has the message's id
-                    where = origin.message_ts
-                else:  # no threads here (a DM, a thread already, no permission): reply in the channel
-                    log.info("run %s: no thread (%s); replying in the channel", run.id, exc.code)
-                    where = origin.channel or ""
-                    surface.reply_to = origin.message_ts
-        if where != origin.channel:
-            self.store.conn.set(thread_mark(where), run.id, ex=THREAD_MARK_TTL_SECONDS)
-        surface.thread_id = where
-        self.store.save(run)
-        return where
+        """The channel or thread the run speaks in; a mention's thread is started on first use (bot/discord/threads.py)."""
+        return threads.channel_for(self.rest, self.store, run)
 
     def _create(self, run: RunState, payload: dict[str, Any]) -> tuple[str, PostedVia]:
         """Post a message where the run speaks: (message id, how), how being "webhook" or "channel"."""
@@ -253,7 +220,7 @@ class DiscordReporter(ChatPlatform):
             return
         thread = surface.thread_id or ""
         if thread and thread != run.origin.channel:
-            conversations.append(self.store.conn, conversation_team(run.origin.team), thread, thread, run.id,
+            conversations.append(self.store.conn, threads.conversation_team(run.origin.team), thread, thread, run.id,
                                  Turn(question=run.question, answer=run.answer))
 
     def hand_off(self, run: RunState, looked_at: str) -> None:
@@ -271,51 +238,17 @@ class DiscordReporter(ChatPlatform):
     # -- approvals -----------------------------------------------------------------------------
 
     def post_cards(self, run: RunState, pending: list[Any]) -> list[str]:
-        """One card per pending call, as an ordinary bot message (skipping calls already carded)."""
+        """One card per pending call, as an ordinary bot message (bot/discord/cards.py skips calls already carded)."""
         tracker = demo_tracker(self.data_dir, self.issues_base_url, self.home) if self.data_dir else None
-        posted: list[str] = []
-        for raw in pending:
-            call = raw if isinstance(raw, PendingCall) else PendingCall.model_validate(raw)
-            record = approvals.load(self.store.conn, call.pending_id)
-            if record is None or record.card_ts:
-                continue
-            card = approval_cards.view(run, call, tracker, record.expires_at)
-            text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
-                                     card.read, card.drafted)
-            posted.append(self._post_card(self.channel(run), call.pending_id, text, card.name, card.arguments))
-        return posted
-
-    def _post_card(self, channel: str, pending_id: str, text: str, name: str, arguments: dict[str, Any]) -> str:
-        """One card, posted once (workers/approvals/card_once.py). The nonce makes the post idempotent for a
-        few minutes (Discord returns the message it made); a job retried later than that, after a worker
-        died before recording the card, finds it in the channel by the pending id its buttons carry."""
-
-        def send() -> tuple[str, str]:
-            reply = self.rest.create_message(channel, {"content": text, "embeds": render.card_embeds(name, arguments),
-                                                       "components": render.card_buttons(pending_id),
-                                                       "nonce": card_nonce(pending_id), "enforce_nonce": True})
-            return channel, str(reply["id"])
-
-        slot = ApprovalCard(self.store.conn, pending_id, channel, json.dumps({"content": text}))
-        return post_once(slot, channel, post=send, find=lambda since: card_marker.find(self.rest, channel, [pending_id], since))[1]
+        return approval_cards.post(self.rest, self.store.conn, run, pending, tracker=tracker, channel=lambda: self.channel(run))
 
     def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
         if is_triage(approval.pending_id):
             return True  # a triage card is re-rendered whole by its run's job (triage_card)
-        if not approval.channel or not approval.card_ts:
-            return False
-        try:
-            self.rest.edit_message(approval.channel, approval.card_ts, decided_payload(approval, result=result, ok=ok, in_doubt=in_doubt))
-            return True
-        except DiscordError as exc:
-            log.warning("could not update approval card %s: %s", approval.pending_id, exc.status)
-            return False
+        return approval_cards.update(self.rest, approval, result=result, ok=ok, in_doubt=in_doubt)
 
     def notice_in_doubt(self, run: RunState, approval: Approval, issue_url: str | None = None) -> None:
-        user = approval.decider or run.origin.user or ""
-        text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name.replace("`", ""), issue=render.escape(approval.issue or "?"),
-                                                       user=user if user.isdigit() else "?", link=f" (<{issue_url}>)" if issue_url else "")
-        self.rest.create_message(self.channel(run), {"content": text})
+        approval_cards.tell_in_doubt(self.rest, self.channel(run), run, approval, issue_url)
 
     def triage_card(self, run: RunState) -> None:
         triage_card.show(self.rest, self.store, run, self.tracker)
@@ -341,26 +274,3 @@ class DiscordReporter(ChatPlatform):
 
     def permalink(self, place: Origin) -> str | None:
         return f"https://discord.com/channels/{place.team or '@me'}/{place.channel}" if place.channel else None
-
-
-def card_nonce(pending_id: str) -> str:
-    """A card's create-message nonce: derived from its pending id, within Discord's 25 characters."""
-    return hashlib.sha256(pending_id.encode()).hexdigest()[:25]
-
-
-def decided_payload(approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> dict[str, Any]:
-    """A card's content after a decision: what it showed, who decided and when, the result; no buttons."""
-    shown = json.loads(approval.card_blocks).get("content", "") if approval.card_blocks.startswith("{") else ""
-    lines = [shown, render.outcome_text(approval.status, approval.decider, approval.decided_at or time.time())]
-    if in_doubt:
-        lines.append(wording.APPROVAL_RESULT_IN_DOUBT)
-    elif result is not None:
-        template = wording.APPROVAL_RESULT_DONE if ok else wording.APPROVAL_RESULT_FAILED
-        lines.append(template.format(result=render.escape(clip(result, 300))))
-    return {"content": clip("\n".join(x for x in lines if x), CONTENT_LIMIT), "components": []}
-
-
-def clip_name(text: str) -> str:
-    """Thread names hold 1 to 100 characters, on one line."""
-    flat = " ".join(text.split())
-    return clip(flat, 100) or "Atlas"

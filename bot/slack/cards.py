@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -34,11 +33,11 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
-from atlas.text import clip, text_of
+from atlas.text import clip
 from bot.slack import card_marker, wording
+from bot.slack.card_view import CardView, shown_text, view
 from bot.slack.progress import channel_of
 from bot.slack.render import escape
-from tools.errors import TrackerUnavailable
 from tools.tracker import IssueRef, Tracker
 from workers.approvals import records as approvals
 from workers.approvals.card_once import ApprovalCard
@@ -55,80 +54,6 @@ REASON_CHARS = 1500
 BLOCK_CHARS = 3000  # Slack's limit on a section's text; a comment longer than this takes several blocks
 RESULT_CHARS = 500
 _CODE = RichTextElementParts.TextStyle(code=True)
-
-
-@dataclass(frozen=True)
-class CardView:
-    """Everything a card shows about one pending call."""
-
-    pending_id: str
-    name: str
-    arguments: dict[str, Any]
-    issue: IssueRef | None
-    duplicate: IssueRef | None
-    reason: str
-    asker: str | None
-    expires_at: float
-    read: tuple[str, ...] = ()  # untrusted text the run read before proposing this: "#237", search results
-    drafted: str = ""  # a "File as GitHub issue" draft: "model", "thread" or "fallback" (FilingRecord.drafted)
-
-
-def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: float) -> CardView:
-    """Look up what the card needs; a tracker that fails only leaves the issue title out."""
-    try:
-        arguments = json.loads(call.arguments or "{}")
-    except ValueError:
-        arguments = {}
-    arguments = arguments if isinstance(arguments, dict) else {}
-    issue = duplicate = None
-    if tracker is not None:
-        try:
-            if isinstance(arguments.get("issue_id"), int):
-                issue = tracker.issue(arguments["issue_id"])
-            if isinstance(arguments.get("duplicate_of"), int):
-                duplicate = tracker.issue(arguments["duplicate_of"])
-        except TrackerUnavailable:
-            log.warning("run %s: tracker unavailable while rendering a card", run.id)
-    return CardView(call.pending_id, call.name, arguments, issue, duplicate, stated_reason(run, call.call_id),
-                    run.origin.user, expires_at, untrusted_reads(run, call.call_id), (run.filing.drafted if run.filing else None) or "")
-
-
-def untrusted_reads(run: RunState, call_id: str) -> tuple[str, ...]:
-    """Issue text the run read before this call (issues opened, then search results), in reading order."""
-    read: list[str] = []
-    for item in run.items:
-        if item.get("type") != "function_call":
-            continue
-        if item.get("call_id") == call_id:
-            break
-        if item.get("name") == "get_issue":
-            try:
-                number = json.loads(item.get("arguments") or "{}").get("issue_id")
-            except (ValueError, AttributeError):
-                continue
-            label = f"#{number}" if isinstance(number, int) and not isinstance(number, bool) else None
-        else:
-            label = wording.APPROVAL_PROVENANCE_SEARCH if item.get("name") == "search_issues" else None
-        if label and label not in read:
-            read.append(label)
-    return tuple(read)
-
-
-def stated_reason(run: RunState, call_id: str) -> str:
-    """The assistant text the model wrote in the same reply, before this call (empty if none)."""
-    index = next((i for i, item in enumerate(run.items) if item.get("type") == "function_call" and item.get("call_id") == call_id), None)
-    if index is None:
-        return ""
-    texts: list[str] = []
-    for item in reversed(run.items[:index]):
-        kind = item.get("type")
-        if kind in ("function_call", "reasoning"):
-            continue
-        if kind == "message" and item.get("role") == "assistant":
-            texts.append(text_of(item.get("content"), sep=""))
-            continue
-        break
-    return "\n".join(t for t in reversed(texts) if t).strip()
 
 
 def describe(card: CardView) -> list[dict[str, Any]]:
@@ -191,25 +116,6 @@ def _new_issue(arguments: dict[str, Any]) -> list[Any]:
     for part in _parts(reveal(str(arguments.get("body") or "")) or " ", BLOCK_CHARS):
         blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])]))
     return blocks
-
-
-def shown_text(card: CardView) -> str:
-    """All the untrusted text a card shows (arguments, the model's reason, issue titles and labels): what
-    the hidden-character warning counts, on every platform."""
-    issues = [i for i in (card.issue, card.duplicate) if i is not None]
-    parts = [*_strings(card.arguments), card.reason, card.name, *(i.title for i in issues), *(label for i in issues for label in i.labels)]
-    return "\n".join(parts)
-
-
-def _strings(value: Any) -> list[str]:
-    """Every string in a JSON value, keys included (json.dumps would escape control characters)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 def _parts(text: str, size: int) -> list[str]:

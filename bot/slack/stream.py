@@ -7,7 +7,7 @@ What has been streamed is kept in the run (`SlackSurface.answer_streamed`: chara
 saved after each append), so a retried job (the worker died, Slack failed for a while) continues the
 same message from there, or, if Slack no longer streams it, finishes that same message by ts. It
 never starts a second one. Where there is no open stream (Slack would not stream here, the answer is
-too long for one message, the run failed), the answer is posted as before (bot/slack/surface.py).
+too long for one message, the run failed), the answer is posted as before (bot/slack/answer.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """The run's Slack thread: live progress while it works (bot/slack/progress.py), then the answer,
-posted exactly once. When the person presses stop (`stopped_by_user`), the run ends at its next step
-boundary and the thread gets one short note instead of anything more.
+posted exactly once (streamed into the progress message, bot/slack/stream.py, or as messages of its
+own, bot/slack/answer.py), and the approval cards (bot/slack/cards.py). When the person presses stop
+(`stopped_by_user`), the run ends at its next step boundary and the thread gets one short note
+instead of anything more.
 
 Idempotency lives in the run's `SlackSurface`, saved right after each message is created: a re-delivered
 answer (a retried job, a worker that died after saving) updates the messages it finds there
@@ -9,8 +11,6 @@ instead of posting again. Nothing else is kept between jobs.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -22,10 +22,11 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from atlas.settings import Settings
 from bot.slack import card_marker, triage_card, wording
 from bot.slack import cards as approval_cards
-from bot.slack.client import SlackClients, error_code, error_details
+from bot.slack.answer import AnswerMessages
+from bot.slack.client import SlackClients, error_code
 from bot.slack.delivery import Delivered, Patience, deliver
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
-from bot.slack.render import answer_messages, classic_feedback, defuse_broadcasts, escape
+from bot.slack.render import defuse_broadcasts, escape
 from bot.slack.stream import AnswerStream, can_stream, streamed
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
@@ -45,9 +46,6 @@ __all__ = ["PROGRESS_MIN_INTERVAL", "SlackReporter"]
 
 log = logging.getLogger("atlas.slack_surface")
 
-TEXT_ONLY_ERRORS = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_too_long", "msg_blocks_too_long",
-                              "markdown_text_too_long"})
-TEXT_ONLY_CHARS = 3500
 GONE_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})  # Atlas may no longer post there
 # The web process shows "is looking into it" on a run still unanswered 1 s (bot/slack/mentions.py
 # STATUS_DELAY_SECONDS) after it took it. An answer posted sooner than this after the run was taken
@@ -76,11 +74,10 @@ class SlackReporter(ChatPlatform):
         self.client = client  # retries 5xx and dropped connections: for updates
         self.create_client = create_client  # retries 429 only: for calls that create messages
         self.store = store
-        self.docs_base_url = docs_base_url
-        self.issues_base_url = issues_base_url
         self.progress = ProgressMessage(client, create_client, store, clock=clock)
+        self.answer = AnswerMessages(client, create_client, store, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
         self.answer_stream = AnswerStream(create_client, store, docs_base_url=docs_base_url, issues_base_url=issues_base_url,
-                                          finish_by_update=self._finish_by_update)
+                                          finish_by_update=self.answer.update)
         self.patience = patience  # how long an answer or card is retried through a Slack outage
         self.tracker = tracker  # what approval cards describe issues from (title, duplicate)
         self.handoff = handoff  # ATLAS_HANDOFF's Slack mentions: whom a help run that is not confident asks
@@ -191,38 +188,10 @@ class SlackReporter(ChatPlatform):
             case _:
                 assert_never(outcome)
 
-    def _finish_by_update(self, run: RunState, ts: str) -> None:
-        """Slack no longer streams the message: the whole answer goes into it by ts instead."""
-        [message] = answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
-        self._send(run, "update", channel=channel_of(run), ts=ts, text=message.text, blocks=message.blocks)
-
     def post_answer(self, run: RunState) -> None:
-        """Post the answer once; on a re-delivery update the messages already posted, if it changed."""
-        messages = answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
-        digest = hashlib.sha256(json.dumps([[m.text, m.blocks] for m in messages], sort_keys=True).encode()).hexdigest()
-        surface = SlackSurface.of(run)
-        posted: list[str] = list(surface.answer_ts)
-        if surface.answer_digest != digest or len(posted) < len(messages):
-            channel = channel_of(run)
-            for index, message in enumerate(messages):
-                if index < len(posted):
-                    self._send(run, "update", channel=channel, ts=posted[index], text=message.text, blocks=message.blocks)
-                    continue
-                reply = self._send(
-                    run, "post", channel=channel, thread_ts=thread_of(run), text=message.text, blocks=message.blocks,
-                    unfurl_links=False, unfurl_media=False,
-                )
-                posted.append(reply["ts"])
-                surface.answer_ts = posted
-                if len(posted) == len(messages):  # the last one: every message is this answer's, none is stale
-                    surface.answer_digest = digest
-                self.store.save(run)  # remembered before anything else can fail
-            stale = posted[len(messages):]
-            for ts in stale:
-                self.client.chat_delete(channel=channel, ts=ts)
-            if stale or surface.answer_digest != digest:  # else the last post's save recorded it all
-                surface.answer_ts, surface.answer_digest = posted[: len(messages)], digest
-                self.store.save(run)
+        """Post the answer once (bot/slack/answer.py); on a re-delivery update the messages already
+        posted, if it changed."""
+        if self.answer.post(run):
             self._clear_status(run)
         self._record_turn(run)
 
@@ -244,28 +213,6 @@ class SlackReporter(ChatPlatform):
             self.client.assistant_threads_setStatus(channel_id=channel_of(run), thread_ts=thread_of(run), status="")
         except SlackClientError:
             pass  # cosmetic: Slack drops the status by itself after two minutes
-
-    def _send(self, run: RunState, how: str, **kwargs: Any) -> Any:
-        """chat.postMessage / chat.update; if Slack rejects the feedback block, the same message with
-        plain feedback buttons; if it rejects the blocks otherwise, the same text without them."""
-        call = self.create_client.chat_postMessage if how == "post" else self.client.chat_update
-        try:
-            return call(**kwargs)
-        except SlackApiError as exc:
-            if error_code(exc) not in TEXT_ONLY_ERRORS:
-                raise
-            classic = classic_feedback(kwargs.get("blocks") or [], run.id) if refuses_feedback_block(exc) else None
-            if classic is not None:
-                log.info("run %s: Slack refused the feedback block; sending plain feedback buttons", run.id)
-                try:
-                    return call(**{**kwargs, "blocks": classic})
-                except SlackApiError as again:
-                    if error_code(again) not in TEXT_ONLY_ERRORS:
-                        raise
-            log.warning("run %s: Slack refused the answer's blocks (%s); sending text only", run.id, error_code(exc))
-            kwargs["blocks"] = []
-            kwargs["text"] = defuse_broadcasts(run.answer or wording.PROGRESS_FAILED)[:TEXT_ONLY_CHARS]
-            return call(**kwargs)
 
     def _record_turn(self, run: RunState) -> None:
         """A finished answer becomes context for follow-ups in the same thread (once per run)."""
@@ -337,13 +284,9 @@ class SlackReporter(ChatPlatform):
         reply = self.client.chat_getPermalink(channel=place.channel or "", message_ts=place.thread_ts or "")
         return str(reply.get("permalink") or "") or None
 
+
 def _closing(run: RunState) -> str:
     """The progress message's last line once the answer (or the failure note) is in the thread."""
     if run.status == "failed":
         return wording.PROGRESS_FAILED
     return wording.PROGRESS_DONE.format(steps=len(run.steps), step_word=run_words.steps_word(len(run.steps)))
-
-
-def refuses_feedback_block(exc: SlackApiError) -> bool:
-    """Slack's details of an `invalid_blocks` name the feedback block or its buttons."""
-    return any("context_actions" in detail or "feedback_buttons" in detail for detail in error_details(exc))

@@ -90,7 +90,7 @@ TOO_LONG = "That's too long to look up; please use fewer words."
 LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
 SHARE_BUTTON = "Share in channel"
 SHARED_BY = "Shared by <@{user}> with `{cmd} {text}`"
-# --- approvals (bot/slack/cards.py, bot/slack/approvals.py) ----------------------------------
+# --- approvals (bot/slack/cards.py, card_view.py, bot/slack/approvals.py) -------------------
 APPROVAL_TITLE = {
     "add_labels": ":label: Atlas wants to add labels to an issue",
     "post_comment": ":speech_balloon: Atlas wants to comment on an issue",

@@ -2,7 +2,7 @@
 are saved on the approval's record, where a click is decided (workers/approvals/place.py); the order of
 saves around the post is workers/runs/post_once.py's, as for the triage card.
 
-The platforms (bot/slack/cards.py, bot/discord/surface.py) give how to look for the card's marker in the
+The platforms (bot/slack/cards.py, bot/discord/cards.py) give how to look for the card's marker in the
 thread and how to post it.
 """
 

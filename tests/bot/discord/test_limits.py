@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bot.discord import render, wording
+from bot.discord.cards import decided_payload
 from bot.discord.interactions import Interactions
-from bot.discord.surface import decided_payload
 from bot.lookups import Lookup, Lookups, Result
 from bot.web.serve import DISCORD_PATH, http_server
 from tests.standins import discord_interactions as di

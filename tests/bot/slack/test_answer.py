@@ -1,5 +1,6 @@
-"""A run's answer in its Slack thread (bot/slack/surface.py) against the Slack stand-in: posted exactly
-once, split within Slack's limits, through rate limits and outages, text only when blocks are refused."""
+"""A run's answer in its Slack thread (bot/slack/surface.py, bot/slack/answer.py) against the Slack
+stand-in: posted exactly once, split within Slack's limits, through rate limits and outages, text only
+when blocks are refused."""
 
 from __future__ import annotations
 

@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import json
 
-from bot.slack.cards import (
-    APPROVE_ACTION,
-    DENY_ACTION,
-    CardView,
-    buttons,
-    describe,
-    outcome_line,
-    stated_reason,
-    untrusted_reads,
-)
+from bot.slack.card_view import CardView, stated_reason, untrusted_reads
+from bot.slack.cards import APPROVE_ACTION, DENY_ACTION, buttons, describe, outcome_line
 from tools.tracker import IssueRef
 from workers.approvals.records import Approval
 from workers.runs.state import RunState

@@ -18,6 +18,7 @@ from slack_sdk import WebClient
 from bot.discord import render
 from bot.discord.surface import DiscordReporter
 from bot.slack import cards as approval_cards
+from bot.slack.card_view import CardView
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
@@ -67,14 +68,14 @@ def test_a_slack_card_shows_the_whole_comment_with_hidden_characters_shown(body:
 
 def test_a_long_slack_comment_is_split_into_blocks_slack_takes() -> None:
     body = "x" * 3999 + "\u200b" * 100  # 3,999 + 100 x 8 characters once shown
-    card = approval_cards.CardView("p.c", "post_comment", {"issue_id": 3, "body": body}, None, None, "", None, 0)
+    card = CardView("p.c", "post_comment", {"issue_id": 3, "body": body}, None, None, "", None, 0)
     texts = [e["text"] for b in approval_cards.describe(card) if b["type"] == "rich_text"
              for el in b["elements"] if el["type"] == "rich_text_preformatted" for e in el["elements"]]
     assert "".join(texts) == "x" * 3999 + "<U+200B>" * 100 and all(len(t) <= 3000 for t in texts)
 
 
 def test_a_hidden_character_in_an_issue_title_is_shown_and_counted_on_both_platforms() -> None:
-    card = approval_cards.CardView("p.c", "add_labels", {"issue_id": 3, "labels": ["bug"]}, TITLE, None, "", None, 0)
+    card = CardView("p.c", "add_labels", {"issue_id": 3, "labels": ["bug"]}, TITLE, None, "", None, 0)
     slack = json.dumps(approval_cards.describe(card), ensure_ascii=False)
     assert "Docs:&lt;U+200B&gt; cron syntax" in slack and "\u200b" not in slack  # Slack shows &lt; as <
     assert "1 invisible or direction-changing character*" in slack

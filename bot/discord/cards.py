@@ -1,0 +1,105 @@
+"""Approval cards in the run's Discord channel or thread: one per pending side-effect call, as an
+ordinary bot message (an approval may wait a day, longer than an interaction token lives), edited
+as it is decided.
+
+A card is posted once across a kill (workers/approvals/card_once.py): its create-message nonce, derived
+from the pending id, makes the post idempotent for a few minutes; a job retried later than that finds
+the card in the channel by the pending id its buttons carry (bot/discord/card_marker.py). What a card
+shows is gathered as on Slack (bot/slack/card_view.py) and rendered by bot/discord/render.py; the
+content it showed is stored with the approval record, so a decided card keeps what the approver saw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis
+
+from atlas.text import clip
+from bot.discord import card_marker, render, wording
+from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST
+from bot.slack.card_view import view
+from tools.tracker import Tracker
+from workers.approvals import records as approvals
+from workers.approvals.card_once import ApprovalCard
+from workers.approvals.records import Approval
+from workers.runs.post_once import post_once
+from workers.runs.state import PendingCall, RunState
+
+log = logging.getLogger("atlas.discord.surface")
+
+
+def post(rest: DiscordREST, conn: redis.Redis, run: RunState, pending: list[Any], *, tracker: Tracker | None,
+         channel: Callable[[], str]) -> list[str]:
+    """One card per pending call in `channel()` (where the run speaks; asked only when a card is due),
+    skipping calls already carded. The new cards' message ids."""
+    posted: list[str] = []
+    for raw in pending:
+        call = raw if isinstance(raw, PendingCall) else PendingCall.model_validate(raw)
+        record = approvals.load(conn, call.pending_id)
+        if record is None or record.card_ts:
+            continue
+        card = view(run, call, tracker, record.expires_at)
+        text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
+                                card.read, card.drafted)
+        posted.append(_post_one(rest, conn, channel(), call.pending_id, text, card.name, card.arguments))
+    return posted
+
+
+def _post_one(rest: DiscordREST, conn: redis.Redis, channel: str, pending_id: str, text: str, name: str,
+              arguments: dict[str, Any]) -> str:
+    """One card, posted once (workers/approvals/card_once.py). The nonce makes the post idempotent for a
+    few minutes (Discord returns the message it made); a job retried later than that, after a worker
+    died before recording the card, finds it in the channel by the pending id its buttons carry."""
+
+    def send() -> tuple[str, str]:
+        reply = rest.create_message(channel, {"content": text, "embeds": render.card_embeds(name, arguments),
+                                              "components": render.card_buttons(pending_id),
+                                              "nonce": card_nonce(pending_id), "enforce_nonce": True})
+        return channel, str(reply["id"])
+
+    slot = ApprovalCard(conn, pending_id, channel, json.dumps({"content": text}))
+    return post_once(slot, channel, post=send, find=lambda since: card_marker.find(rest, channel, [pending_id], since))[1]
+
+
+def update(rest: DiscordREST, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+    """Edit a decided card (decided_payload); False when it has no message or Discord refused the edit."""
+    if not approval.channel or not approval.card_ts:
+        return False
+    try:
+        rest.edit_message(approval.channel, approval.card_ts, decided_payload(approval, result=result, ok=ok, in_doubt=in_doubt))
+        return True
+    except DiscordError as exc:
+        log.warning("could not update approval card %s: %s", approval.pending_id, exc.status)
+        return False
+
+
+def tell_in_doubt(rest: DiscordREST, channel: str, run: RunState, approval: Approval, issue_url: str | None = None) -> None:
+    """Say in `channel` that an approved action may or may not have happened, for a human to check
+    (at `issue_url`, the issue's page on the tracker, when it has one)."""
+    user = approval.decider or run.origin.user or ""
+    text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name.replace("`", ""), issue=render.escape(approval.issue or "?"),
+                                                   user=user if user.isdigit() else "?", link=f" (<{issue_url}>)" if issue_url else "")
+    rest.create_message(channel, {"content": text})
+
+
+def card_nonce(pending_id: str) -> str:
+    """A card's create-message nonce: derived from its pending id, within Discord's 25 characters."""
+    return hashlib.sha256(pending_id.encode()).hexdigest()[:25]
+
+
+def decided_payload(approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> dict[str, Any]:
+    """A card's content after a decision: what it showed, who decided and when, the result; no buttons."""
+    shown = json.loads(approval.card_blocks).get("content", "") if approval.card_blocks.startswith("{") else ""
+    lines = [shown, render.outcome_text(approval.status, approval.decider, approval.decided_at or time.time())]
+    if in_doubt:
+        lines.append(wording.APPROVAL_RESULT_IN_DOUBT)
+    elif result is not None:
+        template = wording.APPROVAL_RESULT_DONE if ok else wording.APPROVAL_RESULT_FAILED
+        lines.append(template.format(result=render.escape(clip(result, 300))))
+    return {"content": clip("\n".join(x for x in lines if x), CONTENT_LIMIT), "components": []}

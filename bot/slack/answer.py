@@ -1,0 +1,108 @@
+"""The answer as messages of its own in the run's Slack thread, posted exactly once.
+
+Where the progress message cannot stream it (bot/slack/stream.py), the answer is one or more messages
+in the thread. Their ts and a digest of what they say are saved in the run's `SlackSurface` right
+after each post: a re-delivered answer (a retried job, a worker that died after saving) updates the
+messages it finds there, posts only the missing ones and deletes any left over, instead of posting
+again. If Slack refuses the feedback block, the same message goes with plain feedback buttons; if it
+refuses the blocks otherwise, the answer goes as text alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.slack import wording
+from bot.slack.client import error_code, error_details
+from bot.slack.progress import channel_of, thread_of
+from bot.slack.render import answer_messages, classic_feedback, defuse_broadcasts
+from workers.runs.state import RunState
+from workers.runs.store import RunStore
+from workers.runs.surfaces import SlackSurface
+
+log = logging.getLogger("atlas.slack_surface")
+
+TEXT_ONLY_ERRORS = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_too_long", "msg_blocks_too_long",
+                              "markdown_text_too_long"})
+TEXT_ONLY_CHARS = 3500
+
+
+class AnswerMessages:
+    """Posts and updates a run's answer messages. One instance per job (the reporter's)."""
+
+    def __init__(self, client: WebClient, create_client: WebClient, store: RunStore, *,
+                 docs_base_url: str | None = None, issues_base_url: str | None = None) -> None:
+        self.client = client  # retries 5xx and dropped connections: for updates and deletes
+        self.create_client = create_client  # retries 429 only: for posts
+        self.store = store
+        self.docs_base_url = docs_base_url
+        self.issues_base_url = issues_base_url
+
+    def post(self, run: RunState) -> bool:
+        """Post the answer once; on a re-delivery update the messages already posted, if it changed.
+        True when the thread was sent anything, False when it already showed this answer."""
+        messages = answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
+        digest = hashlib.sha256(json.dumps([[m.text, m.blocks] for m in messages], sort_keys=True).encode()).hexdigest()
+        surface = SlackSurface.of(run)
+        posted: list[str] = list(surface.answer_ts)
+        if surface.answer_digest == digest and len(posted) >= len(messages):
+            return False
+        channel = channel_of(run)
+        for index, message in enumerate(messages):
+            if index < len(posted):
+                self.send(run, "update", channel=channel, ts=posted[index], text=message.text, blocks=message.blocks)
+                continue
+            reply = self.send(
+                run, "post", channel=channel, thread_ts=thread_of(run), text=message.text, blocks=message.blocks,
+                unfurl_links=False, unfurl_media=False,
+            )
+            posted.append(reply["ts"])
+            surface.answer_ts = posted
+            if len(posted) == len(messages):  # the last one: every message is this answer's, none is stale
+                surface.answer_digest = digest
+            self.store.save(run)  # remembered before anything else can fail
+        stale = posted[len(messages):]
+        for ts in stale:
+            self.client.chat_delete(channel=channel, ts=ts)
+        if stale or surface.answer_digest != digest:  # else the last post's save recorded it all
+            surface.answer_ts, surface.answer_digest = posted[: len(messages)], digest
+            self.store.save(run)
+        return True
+
+    def update(self, run: RunState, ts: str) -> None:
+        """The whole answer, as one message, into the message at `ts` (one Slack no longer streams)."""
+        [message] = answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
+        self.send(run, "update", channel=channel_of(run), ts=ts, text=message.text, blocks=message.blocks)
+
+    def send(self, run: RunState, how: str, **kwargs: Any) -> Any:
+        """chat.postMessage / chat.update; if Slack rejects the feedback block, the same message with
+        plain feedback buttons; if it rejects the blocks otherwise, the same text without them."""
+        call = self.create_client.chat_postMessage if how == "post" else self.client.chat_update
+        try:
+            return call(**kwargs)
+        except SlackApiError as exc:
+            if error_code(exc) not in TEXT_ONLY_ERRORS:
+                raise
+            classic = classic_feedback(kwargs.get("blocks") or [], run.id) if refuses_feedback_block(exc) else None
+            if classic is not None:
+                log.info("run %s: Slack refused the feedback block; sending plain feedback buttons", run.id)
+                try:
+                    return call(**{**kwargs, "blocks": classic})
+                except SlackApiError as again:
+                    if error_code(again) not in TEXT_ONLY_ERRORS:
+                        raise
+            log.warning("run %s: Slack refused the answer's blocks (%s); sending text only", run.id, error_code(exc))
+            kwargs["blocks"] = []
+            kwargs["text"] = defuse_broadcasts(run.answer or wording.PROGRESS_FAILED)[:TEXT_ONLY_CHARS]
+            return call(**kwargs)
+
+
+def refuses_feedback_block(exc: SlackApiError) -> bool:
+    """Slack's details of an `invalid_blocks` name the feedback block or its buttons."""
+    return any("context_actions" in detail or "feedback_buttons" in detail for detail in error_details(exc))
