@@ -30,6 +30,7 @@ from bot.discord import cards as approval_cards
 from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST, rest_client
 from bot.slack.render import task_title
 from tools.tracker import Tracker, demo_tracker
+from tools.trackers import tracker_for
 from workers import wording as common
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
@@ -58,7 +59,7 @@ class DiscordReporter(ChatPlatform):
                  handoff_roles: tuple[str, ...] = ()) -> None:
         self.rest, self.store = rest, store
         self.handoff_roles = handoff_roles  # ATLAS_HANDOFF's Discord roles: whom a help run that is not confident asks
-        self.tracker = tracker  # the worker's: what a triage card describes issues from
+        self.tracker = tracker  # the worker's: what approval and triage cards describe issues from
         self.data_dir, self.home = data_dir, home  # the demo tracker's folder (cards describe its issues) and ATLAS_HOME
         self.docs_base_url, self.issues_base_url = docs_base_url, issues_base_url
         self.clock = clock
@@ -69,8 +70,10 @@ class DiscordReporter(ChatPlatform):
 
     @classmethod
     def for_settings(cls, settings: Any, store: RunStore, tracker: Tracker | None = None) -> DiscordReporter:
+        """`tracker`: the worker's; by default the one the settings name (the demo SQLite one or GitHub), as Slack's."""
         return cls(rest_client(settings), store, docs_base_url=settings.docs_base_url, issues_base_url=settings.issues_base_url,
-                   data_dir=settings.data_dir, home=settings.home, tracker=tracker, handoff_roles=settings.help.discord_handoff())
+                   data_dir=settings.data_dir, home=settings.home, tracker=tracker or tracker_for(settings, store.conn),
+                   handoff_roles=settings.help.discord_handoff())
 
     # -- events --------------------------------------------------------------------------------
 
@@ -239,7 +242,9 @@ class DiscordReporter(ChatPlatform):
 
     def post_cards(self, run: RunState, pending: list[Any]) -> list[str]:
         """One card per pending call, as an ordinary bot message (bot/discord/cards.py skips calls already carded)."""
-        tracker = demo_tracker(self.data_dir, self.issues_base_url, self.home) if self.data_dir else None
+        tracker = self.tracker  # the worker's (GitHub's in a real deployment), as Slack's cards and the triage card
+        if tracker is None and self.data_dir:
+            tracker = demo_tracker(self.data_dir, self.issues_base_url, self.home)
         return approval_cards.post(self.rest, self.store.conn, run, pending, tracker=tracker, channel=lambda: self.channel(run))
 
     def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:

@@ -67,3 +67,30 @@ def test_a_discord_approval_card_whose_id_was_lost_is_found_after_its_nonce_laps
     (card,) = [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
     assert again == card["id"] == approvals.load(conn, run.pending[0].pending_id).card_ts  # type: ignore[union-attr]
     assert not discord_api.problems
+
+
+def test_a_discord_approval_card_describes_the_issue_from_the_workers_tracker(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
+                                                                               redis_url: str) -> None:
+    """The card names the issue as the worker's tracker has it (GitHub in a real deployment), not as the
+    demo data folder beside the settings does."""
+    from tests.support.tools_dataset import ISSUES, write_issues
+    from tools import open_corpus
+    from tools.tracker import demo_tracker
+
+    settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
+    other = make_dataset(tmp_path / "worker-data")
+    issues = [dict(i) for i in ISSUES]
+    issues[2]["title"] = "Title as the worker's tracker has it"
+    write_issues(other, issues)
+    open_corpus(other, tmp_path / "home2")  # builds the folder's issue index, as a worker's start does
+    conn = redis.Redis.from_url(redis_url)
+    reporter = DiscordReporter.for_settings(settings, RunStore(conn), tracker=demo_tracker(other, home=tmp_path / "home2"))
+    run = RunState(question="label #3", status="awaiting_approval",
+                   origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
+    run.pending = [PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name="add_labels",
+                               arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=1)]
+    RunStore(conn).save(run)
+    approvals.open_step(conn, run, run.pending, 3600)
+    reporter.post_cards(run, run.pending)
+    (card,) = [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
+    assert "Title as the worker" in json.dumps(card)
