@@ -25,6 +25,7 @@ import functools
 import hashlib
 import io
 import os
+import re
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -98,6 +99,7 @@ def groups(conn: redis.Redis, settings: Settings, latest: int = LATEST, closest:
     taken: set[str] = set()
     for group in ordered:
         group.word = _unique(_named(group, words, shared), taken)
+        group.word = _spelled(group.word, group)
     if closest and ordered:
         from tools import open_corpus
 
@@ -128,6 +130,16 @@ def _named(group: Group, words: dict[str, tuple[str, ...]], shared: Counter[str]
     the group apart, not "work" that every question says), then alphabetically."""
     held = Counter(w for row in group.rows for w in words[row.id])
     return sorted(held, key=lambda w: (-held[w], shared[w], w)) or [NO_WORDS]
+
+
+def _spelled(name: str, group: Group) -> str:
+    """The name as its questions spell it: each stem ("rotat") shown as the word most of them wrote ("rotate")."""
+    written: dict[str, Counter[str]] = {}
+    for row in group.rows:
+        for word in re.findall(r"[\w.-]+", row.question.lower()):
+            for stem in _tokens(word):
+                written.setdefault(stem, Counter())[word.strip(".-")] += 1
+    return re.sub(r"[^\s,()]+", lambda m: written[m[0]].most_common(1)[0][0] if m[0] in written else m[0], name)
 
 
 def _unique(ranked: list[str], taken: set[str]) -> str:

@@ -76,7 +76,15 @@ def test_runs_without_a_vector_still_group_by_their_words(redis_url: str, redis_
     other = _save(web, "Where are the logs written?", 10)
     found = gaps_page.groups(redis_conn, _settings(redis_url, tmp_path), closest=False)
     assert [sorted(r.id for r in g.rows) for g in found] == [sorted(r.id for r in secrets), [other.id]]
-    assert found[0].word in ("secret", "webhook")
+    assert found[0].word in ("secrets", "webhook")
+
+
+def test_a_group_is_named_by_the_word_as_its_questions_spell_it_not_its_stem(redis_url: str, redis_conn: redis.Redis,
+                                                                             tmp_path: Path) -> None:
+    web = RunStore(redis_conn)
+    _save(web, "How do I rotate secrets?", 30), _save(web, "Can I rotate the signing tokens?", 20)
+    found = gaps_page.groups(redis_conn, _settings(redis_url, tmp_path), closest=False)
+    assert [g.word for g in found] == ["rotate"]  # search's stem is "rotat"
 
 
 @needs_model

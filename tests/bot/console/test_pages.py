@@ -72,7 +72,7 @@ def test_coverage_gaps_group_questions_with_the_closest_docs_and_export_csv(redi
         feedback.toggle(redis_conn, liked.id, "U2", "down")
         browser = console.signed_in()
         page = browser.get("/gaps").text
-        assert "“secret” · 2" in page or "“webhook” · 2" in page, page[:2000]
+        assert "“secrets” · 2" in page or "“webhook” · 2" in page, page[:2000]
         assert "retry limit" in page and "scheduled" not in page and "Closest docs:" in page
         exported = browser.get("/gaps.csv")
         assert exported.headers["content-type"].startswith("text/csv")
