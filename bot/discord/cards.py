@@ -42,8 +42,8 @@ def post(rest: DiscordREST, conn: redis.Redis, run: RunState, pending: list[Any]
     for raw in pending:
         call = raw if isinstance(raw, PendingCall) else PendingCall.model_validate(raw)
         record = approvals.load(conn, call.pending_id)
-        if record is None or record.card_ts:
-            continue
+        if record is None or record.card_ts or record.decided:
+            continue  # not opened (nothing to decide), already on Discord, or decided (expired) before its card was recorded
         card = view(run, call, tracker, record.expires_at)
         text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
                                 card.read, card.drafted)

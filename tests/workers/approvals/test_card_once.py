@@ -94,3 +94,20 @@ def test_a_discord_approval_card_describes_the_issue_from_the_workers_tracker(di
     reporter.post_cards(run, run.pending)
     (card,) = [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
     assert "Title as the worker" in json.dumps(card)
+
+
+def test_no_discord_card_is_posted_for_a_call_already_decided(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
+                                                              redis_url: str) -> None:
+    """A call decided (here: expired) before any card of it was recorded gets no card from a retried job, as on Slack."""
+    settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
+    conn = redis.Redis.from_url(redis_url)
+    reporter = DiscordReporter.for_settings(settings, RunStore(conn))
+    run = RunState(question="label #3", status="awaiting_approval",
+                   origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
+    run.pending = [PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name="add_labels",
+                               arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=1)]
+    RunStore(conn).save(run)
+    approvals.open_step(conn, run, run.pending, 3600)
+    approvals.expire_step(conn, run.id, 1)
+    assert reporter.post_cards(run, run.pending) == []
+    assert not [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
