@@ -9,6 +9,8 @@
 Code is data from outside: `code_files` never follows a symlink (a link out of the tree is not
 read, nor a link inside it: the file it points to is listed under its own path), and skips what a
 reader would not search: vendored, generated and minified files, binaries, files over MAX_FILE_BYTES.
+It is `code_stats` (one lstat a file, nothing read) then `read_code`, so an index update can skip reading
+the files whose stat it already holds (datasets/knowledge_rows.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -49,8 +52,35 @@ def blob_sha(content: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
-def code_files(root: Path) -> Iterator[CodeFile]:
-    """The tree's searchable text files in path order; symlinks, skipped folders and non-text files are left out."""
+@dataclass(frozen=True)
+class Stat:
+    """What says a file may have changed without reading it: size, mtime, ctime and inode (git's index keeps as much)."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+
+    def key(self) -> str:
+        """As the index stores it, per file."""
+        return f"{self.size}:{self.mtime_ns}:{self.ctime_ns}:{self.inode}"
+
+    def newest_ns(self) -> int:
+        return max(self.mtime_ns, self.ctime_ns)
+
+
+def file_stat(full: str) -> Stat | None:
+    """The file's own stat (not a link's target); None when it is gone. The one stat of a code file per update."""
+    try:
+        st = os.lstat(full)
+    except OSError:
+        return None
+    return Stat(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def code_stats(root: Path) -> Iterator[tuple[str, str, Stat]]:
+    """(path inside the tree, full path, stat) of each candidate file in path order, nothing read yet: symlinks,
+    skipped folders and names, files over MAX_FILE_BYTES are left out; what is text is `read_code`'s to say."""
     base = os.path.realpath(root)
     if not os.path.isdir(base):
         return
@@ -59,28 +89,40 @@ def code_files(root: Path) -> Iterator[CodeFile]:
         inside = os.path.relpath(folder, base).replace(os.sep, "/")  # once a folder: per file it was a third of the walk
         prefix = "" if inside == "." else inside + "/"
         for name in sorted(files):
-            full = os.path.join(folder, name)
-            if os.path.islink(full) or SKIPPED_NAME.search(name.lower()):
+            if SKIPPED_NAME.search(name.lower()):
                 continue
-            found = _read_text(full)
-            if found is not None:
-                yield CodeFile(prefix + name, *found)
+            full = os.path.join(folder, name)
+            found = file_stat(full)  # lstat: a symlink is not a regular file, so it is left out here
+            if found is not None and found.size <= MAX_FILE_BYTES:
+                yield prefix + name, full, found
 
 
-def _read_text(full: str) -> tuple[str, str] | None:
+def code_files(root: Path) -> Iterator[CodeFile]:
+    """The tree's searchable text files in path order; symlinks, skipped folders and non-text files are left out."""
+    for path, full, _ in code_stats(root):
+        item = read_code(path, full)
+        if item is not None:
+            yield item
+
+
+def read_code(path: str, full: str) -> CodeFile | None:
+    """The file as indexed, or None when it is not searchable text (binary, generated, not UTF-8, too big, gone)."""
     try:
-        if not os.path.isfile(full) or os.path.getsize(full) > MAX_FILE_BYTES:
-            return None
-        with open(full, "rb") as handle:
+        with open(full, "rb", opener=_no_follow) as handle:
             content = handle.read(MAX_FILE_BYTES + 1)
     except OSError:
         return None
-    if b"\0" in content[:8192] or GENERATED.search(content[:512]):
+    if len(content) > MAX_FILE_BYTES or b"\0" in content[:8192] or GENERATED.search(content[:512]):
         return None
     try:
-        return blob_sha(content), content.decode("utf-8")
+        return CodeFile(path, blob_sha(content), content.decode("utf-8"))
     except UnicodeDecodeError:
         return None
+
+
+def _no_follow(full: str, flags: int) -> int:
+    """Open without following a symlink put in its place since it was listed."""
+    return os.open(full, flags | os.O_NOFOLLOW)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

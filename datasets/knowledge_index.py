@@ -9,9 +9,14 @@ It is brought up to date when a source's size or mtime changes (a sync rewrites 
 with the new commit, after the code tree), in place and incrementally (datasets/knowledge_rows.py): a code
 file is re-indexed only when its blob sha changed and leaves with its symbols when it is gone; a pull
 request, release or discussion is replaced when its content changed and deleted when its source no longer
-has it. Each update is one transaction on a WAL database, so a reader (tools/knowledge_store.py, `mode=ro`)
-sees the old index or the new one, never half of one, and is not blocked; a crash leaves the old index and
-its old `sources` stamp, so the next `ensure` does the work again. Two processes updating at once take
+has it. A code file is not even read when its stat (size, mtime, ctime, inode, kept per file) is the one
+stored with it and strictly older than the last update's start (`files_stat_ns` in meta, see `scan_start`):
+git's racy-timestamp rule, since a file rewritten in the tick its stat was taken in keeps that stat. The stat,
+not the sync's record of blob shas, because it holds for hand-made folders and for files edited after a sync.
+Each update is one transaction on a WAL database, so a reader (tools/knowledge_store.py, `mode=ro`) sees the
+old index or the new one, never half of one, and is not blocked; a tool call reads in one snapshot of it
+(tools/readonly_db.py), so its several statements agree. A crash leaves the old index and its old `sources`
+stamp, so the next `ensure` does the work again. Two processes updating at once take
 turns (a lock file beside the index); the second finds the stamp current and does nothing.
 
 The index is built whole instead when there is none or the file is not a readable index (into a temporary
@@ -29,20 +34,31 @@ import json
 import os
 import sqlite3
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from datasets import derived
-from datasets.knowledge_files import CODE, DISCUSSIONS, PULLS, RELEASES, REPO, code_files
-from datasets.knowledge_rows import code_text, content_hash, insert_file, insert_item, records, sync_code, sync_items
+from datasets.knowledge_files import CODE, DISCUSSIONS, PULLS, RELEASES, REPO, file_stat
+from datasets.knowledge_rows import (
+    all_code,
+    code_text,
+    content_hash,
+    insert_file,
+    insert_item,
+    records,
+    sync_code,
+    sync_items,
+)
 from datasets.tracker_db import TOKENIZER
 
 __all__ = ["DB", "SCHEMA_VERSION", "code_text", "db_path", "ensure", "fingerprint"]  # code_text: tools/knowledge_store.py
 
 DB = Path("issues") / "knowledge.db"
 LOCK = ".knowledge.lock"
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 BUSY_SECONDS = 600.0  # turning an older rollback-journal index to WAL waits for its readers, not fails on them
+RACY_MARGIN_NS = 2_000_000_000  # timestamps as coarse as FAT's 2 s, and a code tree on another filesystem than the index
 _BROKEN = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 SCHEMA = f"""
@@ -53,7 +69,7 @@ CREATE TABLE items(
     url TEXT, fixes TEXT NOT NULL, mentions TEXT NOT NULL, extra TEXT NOT NULL, source_hash TEXT NOT NULL);
 CREATE VIRTUAL TABLE items_fts USING fts5(title, body, files, content='', tokenize="{TOKENIZER}");
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, sha TEXT NOT NULL, text TEXT NOT NULL,
-    line_count INTEGER NOT NULL);
+    line_count INTEGER NOT NULL, stat TEXT NOT NULL);
 CREATE TABLE symbols(name TEXT NOT NULL, lower TEXT NOT NULL, qualname TEXT NOT NULL, kind TEXT NOT NULL,
     file_id INTEGER NOT NULL REFERENCES files(id), line INTEGER NOT NULL, end_line INTEGER NOT NULL);
 CREATE INDEX symbols_by_name ON symbols(lower);
@@ -135,14 +151,15 @@ def update(data_dir: Path, target: Path, stamp: str) -> None:
             if meta.get("sources") == stamp:
                 conn.execute("ROLLBACK")
                 return
+            started = scan_start(target)
             if meta.get("schema") != SCHEMA_VERSION:
                 _drop_all(conn)
                 _create(conn)
                 _fill(conn, data_dir)
             else:
                 sync_items(conn, data_dir)
-                sync_code(conn, data_dir / CODE)
-            _put_meta(conn, data_dir, stamp)
+                sync_code(conn, data_dir / CODE, int(meta.get("files_stat_ns") or 0))
+            _put_meta(conn, data_dir, stamp, started)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -164,9 +181,10 @@ def build(data_dir: Path, target: Path, stamp: str) -> None:
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:
             conn.execute("BEGIN")
+            started = scan_start(target)
             _create(conn)
             _fill(conn, data_dir)
-            _put_meta(conn, data_dir, stamp)
+            _put_meta(conn, data_dir, stamp, started)
             conn.execute("COMMIT")
             conn.execute("PRAGMA journal_mode = WAL")  # kept in the file: its updates are in place
         finally:
@@ -203,13 +221,28 @@ def _create(conn: sqlite3.Connection) -> None:
 def _fill(conn: sqlite3.Connection, data_dir: Path) -> None:
     for kind, row in records(data_dir):
         insert_item(conn, kind, row, content_hash(row))
-    for item in code_files(data_dir / CODE):
-        insert_file(conn, item)
+    for item, found in all_code(data_dir / CODE):
+        insert_file(conn, item, found)
 
 
-def _put_meta(conn: sqlite3.Connection, data_dir: Path, stamp: str) -> None:
+def scan_start(target: Path) -> int:
+    """When this update began, before any code file is read, on the filesystem's clock (the lock file beside
+    the index touched and stat'ed), less RACY_MARGIN_NS. A file whose stat is not strictly older is read again by
+    the next update: it may have changed within the tick its stat was taken in."""
+    lock = target.with_name(LOCK)
+    now = time.time_ns()
+    try:
+        lock.touch()
+        found = file_stat(str(lock))
+    except OSError:
+        found = None
+    return min(now, found.mtime_ns if found else now) - RACY_MARGIN_NS
+
+
+def _put_meta(conn: sqlite3.Connection, data_dir: Path, stamp: str, started: int) -> None:
     repo = _repo(data_dir)
-    meta = {"sources": stamp, "schema": SCHEMA_VERSION, "url": str(repo.get("url") or ""), "commit": str(repo.get("commit") or "")}
+    meta = {"sources": stamp, "schema": SCHEMA_VERSION, "url": str(repo.get("url") or ""), "commit": str(repo.get("commit") or ""),
+            "files_stat_ns": str(started)}
     conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
 
 

@@ -7,7 +7,8 @@ same functions that indexed them. Changing what a row indexes (index_text, code_
 needs a new SCHEMA_VERSION in datasets/knowledge_index.py, which rebuilds the index whole.
 
 `sync_items` and `sync_code` bring the rows of one source in line with it, touching only what differs:
-a record by the hash of its content (a changed one is replaced, a gone one deleted), a file by its blob sha.
+a record by the hash of its content (a changed one is replaced, a gone one deleted), a file by its blob sha,
+read only when its stat differs from the one stored with it or is too recent to vouch for it (racy).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from datasets.code_symbols import symbols
 from datasets.fts_text import index_text
-from datasets.knowledge_files import DISCUSSIONS, PULLS, RELEASES, CodeFile, code_files, read_jsonl
+from datasets.knowledge_files import DISCUSSIONS, PULLS, RELEASES, CodeFile, Stat, code_stats, read_code, read_jsonl
 
 CHUNK_LINES = 30
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -136,27 +137,48 @@ def _searched_body(kind: str, body: str, extra: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
-def sync_code(conn: sqlite3.Connection, root: Path) -> tuple[int, int]:
-    """Re-index the files whose blob sha changed, add new ones, delete the ones gone; returns (written, deleted)."""
-    indexed = {path: (file_id, sha) for file_id, path, sha in conn.execute("SELECT id, path, sha FROM files")}
-    written = 0
-    for item in code_files(root):
-        known = indexed.pop(item.path, None)
+def sync_code(conn: sqlite3.Connection, root: Path, racy_ns: int) -> tuple[int, int]:
+    """Re-index the files whose blob sha changed, add new ones, delete the ones gone; returns (written, deleted).
+
+    A file whose stat is the one stored with it is not read, unless that stat is not strictly older than
+    `racy_ns` (when the update that stored it began): then it may have been rewritten in the same timestamp
+    tick, so it is read and hashed all the same (git's racy-timestamp rule)."""
+    indexed = {path: (file_id, sha, seen) for file_id, path, sha, seen in conn.execute("SELECT id, path, sha, stat FROM files")}
+    written, gone = 0, []
+    for path, full, found in code_stats(root):
+        known = indexed.pop(path, None)
+        if known is not None and known[2] == found.key() and found.newest_ns() < racy_ns:
+            continue  # unchanged since the last update: not opened
+        item = read_code(path, full)
+        if item is None:  # became binary, generated or unreadable: it leaves the index
+            gone += [known[0]] if known is not None else []
+            continue
         if known is not None and known[1] == item.sha:
+            if known[2] != found.key():
+                conn.execute("UPDATE files SET stat = ? WHERE id = ?", (found.key(), known[0]))
             continue
         if known is not None:
             delete_file(conn, known[0])
-        insert_file(conn, item)
+        insert_file(conn, item, found)
         written += 1
-    for file_id, _ in indexed.values():
+    gone += [file_id for file_id, _, _ in indexed.values()]
+    for file_id in gone:
         delete_file(conn, file_id)
-    return written, len(indexed)
+    return written, len(gone)
 
 
-def insert_file(conn: sqlite3.Connection, item: CodeFile) -> None:
+def all_code(root: Path) -> Iterator[tuple[CodeFile, Stat]]:
+    """Each searchable file of the tree with the stat taken before it was read (a whole build)."""
+    for path, full, found in code_stats(root):
+        item = read_code(path, full)
+        if item is not None:
+            yield item, found
+
+
+def insert_file(conn: sqlite3.Connection, item: CodeFile, found: Stat) -> None:
     lines = item.text.splitlines()
-    cur = conn.execute("INSERT INTO files(path, sha, text, line_count) VALUES (?, ?, ?, ?)",
-                       (item.path, item.sha, item.text, len(lines)))
+    cur = conn.execute("INSERT INTO files(path, sha, text, line_count, stat) VALUES (?, ?, ?, ?, ?)",
+                       (item.path, item.sha, item.text, len(lines), found.key()))
     file_id = cur.lastrowid
     defined = symbols(item.text)
     conn.executemany("INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -8,6 +8,7 @@ The check is plain `os` calls: through pathlib (glob, sorting paths, resolve) it
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from dataclasses import dataclass
@@ -34,6 +35,12 @@ class Corpus:
     issues: IssueStore
     home: Path | None = None  # where derived files live when Atlas did not make data_dir (datasets/derived.py)
     knowledge: KnowledgeStore | None = None  # PRs, releases, discussions, code; None when the folder has none
+
+    def snapshot(self) -> contextlib.AbstractContextManager[None]:
+        """One tool call's reads of the knowledge index in one commit (tools/readonly_db.py), whatever an update
+        commits meanwhile. The issues' index.db is left out: it is not WAL (datasets/tracker_db.py), so a read
+        transaction held for a call would make the journal's in-place writes wait for it."""
+        return self.knowledge.snapshot() if self.knowledge is not None else contextlib.nullcontext()
 
 
 _cache: dict[tuple[Path, Path | None, bool], tuple[Fingerprint, Corpus]] = {}

@@ -3,6 +3,8 @@
 `validate` only parses and checks the arguments (approval cards need that before anything runs);
 `execute` runs a validated call; `dispatch` does both. Every failure becomes an error the model can
 act on; an exception escaping a tool is a bug, logged with the run id and reported generically.
+A read tool runs inside the corpus's snapshot (tools/corpus.py): all its reads of the knowledge index see
+one commit, even when an update lands in the middle of the call.
 """
 
 from __future__ import annotations
@@ -73,7 +75,11 @@ def execute(registry: Registry, name: str, args: BaseModel, ctx: ToolContext) ->
         available = ", ".join(registry.names()) or "(none)"
         return _error(ToolError(f"Unknown tool '{clip(str(name), 80, '...')}'.", f"Available tools: {available}."))
     try:
-        result = tool.fn(args, ctx)
+        if tool.side_effect:  # it writes: never under a read snapshot of what it may write
+            result = tool.fn(args, ctx)
+        else:
+            with ctx.corpus.snapshot():  # a call reads one state of the indexes, never half of an update
+                result = tool.fn(args, ctx)
     except Exception:
         log.exception("tool %s crashed (run %s)", name, getattr(ctx, "run_id", None))
         return _error(ToolError(UNEXPECTED, UNEXPECTED_HINT))
