@@ -19,6 +19,7 @@ from tools.context import ToolContext
 from tools.dispatch import ToolOutput, validate
 from tools.errors import for_people
 from tools.issue_filing import FILED
+from tools.mentions import defuse_arguments
 from workers import wording
 from workers.agent.cost import dollars
 from workers.agent.ports import Reporter
@@ -71,7 +72,7 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     if refused is not None:  # the tracker refused the draft (a label gone): say so, file nothing
         _end(rt, run, record, "failed", wording.FILE_ISSUE_REFUSED.format(reason=refused.text.split("\n")[0]))
         return
-    arguments = json.dumps(made.arguments())
+    arguments = defuse_arguments("create_issue", json.dumps(made.arguments()))  # the card shows it as filed: no live @mention
     run.items = [{"type": "function_call", "call_id": CALL_ID, "name": "create_issue", "arguments": arguments}]
     run.pending = [PendingCall(pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name="create_issue", arguments=arguments, step=STEP)]
     record.status = "pending"
