@@ -6,6 +6,7 @@ RQ scheduler running the job fails instead and RQ's retry of it posts the note, 
 from __future__ import annotations
 
 import copy
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -105,5 +106,30 @@ def test_with_no_scheduler_the_job_fails_for_rq_to_retry_and_the_retry_posts_the
             [note] = _filed(box)
             assert box.run(run_id).filing.note_ts == note["ts"]  # type: ignore[union-attr]
             assert len(box.github.requests("POST", r"/issues$")) == 1
+        finally:
+            runtime.install(None)  # type: ignore[arg-type]
+
+
+def test_past_the_outage_budget_the_note_is_given_up_with_a_log_line(tmp_path: Path, redis_url: str,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    with inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="", ATLAS_SLACK_OUTAGE_SECONDS="60") as box:
+        try:
+            runtime.install(runtime.build(Settings.from_env(box.env)))
+            run_id = _card(box)
+            jobs.continue_run(run_id)
+            card = wait_for(lambda: next((m for m in box.slack.thread(HELP, THREAD) if is_card(m)), None), what="the draft's card")
+            box.slack.outage("chat.postMessage", seconds=600, when=lambda args: str(args.get("text", "")).startswith("Filed #"))
+            _approve(box, card)
+            with pytest.raises(NoticeUndelivered):
+                jobs.continue_run(run_id)
+            run = box.run(run_id)
+            assert run.filing is not None and run.filing.note_failed_since and run.filing.note_tries == 1
+            run.filing.note_failed_since -= 61  # Slack has refused the note for longer than ATLAS_SLACK_OUTAGE_SECONDS
+            RunStore(box.conn).save(run)
+            caplog.set_level(logging.ERROR, logger="atlas.followup")
+            assert jobs.continue_run(run_id) == "done"  # ends normally: nothing more to retry
+            [said] = [r.getMessage() for r in caplog.records if run_id in r.getMessage()]
+            assert "not told of the filing" in said and f"atlas runs show {run_id}" in said
+            assert _filed(box) == [] and len(_refused(box)) == 2
         finally:
             runtime.install(None)  # type: ignore[arg-type]
