@@ -7,6 +7,7 @@ message repeats a value that may be secret (a Redis URL's password, an MCP token
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -31,9 +32,12 @@ class EnvValues:
         if raw is None:
             return default
         try:
-            return kind(raw)
+            value = kind(raw)
         except ValueError:
             raise ConfigError(f"{name} must be a number, got {raw!r}") from None
+        if not math.isfinite(value):  # float() reads nan, inf and 1e999: no budget, timeout or wait can be those
+            raise ConfigError(f"{name} must be a finite number, got {raw!r}")
+        return value
 
     def flag(self, name: str, default: bool) -> bool:
         raw = self.get(name)
@@ -60,6 +64,8 @@ def price_parts(raw: str) -> tuple[float, float, float]:
     """ATLAS_PRICE: "input,cached_input,output" dollars per million tokens."""
     try:
         input_, cached, output = (float(p) for p in raw.split(","))
+        if not all(math.isfinite(p) for p in (input_, cached, output)):
+            raise ValueError("not finite")
     except (TypeError, ValueError):
         raise ConfigError(f"ATLAS_PRICE must be 'input,cached_input,output' dollars per million tokens, got {raw!r}") from None
     return input_, cached, output

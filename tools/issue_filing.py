@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.context import ToolContext
 from tools.errors import ToolError
+from tools.mentions import neutralise
 from tools.registry import Registry
 from tools.side_effects import (
     MAX_LABELS,
@@ -42,7 +43,7 @@ class CreateIssueArgs(BaseModel):
     @field_validator("title")
     @classmethod
     def _check_title(cls, value: str) -> str:
-        value = " ".join(value.split())
+        value = neutralise(" ".join(value.split()))  # no @mention pings anyone (tools/mentions.py)
         if not value:
             raise ValueError("the title is empty")
         if len(value) > MAX_TITLE_CHARS:
@@ -54,6 +55,7 @@ class CreateIssueArgs(BaseModel):
     def _check_body(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("the body is empty")
+        value = neutralise(value)
         if len(value) > MAX_BODY_CHARS:
             raise ValueError(f"the body has {len(value)} characters; at most {MAX_BODY_CHARS}")
         return value

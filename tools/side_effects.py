@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from tools.context import ToolContext
 from tools.errors import ToolError, TrackerError, TrackerInDoubt, TrackerUnavailable
+from tools.mentions import neutralise
 from tools.registry import Registry
 from tools.tracker import IssueRef, Tracker, demo_tracker
 
@@ -57,6 +58,7 @@ class PostCommentArgs(BaseModel):
     def _check_body(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("the comment is empty")
+        value = neutralise(value)  # no @mention pings anyone (tools/mentions.py)
         if len(value) > MAX_COMMENT_CHARS:
             raise ValueError(f"the comment has {len(value)} characters; at most {MAX_COMMENT_CHARS}")
         return value

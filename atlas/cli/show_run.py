@@ -19,6 +19,8 @@ from workers.followup import subscriptions
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
+DRAFTED = {"model": "draft: model", "thread": "draft: the thread's words",
+           "fallback": "draft: the thread's words (the model's draft failed: {failure})"}
 UNDELIVERED = {"answer": "the answer was not delivered to Slack", "cards": "the approval cards were not delivered to Slack"}
 
 
@@ -53,6 +55,8 @@ def describe(run: RunState, following: list[str] | None = None) -> str:
     lines = [f"run {run.id} ({run.status}) from {where}", f"question: {run.question}"]
     if run.handoff is not None:  # a help channel's run that was not confident (workers/help/handoff.py)
         lines.append(f"handed off, not confident; looked at: {run.handoff}")
+    if run.filing is not None and run.filing.drafted is not None:  # who wrote the draft, as its card says
+        lines.append(DRAFTED[run.filing.drafted].format(failure=run.filing.model_failure))
     undelivered = run.surface.undelivered
     if undelivered:
         lines.append(f"note: {UNDELIVERED.get(undelivered, undelivered)}")

@@ -15,6 +15,7 @@ from typing import Any, Literal, assert_never
 from tools import hand_off, results
 from tools.dispatch import ToolOutput, dispatch, validate
 from tools.errors import ToolError
+from tools.mentions import defuse_arguments
 from workers.agent import context as ctxmgmt
 from workers.agent.budget import WRAP_UP_SECONDS, exhausted, seconds_left
 from workers.agent.instructions import (
@@ -230,7 +231,8 @@ class Agent:
                     outputs[call_id] = (checked.text, False)
                 else:
                     pending.append(
-                        PendingCall(pending_id=f"{run.id}.{call_id}", call_id=call_id, name=name, arguments=arguments, step=len(run.steps) + 1)
+                        PendingCall(pending_id=f"{run.id}.{call_id}", call_id=call_id, name=name, arguments=defuse_arguments(name, arguments),
+                                    step=len(run.steps) + 1)  # its card shows the text as posted: no live @mention
                     )
                 continue
             self.reporter.event(run, "tool", call_id=call_id, name=name, arguments=arguments, state="started")

@@ -6,20 +6,20 @@ is configured (model_draft.py, its own small budget), else, or when that fails, 
 (draft.py); checks it like any `create_issue` call and opens its approval, whose card goes in the thread and says
 which of the two drafted it (`FilingRecord.drafted_by`); once decided, the approved call runs through the gate's
 ledger (at most once, settled from the tracker's marker when in doubt), the thread is subscribed to the
-new issue and told so, once.
+new issue and told so, once (filing_note.py: through a chat outage too).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 
 from tools import open_corpus
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, validate
 from tools.errors import for_people
 from tools.issue_filing import FILED
+from tools.mentions import defuse_arguments
 from workers import wording
 from workers.agent.cost import dollars
 from workers.agent.ports import Reporter
@@ -27,10 +27,10 @@ from workers.approvals import gate, ledger
 from workers.approvals import records as approvals
 from workers.followup import draft as drafting
 from workers.followup import subscriptions as subs
+from workers.followup.filing_note import tell
 from workers.parts import WorkerParts
 from workers.runs.filing_record import FilingRecord, FilingStatus
 from workers.runs.state import PendingCall, RunState
-from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.followup")
 
@@ -47,7 +47,7 @@ def proceed(rt: WorkerParts, run: RunState) -> str:
     elif run.status == "awaiting_approval":
         _decided(rt, run, record)
     elif run.status == "done" and record.result and not record.told:  # a worker died before the thread heard it
-        _tell(rt, run, record)
+        tell(rt, run, record)
     return run.status
 
 
@@ -72,7 +72,7 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     if refused is not None:  # the tracker refused the draft (a label gone): say so, file nothing
         _end(rt, run, record, "failed", wording.FILE_ISSUE_REFUSED.format(reason=refused.text.split("\n")[0]))
         return
-    arguments = json.dumps(made.arguments())
+    arguments = defuse_arguments("create_issue", json.dumps(made.arguments()))  # the card shows it as filed: no live @mention
     run.items = [{"type": "function_call", "call_id": CALL_ID, "name": "create_issue", "arguments": arguments}]
     run.pending = [PendingCall(pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name="create_issue", arguments=arguments, step=STEP)]
     record.status = "pending"
@@ -158,48 +158,4 @@ def _end(rt: WorkerParts, run: RunState, record: FilingRecord, status: FilingSta
     record.result = said
     run.pending, run.status, run.stop_reason, run.answer = [], "done", "done", said
     rt.store.save(run)
-    _tell(rt, run, record)
-
-
-def _tell(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
-    """The outcome in the thread, posted once across killed workers (`_Note`); a retried job of a run that
-    ended before its thread heard it tells it then."""
-    platform = rt.platform_for(run.origin.kind)
-    place = subs.place_of(run)
-    if record.told or platform is None or place is None:
-        return
-    try:
-        if platform.thread_note(place, record.result, once=_Note(rt.store, run, record)) == "gone":
-            log.warning("run %s: the thread of the filing is gone; nothing said there", run.id)
-    except Exception:
-        log.exception("run %s: could not tell the thread about the filing", run.id)
-        return
-    record.told = True
-    rt.store.save(run)
-
-
-@dataclass
-class _Note:
-    """The outcome note's slot (workers/runs/post_once.py), on the filing record."""
-
-    store: RunStore
-    run: RunState
-    filing: FilingRecord
-
-    @property
-    def key(self) -> str:
-        return f"filed:{self.run.id}"
-
-    def posted(self) -> tuple[str, str] | None:
-        return (self.run.origin.channel or "", self.filing.note_ts) if self.filing.note_ts else None
-
-    def posting(self) -> float:
-        return self.filing.note_posting
-
-    def intend(self, at: float) -> None:
-        self.filing.note_posting = at
-        self.store.save(self.run)
-
-    def record(self, channel: str, message: str) -> None:
-        self.filing.note_ts, self.filing.told = message, True
-        self.store.save(self.run)
+    tell(rt, run, record)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from atlas.triage_settings import Action, TriageSettings
+from tools.mentions import neutralise
 from tools.tracker import IssueRef
 from workers.runs.triage_record import CALL_PREFIX, TriageAction
 from workers.triage.engine import Suggestions
@@ -59,5 +60,5 @@ def build(found: Suggestions, issue: IssueRef | None, known_labels: list[str], t
         if rest:
             add("labels", "add_labels", {"issue_id": number, "labels": rest}, "draft" if triage.mode("labels") == "auto" else None)
     if found.reply:
-        add("reply", "post_comment", {"issue_id": number, "body": found.reply})
+        add("reply", "post_comment", {"issue_id": number, "body": neutralise(found.reply)})  # the card shows it as posted
     return actions

@@ -12,6 +12,7 @@ from typing import Any
 
 import redis
 
+from tools.mentions import neutralise
 from workers.approvals import records as approvals
 from workers.runs.state import RunState
 from workers.runs.triage_record import TriageAction, TriageRecord
@@ -51,7 +52,7 @@ def reply(action: TriageAction, body: str) -> str | None:
     """The arguments for an edited reply; None when it is empty or too long."""
     if action.tool != "post_comment" or not body.strip() or len(body) > REPLY_MAX_CHARS:
         return None
-    return json.dumps({**action.arguments, "body": body})
+    return json.dumps({**action.arguments, "body": neutralise(body)})  # the card shows it as posted: no live @mention
 
 
 def shown(run: RunState, record: TriageRecord,

@@ -26,6 +26,8 @@ class FilingRecord(BaseModel):
     told: bool = False  # the thread heard the outcome (said once, across retried jobs)
     note_posting: float = 0.0  # when a worker set out to tell the thread (epoch seconds): a retry looks for the note first
     note_ts: str = ""  # the note's message, once recorded
+    note_failed_since: float = 0.0  # when the platform first failed to take the note (epoch seconds): the outage budget's start
+    note_tries: int = 0  # re-deliveries of the note scheduled so far (workers/followup/filing_note.py)
     drafted_by: DraftedBy | None = None  # what the card says made the draft (workers/followup/filing.py)
     model_failure: str = ""  # with a model configured: why its draft was not used and the thread's words were drafted
 

@@ -31,9 +31,9 @@ log = logging.getLogger("atlas.redelivery")
 LATE_TTL_SECONDS = 24 * 3600
 
 
-def job_id(run_id: str, attempt: int) -> str:
-    """One job id per run and attempt: a retried job scheduling the same attempt again is refused."""
-    return f"atlas-run-{run_id}-deliver-{attempt}"
+def job_id(run_id: str, attempt: int, what: str = "deliver") -> str:
+    """One job id per run, what is re-delivered and attempt: a retried job scheduling the same attempt again is refused."""
+    return f"atlas-run-{run_id}-{what}-{attempt}"
 
 
 @dataclass(frozen=True)
@@ -52,16 +52,17 @@ class Redelivery:
         except redis.RedisError:
             return False
 
-    def schedule(self, run_id: str, attempt: int, delay_seconds: float) -> bool:
-        """`continue_run(run_id)` in `delay_seconds`; False if this attempt was already scheduled."""
+    def schedule(self, run_id: str, attempt: int, delay_seconds: float, what: str = "deliver") -> bool:
+        """`continue_run(run_id)` in `delay_seconds`; False if this attempt was already scheduled. `what` keeps the
+        attempts of one thing apart from another's (an answer's or cards' "deliver", a filing's "note")."""
         try:
             Queue(self.queue_name, connection=self.conn).enqueue_in(
                 timedelta(seconds=delay_seconds), CONTINUE_RUN, run_id,
-                job_id=job_id(run_id, attempt), unique=True, job_timeout=JOB_TIMEOUT_SECONDS,
+                job_id=job_id(run_id, attempt, what), unique=True, job_timeout=JOB_TIMEOUT_SECONDS,
                 result_ttl=RESULT_TTL_SECONDS, ttl=int(delay_seconds) + LATE_TTL_SECONDS, retry=RETRY,
-                on_failure=Callback(ON_JOB_FAILURE), description=f"atlas run {run_id} re-delivery {attempt}",
+                on_failure=Callback(ON_JOB_FAILURE), description=f"atlas run {run_id} re-delivery {attempt} ({what})",
             )
         except DuplicateJobError:
             return False
-        log.info("run %s: re-delivery %d scheduled in %.1fs", run_id, attempt, delay_seconds)
+        log.info("run %s: re-delivery %d (%s) scheduled in %.1fs", run_id, attempt, what, delay_seconds)
         return True

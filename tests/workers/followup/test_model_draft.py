@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from atlas.cli import show_run
 from atlas.settings import Settings
 from bot.slack import wording
 from bot.slack.cards import APPROVE_ACTION
@@ -95,7 +96,7 @@ def _body_shown(card: dict[str, Any]) -> str:
 
 
 def test_the_model_drafts_the_card_what_it_invents_is_dropped_and_approve_posts_exactly_that(
-        tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
+        tmp_path: Path, redis_url: str, scripted_model: ScriptedModel, capsys: pytest.CaptureFixture[str]) -> None:
     scripted_model.script(reply_text(json.dumps(DRAFTED)))
     with inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="", **scripted_model.env()) as box:
         try:
@@ -111,6 +112,8 @@ def test_the_model_drafts_the_card_what_it_invents_is_dropped_and_approve_posts_
             assert f"https://atlas-test.slack.com/archives/{HELP}/p{ts.replace('.', '')}" in body
             assert _labels_shown(card) == ["bug", "scheduler"]
             assert run.usage.total > 0  # the draft's tokens are the filing run's
+            assert show_run.show(box.settings, run.id, as_json=False) == 0
+            assert "\ndraft: model\n" in capsys.readouterr().out  # the plain view says who drafted, as the card does
 
             [sent] = scripted_model.bodies()
             assert sent["text"]["format"]["type"] == "json_schema" and sent["text"]["format"]["strict"] is True
@@ -135,7 +138,8 @@ def test_the_model_drafts_the_card_what_it_invents_is_dropped_and_approve_posts_
 
 
 def test_a_400_a_500_a_timeout_a_refusal_or_a_cut_off_reply_falls_back_to_the_threads_words_logged_once(
-        tmp_path: Path, redis_url: str, scripted_model: ScriptedModel, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: Path, redis_url: str, scripted_model: ScriptedModel, caplog: pytest.LogCaptureFixture,
+        capsys: pytest.CaptureFixture[str]) -> None:
     release = threading.Event()
 
     def slow(request: Any) -> Turn:
@@ -156,7 +160,10 @@ def test_a_400_a_500_a_timeout_a_refusal_or_a_cut_off_reply_falls_back_to_the_th
                 run, card = _drafted(box, ts)
                 shown, body = _shown(card), _body_shown(card)
                 assert run.filing is not None and run.filing.drafted_by == "thread", why
-                assert run.filing.model_failure, why  # `atlas runs show` says why the model's draft was not used
+                assert run.filing.model_failure, why
+                capsys.readouterr()
+                assert show_run.show(box.settings, run.id, as_json=False) == 0  # `atlas runs show` says why the model's draft was not used
+                assert f"\ndraft: the thread's words (the model's draft failed: {run.filing.model_failure})\n" in capsys.readouterr().out, why
                 assert wording.APPROVAL_DRAFTED_BY["fallback"] in shown and DRAFTED["title"] not in shown, why
                 assert "The scheduler crashes on startup" in shown and "- rocket 2.3" in body and TRACEBACK in body, why
                 warned = [r for r in caplog.records if run.id in r.getMessage()]
