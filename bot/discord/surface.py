@@ -28,7 +28,7 @@ from atlas.text import clip
 from bot.discord import card_marker, render, threads, triage_card, wording
 from bot.discord import cards as approval_cards
 from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST, rest_client
-from bot.slack.render import task_title
+from bot.task_titles import task_title
 from tools.tracker import Tracker, demo_tracker
 from tools.trackers import tracker_for
 from workers import wording as common

@@ -15,10 +15,10 @@ import pytest
 import redis
 from slack_sdk import WebClient
 
+from bot.card_view import CardView
 from bot.discord import render
 from bot.discord.surface import DiscordReporter
 from bot.slack import cards as approval_cards
-from bot.slack.card_view import CardView
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
