@@ -45,8 +45,7 @@ def post(rest: DiscordREST, conn: redis.Redis, run: RunState, pending: list[Any]
         if record is None or record.card_ts or record.decided:
             continue  # not opened (nothing to decide), already on Discord, or decided (expired) before its card was recorded
         card = view(run, call, tracker, record.expires_at)
-        text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
-                                card.read, card.drafted)
+        text = render.card_text(card)
         posted.append(_post_one(rest, conn, channel(), call.pending_id, text, card.name, card.arguments))
     return posted
 
