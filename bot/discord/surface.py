@@ -199,12 +199,13 @@ class DiscordReporter(ChatPlatform):
     # -- the answer ----------------------------------------------------------------------------
 
     def post_answer(self, run: RunState) -> None:
-        """Post the answer once; on a re-delivery edit the messages already posted, if it changed."""
+        """Post the answer once; on a re-delivery edit the messages already posted, if it changed, and
+        delete those left over from a longer earlier delivery (as Slack's bot/slack/answer.py)."""
         messages = render.answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
         digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
         surface = DiscordSurface.of(run)
         posted = list(surface.answer_ids)
-        if surface.answer_digest != digest or len(posted) < len(messages):
+        if surface.answer_digest != digest or len(posted) != len(messages):
             for index, message in enumerate(messages):
                 if index < len(posted):
                     self._edit(run, posted[index][0], posted[index][1], message)
@@ -212,9 +213,22 @@ class DiscordReporter(ChatPlatform):
                 posted.append(self._create(run, message))
                 surface.answer_ids = posted
                 self.store.save(run)  # remembered before anything else can fail
-            surface.answer_digest = digest
+            for message_id, how in posted[len(messages):]:  # an earlier delivery's, longer: its leftovers
+                self._delete(run, message_id, how)
+            surface.answer_ids, surface.answer_digest = posted[:len(messages)], digest
             self.store.save(run)
         self._record_turn(run)
+
+    def _delete(self, run: RunState, message_id: str, how: PostedVia) -> None:
+        """Delete a message of the run's; one already gone (404, Unknown Message: a retried job's, a moderator's) is fine."""
+        try:
+            if how == "webhook":  # once the token is gone, the message stays as it was
+                self._webhook(run, lambda hook: self.rest.delete_followup(hook.app, hook.token, message_id))
+            else:
+                self.rest.delete_message(self.channel(run), message_id)
+        except DiscordError as exc:
+            if exc.status != 404:
+                raise
 
     def _record_turn(self, run: RunState) -> None:
         """A mention's answer in its thread becomes context for follow-ups there (once per run)."""
