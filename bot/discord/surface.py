@@ -231,26 +231,31 @@ class DiscordReporter(ChatPlatform):
                 raise
 
     def _record_turn(self, run: RunState) -> None:
-        """A mention's answer in its thread becomes context for follow-ups there (once per run)."""
+        """A finished answer in its thread becomes context for follow-ups there (once per run). A hand-off
+        that posted nothing records it under the thread that is (a forum post's) or would be started
+        from the question's message: both have the message's id."""
         surface = DiscordSurface.of(run)
         if run.status not in ("done", "partial") or not run.answer or surface.interaction is not None or surface.reply_to:
             return
-        thread = surface.thread_id or ""
+        thread = surface.thread_id or run.origin.thread_ts or run.origin.message_ts or ""
         if thread and thread != run.origin.channel:
             conversations.append(self.store.conn, threads.conversation_team(run.origin.team), thread, thread, run.id,
                                  Turn(question=run.question, answer=run.answer))
 
     def hand_off(self, run: RunState, looked_at: str) -> None:
-        """The hand-off in the thread as the run's one message, pinging only the hand-off roles."""
+        """The hand-off in the thread as the run's one message, pinging only the hand-off roles; what was
+        looked at becomes the thread's turn even with no roles to hand off to (as on Slack), so the
+        asker's next reply has the question in view."""
         surface = DiscordSurface.of(run)
         if not self.handoff_roles or surface.answer_ids:
+            self._record_turn(run)
             return
         who = " ".join(f"<@&{role}>" for role in self.handoff_roles)
         text = common.HANDOFF.format(who=who, looked_at=render.escape(looked_at))
         surface.answer_ids = [self._create(run, {"content": clip(text, CONTENT_LIMIT),
                                                  "allowed_mentions": {"parse": [], "roles": list(self.handoff_roles)}})]
         self.store.save(run)
-        self._record_turn(run)  # what was looked at: the asker's next reply has the question in view
+        self._record_turn(run)  # where it was posted: the thread, or the channel it replied in (then no turn)
 
     # -- approvals -----------------------------------------------------------------------------
 
