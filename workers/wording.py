@@ -1,4 +1,5 @@
-"""The words of a run that every chat platform shows alike: offline answers, failures, stop reasons.
+"""The words of a run that every chat platform shows alike: offline answers, failures, stop reasons,
+what a tool call is doing (bot/task_titles.py), where an approval's proposal came from (bot/card_view.py).
 
 Slack's own sentences are in bot/slack/wording.py, Discord's in bot/discord/wording.py."""
 
@@ -19,6 +20,19 @@ STOP_REASONS = {
     "stopped_by_user": "stopped by you",
     "settings_mismatch": "worker settings differ",
 }
+
+
+# What a tool call is doing, as a progress line shows it (bot/task_titles.py).
+TASK_SEARCH_ISSUES = "Searching issues for “{query}”"
+TASK_SEARCH_ISSUES_STATE = "Searching {state} issues for “{query}”"
+TASK_GET_ISSUE = "Reading issue #{number}"
+TASK_SEARCH_DOCS = "Searching the docs for “{query}”"
+TASK_GET_DOC = "Reading the docs: {doc}"
+TASK_GET_DOC_SECTION = "Reading the docs: {doc} § {heading}"
+TASK_READ_MORE = "Reading more of an earlier result"
+TASK_OTHER = "Running {name}"
+# What a run read before proposing an approval, beside "#237" on the card (bot/card_view.py).
+APPROVAL_PROVENANCE_SEARCH = "issue search results"
 
 
 def steps_word(n: int) -> str:

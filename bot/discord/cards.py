@@ -5,7 +5,7 @@ as it is decided.
 A card is posted once across a kill (workers/approvals/card_once.py): its create-message nonce, derived
 from the pending id, makes the post idempotent for a few minutes; a job retried later than that finds
 the card in the channel by the pending id its buttons carry (bot/discord/card_marker.py). What a card
-shows is gathered as on Slack (bot/slack/card_view.py) and rendered by bot/discord/render.py; the
+shows is gathered as on Slack (bot/card_view.py) and rendered by bot/discord/render.py; the
 content it showed is stored with the approval record, so a decided card keeps what the approver saw.
 """
 
@@ -21,9 +21,9 @@ from typing import Any
 import redis
 
 from atlas.text import clip
+from bot.card_view import view
 from bot.discord import card_marker, render, wording
 from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST
-from bot.slack.card_view import view
 from tools.tracker import Tracker
 from workers.approvals import records as approvals
 from workers.approvals.card_once import ApprovalCard
@@ -45,8 +45,7 @@ def post(rest: DiscordREST, conn: redis.Redis, run: RunState, pending: list[Any]
         if record is None or record.card_ts or record.decided:
             continue  # not opened (nothing to decide), already on Discord, or decided (expired) before its card was recorded
         card = view(run, call, tracker, record.expires_at)
-        text = render.card_text(card.name, card.arguments, card.issue, card.duplicate, card.reason, card.asker, card.expires_at,
-                                card.read, card.drafted)
+        text = render.card_text(card)
         posted.append(_post_one(rest, conn, channel(), call.pending_id, text, card.name, card.arguments))
     return posted
 

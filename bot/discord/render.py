@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from atlas.text import clip, fit_list
+from bot.card_view import CardView, shown_text
 from bot.discord import wording
 from bot.discord.rest import CONTENT_LIMIT
 from bot.lookups import TITLE as LOOKUP_TITLE
@@ -124,10 +125,12 @@ def card_buttons(pending_id: str) -> list[dict[str, Any]]:
     ]}]
 
 
-def card_text(name: str, arguments: dict[str, Any], issue: Any, duplicate: Any, reason: str, asker: str | None,
-              expires_at: float, read: tuple[str, ...] = (), drafted: str = "") -> str:
+def card_text(card: CardView) -> str:
     """The card's description (everything but the buttons), within Discord's content limit. Direction
-    controls in it are shown as `<U+202E>`, so what the approver reads is what runs."""
+    controls in it are shown as `<U+202E>`, so what the approver reads is what runs, and counted as on
+    every platform (bot/card_view.py shown_text)."""
+    name, arguments, issue, duplicate, reason = card.name, card.arguments, card.issue, card.duplicate, card.reason
+    asker, expires_at, read, drafted = card.asker, card.expires_at, card.read, card.drafted
     lines = [wording.APPROVAL_TITLE.get(name) or wording.APPROVAL_TITLE_OTHER.format(name=name[:64].replace("`", ""))]
     if drafted in wording.APPROVAL_DRAFTED_BY:  # a "File as GitHub issue" draft: the model's, or the thread's words
         lines.append(wording.APPROVAL_DRAFTED_BY[drafted])
@@ -169,7 +172,7 @@ def card_text(name: str, arguments: dict[str, Any], issue: Any, duplicate: Any, 
     if read:
         sources = ", ".join(read[:-1]) + (" and " if len(read) > 1 else "") + read[-1]
         lines.append(wording.APPROVAL_PROVENANCE.format(sources=escape(sources)))
-    hidden = hidden_count("\n".join([_all_strings(arguments), reason, *_issue_texts(issue), *_issue_texts(duplicate)]))
+    hidden = hidden_count(shown_text(card))
     if hidden:
         lines.append(wording.APPROVAL_HIDDEN.format(count=hidden, s="" if hidden == 1 else "s"))
     lines.append(wording.APPROVAL_ASKED_BY.format(user=escape(asker or "unknown") if not (asker or "").isdigit() else asker,
@@ -208,21 +211,6 @@ def _comment_pieces(body: str) -> tuple[list[str], int]:
         budget -= len(_fenced(piece))
         start += len(piece)
     return pieces, len(shown) - start
-
-
-def _all_strings(value: Any) -> str:
-    """Every string in a JSON value, joined (what the hidden-character warning counts)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return "\n".join(_all_strings(k) + "\n" + _all_strings(v) for k, v in value.items())
-    if isinstance(value, list):
-        return "\n".join(_all_strings(v) for v in value)
-    return ""
-
-
-def _issue_texts(issue: Any) -> list[str]:
-    return [str(issue.title), *map(str, issue.labels)] if issue is not None else []
 
 
 def outcome_text(status: str, decider: str, decided_at: float) -> str:

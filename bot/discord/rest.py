@@ -200,6 +200,9 @@ class DiscordREST:
     def edit_message(self, channel_id: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
         return cast(dict[str, Any], self._in_thread(channel_id, lambda: self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", payload)))
 
+    def delete_message(self, channel_id: str, message_id: str) -> None:
+        self._in_thread(channel_id, lambda: self.request("DELETE", f"/channels/{channel_id}/messages/{message_id}"))
+
     def _in_thread(self, channel_id: str, call: Callable[[], Any]) -> Any:
         """A thread archives after its auto-archive duration without messages (a day: as long as an approval
         may wait), and a message in an archived thread cannot be edited (50083): unarchive it, try once more."""
@@ -224,6 +227,9 @@ class DiscordREST:
 
     def edit_followup(self, application_id: str, token: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
         return cast(dict[str, Any], self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/{message_id}", payload, auth=False))
+
+    def delete_followup(self, application_id: str, token: str, message_id: str) -> None:
+        self.request("DELETE", f"/webhooks/{application_id}/{token}/messages/{message_id}", auth=False)
 
     def put_commands(self, application_id: str, commands: list[dict[str, Any]], guild_id: str | None = None) -> list[dict[str, Any]]:
         """Bulk overwrite: the commands afterwards are exactly these (idempotent)."""

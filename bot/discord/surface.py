@@ -28,7 +28,7 @@ from atlas.text import clip
 from bot.discord import card_marker, render, threads, triage_card, wording
 from bot.discord import cards as approval_cards
 from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST, rest_client
-from bot.slack.render import task_title
+from bot.task_titles import task_title
 from tools.tracker import Tracker, demo_tracker
 from tools.trackers import tracker_for
 from workers import wording as common
@@ -199,12 +199,13 @@ class DiscordReporter(ChatPlatform):
     # -- the answer ----------------------------------------------------------------------------
 
     def post_answer(self, run: RunState) -> None:
-        """Post the answer once; on a re-delivery edit the messages already posted, if it changed."""
+        """Post the answer once; on a re-delivery edit the messages already posted, if it changed, and
+        delete those left over from a longer earlier delivery (as Slack's bot/slack/answer.py)."""
         messages = render.answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
         digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
         surface = DiscordSurface.of(run)
         posted = list(surface.answer_ids)
-        if surface.answer_digest != digest or len(posted) < len(messages):
+        if surface.answer_digest != digest or len(posted) != len(messages):
             for index, message in enumerate(messages):
                 if index < len(posted):
                     self._edit(run, posted[index][0], posted[index][1], message)
@@ -212,31 +213,49 @@ class DiscordReporter(ChatPlatform):
                 posted.append(self._create(run, message))
                 surface.answer_ids = posted
                 self.store.save(run)  # remembered before anything else can fail
-            surface.answer_digest = digest
+            for message_id, how in posted[len(messages):]:  # an earlier delivery's, longer: its leftovers
+                self._delete(run, message_id, how)
+            surface.answer_ids, surface.answer_digest = posted[:len(messages)], digest
             self.store.save(run)
         self._record_turn(run)
 
+    def _delete(self, run: RunState, message_id: str, how: PostedVia) -> None:
+        """Delete a message of the run's; one already gone (404, Unknown Message: a retried job's, a moderator's) is fine."""
+        try:
+            if how == "webhook":  # once the token is gone, the message stays as it was
+                self._webhook(run, lambda hook: self.rest.delete_followup(hook.app, hook.token, message_id))
+            else:
+                self.rest.delete_message(self.channel(run), message_id)
+        except DiscordError as exc:
+            if exc.status != 404:
+                raise
+
     def _record_turn(self, run: RunState) -> None:
-        """A mention's answer in its thread becomes context for follow-ups there (once per run)."""
+        """A finished answer in its thread becomes context for follow-ups there (once per run). A hand-off
+        that posted nothing records it under the thread that is (a forum post's) or would be started
+        from the question's message: both have the message's id."""
         surface = DiscordSurface.of(run)
         if run.status not in ("done", "partial") or not run.answer or surface.interaction is not None or surface.reply_to:
             return
-        thread = surface.thread_id or ""
+        thread = surface.thread_id or run.origin.thread_ts or run.origin.message_ts or ""
         if thread and thread != run.origin.channel:
             conversations.append(self.store.conn, threads.conversation_team(run.origin.team), thread, thread, run.id,
                                  Turn(question=run.question, answer=run.answer))
 
     def hand_off(self, run: RunState, looked_at: str) -> None:
-        """The hand-off in the thread as the run's one message, pinging only the hand-off roles."""
+        """The hand-off in the thread as the run's one message, pinging only the hand-off roles; what was
+        looked at becomes the thread's turn even with no roles to hand off to (as on Slack), so the
+        asker's next reply has the question in view."""
         surface = DiscordSurface.of(run)
         if not self.handoff_roles or surface.answer_ids:
+            self._record_turn(run)
             return
         who = " ".join(f"<@&{role}>" for role in self.handoff_roles)
         text = common.HANDOFF.format(who=who, looked_at=render.escape(looked_at))
         surface.answer_ids = [self._create(run, {"content": clip(text, CONTENT_LIMIT),
                                                  "allowed_mentions": {"parse": [], "roles": list(self.handoff_roles)}})]
         self.store.save(run)
-        self._record_turn(run)  # what was looked at: the asker's next reply has the question in view
+        self._record_turn(run)  # where it was posted: the thread, or the channel it replied in (then no turn)
 
     # -- approvals -----------------------------------------------------------------------------
 

@@ -34,8 +34,8 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
 from atlas.text import clip
+from bot.card_view import CardView, shown_text, view
 from bot.slack import card_marker, wording
-from bot.slack.card_view import CardView, shown_text, view
 from bot.slack.progress import channel_of
 from bot.slack.render import escape
 from tools.tracker import IssueRef, Tracker

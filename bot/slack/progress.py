@@ -27,7 +27,8 @@ from slack_sdk.models.messages.chunk import MarkdownTextChunk, TaskUpdateChunk
 
 from bot.slack import wording
 from bot.slack.client import error_code
-from bot.slack.render import placeholder_text, task_title
+from bot.slack.render import placeholder_text
+from bot.task_titles import task_title
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import ProgressMode, SlackSurface

@@ -1,4 +1,4 @@
-"""What a run looks like in Slack: task titles, the progress placeholder, the answer messages.
+"""What a run looks like in Slack: the progress placeholder, the answer messages (task titles: bot/task_titles.py).
 
 Pure functions from a run to Block Kit built with slack_sdk's models, whose `to_dict()` checks
 Slack's limits, so a block that is too long fails here, in tests, rather than at Slack.
@@ -6,7 +6,6 @@ Slack's limits, so a block that is too long fails here, in tests, rather than at
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -33,8 +32,6 @@ from workers.runs.state import RunState
 MARKDOWN_LIMIT = MarkdownBlock.text_max_length  # 12,000: also the cumulative limit per message
 CONTEXT_TEXT_LIMIT = 3000
 FALLBACK_TEXT_CHARS = 300  # the `text` Slack shows in notifications
-TITLE_ARG_CHARS = 80
-TASK_TITLE_CHARS = 150
 PLACEHOLDER_TASKS = 25
 FEEDBACK_ACTION = "atlas_feedback"
 FEEDBACK_BUTTON_ACTIONS = (f"{FEEDBACK_ACTION}_up", f"{FEEDBACK_ACTION}_down")  # the classic buttons' ids
@@ -47,39 +44,6 @@ class Message:
 
     text: str
     blocks: list[dict[str, Any]]
-
-
-def task_title(name: str, arguments: str) -> str:
-    """'Searching issues for “redis timeout”': what a tool call is doing, in words."""
-    try:
-        args = json.loads(arguments or "{}")
-    except (ValueError, RecursionError):
-        args = {}
-    if not isinstance(args, dict):
-        args = {}
-    query = clip(" ".join(str(args.get("query") or "").split()), TITLE_ARG_CHARS)
-    if name == "search_issues":
-        state = args.get("state")
-        if state in ("open", "closed"):
-            title = wording.TASK_SEARCH_ISSUES_STATE.format(state=state, query=query)
-        else:
-            title = wording.TASK_SEARCH_ISSUES.format(query=query)
-    elif name == "get_issue":
-        title = wording.TASK_GET_ISSUE.format(number=clip(str(args.get("issue_id", "?")), 12))
-    elif name == "search_docs":
-        title = wording.TASK_SEARCH_DOCS.format(query=query)
-    elif name == "get_doc_section":
-        doc = clip(str(args.get("doc_id") or "?"), TITLE_ARG_CHARS)
-        heading = args.get("heading")
-        if heading:
-            title = wording.TASK_GET_DOC_SECTION.format(doc=doc, heading=clip(str(heading), TITLE_ARG_CHARS))
-        else:
-            title = wording.TASK_GET_DOC.format(doc=doc)
-    elif name == "read_more":
-        title = wording.TASK_READ_MORE
-    else:
-        title = wording.TASK_OTHER.format(name=clip(name, 64))
-    return clip(title, TASK_TITLE_CHARS)
 
 
 def placeholder_text(step: int, tasks: list[tuple[str, str]], closing: str | None = None) -> str:

@@ -1,6 +1,6 @@
 """Every sentence a Slack user reads from Atlas that is Slack's own: statuses, progress, cards, buttons, lookups.
 
-The words of a run that every platform shows (offline answers, failures) are in workers/wording.py."""
+The words of a run that every platform shows (offline answers, failures, tool-call titles) are in workers/wording.py."""
 
 from __future__ import annotations
 
@@ -53,14 +53,6 @@ CARDS_UNDELIVERED = (
     "{minute_word} when I posted the approval cards, so there is nothing here to click and nothing was changed. "
     "The proposals are kept (`atlas runs show {run_id}`); ask again to get new cards."
 )
-TASK_SEARCH_ISSUES = "Searching issues for “{query}”"
-TASK_SEARCH_ISSUES_STATE = "Searching {state} issues for “{query}”"
-TASK_GET_ISSUE = "Reading issue #{number}"
-TASK_SEARCH_DOCS = "Searching the docs for “{query}”"
-TASK_GET_DOC = "Reading the docs: {doc}"
-TASK_GET_DOC_SECTION = "Reading the docs: {doc} § {heading}"
-TASK_READ_MORE = "Reading more of an earlier result"
-TASK_OTHER = "Running {name}"
 TASK_MARK = {"in_progress": ":hourglass_flowing_sand:", "complete": ":white_check_mark:", "error": ":x:"}
 # --- the answer --------------------------------------------------------------------------------
 SOURCES = "*Sources:* {links}"
@@ -90,7 +82,7 @@ TOO_LONG = "That's too long to look up; please use fewer words."
 LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
 SHARE_BUTTON = "Share in channel"
 SHARED_BY = "Shared by <@{user}> with `{cmd} {text}`"
-# --- approvals (bot/slack/cards.py, card_view.py, bot/slack/approvals.py) -------------------
+# --- approvals (bot/slack/cards.py, bot/slack/approvals.py) ------------------------------------
 APPROVAL_TITLE = {
     "add_labels": ":label: Atlas wants to add labels to an issue",
     "post_comment": ":speech_balloon: Atlas wants to comment on an issue",
@@ -117,7 +109,6 @@ APPROVAL_CLOSE_DUPLICATE = "*Close as:* duplicate of {link}"
 APPROVAL_REASON = "Why (the model's words):"
 APPROVAL_ASKED_BY = "Asked by <@{user}> · expires {when}"
 APPROVAL_PROVENANCE = ":warning: *Proposed after reading {sources}*, text anyone can write: look twice."
-APPROVAL_PROVENANCE_SEARCH = "issue search results"
 APPROVAL_HIDDEN = (":warning: *This contains {count} invisible or direction-changing character{s}*, shown as `<U+…>`: "
                    "they would be posted as they are.")
 APPROVAL_APPROVE = "Approve"

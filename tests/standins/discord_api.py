@@ -246,7 +246,7 @@ class DiscordAPI(LoopbackHTTP):
         if parts[0] == "webhooks" and len(parts) == 5 and parts[4] == "@original" and method == "PATCH":
             self.originals[parts[2]].append(dict(body))
             return 200, {"id": parts[2][:19], "content": body.get("content"), "channel_id": "0"}
-        if parts[0] == "webhooks" and len(parts) == 5 and method == "PATCH":
+        if parts[0] == "webhooks" and len(parts) == 5 and method in ("PATCH", "DELETE"):  # a follow-up message
             return self._edit(f"webhook:{parts[2]}", parts[4], method, body)
         return 404, {"message": "404: Not Found", "code": 0}
 

@@ -14,6 +14,7 @@ import redis
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bot.card_view import CardView
 from bot.discord import render, wording
 from bot.discord.cards import decided_payload
 from bot.discord.interactions import Interactions
@@ -74,7 +75,7 @@ def test_every_card_and_its_decided_edit_fit(title: str, body: str, reason: str,
                                              result: str) -> None:
     issue = SimpleNamespace(number=7, title=title, state="open", labels=labels, url="https://x/7")
     arguments = {"issue_id": 7, "labels": labels, "body": body, "reason": "duplicate", "duplicate_of": 3}
-    text = render.card_text(name, arguments, issue, issue, reason, asker, 1.7e9, (title[:80], "#3"))
+    text = render.card_text(CardView("p", name, arguments, issue, issue, reason, asker, 1.7e9, (title[:80], "#3")))
     _fits({"content": text})
     approval = Approval(pending_id="p", run_id="r", call_id="c", name=name, arguments="{}", step=1, status="approved",
                         decider="1500000000000000001", decided_at=1.7e9, card_blocks='{"content": %s}' % _json(text))  # noqa: UP031  # JSON's braces read plainer than doubled

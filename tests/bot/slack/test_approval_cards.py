@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bot.slack.card_view import CardView, stated_reason, untrusted_reads
+from bot.card_view import CardView, stated_reason, untrusted_reads
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION, buttons, describe, outcome_line
 from tools.tracker import IssueRef
 from workers.approvals.records import Approval

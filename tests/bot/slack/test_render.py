@@ -1,4 +1,4 @@
-"""How runs look in Slack: Markdown split within limits, the answer's blocks, task titles, sources."""
+"""How runs look in Slack: Markdown split within limits, the answer's blocks, sources."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.markdown_split import split_markdown
 from bot.slack import wording
-from bot.slack.render import MARKDOWN_LIMIT, answer_messages, source_link, sources_text, task_title
+from bot.slack.render import MARKDOWN_LIMIT, answer_messages, source_link, sources_text
 from workers import wording as run_words
 from workers.runs.state import Origin, RunState, StepRecord, Usage
 
@@ -176,15 +176,6 @@ def test_long_answer_is_split_into_messages_within_slack_limits() -> None:
         assert all(_balanced(t) for t in markdown)
     assert all(b["type"] != "context_actions" for m in messages[:-1] for b in m.blocks)  # footer once, at the end
     assert messages[-1].blocks[-1]["type"] == "context_actions"
-
-
-def test_task_titles_say_what_the_tool_is_doing() -> None:
-    assert task_title("search_issues", json.dumps({"query": "redis  timeout", "state": "open"})) == "Searching open issues for “redis timeout”"
-    assert task_title("get_issue", json.dumps({"issue_id": 42, "include": []})) == "Reading issue #42"
-    assert task_title("search_docs", json.dumps({"query": "lease_seconds"})) == "Searching the docs for “lease_seconds”"
-    assert task_title("get_doc_section", json.dumps({"doc_id": "leases", "heading": "Heartbeats"})) == "Reading the docs: leases § Heartbeats"
-    assert task_title("mystery", "not json") == "Running mystery"
-    assert len(task_title("search_docs", json.dumps({"query": "x" * 5000}))) <= 150
 
 
 def test_broadcast_mentions_in_an_answer_never_ping() -> None:

@@ -15,10 +15,10 @@ import pytest
 import redis
 from slack_sdk import WebClient
 
+from bot.card_view import CardView
 from bot.discord import render
 from bot.discord.surface import DiscordReporter
 from bot.slack import cards as approval_cards
-from bot.slack.card_view import CardView
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
@@ -79,7 +79,7 @@ def test_a_hidden_character_in_an_issue_title_is_shown_and_counted_on_both_platf
     slack = json.dumps(approval_cards.describe(card), ensure_ascii=False)
     assert "Docs:&lt;U+200B&gt; cron syntax" in slack and "\u200b" not in slack  # Slack shows &lt; as <
     assert "1 invisible or direction-changing character*" in slack
-    discord = render.card_text("add_labels", {"issue_id": 3, "labels": ["bug"]}, TITLE, None, "", None, 0)
+    discord = render.card_text(card)
     assert "Docs\\:<U+200B> cron syntax" in discord  # the colon escaped for Discord's Markdown
     assert "\u200b" not in discord and "1 invisible or direction-changing character**" in discord
 
@@ -98,3 +98,23 @@ def test_a_discord_card_shows_the_whole_comment_with_hidden_characters_shown(bod
     assert "\u200b" not in shown and "\U000e0041" not in shown
     assert ("6 invisible or direction-changing characters" in card["content"]) == (body == HIDDEN)
     assert not discord_api.problems
+
+
+@pytest.mark.parametrize("kind", ["slack", "discord"])
+def test_a_hidden_character_in_the_calls_name_is_counted_on_both_platforms(kind: str, slack_api: SlackAPI, discord_api: DiscordAPI,  # noqa: F811
+                                                                          redis_conn: redis.Redis, tmp_path: Path) -> None:
+    """The same text is counted on every platform (bot/card_view.py shown_text): the call's name too, which an
+    unknown tool's card shows in its title."""
+    run, call = _paused(redis_conn, kind, "A plain comment.")
+    run.pending = [call.model_copy(update={"name": "post_comment\u202e"})]
+    if kind == "slack":
+        approval_cards.post(WebClient(token=slack_api.token, base_url=slack_api.base_url), run, run.pending, conn=redis_conn, tracker=None)
+        (posted,) = slack_api.calls_to("chat.postMessage")
+        shown = json.dumps(posted.args["blocks"], ensure_ascii=False)
+    else:
+        settings = discord_settings(discord_api, "redis://unused", tmp_path / "home", make_dataset(tmp_path / "data"))
+        (message_id,) = DiscordReporter.for_settings(settings, RunStore(redis_conn)).post_cards(run, run.pending)
+        (card,) = [m for m in discord_api.channel(di.CHANNEL_ID) if m["id"] == message_id]
+        shown = card["content"]
+        assert "<U+202E>" in shown and "\u202e" not in shown and not discord_api.problems
+    assert "1 invisible or direction-changing character*" in shown

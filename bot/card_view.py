@@ -2,7 +2,8 @@
 
 The call's arguments, the issues it names (looked up in the tracker), the model's stated reason, the
 untrusted text the run read before proposing it, and who asked. Slack's blocks (bot/slack/cards.py) and
-Discord's message (bot/discord/surface.py, rendered by bot/discord/render.py) are drawn from it.
+Discord's message (bot/discord/cards.py, rendered by bot/discord/render.py) are drawn from it; it lives
+beside both, so neither platform imports the other (tests/house/test_platform_peers.py).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from atlas.text import text_of
-from bot.slack import wording
 from tools.errors import TrackerUnavailable
 from tools.tracker import IssueRef, Tracker
+from workers import wording
 from workers.runs.state import PendingCall, RunState
 
 log = logging.getLogger("atlas.approval_cards")
