@@ -69,7 +69,11 @@ class AnswerMessages:
             self.store.save(run)  # remembered before anything else can fail
         stale = posted[len(messages):]
         for ts in stale:
-            self.client.chat_delete(channel=channel, ts=ts)
+            try:
+                self.client.chat_delete(channel=channel, ts=ts)
+            except SlackApiError as exc:  # already gone (a person or a moderator deleted it): nothing left to do
+                if error_code(exc) != "message_not_found":
+                    raise
         if stale or surface.answer_digest != digest:  # else the last post's save recorded it all
             surface.answer_ts, surface.answer_digest = posted[: len(messages)], digest
             self.store.save(run)

@@ -58,7 +58,7 @@ _CODE = RichTextElementParts.TextStyle(code=True)
 
 def describe(card: CardView) -> list[dict[str, Any]]:
     """The card's descriptive blocks (everything but the buttons), as validated dicts."""
-    title = wording.APPROVAL_TITLE.get(card.name) or wording.APPROVAL_TITLE_OTHER.format(name=escape(card.name[:64]))
+    title = wording.APPROVAL_TITLE.get(card.name) or wording.APPROVAL_TITLE_OTHER.format(name=escape(reveal(card.name[:64])))
     blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(text=f"*{title}*"))]
     if card.drafted in wording.APPROVAL_DRAFTED_BY:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_DRAFTED_BY[card.drafted])]))

@@ -46,6 +46,23 @@ def test_a_long_answer_posts_several_messages_within_limits(slack_api: SlackAPI,
     assert RunStore(redis_conn).load(run.id).surface.answer_ts == [p.reply["ts"] for p in posts]
 
 
+def test_a_shorter_redelivered_answer_deletes_the_leftovers_even_one_already_gone(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+    run = make_run(redis_conn)
+    paragraph = "Leases are renewed by heartbeats while the job runs. " * 30
+    finish(run, "\n\n".join([paragraph] * 25))
+    make_reporter(slack_api, redis_conn).event(run, "answer")
+    again = RunStore(redis_conn).load(run.id)
+    first = list(again.surface.answer_ts)
+    assert len(first) >= 3
+    slack_api.messages[(CHANNEL, first[-1])]["deleted"] = True  # a person deleted the last one meanwhile
+    slack_api.messages.pop((CHANNEL, first[-1]))
+    finish(again, "Shorter now.")
+    make_reporter(slack_api, redis_conn).event(again, "answer")  # no SlackApiError for the one already gone
+    assert RunStore(redis_conn).load(run.id).surface.answer_ts == first[:1]
+    deleted = [c.args["ts"] for c in slack_api.calls_to("chat.delete")]
+    assert deleted == first[1:]
+
+
 def test_rate_limited_calls_are_retried_after_retry_after(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
     run = make_run(redis_conn)
     finish(run)
