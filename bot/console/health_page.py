@@ -13,9 +13,9 @@ from rq import Queue, Worker
 
 from atlas.connection import text
 from atlas.settings import Settings
-from bot.console import deliveries
 from bot.console.layout import table, when
 from bot.console.web import Request, esc
+from bot.github import deliveries
 from workers.approvals import audit
 from workers.runs import run_index
 

@@ -21,7 +21,7 @@ from rq import Queue, Retry
 
 from atlas.settings import Settings
 from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
-from bot.console import deliveries
+from bot.github import deliveries
 from workers.runs.job_names import APPLY_EVENT  # by name: the web process does not load the worker
 
 log = logging.getLogger("atlas.bot.github")
