@@ -124,13 +124,12 @@ def redis_kill_mid_run(outage: float) -> list[object]:
 
 def mention_while_redis_down(outage: float) -> list[object]:
     """A signed mention to an in-process bot while Redis is dead; the bot keeps it and queues it later."""
-    from dataclasses import replace
-
-    from tests.standins.slack_fixtures import slack_settings, start_bot
+    from atlas.settings import Settings
+    from tests.standins.slack_fixtures import start_bot
 
     with _rig() as rig:
         rig.model.script(reply_text("Answered after the outage."))
-        settings = replace(slack_settings(rig.api, embedded_redis.url(rig.home), rig.home), data_dir=Path(rig.env["ATLAS_DATA"]))
+        settings = Settings.from_env(rig.env)  # the worker's own environment: the same settings fingerprint, or no answer
         running, server = start_bot(settings, rig.api)
         try:
             rig.kill_redis()
