@@ -79,10 +79,15 @@ class RunStore:
         run.updated_at = time.time()
         record = run.model_copy(update={"items": kept_when_finished(run.items)}) if run.final else run
         self.conn.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
-        if run.final or run.status == "awaiting_approval":
-            run_index.add(self.conn, run)  # the console's read model, filed as the run pauses or ends
+        if not (run.final or run.status == "awaiting_approval"):
+            return
+        filing = run_index.filing(run)  # the console's read model, filed as the run pauses or ends
+        if filing == run.filed():
+            return  # this object was filed so moments ago (a surface remembering its message): ~35 commands fewer
+        run_index.add(self.conn, filing)
+        run.mark_filed(filing)
         if run.final and self.embedder is not None:
-            self._keep_vectors(run)
+            self._keep_vectors(run)  # once per filing too: the question's vector and the wanted runs were seen to
 
     def _keep_vectors(self, run: RunState) -> None:
         """The run's question as a vector when it is a gap, and those of a few runs voted down since (the web
@@ -91,9 +96,10 @@ class RunStore:
             model = self.embedder() if self.embedder is not None else None
             if model is None:
                 return
-            missing, wanted = question_vectors.due(self.conn, run.id)
+            gap = bool(run_index.gap_of(run.status, run.answer, run.handoff))
+            missing, wanted = question_vectors.due(self.conn, run.id, gap)
             questions: dict[str, tuple[str, float]] = {}
-            if missing and run_index.gap_of(run.status, run.answer, run.handoff):
+            if missing:
                 questions[run.id] = (run.question, run.created_at)
             for raw in self.conn.mget([run_key(i) for i in wanted]) if wanted else []:
                 if isinstance(raw, bytes):

@@ -94,3 +94,25 @@ def test_a_run_handed_off_to_maintainers_is_a_gap_whatever_it_wrote(redis_conn: 
     assert run_index.gap_of("done", "They back off.", "looked at the docs") == "handed_off"
     assert run_index.gap_of("running", "", "looked at the docs") == ""  # not ended: not a gap yet
     assert run_index.gap_of("failed", "They back off.", None) == "failed"
+
+
+def test_an_object_saved_again_unchanged_is_not_refiled_but_a_record_loaded_again_is(redis_conn: redis.Redis) -> None:
+    store = RunStore(redis_conn)
+    run = _run("done")
+    store.save(run)
+    # The index lost the run (a worker killed between the record's SET and its filing, say).
+    redis_conn.delete(run_index.all_key(), run_index.facet_key("status", "done"), run_index.day_key(run_index.day_of(run.created_at)))
+    run.surface.answer_ts = ["1.3"]  # type: ignore[union-attr]  # a Slack surface remembering its message: nothing the index keeps
+    store.save(run)
+    assert _ids(redis_conn, run_index.all_key()) == []  # this object's filing was written moments ago: not sent again
+    run.status = "partial"
+    store.save(run)  # what the index keeps changed: filed again
+    assert _ids(redis_conn, run_index.facet_key("status", "partial")) == [run.id]
+    again = store.load(run.id)  # a re-delivery reads the record: filed again whatever this process wrote before
+    again.status = "done"
+    store.save(again)
+    store.save(store.load(run.id))
+    assert _ids(redis_conn, run_index.all_key()) == [run.id]
+    assert _ids(redis_conn, run_index.facet_key("status", "done")) == [run.id]
+    assert _ids(redis_conn, run_index.facet_key("status", "partial")) == []
+    assert _day(redis_conn, run)[b"runs"] == b"1"  # counted by the first filing after the loss, once
