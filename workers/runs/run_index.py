@@ -93,7 +93,8 @@ def gap_of(status: str, answer: str | None, handoff: str | None = None) -> Gap:
 # KEYS: day, gaps, the status keys (ARGV[9] of them: the final ones, ARGV[8], first), then the other keys it is
 # filed under (every run, its facets). ARGV: id, score, now, keep seconds, day keep seconds, final (1/0), gap
 # (1/0), the number of final status keys, the number of status keys, which status key is the run's (from 1), the
-# number of (menu key, value) pairs, those pairs, then the day's (field, count) pairs (counts of 0 left out).
+# number of (menu key, value) pairs, those pairs, then the day's (field, count) pairs (counts of 0 left out; `runs`,
+# always 1, first: its count of 1 is the day's first run, which created the hash and sets its expiry, once a day).
 # A run is counted once: it was final already when its final status key held it (its ZADD added nothing) or
 # another final status key did (ZREM removed it); no ZSCORE is asked. A key is trimmed as it is added to; the
 # gaps set of a run that is no gap only loses the run (it is trimmed and expires with the next gap added).
@@ -120,8 +121,10 @@ for i = 12, counters - 1, 2 do
   redis.call('EXPIRE', ARGV[i], keep)
 end
 if ARGV[6] == '1' and not was_final then
-  for i = counters, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], tonumber(ARGV[i + 1])) end
-  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+  if redis.call('HINCRBY', KEYS[1], ARGV[counters], tonumber(ARGV[counters + 1])) == 1 then
+    redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+  end
+  for i = counters + 2, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], tonumber(ARGV[i + 1])) end
 end
 return 1
 """

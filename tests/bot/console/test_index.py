@@ -50,6 +50,9 @@ def test_a_finished_run_is_filed_once_under_each_filter_and_keeps_its_results_st
     store.save(kept)  # a reloaded record saved again keeps the same start, counted once still
     again = next(i["output"] for i in store.load(run.id).items if i["type"] == "function_call_output")
     assert again == output and _day(redis_conn, run)[b"runs"] == b"1"
+    store.save(_run("failed"))  # the day's second run: its counts add, the expiry set by the first stays
+    assert _day(redis_conn, run)[b"runs"] == b"2"
+    assert run_index.DAY_KEEP_SECONDS - 60 < redis_conn.ttl(run_index.day_key(run_index.day_of(run.created_at))) <= run_index.DAY_KEEP_SECONDS
 
 
 def test_a_paused_run_moves_to_its_final_status_and_is_counted_then(redis_conn: redis.Redis) -> None:
