@@ -77,14 +77,18 @@ class RunStore:
         """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`).
         A paused or ended run is also filed in the console's indexes, with its results' previews (workers/runs/run_index.py)."""
         run.updated_at = time.time()
+        filed = run.final or run.status == "awaiting_approval"
+        first = filed and run.unfiled
+        if first:
+            run.unfiled = False  # in the record before its first filing: a filing that then fails is redone in full
         record = run.model_copy(update={"items": kept_when_finished(run.items)}) if run.final else run
         self.conn.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
-        if not (run.final or run.status == "awaiting_approval"):
+        if not filed:
             return
         filing = run_index.filing(run)  # the console's read model, filed as the run pauses or ends
         if filing == run.filed():
             return  # this object was filed so moments ago (a surface remembering its message): ~35 commands fewer
-        run_index.add(self.conn, filing)
+        run_index.add(self.conn, filing, first=first)
         run.mark_filed(filing)
         if run.final and self.embedder is not None:
             self._keep_vectors(run)  # once per filing too: the question's vector and the wanted runs were seen to

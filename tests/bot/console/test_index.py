@@ -119,3 +119,20 @@ def test_an_object_saved_again_unchanged_is_not_refiled_but_a_record_loaded_agai
     assert _ids(redis_conn, run_index.facet_key("status", "done")) == [run.id]
     assert _ids(redis_conn, run_index.facet_key("status", "partial")) == []
     assert _day(redis_conn, run)[b"runs"] == b"1"  # counted by the first filing after the loss, once
+
+
+def test_a_new_run_filed_first_as_paused_still_leaves_that_status_when_it_ends(redis_conn: redis.Redis) -> None:
+    """A run made as the intake makes it (`unfiled`) skips leaving other statuses on its first filing only."""
+    store = RunStore(redis_conn)
+    for reload in (False, True):  # the pausing job's own object, or the resuming job's record read back
+        run = _run("queued")
+        run.unfiled = True
+        store.save(run)
+        run.status = "awaiting_approval"
+        store.save(run)
+        later = store.load(run.id) if reload else run
+        later.status = "done"
+        store.save(later)
+        assert run.id not in _ids(redis_conn, run_index.facet_key("status", "awaiting_approval")), reload
+        assert run.id in _ids(redis_conn, run_index.facet_key("status", "done"))
+    assert _day(redis_conn, run)[b"runs"] == b"2"
