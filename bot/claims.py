@@ -34,15 +34,17 @@ ENQUEUED = "enqueued"
 ClaimOutcome = Literal["claimed", "duplicate", "recorded", "in_flight"]
 
 # KEYS: the claim keys, then the run key, then the thread's turns key. ARGV: token, pending TTL,
-# the confirmed marker, the number of claim keys.
+# the confirmed marker, the number of claim keys. One GET per claim key tells a duplicate (confirmed) from one
+# in flight (any other value).
 _CLAIM = """
 local n = tonumber(ARGV[4])
+local held = false
 for i = 1, n do
-  if redis.call('GET', KEYS[i]) == ARGV[3] then return {'duplicate'} end
+  local value = redis.call('GET', KEYS[i])
+  if value == ARGV[3] then return {'duplicate'} end
+  held = held or value ~= false
 end
-for i = 1, n do
-  if redis.call('EXISTS', KEYS[i]) == 1 then return {'in_flight'} end
-end
+if held then return {'in_flight'} end
 for i = 1, n do
   redis.call('SET', KEYS[i], 'pending:' .. ARGV[1], 'EX', ARGV[2])
 end

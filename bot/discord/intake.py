@@ -54,7 +54,7 @@ def submit(conn: redis.Redis, settings: Settings, *, kind: Literal["message", "i
     if claimed.outcome == "claimed":
         history = [Turn.model_validate_json(raw) for raw in claimed.turns]
         run = RunState(id=run_id, question=question, origin=origin, history=history, surface=surface if surface is not None else DiscordSurface(),
-                       settings_fingerprint=settings.fingerprint)
+                       settings_fingerprint=settings.fingerprint, unfiled=True)
         Queue(settings.queue_name, connection=conn).enqueue(
             CONTINUE_RUN, run.id, pipeline=pipe, **job_options(run.id, slack_outage_seconds=settings.slack_outage_seconds))
         RunStore(pipe).save(run)

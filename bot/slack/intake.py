@@ -32,15 +32,17 @@ WAIT_SECONDS = 2.0  # a mention's wait for its turn and its reply, under Slack's
 # of queues. ARGV: n, the confirmed marker, its TTL, record ('1' or '0'), the run record without its
 # history and closing brace, the run TTL, the job id, then the job hash's per-run fields and values.
 # The template's constant fields are written into the script's text (one script per template), so
-# each call sends only what varies.
+# each call sends only what varies. One GET per claim key tells a duplicate (confirmed) from one in flight (any
+# other value): an EXISTS after it asked again.
 _INTAKE = """
 local n = tonumber(ARGV[1])
+local held = false
 for i = 1, n do
-  if redis.call('GET', KEYS[i]) == ARGV[2] then return 'duplicate' end
+  local value = redis.call('GET', KEYS[i])
+  if value == ARGV[2] then return 'duplicate' end
+  held = held or value ~= false
 end
-for i = 1, n do
-  if redis.call('EXISTS', KEYS[i]) == 1 then return 'in_flight' end
-end
+if held then return 'in_flight' end
 local outcome = 'queued'
 if redis.call('EXISTS', KEYS[n + 1]) == 1 then
   outcome = 'duplicate'

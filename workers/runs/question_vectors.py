@@ -48,14 +48,15 @@ def pack(vector: Any) -> bytes:
     return np.asarray(vector, np.float16).tobytes()
 
 
-def due(conn: redis.Redis, run_id: str) -> tuple[bool, list[str]]:
-    """Whether the run still lacks its vector, and up to WANTED_PER_SAVE voted-down runs to embed with it
-    (taken off the wanted set): one round trip."""
+def due(conn: redis.Redis, run_id: str, gap: bool) -> tuple[bool, list[str]]:
+    """Whether the run, a gap (`gap`), still lacks its vector, and up to WANTED_PER_SAVE voted-down runs to embed
+    with it (taken off the wanted set): one round trip; a run that is no gap is not asked about (one command)."""
     pipe = conn.pipeline(transaction=False)
-    pipe.exists(vector_key(run_id))
+    if gap:
+        pipe.exists(vector_key(run_id))
     pipe.zpopmax(wanted_key(), WANTED_PER_SAVE)
-    exists, wanted = pipe.execute()
-    return not exists, [text(member) for member, _score in wanted]
+    *exists, wanted = pipe.execute()
+    return gap and not exists[0], [text(member) for member, _score in wanted]
 
 
 def keep(conn: redis.Redis, questions: dict[str, tuple[str, float]], model: Embedder, now: float) -> int:

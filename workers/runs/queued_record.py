@@ -29,7 +29,7 @@ class QueuedRecord:
 
     @classmethod
     def build(cls, platform: Platform, fingerprint: str | None) -> QueuedRecord:
-        probe = RunState(question="", origin=Origin(kind=platform), settings_fingerprint=fingerprint)
+        probe = RunState(question="", origin=Origin(kind=platform), settings_fingerprint=fingerprint, unfiled=True)
         fixed = probe.model_dump_json(exclude=set(_PER_RUN))
         return cls(platform=platform, defaults=fixed[1:-1])
 

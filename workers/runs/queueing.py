@@ -80,7 +80,8 @@ def submit(
 
     `fingerprint` is the submitter's `Settings.fingerprint`: only a worker with the same one answers.
     """
-    run = RunState(question=question, origin=origin or Origin(), history=history or [], settings_fingerprint=fingerprint)
+    run = RunState(question=question, origin=origin or Origin(), history=history or [], settings_fingerprint=fingerprint,
+                   unfiled=True)
     if run_id:
         run.id = run_id
     RunStore(conn).save(run)

@@ -14,9 +14,11 @@ a final status. Written by `RunStore.save` (one script, one round trip) and by a
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Literal
 
 import redis
+from redis.typing import EncodableT
 
 from atlas.lua import run_script
 from workers import wording
@@ -88,58 +90,87 @@ def gap_of(status: str, answer: str | None, handoff: str | None = None) -> Gap:
     return "unsure" if UNSURE_MARK in text else ""
 
 
-# KEYS: day, gaps, the status keys (ARGV[9] of them: left first), then the keys it is filed under (every run,
-# its status, its facets). ARGV: id, score, now, keep seconds, day keep seconds, final (1/0), gap (1/0), the
-# number of final status keys among the status keys (they come first), the number of status keys, cost
-# micro-dollars, tokens, steps, offline (1/0), answered (1/0), then (menu key, value) pairs.
+# KEYS: day, gaps, the status keys (ARGV[10] of them: the final ones, ARGV[9], first), then the other keys it is
+# filed under (every run, its facets). ARGV: id, score, now, first filing (1/0), keep seconds, day keep seconds,
+# final (1/0), gap (1/0), the number of final status keys, the number of status keys, which status key is the
+# run's (from 1), the number of (menu key, value) pairs, those pairs, then the day's (field, count) pairs (counts
+# of 0 left out; `runs`, always 1, first: its count of 1 is the day's first run, which created the hash and sets
+# its expiry, once a day).
+# A run is counted once: it was final already when its final status key held it (its ZADD added nothing) or
+# another final status key did (ZREM removed it); no ZSCORE is asked. A run's first filing (`RunState.unfiled`)
+# has no other status or gap to leave. A key is trimmed as it is added to; the gaps set of a run that is no gap
+# only loses the run (it is trimmed and expires with the next gap added).
 _ADD = """
-local id, score, keep = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[4])
-local floor = tonumber(ARGV[3]) - keep
-local finals, statuses = tonumber(ARGV[8]), tonumber(ARGV[9])
+local id, score, now, keep = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[5])
+local floor = now - keep
+local first, finals, statuses, current = ARGV[4] == '1', tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
+local function file(key)
+  local added = redis.call('ZADD', key, score, id)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', floor)
+  redis.call('EXPIRE', key, keep)
+  return added
+end
 local was_final = false
-for i = 3, 2 + finals do
-  if redis.call('ZSCORE', KEYS[i], id) then was_final = true end
+for i = 1, first and 0 or statuses do
+  if i ~= current and redis.call('ZREM', KEYS[2 + i], id) == 1 and i <= finals then was_final = true end
 end
-for i = 3, 2 + statuses do redis.call('ZREM', KEYS[i], id) end
-for i = 3 + statuses, #KEYS do
-  redis.call('ZADD', KEYS[i], score, id)
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', floor)
-  redis.call('EXPIRE', KEYS[i], keep)
-end
-if ARGV[7] == '1' then redis.call('ZADD', KEYS[2], score, id) else redis.call('ZREM', KEYS[2], id) end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', floor)
-redis.call('EXPIRE', KEYS[2], keep)
-for i = 15, #ARGV, 2 do
-  redis.call('ZADD', ARGV[i], tonumber(ARGV[3]), ARGV[i + 1])
+if file(KEYS[2 + current]) == 0 and current <= finals then was_final = true end
+for i = 3 + statuses, #KEYS do file(KEYS[i]) end
+if ARGV[8] == '1' then file(KEYS[2]) elseif not first then redis.call('ZREM', KEYS[2], id) end
+local counters = 13 + 2 * tonumber(ARGV[12])
+for i = 13, counters - 1, 2 do
+  redis.call('ZADD', ARGV[i], now, ARGV[i + 1])
   redis.call('EXPIRE', ARGV[i], keep)
 end
-if ARGV[6] == '1' and not was_final then
-  local counts = {runs = 1, cost_micro = ARGV[10], tokens = ARGV[11], steps = ARGV[12], offline = ARGV[13],
-                  answered = ARGV[14], gaps = ARGV[7]}
-  for field, n in pairs(counts) do redis.call('HINCRBY', KEYS[1], field, tonumber(n)) end
-  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+if ARGV[7] == '1' and not was_final then
+  if redis.call('HINCRBY', KEYS[1], ARGV[counters], tonumber(ARGV[counters + 1])) == 1 then
+    redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
+  end
+  for i = counters + 2, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], tonumber(ARGV[i + 1])) end
 end
 return 1
 """
+_STATUS_ORDER = (*FINAL, *(s for s in STATUSES if s not in FINAL))
 
 
-def add(conn: redis.Redis, run: RunState) -> None:
-    """File a run that paused or ended (idempotent: saving it again re-files it and counts it once)."""
+@dataclass(frozen=True)
+class Filing:
+    """What filing a run writes, but the time it is written: a run saved again with an equal filing (a surface
+    remembering its message) has nothing new to file (`RunStore.save`)."""
+
+    keys: tuple[str, ...]
+    head: tuple[EncodableT, ...]  # ARGV before `now`
+    tail: tuple[EncodableT, ...]  # ARGV after it
+
+
+def filing(run: RunState) -> Filing:
+    """The run's filing: its keys, filters, gap and the day's counts it adds when it first ends."""
     origin = run.origin
     model = run.answered_by.model if run.answered_by else ""
     gap = gap_of(run.status, run.answer, run.handoff)
     kept = {facet: value for facet, value in (("platform", origin.kind), ("channel", origin.channel or ""), ("model", model))
             if value}
-    statuses = [*FINAL, *(s for s in STATUSES if s not in FINAL)]
-    keys = [day_key(day_of(run.created_at)), gaps_key(), *(facet_key("status", s) for s in statuses),
-            all_key(), facet_key("status", run.status), *(facet_key(facet, value) for facet, value in kept.items())]
-    menus: list[str] = []
+    keys = (day_key(day_of(run.created_at)), gaps_key(), *(facet_key("status", s) for s in _STATUS_ORDER),
+            all_key(), *(facet_key(facet, value) for facet, value in kept.items()))
+    menus: list[EncodableT] = []
     for facet, value in kept.items():
         menus += [values_key(facet), value]
-    run_script(conn, _ADD, keys, [run.id, run.created_at, time.time(), KEEP_SECONDS, DAY_KEEP_SECONDS, int(run.final),
-                                  int(bool(gap)), len(FINAL), len(statuses), round(run.cost_usd * 1_000_000),
-                                  run.usage.total, len(run.steps), int(model == "offline"),
-                                  int(run.status == "done" and not gap), *menus])
+    counts = {"runs": 1, "cost_micro": round(run.cost_usd * 1_000_000), "tokens": run.usage.total, "steps": len(run.steps),
+              "offline": int(model == "offline"), "answered": int(run.status == "done" and not gap), "gaps": int(bool(gap))}
+    day: list[EncodableT] = []
+    for field, n in counts.items():
+        if n:  # HINCRBY by 0 writes nothing a reader needs (bot/console/usage_page.py reads absent as 0)
+            day += [field, n]
+    return Filing(keys, (run.id, run.created_at), (KEEP_SECONDS, DAY_KEEP_SECONDS, int(run.final), int(bool(gap)), len(FINAL),
+                                                   len(_STATUS_ORDER), _STATUS_ORDER.index(run.status) + 1, len(kept),
+                                                   *menus, *day))
+
+
+def add(conn: redis.Redis, run: RunState | Filing, *, first: bool = False) -> None:
+    """File a run that paused or ended (idempotent: saving it again re-files it and counts it once). `first`: the
+    run was never filed (`RunState.unfiled`), so it leaves no other status (5 commands fewer)."""
+    filed = run if isinstance(run, Filing) else filing(run)
+    run_script(conn, _ADD, filed.keys, [*filed.head, time.time(), int(first), *filed.tail])
 
 
 # KEYS: the run's votes (a hash user -> up|down), every run, feedback:up, feedback:down, the run's vector, the

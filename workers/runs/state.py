@@ -6,7 +6,7 @@ import time
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from workers.runs.filing_record import FilingRecord
 from workers.runs.surfaces import RunSurface, for_platform
@@ -137,6 +137,20 @@ class RunState(BaseModel):
     handoff: str | None = None
     triage: TriageRecord | None = None  # a triage run (workers/inbox/): the issue, its suggestions, each action
     filing: FilingRecord | None = None  # a filing run (workers/followup/filing.py): a thread drafted as an issue
+    # True: never filed in the console's index (workers/runs/run_index.py), so its first filing takes it out of no
+    # other status; set where a run is made, cleared in the record written before its first filing. False (records
+    # of older versions, or filed already): a filing takes it out of every other status.
+    unfiled: bool = False
+    # The console filing (workers/runs/run_index.py `Filing`) last written for this very object, by `RunStore.save`;
+    # never stored, so a record loaded again (a re-delivery, another job) is filed again.
+    _filed: Any = PrivateAttr(default=None)
+
+    def filed(self) -> Any:
+        """The console filing last written for this object (None: none yet)."""
+        return self._filed
+
+    def mark_filed(self, filing: Any) -> None:
+        self._filed = filing
 
     @property
     def final(self) -> bool:

@@ -77,12 +77,21 @@ class RunStore:
         """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`).
         A paused or ended run is also filed in the console's indexes, with its results' previews (workers/runs/run_index.py)."""
         run.updated_at = time.time()
+        filed = run.final or run.status == "awaiting_approval"
+        first = filed and run.unfiled
+        if first:
+            run.unfiled = False  # in the record before its first filing: a filing that then fails is redone in full
         record = run.model_copy(update={"items": kept_when_finished(run.items)}) if run.final else run
         self.conn.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
-        if run.final or run.status == "awaiting_approval":
-            run_index.add(self.conn, run)  # the console's read model, filed as the run pauses or ends
+        if not filed:
+            return
+        filing = run_index.filing(run)  # the console's read model, filed as the run pauses or ends
+        if filing == run.filed():
+            return  # this object was filed so moments ago (a surface remembering its message): ~35 commands fewer
+        run_index.add(self.conn, filing, first=first)
+        run.mark_filed(filing)
         if run.final and self.embedder is not None:
-            self._keep_vectors(run)
+            self._keep_vectors(run)  # once per filing too: the question's vector and the wanted runs were seen to
 
     def _keep_vectors(self, run: RunState) -> None:
         """The run's question as a vector when it is a gap, and those of a few runs voted down since (the web
@@ -91,9 +100,10 @@ class RunStore:
             model = self.embedder() if self.embedder is not None else None
             if model is None:
                 return
-            missing, wanted = question_vectors.due(self.conn, run.id)
+            gap = bool(run_index.gap_of(run.status, run.answer, run.handoff))
+            missing, wanted = question_vectors.due(self.conn, run.id, gap)
             questions: dict[str, tuple[str, float]] = {}
-            if missing and run_index.gap_of(run.status, run.answer, run.handoff):
+            if missing:
                 questions[run.id] = (run.question, run.created_at)
             for raw in self.conn.mget([run_key(i) for i in wanted]) if wanted else []:
                 if isinstance(raw, bytes):

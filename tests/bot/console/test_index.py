@@ -50,6 +50,9 @@ def test_a_finished_run_is_filed_once_under_each_filter_and_keeps_its_results_st
     store.save(kept)  # a reloaded record saved again keeps the same start, counted once still
     again = next(i["output"] for i in store.load(run.id).items if i["type"] == "function_call_output")
     assert again == output and _day(redis_conn, run)[b"runs"] == b"1"
+    store.save(_run("failed"))  # the day's second run: its counts add, the expiry set by the first stays
+    assert _day(redis_conn, run)[b"runs"] == b"2"
+    assert run_index.DAY_KEEP_SECONDS - 60 < redis_conn.ttl(run_index.day_key(run_index.day_of(run.created_at))) <= run_index.DAY_KEEP_SECONDS
 
 
 def test_a_paused_run_moves_to_its_final_status_and_is_counted_then(redis_conn: redis.Redis) -> None:
@@ -94,3 +97,42 @@ def test_a_run_handed_off_to_maintainers_is_a_gap_whatever_it_wrote(redis_conn: 
     assert run_index.gap_of("done", "They back off.", "looked at the docs") == "handed_off"
     assert run_index.gap_of("running", "", "looked at the docs") == ""  # not ended: not a gap yet
     assert run_index.gap_of("failed", "They back off.", None) == "failed"
+
+
+def test_an_object_saved_again_unchanged_is_not_refiled_but_a_record_loaded_again_is(redis_conn: redis.Redis) -> None:
+    store = RunStore(redis_conn)
+    run = _run("done")
+    store.save(run)
+    # The index lost the run (a worker killed between the record's SET and its filing, say).
+    redis_conn.delete(run_index.all_key(), run_index.facet_key("status", "done"), run_index.day_key(run_index.day_of(run.created_at)))
+    run.surface.answer_ts = ["1.3"]  # type: ignore[union-attr]  # a Slack surface remembering its message: nothing the index keeps
+    store.save(run)
+    assert _ids(redis_conn, run_index.all_key()) == []  # this object's filing was written moments ago: not sent again
+    run.status = "partial"
+    store.save(run)  # what the index keeps changed: filed again
+    assert _ids(redis_conn, run_index.facet_key("status", "partial")) == [run.id]
+    again = store.load(run.id)  # a re-delivery reads the record: filed again whatever this process wrote before
+    again.status = "done"
+    store.save(again)
+    store.save(store.load(run.id))
+    assert _ids(redis_conn, run_index.all_key()) == [run.id]
+    assert _ids(redis_conn, run_index.facet_key("status", "done")) == [run.id]
+    assert _ids(redis_conn, run_index.facet_key("status", "partial")) == []
+    assert _day(redis_conn, run)[b"runs"] == b"1"  # counted by the first filing after the loss, once
+
+
+def test_a_new_run_filed_first_as_paused_still_leaves_that_status_when_it_ends(redis_conn: redis.Redis) -> None:
+    """A run made as the intake makes it (`unfiled`) skips leaving other statuses on its first filing only."""
+    store = RunStore(redis_conn)
+    for reload in (False, True):  # the pausing job's own object, or the resuming job's record read back
+        run = _run("queued")
+        run.unfiled = True
+        store.save(run)
+        run.status = "awaiting_approval"
+        store.save(run)
+        later = store.load(run.id) if reload else run
+        later.status = "done"
+        store.save(later)
+        assert run.id not in _ids(redis_conn, run_index.facet_key("status", "awaiting_approval")), reload
+        assert run.id in _ids(redis_conn, run_index.facet_key("status", "done"))
+    assert _day(redis_conn, run)[b"runs"] == b"2"

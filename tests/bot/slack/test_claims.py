@@ -81,6 +81,19 @@ def test_the_slack_intake_draws_no_claim_token(redis_conn: redis.Redis, monkeypa
     assert redis_conn.get(claim.keys[0]) == claims.ENQUEUED.encode()
 
 
+def test_the_slack_intake_leaves_a_twin_in_flight_to_its_holder_and_drops_a_confirmed_one(redis_conn: redis.Redis) -> None:
+    """One GET per claim key tells the two apart (a pending value is held, the confirmed marker a duplicate)."""
+    intake = Intake(redis_conn, JobTemplate.build(redis_conn, "atlas-twins"))
+    run = NewRun("q", Origin(kind="slack", channel=CHANNEL, thread_ts="1"))
+    a, b = _twins("1700007000.000006")
+    assert _claim(redis_conn, a) == "claimed"  # a two-step claim, not yet confirmed, holds the channel + ts key
+    assert intake.take(b, run, "atlas:thread:twins", "abcdefabcdef0002") == "in_flight"
+    assert redis_conn.get(b.keys[1]) is None and not Queue("atlas-twins", connection=redis_conn).get_job_ids()
+    claims.confirm(redis_conn, a)
+    assert intake.take(b, run, "atlas:thread:twins", "abcdefabcdef0002") == "duplicate"
+    assert not Queue("atlas-twins", connection=redis_conn).get_job_ids()
+
+
 def _queued(conn: redis.Redis) -> list[str]:
     return Queue("atlas", connection=conn).get_job_ids()
 

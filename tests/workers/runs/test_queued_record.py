@@ -35,7 +35,7 @@ def test_the_template_record_reads_back_as_the_run_pydantic_would_write(question
     record = QueuedRecord.build("slack", "fp0123456789")
     ours = RunState.model_validate_json(_closed(record.head("abcdef0123456789", question, origin, now), history))
     theirs = RunState(id="abcdef0123456789", question=question, origin=origin, history=history,
-                      settings_fingerprint="fp0123456789", created_at=now, updated_at=now)
+                      settings_fingerprint="fp0123456789", created_at=now, updated_at=now, unfiled=True)
     assert ours.model_dump() == theirs.model_dump()
     assert ours.surface.kind == "slack" and ours.status == "queued"
 
