@@ -14,7 +14,6 @@ end the wait at once.
 from __future__ import annotations
 
 import logging
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,16 +23,15 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.slack import wording
 from workers.errors import DeliveryLost
-from workers.runs.redelivery import Redelivery
+from workers.runs import redelivery
+from workers.runs.redelivery import FIRST_WAIT_SECONDS, Redelivery
 from workers.runs.state import RunState
 from workers.runs.surfaces import Undeliverable
 
 log = logging.getLogger("atlas.delivery")
 
 T = TypeVar("T")
-FIRST_WAIT_SECONDS = 0.5
 IN_SLOT_SECONDS = 3.0  # how long one job keeps trying before it hands the outage to a scheduled re-delivery
-LEAST_DELAY_SECONDS = 1.0  # RQ's scheduler looks once a second: a shorter delay is no sooner (the jitter comes on top)
 Delivered = Literal["delivered", "scheduled", "lost"]
 # `ok: false` errors Slack documents as temporary (the call may succeed later), besides HTTP 429/5xx.
 TRANSIENT_ERRORS: frozenset[str] = frozenset(
@@ -51,7 +49,7 @@ class Patience:
 
     def wait(self, attempt: int) -> float:
         """Full jitter over an exponential ceiling: tries from many workers spread out after an outage."""
-        return random.uniform(0, min(self.cap_seconds, self.first_wait * 2 ** attempt))
+        return redelivery.jittered(attempt, self.cap_seconds, self.first_wait)
 
 
 def transient(exc: BaseException) -> bool:
@@ -130,7 +128,7 @@ def _reschedule(run: RunState, patience: Patience, later: Redelivery | None, sav
         return False
     surface.outage_since, surface.outage_tries = since, surface.outage_tries + 1
     save(run)
-    delay = min(LEAST_DELAY_SECONDS + patience.wait(surface.outage_tries), left)  # jittered: refused answers spread out
+    delay = redelivery.delay(surface.outage_tries, patience.cap_seconds, left, patience.first_wait)  # refused answers spread out
     later.schedule(run.id, surface.outage_tries, delay)
     log.warning("run %s: Slack is not taking the %s (try %d); a re-delivery is scheduled in %.1fs",
                 run.id, "answer" if run.final else "cards", surface.outage_tries, delay)

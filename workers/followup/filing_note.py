@@ -11,22 +11,19 @@ as close notices do (notices.py). Past the budget a log line says the thread was
 from __future__ import annotations
 
 import logging
-import random
 import time
 from dataclasses import dataclass
 
 from workers.errors import LeaseLost, NoticeUndelivered
 from workers.followup import subscriptions as subs
 from workers.parts import WorkerParts
+from workers.runs import redelivery
 from workers.runs.filing_record import FilingRecord
 from workers.runs.redelivery import Redelivery
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.followup")
-
-LEAST_DELAY_SECONDS = 1.0  # RQ's scheduler looks once a second: a shorter delay is no sooner
-FIRST_WAIT_SECONDS = 0.5
 
 
 def tell(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
@@ -61,8 +58,7 @@ def _later(rt: WorkerParts, run: RunState, record: FilingRecord, exc: Exception)
     later = Redelivery(rt.conn, rt.settings.queue_name)
     if not later.available():
         raise NoticeUndelivered(f"run {run.id}: the filing's note was not posted ({type(exc).__name__}); the job is retried") from exc
-    ceiling = min(rt.settings.slack_retry_cap_seconds, FIRST_WAIT_SECONDS * 2 ** record.note_tries)
-    delay = min(LEAST_DELAY_SECONDS + random.uniform(0, ceiling), left)  # jittered: notes refused at once spread out
+    delay = redelivery.delay(record.note_tries, rt.settings.slack_retry_cap_seconds, left)  # notes refused at once spread out
     later.schedule(run.id, record.note_tries, delay, what="note")
     log.warning("run %s: %s is not taking the filing's note (%s, try %d); a re-delivery is scheduled in %.1fs",
                 run.id, run.origin.kind, type(exc).__name__, record.note_tries, delay)

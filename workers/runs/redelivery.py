@@ -13,6 +13,7 @@ no scheduler holding the queue's lock the platform waits in the slot as before r
 from __future__ import annotations
 
 import logging
+import random
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -29,6 +30,19 @@ log = logging.getLogger("atlas.redelivery")
 # A scheduled re-delivery that no scheduler moved in this long past its time has nothing left to do:
 # the outage budget (ATLAS_SLACK_OUTAGE_SECONDS) was spent long before.
 LATE_TTL_SECONDS = 24 * 3600
+FIRST_WAIT_SECONDS = 0.5
+LEAST_DELAY_SECONDS = 1.0  # RQ's scheduler looks once a second: a shorter delay is no sooner (the jitter comes on top)
+
+
+def jittered(attempt: int, cap_seconds: float, first_wait: float = FIRST_WAIT_SECONDS) -> float:
+    """Full jitter over an exponential ceiling: tries from many workers spread out after an outage."""
+    return random.uniform(0, min(cap_seconds, first_wait * 2 ** attempt))
+
+
+def delay(attempt: int, cap_seconds: float, left: float, first_wait: float = FIRST_WAIT_SECONDS) -> float:
+    """How long until scheduled re-delivery `attempt`: jittered, at least the scheduler's tick, within the `left`
+    seconds of the outage budget (an answer's, its cards' or a filing's note alike)."""
+    return min(LEAST_DELAY_SECONDS + jittered(attempt, cap_seconds, first_wait), left)
 
 
 def job_id(run_id: str, attempt: int, what: str = "deliver") -> str:

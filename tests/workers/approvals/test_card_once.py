@@ -54,12 +54,7 @@ def test_a_discord_approval_card_whose_id_was_lost_is_found_after_its_nonce_laps
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
     conn = redis.Redis.from_url(redis_url)
     reporter = DiscordReporter.for_settings(settings, RunStore(conn))
-    run = RunState(question="label #3", status="awaiting_approval",
-                   origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
-    run.pending = [PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name="add_labels",
-                               arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=1)]
-    RunStore(conn).save(run)
-    approvals.open_step(conn, run, run.pending, 3600)
+    run = _paused_on_discord(conn)
     with dies_after(reporter.rest, "create_message"):  # Discord made the card; the worker died before recording it
         reporter.post_cards(run, run.pending)
     discord_api.advance(15 * 60)  # the retried job comes long after the nonce's few minutes
@@ -85,12 +80,7 @@ def test_a_discord_approval_card_describes_the_issue_from_the_workers_tracker(di
     open_corpus(other, tmp_path / "home2")  # builds the folder's issue index, as a worker's start does
     conn = redis.Redis.from_url(redis_url)
     reporter = DiscordReporter.for_settings(settings, RunStore(conn), tracker=demo_tracker(other, home=tmp_path / "home2"))
-    run = RunState(question="label #3", status="awaiting_approval",
-                   origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
-    run.pending = [PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name="add_labels",
-                               arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=1)]
-    RunStore(conn).save(run)
-    approvals.open_step(conn, run, run.pending, 3600)
+    run = _paused_on_discord(conn)
     reporter.post_cards(run, run.pending)
     (card,) = [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
     assert "Title as the worker" in json.dumps(card)
@@ -102,12 +92,18 @@ def test_no_discord_card_is_posted_for_a_call_already_decided(discord_api: Disco
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
     conn = redis.Redis.from_url(redis_url)
     reporter = DiscordReporter.for_settings(settings, RunStore(conn))
+    run = _paused_on_discord(conn)
+    approvals.expire_step(conn, run.id, 1)
+    assert reporter.post_cards(run, run.pending) == []
+    assert not [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
+
+
+def _paused_on_discord(conn: redis.Redis) -> RunState:
+    """A Discord run paused on one add_labels call for #3, its approval opened and no card recorded yet."""
     run = RunState(question="label #3", status="awaiting_approval",
                    origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
     run.pending = [PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name="add_labels",
                                arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=1)]
     RunStore(conn).save(run)
     approvals.open_step(conn, run, run.pending, 3600)
-    approvals.expire_step(conn, run.id, 1)
-    assert reporter.post_cards(run, run.pending) == []
-    assert not [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
+    return run
