@@ -9,6 +9,7 @@ thread and how to post it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import redis
 
@@ -24,12 +25,17 @@ class ApprovalCard:
     channel: str
     blocks: str = ""
 
+    @cached_property
+    def _found(self) -> records.Approval | None:
+        """The record as it stood when this post began (read once: post_once asks it twice)."""
+        return records.load(self.conn, self.pending_id)
+
     def posted(self) -> tuple[str, str] | None:
-        found = records.load(self.conn, self.pending_id)
+        found = self._found
         return (found.channel, found.card_ts) if found is not None and found.card_ts else None
 
     def posting(self) -> float:
-        found = records.load(self.conn, self.pending_id)
+        found = self._found
         try:
             return float(found.card_posting) if found is not None and found.card_posting else 0.0
         except ValueError:

@@ -46,9 +46,9 @@ def post_once(slot: Slot, channel: str, *, find: Callable[[float], str | None], 
     """The message's (channel, id), posted at most once. `find(since)`: the id of this message in `channel`
     posted since then, or None (a temporary failure raises: the job is retried and looks again);
     `edit(channel, id)`: bring the recorded message up to date; `post()`: post it, returning (channel, id)."""
-    posted = slot.posted()
-    if posted is None and slot.posting():  # an earlier try set out to post it: did the platform take it?
-        found = find(slot.posting())
+    posted, since = slot.posted(), slot.posting()
+    if posted is None and since:  # an earlier try set out to post it: did the platform take it?
+        found = find(since)
         if found is not None:
             slot.record(channel, found)
             posted = (channel, found)
@@ -56,7 +56,7 @@ def post_once(slot: Slot, channel: str, *, find: Callable[[float], str | None], 
         if edit is not None:
             edit(*posted)
         return posted
-    slot.intend(slot.posting() or time.time())  # the intent, before anything reaches the platform
+    slot.intend(since or time.time())  # the intent, before anything reaches the platform
     posted = post()
     slot.record(*posted)
     return posted
