@@ -15,6 +15,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from atlas.errors import AtlasError
+
 
 class _Part(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
@@ -105,7 +107,7 @@ MODELS: dict[str, type[Delivery]] = {"issues": IssuesDelivery, "issue_comment": 
                                      "release": ReleaseDelivery, "push": PushDelivery}
 
 
-class Malformed(ValueError):
+class Malformed(AtlasError, ValueError):
     """Why a payload was refused, in a sentence for the 400's body and the log (never a traceback)."""
 
 
