@@ -66,6 +66,7 @@ def console_from_env(get: Callable[[str], str | None], number: Callable[[str, fl
     recheck = number("ATLAS_CONSOLE_RECHECK_MINUTES", 5.0)
     if recheck <= 0:
         raise ConfigError(f"ATLAS_CONSOLE_RECHECK_MINUTES must be above 0, got {recheck}")
-    return ConsoleSettings(token=token, recheck_minutes=recheck, group=get("ATLAS_CONSOLE_GROUP"), slack_client_id=client_id,
+    return ConsoleSettings(token=token, recheck_minutes=recheck,
+                           group=get("ATLAS_CONSOLE_GROUP"), slack_client_id=client_id,
                            slack_client_secret=secret, public_url=url and (url if url.endswith("/") else url + "/"),
                            session_hours=hours)

@@ -105,7 +105,8 @@ class Console:
             attempts.wrong(self.conn, req.client)
             return Response.plain("unauthorized\n", 401)
         found = self.sessions.find(req.cookies.get(COOKIE))
-        if found is not None and found.how == "slack" and time.time() - found.checked >= self.settings.console.recheck_minutes * 60:
+        due = found is not None and time.time() - found.checked >= self.settings.console.recheck_minutes * 60
+        if found is not None and found.how == "slack" and due:
             if not self._still_admitted(found):  # removed from the approvers or the console group since
                 log.warning("console: Slack user %s may no longer see the console: signed out", found.user)
                 self.sessions.end(req.cookies.get(COOKIE))
@@ -115,8 +116,10 @@ class Console:
 
     def _still_admitted(self, session: Session) -> bool:
         """The sign-in rule asked again of Slack (a failed lookup admits nobody, as at sign-in)."""
-        client = WebClient(token=self.settings.slack_bot_token, base_url=api_url(self.settings), timeout=TIMEOUT_SECONDS)
-        return may_see(session.user, session.team, self._workspace_of(client), self.settings, SlackDirectory(client, self.conn))
+        client = WebClient(token=self.settings.slack_bot_token, base_url=api_url(self.settings),
+                           timeout=TIMEOUT_SECONDS)
+        workspace = self._workspace_of(client)
+        return may_see(session.user, session.team, workspace, self.settings, SlackDirectory(client, self.conn))
 
     def _workspace_of(self, client: WebClient) -> str:
         if self._workspace is None and self.settings.slack_bot_token:
@@ -172,7 +175,8 @@ class Console:
             response.headers.append(gone)
             return response
         client = WebClient(token=self.settings.slack_bot_token, base_url=api_url(self.settings), timeout=TIMEOUT_SECONDS)
-        if not may_see(who.user, who.team, self._workspace_of(client), self.settings, SlackDirectory(client, self.conn)):
+        workspace = self._workspace_of(client)
+        if not may_see(who.user, who.team, workspace, self.settings, SlackDirectory(client, self.conn)):
             log.warning("console: Slack user %s may not see the console", who.user)
             response = self.signin(Request("GET", "/signin", {}, {}, {}, {}, req.client),
                                    "Only maintainers may see the console.", 403)

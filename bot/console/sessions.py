@@ -82,15 +82,16 @@ class Sessions:
         if raw is None:
             return None
         data = json.loads(text(raw))
-        return Session(user=data["user"], name=data["name"], how=data["how"], csrf=data["csrf"], team=data.get("team", ""),
-                       checked=float(data.get("checked", data.get("at", 0.0))))
+        return Session(user=data["user"], name=data["name"], how=data["how"], csrf=data["csrf"],
+                       team=data.get("team", ""), checked=float(data.get("checked", data.get("at", 0.0))))
 
     def confirmed(self, cookie: str | None) -> None:
         """The session's right was confirmed now (its expiry unchanged)."""
         sid = self.verify(cookie) if cookie else None
         raw = self.conn.get(_session_key(sid)) if sid is not None else None
         if sid is not None and raw is not None:
-            self.conn.set(_session_key(sid), json.dumps({**json.loads(text(raw)), "checked": time.time()}), keepttl=True)
+            record = {**json.loads(text(raw)), "checked": time.time()}
+            self.conn.set(_session_key(sid), json.dumps(record), keepttl=True)
 
     def end(self, cookie: str | None) -> None:
         sid = self.verify(cookie) if cookie else None

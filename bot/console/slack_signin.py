@@ -117,7 +117,8 @@ def id_token_problem(token: str, client_id: str, nonce: str, now: float | None =
     if not isinstance(claims, dict):
         return "is not a JWT"
     audience = claims.get("aud")
-    if claims.get("iss") != ISSUER or (audience != client_id and not (isinstance(audience, list) and client_id in audience)):
+    ours = audience == client_id or (isinstance(audience, list) and client_id in audience)
+    if claims.get("iss") != ISSUER or not ours:
         return "is for another issuer or app"
     expires = claims.get("exp")
     if not isinstance(expires, int | float) or expires + SKEW_SECONDS < (time.time() if now is None else now):

@@ -138,7 +138,8 @@ class Gateway:
                 await asyncio.sleep(RETRY_SECONDS)
 
 
-def help_message(event: hikari.GuildMessageCreateEvent, bot_id: str, mentioned: bool, parent: str | None) -> HelpMessage:
+def help_message(event: hikari.GuildMessageCreateEvent, bot_id: str, mentioned: bool,
+                 parent: str | None) -> HelpMessage:
     """The message as the help rules read it; `parent`: the channel's parent (`_parent`)."""
     cache = event.app.cache if isinstance(event.app, hikari.GatewayBot) else None
     member = event.member

@@ -3,9 +3,10 @@
 The signature (`X-Hub-Signature-256`, HMAC-SHA256 of the raw body with `GITHUB_WEBHOOK_SECRET`)
 is checked in constant time before the body is parsed; a bad or missing one is 401 and nothing
 else happens. A body that is not a JSON object of the shape the worker reads is 400 with why
-(bot/github/payloads.py), never a traceback or a job retried four times. A delivery id (`X-GitHub-Delivery`) is claimed in Redis (SET NX with a TTL), so a
-redelivery is answered without a second update. Events for another repository are logged and
-ignored. The index update runs as an RQ job (workers/jobs/github.py).
+(bot/github/payloads.py), never a traceback or a job retried four times. A delivery id
+(`X-GitHub-Delivery`) is claimed in Redis (SET NX with a TTL), so a redelivery is answered without a
+second update. Events for another repository are logged and ignored. The index update runs as an RQ
+job (workers/jobs/github.py).
 """
 
 from __future__ import annotations

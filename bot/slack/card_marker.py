@@ -66,18 +66,19 @@ def find_marked(client: WebClient, channel: str, wanted: dict[str, Any], since: 
     on, each twice the last, newest first within each. Either way the card is on the first page or so
     however busy the channel was since (read back from now, 15-message pages found only the last 75)."""
     page = client.history_page if isinstance(client, AtlasWebClient) else AtlasWebClient.history_page
-    budget = MAX_REQUESTS if page >= 100 else MAX_LIMITED_REQUESTS  # at 15 a page, each read after the first waits a minute
+    # at 15 a page, each read after the first waits out the minute Slack allows
+    budget = MAX_REQUESTS if page >= 100 else MAX_LIMITED_REQUESTS
     start, until = max(0.0, since - LOOK_BACK_SECONDS), (time.time() if now is None else now) + LOOK_BACK_SECONDS
     span, cursor = FIRST_WINDOW_SECONDS, None
     for _ in range(budget):
         latest = until if thread_ts else min(until, start + span)
         try:
             if thread_ts:
-                got = client.conversations_replies(channel=channel, ts=thread_ts, oldest=f"{start:.6f}", include_all_metadata=True,
-                                                   limit=page, cursor=cursor)
-            else:
-                got = client.conversations_history(channel=channel, oldest=f"{start:.6f}", latest=f"{latest:.6f}", inclusive=True,
+                got = client.conversations_replies(channel=channel, ts=thread_ts, oldest=f"{start:.6f}",
                                                    include_all_metadata=True, limit=page, cursor=cursor)
+            else:
+                got = client.conversations_history(channel=channel, oldest=f"{start:.6f}", latest=f"{latest:.6f}",
+                                                   inclusive=True, include_all_metadata=True, limit=page, cursor=cursor)
         except SlackApiError as exc:
             if transient(exc):
                 raise  # Slack may still have the card: the job is retried, never posts a second on a blip

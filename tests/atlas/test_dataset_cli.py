@@ -116,6 +116,6 @@ def test_a_one_shot_tool_call_answers_by_words_and_leaves_the_embedding_to_a_wor
                              text=True, timeout=300)
     assert indexed.returncode == 0, indexed.stderr
     assert _kept_and_wanted(data, tmp_path / "home")[0] == wanted
-    again = subprocess.run([sys.executable, "-m", "atlas.cli.main", "tool", "search_docs", '{"query": "retry backoff", "k": 2}'],
-                           env=env, capture_output=True, text=True, timeout=120)
+    again = subprocess.run([sys.executable, "-m", "atlas.cli.main", "tool", "search_docs",
+                            '{"query": "retry backoff", "k": 2}'], env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "retries-and-backoff" in again.stdout and "ranked by words" not in again.stderr

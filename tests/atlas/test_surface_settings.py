@@ -25,8 +25,9 @@ def test_mcp_origins_are_origins_and_their_hosts_are_served() -> None:
         Settings.from_env({"ATLAS_MCP_ORIGINS": "atlas.example.org"})
     mcp = Settings.from_env({"ATLAS_MCP_ORIGINS": "https://atlas.example.org/, http://10.0.0.5:3000"}).mcp
     assert mcp.origins == ("https://atlas.example.org", "http://10.0.0.5:3000")
-    assert mcp.allows_host("atlas.example.org") and mcp.allows_host("10.0.0.5:3000") and mcp.allows_host("127.0.0.1:3000")
-    assert mcp.allows_host("[::1]:3000") and not mcp.allows_host("evil.example") and not mcp.allows_host("10.0.0.5:9999")
+    assert mcp.allows_host("atlas.example.org") and mcp.allows_host("10.0.0.5:3000")
+    assert mcp.allows_host("127.0.0.1:3000") and mcp.allows_host("[::1]:3000")
+    assert not mcp.allows_host("evil.example") and not mcp.allows_host("10.0.0.5:9999")
     assert mcp.allows_origin("https://atlas.example.org") and not mcp.allows_origin("http://atlas.example.org")
     assert mcp.allows_origin("https://console.example", "https://console.example/console/")
 

@@ -31,7 +31,8 @@ class OpenID:
     client_secret: str = "test-client-secret"
     redirect_uris: list[str] = field(default_factory=list)
     browser_user: tuple[str, str] | None = None  # (user id, team id) signed in to Slack in the browser
-    _codes: dict[str, tuple[str, str, str, str]] = field(default_factory=dict)  # code -> user, team, redirect_uri, nonce
+    # code -> user, team, redirect_uri, nonce
+    _codes: dict[str, tuple[str, str, str, str]] = field(default_factory=dict)
     _tokens: dict[str, tuple[str, str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _n: itertools.count[int] = field(default_factory=itertools.count)

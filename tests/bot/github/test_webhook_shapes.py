@@ -50,7 +50,8 @@ def test_a_signed_payload_of_the_wrong_shape_is_400_saying_why_and_nothing_is_qu
     api, settings, url = served
     opened = _opened(api)
     comment = payload("issue-comment-created", api.repo, action="created", issue=opened["issue"],
-                      comment={"id": 9001, "body": "Same here.", "user": {"login": "zoe"}, "author_association": "NONE"})
+                      comment={"id": 9001, "body": "Same here.", "user": {"login": "zoe"},
+                               "author_association": "NONE"})
     cases: list[tuple[str, dict[str, Any] | bytes, str]] = [
         ("issues", _with(opened, ("repository",), "rocket/rocket"), "repository"),
         ("issues", _with(opened, ("repository",), ["rocket/rocket"]), "repository"),

@@ -79,14 +79,17 @@ def test_an_origin_not_listed_is_403_and_a_rebinding_host_is_421(served: Served)
     assert refused.status_code == 403 and "tools" not in refused.text
     # DNS rebinding: the attacker's name resolves to this machine, so Origin and Host both carry it
     rebound = httpx2.post(served.mcp, json=LIST, timeout=WAIT,
-                          headers={**ACCEPT, "Origin": f"http://evil.example:{served.port}", "Host": f"evil.example:{served.port}"})
+                          headers={**ACCEPT, "Origin": f"http://evil.example:{served.port}",
+                                   "Host": f"evil.example:{served.port}"})
     assert rebound.status_code == 403
-    host_only = httpx2.post(served.mcp, json=LIST, headers={**ACCEPT, "Host": f"evil.example:{served.port}"}, timeout=WAIT)
+    host_only = httpx2.post(served.mcp, json=LIST, headers={**ACCEPT, "Host": f"evil.example:{served.port}"},
+                            timeout=WAIT)
     assert host_only.status_code == 421 and "tools" not in host_only.text
     listed = httpx2.post(served.mcp, json=LIST, timeout=WAIT,
                          headers={**ACCEPT, "Origin": "https://atlas.example.org", "Host": "atlas.example.org"})
     assert listed.status_code == 200 and "search_docs" in listed.text
-    assert httpx2.post(served.mcp, json=LIST, headers=ACCEPT, timeout=WAIT).status_code == 200  # no Origin: not a browser
+    no_origin = httpx2.post(served.mcp, json=LIST, headers=ACCEPT, timeout=WAIT)  # not a browser
+    assert no_origin.status_code == 200
 
 
 def test_a_401_points_at_the_protected_resource_metadata(served: Served) -> None:
@@ -100,5 +103,6 @@ def test_a_401_points_at_the_protected_resource_metadata(served: Served) -> None
                           headers={"Host": "atlas.example.org"})
     assert document.status_code == 200 and document.headers["Content-Type"] == "application/json"
     metadata = json.loads(document.text)
-    assert metadata["resource"] == "https://atlas.example.org/mcp" and metadata["bearer_methods_supported"] == ["header"]
+    assert metadata["resource"] == "https://atlas.example.org/mcp"
+    assert metadata["bearer_methods_supported"] == ["header"]
     assert TOKEN not in document.text

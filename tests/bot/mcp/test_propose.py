@@ -94,7 +94,8 @@ def test_over_http_a_proposal_is_queued_as_a_card_run_and_nothing_else(tmp_path:
         with anyio.fail_after(60):
             async with ts_like_client(url, token, OpensGetStream()) as client:
                 told = client.instructions or ""
-                done = await client.call_tool("propose_action", {**_label(3, None), "action": "comment", "body": "Fixed in 3.1.2."})
+                comment = {**_label(3, None), "action": "comment", "body": "Fixed in 3.1.2."}
+                done = await client.call_tool("propose_action", comment)
                 return told, done
 
     try:

@@ -20,8 +20,12 @@ CHANNEL = "C0TRIAGE"
 
 def _message(api: SlackAPI, ts: float, *, metadata: dict[str, object] | None = None, thread: str | None = None) -> str:
     stamp = f"{ts:.6f}"
-    api.messages[(CHANNEL, stamp)] = {"ts": stamp, "text": f"message {stamp}", "blocks": [],
-                                      **({"metadata": metadata} if metadata else {}), **({"thread_ts": thread} if thread else {})}
+    message: dict[str, object] = {"ts": stamp, "text": f"message {stamp}", "blocks": []}
+    if metadata:
+        message["metadata"] = metadata
+    if thread:
+        message["thread_ts"] = thread
+    api.messages[(CHANNEL, stamp)] = message
     return stamp
 
 
