@@ -28,6 +28,7 @@ class ConsoleSettings:
     slack_client_secret: str | None = field(default=None, repr=False)  # ATLAS_CONSOLE_SLACK_CLIENT_SECRET
     public_url: str | None = None  # ATLAS_CONSOLE_URL: e.g. https://atlas.example.org/console/
     session_hours: float = 12.0  # ATLAS_CONSOLE_SESSION_HOURS
+    recheck_minutes: float = 5.0  # ATLAS_CONSOLE_RECHECK_MINUTES: a Slack session's right is asked again this often
 
     @property
     def slack_signin(self) -> bool:
@@ -62,6 +63,10 @@ def console_from_env(get: Callable[[str], str | None], number: Callable[[str, fl
     hours = number("ATLAS_CONSOLE_SESSION_HOURS", 12.0)
     if hours <= 0:
         raise ConfigError(f"ATLAS_CONSOLE_SESSION_HOURS must be above 0, got {hours}")
-    return ConsoleSettings(token=token, group=get("ATLAS_CONSOLE_GROUP"), slack_client_id=client_id,
+    recheck = number("ATLAS_CONSOLE_RECHECK_MINUTES", 5.0)
+    if recheck <= 0:
+        raise ConfigError(f"ATLAS_CONSOLE_RECHECK_MINUTES must be above 0, got {recheck}")
+    return ConsoleSettings(token=token, recheck_minutes=recheck,
+                           group=get("ATLAS_CONSOLE_GROUP"), slack_client_id=client_id,
                            slack_client_secret=secret, public_url=url and (url if url.endswith("/") else url + "/"),
                            session_hours=hours)

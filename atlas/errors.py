@@ -11,7 +11,8 @@ subclasses this root, keeping the builtin base its callers catch (ValueError, Ru
           WriteTurnTimeout (tools/errors.py; a tool's failure itself is a value, `ToolError`)
       the core: ModelUnavailable > ModelMalformed, ModelRejected, BudgetSpent, ContextFull, PairingBroken,
           StoppedByUser, DeliveryFailed, DeliveryLost, RunNotFound (workers/errors.py)
-      the chat platforms: DiscordError (bot/discord/rest.py)
+      the chat platforms: DiscordError (bot/discord/rest.py); a webhook payload's shape: Malformed
+          (bot/github/payloads.py)
 
 They are mapped where they reach a person: the `atlas` command in atlas/cli/failures.py (one line and an
 exit code), a run's end in workers/jobs/runs.py; a tool's exception becomes a generic `ToolError` in

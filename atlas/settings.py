@@ -24,6 +24,7 @@ from atlas.help_settings import HelpSettings, help_from_env
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
 from atlas.run_limits import DEFAULT_WORKER_CONCURRENCY, TOOL_TIMEOUT_SECONDS, Budget, DraftBudget, worker_concurrency
+from atlas.surface_settings import McpSettings, SlackTier, discord_public_key, mcp_from_env, slack_tier
 from atlas.triage_settings import TriageSettings, triage_from_env
 
 DISCORD_ASK_COMMAND = "atlas"  # `/atlas ask`; the lookup command is never named this (see lookup_command)
@@ -83,6 +84,7 @@ class Settings:
     slack_signing_secret: str | None = _secret()
     slack_app_token: str | None = _secret()
     slack_api_url: str | None = None
+    slack_tier: SlackTier = "marketplace"  # ATLAS_SLACK_TIER: the app's rate-limit tier for history reads
     slash_command: str = "/orbit"
     approvers: tuple[str, ...] = ()
     approver_group: str | None = None
@@ -114,6 +116,7 @@ class Settings:
     discord_approvers: tuple[str, ...] = ()  # Discord user ids who may approve actions
     discord_approver_role: str | None = None  # a role id whose members may approve
     mcp_token: str | None = _secret()  # ATLAS_MCP_TOKEN: the bearer token of /mcp on `atlas serve`; None: no /mcp
+    mcp: McpSettings = field(default_factory=McpSettings)  # /mcp's public origins and credited name
     triage: TriageSettings = field(default_factory=TriageSettings)  # the triage inbox (atlas/triage_settings.py)
     help: HelpSettings = field(default_factory=HelpSettings)  # help channels (atlas/help_settings.py)
     console: ConsoleSettings = field(default_factory=ConsoleSettings)  # `/console/` (atlas/console_settings.py)
@@ -207,6 +210,7 @@ class Settings:
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
             slack_app_token=get("SLACK_APP_TOKEN"),
             slack_api_url=get("SLACK_API_URL"),
+            slack_tier=slack_tier(get("ATLAS_SLACK_TIER")),
             slash_command=get("ATLAS_SLASH_COMMAND") or "/orbit",
             approvers=read.names("ATLAS_APPROVERS"),
             approver_group=get("ATLAS_APPROVER_GROUP"),
@@ -235,12 +239,13 @@ class Settings:
             slack_retry_cap_seconds=number("ATLAS_SLACK_RETRY_CAP", 30.0),
             redis_retry_cap_seconds=number("ATLAS_REDIS_RETRY_CAP", 2.0),
             discord_application_id=get("DISCORD_APPLICATION_ID"),
-            discord_public_key=get("DISCORD_PUBLIC_KEY"),
+            discord_public_key=discord_public_key(get("DISCORD_PUBLIC_KEY")),
             discord_bot_token=get("DISCORD_BOT_TOKEN"),
             discord_api_url=get("DISCORD_API_URL"),
             discord_approvers=read.names("ATLAS_DISCORD_APPROVERS"),
             discord_approver_role=get("ATLAS_DISCORD_APPROVER_ROLE"),
             mcp_token=mcp_token(get("ATLAS_MCP_TOKEN")),
+            mcp=mcp_from_env(get),
             triage=triage_from_env(get, flag, positive),
             help=help_from_env(get),
             console=console_from_env(get, number),

@@ -1,5 +1,5 @@
-"""The docs' vectors a one-shot command computes, kept: `atlas dataset index` embeds them all, `atlas tool`
-finishes what its search started in the background before it exits (tools/docsearch/semantic.py)."""
+"""The docs' vectors outside a worker: `atlas dataset index` embeds them all and keeps them; `atlas tool` answers
+by words at once when they are not kept yet and leaves the embedding to a worker (tools/docsearch/semantic.py)."""
 
 from __future__ import annotations
 
@@ -23,9 +23,15 @@ def index_docs(data_dir: Path, home: Path | None, semantic: bool) -> int:
     return 0
 
 
-def keep_vectors(semantic: bool) -> None:
-    """A one-shot command's docs embeddings, started in the background by a search, finished and kept."""
-    if semantic:
-        from tools.docsearch.semantic import settle
+LEFT_TO_WORKER = ("docs search ranked by words: the docs are not embedded yet (a running `atlas worker` embeds "
+                  "them at start and keeps them; or run `atlas dataset index`)")
 
-        settle()
+
+def left_to_worker(semantic: bool) -> str | None:
+    """A one-shot command's note when its search ranked by words because the docs' vectors were not kept yet,
+    else None. It does not wait for them (91 s on a 76-page site, issue 35): a worker embeds at start."""
+    if not semantic:
+        return None
+    from tools.docsearch.semantic import settle
+
+    return LEFT_TO_WORKER if settle(timeout=0) else None

@@ -70,9 +70,11 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
 
         output = run_tool_cli(settings.data_dir, args.name, args.arguments, settings.home, settings.semantic_docs)
         print(output.text, flush=True)
-        from tools.corpus_keep import keep_vectors
+        from tools.corpus_keep import left_to_worker
 
-        keep_vectors(settings.semantic_docs)
+        note = left_to_worker(settings.semantic_docs)  # never waits for the embedding its search started
+        if note:
+            print(note, file=sys.stderr)
         return 0 if output.ok else 1
     if args.command == "runs":
         from atlas.cli.show_run import show

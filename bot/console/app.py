@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -103,7 +104,30 @@ class Console:
                 return Session(user="token", name="bearer token", how="bearer", csrf="")
             attempts.wrong(self.conn, req.client)
             return Response.plain("unauthorized\n", 401)
-        return self.sessions.find(req.cookies.get(COOKIE))
+        found = self.sessions.find(req.cookies.get(COOKIE))
+        due = found is not None and time.time() - found.checked >= self.settings.console.recheck_minutes * 60
+        if found is not None and found.how == "slack" and due:
+            if not self._still_admitted(found):  # removed from the approvers or the console group since
+                log.warning("console: Slack user %s may no longer see the console: signed out", found.user)
+                self.sessions.end(req.cookies.get(COOKIE))
+                return None
+            self.sessions.confirmed(req.cookies.get(COOKIE))
+        return found
+
+    def _still_admitted(self, session: Session) -> bool:
+        """The sign-in rule asked again of Slack (a failed lookup admits nobody, as at sign-in)."""
+        client = WebClient(token=self.settings.slack_bot_token, base_url=api_url(self.settings),
+                           timeout=TIMEOUT_SECONDS)
+        workspace = self._workspace_of(client)
+        return may_see(session.user, session.team, workspace, self.settings, SlackDirectory(client, self.conn))
+
+    def _workspace_of(self, client: WebClient) -> str:
+        if self._workspace is None and self.settings.slack_bot_token:
+            try:
+                self._workspace = str(client.auth_test().get("team_id") or "")
+            except (SlackApiError, SlackClientError, OSError) as exc:  # unknown workspace: nobody is admitted
+                log.warning("console: auth.test failed (%s)", type(exc).__name__)
+        return self._workspace or ""
 
     def _session_cookie(self, value: str, max_age: int | None = None) -> tuple[str, str]:
         return cookie(COOKIE, value, path=PREFIX, max_age=self.sessions.seconds if max_age is None else max_age,
@@ -151,18 +175,14 @@ class Console:
             response.headers.append(gone)
             return response
         client = WebClient(token=self.settings.slack_bot_token, base_url=api_url(self.settings), timeout=TIMEOUT_SECONDS)
-        if self._workspace is None and self.settings.slack_bot_token:
-            try:
-                self._workspace = str(client.auth_test().get("team_id") or "")
-            except (SlackApiError, SlackClientError, OSError) as exc:  # unknown workspace: nobody is admitted
-                log.warning("console: auth.test failed (%s)", type(exc).__name__)
-        if not may_see(who.user, who.team, self._workspace or "", self.settings, SlackDirectory(client, self.conn)):
+        workspace = self._workspace_of(client)
+        if not may_see(who.user, who.team, workspace, self.settings, SlackDirectory(client, self.conn)):
             log.warning("console: Slack user %s may not see the console", who.user)
             response = self.signin(Request("GET", "/signin", {}, {}, {}, {}, req.client),
                                    "Only maintainers may see the console.", 403)
             response.headers.append(gone)
             return response
-        value = self.sessions.create(who.user, who.name or who.user, "slack")
+        value = self.sessions.create(who.user, who.name or who.user, "slack", team=who.team)
         return Response.redirect(f"{PREFIX}/runs", [self._session_cookie(value), gone])
 
     def signout(self, req: Request, session: Session) -> Response:

@@ -44,5 +44,8 @@ def route(conn: redis.Redis, settings: Settings, req: Request, session: Session,
     if known is None:
         return Response.page(page("Not found", "<h1>Not found</h1>", prefix=prefix, session=session), 404)
     slug, render = known
+    refused = runs_page.bad_query(req) if req.path == "/runs" else None
+    if refused:
+        return Response.plain(refused + "\n", 400)
     title, body = render(conn, settings, req, prefix)
     return Response.page(page(title, body, prefix=prefix, session=session, current=slug))

@@ -4,6 +4,7 @@ with its tool calls, arguments and result previews, tokens, cost, stop reason, a
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -43,13 +44,27 @@ def _gap(row: Row) -> str:
     return f' <span class="tag bad">{esc(row.gap.replace("_", " "))}</span>' if row.gap else ""
 
 
+def bad_query(req: Request) -> str | None:
+    """Why the list's query cannot be answered (a 400), else None: `before` is a run's time in seconds, so
+    `nan` or `inf` is not one (Redis refused it, and the error read as an outage)."""
+    raw = req.query.get("before")
+    if raw and _before(req) is None:
+        return "before must be a run's time: a number of seconds, as the Older link gives"
+    return None
+
+
+def _before(req: Request) -> float | None:
+    try:
+        value = float(req.query["before"]) if req.query.get("before") else None
+    except ValueError:
+        return None
+    return value if value is None or math.isfinite(value) else None
+
+
 def listing_page(conn: redis.Redis, req: Request, prefix: str) -> tuple[str, str]:
     """The runs list: its title and body."""
     filters = Filters.of(req.query)
-    try:
-        before = float(req.query["before"]) if req.query.get("before") else None
-    except ValueError:
-        before = None
+    before = _before(req)
     found = listing(conn, filters, before)
     form = ('<form class="filters" method="get">'
             + _select("platform", "Platform", menu(conn, "platform"), filters.platform)

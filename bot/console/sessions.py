@@ -29,6 +29,8 @@ class Session:
     name: str  # what the header shows
     how: str  # "token", "bearer" or "slack"
     csrf: str
+    team: str = ""  # a Slack session's workspace
+    checked: float = 0.0  # when a Slack session's right to the console was last confirmed
 
 
 def _session_key(sid: str) -> str:
@@ -63,10 +65,12 @@ class Sessions:
             return None
         return value
 
-    def create(self, user: str, name: str, how: str) -> str:
+    def create(self, user: str, name: str, how: str, team: str = "") -> str:
         """A new session; returns the cookie's value."""
         sid = secrets.token_urlsafe(32)
-        record = {"user": user, "name": name, "how": how, "csrf": secrets.token_urlsafe(24), "at": time.time()}
+        now = time.time()
+        record = {"user": user, "name": name, "how": how, "csrf": secrets.token_urlsafe(24), "at": now, "team": team,
+                  "checked": now}
         self.conn.set(_session_key(sid), json.dumps(record), ex=self.seconds)
         return self.sign(sid)
 
@@ -78,7 +82,16 @@ class Sessions:
         if raw is None:
             return None
         data = json.loads(text(raw))
-        return Session(user=data["user"], name=data["name"], how=data["how"], csrf=data["csrf"])
+        return Session(user=data["user"], name=data["name"], how=data["how"], csrf=data["csrf"],
+                       team=data.get("team", ""), checked=float(data.get("checked", data.get("at", 0.0))))
+
+    def confirmed(self, cookie: str | None) -> None:
+        """The session's right was confirmed now (its expiry unchanged)."""
+        sid = self.verify(cookie) if cookie else None
+        raw = self.conn.get(_session_key(sid)) if sid is not None else None
+        if sid is not None and raw is not None:
+            record = {**json.loads(text(raw)), "checked": time.time()}
+            self.conn.set(_session_key(sid), json.dumps(record), keepttl=True)
 
     def end(self, cookie: str | None) -> None:
         sid = self.verify(cookie) if cookie else None

@@ -43,7 +43,14 @@ PERSON_MESSAGES = frozenset({hikari.MessageType.DEFAULT, hikari.MessageType.REPL
 MAX_QUESTION_CHARS = 4000
 KEEP_SECONDS = 600.0  # how long a mention waits here for Redis to come back
 RETRY_SECONDS = 2.0
+FETCHED_KEPT = 1024  # parents of channels fetched over REST (in no cache), remembered so each is fetched once
 T = TypeVar("T")
+
+
+def mentions(content: str, bot_id: str) -> bool:
+    """True when the text mentions Atlas. A Reply to Atlas lists it in `mentions` too (the Reply's ping,
+    on by default), though the person wrote no mention: a reply is not a question to Atlas."""
+    return re.search(rf"<@!?{re.escape(bot_id)}>", content or "") is not None
 
 
 def question_of(content: str, bot_id: str) -> str:
@@ -58,6 +65,7 @@ class Gateway:
     def __init__(self, settings: Settings, conn: redis.Redis) -> None:
         self.settings, self.conn = settings, conn
         self.help = HelpChannels(settings, conn) if settings.help.discord_channels else None
+        self._fetched: dict[str, str] = {}
 
     def accept(self, *, message_id: str, channel_id: str, guild_id: str | None, author_id: str, content: str,
                bot_id: str) -> intake.Outcome | None:
@@ -76,9 +84,9 @@ class Gateway:
         if not event.is_human:
             return  # bots (Atlas included, and any other Atlas) and webhooks never start a run
         me = event.app.get_me() if isinstance(event.app, hikari.GatewayBot) else None
-        mentioned = me is not None and me.id in (event.message.user_mentions_ids or ())
+        mentioned = me is not None and mentions(event.content or "", str(me.id))
         if self.help is not None and event.message.type in PERSON_MESSAGES:
-            found = help_message(event, str(me.id) if me else "", mentioned)
+            found = help_message(event, str(me.id) if me else "", mentioned, await self._parent(event))
             await self._until_redis(lambda: self.help.accept(found) if self.help else None, "help message", found.message_id)
         if me is None or not mentioned:
             return
@@ -89,6 +97,30 @@ class Gateway:
             await event.message.respond(wording.EMPTY_QUESTION, reply=True, mentions_everyone=False, user_mentions=False,
                                         role_mentions=False, mentions_reply=False)
 
+    async def _parent(self, event: hikari.GuildMessageCreateEvent) -> str | None:
+        """The channel's parent: from the Gateway's cache, else over REST (a thread made while Atlas was away is
+        in no cache: a forum post there was ignored); "" for a channel that is no thread; None when unknown."""
+        cache = event.app.cache if isinstance(event.app, hikari.GatewayBot) else None
+        if cache is None:
+            return None
+        thread = cache.get_thread(event.channel_id)
+        if thread is not None:
+            return str(thread.parent_id)
+        if cache.get_guild_channel(event.channel_id) is not None:
+            return ""  # a channel, not a thread
+        known = self._fetched.get(str(event.channel_id))
+        if known is not None:
+            return known
+        try:
+            channel = await event.app.rest.fetch_channel(event.channel_id)
+        except (TimeoutError, hikari.HikariError, OSError) as exc:
+            log.info("channel %s is in no cache and could not be fetched (%s)", event.channel_id, type(exc).__name__)
+            return None
+        if len(self._fetched) >= FETCHED_KEPT:
+            self._fetched.pop(next(iter(self._fetched)))
+        parent = self._fetched[str(event.channel_id)] = (
+            str(channel.parent_id) if isinstance(channel, hikari.GuildThreadChannel) else "")
+        return parent
 
     async def _until_redis(self, call: Callable[[], T], what: str, ident: str) -> tuple[bool, T | None]:
         """`call()` off the event loop, tried again until Redis answers (up to `KEEP_SECONDS`): Discord does
@@ -106,16 +138,10 @@ class Gateway:
                 await asyncio.sleep(RETRY_SECONDS)
 
 
-def help_message(event: hikari.GuildMessageCreateEvent, bot_id: str, mentioned: bool) -> HelpMessage:
-    """The message as the help rules read it, its channel's parent from the Gateway's cache when known."""
-    parent: str | None = None
+def help_message(event: hikari.GuildMessageCreateEvent, bot_id: str, mentioned: bool,
+                 parent: str | None) -> HelpMessage:
+    """The message as the help rules read it; `parent`: the channel's parent (`_parent`)."""
     cache = event.app.cache if isinstance(event.app, hikari.GatewayBot) else None
-    if cache is not None:
-        thread = cache.get_thread(event.channel_id)
-        if thread is not None:
-            parent = str(thread.parent_id)
-        elif cache.get_guild_channel(event.channel_id) is not None:
-            parent = ""  # a channel, not a thread
     member = event.member
     roles = tuple(member.role_ids) if member else ()
     return HelpMessage(message_id=str(event.message_id), channel_id=str(event.channel_id), parent_id=parent,

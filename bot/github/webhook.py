@@ -2,16 +2,17 @@
 
 The signature (`X-Hub-Signature-256`, HMAC-SHA256 of the raw body with `GITHUB_WEBHOOK_SECRET`)
 is checked in constant time before the body is parsed; a bad or missing one is 401 and nothing
-else happens. A delivery id (`X-GitHub-Delivery`) is claimed in Redis (SET NX with a TTL), so a
-redelivery is answered without a second update. Events for another repository are logged and
-ignored. The index update runs as an RQ job (workers/jobs/github.py).
+else happens. A body that is not a JSON object of the shape the worker reads is 400 with why
+(bot/github/payloads.py), never a traceback or a job retried four times. A delivery id
+(`X-GitHub-Delivery`) is claimed in Redis (SET NX with a TTL), so a redelivery is answered without a
+second update. Events for another repository are logged and ignored. The index update runs as an RQ
+job (workers/jobs/github.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -21,7 +22,7 @@ from rq import Queue, Retry
 
 from atlas.settings import Settings
 from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
-from bot.github import deliveries
+from bot.github import deliveries, payloads
 from workers.runs.job_names import APPLY_EVENT  # by name: the web process does not load the worker
 
 log = logging.getLogger("atlas.bot.github")
@@ -87,17 +88,19 @@ def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], 
         event = environ.get("HTTP_X_GITHUB_EVENT", "")
         delivery = environ.get("HTTP_X_GITHUB_DELIVERY", "")
         try:
-            payload = json.loads(body)
-        except ValueError:
-            return reply(start_response, "400 Bad Request", "not JSON")
-        if event == "ping":
-            return reply(start_response, "200 OK", "pong")
-        full_name = str(((payload.get("repository") or {}) if isinstance(payload, dict) else {}).get("full_name") or "")
-        if full_name.lower() != gh.repo.lower():
-            log.warning("GitHub webhook %s for %s ignored: Atlas serves %s", delivery, full_name or "no repository", gh.repo)
-            return reply(start_response, "202 Accepted", "ignored: another repository")
-        if event not in EVENTS:
-            return reply(start_response, "202 Accepted", f"ignored: {event}")
+            payload = payloads.parse(body)
+            if event == "ping":
+                return reply(start_response, "200 OK", "pong")
+            if event not in EVENTS:  # an App's installation events carry no repository: nothing to check
+                return reply(start_response, "202 Accepted", f"ignored: {event}")
+            payloads.check(event, payload)  # the job never sees a field of the wrong type
+            full_name = str(payload["repository"]["full_name"])
+            if full_name.lower() != gh.repo.lower():
+                log.warning("GitHub webhook %s for %s ignored: Atlas serves %s", delivery, full_name, gh.repo)
+                return reply(start_response, "202 Accepted", "ignored: another repository")
+        except payloads.Malformed as exc:
+            log.warning("GitHub webhook %s refused: %s", delivery, exc)
+            return reply(start_response, "400 Bad Request", str(exc))
         status, text = _enqueue(conn, queue, event, payload, delivery, settings.fingerprint)
         deliveries.note(conn, delivery, event, f"{status.split()[0]} {text}")  # the console's Health page
         return reply(start_response, status, text)

@@ -26,12 +26,17 @@ from tools.registry import Registry
 
 SERVER_NAME = "atlas"
 NOT_SERVED = frozenset({"read_more"})
-INSTRUCTIONS = ("Read-only knowledge of {project}: docs, issues, pull requests, releases, discussions and code. "
-                "Nothing here changes anything; cite the permalinks and URLs the tools print.")
+INSTRUCTIONS = ("Read-only knowledge of {project}: docs, issues, pull requests, releases, discussions and code; "
+                "cite the permalinks and URLs the tools print. Nothing here changes anything.")
+PROPOSING = ("Knowledge of {project}: docs, issues, pull requests, releases, discussions and code; cite the permalinks "
+             "and URLs the tools print. The search and get tools change nothing. propose_action changes nothing "
+             "either: it puts a proposed label, comment or close before the maintainers as an approval card, and "
+             "only an approver's click writes to GitHub.")
 
 
-def build_server(settings: Settings) -> Server[Any]:
-    """An MCP server listing and calling the read tools over the project's corpus."""
+def build_server(settings: Settings, credited: str | None = None) -> Server[Any]:
+    """An MCP server listing and calling the read tools over the project's corpus. `credited`: who proposals
+    are credited to (over HTTP, the token's holder); None: the client's own name from its initialize (stdio)."""
     registry = read_registry(settings.project, NOT_SERVED)
     listed = [types.Tool(name=d["name"], description=d["description"], input_schema=d["parameters"],
                          annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False))
@@ -45,14 +50,15 @@ def build_server(settings: Settings) -> Server[Any]:
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name == mcp_propose.NAME and settings.triage.enabled:
-            client = ctx.session.client_params.client_info.name if ctx.session.client_params else None
+            client = credited or (ctx.session.client_params.client_info.name if ctx.session.client_params else None)
             output = await anyio.to_thread.run_sync(mcp_propose.call, settings, dict(params.arguments or {}), client)
             return types.CallToolResult(content=[types.TextContent(text=output[0])], is_error=not output[1])
         arguments = json.dumps(params.arguments or {})
         output = await anyio.to_thread.run_sync(_call, settings, registry, params.name, arguments)
         return types.CallToolResult(content=[types.TextContent(text=output[0])], is_error=not output[1])
 
-    return Server(SERVER_NAME, version="1", instructions=INSTRUCTIONS.format(project=settings.project.name),
+    instructions = (PROPOSING if settings.triage.enabled else INSTRUCTIONS).format(project=settings.project.name)
+    return Server(SERVER_NAME, version="1", instructions=instructions,
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 

@@ -6,7 +6,8 @@ note posted once ("Filed #N", a close or release notice) atlas_thread_note with 
 (when it is about to post) is recorded before posting (workers/runs/post_once.py). A job retried after a
 worker died between Slack taking the card and the record saving its ts finds the intent, reads the
 channel's history since then (conversations.history; conversations.replies for a card in a thread, both
-with include_all_metadata) and adopts the card it finds instead of posting a second. If the history cannot
+with include_all_metadata, forward from the intent, in pages of the app's tier: ATLAS_SLACK_TIER) and adopts
+the card it finds instead of posting a second. If the history cannot
 be read (the app lacks channels:history or groups:history), the retry posts again: the place check leaves
 only the recorded copy's buttons live.
 """
@@ -14,11 +15,13 @@ only the recorded copy's buttons live.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.slack.client import AtlasWebClient
 from bot.slack.delivery import transient
 
 log = logging.getLogger("atlas.bot.slack.card_marker")
@@ -27,7 +30,9 @@ EVENT_TYPE = "atlas_triage_card"
 APPROVAL_EVENT_TYPE = "atlas_approval_card"
 NOTE_EVENT_TYPE = "atlas_thread_note"
 LOOK_BACK_SECONDS = 60.0  # clocks of the worker and of Slack differ a little
-MAX_PAGES = 5  # 1,000 messages of a busy triage channel since the intent
+FIRST_WINDOW_SECONDS = 120.0  # the first window of history read after the intent: the card is posted right after it
+MAX_REQUESTS = 8  # reads of 200 messages (Marketplace or internal apps: 50 a minute)
+MAX_LIMITED_REQUESTS = 3  # reads of 15 (a distributed app outside the Marketplace: one a minute, ATLAS_SLACK_TIER)
 
 
 def marker(run_id: str) -> dict[str, Any]:
@@ -51,30 +56,46 @@ def find(client: WebClient, channel: str, run_id: str, since: float) -> str | No
     return find_marked(client, channel, marker(run_id), since)
 
 
-def find_marked(client: WebClient, channel: str, wanted: dict[str, Any], since: float, thread_ts: str | None = None) -> str | None:
+def find_marked(client: WebClient, channel: str, wanted: dict[str, Any], since: float, thread_ts: str | None = None,
+                now: float | None = None) -> str | None:
     """The ts of the message carrying the metadata `wanted` posted to `channel` (in the thread `thread_ts`,
-    if given) after `since`; None if there is none or the history cannot be read; a temporary failure raises."""
-    cursor: str | None = None
-    oldest = f"{max(0.0, since - LOOK_BACK_SECONDS):.6f}"
-    for _ in range(MAX_PAGES):
+    if given) after `since`; None if there is none or the history cannot be read; a temporary failure raises.
+
+    The card was posted just after its intent, so the history is read forward from `since`: a thread's replies
+    come oldest first; a channel's history comes newest first, so it is read in windows of time from `since`
+    on, each twice the last, newest first within each. Either way the card is on the first page or so
+    however busy the channel was since (read back from now, 15-message pages found only the last 75)."""
+    page = client.history_page if isinstance(client, AtlasWebClient) else AtlasWebClient.history_page
+    # at 15 a page, each read after the first waits out the minute Slack allows
+    budget = MAX_REQUESTS if page >= 100 else MAX_LIMITED_REQUESTS
+    start, until = max(0.0, since - LOOK_BACK_SECONDS), (time.time() if now is None else now) + LOOK_BACK_SECONDS
+    span, cursor = FIRST_WINDOW_SECONDS, None
+    for _ in range(budget):
+        latest = until if thread_ts else min(until, start + span)
         try:
             if thread_ts:
-                page = client.conversations_replies(channel=channel, ts=thread_ts, oldest=oldest, include_all_metadata=True,
-                                                    limit=200, cursor=cursor)
+                got = client.conversations_replies(channel=channel, ts=thread_ts, oldest=f"{start:.6f}",
+                                                   include_all_metadata=True, limit=page, cursor=cursor)
             else:
-                page = client.conversations_history(channel=channel, oldest=oldest, include_all_metadata=True, limit=200, cursor=cursor)
+                got = client.conversations_history(channel=channel, oldest=f"{start:.6f}", latest=f"{latest:.6f}",
+                                                   inclusive=True, include_all_metadata=True, limit=page, cursor=cursor)
         except SlackApiError as exc:
             if transient(exc):
                 raise  # Slack may still have the card: the job is retried, never posts a second on a blip
             log.warning("%s %s: the channel's history is unreadable (%s): the card may be posted twice", wanted["event_type"],
                         wanted["event_payload"], exc.response.get("error"))
             return None
-        for message in page.get("messages") or []:
+        for message in got.get("messages") or []:
             meta = message.get("metadata") or {}
             payload = meta.get("event_payload") or {}
             if meta.get("event_type") == wanted["event_type"] and all(payload.get(k) == v for k, v in wanted["event_payload"].items()):
                 return str(message["ts"])
-        cursor = (page.get("response_metadata") or {}).get("next_cursor") or None
-        if not page.get("has_more") or not cursor:
+        cursor = (got.get("response_metadata") or {}).get("next_cursor") or None
+        if got.get("has_more") and cursor:
+            continue  # the rest of this window (or thread)
+        if thread_ts or latest >= until:
             return None
+        start, span, cursor = latest, span * 2, None  # the next window of time, twice as long
+    log.warning("%s %s: not found in %d reads of the history since its intent: the card may be posted twice",
+                wanted["event_type"], wanted["event_payload"], budget)
     return None

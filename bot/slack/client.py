@@ -22,6 +22,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 from slack_sdk.http_retry.handler import RetryHandler
 
 from atlas.settings import Settings
+from atlas.surface_settings import SLACK_HISTORY_LIMITS
 
 TIMEOUT_SECONDS = 10  # one Web API call; slack_sdk's default is 30
 RATE_LIMIT_RETRIES = 2  # each waits Retry-After seconds, as Slack asks
@@ -44,14 +45,24 @@ def retry_handlers(*, repeatable: bool = True) -> list[RetryHandler]:
     return handlers
 
 
+class AtlasWebClient(WebClient):
+    """A WebClient that knows its app's history page (ATLAS_SLACK_TIER): 200 messages, or 15 for a distributed
+    app outside the Marketplace, whose history reads Slack also limits to one a minute (the 429's Retry-After
+    is waited out by the rate-limit handler)."""
+
+    history_page: int = SLACK_HISTORY_LIMITS["marketplace"][0]
+
+
 def web_client(settings: Settings, *, repeatable: bool = True, timeout: int = TIMEOUT_SECONDS) -> WebClient:
     """A WebClient with the bot token against `SLACK_API_URL` (Slack's own API when unset)."""
-    return WebClient(
+    client = AtlasWebClient(
         token=settings.slack_bot_token,
         base_url=api_url(settings),
         timeout=timeout,
         retry_handlers=retry_handlers(repeatable=repeatable),
     )
+    client.history_page = SLACK_HISTORY_LIMITS[settings.slack_tier][0]
+    return client
 
 
 @dataclass(frozen=True)

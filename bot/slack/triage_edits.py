@@ -15,11 +15,12 @@ from typing import Any
 import redis
 from slack_bolt import BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
-from slack_sdk.errors import SlackClientError
+from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.deps import Deps
 from bot.slack import triage_card, triage_controls, wording
 from bot.slack.approvals import Clicker, _after, _first_action
+from bot.slack.client import error_code
 from bot.slack.ephemeral import tell_clicker
 from workers.approvals import revisions
 from workers.approvals.approvers import Directory, Policy, standing
@@ -61,7 +62,7 @@ class TriageEdits(Middleware):
             selected = [str(o.get("value")) for o in action.get("selected_options") or []]
             return self.pick(body, action_id.removeprefix(triage_controls.PICK_PREFIX), selected)
         if action is not None and action_id == triage_controls.EDIT_ACTION:
-            return _after(self.deps, self.open_modal, body, str(action.get("value") or ""))
+            return self.open_modal(body, str(action.get("value") or ""))
         view = body.get("view") or {}
         if body.get("type") == "view_submission" and view.get("callback_id") == triage_controls.REPLY_CALLBACK:
             return self.submit(body, view)
@@ -76,17 +77,28 @@ class TriageEdits(Middleware):
         found = self._revise(pending_id, arguments, clicker, clicker.place)
         return _after(self.deps, self._follow_up, clicker, pending_id, arguments, found, clicker.place)
 
-    def open_modal(self, body: dict[str, Any], pending_id: str) -> None:
-        """views.open with the click's trigger id (valid 3 s: the first thing after the ack)."""
+    def open_modal(self, body: dict[str, Any], pending_id: str) -> BoltResponse:
+        """views.open with the click's trigger id before the ack: the id is good for 3 seconds from the click, and
+        the after-ack pool, shared and started only once the acks in flight are answered, may take longer.
+        Slack's `expired_trigger_id` (or any failure) is told to the clicker, after the ack."""
         clicker = _clicker(body)
         current = choices.current(self.deps.redis, run) if (run := self._run(pending_id)) is not None else {}
         action = choices.action_of(run, pending_id) if run is not None else None
         if action is None or action.call_id not in current:
-            tell_clicker(self.deps, body, clicker.id, wording.APPROVAL_GONE)
-            return
+            return _after(self.deps, tell_clicker, self.deps, body, clicker.id, wording.APPROVAL_GONE)
         place = clicker.place
         view = triage_controls.reply_modal(str(current[action.call_id].get("body") or ""), pending_id, place.channel, place.message)
-        self.deps.client.views_open(trigger_id=str(body.get("trigger_id") or ""), view=view)
+        try:
+            self.deps.client.views_open(trigger_id=str(body.get("trigger_id") or ""), view=view)
+        except SlackApiError as exc:
+            expired = error_code(exc) == "expired_trigger_id"
+            log.warning("the reply editor for %s did not open: %s", pending_id, error_code(exc))
+            return _after(self.deps, tell_clicker, self.deps, body, clicker.id,
+                          wording.EDIT_EXPIRED if expired else wording.EDIT_FAILED)
+        except SlackClientError as exc:
+            log.warning("the reply editor for %s did not open: %s", pending_id, type(exc).__name__)
+            return _after(self.deps, tell_clicker, self.deps, body, clicker.id, wording.EDIT_FAILED)
+        return BoltResponse(status=200, body="")
 
     def submit(self, body: dict[str, Any], view: dict[str, Any]) -> BoltResponse:
         """Record the edited reply; a refusal is shown in the modal, which stays open."""

@@ -137,3 +137,6 @@ APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided o
 # A click whose decision script was sent but not answered: it may have been recorded, or not.
 APPROVAL_UNCONFIRMED = (":warning: Atlas couldn't confirm that click (its store stopped answering). If the card still has "
                         "its buttons in a minute, click again; a decision already recorded is kept.")
+EDIT_EXPIRED = ("Slack gave up on opening the reply editor: it must open within 3 seconds of the click, and that "
+                "passed. Click Edit again.")
+EDIT_FAILED = "Slack could not open the reply editor just now. Click Edit again in a moment."

@@ -33,7 +33,7 @@ from atlas.settings import Settings
 from bot.body_limits import GITHUB_MAX_BODY, log_refusals, server_limit
 from bot.console.app import PREFIX as CONSOLE_PATH
 from bot.console.app import console as console_app
-from bot.mcp.http import MCP_PATH
+from bot.mcp.http import MCP_PATH, METADATA_PATH
 from bot.mcp.http import endpoint as mcp_endpoint
 from bot.slack.app import create_app
 from bot.slack.client import TIMEOUT_SECONDS, api_url
@@ -87,7 +87,7 @@ def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None =
             return github(environ, start_response)
         if discord is not None and environ.get("PATH_INFO") == DISCORD_PATH:
             return discord(environ, start_response)
-        if mcp is not None and environ.get("PATH_INFO") == MCP_PATH:  # bot/mcp/http.py, with ATLAS_MCP_TOKEN
+        if mcp is not None and environ.get("PATH_INFO") in (MCP_PATH, METADATA_PATH):  # bot/mcp/http.py
             return mcp(environ, start_response)
         if console is not None and _under(str(environ.get("PATH_INFO") or ""), CONSOLE_PATH):  # bot/console/
             return console(environ, start_response)

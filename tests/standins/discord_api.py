@@ -96,6 +96,7 @@ class DiscordAPI(LoopbackHTTP):
         self.offset = 0.0  # seconds added to the wall clock: `advance`
         self.tokens: dict[str, tuple[float, float]] = {}  # interaction token -> (issued at, ack took seconds)
         self.thread_state: dict[str, Thread] = {}
+        self.channel_objects: dict[str, dict[str, Any]] = {}  # GET /channels/{id}: channels a test made known
         self.buckets = Buckets()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -217,6 +218,9 @@ class DiscordAPI(LoopbackHTTP):
             self.threads[message_id] = channel
             self.thread_state[message_id] = Thread(channel, int(body.get("auto_archive_duration") or 4320), self.now())
             return 201, {"id": message_id, "type": 11, "parent_id": channel, "name": body.get("name")}
+        if parts[0] == "channels" and len(parts) == 2 and method == "GET":  # Get Channel: the channel object, or 10003
+            known = self.channel_objects.get(parts[1])
+            return (200, known) if known is not None else (404, {"message": "Unknown Channel", "code": 10003})
         if parts[0] == "channels" and len(parts) == 2 and method == "PATCH":
             thread = self.thread_state.get(parts[1])
             if thread is None:

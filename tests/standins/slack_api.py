@@ -34,6 +34,7 @@ from typing import Any
 
 from tests.standins.loopback import LoopbackHTTP
 from tests.standins.slack_chat import chat_call, history, replies
+from tests.standins.slack_limits import HistoryTier, Triggers
 from tests.standins.slack_openid import OpenID
 from tests.standins.slack_rules import assistant_call, content, require, view_problem
 from tests.standins.slack_wire import Handler
@@ -103,6 +104,8 @@ class SlackAPI(LoopbackHTTP):
         self.stop_next_append = False  # see stop_at_next_append
         self.removed: set[str] = set()  # channels Atlas was removed from: chat.* there answers not_in_channel
         self.openid = OpenID()  # Sign in with Slack (tests/standins/slack_openid.py)
+        self.history = HistoryTier()  # the app's rate-limit tier for history reads (tests/standins/slack_limits.py)
+        self.triggers = Triggers()  # trigger_ids issued with interactions, for views.open
         self._holds: list[Hold] = []
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
         self._outages: list[_Outage] = []
@@ -215,6 +218,8 @@ class SlackAPI(LoopbackHTTP):
             plan = Planned(status=down, error="service_unavailable") if down else None
             if plan is None and self._plans.get(method):
                 plan = self._plans[method].popleft()
+            if plan is None and (wait := self.history.refusal(method)) is not None:
+                plan = Planned(status=429, error="ratelimited", retry_after=wait)
         headers: dict[str, str] = {}
         if plan is not None and plan.status != 200:
             if plan.retry_after is not None:
@@ -261,11 +266,12 @@ class SlackAPI(LoopbackHTTP):
         if method.startswith("chat."):
             return chat_call(self, method, args)
         if method == "conversations.history":
-            return history(self.messages, args)
+            return history(self.messages, self.history.paged(args))
         if method == "conversations.replies":
-            return replies(self.messages, args)
+            return replies(self.messages, self.history.paged(args))
         if method == "views.open":
-            return require(args, "trigger_id", "view") or view_problem(args["view"]) or {"ok": True, "view": {
+            return require(args, "trigger_id", "view") or self.triggers.problem(str(args["trigger_id"])) \
+                or view_problem(args["view"]) or {"ok": True, "view": {
                 **(json.loads(args["view"]) if isinstance(args["view"], str) else args["view"]), "id": f"V{self.next_ts()}"}}
         return {"ok": False, "error": "unknown_method"}
 

@@ -13,9 +13,9 @@ The model is loaded once per process, lazily, by the first docs search (or `Docs
 worker calls at start: it loads the model and the kept vectors, and embeds new passages in the
 background while jobs run): the web process loads the corpus for lookups but needs the model only if
 someone searches docs. A search never embeds more than a few passages itself (SYNC_PASSAGES); when
-more are new it ranks by words while they are embedded. A one-shot command (`atlas tool`, `atlas
-eval`) waits for that embedding after printing (`settle`), and `atlas dataset index` embeds every
-passage, so the vectors they compute are kept, not lost when the process exits. When the model's package is not installed,
+more are new it ranks by words while they are embedded. A one-shot `atlas tool` does not wait for
+that embedding (it says so, tools/corpus_keep.py), and `atlas dataset index` embeds every passage, so
+the vectors are computed and kept by a worker or by that command. When the model's package is not installed,
 docs search stays lexical and the log says so once.
 """
 

@@ -137,9 +137,18 @@ def open_step(conn: redis.Redis, run: RunState, pending: list[PendingCall], ttl_
     args: list[str | int] = [ttl_seconds, ttl_seconds + RECORD_TTL_SECONDS, ",".join(p.pending_id for p in pending),
                              run.origin.kind, run.origin.team or ""]
     for p in pending:
-        args += [p.pending_id, run.id, p.call_id, p.name, p.arguments, p.step, run.origin.user or "", issue_of(p.arguments)]
+        args += [p.pending_id, run.id, p.call_id, p.name, p.arguments, p.step, requester(run), issue_of(p.arguments)]
     keys = [step_key(run.id, step), *(approval_key(p.pending_id) for p in pending), AUDIT_KEY]
     return bool(run_script(conn, _OPEN, keys, args))
+
+
+def requester(run: RunState) -> str:
+    """Who asked for the step's calls: the asker, or for a proposal over MCP its credited client (`mcp:` so it
+    never equals a chat user's id, which may decide their own request)."""
+    proposal = run.triage.proposal if run.triage is not None else None
+    if not run.origin.user and proposal and proposal.get("by"):
+        return f"mcp:{proposal['by']}"
+    return run.origin.user or ""
 
 
 def expire_step(conn: redis.Redis, run_id: str, step: int) -> tuple[list[Approval], bool]:

@@ -26,6 +26,7 @@ from atlas.errors import ConfigError
 from atlas.settings import Settings
 from bot.mcp.http import endpoint
 from bot.web.serve import http_server
+from tests.support.mcp_clients import OpensGetStream, ts_like_client
 from tests.support.paths import REPO
 from tools import v2_registry
 
@@ -87,12 +88,17 @@ def _client(url: str, token: str | None) -> Client:
 
 
 def test_http_lists_and_calls_the_read_tools_with_the_token(served: str) -> None:
+    """Through a client that opens the GET stream after initialize, as the TypeScript SDK's does (issue 35):
+    the server offers no stream, so the GET is a 405 at once and the calls go on."""
+    transport = OpensGetStream()
+
     async def run() -> dict[str, Any]:
         with anyio.fail_after(60):
-            async with _client(served, TOKEN) as client:
+            async with ts_like_client(served, TOKEN, transport) as client:
                 return await _exercise(client)
 
     _check(anyio.run(run))
+    assert transport.get_statuses == [405]
 
 
 @pytest.mark.parametrize("token", [None, "wrong-" + TOKEN])

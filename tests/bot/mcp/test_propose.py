@@ -61,23 +61,29 @@ def test_a_proposed_label_becomes_a_card_and_reaches_github_only_after_approve(t
         assert [label["name"] for label in box.github.repo.issues[target["number"]]["labels"]] == ["scheduler"]
         assert len(box.github.requests("POST", rf"/issues/{target['number']}/labels")) == 1
         assert len(box.messages()) == 1
+        from workers.approvals.audit import entries
+
+        # The audit names who asked: the client's name from its initialize, marked as MCP (issue 35; it was blank)
+        requested = [e for e in entries(box.conn, issue=target["number"]) if e.kind == "request"]
+        assert requested and {e.get("requester") for e in requested} == {"mcp:mcp"}
 
 
 def test_over_http_a_proposal_is_queued_as_a_card_run_and_nothing_else(tmp_path: Path, redis_url: str) -> None:
     import threading
 
-    import httpx2
     import redis
-    from mcp.client.streamable_http import streamable_http_client
 
     from atlas.settings import Settings
     from bot.mcp.http import endpoint
     from bot.web.serve import http_server
+    from tests.support.mcp_clients import OpensGetStream, ts_like_client
+    from workers.approvals.records import requester
     from workers.runs.store import RunStore
 
     token = "p" * 24
     settings = Settings.from_env({"ATLAS_HOME": str(tmp_path / "home"), "REDIS_URL": redis_url, "ATLAS_MCP_TOKEN": token,
-                                  "ATLAS_TRIAGE_CHANNEL": "C0TRIAGE", "ATLAS_SEMANTIC": "off"})
+                                  "ATLAS_TRIAGE_CHANNEL": "C0TRIAGE", "ATLAS_SEMANTIC": "off",
+                                  "ATLAS_MCP_CLIENT_NAME": "zoe's coding agent"})
     mcp = endpoint(settings)
     assert mcp is not None
     server = http_server(None, port=0, mcp=mcp, threads=4)
@@ -86,19 +92,25 @@ def test_over_http_a_proposal_is_queued_as_a_card_run_and_nothing_else(tmp_path:
 
     async def run() -> Any:
         with anyio.fail_after(60):
-            client = Client(streamable_http_client(url, http_client=httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})))
-            async with client:
-                return await client.call_tool("propose_action", {**_label(3, None), "action": "comment", "body": "Fixed in 3.1.2."})
+            async with ts_like_client(url, token, OpensGetStream()) as client:
+                told = client.instructions or ""
+                comment = {**_label(3, None), "action": "comment", "body": "Fixed in 3.1.2."}
+                done = await client.call_tool("propose_action", comment)
+                return told, done
 
     try:
-        result = anyio.run(run)
+        told, result = anyio.run(run)
     finally:
         server.close()
         mcp.close()
+    # The instructions are true while propose_action is listed (issue 35: they said nothing changes anything)
+    assert "propose_action" in told and "approver's click" in told and "Nothing here changes anything" not in told
     assert not result.is_error and "Proposed: a card for #3" in result.content[0].text
     run_id = result.content[0].text.split("(run ")[1].split(")")[0]
     queued = RunStore(redis.Redis.from_url(redis_url)).load(run_id)
     assert queued.status == "queued" and queued.origin.channel == "C0TRIAGE" and queued.triage is not None
     assert queued.triage.proposal is not None and queued.triage.proposal["reason"] == REASON
+    # Credited to the token's holder, not "an MCP client" (a stateless request carries no client info)
+    assert queued.triage.proposal["by"] == "zoe's coding agent" and requester(queued) == "mcp:zoe's coding agent"
     assert [(a.tool, a.arguments, a.mode) for a in queued.triage.actions] == [
         ("post_comment", {"issue_id": 3, "body": "Fixed in 3.1.2."}, "draft")]
