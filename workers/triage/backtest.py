@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
-
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from workers.triage import labels as label_kinds
 from workers.triage import reply, rolling
