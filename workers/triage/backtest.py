@@ -103,12 +103,16 @@ def run(triage: Triage, last: int | None = None, since: str | None = None, extra
     """Replay and score; each issue triaged as of its own creation, under the thresholds of the history
     before it (and of the `extra` recorded outcomes decided before it)."""
     names = canonical_names(triage.history.records)
+    chosen = select(triage, last, since)
     closed = select(triage, None, None)
+    if chosen:  # the replayed issues and the WINDOW closed ones before them, whose outcomes calibrate them
+        first = closed.index(chosen[0])
+        closed = closed[max(0, first - rolling.WINDOW):]
     scored = {r.id: triage.score(r.id) for r in closed}
     limits = rolling.rolling(closed, {n: rolling.raw_of(s) for n, s in scored.items()}, extra,
                              DUPLICATE_THRESHOLD[triage.mode])
     rows = []
-    for record in select(triage, last, since):
+    for record in chosen:
         found = triage.decide(scored[record.id], limits[record.id])
         rows.append(replayed(record, found, names, triage.history.first_replies.get(record.id, "")))
     return score(rows)

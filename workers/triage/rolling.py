@@ -2,7 +2,8 @@
 
 **Rolling (the backtest).** Every replayed issue is decided with the thresholds that the history
 *before its creation* gives (thresholds.calibrate over the earlier replayed issues' raw scores and
-outcomes), recalibrated every CALIBRATE_EVERY issues, as a worker recalibrates after each sync. An
+outcomes), recalibrated every CALIBRATE_EVERY issues, as a worker recalibrates after each sync, over at most the
+WINDOW closed issues before it (as a live calibration does). An
 earlier issue counts only with what was known at that moment: a duplicate decision made later (its
 `duplicate_since` not before the issue) leaves that issue out, and recorded `extra` outcomes count only
 if decided before. The issue's own outcome, and any later one, are never in its thresholds.
@@ -79,7 +80,7 @@ def rolling(records: Sequence[Record], raws: dict[int, Raw], extra: Iterable[Out
     for k, record in enumerate(records):
         if current is None or k % CALIBRATE_EVERY == 0:
             when = record.when
-            usable = [samples[j] for j in range(k)
+            usable = [samples[j] for j in range(max(0, k - WINDOW), k)
                       if records[j].duplicate_of is None or known_before(records[j].duplicate_since, when)]
             current = calibrate(usable, [o for o in outcomes if known_before(o.at.strftime("%Y-%m-%dT%H:%M:%SZ"), when)],
                                 fallback)
