@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from workers.triage import labels as label_kinds
 from workers.triage import reply, rolling
-from workers.triage.engine import DUPLICATE_THRESHOLD, Suggestions, Triage
+from workers.triage.engine import Suggestions, Triage
 from workers.triage.history import Record
 from workers.triage.thresholds import Outcome
 
@@ -109,8 +109,7 @@ def run(triage: Triage, last: int | None = None, since: str | None = None, extra
         first = closed.index(chosen[0])
         closed = closed[max(0, first - rolling.WINDOW):]
     scored = {r.id: triage.score(r.id) for r in closed}
-    limits = rolling.rolling(closed, {n: rolling.raw_of(s) for n, s in scored.items()}, extra,
-                             DUPLICATE_THRESHOLD[triage.mode])
+    limits = rolling.rolling(closed, {n: rolling.raw_of(s) for n, s in scored.items()}, extra)
     rows = []
     for record in chosen:
         found = triage.decide(scored[record.id], limits[record.id])

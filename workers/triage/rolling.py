@@ -21,9 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from workers.triage import labels as label_kinds
-from workers.triage.engine import DUPLICATE_THRESHOLD, Scored, Triage
+from workers.triage.engine import Scored, Triage
 from workers.triage.history import Record, known_before
-from workers.triage.thresholds import Outcome, Sample, Thresholds, calibrate
+from workers.triage.thresholds import FALLBACK_DUPLICATE, Outcome, Sample, Thresholds, calibrate
 
 CALIBRATE_EVERY = 10  # replayed issues between two calibrations in the backtest
 WINDOW = 1000  # the latest closed issues a live calibration replays
@@ -70,7 +70,7 @@ def sample(record: Record, raw: Raw) -> Sample:
 
 
 def rolling(records: Sequence[Record], raws: dict[int, Raw], extra: Iterable[Outcome] = (),
-            fallback: float | None = None) -> dict[int, Thresholds]:
+            fallback: float | None = FALLBACK_DUPLICATE) -> dict[int, Thresholds]:
     """issue -> the thresholds as of its creation, for `records` (replayed issues, in creation order);
     `fallback`: the fixed duplicate threshold while the history is too short to calibrate."""
     outcomes = sorted(extra, key=lambda o: o.at)
@@ -101,7 +101,7 @@ def live(engine: Triage, extra: Sequence[Outcome] = ()) -> Thresholds:
     for record in closed:
         if record.id not in state.raw:
             state.raw[record.id] = raw_of(engine.score(record.id))
-    state.thresholds = calibrate([sample(r, state.raw[r.id]) for r in closed], extra, DUPLICATE_THRESHOLD[engine.mode])
+    state.thresholds = calibrate([sample(r, state.raw[r.id]) for r in closed], extra)
     state.key = key
     return state.thresholds
 
@@ -114,4 +114,4 @@ def as_of(engine: Triage, number: int) -> Thresholds:
     raws = {r.id: raw_of(engine.score(r.id)) for r in before}
     usable = [sample(r, raws[r.id]) for r in before
               if r.duplicate_of is None or known_before(r.duplicate_since, record.when)]
-    return calibrate(usable, (), DUPLICATE_THRESHOLD[engine.mode])
+    return calibrate(usable, ())

@@ -9,7 +9,8 @@ labels each issue got. From them:
   that is no duplicate, or naming the wrong original) stay within FALSE_CLAIMS of the non-duplicate
   issues; with fewer than MIN_DUPLICATES found originals no claim is made at all (only related issues);
 - a history with fewer than MIN_NON_DUPLICATES closed non-duplicates (a new or tiny tracker) proves
-  nothing either way: it gets the engine's fixed thresholds (`fallback`), marked `calibrated: false`;
+  nothing either way: it gets strict fixed thresholds (FALLBACK_DUPLICATE, FALLBACK_LABEL), marked
+  `calibrated: false`;
 - **each label**'s threshold is the lowest score at which that label's suggestions were right at
   least LABEL_PRECISION of the time over at least MIN_LABEL_OUTCOMES suggestions; a label with fewer is
   not suggested ("not enough history", `Thresholds.unproven`). All version labels share one
@@ -38,7 +39,11 @@ LABEL_PRECISION = 0.9
 MIN_LABEL_OUTCOMES = 8  # suggestions at or above the threshold, among past labelled issues
 LABEL_FLOOR = 0.25  # no label is suggested below this score, whatever its history
 DUPLICATE_FLOOR = 0.2  # nor a duplicate claimed below this one
-FIXED_LABEL = 0.6  # the fixed threshold (no calibration): label_votes.LABEL_THRESHOLD
+FIXED_LABEL = 0.6  # the engine's own label threshold (Thresholds.fixed): label_votes.LABEL_THRESHOLD
+# A history too short to calibrate: stricter than the engine's own, so a new tracker gets few, near-certain
+# suggestions (chosen on Orbit's and black's first issues: false claims 3.4% and 0.7%, label P 0.96 and 0.71).
+FALLBACK_DUPLICATE = 0.5
+FALLBACK_LABEL = 0.8
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,7 @@ class Thresholds:
     unproven: tuple[str, ...] = ()  # keys with too little history to suggest
     support: dict[str, int] = field(default_factory=dict)  # "non_duplicates", "duplicates", "labelled"
     calibrated: bool = True
+    uncalibrated_label: float = FIXED_LABEL  # every label's threshold when `labels` is None
 
     @classmethod
     def fixed(cls, duplicate: float) -> Thresholds:
@@ -90,25 +96,25 @@ class Thresholds:
     def label(self, key: str) -> float | None:
         """The threshold of one label key, or None: not suggested."""
         if self.labels is None:
-            return FIXED_LABEL
+            return self.uncalibrated_label
         return self.labels.get(key)
 
     def shown(self) -> dict[str, object]:
         return {"calibrated": self.calibrated, "duplicate": self.duplicate,
-                "labels": dict(sorted(self.labels.items())) if self.labels is not None else FIXED_LABEL,
+                "labels": dict(sorted(self.labels.items())) if self.labels is not None else self.uncalibrated_label,
                 "not_enough_history": list(self.unproven), "support": dict(self.support)}
 
 
-def calibrate(samples: Sequence[Sample], extra: Iterable[Outcome] = (), fallback: float | None = None) -> Thresholds:
-    """The thresholds `samples` (and the recorded `extra` outcomes) give; `fallback`: the fixed duplicate
-    threshold for a history too short to calibrate (None: no claim then)."""
+def calibrate(samples: Sequence[Sample], extra: Iterable[Outcome] = (), fallback: float | None = FALLBACK_DUPLICATE) -> Thresholds:
+    """The thresholds `samples` (and the recorded `extra` outcomes) give; `fallback`: the duplicate threshold
+    for a history too short to calibrate (None: no claim then)."""
     rows = _with_outcomes(samples, extra)
     non_dups = [s for s in rows if s.original is None]
     found = [s for s in rows if s.original is not None and s.top == s.original]
     labelled = [s for s in rows if s.labelled]
     support = {"non_duplicates": len(non_dups), "duplicates": len(found), "labelled": len(labelled)}
     if len(non_dups) < MIN_NON_DUPLICATES:
-        return Thresholds(fallback, None, support=support, calibrated=False)
+        return Thresholds(fallback, None, support=support, calibrated=False, uncalibrated_label=FALLBACK_LABEL)
     duplicate = _claim_threshold(rows, len(non_dups)) if len(found) >= MIN_DUPLICATES else None
     labels: dict[str, float] = {}
     unproven: list[str] = []

@@ -31,7 +31,7 @@ def test_the_claim_threshold_keeps_false_claims_within_the_share_of_non_duplicat
     assert calibrate(non_dups + found[:2]).duplicate is None
     # a history too short to prove anything: the fixed fallback, said so
     short = calibrate(non_dups[:10] + found, (), 0.3)
-    assert short.duplicate == 0.3 and not short.calibrated and short.label("bug") == thresholds.FIXED_LABEL
+    assert short.duplicate == 0.3 and not short.calibrated and short.label("bug") == thresholds.FALLBACK_LABEL
 
 
 def test_a_label_needs_precision_over_enough_outcomes_else_not_enough_history() -> None:
