@@ -60,7 +60,8 @@ def normalised(message: str) -> str:
 def of(title: str, body: str) -> Signature:
     """The marks of one report (title and opening post only)."""
     text = f"{title}\n{body}"
-    errors, types = set(), set()
+    errors: set[str] = set()
+    types: set[str] = set()
     for match in ERROR.finditer(text):
         kind = match.group(1).rsplit(".", 1)[-1]
         types.add(kind)
@@ -68,7 +69,8 @@ def of(title: str, body: str) -> Signature:
             errors.add(f"{kind}: {normalised(match.group(2))}")
     frames = {f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{func}" for path, func in FRAME.findall(text)}
     identifiers = {a or b for a, b in IDENTIFIER.findall(text)}
-    strong, weak = set(), set()
+    strong: set[int] = set()
+    weak: set[int] = set()
     for match in REFERENCE.finditer(text):
         (strong if STRONG_REFERENCE.search(match.group(0)) else weak).add(int(match.group(1)))
     weak |= {int(n) for n in LINK.findall(text)}
