@@ -110,3 +110,15 @@ def test_a_duplicate_decision_known_later_is_left_out_of_an_earlier_calibration(
 
     assert support("2024-03-01") == {"non_duplicates": 1, "duplicates": 0, "labelled": 0}  # decided after #3 opened
     assert support("2024-01-15") == {"non_duplicates": 1, "duplicates": 1, "labelled": 0}  # decided before: counted
+
+
+def test_a_live_calibration_is_kept_on_the_engine_until_the_tracker_or_enough_decisions_change() -> None:
+    engine = _orbit_engine()
+    first = rolling.live(engine)
+    assert rolling.live(engine) is first and first.calibrated  # kept: nothing changed
+    at = datetime(2030, 1, 1, tzinfo=UTC)
+    few = [Outcome(r.id, "label", "type:bug", False, at) for r in engine.history.records[:5]]
+    assert rolling.live(engine, few) is first  # fewer than DECISIONS_EVERY new decisions: the same figures
+    many = [Outcome(r.id, "label", "type:bug", False, at) for r in engine.history.records[-rolling.DECISIONS_EVERY * 3:]]
+    again = rolling.live(engine, many)
+    assert again is not first and (again.label("bug") or 9) > (first.label("bug") or 0)  # rejections raised the bar
