@@ -28,7 +28,7 @@ from workers.triage import labels as label_kinds
 from workers.triage import reply, rolling
 from workers.triage.engine import Suggestions, Triage
 from workers.triage.history import Record
-from workers.triage.thresholds import Outcome
+from workers.triage.thresholds import OutcomeLike
 
 MIN_SUPPORT = 5
 # A first comment asking for what a missing-information reply asks for (a version, a traceback, a reproduction).
@@ -99,7 +99,7 @@ def select(triage: Triage, last: int | None, since: str | None) -> list[Record]:
     return chosen[-last:] if last else chosen
 
 
-def run(triage: Triage, last: int | None = None, since: str | None = None, extra: Iterable[Outcome] = ()) -> Result:
+def run(triage: Triage, last: int | None = None, since: str | None = None, extra: Iterable[OutcomeLike] = ()) -> Result:
     """Replay and score; each issue triaged as of its own creation, under the thresholds of the history
     before it (and of the `extra` recorded outcomes decided before it)."""
     names = canonical_names(triage.history.records)

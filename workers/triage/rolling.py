@@ -13,6 +13,8 @@ if decided before. The issue's own outcome, and any later one, are never in its 
 creation, and keeps the result on the engine: the same engine (the tracker unchanged) and the same
 number of recorded decisions (in steps of DECISIONS_EVERY) reuse it. An engine grown by new issues
 (a sync, a webhook) keeps the raw replays of the issues it had, so only new closed issues are replayed.
+`extra`: the recorded decisions, e.g. `workers.triage.outcomes.load(conn, repo)` (any record with issue, kind,
+value, accepted, at: thresholds.OutcomeLike).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from workers.triage import labels as label_kinds
 from workers.triage.engine import Scored, Triage
 from workers.triage.history import Record, known_before
-from workers.triage.thresholds import FALLBACK_DUPLICATE, Outcome, Sample, Thresholds, calibrate
+from workers.triage.thresholds import FALLBACK_DUPLICATE, OutcomeLike, Sample, Thresholds, calibrate
 
 CALIBRATE_EVERY = 10  # replayed issues between two calibrations in the backtest
 WINDOW = 1000  # the latest closed issues a live calibration replays
@@ -69,7 +71,7 @@ def sample(record: Record, raw: Raw) -> Sample:
                   {k: score for k, (_, score) in raw.labels.items()}, frozenset(truth), labelled)
 
 
-def rolling(records: Sequence[Record], raws: dict[int, Raw], extra: Iterable[Outcome] = (),
+def rolling(records: Sequence[Record], raws: dict[int, Raw], extra: Iterable[OutcomeLike] = (),
             fallback: float | None = FALLBACK_DUPLICATE) -> dict[int, Thresholds]:
     """issue -> the thresholds as of its creation, for `records` (replayed issues, in creation order);
     `fallback`: the fixed duplicate threshold while the history is too short to calibrate."""
@@ -88,7 +90,7 @@ def rolling(records: Sequence[Record], raws: dict[int, Raw], extra: Iterable[Out
     return out
 
 
-def live(engine: Triage, extra: Sequence[Outcome] = ()) -> Thresholds:
+def live(engine: Triage, extra: Sequence[OutcomeLike] = ()) -> Thresholds:
     """The thresholds for a new issue now: calibrated on the latest closed issues and the recorded decisions."""
     state = getattr(engine, "calibration", None)
     if not isinstance(state, Live):

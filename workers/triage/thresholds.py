@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 from workers.triage import labels as label_kinds
 
@@ -62,6 +62,22 @@ class Outcome:
     accepted: bool
     at: datetime
     score: float | None = None
+
+
+class OutcomeLike(Protocol):
+    """What calibration reads of a recorded outcome: `Outcome` here, or workers/triage/outcomes.py's record
+    (which has no score: the replayed one is used)."""
+
+    @property
+    def issue(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def value(self) -> str: ...
+    @property
+    def accepted(self) -> bool: ...
+    @property
+    def at(self) -> datetime: ...
 
 
 @dataclass(frozen=True)
@@ -105,7 +121,7 @@ class Thresholds:
                 "not_enough_history": list(self.unproven), "support": dict(self.support)}
 
 
-def calibrate(samples: Sequence[Sample], extra: Iterable[Outcome] = (), fallback: float | None = FALLBACK_DUPLICATE) -> Thresholds:
+def calibrate(samples: Sequence[Sample], extra: Iterable[OutcomeLike] = (), fallback: float | None = FALLBACK_DUPLICATE) -> Thresholds:
     """The thresholds `samples` (and the recorded `extra` outcomes) give; `fallback`: the duplicate threshold
     for a history too short to calibrate (None: no claim then)."""
     rows = _with_outcomes(samples, extra)
@@ -161,17 +177,20 @@ def _label_threshold(scored: list[tuple[float, bool]]) -> float | None:
     return None if best is None else round(best, 4)
 
 
-def _with_outcomes(samples: Sequence[Sample], extra: Iterable[Outcome]) -> list[Sample]:
+def _with_outcomes(samples: Sequence[Sample], extra: Iterable[OutcomeLike]) -> list[Sample]:
     """The samples with the maintainers' recorded decisions laid over them (a decision beats the history)."""
     rows = {s.issue: s for s in samples}
     for o in sorted(extra, key=lambda o: o.at):
         s = rows.get(o.issue)
+        score: float | None = getattr(o, "score", None)
+        if o.kind not in ("label", "duplicate"):
+            continue  # a reply's fate, say: not a threshold's business
         if o.kind == "duplicate":
             original = int(o.value) if o.value.isdigit() else None
             if s is None:
-                if o.score is None or original is None:
+                if score is None or original is None:
                     continue
-                s = Sample(o.issue, original, o.score, None, {}, frozenset(), False)
+                s = Sample(o.issue, original, score, None, {}, frozenset(), False)
             if o.accepted and original is not None:
                 rows[o.issue] = Sample(s.issue, s.top, s.top_score, original, s.labels, s.truth, s.labelled)
             elif s.top is not None and str(s.top) == o.value:  # the claim was wrong: not this original
@@ -179,12 +198,12 @@ def _with_outcomes(samples: Sequence[Sample], extra: Iterable[Outcome]) -> list[
             continue
         key = _key(o.value)
         if s is None:
-            if o.score is None:
+            if score is None:
                 continue
             s = Sample(o.issue, None, 0.0, None, {}, frozenset(), True)
         scores = dict(s.labels)
-        if o.score is not None or key not in scores:
-            scores[key] = o.score if o.score is not None else 0.0
+        if score is not None or key not in scores:
+            scores[key] = score if score is not None else 0.0
         truth = s.truth | {key} if o.accepted else s.truth - {key}
         rows[o.issue] = Sample(s.issue, s.top, s.top_score, s.original, scores, truth, True)
     return list(rows.values())

@@ -122,3 +122,24 @@ def test_a_live_calibration_is_kept_on_the_engine_until_the_tracker_or_enough_de
     many = [Outcome(r.id, "label", "type:bug", False, at) for r in engine.history.records[-rolling.DECISIONS_EVERY * 3:]]
     again = rolling.live(engine, many)
     assert again is not first and (again.label("bug") or 9) > (first.label("bug") or 0)  # rejections raised the bar
+
+
+def test_any_record_with_the_outcome_fields_calibrates_and_other_kinds_are_ignored() -> None:
+    """workers/triage/outcomes.py's records (no score, a `source`, and `reply` outcomes) feed calibration as they are."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Recorded:
+        issue: int
+        kind: str
+        value: str
+        accepted: bool
+        source: str
+        at: datetime
+
+    rows = [_non_dup(i, 0.0, {"bug": 0.8}, frozenset({"bug"})) for i in range(40)]
+    at = datetime(2024, 5, 1, tzinfo=UTC)
+    rejected = [Recorded(i, "label", "Bug", False, "card", at) for i in range(5)]
+    replies = [Recorded(i, "reply", "Thanks", False, "card", at) for i in range(40)]
+    assert calibrate(rows, [*rejected, *replies]).label("bug") is None
+    assert calibrate(rows, replies).label("bug") == 0.8
