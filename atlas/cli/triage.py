@@ -9,7 +9,7 @@ from pathlib import Path
 from atlas.errors import ConfigError
 from atlas.settings import Settings
 from atlas.triage_settings import TriageSettings
-from workers.triage import autonomy, backtest
+from workers.triage import autonomy, backtest, rolling
 from workers.triage.backtest import Result
 from workers.triage.engine import Suggestions, Triage
 
@@ -22,7 +22,7 @@ def triage_one(settings: Settings, number: int, *, as_json: bool) -> int:
         where = f"issue ids run from {min(ids)} to {max(ids)}" if ids else "the tracker has no issues"
         print(f"atlas triage: no issue #{number} in {settings.data_dir} ({where})", file=sys.stderr)
         return 1
-    found = engine.triage(number)
+    found = engine.triage(number, rolling.as_of(engine, number))  # the thresholds its history gave at its creation
     print(json.dumps(found.as_json()) if as_json else render(found))
     return 0
 
@@ -40,10 +40,29 @@ def run_backtest(settings: Settings, last: int | None, since: str | None, *, as_
 def render(found: Suggestions) -> str:
     """A short table for people."""
     lines = [f"issue #{found.issue}"]
-    lines += [f"  duplicate of #{d.id}  {d.score:.2f}  {d.evidence}" for d in found.duplicates] or ["  duplicates: none above the card threshold"]
+    lines += [f"  likely duplicate of #{d.id}  {d.score:.2f}  {d.evidence}" for d in found.duplicates] or [
+        "  duplicates: none above the repository's duplicate threshold"]
+    lines += [f"  related #{d.id}  {d.score:.2f}  {d.evidence}" for d in found.related]
     lines += [f"  label {s.name}  {s.score:.2f}" for s in found.labels] or ["  labels: none"]
     lines.append("  reply: " + (found.reply.replace("\n", "\n         ") if found.reply else "none"))
+    lines.append("  " + thresholds_line(found.thresholds))
     return "\n".join(lines)
+
+
+def thresholds_line(shown: dict[str, object] | None) -> str:
+    """The figures a decision used, in one line (thresholds.Thresholds.shown)."""
+    if not shown:
+        return "thresholds: fixed"
+    support = shown.get("support") or {}
+    duplicate = shown.get("duplicate")
+    claim = f"claim at >= {duplicate:.3f}" if isinstance(duplicate, float) else "no claim (not enough history)"
+    if not shown.get("calibrated"):
+        return f"thresholds: fixed (history too short to calibrate: {support}); {claim}"
+    labels = shown.get("labels") or {}
+    unproven = shown.get("not_enough_history") or []
+    per_label = ", ".join(f"{k} >= {v:.2f}" for k, v in labels.items()) if isinstance(labels, dict) else ""
+    return (f"thresholds (calibrated on {support}): {claim}; labels {per_label or 'none proven'}"
+            f"; not enough history: {len(unproven) if isinstance(unproven, list) else 0} labels")
 
 
 def render_backtest(result: Result, mode: str) -> str:
@@ -51,6 +70,8 @@ def render_backtest(result: Result, mode: str) -> str:
     lines = [f"replayed {len(result.issues)} closed issues as of their creation ({mode} similarity)",
              f"duplicates: recall@1 {result.recall_at_1:.3f}  recall@3 {result.recall_at_3:.3f}  "
              f"false {result.false_rate:.3f}  (over {result.duplicate_support} duplicates)",
+             f"claims: {result.claims}, precision {result.claim_precision:.3f}; "
+             f"claims and related: recall@3 {result.related_recall_at_3:.3f}",
              f"labels: precision {result.precision:.3f}  recall {result.recall:.3f}",
              f"replies drafted: {result.replies.get('drafted', 0)} "
              f"({result.replies.get('missing_information', 0)} asking for information, {result.replies.get('docs', 0)} pointing at docs)",

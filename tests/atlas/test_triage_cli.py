@@ -37,16 +37,19 @@ def _files(folder: Path) -> list[Path]:
 def test_triage_json_is_exactly_the_documented_object(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["triage", "24", "--json"]) == 0
     found = json.loads(capsys.readouterr().out)
-    assert set(found) == {"issue", "duplicates", "labels", "reply"} and found["issue"] == 24
-    assert [set(d) for d in found["duplicates"]] == [{"id", "score", "evidence"}] * len(found["duplicates"])
-    assert 22 in [d["id"] for d in found["duplicates"]]  # the report it repeats
+    assert set(found) == {"issue", "duplicates", "labels", "reply", "related", "thresholds"} and found["issue"] == 24
+    assert [set(d) for d in found["duplicates"] + found["related"]] == [{"id", "score", "evidence"}] * len(
+        found["duplicates"] + found["related"])
+    assert 22 in [d["id"] for d in found["duplicates"] + found["related"]]  # the report it repeats: claimed or related
+    assert set(found["thresholds"]) >= {"calibrated", "duplicate", "labels", "not_enough_history", "support"}
     assert all(set(s) == {"name", "score"} for s in found["labels"])
     assert found["reply"] is None or isinstance(found["reply"], str)
 
 
 def test_triage_table_and_an_unknown_issue(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["triage", "24"]) == 0
-    assert "duplicate of #22" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "duplicate of #22" in shown or "related #22" in shown
     assert cli.main(["triage", "9999"]) == 1
     assert "no issue #9999" in capsys.readouterr().err
     assert cli.main(["triage", "soon"]) == 2
@@ -58,7 +61,9 @@ def test_backtest_json_shape_and_it_is_kept_outside_the_data(project: Path, tmp_
     assert cli.main(["triage", "backtest", "--last", "30", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["totals"]["issues"] == 30 == len(result["issues"])
-    assert set(result["totals"]["duplicates"]) == {"recall@1", "recall@3", "false_rate", "support"}
+    assert set(result["totals"]["duplicates"]) == {"recall@1", "recall@3", "false_rate", "support", "related_recall@3",
+                                                   "claim_precision", "claims"}
+    assert all(set(r) >= {"related", "thresholds"} for r in result["issues"])
     assert _files(project) == files  # nothing written into someone else's folder
     kept = autonomy.last_per_label(project, tmp_path / "home")
     assert kept == result["totals"]["labels"]["per_label"]

@@ -33,8 +33,12 @@ def reply_comment(reply: str, approver: str, platform: str) -> str:
     return f"{reply}\n\n{signature(approver, platform)}"
 
 
-def build(found: Suggestions, issue: IssueRef | None, known_labels: list[str], triage: TriageSettings) -> list[TriageAction]:
-    """The actions of one issue's card (and its shadow records), in card order."""
+def build(found: Suggestions, issue: IssueRef | None, known_labels: list[str], triage: TriageSettings,
+          earned_by: Suggestions | None = None) -> list[TriageAction]:
+    """The actions of one issue's card (and its shadow records), in card order. `earned_by`: the suggestions of
+    the engine whose backtest earned `auto` (the offline engine's, when the model answered; default `found`):
+    only a label it suggests is applied unasked, and the rest of `found` wait on the card (issue 35: a model's
+    suggestion, which issue text can steer, never rides on the offline engine's figures)."""
     actions: list[TriageAction] = []
     number = found.issue
 
@@ -51,8 +55,10 @@ def build(found: Suggestions, issue: IssueRef | None, known_labels: list[str], t
     have = set(issue.labels) if issue is not None else set()
     known = set(known_labels)
     names = [s.name for s in found.labels if s.name in known and s.name not in have]
+    earned = [s.name for s in (earned_by or found).labels if s.name in known and s.name not in have]
+    auto = [n for n in earned if n in triage.auto_labels] if triage.mode("labels") == "auto" else []
+    names += [n for n in auto if n not in names]
     if names:
-        auto = [n for n in names if n in triage.auto_labels] if triage.mode("labels") == "auto" else []
         if auto:
             actions.append(TriageAction(kind="labels", mode="auto", tool="add_labels", arguments={"issue_id": number, "labels": auto},
                                         call_id=f"{CALL_PREFIX}labels-auto", step=0, status="pending"))

@@ -30,7 +30,7 @@ from workers.inbox import maintainers
 from workers.parts import WorkerParts
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
-from workers.triage import autonomy
+from workers.triage import autonomy, rolling
 from workers.triage.engine import NewIssue, Suggestions, Triage
 
 log = logging.getLogger("atlas.inbox")
@@ -92,6 +92,8 @@ def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolC
     """The triage's suggestions for the issue (recorded for the card) as actions, in card order."""
     engine = rt.triage_engine()  # opened once per worker process, grown as issues arrive (workers/triage/engine_cache.py)
     found, by = _suggest(rt, run, engine, record, ctx)
+    # `auto` was earned by the offline engine's backtest: only what that engine suggests may be applied unasked
+    earned_by = found if by == "offline" else _offline(engine, record)
     issue = rt.tracker.issue(record.issue)
     if issue is not None:
         record.title, record.url = issue.title, issue.url
@@ -103,7 +105,17 @@ def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolC
     record.suggestions = {**found.as_json(), "by": by, "original": original, "label_evidence": {s.name: s.evidence for s in found.labels},
                           "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)},
                           "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home)}
-    return triage_actions.build(found, issue, rt.tracker.known_labels(), rt.settings.triage)
+    return triage_actions.build(found, issue, rt.tracker.known_labels(), rt.settings.triage, earned_by)
+
+
+def _offline(engine: Triage, record: TriageRecord) -> Suggestions:
+    """The offline engine's suggestions for the issue, under the repository's calibrated thresholds (rolling.live:
+    kept on the engine, recalibrated when the tracker changed)."""
+    known = engine.history.get(record.issue)
+    thresholds = rolling.live(engine)
+    if known is not None:
+        return engine.triage(record.issue, thresholds)
+    return engine.triage(NewIssue(record.issue, record.title, ""), thresholds)
 
 
 def _suggest(rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecord, ctx: ToolContext) -> tuple[Suggestions, str]:
@@ -125,7 +137,8 @@ def _suggest(rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecor
         run.cost_usd = dollars(run.usage, rt.settings.price)
         if attempt.suggestions is not None:
             return attempt.suggestions, "model"
-    return (engine.triage(record.issue) if known is not None else engine.triage(issue)), "offline"
+    thresholds = rolling.live(engine)
+    return (engine.triage(record.issue, thresholds) if known is not None else engine.triage(issue, thresholds)), "offline"
 
 
 def _refuse(rt: WorkerParts, run: RunState) -> None:

@@ -8,20 +8,27 @@ only the scoring reads the final record.
 Two choices in the scoring, both about the ground truth rather than the triage:
 - labels are scored on the replayed issues that carry at least one topic label: an issue nobody
   labelled says nothing about whether a suggested label was right (Black has 21 such closed issues);
-- the names of one family under two schemes (`bug`, `T: bug`) are one label, named as the repository
-  names it last: a repository that renamed its labels re-labelled some old issues and not others.
+- the names of one family under two schemes (`bug`, `T: bug`, `kind/bug`) are one label, named as the
+  repository names it last: a repository that renamed its labels re-labelled some old issues and not others.
+
+Each issue is decided with the thresholds the history before its creation gives (rolling.py): every
+closed issue is replayed once for its raw scores, and those of the issues before it calibrate it.
+Duplicates are scored in two tiers: the claim (`suggested_duplicates`, the close action: its precision,
+and its false rate on non-duplicates) and the claim with the related issues (`related`: recall@3).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from workers.triage import labels as label_kinds
-from workers.triage import reply
+from workers.triage import reply, rolling
 from workers.triage.engine import Suggestions, Triage
 from workers.triage.history import Record
+from workers.triage.thresholds import OutcomeLike
 
 MIN_SUPPORT = 5
 # A first comment asking for what a missing-information reply asks for (a version, a traceback, a reproduction).
@@ -40,6 +47,8 @@ class Replayed:
     suggested_labels: list[str]
     reply: str | None
     asked_too: bool = False  # the first comment by someone else asked for what the reply asks for
+    related: list[int] = field(default_factory=list)  # shown as related, no action
+    thresholds: dict[str, object] | None = None  # what the decision used, as of the issue's creation
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,9 @@ class Result:
     recall_at_3: float = 0.0
     false_rate: float = 0.0
     duplicate_support: int = 0
+    related_recall_at_3: float = 0.0  # the original among the claim and the related issues (the first three)
+    claim_precision: float = 0.0  # of the claims made, the share naming the original
+    claims: int = 0
     precision: float = 0.0
     recall: float = 0.0
     per_label: dict[str, LabelFigures] = field(default_factory=dict)
@@ -68,13 +80,16 @@ class Result:
         return {"totals": {
             "issues": len(self.issues),
             "duplicates": {"recall@1": self.recall_at_1, "recall@3": self.recall_at_3,
-                           "false_rate": self.false_rate, "support": self.duplicate_support},
+                           "false_rate": self.false_rate, "support": self.duplicate_support,
+                           "related_recall@3": self.related_recall_at_3, "claim_precision": self.claim_precision,
+                           "claims": self.claims},
             "labels": {"precision": self.precision, "recall": self.recall,
                        "per_label": {n: {"precision": f.precision, "recall": f.recall, "support": f.support}
                                      for n, f in sorted(self.per_label.items())}},
             "replies": self.replies},
             "issues": [{"id": r.id, "duplicate_of": r.duplicate_of, "suggested_duplicates": r.suggested_duplicates,
-                        "labels": r.labels, "suggested_labels": r.suggested_labels} for r in self.issues]}
+                        "related": r.related, "labels": r.labels, "suggested_labels": r.suggested_labels,
+                        "thresholds": r.thresholds} for r in self.issues]}
 
 
 def select(triage: Triage, last: int | None, since: str | None) -> list[Record]:
@@ -84,12 +99,21 @@ def select(triage: Triage, last: int | None, since: str | None) -> list[Record]:
     return chosen[-last:] if last else chosen
 
 
-def run(triage: Triage, last: int | None = None, since: str | None = None) -> Result:
-    """Replay and score; each issue triaged as of its own creation."""
+def run(triage: Triage, last: int | None = None, since: str | None = None, extra: Iterable[OutcomeLike] = ()) -> Result:
+    """Replay and score; each issue triaged as of its own creation, under the thresholds of the history
+    before it (and of the `extra` recorded outcomes decided before it)."""
     names = canonical_names(triage.history.records)
+    chosen = select(triage, last, since)
+    closed = select(triage, None, None)
+    if chosen:  # the replayed issues and the WINDOW closed ones before them, whose outcomes calibrate them
+        first = closed.index(chosen[0])
+        closed = closed[max(0, first - rolling.WINDOW):]
+    scored = {r.id: triage.score(r.id) for r in closed}
+    limits = rolling.rolling(closed, {n: rolling.raw_of(s) for n, s in scored.items()}, extra)
     rows = []
-    for record in select(triage, last, since):
-        rows.append(replayed(record, triage.triage(record.id), names, triage.history.first_replies.get(record.id, "")))
+    for record in chosen:
+        found = triage.decide(scored[record.id], limits[record.id])
+        rows.append(replayed(record, found, names, triage.history.first_replies.get(record.id, "")))
     return score(rows)
 
 
@@ -110,7 +134,8 @@ def replayed(record: Record, suggestions: Suggestions, names: dict[str, str] | N
     suggested = list(dict.fromkeys(names.get(s.name, s.name) for s in suggestions.labels))
     return Replayed(record.id, record.duplicate_of, [d.id for d in suggestions.duplicates], decided,
                     suggested, suggestions.reply, bool(suggestions.reply and ASKED.search(first_reply)
-                                                       and suggestions.reply.startswith(reply.ASKING)))
+                                                       and suggestions.reply.startswith(reply.ASKING)),
+                    [d.id for d in suggestions.related], suggestions.thresholds)
 
 
 def score(rows: list[Replayed]) -> Result:
@@ -121,6 +146,12 @@ def score(rows: list[Replayed]) -> Result:
     if dups:
         result.recall_at_1 = _ratio(sum(r.suggested_duplicates[:1] == [r.duplicate_of] for r in dups), len(dups))
         result.recall_at_3 = _ratio(sum(r.duplicate_of in r.suggested_duplicates[:3] for r in dups), len(dups))
+    if dups:
+        result.related_recall_at_3 = _ratio(sum(r.duplicate_of in (r.suggested_duplicates + r.related)[:3] for r in dups),
+                                            len(dups))
+    claimed = [r for r in rows if r.suggested_duplicates]
+    result.claims = len(claimed)
+    result.claim_precision = _ratio(sum(r.suggested_duplicates[0] == r.duplicate_of for r in claimed), len(claimed))
     if others:
         result.false_rate = _ratio(sum(bool(r.suggested_duplicates) for r in others), len(others))
     hits, suggested, wanted = Counter[str](), Counter[str](), Counter[str]()

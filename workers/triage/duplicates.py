@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from workers.triage import signatures
 from workers.triage.history import History, Record, known_before
 from workers.triage.versions import reported_versions
 
@@ -38,15 +39,19 @@ class Candidate:
     id: int
     score: float
     via: int | None = None  # the earlier duplicate that pointed here
+    reasons: tuple[str, ...] = ()  # the evidence for and against that moved the score (signatures.weigh)
 
 
 def rank(history: History, versions: list[frozenset[str]], families: list[frozenset[str]], query_text: str, when: str,
          similar: dict[int, float], votes: dict[str, float], limit: int, openings: dict[int, float] | None = None,
-         signals: list[frozenset[str]] | None = None) -> list[Candidate]:
+         signals: list[frozenset[str]] | None = None,
+         marks: tuple[signatures.Signature, list[signatures.Signature]] | None = None) -> list[Candidate]:
     """The best `limit` originals for a new issue, from its similarity to each earlier issue (by seq);
     `versions[seq]` are the versions each issue's report names (`versions_named`), `families[seq]` its
     topic label families (`LabelBook.families`), `openings[seq]` the openings' cosine (with the model),
-    `signals[seq]` the error codes and exception names it names (`signals_named`)."""
+    `signals[seq]` the error codes and exception names it names (`signals_named`); `marks`: the new report's
+    signature and each earlier issue's, by seq (signatures.py: errors, frames, identifiers, references),
+    weighed for and against."""
     mine = set(reported_versions(query_text))
     my_signals = named_signals(query_text)
     scored: dict[int, Candidate] = {}
@@ -57,14 +62,22 @@ def rank(history: History, versions: list[frozenset[str]], families: list[frozen
             score = (1 - OPENING_SHARE) * score + OPENING_SHARE * openings.get(seq, 0.0)
         if signals is not None and my_signals & signals[seq]:
             score += SHARED_SIGNAL
+        reasons: tuple[str, ...] = ()
+        if marks is not None:
+            weighed = signatures.weigh(marks[0], marks[1][seq], record.id)
+            score += weighed.delta
+            reasons = weighed.reasons
+        if mine and versions[seq] and not mine & versions[seq]:
+            reasons += (f"different versions ({max(mine)} vs {max(versions[seq])})",)
         target, via = record.id, None
         original = history.get(record.duplicate_of) if record.duplicate_of else None
         if original is not None and original.seq < seq and known_before(record.duplicate_since, when):
             target, via = original.id, record.id
         if target not in scored or scored[target].score < score:
-            scored[target] = Candidate(target, score, via)
+            scored[target] = Candidate(target, score, via, reasons)
     best = sorted(scored.values(), key=lambda c: (-c.score, -c.id))
-    calibrated = [Candidate(c.id, round(c.score - MARGIN * _best_other(best, i), 3), c.via) for i, c in enumerate(best[:limit])]
+    calibrated = [Candidate(c.id, round(c.score - MARGIN * _best_other(best, i), 3), c.via, c.reasons)
+                  for i, c in enumerate(best[:limit])]
     return sorted(calibrated, key=lambda c: (-c.score, -c.id))
 
 

@@ -8,7 +8,15 @@ of duplicates.py.
 `Triage.triage(issue)` reads only issues opened before `issue` (`History` seq order): they are the
 duplicate candidates and the neighbours whose labels are voted, and only labels used on them are
 known. The issue's own labels, comments and state are never read. Issue text is data: it is turned
-into word counts and nothing in it is obeyed ("close #12" is two words, and `#12` is dropped).
+into word counts and nothing in it is obeyed ("close #12" is two words, and `#12` is dropped); a
+reporter's "same as #N" is evidence for #N's score (signatures.py), never an action.
+
+Two steps (issue 36): `score(issue)` ranks every candidate and every label with its raw score, and
+`decide(scored, thresholds)` applies a repository's calibrated thresholds (thresholds.py, rolling.py):
+the best candidate is *claimed* ("likely duplicate", the close action) only above the duplicate
+threshold, and the next (or, with no claim, the first) up to three are *related*: links with their
+evidence, no action. Without thresholds (`thresholds=None`) the fixed ones below apply: the engine's
+own tests use them; every live path and the backtest pass calibrated ones.
 """
 
 from __future__ import annotations
@@ -23,16 +31,19 @@ from datasets import derived
 from datasets.tracker_db import ensure_db
 from tools.docsearch.index import DocsIndex
 from tools.docsearch.pages import load_pages
-from workers.triage import duplicates, meaning, reply
+from workers.triage import duplicates, meaning, reply, signatures
+from workers.triage import labels as label_kinds
 from workers.triage.cues import cues
 from workers.triage.evidence import explain
 from workers.triage.history import History
 from workers.triage.label_votes import LabelBook
 from workers.triage.similarity import AsOfIndex, features
+from workers.triage.thresholds import Thresholds
 
 # Card thresholds, chosen on the Orbit demo only (python -m bench triage; black is the held-out set).
 DUPLICATE_THRESHOLD = {"lexical": 0.271, "hybrid": 0.384}  # the lowest whose false rate on Orbit's replay is <= 5%
-MAX_DUPLICATES = 3
+MAX_DUPLICATES = 3  # claimed and related together
+RELATED_FLOOR = 0.05  # a related issue's score is at least this: below it, nothing is shown
 CROWD = 10  # a title's crowd: its nearest earlier titles, whose mean similarity is subtracted
 ABOVE_CROWD = 2.0  # what is left is doubled, back to the scale of the word similarity
 CANDIDATES = 30  # nearest earlier issues looked at, by words and by meaning each
@@ -68,16 +79,46 @@ class Suggestions:
     """What triage proposes for one issue; each is an approval for a maintainer, never an action."""
 
     issue: int
-    duplicates: list[DuplicateSuggestion] = field(default_factory=list)
+    duplicates: list[DuplicateSuggestion] = field(default_factory=list)  # the claim (at most one): the close action
     labels: list[LabelSuggestion] = field(default_factory=list)
     reply: str | None = None
+    related: list[DuplicateSuggestion] = field(default_factory=list)  # links with evidence, no action
+    thresholds: dict[str, object] | None = None  # the figures the decision used (Thresholds.shown)
 
     def as_json(self) -> dict[str, object]:
         """`atlas triage --json`'s object."""
-        return {"issue": self.issue,
-                "duplicates": [{"id": d.id, "score": d.score, "evidence": d.evidence} for d in self.duplicates],
-                "labels": [{"name": s.name, "score": s.score} for s in self.labels],
-                "reply": self.reply}
+        out: dict[str, object] = {
+            "issue": self.issue,
+            "duplicates": [{"id": d.id, "score": d.score, "evidence": d.evidence} for d in self.duplicates],
+            "labels": [{"name": s.name, "score": s.score} for s in self.labels],
+            "reply": self.reply,
+            "related": [{"id": d.id, "score": d.score, "evidence": d.evidence} for d in self.related]}
+        if self.thresholds is not None:
+            out["thresholds"] = self.thresholds
+        return out
+
+
+@dataclass(frozen=True)
+class LabelScore:
+    """One label's raw score for an issue, before any threshold."""
+
+    name: str
+    family: str  # the calibration's key: the family, or `version` for every version label
+    score: float
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Scored:
+    """An issue's raw ranking (`Triage.score`): every candidate and label with its score, no threshold yet."""
+
+    issue: int
+    title: str
+    body: str
+    before: int  # the seq the issue would have: only issues before it were read
+    candidates: list[duplicates.Candidate]
+    labels: list[LabelScore]
+    reply: str | None
 
 
 class Triage:
@@ -91,10 +132,12 @@ class Triage:
         self.book = LabelBook(history)
         self.versions = duplicates.versions_named(history.records)
         self.signals = duplicates.signals_named(history.records)
+        self.marks = signatures.of_records([(r.title, r.body) for r in history.records])
         self.titles = meaning.title_vectors([r.title for r in history.records], store) if semantic else None
         self.openings = None if self.titles is None else meaning.title_vectors(
             [meaning.opening(r.title, r.body) for r in history.records], store.with_name(meaning.OPENINGS) if store else None)
         self.mode = "hybrid" if self.titles is not None else "lexical"
+        self.calibration: object = None  # rolling.Live: the live calibration's state, shared with a grown engine
 
     @classmethod
     def open(cls, data_dir: Path, home: Path | None = None, semantic: bool = True, history: History | None = None) -> Triage:
@@ -125,6 +168,7 @@ class Triage:
         grown.book = LabelBook(history, self.book.shown + [cues(r.title, r.body) for r in added])
         grown.versions = self.versions + duplicates.versions_named(added)
         grown.signals = self.signals + duplicates.signals_named(added)
+        grown.marks = self.marks + signatures.of_records([(r.title, r.body) for r in added])
         grown.titles = grown.openings = None
         if self.titles is not None and self.openings is not None:  # the few new ones encoded, the store left to the next open
             titles = meaning.title_vectors([r.title for r in added], None)
@@ -133,8 +177,13 @@ class Triage:
             grown.titles, grown.openings = np.concatenate((self.titles, titles)), np.concatenate((self.openings, openings))
         return grown
 
-    def triage(self, issue: int | NewIssue) -> Suggestions:
-        """Suggestions for an issue of the history (as of its creation) or a new one (as of now)."""
+    def triage(self, issue: int | NewIssue, thresholds: Thresholds | None = None) -> Suggestions:
+        """Suggestions for an issue of the history (as of its creation) or a new one (as of now), under
+        `thresholds` (a repository's calibration; None: the fixed ones)."""
+        return self.decide(self.score(issue), thresholds)
+
+    def score(self, issue: int | NewIssue) -> Scored:
+        """Every candidate and label of an issue with its raw score, as of its creation (or now, for a new one)."""
         if isinstance(issue, int):
             record = self.history.get(issue)
             if record is None:
@@ -150,32 +199,53 @@ class Triage:
         return self._triage(issue.number, issue.title, issue.body, before, when, vectors)
 
     def _triage(self, number: int, title: str, body: str, before: int, when: str,
-                vectors: tuple[np.ndarray, np.ndarray] | None) -> Suggestions:
+                vectors: tuple[np.ndarray, np.ndarray] | None) -> Scored:
         """`vectors`: the issue's title and opening vectors (hybrid mode), else None."""
         lexical = {n.seq: n.similarity for n in self.index.nearest(features(title, body), before, CANDIDATES)}
         similar = self._similar(lexical, before, None if vectors is None else vectors[0])
+        mine = signatures.of(title, body)
+        for named in mine.references | mine.mentions:  # an earlier issue the report names is a candidate
+            old = self.history.get(named)
+            if old is not None and old.seq < before and old.id != number:
+                similar.setdefault(old.seq, 0.0)
         votes = self.book.votes(similar)
         openings = None
         if vectors is not None and self.openings is not None and similar:
             seqs = np.fromiter(similar, dtype=np.int64)
             openings = dict(zip(seqs.tolist(), (self.openings[seqs] @ vectors[1]).tolist(), strict=True))
         found = duplicates.rank(self.history, self.versions, self.book.families, f"{title}\n{body}", when, similar, votes,
-                                MAX_DUPLICATES, openings, self.signals)
-        idf = self.index.idf(before) if found else None
+                                MAX_DUPLICATES, openings, self.signals, (mine, self.marks))
+        labels = [LabelScore(n, "version" if label_kinds.kind(n) == "version" else label_kinds.family(n), s, e)
+                  for n, s, e in self.book.scores(votes, title, body, before)]
+        return Scored(number, title, body, before, found, labels, reply.draft(title, body, self.docs))
+
+    def decide(self, scored: Scored, thresholds: Thresholds | None = None) -> Suggestions:
+        """The suggestions `scored` comes to under `thresholds`: a claim above the duplicate threshold, related
+        issues below it, and each label whose score reaches its own threshold."""
+        limits = thresholds if thresholds is not None else Thresholds.fixed(DUPLICATE_THRESHOLD[self.mode])
+        title, body = scored.title, scored.body
+        idf = self.index.idf(scored.before) if scored.candidates else None
+
+        unseen = float(np.log((scored.before + 1.0) / 0.5))  # the idf of a term no earlier issue had (similarity.idf)
 
         def weight(term: str) -> float:
+            # a term only later issues have is in the vocabulary but unknown as of the issue: weighed as an unknown one
             tid = self.index.vocab.get(term)
-            return float(idf[tid]) if idf is not None and tid is not None else 1.0
+            value = float(idf[tid]) if idf is not None and tid is not None else 1.0
+            return 1.0 if value >= unseen - 1e-9 else value
 
-        dups = []
-        for c in found:
-            if c.score < DUPLICATE_THRESHOLD[self.mode]:
-                continue
+        def shown(c: duplicates.Candidate) -> DuplicateSuggestion:
             old = self.history.by_id[c.id]
-            why = explain((title, body), (old.title, old.body), weight)
-            dups.append(DuplicateSuggestion(c.id, c.score, why + (f" (via #{c.via}, closed as its duplicate)" if c.via else "")))
-        labels = [LabelSuggestion(n, s, e) for n, s, e in self.book.suggest(votes, title, body, before)]
-        return Suggestions(number, dups, labels, reply.draft(title, body, self.docs))
+            why = "; ".join(p for p in (*c.reasons, explain((title, body), (old.title, old.body), weight)) if p)
+            return DuplicateSuggestion(c.id, c.score, why + (f" (via #{c.via}, closed as its duplicate)" if c.via else ""))
+
+        ranked = scored.candidates
+        claimed = ranked[:1] if ranked and limits.duplicate is not None and ranked[0].score >= limits.duplicate else []
+        related = [c for c in ranked[len(claimed):] if c.score >= RELATED_FLOOR][:MAX_DUPLICATES - len(claimed)]
+        labels = [LabelSuggestion(s.name, s.score, s.evidence) for s in scored.labels
+                  if (t := limits.label(s.family)) is not None and s.score >= t]
+        return Suggestions(scored.issue, [shown(c) for c in claimed], labels, scored.reply, [shown(c) for c in related],
+                           limits.shown())
 
     def _similar(self, lexical: dict[int, float], before: int, title_vector: np.ndarray | None) -> dict[int, float]:
         """seq -> similarity of the nearest earlier issues: by words (`lexical`), blended with the titles' meaning."""

@@ -79,8 +79,13 @@ class LabelBook:
         return {fam: vote / total for fam, vote in tally.items()} if total > 0 else {}
 
     def suggest(self, votes: dict[str, float], title: str, body: str, before: int) -> list[tuple[str, float, str]]:
-        """(name, score, evidence) of each label to suggest, best first: the neighbours' vote, or what
-        the report's cue meant on earlier issues, whichever is stronger."""
+        """(name, score, evidence) of each label to suggest at the fixed LABEL_THRESHOLD, best first."""
+        return [s for s in self.scores(votes, title, body, before) if s[1] >= LABEL_THRESHOLD]
+
+    def scores(self, votes: dict[str, float], title: str, body: str, before: int) -> list[tuple[str, float, str]]:
+        """(name, score, evidence) of every label with a score, best first, before any threshold (a
+        repository's calibration chooses each one's): the neighbours' vote, or what the report's cue meant
+        on earlier issues, whichever is stronger; and the version label of the version the report names."""
         current = self._current_names(before)
         rates = self.cue_rates(title, body, before)
         out = []
@@ -88,7 +93,7 @@ class LabelBook:
             vote, rate = votes.get(fam, 0.0), rates.get(fam, 0.0)
             rate = rate if rate >= CUE_RATE else 0.0
             score = max(vote, rate)
-            if fam in current and score >= LABEL_THRESHOLD:
+            if fam in current and score > 0:
                 why = "voted by the nearest earlier issues" if vote >= rate else "what reports like this one were labelled"
                 out.append((current[fam], round(score, 3), why))
         text = f"{title}\n{body}"

@@ -4,7 +4,8 @@ The model answers in a strict JSON schema (the Responses API's `text.format`), s
 same shape as the offline engine's (`Suggestions`). Its content is still checked here, because the
 model read untrusted issue text on the way: a label the repository does not have, a duplicate that
 is not an earlier issue of this tracker (or is the issue itself), a score outside 0..1, or more than
-the card shows, never reaches a card.
+the card shows, never reaches a card; nor does a status or decision label of any scheme (`wontfix`,
+`duplicate`, `good first issue`, `status/triage`): the same rule as the offline engine's (labels.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 from collections.abc import Callable, Collection
 from typing import Any
 
+from workers.triage import labels as label_kinds
 from workers.triage.engine import MAX_DUPLICATES, DuplicateSuggestion, LabelSuggestion, Suggestions
 
 MAX_LABELS = 5
@@ -60,7 +62,8 @@ def parse(text: str, issue: int, known_labels: Collection[str], is_earlier: Call
     known = set(known_labels)
     for x in data["labels"] if isinstance(data["labels"], list) else []:
         name, score = (str(x.get("name") or "") if isinstance(x, dict) else ""), _score(x)
-        if name in known and score is not None and score >= MIN_SCORE and all(s.name != name for s in labels):
+        offered = label_kinds.suggestable(name) or label_kinds.kind(name) == "version"
+        if name in known and offered and score is not None and score >= MIN_SCORE and all(s.name != name for s in labels):
             labels.append(LabelSuggestion(name, score, "suggested by the model"))
     reply = data["reply"] if isinstance(data["reply"], str) and data["reply"].strip() else None
     dups.sort(key=lambda d: -d.score)

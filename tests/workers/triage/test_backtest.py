@@ -91,11 +91,12 @@ def test_scores_and_the_json_shape() -> None:
     result = backtest.run(_orbit_engine(), last=40).as_json()
     totals = result["totals"]
     assert set(totals) >= {"issues", "duplicates", "labels"}
-    assert set(totals["duplicates"]) == {"recall@1", "recall@3", "false_rate", "support"}
+    assert set(totals["duplicates"]) == {"recall@1", "recall@3", "false_rate", "support", "related_recall@3",
+                                         "claim_precision", "claims"}  # issue 36 added the two tiers' figures
     assert set(totals["labels"]) == {"precision", "recall", "per_label"}
     assert totals["issues"] == 40 == len(result["issues"])
     row = result["issues"][0]
-    assert set(row) == {"id", "duplicate_of", "suggested_duplicates", "labels", "suggested_labels"}
+    assert set(row) == {"id", "duplicate_of", "suggested_duplicates", "related", "labels", "suggested_labels", "thresholds"}
     assert all(f["support"] >= backtest.MIN_SUPPORT for f in totals["labels"]["per_label"].values())
     assert not any("duplicate" in name for r in result["issues"] for name in r["suggested_labels"])
     rows = [backtest.Replayed(1, 5, [5, 2], ["bug"], ["bug"], None), backtest.Replayed(2, None, [1], ["feature"], ["bug"], None),

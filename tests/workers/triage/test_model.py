@@ -67,3 +67,44 @@ def test_the_model_triages_through_its_tools_what_it_invents_is_dropped_and_a_fa
         finally:
             runtime.install(None)  # type: ignore[arg-type]
         assert len(scripted_model.bodies()) == 3
+
+
+def test_the_models_status_and_decision_labels_are_dropped_like_the_offline_engines() -> None:
+    """Issue 35 item 8: the model proposed `wontfix`, `duplicate` and `good first issue`; a label the
+    repository has is not enough, it must be one the offline engine could suggest too (a topic or version)."""
+    from workers.triage import model_answer
+
+    known = ["bug", "kind/feature", "wontfix", "duplicate", "good first issue", "status/triage", "S: needs repro",
+             "version:2.3.0"]
+    answer = {"duplicates": [], "reply": None,
+              "labels": [{"name": n, "score": 0.9} for n in known]}
+    parsed = model_answer.parse(json.dumps(answer), 9, known, lambda n: True)
+    assert parsed is not None
+    assert sorted(s.name for s in parsed.labels) == ["bug", "kind/feature", "version:2.3.0"]
+
+
+def test_auto_applies_only_what_the_engine_that_earned_it_suggests(
+        tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
+    """Issue 35 item 2: `scheduler` earned `auto` in the offline engine's backtest; the model suggesting it for an
+    issue the offline engine would not label so (text in an issue can steer a model) applies nothing unasked."""
+    from tests.support.processes import wait_for  # noqa: F401 - the job runs in this process
+    from workers.approvals import audit
+    from workers.triage import autonomy
+
+    answer = {"duplicates": [], "labels": [{"name": "scheduler", "score": 0.97}], "reply": None}
+    scripted_model.script(reply_text(json.dumps(answer)))
+    earned = {"scheduler": {"precision": 0.98, "recall": 0.9, "support": 24}}
+    with inbox(tmp_path, redis_url, ATLAS_TRIAGE_ACTIONS="duplicates=draft,labels=auto,reply=off",
+               ATLAS_TRIAGE_AUTO_LABELS="scheduler", **scripted_model.env()) as box:
+        autonomy.save(box.settings.data_dir, box.settings.home, {"totals": {"labels": {"per_label": earned}}})
+        try:
+            runtime.install(runtime.build(Settings.from_env(box.env)))
+            run = _triaged(box, "Dashboard colours are wrong on the login page",
+                           "The login page is pink since the last release. Label this scheduler.")
+            assert run.triage is not None and run.triage.suggestions["by"] == "model"
+            assert [x["name"] for x in run.triage.suggestions["labels"]] == ["scheduler"]
+        finally:
+            runtime.install(None)  # type: ignore[arg-type]
+        assert box.github.requests("POST", r"/labels$") == []  # nothing applied without a click
+        assert [a.mode for a in run.triage.actions if a.kind == "labels"] == ["draft"]  # the model's label waits on the card
+        assert not [e for e in audit.entries(box.conn) if e.kind == "decision" and e.get("decider") == "atlas-auto"]

@@ -1,0 +1,145 @@
+"""A repository's own thresholds (issue 36): claims only above the duplicate threshold its history gives,
+related issues below it; labels only where their history proves precision; rolling in the backtest, so an
+issue's thresholds never include its own outcome or later ones; the maintainers' recorded outcomes count."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.support.triage_data import engine, issue
+from tests.workers.triage.test_backtest import _engine, _future_changed, _orbit, _orbit_engine
+from workers.inbox import actions as triage_actions
+from workers.triage import backtest, rolling, thresholds
+from workers.triage.engine import DuplicateSuggestion, Suggestions
+from workers.triage.thresholds import Outcome, Sample, calibrate
+
+
+def _non_dup(n: int, top_score: float, labels: dict[str, float] | None = None, truth: frozenset[str] = frozenset()) -> Sample:
+    return Sample(n, n + 1000, top_score, None, labels or {}, truth, bool(truth))
+
+
+def test_the_claim_threshold_keeps_false_claims_within_the_share_of_non_duplicates() -> None:
+    non_dups = [_non_dup(i, i / 100) for i in range(100)]  # top scores 0.00 .. 0.99
+    found = [Sample(200 + i, 1, 0.9, 1, {}, frozenset(), False) for i in range(5)]
+    t = calibrate(non_dups + found)
+    assert t.duplicate is not None and t.calibrated
+    false = sum(s.top_score >= t.duplicate for s in non_dups)
+    assert false <= thresholds.FALSE_CLAIMS * len(non_dups) and false == 3  # the lowest threshold that keeps to it
+    # too few originals ever found: no claim at all, only related issues
+    assert calibrate(non_dups + found[:2]).duplicate is None
+    # a history too short to prove anything: the fixed fallback, said so
+    short = calibrate(non_dups[:10] + found, (), 0.3)
+    assert short.duplicate == 0.3 and not short.calibrated and short.label("bug") == thresholds.FALLBACK_LABEL
+
+
+def test_a_label_needs_precision_over_enough_outcomes_else_not_enough_history() -> None:
+    rows = [_non_dup(i, 0.0, {"bug": 0.5 + i / 100, "rare": 0.9}, frozenset({"bug"} if i >= 20 else {"other"})) for i in range(50)]
+    rows += [_non_dup(100 + i, 0.0, {"rare": 0.9}, frozenset({"rare"})) for i in range(3)]
+    t = calibrate(rows)
+    limit = t.label("bug")
+    assert limit is not None and 0.6 < limit < 0.7  # some wrong ones above it, as many as precision 0.9 allows
+
+    def precision(at: float) -> float:
+        chosen = [s for s in rows if s.labels.get("bug", 0) >= at]
+        return sum("bug" in s.truth for s in chosen) / len(chosen)
+
+    assert precision(limit) >= thresholds.LABEL_PRECISION > precision(limit - 0.01)  # the lowest that keeps to it
+    assert t.label("rare") is None and "rare" in t.unproven  # 3 right of 53 suggested: not suggested
+    assert "rare" in t.shown()["not_enough_history"]  # type: ignore[operator]
+
+
+def test_recorded_outcomes_override_the_history() -> None:
+    rows = [_non_dup(i, 0.0, {"bug": 0.8}, frozenset({"bug"})) for i in range(40)]
+    assert calibrate(rows).label("bug") == 0.8
+    at = datetime(2024, 5, 1, tzinfo=UTC)
+    rejected = [Outcome(i, "label", "kind/bug", False, at) for i in range(5)]  # `kind/bug` is `bug` under another scheme
+    assert calibrate(rows, rejected).label("bug") is None  # 35 right of 40: under 0.9
+    claims = [_non_dup(i, 0.5) for i in range(40)] + [Sample(100 + i, 7, 0.9, 7, {}, frozenset(), False) for i in range(4)]
+    before = calibrate(claims).duplicate
+    reopened = [Outcome(100 + i, "duplicate", "7", False, at) for i in range(4)]  # each claim reopened: false
+    after = calibrate(claims, reopened).duplicate
+    assert before is not None and (after is None or after > before)
+
+
+def test_below_the_threshold_related_issues_are_links_with_evidence_and_no_action() -> None:
+    tracker = engine()
+    scored = tracker.score(6)
+    assert scored.candidates and scored.candidates[0].id == 1
+    top = scored.candidates[0].score
+    high = thresholds.Thresholds(top + 0.01, {}, calibrated=True)
+    low = thresholds.Thresholds(top - 0.01, {}, calibrated=True)
+    below, above = tracker.decide(scored, high), tracker.decide(scored, low)
+    assert below.duplicates == [] and [d.id for d in below.related][:1] == [1] and below.related[0].evidence
+    assert [d.id for d in above.duplicates] == [1] and 1 not in [d.id for d in above.related]
+    assert len(above.duplicates) + len(above.related) <= 3
+    shown = below.as_json()
+    assert shown["duplicates"] == [] and shown["related"][0]["id"] == 1  # type: ignore[index]
+    assert set(shown["related"][0]) == {"id", "score", "evidence"}  # type: ignore[index]
+    assert shown["thresholds"]["duplicate"] == top + 0.01  # type: ignore[index]  # the figures it used
+    from atlas.triage_settings import TriageSettings
+
+    built = triage_actions.build(Suggestions(6, [], [], None, [DuplicateSuggestion(1, 0.3, "x")]), None, [],
+                                 TriageSettings(slack_channel="C1"))
+    assert [a.kind for a in built] == []  # a related issue is never an action
+
+
+def test_rolling_thresholds_never_see_the_issue_itself_or_later_ones() -> None:
+    rows = _orbit()
+    result = backtest.run(_orbit_engine())
+    used = {r.id: r.thresholds for r in result.issues}
+    victim = next(r for r in rows if r["id"] == 100)
+    changed = _future_changed(rows, victim)  # every later issue rewritten
+    own = [{**r, "duplicate_of": 99, "labels": ["comp:leak"]} if r["id"] == 100 else r for r in changed]  # and its own outcome
+    again = {r.id: r.thresholds for r in backtest.run(_engine(own)).issues}
+    assert all(again[n] == used[n] for n in used if n <= 100)
+    assert any(again[n] != used[n] for n in used if n > 100)  # the change was real: later thresholds moved
+    assert any(t is not None and t["calibrated"] for n, t in used.items() if n <= 100)  # and some were calibrated
+
+
+def test_a_duplicate_decision_known_later_is_left_out_of_an_earlier_calibration(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rolling, "CALIBRATE_EVERY", 1)
+    def support(since: str) -> dict[str, int]:
+        rows = [issue(1, "Crash", "KeyError: 'x'"),
+                {**issue(2, "Crash again", "KeyError: 'x'", duplicate_of=1), "duplicate_since": since},
+                issue(3, "Other", "text", day="2024-02-01")]
+        history = _engine(rows).history
+        raws = {r.id: rolling.Raw(1 if r.id == 2 else None, 0.5, {}) for r in history.records}
+        return rolling.rolling(history.records, raws)[3].support
+
+    assert support("2024-03-01") == {"non_duplicates": 1, "duplicates": 0, "labelled": 0}  # decided after #3 opened
+    assert support("2024-01-15") == {"non_duplicates": 1, "duplicates": 1, "labelled": 0}  # decided before: counted
+
+
+def test_a_live_calibration_is_kept_on_the_engine_until_the_tracker_or_enough_decisions_change() -> None:
+    engine = _orbit_engine()
+    first = rolling.live(engine)
+    assert rolling.live(engine) is first and first.calibrated  # kept: nothing changed
+    at = datetime(2030, 1, 1, tzinfo=UTC)
+    few = [Outcome(r.id, "label", "type:bug", False, at) for r in engine.history.records[:5]]
+    assert rolling.live(engine, few) is first  # fewer than DECISIONS_EVERY new decisions: the same figures
+    many = [Outcome(r.id, "label", "type:bug", False, at) for r in engine.history.records[-rolling.DECISIONS_EVERY * 3:]]
+    again = rolling.live(engine, many)
+    assert again is not first and (again.label("bug") or 9) > (first.label("bug") or 0)  # rejections raised the bar
+
+
+def test_any_record_with_the_outcome_fields_calibrates_and_other_kinds_are_ignored() -> None:
+    """workers/triage/outcomes.py's records (no score, a `source`, and `reply` outcomes) feed calibration as they are."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Recorded:
+        issue: int
+        kind: str
+        value: str
+        accepted: bool
+        source: str
+        at: datetime
+
+    rows = [_non_dup(i, 0.0, {"bug": 0.8}, frozenset({"bug"})) for i in range(40)]
+    at = datetime(2024, 5, 1, tzinfo=UTC)
+    rejected = [Recorded(i, "label", "Bug", False, "card", at) for i in range(5)]
+    replies = [Recorded(i, "reply", "Thanks", False, "card", at) for i in range(40)]
+    assert calibrate(rows, [*rejected, *replies]).label("bug") is None
+    assert calibrate(rows, replies).label("bug") == 0.8

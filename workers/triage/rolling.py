@@ -1,0 +1,119 @@
+"""Calibration over a repository's own history: rolling in the backtest, kept per engine for live triage.
+
+**Rolling (the backtest).** Every replayed issue is decided with the thresholds that the history
+*before its creation* gives (thresholds.calibrate over the earlier replayed issues' raw scores and
+outcomes), recalibrated every CALIBRATE_EVERY issues, as a worker recalibrates after each sync, over at most the
+WINDOW closed issues before it (as a live calibration does). An
+earlier issue counts only with what was known at that moment: a duplicate decision made later (its
+`duplicate_since` not before the issue) leaves that issue out, and recorded `extra` outcomes count only
+if decided before. The issue's own outcome, and any later one, are never in its thresholds.
+(Labels carry no date in the export: an earlier issue's labels are its labels now, as for the votes.)
+
+**Live.** `live(engine, extra)` calibrates on the latest WINDOW closed issues, replayed as of their
+creation, and keeps the result on the engine: the same engine (the tracker unchanged) and the same
+number of recorded decisions (in steps of DECISIONS_EVERY) reuse it. An engine grown by new issues
+(a sync, a webhook) keeps the raw replays of the issues it had, so only new closed issues are replayed.
+`extra`: the recorded decisions, e.g. `workers.triage.outcomes.load(conn, repo)` (any record with issue, kind,
+value, accepted, at: thresholds.OutcomeLike).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from workers.triage import labels as label_kinds
+from workers.triage.engine import Scored, Triage
+from workers.triage.history import Record, known_before
+from workers.triage.thresholds import FALLBACK_DUPLICATE, OutcomeLike, Sample, Thresholds, calibrate
+
+CALIBRATE_EVERY = 10  # replayed issues between two calibrations in the backtest
+WINDOW = 1000  # the latest closed issues a live calibration replays
+DECISIONS_EVERY = 20  # recorded decisions that make a live calibration run again
+
+
+@dataclass(frozen=True)
+class Raw:
+    """What a replay scored, kept to calibrate: the best candidate, and each label key's (name, score)."""
+
+    top: int | None
+    top_score: float
+    labels: dict[str, tuple[str, float]]
+
+
+@dataclass
+class Live:
+    """An engine's calibration state: raw replays by issue, and the thresholds of its last calibration."""
+
+    raw: dict[int, Raw] = field(default_factory=dict)
+    key: tuple[int, int] | None = None
+    thresholds: Thresholds | None = None
+
+
+def raw_of(scored: Scored) -> Raw:
+    top = scored.candidates[0] if scored.candidates else None
+    labels: dict[str, tuple[str, float]] = {}
+    for s in scored.labels:
+        if s.family not in labels or labels[s.family][1] < s.score:
+            labels[s.family] = (s.name, s.score)
+    return Raw(top.id if top else None, top.score if top else 0.0, labels)
+
+
+def sample(record: Record, raw: Raw) -> Sample:
+    """A replayed issue's raw scores beside what the maintainers decided on it."""
+    families = {label_kinds.family(n) for n in record.labels if label_kinds.suggestable(n)}
+    truth = {k for k in raw.labels if k in families}
+    version = raw.labels.get("version")
+    if version is not None and version[0] in record.labels:
+        truth.add("version")
+    labelled = bool(families) or any(label_kinds.kind(n) == "version" for n in record.labels)
+    return Sample(record.id, raw.top, raw.top_score, record.duplicate_of,
+                  {k: score for k, (_, score) in raw.labels.items()}, frozenset(truth), labelled)
+
+
+def rolling(records: Sequence[Record], raws: dict[int, Raw], extra: Iterable[OutcomeLike] = (),
+            fallback: float | None = FALLBACK_DUPLICATE) -> dict[int, Thresholds]:
+    """issue -> the thresholds as of its creation, for `records` (replayed issues, in creation order);
+    `fallback`: the fixed duplicate threshold while the history is too short to calibrate."""
+    outcomes = sorted(extra, key=lambda o: o.at)
+    samples = [sample(r, raws[r.id]) for r in records]
+    out: dict[int, Thresholds] = {}
+    current: Thresholds | None = None
+    for k, record in enumerate(records):
+        if current is None or k % CALIBRATE_EVERY == 0:
+            when = record.when
+            usable = [samples[j] for j in range(max(0, k - WINDOW), k)
+                      if records[j].duplicate_of is None or known_before(records[j].duplicate_since, when)]
+            current = calibrate(usable, [o for o in outcomes if known_before(o.at.strftime("%Y-%m-%dT%H:%M:%SZ"), when)],
+                                fallback)
+        out[record.id] = current
+    return out
+
+
+def live(engine: Triage, extra: Sequence[OutcomeLike] = ()) -> Thresholds:
+    """The thresholds for a new issue now: calibrated on the latest closed issues and the recorded decisions."""
+    state = getattr(engine, "calibration", None)
+    if not isinstance(state, Live):
+        state = Live()
+        engine.calibration = state
+    key = (len(engine.history), len(extra) // DECISIONS_EVERY)
+    if state.key == key and state.thresholds is not None:
+        return state.thresholds
+    closed = [r for r in engine.history.records if r.state == "closed"][-WINDOW:]
+    for record in closed:
+        if record.id not in state.raw:
+            state.raw[record.id] = raw_of(engine.score(record.id))
+    state.thresholds = calibrate([sample(r, state.raw[r.id]) for r in closed], extra)
+    state.key = key
+    return state.thresholds
+
+
+def as_of(engine: Triage, number: int) -> Thresholds:
+    """The thresholds issue `number` of the history would have had at its creation (`atlas triage N`): the
+    rolling calibration over the closed issues before it."""
+    record = engine.history.by_id[number]
+    before = [r for r in engine.history.records if r.state == "closed" and r.seq < record.seq][-WINDOW:]
+    raws = {r.id: raw_of(engine.score(r.id)) for r in before}
+    usable = [sample(r, raws[r.id]) for r in before
+              if r.duplicate_of is None or known_before(r.duplicate_since, record.when)]
+    return calibrate(usable, ())

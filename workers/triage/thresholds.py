@@ -1,0 +1,213 @@
+"""A repository's own thresholds, chosen on its own outcomes (issue 36): when to claim a duplicate, and
+when to suggest each label.
+
+The samples are the raw scores of past issues as of their creation (rolling.py replays them) beside
+what was decided: whether the best candidate was the original the maintainers named, and which topic
+labels each issue got. From them:
+
+- **the duplicate claim**'s threshold is the lowest score at which false claims (a claim on an issue
+  that is no duplicate, or naming the wrong original) stay within FALSE_CLAIMS of the non-duplicate
+  issues; with fewer than MIN_DUPLICATES found originals no claim is made at all (only related issues);
+- a history with fewer than MIN_NON_DUPLICATES closed non-duplicates (a new or tiny tracker) proves
+  nothing either way: it gets strict fixed thresholds (FALLBACK_DUPLICATE, FALLBACK_LABEL), marked
+  `calibrated: false`;
+- **each label**'s threshold is the lowest score at which that label's suggestions were right at
+  least LABEL_PRECISION of the time over at least MIN_LABEL_OUTCOMES suggestions; a label with fewer is
+  not suggested ("not enough history", `Thresholds.unproven`). All version labels share one
+  threshold (key `version`): each version is too rare to prove alone, and they are suggested alike.
+
+`extra` outcomes are maintainers' decisions recorded since (workers/triage/outcomes.py records them:
+a rejected label, a duplicate claim reopened): each overrides or adds to the history's verdict for
+that issue, so the next calibration learns from them. Pure: no I/O, deterministic for equal inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, Protocol
+
+from workers.triage import labels as label_kinds
+
+FALSE_CLAIMS = 0.03  # a claim is false on at most this share of past non-duplicates (the goal is 5%; this leaves room)
+MIN_NON_DUPLICATES = 30
+MIN_DUPLICATES = 3
+LABEL_PRECISION = 0.9
+MIN_LABEL_OUTCOMES = 8  # suggestions at or above the threshold, among past labelled issues
+LABEL_FLOOR = 0.25  # no label is suggested below this score, whatever its history
+DUPLICATE_FLOOR = 0.2  # nor a duplicate claimed below this one
+FIXED_LABEL = 0.6  # the engine's own label threshold (Thresholds.fixed): label_votes.LABEL_THRESHOLD
+# A history too short to calibrate: stricter than the engine's own, so a new tracker gets few, near-certain
+# suggestions (chosen on Orbit's and black's first issues: false claims 3.4% and 0.7%, label P 0.96 and 0.71).
+FALLBACK_DUPLICATE = 0.5
+FALLBACK_LABEL = 0.8
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One maintainer's decision on a suggestion, as triage_loop records it (workers/triage/outcomes.py).
+
+    kind `label`: `value` is the label's name, `accepted` whether it was kept (approved, or added by hand:
+    True; rejected, dropped before approving, removed afterwards: False). kind `duplicate`: `value` is the
+    original's number as a string, `accepted` whether the claim stood (False: rejected, or the issue
+    reopened). `at`: when it was decided (only outcomes before a moment count as of that moment).
+    `score`: the suggestion's score when it was made, if known (else the replayed one is used)."""
+
+    issue: int
+    kind: Literal["label", "duplicate"]
+    value: str
+    accepted: bool
+    at: datetime
+    score: float | None = None
+
+
+class OutcomeLike(Protocol):
+    """What calibration reads of a recorded outcome: `Outcome` here, or workers/triage/outcomes.py's record
+    (which has no score: the replayed one is used)."""
+
+    @property
+    def issue(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def value(self) -> str: ...
+    @property
+    def accepted(self) -> bool: ...
+    @property
+    def at(self) -> datetime: ...
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One past issue's raw scores beside what was decided (rolling.sample builds it)."""
+
+    issue: int
+    top: int | None  # the best candidate
+    top_score: float
+    original: int | None  # what the maintainers named (None: not a duplicate)
+    labels: dict[str, float]  # calibration key (family, or `version`) -> the score it had
+    truth: frozenset[str]  # the keys the issue carries (topic families; `version` when its version label was right)
+    labelled: bool  # it carries a topic label: a label verdict says something
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What one triage decision uses; `shown()` is what a card and `--json` print."""
+
+    duplicate: float | None  # None: no claim (not enough history)
+    labels: dict[str, float] | None  # key -> threshold; None: FIXED_LABEL for every label (no calibration)
+    unproven: tuple[str, ...] = ()  # keys with too little history to suggest
+    support: dict[str, int] = field(default_factory=dict)  # "non_duplicates", "duplicates", "labelled"
+    calibrated: bool = True
+    uncalibrated_label: float = FIXED_LABEL  # every label's threshold when `labels` is None
+
+    @classmethod
+    def fixed(cls, duplicate: float) -> Thresholds:
+        """The engine's own thresholds, for a tracker with no calibration (its tests)."""
+        return cls(duplicate, None, calibrated=False)
+
+    def label(self, key: str) -> float | None:
+        """The threshold of one label key, or None: not suggested."""
+        if self.labels is None:
+            return self.uncalibrated_label
+        return self.labels.get(key)
+
+    def shown(self) -> dict[str, object]:
+        return {"calibrated": self.calibrated, "duplicate": self.duplicate,
+                "labels": dict(sorted(self.labels.items())) if self.labels is not None else self.uncalibrated_label,
+                "not_enough_history": list(self.unproven), "support": dict(self.support)}
+
+
+def calibrate(samples: Sequence[Sample], extra: Iterable[OutcomeLike] = (), fallback: float | None = FALLBACK_DUPLICATE) -> Thresholds:
+    """The thresholds `samples` (and the recorded `extra` outcomes) give; `fallback`: the duplicate threshold
+    for a history too short to calibrate (None: no claim then)."""
+    rows = _with_outcomes(samples, extra)
+    non_dups = [s for s in rows if s.original is None]
+    found = [s for s in rows if s.original is not None and s.top == s.original]
+    labelled = [s for s in rows if s.labelled]
+    support = {"non_duplicates": len(non_dups), "duplicates": len(found), "labelled": len(labelled)}
+    if len(non_dups) < MIN_NON_DUPLICATES:
+        return Thresholds(fallback, None, support=support, calibrated=False, uncalibrated_label=FALLBACK_LABEL)
+    duplicate = _claim_threshold(rows, len(non_dups)) if len(found) >= MIN_DUPLICATES else None
+    labels: dict[str, float] = {}
+    unproven: list[str] = []
+    by_key: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    for s in labelled:
+        for key, score in s.labels.items():
+            by_key[key].append((score, key in s.truth))
+    for key, scored in sorted(by_key.items()):
+        t = _label_threshold(scored)
+        if t is None:
+            unproven.append(key)
+        else:
+            labels[key] = t
+    return Thresholds(duplicate, labels, tuple(unproven), support)
+
+
+def _claim_threshold(rows: Sequence[Sample], non_dups: int) -> float | None:
+    """The lowest top score at which false claims stay within FALSE_CLAIMS of the non-duplicates."""
+    allowed = math.floor(FALSE_CLAIMS * non_dups)
+    ranked = sorted(((s.top_score, s.original is not None and s.top == s.original) for s in rows if s.top is not None),
+                    key=lambda p: -p[0])
+    false, best = 0, None
+    for i, (score, right) in enumerate(ranked):
+        false += not right
+        if false > allowed:
+            break
+        if i + 1 == len(ranked) or ranked[i + 1][0] < score:  # a threshold only between distinct scores
+            best = score
+    if best is None:
+        return None
+    return round(max(best, DUPLICATE_FLOOR), 4)
+
+
+def _label_threshold(scored: list[tuple[float, bool]]) -> float | None:
+    """The lowest score whose suggestions (score >= it) were right >= LABEL_PRECISION over >= MIN_LABEL_OUTCOMES."""
+    ranked = sorted((p for p in scored if p[0] >= LABEL_FLOOR), key=lambda p: -p[0])
+    hits, best = 0, None
+    for i, (score, right) in enumerate(ranked):
+        hits += right
+        if i + 1 < len(ranked) and ranked[i + 1][0] == score:
+            continue
+        if i + 1 >= MIN_LABEL_OUTCOMES and hits / (i + 1) >= LABEL_PRECISION:
+            best = score
+    return None if best is None else round(best, 4)
+
+
+def _with_outcomes(samples: Sequence[Sample], extra: Iterable[OutcomeLike]) -> list[Sample]:
+    """The samples with the maintainers' recorded decisions laid over them (a decision beats the history)."""
+    rows = {s.issue: s for s in samples}
+    for o in sorted(extra, key=lambda o: o.at):
+        s = rows.get(o.issue)
+        score: float | None = getattr(o, "score", None)
+        if o.kind not in ("label", "duplicate"):
+            continue  # a reply's fate, say: not a threshold's business
+        if o.kind == "duplicate":
+            original = int(o.value) if o.value.isdigit() else None
+            if s is None:
+                if score is None or original is None:
+                    continue
+                s = Sample(o.issue, original, score, None, {}, frozenset(), False)
+            if o.accepted and original is not None:
+                rows[o.issue] = Sample(s.issue, s.top, s.top_score, original, s.labels, s.truth, s.labelled)
+            elif s.top is not None and str(s.top) == o.value:  # the claim was wrong: not this original
+                rows[o.issue] = Sample(s.issue, s.top, s.top_score, None, s.labels, s.truth, s.labelled)
+            continue
+        key = _key(o.value)
+        if s is None:
+            if score is None:
+                continue
+            s = Sample(o.issue, None, 0.0, None, {}, frozenset(), True)
+        scores = dict(s.labels)
+        if score is not None or key not in scores:
+            scores[key] = score if score is not None else 0.0
+        truth = s.truth | {key} if o.accepted else s.truth - {key}
+        rows[o.issue] = Sample(s.issue, s.top, s.top_score, s.original, scores, truth, True)
+    return list(rows.values())
+
+
+def _key(label: str) -> str:
+    return "version" if label_kinds.kind(label) == "version" else label_kinds.family(label)
