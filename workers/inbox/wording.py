@@ -37,6 +37,8 @@ OUTCOME = {
     "auto": "Applied without a click (earned in the backtest).",
 }
 SUPERSEDED = "This issue was {why} before anyone clicked: nothing left to decide here."
+DIGEST = ("{count} more new issue(s) in the last hour were not triaged (over ATLAS_TRIAGE_RATE): {numbers}. "
+          "Triage one with `atlas triage {first} --post`.")
 UNREADABLE = "#{number} could not be read: {why}. The card shows what triage recorded."
 HIDDEN = "This card shows {count} invisible or direction-changing character(s) as <U+...>: they would be posted as they are."
 
