@@ -57,7 +57,8 @@ def held_back(conn: redis.Redis, scope: str, now: float | None = None) -> list[s
     """The members held back in the last hour and not yet named by a digest, oldest first."""
     now = time.time() if now is None else now
     since = max(now - WINDOW_SECONDS, float(text(conn.get(_digested(scope)) or b"0") or 0))
-    return [text(m) for m in conn.zrangebyscore(_overflow(scope), f"({since!r}", "+inf")]
+    members: list[bytes] = conn.zrangebyscore(_overflow(scope), f"({since!r}", "+inf")  # type: ignore[assignment]  # bytes replies
+    return [text(m) for m in members]
 
 
 def digest_due(conn: redis.Redis, scope: str) -> bool:
