@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from atlas.errors import ConfigError
 
 DEFAULT_RATE_PER_HOUR = 20
+DEFAULT_PERSON_PER_HOUR = 5
 _SLACK_CHANNEL = re.compile(r"^[CG][A-Z0-9]{2,}$")
 _SLACK_USER = re.compile(r"^[UW][A-Z0-9]{2,}$")
 _SLACK_GROUP = re.compile(r"^S[A-Z0-9]{2,}$")
@@ -30,6 +31,7 @@ class HelpSettings:
     maintainers: tuple[str, ...] = ()  # ATLAS_HELP_MAINTAINERS: besides the approvers, whose reply makes Atlas step back
     handoff: tuple[str, ...] = ()  # ATLAS_HANDOFF: whom Atlas mentions when it is not confident; none: it stays silent
     rate_per_hour: int = DEFAULT_RATE_PER_HOUR  # ATLAS_HELP_RATE: unprompted runs per help channel per hour
+    person_per_hour: int = DEFAULT_PERSON_PER_HOUR  # ATLAS_HELP_PERSON_RATE: of those, one person's in one channel
 
     @property
     def slack_users(self) -> frozenset[str]:
@@ -64,12 +66,8 @@ def help_from_env(get: Callable[[str], str | None]) -> HelpSettings:
     """Read and check the help channels' variables; a malformed id names its variable."""
     people = (_SLACK_USER, _SLACK_GROUP, _SNOWFLAKE)
     people_what = "Slack user ids (U...), Slack user group ids (S...) or Discord role ids (digits)"
-    raw_rate = get("ATLAS_HELP_RATE")
-    rate = DEFAULT_RATE_PER_HOUR
-    if raw_rate is not None:
-        if not raw_rate.isdigit() or int(raw_rate) < 1:
-            raise ConfigError(f"ATLAS_HELP_RATE must be a whole number of runs per channel per hour, 1 or more, got {raw_rate!r}")
-        rate = int(raw_rate)
+    rate = _per_hour(get, "ATLAS_HELP_RATE", DEFAULT_RATE_PER_HOUR, "runs per channel per hour")
+    person = _per_hour(get, "ATLAS_HELP_PERSON_RATE", DEFAULT_PERSON_PER_HOUR, "runs per person per channel per hour")
     return HelpSettings(
         slack_channels=frozenset(_ids("ATLAS_HELP_CHANNELS", get("ATLAS_HELP_CHANNELS"), (_SLACK_CHANNEL,),
                                       "Slack channel ids (C... or G...)")),
@@ -78,4 +76,14 @@ def help_from_env(get: Callable[[str], str | None]) -> HelpSettings:
         maintainers=_ids("ATLAS_HELP_MAINTAINERS", get("ATLAS_HELP_MAINTAINERS"), people, people_what),
         handoff=_ids("ATLAS_HANDOFF", get("ATLAS_HANDOFF"), people, people_what),
         rate_per_hour=rate,
+        person_per_hour=person,
     )
+
+
+def _per_hour(get: Callable[[str], str | None], name: str, default: int, what: str) -> int:
+    raw = get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{name} must be a whole number of {what}, 1 or more, got {raw!r}")
+    return int(raw)

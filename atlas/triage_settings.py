@@ -35,6 +35,8 @@ class TriageSettings:
     # With a model: the agent's budget for one issue (capped at a mention's ATLAS_MAX_STEPS / ATLAS_MAX_TOKENS)
     max_steps: int = 4  # ATLAS_TRIAGE_MAX_STEPS: model calls, the last one with tools off
     max_tokens: int = 30_000  # ATLAS_TRIAGE_MAX_TOKENS: input and output tokens of all of them
+    rate: int = 30  # ATLAS_TRIAGE_RATE: new issues of one repository triaged in any hour; the rest go to a digest
+    proposal_rate: int = 10  # ATLAS_MCP_PROPOSAL_RATE: propose_action cards one MCP client may start in any hour
 
     @property
     def enabled(self) -> bool:
@@ -87,5 +89,7 @@ def triage_from_env(get: Callable[[str], str | None], flag: Callable[[str, bool]
                           modes=modes, auto_labels=auto if modes["labels"] == "auto" else (),
                           skip_writers=flag("ATLAS_TRIAGE_SKIP_WRITERS", True),
                           max_steps=int(positive("ATLAS_TRIAGE_MAX_STEPS", TriageSettings.max_steps, int)),
-                          max_tokens=int(positive("ATLAS_TRIAGE_MAX_TOKENS", TriageSettings.max_tokens, int)))
+                          max_tokens=int(positive("ATLAS_TRIAGE_MAX_TOKENS", TriageSettings.max_tokens, int)),
+                          rate=int(positive("ATLAS_TRIAGE_RATE", TriageSettings.rate, int)),
+                          proposal_rate=int(positive("ATLAS_MCP_PROPOSAL_RATE", TriageSettings.proposal_rate, int)))
 

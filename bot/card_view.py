@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from atlas.text import text_of
-from tools.errors import TrackerUnavailable
+from tools.errors import TrackerError, TrackerUnavailable
 from tools.tracker import IssueRef, Tracker
 from workers import wording
 from workers.runs.state import PendingCall, RunState
@@ -36,6 +36,8 @@ class CardView:
     expires_at: float
     read: tuple[str, ...] = ()  # untrusted text the run read before proposing this: "#237", search results
     drafted: str = ""  # a "File as GitHub issue" draft: "model", "thread" or "fallback" (FilingRecord.drafted)
+    redacted: int = 0  # that draft's secrets replaced by a marker
+    left_out: tuple[str, ...] = ()  # who else wrote in its thread: not quoted
 
 
 def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: float) -> CardView:
@@ -52,10 +54,12 @@ def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: 
                 issue = tracker.issue(arguments["issue_id"])
             if isinstance(arguments.get("duplicate_of"), int):
                 duplicate = tracker.issue(arguments["duplicate_of"])
-        except TrackerUnavailable:
-            log.warning("run %s: tracker unavailable while rendering a card", run.id)
+        except (TrackerUnavailable, TrackerError) as exc:  # a 5xx, a 403, a transfer: the card shows the number only
+            log.warning("run %s: could not read an issue while rendering a card: %s", run.id, exc)
+    filing = run.filing
     return CardView(call.pending_id, call.name, arguments, issue, duplicate, stated_reason(run, call.call_id),
-                    run.origin.user, expires_at, untrusted_reads(run, call.call_id), (run.filing.drafted if run.filing else None) or "")
+                    run.origin.user, expires_at, untrusted_reads(run, call.call_id), (filing.drafted if filing else None) or "",
+                    filing.redacted if filing else 0, tuple(filing.left_out) if filing else ())
 
 
 def untrusted_reads(run: RunState, call_id: str) -> tuple[str, ...]:

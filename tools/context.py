@@ -40,3 +40,4 @@ class ToolContext:
     run_id: str | None = None
     call_id: str | None = None  # set when an approved side-effect call runs: the tracker records it
     tracker: Tracker | None = None  # None: the demo SQLite tracker of corpus.data_dir
+    proposed_at: float | None = None  # set when an approved call is checked again: when it was proposed (epoch seconds)

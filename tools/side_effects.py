@@ -81,6 +81,10 @@ class CloseIssueArgs(BaseModel):
         return self
 
 
+CLOSED_SINCE = "#{number} was closed by a maintainer since; nothing was posted."
+CLOCK_SLACK_SECONDS = 5.0  # the tracker's whole-second `closed_at` and its clock against ours: in doubt, nothing is posted
+
+
 def tracker_of(ctx: ToolContext) -> Tracker:
     """The tracker this call writes to: the context's, or the demo SQLite one of the data folder."""
     return ctx.tracker if ctx.tracker is not None else demo_tracker(ctx.corpus.data_dir, home=ctx.corpus.home)
@@ -93,9 +97,20 @@ def check_add_labels(args: AddLabelsArgs, ctx: ToolContext) -> ToolError | None:
 
 
 def check_post_comment(args: PostCommentArgs, ctx: ToolContext) -> ToolError | None:
-    """The issue exists."""
+    """The issue exists; checked again once approved, it was not closed since the comment was proposed (a reply
+    approved after a maintainer closed the issue is not posted on a closed issue)."""
     tracker = tracker_of(ctx)
-    return _guard(lambda: _missing_issue(tracker, args.issue_id))
+
+    def problems() -> ToolError | None:
+        issue = tracker.issue(args.issue_id)
+        if issue is None:
+            return _missing_issue(tracker, args.issue_id)
+        closed_at = issue.closed_at if issue.state == "closed" else None  # unknown (a demo issue): it cannot have changed here
+        if ctx.proposed_at is not None and closed_at is not None and closed_at > ctx.proposed_at - CLOCK_SLACK_SECONDS:
+            return ToolError(CLOSED_SINCE.format(number=issue.number), "Nothing was posted; tell the user it was closed.")
+        return None
+
+    return _guard(problems)
 
 
 def check_close_issue(args: CloseIssueArgs, ctx: ToolContext) -> ToolError | None:

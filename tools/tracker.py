@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -45,6 +46,18 @@ class IssueRef:
     url: str | None
     duplicate_of: int | None = None
     note: str | None = None  # something the maintainer should know about how the write was done
+    closed_at: float | None = None  # epoch seconds, when closed and the tracker says when
+
+
+def epoch(stamp: object) -> float | None:
+    """An ISO 8601 time as the trackers write it (`2026-12-01T10:00:00Z`) in epoch seconds; None when there is none."""
+    if not isinstance(stamp, str) or not stamp.strip():
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 class Tracker(Protocol):
@@ -104,14 +117,15 @@ class SqliteTracker:
         if not storable_id(number):
             return None
         with self._reading() as conn:
-            row = conn.execute("SELECT id, title, state, duplicate_of FROM issues WHERE id = ?", (number,)).fetchone()
+            row = conn.execute("SELECT id, title, state, duplicate_of, closed_at FROM issues WHERE id = ?", (number,)).fetchone()
             if row is None:
                 return None
             labels = tuple(r[0] for r in conn.execute(
                 "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name",
                 (number,),
             ))
-        return IssueRef(row["id"], row["title"], row["state"], labels, self.url(row["id"]), row["duplicate_of"])
+        return IssueRef(row["id"], row["title"], row["state"], labels, self.url(row["id"]), row["duplicate_of"],
+                        closed_at=epoch(row["closed_at"]) if row["state"] == "closed" else None)
 
     def known_labels(self) -> list[str]:
         with self._reading() as conn:

@@ -74,6 +74,12 @@ SETTINGS_MISMATCH = (
 )
 
 # Help channels (workers/help/): a run that is not confident mentions the hand-off instead of guessing.
+HELP_HELD = {  # a help channel's message a limit held back: said once per person and channel in an hour (workers/help/)
+    "held_person": "You have asked {person} questions here in the last hour, the most Atlas answers for one person; "
+                   "it will not answer this one (or the next ones this hour), but a maintainer may.",
+    "held_channel": "This channel had its {channel} answers for the last hour, so Atlas will not answer this one (or your "
+                    "next ones this hour); a maintainer may.",
+}
 HANDOFF = "{who} I couldn't answer this one with confidence, so I'm leaving it to you. What I looked at: {looked_at}."
 
 # Filing a thread as an issue, and the notices of a subscribed thread (workers/followup/).

@@ -106,7 +106,7 @@ def post_one(settings: Settings, number: int) -> int:
     repo = settings.github.repo if settings.github is not None else "demo"
     record = TriageRecord(repo=repo, issue=number, title=issue.title, url=issue.url)
     run_id, started = claim.start(conn, settings.queue_name, record, Origin(kind=triage.platform or "slack", channel=triage.channel),
-                                  settings.fingerprint)
+                                  settings.fingerprint, limit=None)  # a maintainer asked: no rate
     print(f"triage run {run_id} " + ("queued" if started else "already started for this issue: nothing queued"))
     return 0
 

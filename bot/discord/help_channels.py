@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import redis
 
 from atlas.settings import Settings
 from bot.discord import intake
+from bot.discord.rest import DiscordREST, rest_client
 from bot.discord.threads import conversation_team
+from workers import wording as run_words
 from workers.help import followups, threads
 from workers.runs import conversations
 from workers.runs.state import Origin
@@ -54,6 +56,7 @@ class HelpChannels:
 
     def __init__(self, settings: Settings, conn: redis.Redis) -> None:
         self.settings, self.conn = settings, conn
+        self._rest: DiscordREST | None = None
         self.channels = settings.help.discord_channels
         self.roles = settings.help.discord_roles | ({settings.discord_approver_role} if settings.discord_approver_role else set())
         self.users = frozenset(settings.discord_approvers)
@@ -75,15 +78,39 @@ class HelpChannels:
             return "ignored"  # a mention is answered as one
         thread = threads.discord_thread(m.guild_id, m.message_id)  # a forum post's thread and a message's thread share its id
         opened = threads.open_thread(self.conn, thread, asker=m.author_id, channel=help_channel, post=m.message_id,
-                                     run_id=intake.run_id_for("message", m.message_id), limit=self.settings.help.rate_per_hour)
-        if opened == "limited":
-            log.warning("help channel %s is over ATLAS_HELP_RATE (%d an hour): post %s gets no run", help_channel,
-                        self.settings.help.rate_per_hour, m.message_id)
-            return "limited"
+                                     run_id=intake.run_id_for("message", m.message_id), limit=self.settings.help.rate_per_hour,
+                                     person_limit=self.settings.help.person_per_hour)
+        if opened in threads.HELD:
+            return self._held(m, opened, help_channel, m.channel_id if forum else None)
         origin = Origin(kind="discord", user=m.author_id, channel=help_channel, team=m.guild_id, message_ts=m.message_id,
                         thread_ts=m.channel_id if forum else None, unprompted=True)
         return intake.submit(self.conn, self.settings, kind="message", ident=m.message_id, question=question, origin=origin,
                              thread=m.channel_id if forum else None)
+
+    def _held(self, m: HelpMessage, outcome: str, channel: str, thread: str | None) -> Outcome:
+        """A limit held the message back: a log line, and the first time this hour for its author in that channel one
+        note, in its thread (a forum post's, a reply's) or as a reply to the post (never a ping: allowed_mentions is
+        none). A note is a courtesy: a failure is logged, not retried."""
+        help_settings = self.settings.help
+        log.warning("help channel %s: message %s gets no run (%s; ATLAS_HELP_RATE %d, ATLAS_HELP_PERSON_RATE %d an hour)", channel,
+                    m.message_id, "over ATLAS_HELP_PERSON_RATE" if outcome == "held_person" else "over ATLAS_HELP_RATE",
+                    help_settings.rate_per_hour, help_settings.person_per_hour)
+        template = run_words.HELP_HELD.get(outcome)
+        if template is not None:
+            note: dict[str, Any] = {"content": template.format(person=help_settings.person_per_hour, channel=help_settings.rate_per_hour)}
+            if thread is None:
+                note["message_reference"] = {"message_id": m.message_id, "fail_if_not_exists": False}
+            try:
+                self.rest().create_message(thread or m.channel_id, note)
+            except Exception:
+                log.warning("help channel %s: the note that a limit held %s back was not posted", channel, m.message_id, exc_info=True)
+        return "limited"
+
+    def rest(self) -> DiscordREST:
+        """The REST client notes go through, made once."""
+        if self._rest is None:
+            self._rest = rest_client(self.settings)
+        return self._rest
 
     def _reply(self, m: HelpMessage) -> Outcome:
         thread = threads.discord_thread(m.guild_id, m.channel_id)
@@ -104,11 +131,10 @@ class HelpChannels:
         followed = threads.follow(self.conn, thread, user=m.author_id, channel=channel, message=m.message_id,
                                   message_json=followups.waiting_message(question, m.message_id,
                                                                          conversations.thread_key(team, m.channel_id, m.channel_id)),
-                                  run_id=intake.run_id_for("message", m.message_id), limit=self.settings.help.rate_per_hour)
-        if followed == "limited":
-            log.warning("help channel %s is over ATLAS_HELP_RATE (%d an hour): reply %s gets no run", channel,
-                        self.settings.help.rate_per_hour, m.message_id)
-            return "limited"
+                                  run_id=intake.run_id_for("message", m.message_id), limit=self.settings.help.rate_per_hour,
+                                  person_limit=self.settings.help.person_per_hour)
+        if followed in threads.HELD:
+            return self._held(m, followed, channel, m.channel_id)
         if followed == "joined":
             return "waiting"
         if followed != "follow":

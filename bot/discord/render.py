@@ -4,8 +4,8 @@ Pure functions from a run to message payloads (`content` plus `components`). A m
 holds at most 2,000 characters: answers are split on paragraph and code-fence boundaries
 (bot/markdown_split.py), and the sources, footer and feedback buttons go on the last part.
 Text that comes from outside (issue titles, labels, tool output, names) is escaped for Discord's
-Markdown; the answer itself is the model's Markdown and is sent as it is (mentions never ping:
-the REST client sets `allowed_mentions` to none on every message).
+Markdown; the answer itself is the model's Markdown, sent with its mentions shown as text (they never ping
+either: the REST client sets `allowed_mentions` to none on every message) and its masked links' real hosts.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from atlas.text import clip, fit_list
+from bot import disguised_links
 from bot.card_view import CardView, shown_text
 from bot.discord import wording
 from bot.discord.rest import CONTENT_LIMIT
@@ -38,6 +39,16 @@ BUTTON_PRIMARY, BUTTON_SECONDARY, BUTTON_SUCCESS, BUTTON_DANGER = 1, 2, 3, 4
 _MARKDOWN = re.compile(r"([\\*_~`|>#\-\[\]()<:])")
 
 
+_PING = re.compile(r"<(?=@[!&]?\d)|(?<![\w.])@(?=(?:everyone|here)\b)", re.IGNORECASE)
+
+
+def defuse(text: str) -> str:
+    """The model's Markdown as Discord shows it: `<@id>`, `<@&role>`, `@everyone` and `@here` shown as text (the REST
+    client's `allowed_mentions` already keeps them from pinging); a masked link whose label names another address
+    shows its real host (bot/disguised_links.py)."""
+    return _PING.sub(lambda m: m.group(0) + "\u200b", disguised_links.markdown_links(text))
+
+
 def escape(text: str) -> str:
     """Discord Markdown's control characters shown as themselves (also defuses `<@id>` and `:emoji:`)."""
     return _MARKDOWN.sub(r"\\\1", text)
@@ -57,8 +68,8 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
     """The answer as message payloads; the last one carries sources, footer and feedback buttons."""
     failed = run.status == "failed"
     reason = common.stop_reason(run.stop_reason)
-    body = (run.answer or "").strip()
-    if failed and (not body or body == (run.error or "").strip()):
+    body = defuse((run.answer or "").strip())
+    if failed and (not body or body == defuse((run.error or "").strip())):
         body = ""
     parts = [piece for part in (split_markdown(body, PART_LIMIT) if body else []) for piece in _hard_cut(part, PART_LIMIT)]
     banner = wording.FAILED.format(reason=reason) if failed else wording.PARTIAL.format(reason=reason) if run.partial else ""
@@ -125,6 +136,17 @@ def card_buttons(pending_id: str) -> list[dict[str, Any]]:
     ]}]
 
 
+def _filing_notes(card: CardView, drafted: str) -> list[str]:
+    """A "File as GitHub issue" draft's lines: who drafted it (the model, or the thread's words), the secrets it
+    redacted, the people whose words it left out (never pinged: allowed_mentions is none)."""
+    notes = [wording.APPROVAL_DRAFTED_BY[drafted]] if drafted in wording.APPROVAL_DRAFTED_BY else []
+    if card.redacted:
+        notes.append(wording.APPROVAL_REDACTED.format(count=card.redacted))
+    if card.left_out:
+        notes.append(wording.APPROVAL_LEFT_OUT.format(who=", ".join(f"<@{w}>" if w.isdigit() else escape(w) for w in card.left_out[:10])))
+    return notes
+
+
 def card_text(card: CardView) -> str:
     """The card's description (everything but the buttons), within Discord's content limit. Direction
     controls in it are shown as `<U+202E>`, so what the approver reads is what runs, and counted as on
@@ -132,8 +154,7 @@ def card_text(card: CardView) -> str:
     name, arguments, issue, duplicate, reason = card.name, card.arguments, card.issue, card.duplicate, card.reason
     asker, expires_at, read, drafted = card.asker, card.expires_at, card.read, card.drafted
     lines = [wording.APPROVAL_TITLE.get(name) or wording.APPROVAL_TITLE_OTHER.format(name=name[:64].replace("`", ""))]
-    if drafted in wording.APPROVAL_DRAFTED_BY:  # a "File as GitHub issue" draft: the model's, or the thread's words
-        lines.append(wording.APPROVAL_DRAFTED_BY[drafted])
+    lines += _filing_notes(card, drafted)
     number = arguments.get("issue_id")
     if issue is not None:
         lines.append(wording.APPROVAL_ISSUE.format(link=_issue_link(issue), state=escape(str(issue.state))))

@@ -240,7 +240,7 @@ class DiscordReporter(ChatPlatform):
         thread = surface.thread_id or run.origin.thread_ts or run.origin.message_ts or ""
         if thread and thread != run.origin.channel:
             conversations.append(self.store.conn, threads.conversation_team(run.origin.team), thread, thread, run.id,
-                                 Turn(question=run.question, answer=run.answer))
+                                 Turn(question=run.question, answer=run.answer, asker=run.origin.user))
 
     def hand_off(self, run: RunState, looked_at: str) -> None:
         """The hand-off in the thread as the run's one message, pinging only the hand-off roles; what was

@@ -85,10 +85,12 @@ def _describe(action: TriageAction, suggestions: dict[str, Any], tracker: Tracke
     args = action.arguments
     if action.kind == "duplicates":
         original = int(args["duplicate_of"])
-        title, url = wording.original(original, suggestions, tracker)
+        title, url, unread = wording.original(original, suggestions, tracker)
         label = render.escape(reveal(f"#{original} {title}".strip()))
         shown.append(title)
         out = ["**" + wording.DUPLICATE.format(link=f"[{label}](<{url}>)" if url else label) + "**"]
+        if unread:
+            out.append(render.escape(unread))
         dups = suggestions.get("duplicates") or []
         if dups:
             evidence = str(dups[0].get("evidence") or "")
@@ -102,6 +104,8 @@ def _describe(action: TriageAction, suggestions: dict[str, Any], tracker: Tracke
         return "**" + wording.LABELS.format(labels=", ".join(f"`{render.escape(reveal(n))}`" for n in names)) + "**"
     body = str(args.get("body") or "")
     shown.append(body)
-    embeds.append({"title": wording.REPLY, "description": clip(reveal(body), 4096),
-                   "footer": {"text": wording.SIGNED.format(platform="Discord")}})
+    pieces = render.card_embeds("post_comment", {"body": body})  # a code block: nothing in it is a link or a mention
+    pieces[0]["title"] = wording.REPLY
+    pieces[-1]["footer"] = {"text": wording.SIGNED.format(platform="Discord")}
+    embeds.extend(pieces)
     return f"**{wording.REPLY}** (the full text below)"

@@ -48,6 +48,8 @@ APPROVAL_DRAFTED_BY = {  # which made a "File as GitHub issue" draft (workers/ru
     "thread": "\U0001f4c4 **Drafted from the thread's own words**, without a model.",
     "fallback": "\U0001f4c4 **Drafted from the thread's own words**: the model's draft failed.",
 }
+APPROVAL_REDACTED = "\U0001f512 **{count} secret(s) were redacted** from the draft: shown as `[redacted ...]`, never filed."
+APPROVAL_LEFT_OUT = "Quotes only the asker's own messages; left out what {who} wrote in the thread."
 APPROVAL_NEW_BODY_BELOW = "**Body, exactly as it will be filed ({chars} characters, in full below):**"
 APPROVAL_CLOSE_DUPLICATE = "**Close as:** duplicate of {link}"
 APPROVAL_REASON = "*Why (the model's words):*"

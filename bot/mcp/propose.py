@@ -56,6 +56,9 @@ def call(settings: Settings, arguments: dict[str, Any], client: str | None) -> t
     except (redis.RedisError, OSError) as exc:
         log.warning("proposal over MCP not queued: %s", exc)
         return "Error: Atlas could not queue the proposal (its Redis is not reachable). Hint: try again in a minute.", False
+    if not run_id:
+        return (f"Error: this client proposed {settings.triage.proposal_rate} actions in the last hour, the most "
+                "ATLAS_MCP_PROPOSAL_RATE allows. Hint: try again later; nothing was queued.", False)
     if not started:
         return f"Already proposed: the same action on #{proposal.issue_id} is on a card already (run {run_id}).", True
     return (f"Proposed: a card for #{proposal.issue_id} goes to the maintainers' triage channel (run {run_id}). Nothing "

@@ -21,7 +21,7 @@ from slack_sdk.errors import SlackApiError
 from bot.slack import wording
 from bot.slack.client import error_code, error_details
 from bot.slack.progress import channel_of, thread_of
-from bot.slack.render import answer_messages, classic_feedback, defuse_broadcasts
+from bot.slack.render import answer_messages, classic_feedback, defuse
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import SlackSurface
@@ -103,7 +103,7 @@ class AnswerMessages:
                         raise
             log.warning("run %s: Slack refused the answer's blocks (%s); sending text only", run.id, error_code(exc))
             kwargs["blocks"] = []
-            kwargs["text"] = defuse_broadcasts(run.answer or wording.PROGRESS_FAILED)[:TEXT_ONLY_CHARS]
+            kwargs["text"] = defuse(run.answer or wording.PROGRESS_FAILED)[:TEXT_ONLY_CHARS]
             return call(**kwargs)
 
 

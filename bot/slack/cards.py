@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from typing import Any
 
@@ -56,12 +57,24 @@ RESULT_CHARS = 500
 _CODE = RichTextElementParts.TextStyle(code=True)
 
 
+def _filing_notes(card: CardView) -> list[str]:
+    """A filing draft's lines: who drafted it, its redactions, the people whose words it left out (a user id as a
+    mention, else text)."""
+    notes = [wording.APPROVAL_DRAFTED_BY[card.drafted]] if card.drafted in wording.APPROVAL_DRAFTED_BY else []
+    if card.redacted:
+        notes.append(wording.APPROVAL_REDACTED.format(count=card.redacted))
+    if card.left_out:
+        who = ", ".join(f"<@{w}>" if re.fullmatch(r"[UW][A-Z0-9]{2,20}", w) else escape(w) for w in card.left_out[:10])
+        notes.append(wording.APPROVAL_LEFT_OUT.format(who=who))
+    return notes
+
+
 def describe(card: CardView) -> list[dict[str, Any]]:
     """The card's descriptive blocks (everything but the buttons), as validated dicts."""
     title = wording.APPROVAL_TITLE.get(card.name) or wording.APPROVAL_TITLE_OTHER.format(name=escape(reveal(card.name[:64])))
     blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(text=f"*{title}*"))]
-    if card.drafted in wording.APPROVAL_DRAFTED_BY:
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_DRAFTED_BY[card.drafted])]))
+    for line in _filing_notes(card):
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=line)]))
     number = card.arguments.get("issue_id")
     if card.issue is not None:
         blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=_link(card.issue), state=card.issue.state))))

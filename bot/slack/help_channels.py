@@ -36,6 +36,7 @@ from bot.slack.mentions import (
     message_intake,
     spoken,
 )
+from workers import wording as run_words
 from workers.approvals.approvers import Directory, Policy, SlackDirectory, standing
 from workers.help import followups, threads
 from workers.runs import conversations
@@ -95,9 +96,9 @@ def decide(deps: Deps, directory: Directory, body: dict[str, Any], bot_user_id: 
         if mentioned or not question:
             return ok  # a mention is answered as one (app_mention)
         opened = threads.open_thread(deps.redis, thread, asker=message.user, channel=message.channel, post=message.ts,
-                                     run_id=message.run_id, limit=limit)
-        if opened == "limited":
-            log.warning("help channel %s is over ATLAS_HELP_RATE (%d an hour): post %s gets no run", message.channel, limit, message.ts)
+                                     run_id=message.run_id, limit=limit, person_limit=deps.settings.help.person_per_hour)
+        if opened in threads.HELD:
+            _held(deps, message, opened, "post")
             return ok
         return _take(deps, message, question)
     if mentioned or not question:  # the mention is answered as one; a maintainer's still takes the thread
@@ -108,16 +109,39 @@ def decide(deps: Deps, directory: Directory, body: dict[str, Any], bot_user_id: 
     turns_key = conversations.thread_key(message.team, message.channel, message.thread_ts)
     followed = threads.follow(deps.redis, thread, user=message.user, channel=message.channel, message=message.ts,
                               message_json=followups.waiting_message(question, message.ts, turns_key),
-                              run_id=message.run_id, limit=limit)
+                              run_id=message.run_id, limit=limit, person_limit=deps.settings.help.person_per_hour)
     if followed == "other":
         _step_back_if_maintainer(deps, directory, thread, message.user)
-    elif followed == "limited":
-        log.warning("help channel %s is over ATLAS_HELP_RATE (%d an hour): reply %s gets no run", message.channel, limit, message.ts)
+    elif followed in threads.HELD:
+        _held(deps, message, followed, "reply")
     elif followed == "joined":
         log.info("reply %s waits for the run working in thread %s", message.ts, message.thread_ts)
     elif followed == "follow":
         return _take(deps, message, question)
     return ok
+
+
+def _held(deps: Deps, message: Message, outcome: str, what: str) -> None:
+    """A limit held the message back: a log line, and the first time this hour for its author in that channel
+    one note in its thread, after the ack (a note is a courtesy: a failure is logged, not retried)."""
+    help_settings = deps.settings.help
+    log.warning("help channel %s: %s %s gets no run (%s; ATLAS_HELP_RATE %d, ATLAS_HELP_PERSON_RATE %d an hour)", message.channel,
+                what, message.ts, "over ATLAS_HELP_RATE" if outcome != "held_person" else "over ATLAS_HELP_PERSON_RATE",
+                help_settings.rate_per_hour, help_settings.person_per_hour)
+    template = run_words.HELP_HELD.get(outcome)
+    if template is None:
+        return
+    note = template.format(person=help_settings.person_per_hour, channel=help_settings.rate_per_hour)
+
+    def post() -> None:
+        try:
+            deps.create_client.chat_postMessage(channel=message.channel, thread_ts=message.thread_ts, text=note,
+                                                unfurl_links=False, unfurl_media=False)
+        except Exception:
+            log.warning("help channel %s: the note that a limit held %s back was not posted", message.channel, message.ts,
+                        exc_info=True)
+
+    deps.background.submit(post)
 
 
 def _take(deps: Deps, message: Message, question: str) -> BoltResponse:

@@ -23,6 +23,7 @@ from slack_sdk.models.blocks import (
 )
 
 from atlas.text import clip, fit_list
+from bot import disguised_links
 from bot.markdown_split import split_markdown
 from bot.slack import wording
 from workers import wording as run_words
@@ -61,7 +62,7 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
     """The answer as one or more messages: Markdown parts, then sources, footer and feedback on the last."""
     failed = run.status == "failed"
     reason = run_words.stop_reason(run.stop_reason)
-    body = defuse_broadcasts((run.answer or "").strip())
+    body = defuse((run.answer or "").strip())
     if failed and (not body or body == (run.error or "").strip()):
         body = ""  # only the stop message, which is internal wording: say it our way
     parts = split_markdown(body, MARKDOWN_LIMIT) if body else []
@@ -88,7 +89,7 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
 def streamed_answer(run: RunState) -> str | None:
     """The answer's Markdown as it is streamed into the progress message (a partial answer says so
     first), or None where it is posted instead: a failed run, or one too long for a single message."""
-    body = defuse_broadcasts((run.answer or "").strip())
+    body = defuse((run.answer or "").strip())
     if run.status == "failed" or not body:
         return None
     if run.partial:
@@ -178,12 +179,15 @@ def source_link(source: str, *, docs_base_url: str | None, issues_base_url: str 
     return f"<{url}|{escape(source)}>" if url else f"`{escape(source)}`"
 
 
-_BROADCAST = re.compile(r"<!(?=channel|here|everyone|subteam)|(?<![\w.])@(?=(?:channel|here|everyone)\b)", re.IGNORECASE)
+_PING = re.compile(r"<(?=[@#!])|(?<![\w.])@(?=(?:channel|here|everyone)\b)", re.IGNORECASE)
 
 
-def defuse_broadcasts(text: str) -> str:
-    """`<!channel>`, `@here` and the like shown as text, never as a ping: answers quote untrusted issue text."""
-    return _BROADCAST.sub(lambda m: m.group(0)[0] + "\u200b" + m.group(0)[1:], text)
+def defuse(text: str) -> str:
+    """Model or untrusted text as Slack shows it: `<@U…>`, `<#C…>`, `<!subteam^…>`, `<!channel>`, `@here` and the
+    like shown as text, never as a ping (answers quote untrusted issue text); a link whose label names another
+    address shows its real host (bot/disguised_links.py)."""
+    text = disguised_links.markdown_links(disguised_links.slack_links(text))
+    return _PING.sub(lambda m: m.group(0)[0] + "\u200b" + m.group(0)[1:], text)
 
 
 def escape(text: str) -> str:

@@ -26,7 +26,7 @@ from bot.slack.answer import AnswerMessages
 from bot.slack.client import SlackClients, error_code
 from bot.slack.delivery import Delivered, Patience, deliver
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
-from bot.slack.render import defuse_broadcasts, escape
+from bot.slack.render import defuse, escape
 from bot.slack.stream import AnswerStream, can_stream, streamed
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
@@ -221,7 +221,7 @@ class SlackReporter(ChatPlatform):
         origin = run.origin
         conversations.append(
             self.store.conn, origin.team, origin.channel or "", thread_of(run), run.id,
-            Turn(question=run.question, answer=run.answer),
+            Turn(question=run.question, answer=run.answer, asker=run.origin.user),
         )
 
     def hand_off(self, run: RunState, looked_at: str) -> None:
@@ -231,7 +231,7 @@ class SlackReporter(ChatPlatform):
         self._record_turn(run)
         if not self.handoff or surface.answer_ts:
             return
-        text = run_words.HANDOFF.format(who=self.handoff, looked_at=escape(defuse_broadcasts(looked_at)))
+        text = run_words.HANDOFF.format(who=self.handoff, looked_at=escape(defuse(looked_at)))
 
         def post() -> None:
             reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text,
@@ -265,7 +265,7 @@ class SlackReporter(ChatPlatform):
         mark = card_marker.note_marker(once.key) if once is not None else None
 
         def send() -> tuple[str, str]:
-            reply = self.create_client.chat_postMessage(channel=channel, thread_ts=thread, text=escape(defuse_broadcasts(text)),
+            reply = self.create_client.chat_postMessage(channel=channel, thread_ts=thread, text=escape(defuse(text)),
                                                         unfurl_links=False, unfurl_media=False, metadata=mark)
             return str(reply["channel"]), str(reply["ts"])
 

@@ -95,10 +95,12 @@ def _action(action: TriageAction, record: TriageRecord, tracker: Tracker | None,
     args = action.arguments
     if action.kind == "duplicates":
         original = int(args["duplicate_of"])
-        title, url = wording.original(original, record.suggestions, tracker)
+        title, url, unread = wording.original(original, record.suggestions, tracker)
         shown.append(title)
         out: list[Any] = [SectionBlock(text=MarkdownTextObject(text="*" + wording.DUPLICATE.format(
             link=_link(url, f"#{original} {title}".strip())) + "*"))]
+        if unread:
+            out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(unread))]))
         dups = record.suggestions.get("duplicates") or []
         if dups:
             evidence = str(dups[0].get("evidence") or "")

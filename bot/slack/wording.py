@@ -100,6 +100,8 @@ APPROVAL_DRAFTED_BY = {  # which made a "File as GitHub issue" draft (workers/ru
     "thread": ":page_facing_up: *Drafted from the thread's own words*, without a model.",
     "fallback": ":page_facing_up: *Drafted from the thread's own words*: the model's draft failed.",
 }
+APPROVAL_REDACTED = ":lock: *{count} secret(s) were redacted* from the draft: shown as `[redacted ...]`, never filed."
+APPROVAL_LEFT_OUT = "Quotes only the asker's own messages; left out what {who} wrote in the thread."
 APPROVAL_ISSUE = "*Issue:* {link} ({state})"
 APPROVAL_LABELS = "Labels to add:"
 APPROVAL_CURRENT_LABELS = "*Current labels:* {labels}"

@@ -35,6 +35,16 @@ def release(repo: Any, number: int, tag: str, name: str, body: str, published_at
     return checked(payload)
 
 
+def generated_notes(full_name: str, pulls: list[tuple[str, str, int]], previous: str, tag: str) -> str:
+    """A release body as GitHub's "Generate release notes" writes it: each merged pull request by its full URL
+    (`* title by @author in https://github.com/owner/name/pull/N`), first-time contributors, the compare link."""
+    lines = ["## What's Changed", *(f"* {title} by @{who} in https://github.com/{full_name}/pull/{n}" for title, who, n in pulls)]
+    first = pulls[-1] if pulls else None
+    if first is not None:
+        lines += ["", "## New Contributors", f"* @{first[1]} made their first contribution in https://github.com/{full_name}/pull/{first[2]}"]
+    return "\n".join([*lines, "", f"**Full Changelog**: https://github.com/{full_name}/compare/{previous}...{tag}"])
+
+
 def checked(payload: dict[str, Any]) -> dict[str, Any]:
     """`payload` unchanged, once githubkit's model of GitHub's Release accepts it."""
     Release.model_validate(payload)

@@ -21,7 +21,7 @@ from datasets.github import store as github_store
 from tools.errors import TrackerError
 from tools.github import refusals
 from tools.github.calls import RepositoryCalls, json_array, json_object
-from tools.tracker import CloseReason, IssueRef
+from tools.tracker import CloseReason, IssueRef, epoch
 
 SETTLE_PAGES = 3  # an issue filed in doubt is among the newest 300 (the settle runs right after the write)
 DUPLICATE_FALLBACK = "GitHub did not accept closing as a duplicate here, so Atlas commented \"Duplicate of #{original}\" and closed it as not planned."
@@ -206,7 +206,8 @@ class GitHubTracker(RepositoryCalls):
     def _ref(self, raw: dict[str, Any], duplicate_of: int | None = None) -> IssueRef:
         return IssueRef(int(raw["number"]), str(raw.get("title") or ""), str(raw.get("state") or "open"),
                         tuple(sorted(str(label["name"]) for label in raw.get("labels") or [])),
-                        raw.get("html_url") or self.url(int(raw["number"])), duplicate_of)
+                        raw.get("html_url") or self.url(int(raw["number"])), duplicate_of,
+                        closed_at=epoch(raw.get("closed_at")) if raw.get("state") == "closed" else None)
 
 
 def _put_issue(store: github_store.Store, raw: dict[str, Any], number: int, duplicate_of: int | None) -> None:

@@ -133,7 +133,7 @@ def _in_doubt(rt: WorkerParts, run: RunState, call: PendingCall, approval: Appro
 def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
     """This attempt owns the call: validate it again (the tracker may have changed), run it, record it.
     A write the tracker did not confirm is settled from the tracker like an interrupted one."""
-    checked = validate(rt.registry, call.name, call.arguments, ctx)
+    checked = validate(rt.registry, call.name, call.arguments, replace(ctx, proposed_at=approval.created_at or None))
     if isinstance(checked, ToolOutput):
         output = checked
     else:

@@ -2,7 +2,8 @@
 a link back to the thread, and labels the repository already has.
 
 Deterministic, so it works on a fresh machine and a maintainer can predict it: the title is the asker's
-first line; the body quotes every question asked in the thread (mentions of the bot removed), lists the
+first line; the body quotes every question the asker wrote in the thread (mentions of the bot removed; what
+others wrote is left out and the card names them; known secret shapes redacted, atlas/secret_shapes.py), lists the
 versions named (`Python 3.11`, `orbit 2.3.1`), copies each traceback and code block whole, links the
 thread, and ends with Atlas's answer folded away. Labels: `bug` when a traceback or an error was given,
 and any label of the repository named as a word in the asker's text (never triage's own verdicts).
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from atlas.secret_shapes import redact
 from atlas.text import clip
 from tools.issue_filing import MAX_BODY_CHARS, MAX_TITLE_CHARS
 from workers.runs.state import RunState
@@ -27,6 +29,7 @@ VERSION = re.compile(r"\b([A-Za-z][\w.+-]{1,30})\s+v?(\d+\.\d+(?:\.\d+)*(?:[-.]?
 VERSION_WORDS = re.compile(r"(?i)^(version|v|release|on|in|to|from|at|and|or|with|since|after|before|of|is|was|the)$")
 TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t]+.*\n?)*(?:[\w.]+(?:Error|Exception|Exit|Interrupt|Warning)\b.*)?")
 FENCE = re.compile(r"```[\w-]*\n?(.*?)```", re.DOTALL)
+REPORT = "### Report\n\nWhat the person who asked wrote in the thread:\n\n"
 ERROR_WORDS = re.compile(r"(?i)\b(traceback|exception|error|crash(?:es|ed)?|fails?|failed|broken|bug)\b")
 
 
@@ -37,6 +40,8 @@ class Draft:
     title: str
     body: str
     labels: list[str]
+    redacted: int = 0  # secrets replaced by a marker (the card says how many)
+    left_out: tuple[str, ...] = ()  # who else wrote in the thread: not quoted (the card names them)
 
     def arguments(self) -> dict[str, object]:
         return {"title": self.title, "body": self.body, "labels": self.labels}
@@ -48,17 +53,54 @@ def unmentioned(text: str) -> str:
     return SPACED_MENTION.sub(" ", text).strip()
 
 
+@dataclass(frozen=True)
+class Thread:
+    """What of a thread a draft may quote: the asker's own messages and Atlas's answers to them, secrets
+    redacted; who else wrote there (never quoted) and how many secrets were taken out."""
+
+    said: list[tuple[str, str]]  # ("asker" | "atlas", text), oldest first, mentions of the bot removed
+    left_out: tuple[str, ...]
+    redacted: int
+
+    @property
+    def questions(self) -> list[str]:
+        return [text for who, text in self.said if who == "asker" and text]
+
+    @property
+    def answer(self) -> str:
+        return next((text for who, text in reversed(self.said) if who == "atlas"), "")
+
+
+def thread_of(run: RunState) -> Thread:
+    """The thread of `run` as a draft may use it: a message is the asker's when its turn was asked by the
+    person who asked `run` (a turn recorded without its author counts only when `run` has none either)."""
+    said: list[tuple[str, str]] = []
+    others: list[str] = []
+    count = 0
+    turns = [(t.asker, t.question, t.answer) for t in run.history] + [(run.origin.user, run.question, run.answer or "")]
+    for who, question, answer in turns:
+        if who != run.origin.user:
+            others.append(who or "someone")
+            continue
+        for kind, text in (("asker", unmentioned(question)), ("atlas", answer)):
+            clean, found = redact(text)
+            count += found
+            said.append((kind, clean))
+    return Thread(said, tuple(dict.fromkeys(others)), count)
+
+
 def asked(run: RunState) -> list[str]:
-    """Every question of the thread, oldest first, without mentions of the bot."""
-    questions = [turn.question for turn in run.history] + [run.question]
-    return [q for q in (unmentioned(q) for q in questions) if q]
+    """Every question the asker wrote in the thread, oldest first, without mentions of the bot, redacted."""
+    return thread_of(run).questions
 
 
 def draft(run: RunState, link: str | None, known_labels: list[str], platform: str) -> Draft:
-    """The issue for the thread of `run` (its question, earlier turns and answer)."""
-    questions = asked(run) or [run.question]
+    """The issue for the thread of `run` (its asker's questions, earlier turns and answer)."""
+    thread = thread_of(run)
+    questions = thread.questions or [redact(unmentioned(run.question))[0] or "Reported in a chat thread"]
     words = "\n\n".join(questions)
-    return Draft(title(questions[0]), body(questions, run.answer or "", link, platform), labels(words, known_labels))
+    return Draft(title(questions[0]), body(questions, thread.answer, link, platform), labels(words, known_labels),
+                 thread.redacted, thread.left_out)
 
 
 def title(question: str) -> str:
@@ -99,7 +141,7 @@ def labels(text: str, known: list[str]) -> list[str]:
 def body(questions: list[str], answer: str, link: str | None, platform: str) -> str:
     quoted = "\n>\n".join("\n".join(f"> {line}" if line else ">" for line in _prose(q).splitlines())
                           for q in questions if _prose(q).strip())
-    return assemble([header(link, platform), "### Report\n\n" + quoted, versions_section(versions("\n".join(questions))),
+    return assemble([header(link, platform), REPORT + quoted, versions_section(versions("\n".join(questions))),
                      output_section(questions), answer_section(answer)])
 
 

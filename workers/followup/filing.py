@@ -69,6 +69,7 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs), run_id=run.id,
                       tracker=rt.tracker)
     made, refused = _chosen(rt, run, record, source, link, known, ctx)
+    record.redacted, record.left_out = made.redacted, list(made.left_out)  # the card says both
     if refused is not None:  # the tracker refused the draft (a label gone): say so, file nothing
         _end(rt, run, record, "failed", wording.FILE_ISSUE_REFUSED.format(reason=refused.text.split("\n")[0]))
         return

@@ -5,7 +5,7 @@ each capped at a run's). Any failure (the API down or refusing, a timeout, a ref
 schema, the budget spent) is an outcome, not an exception: the caller drafts from the thread's words (draft.py).
 
 The thread is untrusted (anyone can write in it): it reaches the model only as a JSON value inside a user
-message that says so, never in the instructions. What comes back is kept only where it can be checked:
+message that says so, never in the instructions, and only the asker's messages, secrets redacted (draft.py). What comes back is kept only where it can be checked:
 labels the repository has (never triage's verdicts), versions the thread named. The link to the thread and
 the tracebacks and code the thread gave are put in by Atlas, whole; the model never retypes them.
 """
@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from atlas.secret_shapes import redact
 from atlas.text import clip
 from workers.agent.model import Model, ModelReply, ModelRequest
 from workers.followup import draft as drafting
@@ -85,14 +86,9 @@ def write(model: Model, run: RunState, link: str | None, known_labels: Collectio
 
 
 def thread_data(run: RunState, labels: list[str]) -> dict[str, Any]:
-    """The thread as the model reads it: each message, who wrote it, without mentions; the repository's labels."""
-    said: list[dict[str, str]] = []
-    for turn in run.history:
-        said += [{"from": "asker", "text": drafting.unmentioned(turn.question)}, {"from": "atlas", "text": turn.answer}]
-    said.append({"from": "asker", "text": drafting.unmentioned(run.question)})
-    if run.answer:
-        said.append({"from": "atlas", "text": run.answer})
-    said = [{"from": m["from"], "text": clip(m["text"], TEXT_CHARS)} for m in said if m["text"].strip()]
+    """The thread as the model reads it: the asker's messages and Atlas's answers to them (never what others
+    wrote), without mentions, secrets redacted; the repository's labels."""
+    said = [{"from": who, "text": clip(text, TEXT_CHARS)} for who, text in drafting.thread_of(run).said if text.strip()]
     first, kept = said[:1], said[1:]
     while kept and sum(len(m["text"]) for m in first + kept) > THREAD_CHARS:  # the first question, then the latest that fit
         kept.pop(0)
@@ -113,8 +109,9 @@ def _ask(attempt: Attempt, model: Model, run: RunState, link: str | None, labels
     elif _refused(reply):
         attempt.failure = "the model refused to draft it"
     else:
-        questions = drafting.asked(run) or [run.question]
-        attempt.draft = parse(reply.text, questions, run.answer or "", link, labels, platform)
+        thread = drafting.thread_of(run)
+        made = parse(reply.text, thread.questions or [redact(run.question)[0]], thread.answer, link, labels, platform)
+        attempt.draft = replace(made, redacted=made.redacted + thread.redacted, left_out=thread.left_out) if made else None
         attempt.failure = "" if attempt.draft is not None else "the answer is not in the draft format"
 
 
@@ -129,6 +126,10 @@ def parse(text: str, questions: list[str], answer: str, link: str | None, known_
         return None
     if not all(isinstance(data.get(k), list) and all(isinstance(x, str) for x in data[k]) for k in ("versions", "labels")):
         return None
+    count = 0
+    for key in ("title", "what_happened", "expected", "reproduction"):  # the model may repeat a token it was never shown
+        data[key], found = redact(data[key])
+        count += found
     title, happened = " ".join(data["title"].split()), data["what_happened"].strip()
     if not title or not happened:
         return None
@@ -139,7 +140,7 @@ def parse(text: str, questions: list[str], answer: str, link: str | None, known_
     parts = [drafting.header(link, platform, by_model=True), "### What happened\n\n" + clip(happened, FIELD_CHARS),
              _section("What was expected", data["expected"]), drafting.versions_section(versions),
              _section("Reproduction", data["reproduction"]), drafting.output_section(questions), drafting.answer_section(answer)]
-    return drafting.Draft(drafting.title(title), drafting.assemble(parts), labels[:drafting.MAX_DRAFT_LABELS])
+    return drafting.Draft(drafting.title(title), drafting.assemble(parts), labels[:drafting.MAX_DRAFT_LABELS], count)
 
 
 def named_in(version: str, said: str) -> bool:

@@ -1,5 +1,6 @@
 """Closing the loop: a subscribed issue's close (`issues.closed`) or a release that mentions it
-(`release.published`, `#N` in its notes) is told once in every thread that follows the issue.
+(`release.published`, `#N` in its notes, or the configured repository's issue or pull-request URL, as GitHub's
+generated release notes list them) is told once in every thread that follows the issue.
 
 Once per event and thread, whatever GitHub redelivers and whatever kills a worker: the webhook claims the
 delivery id (bot/github/webhook.py), and each notice is claimed here by (issue, event, thread) and by the job
@@ -51,7 +52,8 @@ def on_event(rt: WorkerParts, event: str, action: str, payload: dict[str, Any], 
         release = payload.get("release") or {}
         name = str(release.get("name") or release.get("tag_name") or "")
         told = 0
-        for number in mentioned(f"{release.get('name') or ''}\n{release.get('body') or ''}"):
+        repo = rt.settings.github.repo if rt.settings.github is not None else None
+        for number in mentioned(f"{release.get('name') or ''}\n{release.get('body') or ''}", repo):
             text = wording.NOTICE_RELEASED.format(number=number, release=name, url=release.get("html_url") or "")
             told += _tell(rt, tracker, number, f"release:{release.get('id')}", text)
         return f"; {told} thread(s) told of release {name}" if told else ""
@@ -69,9 +71,15 @@ def closed_text(issue: dict[str, Any], payload: dict[str, Any], duplicate_of: in
                                         url=issue.get("html_url") or "")
 
 
-def mentioned(text: str) -> list[int]:
-    """Issue numbers a release's notes mention as `#N`, in order, once each."""
-    return list(dict.fromkeys(int(m.group(1)) for m in MENTION.finditer(text)))
+def mentioned(text: str, repo: str | None = None) -> list[int]:
+    """Issue numbers a release's notes mention as `#N` or, for `repo` (`owner/name`), as its issue or pull-request
+    URL (`https://github.com/owner/name/pull/N`, GitHub's generated notes); in order, once each. Another
+    repository's URLs name other issues: never matched."""
+    found = [(m.start(), int(m.group(1))) for m in MENTION.finditer(text)]
+    if repo:
+        url = re.compile(rf"https?://github\.com/{re.escape(repo)}/(?:pull|issues)/(\d{{1,9}})(?![\w-])", re.IGNORECASE)
+        found += [(m.start(), int(m.group(1))) for m in url.finditer(text)]
+    return list(dict.fromkeys(number for _, number in sorted(found)))
 
 
 def duplicate_in(comments: list[dict[str, Any]]) -> int | None:

@@ -1,5 +1,6 @@
 """Help threads' state in Redis: which threads are help threads (and whose), which a maintainer took
-over, which were handed off, how many unprompted runs each channel started in the last hour.
+over, which were handed off, how many unprompted runs each channel and each person in it started in the
+last hour, and whether a person was told this hour that a limit held their message back.
 
 Every decision is one Lua script, so two deliveries of a post (Slack's retries, Discord's replays
 after a RESUME) or a flood of posts decide atomically: a thread is opened once, a channel's count
@@ -17,6 +18,7 @@ from typing import Literal, cast
 import redis
 
 from atlas.connection import text
+from atlas.help_settings import DEFAULT_PERSON_PER_HOUR
 from atlas.lua import run_script
 from workers.runs.state import RunState
 
@@ -24,39 +26,56 @@ THREAD_TTL_SECONDS = 30 * 24 * 3600  # as long as the thread's turns are kept (w
 WINDOW_SECONDS = 3600  # the rate limit's window: at most ATLAS_HELP_RATE runs per channel in any hour
 ACTIVE_SECONDS = 15 * 60  # a run in flight longer than this is not waited for (a lost worker's)
 
-OpenOutcome = Literal["new", "known", "limited"]
-FollowOutcome = Literal["none", "other", "stepped_back", "limited", "follow", "joined"]
+OpenOutcome = Literal["new", "known", "limited", "held_person", "held_channel"]
+FollowOutcome = Literal["none", "other", "stepped_back", "limited", "held_person", "held_channel", "follow", "joined"]
+HELD: frozenset[str] = frozenset({"limited", "held_person", "held_channel"})  # a limit held the message back
 
-# The channel's last hour of admitted messages, a sorted set scored by time: a message is admitted when fewer
-# than `limit` were in the hour before it; a redelivery of an admitted one is admitted again, not counted twice.
+# The channel's and the person's last hour of admitted messages, sorted sets scored by time: a message is admitted
+# when its author had fewer than `person_limit` and the channel fewer than `limit` in the hour before it; a
+# redelivery of an admitted one is admitted again, not counted twice. Held back, the first time in an hour for
+# that person in that channel says which limit ('held_person', 'held_channel': a note is due), later ones
+# 'limited' (no second note).
 _ADMIT = """
-local function admit(rate, member, limit, window, now)
-  if redis.call('ZSCORE', rate, member) then return true end
-  redis.call('ZREMRANGEBYSCORE', rate, '-inf', tonumber(now) - tonumber(window))
-  if redis.call('ZCARD', rate) >= tonumber(limit) then return false end
+local function admit(rate, person, noted, member, limit, person_limit, window, now)
+  if redis.call('ZSCORE', rate, member) then return 'ok' end
+  now, window = tonumber(now), tonumber(window)
+  redis.call('ZREMRANGEBYSCORE', rate, '-inf', now - window)
+  redis.call('ZREMRANGEBYSCORE', person, '-inf', now - window)
+  local held = nil
+  if redis.call('ZCARD', person) >= tonumber(person_limit) then held = 'held_person'
+  elseif redis.call('ZCARD', rate) >= tonumber(limit) then held = 'held_channel' end
+  if held then
+    if redis.call('SET', noted, member, 'NX', 'EX', window) then return held end
+    return 'limited'
+  end
   redis.call('ZADD', rate, now, member)
   redis.call('EXPIRE', rate, window)
-  return true
+  redis.call('ZADD', person, now, member)
+  redis.call('EXPIRE', person, window)
+  return 'ok'
 end
 """
 
-# KEYS: record, rate. ARGV: asker, channel, post id, limit, window, record TTL, run id, now.
+# KEYS: record, rate, person's rate, person's note. ARGV: asker, channel, post id, limit, window, record TTL, run id,
+# now, person limit.
 _OPEN = _ADMIT + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'known' end
-if not admit(KEYS[2], ARGV[3], ARGV[4], ARGV[5], ARGV[8]) then return 'limited' end
+local admitted = admit(KEYS[2], KEYS[3], KEYS[4], ARGV[3], ARGV[4], ARGV[9], ARGV[5], ARGV[8])
+if admitted ~= 'ok' then return admitted end
 redis.call('HSET', KEYS[1], 'asker', ARGV[1], 'channel', ARGV[2], 'post', ARGV[3], 'active', ARGV[7], 'at', ARGV[8])
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 return 'new'
 """
 
-# A reply in a thread. KEYS: record, rate, waiting list. ARGV: user, limit, window, run id, now, the
-# message (JSON, for the waiting list), active seconds, record TTL, the message's id.
+# A reply in a thread. KEYS: record, rate, waiting list, person's rate, person's note. ARGV: user, limit, window,
+# run id, now, the message (JSON, for the waiting list), active seconds, record TTL, the message's id, person limit.
 _FOLLOW = _ADMIT + """
 local asker = redis.call('HGET', KEYS[1], 'asker')
 if not asker then return 'none' end
 if asker ~= ARGV[1] then return 'other' end
 if redis.call('HEXISTS', KEYS[1], 'stepped_back') == 1 then return 'stepped_back' end
-if not admit(KEYS[2], ARGV[9], ARGV[2], ARGV[3], ARGV[5]) then return 'limited' end
+local admitted = admit(KEYS[2], KEYS[4], KEYS[5], ARGV[9], ARGV[2], ARGV[10], ARGV[3], ARGV[5])
+if admitted ~= 'ok' then return admitted end
 local active = redis.call('HGET', KEYS[1], 'active')
 local at = tonumber(redis.call('HGET', KEYS[1], 'at') or '0')
 if active and active ~= ARGV[4] and tonumber(ARGV[5]) - at < tonumber(ARGV[7]) then
@@ -131,24 +150,32 @@ def _rate(channel: str) -> str:
     return f"atlas:help:rate:{channel}"
 
 
+def _person(channel: str, user: str) -> list[str]:
+    """A person's rate in a channel, and the mark that they were told a limit held them back this hour."""
+    return [f"atlas:help:rate:{channel}:by:{user}", f"atlas:help:held:{channel}:{user}"]
+
+
 def open_thread(conn: redis.Redis, thread: str, *, asker: str, channel: str, post: str, run_id: str, limit: int,
-                now: float | None = None) -> OpenOutcome:
+                person_limit: int = DEFAULT_PERSON_PER_HOUR, now: float | None = None) -> OpenOutcome:
     """A new top-level post: "new" (its thread is a help thread now, its run may start), "known" (a
-    redelivery: the message's claim decides), or "limited" (the channel is over its hourly limit)."""
+    redelivery: the message's claim decides), or held back by a limit: "held_person" (its author's hourly
+    limit in the channel) or "held_channel" (the channel's), the first time this hour for that person (say
+    so, once), then "limited" (no second note)."""
     now = time.time() if now is None else now
-    reply = run_script(conn, _OPEN, [_record(thread), _rate(channel)],
-                       [asker, channel, post, limit, WINDOW_SECONDS, THREAD_TTL_SECONDS, run_id, repr(now)])
+    reply = run_script(conn, _OPEN, [_record(thread), _rate(channel), *_person(channel, asker)],
+                       [asker, channel, post, limit, WINDOW_SECONDS, THREAD_TTL_SECONDS, run_id, repr(now), person_limit])
     return cast(OpenOutcome, text(reply))
 
 
 def follow(conn: redis.Redis, thread: str, *, user: str, channel: str, message: str, message_json: str, run_id: str,
-           limit: int, now: float | None = None) -> FollowOutcome:
+           limit: int, person_limit: int = DEFAULT_PERSON_PER_HOUR, now: float | None = None) -> FollowOutcome:
     """A reply in a thread: "none" (not a help thread), "other" (not the asker), "stepped_back" (a
-    maintainer took it), "limited", "follow" (start its run), or "joined" (a run is in flight: the
-    message waits for it and the next run answers it with that run's answer as context)."""
+    maintainer took it), held back by a limit (as `open_thread` says), "follow" (start its run), or "joined"
+    (a run is in flight: the message waits for it and the next run answers it with that run's answer as context)."""
     now = time.time() if now is None else now
-    reply = run_script(conn, _FOLLOW, [_record(thread), _rate(channel), _waiting(thread)],
-                       [user, limit, WINDOW_SECONDS, run_id, repr(now), message_json, ACTIVE_SECONDS, THREAD_TTL_SECONDS, message])
+    reply = run_script(conn, _FOLLOW, [_record(thread), _rate(channel), _waiting(thread), *_person(channel, user)],
+                       [user, limit, WINDOW_SECONDS, run_id, repr(now), message_json, ACTIVE_SECONDS, THREAD_TTL_SECONDS, message,
+                        person_limit])
     return cast(FollowOutcome, text(reply))
 
 

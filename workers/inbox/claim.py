@@ -15,6 +15,8 @@ from rq import Queue
 
 from atlas.connection import text
 from atlas.lua import run_script
+from atlas.triage_settings import TriageSettings
+from workers.inbox import rates
 from workers.runs.queueing import enqueue
 from workers.runs.state import Origin, RunState
 from workers.runs.store import RUN_TTL_SECONDS, RunStore, run_key
@@ -43,14 +45,25 @@ def run_of(conn: redis.Redis, repo: str, number: int) -> str | None:
 
 
 def start(conn: redis.Redis, queue_name: str, record: TriageRecord, origin: Origin,
-          fingerprint: str | None = None, *, key: str | None = None) -> tuple[str, bool]:
+          fingerprint: str | None = None, *, key: str | None = None, limit: int | None = TriageSettings.rate,
+          scope: str | None = None) -> tuple[str, bool]:
     """Claim the issue (or `key`: a proposal's own claim) and queue its triage run; (run id, whether this call
     started it). A claimed issue whose run is still queued is queued again (idempotent by job id): the repair
     after a lost enqueue. `fingerprint`: the settings of the process the issue came through; only a worker with
-    the same triages it."""
+    the same triages it. A claim not taken yet counts against `limit` per hour in `scope` (the repository's, by
+    default, at ATLAS_TRIAGE_RATE's default; None: no limit, a maintainer asked): over it, ("", False), nothing
+    is claimed and the issue waits in the scope's overflow for the digest (rates.py)."""
+    claim = key or claim_key(record.repo, record.issue)
+    if limit is not None and not conn.exists(claim) and not rates.admit(conn, scope or repo_scope(record.repo), claim, limit):
+        return "", False
     run = RunState(id=f"triage-{uuid.uuid4().hex[:12]}", question=f"triage #{record.issue}", origin=origin, triage=record,
                    settings_fingerprint=fingerprint)
-    return claim_run(conn, queue_name, key or claim_key(record.repo, record.issue), run, CLAIM_TTL_SECONDS)
+    return claim_run(conn, queue_name, claim, run, CLAIM_TTL_SECONDS)
+
+
+def repo_scope(repo: str) -> str:
+    """The rate scope of a repository's new issues."""
+    return f"repo:{repo}"
 
 
 def claim_run(conn: redis.Redis, queue_name: str, key: str, run: RunState, claim_ttl: int) -> tuple[str, bool]:

@@ -75,9 +75,11 @@ def claim_key(repo: str, drafted: TriageAction) -> str:
 
 def propose(conn: redis.Redis, queue_name: str, repo: str, triage: TriageSettings, proposal: Proposal,
             client: str) -> tuple[str, bool]:
-    """Queue the proposal's triage run (its card is posted by a worker); (run id, whether this call started it)."""
+    """Queue the proposal's triage run (its card is posted by a worker); (run id, whether this call started it);
+    ("", False) when the client is over ATLAS_MCP_PROPOSAL_RATE (nothing queued: the client is told)."""
     drafted = action(proposal)
     record = TriageRecord(repo=repo, issue=proposal.issue_id, actions=[drafted],
                           proposal={"by": client, "reason": proposal.reason})
     origin = Origin(kind=triage.platform or "slack", channel=triage.channel)
-    return claim.start(conn, queue_name, record, origin, key=claim_key(repo, drafted))
+    return claim.start(conn, queue_name, record, origin, key=claim_key(repo, drafted), limit=triage.proposal_rate,
+                       scope=f"client:{client}")

@@ -1,7 +1,8 @@
 """What a GitHub webhook means for the triage inbox, once the store has applied it.
 
 `issues.opened` starts the issue's one triage run (claim.py: by repository and number, so a
-redelivery, `edited` or `reopened` starts nothing); issues opened by someone with write access are
+redelivery, `edited` or `reopened` starts nothing), at most ATLAS_TRIAGE_RATE a repository in any hour
+(rates.py; the rest are named in the channel's digest, digest.py); issues opened by someone with write access are
 skipped unless ATLAS_TRIAGE_SKIP_WRITERS is off. `issues.closed`, `issues.labeled` and a comment by
 an OWNER, MEMBER or COLLABORATOR end a card nobody clicked yet (maintainers.py); a label set as the
 issue's author (an issue template's) does not.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workers.inbox import claim, maintainers
+from workers.inbox import claim, digest, maintainers
 from workers.parts import WorkerParts
 from workers.runs.state import Origin
 from workers.runs.triage_record import TriageRecord
@@ -34,7 +35,10 @@ def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[
         record = TriageRecord(repo=repo, issue=number, title=str(issue.get("title") or ""),
                               author=str((issue.get("user") or {}).get("login") or ""), url=issue.get("html_url"))
         origin = Origin(kind=triage.platform or "slack", channel=triage.channel)  # one card, one platform
-        run_id, started = claim.start(rt.conn, rt.settings.queue_name, record, origin, fingerprint or rt.settings.fingerprint)
+        run_id, started = claim.start(rt.conn, rt.settings.queue_name, record, origin, fingerprint or rt.settings.fingerprint,
+                                      limit=triage.rate)
+        if not run_id:  # over ATLAS_TRIAGE_RATE: no card of its own, named in the channel's digest
+            return f"; triage held back: #{number} is over ATLAS_TRIAGE_RATE" + digest.tell(rt, claim.repo_scope(repo))
         return f"; triage run {run_id} " + ("started" if started else "already claimed")
     found = claim.run_of(rt.conn, repo, number)
     if found is None:

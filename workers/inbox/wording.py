@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from atlas.errors import AtlasError
+from atlas.text import clip
 from tools.tracker import Tracker
 from workers.runs.triage_record import TriageAction, TriageRecord
 
@@ -35,6 +37,9 @@ OUTCOME = {
     "auto": "Applied without a click (earned in the backtest).",
 }
 SUPERSEDED = "This issue was {why} before anyone clicked: nothing left to decide here."
+DIGEST = ("{count} more new issue(s) in the last hour were not triaged (over ATLAS_TRIAGE_RATE): {numbers}. "
+          "Triage one with `atlas triage {first} --post`.")
+UNREADABLE = "#{number} could not be read: {why}. The card shows what triage recorded."
 HIDDEN = "This card shows {count} invisible or direction-changing character(s) as <U+...>: they would be posted as they are."
 
 
@@ -63,11 +68,17 @@ def mode_line(action: TriageAction, suggestions: dict[str, Any]) -> str:
     return f"{line} " + (BACKTEST.format(figures="; ".join(shown)) if shown else NO_BACKTEST)
 
 
-def original(number: int, suggestions: dict[str, Any], tracker: Tracker | None) -> tuple[str, str | None]:
-    """The duplicate's original as the card names it (title, link): from the tracker in the worker, else as
-    recorded at triage time (the bot re-renders a card after a choice without a tracker)."""
-    ref = tracker.issue(number) if tracker is not None else None
-    if ref is not None:
-        return ref.title, ref.url
+def original(number: int, suggestions: dict[str, Any], tracker: Tracker | None) -> tuple[str, str | None, str]:
+    """The duplicate's original as the card names it (title, link, a note when it could not be read): from the tracker
+    in the worker, else as recorded at triage time (the bot re-renders a card after a choice without a tracker). A
+    lookup that fails (a 403, a 5xx, a timeout, a transfer) never breaks the card: it shows what was recorded, and
+    says why."""
     stored = suggestions.get("original") or {}
-    return (str(stored.get("title") or ""), stored.get("url")) if stored.get("id") == number else ("", None)
+    recorded = (str(stored.get("title") or ""), stored.get("url")) if stored.get("id") == number else ("", None)
+    try:
+        ref = tracker.issue(number) if tracker is not None else None
+    except AtlasError as exc:  # TrackerError (403, 301, refused) or TrackerUnavailable (5xx, timeout)
+        return recorded[0], recorded[1], UNREADABLE.format(number=number, why=clip(str(exc).split("\n")[0], 200))
+    if ref is not None:
+        return ref.title, ref.url, ""
+    return recorded[0], recorded[1], ""

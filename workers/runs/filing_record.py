@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 FilingStatus = Literal["drafting", "pending", "filed", "declined", "expired", "failed", "in_doubt"]
 DraftedBy = Literal["model", "thread"]  # who wrote the draft: the model, or Atlas from the thread's own words
@@ -30,6 +30,8 @@ class FilingRecord(BaseModel):
     note_tries: int = 0  # re-deliveries of the note scheduled so far (workers/followup/filing_note.py)
     drafted_by: DraftedBy | None = None  # what the card says made the draft (workers/followup/filing.py)
     model_failure: str = ""  # with a model configured: why its draft was not used and the thread's words were drafted
+    redacted: int = 0  # secrets the draft replaced by a marker (atlas/secret_shapes.py): the card says how many
+    left_out: list[str] = Field(default_factory=list)  # others who wrote in the thread: not quoted, named on the card
 
     @property
     def drafted(self) -> Literal["model", "thread", "fallback"] | None:

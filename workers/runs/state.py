@@ -95,6 +95,7 @@ class Turn(BaseModel):
 
     question: str
     answer: str
+    asker: str | None = None  # who asked it (the platform's user id): a filed draft quotes only its asker's words
 
 
 class AnsweredBy(BaseModel):

@@ -32,7 +32,7 @@ def test_a_redelivered_answer_updates_instead_of_posting_again(slack_api: SlackA
     make_reporter(slack_api, redis_conn).event(again, "answer")
     assert len(slack_api.calls_to("chat.postMessage")) == 1 and len(slack_api.calls_to("chat.update")) == 1
     assert len(slack_api.thread(CHANNEL, THREAD)) == 1
-    assert conversations.turns(redis_conn, "T0TEST", CHANNEL, THREAD) == [conversations.Turn(question=run.question, answer=run.answer)]
+    assert conversations.turns(redis_conn, "T0TEST", CHANNEL, THREAD) == [conversations.Turn(question=run.question, answer=run.answer, asker=run.origin.user)]
 
 
 def test_a_long_answer_posts_several_messages_within_limits(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:

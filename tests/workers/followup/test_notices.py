@@ -103,3 +103,22 @@ def test_each_platform_says_gone_for_a_channel_atlas_was_removed_from(redis_conn
     assert posted["allowed_mentions"] == {"parse": []}
     [note] = [m for m in slack.messages.values() if m.get("thread_ts") == "1.1"]
     assert "<!channel>" not in note["text"]
+
+
+def test_a_release_whose_generated_notes_list_pull_requests_by_url_tells_their_threads_and_only_this_repositorys(
+        redis_conn: redis.Redis) -> None:
+    from tests.standins.github_releases import generated_notes
+
+    for number in (15, 16, 40, 7):
+        subs.subscribe(redis_conn, "acme/rocket", number, A, f"run-{number}", "linked")
+    body = generated_notes("acme/rocket", [("Keep the lease on restart", "maria", 15), ("Docs: retries", "bob", 16)],
+                           "v2.3.0", "v2.3.1")
+    body += "\n* Same fix upstream in https://github.com/acme/rocket-fork/pull/40 and https://github.com/other/rocket/issues/7"
+    platform = Platform({"C1": ["posted", "posted", "posted"]})
+    rt = Parts(redis_conn, platform, SimpleNamespace(github=SimpleNamespace(repo="acme/rocket")))
+    told = notices.on_event(rt, "release", "published", {"release": {"id": 9, "name": "v2.3.1", "body": body,  # type: ignore[arg-type]
+                                                                      "html_url": "https://github.com/acme/rocket/releases/9"}})
+    assert "2 thread(s) told of release v2.3.1" in told
+    assert [text.split(" ")[0] for _, text in platform.posted] == ["#15", "#16"]  # not the fork's #40, not other/rocket's #7
+    assert notices.mentioned("See https://GitHub.com/Acme/Rocket/issues/3, #4 and https://github.com/acme/rocket/pull/3",
+                             "acme/rocket") == [3, 4]
