@@ -35,6 +35,8 @@ from workers.approvals import gate
 from workers.chat import ChatPlatform
 from workers.errors import BudgetSpent
 from workers.followup import links, subscriptions
+from workers.knowledge import watches
+from workers.knowledge.cited import cited
 from workers.process import platforms
 from workers.runs import lease
 from workers.runs.question_vectors import Embedder
@@ -152,6 +154,7 @@ class Runtime:
             pages = corpus.docs.pages
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
+            watches.record(self.conn, run, cited(run, corpus), self.settings.knowledge.watch_seconds)  # notes on change
         links.subscribe_run(self.conn, subscriptions.tracker_name(self.settings), run)  # filed or linked: the thread follows it
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:
