@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from tools.corpus import Corpus
+    from tools.solved_threads import SolvedThreads
     from tools.tracker import Tracker
 
 
@@ -40,3 +41,4 @@ class ToolContext:
     run_id: str | None = None
     call_id: str | None = None  # set when an approved side-effect call runs: the tracker records it
     tracker: Tracker | None = None  # None: the demo SQLite tracker of corpus.data_dir
+    solved: SolvedThreads | None = None  # approved solved threads (search_history); None: none (the CLI, MCP)

@@ -88,6 +88,7 @@ APPROVAL_TITLE = {
     "post_comment": ":speech_balloon: Atlas wants to comment on an issue",
     "close_issue": ":lock: Atlas wants to close an issue",
     "create_issue": ":memo: Atlas wants to file a new issue",
+    "add_knowledge": ":books: Atlas wants to keep this solved thread as knowledge",
 }
 APPROVAL_TITLE_OTHER = ":raised_hand: Atlas wants to run `{name}`"
 APPROVAL_FALLBACK_TEXT = "Approval needed: {name} on #{issue}"
@@ -137,3 +138,5 @@ APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided o
 # A click whose decision script was sent but not answered: it may have been recorded, or not.
 APPROVAL_UNCONFIRMED = (":warning: Atlas couldn't confirm that click (its store stopped answering). If the card still has "
                         "its buttons in a minute, click again; a decision already recorded is kept.")
+
+MARK_ANSWER_BUTTON = "Mark as answer"  # under an answer: the thread is solved, drafted as knowledge (bot/slack/solved.py)

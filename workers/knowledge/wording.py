@@ -10,3 +10,10 @@ LINK = "\n{url}"
 QUOTE_CHARS = 500
 
 SOLVED_CITED_AS = "a solved thread"
+SOLVED_DRAFTED = "Drafted as knowledge: {question}"
+SOLVED_KEPT = "Kept as knowledge {id}: search_history finds it, cited as a solved thread."
+SOLVED_NOT_KEPT = "Not kept as knowledge: {status}."
+SOLVED_STARTED = "Drafting this thread as knowledge; a maintainer approves it on the card."
+SOLVED_ALREADY = "This answer was already marked; its knowledge card is in the thread."
+SOLVED_PRIVATE = "Only threads in public channels become knowledge."
+SOLVED_NOTHING = "That answer is no longer known to Atlas (older than 30 days)."

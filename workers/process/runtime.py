@@ -37,6 +37,7 @@ from workers.errors import BudgetSpent
 from workers.followup import links, subscriptions
 from workers.knowledge import watches
 from workers.knowledge.cited import cited
+from workers.knowledge.entries import RedisSolvedThreads
 from workers.process import platforms
 from workers.runs import lease
 from workers.runs.question_vectors import Embedder
@@ -60,7 +61,7 @@ class JobTools:
     tracker: Tracker
 
     def context(self, run: RunState) -> ToolContext:
-        return ToolContext(corpus=self.corpus, run_id=run.id, tracker=self.tracker)
+        return ToolContext(corpus=self.corpus, run_id=run.id, tracker=self.tracker, solved=RedisSolvedThreads(self.conn))
 
     def stash(self, run: RunState, page_tokens: int) -> RedisStash:
         return RedisStash(self.conn, run.id, page_tokens)
