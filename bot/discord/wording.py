@@ -90,3 +90,5 @@ SHARE_BUTTON = "Share in channel"
 SHARED_BY = "-# Shared by <@{user}> with `/{cmd} {text}`"
 LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
 UNKNOWN_COMMAND = "I don't know that command."
+
+MARK_ANSWER_BUTTON = "Mark as answer"  # beside File as GitHub issue: the thread solved, drafted as knowledge
