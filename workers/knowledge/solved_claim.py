@@ -19,6 +19,24 @@ from workers.runs.state import Origin, RunState
 from workers.runs.store import RUN_TTL_SECONDS
 
 
+def last_answer_key(place: Origin) -> str:
+    return f"atlas:solved:last-answer:{subs.thread_key(place)}"
+
+
+def remember_answer(conn: redis.Redis, run: RunState) -> None:
+    """The thread's latest answer, so a thread marked solved without naming an answer (a Discord forum post's tag)
+    finds the one that solved it; kept as long as runs are."""
+    place = subs.place_of(run)
+    if place is not None and run.answer and run.triage is None and run.filing is None and run.solved is None:
+        conn.set(last_answer_key(place), run.id, ex=RUN_TTL_SECONDS)
+
+
+def answer_in(conn: redis.Redis, place: Origin) -> str:
+    """The run id of the thread's latest answer, '' when Atlas answered nothing there."""
+    raw = conn.get(last_answer_key(place))
+    return raw.decode() if isinstance(raw, bytes) else str(raw or "")
+
+
 def claim_key(source_run: str) -> str:
     return f"atlas:solved:{source_run}"
 

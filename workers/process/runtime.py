@@ -35,7 +35,7 @@ from workers.approvals import gate
 from workers.chat import ChatPlatform
 from workers.errors import BudgetSpent
 from workers.followup import links, subscriptions
-from workers.knowledge import watches
+from workers.knowledge import solved_claim, watches
 from workers.knowledge.cited import cited
 from workers.knowledge.entries import RedisSolvedThreads
 from workers.process import platforms
@@ -156,6 +156,7 @@ class Runtime:
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
             watches.record(self.conn, run, cited(run, corpus), self.settings.knowledge.watch_seconds)  # notes on change
+            solved_claim.remember_answer(self.conn, run)  # a forum post tagged solved finds its answer
         links.subscribe_run(self.conn, subscriptions.tracker_name(self.settings), run)  # filed or linked: the thread follows it
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:
