@@ -55,8 +55,8 @@ class ForumSolved:
         if not added:
             return
         try:
-            forum = event.app.cache.get_guild_channel(thread.parent_id) if isinstance(event.app, hikari.CacheAware) else None
-            forum = forum or await event.app.rest.fetch_channel(thread.parent_id)
+            cached = event.app.cache.get_guild_channel(thread.parent_id) if isinstance(event.app, hikari.CacheAware) else None
+            forum: hikari.PartialChannel = cached or await event.app.rest.fetch_channel(thread.parent_id)
         except hikari.HTTPError as exc:
             log.warning("forum %s: its tags could not be read (%s)", thread.parent_id, type(exc).__name__)
             return

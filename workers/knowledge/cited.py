@@ -60,8 +60,8 @@ def cited(run: RunState, corpus: Corpus) -> list[Cited]:
                 found.setdefault(f"issue:{issue.id}", Cited(f"issue:{issue.id}", f"#{issue.id}", issue.state))
     answer = run.answer or ""
     for path in dict.fromkeys(_read_paths(run)):
-        if corpus.knowledge is not None and path in answer and (item := code_file(corpus, path)) is not None:
-            found.setdefault(item.key, item)
+        if corpus.knowledge is not None and path in answer and (kept := code_file(corpus, path)) is not None:
+            found.setdefault(kept.key, kept)
     return list(found.values())
 
 

@@ -76,7 +76,8 @@ def watched(conn: redis.Redis, window_seconds: int, kinds: tuple[str, ...] = ("d
     """The sources some answer of the window cited, of these kinds; older ones are forgotten here."""
     cutoff = time.time() - window_seconds
     conn.zremrangebyscore(SOURCES, "-inf", cutoff)
-    return [s for s in (text(m) for m in conn.zrangebyscore(SOURCES, cutoff, "+inf")) if s.split(":", 1)[0] in kinds]
+    members = [text(m) for m in conn.zrangebyscore(SOURCES, cutoff, "+inf") if isinstance(m, (bytes, str))]
+    return [s for s in members if s.split(":", 1)[0] in kinds]
 
 
 def of_source(conn: redis.Redis, source: str, window_seconds: int) -> list[Watch]:
