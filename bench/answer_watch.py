@@ -14,8 +14,12 @@ import copy
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.report import Table
+
+if TYPE_CHECKING:
+    from tests.support.triage_inbox_harness import Inbox
 
 THREADS = 5
 GOAL_SECONDS = 60.0
@@ -72,15 +76,13 @@ def run() -> list[Table]:
                   goal=f"every thread told within {GOAL_SECONDS:.0f} s, once; nothing for a redelivery or a re-wrap", met=met)]
 
 
-def _notes(box: object, ts: str, needle: str) -> list[str]:
-    slack = getattr(box, "slack")
-    return [m.get("text", "") for m in copy.deepcopy(slack.thread(CHANNEL, ts)) if needle in m.get("text", "")]
+def _notes(box: Inbox, ts: str, needle: str) -> list[str]:
+    return [m.get("text", "") for m in copy.deepcopy(box.slack.thread(CHANNEL, ts)) if needle in m.get("text", "")]
 
 
-def _finished(box: object, delivery: str) -> bool:
+def _finished(box: Inbox, delivery: str) -> bool:
     """The push job has run: nothing left in the queue and nothing started."""
     from rq import Queue
 
-    conn = getattr(box, "conn")
-    queue = Queue(getattr(box, "settings").queue_name, connection=conn)
+    queue = Queue(box.settings.queue_name, connection=box.conn)
     return queue.count == 0 and not queue.started_job_registry.get_job_ids()
