@@ -115,3 +115,40 @@ def test_a_channels_notes_per_hour_are_kept_and_the_rest_told_later(redis_conn: 
     rt.settings = replace(rt.settings, knowledge=KnowledgeSettings(watch_days=30, notes_per_hour=2))
     changes.check(rt, ("doc",))
     assert [t for t, _ in rt.platform.posted] == ["4.4", "5.5"]
+
+
+def test_a_cited_file_tells_of_a_real_change_only_and_a_thread_following_the_issue_hears_its_notice_alone(
+        redis_conn: redis.Redis, tmp_path: Path) -> None:
+    from datasets import generate, knowledge_generate
+    from datasets.knowledge_files import CODE, REPO
+    from workers.followup import subscriptions as subs
+
+    root = make_dataset(tmp_path / "data")
+    knowledge_generate.write(root, generate.issue_numbers())
+    (root / REPO).write_text(json.dumps({"url": "https://github.com/o/r", "commit": "a" * 40}))
+    corpus = open_corpus(root)
+    assert corpus.knowledge is not None
+    path = next(p for p in corpus.knowledge.paths() if p.endswith(".py"))
+    rt = Parts(redis_conn, _settings(root, tmp_path))
+    run = _answered(root, "6.6")
+    run.items += [{"type": "function_call", "name": "read_file", "call_id": "c3", "arguments": json.dumps({"path": path})},
+                  {"type": "function_call_output", "call_id": "c3", "output": f"{path} lines 1-5"}]
+    run.answer = (run.answer or "") + f" The code is in {path}."
+    kept = cited(run, corpus)
+    assert [c.key for c in kept][-1] == f"file:{path}" and kept[-1].detail
+    watches.record(redis_conn, run, kept, rt.settings.knowledge.watch_seconds)
+    subs.subscribe(redis_conn, "demo", 3, subs.place_of(run), run.id, "linked")  # it follows #3: the close notice tells it
+    source = root / CODE / path
+    text = source.read_text()
+    source.write_text(text.replace("\n", "\n\n", 1) + "   \n")  # blank lines and trailing spaces: no change
+    (root / REPO).write_text(json.dumps({"url": "https://github.com/o/r", "commit": "b" * 40}))
+    assert changes.check(rt, ("file",)) == ""
+    source.write_text(text + "\nADDED = 1\n")
+    (root / REPO).write_text(json.dumps({"url": "https://github.com/o/r", "commit": "c" * 40}))
+    assert changes.check(rt, ("file",)) == "; 1 thread(s) told of a changed source"
+    [(_, note)] = rt.platform.posted
+    assert note.startswith(f"A file this answer cited has changed: {path} (now blob ") and f"/blob/{'c' * 40}/{path}" in note
+    rows = [json.loads(line) for line in (root / "issues" / "issues.jsonl").read_text().splitlines()]
+    rows[2].update(state="closed", closed_at="2025-11-01T09:00:00Z")
+    (root / "issues" / "issues.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert changes.check(rt, ("issue",), {"issue:3"}) == "" and len(rt.platform.posted) == 1
