@@ -31,7 +31,7 @@ log = logging.getLogger("atlas.knowledge")
 RATE_WINDOW_SECONDS = 3600
 
 
-def check(rt: WorkerParts, kinds: tuple[str, ...] = ("doc", "file", "issue"), only: set[str] | None = None) -> str:
+def check(rt: WorkerParts, kinds: tuple[str, ...] = ("doc", "file", "issue", "release"), only: set[str] | None = None) -> str:
     """Tell each watching thread of a cited source that changed; '' when none was told, else a short note for
     the job's result. `only`: just these sources (an issue's webhook)."""
     window = rt.settings.knowledge.watch_seconds
@@ -80,6 +80,11 @@ def note_text(rt: WorkerParts, corpus: Corpus, current: citing.Cited) -> str:
         base, commit = (store.meta("url").rstrip("/"), store.meta("commit")) if store is not None else ("", "")
         said = wording.FILE_CHANGED.format(label=current.label, sha=current.detail[:7])
         return said + (wording.LINK.format(url=f"{base}/blob/{commit}/{rest}") if base and commit else "")
+    if kind == "release":
+        if current.fingerprint == citing.GONE:
+            return wording.RELEASE_GONE.format(label=current.label)
+        said = wording.RELEASE_CHANGED.format(label=current.label)
+        return said + (wording.LINK.format(url=current.detail) if current.detail else "")
     state = "deleted" if current.fingerprint == citing.GONE else current.fingerprint
     url = source_url(current.label, docs_base_url=None, issues_base_url=settings.issues_base_url or (
         f"{settings.github.web_url.rstrip('/')}/{settings.github.repo}/issues" if settings.github is not None else None))

@@ -2,7 +2,7 @@
 by its blob and the hash of its text, each issue by its state (issue 39, "answers corrected when their
 sources change").
 
-Only sources the answer cites (workers/agent/sources.py) and a tool showed: a docs section the run read
+Releases by the hash of their notes. Only sources the answer cites (workers/agent/sources.py) and a tool showed: a docs section the run read
 (`get_doc_section`'s header) or, for a cited page it only searched, the first of its sections search listed;
 a file the run read whose path the answer names. Hashes are of the text with its whitespace collapsed,
 so a change of spacing or line wrapping is no change.
@@ -17,10 +17,12 @@ from dataclasses import dataclass
 
 from tools.corpus import Corpus
 from tools.docsearch.pages import Page, Section
+from workers.agent.sources import unquoted
 from workers.runs.state import RunState
 
 READ = re.compile(r"^\[([a-z0-9][a-z0-9_-]*) § ([^\]\n]+)\]", re.M)  # get_doc_section's header
 LISTED = re.compile(r"^- ([a-z0-9][a-z0-9_-]*) § (.+?) \[", re.M)  # a search_docs hit
+RELEASE = re.compile(r"^(?:- )?release (\S+) \[", re.M)  # search_history's and get_history_item's release header
 GONE = "gone"
 
 
@@ -28,8 +30,8 @@ GONE = "gone"
 class Cited:
     """One source of one answer: `key` names it across answers, `fingerprint` is what it was."""
 
-    key: str  # doc:<doc_id>§<heading>, file:<path>, issue:<number>
-    label: str  # how a note names it: 'setup § Redis', 'src/app.py', '#12'
+    key: str  # doc:<doc_id>§<heading>, file:<path>, issue:<number>, release:<tag>
+    label: str  # how a note names it: 'setup § Redis', 'src/app.py', '#12', 'v3.1.1'
     fingerprint: str
     detail: str = ""  # a file's blob sha
 
@@ -62,7 +64,19 @@ def cited(run: RunState, corpus: Corpus) -> list[Cited]:
     for path in dict.fromkeys(_read_paths(run)):
         if corpus.knowledge is not None and path in answer and (kept := code_file(corpus, path)) is not None:
             found.setdefault(kept.key, kept)
+    for tag in dict.fromkeys(t for texts in (outputs.get("search_history", []), outputs.get("get_history_item", []))
+                             for text in texts for t in RELEASE.findall(text)):
+        if re.search(rf"(?<![\w.-]){re.escape(tag)}(?![\w-])", unquoted(answer)) and (notes := release(corpus, tag)) is not None:
+            found.setdefault(notes.key, notes)
     return list(found.values())
+
+
+def release(corpus: Corpus, tag: str) -> Cited | None:
+    """A release's notes as they are now; None without a knowledge index, GONE when the release is gone."""
+    if corpus.knowledge is None:
+        return None
+    item = corpus.knowledge.item("release", tag)
+    return Cited(f"release:{tag}", tag, digest(item.body) if item is not None else GONE, (item.url or "") if item else "")
 
 
 def doc_section(page: Page, heading: str) -> Cited:
@@ -91,6 +105,8 @@ def now(key: str, corpus: Corpus) -> Cited | None:
         return doc_section(page, heading) if page is not None else Cited(key, f"{doc_id} § {heading}", GONE)
     if kind == "file":
         return code_file(corpus, rest)
+    if kind == "release":
+        return release(corpus, rest)
     if kind == "issue" and rest.isdigit():
         issue = corpus.issues.get(int(rest))
         return Cited(key, f"#{rest}", issue.state if issue is not None else GONE)

@@ -72,7 +72,7 @@ def record(conn: redis.Redis, run: RunState, sources: list[Cited], window_second
     return len(sources)
 
 
-def watched(conn: redis.Redis, window_seconds: int, kinds: tuple[str, ...] = ("doc", "file", "issue")) -> list[str]:
+def watched(conn: redis.Redis, window_seconds: int, kinds: tuple[str, ...] = ("doc", "file", "issue", "release")) -> list[str]:
     """The sources some answer of the window cited, of these kinds; older ones are forgotten here."""
     cutoff = time.time() - window_seconds
     conn.zremrangebyscore(SOURCES, "-inf", cutoff)

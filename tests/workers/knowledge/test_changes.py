@@ -152,3 +152,33 @@ def test_a_cited_file_tells_of_a_real_change_only_and_a_thread_following_the_iss
     rows[2].update(state="closed", closed_at="2025-11-01T09:00:00Z")
     (root / "issues" / "issues.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     assert changes.check(rt, ("issue",), {"issue:3"}) == "" and len(rt.platform.posted) == 1
+
+
+def test_a_cited_release_tells_when_its_notes_change(redis_conn: redis.Redis, tmp_path: Path) -> None:
+    from datasets import generate, knowledge_generate
+    from datasets.knowledge_files import RELEASES, REPO
+    from tools.history_tools import header
+
+    root = make_dataset(tmp_path / "data")
+    knowledge_generate.write(root, generate.issue_numbers())
+    (root / REPO).write_text(json.dumps({"url": "https://github.com/o/r", "commit": "a" * 40}))
+    corpus = open_corpus(root)
+    assert corpus.knowledge is not None
+    shipped = corpus.knowledge.releases()[-1]
+    rt = Parts(redis_conn, _settings(root, tmp_path))
+    run = RunState(question="which release fixed it?", origin=Origin(kind="slack", team="T1", channel="C1", message_ts="7.7"))
+    run.items = [{"type": "function_call", "name": "search_history", "call_id": "c1", "arguments": "{}"},
+                 {"type": "function_call_output", "call_id": "c1", "output": f"History matching \"x\":\n- {header(shipped)}"}]
+    run.answer = f"It shipped in {shipped.tag}."
+    kept = cited(run, corpus)
+    assert [c.key for c in kept] == [f"release:{shipped.tag}"]
+    watches.record(redis_conn, run, kept, rt.settings.knowledge.watch_seconds)
+    lines = (root / RELEASES).read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    for row in rows:
+        if row.get("tag") == shipped.tag:
+            row["body"] = str(row.get("body") or "") + "\n\nAlso: the scheduler no longer drifts."
+    (root / RELEASES).write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    (root / REPO).write_text(json.dumps({"url": "https://github.com/o/r", "commit": "b" * 40}))
+    assert changes.check(rt, ("release",)) == "; 1 thread(s) told of a changed source"
+    assert rt.platform.posted[0][1].startswith(f"The notes of a release this answer cited have changed: {shipped.tag}.")
