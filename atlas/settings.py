@@ -21,6 +21,7 @@ from atlas.console_settings import ConsoleSettings, console_from_env
 from atlas.env_values import EnvValues, assistant_prompts, mcp_token, price_parts, redis_url, retention_days
 from atlas.errors import ConfigError as ConfigError  # raised by from_env, so importable beside Settings
 from atlas.help_settings import HelpSettings, help_from_env
+from atlas.knowledge_settings import KnowledgeSettings, knowledge_from_env
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
 from atlas.project_settings import project_from_env as _project_from_env
 from atlas.run_limits import DEFAULT_WORKER_CONCURRENCY, TOOL_TIMEOUT_SECONDS, Budget, DraftBudget, worker_concurrency
@@ -120,6 +121,7 @@ class Settings:
     triage: TriageSettings = field(default_factory=TriageSettings)  # the triage inbox (atlas/triage_settings.py)
     help: HelpSettings = field(default_factory=HelpSettings)  # help channels (atlas/help_settings.py)
     console: ConsoleSettings = field(default_factory=ConsoleSettings)  # `/console/` (atlas/console_settings.py)
+    knowledge: KnowledgeSettings = field(default_factory=KnowledgeSettings)  # watched answers, solved threads
 
     @property
     def lookup_command(self) -> str:
@@ -249,6 +251,7 @@ class Settings:
             triage=triage_from_env(get, flag, positive),
             help=help_from_env(get),
             console=console_from_env(get, number),
+            knowledge=knowledge_from_env(get, number),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:

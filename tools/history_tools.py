@@ -13,6 +13,7 @@ from tools.errors import ToolError
 from tools.fts_query import searchable
 from tools.knowledge_store import Item, KnowledgeStore
 from tools.results import cut
+from tools.solved_threads import lines as solved_lines
 
 MAX_QUERY_CHARS = 300
 SNIPPET_CHARS = 320
@@ -41,18 +42,23 @@ class FindFixArgs(BaseModel):
 
 
 def search_history(args: SearchHistoryArgs, ctx: ToolContext) -> str | ToolError:
-    """Search the project's pull requests (what changed and why), release notes (what shipped when) and GitHub Discussions (community questions, with the accepted answer). Each hit: kind, number or tag, title, date, URL and the matching lines. Use it for "which release fixed / added X", "why was X changed", or questions the community already discussed. Not for bug reports: use search_issues; not for how-to: use search_docs."""
+    """Search the project's pull requests (what changed and why), release notes (what shipped when), GitHub Discussions (community questions, with the accepted answer) and solved chat threads maintainers approved. Each hit: kind, number or tag, title, date, URL and the matching lines. Use it for "which release fixed / added X", "why was X changed", or questions the community already discussed. Not for bug reports: use search_issues; not for how-to: use search_docs."""
     store = ctx.corpus.knowledge
-    if store is None or store.item_count() == 0:
+    has_items = store is not None and store.item_count() > 0
+    if not has_items and ctx.solved is None:
         return NOTHING
     query = searchable(args.query, MAX_QUERY_CHARS, "words from the question, e.g. 'reconnect storm' or 'ORB-1202'")
     if isinstance(query, ToolError):
         return query
-    found = store.search_items(query, args.kind, args.limit)
+    solved = ctx.solved.search(query, args.limit) if ctx.solved is not None and args.kind is None else []
+    found = store.search_items(query, args.kind, args.limit) if store is not None and has_items else []
     scope = f" ({args.kind})" if args.kind else ""
-    if not found:
-        return f'Nothing{scope} matches "{query}". Try other words' + (", or kind null." if args.kind else ".")
+    if not found and not solved:
+        return NOTHING if not has_items else f'Nothing{scope} matches "{query}". Try other words' + (
+            ", or kind null." if args.kind else ".")
     lines = [f'History{scope} matching "{query}", best first (read one with get_history_item):']
+    for entry in solved:  # what a maintainer approved from a solved thread (workers/knowledge/)
+        lines += solved_lines(entry, SNIPPET_CHARS * 2)
     for item in found:
         lines.append("- " + header(item))
         lines += [f"  {ln}" for ln in _snippet(item, query)]

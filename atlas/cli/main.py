@@ -80,6 +80,10 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         from atlas.cli.show_run import show
 
         return show(settings, args.run_id, as_json=args.json)
+    if args.command == "knowledge":
+        from atlas.cli.knowledge import run as knowledge
+
+        return knowledge(settings, args.action, args.entry_id)
     if args.command == "audit":
         return _audit(settings, issue=args.issue, user=args.user, limit=args.limit, as_json=args.json)
     if args.command == "dataset":

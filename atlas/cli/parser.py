@@ -59,6 +59,10 @@ def parser() -> argparse.ArgumentParser:
     runs.add_argument("run_id", help="the run id (in the thread's note, the logs, or `atlas ask --json`)")
     runs.add_argument("--json", action="store_true", help="print the run as one JSON object")
 
+    knowledge = command("knowledge", "the solved threads kept as knowledge: list them, or forget one")
+    knowledge.add_argument("action", choices=["list", "forget"], help="what to do")
+    knowledge.add_argument("entry_id", nargs="?", help="the entry to forget (K..., from `atlas knowledge list`)")
+
     audit = command("audit", "side-effect requests, decisions and results, newest first")
     audit.add_argument("--issue", type=int, default=None, help="only entries about this issue number")
     audit.add_argument("--user", default=None, help="only entries this Slack user requested or decided")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 
 import redis
 
@@ -16,6 +17,7 @@ from atlas.connection import connect
 from atlas.settings import Settings
 from workers.errors import RunNotFound
 from workers.followup import subscriptions
+from workers.knowledge import watches
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
@@ -30,6 +32,7 @@ def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
         conn = connect(settings)
         run = RunStore(conn).load(run_id)
         following = [f"{tracker}#{number}" for tracker, number in subscriptions.of_run(conn, run)]
+        notes = watches.notes_of(conn, run.id)  # cited sources that changed since, told in the thread
     except RunNotFound:
         print(f"atlas runs show: no run {run_id!r} (unknown, or older than 30 days)", file=sys.stderr)
         return 1
@@ -40,13 +43,13 @@ def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
         triage = {"triage": run.triage.model_dump()} if run.triage is not None else {}  # what was suggested, each action's fate
         filing = {"filing": run.filing.model_dump()} if run.filing is not None else {}
         print(json.dumps({**result_json(run), "question": run.question, "undelivered": run.surface.undelivered, **triage, **filing,
-                          "subscriptions": following}, indent=2))
+                          "subscriptions": following, "source_notes": notes}, indent=2))
     else:
-        print(describe(run, following))
+        print(describe(run, following, notes))
     return 0
 
 
-def describe(run: RunState, following: list[str] | None = None) -> str:
+def describe(run: RunState, following: list[str] | None = None, notes: list[dict[str, str]] | None = None) -> str:
     """Header lines (question, where it came from, status, delivery), then the answer as `atlas ask` prints it."""
     origin = run.origin
     where = f"Slack {origin.channel} thread {origin.thread_ts or origin.message_ts}" if origin.kind == "slack" else origin.kind
@@ -62,4 +65,10 @@ def describe(run: RunState, following: list[str] | None = None) -> str:
         lines.append(f"note: {UNDELIVERED.get(undelivered, undelivered)}")
     if following:  # the thread hears when these close or a release mentions them (workers/followup/)
         lines.append(f"subscribed to: {', '.join(following)}")
+    lines += [f"source changed, told: {note['label']} ({_when(note)})" for note in notes or []]  # workers/knowledge/
     return "\n".join([*lines, "", render(run)])
+
+
+def _when(note: dict[str, str]) -> str:
+    """When a note was posted, in UTC."""
+    return datetime.fromtimestamp(float(note.get("at") or 0), tz=UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -2,7 +2,7 @@
 page is served without a session (a session cookie, or `Authorization: Bearer <ATLAS_CONSOLE_TOKEN>`).
 
 Built once per web process by `console(settings)`, None when no way in is configured. Pages are GETs that
-read Redis with bounded queries; the only POSTs sign in and out, each with a CSRF token.
+read Redis with bounded queries; the only POSTs sign in and out and forget a solved thread, each with a CSRF token.
 """
 
 from __future__ import annotations
@@ -86,6 +86,10 @@ class Console:
             return Response.redirect(f"{PREFIX}/signin")
         if req.path == "/signout" and req.method == "POST":
             return self.signout(req, session)
+        if req.path == "/knowledge/forget" and req.method == "POST":  # a solved thread forgotten (knowledge_page.py)
+            from bot.console import knowledge_page
+
+            return knowledge_page.forget(self.conn, req, session, PREFIX)
         if req.method not in ("GET", "HEAD"):
             return Response.plain("method not allowed\n", 405)
         if req.path == "/":

@@ -1,6 +1,6 @@
 """The console's page shell: a viewport for phones, one small stylesheet, the navigation, sign-out.
 
-No script at all: pages are links and GET forms; the only POSTs are signing in and out.
+No script at all: pages are links and GET forms; the only POSTs are signing in and out and forgetting a solved thread.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from bot.console.sessions import Session
 from bot.console.web import esc
 
 NAV = (("runs", "Runs"), ("usage", "Cost and use"), ("gaps", "Coverage gaps"), ("approvals", "Approvals and triage"),
-       ("health", "Health"))
+       ("knowledge", "Knowledge"), ("health", "Health"))
 
 STYLE = """
 :root { color-scheme: light dark; --line: #8884; --muted: #777; --accent: #3a6ea5; }

@@ -6,7 +6,7 @@ Why hikari: a maintained asyncio library whose REST base URL is a constructor ar
 (`rest_url`, which also yields the Gateway URL via `/gateway/bot`), so a stand-in needs no patching;
 intents are explicit; it installs with nothing but aiohttp, attrs, colorlog and multidict.
 
-Intents: GUILD_MESSAGES only. Without the privileged MESSAGE_CONTENT intent Discord still sends the
+Intents: GUILD_MESSAGES, and GUILDS for THREAD_UPDATE (a forum post tagged solved, bot/discord/forum_solved.py). Without the privileged MESSAGE_CONTENT intent Discord still sends the
 content of messages that mention the bot, which is all Atlas reads. With help channels
 (ATLAS_DISCORD_HELP_CHANNELS, bot/discord/help_channels.py) it asks for MESSAGE_CONTENT too (posts
 there mention nobody) and GUILDS (the Gateway's cache then knows each thread's parent, so messages
@@ -32,12 +32,13 @@ from atlas.errors import ConfigError
 from atlas.settings import Settings
 from bot.deps import bot_redis
 from bot.discord import intake, wording
+from bot.discord.forum_solved import ForumSolved
 from bot.discord.help_channels import HelpChannels, HelpMessage
 from workers.runs.state import Origin
 
 log = logging.getLogger("atlas.discord.gateway")
 
-INTENTS = hikari.Intents.GUILD_MESSAGES
+INTENTS = hikari.Intents.GUILD_MESSAGES | hikari.Intents.GUILDS  # GUILDS: THREAD_UPDATE, a forum post tagged solved
 HELP_INTENTS = INTENTS | hikari.Intents.MESSAGE_CONTENT | hikari.Intents.GUILDS
 PERSON_MESSAGES = frozenset({hikari.MessageType.DEFAULT, hikari.MessageType.REPLY})  # not joins, pins, boosts...
 MAX_QUESTION_CHARS = 4000
@@ -177,7 +178,9 @@ def build_bot(settings: Settings) -> hikari.GatewayBot:
                                 banner=None, logs=None, suppress_optimization_warning=True)
     except ValueError:
         raise ConfigError("DISCORD_BOT_TOKEN is not a bot token (copy it again from the Bot page)") from None
-    bot.subscribe(hikari.GuildMessageCreateEvent, Gateway(settings, bot_redis(settings)).on_message)
+    conn = bot_redis(settings)
+    bot.subscribe(hikari.GuildMessageCreateEvent, Gateway(settings, conn).on_message)
+    bot.subscribe(hikari.GuildThreadUpdateEvent, ForumSolved(settings, conn).on_thread_update)  # tagged solved: knowledge
     return bot
 
 

@@ -23,7 +23,7 @@ from typing import Any, assert_never
 import redis
 
 from bot import feedback, lookups
-from bot.discord import commands, file_issue, intake, render, triage_controls, wording
+from bot.discord import commands, file_issue, intake, render, solved, triage_controls, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.cards import decided_payload
 from bot.discord.replies import (
@@ -157,6 +157,8 @@ class Interactions:
                 return self.vote(custom_id[len(render.FEEDBACK_PREFIX):], str(user.get("id") or ""))
             if custom_id.startswith(render.FILE_ISSUE_PREFIX):
                 return file_issue.click(self.conn, self.settings.queue_name, payload, custom_id.removeprefix(render.FILE_ISSUE_PREFIX))
+            if custom_id.startswith(render.MARK_ANSWER_PREFIX):
+                return solved.click(self.conn, self.settings.queue_name, payload, custom_id.removeprefix(render.MARK_ANSWER_PREFIX))
             if custom_id.startswith(render.APPROVE_PREFIX):
                 return self.decide(payload, custom_id[len(render.APPROVE_PREFIX):], "approved")
             if custom_id.startswith(render.DENY_PREFIX):

@@ -34,6 +34,7 @@ APPROVE_PREFIX = "atlas_approval_approve:"
 DENY_PREFIX = "atlas_approval_deny:"
 FEEDBACK_PREFIX = "atlas_feedback:"
 SHARE_PREFIX = "atlas_share:"
+MARK_ANSWER_PREFIX = "atlas_mark_answer:"  # "Mark as answer": the thread solved, drafted as knowledge (bot/discord/solved.py)
 FILE_ISSUE_PREFIX = "atlas_file_issue:"  # "File as GitHub issue" beside the feedback buttons (workers/followup/filing.py)
 BUTTON_PRIMARY, BUTTON_SECONDARY, BUTTON_SUCCESS, BUTTON_DANGER = 1, 2, 3, 4
 _MARKDOWN = re.compile(r"([\\*_~`|>#\-\[\]()<:])")
@@ -82,7 +83,7 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
         parts.append(tail)
     messages: list[dict[str, Any]] = [{"content": part} for part in parts]
     if not failed:
-        messages[-1]["components"] = feedback_row(run.id, fileable=run.triage is None and run.filing is None)
+        messages[-1]["components"] = feedback_row(run.id, fileable=run.triage is None and run.filing is None and run.solved is None)
     return messages
 
 
@@ -123,7 +124,8 @@ def feedback_row(run_id: str, up: int = 0, down: int = 0, *, fileable: bool = Tr
          "custom_id": f"{FEEDBACK_PREFIX}{run_id}:up"},
         {"type": 2, "style": BUTTON_SECONDARY, "label": label(wording.FEEDBACK_DOWN, down), "emoji": {"name": "\U0001f44e"},
          "custom_id": f"{FEEDBACK_PREFIX}{run_id}:down"},
-        *([{"type": 2, "style": BUTTON_SECONDARY, "label": common.FILE_ISSUE_BUTTON, "custom_id": f"{FILE_ISSUE_PREFIX}{run_id}"}]
+        *([{"type": 2, "style": BUTTON_SECONDARY, "label": common.FILE_ISSUE_BUTTON, "custom_id": f"{FILE_ISSUE_PREFIX}{run_id}"},
+           {"type": 2, "style": BUTTON_SECONDARY, "label": wording.MARK_ANSWER_BUTTON, "custom_id": f"{MARK_ANSWER_PREFIX}{run_id}"}]
           if fileable else []),
     ]}]
 

@@ -30,6 +30,7 @@ APPROVAL_TITLE = {
     "post_comment": "\U0001f4ac **Atlas wants to comment on an issue**",
     "close_issue": "\U0001f512 **Atlas wants to close an issue**",
     "create_issue": "\U0001f4dd **Atlas wants to file a new issue**",
+    "add_knowledge": "\U0001f4da **Atlas wants to keep this solved thread as knowledge**",
 }
 APPROVAL_TITLE_OTHER = "\u270b **Atlas wants to run `{name}`**"
 APPROVAL_ISSUE = "**Issue:** {link} ({state})"
@@ -91,3 +92,5 @@ SHARE_BUTTON = "Share in channel"
 SHARED_BY = "-# Shared by <@{user}> with `/{cmd} {text}`"
 LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
 UNKNOWN_COMMAND = "I don't know that command."
+
+MARK_ANSWER_BUTTON = "Mark as answer"  # beside File as GitHub issue: the thread solved, drafted as knowledge

@@ -20,7 +20,7 @@ from atlas.settings import Settings
 from bot import feedback
 from bot.after_ack import InFlight
 from bot.deps import Deps, build
-from bot.slack import approvals, assistant, commands, file_issue, help_channels, mentions
+from bot.slack import approvals, assistant, commands, file_issue, help_channels, mentions, solved
 from bot.slack.triage_edits import TriageEdits
 
 log = logging.getLogger("atlas.bot")
@@ -65,6 +65,7 @@ def create_app(settings: Settings, deps: Deps | None = None, *, socket_mode: boo
     commands.register(app, deps)
     feedback.register(app, deps)
     file_issue.register(app, deps)
+    solved.register(app, deps)  # "Mark as answer" and a maintainer's ✅: a solved thread drafted as knowledge
     policy, directory = approvals.register(app, deps)
     app.use(TriageEdits(deps, policy, directory))  # a triage card's choices: the same policy as its Approve
     return app

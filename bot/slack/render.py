@@ -37,6 +37,7 @@ PLACEHOLDER_TASKS = 25
 FEEDBACK_ACTION = "atlas_feedback"
 FEEDBACK_BUTTON_ACTIONS = (f"{FEEDBACK_ACTION}_up", f"{FEEDBACK_ACTION}_down")  # the classic buttons' ids
 FILE_ISSUE_ACTION = "atlas_file_issue"  # "File as GitHub issue" under an answer (bot/slack/file_issue.py)
+MARK_ANSWER_ACTION = "atlas_mark_answer"  # "Mark as answer" under an answer (bot/slack/solved.py)
 
 
 @dataclass(frozen=True)
@@ -126,13 +127,15 @@ def _tail(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_
 
 def fileable(run: RunState) -> bool:
     """An answer a thread may be filed from: a finished question's, not a triage card's or a filing's own note."""
-    return run.status in ("done", "partial") and run.triage is None and run.filing is None
+    return run.status in ("done", "partial") and run.triage is None and run.filing is None and run.solved is None
 
 
 def file_issue_block(run_id: str) -> ActionsBlock:
-    """The "File as GitHub issue" button; its value is only the run id (the click drafts, an approver files)."""
+    """The "File as GitHub issue" and "Mark as answer" buttons; their value is only the run id (the click drafts, an
+    approver files the issue or keeps the thread as knowledge, bot/slack/solved.py)."""
     return ActionsBlock(block_id="atlas_file_issue", elements=[
-        ButtonElement(text=run_words.FILE_ISSUE_BUTTON, action_id=FILE_ISSUE_ACTION, value=run_id)])
+        ButtonElement(text=run_words.FILE_ISSUE_BUTTON, action_id=FILE_ISSUE_ACTION, value=run_id),
+        ButtonElement(text=wording.MARK_ANSWER_BUTTON, action_id=MARK_ANSWER_ACTION, value=run_id)])  # solved: knowledge
 
 
 def feedback_block(run_id: str) -> ContextActionsBlock:

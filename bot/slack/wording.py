@@ -88,6 +88,7 @@ APPROVAL_TITLE = {
     "post_comment": ":speech_balloon: Atlas wants to comment on an issue",
     "close_issue": ":lock: Atlas wants to close an issue",
     "create_issue": ":memo: Atlas wants to file a new issue",
+    "add_knowledge": ":books: Atlas wants to keep this solved thread as knowledge",
 }
 APPROVAL_TITLE_OTHER = ":raised_hand: Atlas wants to run `{name}`"
 APPROVAL_FALLBACK_TEXT = "Approval needed: {name} on #{issue}"
@@ -142,3 +143,5 @@ APPROVAL_UNCONFIRMED = (":warning: Atlas couldn't confirm that click (its store 
 EDIT_EXPIRED = ("Slack gave up on opening the reply editor: it must open within 3 seconds of the click, and that "
                 "passed. Click Edit again.")
 EDIT_FAILED = "Slack could not open the reply editor just now. Click Edit again in a moment."
+
+MARK_ANSWER_BUTTON = "Mark as answer"  # under an answer: the thread is solved, drafted as knowledge (bot/slack/solved.py)

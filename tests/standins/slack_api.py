@@ -103,6 +103,7 @@ class SlackAPI(LoopbackHTTP):
         self.assistant_threads: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, thread_ts) -> title, prompts
         self.stop_next_append = False  # see stop_at_next_append
         self.removed: set[str] = set()  # channels Atlas was removed from: chat.* there answers not_in_channel
+        self.private: set[str] = set()  # private channels: conversations.info says is_private (D...: a direct message)
         self.openid = OpenID()  # Sign in with Slack (tests/standins/slack_openid.py)
         self.history = HistoryTier()  # the app's rate-limit tier for history reads (tests/standins/slack_limits.py)
         self.triggers = Triggers()  # trigger_ids issued with interactions, for views.open
@@ -269,6 +270,14 @@ class SlackAPI(LoopbackHTTP):
             return history(self.messages, self.history.paged(args))
         if method == "conversations.replies":
             return replies(self.messages, self.history.paged(args))
+        if method == "conversations.info":  # the conversation object's type flags, as Slack documents them
+            problem = require(args, "channel")
+            if problem:
+                return problem
+            channel, im = str(args["channel"]), str(args["channel"]).startswith("D")
+            private = channel in self.private
+            return {"ok": True, "channel": {"id": channel, "is_channel": not im and not private, "is_group": private, "is_im": im,
+                                            "is_mpim": False, "is_private": private or im, "is_archived": False}}
         if method == "views.open":
             return require(args, "trigger_id", "view") or self.triggers.problem(str(args["trigger_id"])) \
                 or view_problem(args["view"]) or {"ok": True, "view": {

@@ -117,6 +117,15 @@ def channel_message(text: str, *, channel: str, user: str = "U0ALICE", ts: str |
     return _callback(event, eid)
 
 
+def reaction_added(reaction: str, *, channel: str, ts: str, user: str = "U0ALICE", item_user: str = BOT_USER,
+                   eid: str | None = None) -> dict[str, Any]:
+    """A `reaction_added` event callback: `user` reacted with `reaction` to the message `ts` in `channel`."""
+    now = f"{time.time():.6f}"
+    event: dict[str, Any] = {"type": "reaction_added", "user": user, "reaction": reaction, "item_user": item_user,
+                             "item": {"type": "message", "channel": channel, "ts": ts}, "event_ts": now}
+    return _callback(event, eid)
+
+
 def assistant_thread_started(*, channel: str = "D0ALICE", thread_ts: str, user: str = "U0ALICE",
                              context_channel: str | None = "C0GENERAL", eid: str | None = None) -> dict[str, Any]:
     """`assistant_thread_started`: the person opened the app's split view (see SlackAPI.open_assistant_thread)."""

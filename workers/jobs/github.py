@@ -41,8 +41,11 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
     gh, folder = rt.settings.github, rt.settings.data_dir
     if gh is None:
         return "ignored: no GitHub repository configured"
-    if event == "push":
-        return _push(gh, folder, payload)
+    if event == "push":  # then a thread whose answer cited a changed section or file hears of it
+        from workers.knowledge import changes
+
+        done = _push(gh, folder, payload)
+        return done + ("" if done.startswith("ignored") else changes.check(rt, ("doc", "file")))
     if event == "release":  # nothing to store: a subscribed thread hears of an issue the notes mention
         from workers.followup import notices
 
@@ -81,7 +84,7 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
 
     # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once either way.
     triaged = on_event(rt, gh.repo, event, action, payload, fingerprint)
-    told = _closed_notices(rt, folder, event, action, payload)
+    told = _closed_notices(rt, folder, event, action, payload) + _cited_issue(rt, event, payload)
     return (f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}") + triaged + told
 
 
@@ -101,6 +104,16 @@ def _closed_notices(rt: Any, folder: Any, event: str, action: str, payload: dict
             store.close()
         original = stored.get("duplicate_of") or notices.duplicate_in(stored.get("comments") or [])
     return notices.on_event(rt, event, action, payload, original)
+
+
+def _cited_issue(rt: Any, event: str, payload: dict[str, Any]) -> str:
+    """An issue an answer cited whose state changed: its thread hears once (workers/knowledge/changes.py)."""
+    number = (payload.get("issue") or {}).get("number")
+    if event != "issues" or not isinstance(number, int):
+        return ""
+    from workers.knowledge import changes
+
+    return changes.check(rt, ("issue",), {f"issue:{number}"})
 
 
 def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
@@ -154,7 +167,10 @@ def periodic_sync() -> str:
             run_script(rt.conn, _RELEASE, [lock], [token])
         if report.stopped:
             log.warning("periodic sync of %s stopped: %s", gh.repo, report.stopped)
-        return f"synced: {report.requests} requests, {report.not_modified} not modified"
+        from workers.knowledge import changes
+
+        told = changes.check(rt)  # what the sync changed that an answer cited
+        return f"synced: {report.requests} requests, {report.not_modified} not modified" + told
     finally:
         schedule(rt.conn, Queue(rt.settings.queue_name, connection=rt.conn), gh, force=True)
 

@@ -71,9 +71,8 @@ def continue_run(run_id: str) -> str | Retry:
     return status
 
 
-def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> str:
-    """`fence` (the lease's check) runs before every save and post, and raises LeaseLost once another job took the run."""
-    run = rt.store.load(run_id)
+def _special(rt: runtime.Runtime, run: RunState, fence: Callable[[], None]) -> str | None:
+    """A run that is no question: its own flow's status, else None."""
     if run.triage is not None:  # the triage inbox: no thread; its card and its actions only (a model only if configured, under its own budget)
         from workers.inbox.job import proceed
 
@@ -82,6 +81,19 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
         from workers.followup import filing
 
         return filing.proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
+    if run.solved is not None:  # a solved thread drafted as knowledge: its one approval
+        from workers.knowledge import solved
+
+        return solved.proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
+    return None
+
+
+def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> str:
+    """`fence` (the lease's check) runs before every save and post, and raises LeaseLost once another job took the run."""
+    run = rt.store.load(run_id)
+    special = _special(rt, run, fence)
+    if special is not None:
+        return special
     reporter = Fenced(reporter_for(rt, run), fence)
     if run.final:
         # A re-delivery (the answer failed to post, or the worker died after saving it): surfaces

@@ -35,6 +35,9 @@ from workers.approvals import gate
 from workers.chat import ChatPlatform
 from workers.errors import BudgetSpent
 from workers.followup import links, subscriptions
+from workers.knowledge import solved_claim, watches
+from workers.knowledge.cited import cited
+from workers.knowledge.entries import RedisSolvedThreads
 from workers.process import platforms
 from workers.runs import lease
 from workers.runs.question_vectors import Embedder
@@ -58,7 +61,7 @@ class JobTools:
     tracker: Tracker
 
     def context(self, run: RunState) -> ToolContext:
-        return ToolContext(corpus=self.corpus, run_id=run.id, tracker=self.tracker)
+        return ToolContext(corpus=self.corpus, run_id=run.id, tracker=self.tracker, solved=RedisSolvedThreads(self.conn))
 
     def stash(self, run: RunState, page_tokens: int) -> RedisStash:
         return RedisStash(self.conn, run.id, page_tokens)
@@ -152,6 +155,8 @@ class Runtime:
             pages = corpus.docs.pages
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
+            watches.record(self.conn, run, cited(run, corpus), self.settings.knowledge.watch_seconds)  # notes on change
+            solved_claim.remember_answer(self.conn, run)  # a forum post tagged solved finds its answer
         links.subscribe_run(self.conn, subscriptions.tracker_name(self.settings), run)  # filed or linked: the thread follows it
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:

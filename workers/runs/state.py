@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from workers.runs.filing_record import FilingRecord
+from workers.runs.solved_record import SolvedRecord
 from workers.runs.surfaces import RunSurface, for_platform
 from workers.runs.triage_record import TriageRecord
 
@@ -138,6 +139,7 @@ class RunState(BaseModel):
     handoff: str | None = None
     triage: TriageRecord | None = None  # a triage run (workers/inbox/): the issue, its suggestions, each action
     filing: FilingRecord | None = None  # a filing run (workers/followup/filing.py): a thread drafted as an issue
+    solved: SolvedRecord | None = None  # a solved-thread run (workers/knowledge/solved.py): a thread drafted as knowledge
     # True: never filed in the console's index (workers/runs/run_index.py), so its first filing takes it out of no
     # other status; set where a run is made, cleared in the record written before its first filing. False (records
     # of older versions, or filed already): a filing takes it out of every other status.

@@ -17,7 +17,7 @@ from bot.console.app import console
 from tests.support.console_harness import TOKEN, Served, finished_run, served
 from tests.support.processes import atlas_serve
 
-PAGES = ["/", "/runs", "/health", "/usage", "/gaps", "/gaps.csv", "/approvals", "/runs/{id}", "/runs?status=done"]
+PAGES = ["/", "/runs", "/health", "/usage", "/gaps", "/gaps.csv", "/approvals", "/knowledge", "/runs/{id}", "/runs?status=done"]
 
 
 def test_every_page_refuses_without_a_session(redis_url: str, redis_conn: redis.Redis) -> None:
