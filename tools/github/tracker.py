@@ -23,6 +23,7 @@ from tools.github import refusals
 from tools.github.calls import RepositoryCalls, json_array, json_object
 from tools.tracker import CloseReason, IssueRef
 
+READ_METADATA = "Metadata: read"  # what GitHub's collaborator permission endpoint needs
 SETTLE_PAGES = 3  # an issue filed in doubt is among the newest 300 (the settle runs right after the write)
 DUPLICATE_FALLBACK = "GitHub did not accept closing as a duplicate here, so Atlas commented \"Duplicate of #{original}\" and closed it as not planned."
 
@@ -57,6 +58,13 @@ class GitHubTracker(RepositoryCalls):
             if 'rel="next"' not in response.headers.get("link", ""):
                 return sorted(names)
             page += 1
+
+    def permission(self, login: str) -> str:
+        """`login`'s base role on the repository (admin, write, read or none), whatever their org membership's
+        visibility: a webhook's author_association says CONTRIBUTOR for a private member (issue 35 item 10)."""
+        response = self._call(lambda: self.github.rest.repos.get_collaborator_permission_level(self.gh.owner, self.gh.name, login),
+                              "read a user's permission on", READ_METADATA)
+        return str(json_object(response).get("permission") or "none")
 
     # -- writes ------------------------------------------------------------------------------------
     def add_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:

@@ -26,7 +26,7 @@ from workers.approvals import gate
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
 from workers.inbox import actions as triage_actions
-from workers.inbox import maintainers
+from workers.inbox import learning, maintainers
 from workers.parts import WorkerParts
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
@@ -173,6 +173,7 @@ def _apply_decided(rt: WorkerParts, run: RunState, record: TriageRecord) -> None
             waiting.append(call)
             continue
         action.decider = approval.decider_label if approval.status != "expired" else ""
+        learning.card_decision(rt.conn, record, action, approval)  # before the run: `action.arguments` is what was offered
         if approval.status == "approved":
             ctx = ctx or ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
                                      run_id=run.id, tracker=rt.tracker)
