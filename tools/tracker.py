@@ -45,6 +45,7 @@ class IssueRef:
     url: str | None
     duplicate_of: int | None = None
     note: str | None = None  # something the maintainer should know about how the write was done
+    state_reason: str | None = None  # GitHub's: completed, not_planned, duplicate, reopened (None where unknown)
 
 
 class Tracker(Protocol):

@@ -214,7 +214,8 @@ class GitHubTracker(RepositoryCalls):
     def _ref(self, raw: dict[str, Any], duplicate_of: int | None = None) -> IssueRef:
         return IssueRef(int(raw["number"]), str(raw.get("title") or ""), str(raw.get("state") or "open"),
                         tuple(sorted(str(label["name"]) for label in raw.get("labels") or [])),
-                        raw.get("html_url") or self.url(int(raw["number"])), duplicate_of)
+                        raw.get("html_url") or self.url(int(raw["number"])), duplicate_of,
+                        state_reason=raw.get("state_reason") if isinstance(raw.get("state_reason"), str) else None)
 
 
 def _put_issue(store: github_store.Store, raw: dict[str, Any], number: int, duplicate_of: int | None) -> None:

@@ -26,7 +26,7 @@ from workers.approvals import gate
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
 from workers.inbox import actions as triage_actions
-from workers.inbox import learning, maintainers
+from workers.inbox import learning, maintainers, originals
 from workers.parts import WorkerParts
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
@@ -97,13 +97,11 @@ def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolC
         record.title, record.url = issue.title, issue.url
     if not record.author:  # `atlas triage N --post`: the tracker's record says who opened it
         record.author = _author(rt, record.issue)
-    first = rt.tracker.issue(found.duplicates[0].id) if found.duplicates else None
-    original = {"id": first.number, "title": first.title, "url": first.url} if first is not None else {}
     figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
-    record.suggestions = {**found.as_json(), "by": by, "original": original, "label_evidence": {s.name: s.evidence for s in found.labels},
+    record.suggestions = {**found.as_json(), "by": by, "original": {}, "label_evidence": {s.name: s.evidence for s in found.labels},
                           "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)},
                           "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home)}
-    return triage_actions.build(found, issue, rt.tracker.known_labels(), rt.settings.triage)
+    return originals.point(rt, engine, record, triage_actions.build(found, issue, rt.tracker.known_labels(), rt.settings.triage))
 
 
 def _suggest(rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecord, ctx: ToolContext) -> tuple[Suggestions, str]:
@@ -198,7 +196,7 @@ def _run(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, 
     calls: list[PendingCall] = []
     if action.tool == "close_issue":
         original = int(action.arguments["duplicate_of"])
-        body = triage_actions.duplicate_comment(original, who, where)
+        body = triage_actions.duplicate_comment(original, who, where, (run.triage.suggestions.get("original") if run.triage else None) or {})
         calls.append(call.model_copy(update={"call_id": f"{call.call_id}.comment", "name": "post_comment",
                                              "arguments": json.dumps({"issue_id": action.arguments["issue_id"], "body": body})}))
         calls.append(call)
