@@ -125,6 +125,18 @@ def card_buttons(pending_id: str) -> list[dict[str, Any]]:
     ]}]
 
 
+def _similar(card: CardView) -> list[str]:
+    """A draft's open issues that may be the same (untrusted titles and evidence: escaped, invisible characters shown)."""
+    lines = [wording.APPROVAL_SIMILAR] if card.similar else []
+    for found in card.similar:
+        label = escape(reveal(f"#{int(found.get('id') or 0)} {found.get('title') or ''}".strip()))[:200]
+        url = str(found.get("url") or "")
+        link = f"[{label}](<{url}>)" if url.startswith("https://") and ">" not in url else label
+        lines.append(wording.APPROVAL_SIMILAR_ONE.format(link=link, score=float(found.get("score") or 0.0),
+                                                         why=escape(reveal(str(found.get("evidence") or ""))[:300])))
+    return lines
+
+
 def card_text(card: CardView) -> str:
     """The card's description (everything but the buttons), within Discord's content limit. Direction
     controls in it are shown as `<U+202E>`, so what the approver reads is what runs, and counted as on
@@ -134,6 +146,7 @@ def card_text(card: CardView) -> str:
     lines = [wording.APPROVAL_TITLE.get(name) or wording.APPROVAL_TITLE_OTHER.format(name=name[:64].replace("`", ""))]
     if drafted in wording.APPROVAL_DRAFTED_BY:  # a "File as GitHub issue" draft: the model's, or the thread's words
         lines.append(wording.APPROVAL_DRAFTED_BY[drafted])
+    lines += _similar(card)
     number = arguments.get("issue_id")
     if issue is not None:
         lines.append(wording.APPROVAL_ISSUE.format(link=_issue_link(issue), state=escape(str(issue.state))))

@@ -56,12 +56,29 @@ RESULT_CHARS = 500
 _CODE = RichTextElementParts.TextStyle(code=True)
 
 
+def _similar(card: CardView) -> list[Any]:
+    """A draft's open issues that may be the same (untrusted titles and evidence: escaped, invisible characters shown)."""
+    if not card.similar:
+        return []
+    lines = [wording.APPROVAL_SIMILAR] + [wording.APPROVAL_SIMILAR_ONE.format(
+        link=_similar_link(s), score=float(s.get("score") or 0.0), why=escape(clip(reveal(str(s.get("evidence") or "")), 300)))
+        for s in card.similar]
+    return [ContextBlock(elements=[MarkdownTextObject(text="\n".join(lines))])]
+
+
+def _similar_link(found: dict[str, Any]) -> str:
+    label = escape(reveal(f"#{int(found.get('id') or 0)} {found.get('title') or ''}".strip()))[:200]
+    url = str(found.get("url") or "")
+    return f"<{url}|{label}>" if url.startswith("https://") and "|" not in url and ">" not in url else label
+
+
 def describe(card: CardView) -> list[dict[str, Any]]:
     """The card's descriptive blocks (everything but the buttons), as validated dicts."""
     title = wording.APPROVAL_TITLE.get(card.name) or wording.APPROVAL_TITLE_OTHER.format(name=escape(reveal(card.name[:64])))
     blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(text=f"*{title}*"))]
     if card.drafted in wording.APPROVAL_DRAFTED_BY:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_DRAFTED_BY[card.drafted])]))
+    blocks += _similar(card)
     number = card.arguments.get("issue_id")
     if card.issue is not None:
         blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=_link(card.issue), state=card.issue.state))))

@@ -8,11 +8,11 @@ subscribes the thread. Kept inside the run record (`RunState.filing`).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-FilingStatus = Literal["drafting", "pending", "filed", "declined", "expired", "failed", "in_doubt"]
+FilingStatus = Literal["drafting", "pending", "filed", "added", "declined", "expired", "failed", "in_doubt"]
 DraftedBy = Literal["model", "thread"]  # who wrote the draft: the model, or Atlas from the thread's own words
 
 
@@ -30,6 +30,7 @@ class FilingRecord(BaseModel):
     note_tries: int = 0  # re-deliveries of the note scheduled so far (workers/followup/filing_note.py)
     drafted_by: DraftedBy | None = None  # what the card says made the draft (workers/followup/filing.py)
     model_failure: str = ""  # with a model configured: why its draft was not used and the thread's words were drafted
+    similar: list[dict[str, Any]] = Field(default_factory=list)  # open issues that may be the same (workers/followup/similar.py)
 
     @property
     def drafted(self) -> Literal["model", "thread", "fallback"] | None:
