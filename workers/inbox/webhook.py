@@ -45,8 +45,9 @@ def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[
     if event == "issues" and action == "opened":
         if filed_by_atlas(rt, issue):
             return f"; triage skipped: #{number} was filed by Atlas"
-        if triage.skip_writers and str(issue.get("author_association") or "") in maintainers.WRITERS:
-            return f"; triage skipped: #{number} was opened by a {issue.get('author_association')}"
+        association = str(issue.get("author_association") or "")
+        if triage.skip_writers and writers.is_writer(rt, repo, association, issue.get("user") if isinstance(issue.get("user"), dict) else {}):
+            return f"; triage skipped: #{number} was opened by someone with write access ({association})"
         record = TriageRecord(repo=repo, issue=number, title=str(issue.get("title") or ""),
                               author=str((issue.get("user") or {}).get("login") or ""), url=issue.get("html_url"))
         origin = Origin(kind=triage.platform or "slack", channel=triage.channel)  # one card, one platform

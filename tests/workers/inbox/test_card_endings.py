@@ -29,6 +29,7 @@ def test_bots_and_outsiders_leave_cards_private_members_transfers_and_deletions_
         box.github.roles = {"pam": "maintain", "rita": "read"}  # pam: a maintainer whose org membership is private
         labelled, answered, moved, gone = (box.open_issue(TITLE, BODY) for _ in range(4))
         filed = box.open_issue("Scheduler drops retries", "Filed from a thread.\n\n<!-- atlas:file-abc.call-1 -->\n")
+        by_pam = box.open_issue("Scheduler: document retry_policy", "Tracking the docs change.", author="pam", association="CONTRIBUTOR")
         with box.worker("endings-w1"):
             cards = {_issue_of(box, c): c for c in box.cards(4, timeout=120)}
             assert set(cards) >= {labelled["number"], answered["number"], moved["number"], gone["number"]}
@@ -55,5 +56,7 @@ def test_bots_and_outsiders_leave_cards_private_members_transfers_and_deletions_
             assert "duplicates" in actions(still) and "labelled by" not in text_of(still)  # the bot's label ended nothing
         assert claim.run_of(box.conn, "acme/rocket", filed["number"]) is None  # Atlas's own issue: no run, no card
         assert not any(f"#{filed['number']} " in text_of(m) for m in box.messages())
+        assert claim.run_of(box.conn, "acme/rocket", by_pam["number"]) is None  # opened by a private member: skipped
         asked = box.github.requests("GET", r"/collaborators/[^/]+/permission$")
-        assert sorted(c.path.split("/")[-2] for c in asked) == ["pam", "rita"]  # each asked once, then kept
+        who = [c.path.split("/")[-2] for c in asked]
+        assert set(who) == {"pam", "rita", "zoe"} and who.count("pam") == 1  # then kept: pam's comment asked nothing
