@@ -56,8 +56,8 @@ def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: 
         except TrackerUnavailable:
             log.warning("run %s: tracker unavailable while rendering a card", run.id)
     return CardView(call.pending_id, call.name, arguments, issue, duplicate, stated_reason(run, call.call_id),
-                    run.origin.user, expires_at, untrusted_reads(run, call.call_id), (run.filing.drafted if run.filing else None) or "",
-                    tuple(run.filing.similar) if run.filing else ())
+                    run.origin.user, expires_at, untrusted_reads(run, call.call_id),
+                    (run.filing.drafted if run.filing else None) or "", tuple(run.filing.similar) if run.filing else ())
 
 
 def untrusted_reads(run: RunState, call_id: str) -> tuple[str, ...]:
@@ -102,8 +102,8 @@ def shown_text(card: CardView) -> str:
     """All the untrusted text a card shows (arguments, the model's reason, issue titles and labels): what
     the hidden-character warning counts, on every platform."""
     issues = [i for i in (card.issue, card.duplicate) if i is not None]
-    parts = [*_strings(card.arguments), card.reason, card.name, *(i.title for i in issues), *(label for i in issues for label in i.labels),
-             *(str(s.get(k) or "") for s in card.similar for k in ("title", "evidence"))]
+    parts = [*_strings(card.arguments), card.reason, card.name, *(i.title for i in issues),
+             *(label for i in issues for label in i.labels), *(str(s.get(k) or "") for s in card.similar for k in ("title", "evidence"))]
     return "\n".join(parts)
 
 

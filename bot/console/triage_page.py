@@ -23,16 +23,42 @@ def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> 
     dup, lab = data["duplicates"], data["labels"]
 
     def row(name: str, figure: live.Figure, backtest: float | None, note: str) -> list[str]:
-        return [esc(name), esc(live.shown(figure.precision)), esc(f"{figure.right} / {figure.claims}"), esc(live.shown(backtest)), esc(note)]
+        return [
+            esc(name),
+            esc(live.shown(figure.precision)),
+            esc(f"{figure.right} / {figure.claims}"),
+            esc(live.shown(backtest)),
+            esc(note),
+        ]
 
-    rows = [row("Close as duplicate", found.duplicates, dup["backtest"].get("claim_precision"),
-                f"{found.reopened} reopened, {found.undone} undone"),
-            row("Add labels", found.labels, lab["backtest"].get("precision"), f"{found.missed_labels} added by hand, not offered"),
-            row("Post reply", found.replies, None, "right: posted as drafted")]
+    rows = [
+        row(
+            "Close as duplicate",
+            found.duplicates,
+            dup["backtest"].get("claim_precision"),
+            f"{found.reopened} reopened, {found.undone} undone",
+        ),
+        row(
+            "Add labels",
+            found.labels,
+            lab["backtest"].get("precision"),
+            f"{found.missed_labels} added by hand, not offered",
+        ),
+        row("Post reply", found.replies, None, "right: posted as drafted"),
+    ]
     per_bt = lab["backtest"]["per_label"]
-    rows += [row(f"label {name}", figure, (per_bt.get(name) or {}).get("precision") if isinstance(per_bt.get(name), dict) else None, "")
-             for name, figure in sorted(found.per_label.items(), key=lambda p: (-p[1].claims, p[0]))]
+    rows += [
+        row(
+            f"label {name}",
+            figure,
+            (per_bt.get(name) or {}).get("precision") if isinstance(per_bt.get(name), dict) else None,
+            "",
+        )
+        for name, figure in sorted(found.per_label.items(), key=lambda p: (-p[1].claims, p[0]))
+    ]
     head = ["Action", "Live precision", "Right / claims", "Last backtest", ""]
-    intro = (f"<p>Decisions on {esc(repo)} in the last {esc(days)} days: on the triage cards (approve, reject, a dropped label, "
-             "an edited reply) and on GitHub afterwards (a label removed, an issue Atlas closed reopened, an Undo).</p>")
+    intro = (
+        f"<p>Decisions on {esc(repo)} in the last {esc(days)} days: on the triage cards (approve, reject, "
+        "a dropped label, an edited reply) and on GitHub afterwards (a label removed, an issue Atlas closed reopened, an Undo).</p>"
+    )
     return "Triage", f"<h1>Triage, live</h1>{intro}{table(head, rows, frozenset({1, 2, 3}))}"

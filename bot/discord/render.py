@@ -126,7 +126,8 @@ def card_buttons(pending_id: str) -> list[dict[str, Any]]:
 
 
 def _similar(card: CardView) -> list[str]:
-    """A draft's open issues that may be the same (untrusted titles and evidence: escaped, invisible characters shown)."""
+    """A draft's open issues that may be the same (untrusted titles and evidence: escaped, invisible characters
+    shown)."""
     lines = [wording.APPROVAL_SIMILAR] if card.similar else []
     for found in card.similar:
         label = escape(reveal(f"#{int(found.get('id') or 0)} {found.get('title') or ''}".strip()))[:200]

@@ -57,11 +57,13 @@ _CODE = RichTextElementParts.TextStyle(code=True)
 
 
 def _similar(card: CardView) -> list[Any]:
-    """A draft's open issues that may be the same (untrusted titles and evidence: escaped, invisible characters shown)."""
+    """A draft's open issues that may be the same (untrusted titles and evidence: escaped, invisible characters
+    shown)."""
     if not card.similar:
         return []
     lines = [wording.APPROVAL_SIMILAR] + [wording.APPROVAL_SIMILAR_ONE.format(
-        link=_similar_link(s), score=float(s.get("score") or 0.0), why=escape(clip(reveal(str(s.get("evidence") or "")), 300)))
+        link=_similar_link(s), score=float(s.get("score") or 0.0),
+        why=escape(clip(reveal(str(s.get("evidence") or "")), 300)))
         for s in card.similar]
     return [ContextBlock(elements=[MarkdownTextObject(text="\n".join(lines))])]
 

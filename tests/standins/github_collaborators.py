@@ -29,9 +29,17 @@ def reply(repo: Any, roles: dict[str, str], login: str, users: set[str]) -> tupl
     if role is None and login not in users:
         return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest", "status": "404"}
     role = role or "read"
-    user = {**repo.user(login), "permissions": {"admin": role == "admin", "maintain": role in ("admin", "maintain"),
-                                                "push": BASE[role] in ("admin", "write"), "triage": role != "read", "pull": True},
-            "role_name": role}
+    user = {
+        **repo.user(login),
+        "permissions": {
+            "admin": role == "admin",
+            "maintain": role in ("admin", "maintain"),
+            "push": BASE[role] in ("admin", "write"),
+            "triage": role != "read",
+            "pull": True,
+        },
+        "role_name": role,
+    }
     body = {"permission": BASE[role], "role_name": role, "user": user}
     RepositoryCollaboratorPermission.model_validate(body)
     return 200, body

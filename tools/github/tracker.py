@@ -62,7 +62,8 @@ class GitHubTracker(RepositoryCalls):
     def permission(self, login: str) -> str:
         """`login`'s base role on the repository (admin, write, read or none), whatever their org membership's
         visibility: a webhook's author_association says CONTRIBUTOR for a private member (issue 35 item 10)."""
-        response = self._call(lambda: self.github.rest.repos.get_collaborator_permission_level(self.gh.owner, self.gh.name, login),
+        repos = self.github.rest.repos
+        response = self._call(lambda: repos.get_collaborator_permission_level(self.gh.owner, self.gh.name, login),
                               "read a user's permission on", READ_METADATA)
         return str(json_object(response).get("permission") or "none")
 

@@ -15,7 +15,9 @@ from workers.runs.state import PendingCall, RunState
 
 CALL_ID = "add-details"
 STEP = 2
-INTRO = "More details of this problem, from a chat thread (Atlas was asked to add them here instead of filing a new issue):"
+INTRO = (
+    "More details of this problem, from a chat thread (Atlas was asked to add them here instead of filing a new issue):"
+)
 REASON = "Add my details to #{number} instead: it may be the same problem (score {score:.2f}; why: {why})."
 
 
@@ -27,10 +29,16 @@ def offer(run: RunState, similar: list[dict[str, Any]], body: str) -> PendingCal
     best = similar[0]
     number = int(best["id"])
     arguments = defuse_arguments("post_comment", json.dumps({"issue_id": number, "body": f"{INTRO}\n\n{body}"}))
-    reason = REASON.format(number=number, score=float(best.get("score") or 0.0), why=str(best.get("evidence") or "-")[:300])
-    run.items += [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": reason}]},
-                  {"type": "function_call", "call_id": CALL_ID, "name": "post_comment", "arguments": arguments}]
-    return PendingCall(pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name="post_comment", arguments=arguments, step=STEP)
+    reason = REASON.format(
+        number=number, score=float(best.get("score") or 0.0), why=str(best.get("evidence") or "-")[:300]
+    )
+    run.items += [
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": reason}]},
+        {"type": "function_call", "call_id": CALL_ID, "name": "post_comment", "arguments": arguments},
+    ]
+    return PendingCall(
+        pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name="post_comment", arguments=arguments, step=STEP
+    )
 
 
 def issue_of(call: PendingCall) -> int:

@@ -142,7 +142,8 @@ def _decided(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     if chosen is None and any(a is None or not a.decided for a in found.values()):
         platform = rt.platform_for(run.origin.kind)  # a card that failed to post earlier is posted now
         if any(a is not None and not a.card_ts for a in found.values()) and platform is not None:
-            platform.event(run, "paused", pending=[p.model_dump() for p in run.pending if not _carded(found.get(p.call_id))])
+            missing = [p.model_dump() for p in run.pending if not _carded(found.get(p.call_id))]
+            platform.event(run, "paused", pending=missing)
         return
     if chosen is None:
         approval = found[CALL_ID]

@@ -32,6 +32,13 @@ def open_matches(rt: WorkerParts, title: str, body: str) -> list[dict[str, Any]]
         record = engine.history.get(number)
         if record is None or record.state != "open" or any(o["id"] == number for o in out):
             continue
-        out.append({"id": number, "title": record.title, "url": rt.tracker.url(number),
-                    "score": round(float(getattr(candidate, "score", 0.0)), 2), "evidence": str(getattr(candidate, "evidence", ""))})
+        out.append(
+            {
+                "id": number,
+                "title": record.title,
+                "url": rt.tracker.url(number),
+                "score": round(float(getattr(candidate, "score", 0.0)), 2),
+                "evidence": str(getattr(candidate, "evidence", "")),
+            }
+        )
     return out[:SHOWN]

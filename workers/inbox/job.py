@@ -171,7 +171,7 @@ def _apply_decided(rt: WorkerParts, run: RunState, record: TriageRecord) -> None
             waiting.append(call)
             continue
         action.decider = approval.decider_label if approval.status != "expired" else ""
-        learning.card_decision(rt.conn, record, action, approval)  # before the run: `action.arguments` is what was offered
+        learning.card_decision(rt.conn, record, action, approval)  # before the run: `action.arguments` was offered
         if approval.status == "approved":
             ctx = ctx or ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
                                      run_id=run.id, tracker=rt.tracker)
@@ -196,7 +196,8 @@ def _run(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, 
     calls: list[PendingCall] = []
     if action.tool == "close_issue":
         original = int(action.arguments["duplicate_of"])
-        body = triage_actions.duplicate_comment(original, who, where, (run.triage.suggestions.get("original") if run.triage else None) or {})
+        chain = (run.triage.suggestions.get("original") if run.triage else None) or {}
+        body = triage_actions.duplicate_comment(original, who, where, chain)
         calls.append(call.model_copy(update={"call_id": f"{call.call_id}.comment", "name": "post_comment",
                                              "arguments": json.dumps({"issue_id": action.arguments["issue_id"], "body": body})}))
         calls.append(call)

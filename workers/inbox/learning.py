@@ -24,8 +24,8 @@ from workers.triage.outcomes import Outcome
 
 def card_decision(conn: redis.Redis, record: TriageRecord, action: TriageAction, approval: Approval) -> int:
     """The outcomes of one decided card action (`action.arguments`: what was offered); how many were new."""
-    if approval.status not in ("approved", "denied") or action.mode == "auto":
-        return 0  # an expiry decides nothing; an auto label was nobody's decision
+    if approval.status not in ("approved", "denied") or action.mode == "auto" or record.proposal is not None:
+        return 0  # an expiry decides nothing; an auto label was nobody's decision; an MCP proposal is not Atlas's claim
     approved = approval.status == "approved"
     chosen: dict[str, Any] = json.loads(approval.arguments) if approved else {}
     found: list[tuple[outcomes.Kind, str, bool]] = []
@@ -38,8 +38,15 @@ def card_decision(conn: redis.Redis, record: TriageRecord, action: TriageAction,
         as_drafted = approved and str(chosen.get("body")) == str(action.arguments.get("body"))
         found.append(("reply", "as drafted" if as_drafted else ("edited" if approved else "rejected"), as_drafted))
     at = outcomes.now()
-    return sum(outcomes.record(conn, record.repo, Outcome(record.issue, kind, value, accepted, "card", at),
-                               f"card:{approval.pending_id}:{kind}:{value}") for kind, value, accepted in found)
+    return sum(
+        outcomes.record(
+            conn,
+            record.repo,
+            Outcome(record.issue, kind, value, accepted, "card", at),
+            f"card:{approval.pending_id}:{kind}:{value}",
+        )
+        for kind, value, accepted in found
+    )
 
 
 def is_bot(payload: dict[str, Any]) -> bool:
@@ -48,12 +55,24 @@ def is_bot(payload: dict[str, Any]) -> bool:
     return isinstance(sender, dict) and str(sender.get("type") or "") == "Bot"
 
 
-def on_event(conn: redis.Redis, repo: str, event: str, action: str, payload: dict[str, Any], delivery: str,
-             original: int | None = None) -> str:
+def on_event(
+    conn: redis.Redis,
+    repo: str,
+    event: str,
+    action: str,
+    payload: dict[str, Any],
+    delivery: str,
+    original: int | None = None,
+) -> str:
     """The outcome a webhook delivery carries, if any ('' when none): a short note for the job's result.
     `original`: for a duplicate closed by hand, the original the synced store knows (else unknown)."""
     issue = payload.get("issue")
-    if event != "issues" or not isinstance(issue, dict) or "pull_request" in issue or not isinstance(issue.get("number"), int):
+    if (
+        event != "issues"
+        or not isinstance(issue, dict)
+        or "pull_request" in issue
+        or not isinstance(issue.get("number"), int)
+    ):
         return ""
     if is_bot(payload):
         return ""
@@ -69,10 +88,21 @@ def on_event(conn: redis.Redis, repo: str, event: str, action: str, payload: dic
     if action == "closed" and issue.get("state_reason") == "duplicate" and not atlas_closed:
         claimed = _claimed(run)
         value = str(original) if original else ""  # a duplicate, of an original the store does not know
-        note = _note(conn, repo, Outcome(number, "duplicate", value, True, "maintainer", outcomes.now()), f"hook:{delivery}:closed")
-        if claimed and original and claimed != str(original):  # closed as a duplicate of another issue: the claim was false
-            note += _note(conn, repo, Outcome(number, "duplicate", claimed, False, "maintainer", outcomes.now()),
-                          f"hook:{delivery}:closed-other")
+        note = _note(
+            conn,
+            repo,
+            Outcome(number, "duplicate", value, True, "maintainer", outcomes.now()),
+            f"hook:{delivery}:closed",
+        )
+        if (
+            claimed and original and claimed != str(original)
+        ):  # closed as a duplicate of another issue: the claim was false
+            note += _note(
+                conn,
+                repo,
+                Outcome(number, "duplicate", claimed, False, "maintainer", outcomes.now()),
+                f"hook:{delivery}:closed-other",
+            )
         return note
     if action == "reopened" and atlas_closed and run is not None:
         outcome = Outcome(number, "duplicate", _claimed(run), False, "reopened", outcomes.now())
@@ -101,8 +131,12 @@ def _atlas_did(record: TriageRecord, tool: str) -> bool:
 
 
 def _atlas_applied(record: TriageRecord, name: str) -> bool:
-    return any(a.tool == "add_labels" and a.status in ("approved", "done", "in_doubt", "auto")
-               and name in (a.arguments.get("labels") or []) for a in record.actions)
+    return any(
+        a.tool == "add_labels"
+        and a.status in ("approved", "done", "in_doubt", "auto")
+        and name in (a.arguments.get("labels") or [])
+        for a in record.actions
+    )
 
 
 def _claimed(record: TriageRecord | None) -> str:

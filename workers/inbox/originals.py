@@ -89,8 +89,13 @@ def point(rt: WorkerParts, engine: Triage, record: TriageRecord, actions: list[T
         return [a for a in actions if a is not close]
     close.arguments["duplicate_of"] = end.number
     ref = _issue(rt, end.number)
-    record.suggestions["original"] = {"id": end.number, "title": ref.title if ref else "", "url": ref.url if ref else None,
-                                      "state": end.state, "path": list(end.path)}
+    record.suggestions["original"] = {
+        "id": end.number,
+        "title": ref.title if ref else "",
+        "url": ref.url if ref else None,
+        "state": end.state,
+        "path": list(end.path),
+    }
     return actions
 
 

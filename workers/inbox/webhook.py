@@ -46,7 +46,7 @@ def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[
         if filed_by_atlas(rt, issue):
             return f"; triage skipped: #{number} was filed by Atlas"
         association = str(issue.get("author_association") or "")
-        if triage.skip_writers and writers.is_writer(rt, repo, association, issue.get("user") if isinstance(issue.get("user"), dict) else {}):
+        if triage.skip_writers and writers.is_writer(rt, repo, association, issue.get("user")):
             return f"; triage skipped: #{number} was opened by someone with write access ({association})"
         record = TriageRecord(repo=repo, issue=number, title=str(issue.get("title") or ""),
                               author=str((issue.get("user") or {}).get("login") or ""), url=issue.get("html_url"))
@@ -57,15 +57,15 @@ def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[
     if found is None:
         return ""
     run_id = found
-    if event == "issues" and action == "labeled" and (sender == str((issue.get("user") or {}).get("login") or "") or learning.is_bot(payload)):
+    author = str((issue.get("user") or {}).get("login") or "")
+    if event == "issues" and action == "labeled" and (sender == author or learning.is_bot(payload)):
         return ""  # labels an issue template set (as its author), or a bot's: not a maintainer's decision
     if event == "issues" and action in ENDING:
         what = ENDING[action]
         return f"; triage card ended ({what})" if maintainers.acted(rt.conn, rt.settings.queue_name, run_id, what, sender) else ""
     if event == "issue_comment" and action == "created":
         comment = payload.get("comment") or {}
-        user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
-        if not writers.is_writer(rt, repo, str(comment.get("author_association") or ""), user):
+        if not writers.is_writer(rt, repo, str(comment.get("author_association") or ""), comment.get("user")):
             return ""
         who = str((comment.get("user") or {}).get("login") or sender)
         ended = maintainers.acted(rt.conn, rt.settings.queue_name, run_id, "answered", who, comment=str(comment.get("body") or ""))

@@ -59,7 +59,8 @@ def chain_lines(original: int, chain: dict[str, Any]) -> list[str]:
 
 def duplicate_line(original: int, suggestions: dict[str, Any]) -> str:
     """The card's line under a duplicate claim: what Atlas will comment, and where the chain led."""
-    return " ".join([DUPLICATE_COMMENT.format(original=original), *chain_lines(original, suggestions.get("original") or {})])
+    chain = chain_lines(original, suggestions.get("original") or {})
+    return " ".join([DUPLICATE_COMMENT.format(original=original), *chain])
 
 
 def proposed(record: TriageRecord) -> str | None:

@@ -23,8 +23,10 @@ WRITE_ROLES = frozenset({"admin", "write"})  # GitHub maps maintain to write, tr
 CACHE_SECONDS = 3600
 
 
-def is_writer(rt: WorkerParts, repo: str, association: str, user: dict[str, Any]) -> bool:
-    """Whether `user` (a webhook's user object) may write to `repo`: by the association, else by asking GitHub."""
+def is_writer(rt: WorkerParts, repo: str, association: str, user: Any) -> bool:
+    """Whether `user` (a webhook's user object, anything else is nobody) may write to `repo`: by the association,
+    else by asking GitHub."""
+    user = user if isinstance(user, dict) else {}
     if str(user.get("type") or "") == "Bot":
         return False
     if association in WRITERS:

@@ -83,7 +83,8 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
     triaged = on_event(rt, gh.repo, event, action, payload, fingerprint)
     told = _closed_notices(rt, folder, event, action, payload)
     learnt = _outcome(rt, gh.repo, folder, event, action, payload)
-    return (f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}") + triaged + told + learnt
+    done = f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}"
+    return done + triaged + told + learnt
 
 
 def _outcome(rt: Any, repo: str, folder: Any, event: str, action: str, payload: dict[str, Any]) -> str:

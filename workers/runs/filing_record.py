@@ -30,7 +30,7 @@ class FilingRecord(BaseModel):
     note_tries: int = 0  # re-deliveries of the note scheduled so far (workers/followup/filing_note.py)
     drafted_by: DraftedBy | None = None  # what the card says made the draft (workers/followup/filing.py)
     model_failure: str = ""  # with a model configured: why its draft was not used and the thread's words were drafted
-    similar: list[dict[str, Any]] = Field(default_factory=list)  # open issues that may be the same (workers/followup/similar.py)
+    similar: list[dict[str, Any]] = Field(default_factory=list)  # open issues maybe the same (workers/followup/similar.py)
 
     @property
     def drafted(self) -> Literal["model", "thread", "fallback"] | None:

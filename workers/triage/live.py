@@ -52,24 +52,40 @@ class Report:
 
     def as_json(self) -> dict[str, Any]:
         dup_bt, lab_bt = self.backtest.get("duplicates") or {}, self.backtest.get("labels") or {}
-        return {"repo": self.repo, "days": self.days,
-                "duplicates": {"live": {**self.duplicates.as_json(), "reopened": self.reopened, "undone": self.undone},
-                               "backtest": {k: dup_bt[k] for k in ("claim_precision", "recall@3", "false_rate", "support") if k in dup_bt}},
-                "labels": {"live": {**self.labels.as_json(), "missed": self.missed_labels,
-                                    "per_label": {n: f.as_json() for n, f in sorted(self.per_label.items())}},
-                           "backtest": {k: lab_bt[k] for k in ("precision", "recall") if k in lab_bt}
-                           | {"per_label": lab_bt.get("per_label") or {}}},
-                "reply": {"live": self.replies.as_json()}}
+        return {
+            "repo": self.repo,
+            "days": self.days,
+            "duplicates": {
+                "live": {**self.duplicates.as_json(), "reopened": self.reopened, "undone": self.undone},
+                "backtest": {
+                    k: dup_bt[k] for k in ("claim_precision", "recall@3", "false_rate", "support") if k in dup_bt
+                },
+            },
+            "labels": {
+                "live": {
+                    **self.labels.as_json(),
+                    "missed": self.missed_labels,
+                    "per_label": {n: f.as_json() for n, f in sorted(self.per_label.items())},
+                },
+                "backtest": {k: lab_bt[k] for k in ("precision", "recall") if k in lab_bt}
+                | {"per_label": lab_bt.get("per_label") or {}},
+            },
+            "reply": {"live": self.replies.as_json()},
+        }
 
 
-def report(conn: redis.Redis, repo: str, days: int, data_dir: Path, home: Path | None, now: datetime | None = None) -> Report:
+def report(
+    conn: redis.Redis, repo: str, days: int, data_dir: Path, home: Path | None, now: datetime | None = None
+) -> Report:
     """The last `days` days of `repo`'s outcomes, measured; and the last backtest's totals, as kept."""
     since = (now or outcomes.now()) - timedelta(days=days)
     found = Report(repo=repo, days=days, backtest=_backtest(data_dir, home))
     by_claim: dict[tuple[str, int, str], list[Outcome]] = {}
     for o in outcomes.load_all(conn, repo, since):
         if o.kind == "duplicate" and o.source in ("reopened", "undo"):  # about the issue's claim, whatever it named
-            key = next((k for k in by_claim if k[0] == "duplicate" and k[1] == o.issue), ("duplicate", o.issue, o.value))
+            key = next(
+                (k for k in by_claim if k[0] == "duplicate" and k[1] == o.issue), ("duplicate", o.issue, o.value)
+            )
         else:
             key = (o.kind, o.issue, o.value)
         by_claim.setdefault(key, []).append(o)
@@ -109,19 +125,25 @@ def shown(value: float | None) -> str:
 def render(found: Report) -> str:
     """A short table for people: each action's live precision beside the backtest's."""
     data = found.as_json()
-    dup, lab, rep = data["duplicates"], data["labels"], data["reply"]
-    lines = [f"triage decisions on {found.repo}, last {found.days} days (live) beside the last backtest",
-             f"{'action':<22} {'live':>6} {'right/claims':>13} {'backtest':>9}",
-             f"{'close as duplicate':<22} {shown(dup['live']['precision']):>6} {found.duplicates.right:>6}/{found.duplicates.claims:<6} "
-             f"{shown(dup['backtest'].get('claim_precision')):>9}  ({found.reopened} reopened, {found.undone} undone)",
-             f"{'labels':<22} {shown(lab['live']['precision']):>6} {found.labels.right:>6}/{found.labels.claims:<6} "
-             f"{shown(lab['backtest'].get('precision')):>9}  ({found.missed_labels} added by hand, not offered)",
-             f"{'reply':<22} {shown(rep['live']['precision']):>6} {found.replies.right:>6}/{found.replies.claims:<6} {'-':>9}"]
+    dup, lab = data["duplicates"], data["labels"]
+
+    def line(name: str, figure: Figure, backtest: float | None, note: str) -> str:
+        figures = f"{shown(figure.precision):>6} {figure.right:>6}/{figure.claims:<6} {shown(backtest):>9}"
+        return f"{name:<22} {figures}  {note}".rstrip()
+
+    lines = [
+        f"triage decisions on {found.repo}, last {found.days} days (live) beside the last backtest",
+        f"{'action':<22} {'live':>6} {'right/claims':>13} {'backtest':>9}",
+        line("close as duplicate", found.duplicates, dup["backtest"].get("claim_precision"),
+             f"({found.reopened} reopened, {found.undone} undone)"),
+        line("labels", found.labels, lab["backtest"].get("precision"),
+             f"({found.missed_labels} added by hand, not offered)"),
+        line("reply", found.replies, None, ""),
+    ]
     per_bt = lab["backtest"]["per_label"]
     for name, figure in sorted(found.per_label.items(), key=lambda p: (-p[1].claims, p[0])):
         bt = per_bt.get(name) or {}
-        lines.append(f"  label {name[:14]:<14} {shown(figure.precision):>6} {figure.right:>6}/{figure.claims:<6} "
-                     f"{shown(bt.get('precision') if isinstance(bt, dict) else None):>9}")
+        lines.append(line(f"  label {name[:14]}", figure, bt.get("precision") if isinstance(bt, dict) else None, ""))
     if not any((found.duplicates.claims, found.labels.claims, found.replies.claims)):
         lines.append("no decision on a triage card in this period yet")
     return "\n".join(lines)

@@ -52,8 +52,14 @@ class Outcome:
     at: datetime
 
     def as_json(self) -> dict[str, object]:
-        return {"issue": self.issue, "kind": self.kind, "value": self.value, "accepted": self.accepted,
-                "source": self.source, "at": self.at.astimezone(UTC).isoformat()}
+        return {
+            "issue": self.issue,
+            "kind": self.kind,
+            "value": self.value,
+            "accepted": self.accepted,
+            "source": self.source,
+            "at": self.at.astimezone(UTC).isoformat(),
+        }
 
 
 def list_key(repo: str) -> str:
@@ -97,7 +103,13 @@ def _parse(raw: str) -> Outcome | None:
         if kind not in ("label", "duplicate", "reply"):
             return None
         at = datetime.fromisoformat(str(data["at"]))
-        return Outcome(issue=int(data["issue"]), kind=kind, value=str(data["value"]), accepted=bool(data["accepted"]),
-                       source=str(data["source"]), at=at if at.tzinfo else at.replace(tzinfo=UTC))
+        return Outcome(
+            issue=int(data["issue"]),
+            kind=kind,
+            value=str(data["value"]),
+            accepted=bool(data["accepted"]),
+            source=str(data["source"]),
+            at=at if at.tzinfo else at.replace(tzinfo=UTC),
+        )
     except (ValueError, KeyError, TypeError):
         return None

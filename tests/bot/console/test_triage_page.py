@@ -13,20 +13,38 @@ from workers.triage import autonomy, outcomes
 from workers.triage.outcomes import Outcome
 
 
-def test_the_triage_page_shows_live_precision_beside_the_backtest(redis_url: str, redis_conn: redis.Redis, tmp_path: Path) -> None:
+def test_the_triage_page_shows_live_precision_beside_the_backtest(
+    redis_url: str, redis_conn: redis.Redis, tmp_path: Path
+) -> None:
     now = outcomes.now()
     old = now - timedelta(days=60)
-    kept = [(Outcome(7, "duplicate", "3", True, "card", now), "a"), (Outcome(7, "duplicate", "3", False, "reopened", now), "b"),
-            (Outcome(8, "duplicate", "2", True, "card", now), "c"), (Outcome(8, "label", "<b>bug</b>", True, "card", now), "d"),
-            (Outcome(9, "label", "<b>bug</b>", False, "card", now), "e"), (Outcome(9, "label", "docs", True, "maintainer", now), "f"),
-            (Outcome(5, "duplicate", "1", False, "card", old), "g")]  # outside the 30 days shown
+    kept = [
+        (Outcome(7, "duplicate", "3", True, "card", now), "a"),
+        (Outcome(7, "duplicate", "3", False, "reopened", now), "b"),
+        (Outcome(8, "duplicate", "2", True, "card", now), "c"),
+        (Outcome(8, "label", "<b>bug</b>", True, "card", now), "d"),
+        (Outcome(9, "label", "<b>bug</b>", False, "card", now), "e"),
+        (Outcome(9, "label", "docs", True, "maintainer", now), "f"),
+        (Outcome(5, "duplicate", "1", False, "card", old), "g"),
+    ]  # outside the 30 days shown
     with served(redis_url, redis_conn, ATLAS_HOME=str(tmp_path / "home")) as console:
         for outcome, key in kept:
             assert outcomes.record(redis_conn, "demo", outcome, key)
         settings = console.settings
-        autonomy.save(settings.data_dir, settings.home, {"totals": {
-            "duplicates": {"claim_precision": 0.96, "recall@3": 0.7, "false_rate": 0.04, "support": 40},
-            "labels": {"precision": 0.88, "recall": 0.5, "per_label": {"<b>bug</b>": {"precision": 0.9, "recall": 0.6, "support": 30}}}}})
+        autonomy.save(
+            settings.data_dir,
+            settings.home,
+            {
+                "totals": {
+                    "duplicates": {"claim_precision": 0.96, "recall@3": 0.7, "false_rate": 0.04, "support": 40},
+                    "labels": {
+                        "precision": 0.88,
+                        "recall": 0.5,
+                        "per_label": {"<b>bug</b>": {"precision": 0.9, "recall": 0.6, "support": 30}},
+                    },
+                }
+            },
+        )
         browser = console.signed_in()
         page = browser.get("/triage")
         assert page.status_code == 200

@@ -28,7 +28,9 @@ ASKER = "U0ASKER"
 
 def _also_closed(repo: Repo) -> None:
     """A closed report of the same crash: it must not be offered as a place to add details."""
-    issue = repo.add_issue("Scheduler crashes with KeyError 'retry_policy' after upgrade", f"Same here on 2.3:\n\n{TRACEBACK}\n")
+    issue = repo.add_issue(
+        "Scheduler crashes with KeyError 'retry_policy' after upgrade", f"Same here on 2.3:\n\n{TRACEBACK}\n"
+    )
     repo.edit_issue(issue["number"], state="closed", state_reason="completed")
 
 
@@ -49,29 +51,59 @@ def test_the_draft_card_shows_the_open_issues_that_may_be_the_same(tmp_path: Pat
         thread = "1700007100.000100"
         question = f"The scheduler crashes on startup after upgrading to rocket 2.3:\n{TRACEBACK}"
         assert box.send.event(mention(question, channel=HELP, user=ASKER, ts=thread)).status == 200
-        answer = wait_for(lambda: next((m for m in _thread(box, thread) if _button(m)), None), timeout=90, what="the answer")
-        body = block_action(FILE_ISSUE_ACTION, _button(answer) or "", user=ASKER, channel=HELP, message_ts=answer["ts"], thread_ts=thread)
+        answer = wait_for(
+            lambda: next((m for m in _thread(box, thread) if _button(m)), None), timeout=90, what="the answer"
+        )
+        body = block_action(
+            FILE_ISSUE_ACTION,
+            _button(answer) or "",
+            user=ASKER,
+            channel=HELP,
+            message_ts=answer["ts"],
+            thread_ts=thread,
+        )
         body["message"] = {"ts": answer["ts"], "thread_ts": thread, "blocks": answer["blocks"]}
         assert box.send.interaction(body).status == 200
-        card = wait_for(lambda: next((m for m in _thread(box, thread) if is_card(m)), None), timeout=90, what="the draft's card")
+        card = wait_for(
+            lambda: next((m for m in _thread(box, thread) if is_card(m)), None), timeout=90, what="the draft's card"
+        )
         shown = json.dumps(card["blocks"], ensure_ascii=False)
         assert wording.APPROVAL_SIMILAR in shown
         assert "|#1 Scheduler crashes on startup with KeyError 'retry_policy'>: score 0." in shown and "Why: " in shown
         closed = max(box.github.repo.issues)
         assert f"#{closed} " not in shown  # closed: not offered
         assert box.github.requests("POST", r"/issues$") == []  # nothing filed before a click
-        instead = wait_for(lambda: next((m for m in _thread(box, thread) if is_card(m) and "Add my details to #1 instead" in json.dumps(m)),
-                                        None), timeout=60, what="the Add my details card")
+        instead = wait_for(
+            lambda: next(
+                (m for m in _thread(box, thread) if is_card(m) and "Add my details to #1 instead" in json.dumps(m)),
+                None,
+            ),
+            timeout=60,
+            what="the Add my details card",
+        )
         assert box.github.requests("POST", r"/comments$") == []
-        click = block_action(APPROVE_ACTION, pending_id(instead), user=MAINTAINER, channel=HELP, message_ts=instead["ts"], thread_ts=thread)
+        click = block_action(
+            APPROVE_ACTION,
+            pending_id(instead),
+            user=MAINTAINER,
+            channel=HELP,
+            message_ts=instead["ts"],
+            thread_ts=thread,
+        )
         click["user"]["username"] = "maint"
         click["message"] = {"ts": instead["ts"], "thread_ts": thread, "blocks": instead["blocks"]}
         assert box.send.interaction(click).status == 200
         [comment] = wait_for(lambda: box.github.requests("POST", r"/comments$"), what="the comment on #1", timeout=90)
         assert comment.path == "/repos/acme/rocket/issues/1/comments"
         assert f"https://atlas-test.slack.com/archives/{HELP}/p{thread.replace('.', '')}" in comment.body["body"]
-        wait_for(lambda: any("Added to #1 instead" in m.get("text", "") for m in _thread(box, thread)), what="the thread told", timeout=90)
+        wait_for(
+            lambda: any("Added to #1 instead" in m.get("text", "") for m in _thread(box, thread)),
+            what="the thread told",
+            timeout=90,
+        )
         run_id = pending_id(card).split(".")[0]
-        assert subscriptions.for_thread(box.conn, subscriptions.place_of(RunStore(box.conn).load(run_id))) == [("acme/rocket", 1)]
+        assert subscriptions.for_thread(box.conn, subscriptions.place_of(RunStore(box.conn).load(run_id))) == [
+            ("acme/rocket", 1)
+        ]
         assert box.github.requests("POST", r"/issues$") == []  # no new issue
         assert approvals.load(box.conn, pending_id(card)).status == "expired"  # type: ignore[union-attr]
