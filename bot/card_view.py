@@ -38,6 +38,7 @@ class CardView:
     drafted: str = ""  # a "File as GitHub issue" draft: "model", "thread" or "fallback" (FilingRecord.drafted)
     redacted: int = 0  # that draft's secrets replaced by a marker
     left_out: tuple[str, ...] = ()  # who else wrote in its thread: not quoted
+    similar: tuple[dict[str, Any], ...] = ()  # a draft's open issues that may be the same (FilingRecord.similar)
 
 
 def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: float) -> CardView:
@@ -59,7 +60,8 @@ def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: 
     filing = run.filing
     return CardView(call.pending_id, call.name, arguments, issue, duplicate, stated_reason(run, call.call_id),
                     run.origin.user, expires_at, untrusted_reads(run, call.call_id), (filing.drafted if filing else None) or "",
-                    filing.redacted if filing else 0, tuple(filing.left_out) if filing else ())
+                    filing.redacted if filing else 0, tuple(filing.left_out) if filing else (),
+                    tuple(filing.similar) if filing else ())
 
 
 def untrusted_reads(run: RunState, call_id: str) -> tuple[str, ...]:
@@ -104,7 +106,8 @@ def shown_text(card: CardView) -> str:
     """All the untrusted text a card shows (arguments, the model's reason, issue titles and labels): what
     the hidden-character warning counts, on every platform."""
     issues = [i for i in (card.issue, card.duplicate) if i is not None]
-    parts = [*_strings(card.arguments), card.reason, card.name, *(i.title for i in issues), *(label for i in issues for label in i.labels)]
+    parts = [*_strings(card.arguments), card.reason, card.name, *(i.title for i in issues),
+             *(label for i in issues for label in i.labels), *(str(s.get(k) or "") for s in card.similar for k in ("title", "evidence"))]
     return "\n".join(parts)
 
 

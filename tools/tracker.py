@@ -47,6 +47,7 @@ class IssueRef:
     duplicate_of: int | None = None
     note: str | None = None  # something the maintainer should know about how the write was done
     closed_at: float | None = None  # epoch seconds, when closed and the tracker says when
+    state_reason: str | None = None  # GitHub's: completed, not_planned, duplicate, reopened (None where unknown)
 
 
 def epoch(stamp: object) -> float | None:

@@ -88,6 +88,8 @@ FILE_ISSUE_DRAFTING = "Drafting an issue from this thread; a maintainer approves
 FILE_ISSUE_ALREADY = "An issue draft from this answer was already requested."
 FILE_ISSUE_NOTHING = "Nothing to file from this answer."
 FILE_ISSUE_REFUSED = "Atlas could not draft an issue from this thread: {reason}"
+FILE_ISSUE_ADDED = ("{result} Added to #{number} instead of filing a new issue. This thread is subscribed: "
+                    "Atlas will post here when #{number} is closed or a release mentions it.")
 FILE_ISSUE_DONE = "{result} This thread is subscribed: Atlas will post here when it is closed or a release mentions it."
 NOTICE_CLOSED = "#{number} \u201c{title}\u201d was closed by {who} {how}: {url}"
 NOTICE_CLOSED_HOW = {"completed": "as completed", "not_planned": "as not planned", "duplicate": "as a duplicate"}

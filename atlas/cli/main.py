@@ -183,8 +183,12 @@ def _triage(settings: Settings, args: argparse.Namespace) -> int:
 
     if args.target == "backtest":
         return run_backtest(settings, args.last, args.since, as_json=args.json)
+    if args.target == "report":
+        from atlas.cli.triage import live_report
+
+        return live_report(settings, args.days, as_json=args.json)
     if not args.target.lstrip("#").isdigit():
-        print(f"atlas triage: {args.target!r} is neither an issue number nor 'backtest'", file=sys.stderr)
+        print(f"atlas triage: {args.target!r} is neither an issue number, 'backtest' nor 'report'", file=sys.stderr)
         return 2
     if args.post:
         from atlas.cli.triage import post_one

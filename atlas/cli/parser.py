@@ -95,13 +95,15 @@ def parser() -> argparse.ArgumentParser:
 
     triage = command("triage", "triage one issue offline (duplicates, labels, a reply), or backtest triage",
                      "ISSUE: suggestions for that issue as of its creation; nothing is posted. "
-                     "backtest: replay the last closed issues as of their creation and score them.")
-    triage.add_argument("target", help="an issue number, or 'backtest'")
+                     "backtest: replay the last closed issues as of their creation and score them. "
+                     "report: the live precision of each action from maintainers' decisions, beside the backtest's.")
+    triage.add_argument("target", help="an issue number, 'backtest' or 'report'")
     triage.add_argument("--json", action="store_true", help="print one JSON object")
     triage.add_argument("--post", action="store_true",
                         help="ISSUE: start the issue's one triage run (its card in the triage channel), as a new issue does")
     triage.add_argument("--last", type=int, default=None, help="backtest: only the last N closed issues")
     triage.add_argument("--since", default=None, help="backtest: only issues opened on or after this date (YYYY-MM-DD)")
+    triage.add_argument("--days", type=int, default=30, help="report: the decisions of the last N days (default 30)")
 
     red = command("redis", "the embedded Redis server (when REDIS_URL is not set)")
     red.add_argument("action", choices=["start", "stop", "status", "url"], help="start, stop, report status, or print its URL")

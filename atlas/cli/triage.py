@@ -37,6 +37,20 @@ def run_backtest(settings: Settings, last: int | None, since: str | None, *, as_
     return 0
 
 
+def live_report(settings: Settings, days: int, *, as_json: bool) -> int:
+    """`atlas triage report`: each action's live precision from maintainers' decisions, beside the last backtest's."""
+    from atlas.connection import connect
+    from workers.triage import live
+
+    if days < 1:
+        print("atlas triage report: --days must be at least 1", file=sys.stderr)
+        return 2
+    repo = settings.github.repo if settings.github is not None else "demo"
+    found = live.report(connect(settings), repo, days, settings.data_dir, settings.home)
+    print(json.dumps(found.as_json()) if as_json else live.render(found))
+    return 0
+
+
 def render(found: Suggestions) -> str:
     """A short table for people."""
     lines = [f"issue #{found.issue}"]

@@ -11,7 +11,7 @@ from bot.console.sessions import Session
 from bot.console.web import esc
 
 NAV = (("runs", "Runs"), ("usage", "Cost and use"), ("gaps", "Coverage gaps"), ("approvals", "Approvals and triage"),
-       ("knowledge", "Knowledge"), ("health", "Health"))
+       ("knowledge", "Knowledge"), ("triage", "Triage, live"), ("health", "Health"))
 
 STYLE = """
 :root { color-scheme: light dark; --line: #8884; --muted: #777; --accent: #3a6ea5; }

@@ -17,7 +17,7 @@ Page = Callable[[redis.Redis, Settings, Request, str], tuple[str, str]]
 
 def _pages() -> dict[str, tuple[str, Page]]:
     """Path -> (navigation slug, page); imported late so each page's module loads once, when first used."""
-    from bot.console import approvals_page, gaps_page, health_page, usage_page
+    from bot.console import approvals_page, gaps_page, health_page, triage_page, usage_page
 
     return {
         "/runs": ("runs", lambda conn, settings, req, prefix: runs_page.listing_page(conn, req, prefix)),
@@ -25,6 +25,7 @@ def _pages() -> dict[str, tuple[str, Page]]:
         "/usage": ("usage", usage_page.render),
         "/gaps": ("gaps", gaps_page.render),
         "/approvals": ("approvals", approvals_page.render),
+        "/triage": ("triage", triage_page.render),
     }
 
 

@@ -147,6 +147,17 @@ def _filing_notes(card: CardView, drafted: str) -> list[str]:
     if card.left_out:
         notes.append(wording.APPROVAL_LEFT_OUT.format(who=", ".join(f"<@{w}>" if w.isdigit() else escape(w) for w in card.left_out[:10])))
     return notes
+def _similar(card: CardView) -> list[str]:
+    """A draft's open issues that may be the same (untrusted titles and evidence: escaped, invisible characters
+    shown)."""
+    lines = [wording.APPROVAL_SIMILAR] if card.similar else []
+    for found in card.similar:
+        label = escape(reveal(f"#{int(found.get('id') or 0)} {found.get('title') or ''}".strip()))[:200]
+        url = str(found.get("url") or "")
+        link = f"[{label}](<{url}>)" if url.startswith("https://") and ">" not in url else label
+        lines.append(wording.APPROVAL_SIMILAR_ONE.format(link=link, score=float(found.get("score") or 0.0),
+                                                         why=escape(reveal(str(found.get("evidence") or ""))[:300])))
+    return lines
 
 
 def card_text(card: CardView) -> str:
@@ -157,6 +168,7 @@ def card_text(card: CardView) -> str:
     asker, expires_at, read, drafted = card.asker, card.expires_at, card.read, card.drafted
     lines = [wording.APPROVAL_TITLE.get(name) or wording.APPROVAL_TITLE_OTHER.format(name=name[:64].replace("`", ""))]
     lines += _filing_notes(card, drafted)
+    lines += _similar(card)
     number = arguments.get("issue_id")
     if issue is not None:
         lines.append(wording.APPROVAL_ISSUE.format(link=_issue_link(issue), state=escape(str(issue.state))))

@@ -96,7 +96,7 @@ def _describe(action: TriageAction, suggestions: dict[str, Any], tracker: Tracke
             evidence = str(dups[0].get("evidence") or "")
             shown.append(evidence)
             out.append(render.escape(clip(reveal(wording.DUPLICATE_EVIDENCE.format(score=float(dups[0].get("score") or 0), evidence=evidence)), 400)))
-        out.append(wording.DUPLICATE_COMMENT.format(original=original))
+        out.append(render.escape(wording.duplicate_line(original, suggestions)))
         return "\n".join(out)
     if action.kind == "labels":
         names = [str(x) for x in args.get("labels") or []]

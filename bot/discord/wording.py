@@ -44,6 +44,8 @@ APPROVAL_HIDDEN = ("\u26a0\ufe0f **This contains {count} invisible or direction-
 APPROVAL_CLOSE = "**Close as:** {reason}"
 APPROVAL_NEW_TITLE = "**Title:** {title}"
 APPROVAL_NEW_LABELS = "**Labels:** {labels}"
+APPROVAL_SIMILAR = "May already be reported: open issues like this draft (the triage's duplicate ranking):"
+APPROVAL_SIMILAR_ONE = "{link}: score {score:.2f}. Why: {why}"
 APPROVAL_DRAFTED_BY = {  # which made a "File as GitHub issue" draft (workers/runs/filing_record.py `drafted`)
     "model": "\U0001f916 **Drafted by the model** from this thread: check that it says what the thread says.",
     "thread": "\U0001f4c4 **Drafted from the thread's own words**, without a model.",

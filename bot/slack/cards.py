@@ -67,6 +67,22 @@ def _filing_notes(card: CardView) -> list[str]:
         who = ", ".join(f"<@{w}>" if re.fullmatch(r"[UW][A-Z0-9]{2,20}", w) else escape(w) for w in card.left_out[:10])
         notes.append(wording.APPROVAL_LEFT_OUT.format(who=who))
     return notes
+def _similar(card: CardView) -> list[Any]:
+    """A draft's open issues that may be the same (untrusted titles and evidence: escaped, invisible characters
+    shown)."""
+    if not card.similar:
+        return []
+    lines = [wording.APPROVAL_SIMILAR] + [wording.APPROVAL_SIMILAR_ONE.format(
+        link=_similar_link(s), score=float(s.get("score") or 0.0),
+        why=escape(clip(reveal(str(s.get("evidence") or "")), 300)))
+        for s in card.similar]
+    return [ContextBlock(elements=[MarkdownTextObject(text="\n".join(lines))])]
+
+
+def _similar_link(found: dict[str, Any]) -> str:
+    label = escape(reveal(f"#{int(found.get('id') or 0)} {found.get('title') or ''}".strip()))[:200]
+    url = str(found.get("url") or "")
+    return f"<{url}|{label}>" if url.startswith("https://") and "|" not in url and ">" not in url else label
 
 
 def describe(card: CardView) -> list[dict[str, Any]]:
@@ -75,6 +91,7 @@ def describe(card: CardView) -> list[dict[str, Any]]:
     blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(text=f"*{title}*"))]
     for line in _filing_notes(card):
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=line)]))
+    blocks += _similar(card)
     number = card.arguments.get("issue_id")
     if card.issue is not None:
         blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=_link(card.issue), state=card.issue.state))))

@@ -109,7 +109,8 @@ def _action(action: TriageAction, record: TriageRecord, tracker: Tracker | None,
                 wording.DUPLICATE_EVIDENCE.format(score=float(dups[0].get("score") or 0), evidence=evidence)), EVIDENCE_CHARS)))]))
         if len(dups) > 1:
             out.append(ContextBlock(elements=[MarkdownTextObject(text=wording.SIMILAR.format(links=", ".join(f"#{int(d['id'])}" for d in dups[1:])))]))
-        out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.DUPLICATE_COMMENT.format(original=original)))]))
+        line = wording.duplicate_line(original, record.suggestions)
+        out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(line))]))
         return out
     if action.kind == "labels":
         names = [str(x) for x in args.get("labels") or []]

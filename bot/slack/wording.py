@@ -96,6 +96,8 @@ APPROVAL_FALLBACK_NEW = "Approval needed: {name}"
 APPROVAL_NEW_TITLE = "*Title:* {title}"
 APPROVAL_NEW_LABELS = "Labels:"
 APPROVAL_NEW_BODY = "*Body, exactly as it will be filed:*"
+APPROVAL_SIMILAR = "May already be reported: open issues like this draft (the triage's duplicate ranking):"
+APPROVAL_SIMILAR_ONE = "{link}: score {score:.2f}. Why: {why}"
 APPROVAL_DRAFTED_BY = {  # which made a "File as GitHub issue" draft (workers/runs/filing_record.py `drafted`)
     "model": ":robot_face: *Drafted by the model* from this thread: check that it says what the thread says.",
     "thread": ":page_facing_up: *Drafted from the thread's own words*, without a model.",

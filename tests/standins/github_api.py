@@ -29,7 +29,14 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from tests.standins import github_graphql, github_new_issues, github_pulls, github_releases, github_spec
+from tests.standins import (
+    github_collaborators,
+    github_graphql,
+    github_new_issues,
+    github_pulls,
+    github_releases,
+    github_spec,
+)
 from tests.standins.github_repo import Repo, generate
 from tests.standins.loopback import LoopbackHTTP
 
@@ -84,6 +91,7 @@ class GitHubAPI(LoopbackHTTP):
         self.page_tokens: dict[int, int] = {}  # page token -> page number
         self.app_id: str | None = None
         self.installation_id = 55
+        self.roles: dict[str, str] = {}  # login -> repository role (admin, maintain, write, triage, read): the collaborators
         self.lock = threading.Lock()
 
     @property
@@ -237,7 +245,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _outside_spec(path: str) -> bool:
     """Routes GitHub's REST description here has no operation for, each checked its own way instead."""
-    return github_releases.outside_spec(path) or github_pulls.outside_spec(path) or path in github_graphql.PATHS
+    return (github_releases.outside_spec(path) or github_pulls.outside_spec(path) or github_collaborators.outside_spec(path)
+            or path in github_graphql.PATHS)
 
 
 def _error(status: int, message: str, field: str = "state_reason", detail: str | None = None) -> tuple[int, Any, dict[str, str]]:
@@ -294,7 +303,8 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
         return _error(404, "Not Found")
     prefix = f"/repos/{repo.full_name}"
     tail = call.path[len(prefix):]
-    needs = "contents" if tail == "" or tail.startswith("/git/") else "pull_requests" if tail.startswith("/pulls") else "issues"
+    needs = ("contents" if tail == "" or tail.startswith("/git/") else "pull_requests" if tail.startswith("/pulls")
+             else "metadata" if tail.startswith("/collaborators/") else "issues")
     level = permissions.get(needs)
     if level is None or (call.method != "GET" and level != "write"):
         return _error(403, "Resource not accessible by personal access token")

@@ -36,6 +36,13 @@ def route(api: GitHubAPI, repo: Repo, call: Call, tail: str, per_page: int) -> R
         if tail == "/issues/comments":
             chunk, links = page_of(_filtered(list(repo.comments.values()), call), call, per_page, api.base_url, api)
             return 200, chunk, links
+        if tail.startswith("/collaborators/") and tail.endswith("/permission"):
+            from tests.standins.github_collaborators import reply
+
+            login = tail.split("/")[2]
+            users = {i["user"]["login"] for i in repo.issues.values()} | {c["user"]["login"] for c in repo.comments.values()}
+            status, body = reply(repo, api.roles, login, users | set(api.roles))
+            return status, body, {}
         if tail.startswith("/pulls/"):
             from tests.standins.github_pulls import route as pull_files
 

@@ -86,3 +86,18 @@ def deliver(url: str, event: str, body: dict[str, Any] | bytes, *, secret: str |
             return response.status, response.read().decode()
     except HTTPError as exc:
         return exc.code, exc.read().decode()
+
+
+def sent_by(body: dict[str, Any], login: str, *, kind: str = "User") -> dict[str, Any]:
+    """`body` as sent when `login` acted: `kind` "Bot" for an App or an Actions workflow (`github-actions[bot]`,
+    a stale bot), as GitHub marks them in `sender.type`."""
+    body["sender"].update(login=login, type=kind)
+    return body
+
+
+def commented(body: dict[str, Any], login: str, association: str) -> dict[str, Any]:
+    """An `issue_comment` body by `login` as GitHub reports them: a member whose organisation membership is private
+    is CONTRIBUTOR (or NONE), not MEMBER."""
+    body["comment"]["author_association"] = association
+    body["comment"]["user"].update(login=login, type="User")
+    return sent_by(body, login)

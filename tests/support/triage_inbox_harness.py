@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -138,9 +138,13 @@ def text_of(card: dict[str, Any]) -> str:
 
 
 @contextmanager
-def inbox(tmp_path: Path, redis_url: str, **extra: str) -> Iterator[Inbox]:
+def inbox(tmp_path: Path, redis_url: str, prepare: Callable[[Repo], None] | None = None, **extra: str) -> Iterator[Inbox]:
+    """`prepare`: changes to the repository before the first sync (its history as the worker first reads it)."""
     home = tmp_path / "home"
-    with GitHubAPI(repository()) as github, SlackAPI() as slack:
+    repo = repository()
+    if prepare is not None:
+        prepare(repo)
+    with GitHubAPI(repo) as github, SlackAPI() as slack:
         env = {"ATLAS_HOME": str(home), "REDIS_URL": redis_url, **github.env(), **slack.env(), "GITHUB_WEBHOOK_SECRET": WEBHOOK_SECRET,
                "SLACK_SIGNING_SECRET": SECRET, "ATLAS_APPROVERS": MAINTAINER, "ATLAS_TRIAGE_CHANNEL": CHANNEL,
                "ATLAS_SEMANTIC": "off", "ATLAS_WORKER_HEARTBEAT_TTL": "3", "ATLAS_WORKER_MAINTENANCE": "1", **extra}

@@ -23,6 +23,7 @@ from tools.github import refusals
 from tools.github.calls import RepositoryCalls, json_array, json_object
 from tools.tracker import CloseReason, IssueRef, epoch
 
+READ_METADATA = "Metadata: read"  # what GitHub's collaborator permission endpoint needs
 SETTLE_PAGES = 3  # an issue filed in doubt is among the newest 300 (the settle runs right after the write)
 DUPLICATE_FALLBACK = "GitHub did not accept closing as a duplicate here, so Atlas commented \"Duplicate of #{original}\" and closed it as not planned."
 
@@ -57,6 +58,14 @@ class GitHubTracker(RepositoryCalls):
             if 'rel="next"' not in response.headers.get("link", ""):
                 return sorted(names)
             page += 1
+
+    def permission(self, login: str) -> str:
+        """`login`'s base role on the repository (admin, write, read or none), whatever their org membership's
+        visibility: a webhook's author_association says CONTRIBUTOR for a private member (issue 35 item 10)."""
+        repos = self.github.rest.repos
+        response = self._call(lambda: repos.get_collaborator_permission_level(self.gh.owner, self.gh.name, login),
+                              "read a user's permission on", READ_METADATA)
+        return str(json_object(response).get("permission") or "none")
 
     # -- writes ------------------------------------------------------------------------------------
     def add_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:
@@ -207,7 +216,8 @@ class GitHubTracker(RepositoryCalls):
         return IssueRef(int(raw["number"]), str(raw.get("title") or ""), str(raw.get("state") or "open"),
                         tuple(sorted(str(label["name"]) for label in raw.get("labels") or [])),
                         raw.get("html_url") or self.url(int(raw["number"])), duplicate_of,
-                        closed_at=epoch(raw.get("closed_at")) if raw.get("state") == "closed" else None)
+                        closed_at=epoch(raw.get("closed_at")) if raw.get("state") == "closed" else None,
+                        state_reason=raw.get("state_reason") if isinstance(raw.get("state_reason"), str) else None)
 
 
 def _put_issue(store: github_store.Store, raw: dict[str, Any], number: int, duplicate_of: int | None) -> None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import logging
 
+from rq import Queue
+
 from tools import open_corpus
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, validate
@@ -25,6 +27,7 @@ from workers.agent.cost import dollars
 from workers.agent.ports import Reporter
 from workers.approvals import gate, ledger
 from workers.approvals import records as approvals
+from workers.followup import add_details, similar
 from workers.followup import draft as drafting
 from workers.followup import subscriptions as subs
 from workers.followup.filing_note import tell
@@ -74,13 +77,16 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
         _end(rt, run, record, "failed", wording.FILE_ISSUE_REFUSED.format(reason=refused.text.split("\n")[0]))
         return
     arguments = defuse_arguments("create_issue", json.dumps(made.arguments()))  # the card shows it as filed: no live @mention
+    record.similar = similar.open_matches(rt, made.title, made.body)  # shown on the card: it may be known already
     run.items = [{"type": "function_call", "call_id": CALL_ID, "name": "create_issue", "arguments": arguments}]
     run.pending = [PendingCall(pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name="create_issue", arguments=arguments, step=STEP)]
+    instead = add_details.offer(run, record.similar, made.body)  # "Add my details to #N instead", decided alone
+    run.pending += [instead] if instead is not None else []
     record.status = "pending"
     run.status = "awaiting_approval"
     run.answer = f"Drafted: {made.title}"
     rt.store.save(run)
-    gate.pause(rt, run)
+    _open(rt, run)
     if platform is not None:
         platform.event(run, "paused", pending=[p.model_dump() for p in run.pending])
 
@@ -118,31 +124,55 @@ def _by_model(rt: WorkerParts, run: RunState, source: RunState, link: str | None
     return attempt.draft, attempt.failure
 
 
+def _open(rt: WorkerParts, run: RunState) -> None:
+    """Each pending call's approval in its own step (filing, or adding details instead: either is decided alone)."""
+    queue = Queue(rt.settings.queue_name, connection=rt.conn)
+    for call in run.pending:
+        approvals.open_step(rt.conn, run, [call], rt.settings.approval_ttl_seconds)
+        opened = approvals.for_step(rt.conn, run.id, call.step)
+        if opened:
+            approvals.schedule_expiry(queue, run.id, call.step, opened[0].expires_at)
+
+
 def _decided(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
-    call = run.pending[0]
-    approval = approvals.load(rt.conn, call.pending_id)
-    if approval is None:  # the worker stopped between saving the draft and opening its approval: open it now
-        gate.pause(rt, run)
-        approval = approvals.load(rt.conn, call.pending_id)
-    if approval is None or not approval.decided:
+    found = {c.call_id: approvals.load(rt.conn, c.pending_id) for c in run.pending}
+    if any(a is None for a in found.values()):  # the worker stopped between saving the draft and opening its approvals
+        _open(rt, run)
+        found = {c.call_id: approvals.load(rt.conn, c.pending_id) for c in run.pending}
+    chosen = next((c for c in run.pending if (a := found.get(c.call_id)) is not None and a.status == "approved"), None)
+    if chosen is None and any(a is None or not a.decided for a in found.values()):
         platform = rt.platform_for(run.origin.kind)  # a card that failed to post earlier is posted now
-        if approval is not None and not approval.card_ts and platform is not None:
-            platform.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+        if any(a is not None and not a.card_ts for a in found.values()) and platform is not None:
+            missing = [p.model_dump() for p in run.pending if not _carded(found.get(p.call_id))]
+            platform.event(run, "paused", pending=missing)
         return
-    if approval.status != "approved":
-        record.status = "declined" if approval.status == "denied" else "expired"
+    if chosen is None:
+        approval = found[CALL_ID]
+        assert approval is not None
+        record.status = "declined" if any(a is not None and a.status == "denied" for a in found.values()) else "expired"
         run.pending, run.status, run.stop_reason = [], "done", "done"
         run.answer = f"Not filed: {approval.status} by {approval.decider_label}" if approval.status == "denied" else "Not filed: expired"
         rt.store.save(run)
         return
+    for other in run.pending:  # the other way is not taken
+        if other is not chosen:
+            approvals.expire_step(rt.conn, run.id, other.step)
+    approval = found[chosen.call_id]
+    assert approval is not None
     platform = rt.platform_for(run.origin.kind)
     reporter = platform if platform is not None else Reporter()
     ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs), run_id=run.id,
                       tracker=rt.tracker)
+    call = chosen
     output = gate.run_approved(rt, run, call, approval, reporter, ctx)
     run.items.append({"type": "function_call_output", "call_id": call.call_id, "output": output})
-    filed = FILED.match(output)
     place = subs.place_of(run)
+    if call.call_id == add_details.CALL_ID and not output.startswith("Error") and place is not None:
+        record.number = add_details.issue_of(call)
+        subs.subscribe(rt.conn, subs.tracker_name(rt.settings), record.number, place, record.source_run, "linked")
+        _end(rt, run, record, "added", wording.FILE_ISSUE_ADDED.format(number=record.number, result=output))
+        return
+    filed = FILED.match(output)
     if filed and place is not None:
         record.number = int(filed.group(1))
         subs.subscribe(rt.conn, subs.tracker_name(rt.settings), record.number, place, record.source_run, "filed")
@@ -151,6 +181,10 @@ def _decided(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     in_doubt = (ledger.entry_of(rt.conn, run.id, call.call_id) or {}).get("state") == "in_doubt"
     record.told = record.told or in_doubt  # the gate said it in the thread already
     _end(rt, run, record, "in_doubt" if in_doubt else "failed", for_people(output))
+
+
+def _carded(approval: approvals.Approval | None) -> bool:
+    return approval is not None and bool(approval.card_ts)
 
 
 def _end(rt: WorkerParts, run: RunState, record: FilingRecord, status: FilingStatus, said: str) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from atlas.triage_settings import Action, TriageSettings
 from tools.mentions import neutralise
 from tools.tracker import IssueRef
+from workers.inbox import wording
 from workers.runs.triage_record import CALL_PREFIX, TriageAction
 from workers.triage.engine import Suggestions
 
@@ -25,8 +26,10 @@ def signature(approver: str, platform: str) -> str:
     return f"_Drafted by Atlas, approved by {approver} on {PLATFORM_NAMES.get(platform, platform)}._"
 
 
-def duplicate_comment(original: int, approver: str, platform: str) -> str:
-    return f"Duplicate of #{original}.\n\n{signature(approver, platform)}"
+def duplicate_comment(original: int, approver: str, platform: str, chain: dict[str, Any] | None = None) -> str:
+    """GitHub's "Duplicate of #N." first, then where the chain led and how to have the issue reopened."""
+    lines = [f"Duplicate of #{original}.", *wording.chain_lines(original, chain or {}), wording.REOPEN_HINT]
+    return "\n\n".join([" ".join(lines[:1]), " ".join(lines[1:]), signature(approver, platform)])
 
 
 def reply_comment(reply: str, approver: str, platform: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 
 from rq import Queue
 
@@ -26,12 +27,13 @@ from workers.approvals import gate
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
 from workers.inbox import actions as triage_actions
-from workers.inbox import maintainers
+from workers.inbox import learning, maintainers, originals
 from workers.parts import WorkerParts
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
-from workers.triage import autonomy, rolling
+from workers.triage import autonomy, outcomes, rolling
 from workers.triage.engine import NewIssue, Suggestions, Triage
+from workers.triage.outcomes import Outcome
 
 log = logging.getLogger("atlas.inbox")
 
@@ -93,26 +95,25 @@ def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolC
     engine = rt.triage_engine()  # opened once per worker process, grown as issues arrive (workers/triage/engine_cache.py)
     found, by = _suggest(rt, run, engine, record, ctx)
     # `auto` was earned by the offline engine's backtest: only what that engine suggests may be applied unasked
-    earned_by = found if by == "offline" else _offline(engine, record)
+    earned_by = found if by == "offline" else _offline(engine, record, outcomes.load(rt.conn, record.repo))
     issue = rt.tracker.issue(record.issue)
     if issue is not None:
         record.title, record.url = issue.title, issue.url
     if not record.author:  # `atlas triage N --post`: the tracker's record says who opened it
         record.author = _author(rt, record.issue)
-    first = rt.tracker.issue(found.duplicates[0].id) if found.duplicates else None
-    original = {"id": first.number, "title": first.title, "url": first.url} if first is not None else {}
     figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
-    record.suggestions = {**found.as_json(), "by": by, "original": original, "label_evidence": {s.name: s.evidence for s in found.labels},
+    record.suggestions = {**found.as_json(), "by": by, "original": {}, "label_evidence": {s.name: s.evidence for s in found.labels},
                           "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)},
                           "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home)}
-    return triage_actions.build(found, issue, rt.tracker.known_labels(), rt.settings.triage, earned_by)
+    return originals.point(rt, engine, record, triage_actions.build(found, issue, rt.tracker.known_labels(),
+                                                                   rt.settings.triage, earned_by))
 
 
-def _offline(engine: Triage, record: TriageRecord) -> Suggestions:
+def _offline(engine: Triage, record: TriageRecord, decisions: Sequence[Outcome]) -> Suggestions:
     """The offline engine's suggestions for the issue, under the repository's calibrated thresholds (rolling.live:
-    kept on the engine, recalibrated when the tracker changed)."""
+    kept on the engine, recalibrated when the tracker changed or after every few maintainers' decisions)."""
     known = engine.history.get(record.issue)
-    thresholds = rolling.live(engine)
+    thresholds = rolling.live(engine, decisions)
     if known is not None:
         return engine.triage(record.issue, thresholds)
     return engine.triage(NewIssue(record.issue, record.title, ""), thresholds)
@@ -137,7 +138,7 @@ def _suggest(rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecor
         run.cost_usd = dollars(run.usage, rt.settings.price)
         if attempt.suggestions is not None:
             return attempt.suggestions, "model"
-    thresholds = rolling.live(engine)
+    thresholds = rolling.live(engine, outcomes.load(rt.conn, record.repo))  # the maintainers' decisions count too
     return (engine.triage(record.issue, thresholds) if known is not None else engine.triage(issue, thresholds)), "offline"
 
 
@@ -186,6 +187,7 @@ def _apply_decided(rt: WorkerParts, run: RunState, record: TriageRecord) -> None
             waiting.append(call)
             continue
         action.decider = approval.decider_label if approval.status != "expired" else ""
+        learning.card_decision(rt.conn, record, action, approval)  # before the run: `action.arguments` was offered
         if approval.status == "approved":
             ctx = ctx or ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
                                      run_id=run.id, tracker=rt.tracker)
@@ -210,7 +212,8 @@ def _run(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, 
     calls: list[PendingCall] = []
     if action.tool == "close_issue":
         original = int(action.arguments["duplicate_of"])
-        body = triage_actions.duplicate_comment(original, who, where)
+        chain = (run.triage.suggestions.get("original") if run.triage else None) or {}
+        body = triage_actions.duplicate_comment(original, who, where, chain)
         calls.append(call.model_copy(update={"call_id": f"{call.call_id}.comment", "name": "post_comment",
                                              "arguments": json.dumps({"issue_id": action.arguments["issue_id"], "body": body})}))
         calls.append(call)

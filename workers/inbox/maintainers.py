@@ -1,8 +1,9 @@
 """A maintainer who acts on an issue before anyone clicks ends its card: closed, labelled or answered
 on GitHub, the card says so and its buttons go (its pending approvals expire).
 
-The webhook job (workers/jobs/github.py) calls `acted` for `issues.closed`, `issues.labeled` and an
-`issue_comment` by an OWNER, MEMBER or COLLABORATOR. Atlas's own writes (an approved action of this run)
+The webhook job (workers/jobs/github.py) calls `acted` for `issues.closed`, `issues.labeled` (not a bot's),
+`issues.transferred`, `issues.deleted` and an `issue_comment` by someone with write access (writers.py).
+Atlas's own writes (an approved action of this run)
 arrive as webhooks too and are not taken for a maintainer's: a comment carrying the run's marker, a
 close or a label while one of the run's own actions of that kind was approved.
 """

@@ -3,19 +3,33 @@
 `issues.opened` starts the issue's one triage run (claim.py: by repository and number, so a
 redelivery, `edited` or `reopened` starts nothing), at most ATLAS_TRIAGE_RATE a repository in any hour
 (rates.py; the rest are named in the channel's digest, digest.py); issues opened by someone with write access are
-skipped unless ATLAS_TRIAGE_SKIP_WRITERS is off. `issues.closed`, `issues.labeled` and a comment by
-an OWNER, MEMBER or COLLABORATOR end a card nobody clicked yet (maintainers.py); a label set as the
-issue's author (an issue template's) does not.
+skipped unless ATLAS_TRIAGE_SKIP_WRITERS is off, and so are issues Atlas filed itself (its hidden marker, or
+its own App). `issues.closed`, `issues.labeled`, `issues.transferred`, `issues.deleted` and a comment by someone
+with write access (writers.py: a private member arrives as CONTRIBUTOR) end a card nobody clicked yet
+(maintainers.py); a label set as the issue's author (an issue template's) or by a bot (a labeler action, a stale
+bot) does not.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from workers.inbox import claim, digest, maintainers
+from workers.inbox import claim, digest, learning, maintainers, writers
 from workers.parts import WorkerParts
 from workers.runs.state import Origin
 from workers.runs.triage_record import TriageRecord
+
+ENDING = {"closed": "closed", "labeled": "labelled", "transferred": "transferred", "deleted": "deleted"}
+ATLAS_MARKER = "<!-- atlas:"  # the hidden line at the end of what Atlas files (tools/github/tracker.py `marker`)
+
+
+def filed_by_atlas(rt: WorkerParts, issue: dict[str, Any]) -> bool:
+    """An issue Atlas filed (a thread's "File as GitHub issue"): it arrives as `issues.opened` like any other."""
+    app = issue.get("performed_via_github_app")
+    gh = rt.settings.github
+    if isinstance(app, dict) and gh is not None and gh.app_id and str(app.get("id")) == str(gh.app_id):
+        return True
+    return ATLAS_MARKER in str(issue.get("body") or "")
 
 
 def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[str, Any], fingerprint: str | None = None) -> str:
@@ -30,8 +44,11 @@ def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[
     number = int(issue["number"])
     sender = str((payload.get("sender") or {}).get("login") or "someone")
     if event == "issues" and action == "opened":
-        if triage.skip_writers and str(issue.get("author_association") or "") in maintainers.WRITERS:
-            return f"; triage skipped: #{number} was opened by a {issue.get('author_association')}"
+        if filed_by_atlas(rt, issue):
+            return f"; triage skipped: #{number} was filed by Atlas"
+        association = str(issue.get("author_association") or "")
+        if triage.skip_writers and writers.is_writer(rt, repo, association, issue.get("user")):
+            return f"; triage skipped: #{number} was opened by someone with write access ({association})"
         record = TriageRecord(repo=repo, issue=number, title=str(issue.get("title") or ""),
                               author=str((issue.get("user") or {}).get("login") or ""), url=issue.get("html_url"))
         origin = Origin(kind=triage.platform or "slack", channel=triage.channel)  # one card, one platform
@@ -44,14 +61,15 @@ def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[
     if found is None:
         return ""
     run_id = found
-    if event == "issues" and action == "labeled" and sender == str((issue.get("user") or {}).get("login") or ""):
-        return ""  # labels an issue template set, applied as its author: not a maintainer's decision
-    if event == "issues" and action in ("closed", "labeled"):
-        what = "closed" if action == "closed" else "labelled"
+    author = str((issue.get("user") or {}).get("login") or "")
+    if event == "issues" and action == "labeled" and (sender == author or learning.is_bot(payload)):
+        return ""  # labels an issue template set (as its author), or a bot's: not a maintainer's decision
+    if event == "issues" and action in ENDING:
+        what = ENDING[action]
         return f"; triage card ended ({what})" if maintainers.acted(rt.conn, rt.settings.queue_name, run_id, what, sender) else ""
     if event == "issue_comment" and action == "created":
         comment = payload.get("comment") or {}
-        if str(comment.get("author_association") or "") not in maintainers.WRITERS:
+        if not writers.is_writer(rt, repo, str(comment.get("author_association") or ""), comment.get("user")):
             return ""
         who = str((comment.get("user") or {}).get("login") or sender)
         ended = maintainers.acted(rt.conn, rt.settings.queue_name, run_id, "answered", who, comment=str(comment.get("body") or ""))

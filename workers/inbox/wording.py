@@ -14,7 +14,13 @@ PROPOSED = "Proposed over MCP by {who}, not by Atlas's triage. Their reason: {re
 CARD_FALLBACK = "Triage of issue #{number}: {count} suggestion(s) to decide"
 DUPLICATE = "Close as duplicate of {link}"
 DUPLICATE_EVIDENCE = "Score {score:.2f}. Why: {evidence}"
-DUPLICATE_COMMENT = "Atlas comments \"Duplicate of #{original}.\" and closes the issue as a duplicate."
+DUPLICATE_COMMENT = ("Atlas comments \"Duplicate of #{original}.\" (with how to have it reopened) and closes the issue "
+                     "as a duplicate.")
+CHAIN_VIA = "#{first} was itself closed as a duplicate: this points at the end of its chain ({path})."
+CHAIN_COMPLETED = "#{original} was closed as completed: it may already be fixed there (see #{original} and its linked changes)."
+CHAIN_NOT_PLANNED = "#{original} was closed as not planned: the problem is known and will not be worked on as it stands."
+REOPEN_HINT = ("If your report is not the same problem, reply here saying what differs and a maintainer will reopen it "
+               "(or reopen it yourself, if GitHub lets you).")
 SIMILAR = "Also similar: {links}"
 LABELS = "Add labels {labels}"
 REPLY = "Post reply"
@@ -41,6 +47,25 @@ DIGEST = ("{count} more new issue(s) in the last hour were not triaged (over ATL
           "Triage one with `atlas triage {first} --post`.")
 UNREADABLE = "#{number} could not be read: {why}. The card shows what triage recorded."
 HIDDEN = "This card shows {count} invisible or direction-changing character(s) as <U+...>: they would be posted as they are."
+
+
+def chain_lines(original: int, chain: dict[str, Any]) -> list[str]:
+    """What the card and the comment say about where a duplicate claim points (workers/inbox/originals.py)."""
+    if chain.get("id") != original:
+        return []
+    path = [int(n) for n in chain.get("path") or [] if isinstance(n, int)]
+    lines = [CHAIN_VIA.format(first=path[0], path=" → ".join(f"#{n}" for n in path))] if len(path) > 1 else []
+    if chain.get("state") == "completed":
+        lines.append(CHAIN_COMPLETED.format(original=original))
+    elif chain.get("state") == "not_planned":
+        lines.append(CHAIN_NOT_PLANNED.format(original=original))
+    return lines
+
+
+def duplicate_line(original: int, suggestions: dict[str, Any]) -> str:
+    """The card's line under a duplicate claim: what Atlas will comment, and where the chain led."""
+    chain = chain_lines(original, suggestions.get("original") or {})
+    return " ".join([DUPLICATE_COMMENT.format(original=original), *chain])
 
 
 def proposed(record: TriageRecord) -> str | None:

@@ -85,7 +85,22 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
     # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once either way.
     triaged = on_event(rt, gh.repo, event, action, payload, fingerprint)
     told = _closed_notices(rt, folder, event, action, payload) + _cited_issue(rt, event, payload)
-    return (f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}") + triaged + told
+    learnt = _outcome(rt, gh.repo, folder, event, action, payload)
+    done = f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}"
+    return done + triaged + told + learnt
+
+
+def _outcome(rt: Any, repo: str, folder: Any, event: str, action: str, payload: dict[str, Any]) -> str:
+    """What the delivery teaches triage (workers/inbox/learning.py), recorded once per job (RQ keeps a retried
+    job's id; the web process already claimed the delivery)."""
+    from rq import get_current_job
+
+    from workers.inbox import learning
+
+    job = get_current_job()
+    key = job.id if job is not None else uuid.uuid4().hex
+    original = _duplicate_original(folder, payload) if event == "issues" and action == "closed" else None
+    return learning.on_event(rt.conn, repo, event, action, payload, key, original)
 
 
 def _closed_notices(rt: Any, folder: Any, event: str, action: str, payload: dict[str, Any]) -> str:
@@ -94,16 +109,23 @@ def _closed_notices(rt: Any, folder: Any, event: str, action: str, payload: dict
         return ""
     from workers.followup import notices
 
+    return notices.on_event(rt, event, action, payload, _duplicate_original(folder, payload))
+
+
+def _duplicate_original(folder: Any, payload: dict[str, Any]) -> int | None:
+    """A duplicate's original: what Atlas recorded when it closed it, else a "Duplicate of #N" comment."""
+    from workers.followup import notices
+
     issue = payload.get("issue") or {}
-    original = None
-    if issue.get("state_reason") == "duplicate" and isinstance(issue.get("number"), int):
-        store = Store(folder)  # the original: what Atlas recorded when it closed it, else a "Duplicate of #N" comment
-        try:
-            stored = store.exported(int(issue["number"])) or {}
-        finally:
-            store.close()
-        original = stored.get("duplicate_of") or notices.duplicate_in(stored.get("comments") or [])
-    return notices.on_event(rt, event, action, payload, original)
+    if issue.get("state_reason") != "duplicate" or not isinstance(issue.get("number"), int):
+        return None
+    store = Store(folder)
+    try:
+        stored = store.exported(int(issue["number"])) or {}
+    finally:
+        store.close()
+    found = stored.get("duplicate_of") or notices.duplicate_in(stored.get("comments") or [])
+    return int(found) if found else None
 
 
 def _cited_issue(rt: Any, event: str, payload: dict[str, Any]) -> str:

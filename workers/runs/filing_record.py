@@ -8,11 +8,11 @@ subscribes the thread. Kept inside the run record (`RunState.filing`).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-FilingStatus = Literal["drafting", "pending", "filed", "declined", "expired", "failed", "in_doubt"]
+FilingStatus = Literal["drafting", "pending", "filed", "added", "declined", "expired", "failed", "in_doubt"]
 DraftedBy = Literal["model", "thread"]  # who wrote the draft: the model, or Atlas from the thread's own words
 
 
@@ -32,6 +32,7 @@ class FilingRecord(BaseModel):
     model_failure: str = ""  # with a model configured: why its draft was not used and the thread's words were drafted
     redacted: int = 0  # secrets the draft replaced by a marker (atlas/secret_shapes.py): the card says how many
     left_out: list[str] = Field(default_factory=list)  # others who wrote in the thread: not quoted, named on the card
+    similar: list[dict[str, Any]] = Field(default_factory=list)  # open issues maybe the same (workers/followup/similar.py)
 
     @property
     def drafted(self) -> Literal["model", "thread", "fallback"] | None:
