@@ -81,11 +81,18 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
                   questions(index, HOLDOUT2, False, modes)]
     if encoder() is None:
         tables[0].notes.append("semantic rows skipped: the embedding model's package is not installed (make setup)")
-    return tables + (other_project() if data_dir == RQ_DATA else [])  # the smoke test's fixture folder stands for RQ only
+    if data_dir != RQ_DATA:  # the smoke test's fixture folder stands for RQ only
+        return tables
+    tables += other_project()
+    if (sphinx := sphinx_docs()) is not None:
+        with tempfile.TemporaryDirectory() as scratch:
+            tables += other_project(flat_data(sphinx, Path(scratch)), SPHINX, "requests docs, $BENCH_SPHINX_DOCS")
+    return tables
 
 
-def other_project(data_dir: Path = HTTPX_DATA, evals: Path = HTTPX) -> list[Table]:
-    """The held-out questions over httpx's docs, indexed as the tools index them; [] when its data is absent."""
+def other_project(data_dir: Path = HTTPX_DATA, evals: Path = HTTPX, name: str = "httpx docs, ../shared/evals/httpx") -> list[Table]:
+    """The held-out questions over another project's docs, indexed as the tools index them, and whether every heading
+    is reachable with get_doc_section; [] when its data is absent."""
     if not (data_dir / "docs").is_dir():
         return []
     with tempfile.TemporaryDirectory() as scratch:
@@ -93,8 +100,21 @@ def other_project(data_dir: Path = HTTPX_DATA, evals: Path = HTTPX) -> list[Tabl
                           semantic=True, vectors_store=Path(scratch) / VECTORS_FILE)
         modes: list[Mode] = ["lexical", "semantic", "hybrid"] if index.warm() else ["lexical"]
         table = questions(index, evals, False, modes)
-    table.title = table.title.replace("(RQ docs, ../shared/evals/rq)", "(httpx docs, ../shared/evals/httpx)")
+    table.title = table.title.replace("RQ docs, ../shared/evals/rq", name)
+    reached, headings = reachable(data_dir)
+    table.notes.append(f"headings reachable with get_doc_section: {reached} of {headings}")
     return [table]
+
+
+def reachable(data_dir: Path) -> tuple[int, int]:
+    """How many of the docs' headings get_doc_section reads back as themselves, of how many."""
+    from tools import ToolContext, dispatch, open_corpus, v2_registry
+
+    ctx, registry = ToolContext(corpus=open_corpus(data_dir)), v2_registry()
+    headings = [(p.doc_id, h) for p in ctx.corpus.docs.pages.values() for h in p.headings()]
+    reached = sum(dispatch(registry, "get_doc_section", json.dumps({"doc_id": d, "heading": h}), ctx).text
+                  .startswith(f"[{d} § {h}]") for d, h in headings)
+    return reached, len(headings)
 
 
 def cases(evals: Path) -> list[dict[str, Any]]:
