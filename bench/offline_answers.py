@@ -5,17 +5,32 @@ get_doc_section, the answer) through the real tools, over ../shared/evals/rq wit
 worker ranks them (hybrid when the embedding model is installed). For an answerable question the
 answer must cite, as the section it quotes, one of the sections that answer it; for an unanswerable
 one it must say it found nothing. The development set (bench/evals/rq_docs.jsonl) is what the
-answer's rules were tuned on; the two held-out sets were not looked at while tuning.
+answer's rules were tuned on; the two held-out sets were not looked at while tuning, nor httpx's or requests'
+(Sphinx, read from $BENCH_SPHINX_DOCS when set). Issue questions ("has anyone reported X?",
+bench/evals/rq_issues.jsonl for development, httpx_issues_holdout.jsonl held out) must cite, as the first issue
+the answer names, one of the issues that answer them.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.docs_questions import EVALS, HOLDOUT, HOLDOUT2, HTTPX, HTTPX_DATA, RQ_DATA, cases
+from bench.docs_questions import (
+    EVALS,
+    HOLDOUT,
+    HOLDOUT2,
+    HTTPX,
+    HTTPX_DATA,
+    RQ_DATA,
+    SPHINX,
+    cases,
+    flat_data,
+    sphinx_docs,
+)
 from bench.docs_questions import _answers as answers_question
 from bench.report import Table
 from tools import ToolContext, dispatch, open_corpus, v2_registry
@@ -29,6 +44,8 @@ SEE_ALSO = OFFLINE_SEE_ALSO.split("{")[0]
 NOTHING = (OFFLINE_NOTHING_ABOUT.split("{")[0], OFFLINE_NOTHING_FOUND)
 MAX_STEPS = 6
 ANSWERED_GOAL, NOTHING_GOAL = 0.75, 6 / 7
+FIRST_ISSUE = re.compile(r"#(\d+)\b")
+RQ_ISSUES, HTTPX_ISSUES = EVALS.with_name("rq_issues.jsonl"), EVALS.with_name("httpx_issues_holdout.jsonl")
 
 
 def run(data_dir: Path = RQ_DATA) -> list[Table]:
@@ -43,10 +60,18 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
         rows.append([name, *row])
         if name == "development":
             notes += missed
+    smoke = 3 if data_dir != RQ_DATA else None  # the smoke test's fixture folder: three questions show the table works
+    issue_rows = [["RQ issues (development)", *issue_score(ctx, cases(RQ_ISSUES)[:smoke])]]
     if data_dir == RQ_DATA and (HTTPX_DATA / "docs").is_dir():  # a second project, never tuned on (not beside a fixture)
         other = ToolContext(corpus=open_corpus(HTTPX_DATA, semantic=True))
         other.corpus.docs.warm()
         rows.append(["httpx held-out", *score(other, cases(HTTPX))[0]])
+        issue_rows.append(["httpx issues (held-out)", *issue_score(other, cases(HTTPX_ISSUES))])
+    if data_dir == RQ_DATA and (sphinx := sphinx_docs()) is not None:  # a Sphinx project, never tuned on
+        with tempfile.TemporaryDirectory() as scratch:
+            third = ToolContext(corpus=open_corpus(flat_data(sphinx, Path(scratch)), semantic=True))
+            third.corpus.docs.warm()
+            rows.append(["requests held-out (Sphinx)", *score(third, cases(SPHINX))[0]])
     met = all(float(r[3]) >= ANSWERED_GOAL and float(r[7]) >= NOTHING_GOAL for r in rows)  # type: ignore[arg-type]
     return [Table(
         title="offline answers (no model configured) to plain-word questions about RQ (and httpx, held out)",
@@ -57,7 +82,25 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
         notes=["right source: the section the answer quotes is one that answers the question (or inside it);"
                " see-also too: or the other section it names",
                "said nothing: answerable questions answered with 'found nothing'", *notes[:20]],
+    ), Table(
+        title="offline answers to issue questions ('has anyone reported ...?'): the first issue named",
+        columns=["set", "questions", "right issue first", "share", "an issue named", "right issue anywhere"],
+        rows=issue_rows,
+        goal=f"the right issue first on >= {ANSWERED_GOAL:.0%}",
+        met=all(float(r[3]) >= ANSWERED_GOAL for r in issue_rows),  # type: ignore[arg-type]
+        notes=["right issue first: the first #N of the answer is one of the issues that answer the question"],
     )]
+
+
+def issue_score(ctx: ToolContext, asked: list[dict[str, Any]]) -> list[object]:
+    """How often the first issue the answer names is one that answers the question, names any, or names it anywhere."""
+    first = named = anywhere = 0
+    for case in asked:
+        numbers = [int(n) for n in FIRST_ISSUE.findall(answer(ctx, str(case["question"])))]
+        first += bool(numbers) and numbers[0] in case["issues"]
+        named += bool(numbers)
+        anywhere += any(n in case["issues"] for n in numbers)
+    return [len(asked), first, round(first / (len(asked) or 1), 3), named, anywhere]
 
 
 def score(ctx: ToolContext, asked: list[dict[str, Any]]) -> tuple[list[object], list[str]]:

@@ -24,8 +24,9 @@ def test_benchmarks_run_on_fixture_data(tmp_path: Path) -> None:
     modes = ["lexical", "semantic", "hybrid"] if model_dir() is not None else ["lexical"]
     assert [[r[0] for r in t.rows] for t in quality[2:5]] == [modes] * 3  # development and both held-out sets
     assert [r[0] for r in quality[5].rows] == ["development", "held-out (both)"]  # the offline model's answers
-    speed = quality[6]  # the fixture's builds only: lexical, semantic cold, semantic read back
-    assert len(quality) == 7 and (model_dir() is None or [r[0].split(":")[0] for r in speed.rows[2:5]] == ["Orbit"] * 3)
+    assert [r[0] for r in quality[6].rows] == ["RQ issues (development)"]  # and to issue questions
+    speed = quality[7]  # the fixture's builds only: lexical, semantic cold, semantic read back
+    assert len(quality) == 8 and (model_dir() is None or [r[0].split(":")[0] for r in speed.rows[2:5]] == ["Orbit"] * 3)
     scale = search_scale.run(root, n_issues=500)[0]
     assert [r[0] for r in scale.rows] == ["fts5 bm25", "LIKE scan"]
     assert all(table.render() for table in [tokens, *quality, scale])

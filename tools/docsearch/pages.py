@@ -17,7 +17,7 @@ from pathlib import Path
 from datasets.tracker_db import DatasetError
 from tools.docsearch.markup import FENCE, strip_markup
 from tools.docsearch.mkdocs import read_mkdocs
-from tools.docsearch.rst import rst_to_markdown
+from tools.docsearch.rst import rst_title, rst_to_markdown
 
 DOC_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
@@ -90,19 +90,22 @@ class Page:
 def load_pages(docs_dir: Path) -> dict[str, Page]:
     """Every `<doc_id>.md` and `<doc_id>.rst` (Sphinx) in `docs_dir` (not recursive), keyed by doc id, in
     name order; of a `.md` and a `.rst` with the same id the `.md` is read."""
-    pages: dict[str, Page] = {}
+    texts: dict[str, tuple[Path, str]] = {}
     for path in sorted(p for p in Path(docs_dir).glob("*") if p.suffix in DOC_SUFFIXES):
-        if path.is_file() and DOC_ID.match(path.stem) and path.stem not in pages:
+        if path.is_file() and DOC_ID.match(path.stem) and path.stem not in texts:
             try:
-                text = path.read_text(encoding="utf-8")
+                texts[path.stem] = path, path.read_text(encoding="utf-8")
             except UnicodeDecodeError as exc:
                 raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
-            if path.suffix == ".rst":
-                text = rst_to_markdown(text)
-            pages[path.stem] = parse_page(path.stem, text)
-            for problem in layout_problems(pages[path.stem]):
-                log.warning("docs/%s: %s", path.name, problem)
-    return pages
+    # A Sphinx page names another by its path (:doc:`install`) and shows its title: every title is read first.
+    titles = {doc_id: rst_title(text) for doc_id, (path, text) in texts.items() if path.suffix == ".rst"}
+    pages: dict[str, Page] = {}
+    for doc_id, (path, text) in sorted(texts.items(), key=lambda item: item[1][0].suffix == ".rst"):  # Markdown first
+        pages[doc_id] = parse_page(doc_id, rst_to_markdown(text, titles) if path.suffix == ".rst" else text)
+        titles.setdefault(doc_id, pages[doc_id].title)
+        for problem in layout_problems(pages[doc_id]):
+            log.warning("docs/%s: %s", path.name, problem)
+    return {doc_id: pages[doc_id] for doc_id in texts}
 
 
 def parse_page(doc_id: str, markdown: str) -> Page:

@@ -20,7 +20,7 @@ from workers import wording as phrases
 from workers.agent import offline_docs
 from workers.agent.instructions import WRAP_UP
 from workers.agent.model import ModelReply, ModelRequest
-from workers.agent.offline_evidence import Question, keywords, listing
+from workers.agent.offline_evidence import Question, is_issue_question, keywords, listing
 from workers.agent.offline_issue import parse as parse_issue
 from workers.agent.offline_knowledge import reply as knowledge_reply
 from workers.runs.state import Usage
@@ -31,6 +31,7 @@ WRAP_UP_PREFIX = WRAP_UP.split("(")[0]  # how the loop's wrap-up note starts: no
 _SMALL_TALK = re.compile(r"^\s*(thanks|thank you|hi|hello|hey|ok|okay|bye|cheers)\b", re.IGNORECASE)
 _DOC_HIT = re.compile(r"^- ([a-z0-9][a-z0-9-]*)(?: § (.+?))? \[[^\]]*\]:")
 _ISSUE_HIT = re.compile(r"^#\d+ ")
+_ISSUE_TOP = re.compile(r"^#(\d+) \[", re.M)  # search_issues' first hit
 _TOOL_NOTE = re.compile(r"^\[(?:cut|more|body cut)\b[^\]]*\]$")  # how to read on: for the model, not the reader
 _UNKNOWN = re.compile(r"^\(No doc mentions: (.+?)\. If those words", re.M)
 _UNCOVERED = re.compile("^" + re.escape(UNCOVERED.split("{")[0]) + r"(.+?), and no section", re.M)  # search's calibrated "not covered"
@@ -69,9 +70,13 @@ class OfflineModel:
                 usage,
             )
         best = _best_docs(done.get("search_docs", ""))
-        if not best:
+        reads: list[tuple[str, dict[str, Any]]] = [("get_doc_section", {"doc_id": d, "heading": h}) for d, h in best]
+        top = _ISSUE_TOP.search(done.get("search_issues", "")) if is_issue_question(question) else None
+        if top:  # "has anyone reported X?": the issue search found first is the answer's lead, read it
+            reads = [("get_issue", {"issue_id": int(top.group(1)), "include": ["body", "comments"]}), *reads[:1]]
+        if not reads:
             return self._answer(question, turn, usage, request, step)
-        return self._calls([("get_doc_section", {"doc_id": d, "heading": h}) for d, h in best], step, usage)
+        return self._calls(reads, step, usage)
 
     def _calls(self, calls: list[tuple[str, dict[str, Any]]], step: int, usage: Usage) -> ModelReply:
         output = [
@@ -190,24 +195,39 @@ def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
     words = {w.lower() for w in asked.keywords}
     found = [(name, _shown_lines(name, output)) for name, output in results if not output.startswith("Error")]
     seen = ["\n".join(lines) for _, lines in found]
-    absent = [w for w in _not_in_docs(results) if w in asked.absent_from(seen)]  # a name the data lacks
+    absent = [w for w in _not_in_docs(results) if w in asked.absent_from(seen)]  # no doc has it, nor any result shown
     sections = [r for r in (offline_docs.read(out) for name, out in results if name == "get_doc_section" and not out.startswith("Error")) if r]
-    if absent:  # a name the data lacks, or the words search judged the docs do not cover (its calibrated note)
-        if not any(name == "get_issue" for name, _ in found):
-            return f"{_nothing_about(question, Question(absent) if absent else asked, seen)}\n\n{OFFLINE_NOTE}", False
-    parts: list[str] = []
-    quoted = offline_docs.answer(asked, sections)
-    if quoted:
-        parts.append(quoted)
+    by_number = _ISSUE.search(question) is not None
+    issues = [lines for name, lines in found if name == "get_issue" and lines]
+    if not by_number:  # an issue read for "has anyone reported X?" leads only if it is about X
+        issues = [lines for lines in issues if asked.touched_by("\n".join(lines))]
+    if absent and not issues:  # a name the data lacks, or the words search judged the docs do not cover
+        return f"{_nothing_about(question, absent)}\n\n{OFFLINE_NOTE}", False
+    parts = [_issue_summary(lines, words) for lines in issues]  # asked for by number, or the first reported
+    listed: list[str] = []
     for name, lines in found:
-        if name == "get_issue" and lines:  # asked for by number: it is the answer whatever it says
-            parts.append(_issue_summary(lines, words))
-        elif name == "search_issues" and (asked.answered_by("\n".join(lines)) or not asked.absent_from(seen)):
-            hits = [ln for ln in lines if asked.touched_by(ln)]
-            if hits:
-                parts.append(phrases.OFFLINE_RELATED + "\n" + "\n".join(f"- {ln}" for ln in hits[:5]))
-    body = "\n\n".join(parts) if parts else _nothing_about(question, asked, seen)
+        if name != "search_issues":
+            continue
+        if issues and not by_number:  # an issue question: the search's order, the issue read left out
+            listed += [ln for ln in lines if ln.split()[0] not in {f"#{n}" for n in _numbers(issues)}]
+        elif asked.answered_by("\n".join(lines)) or not asked.absent_from(seen):
+            listed += [ln for ln in lines if asked.touched_by(ln)]
+    quoted = offline_docs.answer(asked, sections)
+    related = phrases.OFFLINE_RELATED + "\n" + "\n".join(f"- {ln}" for ln in listed[:5]) if listed else None
+    if quoted and not (issues and not by_number):
+        parts.insert(0, quoted)
+    elif quoted:
+        parts += [p for p in (related, quoted) if p]
+        related = None
+    if related:
+        parts.append(related)
+    body = "\n\n".join(parts) if parts else _nothing_about(question, [])
     return f"{body}\n\n{OFFLINE_NOTE}", bool(parts)
+
+
+def _numbers(issues: list[list[str]]) -> list[int]:
+    """The numbers of the issues read (each get_issue output's first line is `#N title`)."""
+    return [int(m.group(1)) for lines in issues if (m := re.match(r"^#(\d+) ", lines[0]))]
 
 
 def _shown_lines(name: str, output: str) -> list[str]:
@@ -219,13 +239,13 @@ def _shown_lines(name: str, output: str) -> list[str]:
     return lines
 
 
-def _nothing_about(question: str, asked: Question, seen: list[str]) -> str:
-    """'I found nothing about X in the docs or issues', X being what the question named that no result had."""
+def _nothing_about(question: str, absent: list[str]) -> str:
+    """'I found nothing about X in the docs or issues', X being only words no doc has (search_docs' own note, over
+    every doc) and no issue shown has; with no such word, that nothing was found, naming none."""
     issue = _ISSUE.search(question)
     if issue:
         return phrases.OFFLINE_NOTHING_ABOUT.format(what=f"#{issue.group(1)}")
-    missing = asked.missing_from(seen)
-    return phrases.OFFLINE_NOTHING_ABOUT.format(what=listing(missing)) if missing else phrases.OFFLINE_NOTHING_FOUND
+    return phrases.OFFLINE_NOTHING_ABOUT.format(what=listing(absent)) if absent else phrases.OFFLINE_NOTHING_FOUND
 
 
 def _issue_summary(lines: list[str], words: set[str]) -> str:

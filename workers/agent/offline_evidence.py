@@ -12,6 +12,7 @@ stopword list, so "Cómo" is one word here as it is in the index.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from tools.docsearch.index import tokens as index_tokens
@@ -91,14 +92,18 @@ class Question:
         seen = Words.of("\n".join(texts))
         return [w for w in self.keywords if not seen.has(w)]
 
-    def missing_from(self, texts: list[str]) -> list[str]:
-        """What found nothing: identifiers absent everywhere, else every keyword absent everywhere,
-        else (each word is somewhere, but never together) the whole set of keywords."""
-        absent = self.absent_from(texts)
-        identifiers = [w for w in absent if is_identifier(w)]
-        return identifiers or absent or list(self.keywords)
-
 
 def listing(words: list[str]) -> str:
     """'A', 'A and B', 'A, B and C'."""
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+ISSUE_QUESTION = re.compile(
+    r"\b(?:has|have|did)\s+(?:any(?:one|body)|some(?:one|body)|people|others?|you)\s+(?:ever\s+|already\s+)?"
+    r"(?:reported|filed|raised|asked|seen|hit|had|run\s+into|opened)\b|\bis\s+there\s+(?:an?|any)\s+(?:open\s+|known\s+)?"
+    r"(?:issue|bug|ticket|report)s?\b|\b(?:known|open)\s+(?:bug|issue|problem)s?\b|\bbeen\s+reported\b", re.IGNORECASE)
+
+
+def is_issue_question(question: str) -> bool:
+    """Is this asking whether something was reported ("has anyone reported X?", "is there an issue about X")?"""
+    return ISSUE_QUESTION.search(question) is not None

@@ -93,9 +93,10 @@ def test_a_where_question_with_no_code_synced_is_answered_from_the_docs(ctx: Too
     assert "From the docs, `jobs` § Failed jobs" in text and "FailedJobRegistry" in text
 
 
-def test_the_section_search_ranks_first_is_quoted_even_when_its_prose_shares_no_word(ctx: ToolContext) -> None:
+def test_the_section_search_ranks_first_is_quoted_with_the_code_that_holds_the_words(ctx: ToolContext) -> None:
     top = search(ctx, "save progress").splitlines()[1]
     assert top.startswith("- jobs § Storing data on jobs")  # ranked first by the words of its code
     text, _ = answer(ctx, "save progress")
     assert "From the docs, `jobs` § Storing data on jobs" in text and "`meta` dictionary" in text
-    assert OFFLINE_CLOSEST in text  # and it says so: no word of the question is in what it quotes
+    assert "\n```python\njob.meta[\"progress\"] = 40\njob.save_meta()\n```\n" in text  # the code under it, fenced
+    assert OFFLINE_CLOSEST not in text and "“save” and “progress”" in text  # its code holds both words
