@@ -62,7 +62,8 @@ def catch_up(rt: WorkerParts, repo: str, folder: Path) -> list[int]:
         return []
     store = Store(folder)
     try:
-        rows = store.conn.execute("SELECT number, is_pr, record FROM issues WHERE number > ? ORDER BY number", (since,)).fetchall()
+        rows = store.conn.execute("SELECT number, is_pr, record FROM issues WHERE number > ? ORDER BY number",
+                                  (since,)).fetchall()
     finally:
         store.close()
     started: list[int] = []

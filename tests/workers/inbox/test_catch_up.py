@@ -23,7 +23,8 @@ def test_the_periodic_sync_starts_triage_for_an_issue_whose_webhook_was_lost_and
         history = sorted(box.github.repo.issues)
         queue = Queue(box.settings.queue_name, connection=box.conn)
         with box.worker("syncer"):
-            wait_for(lambda: catch_up.watermark(box.conn, "acme/rocket"), what="the inbox's watermark at the worker's start")
+            wait_for(lambda: catch_up.watermark(box.conn, "acme/rocket"),
+                     what="the inbox's watermark at the worker's start")
             assert catch_up.watermark(box.conn, "acme/rocket") == max(history)
             lost = box.github.repo.add_issue(TITLE, BODY, author="zoe")  # opened on GitHub; its delivery got a 503
             closed = box.github.repo.add_issue("Opened and closed while Redis was down", "Never mind.", author="zoe")
@@ -36,12 +37,14 @@ def test_the_periodic_sync_starts_triage_for_an_issue_whose_webhook_was_lost_and
             run_id = claim.run_of(box.conn, "acme/rocket", lost["number"])
             assert run_id is not None
             # the webhook arrives after all (a manual redelivery), and the sync runs again: nothing new
-            body = payload("issues-opened", box.github.repo, action="opened", issue=box.github.repo.issues[lost["number"]])
+            body = payload("issues-opened", box.github.repo, action="opened",
+                           issue=box.github.repo.issues[lost["number"]])
             assert deliver(box.webhook_url, "issues", body)[0] == 202
             again = queue.enqueue(PERIODIC_SYNC)
             wait_for(lambda: again.get_status(refresh=True) == "finished", what="the second sync job")
             assert "triage started" not in str(again.return_value())
-            wait_for(lambda: box.run(run_id).status == "awaiting_approval", what="the caught-up run to wait on its card")
+            wait_for(lambda: box.run(run_id).status == "awaiting_approval",
+                     what="the caught-up run to wait on its card")
         assert len(box.messages()) == 1  # one card: the lost issue's, once
         assert claim.run_of(box.conn, "acme/rocket", lost["number"]) == run_id
         assert claim.run_of(box.conn, "acme/rocket", closed["number"]) is None

@@ -17,7 +17,7 @@ def test_an_in_doubt_triage_write_is_told_in_the_card_s_thread(tmp_path: Path, r
         box.open_issue(TITLE, BODY)
         with box.worker("notices"):
             (card,) = box.cards()
-            box.github.fail_next(r"POST /repos/acme/rocket/issues/\d+/labels", 502)  # sent; GitHub's answer says nothing
+            box.github.fail_next(r"POST /repos/acme/rocket/issues/\d+/labels", 502)  # sent; the answer says nothing
             assert box.click(card, "labels") == 200
             notice = wait_for(lambda: next((m for (c, _), m in box.slack.messages.items()
                                             if c == CHANNEL and "add_labels" in m.get("text", "")), None),
