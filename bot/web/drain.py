@@ -25,8 +25,9 @@ DRAIN_SECONDS = 30.0  # within the 30 s grace docker and Kubernetes give before 
 TICK_SECONDS = 0.05
 
 
-class Stopping(Exception):
-    """SIGTERM arrived: drain, then exit."""
+class _Stopping(BaseException):
+    """SIGTERM arrived: drain, then exit. A BaseException, as KeyboardInterrupt is, so that waitress's
+    dispatchers (which log and swallow an Exception raised in them) let it through to `run`."""
 
 
 def run(server: BaseWSGIServer | MultiSocketServer, drain_seconds: float = DRAIN_SECONDS) -> None:
@@ -35,7 +36,7 @@ def run(server: BaseWSGIServer | MultiSocketServer, drain_seconds: float = DRAIN
         signal.signal(signal.SIGTERM, _stopping)
     try:
         server.run()
-    except Stopping:
+    except _Stopping:
         drain(server, drain_seconds)
     except KeyboardInterrupt:
         pass
@@ -44,7 +45,7 @@ def run(server: BaseWSGIServer | MultiSocketServer, drain_seconds: float = DRAIN
 
 
 def _stopping(signum: int, frame: Any) -> None:
-    raise Stopping
+    raise _Stopping
 
 
 def drain(server: BaseWSGIServer | MultiSocketServer, seconds: float) -> None:
