@@ -259,8 +259,8 @@ class SlackReporter(ChatPlatform):
     def triage_card(self, run: RunState) -> None:
         """Through a Slack outage as an answer is (a scheduled re-delivery re-runs the run's job, which shows
         the card again: posted once, bot/slack/card_marker.py), not three quick tries and then never."""
-        self._deliver(run, "triage_card",
-                      lambda: triage_card.show(self.client, self.create_client, self.store, run, self.tracker))
+        triage_card.show(self.client, self.create_client, self.store, run, self.tracker,
+                         deliver=lambda send: self._deliver(run, "triage_card", send))
 
     # -- the thread, later ---------------------------------------------------------------------
 
