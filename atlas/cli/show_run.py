@@ -23,7 +23,8 @@ from workers.runs.store import RunStore
 
 DRAFTED = {"model": "draft: model", "thread": "draft: the thread's words",
            "fallback": "draft: the thread's words (the model's draft failed: {failure})"}
-UNDELIVERED = {"answer": "the answer was not delivered to Slack", "cards": "the approval cards were not delivered to Slack"}
+UNDELIVERED = {"answer": "the answer was not delivered to Slack", "cards": "the approval cards were not delivered to Slack",
+               "triage_card": "the triage card was not delivered to Slack"}
 
 
 def show(settings: Settings, run_id: str, *, as_json: bool) -> int:

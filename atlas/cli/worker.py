@@ -51,6 +51,10 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
         from workers.jobs.github import schedule
 
         schedule(rt.conn, worker.queues[0], settings.github)
+        if settings.triage.enabled:  # the inbox is on: the history before now never gets a card (catch_up.py)
+            from workers.inbox import catch_up
+
+            catch_up.enable(rt.conn, settings.github.repo, settings.data_dir)
     try:
         worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=with_scheduler, logging_level="WARNING")
     except redis.RedisError as exc:  # only after a stop request: until then every Redis call waits for Redis

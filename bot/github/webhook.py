@@ -48,7 +48,8 @@ def _enqueue(conn: redis.Redis, queue: Queue, event: str, payload: Any, delivery
     try:
         if delivery and not conn.set(f"atlas:github:delivery:{delivery}", "1", nx=True, ex=DELIVERY_TTL_SECONDS):
             return "200 OK", "duplicate delivery"
-        queue.enqueue(APPLY_EVENT, event, payload, fingerprint, job_timeout=300, result_ttl=600, retry=RETRY)
+        queue.enqueue(APPLY_EVENT, event, payload, fingerprint, job_timeout=300, result_ttl=600,
+                      failure_ttl=DELIVERY_TTL_SECONDS, retry=RETRY)  # a failed one is kept a week, not forever
     except redis.RedisError:
         log.warning("GitHub webhook %s not queued: Redis unavailable (the periodic sync will catch up)", delivery)
         if delivery:

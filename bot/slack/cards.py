@@ -232,11 +232,12 @@ def update(client: WebClient, approval: Approval, *, result: str | None = None, 
 
 def tell_in_doubt(client: WebClient, run: RunState, approval: Approval, url: str | None = None) -> None:
     """Say in the thread that an approved action may or may not have happened, for a human to check
-    (at `url`, the issue's page on the tracker, when it has one)."""
+    (at `url`, the issue's page on the tracker, when it has one). A triage run has no thread: under its card."""
     issue = approval.issue or "?"
     text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name, issue=issue, user=approval.decider or run.origin.user or "here",
                                                    link=f" (<{url}|#{issue}>)" if url else "")
-    client.chat_postMessage(channel=channel_of(run), thread_ts=run.origin.thread_ts or run.origin.message_ts, text=text)
+    thread = run.origin.thread_ts or run.origin.message_ts or approval.card_ts or None
+    client.chat_postMessage(channel=approval.channel or channel_of(run), thread_ts=thread, text=text)
 
 
 def slack_date(at: float) -> str:

@@ -31,6 +31,8 @@ from workers.runs.surfaces import Undeliverable
 log = logging.getLogger("atlas.delivery")
 
 T = TypeVar("T")
+UNDELIVERED = {"answer": wording.ANSWER_UNDELIVERED, "cards": wording.CARDS_UNDELIVERED,
+               "triage_card": wording.TRIAGE_CARD_UNDELIVERED}
 IN_SLOT_SECONDS = 3.0  # how long one job keeps trying before it hands the outage to a scheduled re-delivery
 Delivered = Literal["delivered", "scheduled", "lost"]
 # `ok: false` errors Slack documents as temporary (the call may succeed later), besides HTTP 429/5xx.
@@ -131,7 +133,7 @@ def _reschedule(run: RunState, patience: Patience, later: Redelivery | None, sav
     delay = redelivery.delay(surface.outage_tries, patience.cap_seconds, left, patience.first_wait)  # refused answers spread out
     later.schedule(run.id, surface.outage_tries, delay)
     log.warning("run %s: Slack is not taking the %s (try %d); a re-delivery is scheduled in %.1fs",
-                run.id, "answer" if run.final else "cards", surface.outage_tries, delay)
+                run.id, "answer" if run.final and run.triage is None else "cards", surface.outage_tries, delay)
     return True
 
 
@@ -142,9 +144,8 @@ def _lost(run: RunState, what: Undeliverable, lost: DeliveryLost, patience: Pati
     run.surface.outage_since, run.surface.outage_tries = None, 0
     save(run)
     minutes = max(1, round(patience.budget_seconds / 60))
-    text = (wording.ANSWER_UNDELIVERED if what == "answer" else wording.CARDS_UNDELIVERED).format(
-        minutes=minutes, minute_word="minute" if minutes == 1 else "minutes", run_id=run.id, count=len(run.pending)
-    )
+    text = UNDELIVERED[what].format(minutes=minutes, minute_word="minute" if minutes == 1 else "minutes", run_id=run.id,
+                                    count=len(run.pending), issue=run.triage.issue if run.triage is not None else "?")
     try:
         persist(lambda: note(text), Patience(patience.cap_seconds, patience.cap_seconds), what=f"run {run.id}: note")
     except DeliveryLost as also:

@@ -95,7 +95,8 @@ class SlackReporter(ChatPlatform):
     def _deliver(self, run: RunState, what: Undeliverable, post: Callable[[], None]) -> Delivered:
         """Post through a Slack outage (later, by a scheduled re-delivery, when a scheduler runs); if it
         outlasts the budget, the thread and the run record say so."""
-        note = lambda text: self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text)  # noqa: E731
+        note = lambda text: self.create_client.chat_postMessage(  # noqa: E731
+            channel=channel_of(run), thread_ts=thread_of(run) or None, text=text)
         return deliver(run, what, post, self.patience, save=self.store.save, note=note, later=self.later)
 
     @classmethod
@@ -256,7 +257,10 @@ class SlackReporter(ChatPlatform):
         approval_cards.tell_in_doubt(self.create_client, run, approval, issue_url)
 
     def triage_card(self, run: RunState) -> None:
-        triage_card.show(self.client, self.create_client, self.store, run, self.tracker)
+        """Through a Slack outage as an answer is (a scheduled re-delivery re-runs the run's job, which shows
+        the card again: posted once, bot/slack/card_marker.py), not three quick tries and then never."""
+        triage_card.show(self.client, self.create_client, self.store, run, self.tracker,
+                         deliver=lambda send: self._deliver(run, "triage_card", send))
 
     # -- the thread, later ---------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ channel is recorded on each approval before it is posted and its ts after (worke
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from slack_sdk import WebClient
@@ -38,9 +39,11 @@ BLOCK_CHARS = 3000
 EVIDENCE_CHARS = 600
 
 
-def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunState, tracker: Tracker | None) -> None:
+def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunState, tracker: Tracker | None,
+         deliver: Callable[[Callable[[], None]], object] | None = None) -> None:
     """Post the card once (its ts saved with the run at once; a retry adopts a card an earlier try
-    posted but never recorded, bot/slack/card_marker.py), else update it."""
+    posted but never recorded, bot/slack/card_marker.py), else update it. `deliver` wraps only the talking to
+    Slack (through an outage, bot/slack/delivery.py): a card that cannot be drawn fails as it did."""
     record = run.triage
     if record is None:
         return
@@ -56,7 +59,11 @@ def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunS
                                                metadata=card_marker.marker(run.id))
         return str(reply["channel"]), str(reply["ts"])
 
-    card_post.post_once(store, run, channel, find=lambda since: card_marker.find(client, channel, run.id, since), edit=edit, post=post)
+    def send() -> None:
+        card_post.post_once(store, run, channel, find=lambda since: card_marker.find(client, channel, run.id, since),
+                            edit=edit, post=post)
+
+    (deliver or (lambda talk: talk()))(send)
 
 
 def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None,

@@ -48,6 +48,10 @@ ANSWER_UNDELIVERED = (
     ":warning: I finished this question, but Slack kept failing for {minutes} {minute_word} when I posted the answer, "
     "so it is not in this thread. The answer is kept: a maintainer can show it with `atlas runs show {run_id}`."
 )
+TRIAGE_CARD_UNDELIVERED = (
+    ":warning: Slack kept failing for {minutes} {minute_word} when I posted the triage card for issue #{issue}, so it is "
+    "not here and nothing was changed. `atlas triage {issue} --post` posts it again (`atlas runs show {run_id}`)."
+)
 CARDS_UNDELIVERED = (
     ":warning: I proposed {count} action(s) that need a maintainer's approval, but Slack kept failing for {minutes} "
     "{minute_word} when I posted the approval cards, so there is nothing here to click and nothing was changed. "

@@ -37,6 +37,7 @@ from bot.mcp.http import MCP_PATH, METADATA_PATH
 from bot.mcp.http import endpoint as mcp_endpoint
 from bot.slack.app import create_app
 from bot.slack.client import TIMEOUT_SECONDS, api_url
+from bot.web import drain
 
 log = logging.getLogger("atlas.bot.serve")
 
@@ -167,7 +168,7 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     for _ in range(processes):
         pid = os.fork()
         if pid == 0:  # a child: its own app, Redis pool and threads, on the shared socket
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # until its server runs: then SIGTERM drains it
             try:
                 slack, discord = web_apps(settings)
                 _run(http_server(slack, sock=sock, github=github_webhook(settings), discord=discord, threads=settings.http_threads,
@@ -203,12 +204,8 @@ def github_webhook(settings: Settings) -> Wsgi | None:
 
 
 def _run(server: BaseWSGIServer | MultiSocketServer) -> None:
-    try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
+    """Serve until SIGTERM, which finishes the requests in flight first (bot/web/drain.py), or Ctrl-C."""
+    drain.run(server)
 
 
 def serve_socket(settings: Settings) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.github_client import READ_CONTENTS
+from datasets.github.budget import minified
 from datasets.github.docs import _blob_text, _tree
 from datasets.github.fetch import Fetcher
 from datasets.github.store import Store
@@ -44,11 +45,18 @@ def sync_code(fetch: Fetcher, store: Store, owner: str, name: str, paths: tuple[
     known: dict[str, list[Any]] = store.get(FILES) or {}
     root = store.folder / CODE
     written = removed = 0
-    for path, sha in wanted.items():
-        if known.get(path, [None])[0] == sha:
-            continue
+    spent = False
+    due = [(path, sha) for path, sha in wanted.items() if known.get(path, [None])[0] != sha]
+    for done, (path, sha) in enumerate(due):
+        if not fetch.affordable():  # the rest next time: the head's ETag is not kept, so the tree is read again
+            fetch.budget.spent_note("code files", len(due) - done)
+            spent = True
+            break
         text = _blob_text(fetch, owner, name, sha, path)
         target = _target(root, path)
+        if text is not None and minified(text):
+            fetch.budget.note(f"code {path} left out: minified (one line of {len(text) // 1024} KiB)")
+            text = None
         if text is None or target is None:
             known[path] = [sha, False]  # remembered: an unchanged skipped file is not fetched again
             continue
@@ -66,9 +74,9 @@ def sync_code(fetch: Fetcher, store: Store, owner: str, name: str, paths: tuple[
     (store.folder / REPO).parent.mkdir(parents=True, exist_ok=True)
     (store.folder / REPO).write_text(json.dumps({"url": f"{web_url}/{owner}/{name}", "commit": commit, "branch": branch},
                                                 sort_keys=True) + "\n", encoding="utf-8")
-    if complete:
+    if complete and not spent:
         store.put_etag(key, head.etag)
-    else:
+    elif not complete:
         fetch.progress.note("code: GitHub cut the file listing short; nothing was removed")
     return written, removed
 

@@ -7,7 +7,9 @@ compared with the shas written last time; only new or changed blobs are download
 file is gone are removed, but only after a complete listing: a partial one deletes nothing. Nested folders become flat doc ids (`guides/setup.md` ->
 `guides-setup`). The title is the front matter's `title`, else the first `# ` heading, else the file
 name; each written doc gets front matter with that title and its `url` on GitHub. Binary or
-undecodable files are skipped with a warning.
+undecodable files are skipped with a warning; symlinks and docs over MAX_DOC_BYTES are left out, and so
+are the blobs past the sync's share of the rate limit (datasets/github/budget.py), said in the report and
+fetched by the next sync (the top tree's ETag is kept only once every changed doc was read).
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import base64
 import binascii
 import logging
 import re
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any
 
 from atlas.github_client import READ_CONTENTS
+from datasets.github.budget import MAX_DOC_BYTES
 from datasets.github.fetch import Fetcher
 from datasets.github.store import Store
 
@@ -91,9 +95,11 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
     docs_dir = store.folder / "docs"
     docs_dir.mkdir(parents=True, exist_ok=True)
     written = removed = 0
-    for path, (sha, root) in wanted.items():
-        if known.get(path, ("", ""))[0] == sha:
-            continue
+    due = [(path, sha, root) for path, (sha, root) in wanted.items() if known.get(path, ("", ""))[0] != sha]
+    for done, (path, sha, root) in enumerate(due):
+        if not fetch.affordable():  # the rest next time: the root tree's ETag is not kept, so it is listed again
+            fetch.budget.spent_note("docs", len(due) - done)
+            return written, removed
         text = _blob_text(fetch, owner, name, sha, path)
         ident = doc_id(path, root)
         if text is None:  # remembered as skipped (no doc id), so an unchanged bad file is not fetched again
@@ -134,7 +140,7 @@ def _root_blobs(fetch: Fetcher, owner: str, name: str, top: dict[str, Any], root
         complete = not tree.get("truncated")
     whole = _tree(fetch, owner, name, str(tree["sha"]), recursive=True)
     if not whole.get("truncated"):
-        return _doc_blobs(_under(whole.get("tree") or [], root), [root]), True
+        return _doc_blobs(_under(whole.get("tree") or [], root), [root], fetch.budget.note), True
     found: dict[str, tuple[str, str]] = {}
     complete, folders = True, [(root, str(tree["sha"]))]
     while folders:
@@ -142,7 +148,7 @@ def _root_blobs(fetch: Fetcher, owner: str, name: str, top: dict[str, Any], root
         listing = _tree(fetch, owner, name, sha, recursive=False)
         complete = complete and not listing.get("truncated")
         entries = _under(listing.get("tree") or [], folder)
-        found.update(_doc_blobs(entries, [root]))
+        found.update(_doc_blobs(entries, [root], fetch.budget.note))
         folders += [(str(e["path"]), str(e["sha"])) for e in entries if e.get("type") == "tree"]
     return found, complete
 
@@ -163,11 +169,19 @@ def _under(entries: list[dict[str, Any]], folder: str) -> list[dict[str, Any]]:
     return [{**e, "path": prefix + str(e.get("path") or "")} for e in entries]
 
 
-def _doc_blobs(entries: list[dict[str, Any]], roots: list[str]) -> dict[str, tuple[str, str]]:
+def _doc_blobs(entries: list[dict[str, Any]], roots: list[str],
+               note: Callable[[str], None]) -> dict[str, tuple[str, str]]:
     found: dict[str, tuple[str, str]] = {}
     for entry in entries:
         path = str(entry.get("path") or "")
         if entry.get("type") != "blob" or not path.lower().endswith(DOC_SUFFIXES):
+            continue
+        if str(entry.get("mode") or "100644") not in ("100644", "100755"):  # a symlink (120000) points anywhere
+            note(f"doc {path} left out: a symlink, not a file")
+            continue
+        if int(entry.get("size") or 0) > MAX_DOC_BYTES:
+            note(f"doc {path} left out: {int(entry['size']) // 1024} KiB, "
+                 f"over the {MAX_DOC_BYTES // 1024} KiB a doc may have")
             continue
         for root in roots:
             if not root or path.startswith(root.rstrip("/") + "/"):

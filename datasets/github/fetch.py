@@ -22,6 +22,7 @@ from githubkit.exception import GitHubException, GraphQLFailed, RateLimitExceede
 
 from atlas.errors import GitHubFailure
 from atlas.github_client import failure, rate_limit_wait
+from datasets.github.budget import Budget
 from datasets.github.store import Store
 from datasets.sync_progress import Progress
 
@@ -76,12 +77,18 @@ class Fetcher:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.client, self.store, self.repo, self.progress, self.wait, self.sleep = client, store, repo, progress, wait, sleep
         self.counters = Counters()
+        self.budget = Budget()  # the share of the hourly limit the per-item sources may spend (budget.py)
+
+    def affordable(self) -> bool:
+        """Whether a per-item source (a pull request's files, a blob) may make its next request."""
+        return self.budget.allows(self.counters.requests)
 
     def get(self, key: str, call: Callable[[dict[str, str]], Any], *, doing: str, needs: str) -> Page:
         """The page at `key` (its canonical URL), conditional on its stored ETag."""
         etag = self.store.etag(key)
         headers = {"If-None-Match": etag} if etag else {}
         response = self._waited(lambda: call(headers), doing, needs)
+        self.budget.seen(response.headers)
         links = {rel: url for url, rel in LINK.findall(response.headers.get("link", ""))}
         last = PAGE.search(links.get("last", ""))
         rate_left = response.headers.get("x-ratelimit-remaining")

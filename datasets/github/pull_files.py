@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from atlas.errors import GitHubFailure
+from datasets.github.budget import PULL_FILES_CUT
 from datasets.github.fetch import Fetcher
 from datasets.github.store import Store
 
@@ -26,7 +27,10 @@ DUE = ("SELECT i.number, i.updated_at FROM issues i LEFT JOIN pull_files f ON f.
 def sync_pull_files(fetch: Fetcher, store: Store, owner: str, name: str) -> int:
     """Read the changed paths of every pull request that is new or updated since; returns how many were asked."""
     due = store.conn.execute(DUE).fetchall()
-    for number, updated_at in due:
+    for done, (number, updated_at) in enumerate(due):
+        if not fetch.affordable():  # the rest waits for the next sync, which asks exactly these
+            fetch.budget.spent_note("pull requests' files", len(due) - done)
+            return done
         key = f"repos/{owner}/{name}/pulls/{number}/files?per_page={PER_PAGE}"
         files, etag = _files(fetch, key, owner, name, int(number))
         with store.batch():  # the paths and the ETag they were read under commit together
@@ -59,6 +63,9 @@ def _files(fetch: Fetcher, key: str, owner: str, name: str, number: int) -> tupl
         if exc.kind != "not_found":
             raise
         return [], None
+    if len(entries) >= PULL_FILES_CUT:
+        fetch.budget.note(f"pull request #{number}: GitHub lists only its first {PULL_FILES_CUT} changed files; "
+                          "the rest are not known")
     paths: list[str] = []
     for entry in entries:
         for path in (entry.get("previous_filename"), entry.get("filename")):

@@ -14,6 +14,8 @@ high-water mark. Every `reconcile_every` syncs (or when asked) the issue numbers
 Beyond them (issue 27): the paths each new or updated pull request changed (github_pull_files), the
 code by blob sha (github_code), releases (github_releases) and discussions over GraphQL
 (github_discussions); a source the token may not read is left out and said so, and the rest syncs.
+Those per-item sources spend at most a share of the hourly rate limit, and skip what is too big
+(datasets/github/budget.py); what they left out is said in the report (`atlas sync` prints it).
 Every request goes over one kept-open connection (github_fetch.kept_open).
 Items are written to the staging store as they arrive, and the project folder is exported from
 it at the end, or when the sync stops early, so whatever was synced is served.
@@ -112,10 +114,11 @@ def _sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[s
         if reconcile or (not first and gh.reconcile_every > 0 and since >= gh.reconcile_every):
             report.dropped, report.reconciled, since = reconcile_numbers(fetch, store, owner, name), True, 0
         store.put("syncs_since_reconcile", since)  # a first sync's full walk lists every number anyway
-        report.pull_files = _left_out(fetch, report, "pull request files", "grant it",
-                                      lambda: sync_pull_files(fetch, store, owner, name))
         report.docs_written, report.docs_removed = sync_docs(fetch, store, owner, name, list(docs or DEFAULT_DOCS), gh.web_url)
         report.code_written, report.code_removed = sync_code(fetch, store, owner, name, gh.code_paths, gh.web_url)
+        # after the docs and code: one request per pull request, the first to wait when the sync's share is spent
+        report.pull_files = _left_out(fetch, report, "pull request files", "grant it",
+                                      lambda: sync_pull_files(fetch, store, owner, name))
         if gh.releases:
             report.releases = sync_releases(fetch, store, owner, name)
         if gh.discussions and store.get("has_discussions") is not False:  # a repository with them turned off costs nothing
@@ -126,6 +129,9 @@ def _sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[s
         report.stopped = exc.message
         log.info("sync of %s stopped: %s", gh.repo, exc.message)  # the caller reports it, once
     finally:
+        for sentence in fetch.budget.left_out:  # what the caps and the rate-limit share left out, said once
+            log.warning("sync of %s: %s", gh.repo, sentence)
+            report.skipped.append(sentence)
         report.requests, report.not_modified = fetch.counters.requests, fetch.counters.not_modified
         report.waited_seconds = fetch.counters.waited_seconds
         report.counts = store.counts()

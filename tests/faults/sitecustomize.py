@@ -30,3 +30,47 @@ if _start_failure:
         raise RuntimeError(_start_failure)
 
     runtime.build = _fail
+
+# With ATLAS_FAULT_HANG_IN_WRITE_TURN=<path>, a GitHub write takes its turn (tools/github/pacing.py), writes
+# <path> and hangs before its request leaves: a worker to SIGKILL while it holds the turn, its claim unsent.
+_turn_marker = os.environ.get("ATLAS_FAULT_HANG_IN_WRITE_TURN")
+if _turn_marker:
+    from contextlib import contextmanager
+
+    from tools.github import pacing
+
+    _turn = pacing.WritePacer.turn
+
+    @contextmanager
+    def _held(self):  # noqa: ANN001, ANN202
+        with _turn(self):
+            with open(_turn_marker, "w") as out:
+                out.write(str(os.getpid()))
+            while True:
+                time.sleep(60)
+            yield
+
+    pacing.WritePacer.turn = _held
+
+# With ATLAS_FAULT_SLOW_REQUEST=<path>, `atlas serve` takes a request carrying `X-Atlas-Test-Delay: N`, writes
+# <path>, and answers it through the real app N seconds later: a request in flight when SIGTERM arrives.
+_slow_marker = os.environ.get("ATLAS_FAULT_SLOW_REQUEST")
+if _slow_marker:
+    from bot.web import serve as _serve
+
+    _wsgi_app = _serve.wsgi_app
+
+    def _slow_app(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        app = _wsgi_app(*args, **kwargs)
+
+        def slow(environ, start_response):  # noqa: ANN001, ANN202
+            delay = float(environ.get("HTTP_X_ATLAS_TEST_DELAY") or 0)
+            if delay:
+                with open(_slow_marker, "w") as out:
+                    out.write(str(os.getpid()))
+                time.sleep(delay)
+            return app(environ, start_response)
+
+        return slow
+
+    _serve.wsgi_app = _slow_app

@@ -57,7 +57,8 @@ def route(api: GitHubAPI, repo: Repo, call: Call, per_page: int) -> tuple[int, A
     issue = repo.issues.get(number)
     if issue is None or "pull_request" not in issue:
         return _error(404, "Not Found")
-    chunk, links = page_of(list(repo.pull_files.get(number, [])), call, per_page, api.base_url, api)
+    # GitHub's documented cut: "Responses include a maximum of 3000 files"
+    chunk, links = page_of(list(repo.pull_files.get(number, []))[:3000], call, per_page, api.base_url, api)
     if api.validate:
         try:
             for entry in chunk:

@@ -29,6 +29,7 @@ from atlas.github_client import WRITE_ISSUES, failure, rate_limit_wait
 from atlas.project_settings import GitHubSettings
 from datasets.github import index as github_index
 from datasets.github import store as github_store
+from tools import send_guard
 from tools.errors import TrackerError, TrackerInDoubt, TrackerUnavailable
 from tools.github import refusals
 from tools.github.pacing import WritePacer
@@ -42,6 +43,8 @@ MAX_RETRY_WAIT = 600.0  # a limit that resets later than this fails now, saying 
 class RepositoryCalls:
     """One repository's REST calls: the client (redirects off), pacing, rate-limit retries, errors mapped;
     and the synced folder each answer is applied to. The GitHub tracker says which calls to make."""
+
+    guards_sends = True  # every write asks tools/send_guard.py in its turn, right before sending
 
     def __init__(self, gh: GitHubSettings, client: Callable[[], GitHub[Any]], folder: Path | None, pacer: WritePacer,
                  *, sleep: Callable[[float], None] = time.sleep, build_index: bool = True) -> None:
@@ -76,6 +79,8 @@ class RepositoryCalls:
         for attempt in range(MAX_RATE_LIMIT_RETRIES + 1):
             try:
                 with turn() if turn is not None else nullcontext():
+                    if turn is not None:
+                        send_guard.before_send()  # in the turn, so a claim that waited for it stays resumable
                     result = action()
                 if isinstance(result, Response) and result.status_code in refusals.REDIRECTS:
                     raise self._moved(result.raw_response, number)

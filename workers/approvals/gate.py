@@ -4,7 +4,8 @@ calls become outputs. Approval is a pause, not a wait: no worker holds a run whi
 Resume, for each pending call in the order the model made them:
 - approved: run it through the idempotency ledger, so it runs at most once per (run, call_id)
   whatever happens to jobs and workers; a call claimed before but never recorded is in doubt:
-  not run again, reported in the thread and to the model;
+  not run again, reported in the thread and to the model; unless the ledger shows it was never sent
+  (a tracker that guards its sends marks the claim sent in its write turn): then it is resumed;
 - denied: the error output `Error: declined by @name`, which the model can answer to;
 - expired: an error output, and the run then ends with a partial answer.
 One `function_call_output` is appended per pending call, `run.pending` is cleared, and the loop
@@ -16,11 +17,13 @@ from __future__ import annotations
 import json
 import logging
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING, assert_never
 
 from rq import Queue
 
+from tools import send_guard
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, execute, validate
 from tools.errors import for_people
@@ -94,7 +97,8 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
 def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
     """Execute an approved call through the ledger (at most once per run and call id), audited; returns
     the output the model reads. The triage inbox (workers/inbox/job.py) runs its approved actions here too."""
-    claim = ledger.claim(rt.conn, run.id, call.call_id)
+    guarded = bool(getattr(ctx.tracker, "guards_sends", False))  # it marks the claim sent in its write turn
+    claim = ledger.claim(rt.conn, run.id, call.call_id, sent=not guarded)
     match claim:
         case ledger.AlreadyDone():
             return claim.output
@@ -103,7 +107,10 @@ def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Ap
                       run.id, call.name, call.call_id, claim.claimed_by)
             return _in_doubt(rt, run, call, approval, reporter, IN_DOUBT, "interrupted after approval")
         case ledger.Claimed():
-            return _execute(rt, run, call, approval, reporter, ctx)
+            if claim.resumed:
+                log.warning("run %s: resuming %s (%s): the attempt before stopped before sending it",
+                            run.id, call.name, call.call_id)
+            return _execute(rt, run, call, approval, reporter, ctx, claim.token if guarded else None)
         case _:
             assert_never(claim)
 
@@ -130,14 +137,28 @@ def _in_doubt(rt: WorkerParts, run: RunState, call: PendingCall, approval: Appro
     return output
 
 
-def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
+def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext,
+             token: str | None) -> str:
     """This attempt owns the call: validate it again (the tracker may have changed), run it, record it.
-    A write the tracker did not confirm is settled from the tracker like an interrupted one."""
-    checked = validate(rt.registry, call.name, call.arguments, replace(ctx, proposed_at=approval.created_at or None))
-    if isinstance(checked, ToolOutput):
-        output = checked
-    else:
-        output = execute(rt.registry, call.name, checked, replace(ctx, call_id=call.call_id))
+    A write the tracker did not confirm is settled from the tracker like an interrupted one. With `token`
+    the tracker marks the claim sent right before its request leaves; an attempt that lost the claim to
+    another meanwhile sends nothing and records nothing."""
+    lost = False
+
+    def owns() -> bool:
+        nonlocal lost
+        lost = token is not None and not ledger.mark_sent(rt.conn, run.id, call.call_id, token)
+        return not lost
+
+    with send_guard.guarding(owns) if token is not None else nullcontext():
+        checked = validate(rt.registry, call.name, call.arguments, replace(ctx, proposed_at=approval.created_at or None))
+        if isinstance(checked, ToolOutput):
+            output = checked
+        else:
+            output = execute(rt.registry, call.name, checked, replace(ctx, call_id=call.call_id))
+    if lost:
+        log.warning("run %s: %s (%s) was taken over by another attempt; this one sent nothing", run.id, call.name, call.call_id)
+        return output.text
     if output.in_doubt:
         log.warning("run %s: %s (%s) was sent but not confirmed by the tracker; settling it", run.id, call.name, call.call_id)
         return _in_doubt(rt, run, call, approval, reporter, IN_DOUBT_UNCONFIRMED, "sent, the tracker did not confirm it")

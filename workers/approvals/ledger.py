@@ -6,6 +6,13 @@ job, another worker) finds the claim and does not run the call again: `done` han
 output, and `executing` without an output means a worker stopped between acting and recording, so
 whether the action happened is unknown. That call is never retried automatically; it is reported
 for a human to check (`InDoubt`).
+
+Except when it provably sent nothing: a claim made for a tracker that guards its sends
+(tools/send_guard.py) starts `sent: false` and is marked sent in the tracker's write turn, right
+before the request leaves. A worker that died before that (waiting for the turn behind a dead
+holder, validating) leaves an unsent claim, and the next attempt takes it over (`Claimed` again,
+with a new token) instead of reporting it in doubt. Taking over and marking sent both compare the
+entry as read, so of two live attempts only one ever sends.
 """
 
 from __future__ import annotations
@@ -14,17 +21,23 @@ import json
 import os
 import socket
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import redis
+
+from atlas.lua import run_script
 
 LEDGER_TTL_SECONDS = 90 * 24 * 3600
 
 
 @dataclass(frozen=True)
 class Claimed:
-    """This attempt owns the call: run it, then `record` the output."""
+    """This attempt owns the call: run it, then `record` the output. `token` marks it sent (`mark_sent`)."""
+
+    token: str = ""
+    resumed: bool = False  # taken over from an attempt that died before sending
 
 
 @dataclass(frozen=True)
@@ -50,20 +63,50 @@ def ledger_key(run_id: str) -> str:
     return f"atlas:ledger:{run_id}"
 
 
-def claim(conn: redis.Redis, run_id: str, call_id: str) -> Claim:
-    """Claim a call before running it; says whether to run it, reuse its output, or report it."""
+_SWAP = ("if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('hset', KEYS[1], ARGV[1], ARGV[3]) return 1 end"
+         " return 0")
+
+
+def claim(conn: redis.Redis, run_id: str, call_id: str, *, sent: bool = True) -> Claim:
+    """Claim a call before running it; says whether to run it, reuse its output, or report it. `sent=False`
+    when the tracker marks the send itself (`mark_sent`), so that a claim that never sent can be resumed."""
     key = ledger_key(run_id)
-    mark = json.dumps({"state": "executing", "at": time.time(), "by": f"{socket.gethostname()}:{os.getpid()}"})
+    token = uuid.uuid4().hex
+    mark = _mark(token, sent)
     pipe = conn.pipeline(transaction=True)
     pipe.hsetnx(key, call_id, mark)
     pipe.expire(key, LEDGER_TTL_SECONDS)
     won, _ = pipe.execute()
     if won:
-        return Claimed()
-    entry = entry_of(conn, run_id, call_id) or {}
+        return Claimed(token)
+    raw = conn.hget(key, call_id)
+    entry: dict[str, Any] = json.loads(raw) if raw else {}
     if entry.get("state") in ("done", "in_doubt"):
         return AlreadyDone(str(entry.get("output", "")), bool(entry.get("ok", False)))
+    if entry.get("sent") is False and raw is not None and run_script(conn, _SWAP, [key], [call_id, raw, mark]):
+        return Claimed(token, resumed=True)  # the attempt before died before its request left: nothing happened
     return InDoubt(float(entry.get("at", 0.0)), str(entry.get("by", "")))
+
+
+def mark_sent(conn: redis.Redis, run_id: str, call_id: str, token: str) -> bool:
+    """Right before the request leaves: True when this claim (`token`) still owns the call, now marked sent;
+    False when another attempt took it over (this one must send nothing)."""
+    key = ledger_key(run_id)
+    raw = conn.hget(key, call_id)
+    entry: dict[str, Any] = json.loads(raw) if raw else {}
+    if raw is None or entry.get("token") != token or entry.get("state") != "executing":
+        return False
+    if entry.get("sent") is not False:
+        return True
+    if run_script(conn, _SWAP, [key], [call_id, raw, json.dumps({**entry, "sent": True, "sent_at": time.time()})]):
+        return True
+    again = entry_of(conn, run_id, call_id) or {}  # changed since read: still ours only if we marked it
+    return again.get("token") == token and again.get("sent") is True
+
+
+def _mark(token: str, sent: bool) -> str:
+    return json.dumps({"state": "executing", "at": time.time(), "by": f"{socket.gethostname()}:{os.getpid()}",
+                       "token": token, "sent": sent})
 
 
 def record(conn: redis.Redis, run_id: str, call_id: str, output: str, ok: bool) -> None:

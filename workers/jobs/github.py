@@ -7,7 +7,7 @@ folder the tools read (a deleted or transferred issue disappears from search); a
 branch that touches the docs or the synced code re-reads their trees (only changed blobs are fetched),
 and one that touches neither costs no request.
 GitHub does not redeliver failed webhooks by itself, so a periodic sync (`ATLAS_SYNC_INTERVAL`)
-is the backstop: scheduled through RQ's scheduler, one chain per repository, and never two syncs
+is the backstop (and starts triage for issues opened since the inbox last saw one): scheduled through RQ's scheduler, one chain per repository, and never two syncs
 at once (a Redis lock held while one runs).
 """
 
@@ -185,6 +185,7 @@ def periodic_sync() -> str:
             return "skipped: another sync is running"
         try:
             report = sync(github_client.client(gh), gh, rt.settings.data_dir, wait=False, progress=Silent())
+            caught = [] if report.stopped else _catch_up(rt, gh.repo, rt.settings.data_dir)
         finally:
             run_script(rt.conn, _RELEASE, [lock], [token])
         if report.stopped:
@@ -192,9 +193,17 @@ def periodic_sync() -> str:
         from workers.knowledge import changes
 
         told = changes.check(rt)  # what the sync changed that an answer cited
-        return f"synced: {report.requests} requests, {report.not_modified} not modified" + told
+        started = f"; triage started for {', '.join(f'#{n}' for n in caught)}" if caught else ""
+        return f"synced: {report.requests} requests, {report.not_modified} not modified{started}" + told
     finally:
         schedule(rt.conn, Queue(rt.settings.queue_name, connection=rt.conn), gh, force=True)
+
+
+def _catch_up(rt: Any, repo: str, folder: Any) -> list[int]:
+    """The issues whose `issues.opened` never arrived get their triage now (workers/inbox/catch_up.py)."""
+    from workers.inbox import catch_up
+
+    return catch_up.catch_up(rt, repo, folder)
 
 
 def schedule(conn: redis.Redis, queue: Queue, gh: GitHubSettings, *, force: bool = False) -> bool:

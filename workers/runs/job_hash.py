@@ -75,6 +75,7 @@ class JobTemplate:
         queue = Queue(queue_name, connection=conn)
         job = queue.create_job(
             RUN_FUNCTION, args=(_PLACEHOLDER,), timeout=options["job_timeout"], result_ttl=options["result_ttl"],
+            failure_ttl=options["failure_ttl"],
             description=options["description"], job_id=options["job_id"], retry=options["retry"], on_failure=options["on_failure"],
         )
         job.origin = queue.name  # what `Queue.enqueue` sets before it saves (`_prepare_for_queue`)

@@ -12,11 +12,14 @@ from rq.job import Job
 from workers.errors import RunNotFound
 from workers.runs.job_names import CONTINUE_RUN, ON_JOB_FAILURE
 from workers.runs.state import Origin, RunState, Turn
-from workers.runs.store import RunStore
+from workers.runs.store import RUN_TTL_SECONDS, RunStore
 
 JOB_TIMEOUT_SECONDS = 180  # a run's budget is 60 working seconds; this bounds a stuck model call
 DEFAULT_SLACK_OUTAGE_SECONDS = 900.0  # Settings.slack_outage_seconds
 RESULT_TTL_SECONDS = 3600
+# A failed job (its hash, its place in the failed registry, its result stream) lasts as long as its run's record,
+# not forever: RQ keeps a failure without a TTL when the job names none.
+FAILURE_TTL_SECONDS = RUN_TTL_SECONDS
 # Transient model errors (after the SDK's own backoff) and abandoned jobs (worker died). No interval:
 # a delayed retry waits for RQ's scheduler, whose lock a killed worker can hold for minutes.
 RETRY = Retry(max=2)
@@ -52,6 +55,7 @@ def job_options(run_id: str, resume: int = 0, *, slack_outage_seconds: float = D
         "job_id": job_id(run_id, resume),
         "job_timeout": job_timeout(slack_outage_seconds=slack_outage_seconds),
         "result_ttl": RESULT_TTL_SECONDS,
+        "failure_ttl": FAILURE_TTL_SECONDS,
         "retry": RETRY,
         "on_failure": Callback(ON_JOB_FAILURE),
         "description": f"atlas run {run_id}" + (f" resume {resume}" if resume else ""),

@@ -23,7 +23,7 @@ from rq.exceptions import DuplicateJobError
 from rq.scheduler import RQScheduler
 
 from workers.runs.job_names import CONTINUE_RUN, ON_JOB_FAILURE
-from workers.runs.queueing import JOB_TIMEOUT_SECONDS, RESULT_TTL_SECONDS, RETRY
+from workers.runs.queueing import FAILURE_TTL_SECONDS, JOB_TIMEOUT_SECONDS, RESULT_TTL_SECONDS, RETRY
 
 log = logging.getLogger("atlas.redelivery")
 
@@ -73,7 +73,8 @@ class Redelivery:
             Queue(self.queue_name, connection=self.conn).enqueue_in(
                 timedelta(seconds=delay_seconds), CONTINUE_RUN, run_id,
                 job_id=job_id(run_id, attempt, what), unique=True, job_timeout=JOB_TIMEOUT_SECONDS,
-                result_ttl=RESULT_TTL_SECONDS, ttl=int(delay_seconds) + LATE_TTL_SECONDS, retry=RETRY,
+                result_ttl=RESULT_TTL_SECONDS, failure_ttl=FAILURE_TTL_SECONDS, ttl=int(delay_seconds) + LATE_TTL_SECONDS,
+                retry=RETRY,
                 on_failure=Callback(ON_JOB_FAILURE), description=f"atlas run {run_id} re-delivery {attempt} ({what})",
             )
         except DuplicateJobError:

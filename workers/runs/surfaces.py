@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, Protocol, Self
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 # What a platform never took within its outage budget (bot/slack/delivery.py); `atlas runs show` says so.
-Undeliverable = Literal["answer", "cards"]
+Undeliverable = Literal["answer", "cards", "triage_card"]
 ProgressMode = Literal["stream", "placeholder"]  # Slack: a streamed message, or one updated by ts
 PostedVia = Literal["webhook", "channel"]  # Discord: an interaction's follow-up, or a bot message
 
