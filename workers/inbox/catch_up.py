@@ -75,7 +75,8 @@ def catch_up(rt: WorkerParts, repo: str, folder: Path) -> list[int]:
             continue
         record = TriageRecord(repo=repo, issue=int(number), title=str(issue.get("title") or ""),
                               author=str(issue.get("author") or ""), url=issue.get("url"))
-        run_id, won = claim.start(rt.conn, rt.settings.queue_name, record, origin, rt.settings.fingerprint)
+        run_id, won = claim.start(rt.conn, rt.settings.queue_name, record, origin, rt.settings.fingerprint,
+                                  limit=triage.rate)
         held = held or not run_id  # over ATLAS_TRIAGE_RATE: named in the channel's digest, as the webhook's are
         if won:
             log.warning("triage of #%s started by the sync (its webhook never arrived): run %s", number, run_id)

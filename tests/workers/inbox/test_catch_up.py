@@ -50,3 +50,22 @@ def test_the_periodic_sync_starts_triage_for_an_issue_whose_webhook_was_lost_and
         assert claim.run_of(box.conn, "acme/rocket", closed["number"]) is None
         assert all(claim.run_of(box.conn, "acme/rocket", n) is None for n in history)  # the history got no card
         assert catch_up.watermark(box.conn, "acme/rocket") == closed["number"]
+
+
+def test_issues_the_sync_catches_up_over_the_rate_are_named_in_the_digest_not_dropped(
+        tmp_path: Path, redis_url: str) -> None:
+    with inbox(tmp_path, redis_url, ATLAS_TRIAGE_RATE="1") as box:
+        queue = Queue(box.settings.queue_name, connection=box.conn)
+        with box.worker("syncer-rate"):
+            wait_for(lambda: catch_up.watermark(box.conn, "acme/rocket"), what="the inbox's watermark")
+            lost = [box.github.repo.add_issue(f"Worker {n} stalls on shutdown", f"Seen on node {n}.", author="zoe")
+                    for n in range(3)]  # opened while Redis was down: no webhook reached the inbox
+            job = queue.enqueue(PERIODIC_SYNC)
+            wait_for(lambda: job.get_status(refresh=True) == "finished", what="the sync job to finish")
+            wait_for(lambda: any("were not triaged" in text_of(m) for m in box.messages()), timeout=60,
+                     what="the digest naming what the rate held back")
+        started = [i["number"] for i in lost if claim.run_of(box.conn, "acme/rocket", i["number"])]
+        assert len(started) == 1
+        [digest] = [text_of(m) for m in box.messages() if "were not triaged" in text_of(m)]
+        held = [i["number"] for i in lost if i["number"] not in started]
+        assert f"#{held[0]}" in digest, digest
