@@ -2,7 +2,8 @@
 
 GitHub publishes no OpenAPI description of its GraphQL API; its schema is SDL. `SCHEMA` below is the
 part of it Atlas reads (`Repository.discussions` and what a discussion holds), with the names, argument
-lists and nullability of GitHub's own "Using the GraphQL API for Discussions" reference. Every query is
+lists and nullability of GitHub's own "Using the GraphQL API for Discussions" reference, and `Repository.issue`
+with its timeline's duplicate marks (tests/standins/github_graphql_issues.py). Every query is
 parsed and validated against it by graphql-core (the reference implementation), so a field GitHub does
 not have is an error (recorded in `violations`, as a REST request outside the description is), and then
 executed over the stand-in's discussions, so the reply has exactly the shape the query asked for.
@@ -18,6 +19,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from graphql import GraphQLError, build_schema, graphql_sync
+
+from tests.standins import github_graphql_issues as issues
 
 if TYPE_CHECKING:
     from tests.standins.github_api import GitHubAPI
@@ -36,6 +39,7 @@ type Query {
 
 type Repository {
   nameWithOwner: String!
+  issue(number: Int!): Issue
   discussions(after: String, before: String, first: Int, last: Int, categoryId: ID = null, answered: Boolean = null,
               orderBy: DiscussionOrder = {field: UPDATED_AT, direction: DESC}): DiscussionConnection!
 }
@@ -121,7 +125,7 @@ type DiscussionCommentConnection {
   pageInfo: PageInfo!
   totalCount: Int!
 }
-''')
+''' + issues.SDL)
 
 
 def serve(api: GitHubAPI, token: str, body: Any) -> tuple[int, Any]:
@@ -136,7 +140,7 @@ def serve(api: GitHubAPI, token: str, body: Any) -> tuple[int, Any]:
     context = {"api": api, "token": token}
     with api.repo.lock:
         result = graphql_sync(SCHEMA, body["query"], root_value=_Root(), context_value=context,
-                              variable_values=body.get("variables"), type_resolver=lambda *_: "User")
+                              variable_values=body.get("variables"), type_resolver=_type_of)
     reply: dict[str, Any] = {}
     if result.data is not None:
         reply["data"] = result.data
@@ -145,6 +149,11 @@ def serve(api: GitHubAPI, token: str, body: Any) -> tuple[int, Any]:
         if result.data is None:  # the query itself is wrong: GitHub would refuse it too
             api.violations.extend(f"graphql: {e.message}" for e in result.errors)
     return 200, reply
+
+
+def _type_of(value: Any, *_: Any) -> str:
+    """The concrete type of an abstract one: what a node says it is (`__typename`), else a User (an Actor)."""
+    return str(value.get("__typename") or "User") if isinstance(value, dict) else "User"
 
 
 def _error(error: GraphQLError) -> dict[str, Any]:
@@ -168,7 +177,15 @@ class _Root:
         repo = api.repo
         if f"{owner}/{name}".lower() != repo.full_name.lower():
             raise _Typed("NOT_FOUND", f"Could not resolve to a Repository with the name '{owner}/{name}'.")
-        return {"nameWithOwner": repo.full_name, "discussions": lambda info, **args: _discussions(info, repo, args)}
+        return {"nameWithOwner": repo.full_name, "discussions": lambda info, **args: _discussions(info, repo, args),
+                "issue": lambda info, number: _issue(repo, number)}
+
+
+def _issue(repo: Repo, number: int) -> dict[str, Any]:
+    try:
+        return issues.issue_node(repo, number, _connection)
+    except issues.NotFound as exc:
+        raise _Typed("NOT_FOUND", str(exc)) from None
 
 
 def _discussions(info: Any, repo: Repo, args: dict[str, Any]) -> dict[str, Any]:

@@ -53,6 +53,7 @@ class Repo:
     modes: dict[str, str] = field(default_factory=dict)  # a file's git mode when not 100644 (120000: a symlink)
     releases: list[dict[str, Any]] = field(default_factory=list)  # newest first, as GitHub lists them
     discussions: dict[int, dict[str, Any]] = field(default_factory=dict)  # GraphQL Discussion shapes (github_graphql)
+    timeline: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # GraphQL timeline events (github_graphql_issues)
     blobs: dict[str, bytes] = field(default_factory=dict)  # every blob seen, by sha (filled as blobs are asked)
     has_discussions: bool = False  # the repository's Discussions feature (off unless turned on, as on GitHub)
     pull_files: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # diff entries by PR number (github_pulls)

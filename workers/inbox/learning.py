@@ -65,7 +65,8 @@ def on_event(
     original: int | None = None,
 ) -> str:
     """The outcome a webhook delivery carries, if any ('' when none): a short note for the job's result.
-    `original`: for a duplicate closed by hand, the original the synced store knows (else unknown)."""
+    `original`: for a duplicate closed by hand, the original the synced store knows, else the one GitHub's
+    timeline names (workers/followup/marked_duplicate.py); None: unknown."""
     issue = payload.get("issue")
     if (
         event != "issues"

@@ -84,13 +84,14 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
 
     # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once either way.
     triaged = on_event(rt, gh.repo, event, action, payload, fingerprint)
-    told = _closed_notices(rt, folder, event, action, payload) + _cited_issue(rt, event, payload)
-    learnt = _outcome(rt, gh.repo, folder, event, action, payload)
+    original = _duplicate_original(gh, folder, payload) if event == "issues" and action == "closed" else None
+    told = _closed_notices(rt, event, action, payload, original) + _cited_issue(rt, event, payload)
+    learnt = _outcome(rt, gh.repo, event, action, payload, original)
     done = f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}"
     return done + triaged + told + learnt
 
 
-def _outcome(rt: Any, repo: str, folder: Any, event: str, action: str, payload: dict[str, Any]) -> str:
+def _outcome(rt: Any, repo: str, event: str, action: str, payload: dict[str, Any], original: int | None) -> str:
     """What the delivery teaches triage (workers/inbox/learning.py), recorded once per job (RQ keeps a retried
     job's id; the web process already claimed the delivery)."""
     from rq import get_current_job
@@ -99,22 +100,22 @@ def _outcome(rt: Any, repo: str, folder: Any, event: str, action: str, payload: 
 
     job = get_current_job()
     key = job.id if job is not None else uuid.uuid4().hex
-    original = _duplicate_original(folder, payload) if event == "issues" and action == "closed" else None
     return learning.on_event(rt.conn, repo, event, action, payload, key, original)
 
 
-def _closed_notices(rt: Any, folder: Any, event: str, action: str, payload: dict[str, Any]) -> str:
+def _closed_notices(rt: Any, event: str, action: str, payload: dict[str, Any], original: int | None) -> str:
     """A closed issue that threads follow: each hears once who closed it and how (workers/followup/notices.py)."""
     if event != "issues" or action != "closed":
         return ""
     from workers.followup import notices
 
-    return notices.on_event(rt, event, action, payload, _duplicate_original(folder, payload))
+    return notices.on_event(rt, event, action, payload, original)
 
 
-def _duplicate_original(folder: Any, payload: dict[str, Any]) -> int | None:
-    """A duplicate's original: what Atlas recorded when it closed it, else a "Duplicate of #N" comment."""
-    from workers.followup import notices
+def _duplicate_original(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> int | None:
+    """A duplicate's original: what Atlas recorded when it closed it, else a "Duplicate of #N" comment, else (closed
+    in GitHub's UI) the issue its last MarkedAsDuplicateEvent names, asked once (workers/followup/marked_duplicate.py)."""
+    from workers.followup import marked_duplicate, notices
 
     issue = payload.get("issue") or {}
     if issue.get("state_reason") != "duplicate" or not isinstance(issue.get("number"), int):
@@ -125,6 +126,8 @@ def _duplicate_original(folder: Any, payload: dict[str, Any]) -> int | None:
     finally:
         store.close()
     found = stored.get("duplicate_of") or notices.duplicate_in(stored.get("comments") or [])
+    if not found:
+        found = marked_duplicate.original(gh, folder, int(issue["number"]))
     return int(found) if found else None
 
 
