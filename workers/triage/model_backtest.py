@@ -15,6 +15,7 @@ the hash of what the model saw (answer_cache.py), so a rerun makes no model call
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from workers.triage.answer_cache import FOLDER, CachedModel, CostReached
 from workers.triage.as_of import AsOfIssues
 from workers.triage.backtest import Replayed, Result
 from workers.triage.engine import NewIssue, Triage
+from workers.triage.history import History
 
 DEFAULT_MAX_COST = 2.0  # dollars, for the whole replay
 
@@ -81,7 +83,7 @@ def run(triage: Triage, model: CachedModel, registry: Registry, data_dir: Path, 
         try:
             attempt = model_triage.suggest(
                 model, registry, ctx, NewIssue(record.id, record.title, record.body), issues.known_labels(),
-                lambda n, before=record.seq: (r := history.get(n)) is not None and r.seq < before,
+                _earlier(history, record.seq),
                 max_steps=max_steps, max_tokens=max_tokens, project=project)
         finally:
             issues.close()
@@ -95,3 +97,8 @@ def run(triage: Triage, model: CachedModel, registry: Registry, data_dir: Path, 
         rows.append(backtest.replayed(record, attempt.suggestions, names, history.first_replies.get(record.id, "")))
     return ModelReplay(model.name, backtest.score(rows), backtest.score([offline[r.id] for r in rows]), len(chosen),
                        stopped, model.cost, model.max_cost, model.calls, model.kept, failures)
+
+
+def _earlier(history: History, before: int) -> Callable[[int], bool]:
+    """Whether an issue number is one opened before seq `before` (a duplicate the model may name)."""
+    return lambda n: (r := history.get(n)) is not None and r.seq < before

@@ -29,7 +29,7 @@ USAGE = Usage(input_tokens=1000, output_tokens=100)  # at ATLAS_PRICE 100,100,10
 
 
 def _issue(number: int, title: str, body: str, created: str, labels: list[str], duplicate_of: int | None = None,
-           comments: list[tuple[str, str]] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+           comments: tuple[tuple[str, str], ...] = ()) -> dict[str, Any]:
     return {"id": number, "title": title, "body": body, "author": "someone", "created_at": created,
             "closed_at": created.replace("T10", "T12"), "state": "closed", "labels": labels,
             "duplicate_of": duplicate_of, "comments": [{"author": "maintainer", "body": b, "created_at": at, "position": i}
@@ -38,8 +38,8 @@ def _issue(number: int, title: str, body: str, created: str, labels: list[str], 
 
 ISSUES = [
     _issue(1, "Worker crashes with KeyError retry_policy", "KeyError: 'retry_policy' when the worker starts.",
-           "2024-01-01T10:00:00Z", ["bug"], comments=[("2024-01-15T10:00:00Z", f"Confirmed, {EARLY}."),
-                                                      ("2024-09-01T10:00:00Z", f"Fixed, {LATE}.")]),
+           "2024-01-01T10:00:00Z", ["bug"], comments=(("2024-01-15T10:00:00Z", f"Confirmed, {EARLY}."),
+                                                      ("2024-09-01T10:00:00Z", f"Fixed, {LATE}."))),
     _issue(2, "Dashboard shows the wrong time zone", "Times on the dashboard are in UTC, not local time.",
            "2024-02-01T10:00:00Z", ["ui"]),
     _issue(3, "KeyError retry_policy when the scheduler starts", "The scheduler raises KeyError: 'retry_policy'.",
