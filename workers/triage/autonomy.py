@@ -67,7 +67,8 @@ def save(data_dir: Path, home: Path | None, result: dict[str, Any], model: str |
     path = store_path(data_dir, home, model is not None)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "totals": result["totals"],
-               **({"model": model, "replayed": result.get("replayed"), "selected": result.get("selected")}
+               **({"model": model, "replayed": result.get("replayed"), "selected": result.get("selected"),
+                   "auto_per_label": result.get("auto_per_label", result["totals"]["labels"]["per_label"])}
                   if model is not None else {})}
     fd, tmp = tempfile.mkstemp(prefix=".triage-backtest-", suffix=".json", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -104,7 +105,8 @@ def acting_per_label(data_dir: Path, home: Path | None, model: str | None) -> di
         return last_per_label(data_dir, home)
     try:
         payload = json.loads(store_path(data_dir, home, True).read_text(encoding="utf-8"))
-        per_label = payload["totals"]["labels"]["per_label"] if payload.get("model") == model else None
+        # the labels the model itself suggested: an issue where it failed and the offline engine stood in earns nothing
+        per_label = payload["auto_per_label"] if payload.get("model") == model else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return per_label if isinstance(per_label, dict) else None

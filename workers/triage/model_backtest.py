@@ -49,6 +49,7 @@ class ModelReplay:
     calls: int  # model requests made
     kept: int  # model replies read back from the kept answers
     failures: int  # issues whose model triage failed (the offline suggestion stands in, as in the worker)
+    answered: Result | None = None  # the issues the model itself answered: its labels' figures for `auto`
 
     def as_json(self) -> dict[str, object]:
         """`atlas triage backtest --model --json`'s `model` object."""
@@ -57,7 +58,9 @@ class ModelReplay:
                 "stopped_at_max_cost": self.stopped, "cost_usd": round(self.cost_usd, 6),
                 "max_cost_usd": self.max_cost_usd, "model_calls": self.calls, "kept_answers": self.kept,
                 "failures": self.failures, "totals": payload["totals"], "issues": payload["issues"],
-                "offline_totals": self.offline.as_json()["totals"]}
+                "offline_totals": self.offline.as_json()["totals"],
+                "auto_per_label": {n: {"precision": f.precision, "recall": f.recall, "support": f.support}
+                                   for n, f in sorted((self.answered or self.result).per_label.items())}}
 
 
 def answers_folder(data_dir: Path, home: Path | None) -> Path:
@@ -76,6 +79,7 @@ def run(triage: Triage, model: CachedModel, registry: Registry, data_dir: Path, 
     docs = triage.docs if triage.docs is not None else DocsIndex({}, ())
     db = db_path(Path(data_dir), home)
     rows: list[Replayed] = []
+    answered: list[Replayed] = []
     failures, stopped = 0, False
     for record in chosen:
         issues = AsOfIssues(db, history, triage.index, record.seq, record.when)
@@ -94,9 +98,10 @@ def run(triage: Triage, model: CachedModel, registry: Registry, data_dir: Path, 
             failures += 1
             rows.append(offline[record.id])
             continue
-        rows.append(backtest.replayed(record, attempt.suggestions, names, history.first_replies.get(record.id, "")))
+        answered.append(backtest.replayed(record, attempt.suggestions, names, history.first_replies.get(record.id, "")))
+        rows.append(answered[-1])
     return ModelReplay(model.name, backtest.score(rows), backtest.score([offline[r.id] for r in rows]), len(chosen),
-                       stopped, model.cost, model.max_cost, model.calls, model.kept, failures)
+                       stopped, model.cost, model.max_cost, model.calls, model.kept, failures, backtest.score(answered))
 
 
 def _earlier(history: History, before: int) -> Callable[[int], bool]:
