@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("worker", "serve"):  # labels=auto is refused at start unless every auto label earned it
             from atlas.cli.triage import check_autonomy
 
-            check_autonomy(settings.triage, settings.data_dir, settings.home)
+            check_autonomy(settings.triage, settings.data_dir, settings.home, None if settings.offline else settings.model)
         return _run(settings, args)
     except (Exception, KeyboardInterrupt) as exc:
         line, code = explain(exc, redis_at=_redis_at(settings))
@@ -182,7 +182,7 @@ def _triage(settings: Settings, args: argparse.Namespace) -> int:
     from atlas.cli.triage import run_backtest, triage_one
 
     if args.target == "backtest":
-        return run_backtest(settings, args.last, args.since, as_json=args.json)
+        return run_backtest(settings, args.last, args.since, as_json=args.json, model=args.model, max_cost=args.max_cost)
     if args.target == "report":
         from atlas.cli.triage import live_report
 

@@ -104,6 +104,10 @@ def parser() -> argparse.ArgumentParser:
     triage.add_argument("--last", type=int, default=None, help="backtest: only the last N closed issues")
     triage.add_argument("--since", default=None, help="backtest: only issues opened on or after this date (YYYY-MM-DD)")
     triage.add_argument("--days", type=int, default=30, help="report: the decisions of the last N days (default 30)")
+    triage.add_argument("--model", action="store_true",
+                        help="backtest: replay with the configured model too (its answers kept), beside the offline engine")
+    triage.add_argument("--max-cost", type=float, default=2.0, dest="max_cost",
+                        help="backtest --model: stop the replay once its model calls cost this many dollars (default 2)")
 
     red = command("redis", "the embedded Redis server (when REDIS_URL is not set)")
     red.add_argument("action", choices=["start", "stop", "status", "url"], help="start, stop, report status, or print its URL")

@@ -6,10 +6,12 @@ import json
 import sys
 from pathlib import Path
 
+from atlas.cli import triage_compare
 from atlas.errors import ConfigError
 from atlas.settings import Settings
 from atlas.triage_settings import TriageSettings
-from workers.triage import autonomy, backtest, rolling
+from workers.triage import autonomy, backtest, model_backtest, rolling
+from workers.triage.answer_cache import CachedModel
 from workers.triage.backtest import Result
 from workers.triage.engine import Suggestions, Triage
 
@@ -27,13 +29,27 @@ def triage_one(settings: Settings, number: int, *, as_json: bool) -> int:
     return 0
 
 
-def run_backtest(settings: Settings, last: int | None, since: str | None, *, as_json: bool) -> int:
-    """Replay the last closed issues, print the figures, and keep them as this repository's last backtest."""
+def run_backtest(settings: Settings, last: int | None, since: str | None, *, as_json: bool, model: bool = False,
+                 max_cost: float = model_backtest.DEFAULT_MAX_COST) -> int:
+    """Replay the last closed issues, print the figures, and keep them as this repository's last backtest;
+    `model`: with the configured model too (its figures kept apart, beside the offline engine's)."""
+    if model and settings.offline:
+        print("atlas triage: backtest --model needs a model (OPENAI_API_KEY or OPENAI_BASE_URL); none is configured",
+              file=sys.stderr)
+        return 2
     engine = Triage.open(settings.data_dir, settings.home, settings.semantic_docs)
-    result = backtest.run(engine, last, since)
+    rows = backtest.rows(engine, last, since)
+    result = backtest.score(rows)
     payload = result.as_json()
     autonomy.save(settings.data_dir, settings.home, payload)
-    print(json.dumps(payload) if as_json else render_backtest(result, engine.mode))
+    if not model:
+        print(json.dumps(payload) if as_json else render_backtest(result, engine.mode))
+        return 0
+    replay = _model_replay(settings, engine, rows, last, since, max_cost)
+    figures = replay.as_json()
+    autonomy.save(settings.data_dir, settings.home, figures, replay.model)
+    print(json.dumps({**payload, "model": figures}) if as_json else
+          render_backtest(result, engine.mode) + "\n\n" + triage_compare.render(replay))
     return 0
 
 
@@ -49,6 +65,21 @@ def live_report(settings: Settings, days: int, *, as_json: bool) -> int:
     found = live.report(connect(settings), repo, days, settings.data_dir, settings.home)
     print(json.dumps(found.as_json()) if as_json else live.render(found))
     return 0
+
+
+def _model_replay(settings: Settings, engine: Triage, rows: list[backtest.Replayed], last: int | None,
+                  since: str | None, max_cost: float) -> model_backtest.ModelReplay:
+    """The replay by the configured model through the worker's triage call, its answers kept."""
+    from tools import v2_registry
+    from workers.agent.model import ResponsesModel
+
+    folder = model_backtest.answers_folder(settings.data_dir, settings.home)
+    cached = CachedModel(ResponsesModel(settings), settings.model, folder, settings.price, max_cost)
+    triage, budget = settings.triage, settings.budget
+    return model_backtest.run(engine, cached, v2_registry(settings.project, knowledge=False), settings.data_dir,
+                              settings.home, project=settings.project.name, last=last, since=since,
+                              max_steps=min(triage.max_steps, budget.max_steps),
+                              max_tokens=min(triage.max_tokens, budget.max_tokens), offline_rows=rows)
 
 
 def render(found: Suggestions) -> str:
@@ -125,12 +156,13 @@ def post_one(settings: Settings, number: int) -> int:
     return 0
 
 
-def check_autonomy(triage: TriageSettings, data_dir: Path, home: Path | None) -> None:
-    """At start: every label `auto` would apply must have earned it in the last backtest (issue 25), else refused
-    with the figures."""
+def check_autonomy(triage: TriageSettings, data_dir: Path, home: Path | None, model: str | None = None) -> None:
+    """At start: every label `auto` would apply must have earned it in the last backtest of the engine that will
+    act (issue 25; `model`: the configured model's name, whose own backtest counts), else refused with the figures."""
     if not triage.enabled or triage.mode("labels") != "auto":
         return
-    figures = autonomy.last_per_label(data_dir, home)
-    refused = [v.reason for v in (autonomy.may_auto(label, figures) for label in triage.auto_labels) if not v.allowed]
+    figures = autonomy.acting_per_label(data_dir, home, model)
+    refused = [v.reason for v in (autonomy.may_auto(label, figures, model) for label in triage.auto_labels)
+               if not v.allowed]
     if refused:
         raise ConfigError("ATLAS_TRIAGE_ACTIONS labels=auto is refused: " + "; ".join(refused))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from dataclasses import replace
 
 from rq import Queue
 
@@ -33,7 +33,6 @@ from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
 from workers.triage import autonomy, outcomes, rolling
 from workers.triage.engine import NewIssue, Suggestions, Triage
-from workers.triage.outcomes import Outcome
 
 log = logging.getLogger("atlas.inbox")
 
@@ -94,8 +93,13 @@ def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolC
     """The triage's suggestions for the issue (recorded for the card) as actions, in card order."""
     engine = rt.triage_engine()  # opened once per worker process, grown as issues arrive (workers/triage/engine_cache.py)
     found, by = _suggest(rt, run, engine, record, ctx)
-    # `auto` was earned by the offline engine's backtest: only what that engine suggests may be applied unasked
-    earned_by = found if by == "offline" else _offline(engine, record, outcomes.load(rt.conn, record.repo))
+    # `auto` applies only what the engine that acts suggests, and only labels its own last backtest earned (the
+    # model's, kept apart by `atlas triage backtest --model`, when one is configured): checked here as well as
+    # at start, so a worker built some other way never rides on another engine's figures (issue 35 item 2)
+    model = None if rt.settings.offline else rt.settings.model
+    acting = autonomy.acting_per_label(rt.settings.data_dir, rt.settings.home, model)
+    chosen = autonomy.earned_by(found, by, model)
+    earned_by = replace(chosen, labels=[s for s in chosen.labels if autonomy.may_auto(s.name, acting, model).allowed])
     issue = rt.tracker.issue(record.issue)
     if issue is not None:
         record.title, record.url = issue.title, issue.url
@@ -107,16 +111,6 @@ def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolC
                           "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home)}
     return originals.point(rt, engine, record, triage_actions.build(found, issue, rt.tracker.known_labels(),
                                                                    rt.settings.triage, earned_by))
-
-
-def _offline(engine: Triage, record: TriageRecord, decisions: Sequence[Outcome]) -> Suggestions:
-    """The offline engine's suggestions for the issue, under the repository's calibrated thresholds (rolling.live:
-    kept on the engine, recalibrated when the tracker changed or after every few maintainers' decisions)."""
-    known = engine.history.get(record.issue)
-    thresholds = rolling.live(engine, decisions)
-    if known is not None:
-        return engine.triage(record.issue, thresholds)
-    return engine.triage(NewIssue(record.issue, record.title, ""), thresholds)
 
 
 def _suggest(rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecord, ctx: ToolContext) -> tuple[Suggestions, str]:

@@ -1,5 +1,8 @@
 """Autonomy earned: a label may be applied without a click (`auto`) only when the last backtest on
-this repository showed it right often enough, on enough examples.
+this repository of the engine that will act showed it right often enough, on enough examples: the
+offline engine's (`atlas triage backtest`) with no model configured, the model's (`atlas triage
+backtest --model`, kept apart with the model's name) with one; with a model and no backtest of that
+model, `auto` stays off (the offline engine's figures do not vouch for a model's suggestions).
 
 The last backtest's figures are kept per repository as a JSON file in the data folder's derived
 place (`issues/triage_backtest.json`, datasets/derived.py): they are derived from the data like the
@@ -13,15 +16,17 @@ import json
 import os
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from datasets import derived
+from workers.triage.engine import Suggestions
 
 AUTO_PRECISION = 0.95
 AUTO_SUPPORT = 20
 STORE = "triage_backtest.json"
+MODEL_STORE = "triage_backtest_model.json"  # the last model backtest, with the model's name
 
 
 @dataclass(frozen=True)
@@ -33,8 +38,12 @@ class Verdict:
     reason: str
 
 
-def may_auto(label: str, per_label: dict[str, Any] | None) -> Verdict:
-    """The rule of issue 25: precision >= 0.95 over >= 20 examples in the last backtest, else refused."""
+def may_auto(label: str, per_label: dict[str, Any] | None, model: str | None = None) -> Verdict:
+    """The rule of issue 25: precision >= 0.95 over >= 20 examples in the last backtest of the engine that acts
+    (`model`: its name when one is configured, whose figures `per_label` then are), else refused."""
+    if per_label is None and model is not None:
+        return Verdict(label, False, f"no backtest of the model {model} on this repository yet: run "
+                                     f"`atlas triage backtest --model` before setting {label} to auto")
     if per_label is None:
         return Verdict(label, False, f"no backtest on this repository yet: run `atlas triage backtest` before setting {label} to auto")
     figures = per_label.get(label)
@@ -47,16 +56,20 @@ def may_auto(label: str, per_label: dict[str, Any] | None) -> Verdict:
     return Verdict(label, False, f"{label} may not be auto: {shown}")
 
 
-def store_path(data_dir: Path, home: Path | None) -> Path:
-    """Where the last backtest of `data_dir`'s repository is kept."""
-    return derived.root(Path(data_dir), home) / "issues" / STORE
+def store_path(data_dir: Path, home: Path | None, model: bool = False) -> Path:
+    """Where the last backtest (`model`: the last model backtest) of `data_dir`'s repository is kept."""
+    return derived.root(Path(data_dir), home) / "issues" / (MODEL_STORE if model else STORE)
 
 
-def save(data_dir: Path, home: Path | None, result: dict[str, Any]) -> Path:
-    """Keep `result` (backtest.Result.as_json()) as this repository's last backtest."""
-    path = store_path(data_dir, home)
+def save(data_dir: Path, home: Path | None, result: dict[str, Any], model: str | None = None) -> Path:
+    """Keep `result` (backtest.Result.as_json(), or model_backtest.ModelReplay.as_json() with `model` its name)
+    as this repository's last backtest of that engine."""
+    path = store_path(data_dir, home, model is not None)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "totals": result["totals"]}
+    payload = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "totals": result["totals"],
+               **({"model": model, "replayed": result.get("replayed"), "selected": result.get("selected"),
+                   "auto_per_label": result.get("auto_per_label", result["totals"]["labels"]["per_label"])}
+                  if model is not None else {})}
     fd, tmp = tempfile.mkstemp(prefix=".triage-backtest-", suffix=".json", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump(payload, out, indent=1, sort_keys=True)
@@ -83,3 +96,24 @@ def last_duplicates(data_dir: Path, home: Path | None) -> dict[str, Any] | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return figures if isinstance(figures, dict) else None
+
+
+def acting_per_label(data_dir: Path, home: Path | None, model: str | None) -> dict[str, Any] | None:
+    """The per-label figures of the engine that acts: the offline engine's last backtest (`model` None), or the
+    last model backtest when it was of `model`; None when that engine has none."""
+    if model is None:
+        return last_per_label(data_dir, home)
+    try:
+        payload = json.loads(store_path(data_dir, home, True).read_text(encoding="utf-8"))
+        # the labels the model itself suggested: an issue where it failed and the offline engine stood in earns nothing
+        per_label = payload["auto_per_label"] if payload.get("model") == model else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return per_label if isinstance(per_label, dict) else None
+
+
+def earned_by(found: Suggestions, by: str, model: str | None) -> Suggestions:
+    """What `auto` may apply of `found` (workers/inbox/actions.py `build`'s `earned_by`): all of it when the engine
+    that answered (`by`: "model" or "offline") is the one whose figures were checked at start (the model when one
+    is configured), else none of its labels (the offline engine standing in for a failed model call)."""
+    return found if by == ("offline" if model is None else "model") else replace(found, labels=[])

@@ -102,6 +102,12 @@ def select(triage: Triage, last: int | None, since: str | None) -> list[Record]:
 def run(triage: Triage, last: int | None = None, since: str | None = None, extra: Iterable[OutcomeLike] = ()) -> Result:
     """Replay and score; each issue triaged as of its own creation, under the thresholds of the history
     before it (and of the `extra` recorded outcomes decided before it)."""
+    return score(rows(triage, last, since, extra))
+
+
+def rows(triage: Triage, last: int | None = None, since: str | None = None,
+         extra: Iterable[OutcomeLike] = ()) -> list[Replayed]:
+    """The replayed issues of `run`, unscored (the model backtest sets its own beside them)."""
     names = canonical_names(triage.history.records)
     chosen = select(triage, last, since)
     closed = select(triage, None, None)
@@ -110,11 +116,8 @@ def run(triage: Triage, last: int | None = None, since: str | None = None, extra
         closed = closed[max(0, first - rolling.WINDOW):]
     scored = {r.id: triage.score(r.id) for r in closed}
     limits = rolling.rolling(closed, {n: rolling.raw_of(s) for n, s in scored.items()}, extra)
-    rows = []
-    for record in chosen:
-        found = triage.decide(scored[record.id], limits[record.id])
-        rows.append(replayed(record, found, names, triage.history.first_replies.get(record.id, "")))
-    return score(rows)
+    return [replayed(record, triage.decide(scored[record.id], limits[record.id]), names,
+                     triage.history.first_replies.get(record.id, "")) for record in chosen]
 
 
 def canonical_names(records: list[Record]) -> dict[str, str]:
