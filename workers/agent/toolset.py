@@ -33,7 +33,7 @@ WORDS = {
         r"(?:a |an )?(?:comment|reply|note)|comment on|close (?:it|this|that|them|issue|#?\d+)|reopen\w*"
         r"|file (?:a|an|it|this|that|the)\b|(?:open|create|raise) (?:a|an) (?:new )?issue|new issue|report (?:it|this|that)"
         r"|mark (?:it|this|them|#?\d+) as|duplicate of|link (?:it|this|that|them|issue|#?\d+)|notify (?:me|us)"
-        r"|let (?:me|us) know when|triage)\b", re.IGNORECASE),
+        r"|let (?:me|us) know when|tell (?:#?\d+|them|the reporter|the author|everyone)|let #?\d+ know|triage)\b", re.IGNORECASE),
 }
 FOLLOW_UPS = {"search_issues": ("link_issue",), "get_issue": ("link_issue",)}
 

@@ -2,7 +2,7 @@
 (workers/runs/run_index.py `filing`) on a pending list in the same round trip as its record, and `flush` files
 everything pending in one script, one command per key touched rather than per run and key (26 per run before).
 
-Filed once a second by the process that found the list empty (`pending` answers the list's length: the first
+Filed within DELAY_SECONDS by the process that found the list empty (`pending` answers the list's length: the first
 saver arms a timer), at once when a BATCH is waiting, by every worker's maintenance (RQ's, every 30 s: a list
 whose timer died with its process), and before any console page is drawn or a vote is filed (bot/console/pages.py,
 run_index.vote_changed), so what a page shows is never behind the runs saved before it. Filing is idempotent:
@@ -26,7 +26,7 @@ from workers.runs.run_index import PREFIX, Filing
 log = logging.getLogger("atlas.runs")
 
 BATCH = 200  # filings per script (each adds two ZADD arguments per key: well inside Lua's stack)
-DELAY_SECONDS = 1.0  # how long a filing waits for others to share its script
+DELAY_SECONDS = 5.0  # how long a filing waits for others to share its script (pages and votes file first)
 
 
 def pending_key() -> str:
