@@ -46,8 +46,8 @@ class DocsModel(InstantModel):
         super().__init__("")
 
     def respond(self, request: dict[str, Any]) -> dict[str, Any]:
-        turn: Turn = (reply_calls([("search_docs", {"query": "how do retries back off", "k": 3})])
-                      if not call_outputs(request) else reply_text("Retries back off exponentially; see the retries page."))
+        answer = reply_text("Retries back off exponentially; see the retries page.")
+        turn: Turn = answer if call_outputs(request) else reply_calls([("search_docs", {"query": "how do retries back off", "k": 3})])
         return response_body(turn, request)
 
 
@@ -105,7 +105,7 @@ def run() -> list[Table]:
                 first_answer.append((cold, warm))
     alone = statistics.median(m[0] for m in memory)
     added = statistics.median(m[1] for m in memory)
-    rows = [[f"{a:.1f}", f"{b:.1f}", f"{c:.1f}"] for a, b, c in memory]
+    rows: list[list[object]] = [[f"{a:.1f}", f"{b:.1f}", f"{c:.1f}"] for a, b, c in memory]
     rows.append([f"median {alone:.1f}", f"median {added:.1f}", ""])
     memory_table = Table(
         title="Worker memory before its first run (PSS, MiB), docs already embedded",
@@ -117,9 +117,11 @@ def run() -> list[Table]:
                f"{ROUNDS} rounds, each with two fresh workers on the same home"],
     )
     ratio = Ratio("a fresh worker's first answer (docs search + answer) against its warm answers",
-                  statistics.median(c for c, _ in first_answer) * 1000, statistics.median(w for _, w in first_answer) * 1000,
+                  statistics.median(c for c, _ in first_answer) * 1000,
+                  statistics.median(w for _, w in first_answer) * 1000,
                   FIRST_ANSWER_GOAL, "ms", tuple((round(c * 1000, 1), round(w * 1000, 1)) for c, w in first_answer))
-    notes = [f"cold: the first run a worker takes once it registered and idled; warm: the median of its next {WARM_RUNS}",
+    notes = [f"cold: the first run a worker takes once it registered and idled; warm: the median of its next "
+             f"{WARM_RUNS}",
              "instant model: one search_docs call, then the answer; submit to final state"]
     return [memory_table, ratio_table("First answer of a fresh worker", [ratio], notes)]
 

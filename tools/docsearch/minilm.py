@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -73,8 +74,8 @@ class Encoder:
         threadpool_limits(limits=1, user_api="blas")
 
         tokenizer = load_tokenizer(folder)
-        weights: dict[str, NDArray[np.float32]] = {
-            name: array for name, array in map_tensors(folder / "model.safetensors").items() if array.dtype == np.float32}
+        weights = {name: cast(NDArray[np.float32], array)
+                   for name, array in map_tensors(folder / "model.safetensors").items() if array.dtype == np.float32}
         return cls(weights, tokenizer)
 
     def count(self, texts: Sequence[str]) -> list[int]:

@@ -31,16 +31,19 @@ WORDS = {
     ACTIONS: re.compile(
         r"\b(?:label (?:it|this|that|them|issue|#?\d+)|add (?:a |the )?(?:[\w:-]+ )?labels?|(?:post|add|leave|write) "
         r"(?:a |an )?(?:comment|reply|note)|comment on|close (?:it|this|that|them|issue|#?\d+)|reopen\w*"
-        r"|file (?:a|an|it|this|that|the)\b|(?:open|create|raise) (?:a|an) (?:new )?issue|new issue|report (?:it|this|that)"
+        r"|file (?:a|an|it|this|that|the)\b|(?:open|create|raise) (?:a|an) (?:new )?issue|new issue"
+        r"|report (?:it|this|that)"
         r"|mark (?:it|this|them|#?\d+) as|duplicate of|link (?:it|this|that|them|issue|#?\d+)|notify (?:me|us)"
-        r"|let (?:me|us) know when|tell (?:#?\d+|them|the reporter|the author|everyone)|let #?\d+ know|triage)\b", re.IGNORECASE),
+        r"|let (?:me|us) know when|tell (?:#?\d+|them|the reporter|the author|everyone)|let #?\d+ know|triage)\b",
+        re.IGNORECASE),
 }
 FOLLOW_UPS = {"search_issues": ("link_issue",), "get_issue": ("link_issue",)}
 
 
 def asked(items: Sequence[Mapping[str, Any]]) -> str:
     """What the person wrote in the run: every user message's text."""
-    return "\n".join(text_of(i.get("content")) for i in items if i.get("type", "message") == "message" and i.get("role") == "user")
+    return "\n".join(text_of(i.get("content")) for i in items
+                     if i.get("type", "message") == "message" and i.get("role") == "user")
 
 
 def offered_names(names: Sequence[str], items: Sequence[Mapping[str, Any]]) -> set[str]:

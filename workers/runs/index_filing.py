@@ -21,7 +21,8 @@ import redis
 from redis.client import Pipeline
 
 from atlas.lua import run_script
-from workers.runs.run_index import PREFIX, Filing
+from workers.runs.run_index import PREFIX, Filing, filing
+from workers.runs.state import RunState
 
 log = logging.getLogger("atlas.runs")
 
@@ -117,6 +118,15 @@ for _, key in ipairs(day_keys) do
 end
 return #raw
 """
+
+
+def add(conn: redis.Redis, run: RunState | Filing, *, first: bool = False) -> None:
+    """File a run that paused or ended now, with whatever else is pending (idempotent: filing it again counts it
+    once). `first`: the run was never filed (`RunState.unfiled`), so it leaves no other status."""
+    pipe = conn.pipeline(transaction=False)
+    pending(pipe, run if isinstance(run, Filing) else filing(run), first)
+    pipe.execute()
+    flush(conn)
 
 
 def flush(conn: redis.Redis) -> int:

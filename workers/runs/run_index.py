@@ -126,18 +126,6 @@ def filing(run: RunState) -> Filing:
                                                    *menus, *day))
 
 
-def add(conn: redis.Redis, run: RunState | Filing, *, first: bool = False) -> None:
-    """File a run that paused or ended now (idempotent: saving it again re-files it and counts it once). `first`: the
-    run was never filed (`RunState.unfiled`), so it leaves no other status. A run store's save files later, in
-    batches (workers/runs/index_filing.py); this files whatever else is pending with it."""
-    from workers.runs import index_filing
-
-    pipe = conn.pipeline(transaction=False)
-    index_filing.pending(pipe, run if isinstance(run, Filing) else filing(run), first)
-    pipe.execute()
-    index_filing.flush(conn)
-
-
 # KEYS: the run's votes (a hash user -> up|down), every run, feedback:up, feedback:down, the run's vector, the
 # runs wanting one. ARGV: id, keep seconds, how many runs may want a vector. A run voted down without a vector
 # waits for a worker to embed its question (the web process has no model: workers/runs/question_vectors.py).
@@ -162,10 +150,7 @@ return 1
 
 
 def vote_changed(conn: redis.Redis, run_id: str, votes_key: str) -> None:
-    """Re-read a run's votes (the hash `votes_key`) into the feedback filters (a run not filed: nothing to do;
-    one whose filing is still pending is filed first)."""
-    from workers.runs import index_filing
-
-    index_filing.flush(conn)
+    """Re-read a run's votes (the hash `votes_key`) into the feedback filters (a run not filed: nothing to do; the
+    caller files what is pending first: workers/runs/index_filing.py `flush`)."""
     run_script(conn, _VOTES, [votes_key, all_key(), facet_key("feedback", "up"), facet_key("feedback", "down"),
                               vector_key(run_id), wanted_key()], [run_id, KEEP_SECONDS, WANTED_KEPT])

@@ -7,8 +7,8 @@ import redis
 
 from bot.slack import assistant_threads
 from bot.slack.assistant_reporter import attach_context
-from bot.slack.surface import SlackSurface
 from workers.runs.state import Origin, RunState
+from workers.runs.surfaces import SlackSurface
 
 
 def _run(channel: str) -> RunState:
@@ -26,7 +26,7 @@ def test_a_dm_thread_recorded_as_an_assistant_thread_is_marked_and_a_channel_thr
     dm = _run("D0ALICE")
     attach_context(redis_conn, dm)
     assert SlackSurface.of(dm).assistant_thread and dm.context_channel == "C0RELEASES"
-    channel = _run("C0GENERAL")
+    in_channel = _run("C0GENERAL")
     before = _calls(redis_conn)
-    attach_context(redis_conn, channel)
-    assert _calls(redis_conn) == before and not SlackSurface.of(channel).assistant_thread
+    attach_context(redis_conn, in_channel)
+    assert _calls(redis_conn) == before and not SlackSurface.of(in_channel).assistant_thread
