@@ -1,11 +1,11 @@
 """Which tools a model call is offered (issue 40): every call carried all 16 definitions (about 3,700 tokens),
 though most questions need the docs and issue tools alone.
 
-A call is offered the tools in no group below (the docs and issue tools, calculate, read_more, and any tool added
-later), plus a group when the person's own words ask for what it does (the code and history tools for code,
-files, commits, pull requests, releases; the tracker actions for labelling, commenting, closing, filing, linking),
-plus every tool the run has called and the follow-ups of those calls (link_issue once an issue was searched or
-read: the instructions ask for it when one is the same problem). Decided from the transcript alone, so a resumed
+A call is offered the tools in no group below (the docs and issue tools, calculate, read_more, link_issue, which
+the instructions ask for whenever an issue found is the question's own, and any tool added later), plus a group
+when the person's own words ask for what it does (the code and history tools for code, files, commits, pull
+requests, releases; the tracker actions for labelling, commenting, closing, filing), plus every tool the run has
+called and the follow-ups of those calls. Decided from the transcript alone, so a resumed
 or re-delivered run is offered what it was; a tool once called stays offered while its call is in the transcript
 (the Responses API pairs each call with an offered tool's definition).
 """
@@ -19,7 +19,7 @@ from typing import Any
 from atlas.text import text_of
 
 KNOWLEDGE = frozenset({"search_code", "read_file", "search_history", "get_history_item", "find_fix"})
-ACTIONS = frozenset({"add_labels", "post_comment", "close_issue", "create_issue", "link_issue"})
+ACTIONS = frozenset({"add_labels", "post_comment", "close_issue", "create_issue"})
 _FILES = r"[\w/.-]+\.(?:py|pyi|js|ts|tsx|go|rs|rb|java|kt|c|h|cpp|toml|ya?ml|json|ini|cfg|md|sh)"
 WORDS = {
     KNOWLEDGE: re.compile(
@@ -34,10 +34,10 @@ WORDS = {
         r"|file (?:a|an|it|this|that|the)\b|(?:open|create|raise) (?:a|an) (?:new )?issue|new issue"
         r"|report (?:it|this|that)"
         r"|mark (?:it|this|them|#?\d+) as|duplicate of|link (?:it|this|that|them|issue|#?\d+)|notify (?:me|us)"
-        r"|let (?:me|us) know when|tell (?:#?\d+|them|the reporter|the author|everyone)|let #?\d+ know|triage)\b",
+        r"|let (?:me|us) know when|tell (?:#?\d+|them|the reporter|the author|everyone)|let #?\d+ know|thank \w+ (?:on|in) #?\d+|triage)\b",
         re.IGNORECASE),
 }
-FOLLOW_UPS = {"search_issues": ("link_issue",), "get_issue": ("link_issue",)}
+FOLLOW_UPS: dict[str, tuple[str, ...]] = {}  # tools a call brings in after it (none yet: link_issue is in no group)
 
 
 def asked(items: Sequence[Mapping[str, Any]]) -> str:
