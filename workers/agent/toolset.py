@@ -26,7 +26,7 @@ WORDS = {
         r"\b(?:(?<!error )(?<!orb )(?<!exit )(?<!status )code|codebase|source code|sources?|files?|functions?|methods?"
         r"|class(?:es)?|modules?|implement\w*|repos?|repository|repositories|pull requests?|prs?|commits?|merged?"
         r"|releases?|released|changelogs?|diffs?|patch(?:es|ed)?|regress\w*|introduc\w*|history|discussions?"
-        r"|fixed (?:in|by)|which (?:version|release)|since when|when was|v?\d+\.\d+\.\d+|v\d+\.\d+|" + _FILES + r")\b",
+        r"|fixed (?:in|by)|which (?:version|release)|since when|when was|where (?:is|are|does|do)|v?\d+\.\d+\.\d+|v\d+\.\d+|" + _FILES + r")\b",
         re.IGNORECASE),
     ACTIONS: re.compile(
         r"\b(?:label (?:it|this|that|them|issue|#?\d+)|add (?:a |the )?(?:[\w:-]+ )?labels?|(?:post|add|leave|write) "

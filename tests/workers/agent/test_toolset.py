@@ -30,6 +30,7 @@ def test_a_docs_question_is_offered_the_docs_and_issue_tools_alone() -> None:
 
 def test_words_asking_for_code_history_or_an_action_add_their_group() -> None:
     assert offered_names(NAMES, _asked("Where in the code is the lease renewed?")) == ALWAYS | KNOWLEDGE
+    assert offered_names(NAMES, _asked("Where is the lease renewed?")) == ALWAYS | KNOWLEDGE
     assert offered_names(NAMES, _asked("Which PR fixed the DST bug in 3.1.2?")) == ALWAYS | KNOWLEDGE
     assert offered_names(NAMES, _asked("Please label #12 as bug and close #4 as a duplicate of #3")) == ALWAYS | ACTIONS
 
