@@ -9,10 +9,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from atlas.cli.tool_eval import OWN_CASES, SHARED_CASES
 from atlas.settings import DEFAULT_DATA
 from atlas.tokens import count
 from bench.report import Table
 from tools import ToolContext, dispatch, open_corpus, v1_registry, v2_registry
+from workers.agent.context import count_items
+from workers.agent.instructions import INSTRUCTIONS
+from workers.agent.toolset import offered
+
+CASES = [SHARED_CASES, OWN_CASES]  # what `atlas eval tools` asks (the shared file beside the repository, when present)
+FIXED_GOAL = 2_500
 
 QUERIES = ["DST ran twice", "reconnect storm redis", "dashboard oidc", "ORB-1101 lease expired", "memory leak"]
 LIMIT = 10
@@ -36,7 +43,27 @@ def run(data_dir: Path = DEFAULT_DATA) -> list[Table]:
     mean_concise = sum(r[2] for r in rows) / len(rows)
     ratio = sum(r[1] for r in rows) / sum(r[2] for r in rows)
     rows.append(["mean", round(sum(r[1] for r in rows) / len(rows)), round(mean_concise), round(sum(r[3] for r in rows) / len(rows)), round(ratio, 1)])
-    return [Table(
+    return [_output_table(rows, mean_concise, ratio), _fixed_table()]
+
+
+def _fixed_table() -> Table:
+    """The instructions and tool definitions a first call carries, per tool-choice question (workers/agent/toolset.py)."""
+    definitions = v2_registry().definitions()
+    every = count_items([], INSTRUCTIONS, definitions)
+    questions = [json.loads(line)["question"] for path in CASES if path.is_file() for line in path.read_text().splitlines() if line.strip()]
+    fixed = sorted(count_items([], INSTRUCTIONS, offered(definitions, [{"type": "message", "role": "user", "content": q}]))
+                   for q in questions)
+    rows = [["every tool", len(definitions), every, every], ["offered per question (questions)", len(fixed),
+            round(sum(fixed) / max(len(fixed), 1)), max(fixed, default=0)]]
+    return Table(title="instructions and tool definitions per first call (o200k), over the tool-choice questions",
+                 columns=["set", "tools / questions", "mean tokens", "most tokens"], rows=rows,
+                 goal=f"every question's first call <= {FIXED_GOAL:,} tokens", met=bool(fixed) and max(fixed) <= FIXED_GOAL,
+                 notes=["questions: ../shared/evals/tool_choice.jsonl and bench/evals/tool_choice_atlas.jsonl",
+                        "offered: the docs and issue tools, calculate and read_more, plus a group the words ask for"])
+
+
+def _output_table(rows: list[list[object]], mean_concise: float, ratio: float) -> Table:
+    return Table(
         title=f"tool output tokens per call (o200k; v2 limit {LIMIT})",
         columns=["query", "v1 lookup_issue", "v2 concise", "v2 detailed", "v1 / concise"],
         rows=rows,
@@ -44,4 +71,4 @@ def run(data_dir: Path = DEFAULT_DATA) -> list[Table]:
         met=mean_concise <= 250 and ratio >= 10,
         notes=["v1 lookup_issue returns its 5 best issues whole (body and every comment) as JSON",
                "reference (gpt-6-luna run): v1 1,197-34,816; v2 concise 173-234; v2 detailed 954-1,268"],
-    )]
+    )

@@ -20,7 +20,7 @@ from bot.deps import Deps
 from bot.slack import wording
 from bot.slack.ephemeral import tell_clicker
 from bot.slack.render import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
-from workers.runs import run_index
+from workers.runs import index_filing, run_index
 
 log = logging.getLogger("atlas.bot.feedback")
 
@@ -48,6 +48,7 @@ def toggle(conn: redis.Redis, run_id: str, user: str, vote: Vote) -> Vote | None
     """Set the user's vote on the run, or clear it if it was already that vote; returns the new vote."""
     result = run_script(conn, _TOGGLE, [feedback_key(run_id)], [user, vote, FEEDBACK_TTL_SECONDS])
     value = result.decode() if isinstance(result, bytes) else result
+    index_filing.flush(conn)  # a run whose filing is still pending is filed before its vote
     run_index.vote_changed(conn, run_id, feedback_key(run_id))  # the console's feedback filter and figures
     return value or None  # type: ignore[return-value]
 

@@ -23,6 +23,7 @@ from tools.registry import Registry
 from workers.agent.cost import dollars
 from workers.agent.instructions import INSTRUCTIONS
 from workers.agent.model import Model, ModelRequest, ResponsesModel
+from workers.agent.toolset import offered
 from workers.runs.state import Usage
 
 SHARED_CASES = REPO_ROOT.parent / "shared" / "evals" / "tool_choice.jsonl"
@@ -68,11 +69,12 @@ def load_cases(paths: list[Path]) -> list[Case]:
 
 def first_tool(model: Model, registry: Registry, question: str) -> tuple[str | None, str, Usage]:
     """The first tool the model calls for `question` (None if it answers), its arguments, the usage."""
+    asked: list[dict[str, object]] = [{"type": "message", "role": "user", "content": question}]
     reply = model.respond(
         ModelRequest(
             instructions=INSTRUCTIONS,
-            input=[{"type": "message", "role": "user", "content": question}],
-            tools=registry.definitions(),
+            input=asked,
+            tools=offered(registry.definitions(), asked),  # what a run's first call is offered (workers/agent/toolset.py)
             max_output_tokens=2_000,
         )
     )

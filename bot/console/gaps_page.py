@@ -39,7 +39,7 @@ from atlas.settings import Settings
 from bot.console.layout import when
 from bot.console.runs_query import Row, rows
 from bot.console.web import Request, Response, esc
-from workers.runs import question_vectors, run_index
+from workers.runs import index_filing, question_vectors, run_index
 
 LATEST = 300  # the gaps grouped: the newest this many
 GROUPS = 30
@@ -69,7 +69,8 @@ def _tokens(question: str) -> tuple[str, ...]:
 
 def groups(conn: redis.Redis, settings: Settings, latest: int = LATEST, closest: bool = True) -> list[Group]:
     """The newest `latest` gaps, grouped by meaning where their vectors are kept, else by words; largest, then
-    newest, first."""
+    newest, first. Filings still pending are filed first (workers/runs/index_filing.py)."""
+    index_filing.flush(conn)
     pipe = conn.pipeline(transaction=False)
     for key in (run_index.gaps_key(), run_index.facet_key("feedback", "down")):
         pipe.zrevrange(key, 0, latest - 1, withscores=True)

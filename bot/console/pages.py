@@ -11,6 +11,7 @@ from bot.console import runs_page
 from bot.console.layout import page
 from bot.console.sessions import Session
 from bot.console.web import Request, Response
+from workers.runs import index_filing
 
 Page = Callable[[redis.Redis, Settings, Request, str], tuple[str, str]]
 
@@ -30,7 +31,9 @@ def _pages() -> dict[str, tuple[str, Page]]:
 
 
 def route(conn: redis.Redis, settings: Settings, req: Request, session: Session, prefix: str) -> Response:
-    """The page at `req.path`, or 404."""
+    """The page at `req.path`, or 404. Runs whose filing is still pending are filed first (workers/runs/index_filing.py),
+    so a page never lags the runs saved before it (two commands when nothing is pending)."""
+    index_filing.flush(conn)
     if req.path == "/gaps.csv":
         from bot.console.gaps_page import csv_export
 

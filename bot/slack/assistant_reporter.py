@@ -87,6 +87,8 @@ def attach_context(conn: redis.Redis, run: RunState) -> None:
     without Redis the run goes on as in a DM."""
     if run.origin.kind != "slack" or not run.origin.channel or run.items:
         return
+    if not run.origin.channel.startswith("D"):  # assistant threads live in the app's DM (Slack: message.im events)
+        return  # a channel's thread is never one: no lookup (one Redis command per run saved)
     try:
         thread = assistant_threads.find(conn, run.origin.channel, thread_of(run))
     except redis.RedisError:

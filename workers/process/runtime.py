@@ -208,6 +208,7 @@ def build(settings: Settings) -> Runtime:
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
     registry = v2_registry(settings.project, knowledge=corpus.knowledge is not None)  # no code/history: not offered
+    registry.definitions()  # the strict schemas, made once now: ~0.3 s the first run would otherwise wait on
     return Runtime(settings, conn, RunStore(conn, question_embedder(settings)), registry, model, summary, tracker_for(settings, conn), slack)
 
 

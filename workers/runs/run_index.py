@@ -6,8 +6,8 @@ model, feedback up or down) and the coverage gaps (the answer said it found noth
 failed; votes down are their own set). A filter combination checks membership in the other sets (ZMSCORE),
 so nothing but ids is kept per run besides the record itself (whose finished form keeps each tool result's
 start, workers/runs/store.py). Per day: counters for the cost and use page, counted when a run first reaches
-a final status. Written by `RunStore.save` (one script, one round trip) and by a feedback vote
-(`vote_changed`); trimmed and expired with the runs. A gap run's question is also kept as a vector
+a final status. Written from `RunStore.save`'s filings, later and in batches (workers/runs/index_filing.py),
+and by a feedback vote (`vote_changed`); trimmed and expired with the runs. A gap run's question is also kept as a vector
 (`vector_key`, written by a worker: workers/runs/question_vectors.py), expiring when its entry here is trimmed.
 """
 
@@ -90,46 +90,6 @@ def gap_of(status: str, answer: str | None, handoff: str | None = None) -> Gap:
     return "unsure" if UNSURE_MARK in text else ""
 
 
-# KEYS: day, gaps, the status keys (ARGV[10] of them: the final ones, ARGV[9], first), then the other keys it is
-# filed under (every run, its facets). ARGV: id, score, now, first filing (1/0), keep seconds, day keep seconds,
-# final (1/0), gap (1/0), the number of final status keys, the number of status keys, which status key is the
-# run's (from 1), the number of (menu key, value) pairs, those pairs, then the day's (field, count) pairs (counts
-# of 0 left out; `runs`, always 1, first: its count of 1 is the day's first run, which created the hash and sets
-# its expiry, once a day).
-# A run is counted once: it was final already when its final status key held it (its ZADD added nothing) or
-# another final status key did (ZREM removed it); no ZSCORE is asked. A run's first filing (`RunState.unfiled`)
-# has no other status or gap to leave. A key is trimmed as it is added to; the gaps set of a run that is no gap
-# only loses the run (it is trimmed and expires with the next gap added).
-_ADD = """
-local id, score, now, keep = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[5])
-local floor = now - keep
-local first, finals, statuses, current = ARGV[4] == '1', tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
-local function file(key)
-  local added = redis.call('ZADD', key, score, id)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', floor)
-  redis.call('EXPIRE', key, keep)
-  return added
-end
-local was_final = false
-for i = 1, first and 0 or statuses do
-  if i ~= current and redis.call('ZREM', KEYS[2 + i], id) == 1 and i <= finals then was_final = true end
-end
-if file(KEYS[2 + current]) == 0 and current <= finals then was_final = true end
-for i = 3 + statuses, #KEYS do file(KEYS[i]) end
-if ARGV[8] == '1' then file(KEYS[2]) elseif not first then redis.call('ZREM', KEYS[2], id) end
-local counters = 13 + 2 * tonumber(ARGV[12])
-for i = 13, counters - 1, 2 do
-  redis.call('ZADD', ARGV[i], now, ARGV[i + 1])
-  redis.call('EXPIRE', ARGV[i], keep)
-end
-if ARGV[7] == '1' and not was_final then
-  if redis.call('HINCRBY', KEYS[1], ARGV[counters], tonumber(ARGV[counters + 1])) == 1 then
-    redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
-  end
-  for i = counters + 2, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], tonumber(ARGV[i + 1])) end
-end
-return 1
-"""
 _STATUS_ORDER = (*FINAL, *(s for s in STATUSES if s not in FINAL))
 
 
@@ -166,13 +126,6 @@ def filing(run: RunState) -> Filing:
                                                    *menus, *day))
 
 
-def add(conn: redis.Redis, run: RunState | Filing, *, first: bool = False) -> None:
-    """File a run that paused or ended (idempotent: saving it again re-files it and counts it once). `first`: the
-    run was never filed (`RunState.unfiled`), so it leaves no other status (5 commands fewer)."""
-    filed = run if isinstance(run, Filing) else filing(run)
-    run_script(conn, _ADD, filed.keys, [*filed.head, time.time(), int(first), *filed.tail])
-
-
 # KEYS: the run's votes (a hash user -> up|down), every run, feedback:up, feedback:down, the run's vector, the
 # runs wanting one. ARGV: id, keep seconds, how many runs may want a vector. A run voted down without a vector
 # waits for a worker to embed its question (the web process has no model: workers/runs/question_vectors.py).
@@ -197,6 +150,7 @@ return 1
 
 
 def vote_changed(conn: redis.Redis, run_id: str, votes_key: str) -> None:
-    """Re-read a run's votes (the hash `votes_key`) into the feedback filters (a run not filed: nothing to do)."""
+    """Re-read a run's votes (the hash `votes_key`) into the feedback filters (a run not filed: nothing to do; the
+    caller files what is pending first: workers/runs/index_filing.py `flush`)."""
     run_script(conn, _VOTES, [votes_key, all_key(), facet_key("feedback", "up"), facet_key("feedback", "down"),
                               vector_key(run_id), wanted_key()], [run_id, KEEP_SECONDS, WANTED_KEPT])

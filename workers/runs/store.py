@@ -11,7 +11,7 @@ from typing import Any
 import redis
 
 from workers.errors import RunNotFound
-from workers.runs import question_vectors, run_index
+from workers.runs import index_filing, question_vectors, run_index
 from workers.runs.question_vectors import Embedder
 from workers.runs.state import RunState
 
@@ -82,13 +82,15 @@ class RunStore:
         if first:
             run.unfiled = False  # in the record before its first filing: a filing that then fails is redone in full
         record = run.model_copy(update={"items": kept_when_finished(run.items)}) if run.final else run
-        self.conn.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
-        if not filed:
+        filing = run_index.filing(run) if filed else None  # the console's read model, filed as the run pauses or ends
+        if filing is None or filing == run.filed():  # (filed moments ago by this object: a surface remembering its message)
+            self.conn.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
             return
-        filing = run_index.filing(run)  # the console's read model, filed as the run pauses or ends
-        if filing == run.filed():
-            return  # this object was filed so moments ago (a surface remembering its message): ~35 commands fewer
-        run_index.add(self.conn, filing, first=first)
+        pipe = self.conn.pipeline(transaction=False)
+        pipe.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
+        index_filing.pending(pipe, filing, first)  # filed later, with others (one command here instead of ~27)
+        _, length = pipe.execute()
+        index_filing.after(self.conn, int(length))
         run.mark_filed(filing)
         if run.final and self.embedder is not None:
             self._keep_vectors(run)  # once per filing too: the question's vector and the wanted runs were seen to

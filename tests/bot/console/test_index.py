@@ -7,7 +7,7 @@ from __future__ import annotations
 import redis
 
 from bot import feedback
-from workers.runs import run_index
+from workers.runs import index_filing, run_index
 from workers.runs.state import AnsweredBy, Origin, RunState, StepRecord, Usage
 from workers.runs.store import PREVIEW_CHARS, RunStore, preview_of
 
@@ -25,10 +25,13 @@ def _run(status: str, answer: str = "They back off.") -> RunState:
 
 
 def _ids(conn: redis.Redis, key: str) -> list[str]:
+    """The set's runs as a console page reads them: pending filings filed first (bot/console/pages.py)."""
+    index_filing.flush(conn)
     return [m.decode() for m in conn.zrevrange(key, 0, -1)]
 
 
 def _day(conn: redis.Redis, run: RunState) -> dict[bytes, bytes]:
+    index_filing.flush(conn)
     return conn.hgetall(run_index.day_key(run_index.day_of(run.created_at)))  # type: ignore[return-value]
 
 
@@ -103,6 +106,7 @@ def test_an_object_saved_again_unchanged_is_not_refiled_but_a_record_loaded_agai
     store = RunStore(redis_conn)
     run = _run("done")
     store.save(run)
+    index_filing.flush(redis_conn)
     # The index lost the run (a worker killed between the record's SET and its filing, say).
     redis_conn.delete(run_index.all_key(), run_index.facet_key("status", "done"), run_index.day_key(run_index.day_of(run.created_at)))
     run.surface.answer_ts = ["1.3"]  # type: ignore[union-attr]  # a Slack surface remembering its message: nothing the index keeps
@@ -136,3 +140,31 @@ def test_a_new_run_filed_first_as_paused_still_leaves_that_status_when_it_ends(r
         assert run.id not in _ids(redis_conn, run_index.facet_key("status", "awaiting_approval")), reload
         assert run.id in _ids(redis_conn, run_index.facet_key("status", "done"))
     assert _day(redis_conn, run)[b"runs"] == b"2"
+
+
+def test_saves_leave_filings_pending_and_one_flush_files_them_in_fewer_commands_than_runs(redis_conn: redis.Redis) -> None:
+    """Issue 40: a save adds its filing to a pending list (one command beside the record's), and a flush files a
+    batch with a command per key touched: 80 one-step runs cost fewer commands than one per run (26 each before), and each is
+    listed, counted once, and moved out of the status it left."""
+    store = RunStore(redis_conn)
+    paused = _run("awaiting_approval")
+    store.save(paused)
+    runs = [_run("done") for _ in range(80)]
+    for run in runs:
+        store.save(run)
+    assert redis_conn.zcard(run_index.all_key()) == 0 and redis_conn.llen(index_filing.pending_key()) == 81
+    before = sum(int(v["calls"]) for v in redis_conn.info("commandstats").values())
+    assert index_filing.flush(redis_conn) == 81
+    used = sum(int(v["calls"]) for v in redis_conn.info("commandstats").values()) - before - 1  # less the INFO
+    assert used < 81, used
+    assert set(_ids(redis_conn, run_index.all_key())) == {r.id for r in [paused, *runs]}
+    assert set(_ids(redis_conn, run_index.facet_key("status", "done"))) == {r.id for r in runs}
+    assert _day(redis_conn, paused)[b"runs"] == b"80" and _day(redis_conn, paused)[b"cost_micro"] == str(80 * 1200).encode()
+    paused.status = "done"
+    store.save(paused)
+    store.save(runs[0])  # saved again unchanged by this object: not refiled
+    again = store.load(runs[1].id)
+    store.save(again)  # a record loaded again is refiled: it is counted once still
+    assert _ids(redis_conn, run_index.facet_key("status", "awaiting_approval")) == []
+    assert len(_ids(redis_conn, run_index.facet_key("status", "done"))) == 81
+    assert _day(redis_conn, paused)[b"runs"] == b"81"

@@ -264,7 +264,8 @@ def test_injected_instructions_get_nothing_done_without_an_authorized_click(tmp_
             reply_calls(obey, text="The issue says to close all issues, so I will."),
             reply_text("Nothing was changed: every action was declined."),
         )
-        thread = s.ask(f"what is #{INJECTION_CLOSE_ALL} about?")
+        # Asked for an action, so the tracker tools are offered (otherwise they are not: workers/agent/toolset.py).
+        thread = s.ask(f"what is #{INJECTION_CLOSE_ALL} about? Triage it.")
         with s.worker("w1"):
             cards = s.cards(thread, count=7)  # #4 is already closed: an error for the model, no card
             run = s.run_of(cards[0])
