@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from workers.messages import wording as said
 
-DISCORD = said.Markup(em='*', strong='**')  # fills the neutral sentences' markup slots
+DISCORD = said.Markup(em='*', strong='**',  # fills the neutral sentences' markup slots
+                      icons={"warning": "\u26a0\ufe0f", "no_entry": "\u26d4", "lock": "\U0001f512", "done": "\u2705", "failed": "\u274c"})
 
 PROGRESS_START = DISCORD.apply(said.PROGRESS_START)
 PROGRESS_STEP = DISCORD.apply(said.PROGRESS_STEP)
@@ -23,8 +24,8 @@ UNAVAILABLE = "\u26a0\ufe0f I can't take questions right now (my queue is unreac
 
 SOURCES = DISCORD.apply(said.SOURCES)
 FOOTER = "-# {steps} {step_word} · {tokens:,} tokens · ${cost:.4f} · stop: {reason}"
-PARTIAL = "\u26a0\ufe0f **Partial answer:** stopped early ({reason}); this is what I found so far."
-FAILED = "\u274c **I couldn't finish this one:** {reason}"
+PARTIAL = DISCORD.apply(said.PARTIAL)
+FAILED = DISCORD.apply(said.FAILED)
 FEEDBACK_UP = DISCORD.apply(said.FEEDBACK_UP)
 FEEDBACK_DOWN = DISCORD.apply(said.FEEDBACK_DOWN)
 FEEDBACK_COUNT = "{label} ({count})"
@@ -43,8 +44,7 @@ APPROVAL_CURRENT_LABELS = DISCORD.apply(said.APPROVAL_CURRENT_LABELS)
 APPROVAL_COMMENT = DISCORD.apply(said.APPROVAL_COMMENT)
 APPROVAL_COMMENT_BELOW = "**Comment, exactly as it will be posted ({chars} characters, in full below):**"
 APPROVAL_COMMENT_CUT = "\u26a0\ufe0f **{more} more characters are not shown: Discord can't hold them on one card.**"
-APPROVAL_HIDDEN = ("\u26a0\ufe0f **This contains {count} invisible or direction-changing character{s}**, shown as `<U+…>`: "
-                   "they would be posted as they are.")
+APPROVAL_HIDDEN = DISCORD.apply(said.APPROVAL_HIDDEN)
 APPROVAL_CLOSE = DISCORD.apply(said.APPROVAL_CLOSE)
 APPROVAL_NEW_TITLE = DISCORD.apply(said.APPROVAL_NEW_TITLE)
 APPROVAL_NEW_LABELS = "**Labels:** {labels}"
@@ -55,12 +55,12 @@ APPROVAL_DRAFTED_BY = {  # which made a "File as GitHub issue" draft (workers/ru
     "thread": "\U0001f4c4 **Drafted from the thread's own words**, without a model.",
     "fallback": "\U0001f4c4 **Drafted from the thread's own words**: the model's draft failed.",
 }
-APPROVAL_REDACTED = "\U0001f512 **{count} secret(s) were redacted** from the draft: shown as `[redacted ...]`, never filed."
+APPROVAL_REDACTED = DISCORD.apply(said.APPROVAL_REDACTED)
 APPROVAL_LEFT_OUT = DISCORD.apply(said.APPROVAL_LEFT_OUT)
 APPROVAL_NEW_BODY_BELOW = "**Body, exactly as it will be filed ({chars} characters, in full below):**"
 APPROVAL_CLOSE_DUPLICATE = DISCORD.apply(said.APPROVAL_CLOSE_DUPLICATE)
 APPROVAL_REASON = "*Why (the model's words):*"
-APPROVAL_PROVENANCE = "\u26a0\ufe0f **Proposed after reading {sources}**, text anyone can write: look twice."
+APPROVAL_PROVENANCE = DISCORD.apply(said.APPROVAL_PROVENANCE)
 APPROVAL_ASKED_BY = "-# Asked by <@{user}> · expires <t:{when}:f>"
 APPROVAL_APPROVE = DISCORD.apply(said.APPROVAL_APPROVE)
 APPROVAL_DENY = DISCORD.apply(said.APPROVAL_DENY)
@@ -69,21 +69,19 @@ APPROVAL_OUTCOME = {
     "denied": "\U0001f6ab Denied by <@{user}> <t:{when}:f>",
     "expired": "\u231b Expired <t:{when}:f>: nobody decided in time, so it did not run",
 }
-APPROVAL_RESULT_DONE = "\u2705 Done: {result}"
-APPROVAL_RESULT_FAILED = "\u274c It did not go through: {result}"
-APPROVAL_RESULT_IN_DOUBT = ("\u26a0\ufe0f Atlas was interrupted while running this, or the tracker did not confirm it, "
-                            "so it may or may not have happened. It was not retried.")
+APPROVAL_RESULT_DONE = DISCORD.apply(said.APPROVAL_RESULT_DONE)
+APPROVAL_RESULT_FAILED = DISCORD.apply(said.APPROVAL_RESULT_FAILED)
+APPROVAL_RESULT_IN_DOUBT = DISCORD.apply(said.APPROVAL_RESULT_IN_DOUBT)
 APPROVAL_IN_DOUBT_THREAD = (
     "\u26a0\ufe0f I was interrupted while running `{name}` on #{issue} after it was approved, or the tracker did not "
     "confirm it, so I can't tell whether it happened. I won't retry it. <@{user}>, please check the issue and redo it by hand if needed."
 )
-APPROVAL_NOT_ALLOWED = "\u26d4 You can't approve this: only the project's maintainers can decide."
+APPROVAL_NOT_ALLOWED = DISCORD.apply(said.APPROVAL_NOT_ALLOWED)
 APPROVAL_ALREADY = DISCORD.apply(said.APPROVAL_ALREADY)
 APPROVAL_GONE = DISCORD.apply(said.APPROVAL_GONE)
 APPROVAL_ELSEWHERE = DISCORD.apply(said.APPROVAL_ELSEWHERE)
-APPROVAL_UNCONFIRMED = ("\u26a0\ufe0f Atlas couldn't confirm that click (its store stopped answering). If the card still has "
-                        "its buttons in a minute, click again; a decision already recorded is kept.")
-EPHEMERAL_UNAVAILABLE = "\u26a0\ufe0f Atlas can't record that right now (its store is unreachable). Please try again in a minute."
+APPROVAL_UNCONFIRMED = DISCORD.apply(said.APPROVAL_UNCONFIRMED)
+EPHEMERAL_UNAVAILABLE = DISCORD.apply(said.EPHEMERAL_UNAVAILABLE)
 QUEUED = "*Working on it...*"
 
 USAGE = (

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from workers.messages import wording as said
 
-SLACK = said.Markup(em='_', strong='*')  # fills the neutral sentences' markup slots
+SLACK = said.Markup(em='_', strong='*',  # fills the neutral sentences' markup slots
+                    icons={"warning": ":warning:", "no_entry": ":no_entry:", "lock": ":lock:", "done": ":white_check_mark:", "failed": ":x:"})
 
 # --- mentions and DMs -------------------------------------------------------------------------
 WORKING_STATUS = "is looking into it..."
@@ -24,7 +25,7 @@ KEPT_FOR_LATER = (
     ":hourglass: My queue is unreachable right now, so I've kept your question and will answer it in this thread "
     "as soon as it is back; no need to ask again."
 )
-EPHEMERAL_UNAVAILABLE = ":warning: Atlas can't record that right now (its store is unreachable). Please try again in a minute."
+EPHEMERAL_UNAVAILABLE = SLACK.apply(said.EPHEMERAL_UNAVAILABLE)
 # --- the assistant view (bot/slack/assistant.py, bot/slack/assistant_reporter.py) -------------------------
 ASSISTANT_GREETING = (
     "Hi! Ask me anything about the project: I search its docs and issues, show what I looked at, "
@@ -61,9 +62,9 @@ TASK_MARK = {"in_progress": ":hourglass_flowing_sand:", "complete": ":white_chec
 # --- the answer --------------------------------------------------------------------------------
 SOURCES = SLACK.apply(said.SOURCES)
 FOOTER = "{steps} {step_word} · {tokens:,} tokens · ${cost:.4f} · stop: {reason}"
-PARTIAL = ":warning: *Partial answer:* stopped early ({reason}); this is what I found so far."
-PARTIAL_MARKDOWN = ":warning: **Partial answer:** stopped early ({reason}); this is what I found so far."  # streamed
-FAILED = ":x: *I couldn't finish this one:* {reason}"
+PARTIAL = SLACK.apply(said.PARTIAL)
+PARTIAL_MARKDOWN = said.Markup(em="*", strong="**", icons=SLACK.icons).apply(said.PARTIAL)  # streamed
+FAILED = SLACK.apply(said.FAILED)
 FEEDBACK_UP = SLACK.apply(said.FEEDBACK_UP)
 FEEDBACK_DOWN = SLACK.apply(said.FEEDBACK_DOWN)
 FEEDBACK_UP_LABEL = "Mark this answer as helpful"  # read by screen readers (at most 75 characters)
@@ -107,7 +108,7 @@ APPROVAL_DRAFTED_BY = {  # which made a "File as GitHub issue" draft (workers/ru
     "thread": ":page_facing_up: *Drafted from the thread's own words*, without a model.",
     "fallback": ":page_facing_up: *Drafted from the thread's own words*: the model's draft failed.",
 }
-APPROVAL_REDACTED = ":lock: *{count} secret(s) were redacted* from the draft: shown as `[redacted ...]`, never filed."
+APPROVAL_REDACTED = SLACK.apply(said.APPROVAL_REDACTED)
 APPROVAL_LEFT_OUT = SLACK.apply(said.APPROVAL_LEFT_OUT)
 APPROVAL_ISSUE = SLACK.apply(said.APPROVAL_ISSUE)
 APPROVAL_LABELS = "Labels to add:"
@@ -117,9 +118,8 @@ APPROVAL_CLOSE = SLACK.apply(said.APPROVAL_CLOSE)
 APPROVAL_CLOSE_DUPLICATE = SLACK.apply(said.APPROVAL_CLOSE_DUPLICATE)
 APPROVAL_REASON = "Why (the model's words):"
 APPROVAL_ASKED_BY = "Asked by <@{user}> · expires {when}"
-APPROVAL_PROVENANCE = ":warning: *Proposed after reading {sources}*, text anyone can write: look twice."
-APPROVAL_HIDDEN = (":warning: *This contains {count} invisible or direction-changing character{s}*, shown as `<U+…>`: "
-                   "they would be posted as they are.")
+APPROVAL_PROVENANCE = SLACK.apply(said.APPROVAL_PROVENANCE)
+APPROVAL_HIDDEN = SLACK.apply(said.APPROVAL_HIDDEN)
 APPROVAL_APPROVE = SLACK.apply(said.APPROVAL_APPROVE)
 APPROVAL_DENY = SLACK.apply(said.APPROVAL_DENY)
 APPROVAL_CONFIRM_TITLE = "Run this action?"
@@ -131,21 +131,19 @@ APPROVAL_OUTCOME = {
     "denied": ":no_entry_sign: Denied by <@{user}> {when}",
     "expired": ":hourglass: Expired {when}: nobody decided in time, so it did not run",
 }
-APPROVAL_RESULT_DONE = ":white_check_mark: Done: {result}"
-APPROVAL_RESULT_FAILED = ":x: It did not go through: {result}"
-APPROVAL_RESULT_IN_DOUBT = (":warning: Atlas was interrupted while running this, or the tracker did not confirm it, "
-                            "so it may or may not have happened. It was not retried.")
+APPROVAL_RESULT_DONE = SLACK.apply(said.APPROVAL_RESULT_DONE)
+APPROVAL_RESULT_FAILED = SLACK.apply(said.APPROVAL_RESULT_FAILED)
+APPROVAL_RESULT_IN_DOUBT = SLACK.apply(said.APPROVAL_RESULT_IN_DOUBT)
 APPROVAL_IN_DOUBT_THREAD = (
     ":warning: I was interrupted while running `{name}` on #{issue} after it was approved, or the tracker did not "
     "confirm it, so I can't tell whether it happened. I won't retry it. <@{user}>, please check the issue{link} and redo it by hand if needed."
 )
-APPROVAL_NOT_ALLOWED = ":no_entry: You can't approve this: only the project's maintainers can decide."
+APPROVAL_NOT_ALLOWED = SLACK.apply(said.APPROVAL_NOT_ALLOWED)
 APPROVAL_ALREADY = SLACK.apply(said.APPROVAL_ALREADY)
 APPROVAL_GONE = SLACK.apply(said.APPROVAL_GONE)
 APPROVAL_ELSEWHERE = SLACK.apply(said.APPROVAL_ELSEWHERE)
 # A click whose decision script was sent but not answered: it may have been recorded, or not.
-APPROVAL_UNCONFIRMED = (":warning: Atlas couldn't confirm that click (its store stopped answering). If the card still has "
-                        "its buttons in a minute, click again; a decision already recorded is kept.")
+APPROVAL_UNCONFIRMED = SLACK.apply(said.APPROVAL_UNCONFIRMED)
 EDIT_EXPIRED = ("Slack gave up on opening the reply editor: it must open within 3 seconds of the click, and that "
                 "passed. Click Edit again.")
 EDIT_FAILED = "Slack could not open the reply editor just now. Click Edit again in a moment."
