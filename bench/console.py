@@ -28,7 +28,6 @@ import redis
 from atlas import embedded_redis
 from atlas.settings import Settings
 from bench.report import Table
-from bot import feedback
 from bot.console.app import console
 from bot.web.serve import http_server
 from tests.standins.slack_fixtures import BackgroundServer
@@ -36,7 +35,7 @@ from tests.support.console_harness import TOKEN
 from tools import open_corpus
 from tools.docsearch.minilm import model_dir
 from tools.docsearch.semantic import encoder
-from workers.runs import index_filing, run_index
+from workers.runs import index_filing, run_index, votes
 from workers.runs.state import AnsweredBy, Origin, RunState, StepRecord, Usage
 from workers.runs.store import RUN_TTL_SECONDS, RunStore, run_key
 
@@ -148,7 +147,7 @@ def fill(conn: redis.Redis, now: float) -> tuple[float, float, float, int, str, 
         store.save(run)
         last = run.id if run.status == "done" else last
         if n % 20 == 0:
-            feedback.toggle(conn, run.id, f"U{n % 7}", "down" if n % 40 == 0 else "up")
+            votes.toggle(conn, run.id, f"U{n % 7}", "down" if n % 40 == 0 else "up")
     per_save = (time.perf_counter() - saving) * 1000 / RECORDS
     filing = time.perf_counter()
     for run in newest:

@@ -100,7 +100,7 @@ def dispatch(registry: Registry, name: str, arguments: str, ctx: ToolContext) ->
     tool = registry.get(name) if isinstance(name, str) else None
     if tool is not None and tool.side_effect:
         return _error(ToolError(f"{name} changes the tracker and needs a maintainer's approval.",
-                                "Propose it in a run; it runs only after someone approves it in Slack."))
+                                "Propose it in a run; it runs only after someone approves it in the chat."))
     checked = validate(registry, name, arguments, ctx)
     if isinstance(checked, ToolOutput):
         return checked

@@ -43,7 +43,7 @@ def console(settings: Settings, conn: redis.Redis | None = None) -> Console | No
         raise ConfigError("Sign in with Slack needs SLACK_BOT_TOKEN: the console asks Slack with it whether "
                           "the person is in the bot's workspace and an approver (or in ATLAS_CONSOLE_GROUP)")
     if conn is None:
-        from bot.deps import bot_redis
+        from bot.fast_redis import bot_redis
 
         conn = bot_redis(settings)
     return Console(settings, conn)

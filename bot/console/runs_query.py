@@ -15,9 +15,9 @@ from typing import Any
 import redis
 
 from atlas.connection import text
-from bot.feedback import feedback_key
 from workers.runs import run_index
 from workers.runs.store import run_key
+from workers.runs.votes import feedback_key
 
 PAGE = 50
 CHUNK = 200

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from atlas.settings import Settings
-from bot.deps import bot_redis
 from bot.discord.interactions import Interactions
+from bot.fast_redis import bot_redis
 from bot.lookups import Lookups
 
 

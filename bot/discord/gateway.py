@@ -30,10 +30,10 @@ import redis
 
 from atlas.errors import ConfigError
 from atlas.settings import Settings
-from bot.deps import bot_redis
 from bot.discord import intake, wording
 from bot.discord.forum_solved import ForumSolved
 from bot.discord.help_channels import HelpChannels, HelpMessage
+from bot.fast_redis import bot_redis
 from workers.runs.state import Origin
 
 log = logging.getLogger("atlas.discord.gateway")

@@ -22,7 +22,7 @@ from typing import Any, assert_never
 
 import redis
 
-from bot import feedback, lookups
+from bot import lookups
 from bot.discord import commands, file_issue, intake, render, solved, triage_controls, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.cards import decided_payload
@@ -47,6 +47,7 @@ from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
+from workers.runs import votes
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
 from workers.runs.state import Origin
@@ -177,8 +178,8 @@ class Interactions:
         run_id, _, vote = value.rpartition(":")
         if not run_id or vote not in ("up", "down") or not user:
             return ephemeral(wording.UNKNOWN_COMMAND)
-        feedback.toggle(self.conn, run_id, user, vote)  # type: ignore[arg-type]
-        counts = list(feedback.votes(self.conn, run_id).values())
+        votes.toggle(self.conn, run_id, user, vote)  # type: ignore[arg-type]
+        counts = list(votes.votes(self.conn, run_id).values())
         return message({"components": render.feedback_row(run_id, counts.count("up"), counts.count("down"))}, UPDATE_MESSAGE)
 
     def decide(self, payload: dict[str, Any], pending_id: str, decision: approvals.Decision) -> Reply:

@@ -7,22 +7,27 @@ Discord does not turn `:shortcodes:` into emoji in a bot's messages, so these us
 
 from __future__ import annotations
 
-PROGRESS_START = "*Working on it...*"
-PROGRESS_STEP = "*Working on it... step {step}*"
-PROGRESS_DONE = "*Done after {steps} {step_word}; the answer is below.*"
-PROGRESS_FAILED = "*Stopped; see below.*"
-PROGRESS_PAUSED = "*Paused: a proposed action needs a maintainer's approval.*"
+from workers.messages import wording as said
+
+DISCORD = said.Markup(em='*', strong='**',  # fills the neutral sentences' markup slots
+                      icons={"warning": "\u26a0\ufe0f", "no_entry": "\u26d4", "lock": "\U0001f512", "done": "\u2705", "failed": "\u274c"})
+
+PROGRESS_START = DISCORD.apply(said.PROGRESS_START)
+PROGRESS_STEP = DISCORD.apply(said.PROGRESS_STEP)
+PROGRESS_DONE = DISCORD.apply(said.PROGRESS_DONE)
+PROGRESS_FAILED = DISCORD.apply(said.PROGRESS_FAILED)
+PROGRESS_PAUSED = DISCORD.apply(said.PROGRESS_PAUSED)
 TASK_MARK = {"in_progress": "\u23f3", "complete": "\u2705", "error": "\u274c"}
 THREAD_NAME = "Atlas: {question}"
 EMPTY_QUESTION = "Ask me something after the mention, e.g. `@Atlas what does ORB-1202 mean?`"
 UNAVAILABLE = "\u26a0\ufe0f I can't take questions right now (my queue is unreachable). Please ask again in a minute."
 
-SOURCES = "**Sources:** {links}"
+SOURCES = DISCORD.apply(said.SOURCES)
 FOOTER = "-# {steps} {step_word} · {tokens:,} tokens · ${cost:.4f} · stop: {reason}"
-PARTIAL = "\u26a0\ufe0f **Partial answer:** stopped early ({reason}); this is what I found so far."
-FAILED = "\u274c **I couldn't finish this one:** {reason}"
-FEEDBACK_UP = "Helpful"
-FEEDBACK_DOWN = "Not helpful"
+PARTIAL = DISCORD.apply(said.PARTIAL)
+FAILED = DISCORD.apply(said.FAILED)
+FEEDBACK_UP = DISCORD.apply(said.FEEDBACK_UP)
+FEEDBACK_DOWN = DISCORD.apply(said.FEEDBACK_DOWN)
 FEEDBACK_COUNT = "{label} ({count})"
 
 APPROVAL_TITLE = {
@@ -33,53 +38,50 @@ APPROVAL_TITLE = {
     "add_knowledge": "\U0001f4da **Atlas wants to keep this solved thread as knowledge**",
 }
 APPROVAL_TITLE_OTHER = "\u270b **Atlas wants to run `{name}`**"
-APPROVAL_ISSUE = "**Issue:** {link} ({state})"
+APPROVAL_ISSUE = DISCORD.apply(said.APPROVAL_ISSUE)
 APPROVAL_LABELS = "**Labels to add:** {labels}"
-APPROVAL_CURRENT_LABELS = "**Current labels:** {labels}"
-APPROVAL_COMMENT = "**Comment, exactly as it will be posted:**"
+APPROVAL_CURRENT_LABELS = DISCORD.apply(said.APPROVAL_CURRENT_LABELS)
+APPROVAL_COMMENT = DISCORD.apply(said.APPROVAL_COMMENT)
 APPROVAL_COMMENT_BELOW = "**Comment, exactly as it will be posted ({chars} characters, in full below):**"
 APPROVAL_COMMENT_CUT = "\u26a0\ufe0f **{more} more characters are not shown: Discord can't hold them on one card.**"
-APPROVAL_HIDDEN = ("\u26a0\ufe0f **This contains {count} invisible or direction-changing character{s}**, shown as `<U+…>`: "
-                   "they would be posted as they are.")
-APPROVAL_CLOSE = "**Close as:** {reason}"
-APPROVAL_NEW_TITLE = "**Title:** {title}"
+APPROVAL_HIDDEN = DISCORD.apply(said.APPROVAL_HIDDEN)
+APPROVAL_CLOSE = DISCORD.apply(said.APPROVAL_CLOSE)
+APPROVAL_NEW_TITLE = DISCORD.apply(said.APPROVAL_NEW_TITLE)
 APPROVAL_NEW_LABELS = "**Labels:** {labels}"
-APPROVAL_SIMILAR = "May already be reported: open issues like this draft (the triage's duplicate ranking):"
-APPROVAL_SIMILAR_ONE = "{link}: score {score:.2f}. Why: {why}"
+APPROVAL_SIMILAR = DISCORD.apply(said.APPROVAL_SIMILAR)
+APPROVAL_SIMILAR_ONE = DISCORD.apply(said.APPROVAL_SIMILAR_ONE)
 APPROVAL_DRAFTED_BY = {  # which made a "File as GitHub issue" draft (workers/runs/filing_record.py `drafted`)
     "model": "\U0001f916 **Drafted by the model** from this thread: check that it says what the thread says.",
     "thread": "\U0001f4c4 **Drafted from the thread's own words**, without a model.",
     "fallback": "\U0001f4c4 **Drafted from the thread's own words**: the model's draft failed.",
 }
-APPROVAL_REDACTED = "\U0001f512 **{count} secret(s) were redacted** from the draft: shown as `[redacted ...]`, never filed."
-APPROVAL_LEFT_OUT = "Quotes only the asker's own messages; left out what {who} wrote in the thread."
+APPROVAL_REDACTED = DISCORD.apply(said.APPROVAL_REDACTED)
+APPROVAL_LEFT_OUT = DISCORD.apply(said.APPROVAL_LEFT_OUT)
 APPROVAL_NEW_BODY_BELOW = "**Body, exactly as it will be filed ({chars} characters, in full below):**"
-APPROVAL_CLOSE_DUPLICATE = "**Close as:** duplicate of {link}"
+APPROVAL_CLOSE_DUPLICATE = DISCORD.apply(said.APPROVAL_CLOSE_DUPLICATE)
 APPROVAL_REASON = "*Why (the model's words):*"
-APPROVAL_PROVENANCE = "\u26a0\ufe0f **Proposed after reading {sources}**, text anyone can write: look twice."
+APPROVAL_PROVENANCE = DISCORD.apply(said.APPROVAL_PROVENANCE)
 APPROVAL_ASKED_BY = "-# Asked by <@{user}> · expires <t:{when}:f>"
-APPROVAL_APPROVE = "Approve"
-APPROVAL_DENY = "Deny"
+APPROVAL_APPROVE = DISCORD.apply(said.APPROVAL_APPROVE)
+APPROVAL_DENY = DISCORD.apply(said.APPROVAL_DENY)
 APPROVAL_OUTCOME = {
     "approved": "\u2705 Approved by <@{user}> <t:{when}:f>",
     "denied": "\U0001f6ab Denied by <@{user}> <t:{when}:f>",
     "expired": "\u231b Expired <t:{when}:f>: nobody decided in time, so it did not run",
 }
-APPROVAL_RESULT_DONE = "\u2705 Done: {result}"
-APPROVAL_RESULT_FAILED = "\u274c It did not go through: {result}"
-APPROVAL_RESULT_IN_DOUBT = ("\u26a0\ufe0f Atlas was interrupted while running this, or the tracker did not confirm it, "
-                            "so it may or may not have happened. It was not retried.")
+APPROVAL_RESULT_DONE = DISCORD.apply(said.APPROVAL_RESULT_DONE)
+APPROVAL_RESULT_FAILED = DISCORD.apply(said.APPROVAL_RESULT_FAILED)
+APPROVAL_RESULT_IN_DOUBT = DISCORD.apply(said.APPROVAL_RESULT_IN_DOUBT)
 APPROVAL_IN_DOUBT_THREAD = (
     "\u26a0\ufe0f I was interrupted while running `{name}` on #{issue} after it was approved, or the tracker did not "
     "confirm it, so I can't tell whether it happened. I won't retry it. <@{user}>, please check the issue and redo it by hand if needed."
 )
-APPROVAL_NOT_ALLOWED = "\u26d4 You can't approve this: only the project's maintainers can decide."
-APPROVAL_ALREADY = "This was already decided: {outcome}"
-APPROVAL_GONE = "This approval request is no longer available."
-APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided only on its own card, where Atlas posted it."
-APPROVAL_UNCONFIRMED = ("\u26a0\ufe0f Atlas couldn't confirm that click (its store stopped answering). If the card still has "
-                        "its buttons in a minute, click again; a decision already recorded is kept.")
-EPHEMERAL_UNAVAILABLE = "\u26a0\ufe0f Atlas can't record that right now (its store is unreachable). Please try again in a minute."
+APPROVAL_NOT_ALLOWED = DISCORD.apply(said.APPROVAL_NOT_ALLOWED)
+APPROVAL_ALREADY = DISCORD.apply(said.APPROVAL_ALREADY)
+APPROVAL_GONE = DISCORD.apply(said.APPROVAL_GONE)
+APPROVAL_ELSEWHERE = DISCORD.apply(said.APPROVAL_ELSEWHERE)
+APPROVAL_UNCONFIRMED = DISCORD.apply(said.APPROVAL_UNCONFIRMED)
+EPHEMERAL_UNAVAILABLE = DISCORD.apply(said.EPHEMERAL_UNAVAILABLE)
 QUEUED = "*Working on it...*"
 
 USAGE = (
@@ -90,9 +92,9 @@ USAGE = (
     "- `/{cmd} help`: this text\n"
     "To ask a question, mention the bot or use `/atlas ask`."
 )
-SHARE_BUTTON = "Share in channel"
+SHARE_BUTTON = DISCORD.apply(said.SHARE_BUTTON)
 SHARED_BY = "-# Shared by <@{user}> with `/{cmd} {text}`"
-LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
+LOOKUP_FAILED = DISCORD.apply(said.LOOKUP_FAILED)
 UNKNOWN_COMMAND = "I don't know that command."
 
-MARK_ANSWER_BUTTON = "Mark as answer"  # beside File as GitHub issue: the thread solved, drafted as knowledge
+MARK_ANSWER_BUTTON = DISCORD.apply(said.MARK_ANSWER_BUTTON)  # beside File as GitHub issue: the thread solved, drafted as knowledge

@@ -17,10 +17,9 @@ from slack_bolt import App, BoltRequest, BoltResponse
 
 from atlas.errors import ConfigError
 from atlas.settings import Settings
-from bot import feedback
 from bot.after_ack import InFlight
-from bot.deps import Deps, build
-from bot.slack import approvals, assistant, commands, file_issue, help_channels, mentions, solved
+from bot.slack import approvals, assistant, commands, feedback, file_issue, help_channels, mentions, solved
+from bot.slack.deps import Deps, build
 from bot.slack.triage_edits import TriageEdits
 
 log = logging.getLogger("atlas.bot")

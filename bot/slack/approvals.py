@@ -24,10 +24,10 @@ import redis
 from slack_bolt import App, BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
 
-from bot.deps import Deps
 from bot.slack import cards as approval_cards
 from bot.slack import wording
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
+from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
 from workers.approvals import decisions
 from workers.approvals import records as approvals

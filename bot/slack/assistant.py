@@ -22,8 +22,8 @@ from slack_bolt.middleware.custom_middleware import CustomMiddleware
 from slack_bolt.request.payload_utils import is_assistant_event, is_other_message_sub_event_in_assistant_thread
 from slack_sdk.errors import SlackClientError
 
-from bot.deps import Deps
 from bot.slack import assistant_threads, wording
+from bot.slack.deps import Deps
 from bot.slack.mentions import accept, answered_by_middleware
 
 log = logging.getLogger("atlas.bot.slack.assistant")

@@ -22,10 +22,10 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from bot.deps import Deps
 from bot.lookups import TITLE as LOOKUP_TITLE
 from bot.lookups import Lookup, Result, Usage, parse
 from bot.slack import wording
+from bot.slack.deps import Deps
 from bot.slack.render import escape, source_link
 
 log = logging.getLogger("atlas.bot.slack.commands")

@@ -7,7 +7,7 @@ from typing import Any
 
 from slack_sdk.errors import SlackClientError
 
-from bot.deps import Deps
+from bot.slack.deps import Deps
 
 log = logging.getLogger("atlas.bot.slack.ephemeral")
 

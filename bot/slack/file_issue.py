@@ -13,8 +13,8 @@ from typing import Any
 import redis
 from slack_bolt import Ack, App
 
-from bot.deps import Deps
 from bot.slack import wording as slack_words
+from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
 from bot.slack.render import FILE_ISSUE_ACTION
 from workers import wording

@@ -26,7 +26,7 @@ import redis
 from slack_bolt import App, BoltContext, BoltResponse
 
 from bot import claims
-from bot.deps import Deps
+from bot.slack.deps import Deps
 from bot.slack.intake import NewRun
 from bot.slack.mentions import (
     IGNORED_SUBTYPES_OK,

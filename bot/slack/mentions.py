@@ -23,8 +23,8 @@ from slack_bolt import App, BoltContext, BoltResponse
 from slack_sdk.errors import SlackClientError
 
 from bot import claims
-from bot.deps import Deps
 from bot.slack import wording
+from bot.slack.deps import Deps
 from bot.slack.intake import Intake, NewRun
 from bot.slack.spool import Drainer
 from workers.errors import RunNotFound

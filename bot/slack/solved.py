@@ -17,8 +17,8 @@ import redis
 from slack_bolt import Ack, App
 from slack_sdk.errors import SlackClientError
 
-from bot.deps import Deps
 from bot.slack import wording as slack_words
+from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
 from bot.slack.render import FILE_ISSUE_ACTION, MARK_ANSWER_ACTION
 from workers.errors import RunNotFound

@@ -17,10 +17,10 @@ from slack_bolt import BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.deps import Deps
 from bot.slack import triage_card, triage_controls, wording
 from bot.slack.approvals import Clicker, _after, _first_action
 from bot.slack.client import error_code
+from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
 from workers.approvals import revisions
 from workers.approvals.approvers import Directory, Policy, standing

@@ -4,6 +4,11 @@ The words of a run that every platform shows (offline answers, failures, tool-ca
 
 from __future__ import annotations
 
+from workers.messages import wording as said
+
+SLACK = said.Markup(em='_', strong='*',  # fills the neutral sentences' markup slots
+                    icons={"warning": ":warning:", "no_entry": ":no_entry:", "lock": ":lock:", "done": ":white_check_mark:", "failed": ":x:"})
+
 # --- mentions and DMs -------------------------------------------------------------------------
 WORKING_STATUS = "is looking into it..."
 LOADING_MESSAGES = ["Searching the docs...", "Searching the issues...", "Reading what it found..."]
@@ -20,7 +25,7 @@ KEPT_FOR_LATER = (
     ":hourglass: My queue is unreachable right now, so I've kept your question and will answer it in this thread "
     "as soon as it is back; no need to ask again."
 )
-EPHEMERAL_UNAVAILABLE = ":warning: Atlas can't record that right now (its store is unreachable). Please try again in a minute."
+EPHEMERAL_UNAVAILABLE = SLACK.apply(said.EPHEMERAL_UNAVAILABLE)
 # --- the assistant view (bot/slack/assistant.py, bot/slack/assistant_reporter.py) -------------------------
 ASSISTANT_GREETING = (
     "Hi! Ask me anything about the project: I search its docs and issues, show what I looked at, "
@@ -37,11 +42,11 @@ ASSISTANT_STATUS = {
 }
 ASSISTANT_STATUS_OTHER = "is working on it..."
 # --- progress ----------------------------------------------------------------------------------
-PROGRESS_START = "_Working on it..._"
-PROGRESS_STEP = "_Working on it... step {step}_"
-PROGRESS_DONE = "_Done after {steps} {step_word}; the answer is below._"
-PROGRESS_FAILED = "_Stopped; see below._"
-PROGRESS_PAUSED = "_Paused: a proposed action needs a maintainer's approval._"
+PROGRESS_START = SLACK.apply(said.PROGRESS_START)
+PROGRESS_STEP = SLACK.apply(said.PROGRESS_STEP)
+PROGRESS_DONE = SLACK.apply(said.PROGRESS_DONE)
+PROGRESS_FAILED = SLACK.apply(said.PROGRESS_FAILED)
+PROGRESS_PAUSED = SLACK.apply(said.PROGRESS_PAUSED)
 PROGRESS_STOPPED = "_Stopped, as you asked. Mention me again to ask anew._"
 PROGRESS_ANSWER_UNDELIVERED = "_Finished, but Slack would not take the answer._"
 ANSWER_UNDELIVERED = (
@@ -59,13 +64,13 @@ CARDS_UNDELIVERED = (
 )
 TASK_MARK = {"in_progress": ":hourglass_flowing_sand:", "complete": ":white_check_mark:", "error": ":x:"}
 # --- the answer --------------------------------------------------------------------------------
-SOURCES = "*Sources:* {links}"
+SOURCES = SLACK.apply(said.SOURCES)
 FOOTER = "{steps} {step_word} · {tokens:,} tokens · ${cost:.4f} · stop: {reason}"
-PARTIAL = ":warning: *Partial answer:* stopped early ({reason}); this is what I found so far."
-PARTIAL_MARKDOWN = ":warning: **Partial answer:** stopped early ({reason}); this is what I found so far."  # streamed
-FAILED = ":x: *I couldn't finish this one:* {reason}"
-FEEDBACK_UP = "Helpful"
-FEEDBACK_DOWN = "Not helpful"
+PARTIAL = SLACK.apply(said.PARTIAL)
+PARTIAL_MARKDOWN = said.Markup(em="*", strong="**", icons=SLACK.icons).apply(said.PARTIAL)  # streamed
+FAILED = SLACK.apply(said.FAILED)
+FEEDBACK_UP = SLACK.apply(said.FEEDBACK_UP)
+FEEDBACK_DOWN = SLACK.apply(said.FEEDBACK_DOWN)
 FEEDBACK_UP_LABEL = "Mark this answer as helpful"  # read by screen readers (at most 75 characters)
 FEEDBACK_DOWN_LABEL = "Mark this answer as not helpful"
 FEEDBACK_SAVED = {"up": "Thanks, noted that this helped.", "down": "Thanks, noted that this missed.", None: "Feedback removed."}
@@ -83,8 +88,8 @@ ISSUE_NEEDS_NUMBER = "`issue` needs an issue number, e.g. `{cmd} issue 42`."
 SEARCH_NEEDS_WORDS = "`search` needs some words to look for, e.g. `{cmd} search redis timeout`."
 DOCS_NEEDS_WORDS = "`docs` needs some words to look for, e.g. `{cmd} docs lease_seconds`."
 TOO_LONG = "That's too long to look up; please use fewer words."
-LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
-SHARE_BUTTON = "Share in channel"
+LOOKUP_FAILED = SLACK.apply(said.LOOKUP_FAILED)
+SHARE_BUTTON = SLACK.apply(said.SHARE_BUTTON)
 SHARED_BY = "Shared by <@{user}> with `{cmd} {text}`"
 # --- approvals (bot/slack/cards.py, bot/slack/approvals.py) ------------------------------------
 APPROVAL_TITLE = {
@@ -97,31 +102,30 @@ APPROVAL_TITLE = {
 APPROVAL_TITLE_OTHER = ":raised_hand: Atlas wants to run `{name}`"
 APPROVAL_FALLBACK_TEXT = "Approval needed: {name} on #{issue}"
 APPROVAL_FALLBACK_NEW = "Approval needed: {name}"
-APPROVAL_NEW_TITLE = "*Title:* {title}"
+APPROVAL_NEW_TITLE = SLACK.apply(said.APPROVAL_NEW_TITLE)
 APPROVAL_NEW_LABELS = "Labels:"
 APPROVAL_NEW_BODY = "*Body, exactly as it will be filed:*"
-APPROVAL_SIMILAR = "May already be reported: open issues like this draft (the triage's duplicate ranking):"
-APPROVAL_SIMILAR_ONE = "{link}: score {score:.2f}. Why: {why}"
+APPROVAL_SIMILAR = SLACK.apply(said.APPROVAL_SIMILAR)
+APPROVAL_SIMILAR_ONE = SLACK.apply(said.APPROVAL_SIMILAR_ONE)
 APPROVAL_DRAFTED_BY = {  # which made a "File as GitHub issue" draft (workers/runs/filing_record.py `drafted`)
     "model": ":robot_face: *Drafted by the model* from this thread: check that it says what the thread says.",
     "thread": ":page_facing_up: *Drafted from the thread's own words*, without a model.",
     "fallback": ":page_facing_up: *Drafted from the thread's own words*: the model's draft failed.",
 }
-APPROVAL_REDACTED = ":lock: *{count} secret(s) were redacted* from the draft: shown as `[redacted ...]`, never filed."
-APPROVAL_LEFT_OUT = "Quotes only the asker's own messages; left out what {who} wrote in the thread."
-APPROVAL_ISSUE = "*Issue:* {link} ({state})"
+APPROVAL_REDACTED = SLACK.apply(said.APPROVAL_REDACTED)
+APPROVAL_LEFT_OUT = SLACK.apply(said.APPROVAL_LEFT_OUT)
+APPROVAL_ISSUE = SLACK.apply(said.APPROVAL_ISSUE)
 APPROVAL_LABELS = "Labels to add:"
-APPROVAL_CURRENT_LABELS = "*Current labels:* {labels}"
-APPROVAL_COMMENT = "*Comment, exactly as it will be posted:*"
-APPROVAL_CLOSE = "*Close as:* {reason}"
-APPROVAL_CLOSE_DUPLICATE = "*Close as:* duplicate of {link}"
+APPROVAL_CURRENT_LABELS = SLACK.apply(said.APPROVAL_CURRENT_LABELS)
+APPROVAL_COMMENT = SLACK.apply(said.APPROVAL_COMMENT)
+APPROVAL_CLOSE = SLACK.apply(said.APPROVAL_CLOSE)
+APPROVAL_CLOSE_DUPLICATE = SLACK.apply(said.APPROVAL_CLOSE_DUPLICATE)
 APPROVAL_REASON = "Why (the model's words):"
 APPROVAL_ASKED_BY = "Asked by <@{user}> · expires {when}"
-APPROVAL_PROVENANCE = ":warning: *Proposed after reading {sources}*, text anyone can write: look twice."
-APPROVAL_HIDDEN = (":warning: *This contains {count} invisible or direction-changing character{s}*, shown as `<U+…>`: "
-                   "they would be posted as they are.")
-APPROVAL_APPROVE = "Approve"
-APPROVAL_DENY = "Deny"
+APPROVAL_PROVENANCE = SLACK.apply(said.APPROVAL_PROVENANCE)
+APPROVAL_HIDDEN = SLACK.apply(said.APPROVAL_HIDDEN)
+APPROVAL_APPROVE = SLACK.apply(said.APPROVAL_APPROVE)
+APPROVAL_DENY = SLACK.apply(said.APPROVAL_DENY)
 APPROVAL_CONFIRM_TITLE = "Run this action?"
 APPROVAL_CONFIRM_TEXT = "Atlas will make this change in the tracker."
 APPROVAL_CONFIRM_YES = "Approve"
@@ -131,23 +135,21 @@ APPROVAL_OUTCOME = {
     "denied": ":no_entry_sign: Denied by <@{user}> {when}",
     "expired": ":hourglass: Expired {when}: nobody decided in time, so it did not run",
 }
-APPROVAL_RESULT_DONE = ":white_check_mark: Done: {result}"
-APPROVAL_RESULT_FAILED = ":x: It did not go through: {result}"
-APPROVAL_RESULT_IN_DOUBT = (":warning: Atlas was interrupted while running this, or the tracker did not confirm it, "
-                            "so it may or may not have happened. It was not retried.")
+APPROVAL_RESULT_DONE = SLACK.apply(said.APPROVAL_RESULT_DONE)
+APPROVAL_RESULT_FAILED = SLACK.apply(said.APPROVAL_RESULT_FAILED)
+APPROVAL_RESULT_IN_DOUBT = SLACK.apply(said.APPROVAL_RESULT_IN_DOUBT)
 APPROVAL_IN_DOUBT_THREAD = (
     ":warning: I was interrupted while running `{name}` on #{issue} after it was approved, or the tracker did not "
     "confirm it, so I can't tell whether it happened. I won't retry it. <@{user}>, please check the issue{link} and redo it by hand if needed."
 )
-APPROVAL_NOT_ALLOWED = ":no_entry: You can't approve this: only the project's maintainers can decide."
-APPROVAL_ALREADY = "This was already decided: {outcome}"
-APPROVAL_GONE = "This approval request is no longer available."
-APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided only on its own card, where Atlas posted it."
+APPROVAL_NOT_ALLOWED = SLACK.apply(said.APPROVAL_NOT_ALLOWED)
+APPROVAL_ALREADY = SLACK.apply(said.APPROVAL_ALREADY)
+APPROVAL_GONE = SLACK.apply(said.APPROVAL_GONE)
+APPROVAL_ELSEWHERE = SLACK.apply(said.APPROVAL_ELSEWHERE)
 # A click whose decision script was sent but not answered: it may have been recorded, or not.
-APPROVAL_UNCONFIRMED = (":warning: Atlas couldn't confirm that click (its store stopped answering). If the card still has "
-                        "its buttons in a minute, click again; a decision already recorded is kept.")
+APPROVAL_UNCONFIRMED = SLACK.apply(said.APPROVAL_UNCONFIRMED)
 EDIT_EXPIRED = ("Slack gave up on opening the reply editor: it must open within 3 seconds of the click, and that "
                 "passed. Click Edit again.")
 EDIT_FAILED = "Slack could not open the reply editor just now. Click Edit again in a moment."
 
-MARK_ANSWER_BUTTON = "Mark as answer"  # under an answer: the thread is solved, drafted as knowledge (bot/slack/solved.py)
+MARK_ANSWER_BUTTON = SLACK.apply(said.MARK_ANSWER_BUTTON)  # under an answer: the thread is solved, drafted as knowledge (bot/slack/solved.py)

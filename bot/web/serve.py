@@ -197,7 +197,7 @@ def github_webhook(settings: Settings) -> Wsgi | None:
     """`POST /github/webhook` when a repository is served (bot/github/webhook.py), else None."""
     if settings.github is None:
         return None
-    from bot.deps import bot_redis
+    from bot.fast_redis import bot_redis
     from bot.github.webhook import handler
 
     return handler(settings, bot_redis(settings))

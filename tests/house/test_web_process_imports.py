@@ -16,7 +16,7 @@ from tests.support.paths import REPO
 # What `atlas serve` imports: the command, the process, and what it imports lazily when configured
 # (Discord's endpoint, GitHub's webhook, the Redis it enqueues on, the Slack app and its lookups).
 WEB_MODULES = ("atlas.cli.main", "bot.web.serve", "bot.slack.app", "bot.discord.endpoint", "bot.github.webhook",
-               "bot.deps", "bot.lookups", "bot.console.app", "bot.console.pages", "bot.console.gaps_page",
+               "bot.slack.deps", "bot.fast_redis", "bot.lookups", "bot.console.app", "bot.console.pages", "bot.console.gaps_page",
                "bot.console.health_page", "bot.console.usage_page", "bot.console.approvals_page", "tools")
 NOT_IN_THE_WEB_PROCESS = ("openai", "workers.agent.loop", "workers.agent.model")
 

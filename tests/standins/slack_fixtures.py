@@ -16,8 +16,8 @@ import redis
 from waitress import wasyncore
 
 from atlas.settings import Settings
-from bot.deps import Deps, build
 from bot.slack.app import create_app
+from bot.slack.deps import Deps, build
 from bot.web.serve import EVENTS_PATH, http_server
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, SlackSender

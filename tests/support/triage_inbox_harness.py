@@ -14,9 +14,9 @@ from typing import Any
 import redis
 
 from atlas.settings import Settings
-from bot.deps import build
 from bot.slack.app import create_app
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
+from bot.slack.deps import build
 from bot.slack.triage_controls import EDIT_ACTION, REPLY_BLOCK, REPLY_INPUT
 from bot.web.serve import github_webhook, http_server
 from tests.standins.github_api import GitHubAPI

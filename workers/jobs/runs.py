@@ -20,7 +20,7 @@ from workers.approvals import gate
 from workers.errors import DeliveryFailed, LeaseLost, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
 from workers.jobs.fenced import FencedParts
 from workers.parts import WorkerParts
-from workers.process import runtime
+from workers.process import platforms, runtime
 from workers.runs import lease
 from workers.runs.state import RunState, StopReason
 
@@ -30,7 +30,7 @@ HAND_OVER = Retry(max=100, enqueue_at_front=True)
 
 
 def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
-    """The run's chat platform's thread (Slack, Discord) when it came from one, else the run's event
+    """The run's chat platform's thread when it came from one, else the run's event
     stream, which `atlas ask` tails. A chat run's progress shows in its thread, and nothing reads its
     stream: writing one cost 4 Redis commands per one-step run for no reader."""
     platform = rt.platform_for(run.origin.kind)
@@ -40,11 +40,7 @@ def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
         from workers.help.handoff import HelpReporter
 
         platform = HelpReporter(platform, rt.conn, rt.settings)
-    if run.origin.kind == "slack":
-        from bot.slack.assistant_reporter import AssistantThreadReporter
-
-        return FanOut(platform, AssistantThreadReporter.for_settings(rt.settings, rt.slack.client if rt.slack else None))
-    return FanOut(platform)
+    return FanOut(platform, *rt.companions(run))
 
 
 def continue_run(run_id: str) -> str | Retry:
@@ -105,10 +101,7 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
         settings_check.refuse(rt, run, reporter)
         return run.status
     agent = rt.agent(reporter, unprompted=run.origin.unprompted, fence=fence)  # the loop settles cost and sources before its "answer" event
-    if run.origin.kind == "slack":
-        from bot.slack.assistant_reporter import attach_context
-
-        attach_context(rt.conn, run)  # asked in Slack's assistant view: the channel the person is viewing
+    platforms.before_steps(rt.conn, run)  # what the run's platform adds to its context
     try:
         # A paused run continues only once every pending call is decided (workers/approvals/gate.py); an early
         # or duplicate delivery returns here, and so does a run that ended because approvals expired.
@@ -118,13 +111,13 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
             return run.status
         agent.run(run)
     except (DeliveryFailed, LeaseLost):
-        raise  # DeliveryFailed: the run is saved, RQ's retry re-sends what did not reach Slack
+        raise  # DeliveryFailed: the run is saved, RQ's retry re-sends what did not reach the chat
     except StoppedByUser:
         log.info("run %s: stopped by the person who asked", run.id)
         finish(run, phrases.STOPPED_BY_USER, "stopped_by_user", partial=True)
         rt.settle(run)
         agent.keeper.save(run)
-        reporter.event(run, "answer")  # the run's stream hears the end; Slack posts only the short note
+        reporter.event(run, "answer")  # the run's stream hears the end; the thread gets only the short note
     except (ModelUnavailable, redis.ConnectionError, redis.TimeoutError) as exc:
         job = get_current_job()
         if job is not None and job.retries_left:

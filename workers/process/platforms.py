@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import redis
+
 from bot.discord.surface import DiscordReporter
+from bot.slack.assistant_reporter import AssistantThreadReporter, attach_context
 from bot.slack.surface import SlackReporter
+from workers.agent.ports import Reporter
 from workers.chat import ChatPlatform
+from workers.runs.state import RunState
 
 if TYPE_CHECKING:
     from atlas.settings import Settings
@@ -31,3 +36,18 @@ def for_run(settings: Settings, store: RunStore, platform: Platform, tracker: Tr
     if platform == "discord" and settings.discord_bot_token:
         return DiscordReporter.for_settings(settings, store, tracker)
     return None
+
+
+def companions(settings: Settings, run: RunState, slack: SlackClients | None = None) -> tuple[Reporter, ...]:
+    """What the run's platform shows beside its thread: Slack's assistant view titles the thread and keeps its
+    status current (`slack`: the process's clients, by default new ones)."""
+    if run.origin.kind == "slack":
+        return (AssistantThreadReporter.for_settings(settings, slack.client if slack else None),)
+    return ()
+
+
+def before_steps(conn: redis.Redis, run: RunState) -> None:
+    """What the run's platform adds to its context before a step: asked in Slack's assistant view, the channel
+    the person is viewing."""
+    if run.origin.kind == "slack":
+        attach_context(conn, run)

@@ -163,6 +163,10 @@ class Runtime:
         """The chat platform a run of this kind reports on; approval cards describe issues from this worker's tracker."""
         return platforms.for_run(self.settings, self.store, platform, self.tracker, self.slack)
 
+    def companions(self, run: RunState) -> tuple[Reporter, ...]:
+        """What the run's platform shows beside its thread (workers/process/platforms.py)."""
+        return platforms.companions(self.settings, run, self.slack)
+
     def summarize(self, items: list[dict[str, Any]], *, seconds_left: float | None = None) -> tuple[str, Usage]:
         """A cheap model call that condenses dropped items, and its usage; the extractive summary
         (free) when no model is configured, the run has no working second left, or the call fails or outlives them."""

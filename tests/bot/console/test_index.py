@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import redis
 
-from bot import feedback
-from workers.runs import index_filing, run_index
+from workers.runs import index_filing, run_index, votes
 from workers.runs.state import AnsweredBy, Origin, RunState, StepRecord, Usage
 from workers.runs.store import PREVIEW_CHARS, RunStore, preview_of
 
@@ -79,12 +78,12 @@ def test_not_found_answers_are_gaps_and_votes_move_the_feedback_filters(redis_co
     store.save(good)
     assert _ids(redis_conn, run_index.gaps_key()) == [unknown.id]
     assert _day(redis_conn, unknown)[b"gaps"] == b"1"
-    feedback.toggle(redis_conn, good.id, "U2", "down")
+    votes.toggle(redis_conn, good.id, "U2", "down")
     assert _ids(redis_conn, run_index.facet_key("feedback", "down")) == [good.id]
-    feedback.toggle(redis_conn, good.id, "U2", "up")
+    votes.toggle(redis_conn, good.id, "U2", "up")
     assert _ids(redis_conn, run_index.facet_key("feedback", "down")) == []
     assert _ids(redis_conn, run_index.facet_key("feedback", "up")) == [good.id]
-    feedback.toggle(redis_conn, "0123456789abcdef", "U2", "up")  # a run never filed: no filter gains it
+    votes.toggle(redis_conn, "0123456789abcdef", "U2", "up")  # a run never filed: no filter gains it
     assert _ids(redis_conn, run_index.facet_key("feedback", "up")) == [good.id]
 
 

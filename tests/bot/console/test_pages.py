@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import redis
 
-from bot import feedback
 from tests.support.console_harness import TOKEN, finished_run, served
+from workers.runs import votes
 
 SCRIPT = "<script>alert('x')</script>"
 
@@ -28,7 +28,7 @@ def test_runs_filter_page_and_show_one_run(redis_url: str, redis_conn: redis.Red
     with served(redis_url, redis_conn) as console:
         slack = [finished_run(redis_conn, question=f"slack question {n}") for n in range(55)]
         finished_run(redis_conn, question="discord question", kind="discord", channel="D9", team="G1")
-        feedback.toggle(redis_conn, slack[3].id, "U7", "down")
+        votes.toggle(redis_conn, slack[3].id, "U7", "down")
         browser = console.signed_in()
         first = browser.get("/runs").text
         assert "discord question" in first and "slack question 54" in first and "slack question 5<" not in first
@@ -69,7 +69,7 @@ def test_coverage_gaps_group_questions_with_the_closest_docs_and_export_csv(redi
         finished_run(redis_conn, question="=HYPERLINK(\"http://x\") webhook secrets expire?", answer=nothing)
         liked = finished_run(redis_conn, question="What is the default retry limit?")
         finished_run(redis_conn, question="How are retries scheduled?")  # answered, no vote: not a gap
-        feedback.toggle(redis_conn, liked.id, "U2", "down")
+        votes.toggle(redis_conn, liked.id, "U2", "down")
         browser = console.signed_in()
         page = browser.get("/gaps").text
         assert "“secrets” · 2" in page or "“webhook” · 2" in page, page[:2000]

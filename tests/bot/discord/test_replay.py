@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from bot import feedback
 from tests.standins import discord_interactions as di
 from tests.standins.discord_fixtures import RunningEndpoint, discord_api, endpoint  # noqa: F401
+from workers.runs import votes
 
 VOTER = di.member("1500000000000000003", name="voter")
 
@@ -16,9 +16,9 @@ def test_an_interaction_signed_an_hour_or_a_month_ago_or_ahead_is_refused_and_ch
     vote = di.click("atlas_feedback:run1:up", VOTER)
     for signed_at in (time.time() - 3600, time.time() - 30 * 86400, time.time() + 600):
         assert endpoint.send.send(vote, signed_at=signed_at).status == 401
-    assert feedback.votes(endpoint.conn, "run1") == {}
+    assert votes.votes(endpoint.conn, "run1") == {}
     assert endpoint.send.send(vote, signed_at=time.time() - 60).status == 200  # clocks a minute apart still work
-    assert list(feedback.votes(endpoint.conn, "run1").values()) == ["up"]
+    assert list(votes.votes(endpoint.conn, "run1").values()) == ["up"]
 
 
 def test_a_timestamp_that_is_not_a_number_is_refused() -> None:

@@ -132,14 +132,14 @@ def test_assistant_prompts_setting_reads_a_bar_separated_list_of_at_most_four() 
 
 
 def test_the_plain_feedback_buttons_vote_like_slacks_feedback_buttons(bot: RunningBot, redis_conn: redis.Redis) -> None:
-    from bot import feedback
     from bot.slack.render import FEEDBACK_BUTTON_ACTIONS
     from tests.standins.slack_events import block_action
+    from workers.runs import votes
 
     run_id = "0123456789abcdef"
     for action_id, user in zip(FEEDBACK_BUTTON_ACTIONS, ("U0ALICE", "U0BOB"), strict=True):
         assert bot.send.interaction(block_action(action_id, f"{run_id}:{action_id.rsplit('_', 1)[1]}", user=user)).status == 200
-    wait_for(lambda: feedback.votes(redis_conn, run_id) == {"U0ALICE": "up", "U0BOB": "down"}, what="both votes")
+    wait_for(lambda: votes.votes(redis_conn, run_id) == {"U0ALICE": "up", "U0BOB": "down"}, what="both votes")
 
 
 # -- the middleware stays out of the way of everything else ---------------------------------------

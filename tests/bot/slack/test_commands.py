@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot import feedback
 from bot.slack import wording
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import block_action, command
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
 from tests.support.processes import wait_for
 from tests.support.tools_dataset import make_dataset
+from workers.runs import votes
 
 FORBIDDEN = ("Traceback", "xoxb-", "Exception", "Error:")
 
@@ -142,7 +142,7 @@ def test_feedback_is_a_toggle_per_run_and_user(bot: RunningBot, redis_conn: redi
         notes = len(bot.api.ephemerals())
         payload = block_action("atlas_feedback", f"{run_id}:{vote}", user=user, action_type="feedback_buttons")
         assert bot.send.interaction(payload).status == 200
-        wait_for(lambda: feedback.votes(redis_conn, run_id) == expect, what=f"votes {expect}")
+        wait_for(lambda: votes.votes(redis_conn, run_id) == expect, what=f"votes {expect}")
         wait_for(lambda: len(bot.api.ephemerals()) > notes, what="the note to the clicker")
 
     click("up", {"U0ALICE": "up"})
@@ -151,14 +151,14 @@ def test_feedback_is_a_toggle_per_run_and_user(bot: RunningBot, redis_conn: redi
     click("up", {"U0ALICE": "down", "U0BOB": "up"}, user="U0BOB")
     click("up", {"U0ALICE": "up", "U0BOB": "up"})  # the other vote switches
     assert bot.send.interaction(block_action("atlas_feedback", "not-a-run:sideways")).status == 200
-    assert feedback.votes(redis_conn, run_id) == {"U0ALICE": "up", "U0BOB": "up"}
+    assert votes.votes(redis_conn, run_id) == {"U0ALICE": "up", "U0BOB": "up"}
     assert [(n["user"], n["text"]) for n in bot.api.ephemerals()] == [
         ("U0ALICE", wording.FEEDBACK_SAVED["up"]), ("U0ALICE", wording.FEEDBACK_SAVED[None]), ("U0ALICE", wording.FEEDBACK_SAVED["down"]),
         ("U0BOB", wording.FEEDBACK_SAVED["up"]), ("U0ALICE", wording.FEEDBACK_SAVED["up"])]
 
 
 def test_toggle_is_one_vote_not_a_counter(redis_conn: redis.Redis) -> None:
-    assert feedback.toggle(redis_conn, "abcdef0123456789", "U1", "up") == "up"
-    assert feedback.toggle(redis_conn, "abcdef0123456789", "U1", "down") == "down"
-    assert feedback.toggle(redis_conn, "abcdef0123456789", "U1", "down") is None
-    assert feedback.votes(redis_conn, "abcdef0123456789") == {}
+    assert votes.toggle(redis_conn, "abcdef0123456789", "U1", "up") == "up"
+    assert votes.toggle(redis_conn, "abcdef0123456789", "U1", "down") == "down"
+    assert votes.toggle(redis_conn, "abcdef0123456789", "U1", "down") is None
+    assert votes.votes(redis_conn, "abcdef0123456789") == {}

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.deps import BACKGROUND_THREADS
 from bot.slack import wording
+from bot.slack.deps import BACKGROUND_THREADS
 from bot.slack.triage_controls import EDIT_ACTION
 from tests.standins.slack_events import block_action
 from tests.support.processes import wait_for

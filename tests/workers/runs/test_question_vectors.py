@@ -11,11 +11,10 @@ import numpy as np
 import pytest
 import redis
 
-from bot import feedback
 from tests.support.agent_harness import build_agent, settings_for
 from tools.docsearch.minilm import model_dir
 from tools.docsearch.semantic import encoder
-from workers.runs import index_filing, question_vectors, run_index
+from workers.runs import index_filing, question_vectors, run_index, votes
 from workers.runs.state import Origin, RunState
 from workers.runs.store import RunStore
 
@@ -57,13 +56,13 @@ def test_a_vote_down_taken_without_a_model_is_embedded_by_the_next_run_a_worker_
     worker = RunStore(redis_conn, encoder)
     liked = _run("What is the default retry limit?", "Three attempts.")
     worker.save(liked)
-    feedback.toggle(redis_conn, liked.id, "U2", "down")  # in the web process: it can only note that a vector is wanted
+    votes.toggle(redis_conn, liked.id, "U2", "down")  # in the web process: it can only note that a vector is wanted
     assert redis_conn.zrange(run_index.wanted_key(), 0, -1) == [liked.id.encode()]
     assert not redis_conn.exists(run_index.vector_key(liked.id))
     worker.save(_run("How are retries scheduled?", "They back off."))  # any finished run
     assert liked.id in question_vectors.read(redis_conn, [liked.id])
     assert redis_conn.zcard(run_index.wanted_key()) == 0
-    feedback.toggle(redis_conn, liked.id, "U3", "down")  # a second vote: the vector is there, nothing is wanted
+    votes.toggle(redis_conn, liked.id, "U3", "down")  # a second vote: the vector is there, nothing is wanted
     assert redis_conn.zcard(run_index.wanted_key()) == 0
 
 

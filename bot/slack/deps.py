@@ -11,22 +11,17 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
 from slack_sdk import WebClient
 
-from atlas.connection import connect
 from atlas.settings import Settings
 from bot.after_ack import AfterAck, InFlight
+from bot.fast_redis import bot_redis
 from bot.lookups import Lookups
 from bot.slack.client import SlackClients
 from bot.slack.delayed import Delayed
 from bot.slack.intake import Intake
 from bot.slack.spool import Drainer, Spool
 
-# redis-py's defaults take seconds to give up on an unreachable server; Slack allows 3 s in all.
-REDIS_TIMEOUT_SECONDS = 0.5
-REDIS_RETRIES = 1  # one immediate retry on a dropped pooled connection, no backoff
 BACKGROUND_THREADS = 8  # after-ack Web API calls: notes when Redis is down, delayed statuses
 NOTE_MEMORY = 1000
 
@@ -63,13 +58,6 @@ class Deps:
             while len(self._noted) > NOTE_MEMORY:
                 self._noted.popitem(last=False)
             return True
-
-
-def bot_redis(settings: Settings) -> redis.Redis:
-    """A client that fails within about a second when Redis is unreachable."""
-    conn = connect(settings, socket_timeout=REDIS_TIMEOUT_SECONDS, connect_timeout=REDIS_TIMEOUT_SECONDS)
-    conn.set_retry(Retry(NoBackoff(), REDIS_RETRIES))
-    return conn
 
 
 def build(settings: Settings, *, conn: redis.Redis | None = None) -> Deps:

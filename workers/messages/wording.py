@@ -1,0 +1,81 @@
+"""The sentences Slack and Discord both show, written once. `{em}`, `{strong}` and `{icon:NAME}` are slots for
+markup that each platform fills with its own (`Markup`): Slack's `_aside_`, `*bold*` and `:warning:` shortcodes,
+Discord's `*aside*`, `**bold**` and emoji characters (Discord shows no shortcode in a bot's message).
+Every other `{name}` is a value the caller formats in, as before.
+
+A platform's wording module takes what it shows from here (`SLACK.apply(said.PROGRESS_STEP)`), so a change of
+words changes both platforms at once; tests/house/test_twin_sentences.py finds the sentences still written twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Markup:
+    """How one platform marks an aside (`em`) and a label (`strong`), and shows each icon (ICONS names them)."""
+
+    em: str
+    strong: str
+    icons: Mapping[str, str]
+
+    def apply(self, sentence: str) -> str:
+        """The sentence with its markup slots filled; other `{name}` slots stay for `str.format`."""
+        for name in ICONS:
+            sentence = sentence.replace(f"{{icon:{name}}}", self.icons[name])
+        return sentence.replace("{em}", self.em).replace("{strong}", self.strong)
+
+
+ICONS = ("warning", "no_entry", "lock", "done", "failed")  # every platform's Markup shows each of these
+
+
+# A run's progress message.
+PROGRESS_START = "{em}Working on it...{em}"
+PROGRESS_STEP = "{em}Working on it... step {step}{em}"
+PROGRESS_DONE = "{em}Done after {steps} {step_word}; the answer is below.{em}"
+PROGRESS_FAILED = "{em}Stopped; see below.{em}"
+PROGRESS_PAUSED = "{em}Paused: a proposed action needs a maintainer's approval.{em}"
+
+# Under an answer.
+SOURCES = "{strong}Sources:{strong} {links}"
+FEEDBACK_UP = "Helpful"
+FEEDBACK_DOWN = "Not helpful"
+SHARE_BUTTON = "Share in channel"
+MARK_ANSWER_BUTTON = "Mark as answer"  # the thread is solved, drafted as knowledge
+LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
+
+# An approval card and its clicks.
+APPROVAL_ISSUE = "{strong}Issue:{strong} {link} ({state})"
+APPROVAL_CURRENT_LABELS = "{strong}Current labels:{strong} {labels}"
+APPROVAL_COMMENT = "{strong}Comment, exactly as it will be posted:{strong}"
+APPROVAL_CLOSE = "{strong}Close as:{strong} {reason}"
+APPROVAL_CLOSE_DUPLICATE = "{strong}Close as:{strong} duplicate of {link}"
+APPROVAL_NEW_TITLE = "{strong}Title:{strong} {title}"
+APPROVAL_SIMILAR = "May already be reported: open issues like this draft (the triage's duplicate ranking):"
+APPROVAL_SIMILAR_ONE = "{link}: score {score:.2f}. Why: {why}"
+APPROVAL_LEFT_OUT = "Quotes only the asker's own messages; left out what {who} wrote in the thread."
+APPROVAL_APPROVE = "Approve"
+APPROVAL_DENY = "Deny"
+APPROVAL_ALREADY = "This was already decided: {outcome}"
+APPROVAL_GONE = "This approval request is no longer available."
+APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided only on its own card, where Atlas posted it."
+APPROVAL_HIDDEN = ("{icon:warning} {strong}This contains {count} invisible or direction-changing character{s}{strong},"
+                   " shown as `<U+…>`: they would be posted as they are.")
+APPROVAL_NOT_ALLOWED = "{icon:no_entry} You can't approve this: only the project's maintainers can decide."
+APPROVAL_PROVENANCE = "{icon:warning} {strong}Proposed after reading {sources}{strong}, text anyone can write: look twice."
+APPROVAL_REDACTED = ("{icon:lock} {strong}{count} secret(s) were redacted{strong} from the draft: shown as `[redacted ...]`,"
+                     " never filed.")
+APPROVAL_RESULT_DONE = "{icon:done} Done: {result}"
+APPROVAL_RESULT_FAILED = "{icon:failed} It did not go through: {result}"
+APPROVAL_RESULT_IN_DOUBT = ("{icon:warning} Atlas was interrupted while running this, or the tracker did not confirm it,"
+                            " so it may or may not have happened. It was not retried.")
+APPROVAL_UNCONFIRMED = ("{icon:warning} Atlas couldn't confirm that click (its store stopped answering). If the card still"
+                        " has its buttons in a minute, click again; a decision already recorded is kept.")
+EPHEMERAL_UNAVAILABLE = ("{icon:warning} Atlas can't record that right now (its store is unreachable)."
+                         " Please try again in a minute.")
+
+# A run that ended short.
+FAILED = "{icon:failed} {strong}I couldn't finish this one:{strong} {reason}"
+PARTIAL = "{icon:warning} {strong}Partial answer:{strong} stopped early ({reason}); this is what I found so far."
