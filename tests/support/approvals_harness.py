@@ -126,8 +126,8 @@ class Stack:
         (imports, indexes, the tokenizer; 15 s and more on a loaded machine) is not taken from a test's waits."""
         born = datetime.now(UTC).replace(microsecond=0, tzinfo=None)
         with worker_process({**self.env, **extra_env}, name, "--with-scheduler") as proc:
-            wait_for(lambda: proc.poll() is not None or _born_since(self.conn, name, born), timeout=WORKER_START_SECONDS,
-                     what=f"worker {name} to serve")
+            wait_for(lambda: proc.poll() is not None or _born_since(self.conn, name, born),
+                     timeout=WORKER_START_SECONDS, what=f"worker {name} to serve")
             yield proc
 
     def pause(self, calls: list[tuple[str, dict[str, Any]]], thread_ts: str = "1700000200.000100",

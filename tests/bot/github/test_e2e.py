@@ -46,7 +46,8 @@ def github_stack(tmp_path: Path, redis_url: str) -> Iterator[tuple[Stack, GitHub
             server.close()  # type: ignore[attr-defined]
             bot.deps.background.shutdown(wait=True)
         assert github.violations == []
-        assert not (derived.root(settings.data_dir, settings.home) / "issues" / derived.DOCS_VECTORS).exists()  # none embedded
+        vectors = derived.root(settings.data_dir, settings.home) / "issues" / derived.DOCS_VECTORS
+        assert not vectors.exists()  # no worker embedded the docs
 
 
 def _pair(github: GitHubAPI) -> tuple[int, int]:
