@@ -96,10 +96,14 @@ class Lookups:
         return lookups
 
     def _warm(self) -> None:
+        """What every lookup needs, loaded before the first: a command's lookup runs inside its ack, which Bolt
+        waits 3 s for, and the tokenizer's ranks (the results' cut) take 0.3 s to seconds on a loaded machine."""
+        from atlas import tokens
         from tools import open_corpus, v2_registry
 
         self._registry = v2_registry()
         open_corpus(self.data_dir, self.home, self.semantic)
+        tokens.encoding()
 
     def run(self, lookup: Lookup) -> Result:
         """Dispatch the matching tool call; tool errors come back as text with ok=False."""

@@ -138,7 +138,8 @@ def test_serve_with_slack_unreachable_is_one_line(tmp_path: Path, data: Path, re
 
 def test_every_subcommand_describes_itself_and_each_argument() -> None:
     subcommands = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(subcommands.choices) == {"ask", "worker", "serve", "mcp", "discord", "tool", "runs", "audit", "dataset", "eval", "sync", "redis", "triage"}
+    assert set(subcommands.choices) == {"ask", "worker", "serve", "mcp", "discord", "tool", "runs", "audit", "dataset",
+                                        "eval", "sync", "redis", "triage", "knowledge"}
     for name, sub in subcommands.choices.items():
         assert sub.description and len(sub.description) > 20, name
         for action in sub._actions:

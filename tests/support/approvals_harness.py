@@ -6,13 +6,16 @@ from __future__ import annotations
 import copy
 import json
 import os
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import redis
+from rq import Worker
 from rq.job import Job
 from slack_sdk import WebClient
 
@@ -38,6 +41,15 @@ ASKER = "U0ASKER"
 MAINTAINER = "U0MAINT"
 STRANGER = "U0MALLORY"
 FAULTS = REPO / "tests" / "faults"
+
+
+WORKER_START_SECONDS = 120  # a process's start only: load-bound (2 cores shared by three test processes and theirs)
+
+
+def _born_since(conn: redis.Redis, name: str, since: datetime) -> bool:
+    """The worker `name` registered with RQ at or after `since` (a killed one of that name may still be listed)."""
+    worker = Worker.find_by_key(Worker.redis_worker_namespace_prefix + name, connection=conn)
+    return worker is not None and worker.birth_date is not None and worker.birth_date.replace(tzinfo=None) >= since
 
 
 @dataclass
@@ -108,8 +120,15 @@ class Stack:
     def card_now(self, card: dict[str, Any]) -> dict[str, Any]:
         return self.api.messages[(CHANNEL, card["ts"])]
 
-    def worker(self, name: str, **extra_env: str):  # noqa: ANN201 - a context manager of Popen
-        return worker_process({**self.env, **extra_env}, name, "--with-scheduler")  # approval expiry is a scheduled job
+    @contextmanager
+    def worker(self, name: str, **extra_env: str) -> Iterator[subprocess.Popen[bytes]]:
+        """A worker (with the scheduler: approval expiry is a scheduled job), given back once it serves: its start
+        (imports, indexes, the tokenizer; 15 s and more on a loaded machine) is not taken from a test's waits."""
+        born = datetime.now(UTC).replace(microsecond=0, tzinfo=None)
+        with worker_process({**self.env, **extra_env}, name, "--with-scheduler") as proc:
+            wait_for(lambda: proc.poll() is not None or _born_since(self.conn, name, born),
+                     timeout=WORKER_START_SECONDS, what=f"worker {name} to serve")
+            yield proc
 
     def pause(self, calls: list[tuple[str, dict[str, Any]]], thread_ts: str = "1700000200.000100",
               requester: str = ASKER) -> list[dict[str, Any]]:

@@ -20,9 +20,14 @@ from atlas.lua import run_script
 WINDOW_SECONDS = 3600
 DIGEST_SECONDS = 600  # at most one digest per scope in this long
 
-# KEYS: the scope's admitted set, its overflow set. ARGV: member, limit, window, now. 1: admitted, 0: held back.
+# KEYS: the scope's admitted set, its overflow set. ARGV: member, limit, window, now ("": Redis's clock, so refusals are
+# ordered as they were counted; a digest's mark relies on that). 1: admitted, 0: held back.
 _ADMIT = """
 local now, window = tonumber(ARGV[4]), tonumber(ARGV[3])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+end
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 1 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
@@ -48,9 +53,10 @@ def _overflow(scope: str) -> str:
 
 def admit(conn: redis.Redis, scope: str, member: str, limit: int, now: float | None = None) -> bool:
     """Whether `member` (an issue's claim) may start its work in `scope` now: fewer than `limit` others did in
-    the last hour, or it was admitted before. Held back, it is kept in the scope's overflow."""
-    now = time.time() if now is None else now
-    return bool(run_script(conn, _ADMIT, [_admitted(scope), _overflow(scope)], [member, limit, WINDOW_SECONDS, repr(now)]))
+    the last hour, or it was admitted before. Held back, it is kept in the scope's overflow. Timed by Redis unless
+    `now` is given: a time read here before another job's count could land behind the digest that followed it."""
+    stamp = "" if now is None else repr(now)
+    return bool(run_script(conn, _ADMIT, [_admitted(scope), _overflow(scope)], [member, limit, WINDOW_SECONDS, stamp]))
 
 
 def held_back(conn: redis.Redis, scope: str, now: float | None = None) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import redis
 
 from atlas.settings import Settings
+from datasets import derived
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
 from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_text
@@ -28,8 +29,10 @@ def github_stack(tmp_path: Path, redis_url: str) -> Iterator[tuple[Stack, GitHub
     home = tmp_path / "home"
     with GitHubAPI(generate(40, comments=30)) as github, SlackAPI() as api, ScriptedModel() as model:
         env = {"ATLAS_HOME": str(home), "REDIS_URL": redis_url, **model.env(), **api.env(), **github.env(),
-               "ATLAS_APPROVERS": MAINTAINER, "ATLAS_MODEL_RETRIES": "0",
+               "ATLAS_APPROVERS": MAINTAINER, "ATLAS_MODEL_RETRIES": "0", "ATLAS_SEMANTIC": "off",
                "ATLAS_WORKER_HEARTBEAT_TTL": "3", "ATLAS_WORKER_MAINTENANCE": "1"}
+        # docs search lexical, as in every e2e test (tests/conftest.py atlas_env): with it on, each worker loaded the
+        # embedding model and embedded the synced docs before serving, 16-20 s of a card's 30 s wait under load
         settings = Settings.from_env(env)
         run_sync(github, settings)
         slack = slack_settings(api, redis_url, home)  # the web process: the workers' settings plus Slack's
@@ -43,6 +46,8 @@ def github_stack(tmp_path: Path, redis_url: str) -> Iterator[tuple[Stack, GitHub
             server.close()  # type: ignore[attr-defined]
             bot.deps.background.shutdown(wait=True)
         assert github.violations == []
+        vectors = derived.root(settings.data_dir, settings.home) / "issues" / derived.DOCS_VECTORS
+        assert not vectors.exists()  # no worker embedded the docs
 
 
 def _pair(github: GitHubAPI) -> tuple[int, int]:

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import redis
 
+from atlas import tokens
+from bot.lookups import Lookup, Lookups, parse
 from bot.slack import wording
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import block_action, command
@@ -54,6 +56,19 @@ def test_issue_lookup(bot: RunningBot) -> None:
     body = _ephemeral(bot, "issue #4")
     assert "PermanentError not retried" in _text(body) and "Issue #4" in _text(body)
     assert _share_value(body) == "issue 4"
+
+
+def test_the_first_lookup_has_nothing_left_to_load(tmp_path: Path) -> None:
+    """Bolt waits 3 s for the command's ack and the lookup runs inside it: the tokenizer's ranks (the tool
+    results' cut), seconds to parse on a loaded machine, are loaded with the corpus, not by the first command."""
+    tokens.encoding.cache_clear()
+    lookups = Lookups.open(make_dataset(tmp_path / "data"), tmp_path / "home")
+    loaded = tokens.encoding.cache_info()
+    assert loaded.currsize == 1
+    for text in ("issue 4", "search ORB-1402", "docs lease_seconds"):
+        lookup = parse(text)
+        assert isinstance(lookup, Lookup) and lookups.run(lookup).ok
+    assert tokens.encoding.cache_info().misses == loaded.misses  # nothing loaded in a command's ack
 
 
 def test_issue_lookup_of_a_missing_issue_says_so_without_a_share_button(bot: RunningBot) -> None:

@@ -39,7 +39,10 @@ def test_eight_new_issues_over_a_rate_of_three_make_three_cards_and_one_digest_n
         held = [i["number"] for i in issues if i["number"] not in started]
         [first] = [_text(m) for m in box.messages() if "were not triaged" in _text(m)]  # one, at the first held back
         assert len(box.messages()) <= 4  # at most three cards beside it
-        assert f"#{held[0]}" in first and f"atlas triage {held[0]} --post" in first, first
+        # the worker takes the deliveries concurrently: which were held back by the time it posted is not fixed
+        named = [n for n in held if f"#{n}," in first or f"#{n}." in first]
+        assert named and f"{len(named)} more new issue(s)" in first, first
+        assert any(f"atlas triage {n} --post" in first for n in named), first  # the first named, oldest held back
 
         # the issues held back after it wait for the next digest, scheduled ten minutes on
         assert len([j for j in ScheduledJobRegistry(queue=queue).get_job_ids() if j.startswith("atlas-digest-repo-")]) == 1, ScheduledJobRegistry(queue=queue).get_job_ids()
@@ -50,7 +53,7 @@ def test_eight_new_issues_over_a_rate_of_three_make_three_cards_and_one_digest_n
         box.conn.delete("atlas:triage:digest:repo:acme/rocket")  # ten minutes later (the gate's TTL, not waited for)
         try:
             runtime.install(runtime.build(Settings.from_env(box.env)))
-            rest = len(held[1:]) + 1  # those after the first digest, and the late one
+            rest = len(held) - len(named) + 1  # those after the first digest, and the late one
             assert f"digest posted ({rest} held back)" in post_digest("repo:acme/rocket")  # the scheduled job, run here
             assert post_digest("repo:acme/rocket") == "nothing held back since the last digest"  # the gate, then nothing new
         finally:
