@@ -33,6 +33,7 @@ from workers.approvals.records import Approval
 from workers.runs.state import PendingCall, RunState
 
 if TYPE_CHECKING:
+    from tools.registry import Registry
     from workers.parts import WorkerParts
 
 log = logging.getLogger("atlas.gate")
@@ -91,9 +92,11 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
     return False
 
 
-def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
+def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext,
+                 registry: Registry | None = None) -> str:
     """Execute an approved call through the ledger (at most once per run and call id), audited; returns
-    the output the model reads. The triage inbox (workers/inbox/job.py) runs its approved actions here too."""
+    the output the model reads. The triage inbox (workers/inbox/job.py) runs its approved actions here too;
+    `registry`: the tools to run it with when not the worker's (an Undo's, tools/undo_tools.py)."""
     claim = ledger.claim(rt.conn, run.id, call.call_id)
     match claim:
         case ledger.AlreadyDone():
@@ -103,7 +106,7 @@ def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Ap
                       run.id, call.name, call.call_id, claim.claimed_by)
             return _in_doubt(rt, run, call, approval, reporter, IN_DOUBT, "interrupted after approval")
         case ledger.Claimed():
-            return _execute(rt, run, call, approval, reporter, ctx)
+            return _execute(rt, run, call, approval, reporter, ctx, registry or rt.registry)
         case _:
             assert_never(claim)
 
@@ -130,14 +133,15 @@ def _in_doubt(rt: WorkerParts, run: RunState, call: PendingCall, approval: Appro
     return output
 
 
-def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
+def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext,
+             registry: Registry) -> str:
     """This attempt owns the call: validate it again (the tracker may have changed), run it, record it.
     A write the tracker did not confirm is settled from the tracker like an interrupted one."""
-    checked = validate(rt.registry, call.name, call.arguments, replace(ctx, proposed_at=approval.created_at or None))
+    checked = validate(registry, call.name, call.arguments, replace(ctx, proposed_at=approval.created_at or None))
     if isinstance(checked, ToolOutput):
         output = checked
     else:
-        output = execute(rt.registry, call.name, checked, replace(ctx, call_id=call.call_id))
+        output = execute(registry, call.name, checked, replace(ctx, call_id=call.call_id))
     if output.in_doubt:
         log.warning("run %s: %s (%s) was sent but not confirmed by the tracker; settling it", run.id, call.name, call.call_id)
         return _in_doubt(rt, run, call, approval, reporter, IN_DOUBT_UNCONFIRMED, "sent, the tracker did not confirm it")
