@@ -42,8 +42,9 @@ def done(record: TriageRecord) -> tuple[TriageAction | None, list[str]]:
 
 def offer(rt: WorkerParts, run: RunState, record: TriageRecord, waiting: list[PendingCall]) -> list[PendingCall]:
     """Open the card's Undo once Atlas changed the issue and nothing else on the card waits; the new pending call
-    (none when there is nothing to undo, an Undo was offered already, or another action still waits)."""
-    if waiting or any(a.tool == TOOL for a in record.actions):
+    (none when there is nothing to undo, an Undo was offered already, or another action still waits). An action
+    proposed over MCP gets none: it was a maintainer's agent's, not Atlas's triage (workers/inbox/proposals.py)."""
+    if waiting or record.proposal is not None or any(a.tool == TOOL for a in record.actions):
         return []
     closed, labels = done(record)
     if closed is None and not labels:
@@ -79,7 +80,10 @@ def calls(call: PendingCall, action: TriageAction, who: str, where: str) -> list
 
 
 def learn(rt: WorkerParts, record: TriageRecord, action: TriageAction, approval: Approval) -> int:
-    """An applied Undo: the duplicate claim and each label it took back were false (source `undo`); how many new."""
+    """An applied Undo: the duplicate claim and each label it took back were false (source `undo`); how many new.
+    An MCP proposal's Undo teaches nothing (it was not Atlas's claim, as in workers/inbox/learning.py)."""
+    if record.proposal is not None:
+        return 0
     args = action.arguments
     found: list[tuple[outcomes.Kind, str]] = []
     if args.get("reopen"):
