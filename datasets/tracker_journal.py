@@ -36,7 +36,7 @@ JOURNAL = Path("issues") / "writes.db"
 LOCK = Path("issues") / ".writes.lock"
 SEQ_KEY = "journal_seq"
 SYNC_TIMEOUT_SECONDS = 10.0  # how long applying waits for index.db's write lock before leaving it to the next sync
-Kind = Literal["add_labels", "comment", "close", "create"]
+Kind = Literal["add_labels", "comment", "close", "create", "reopen", "remove_labels"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS writes(
@@ -167,6 +167,12 @@ def apply(conn: sqlite3.Connection, entry: Entry) -> None:
             "UPDATE issues SET state = 'closed', closed_at = ?, duplicate_of = COALESCE(?, duplicate_of) WHERE id = ?",
             (entry.at, entry.data.get("duplicate_of"), entry.issue_id),
         )
+    elif entry.kind == "reopen":
+        conn.execute("UPDATE issues SET state = 'open', closed_at = NULL, duplicate_of = NULL WHERE id = ?", (entry.issue_id,))
+    elif entry.kind == "remove_labels":
+        for name in entry.data.get("labels", []):
+            conn.execute("DELETE FROM issue_labels WHERE issue_id = ? AND label_id IN (SELECT id FROM labels WHERE name = ?)",
+                         (entry.issue_id, name))
     else:
         log.warning("journal entry %s: unknown kind %r; skipped", entry.seq, entry.kind)
         return

@@ -1,7 +1,7 @@
 """The issue tracker the side-effect tools write through: an interface and the Orbit demo's SQLite one.
 
 `Tracker` is what the side-effect tools need from any tracker: look an issue up, list the labels
-that exist, add labels, post a comment, close an issue. `SqliteTracker` is the demo's: it appends
+that exist, add labels, post a comment, close an issue; and, for an Undo of triage, reopen it and remove labels. `SqliteTracker` is the demo's: it appends
 each write to `issues/writes.db` and applies it to `issues/index.db` in place, so the read tools
 (which open index.db read-only) see it at once and a rebuild of index.db replays it
 (datasets/tracker_journal.py explains why the journal exists).
@@ -82,6 +82,14 @@ class Tracker(Protocol):
 
     def close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None) -> IssueRef:
         """Close an issue with a reason (and the original for duplicates); the issue after."""
+        ...
+
+    def reopen_issue(self, number: int, *, key: str | None = None) -> IssueRef:
+        """Reopen a closed issue (an Undo of triage, workers/inbox/undo.py); the issue after."""
+        ...
+
+    def remove_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:
+        """Remove labels from an issue (those it does not carry are skipped); the issue after."""
         ...
 
     def create_issue(self, title: str, body: str, labels: list[str], *, key: str | None = None) -> IssueRef:
@@ -165,6 +173,20 @@ class SqliteTracker:
             return self._require(number)
         return replace(issue, state="closed", duplicate_of=original or issue.duplicate_of)
 
+    def reopen_issue(self, number: int, *, key: str | None = None) -> IssueRef:
+        issue = self._require(number)
+        if issue.state != "closed":
+            raise TrackerError(f"issue #{number} is not closed")
+        applied = self._write("reopen", number, {}, key)
+        return self._require(number) if applied else replace(issue, state="open", closed_at=None, state_reason="reopened")
+
+    def remove_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:
+        issue = self._require(number)
+        gone = [n for n in dict.fromkeys(labels) if n in issue.labels]
+        if gone and not self._write("remove_labels", number, {"labels": gone}, key):
+            return replace(issue, labels=tuple(n for n in issue.labels if n not in gone))
+        return self._require(number)
+
     def create_issue(self, title: str, body: str, labels: list[str], *, key: str | None = None) -> IssueRef:
         unknown = sorted(set(labels) - set(self.known_labels()))
         if unknown:
@@ -203,6 +225,8 @@ class SqliteTracker:
             return f'Labeled #{number} "{title}" with {", ".join(added)}. Its labels now: {", ".join(have)}.'
         if entry.kind == "comment":
             return f"Posted the comment on #{number} ({self.url(number) or f'issue #{number}'})."
+        if entry.kind in ("reopen", "remove_labels"):
+            return f"Reopened #{number}." if entry.kind == "reopen" else f"Removed {', '.join(entry.data.get('labels') or [])} from #{number}."
         if entry.kind == "create":
             url = self.url(number)
             return f'Filed #{number} "{entry.data.get("title")}"' + (f": {url}" if url else ".")

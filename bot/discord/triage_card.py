@@ -58,6 +58,9 @@ def card_payload(run: RunState, tracker: Tracker | None, current: dict[str, dict
     embeds: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     for action, chosen, pid in choices.shown(run, record, current):
+        if action.kind == "undo":  # workers/inbox/undo.py: one button, for 7 days
+            lines.append(_undo(action, pid, rows))
+            continue
         lines.append(_describe(chosen, record.suggestions, tracker, shown, embeds))
         lines.append(render.escape(wording.mode_line(action, record.suggestions)))
         if pid is not None:
@@ -78,6 +81,20 @@ def card_payload(run: RunState, tracker: Tracker | None, current: dict[str, dict
         lines.append(wording.HIDDEN.format(count=hidden))
     return {"content": clip("\n".join(lines), CONTENT_LIMIT), "embeds": embeds, "components": rows[:5],
             "allowed_mentions": {"parse": []}}
+
+
+def _undo(action: TriageAction, pid: str | None, rows: list[dict[str, Any]]) -> str:
+    """The Undo: what it takes back, and its button while offered (decided by the ordinary approval click)."""
+    what = render.escape(reveal(wording.undo_what(action.arguments)))
+    out = ["**" + wording.UNDO_OFFER.format(what=what) + "**"]
+    line = wording.outcome(action)
+    if pid is not None:
+        out.append(render.escape(wording.UNDO_WHEN))
+        rows.append({"type": 1, "components": [
+            {"type": 2, "style": BUTTON_DANGER, "label": wording.UNDO, "custom_id": render.APPROVE_PREFIX + pid}]})
+    elif line is not None:
+        out.append("> " + line.format(who=render.escape(action.decider or "?"), result=render.escape(clip(action.result, 300))))
+    return "\n".join(out)
 
 
 def _describe(action: TriageAction, suggestions: dict[str, Any], tracker: Tracker | None, shown: list[str],

@@ -79,6 +79,9 @@ def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None,
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=escape(reveal(proposed)))]))
         shown.append(proposed)
     for action, chosen, pid in choices.shown(run, record, current):
+        if action.kind == "undo":  # workers/inbox/undo.py: one button, for 7 days
+            blocks += _undo(action, pid)
+            continue
         blocks += _action(chosen, record, tracker, shown)
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.mode_line(action, record.suggestions)))]))
         if pid is not None:
@@ -131,6 +134,21 @@ def _action(action: TriageAction, record: TriageRecord, tracker: Tracker | None,
     for i in range(0, len(text), BLOCK_CHARS):  # all of it, preformatted: nothing in it renders as a mention or link
         out.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=text[i:i + BLOCK_CHARS])])]))
     out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.SIGNED.format(platform="Slack")))]))
+    return out
+
+
+def _undo(action: TriageAction, pid: str | None) -> list[Any]:
+    """The Undo: what it takes back, and its button while offered (decided by the ordinary approval click)."""
+    what = escape(reveal(wording.undo_what(action.arguments)))
+    out: list[Any] = [SectionBlock(text=MarkdownTextObject(text="*" + wording.UNDO_OFFER.format(what=what) + "*"))]
+    line = wording.outcome(action)
+    if pid is not None:
+        out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.UNDO_WHEN))]))
+        out.append(ActionsBlock(block_id="atlas_triage_undo", elements=[
+            ButtonElement(text=PlainTextObject(text=wording.UNDO), action_id=APPROVE_ACTION, value=pid, style="danger")]))
+    elif line is not None:
+        text = line.format(who=escape(action.decider or "?"), result=escape(clip(action.result, 300)))
+        out.append(ContextBlock(elements=[MarkdownTextObject(text=text)]))
     return out
 
 

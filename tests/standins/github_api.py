@@ -32,6 +32,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from tests.standins import (
     github_collaborators,
     github_graphql,
+    github_label_removal,
     github_new_issues,
     github_pulls,
     github_releases,
@@ -171,6 +172,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_PATCH(self) -> None:
         self._serve("PATCH")
 
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
     def _serve(self, method: str) -> None:
         api: GitHubAPI = self.server.owner  # type: ignore[attr-defined]
         split = urlsplit(self.path)
@@ -246,7 +250,7 @@ class _Handler(BaseHTTPRequestHandler):
 def _outside_spec(path: str) -> bool:
     """Routes GitHub's REST description here has no operation for, each checked its own way instead."""
     return (github_releases.outside_spec(path) or github_pulls.outside_spec(path) or github_collaborators.outside_spec(path)
-            or path in github_graphql.PATHS)
+            or github_label_removal.outside_spec(path) or path in github_graphql.PATHS)
 
 
 def _error(status: int, message: str, field: str = "state_reason", detail: str | None = None) -> tuple[int, Any, dict[str, str]]:

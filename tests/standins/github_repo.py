@@ -146,6 +146,8 @@ class Repo:
             issue["updated_at"] = self.tick()
             if changes.get("state") == "closed" and not issue.get("closed_at"):
                 issue["closed_at"] = issue["updated_at"]
+            if changes.get("state") == "open":  # reopened: GitHub clears closed_at
+                issue["closed_at"] = None
             return issue
 
     def delete_issue(self, number: int) -> None:

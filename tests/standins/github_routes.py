@@ -80,6 +80,11 @@ def route(api: GitHubAPI, repo: Repo, call: Call, tail: str, per_page: int) -> R
 
         status, issue = create(repo, call.body or {})
         return status, issue, {}
+    if call.method == "DELETE":  # issues/remove-label (tests/standins/github_label_removal.py)
+        from tests.standins import github_label_removal
+
+        removed = github_label_removal.remove(repo, tail)
+        return (removed[0], removed[1], {}) if removed is not None else _error(404, "Not Found")
     if not m or int(m.group(1)) not in repo.issues:
         return _error(404, "Not Found")
     number = int(m.group(1))

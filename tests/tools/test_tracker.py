@@ -84,3 +84,18 @@ def test_refused_writes_are_not_journaled(data: Path) -> None:
 def test_the_read_tools_connection_cannot_write(data: Path) -> None:
     with pytest.raises(sqlite3.OperationalError):
         IssueStore(tracker_db.db_path(data)).connection().execute("DELETE FROM issues")
+
+
+def test_an_undo_reopens_and_removes_labels_through_the_journal_and_a_rebuild_keeps_it(data: Path) -> None:
+    tracker = SqliteTracker(data)
+    tracker.add_labels(3, ["bug", "docs"], key="r.a")
+    tracker.close_issue(3, "duplicate", 1, key="r.b")
+    reopened = tracker.reopen_issue(3, key="r.c")
+    assert reopened.state == "open" and reopened.duplicate_of is None and reopened.closed_at is None
+    with pytest.raises(TrackerError):
+        tracker.reopen_issue(3)  # open already
+    assert tracker.remove_labels(3, ["docs", "security"], key="r.d").labels == ("bug",)  # one it does not carry: skipped
+    assert tracker.settle("remove_labels", {}, "r.d") == "Removed docs from #3."
+    tracker_db.build(data)  # replayed in order from the journal
+    store = IssueStore(tracker_db.db_path(data))
+    assert store.get(3).state == "open" and store.labels([3])[3] == ["bug"]

@@ -109,6 +109,29 @@ class GitHubTracker(RepositoryCalls):
         self._apply(lambda store: _put_issue(store, raw, number, duplicate_of))
         return self._ref(raw, duplicate_of if reason == "duplicate" else None)
 
+    def reopen_issue(self, number: int, *, key: str | None = None) -> IssueRef:
+        """`PATCH /repos/{owner}/{repo}/issues/{n}` with state open and state_reason reopened."""
+        if self._require_raw(number).get("state") != "closed":
+            raise TrackerError(f"issue #{number} is not closed")
+        response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, state="open",
+                                                                      state_reason="reopened"), f"reopen issue #{number} in", number)
+        raw = json_object(response)
+        self._apply(lambda store: store.put_issue(raw))
+        return self._ref(raw)
+
+    def remove_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:
+        """One `DELETE /repos/{owner}/{repo}/issues/{n}/labels/{name}` per label the issue still carries."""
+        have = {str(label["name"]) for label in self._require_raw(number).get("labels") or []}
+        names: list[str] | None = None
+        for name in [n for n in dict.fromkeys(labels) if n in have]:
+            response = self._write(lambda: self.github.rest.issues.remove_label(self.gh.owner, self.gh.name, number, name),  # noqa: B023
+                                   f"remove a label from issue #{number} in", number)
+            names = [str(label["name"]) for label in json_array(response)]
+        if names is not None:
+            kept = names
+            self._apply(lambda store: store.set_issue_labels(number, kept))
+        return self._require(number)
+
     def create_issue(self, title: str, body: str, labels: list[str], *, key: str | None = None) -> IssueRef:
         """One `POST /repos/{owner}/{repo}/issues`, the request key's marker at the end of the body."""
         unknown = sorted(set(labels) - set(self.known_labels()))
@@ -149,6 +172,10 @@ class GitHubTracker(RepositoryCalls):
             if wanted and set(wanted) <= have:
                 self._apply(lambda store: store.put_issue(raw))
                 return f'Labeled #{number} "{raw.get("title")}" with {", ".join(wanted)}. Its labels now: {", ".join(sorted(have))}.'
+        if tool == "reopen_issue" and raw.get("state") == "open":
+            return f"Reopened #{number}."
+        if tool == "remove_labels" and not set(arguments.get("labels") or []) & {label["name"] for label in raw.get("labels") or []}:
+            return f"Removed {', '.join(arguments.get('labels') or [])} from #{number}."
         return None
 
     # -- internals -------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from workers.approvals.records import Approval
 from workers.runs.state import PendingCall, RunState
 
 if TYPE_CHECKING:
+    from tools.registry import Registry
     from workers.parts import WorkerParts
 
 log = logging.getLogger("atlas.gate")
@@ -94,9 +95,11 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
     return False
 
 
-def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext) -> str:
+def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext,
+                 registry: Registry | None = None) -> str:
     """Execute an approved call through the ledger (at most once per run and call id), audited; returns
-    the output the model reads. The triage inbox (workers/inbox/job.py) runs its approved actions here too."""
+    the output the model reads. The triage inbox (workers/inbox/job.py) runs its approved actions here too;
+    `registry`: the tools to run it with when not the worker's (an Undo's, tools/undo_tools.py)."""
     guarded = bool(getattr(ctx.tracker, "guards_sends", False))  # it marks the claim sent in its write turn
     claim = ledger.claim(rt.conn, run.id, call.call_id, sent=not guarded)
     match claim:
@@ -110,7 +113,8 @@ def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Ap
             if claim.resumed:
                 log.warning("run %s: resuming %s (%s): the attempt before stopped before sending it",
                             run.id, call.name, call.call_id)
-            return _execute(rt, run, call, approval, reporter, ctx, claim.token if guarded else None)
+            return _execute(rt, run, call, approval, reporter, ctx, claim.token if guarded else None,
+                            registry or rt.registry)
         case _:
             assert_never(claim)
 
@@ -138,7 +142,7 @@ def _in_doubt(rt: WorkerParts, run: RunState, call: PendingCall, approval: Appro
 
 
 def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext,
-             token: str | None) -> str:
+             token: str | None, registry: Registry) -> str:
     """This attempt owns the call: validate it again (the tracker may have changed), run it, record it.
     A write the tracker did not confirm is settled from the tracker like an interrupted one. With `token`
     the tracker marks the claim sent right before its request leaves; an attempt that lost the claim to
@@ -151,11 +155,11 @@ def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approv
         return not lost
 
     with send_guard.guarding(owns) if token is not None else nullcontext():
-        checked = validate(rt.registry, call.name, call.arguments, replace(ctx, proposed_at=approval.created_at or None))
+        checked = validate(registry, call.name, call.arguments, replace(ctx, proposed_at=approval.created_at or None))
         if isinstance(checked, ToolOutput):
             output = checked
         else:
-            output = execute(rt.registry, call.name, checked, replace(ctx, call_id=call.call_id))
+            output = execute(registry, call.name, checked, replace(ctx, call_id=call.call_id))
     if lost:
         log.warning("run %s: %s (%s) was taken over by another attempt; this one sent nothing", run.id, call.name, call.call_id)
         return output.text

@@ -64,7 +64,7 @@ def shown(run: RunState, record: TriageRecord,
     for action in record.actions:
         if action.mode == "shadow":
             continue
-        pid = pending.get(action.call_id) if not record.superseded else None
+        pid = pending.get(action.call_id) if not record.superseded or action.kind == "undo" else None
         chosen = action.model_copy(update={"arguments": current[action.call_id]}) if pid and action.call_id in current else action
         out.append((action, chosen, pid))
     return out

@@ -19,6 +19,7 @@ from tools import open_corpus
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, validate
 from tools.issue_store import IssueStore
+from tools.undo_tools import undo_registry
 from workers import settings_check
 from workers import wording as phrases
 from workers.agent.cost import dollars
@@ -27,7 +28,7 @@ from workers.approvals import gate
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
 from workers.inbox import actions as triage_actions
-from workers.inbox import learning, maintainers, originals
+from workers.inbox import learning, maintainers, originals, undo
 from workers.parts import WorkerParts
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
@@ -190,6 +191,7 @@ def _apply_decided(rt: WorkerParts, run: RunState, record: TriageRecord) -> None
             action.status = "superseded" if approval.status == "expired" and why else approval.status
     if why:
         record.superseded = why
+    waiting += undo.offer(rt, run, record, waiting)  # once Atlas changed the issue and nothing else waits
     run.pending = waiting
     run.answer = _summary(record)
     if not waiting:
@@ -211,13 +213,18 @@ def _run(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, 
         calls.append(call.model_copy(update={"call_id": f"{call.call_id}.comment", "name": "post_comment",
                                              "arguments": json.dumps({"issue_id": action.arguments["issue_id"], "body": body})}))
         calls.append(call)
+    elif action.tool == undo.TOOL:
+        calls += undo.calls(call, action, who, where)
     elif action.tool == "post_comment":
         body = triage_actions.reply_comment(str(action.arguments["body"]), who, where)
         calls.append(call.model_copy(update={"arguments": json.dumps({**action.arguments, "body": body})}))
     else:
         calls.append(call)
-    outputs = [gate.run_approved(rt, run, c, approval, reporter, ctx) for c in calls]
+    tools = undo_registry(rt.registry) if action.tool == undo.TOOL else None  # its writes are never a model's tools
+    outputs = [gate.run_approved(rt, run, c, approval, reporter, ctx, tools) for c in calls]
     failed = [o for o in outputs if o.startswith("Error")]
+    if action.tool == undo.TOOL and not failed and run.triage is not None:
+        undo.learn(rt, run.triage, action, approval)
     return ("failed" if failed else "done"), "\n".join(outputs)
 
 

@@ -43,19 +43,20 @@ def acted(conn: redis.Redis, queue_name: str, run_id: str, what: str, who: str, 
         run = store.load(run_id)
     except Exception:
         return False
-    if run.status != "awaiting_approval" or not run.pending:
+    pending = [p for p in run.pending if p.name != "undo_triage"]  # the Undo outlives what maintainers do next
+    if run.status != "awaiting_approval" or not pending:
         return False
     if f"atlas:{run_id}." in comment:  # the hidden marker of a comment Atlas posted for this run
         return False
     tools = {TOOL_OF.get(what), "close_issue" if what == "answered" else None} - {None}  # a duplicate's close comments first
     done = any(a.tool in tools and a.status in ("done", "failed", "in_doubt") for a in (run.triage.actions if run.triage else []))
     approved = any(p.name in tools and (a := approvals.load(conn, p.pending_id)) is not None and a.status == "approved"
-                   for p in run.pending)
+                   for p in pending)
     if done or approved:  # Atlas's own approved write, arriving as a webhook
         return False
     conn.set(_key(run_id), f"{what} by {who} on GitHub", ex=RUN_TTL_SECONDS, nx=True)
     queue = Queue(queue_name, connection=conn)
-    for call in run.pending:
+    for call in pending:
         _, closed = approvals.expire_step(conn, run_id, call.step)
         if closed or approvals.step_complete(conn, run_id, call.step):
             enqueue(queue, run_id, resume=call.step)

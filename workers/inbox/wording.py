@@ -42,11 +42,51 @@ OUTCOME = {
     "superseded": "Not needed any more.",
     "auto": "Applied without a click (earned in the backtest).",
 }
+UNDO = "Undo"
+UNDO_OFFER = "Undo what Atlas did: {what}."
+UNDO_WHEN = ("Offered for 7 days after Atlas acted. Atlas comments to say so, signed with who clicked; an Undo counts "
+             "as a false claim in `atlas triage report`.")
+UNDO_REOPEN = "reopen the issue"
+UNDO_LABELS = "remove {labels}"
+UNDO_OUTCOME = {
+    "done": "Undone by {who}.",
+    "failed": "Undo by {who} did not fully go through: {result}",
+    "in_doubt": "Undo by {who} may or may not have happened: check the issue.",
+    "expired": "Undo is no longer offered: 7 days have passed.",
+    "superseded": "Undo is no longer offered.",
+}
+UNDO_COMMENT = "A maintainer undid Atlas's triage of this issue: {what}. Sorry for the noise."
+UNDO_COMMENT_REOPEN = "it is reopened, since it is not a duplicate of #{original}"
+UNDO_COMMENT_LABELS = "the labels {labels} are removed"
 SUPERSEDED = "This issue was {why} before anyone clicked: nothing left to decide here."
 DIGEST = ("{count} more new issue(s) in the last hour were not triaged (over ATLAS_TRIAGE_RATE): {numbers}. "
           "Triage one with `atlas triage {first} --post`.")
 UNREADABLE = "#{number} could not be read: {why}. The card shows what triage recorded."
 HIDDEN = "This card shows {count} invisible or direction-changing character(s) as <U+...>: they would be posted as they are."
+
+
+def undo_what(arguments: dict[str, Any], quote: str = "`") -> str:
+    """What an Undo takes back, for its card line."""
+    parts = [UNDO_REOPEN] if arguments.get("reopen") else []
+    labels = [str(n) for n in arguments.get("labels") or []]
+    if labels:
+        parts.append(UNDO_LABELS.format(labels=", ".join(f"{quote}{n}{quote}" for n in labels)))
+    return " and ".join(parts)
+
+
+def undo_comment(arguments: dict[str, Any]) -> str:
+    """The short comment an applied Undo posts on the issue."""
+    parts = [UNDO_COMMENT_REOPEN.format(original=arguments.get("duplicate_of"))] if arguments.get("reopen") else []
+    labels = [str(n) for n in arguments.get("labels") or []]
+    if labels:
+        parts.append(UNDO_COMMENT_LABELS.format(labels=", ".join(f"`{n}`" for n in labels)))
+    return UNDO_COMMENT.format(what="; ".join(parts))
+
+
+def outcome(action: TriageAction) -> str | None:
+    """The card's line for a decided action (the Undo's own words for it), None when there is none."""
+    table = UNDO_OUTCOME if action.kind == "undo" else OUTCOME
+    return table.get(action.status)
 
 
 def chain_lines(original: int, chain: dict[str, Any]) -> list[str]:

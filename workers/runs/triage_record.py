@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 CALL_PREFIX = "triage-"  # a triage approval's pending id is `{run}.triage-{kind}`
-ActionKind = Literal["duplicates", "labels", "reply"]
+ActionKind = Literal["duplicates", "labels", "reply", "undo"]  # undo: workers/inbox/undo.py
 ActionStatus = Literal["shadow", "pending", "approved", "denied", "expired", "done", "failed", "in_doubt", "auto", "superseded"]
 
 
@@ -21,7 +21,7 @@ class TriageAction(BaseModel):
 
     kind: ActionKind
     mode: Literal["shadow", "draft", "auto"]
-    tool: str  # close_issue, add_labels, post_comment
+    tool: str  # close_issue, add_labels, post_comment; undo_triage
     arguments: dict[str, Any]
     call_id: str
     step: int
