@@ -4,8 +4,8 @@ tests/workers/process/test_chaos.py).
 Real processes on loopback: an embedded Redis, `atlas serve`, the Slack Web API stand-in, a model stand-in
 whose every call takes `model_seconds`, and `workers` processes of `atlas worker --concurrency N` (the first
 one also `--with-scheduler`, the deployment's one scheduler). Mentions arrive signed at `atlas serve`
-while, overlapping: Slack answers 503 to every Web API call (once an answer it refused has been left to a
-scheduled re-delivery), Redis is SIGKILLed and restarted on its socket (the mentions that arrive
+while, overlapping: Slack answers 503 to every Web API call (at least `slack_outage_seconds`, and until an
+answer it refused has been left to a scheduled re-delivery), Redis is SIGKILLed and restarted on its socket (the mentions that arrive
 meanwhile are kept by the web process), and plain workers are SIGKILLed while they hold runs (restarted at once, as a supervisor would; the scheduler worker is not killed: another one
 takes its lock only once it lapses, about a minute). Then: is every mention answered exactly once?
 """
@@ -71,6 +71,7 @@ class Outcome:
     refused_posts: int = 0  # Web API calls Slack answered 503
     redeliveries: int = 0  # re-delivery jobs scheduled for answers Slack refused (workers/runs/redelivery.py)
     spooled: int = 0  # mentions that arrived while Redis was down
+    slack_down_seconds: float = 0.0  # the outage: at least the plan's, and until an answer was left to a re-delivery
     seconds: float = 0.0  # from the first mention to the last answer
     notes: list[str] = field(default_factory=list)
 
@@ -200,6 +201,22 @@ def _quiet(rig: Rig) -> bool:
     return queue.count == 0 and StartedJobRegistry(queue=queue).count == 0 and ScheduledJobRegistry(queue=queue).count == 0
 
 
+class _SlackOutage:
+    """Slack answers 503 to every Web API call from now until `end()`, which waits out at least `least` seconds
+    of it. Not on a clock alone: on a loaded machine a worker's first runs reach their answers only after a
+    fixed 5 s window has passed, so nothing was ever refused (the test waited in vain for a re-delivery)."""
+
+    def __init__(self, rig: Rig, least: float) -> None:
+        self.began, self.least, self.over = time.monotonic(), least, threading.Event()
+        rig.api.outage(seconds=24 * 3600.0, when=lambda _args: not self.over.is_set())
+
+    def end(self) -> float:
+        """End it (no sooner than `least` seconds after it began); how long it lasted."""
+        threading.Event().wait(max(0.0, self.began + self.least - time.monotonic()))
+        self.over.set()
+        return time.monotonic() - self.began
+
+
 def soak(plan: Plan, root: Path) -> Outcome:
     """Run the plan; count each thread's answers once the deployment has nothing left to do."""
     outcome = Outcome(plan.mentions)
@@ -207,9 +224,11 @@ def soak(plan: Plan, root: Path) -> Outcome:
     with _rig(plan, root) as rig, ThreadPoolExecutor(max_workers=16) as pool:
         began = time.monotonic()
         list(pool.map(lambda i: _mention(rig, i), range(first)))
-        rig.api.outage(seconds=plan.slack_outage_seconds)  # every Web API call: the answers, progress, statuses
+        outage = _SlackOutage(rig, plan.slack_outage_seconds)  # every Web API call: the answers, progress, statuses
         _kill_a_plain_worker(rig, plan, outcome, restart=False)
-        wait(lambda: _redeliveries(rig), "an answer Slack refused left to a re-delivery", timeout=60, interval=0.1)
+        wait(lambda: _redeliveries(rig), "an answer Slack refused left to a re-delivery", timeout=plan.deadline_seconds,
+             interval=0.1)
+        outcome.slack_down_seconds = outage.end()
         rig.kill_redis()
         list(pool.map(lambda i: _mention(rig, i), range(first, first + later)))  # kept on disk by the web process
         outcome.spooled = later
@@ -244,7 +263,7 @@ def run() -> list[Table]:
     with tempfile.TemporaryDirectory(prefix="atlas-bench-chaos-") as tmp:
         outcome = soak(plan, Path(tmp))
     row: list[object] = [plan.mentions, f"{plan.workers} x {plan.concurrency}", outcome.kills, outcome.killed_runs,
-                         f"{plan.redis_down_seconds:.0f} s", f"{plan.slack_outage_seconds:.0f} s", outcome.refused_posts,
+                         f"{plan.redis_down_seconds:.0f} s", f"{outcome.slack_down_seconds:.0f} s", outcome.refused_posts,
                          outcome.redeliveries,
                          outcome.answered_once, outcome.duplicated, outcome.missing, outcome.wrong, outcome.seconds]
     return [Table(
