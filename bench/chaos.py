@@ -1,60 +1,47 @@
-"""Chaos with concurrent workers: `python -m bench chaos` (issue 29; the test's small version is
-tests/workers/process/test_chaos.py).
+"""Chaos with concurrent workers: `python -m bench chaos` (issues 29 and 35; the test's small version is
+tests/workers/process/test_chaos.py). The deployment is bench/chaos_rig.py.
 
-Real processes on loopback: an embedded Redis, `atlas serve`, the Slack Web API stand-in, a model stand-in
-whose every call takes `model_seconds`, and `workers` processes of `atlas worker --concurrency N` (the first
-one also `--with-scheduler`, the deployment's one scheduler). Mentions arrive signed at `atlas serve`
-while, overlapping: Slack answers 503 to every Web API call (once an answer it refused has been left to a
-scheduled re-delivery), Redis is SIGKILLed and restarted on its socket (the mentions that arrive
-meanwhile are kept by the web process), and plain workers are SIGKILLed while they hold runs (restarted at once, as a supervisor would; the scheduler worker is not killed: another one
-takes its lock only once it lapses, about a minute). Then: is every mention answered exactly once?
+Mentions arrive signed at `atlas serve`, with new GitHub issues (signed webhooks, bench/chaos_triage.py) and
+help-channel posts (bench/chaos_help.py) among them, while, overlapping: Slack answers 503 to every Web API
+call (at least `slack_outage_seconds`, and until an answer it refused has been left to a scheduled
+re-delivery), Redis is SIGKILLed and restarted on its socket (the mentions and posts that arrive meanwhile
+are kept by the web process; the webhooks get a 503 and are left to the periodic sync), and plain workers are
+SIGKILLed while they hold runs (restarted at once, as a supervisor would; the scheduler worker is not killed:
+another one takes its lock only once it lapses, about a minute). A maintainer clicks each triage card as it
+appears, through the faults: Approve or Deny. Then: is every mention and post answered exactly once, every
+issue carded once, every approved write sent once and no denied one?
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import redis
-from rq import Queue, Worker
-from rq.registry import ScheduledJobRegistry, StartedJobRegistry
+from rq import Worker
 
 from atlas import embedded_redis
+from bench import chaos_help, chaos_triage
+from bench.chaos_rig import CHANNEL, Plan, Rig, SlackOutage, lingering, redeliveries
+from bench.chaos_rig import rig as deployment
 from bench.measure import wait
 from bench.report import Table
-from tests.standins.responses_api import ScriptedModel
-from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SECRET, SlackSender, mention
-from tests.standins.turns import Turn, call_outputs, reply_calls, reply_text
-from tests.support.processes import atlas_process, atlas_serve
-from tests.support.tools_dataset import make_dataset
+from tests.standins.slack_events import mention
 
-CHANNEL = "C0GENERAL"
-QUEUE = "atlas"
+__all__ = ["CHANNEL", "SCALES", "Outcome", "Plan", "run", "soak"]
 
-
-@dataclass(frozen=True)
-class Plan:
-    """How hard to shake it. The defaults are the bench's; the test runs a small one."""
-
-    mentions: int = 90
-    workers: int = 2
-    concurrency: int = 8
-    kills: int = 3  # SIGKILLs of plain workers holding runs, each restarted at once
-    redis_down_seconds: float = 10.0
-    slack_outage_seconds: float = 20.0
-    model_seconds: float = 0.5
-    deadline_seconds: float = 240.0
+# BENCH_CHAOS_SCALE: "full" is the bench's; "small" finishes in a few minutes on a loaded 2-core machine.
+SCALES = {
+    "full": Plan(mentions=90, issues=12, help_posts=30),
+    "small": Plan(mentions=24, issues=6, help_posts=12, kills=2, redis_down_seconds=4.0, slack_outage_seconds=5.0,
+                  model_seconds=0.2, deadline_seconds=180.0),
+}
 
 
 @dataclass
@@ -71,91 +58,11 @@ class Outcome:
     refused_posts: int = 0  # Web API calls Slack answered 503
     redeliveries: int = 0  # re-delivery jobs scheduled for answers Slack refused (workers/runs/redelivery.py)
     spooled: int = 0  # mentions that arrived while Redis was down
+    slack_down_seconds: float = 0.0  # the outage: at least the plan's, and until an answer was left to a re-delivery
     seconds: float = 0.0  # from the first mention to the last answer
     notes: list[str] = field(default_factory=list)
-
-
-class PacedModel:
-    """Each run: search_docs, then an answer naming its own question; every call takes `pace` seconds."""
-
-    def __init__(self, pace: float) -> None:
-        self.pace = pace
-
-    def __call__(self, request: dict[str, Any]) -> Turn:
-        question = next(i["content"] for i in request["input"] if i.get("role") == "user")
-        time.sleep(self.pace)
-        if not call_outputs(request):
-            return reply_calls([("search_docs", {"query": "retries", "k": 3})])
-        return reply_text(f"answer to {question}")
-
-
-@dataclass
-class Rig:
-    home: Path
-    env: dict[str, str]
-    api: SlackAPI
-    send: SlackSender
-    workers: list[subprocess.Popen[bytes]]
-    names: list[str]
-    started: int = 0
-
-    def conn(self) -> redis.Redis:
-        return redis.Redis.from_url(embedded_redis.url(self.home / "redis"), socket_timeout=5)
-
-    def start_worker(self, index: int, *extra: str) -> None:
-        self.started += 1
-        name = f"chaos-{index}-{self.started}"
-        proc = atlas_process(["worker", "--name", name, "--concurrency", self.env["ATLAS_WORKER_CONCURRENCY"], *extra],
-                             self.env, self.home / f"{name}.log")
-        if index < len(self.workers):
-            self.workers[index], self.names[index] = proc, name
-        else:
-            self.workers.append(proc)
-            self.names.append(name)
-
-    def holding(self, index: int) -> int:
-        """How many runs worker `index` is executing, as RQ records it."""
-        found = [w for w in Worker.all(queue=Queue(QUEUE, connection=self.conn())) if w.name == self.names[index]]
-        return found[0].current_execution_count if found else 0
-
-    def kill_redis(self) -> None:
-        pid = int((embedded_redis.data_dir(self.home / "redis") / "valkey.pid").read_text().strip())
-        os.kill(pid, signal.SIGKILL)
-        wait(lambda: not embedded_redis.is_running(self.home / "redis"), "valkey to die", timeout=10)
-
-    def answers(self, thread: str) -> list[dict[str, Any]]:
-        return [m for m in self.api.thread(CHANNEL, thread) if any(b.get("type") == "markdown" for b in m.get("blocks") or [])]
-
-
-@contextmanager
-def _rig(plan: Plan, root: Path) -> Iterator[Rig]:
-    url = embedded_redis.ensure_running(root / "redis")
-    with SlackAPI() as api, ScriptedModel(fallback=PacedModel(plan.model_seconds)) as model:
-        env = {"REDIS_URL": url, "ATLAS_HOME": str(root / "atlas"), "ATLAS_DATA": str(make_dataset(root / "data")),
-               **api.env(), **model.env(), "SLACK_SIGNING_SECRET": SECRET, "ATLAS_SEMANTIC": "off",
-               "ATLAS_MODEL_RETRIES": "0", "ATLAS_WORKER_CONCURRENCY": str(plan.concurrency),
-               # a killed worker's runs are found in seconds; 5 s, not less: on a loaded machine a 2 s heartbeat and
-               # lease lapse under a live job, whose run a second job then works at the same time (see the report)
-               "ATLAS_WORKER_HEARTBEAT_TTL": "5", "ATLAS_WORKER_MAINTENANCE": "1",
-               "ATLAS_SLACK_OUTAGE_SECONDS": str(max(120.0, 4 * plan.slack_outage_seconds)), "ATLAS_SLACK_RETRY_CAP": "2",
-               "ATLAS_REDIS_RETRY_CAP": "0.5"}
-        rig = Rig(root, env, api, SlackSender(""), [], [])
-        try:
-            for index in range(plan.workers):  # they start up while the web process does
-                rig.start_worker(index, *(["--with-scheduler"] if index == 0 else []))
-            with atlas_serve(env, root / "serve.log") as port:
-                rig.send = SlackSender(f"http://127.0.0.1:{port}/slack/events")
-                wait(lambda: len(Worker.all(connection=rig.conn())) >= plan.workers, "the workers to register", timeout=90)
-                yield rig
-        finally:
-            for proc in rig.workers:
-                proc.terminate()
-            for proc in rig.workers:
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-            embedded_redis.stop(root / "redis")
+    triage: chaos_triage.TriageOutcome | None = None
+    help: chaos_help.HelpOutcome | None = None
 
 
 def _thread(index: int) -> str:
@@ -167,15 +74,16 @@ def _mention(rig: Rig, index: int) -> None:
     assert reply.status == 200, reply
 
 
-def _kill_a_plain_worker(rig: Rig, plan: Plan, outcome: Outcome, *, restart: bool = True, threads: list[str] | None = None) -> None:
+def _kill_a_plain_worker(rig: Rig, plan: Plan, outcome: Outcome, *, restart: bool = True,
+                         done: Callable[[], bool] | None = None) -> None:
     """SIGKILL the plain worker holding the most runs (once it holds one), and start another in its place;
-    with `threads`, nothing is killed once they are all answered (no run is left to hold)."""
+    with `done`, nothing is killed once it is true (every thread answered: no run is left to hold)."""
     plain = range(1, plan.workers)
 
     def pick() -> int | str | None:
         if any(rig.holding(i) for i in plain):
             return max(plain, key=rig.holding)
-        return "done" if threads is not None and all(rig.answers(t) for t in threads) else None
+        return "done" if done is not None and done() else None
 
     index = wait(pick, "a plain worker holding runs", timeout=120, interval=0.05)
     if not isinstance(index, int):
@@ -188,31 +96,36 @@ def _kill_a_plain_worker(rig: Rig, plan: Plan, outcome: Outcome, *, restart: boo
         rig.start_worker(index)
 
 
-def _redeliveries(rig: Rig) -> int:
-    """Re-delivery jobs scheduled so far (each is kept an hour once done)."""
-    return sum(1 for _ in rig.conn().scan_iter("rq:job:atlas-run-*-deliver-*", count=1000))
-
-
-def _quiet(rig: Rig) -> bool:
-    """Nothing queued, started or scheduled: no job is left that could post anything more."""
-    conn = rig.conn()
-    queue = Queue(QUEUE, connection=conn)
-    return queue.count == 0 and StartedJobRegistry(queue=queue).count == 0 and ScheduledJobRegistry(queue=queue).count == 0
-
-
 def soak(plan: Plan, root: Path) -> Outcome:
-    """Run the plan; count each thread's answers once the deployment has nothing left to do."""
+    """Run the plan; count each thread's answers, each issue's cards and writes once nothing is left to do."""
     outcome = Outcome(plan.mentions)
     first, later = plan.mentions // 2, plan.mentions // 4  # before the chaos, while Redis is down; the rest after it
-    with _rig(plan, root) as rig, ThreadPoolExecutor(max_workers=16) as pool:
+    triage = outcome.triage = chaos_triage.TriageOutcome(plan.issues) if plan.issues else None
+    numbers: list[int] = []
+    refused_help: list[int] = []
+    thirds = [range(k * plan.issues // 3, (k + 1) * plan.issues // 3) for k in range(3)]
+    help_thirds = [range(k * plan.help_posts // 3, (k + 1) * plan.help_posts // 3) for k in range(3)]
+
+    def others(part: int) -> None:  # each phase's share of the new issues (webhooks) and help posts
+        if triage is not None:
+            numbers.extend(chaos_triage.open_issue(rig.github, rig.webhook, i, triage) for i in thirds[part])
+        statuses = pool.map(lambda i: (i, chaos_help.post(rig.send, i)), help_thirds[part])
+        refused_help.extend(i for i, status in statuses if status == 503)  # Redis down: Slack will retry them
+
+    with deployment(plan, root) as rig, ThreadPoolExecutor(max_workers=16) as pool:
+        clicker = chaos_triage.Clicker(rig.api, rig.send, triage) if triage is not None else None  # clicks all along
         began = time.monotonic()
+        others(0)
         list(pool.map(lambda i: _mention(rig, i), range(first)))
-        rig.api.outage(seconds=plan.slack_outage_seconds)  # every Web API call: the answers, progress, statuses
+        outage = SlackOutage(rig, plan.slack_outage_seconds)  # every Web API call: the answers, progress, statuses
         _kill_a_plain_worker(rig, plan, outcome, restart=False)
-        wait(lambda: _redeliveries(rig), "an answer Slack refused left to a re-delivery", timeout=60, interval=0.1)
+        wait(lambda: redeliveries(rig), "an answer Slack refused left to a re-delivery", timeout=plan.deadline_seconds,
+             interval=0.1)
+        outcome.slack_down_seconds = outage.end()
         rig.kill_redis()
         list(pool.map(lambda i: _mention(rig, i), range(first, first + later)))  # kept on disk by the web process
         outcome.spooled = later
+        others(1)  # the webhooks get 503s: Redis is down
         threading.Event().wait(plan.redis_down_seconds)  # the outage itself
         embedded_redis.ensure_running(root / "redis")
         rig.start_worker(1)
@@ -220,13 +133,22 @@ def soak(plan: Plan, root: Path) -> Outcome:
         listed = {w.name for w in Worker.all(connection=rig.conn())}
         if len(listed) < plan.workers:
             outcome.notes.append(f"after Redis's restart RQ lists only {sorted(listed)}")
+        dropped = chaos_help.retry(rig.send, refused_help)  # Slack's retries of the posts refused while Redis was down
         list(pool.map(lambda i: _mention(rig, i), range(first + later, plan.mentions)))  # work for the later kills
+        others(2)
         threads = [_thread(i) for i in range(plan.mentions)]
+        answered = lambda: all(rig.answers(t) for t in threads) and all(  # noqa: E731
+            chaos_help.answers(rig.api, i) for i in range(plan.help_posts))
         for _ in range(plan.kills - 1):
-            _kill_a_plain_worker(rig, plan, outcome, threads=threads)
-        wait(lambda: all(rig.answers(t) for t in threads), "every thread answered", timeout=plan.deadline_seconds, interval=0.1)
+            _kill_a_plain_worker(rig, plan, outcome, done=answered)
+        wait(answered, "every thread answered", timeout=plan.deadline_seconds, interval=0.1)
         outcome.seconds = time.monotonic() - began
-        wait(lambda: _quiet(rig), "no job left", timeout=60, interval=0.1)
+        if clicker is not None:
+            _decided(rig, plan, numbers, clicker)
+        try:
+            wait(lambda: not lingering(rig), "no job left", timeout=60, interval=0.1)
+        except TimeoutError:
+            outcome.notes.append(f"jobs left a minute after the last answer: {', '.join(lingering(rig))}")
         for index, thread in enumerate(threads):
             answers = rig.answers(thread)
             outcome.answered_once += len(answers) == 1
@@ -235,26 +157,71 @@ def soak(plan: Plan, root: Path) -> Outcome:
             expected = f"answer to chaos question {index}"
             outcome.wrong += any(expected not in str(a.get("blocks")) for a in answers)
         outcome.refused_posts = sum(1 for c in rig.api.calls if c.status == 503)
-        outcome.redeliveries = _redeliveries(rig)
+        outcome.redeliveries = redeliveries(rig)
+        outcome.help = chaos_help.count(rig.api, plan.help_posts, len(refused_help), len(dropped)) if plan.help_posts else None
+        if triage is not None:
+            chaos_triage.count(rig.github, rig.api, numbers, triage)
     return outcome
 
 
+def _decided(rig: Rig, plan: Plan, numbers: list[int], clicker: chaos_triage.Clicker) -> None:
+    """Every issue's card up (the periodic sync brings those whose webhook met Redis down), each one decided
+    (the clicker clicked it through the faults) and every approved write sent."""
+    try:
+        wait(lambda: chaos_triage.all_carded(rig.api, numbers), "a card for every new issue",
+             timeout=plan.deadline_seconds, interval=0.2)
+        wait(lambda: clicker.click_pending() == 0 and all(chaos_triage.written(rig.github, n) for n in numbers if n % 2 == 0),
+             "every card decided and every approved label write sent", timeout=plan.deadline_seconds, interval=0.5)
+    finally:
+        clicker.close()
+
+
+def _plan() -> Plan:
+    """BENCH_CHAOS_SCALE picks the plan; BENCH_CHAOS_MENTIONS, _ISSUES and _HELP override its counts."""
+    plan = SCALES[os.environ.get("BENCH_CHAOS_SCALE", "full")]
+    counts = {"mentions": "BENCH_CHAOS_MENTIONS", "issues": "BENCH_CHAOS_ISSUES", "help_posts": "BENCH_CHAOS_HELP"}
+    return Plan(**{**plan.__dict__, **{k: int(os.environ[v]) for k, v in counts.items() if v in os.environ}})
+
+
 def run() -> list[Table]:
-    plan = Plan(mentions=int(os.environ.get("BENCH_CHAOS_MENTIONS", "90")))
+    plan = _plan()
     with tempfile.TemporaryDirectory(prefix="atlas-bench-chaos-") as tmp:
         outcome = soak(plan, Path(tmp))
-    row: list[object] = [plan.mentions, f"{plan.workers} x {plan.concurrency}", outcome.kills, outcome.killed_runs,
-                         f"{plan.redis_down_seconds:.0f} s", f"{plan.slack_outage_seconds:.0f} s", outcome.refused_posts,
-                         outcome.redeliveries,
-                         outcome.answered_once, outcome.duplicated, outcome.missing, outcome.wrong, outcome.seconds]
-    return [Table(
-        "Chaos with concurrent workers: worker SIGKILLs, a Redis SIGKILL and restart, Slack 503s, overlapping",
-        ["mentions", "workers x slots", "kills", "runs killed", "Redis down", "Slack down", "503s", "re-deliveries",
-         "answered once", "twice+", "missing", "wrong", "s to last answer"],
-        [row],
-        goal="every mention answered exactly once",
-        met=outcome.answered_once == plan.mentions and not (outcome.duplicated or outcome.missing or outcome.wrong),
-        notes=["BENCH_CHAOS_MENTIONS sets the mentions (default 90); the scheduler worker is never killed (its lock lapses in ~61 s)",
-               "heartbeat TTL 5 s (the lease's too): at 2 s on a loaded machine a live job's lease lapsed and its run was worked twice",
-               *outcome.notes],
-    )]
+    faults: list[object] = [f"{plan.workers} x {plan.concurrency}", outcome.kills, outcome.killed_runs,
+                            f"{plan.redis_down_seconds:.0f} s", f"{outcome.slack_down_seconds:.0f} s", outcome.refused_posts,
+                            outcome.redeliveries, outcome.spooled, outcome.seconds]
+    kinds = [["mentions", plan.mentions, outcome.answered_once, outcome.duplicated, outcome.missing, outcome.wrong,
+              "-", "-"]]
+    lost = outcome.duplicated + outcome.missing + outcome.wrong
+    if outcome.help is not None:
+        h = outcome.help
+        kinds.append([f"help posts ({h.refused} answered 503, retried as Slack does)", h.posts, h.answered_once, h.duplicated, h.missing, h.wrong, "-", "-"])
+        lost += h.duplicated + h.missing + h.wrong + h.dropped
+    if outcome.triage is not None:
+        t = outcome.triage
+        kinds.append([f"new issues ({t.refused_webhooks} webhooks 503)", t.issues, t.carded_once, t.carded_twice,
+                      t.uncarded, 0, "-", "-"])
+        kinds.append([f"approvals ({t.clicks} clicks, {t.refused_clicks} not 200)", t.approved, t.written_once,
+                      t.written_twice, t.unwritten, 0, t.written_twice, "-"])
+        kinds.append(["denials", t.denied, t.denied - t.denied_written, 0, 0, 0, "-", t.denied_written])
+        lost += t.carded_twice + t.uncarded + t.written_twice + t.unwritten + t.denied_written
+    return [
+        Table("Chaos with concurrent workers: the faults (worker SIGKILLs, a Redis SIGKILL and restart, Slack 503s, "
+              "overlapping)",
+              ["workers x slots", "kills", "runs killed", "Redis down", "Slack down", "503s", "re-deliveries",
+               "kept while Redis was down", "s to last answer"],
+              [faults],
+              notes=["BENCH_CHAOS_SCALE=small|full (default full); BENCH_CHAOS_MENTIONS, BENCH_CHAOS_ISSUES and "
+                     "BENCH_CHAOS_HELP override its counts; the scheduler worker is never killed (its lock lapses in ~61 s)",
+                     "Slack is down at least the plan's seconds and until an answer it refused was left to a re-delivery",
+                     "heartbeat TTL 5 s (the lease's too): at 2 s on a loaded machine a live job's lease lapsed and its run "
+                     "was worked twice", *outcome.notes]),
+        Table("Chaos, per kind: answered (or carded, or written) once, twice or more, lost",
+              ["kind", "sent", "once", "twice+", "lost", "wrong", "applied twice", "denied writes applied"],
+              kinds,
+              goal="every mention and help post answered exactly once, every issue carded once, every approved write "
+                   "sent once, no denied write",
+              met=lost == 0 and outcome.answered_once == plan.mentions,
+              notes=["each new issue's card is clicked as it appears, through the faults: Approve on an even-numbered "
+                     "issue's labels, Deny on an odd one's; a click the deployment did not take is clicked again 3 s later"]),
+    ]

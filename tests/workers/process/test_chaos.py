@@ -17,3 +17,4 @@ def test_every_mention_is_answered_exactly_once_through_kills_a_redis_restart_an
     assert outcome.killed_runs >= 1 and outcome.refused_posts >= 1 and outcome.spooled >= 1  # the chaos happened
     assert outcome.redeliveries >= 1  # answers Slack refused were left to scheduled re-deliveries
     assert (outcome.answered_once, outcome.duplicated, outcome.missing, outcome.wrong) == (24, 0, 0, 0), outcome
+    assert not [note for note in outcome.notes if note.startswith("jobs left")], outcome.notes  # nothing still to post
