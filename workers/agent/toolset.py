@@ -1,7 +1,7 @@
 """Which tools a model call is offered (issue 40): every call carried all 16 definitions (about 3,700 tokens),
 though most questions need the docs and issue tools alone.
 
-A call is offered the tools in no group below (the docs and issue tools, calculate, read_more, link_issue, which
+A call is offered the tools in no group below (the docs and issue tools, search_history, calculate, read_more, link_issue, which
 the instructions ask for whenever an issue found is the question's own, and any tool added later), plus a group
 when the person's own words ask for what it does (the code and history tools for code, files, commits, pull
 requests, releases; the tracker actions for labelling, commenting, closing, filing), plus every tool the run has
@@ -18,7 +18,9 @@ from typing import Any
 
 from atlas.text import text_of
 
-KNOWLEDGE = frozenset({"search_code", "read_file", "search_history", "get_history_item", "find_fix"})
+# search_history stays in no group: it holds the solved threads maintainers approved (workers/knowledge), which answer
+# questions worded like any other
+KNOWLEDGE = frozenset({"search_code", "read_file", "get_history_item", "find_fix"})
 ACTIONS = frozenset({"add_labels", "post_comment", "close_issue", "create_issue"})
 _FILES = r"[\w/.-]+\.(?:py|pyi|js|ts|tsx|go|rs|rb|java|kt|c|h|cpp|toml|ya?ml|json|ini|cfg|md|sh)"
 WORDS = {
