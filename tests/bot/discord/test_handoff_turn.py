@@ -52,5 +52,5 @@ def test_a_run_that_hands_off_is_the_threads_turn_with_or_without_a_handoff(
     # The asker replies in the thread (on a channel, one a member started from the post).
     assert help_channels.accept(_message(REPLY, "On Nomad 1.7, with Consul.", channel=POST, parent=CHANNEL if where == "channel" else FORUM)) == "queued"
     follow_up = store.load(run_id_for("message", REPLY))
-    assert follow_up.history == [Turn(question="How do I deploy on Nomad?", answer=LOOKED_AT)]
+    assert follow_up.history == [Turn(question="How do I deploy on Nomad?", answer=LOOKED_AT, asker=ASKER)]  # who asked it
     discord_api.assert_valid()

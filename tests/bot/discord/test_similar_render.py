@@ -29,7 +29,7 @@ def test_similar_open_issues_are_listed_escaped_on_the_discord_card() -> None:
         0.0,
         (),
         "thread",
-        similar,
+        similar=similar,
     )
     text = render.card_text(card)
     assert wording.APPROVAL_SIMILAR in text

@@ -94,7 +94,7 @@ def test_a_follow_up_in_the_same_thread_carries_the_earlier_turns(bot: RunningBo
     conversations.append(redis_conn, "T0TEST", "C0GENERAL", "1700000000.000100", "earlier", Turn(question="q1", answer="a1"))
     bot.send.event(mention("and the default?", ts="1700000300.000001", thread_ts="1700000000.000100"))
     [run] = _runs(redis_conn)
-    assert [t.model_dump() for t in run.history] == [{"question": "q1", "answer": "a1"}]
+    assert [t.model_dump() for t in run.history] == [{"question": "q1", "answer": "a1", "asker": None}]  # a turn kept before askers were
 
 
 def test_a_direct_message_starts_a_run(bot: RunningBot, redis_conn: redis.Redis) -> None:

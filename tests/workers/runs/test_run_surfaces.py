@@ -25,7 +25,7 @@ SLACK_RECORD = (
     '"surface":{"assistant_thread":true,"progress_mode":"stream","progress_ts":"1700050002.000200","progress_open":false,'
     '"answer_streamed":2210,"answer_ts":["1700050002.000200"],"answer_mode":"stream","answer_digest":"9f86d081884c7d65",'
     '"undelivered":"answer","stopped_by_user":true,"stop_note_ts":"1700050003.000300"},"settings_fingerprint":"3c9d",'
-    '"answered_by":null,"handoff":null,"triage":null,"filing":null,"unfiled":false}'
+    '"answered_by":null,"handoff":null,"triage":null,"filing":null,"solved":null,"unfiled":false}'
 )
 # A Discord `/atlas ask` run: its interaction, the thread, progress closed, answers posted both ways. Every Discord key.
 DISCORD_RECORD = (
@@ -35,14 +35,14 @@ DISCORD_RECORD = (
     '"stop_reason":null,"partial":false,"sources":[],"source_urls":{},"cost_usd":0.0,"error":null,"created_at":1.0,'
     '"updated_at":2.0,"surface":{"interaction":{"app":"1300","token":"tok","at":1700050001.25},"reply_to":"4",'
     '"thread_id":"2","progress_id":"5","progress_open":false,"progress_done":true,"answer_ids":[["6","webhook"],'
-    '["7","channel"]],"answer_digest":"ab12"},"settings_fingerprint":null,"answered_by":null,"handoff":null,"triage":null,"filing":null,"unfiled":false}'
+    '["7","channel"]],"answer_digest":"ab12"},"settings_fingerprint":null,"answered_by":null,"handoff":null,"triage":null,"filing":null,"solved":null,"unfiled":false}'
 )
 CLI_RECORD = (
     '{"id":"c","question":"q","origin":{"kind":"cli","user":null,"channel":null,"thread_ts":null,"message_ts":null,'
     '"team":null,"unprompted":false},"history":[],"context_channel":null,"status":"queued","items":[],"steps":[],"usage":{"input_tokens":0,'
     '"cached_tokens":0,"output_tokens":0},"seconds_spent":0.0,"consecutive_errors":0,"pending":[],"answer":null,'
     '"stop_reason":null,"partial":false,"sources":[],"source_urls":{},"cost_usd":0.0,"error":null,"created_at":1.0,'
-    '"updated_at":2.0,"surface":{},"settings_fingerprint":null,"answered_by":null,"handoff":null,"triage":null,"filing":null,"unfiled":false}'
+    '"updated_at":2.0,"surface":{},"settings_fingerprint":null,"answered_by":null,"handoff":null,"triage":null,"filing":null,"solved":null,"unfiled":false}'
 )
 
 
