@@ -53,6 +53,10 @@ def run(server: BaseWSGIServer | MultiSocketServer, drain_seconds: float = DRAIN
 
 
 def _stopping(signum: int, frame: Any) -> None:
+    # a deadline of its own: should _Stopping land where something swallows it, the process still ends
+    watchdog = threading.Timer(DRAIN_SECONDS + 1.0, os._exit, (0,))
+    watchdog.daemon = True
+    watchdog.start()
     raise _Stopping
 
 
