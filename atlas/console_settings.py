@@ -48,25 +48,36 @@ def console_from_env(get: Callable[[str], str | None], number: Callable[[str, fl
     """Read and check the console's variables (a clear error naming the variable)."""
     token = get("ATLAS_CONSOLE_TOKEN")
     if token is not None and (len(token) < MIN_TOKEN or not token.isascii() or any(c.isspace() for c in token)):
-        raise ConfigError(f"ATLAS_CONSOLE_TOKEN must be at least {MIN_TOKEN} ASCII characters without spaces, "
-                          f"got {len(token)} characters")
+        raise ConfigError(
+            f"ATLAS_CONSOLE_TOKEN must be at least {MIN_TOKEN} ASCII characters without spaces, "
+            f"got {len(token)} characters"
+        )
     client_id, secret = get("ATLAS_CONSOLE_SLACK_CLIENT_ID"), get("ATLAS_CONSOLE_SLACK_CLIENT_SECRET")
     if bool(client_id) != bool(secret):
-        raise ConfigError("Sign in with Slack needs both ATLAS_CONSOLE_SLACK_CLIENT_ID and ATLAS_CONSOLE_SLACK_CLIENT_SECRET "
-                          "(the Slack app's Client ID and Client Secret, under Basic Information)")
+        raise ConfigError(
+            "Sign in with Slack needs both ATLAS_CONSOLE_SLACK_CLIENT_ID and ATLAS_CONSOLE_SLACK_CLIENT_SECRET "
+            "(the Slack app's Client ID and Client Secret, under Basic Information)"
+        )
     url = get("ATLAS_CONSOLE_URL")
     if url is not None and not url.startswith(("http://", "https://")):
         raise ConfigError(f"ATLAS_CONSOLE_URL must be the console's address, http(s)://host/console/, got {url!r}")
     if client_id and url is None:
-        raise ConfigError("Sign in with Slack needs ATLAS_CONSOLE_URL (the console's public address, "
-                          "e.g. https://atlas.example.org/console/): Slack redirects back to it")
+        raise ConfigError(
+            "Sign in with Slack needs ATLAS_CONSOLE_URL (the console's public address, "
+            "e.g. https://atlas.example.org/console/): Slack redirects back to it"
+        )
     hours = number("ATLAS_CONSOLE_SESSION_HOURS", 12.0)
     if hours <= 0:
         raise ConfigError(f"ATLAS_CONSOLE_SESSION_HOURS must be above 0, got {hours}")
     recheck = number("ATLAS_CONSOLE_RECHECK_MINUTES", 5.0)
     if recheck <= 0:
         raise ConfigError(f"ATLAS_CONSOLE_RECHECK_MINUTES must be above 0, got {recheck}")
-    return ConsoleSettings(token=token, recheck_minutes=recheck,
-                           group=get("ATLAS_CONSOLE_GROUP"), slack_client_id=client_id,
-                           slack_client_secret=secret, public_url=url and (url if url.endswith("/") else url + "/"),
-                           session_hours=hours)
+    return ConsoleSettings(
+        token=token,
+        recheck_minutes=recheck,
+        group=get("ATLAS_CONSOLE_GROUP"),
+        slack_client_id=client_id,
+        slack_client_secret=secret,
+        public_url=url and (url if url.endswith("/") else url + "/"),
+        session_hours=hours,
+    )

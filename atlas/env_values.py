@@ -67,7 +67,9 @@ def price_parts(raw: str) -> tuple[float, float, float]:
         if not all(math.isfinite(p) for p in (input_, cached, output)):
             raise ValueError("not finite")
     except (TypeError, ValueError):
-        raise ConfigError(f"ATLAS_PRICE must be 'input,cached_input,output' dollars per million tokens, got {raw!r}") from None
+        raise ConfigError(
+            f"ATLAS_PRICE must be 'input,cached_input,output' dollars per million tokens, got {raw!r}"
+        ) from None
     return input_, cached, output
 
 
@@ -75,7 +77,9 @@ def assistant_prompts(raw: str) -> tuple[str, ...]:
     """ATLAS_ASSISTANT_PROMPTS: "first prompt | second prompt | ...", at most what Slack shows."""
     prompts = tuple(p.strip() for p in raw.split("|") if p.strip())
     if len(prompts) > MAX_ASSISTANT_PROMPTS:
-        raise ConfigError(f"ATLAS_ASSISTANT_PROMPTS has {len(prompts)} prompts; Slack shows at most {MAX_ASSISTANT_PROMPTS}")
+        raise ConfigError(
+            f"ATLAS_ASSISTANT_PROMPTS has {len(prompts)} prompts; Slack shows at most {MAX_ASSISTANT_PROMPTS}"
+        )
     return prompts
 
 
@@ -102,7 +106,9 @@ def retention_days(raw: str | None, default: int) -> int:
     if raw is None:
         return default
     if not raw.isdigit():
-        raise ConfigError(f"ATLAS_AUDIT_RETENTION_DAYS must be a whole number of days, 0 or more (0 keeps everything), got {raw!r}")
+        raise ConfigError(
+            f"ATLAS_AUDIT_RETENTION_DAYS must be a whole number of days, 0 or more (0 keeps everything), got {raw!r}"
+        )
     return int(raw)
 
 
@@ -111,6 +117,8 @@ def mcp_token(raw: str | None) -> str | None:
     if raw is None:
         return None
     if len(raw) < 16 or not raw.isascii() or any(c.isspace() for c in raw):
-        raise ConfigError("ATLAS_MCP_TOKEN must be at least 16 ASCII characters without spaces "
-                          f"(it is the bearer token MCP clients send), got {len(raw)} characters")
+        raise ConfigError(
+            "ATLAS_MCP_TOKEN must be at least 16 ASCII characters without spaces "
+            f"(it is the bearer token MCP clients send), got {len(raw)} characters"
+        )
     return raw

@@ -44,8 +44,13 @@ MAX_BACKOFF_SECONDS = 960.0  # 60 s doubled four times: then GitHub is asked too
 
 def client(gh: GitHubSettings) -> GitHub[Any]:
     """A sync githubkit client for the repository's credentials, at `GITHUB_API_URL` when set."""
-    options: dict[str, Any] = dict(base_url=gh.api_url, user_agent=USER_AGENT, timeout=httpx.Timeout(TIMEOUT_SECONDS),
-                   http_cache=False, auto_retry=False)
+    options: dict[str, Any] = dict(
+        base_url=gh.api_url,
+        user_agent=USER_AGENT,
+        timeout=httpx.Timeout(TIMEOUT_SECONDS),
+        http_cache=False,
+        auto_retry=False,
+    )
     if gh.api_version:
         options["event_hooks"] = {"request": [_pin_version(gh.api_version)]}
     if gh.token:
@@ -62,8 +67,10 @@ def client(gh: GitHubSettings) -> GitHub[Any]:
 
 def _pin_version(version: str) -> Callable[[httpx.Request], None]:
     """An httpx request hook: githubkit's generated methods send their own version; this one replaces it."""
+
     def pin(request: httpx.Request) -> None:
         request.headers[API_VERSION_HEADER] = version
+
     return pin
 
 
@@ -78,31 +85,60 @@ def failure(exc: Exception, repo: str, doing: str, needs: str = READ_ISSUES) -> 
         status = exc.response.status_code
         later = rate_limit_wait(exc.response.raw_response)
         if later is not None:  # a rate limit, not a missing permission, though GitHub answers both with 403
-            return GitHubFailure("rate_limited", f"GitHub's rate limit was hit while trying to {doing} {repo}; "
-                                 "try again in a few minutes", status, later)
+            return GitHubFailure(
+                "rate_limited",
+                f"GitHub's rate limit was hit while trying to {doing} {repo}; try again in a few minutes",
+                status,
+                later,
+            )
         if status == 401:
-            return GitHubFailure("auth", f"GitHub rejected the credentials while trying to {doing} {repo}: the token is "
-                                 "expired or revoked; create a new one (or check the App's key) and set it again", status)
+            return GitHubFailure(
+                "auth",
+                f"GitHub rejected the credentials while trying to {doing} {repo}: the token is "
+                "expired or revoked; create a new one (or check the App's key) and set it again",
+                status,
+            )
         if status == 403:
-            return GitHubFailure("permission", f"GitHub refused to {doing} {repo}: the token or App lacks the "
-                                 f"'{needs}' permission on it", status)
+            return GitHubFailure(
+                "permission",
+                f"GitHub refused to {doing} {repo}: the token or App lacks the '{needs}' permission on it",
+                status,
+            )
         request = exc.response.raw_request
-        if status == 400 and API_VERSION_HEADER in request.headers and ("version" in _message(exc).lower() or request.method == "GET"):
+        if (
+            status == 400
+            and API_VERSION_HEADER in request.headers
+            and ("version" in _message(exc).lower() or request.method == "GET")
+        ):
             sent = request.headers[API_VERSION_HEADER]
-            return GitHubFailure("invalid", f"GitHub does not accept REST API version {sent} (while trying to {doing} "
-                                 f"{repo}): set ATLAS_GITHUB_API_VERSION to one this server supports, e.g. 2022-11-28 "
-                                 "on GitHub Enterprise Server", status)
+            return GitHubFailure(
+                "invalid",
+                f"GitHub does not accept REST API version {sent} (while trying to {doing} "
+                f"{repo}): set ATLAS_GITHUB_API_VERSION to one this server supports, e.g. 2022-11-28 "
+                "on GitHub Enterprise Server",
+                status,
+            )
         if status == 410 and "deleted" in _message(exc).lower():
             return GitHubFailure("not_found", f"GitHub says it was deleted (while trying to {doing} {repo})", status)
         if status == 410:
-            return GitHubFailure("invalid", f"GitHub answered 410 Gone while trying to {doing} {repo} ({_message(exc)}): "
-                                 "what Atlas asked for was retired; check ATLAS_GITHUB_API_VERSION and GITHUB_API_URL", status)
+            return GitHubFailure(
+                "invalid",
+                f"GitHub answered 410 Gone while trying to {doing} {repo} ({_message(exc)}): "
+                "what Atlas asked for was retired; check ATLAS_GITHUB_API_VERSION and GITHUB_API_URL",
+                status,
+            )
         if status == 404:
-            return GitHubFailure("not_found", f"GitHub could not find it while trying to {doing} {repo}: the repository "
-                                 f"or issue does not exist, or the token or App has no '{needs}' access to it", status)
+            return GitHubFailure(
+                "not_found",
+                f"GitHub could not find it while trying to {doing} {repo}: the repository "
+                f"or issue does not exist, or the token or App has no '{needs}' access to it",
+                status,
+            )
         if status == 422:
             return GitHubFailure("invalid", f"GitHub rejected the request to {doing} {repo}: {_message(exc)}", status)
-        return GitHubFailure("unavailable", f"GitHub is unavailable (HTTP {status}) while trying to {doing} {repo}", status)
+        return GitHubFailure(
+            "unavailable", f"GitHub is unavailable (HTTP {status}) while trying to {doing} {repo}", status
+        )
     if isinstance(exc, RequestTimeout):
         return GitHubFailure("unavailable", f"GitHub timed out while trying to {doing} {repo}")
     if isinstance(exc, (RequestError, httpx.HTTPError)):
@@ -130,7 +166,7 @@ def rate_limit_wait(response: httpx.Response, attempt: int = 0) -> float | None:
     except ValueError:
         pass
     if response.status_code == 429 or is_secondary_limit(response) or headers.get("x-ratelimit-remaining") == "0":
-        return min(SECONDARY_MIN_WAIT * 2.0 ** attempt, MAX_BACKOFF_SECONDS)
+        return min(SECONDARY_MIN_WAIT * 2.0**attempt, MAX_BACKOFF_SECONDS)
     return None
 
 

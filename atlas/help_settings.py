@@ -28,7 +28,9 @@ class HelpSettings:
 
     slack_channels: frozenset[str] = frozenset()  # ATLAS_HELP_CHANNELS
     discord_channels: frozenset[str] = frozenset()  # ATLAS_DISCORD_HELP_CHANNELS
-    maintainers: tuple[str, ...] = ()  # ATLAS_HELP_MAINTAINERS: besides the approvers, whose reply makes Atlas step back
+    maintainers: tuple[
+        str, ...
+    ] = ()  # ATLAS_HELP_MAINTAINERS: besides the approvers, whose reply makes Atlas step back
     handoff: tuple[str, ...] = ()  # ATLAS_HANDOFF: whom Atlas mentions when it is not confident; none: it stays silent
     rate_per_hour: int = DEFAULT_RATE_PER_HOUR  # ATLAS_HELP_RATE: unprompted runs per help channel per hour
     person_per_hour: int = DEFAULT_PERSON_PER_HOUR  # ATLAS_HELP_PERSON_RATE: of those, one person's in one channel
@@ -47,7 +49,9 @@ class HelpSettings:
 
     def slack_handoff(self) -> str:
         """The Slack mentions of the hand-off ("" when none is set for Slack)."""
-        return " ".join(f"<!subteam^{h}>" if _SLACK_GROUP.match(h) else f"<@{h}>" for h in self.handoff if not _SNOWFLAKE.match(h))
+        return " ".join(
+            f"<!subteam^{h}>" if _SLACK_GROUP.match(h) else f"<@{h}>" for h in self.handoff if not _SNOWFLAKE.match(h)
+        )
 
     def discord_handoff(self) -> tuple[str, ...]:
         """The Discord role ids of the hand-off."""
@@ -69,10 +73,19 @@ def help_from_env(get: Callable[[str], str | None]) -> HelpSettings:
     rate = _per_hour(get, "ATLAS_HELP_RATE", DEFAULT_RATE_PER_HOUR, "runs per channel per hour")
     person = _per_hour(get, "ATLAS_HELP_PERSON_RATE", DEFAULT_PERSON_PER_HOUR, "runs per person per channel per hour")
     return HelpSettings(
-        slack_channels=frozenset(_ids("ATLAS_HELP_CHANNELS", get("ATLAS_HELP_CHANNELS"), (_SLACK_CHANNEL,),
-                                      "Slack channel ids (C... or G...)")),
-        discord_channels=frozenset(_ids("ATLAS_DISCORD_HELP_CHANNELS", get("ATLAS_DISCORD_HELP_CHANNELS"), (_SNOWFLAKE,),
-                                        "Discord channel ids (digits)")),
+        slack_channels=frozenset(
+            _ids(
+                "ATLAS_HELP_CHANNELS", get("ATLAS_HELP_CHANNELS"), (_SLACK_CHANNEL,), "Slack channel ids (C... or G...)"
+            )
+        ),
+        discord_channels=frozenset(
+            _ids(
+                "ATLAS_DISCORD_HELP_CHANNELS",
+                get("ATLAS_DISCORD_HELP_CHANNELS"),
+                (_SNOWFLAKE,),
+                "Discord channel ids (digits)",
+            )
+        ),
         maintainers=_ids("ATLAS_HELP_MAINTAINERS", get("ATLAS_HELP_MAINTAINERS"), people, people_what),
         handoff=_ids("ATLAS_HANDOFF", get("ATLAS_HANDOFF"), people, people_what),
         rate_per_hour=rate,

@@ -30,4 +30,6 @@ def knowledge_from_env(get: Callable[[str], str | None], number: Callable[..., f
     days = int(number("ATLAS_ANSWER_WATCH_DAYS", DEFAULT_WATCH_DAYS, int))
     per_hour = int(number("ATLAS_ANSWER_NOTES_PER_HOUR", DEFAULT_NOTES_PER_HOUR, int))
     tag = (get("ATLAS_SOLVED_TAG") or DEFAULT_SOLVED_TAG).strip().lower()
-    return KnowledgeSettings(watch_days=max(0, days), notes_per_hour=max(1, per_hour), solved_tag=tag or DEFAULT_SOLVED_TAG)
+    return KnowledgeSettings(
+        watch_days=max(0, days), notes_per_hour=max(1, per_hour), solved_tag=tag or DEFAULT_SOLVED_TAG
+    )

@@ -81,8 +81,10 @@ class GitHubSettings:
         try:
             load_pem_private_key(self.app_private_key.encode(), password=None)
         except (ValueError, TypeError):
-            return ("GITHUB_APP_PRIVATE_KEY (or the file at GITHUB_APP_PRIVATE_KEY_PATH) is not a PEM private key; "
-                    "generate one on the GitHub App's settings page and set its whole .pem text or path")
+            return (
+                "GITHUB_APP_PRIVATE_KEY (or the file at GITHUB_APP_PRIVATE_KEY_PATH) is not a PEM private key; "
+                "generate one on the GitHub App's settings page and set its whole .pem text or path"
+            )
         return None
 
     def folder(self, home: Path) -> Path:
@@ -142,8 +144,10 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
         return fields
     repo_problem = repo_name_problem(repo)
     if repo_problem:
-        raise ConfigError(f"{repo!r} is not a GitHub OWNER/REPO (ATLAS_GITHUB_REPO, or the "
-                          f"argument of `atlas sync github`): {repo_problem}")
+        raise ConfigError(
+            f"{repo!r} is not a GitHub OWNER/REPO (ATLAS_GITHUB_REPO, or the "
+            f"argument of `atlas sync github`): {repo_problem}"
+        )
     key = get("GITHUB_APP_PRIVATE_KEY")
     key_path = get("GITHUB_APP_PRIVATE_KEY_PATH")
     if key is None and key_path is not None:
@@ -156,22 +160,35 @@ def project_from_env(get: Get, number: Number) -> dict[str, Any]:
         raise ConfigError("GITHUB_APP_ID is set but neither GITHUB_APP_PRIVATE_KEY nor GITHUB_APP_PRIVATE_KEY_PATH is")
     reconcile_every = int(number("ATLAS_SYNC_RECONCILE_EVERY", DEFAULT_RECONCILE_EVERY, int))
     if reconcile_every < 0:
-        raise ConfigError(f"ATLAS_SYNC_RECONCILE_EVERY must be 0 (never by itself) or a number of syncs, got {reconcile_every}")
+        raise ConfigError(
+            f"ATLAS_SYNC_RECONCILE_EVERY must be 0 (never by itself) or a number of syncs, got {reconcile_every}"
+        )
     web = (get("GITHUB_WEB_URL") or GITHUB_WEB).rstrip("/")
     api_version = get("ATLAS_GITHUB_API_VERSION") or None
     if api_version is not None and not API_VERSION.match(api_version):
-        raise ConfigError(f"ATLAS_GITHUB_API_VERSION must be a REST API version date such as 2022-11-28, got {api_version!r}")
+        raise ConfigError(
+            f"ATLAS_GITHUB_API_VERSION must be a REST API version date such as 2022-11-28, got {api_version!r}"
+        )
     github = GitHubSettings(
-        repo=repo, api_url=get("GITHUB_API_URL"), token=get("GITHUB_TOKEN"), app_id=app_id, app_private_key=key,
+        repo=repo,
+        api_url=get("GITHUB_API_URL"),
+        token=get("GITHUB_TOKEN"),
+        app_id=app_id,
+        app_private_key=key,
         webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
-        sync_interval_seconds=int(number("ATLAS_SYNC_INTERVAL", DEFAULT_SYNC_INTERVAL, int)), web_url=web,
-        reconcile_every=reconcile_every, api_version=api_version, code_paths=code_paths(get("ATLAS_SYNC_CODE")),
+        sync_interval_seconds=int(number("ATLAS_SYNC_INTERVAL", DEFAULT_SYNC_INTERVAL, int)),
+        web_url=web,
+        reconcile_every=reconcile_every,
+        api_version=api_version,
+        code_paths=code_paths(get("ATLAS_SYNC_CODE")),
         releases=switch("ATLAS_SYNC_RELEASES", get("ATLAS_SYNC_RELEASES")),
         discussions=switch("ATLAS_SYNC_DISCUSSIONS", get("ATLAS_SYNC_DISCUSSIONS")),
     )
     home = Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve()
     fields["github"] = github
-    fields["project"] = Project(name or github.name, description or f"{name or github.name}, the GitHub repository {repo}")
+    fields["project"] = Project(
+        name or github.name, description or f"{name or github.name}, the GitHub repository {repo}"
+    )
     if get("ATLAS_DATA") is None:
         fields["data_dir"] = github.folder(home)
     if get("ATLAS_ISSUES_URL") is None:

@@ -161,7 +161,9 @@ class Settings:
             "tool_timeout_seconds": self.tool_timeout_seconds,
             "semantic_docs": self.semantic_docs,
             "project": [self.project.name, self.project.description],
-            "tracker": [self.github.repo, self.github.api_url, self.github.api_version] if self.github else "demo",  # where approved actions write
+            "tracker": [self.github.repo, self.github.api_url, self.github.api_version]
+            if self.github
+            else "demo",  # where approved actions write
             "triage": self.triage.answer_settings(),  # where cards go, what each action does, the triage budget
         }
 
@@ -233,8 +235,10 @@ class Settings:
                 max_tokens=positive("ATLAS_MAX_TOKENS", Budget.max_tokens, int),
                 max_errors=positive("ATLAS_MAX_ERROR_STEPS", Budget.max_errors, int),
             ),
-            draft=DraftBudget(max_tokens=positive("ATLAS_DRAFT_MAX_TOKENS", DraftBudget.max_tokens, int),
-                              max_seconds=positive("ATLAS_DRAFT_MAX_SECONDS", DraftBudget.max_seconds)),
+            draft=DraftBudget(
+                max_tokens=positive("ATLAS_DRAFT_MAX_TOKENS", DraftBudget.max_tokens, int),
+                max_seconds=positive("ATLAS_DRAFT_MAX_SECONDS", DraftBudget.max_seconds),
+            ),
             tool_timeout_seconds=positive("ATLAS_TOOL_TIMEOUT", TOOL_TIMEOUT_SECONDS),
             semantic_docs=flag("ATLAS_SEMANTIC", True),
             slack_outage_seconds=number("ATLAS_SLACK_OUTAGE_SECONDS", 900.0),
@@ -257,4 +261,3 @@ class Settings:
     def with_project(self, **fields: Any) -> Settings:
         """These settings with the project block applied (defaults that depend on the repository)."""
         return replace(self, **fields) if fields else self
-

@@ -59,8 +59,10 @@ def mcp_from_env(get: Callable[[str], str | None]) -> McpSettings:
     for origin in origins:
         parts = urlsplit(origin)
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query:
-            raise ConfigError(f"ATLAS_MCP_ORIGINS must list origins like https://atlas.example.org (scheme, host, "
-                              f"optional port, no path), got {origin!r}")
+            raise ConfigError(
+                f"ATLAS_MCP_ORIGINS must list origins like https://atlas.example.org (scheme, host, "
+                f"optional port, no path), got {origin!r}"
+            )
     name = get("ATLAS_MCP_CLIENT_NAME") or DEFAULT_CLIENT_NAME
     if len(name) > NAME_CHARS or not name.isprintable():
         raise ConfigError(f"ATLAS_MCP_CLIENT_NAME must be at most {NAME_CHARS} printable characters, got {len(name)}")
@@ -85,6 +87,8 @@ def discord_public_key(raw: str | None) -> str | None:
     except ValueError:
         key = b""
     if len(key) != 32:
-        raise ConfigError("DISCORD_PUBLIC_KEY must be the application's Public Key from Discord's Developer Portal: "
-                          f"64 hex digits, got {len(raw)} characters that are not that")
+        raise ConfigError(
+            "DISCORD_PUBLIC_KEY must be the application's Public Key from Discord's Developer Portal: "
+            f"64 hex digits, got {len(raw)} characters that are not that"
+        )
     return raw

@@ -57,8 +57,15 @@ class TriageSettings:
 
     def answer_settings(self) -> list[object]:
         """What changes a triage, for `Settings.fingerprint`: a web process and a worker that differ here disagree."""
-        return [self.slack_channel, self.discord_channel, sorted(self.modes.items()), list(self.auto_labels), self.skip_writers,
-                self.max_steps, self.max_tokens]
+        return [
+            self.slack_channel,
+            self.discord_channel,
+            sorted(self.modes.items()),
+            list(self.auto_labels),
+            self.skip_writers,
+            self.max_steps,
+            self.max_tokens,
+        ]
 
 
 def parse_actions(raw: str | None) -> dict[Action, Mode]:
@@ -71,25 +78,35 @@ def parse_actions(raw: str | None) -> dict[Action, Mode]:
         if name not in ACTIONS:
             raise ConfigError(f"ATLAS_TRIAGE_ACTIONS: unknown action {name!r}; the actions are {', '.join(ACTIONS)}")
         if value not in MODES:
-            raise ConfigError(f"ATLAS_TRIAGE_ACTIONS: {name}={value!r}; a mode is one of off, shadow, draft (or auto for labels)")
+            raise ConfigError(
+                f"ATLAS_TRIAGE_ACTIONS: {name}={value!r}; a mode is one of off, shadow, draft (or auto for labels)"
+            )
         if value == "auto" and name != "labels":
-            raise ConfigError(f"ATLAS_TRIAGE_ACTIONS: {name}=auto is refused: closing and commenting are never automatic")
+            raise ConfigError(
+                f"ATLAS_TRIAGE_ACTIONS: {name}=auto is refused: closing and commenting are never automatic"
+            )
         modes[name] = value
     return modes
 
 
-def triage_from_env(get: Callable[[str], str | None], flag: Callable[[str, bool], bool],
-                    positive: Callable[[str, float, type], Any]) -> TriageSettings:
+def triage_from_env(
+    get: Callable[[str], str | None], flag: Callable[[str, bool], bool], positive: Callable[[str, float, type], Any]
+) -> TriageSettings:
     """The triage block of `Settings.from_env` (`positive(name, default, int)`: a number above 0, else a ConfigError)."""
     modes = parse_actions(get("ATLAS_TRIAGE_ACTIONS"))
     auto = tuple(x.strip() for x in (get("ATLAS_TRIAGE_AUTO_LABELS") or "").split(",") if x.strip())
     if modes["labels"] == "auto" and not auto:
-        raise ConfigError("ATLAS_TRIAGE_ACTIONS has labels=auto but ATLAS_TRIAGE_AUTO_LABELS names no label to apply unasked")
-    return TriageSettings(slack_channel=get("ATLAS_TRIAGE_CHANNEL"), discord_channel=get("ATLAS_DISCORD_TRIAGE_CHANNEL"),
-                          modes=modes, auto_labels=auto if modes["labels"] == "auto" else (),
-                          skip_writers=flag("ATLAS_TRIAGE_SKIP_WRITERS", True),
-                          max_steps=int(positive("ATLAS_TRIAGE_MAX_STEPS", TriageSettings.max_steps, int)),
-                          max_tokens=int(positive("ATLAS_TRIAGE_MAX_TOKENS", TriageSettings.max_tokens, int)),
-                          rate=int(positive("ATLAS_TRIAGE_RATE", TriageSettings.rate, int)),
-                          proposal_rate=int(positive("ATLAS_MCP_PROPOSAL_RATE", TriageSettings.proposal_rate, int)))
-
+        raise ConfigError(
+            "ATLAS_TRIAGE_ACTIONS has labels=auto but ATLAS_TRIAGE_AUTO_LABELS names no label to apply unasked"
+        )
+    return TriageSettings(
+        slack_channel=get("ATLAS_TRIAGE_CHANNEL"),
+        discord_channel=get("ATLAS_DISCORD_TRIAGE_CHANNEL"),
+        modes=modes,
+        auto_labels=auto if modes["labels"] == "auto" else (),
+        skip_writers=flag("ATLAS_TRIAGE_SKIP_WRITERS", True),
+        max_steps=int(positive("ATLAS_TRIAGE_MAX_STEPS", TriageSettings.max_steps, int)),
+        max_tokens=int(positive("ATLAS_TRIAGE_MAX_TOKENS", TriageSettings.max_tokens, int)),
+        rate=int(positive("ATLAS_TRIAGE_RATE", TriageSettings.rate, int)),
+        proposal_rate=int(positive("ATLAS_MCP_PROPOSAL_RATE", TriageSettings.proposal_rate, int)),
+    )

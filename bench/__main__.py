@@ -10,7 +10,28 @@ import sys
 
 from bench.report import write
 
-SUITES = ["tools_tokens", "search_quality", "embedders", "search_scale", "context", "overhead", "hot_paths", "slack", "discord", "approvals", "outages", "github", "code_sync", "answer_watch", "triage", "concurrency", "redis_keys", "console", "chaos", "worker_memory"]
+SUITES = [
+    "tools_tokens",
+    "search_quality",
+    "embedders",
+    "search_scale",
+    "context",
+    "overhead",
+    "hot_paths",
+    "slack",
+    "discord",
+    "approvals",
+    "outages",
+    "github",
+    "code_sync",
+    "answer_watch",
+    "triage",
+    "concurrency",
+    "redis_keys",
+    "console",
+    "chaos",
+    "worker_memory",
+]
 
 
 def main(argv: list[str]) -> int:

@@ -41,27 +41,41 @@ def run() -> list[Table]:
         url = embedded_redis.ensure_running(home / "redis")
         rows: list[list[object]] = []
         try:
-            with ScriptedModel() as model, inbox(home, url, ATLAS_TRIAGE_CHANNEL="", **model.env()) as box, box.worker("bench-watch"):
+            with (
+                ScriptedModel() as model,
+                inbox(home, url, ATLAS_TRIAGE_CHANNEL="", **model.env()) as box,
+                box.worker("bench-watch"),
+            ):
                 threads = [f"17000100{i:02d}.000100" for i in range(THREADS)]
                 for i, ts in enumerate(threads):
-                    model.script(reply_calls([Call("get_doc_section", {"doc_id": "guides-setup", "heading": "Redis"}, f"c{i}")]),
-                                 reply_text("Set `ROCKET_REDIS_URL` to your server (guides-setup)."))
+                    model.script(
+                        reply_calls([Call("get_doc_section", {"doc_id": "guides-setup", "heading": "Redis"}, f"c{i}")]),
+                        reply_text("Set `ROCKET_REDIS_URL` to your server (guides-setup)."),
+                    )
                     box.send.event(mention(f"redis question {i}?", channel=CHANNEL, ts=ts))
                     wait_for(lambda ts=ts: _notes(box, ts, "ROCKET_REDIS_URL"), timeout=60, what="an answer")
 
                 def told() -> int:
                     return sum(len(_notes(box, ts, "has changed")) for ts in threads)
 
-                wait_for(lambda: len(box.conn.hkeys("atlas:watch:src:doc:guides-setup§Redis")) == THREADS, what="watched")
-                box.github.repo.files[SETUP] = b"# Setting up Rocket\n\nIntro.\n\n## Redis\n\nSet ROCKET_REDIS_URL, or pass --redis.\n"
+                wait_for(
+                    lambda: len(box.conn.hkeys("atlas:watch:src:doc:guides-setup§Redis")) == THREADS, what="watched"
+                )
+                box.github.repo.files[SETUP] = (
+                    b"# Setting up Rocket\n\nIntro.\n\n## Redis\n\nSet ROCKET_REDIS_URL, or pass --redis.\n"
+                )
                 started = time.perf_counter()
                 deliver(box.webhook_url, "push", _push(box, SETUP), delivery="bench-push-1")
                 wait_for(lambda: told() == THREADS, timeout=120, what="every thread told")
                 rows.append(["section changed, push delivered", round(time.perf_counter() - started, 2), told()])
                 for label, delivery, body in (
-                        ("the same push, a new delivery id", "bench-push-2", None),
-                        ("lines re-wrapped only", "bench-push-3",
-                         b"# Setting up Rocket\n\nIntro.\n\n## Redis\n\nSet ROCKET_REDIS_URL,\nor pass   --redis.\n")):
+                    ("the same push, a new delivery id", "bench-push-2", None),
+                    (
+                        "lines re-wrapped only",
+                        "bench-push-3",
+                        b"# Setting up Rocket\n\nIntro.\n\n## Redis\n\nSet ROCKET_REDIS_URL,\nor pass   --redis.\n",
+                    ),
+                ):
                     if body is not None:
                         box.github.repo.files[SETUP] = body
                     before, started = told(), time.perf_counter()
@@ -71,9 +85,15 @@ def run() -> list[Table]:
         finally:
             embedded_redis.stop(home / "redis")
     met = float(str(rows[0][1])) <= GOAL_SECONDS and rows[0][2] == THREADS and rows[1][2] == 0 and rows[2][2] == 0
-    return [Table(f"Notes of a cited section changed by a push ({THREADS} threads citing it)",
-                  ["delivery", "seconds to the last note (or the job's end)", "notes posted"], rows,
-                  goal=f"every thread told within {GOAL_SECONDS:.0f} s, once; nothing for a redelivery or a re-wrap", met=met)]
+    return [
+        Table(
+            f"Notes of a cited section changed by a push ({THREADS} threads citing it)",
+            ["delivery", "seconds to the last note (or the job's end)", "notes posted"],
+            rows,
+            goal=f"every thread told within {GOAL_SECONDS:.0f} s, once; nothing for a redelivery or a re-wrap",
+            met=met,
+        )
+    ]
 
 
 def _notes(box: Inbox, ts: str, needle: str) -> list[str]:

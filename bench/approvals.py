@@ -86,7 +86,10 @@ def _propose_then_answer(request: dict[str, Any]) -> Any:
 
 @contextmanager
 def _stack() -> Iterator[Stack]:
-    with tempfile.TemporaryDirectory(prefix="atlas-bench-approvals-") as tmp, ScriptedModel(fallback=_propose_then_answer) as model:
+    with (
+        tempfile.TemporaryDirectory(prefix="atlas-bench-approvals-") as tmp,
+        ScriptedModel(fallback=_propose_then_answer) as model,
+    ):
         home = Path(tmp)
         data = home / "orbit"
         shutil.copytree(REPO / "datasets" / "orbit" / "docs", data / "docs")
@@ -95,8 +98,16 @@ def _stack() -> Iterator[Stack]:
         url = embedded_redis.ensure_running(home / "redis")
         api = SlackAPI().start()
         port = free_port()
-        env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(), **model.env(),
-               "SLACK_SIGNING_SECRET": SECRET, "ATLAS_APPROVERS": ",".join(APPROVERS), "ATLAS_MODEL_RETRIES": "0"}
+        env = {
+            "REDIS_URL": url,
+            "ATLAS_HOME": str(home / "atlas"),
+            "ATLAS_DATA": str(data),
+            **api.env(),
+            **model.env(),
+            "SLACK_SIGNING_SECRET": SECRET,
+            "ATLAS_APPROVERS": ",".join(APPROVERS),
+            "ATLAS_MODEL_RETRIES": "0",
+        }
         conn = redis.Redis.from_url(url)
         try:
             with atlas_serve(env, home, port), atlas_workers(env, home, conn, WORKERS, name="bench-approvals"):
@@ -106,20 +117,32 @@ def _stack() -> Iterator[Stack]:
             embedded_redis.stop(home / "redis")
 
 
-
 def _click_bytes(url: str, card: dict[str, Any], user: str, approve: bool) -> bytes:
     """A signed block_actions request, serialised ahead of time so sending costs nothing."""
-    value = next(e["value"] for b in card["blocks"] if b.get("type") == "actions" for e in b["elements"]
-                 if e.get("action_id") == APPROVE_ACTION)
-    payload = block_action(APPROVE_ACTION if approve else DENY_ACTION, value, user=user, channel=CHANNEL,
-                           message_ts=card["ts"], thread_ts=card.get("thread_ts"))
+    value = next(
+        e["value"]
+        for b in card["blocks"]
+        if b.get("type") == "actions"
+        for e in b["elements"]
+        if e.get("action_id") == APPROVE_ACTION
+    )
+    payload = block_action(
+        APPROVE_ACTION if approve else DENY_ACTION,
+        value,
+        user=user,
+        channel=CHANNEL,
+        message_ts=card["ts"],
+        thread_ts=card.get("thread_ts"),
+    )
     payload["user"]["username"] = user.lower()
     body = urlencode({"payload": json.dumps(payload)})
     parts, stamp = urlsplit(url), int(time.time())
-    head = (f"POST {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
-            f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body.encode())}\r\n"
-            f"X-Slack-Request-Timestamp: {stamp}\r\nX-Slack-Signature: {sign(SECRET, stamp, body)}\r\n"
-            f"Connection: close\r\n\r\n")
+    head = (
+        f"POST {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
+        f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body.encode())}\r\n"
+        f"X-Slack-Request-Timestamp: {stamp}\r\nX-Slack-Signature: {sign(SECRET, stamp, body)}\r\n"
+        f"Connection: close\r\n\r\n"
+    )
     return head.encode() + body.encode()
 
 
@@ -161,12 +184,29 @@ def _burst(url: str, requests: list[tuple[str, bytes]]) -> list[tuple[str, float
 def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
     rng = random.Random(seed)
     store = RunStore(stack.conn)
-    runs = [submit(stack.conn, "atlas", f"please label #{n}", Origin(kind="slack", user="U0ASK", channel=CHANNEL,
-                                                                     thread_ts=f"1700001{n:03d}.000100", team="T0TEST")).id
-            for n in range(1, CARDS + 1)]
-    cards = wait(lambda: len(found := [m for (ch, _), m in list(stack.api.messages.items()) if ch == CHANNEL and
-                                         any(b.get("type") == "actions" for b in m.get("blocks", []))]) >= CARDS and found,
-                  "all approval cards")
+    runs = [
+        submit(
+            stack.conn,
+            "atlas",
+            f"please label #{n}",
+            Origin(kind="slack", user="U0ASK", channel=CHANNEL, thread_ts=f"1700001{n:03d}.000100", team="T0TEST"),
+        ).id
+        for n in range(1, CARDS + 1)
+    ]
+    cards = wait(
+        lambda: (
+            len(
+                found := [
+                    m
+                    for (ch, _), m in list(stack.api.messages.items())
+                    if ch == CHANNEL and any(b.get("type") == "actions" for b in m.get("blocks", []))
+                ]
+            )
+            >= CARDS
+            and found
+        ),
+        "all approval cards",
+    )
     cards = json.loads(json.dumps(cards))  # as posted, before any edit
     sent: list[tuple[str, float, float, float, int]] = []
     waves = CARDS // WAVE
@@ -174,7 +214,7 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
     mention_acks: list[list[float]] = [[] for _ in range(REPEATS)]
     for w, start in enumerate(range(0, CARDS, WAVE)):
         wave = []
-        for card in cards[start:start + WAVE]:
+        for card in cards[start : start + WAVE]:
             pid = next(e["value"] for b in card["blocks"] if b.get("type") == "actions" for e in b["elements"])
             wave.append((pid, _click_bytes(stack.url, card, APPROVERS[0], True)))
             wave.append((pid, _click_bytes(stack.url, card, APPROVERS[1], rng.random() < 0.5)))
@@ -184,21 +224,35 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
         sent += clicked
         click_acks[run_] += [c[3] for c in clicked]
         time.sleep(SETTLE_SECONDS)  # the floor: as many signed mentions at once, on the same server, same minutes
-        mentions = [request_bytes(stack.url, mention(f"floor {w} question {i}", channel=f"C0FLOOR{w}")) for i in range(len(wave))]
+        mentions = [
+            request_bytes(stack.url, mention(f"floor {w} question {i}", channel=f"C0FLOOR{w}"))
+            for i in range(len(wave))
+        ]
         mention_acks[run_] += [ms for ms, _status in burst(stack.url, mentions)]
     finals = [wait(lambda r=r: (run := store.load(r)).final and run, f"run {r}") for r in runs]
 
     records = {c: approvals.load(stack.conn, c) for c in {s[0] for s in sent}}
     approved = {pid for pid, a in records.items() if a is not None and a.status == "approved"}
-    writes = Counter(e.key for e in tracker_journal.entries(tracker_journal.journal_path(stack.data, Path(stack.env["ATLAS_HOME"]))))  # a copy, not marked: under home
+    writes = Counter(
+        e.key for e in tracker_journal.entries(tracker_journal.journal_path(stack.data, Path(stack.env["ATLAS_HOME"])))
+    )  # a copy, not marked: under home
     decisions_logged = [e for e in audit.entries(stack.conn, limit=10 * CARDS) if e.kind == "decision"]
-    ledger_done = sum(1 for pid in approved if (ledger.entry_of(stack.conn, *pid.split(".", 1)) or {}).get("state") == "done")
+    ledger_done = sum(
+        1 for pid in approved if (ledger.entry_of(stack.conn, *pid.split(".", 1)) or {}).get("state") == "done"
+    )
     once = set(writes) == approved and all(n == 1 for n in writes.values())
     first_click = {}
     for pid, wall, mono, _ack, _status in sorted(sent, key=lambda s: s[1]):
         first_click.setdefault(pid, (wall, mono))
-    decision_ms = [(records[pid].decided_at - first_click[pid][0]) * 1000 for pid in records if records[pid] and records[pid].decided_at]
-    card_ts = {c["ts"]: next(e["value"] for b in c["blocks"] if b.get("type") == "actions" for e in b["elements"]) for c in cards}
+    decision_ms = [
+        (records[pid].decided_at - first_click[pid][0]) * 1000
+        for pid in records
+        if records[pid] and records[pid].decided_at
+    ]
+    card_ts = {
+        c["ts"]: next(e["value"] for b in c["blocks"] if b.get("type") == "actions" for e in b["elements"])
+        for c in cards
+    }
     edited: dict[str, float] = {}
     for call in stack.api.calls_to("chat.update"):
         pid = card_ts.get(call.args.get("ts"))
@@ -209,27 +263,59 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
     refused = len(stack.api.ephemerals())
     summary = Table(
         title=f"Approvals: {CARDS} pending calls, each clicked twice at once by two approvers ({WAVE} cards per wave)",
-        columns=["cards", "clicks", "HTTP 200", "decisions", "'already decided' notes", "approved", "labels written",
-                 "written twice", "ledger done", "runs done"],
-        rows=[[CARDS, len(sent), sum(1 for s in sent if s[4] == 200), len(decisions_logged), refused, len(approved),
-               sum(writes.values()), sum(1 for n in writes.values() if n > 1), ledger_done,
-               sum(1 for r in finals if r.status == "done")]],
+        columns=[
+            "cards",
+            "clicks",
+            "HTTP 200",
+            "decisions",
+            "'already decided' notes",
+            "approved",
+            "labels written",
+            "written twice",
+            "ledger done",
+            "runs done",
+        ],
+        rows=[
+            [
+                CARDS,
+                len(sent),
+                sum(1 for s in sent if s[4] == 200),
+                len(decisions_logged),
+                refused,
+                len(approved),
+                sum(writes.values()),
+                sum(1 for n in writes.values() if n > 1),
+                ledger_done,
+                sum(1 for r in finals if r.status == "done"),
+            ]
+        ],
         goal="one decision per card, every approved side effect executed exactly once, every run resumed and answered",
-        met=once and len(decisions_logged) == CARDS and ledger_done == len(approved) and all(r.status == "done" for r in finals),
-        notes=[f"{WORKERS} `atlas worker` processes and `atlas serve` as real processes; Redis, Slack and the model on loopback",
-               "'labels written' counts the tracker's write journal per call key, so a second execution would show"],
+        met=once
+        and len(decisions_logged) == CARDS
+        and ledger_done == len(approved)
+        and all(r.status == "done" for r in finals),
+        notes=[
+            f"{WORKERS} `atlas worker` processes and `atlas serve` as real processes; Redis, Slack and the model on loopback",
+            "'labels written' counts the tracker's write journal per call key, so a second execution would show",
+        ],
     )
     latency = Table(
         title="Approval click latency (ms)",
         columns=["measure", "n", "p50", "p95", "max"],
-        rows=[[name, len(v), round(percentile(v, 0.5), 1), round(percentile(v, 0.95), 1), round(max(v), 1)]
-              for name, v in (("ack: click -> HTTP response", ack_ms),
-                              ("decision: click -> recorded in Redis", decision_ms),
-                              ("card: click -> card edited at Slack", card_ms))],
+        rows=[
+            [name, len(v), round(percentile(v, 0.5), 1), round(percentile(v, 0.95), 1), round(max(v), 1)]
+            for name, v in (
+                ("ack: click -> HTTP response", ack_ms),
+                ("decision: click -> recorded in Redis", decision_ms),
+                ("card: click -> card edited at Slack", card_ms),
+            )
+        ],
         goal="ack well under Slack's 3 s; the decision recorded within a few hundred ms under 40 concurrent clicks",
         met=percentile(ack_ms, 0.95) < 3000 and percentile(decision_ms, 0.95) < 1000,
-        notes=["decision latency compares the client's clock with Redis server TIME (same host)",
-               "clicks are sent from one thread with non-blocking sockets; both clicks of a card leave together"],
+        notes=[
+            "decision latency compares the client's clock with Redis server TIME (same host)",
+            "clicks are sent from one thread with non-blocking sockets; both clicks of a card leave together",
+        ],
     )
     pairs = [(percentile(c, 0.95), percentile(m, 0.95)) for c, m in zip(click_acks, mention_acks, strict=True)]
     click_p95, mention_p95 = statistics.median(c for c, _ in pairs), statistics.median(m for _, m in pairs)
@@ -237,15 +323,25 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
     against_floor = Table(
         title=f"Approval click ack p95 against the mention ack's p95, same server, same run ({REPEATS} interleaved runs; medians)",
         columns=["path", "Atlas", "floor", "ratio", "goal", "met"],
-        rows=[[f"approval click ack p95, {2 * WAVE} clicks at once", f"{click_p95:.1f} ms", f"{mention_p95:.1f} ms",
-               f"{ratio:.2f}x", f"<= {ACK_GOAL_RATIO:g}x", "yes" if ratio <= ACK_GOAL_RATIO else "NO"]],
+        rows=[
+            [
+                f"approval click ack p95, {2 * WAVE} clicks at once",
+                f"{click_p95:.1f} ms",
+                f"{mention_p95:.1f} ms",
+                f"{ratio:.2f}x",
+                f"<= {ACK_GOAL_RATIO:g}x",
+                "yes" if ratio <= ACK_GOAL_RATIO else "NO",
+            ]
+        ],
         goal=f"a click's ack within {ACK_GOAL_RATIO:g}x of a mention's",
         met=ratio <= ACK_GOAL_RATIO,
-        notes=[f"floor: after every wave of {2 * WAVE} clicks, {2 * WAVE} signed mentions at once to the same `atlas serve` "
-               f"(each after a {SETTLE_SECONDS:.1f} s pause)",
-               "before a click's ack: the signature and one Redis script (the approval loaded, the approver checked, "
-               "the decision recorded); the resume, the card edit and the notes after it, once the requests in flight are answered",
-               "p95 per run (click, mention) " + ", ".join(f"({c:.1f}, {m:.1f})" for c, m in pairs)],
+        notes=[
+            f"floor: after every wave of {2 * WAVE} clicks, {2 * WAVE} signed mentions at once to the same `atlas serve` "
+            f"(each after a {SETTLE_SECONDS:.1f} s pause)",
+            "before a click's ack: the signature and one Redis script (the approval loaded, the approver checked, "
+            "the decision recorded); the resume, the card edit and the notes after it, once the requests in flight are answered",
+            "p95 per run (click, mention) " + ", ".join(f"({c:.1f}, {m:.1f})" for c, m in pairs),
+        ],
     )
     return [summary, latency, against_floor]
 

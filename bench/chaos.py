@@ -39,8 +39,16 @@ __all__ = ["CHANNEL", "SCALES", "Outcome", "Plan", "run", "soak"]
 # BENCH_CHAOS_SCALE: "full" is the bench's; "small" finishes in a few minutes on a loaded 2-core machine.
 SCALES = {
     "full": Plan(mentions=90, issues=12, help_posts=30),
-    "small": Plan(mentions=24, issues=6, help_posts=12, kills=2, redis_down_seconds=4.0, slack_outage_seconds=5.0,
-                  model_seconds=0.2, deadline_seconds=180.0),
+    "small": Plan(
+        mentions=24,
+        issues=6,
+        help_posts=12,
+        kills=2,
+        redis_down_seconds=4.0,
+        slack_outage_seconds=5.0,
+        model_seconds=0.2,
+        deadline_seconds=180.0,
+    ),
 }
 
 
@@ -74,8 +82,9 @@ def _mention(rig: Rig, index: int) -> None:
     assert reply.status == 200, reply
 
 
-def _kill_a_plain_worker(rig: Rig, plan: Plan, outcome: Outcome, *, restart: bool = True,
-                         done: Callable[[], bool] | None = None) -> None:
+def _kill_a_plain_worker(
+    rig: Rig, plan: Plan, outcome: Outcome, *, restart: bool = True, done: Callable[[], bool] | None = None
+) -> None:
     """SIGKILL the plain worker holding the most runs (once it holds one), and start another in its place;
     with `done`, nothing is killed once it is true (every thread answered: no run is left to hold)."""
     plain = range(1, plan.workers)
@@ -119,8 +128,12 @@ def soak(plan: Plan, root: Path) -> Outcome:
         list(pool.map(lambda i: _mention(rig, i), range(first)))
         outage = SlackOutage(rig, plan.slack_outage_seconds)  # every Web API call: the answers, progress, statuses
         _kill_a_plain_worker(rig, plan, outcome, restart=False)
-        wait(lambda: redeliveries(rig), "an answer Slack refused left to a re-delivery", timeout=plan.deadline_seconds,
-             interval=0.1)
+        wait(
+            lambda: redeliveries(rig),
+            "an answer Slack refused left to a re-delivery",
+            timeout=plan.deadline_seconds,
+            interval=0.1,
+        )
         outcome.slack_down_seconds = outage.end()
         rig.kill_redis()
         list(pool.map(lambda i: _mention(rig, i), range(first, first + later)))  # kept on disk by the web process
@@ -129,7 +142,11 @@ def soak(plan: Plan, root: Path) -> Outcome:
         threading.Event().wait(plan.redis_down_seconds)  # the outage itself
         embedded_redis.ensure_running(root / "redis")
         rig.start_worker(1)
-        wait(lambda: rig.names[1] in {w.name for w in Worker.all(connection=rig.conn())}, "the restarted worker to register", timeout=90)
+        wait(
+            lambda: rig.names[1] in {w.name for w in Worker.all(connection=rig.conn())},
+            "the restarted worker to register",
+            timeout=90,
+        )
         listed = {w.name for w in Worker.all(connection=rig.conn())}
         if len(listed) < plan.workers:
             outcome.notes.append(f"after Redis's restart RQ lists only {sorted(listed)}")
@@ -137,8 +154,12 @@ def soak(plan: Plan, root: Path) -> Outcome:
         list(pool.map(lambda i: _mention(rig, i), range(first + later, plan.mentions)))  # work for the later kills
         others(2)
         threads = [_thread(i) for i in range(plan.mentions)]
-        answered = lambda: all(rig.answers(t) for t in threads) and all(  # noqa: E731
-            chaos_help.answers(rig.api, i) for i in range(plan.help_posts))
+
+        def answered() -> bool:
+            return all(rig.answers(t) for t in threads) and all(
+                chaos_help.answers(rig.api, i) for i in range(plan.help_posts)
+            )
+
         for _ in range(plan.kills - 1):
             _kill_a_plain_worker(rig, plan, outcome, done=answered)
         wait(answered, "every thread answered", timeout=plan.deadline_seconds, interval=0.1)
@@ -158,7 +179,9 @@ def soak(plan: Plan, root: Path) -> Outcome:
             outcome.wrong += any(expected not in str(a.get("blocks")) for a in answers)
         outcome.refused_posts = sum(1 for c in rig.api.calls if c.status == 503)
         outcome.redeliveries = redeliveries(rig)
-        outcome.help = chaos_help.count(rig.api, plan.help_posts, len(refused_help), len(dropped)) if plan.help_posts else None
+        outcome.help = (
+            chaos_help.count(rig.api, plan.help_posts, len(refused_help), len(dropped)) if plan.help_posts else None
+        )
         if triage is not None:
             chaos_triage.count(rig.github, rig.api, numbers, triage)
     return outcome
@@ -168,10 +191,20 @@ def _decided(rig: Rig, plan: Plan, numbers: list[int], clicker: chaos_triage.Cli
     """Every issue's card up (the periodic sync brings those whose webhook met Redis down), each one decided
     (the clicker clicked it through the faults) and every approved write sent."""
     try:
-        wait(lambda: chaos_triage.all_carded(rig.api, numbers), "a card for every new issue",
-             timeout=plan.deadline_seconds, interval=0.2)
-        wait(lambda: clicker.click_pending() == 0 and all(chaos_triage.written(rig.github, n) for n in numbers if n % 2 == 0),
-             "every card decided and every approved label write sent", timeout=plan.deadline_seconds, interval=0.5)
+        wait(
+            lambda: chaos_triage.all_carded(rig.api, numbers),
+            "a card for every new issue",
+            timeout=plan.deadline_seconds,
+            interval=0.2,
+        )
+        wait(
+            lambda: (
+                clicker.click_pending() == 0 and all(chaos_triage.written(rig.github, n) for n in numbers if n % 2 == 0)
+            ),
+            "every card decided and every approved label write sent",
+            timeout=plan.deadline_seconds,
+            interval=0.5,
+        )
     finally:
         clicker.close()
 
@@ -187,41 +220,99 @@ def run() -> list[Table]:
     plan = _plan()
     with tempfile.TemporaryDirectory(prefix="atlas-bench-chaos-") as tmp:
         outcome = soak(plan, Path(tmp))
-    faults: list[object] = [f"{plan.workers} x {plan.concurrency}", outcome.kills, outcome.killed_runs,
-                            f"{plan.redis_down_seconds:.0f} s", f"{outcome.slack_down_seconds:.0f} s", outcome.refused_posts,
-                            outcome.redeliveries, outcome.spooled, outcome.seconds]
-    kinds = [["mentions", plan.mentions, outcome.answered_once, outcome.duplicated, outcome.missing, outcome.wrong,
-              "-", "-"]]
+    faults: list[object] = [
+        f"{plan.workers} x {plan.concurrency}",
+        outcome.kills,
+        outcome.killed_runs,
+        f"{plan.redis_down_seconds:.0f} s",
+        f"{outcome.slack_down_seconds:.0f} s",
+        outcome.refused_posts,
+        outcome.redeliveries,
+        outcome.spooled,
+        outcome.seconds,
+    ]
+    kinds = [
+        ["mentions", plan.mentions, outcome.answered_once, outcome.duplicated, outcome.missing, outcome.wrong, "-", "-"]
+    ]
     lost = outcome.duplicated + outcome.missing + outcome.wrong
     if outcome.help is not None:
         h = outcome.help
-        kinds.append([f"help posts ({h.refused} answered 503, retried as Slack does)", h.posts, h.answered_once, h.duplicated, h.missing, h.wrong, "-", "-"])
+        kinds.append(
+            [
+                f"help posts ({h.refused} answered 503, retried as Slack does)",
+                h.posts,
+                h.answered_once,
+                h.duplicated,
+                h.missing,
+                h.wrong,
+                "-",
+                "-",
+            ]
+        )
         lost += h.duplicated + h.missing + h.wrong + h.dropped
     if outcome.triage is not None:
         t = outcome.triage
-        kinds.append([f"new issues ({t.refused_webhooks} webhooks 503)", t.issues, t.carded_once, t.carded_twice,
-                      t.uncarded, 0, "-", "-"])
-        kinds.append([f"approvals ({t.clicks} clicks, {t.refused_clicks} not 200)", t.approved, t.written_once,
-                      t.written_twice, t.unwritten, 0, t.written_twice, "-"])
+        kinds.append(
+            [
+                f"new issues ({t.refused_webhooks} webhooks 503)",
+                t.issues,
+                t.carded_once,
+                t.carded_twice,
+                t.uncarded,
+                0,
+                "-",
+                "-",
+            ]
+        )
+        kinds.append(
+            [
+                f"approvals ({t.clicks} clicks, {t.refused_clicks} not 200)",
+                t.approved,
+                t.written_once,
+                t.written_twice,
+                t.unwritten,
+                0,
+                t.written_twice,
+                "-",
+            ]
+        )
         kinds.append(["denials", t.denied, t.denied - t.denied_written, 0, 0, 0, "-", t.denied_written])
         lost += t.carded_twice + t.uncarded + t.written_twice + t.unwritten + t.denied_written
     return [
-        Table("Chaos with concurrent workers: the faults (worker SIGKILLs, a Redis SIGKILL and restart, Slack 503s, "
-              "overlapping)",
-              ["workers x slots", "kills", "runs killed", "Redis down", "Slack down", "503s", "re-deliveries",
-               "kept while Redis was down", "s to last answer"],
-              [faults],
-              notes=["BENCH_CHAOS_SCALE=small|full (default full); BENCH_CHAOS_MENTIONS, BENCH_CHAOS_ISSUES and "
-                     "BENCH_CHAOS_HELP override its counts; the scheduler worker is never killed (its lock lapses in ~61 s)",
-                     "Slack is down at least the plan's seconds and until an answer it refused was left to a re-delivery",
-                     "heartbeat TTL 5 s (the lease's too): at 2 s on a loaded machine a live job's lease lapsed and its run "
-                     "was worked twice", *outcome.notes]),
-        Table("Chaos, per kind: answered (or carded, or written) once, twice or more, lost",
-              ["kind", "sent", "once", "twice+", "lost", "wrong", "applied twice", "denied writes applied"],
-              kinds,
-              goal="every mention and help post answered exactly once, every issue carded once, every approved write "
-                   "sent once, no denied write",
-              met=lost == 0 and outcome.answered_once == plan.mentions,
-              notes=["each new issue's card is clicked as it appears, through the faults: Approve on an even-numbered "
-                     "issue's labels, Deny on an odd one's; a click the deployment did not take is clicked again 3 s later"]),
+        Table(
+            "Chaos with concurrent workers: the faults (worker SIGKILLs, a Redis SIGKILL and restart, Slack 503s, "
+            "overlapping)",
+            [
+                "workers x slots",
+                "kills",
+                "runs killed",
+                "Redis down",
+                "Slack down",
+                "503s",
+                "re-deliveries",
+                "kept while Redis was down",
+                "s to last answer",
+            ],
+            [faults],
+            notes=[
+                "BENCH_CHAOS_SCALE=small|full (default full); BENCH_CHAOS_MENTIONS, BENCH_CHAOS_ISSUES and "
+                "BENCH_CHAOS_HELP override its counts; the scheduler worker is never killed (its lock lapses in ~61 s)",
+                "Slack is down at least the plan's seconds and until an answer it refused was left to a re-delivery",
+                "heartbeat TTL 5 s (the lease's too): at 2 s on a loaded machine a live job's lease lapsed and its run "
+                "was worked twice",
+                *outcome.notes,
+            ],
+        ),
+        Table(
+            "Chaos, per kind: answered (or carded, or written) once, twice or more, lost",
+            ["kind", "sent", "once", "twice+", "lost", "wrong", "applied twice", "denied writes applied"],
+            kinds,
+            goal="every mention and help post answered exactly once, every issue carded once, every approved write "
+            "sent once, no denied write",
+            met=lost == 0 and outcome.answered_once == plan.mentions,
+            notes=[
+                "each new issue's card is clicked as it appears, through the faults: Approve on an even-numbered "
+                "issue's labels, Deny on an odd one's; a click the deployment did not take is clicked again 3 s later"
+            ],
+        ),
     ]

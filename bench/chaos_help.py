@@ -44,8 +44,9 @@ def post(send: SlackSender, index: int, retry: int = 0) -> int:
     """One help post, as Slack sends it (`retry`: Slack's re-send of an event that was not taken); the status.
     With Redis down the web process answers 503 (a help post is not spooled as a mention is) and Slack retries
     the event, 1 and then 5 minutes later: the bench re-sends it once Redis is back."""
-    event = channel_message(question(index), channel=HELP, user=f"U0ASK{index:05d}", ts=thread(index),
-                            eid=f"EvChaosHelp{index:06d}")
+    event = channel_message(
+        question(index), channel=HELP, user=f"U0ASK{index:05d}", ts=thread(index), eid=f"EvChaosHelp{index:06d}"
+    )
     return send.event(event, **({"retry_num": retry} if retry else {})).status
 
 
@@ -61,7 +62,9 @@ def retry(send: SlackSender, refused: list[int], pause: float = 2.0) -> list[int
 
 
 def answers(api: SlackAPI, index: int) -> list[dict[str, Any]]:
-    return [m for m in api.thread(HELP, thread(index)) if any(b.get("type") == "markdown" for b in m.get("blocks") or [])]
+    return [
+        m for m in api.thread(HELP, thread(index)) if any(b.get("type") == "markdown" for b in m.get("blocks") or [])
+    ]
 
 
 def count(api: SlackAPI, posts: int, refused: int, dropped: int) -> HelpOutcome:

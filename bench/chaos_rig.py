@@ -83,8 +83,11 @@ class Rig:
     def start_worker(self, index: int, *extra: str) -> None:
         self.started += 1
         name = f"chaos-{index}-{self.started}"
-        proc = atlas_process(["worker", "--name", name, "--concurrency", self.env["ATLAS_WORKER_CONCURRENCY"], *extra],
-                             self.env, self.home / f"{name}.log")
+        proc = atlas_process(
+            ["worker", "--name", name, "--concurrency", self.env["ATLAS_WORKER_CONCURRENCY"], *extra],
+            self.env,
+            self.home / f"{name}.log",
+        )
         if index < len(self.workers):
             self.workers[index], self.names[index] = proc, name
         else:
@@ -102,7 +105,11 @@ class Rig:
         wait(lambda: not embedded_redis.is_running(self.home / "redis"), "valkey to die", timeout=10)
 
     def answers(self, thread: str) -> list[dict[str, Any]]:
-        return [m for m in self.api.thread(CHANNEL, thread) if any(b.get("type") == "markdown" for b in m.get("blocks") or [])]
+        return [
+            m
+            for m in self.api.thread(CHANNEL, thread)
+            if any(b.get("type") == "markdown" for b in m.get("blocks") or [])
+        ]
 
 
 @contextmanager
@@ -111,14 +118,25 @@ def rig(plan: Plan, root: Path) -> Iterator[Rig]:
     with SlackAPI() as api, ScriptedModel(fallback=PacedModel(plan.model_seconds)) as model, ExitStack() as more:
         github = more.enter_context(chaos_triage.stand_in()) if plan.issues else None
         data = chaos_triage.env(github, root / "atlas") if github else {"ATLAS_DATA": str(make_dataset(root / "data"))}
-        env = {"REDIS_URL": url, "ATLAS_HOME": str(root / "atlas"), **data, **(chaos_help.env() if plan.help_posts else {}),
-               **api.env(), **model.env(), "SLACK_SIGNING_SECRET": SECRET, "ATLAS_SEMANTIC": "off",
-               "ATLAS_MODEL_RETRIES": "0", "ATLAS_WORKER_CONCURRENCY": str(plan.concurrency),
-               # a killed worker's runs are found in seconds; 5 s, not less: on a loaded machine a 2 s heartbeat and
-               # lease lapse under a live job, whose run a second job then works at the same time (see the report)
-               "ATLAS_WORKER_HEARTBEAT_TTL": "5", "ATLAS_WORKER_MAINTENANCE": "1",
-               "ATLAS_SLACK_OUTAGE_SECONDS": str(max(120.0, 4 * plan.slack_outage_seconds)), "ATLAS_SLACK_RETRY_CAP": "2",
-               "ATLAS_REDIS_RETRY_CAP": "0.5"}
+        env = {
+            "REDIS_URL": url,
+            "ATLAS_HOME": str(root / "atlas"),
+            **data,
+            **(chaos_help.env() if plan.help_posts else {}),
+            **api.env(),
+            **model.env(),
+            "SLACK_SIGNING_SECRET": SECRET,
+            "ATLAS_SEMANTIC": "off",
+            "ATLAS_MODEL_RETRIES": "0",
+            "ATLAS_WORKER_CONCURRENCY": str(plan.concurrency),
+            # a killed worker's runs are found in seconds; 5 s, not less: on a loaded machine a 2 s heartbeat and
+            # lease lapse under a live job, whose run a second job then works at the same time (see the report)
+            "ATLAS_WORKER_HEARTBEAT_TTL": "5",
+            "ATLAS_WORKER_MAINTENANCE": "1",
+            "ATLAS_SLACK_OUTAGE_SECONDS": str(max(120.0, 4 * plan.slack_outage_seconds)),
+            "ATLAS_SLACK_RETRY_CAP": "2",
+            "ATLAS_REDIS_RETRY_CAP": "0.5",
+        }
         rig = Rig(root, env, api, SlackSender(""), [], [], github=github)
         try:
             for index in range(plan.workers):  # they start up while the web process does
@@ -126,7 +144,11 @@ def rig(plan: Plan, root: Path) -> Iterator[Rig]:
             with atlas_serve(env, root / "serve.log") as port:
                 rig.send = SlackSender(f"http://127.0.0.1:{port}/slack/events")
                 rig.webhook = f"http://127.0.0.1:{port}/github/webhook"
-                wait(lambda: len(Worker.all(connection=rig.conn())) >= plan.workers, "the workers to register", timeout=90)
+                wait(
+                    lambda: len(Worker.all(connection=rig.conn())) >= plan.workers,
+                    "the workers to register",
+                    timeout=90,
+                )
                 yield rig
         finally:
             for proc in rig.workers:
@@ -149,8 +171,11 @@ def lingering(rig: Rig) -> list[str]:
     issues in the plan) and the cards' expiries: none left means no job could post anything more."""
     conn = rig.conn()
     queue = Queue(QUEUE, connection=conn)
-    ids = [*queue.job_ids, *StartedJobRegistry(queue=queue).get_job_ids(),
-           *ScheduledJobRegistry(queue=queue).get_job_ids()]
+    ids = [
+        *queue.job_ids,
+        *StartedJobRegistry(queue=queue).get_job_ids(),
+        *ScheduledJobRegistry(queue=queue).get_job_ids(),
+    ]
     jobs = [job for job in Job.fetch_many(ids, connection=conn) if job is not None]
     waiting = (".periodic_sync", ".expire_step")  # a card's expiry waits its hours, and does nothing to a decided card
     return [f"{job.id} ({job.func_name}, {job.get_status()})" for job in jobs if not job.func_name.endswith(waiting)]
@@ -170,5 +195,3 @@ class SlackOutage:
         threading.Event().wait(max(0.0, self.began + self.least - time.monotonic()))
         self.over.set()
         return time.monotonic() - self.began
-
-

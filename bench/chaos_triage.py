@@ -25,8 +25,13 @@ from tests.support.triage_inbox_harness import button, repository, text_of
 
 CHANNEL = "C0TRIAGE"
 MAINTAINER = "U0MAINT"
-TOPICS = ("Scheduler skips jobs after a restart", "Scheduler drifts by a minute each day", "Typo in the install guide",
-          "Scheduler cron expression with seconds is rejected", "How do I configure the docs theme?")
+TOPICS = (
+    "Scheduler skips jobs after a restart",
+    "Scheduler drifts by a minute each day",
+    "Typo in the install guide",
+    "Scheduler cron expression with seconds is rejected",
+    "How do I configure the docs theme?",
+)
 
 
 @dataclass
@@ -48,9 +53,14 @@ class TriageOutcome:
 
 def env(github: GitHubAPI, home: Path) -> dict[str, str]:
     """What the deployment adds for the inbox; the repository synced first (the workers serve its folder)."""
-    extra = {**github.env(), "GITHUB_WEBHOOK_SECRET": WEBHOOK_SECRET, "ATLAS_TRIAGE_CHANNEL": CHANNEL,
-             "ATLAS_APPROVERS": MAINTAINER, "ATLAS_SYNC_INTERVAL": "5",
-             "ATLAS_TRIAGE_ACTIONS": "duplicates=off,labels=draft,reply=off"}
+    extra = {
+        **github.env(),
+        "GITHUB_WEBHOOK_SECRET": WEBHOOK_SECRET,
+        "ATLAS_TRIAGE_CHANNEL": CHANNEL,
+        "ATLAS_APPROVERS": MAINTAINER,
+        "ATLAS_SYNC_INTERVAL": "5",
+        "ATLAS_TRIAGE_ACTIONS": "duplicates=off,labels=draft,reply=off",
+    }
     run_sync(github, Settings.from_env({**extra, "ATLAS_HOME": str(home)}), build_index=False)
     return extra
 
@@ -61,8 +71,9 @@ def stand_in() -> GitHubAPI:
 
 def open_issue(github: GitHubAPI, url: str, index: int, outcome: TriageOutcome) -> int:
     """A new issue on GitHub and its `issues.opened` delivery; a 503 (Redis down) is counted, not retried."""
-    issue = github.repo.add_issue(f"{TOPICS[index % len(TOPICS)]} (chaos {index})", "Seen on 2.3 with the defaults.",
-                                  author=f"user{index}")
+    issue = github.repo.add_issue(
+        f"{TOPICS[index % len(TOPICS)]} (chaos {index})", "Seen on 2.3 with the defaults.", author=f"user{index}"
+    )
     body = payload("issues-opened", github.repo, action="opened", issue=issue)
     body["issue"]["author_association"] = "NONE"  # a user's issue: triaged (a writer's is skipped)
     status, _ = deliver(url, "issues", body)

@@ -38,7 +38,11 @@ def run() -> list[Table]:
     # a token's 5,000 requests an hour would not cover the first sync: the limit of a GitHub App on Enterprise Cloud
     with GitHubAPI(repo, validate=False, rate_limit=RATE_LIMIT) as api, tempfile.TemporaryDirectory() as tmp:
         env = {**api.env(), "ATLAS_HOME": tmp}
-        for label, change in (("first sync", 0), (f"re-sync, {CHANGED} files changed", CHANGED), ("re-sync, nothing changed", 0)):
+        for label, change in (
+            ("first sync", 0),
+            (f"re-sync, {CHANGED} files changed", CHANGED),
+            ("re-sync, nothing changed", 0),
+        ):
             if change:
                 for i in range(0, FILES, FILES // change):
                     api.repo.files[_path(i)] = _source(i, "    # changed\n")
@@ -48,31 +52,63 @@ def run() -> list[Table]:
             started = time.perf_counter()
             knowledge_index.ensure(Settings.from_env(env).data_dir)
             index_seconds = time.perf_counter() - started
-            code = [c for c in calls if "/commits/" in c.path or "/git/blobs/" in c.path
-                    or ("/git/trees/" in c.path and "recursive" in c.query)]  # the docs' own tree reads left out
+            code = [
+                c
+                for c in calls
+                if "/commits/" in c.path
+                or "/git/blobs/" in c.path
+                or ("/git/trees/" in c.path and "recursive" in c.query)
+            ]  # the docs' own tree reads left out
             blobs = sum(1 for c in calls if "/git/blobs/" in c.path)
             wanted = FILES if label == "first sync" else change
             floor = (2 + wanted) if wanted else 1  # head commit + tree listing + each new blob; 304 on the head alone
-            rows.append([label, len(calls), len(code), floor, blobs, round(result["seconds"], 2), round(result["peak_rss_mb"]),
-                         round(index_seconds, 2)])
+            rows.append(
+                [
+                    label,
+                    len(calls),
+                    len(code),
+                    floor,
+                    blobs,
+                    round(result["seconds"], 2),
+                    round(result["peak_rss_mb"]),
+                    round(index_seconds, 2),
+                ]
+            )
     first, changed, unchanged = rows
-    met = (first[4] == FILES and changed[4] == CHANGED and unchanged[4] == 0
-           and all(int(str(r[2])) <= int(str(r[3])) * 1.05 for r in rows))
-    return [Table(
-        f"Code sync of a {FILES:,}-file repository (GitHub stand-in, sync in a child process; validation off)",
-        ["sync", "requests", "code requests", "floor", "blobs fetched", "seconds", "peak RSS MB", "index update seconds"],
-        rows,
-        goal=f"the first sync fetches each blob once; a re-sync fetches only the {CHANGED} changed blobs; "
-             "code requests within 5% of the floor; nothing changed: the head commit's 304 only",
-        met=met,
-        notes=["requests = every request of the sync (labels, issues, comments, repository, docs trees, releases, code)",
-               "code requests = head commit, the recursive tree and blobs; floor = head commit + one recursive tree + one per new blob",
-               "every request goes over one kept-open connection (datasets/github_fetch.kept_open): before, githubkit built "
-               "an httpx client per request and each loaded the CA bundle (~0.1 s of CPU a request)",
-               "index update seconds = knowledge_index.ensure of the synced folder after the sync, in the bench's process",
-               f"{FOLDERS} folders of {FILES // FOLDERS} files, generated at run time; the stand-in's rate limit is "
-               f"{RATE_LIMIT:,} an hour: with a token's 5,000 the first sync waits for the reset once (and says so)"],
-    )]
+    met = (
+        first[4] == FILES
+        and changed[4] == CHANGED
+        and unchanged[4] == 0
+        and all(int(str(r[2])) <= int(str(r[3])) * 1.05 for r in rows)
+    )
+    return [
+        Table(
+            f"Code sync of a {FILES:,}-file repository (GitHub stand-in, sync in a child process; validation off)",
+            [
+                "sync",
+                "requests",
+                "code requests",
+                "floor",
+                "blobs fetched",
+                "seconds",
+                "peak RSS MB",
+                "index update seconds",
+            ],
+            rows,
+            goal=f"the first sync fetches each blob once; a re-sync fetches only the {CHANGED} changed blobs; "
+            "code requests within 5% of the floor; nothing changed: the head commit's 304 only",
+            met=met,
+            notes=[
+                "requests = every request of the sync (labels, issues, comments, repository, docs trees, releases, code)",
+                "code requests = head commit, the recursive tree and blobs; floor = head commit + one recursive tree + one per new blob",
+                "every request goes over one kept-open connection (datasets/github_fetch.kept_open): before, githubkit built "
+                "an httpx client per request and each loaded the CA bundle (~0.1 s of CPU a request)",
+                "index update seconds = knowledge_index.ensure of the synced folder after the sync, in the bench's process",
+                f"{FOLDERS} folders of {FILES // FOLDERS} files, generated at run time; the stand-in's rate limit is "
+                f"{RATE_LIMIT:,} an hour: with a token's 5,000 the first sync waits for the reset once (and says so)",
+            ],
+        )
+    ]
 
 
 def _path(i: int) -> str:

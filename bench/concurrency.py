@@ -110,7 +110,9 @@ def _worker(stack: Stack, concurrency: int) -> Iterator[psutil.Process]:
     from rq import Worker
 
     name = f"bench-c{concurrency}-{time.time_ns()}"
-    proc = atlas_process(["worker", "--name", name, "--concurrency", str(concurrency)], stack.env, stack.home / f"{name}.log")
+    proc = atlas_process(
+        ["worker", "--name", name, "--concurrency", str(concurrency)], stack.env, stack.home / f"{name}.log"
+    )
     try:
         wait(lambda: any(w.name == name for w in Worker.all(connection=stack.conn)), "the worker to register")
         yield psutil.Process(proc.pid)
@@ -120,7 +122,12 @@ def _worker(stack: Stack, concurrency: int) -> Iterator[psutil.Process]:
 
 def _finish(stack: Stack, runs: list[RunState]) -> None:
     store = RunStore(stack.conn)
-    wait(lambda: all(store.load(r.id).final for r in runs), "every run to finish", timeout=DEADLINE_SECONDS, interval=0.05)
+    wait(
+        lambda: all(store.load(r.id).final for r in runs),
+        "every run to finish",
+        timeout=DEADLINE_SECONDS,
+        interval=0.05,
+    )
 
 
 def _settle(worker: psutil.Process) -> None:
@@ -155,13 +162,30 @@ def in_flight(stack: Stack) -> Table:
     per_run = (many - one) / (IN_FLIGHT - 1)
     return Table(
         title=f"One worker process, concurrency {IN_FLIGHT}: runs in flight and memory ({MODEL_SECONDS:.1f} s model calls)",
-        columns=["runs submitted", "most model calls at once", "PSS, 1 in flight (MiB)", f"PSS, {IN_FLIGHT} in flight (MiB)",
-                 "MiB per extra run (PSS)", "(USS)"],
-        rows=[[IN_FLIGHT, peak, round(one, 1), round(many, 1), round(per_run, 2), round((many_uss - one_uss) / (IN_FLIGHT - 1), 2)]],
+        columns=[
+            "runs submitted",
+            "most model calls at once",
+            "PSS, 1 in flight (MiB)",
+            f"PSS, {IN_FLIGHT} in flight (MiB)",
+            "MiB per extra run (PSS)",
+            "(USS)",
+        ],
+        rows=[
+            [
+                IN_FLIGHT,
+                peak,
+                round(one, 1),
+                round(many, 1),
+                round(per_run, 2),
+                round((many_uss - one_uss) / (IN_FLIGHT - 1), 2),
+            ]
+        ],
         goal=f"{IN_FLIGHT} in flight at once; <= {PSS_GOAL_MIB} MiB PSS per extra in-flight run",
         met=peak == IN_FLIGHT and per_run <= PSS_GOAL_MIB,
-        notes=["PSS counts shared pages once across the processes that map them (psutil memory_full_info().pss)",
-               "3-step runs: search_docs, get_issue (the tracker's SQLite), then the answer"],
+        notes=[
+            "PSS counts shared pages once across the processes that map them (psutil memory_full_info().pss)",
+            "3-step runs: search_docs, get_issue (the tracker's SQLite), then the answer",
+        ],
     )
 
 
@@ -169,19 +193,31 @@ def _answers(api: SlackAPI, channel: str) -> dict[str, int]:
     answers: dict[str, int] = {}
     for call in api.calls_to("chat.postMessage"):
         blocks = call.args.get("blocks") or []
-        if call.args.get("channel") == channel and call.reply.get("ok") and any(b.get("type") == "markdown" for b in blocks):
+        if (
+            call.args.get("channel") == channel
+            and call.reply.get("ok")
+            and any(b.get("type") == "markdown" for b in blocks)
+        ):
             answers[call.args["thread_ts"]] = answers.get(call.args["thread_ts"], 0) + 1
     return answers
 
 
 def mentions(stack: Stack) -> Table:
-    events = [mention(f"How do retries back off? ({i})", channel="C0BURST", ts=f"{1_950_000_000 + i}.000100") for i in range(MENTIONS)]
+    events = [
+        mention(f"How do retries back off? ({i})", channel="C0BURST", ts=f"{1_950_000_000 + i}.000100")
+        for i in range(MENTIONS)
+    ]
     threads = {e["event"]["ts"] for e in events}
     with _worker(stack, IN_FLIGHT):
         started = time.monotonic()
         with ThreadPoolExecutor(MENTIONS) as pool:
             statuses = list(pool.map(lambda e: stack.send.event(e).status, events))
-        wait(lambda: set(_answers(stack.api, "C0BURST")) >= threads, "every answer", timeout=DEADLINE_SECONDS, interval=0.05)
+        wait(
+            lambda: set(_answers(stack.api, "C0BURST")) >= threads,
+            "every answer",
+            timeout=DEADLINE_SECONDS,
+            interval=0.05,
+        )
         took = time.monotonic() - started
         time.sleep(1.0)  # a second answer, if any, would have been posted by now
     answers = _answers(stack.api, "C0BURST")
@@ -189,7 +225,15 @@ def mentions(stack: Stack) -> Table:
     return Table(
         title=f"{MENTIONS} Slack mentions at once, one worker process (concurrency {IN_FLIGHT})",
         columns=["mentions", "acked 200", "threads answered", "threads with != 1 answer", "last answer after (s)"],
-        rows=[[MENTIONS, sum(s == 200 for s in statuses), len(answers), sum(1 for t in threads if answers.get(t) != 1), round(took, 1)]],
+        rows=[
+            [
+                MENTIONS,
+                sum(s == 200 for s in statuses),
+                len(answers),
+                sum(1 for t in threads if answers.get(t) != 1),
+                round(took, 1),
+            ]
+        ],
         goal=f"all answered within {MENTIONS_GOAL_SECONDS:.0f} s, each exactly once",
         met=once and took <= MENTIONS_GOAL_SECONDS and all(s == 200 for s in statuses),
         notes=[f"each run makes 3 model calls of {MODEL_SECONDS:.1f} s: 6 s is the floor"],
@@ -206,17 +250,21 @@ def footprint(conn: redis.Redis, runs: list[RunState]) -> Table:
             sizes.setdefault(shape, []).append(int(conn.memory_usage(key) or 0))
             ttl = int(conn.ttl(key))
             ttls.setdefault(shape, set()).add(-1 if ttl < 0 else round(ttl / 3600) * 3600)  # to the hour
-    rows: list[list[object]] = [[shape, len(found), round(sum(found) / len(runs)), ", ".join(_lifetime(t) for t in sorted(ttls[shape]))]
-                                for shape, found in sorted(sizes.items())]
+    rows: list[list[object]] = [
+        [shape, len(found), round(sum(found) / len(runs)), ", ".join(_lifetime(t) for t in sorted(ttls[shape]))]
+        for shape, found in sorted(sizes.items())
+    ]
     total = sum(r[2] for r in rows if isinstance(r[2], int))
     rows.append(["all of a run's keys", "", total, ""])
     return Table(
         title=f"Redis bytes per finished 3-step run ({len(runs)} runs, MEMORY USAGE)",
         columns=["key", "keys", "bytes per run", "lives"],
         rows=rows,
-        notes=["a finished run's record keeps no reasoning and of each tool output only its first 240 characters "
-               "(workers/runs/store.py kept_when_finished, for the console's run page); "
-               "the events stream is written only for runs asked from the terminal (`atlas ask`), not for chat runs"],
+        notes=[
+            "a finished run's record keeps no reasoning and of each tool output only its first 240 characters "
+            "(workers/runs/store.py kept_when_finished, for the console's run page); "
+            "the events stream is written only for runs asked from the terminal (`atlas ask`), not for chat runs"
+        ],
     )
 
 
@@ -237,14 +285,17 @@ def throughput(stack: Stack) -> list[Table]:
         per_minute[concurrency] = count / took * 60
         rows.append([concurrency, count, round(took, 1), round(per_minute[concurrency], 1)])
     ratio = per_minute[THROUGHPUT_CONCURRENCY] / per_minute[1]
-    return [Table(
-        title=f"Throughput of one worker process: concurrency 1 and {THROUGHPUT_CONCURRENCY} ({MODEL_SECONDS:.1f} s model calls, 3-step runs)",
-        columns=["concurrency", "runs", "all finished after (s)", "answers / min"],
-        rows=rows,
-        goal=f"concurrency {THROUGHPUT_CONCURRENCY} >= {THROUGHPUT_GOAL_RATIO:.0f}x concurrency 1 (measured: {ratio:.1f}x)",
-        met=ratio >= THROUGHPUT_GOAL_RATIO,
-        notes=["concurrency 1 is today's worker: RQ's SimpleWorker path, one job at a time on the main thread"],
-    ), footprint(stack.conn, runs[:20])]
+    return [
+        Table(
+            title=f"Throughput of one worker process: concurrency 1 and {THROUGHPUT_CONCURRENCY} ({MODEL_SECONDS:.1f} s model calls, 3-step runs)",
+            columns=["concurrency", "runs", "all finished after (s)", "answers / min"],
+            rows=rows,
+            goal=f"concurrency {THROUGHPUT_CONCURRENCY} >= {THROUGHPUT_GOAL_RATIO:.0f}x concurrency 1 (measured: {ratio:.1f}x)",
+            met=ratio >= THROUGHPUT_GOAL_RATIO,
+            notes=["concurrency 1 is today's worker: RQ's SimpleWorker path, one job at a time on the main thread"],
+        ),
+        footprint(stack.conn, runs[:20]),
+    ]
 
 
 def run() -> list[Table]:

@@ -46,28 +46,60 @@ REPEATS = 20
 GOAL_MS = 100
 DAY = 86400
 NOT_FOUND = "I could not find anything about this in the docs or the issue tracker."
-TOPICS = ["retries", "webhooks", "rate limits", "the scheduler", "TLS certificates", "upgrades to 3.1", "the CLI",
-          "metrics", "backups", "plugins"]
+TOPICS = [
+    "retries",
+    "webhooks",
+    "rate limits",
+    "the scheduler",
+    "TLS certificates",
+    "upgrades to 3.1",
+    "the CLI",
+    "metrics",
+    "backups",
+    "plugins",
+]
 
 
 def _spec(n: int, rng: random.Random, now: float) -> dict[str, Any]:
     """Run number `n` of the fill: what it asked, where, how it ended, what answered it."""
     topic = TOPICS[n % len(TOPICS)]
-    return {"n": n, "topic": topic, "platform": "discord" if n % 10 < 3 else "slack",
-            "status": rng.choices(["done", "partial", "failed", "expired", "awaiting_approval"], [85, 5, 4, 1, 5])[0],
-            "question": f"How do {topic} work when {rng.choice(['scaling out', 'offline', 'under load'])}? (#{n})",
-            "created_at": now - (RUNS - n) * (30 * DAY / RUNS), "model": "offline" if n % 5 < 2 else "gpt-6-luna",
-            "answer": NOT_FOUND if n % 12 == 0 else f"About {topic}: see the docs.", "cost": 0.0 if n % 5 < 2 else 0.00024}
+    return {
+        "n": n,
+        "topic": topic,
+        "platform": "discord" if n % 10 < 3 else "slack",
+        "status": rng.choices(["done", "partial", "failed", "expired", "awaiting_approval"], [85, 5, 4, 1, 5])[0],
+        "question": f"How do {topic} work when {rng.choice(['scaling out', 'offline', 'under load'])}? (#{n})",
+        "created_at": now - (RUNS - n) * (30 * DAY / RUNS),
+        "model": "offline" if n % 5 < 2 else "gpt-6-luna",
+        "answer": NOT_FOUND if n % 12 == 0 else f"About {topic}: see the docs.",
+        "cost": 0.0 if n % 5 < 2 else 0.00024,
+    }
 
 
 def _run(spec: dict[str, Any]) -> RunState:
     """The run a worker would save."""
     n = spec["n"]
-    run = RunState(question=spec["question"], status=spec["status"],
-                   origin=Origin(kind=spec["platform"], channel=f"C{n % 20:02d}", user=f"U{n % 300:03d}", team="T1",
-                                 thread_ts=f"{1_700_000_000 + n}.000100"), created_at=spec["created_at"])
-    run.items = [{"type": "function_call", "call_id": f"c{n}", "name": "search_docs", "arguments": f'{{"query": "{spec["topic"]}"}}'},
-                 {"type": "function_call_output", "call_id": f"c{n}", "output": f"{spec['topic']}.md: ... " * 30}]
+    run = RunState(
+        question=spec["question"],
+        status=spec["status"],
+        origin=Origin(
+            kind=spec["platform"],
+            channel=f"C{n % 20:02d}",
+            user=f"U{n % 300:03d}",
+            team="T1",
+            thread_ts=f"{1_700_000_000 + n}.000100",
+        ),
+        created_at=spec["created_at"],
+    )
+    run.items = [
+        {
+            "type": "function_call",
+            "call_id": f"c{n}",
+            "name": "search_docs",
+            "arguments": f'{{"query": "{spec["topic"]}"}}',
+        },
+        {"type": "function_call_output", "call_id": f"c{n}", "output": f"{spec['topic']}.md: ... " * 30},
+    ]
     run.steps = [StepRecord(index=1, tools=["search_docs"], input_tokens=900, output_tokens=30), StepRecord(index=2)]
     run.usage = Usage(input_tokens=1800, output_tokens=120)
     run.answer, run.cost_usd = spec["answer"], spec["cost"]
@@ -79,11 +111,24 @@ def _record(spec: dict[str, Any], template: dict[str, Any]) -> dict[str, Any]:
     """The stored record of `_run(spec)` once finished, patched from one real record (building a RunState per run
     is most of a fill's time)."""
     n = spec["n"]
-    return {**template, "id": f"{n:016x}", "question": spec["question"], "status": spec["status"], "answer": spec["answer"],
-            "created_at": spec["created_at"], "updated_at": spec["created_at"] + 5, "cost_usd": spec["cost"],
-            "origin": {**template["origin"], "kind": spec["platform"], "channel": f"C{n % 20:02d}", "user": f"U{n % 300:03d}",
-                       "thread_ts": f"{1_700_000_000 + n}.000100"},
-            "answered_by": {**template["answered_by"], "model": spec["model"]}}
+    return {
+        **template,
+        "id": f"{n:016x}",
+        "question": spec["question"],
+        "status": spec["status"],
+        "answer": spec["answer"],
+        "created_at": spec["created_at"],
+        "updated_at": spec["created_at"] + 5,
+        "cost_usd": spec["cost"],
+        "origin": {
+            **template["origin"],
+            "kind": spec["platform"],
+            "channel": f"C{n % 20:02d}",
+            "user": f"U{n % 300:03d}",
+            "thread_ts": f"{1_700_000_000 + n}.000100",
+        },
+        "answered_by": {**template["answered_by"], "model": spec["model"]},
+    }
 
 
 def bulk_records(conn: redis.Redis, records: list[dict[str, Any]]) -> None:
@@ -101,8 +146,13 @@ def bulk_index(conn: redis.Redis, records: list[dict[str, Any]]) -> None:
     for r in records:
         origin, model, at = r["origin"], r["answered_by"]["model"], r["created_at"]
         gap = run_index.gap_of(r["status"], r["answer"])
-        for key in (run_index.all_key(), run_index.facet_key("status", r["status"]), run_index.facet_key("platform", origin["kind"]),
-                    run_index.facet_key("channel", origin["channel"]), run_index.facet_key("model", model)):
+        for key in (
+            run_index.all_key(),
+            run_index.facet_key("status", r["status"]),
+            run_index.facet_key("platform", origin["kind"]),
+            run_index.facet_key("channel", origin["channel"]),
+            run_index.facet_key("model", model),
+        ):
             sets[key][r["id"]] = at
         if gap:
             sets[run_index.gaps_key()][r["id"]] = at
@@ -110,8 +160,14 @@ def bulk_index(conn: redis.Redis, records: list[dict[str, Any]]) -> None:
             sets[run_index.values_key(facet)][value] = at
         if r["status"] != "awaiting_approval":
             days[run_index.day_key(run_index.day_of(at))].update(
-                runs=1, cost_micro=round(r["cost_usd"] * 1e6), tokens=1920, steps=2, offline=int(model == "offline"),
-                answered=int(r["status"] == "done" and not gap), gaps=int(bool(gap)))
+                runs=1,
+                cost_micro=round(r["cost_usd"] * 1e6),
+                tokens=1920,
+                steps=2,
+                offline=int(model == "offline"),
+                answered=int(r["status"] == "done" and not gap),
+                gaps=int(bool(gap)),
+            )
     pipe = conn.pipeline(transaction=False)
     for key, members in sets.items():
         pipe.zadd(key, members)
@@ -135,10 +191,10 @@ def fill(conn: redis.Redis, now: float) -> tuple[float, float, float, int, str, 
     started = time.perf_counter()
     older = [_record(_spec(n, rng, now), template) for n in range(RUNS - RECORDS)]
     for start in range(0, len(older), BATCH):
-        bulk_records(conn, older[start:start + BATCH])
+        bulk_records(conn, older[start : start + BATCH])
     before = int(conn.info("memory")["used_memory"])
     for start in range(0, len(older), BATCH):
-        bulk_index(conn, older[start:start + BATCH])
+        bulk_index(conn, older[start : start + BATCH])
     per_run = round((int(conn.info("memory")["used_memory"]) - before) / len(older))
     last = ""
     newest = [_run(_spec(n, rng, now)) for n in range(RUNS - RECORDS, RUNS)]
@@ -169,8 +225,10 @@ def keep_vectors(conn: redis.Redis, newest: list[RunState]) -> str:
         worker.save(run)
     per_gap = (time.perf_counter() - started) * 1000 / max(1, len(gaps))
     kept = sum(1 for key in conn.scan_iter(match=run_index.vector_key("*"), count=1000))
-    return (f"a finished gap run's save by a worker, with its question's vector: {per_gap:.1f} ms over {len(gaps)} gap runs; "
-            f"{kept} question vectors kept (768 bytes each)")
+    return (
+        f"a finished gap run's save by a worker, with its question's vector: {per_gap:.1f} ms over {len(gaps)} gap runs; "
+        f"{kept} question vectors kept (768 bytes each)"
+    )
 
 
 def timed(client: httpx.Client, path: str) -> list[float]:
@@ -195,38 +253,66 @@ def run() -> list[Table]:
         try:
             now = time.time()
             seconds, per_save, per_add, per_run, run_id, vectors_note = fill(conn, now)
-            settings = Settings.from_env({"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_CONSOLE_TOKEN": TOKEN})
+            settings = Settings.from_env(
+                {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_CONSOLE_TOKEN": TOKEN}
+            )
             if model_dir() is not None:  # the docs' section vectors, kept as a worker keeps them at start
                 open_corpus(settings.data_dir, settings.home, True).docs.warm(wait=True)
             app = console(settings, conn)
             assert app is not None
             server = BackgroundServer(http_server(None, port=0, console=app, threads=4)).start()
             try:
-                client = httpx.Client(base_url=f"http://127.0.0.1:{server.port}/console", timeout=30,
-                                      headers={"Authorization": f"Bearer {TOKEN}"})
+                client = httpx.Client(
+                    base_url=f"http://127.0.0.1:{server.port}/console",
+                    timeout=30,
+                    headers={"Authorization": f"Bearer {TOKEN}"},
+                )
                 first = client.get("/runs").text
                 older = first.split("before=")[-1].split('"')[0]
-                pages = [("runs", "/runs"), ("runs, page 2", f"/runs?before={older}"), ("runs by channel", "/runs?channel=C07"),
-                         ("runs: discord, no votes (walks)", "/runs?platform=discord&feedback=none"),
-                         ("runs: failed, offline (walks)", "/runs?status=failed&model=offline"),
-                         ("runs: voted down", "/runs?feedback=down"), ("a run", f"/runs/{run_id}"), ("cost and use", "/usage"),
-                         ("coverage gaps", "/gaps"), ("gaps CSV", "/gaps.csv"), ("approvals and triage", "/approvals"),
-                         ("health", "/health")]
+                pages = [
+                    ("runs", "/runs"),
+                    ("runs, page 2", f"/runs?before={older}"),
+                    ("runs by channel", "/runs?channel=C07"),
+                    ("runs: discord, no votes (walks)", "/runs?platform=discord&feedback=none"),
+                    ("runs: failed, offline (walks)", "/runs?status=failed&model=offline"),
+                    ("runs: voted down", "/runs?feedback=down"),
+                    ("a run", f"/runs/{run_id}"),
+                    ("cost and use", "/usage"),
+                    ("coverage gaps", "/gaps"),
+                    ("gaps CSV", "/gaps.csv"),
+                    ("approvals and triage", "/approvals"),
+                    ("health", "/health"),
+                ]
                 rows: list[list[object]] = []
                 for name, path in pages:
                     times = timed(client, path)
-                    rows.append([name, round(statistics.median(times), 1), round(sorted(times)[int(0.95 * len(times)) - 1], 1),
-                                 round(max(times), 1)])
+                    rows.append(
+                        [
+                            name,
+                            round(statistics.median(times), 1),
+                            round(sorted(times)[int(0.95 * len(times)) - 1], 1),
+                            round(max(times), 1),
+                        ]
+                    )
             finally:
                 server.close()
         finally:
             embedded_redis.stop(home / "redis")
     worst = max(float(r[2]) for r in rows)  # type: ignore[arg-type]
-    return [Table(title=f"console pages with {RUNS:,} runs in Redis: one request over HTTP, signed in",
-                  columns=["page", "p50 ms", "p95 ms", "max ms"], rows=rows, goal=f"every page's p95 < {GOAL_MS} ms",
-                  met=worst < GOAL_MS,
-                  notes=[f"filled in {seconds:.1f} s; the console's indexes take {per_run} bytes per run (its sorted sets, "
-                         "menus and daily figures), besides the run's record",
-                         f"a finished run's save (record and index, one vote in 20): {per_save:.2f} ms, of which the index "
-                         f"(index_filing.add: its filing pushed, then filed) {per_add:.2f} ms, over {RECORDS:,} runs",
-                         vectors_note, f"{REPEATS} requests per page after one warm-up"])]
+    return [
+        Table(
+            title=f"console pages with {RUNS:,} runs in Redis: one request over HTTP, signed in",
+            columns=["page", "p50 ms", "p95 ms", "max ms"],
+            rows=rows,
+            goal=f"every page's p95 < {GOAL_MS} ms",
+            met=worst < GOAL_MS,
+            notes=[
+                f"filled in {seconds:.1f} s; the console's indexes take {per_run} bytes per run (its sorted sets, "
+                "menus and daily figures), besides the run's record",
+                f"a finished run's save (record and index, one vote in 20): {per_save:.2f} ms, of which the index "
+                f"(index_filing.add: its filing pushed, then filed) {per_add:.2f} ms, over {RECORDS:,} runs",
+                vectors_note,
+                f"{REPEATS} requests per page after one warm-up",
+            ],
+        )
+    ]

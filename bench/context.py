@@ -58,10 +58,16 @@ def _issues() -> list[dict[str, Any]]:
 def _full_issue(issue: dict[str, Any]) -> str:
     """get_issue(include=[body, comments]) without its clipping: the whole body and every comment."""
     comments = issue.get("comments") or []
-    lines = [f"#{issue['id']} {issue['title']}", f"state: {issue.get('state')} | author: {issue.get('author')} | comments: {len(comments)}"]
+    lines = [
+        f"#{issue['id']} {issue['title']}",
+        f"state: {issue.get('state')} | author: {issue.get('author')} | comments: {len(comments)}",
+    ]
     lines.append("body:\n" + (issue.get("body") or "").strip())
     lines.append(f"comments ({len(comments)}):")
-    lines += [f"[{n}] {c.get('author')}, {(c.get('created_at') or '-')[:10]}: {(c.get('body') or '').strip()}" for n, c in enumerate(comments, 1)]
+    lines += [
+        f"[{n}] {c.get('author')}, {(c.get('created_at') or '-')[:10]}: {(c.get('body') or '').strip()}"
+        for n, c in enumerate(comments, 1)
+    ]
     return "\n".join(lines)
 
 
@@ -88,7 +94,9 @@ def script(run: Run, issue: dict[str, Any]) -> list[tuple[str, dict[str, Any], s
     doc_id, _, rest = first.partition(" § ")
     heading = rest.rsplit(" [", 1)[0] if rest else None
     call("get_doc_section", {"doc_id": doc_id.split(" ")[0], "heading": heading})
-    call("search_issues", {"query": "reconnect storm fixed upgrade", "state": "closed", "limit": 5, "detail": "concise"})
+    call(
+        "search_issues", {"query": "reconnect storm fixed upgrade", "state": "closed", "limit": 5, "detail": "concise"}
+    )
     return steps
 
 
@@ -105,7 +113,9 @@ class _NamedRef:
         return None
 
 
-def replay(steps: list[tuple[str, dict[str, Any], str]], strategy: str, budget: ContextBudget, tools: list[dict[str, Any]]) -> Replay:
+def replay(
+    steps: list[tuple[str, dict[str, Any], str]], strategy: str, budget: ContextBudget, tools: list[dict[str, Any]]
+) -> Replay:
     """Run the scripted investigation under one strategy, as the agent loop would."""
     out = Replay()
     items: list[Item] = [{"type": "message", "role": "user", "content": QUESTION}]
@@ -115,7 +125,11 @@ def replay(steps: list[tuple[str, dict[str, Any], str]], strategy: str, budget: 
         out.fixed.append(count_items([], INSTRUCTIONS, tools))
         if strategy == "clear+truncate+compaction":
             fitted = fit(items, budget=budget, instructions=INSTRUCTIONS, tools=tools, summarize=extractive_summary)
-            items, out.cleared, out.compactions = fitted.items, out.cleared + fitted.cleared, out.compactions + fitted.compacted
+            items, out.cleared, out.compactions = (
+                fitted.items,
+                out.cleared + fitted.cleared,
+                out.compactions + fitted.compacted,
+            )
         elif strategy != "no management" and count_items(items, INSTRUCTIONS, tools) > budget.input_limit:
             # fit's first stage alone: clearing without compaction.
             items, cleared = clear_results(items, budget.keep_recent_results)
@@ -130,7 +144,14 @@ def replay(steps: list[tuple[str, dict[str, Any], str]], strategy: str, budget: 
         call_id = f"call_{index}"
         items = items + [
             {"type": "reasoning", "id": f"rs_{index}", "summary": [{"type": "summary_text", "text": f"Next: {name}."}]},
-            {"type": "function_call", "id": f"fc_{index}", "call_id": call_id, "name": name, "arguments": json.dumps(arguments), "status": "completed"},
+            {
+                "type": "function_call",
+                "id": f"fc_{index}",
+                "call_id": call_id,
+                "name": name,
+                "arguments": json.dumps(arguments),
+                "status": "completed",
+            },
             {"type": "function_call_output", "call_id": call_id, "output": result},
         ]
     out.final_items = items
@@ -140,16 +161,43 @@ def replay(steps: list[tuple[str, dict[str, Any], str]], strategy: str, budget: 
 def _strategy_table(title: str, runs: dict[str, Replay], budget: ContextBudget, goal: bool) -> Table:
     base = sum(runs["no management"].billed)
     rows = [
-        [name, sum(r.billed), f"{100 * sum(r.billed) / base:.1f}%", max(r.billed), sum(b > budget.input_limit for b in r.billed), r.cleared, r.compactions, len(r.problems)]
+        [
+            name,
+            sum(r.billed),
+            f"{100 * sum(r.billed) / base:.1f}%",
+            max(r.billed),
+            sum(b > budget.input_limit for b in r.billed),
+            r.cleared,
+            r.compactions,
+            len(r.problems),
+        ]
         for name, r in runs.items()
     ]
-    table = Table(title, ["strategy", "billed input", "of none", "largest request", "over limit", "cleared", "compactions", "pairing problems"], rows)
+    table = Table(
+        title,
+        [
+            "strategy",
+            "billed input",
+            "of none",
+            "largest request",
+            "over limit",
+            "cleared",
+            "compactions",
+            "pairing problems",
+        ],
+        rows,
+    )
     if goal:
         fixed = max(runs["no management"].fixed)
-        table.goal = (f"clear+truncate bills <= {SHARE_GOAL:.0%} of no management; instructions and tools <= {FIXED_GOAL:,} "
-                      "tokens per call; no pairing problem on any request")
-        table.met = (sum(runs["clear+truncate"].billed) <= SHARE_GOAL * base and fixed <= FIXED_GOAL
-                     and not any(r.problems for r in runs.values()))
+        table.goal = (
+            f"clear+truncate bills <= {SHARE_GOAL:.0%} of no management; instructions and tools <= {FIXED_GOAL:,} "
+            "tokens per call; no pairing problem on any request"
+        )
+        table.met = (
+            sum(runs["clear+truncate"].billed) <= SHARE_GOAL * base
+            and fixed <= FIXED_GOAL
+            and not any(r.problems for r in runs.values())
+        )
     return table
 
 
@@ -167,18 +215,30 @@ def run() -> list[Table]:
     ]
     tables = []
     for title, budget, goal in (
-        ("context: six-step investigation, default budget (64,000 window, 25,000 output reserve)", ContextBudget(), True),
-        (f"context: the same run, input limit {TIGHT.input_limit:,} (window {TIGHT.window:,}), where clearing and compaction act", TIGHT, False),
+        (
+            "context: six-step investigation, default budget (64,000 window, 25,000 output reserve)",
+            ContextBudget(),
+            True,
+        ),
+        (
+            f"context: the same run, input limit {TIGHT.input_limit:,} (window {TIGHT.window:,}), where clearing and compaction act",
+            TIGHT,
+            False,
+        ),
     ):
         runs = {name: replay(steps, name, budget, tools) for name in STRATEGIES}
         table = _strategy_table(title, runs, budget, goal)
         table.notes = [f"billed per call ({name}): {', '.join(f'{b:,}' for b in r.billed)}" for name, r in runs.items()]
         every = count_items([], INSTRUCTIONS, tools)
-        table.notes.append(f"instructions and tools offered per call: {', '.join(f'{f:,}' for f in runs['no management'].fixed)} "
-                           f"(every one of the {len(tools)} tools: {every:,}; workers/agent/toolset.py)")
+        table.notes.append(
+            f"instructions and tools offered per call: {', '.join(f'{f:,}' for f in runs['no management'].fixed)} "
+            f"(every one of the {len(tools)} tools: {every:,}; workers/agent/toolset.py)"
+        )
         table.notes += [p for r in runs.values() for p in r.problems]
         if budget is TIGHT:
-            table.notes.append("over limit after fit: the question, the latest turn and the summary alone exceed the limit (fit's tokens_after says so)")
+            table.notes.append(
+                "over limit after fit: the question, the latest turn and the summary alone exceed the limit (fit's tokens_after says so)"
+            )
         tables.append(table)
     tables[0].notes += notes
     largest = max(replay(steps, "no management", ContextBudget(), tools).billed)
@@ -189,10 +249,24 @@ def run() -> list[Table]:
 
     final = replay(steps, "no management", ContextBudget(), tools).final_items
     cleared, _ = clear_results(final, 2)
-    compacted = compact(cleared, originals=final, keep_recent_results=2, limit=SQUEEZE, measure=count_items, summarize=extractive_summary) or cleared
+    compacted = (
+        compact(
+            cleared,
+            originals=final,
+            keep_recent_results=2,
+            limit=SQUEEZE,
+            measure=count_items,
+            summarize=extractive_summary,
+        )
+        or cleared
+    )
     rows = [
         [name, count_items(t), count_items(t, INSTRUCTIONS, tools), len(t), len(check_pairing(t))]
-        for name, t in (("as sent (no management)", final), ("cleared (last 2 results kept)", cleared), ("cleared + compacted", compacted))
+        for name, t in (
+            ("as sent (no management)", final),
+            ("cleared (last 2 results kept)", cleared),
+            ("cleared + compacted", compacted),
+        )
     ]
     tables.append(
         Table(

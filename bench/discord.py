@@ -68,11 +68,20 @@ def _stack(processes: int = SERVE_PROCESSES) -> Iterator[Stack]:
         from tests.support.tools_dataset import make_dataset
 
         port = free_port()
-        env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(make_dataset(home / "data")), **api.env(),
-               "DISCORD_PUBLIC_KEY": di.PUBLIC_KEY, "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "bench"}
+        env = {
+            "REDIS_URL": url,
+            "ATLAS_HOME": str(home / "atlas"),
+            "ATLAS_DATA": str(make_dataset(home / "data")),
+            **api.env(),
+            "DISCORD_PUBLIC_KEY": di.PUBLIC_KEY,
+            "OPENAI_BASE_URL": model.base_url,
+            "OPENAI_API_KEY": "bench",
+        }
         try:
             with atlas_serve(env, home, port, processes):
-                yield Stack(env, api, gateway, redis.Redis.from_url(url), f"http://127.0.0.1:{port}/discord/interactions", home)
+                yield Stack(
+                    env, api, gateway, redis.Redis.from_url(url), f"http://127.0.0.1:{port}/discord/interactions", home
+                )
         finally:
             api.stop()
             gateway.stop()
@@ -95,9 +104,11 @@ def signed_request(url: str, payload: dict[str, Any]) -> bytes:
     parts = urlsplit(url)
     body = json.dumps(payload).encode()
     stamp = str(int(time.time()))
-    head = (f"POST {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\nX-Signature-Ed25519: {di.sign(body, stamp)}\r\n"
-            f"X-Signature-Timestamp: {stamp}\r\nConnection: close\r\n\r\n")
+    head = (
+        f"POST {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nX-Signature-Ed25519: {di.sign(body, stamp)}\r\n"
+        f"X-Signature-Timestamp: {stamp}\r\nConnection: close\r\n\r\n"
+    )
     return head.encode() + body
 
 
@@ -107,20 +118,39 @@ def signed_request(url: str, payload: dict[str, Any]) -> bytes:
 def _ack_rows(stack: Stack, processes: int) -> tuple[list[list[Any]], float, bool]:
     for i in range(3):
         burst(stack.url, [signed_request(stack.url, di.ask(f"warm {i}.{n}", ASKER)) for n in range(CONCURRENCY)])
-    sequential = [ms for i in range(100) for ms, _ in burst(stack.url, [signed_request(stack.url, di.ask(f"one {i}", ASKER))])]
+    sequential = [
+        ms for i in range(100) for ms, _ in burst(stack.url, [signed_request(stack.url, di.ask(f"one {i}", ASKER))])
+    ]
     concurrent: list[float] = []
     statuses: list[int] = []
     for round_ in range(ACK_ROUNDS):
-        requests = [signed_request(stack.url, di.ask(f"round {round_} question {i}", ASKER)) for i in range(CONCURRENCY)]
+        requests = [
+            signed_request(stack.url, di.ask(f"round {round_} question {i}", ASKER)) for i in range(CONCURRENCY)
+        ]
         for ms, status in burst(stack.url, requests):
             concurrent.append(ms)
             statuses.append(status)
     stack.conn.delete("rq:queue:atlas")
     p99 = percentile(concurrent, 0.99)
     rows = [
-        ["discord", processes, "one at a time", len(sequential), percentile(sequential, 0.5), percentile(sequential, 0.99), 0],
-        ["discord", processes, f"{CONCURRENCY} at once", len(concurrent), percentile(concurrent, 0.5), p99,
-         sum(1 for s in statuses if s >= 300)],
+        [
+            "discord",
+            processes,
+            "one at a time",
+            len(sequential),
+            percentile(sequential, 0.5),
+            percentile(sequential, 0.99),
+            0,
+        ],
+        [
+            "discord",
+            processes,
+            f"{CONCURRENCY} at once",
+            len(concurrent),
+            percentile(concurrent, 0.5),
+            p99,
+            sum(1 for s in statuses if s >= 300),
+        ],
     ]
     return rows, p99, all(s == 200 for s in statuses)
 
@@ -151,10 +181,12 @@ def ack_latency(stack: Stack, single: list[list[Any]]) -> Table:
         columns=["platform", "processes", "load", "requests", "p50 ms", "p99 ms", "non-2xx"],
         rows=single + judged + beside,
         goal=f"p99 at most Slack's ({slack_p99:.1f} ms) under {CONCURRENCY} concurrent interactions with --processes "
-             f"{SERVE_PROCESSES}; Discord allows 3,000 ms",
+        f"{SERVE_PROCESSES}; Discord allows 3,000 ms",
         met=p99 <= slack_p99 and all_ok,
-        notes=["each ack verifies the Ed25519 signature, claims the interaction, records and enqueues the run: two Redis round trips",
-               "slack rows: bench/results/slack.json as last written by `make bench` (mentions, same machine class)"],
+        notes=[
+            "each ack verifies the Ed25519 signature, claims the interaction, records and enqueues the run: two Redis round trips",
+            "slack rows: bench/results/slack.json as last written by `make bench` (mentions, same machine class)",
+        ],
     )
 
 
@@ -163,8 +195,12 @@ def ack_latency(stack: Stack, single: list[list[Any]]) -> Table:
 
 def _answered_at(api: DiscordAPI, thread: str) -> float | None:
     for request in api.requests:
-        if (request.method == "POST" and request.path == f"/channels/{thread}/messages" and request.status == 200
-                and "stop: " in str((request.body or {}).get("content"))):
+        if (
+            request.method == "POST"
+            and request.path == f"/channels/{thread}/messages"
+            and request.status == 200
+            and "stop: " in str((request.body or {}).get("content"))
+        ):
             return request.at
     return None
 
@@ -175,18 +211,25 @@ def overhead(stack: Stack) -> Table:
         for i in range(OVERHEAD_RUNS + 3):
             message_id = str(1_710_000_000_000_000_000 + i)
             started = time.monotonic()
-            stack.gateway.message_create(mention_payload(message_id, f"{BOT_MENTION} What does ORB-1202 mean? ({i})",
-                                                         channel_id="1300000000000000901"))
+            stack.gateway.message_create(
+                mention_payload(
+                    message_id, f"{BOT_MENTION} What does ORB-1202 mean? ({i})", channel_id="1300000000000000901"
+                )
+            )
             posted = wait(lambda m=message_id: _answered_at(stack.api, m), "the answer")
             if i >= 3:
                 totals.append((posted - started) * 1000)
-    slack = last_tables("slack").get("Mention to answer posted, through a real worker and an instant model (40 sequential)")
+    slack = last_tables("slack").get(
+        "Mention to answer posted, through a real worker and an instant model (40 sequential)"
+    )
     beside = [["slack (last run): " + r[0], r[1], r[2], r[3]] for r in (slack or {}).get("rows", [])]
     return overhead_table(
         f"Discord mention (Gateway) to answer posted in its thread, real worker, instant model ({OVERHEAD_RUNS} sequential)",
         [latency_row("discord: mention -> answer posted", totals), *beside],
-        notes=["the path: Gateway dispatch, claim and enqueue in `atlas discord`, RQ dequeue, thread start, progress message, "
-               "model call, progress edit, answer post (each a REST call to the local stand-in, validated against the spec)"],
+        notes=[
+            "the path: Gateway dispatch, claim and enqueue in `atlas discord`, RQ dequeue, thread start, progress message, "
+            "model call, progress edit, answer post (each a REST call to the local stand-in, validated against the spec)"
+        ],
     )
 
 
@@ -199,7 +242,9 @@ def duplicates(stack: Stack, seed: int = 11) -> Table:
     dispatched = 0
     with _processes(stack, DUPLICATE_WORKERS):
         for index, message_id in enumerate(ids):
-            payload = mention_payload(message_id, f"{BOT_MENTION} Question {index} about ORB-1202", channel_id="1300000000000000902")
+            payload = mention_payload(
+                message_id, f"{BOT_MENTION} Question {index} about ORB-1202", channel_id="1300000000000000902"
+            )
             for _ in range(rng.choice([1, 1, 2, 2, 3, 4])):
                 stack.gateway.message_create(payload)
                 dispatched += 1
@@ -207,8 +252,17 @@ def duplicates(stack: Stack, seed: int = 11) -> Table:
                 stack.gateway.drop()  # the next dispatches wait for the RESUME, which replays them
         wait(lambda: all(_answered_at(stack.api, m) for m in ids), "every answer")
         time.sleep(1.0)  # late duplicates, if any, would have been posted by now
-    answers = {m: sum(1 for r in stack.api.requests if r.method == "POST" and r.path == f"/channels/{m}/messages"
-                      and r.status == 200 and "stop: " in str((r.body or {}).get("content"))) for m in ids}
+    answers = {
+        m: sum(
+            1
+            for r in stack.api.requests
+            if r.method == "POST"
+            and r.path == f"/channels/{m}/messages"
+            and r.status == 200
+            and "stop: " in str((r.body or {}).get("content"))
+        )
+        for m in ids
+    }
     total = sum(answers.values())
     slack = last_tables("slack").get("Duplicates")
     beside = [["slack (last run)", r[0], r[1], r[3], r[4]] for r in (slack or {}).get("rows", [])]
@@ -218,8 +272,10 @@ def duplicates(stack: Stack, seed: int = 11) -> Table:
         rows=[["discord", DUPLICATE_MENTIONS, dispatched, total, sum(1 for m in ids if answers[m] != 1)], *beside],
         goal=f"exactly {DUPLICATE_MENTIONS} answers, one per mention",
         met=total == DUPLICATE_MENTIONS and set(answers.values()) == {1},
-        notes=[f"{DUPLICATE_WORKERS} workers; each mention dispatched 1-4 times; the connection dropped once midway "
-               f"and resumed ({len(stack.gateway.received.resumes)} RESUME) with the missed dispatches replayed"],
+        notes=[
+            f"{DUPLICATE_WORKERS} workers; each mention dispatched 1-4 times; the connection dropped once midway "
+            f"and resumed ({len(stack.gateway.received.resumes)} RESUME) with the missed dispatches replayed"
+        ],
     )
 
 

@@ -36,7 +36,9 @@ HOLDOUT = EVALS.with_name("rq_docs_holdout.jsonl")
 HOLDOUT2 = EVALS.with_name("rq_docs_holdout2.jsonl")
 PROBE = 0.3  # a coverage threshold probed for "no answer" (search_docs does not act on it: it does not separate)
 SIMILAR = 0.35  # a cosine threshold probed for "no answer"; none separates on the dev set (top similarity: unanswerable 0.43-0.64, answerable 0.30-0.76)
-RQ_DATA = Path(os.environ.get("ATLAS_SHARED") or Path(__file__).resolve().parent.parent.parent / "shared") / "evals" / "rq"
+RQ_DATA = (
+    Path(os.environ.get("ATLAS_SHARED") or Path(__file__).resolve().parent.parent.parent / "shared") / "evals" / "rq"
+)
 # A second project, MkDocs (../shared/evals/httpx): questions written from its pages before any search ran on
 # them, never tuned on; only the aggregate is printed.
 HTTPX_DATA = RQ_DATA.with_name("httpx")
@@ -72,13 +74,22 @@ def flat_data(docs: Path, into: Path) -> Path:
 def run(data_dir: Path = RQ_DATA) -> list[Table]:
     """The RQ questions tables (development set, two held-out sets), or one saying why when the data is absent."""
     if not (data_dir / "docs").is_dir():
-        return [Table("docs search on plain-word questions (RQ)", ["set"], [], notes=[f"skipped: no RQ data at {data_dir}"])]
+        return [
+            Table("docs search on plain-word questions (RQ)", ["set"], [], notes=[f"skipped: no RQ data at {data_dir}"])
+        ]
     with tempfile.TemporaryDirectory() as scratch:  # vectors of a fresh build, not a kept one
-        index = DocsIndex(load_pages(data_dir / "docs"), thread_texts(data_dir / "issues" / "issues.jsonl"),
-                          semantic=True, vectors_store=Path(scratch) / VECTORS_FILE)
+        index = DocsIndex(
+            load_pages(data_dir / "docs"),
+            thread_texts(data_dir / "issues" / "issues.jsonl"),
+            semantic=True,
+            vectors_store=Path(scratch) / VECTORS_FILE,
+        )
         modes: list[Mode] = ["lexical", "semantic", "hybrid"] if index.warm() else ["lexical"]
-        tables = [questions(index, EVALS, modes=modes), questions(index, HOLDOUT, False, modes),
-                  questions(index, HOLDOUT2, False, modes)]
+        tables = [
+            questions(index, EVALS, modes=modes),
+            questions(index, HOLDOUT, False, modes),
+            questions(index, HOLDOUT2, False, modes),
+        ]
     if encoder() is None:
         tables[0].notes.append("semantic rows skipped: the embedding model's package is not installed (make setup)")
     if data_dir != RQ_DATA:  # the smoke test's fixture folder stands for RQ only
@@ -90,14 +101,20 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
     return tables
 
 
-def other_project(data_dir: Path = HTTPX_DATA, evals: Path = HTTPX, name: str = "httpx docs, ../shared/evals/httpx") -> list[Table]:
+def other_project(
+    data_dir: Path = HTTPX_DATA, evals: Path = HTTPX, name: str = "httpx docs, ../shared/evals/httpx"
+) -> list[Table]:
     """The held-out questions over another project's docs, indexed as the tools index them, and whether every heading
     is reachable with get_doc_section; [] when its data is absent."""
     if not (data_dir / "docs").is_dir():
         return []
     with tempfile.TemporaryDirectory() as scratch:
-        index = DocsIndex(load_pages(data_dir / "docs"), thread_texts(data_dir / "issues" / "issues.jsonl"),
-                          semantic=True, vectors_store=Path(scratch) / VECTORS_FILE)
+        index = DocsIndex(
+            load_pages(data_dir / "docs"),
+            thread_texts(data_dir / "issues" / "issues.jsonl"),
+            semantic=True,
+            vectors_store=Path(scratch) / VECTORS_FILE,
+        )
         modes: list[Mode] = ["lexical", "semantic", "hybrid"] if index.warm() else ["lexical"]
         table = questions(index, evals, False, modes)
     table.title = table.title.replace("RQ docs, ../shared/evals/rq", name)
@@ -112,8 +129,12 @@ def reachable(data_dir: Path) -> tuple[int, int]:
 
     ctx, registry = ToolContext(corpus=open_corpus(data_dir)), v2_registry()
     headings = [(p.doc_id, h) for p in ctx.corpus.docs.pages.values() for h in p.headings()]
-    reached = sum(dispatch(registry, "get_doc_section", json.dumps({"doc_id": d, "heading": h}), ctx).text
-                  .startswith(f"[{d} § {h}]") for d, h in headings)
+    reached = sum(
+        dispatch(registry, "get_doc_section", json.dumps({"doc_id": d, "heading": h}), ctx).text.startswith(
+            f"[{d} § {h}]"
+        )
+        for d, h in headings
+    )
     return reached, len(headings)
 
 
@@ -131,15 +152,27 @@ def questions(index: DocsIndex, evals: Path = EVALS, goal: bool = True, modes: l
         best = max(best, float(row[2]))  # type: ignore[arg-type]
         if goal and mode == (modes or ["lexical"])[-1]:  # a held-out set shows its aggregate only
             notes += [f"not in top 3 ({mode}): {m}" for m in missed]
-    notes = [f"questions: {evals.name}; a hit answers when it is the named section, inside it, or a section that contains it",
-             f"weak = lexical: top hit's coverage < {PROBE}; semantic and hybrid: top hit's cosine similarity < {SIMILAR};"
-             " right for unanswerable questions, a false alarm for answerable ones",
-             "said not covered: search_docs' own notes, a rare name no doc mentions (e.g. Kafka) or its calibrated"
-             " 'Weak match' (tools/docsearch/confidence.py, thresholds from the development set)", *notes]
+    notes = [
+        f"questions: {evals.name}; a hit answers when it is the named section, inside it, or a section that contains it",
+        f"weak = lexical: top hit's coverage < {PROBE}; semantic and hybrid: top hit's cosine similarity < {SIMILAR};"
+        " right for unanswerable questions, a false alarm for answerable ones",
+        "said not covered: search_docs' own notes, a rare name no doc mentions (e.g. Kafka) or its calibrated"
+        " 'Weak match' (tools/docsearch/confidence.py, thresholds from the development set)",
+        *notes,
+    ]
     return Table(
         title=f"docs search on plain-word questions: {evals.name} (RQ docs, ../shared/evals/rq)",
-        columns=["ranker", "answerable", "recall@3", "recall@1", f"MRR@{K}", "unanswerable flagged weak", "answerable flagged weak",
-                 "unanswerable said not covered", "answerable said not covered"],
+        columns=[
+            "ranker",
+            "answerable",
+            "recall@3",
+            "recall@1",
+            f"MRR@{K}",
+            "unanswerable flagged weak",
+            "answerable flagged weak",
+            "unanswerable said not covered",
+            "answerable said not covered",
+        ],
         rows=rows,
         goal="recall@3 >= 0.9" if goal else "",
         met=best >= 0.9 if goal else None,
@@ -167,12 +200,22 @@ def _score(index: DocsIndex, asked: list[dict[str, Any]], mode: Mode) -> tuple[l
         rank = next((i + 1 for i, h in enumerate(hits) if any(_answers(h.doc_id, h.heading, a) for a in answers)), None)
         ranks.append(rank)
         if rank is None or rank > 3:
-            missed.append(f"{question[:60]!r} -> {hits[0].doc_id} § {hits[0].heading or INTRO}" if hits else question[:60])
+            missed.append(
+                f"{question[:60]!r} -> {hits[0].doc_id} § {hits[0].heading or INTRO}" if hits else question[:60]
+            )
     n = len(ranks) or 1
     recall3 = sum(1 for r in ranks if r and r <= 3) / n
-    return [mode, len(ranks), round(recall3, 3), round(sum(1 for r in ranks if r == 1) / n, 3),
-            round(sum(1 / r for r in ranks if r) / n, 3), f"{flagged}/{unanswerable}", f"{false_alarms}/{len(ranks)}",
-            f"{said}/{unanswerable}", f"{said_wrongly}/{len(ranks)}"], missed
+    return [
+        mode,
+        len(ranks),
+        round(recall3, 3),
+        round(sum(1 for r in ranks if r == 1) / n, 3),
+        round(sum(1 / r for r in ranks if r) / n, 3),
+        f"{flagged}/{unanswerable}",
+        f"{false_alarms}/{len(ranks)}",
+        f"{said}/{unanswerable}",
+        f"{said_wrongly}/{len(ranks)}",
+    ], missed
 
 
 def _weak(top: DocHit | None, mode: Mode) -> bool:

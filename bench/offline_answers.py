@@ -62,7 +62,9 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
             notes += missed
     smoke = 3 if data_dir != RQ_DATA else None  # the smoke test's fixture folder: three questions show the table works
     issue_rows = [["RQ issues (development)", *issue_score(ctx, cases(RQ_ISSUES)[:smoke])]]
-    if data_dir == RQ_DATA and (HTTPX_DATA / "docs").is_dir():  # a second project, never tuned on (not beside a fixture)
+    if (
+        data_dir == RQ_DATA and (HTTPX_DATA / "docs").is_dir()
+    ):  # a second project, never tuned on (not beside a fixture)
         other = ToolContext(corpus=open_corpus(HTTPX_DATA, semantic=True))
         other.corpus.docs.warm()
         rows.append(["httpx held-out", *score(other, cases(HTTPX))[0]])
@@ -73,23 +75,38 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
             third.corpus.docs.warm()
             rows.append(["requests held-out (Sphinx)", *score(third, cases(SPHINX))[0]])
     met = all(float(r[3]) >= ANSWERED_GOAL and float(r[7]) >= NOTHING_GOAL for r in rows)  # type: ignore[arg-type]
-    return [Table(
-        title="offline answers (no model configured) to plain-word questions about RQ (and httpx, held out)",
-        columns=["set", "answerable", "right source", "share", "share, see-also too", "said nothing", "unanswerable", "nothing share"],
-        rows=rows,
-        goal=f"right source on >= {ANSWERED_GOAL:.0%} of answerable; 'found nothing' on >= 6 of 7 unanswerable",
-        met=met,
-        notes=["right source: the section the answer quotes is one that answers the question (or inside it);"
-               " see-also too: or the other section it names",
-               "said nothing: answerable questions answered with 'found nothing'", *notes[:20]],
-    ), Table(
-        title="offline answers to issue questions ('has anyone reported ...?'): the first issue named",
-        columns=["set", "questions", "right issue first", "share", "an issue named", "right issue anywhere"],
-        rows=issue_rows,
-        goal=f"the right issue first on >= {ANSWERED_GOAL:.0%}",
-        met=all(float(r[3]) >= ANSWERED_GOAL for r in issue_rows),  # type: ignore[arg-type]
-        notes=["right issue first: the first #N of the answer is one of the issues that answer the question"],
-    )]
+    return [
+        Table(
+            title="offline answers (no model configured) to plain-word questions about RQ (and httpx, held out)",
+            columns=[
+                "set",
+                "answerable",
+                "right source",
+                "share",
+                "share, see-also too",
+                "said nothing",
+                "unanswerable",
+                "nothing share",
+            ],
+            rows=rows,
+            goal=f"right source on >= {ANSWERED_GOAL:.0%} of answerable; 'found nothing' on >= 6 of 7 unanswerable",
+            met=met,
+            notes=[
+                "right source: the section the answer quotes is one that answers the question (or inside it);"
+                " see-also too: or the other section it names",
+                "said nothing: answerable questions answered with 'found nothing'",
+                *notes[:20],
+            ],
+        ),
+        Table(
+            title="offline answers to issue questions ('has anyone reported ...?'): the first issue named",
+            columns=["set", "questions", "right issue first", "share", "an issue named", "right issue anywhere"],
+            rows=issue_rows,
+            goal=f"the right issue first on >= {ANSWERED_GOAL:.0%}",
+            met=all(float(r[3]) >= ANSWERED_GOAL for r in issue_rows),  # type: ignore[arg-type]
+            notes=["right issue first: the first #N of the answer is one of the issues that answer the question"],
+        ),
+    ]
 
 
 def issue_score(ctx: ToolContext, asked: list[dict[str, Any]]) -> list[object]:
@@ -125,8 +142,15 @@ def score(ctx: ToolContext, asked: list[dict[str, Any]]) -> tuple[list[object], 
             where = f"{cited.group(1)} § {cited.group(2)}" if cited else ("nothing" if said_nothing else "no doc")
             missed.append(f"answerable, cited {where}: {case['question'][:60]!r}")
     n = len(asked) - unanswerable
-    return [n, right, round(right / (n or 1), 3), round(right_any / (n or 1), 3), nothing_on_answerable, f"{nothing}/{unanswerable}",
-            round(nothing / (unanswerable or 1), 3)], missed
+    return [
+        n,
+        right,
+        round(right / (n or 1), 3),
+        round(right_any / (n or 1), 3),
+        nothing_on_answerable,
+        f"{nothing}/{unanswerable}",
+        round(nothing / (unanswerable or 1), 3),
+    ], missed
 
 
 def answer(ctx: ToolContext, question: str) -> str:

@@ -57,7 +57,11 @@ class Rig:
         wait(lambda: not embedded_redis.is_running(self.home), "valkey to die", timeout=10)
 
     def answers(self, thread: str) -> list[dict[str, Any]]:
-        return [m for m in self.api.thread(CHANNEL, thread) if any(b.get("type") == "markdown" for b in m.get("blocks") or [])]
+        return [
+            m
+            for m in self.api.thread(CHANNEL, thread)
+            if any(b.get("type") == "markdown" for b in m.get("blocks") or [])
+        ]
 
 
 @contextmanager
@@ -66,10 +70,18 @@ def _rig() -> Iterator[Rig]:
         home = Path(tmp) / "home"
         embedded_redis.ensure_running(home)
         with SlackAPI() as api, ScriptedModel() as model:
-            env = {"ATLAS_HOME": str(home), **api.env(), **model.env(), "SLACK_SIGNING_SECRET": SECRET,
-                   "ATLAS_DATA": str(make_dataset(Path(tmp) / "data")), "ATLAS_MODEL_RETRIES": "0",
-                   "PATH": os.environ.get("PATH", "")}
-            worker = atlas_process(["worker", "--name", f"bench-outage-{time.time_ns()}"], env, Path(tmp) / "worker.log")
+            env = {
+                "ATLAS_HOME": str(home),
+                **api.env(),
+                **model.env(),
+                "SLACK_SIGNING_SECRET": SECRET,
+                "ATLAS_DATA": str(make_dataset(Path(tmp) / "data")),
+                "ATLAS_MODEL_RETRIES": "0",
+                "PATH": os.environ.get("PATH", ""),
+            }
+            worker = atlas_process(
+                ["worker", "--name", f"bench-outage-{time.time_ns()}"], env, Path(tmp) / "worker.log"
+            )
             try:
                 from rq import Worker
 
@@ -129,7 +141,9 @@ def mention_while_redis_down(outage: float) -> list[object]:
 
     with _rig() as rig:
         rig.model.script(reply_text("Answered after the outage."))
-        settings = Settings.from_env(rig.env)  # the worker's own environment: the same settings fingerprint, or no answer
+        settings = Settings.from_env(
+            rig.env
+        )  # the worker's own environment: the same settings fingerprint, or no answer
         running, server = start_bot(settings, rig.api)
         try:
             rig.kill_redis()
@@ -140,8 +154,11 @@ def mention_while_redis_down(outage: float) -> list[object]:
             embedded_redis.ensure_running(rig.home)
             returned = time.monotonic()
             wait(lambda: rig.answers("1700009200.000001"), "the kept question answered", timeout=120)
-            return [f"mention while down (ack {ack * 1000:.0f} ms)", f"{outage:.0f} s",
-                    rig.api.calls_to("chat.postMessage")[-1].at - returned]
+            return [
+                f"mention while down (ack {ack * 1000:.0f} ms)",
+                f"{outage:.0f} s",
+                rig.api.calls_to("chat.postMessage")[-1].at - returned,
+            ]
         finally:
             server.close()
             running.deps.background.shutdown(wait=True)

@@ -35,8 +35,22 @@ def _start(kind: str, env: dict[str, str], url: str) -> subprocess.Popen[bytes]:
     if kind == "atlas":
         cmd = [sys.executable, "-m", "atlas.cli.main", "worker", "--name", "bench-atlas"]
     else:
-        cmd = [sys.executable, "-m", "rq.cli", "worker", "--url", url, "--worker-class", "rq.Worker", "-n", "bench-rq", "atlas"]
-    return subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "rq.cli",
+            "worker",
+            "--url",
+            url,
+            "--worker-class",
+            "rq.Worker",
+            "-n",
+            "bench-rq",
+            "atlas",
+        ]
+    return subprocess.Popen(
+        cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
 
 
 def _wait_final(store: RunStore, run_id: str, timeout: float = 60) -> None:
@@ -65,11 +79,20 @@ def _measure(kind: str, conn: redis.Redis, env: dict[str, str], url: str, sequen
         for run_id in ids:
             _wait_final(store, run_id, timeout=600)
         rate = burst / (time.perf_counter() - start)
-        rss = sum(p.memory_info().rss for p in [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)])
+        rss = sum(
+            p.memory_info().rss for p in [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+        )
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    return [kind, sequential, round(percentile(latencies, 0.5), 1), round(percentile(latencies, 0.95), 1), round(rate, 1), round(rss / 2**20, 1)]
+    return [
+        kind,
+        sequential,
+        round(percentile(latencies, 0.5), 1),
+        round(percentile(latencies, 0.95), 1),
+        round(rate, 1),
+        round(rss / 2**20, 1),
+    ]
 
 
 def run() -> list[Table]:
@@ -78,7 +101,12 @@ def run() -> list[Table]:
         url = embedded_redis.ensure_running(home)
         try:
             conn = redis.Redis.from_url(url)
-            env = {**{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}, **model.env(), "REDIS_URL": url, "ATLAS_HOME": str(home)}
+            env = {
+                **{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")},
+                **model.env(),
+                "REDIS_URL": url,
+                "ATLAS_HOME": str(home),
+            }
             rows = [
                 _measure("atlas", conn, env, url, SEQUENTIAL, BURST),
                 _measure("rq-default", conn, env, url, SEQUENTIAL // 4, BURST // 4),

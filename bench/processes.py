@@ -16,7 +16,9 @@ from tests.support.processes import atlas_process, serving
 
 
 @contextmanager
-def atlas_serve(env: dict[str, str], home: Path, port: int, processes: int | None = None) -> Iterator[subprocess.Popen[bytes]]:
+def atlas_serve(
+    env: dict[str, str], home: Path, port: int, processes: int | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
     """`atlas serve` on loopback `port` (`--processes` when given), yielded once it answers; if it exits
     first, RuntimeError with the tail of its log."""
     args = ["serve", "--host", "127.0.0.1", "--port", str(port)]
@@ -33,12 +35,21 @@ def atlas_serve(env: dict[str, str], home: Path, port: int, processes: int | Non
 
 
 @contextmanager
-def atlas_workers(env: dict[str, str], home: Path, conn: redis.Redis, count: int, *, name: str = "bench",
-                  also: list[subprocess.Popen[bytes]] | None = None) -> Iterator[None]:
+def atlas_workers(
+    env: dict[str, str],
+    home: Path,
+    conn: redis.Redis,
+    count: int,
+    *,
+    name: str = "bench",
+    also: list[subprocess.Popen[bytes]] | None = None,
+) -> Iterator[None]:
     """`count` workers, yielded once all have registered with RQ; `also`: processes started beside them,
     stopped with them."""
-    procs = [atlas_process(["worker", "--name", f"{name}-{i}-{time.time_ns()}"], env, home / f"worker-{i}.log")
-             for i in range(count)]
+    procs = [
+        atlas_process(["worker", "--name", f"{name}-{i}-{time.time_ns()}"], env, home / f"worker-{i}.log")
+        for i in range(count)
+    ]
     procs += also or []
     try:
         from rq import Worker

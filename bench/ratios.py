@@ -39,11 +39,19 @@ class Ratio:
         return self.ratio <= self.goal
 
     def row(self) -> list[object]:
-        return [self.path, _with_unit(self.atlas, self.unit), _with_unit(self.floor, self.unit),
-                f"{self.ratio:.2f}x", f"<= {self.goal:g}x", "yes" if self.met else "NO"]
+        return [
+            self.path,
+            _with_unit(self.atlas, self.unit),
+            _with_unit(self.floor, self.unit),
+            f"{self.ratio:.2f}x",
+            f"<= {self.goal:g}x",
+            "yes" if self.met else "NO",
+        ]
 
 
-def interleaved(atlas: Callable[[], float], floor: Callable[[], float], n: int = 3) -> tuple[float, float, tuple[tuple[float, float], ...]]:
+def interleaved(
+    atlas: Callable[[], float], floor: Callable[[], float], n: int = 3
+) -> tuple[float, float, tuple[tuple[float, float], ...]]:
     """Run atlas, floor, atlas, floor ... `n` times each; the medians and every pair.
 
     Interleaving puts both under the same background load, so a slow minute slows both sides.
@@ -52,7 +60,9 @@ def interleaved(atlas: Callable[[], float], floor: Callable[[], float], n: int =
     return statistics.median(a for a, _ in pairs), statistics.median(f for _, f in pairs), pairs
 
 
-def measure(path: str, atlas: Callable[[], float], floor: Callable[[], float], goal: float, unit: str = "ms", n: int = 3) -> Ratio:
+def measure(
+    path: str, atlas: Callable[[], float], floor: Callable[[], float], goal: float, unit: str = "ms", n: int = 3
+) -> Ratio:
     """One `Ratio` row: `interleaved` medians of `n` runs of each side."""
     a, f, pairs = interleaved(atlas, floor, n)
     return Ratio(path, a, f, goal, unit, pairs)
@@ -60,11 +70,19 @@ def measure(path: str, atlas: Callable[[], float], floor: Callable[[], float], g
 
 def ratio_table(title: str, rows: list[Ratio], notes: list[str] | None = None) -> Table:
     """The report's format: path | Atlas | floor | ratio | goal | met, met only when every row is."""
-    per_run = [f"{r.path}: runs (Atlas, floor) " + ", ".join(f"({_num(a)}, {_num(f)})" for a, f in r.runs)
-               for r in rows if r.runs]
-    return Table(title=title, columns=RATIO_COLUMNS, rows=[r.row() for r in rows],
-                 goal="every path within its goal ratio of its floor, measured in the same run",
-                 met=all(r.met for r in rows), notes=[*(notes or []), *per_run])
+    per_run = [
+        f"{r.path}: runs (Atlas, floor) " + ", ".join(f"({_num(a)}, {_num(f)})" for a, f in r.runs)
+        for r in rows
+        if r.runs
+    ]
+    return Table(
+        title=title,
+        columns=RATIO_COLUMNS,
+        rows=[r.row() for r in rows],
+        goal="every path within its goal ratio of its floor, measured in the same run",
+        met=all(r.met for r in rows),
+        notes=[*(notes or []), *per_run],
+    )
 
 
 def rss_mib(pid: int, children: bool = True) -> float:
@@ -82,7 +100,9 @@ def rss_mib(pid: int, children: bool = True) -> float:
 
 def memory_table(title: str, rows: list[tuple[str, float]], notes: list[str] | None = None) -> Table:
     """Memory per process (worker, web process, floor) printed beside the ratios; no goal."""
-    return Table(title=title, columns=["process", "RSS MiB"], rows=[[name, mib] for name, mib in rows], notes=notes or [])
+    return Table(
+        title=title, columns=["process", "RSS MiB"], rows=[[name, mib] for name, mib in rows], notes=notes or []
+    )
 
 
 def _num(value: float) -> str:

@@ -47,8 +47,12 @@ def left_by(before: Snapshot, after: Snapshot, run_id: str) -> list[tuple[str, i
     rows = []
     for key, (size, ttl) in sorted(after.items()):
         grown = size - before[key][0] if key in before else size
-        if grown > 0 and not key.startswith(("rq:worker", "rq:workers", "rq:scheduler", "rq:wip", "rq:queues", "rq:clean")):
-            rows.append((shape(key, run_id) + ("" if key not in before else " (growth)"), grown, MEMBER_LIVES.get(key, ttl)))
+        if grown > 0 and not key.startswith(
+            ("rq:worker", "rq:workers", "rq:scheduler", "rq:wip", "rq:queues", "rq:clean")
+        ):
+            rows.append(
+                (shape(key, run_id) + ("" if key not in before else " (growth)"), grown, MEMBER_LIVES.get(key, ttl))
+            )
     return rows
 
 
@@ -85,8 +89,10 @@ def lives(ttl: int) -> str:
 def steady_bytes(rows: list[tuple[str, int, int]]) -> float:
     """Bytes held at steady state at RUNS_PER_DAY: each key counted for the days it lives (the audit stream:
     its default retention; any other key with no TTL: DAYS, and it shows as "no TTL" in the table)."""
+
     def days(key: str, ttl: int) -> float:
         return ttl / DAY if ttl >= 0 else AUDIT_DAYS if key.startswith("atlas:audit") else DAYS
+
     return sum(size * RUNS_PER_DAY * days(key, ttl) for key, size, ttl in rows)
 
 
@@ -104,7 +110,11 @@ def _idle(conn: redis.Redis, run_id: str) -> bool:
     from rq.registry import StartedJobRegistry
 
     queue = Queue("atlas", connection=conn)
-    return queue.count == 0 and not StartedJobRegistry(queue=queue).get_job_ids() and not conn.exists(f"atlas:run:{run_id}:lease")
+    return (
+        queue.count == 0
+        and not StartedJobRegistry(queue=queue).get_job_ids()
+        and not conn.exists(f"atlas:run:{run_id}:lease")
+    )
 
 
 def _one_step(s: Stack) -> str:
@@ -114,16 +124,20 @@ def _one_step(s: Stack) -> str:
 
 
 def _three_steps(s: Stack) -> str:
-    s.model.script(reply_calls([Call("search_docs", {"query": "retries and backoff", "k": 3}, "call_s")]),
-                   reply_calls([Call("get_issue", {"issue_id": 3, "include": ["body", "labels"]}, "call_i")]),
-                   reply_text("Retries back off exponentially; see #3 and the retries page."))
+    s.model.script(
+        reply_calls([Call("search_docs", {"query": "retries and backoff", "k": 3}, "call_s")]),
+        reply_calls([Call("get_issue", {"issue_id": 3, "include": ["body", "labels"]}, "call_i")]),
+        reply_text("Retries back off exponentially; see #3 and the retries page."),
+    )
     thread = s.ask("how do retries back off, and what does #3 say?", ts="1700000200.000100")
     return _wait_run(s, thread)
 
 
 def _approved(s: Stack) -> str:
-    s.model.script(reply_calls([Call("add_labels", {"issue_id": 3, "labels": ["bug"]}, "call_l")], text="#3 is a bug."),
-                   reply_text("I labeled #3 as a bug."))
+    s.model.script(
+        reply_calls([Call("add_labels", {"issue_id": 3, "labels": ["bug"]}, "call_l")], text="#3 is a bug."),
+        reply_text("I labeled #3 as a bug."),
+    )
     thread = s.ask("please label #3 as a bug", ts="1700000300.000100")
     (card,) = s.cards(thread)
     run_id = s.run_of(card).id
@@ -154,13 +168,16 @@ def run() -> list[Table]:
         url = embedded_redis.ensure_running(root / "redis")
         try:
             with stack(root, url) as s, s.worker("bench-redis-keys"):
-                measured = {"one-step answer": _measure(s, lambda: _one_step(s)),
-                            "3-step run": _measure(s, lambda: _three_steps(s)),
-                            "approved add_labels (2 steps)": _measure(s, lambda: _approved(s))}
+                measured = {
+                    "one-step answer": _measure(s, lambda: _one_step(s)),
+                    "3-step run": _measure(s, lambda: _three_steps(s)),
+                    "approved add_labels (2 steps)": _measure(s, lambda: _approved(s)),
+                }
                 per_run = audit_per_run(s.conn, entries=3)  # request, decision, result
                 measured["approved add_labels (2 steps)"] = [
                     (key, per_run, ttl) if key.startswith("atlas:audit") else (key, size, ttl)
-                    for key, size, ttl in measured["approved add_labels (2 steps)"]]
+                    for key, size, ttl in measured["approved add_labels (2 steps)"]
+                ]
         finally:
             embedded_redis.stop(root / "redis")
     return [table(measured)]
@@ -170,7 +187,14 @@ def table(measured: dict[str, list[tuple[str, int, int]]]) -> Table:
     rows: list[list[object]] = []
     for name, found in measured.items():
         rows += [[name, key, size, lives(ttl)] for key, size, ttl in found]
-        rows.append([name, "all of it", sum(size for _, size, _ in found), f"{steady_bytes(found) / 1024**2:.0f} MiB at steady state"])
+        rows.append(
+            [
+                name,
+                "all of it",
+                sum(size for _, size, _ in found),
+                f"{steady_bytes(found) / 1024**2:.0f} MiB at steady state",
+            ]
+        )
     questions = steady_bytes(measured["3-step run"])
     return Table(
         title=f"Redis bytes a finished run leaves (MEMORY USAGE) and how long each key lives; steady state at {RUNS_PER_DAY:,} runs a day",
@@ -178,7 +202,9 @@ def table(measured: dict[str, list[tuple[str, int, int]]]) -> Table:
         rows=rows,
         goal=f"{RUNS_PER_DAY:,} 3-step questions a day, each kept {DAYS} days, fit in a 1 GiB Redis ({questions / 1024**2:.0f} MiB)",
         met=questions <= SMALL_REDIS_BYTES,
-        notes=["steady state: bytes x runs a day x days the key lives (the audit stream: ATLAS_AUDIT_RETENTION_DAYS, 90 by default)",
-               "the audit row is the stream's growth per approved run at scale (3 entries, measured over 200 copies)",
-               "rq:finished and rq:scheduled are shared sorted sets: RQ removes a run's member after 1 h and at the approval deadline"],
+        notes=[
+            "steady state: bytes x runs a day x days the key lives (the audit stream: ATLAS_AUDIT_RETENTION_DAYS, 90 by default)",
+            "the audit row is the stream's growth per approved run at scale (3 entries, measured over 200 copies)",
+            "rq:finished and rq:scheduled are shared sorted sets: RQ removes a run's member after 1 h and at the approval deadline",
+        ],
     )

@@ -25,7 +25,9 @@ class Table:
 
     def render(self) -> str:
         cells = [[_fmt(c) for c in row] for row in self.rows]
-        widths = [max(len(str(h)), *(len(r[i]) for r in cells)) if cells else len(str(h)) for i, h in enumerate(self.columns)]
+        widths = [
+            max(len(str(h)), *(len(r[i]) for r in cells)) if cells else len(str(h)) for i, h in enumerate(self.columns)
+        ]
         line = "  ".join(str(h).ljust(w) for h, w in zip(self.columns, widths, strict=True))
         out = [f"== {self.title}", line, "  ".join("-" * w for w in widths)]
         out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
@@ -44,8 +46,14 @@ def overhead_table(title: str, rows: list[list[object]], notes: list[str]) -> Ta
     on the first row's p50 (Slack's and Discord's overhead tables)."""
     p50 = rows[0][1]
     assert isinstance(p50, float | int)
-    return Table(title=title, columns=["measure", "p50 ms", "p95 ms", "max ms"], rows=rows,
-                 goal=f"p50 <= {OVERHEAD_GOAL_MS} ms", met=p50 <= OVERHEAD_GOAL_MS, notes=notes)
+    return Table(
+        title=title,
+        columns=["measure", "p50 ms", "p95 ms", "max ms"],
+        rows=rows,
+        goal=f"p50 <= {OVERHEAD_GOAL_MS} ms",
+        met=p50 <= OVERHEAD_GOAL_MS,
+        notes=notes,
+    )
 
 
 def last_tables(suite: str) -> dict[str, Any]:

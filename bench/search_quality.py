@@ -35,8 +35,16 @@ def run(data_dir: Path = DEFAULT_DATA, rq_data: Path = docs_questions.RQ_DATA) -
     tables.append(error_codes(data_dir))
     tables += docs_questions.run(rq_data)
     tables += offline_answers.run(rq_data)
-    folders = {"RQ": rq_data, "Orbit": data_dir} if (rq_data / "docs").is_dir() and rq_data != data_dir else {"Orbit": data_dir}
-    questions = [q["question"] for q in docs_questions.cases(docs_questions.EVALS)] if (rq_data / "docs").is_dir() else ["How do retries work?"]
+    folders = (
+        {"RQ": rq_data, "Orbit": data_dir}
+        if (rq_data / "docs").is_dir() and rq_data != data_dir
+        else {"Orbit": data_dir}
+    )
+    questions = (
+        [q["question"] for q in docs_questions.cases(docs_questions.EVALS)]
+        if (rq_data / "docs").is_dir()
+        else ["How do retries work?"]
+    )
     return [*tables, search_quality_speed.speed(folders, questions)]
 
 
@@ -44,7 +52,9 @@ def duplicates(data_dir: Path) -> Table:
     """recall@5 of the original when searching by a duplicate's title, FTS5 vs LIKE."""
     store = open_corpus(data_dir).issues
     conn = store.connection()
-    pairs = conn.execute("SELECT id, title, duplicate_of FROM issues WHERE duplicate_of IS NOT NULL ORDER BY id").fetchall()
+    pairs = conn.execute(
+        "SELECT id, title, duplicate_of FROM issues WHERE duplicate_of IS NOT NULL ORDER BY id"
+    ).fetchall()
     ranked: dict[str, list[int | None]] = {"fts5 bm25": [], "LIKE scan": []}  # rank of the original, 1-based
     missed: list[str] = []
     for dup_id, title, original in pairs:
@@ -58,10 +68,20 @@ def duplicates(data_dir: Path) -> Table:
     rows = []
     for name, ranks in ranked.items():
         found = [r for r in ranks if r is not None]
-        rows.append([name, len(found), len(pairs), round(len(found) / n, 3),
-                     round(sum(1 for r in found if r == 1) / n, 3), round(sum(1 / r for r in found) / n, 3)])
-    notes = [f"{len(pairs)} duplicate issues; query = the duplicate's title; the duplicate itself is excluded",
-             "recall@1 and MRR@5 show ranking quality where recall@5 ties"]
+        rows.append(
+            [
+                name,
+                len(found),
+                len(pairs),
+                round(len(found) / n, 3),
+                round(sum(1 for r in found if r == 1) / n, 3),
+                round(sum(1 / r for r in found) / n, 3),
+            ]
+        )
+    notes = [
+        f"{len(pairs)} duplicate issues; query = the duplicate's title; the duplicate itself is excluded",
+        "recall@1 and MRR@5 show ranking quality where recall@5 ties",
+    ]
     if missed:
         notes.append("FTS5 misses: " + ", ".join(missed[:15]) + (" ..." if len(missed) > 15 else ""))
     return Table(
@@ -84,7 +104,9 @@ def error_codes(data_dir: Path) -> Table:
     rows = []
     for code in re.findall(r"^## (ORB-\d{4})", page.read_text(encoding="utf-8"), re.M):
         top = docs.search(f"What does {code} mean?", 1)[0]
-        rows.append([code, top.doc_id, top.heading, _yes(top.doc_id == "error-codes"), _yes(top.heading.startswith(code))])
+        rows.append(
+            [code, top.doc_id, top.heading, _yes(top.doc_id == "error-codes"), _yes(top.heading.startswith(code))]
+        )
     first = sum(1 for r in rows if r[3] == "yes")
     own = sum(1 for r in rows if r[4] == "yes")
     return Table(

@@ -47,10 +47,17 @@ print(json.dumps([before, rss()]))
 def speed(folders: dict[str, Path], questions: list[str]) -> Table:
     """One row per measure; absent model: a table that says so."""
     if docs_semantic.encoder() is None:
-        return Table("semantic docs search: speed", ["measure"], [], notes=["skipped: the embedding model's package is not installed"])
+        return Table(
+            "semantic docs search: speed",
+            ["measure"],
+            [],
+            notes=["skipped: the embedding model's package is not installed"],
+        )
     root = str(Path(__file__).resolve().parent.parent)
     loads = [float(_python(LOAD, root)) for _ in range(3)]
-    rows: list[list[object]] = [["model load (fresh process, imports included), s", round(statistics.median(loads), 3), "< 1 s"]]
+    rows: list[list[object]] = [
+        ["model load (fresh process, imports included), s", round(statistics.median(loads), 3), "< 1 s"]
+    ]
     model = docs_semantic.encoder()
     assert model is not None
     times = []
@@ -72,22 +79,36 @@ def speed(folders: dict[str, Path], questions: list[str]) -> Table:
                 index.warm()
                 sections = len(index.vectors.sections) if index.vectors else 0
                 cut = len(index.vectors.texts) if index.vectors else 0
-                rows.append([f"{name}: semantic index build ({sections} sections, {cut} passages), {label}, s",
-                             round(time.perf_counter() - start, 3), ""])
+                rows.append(
+                    [
+                        f"{name}: semantic index build ({sections} sections, {cut} passages), {label}, s",
+                        round(time.perf_counter() - start, 3),
+                        "",
+                    ]
+                )
     first = next(iter(folders.values()))
-    with tempfile.TemporaryDirectory() as home:  # ATLAS_HOME: a data folder Atlas did not make (../shared) is never written
+    with (
+        tempfile.TemporaryDirectory() as home
+    ):  # ATLAS_HOME: a data folder Atlas did not make (../shared) is never written
         open_corpus(first, Path(home), semantic=True).docs.warm()  # the vectors kept, as a worker finds them
         before, after = json.loads(_python(MEMORY, root, str(first), home))
-    rows.append(["worker RSS increase (model + vectors, after a search), MiB", round(after - before, 1),
-                 f"{round(before)} -> {round(after)} MiB"])
+    rows.append(
+        [
+            "worker RSS increase (model + vectors, after a search), MiB",
+            round(after - before, 1),
+            f"{round(before)} -> {round(after)} MiB",
+        ]
+    )
     return Table(
         title="semantic docs search: speed (all-MiniLM-L6-v2 in numpy)",
         columns=["measure", "value", "note"],
         rows=rows,
         goal="model load < 1 s",
         met=statistics.median(loads) < 1.0,
-        notes=["model load: median of 3 fresh processes; semantic builds exclude the lexical one (its own row); "
-               "RSS counts the memory-mapped weights a forward pass touched"],
+        notes=[
+            "model load: median of 3 fresh processes; semantic builds exclude the lexical one (its own row); "
+            "RSS counts the memory-mapped weights a forward pass touched"
+        ],
     )
 
 

@@ -51,15 +51,20 @@ def run(data_dir: Path = DEFAULT_DATA, n_issues: int = N_ISSUES) -> list[Table]:
         conn.close()
     rows = [["fts5 bm25", *_summary(fts)], ["LIKE scan", *_summary(like)]]
     speedup = statistics.median(like) / statistics.median(fts)
-    return [Table(
-        title=f"search latency over {n_issues:,} generated issues (ms per query, limit {LIMIT})",
-        columns=["scorer", "p50 ms", "p95 ms", "samples"],
-        rows=rows,
-        goal="FTS5 p50 <= 10 ms and >= 20x faster than the LIKE scan",
-        met=statistics.median(fts) <= 10 and speedup >= 20,
-        notes=[f"p50 speedup {speedup:,.0f}x", f"queries: {', '.join(QUERIES)}",
-               f"database {size_mb:,.0f} MB built in {build_seconds:.1f} s from {len(real)} real issues"],
-    )]
+    return [
+        Table(
+            title=f"search latency over {n_issues:,} generated issues (ms per query, limit {LIMIT})",
+            columns=["scorer", "p50 ms", "p95 ms", "samples"],
+            rows=rows,
+            goal="FTS5 p50 <= 10 ms and >= 20x faster than the LIKE scan",
+            met=statistics.median(fts) <= 10 and speedup >= 20,
+            notes=[
+                f"p50 speedup {speedup:,.0f}x",
+                f"queries: {', '.join(QUERIES)}",
+                f"database {size_mb:,.0f} MB built in {build_seconds:.1f} s from {len(real)} real issues",
+            ],
+        )
+    ]
 
 
 def generate(real: list[dict[str, Any]], n: int, rng: random.Random) -> Iterator[dict[str, Any]]:
@@ -79,11 +84,18 @@ def generate(real: list[dict[str, Any]], n: int, rng: random.Random) -> Iterator
         yield {
             "id": number,
             "title": " ".join(words),
-            "body": " ".join(rng.choice(vocabulary) for _ in range(3)) + " " + body[start:start + BODY_CHARS],
+            "body": " ".join(rng.choice(vocabulary) for _ in range(3)) + " " + body[start : start + BODY_CHARS],
             "state": rng.choice(["open", "closed"]),
             "labels": base.get("labels") or [],
-            "comments": [{"author": c.get("author"), "body": (c.get("body") or "")[:COMMENT_CHARS],
-                          "created_at": c.get("created_at"), "position": i} for i, c in enumerate(picked)],
+            "comments": [
+                {
+                    "author": c.get("author"),
+                    "body": (c.get("body") or "")[:COMMENT_CHARS],
+                    "created_at": c.get("created_at"),
+                    "position": i,
+                }
+                for i, c in enumerate(picked)
+            ],
         }
 
 

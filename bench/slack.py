@@ -75,16 +75,24 @@ def _stack(processes: int = SERVE_PROCESSES, model: InstantModel | None = None) 
         if not (data / "issues" / "issues.jsonl").is_file():
             data = make_dataset(home / "data")
         port = free_port()
-        env = {"REDIS_URL": url, "ATLAS_HOME": str(home / "atlas"), "ATLAS_DATA": str(data), **api.env(),
-               "SLACK_SIGNING_SECRET": SECRET, "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "bench"}
+        env = {
+            "REDIS_URL": url,
+            "ATLAS_HOME": str(home / "atlas"),
+            "ATLAS_DATA": str(data),
+            **api.env(),
+            "SLACK_SIGNING_SECRET": SECRET,
+            "OPENAI_BASE_URL": model.base_url,
+            "OPENAI_API_KEY": "bench",
+        }
         try:
             with atlas_serve(env, home, port, processes):
-                yield Stack(env, api, redis.Redis.from_url(url), SlackSender(f"http://127.0.0.1:{port}/slack/events"), home)
+                yield Stack(
+                    env, api, redis.Redis.from_url(url), SlackSender(f"http://127.0.0.1:{port}/slack/events"), home
+                )
         finally:
             api.stop()
             model.close()
             embedded_redis.stop(home / "redis")
-
 
 
 def _timed(send: SlackSender, payload: dict[str, Any], retry_num: int | None = None) -> tuple[float, Reply]:
@@ -104,8 +112,22 @@ def _floor(stack: Stack, processes: int, redis_url: str | None = None) -> Iterat
     name = f"floor-{processes}{'-redis' if redis_url else ''}.log"
     log = open(stack.home / name, "ab")
     server = Settings.from_env(stack.env)  # the server-level settings `atlas serve` applies from the same environment
-    proc = subprocess.Popen([sys.executable, "-m", "bench.ack_floor", str(port), str(processes), stack.api.base_url, stack.api.token,
-                             str(server.http_threads), *([redis_url] if redis_url else [])], cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bench.ack_floor",
+            str(port),
+            str(processes),
+            stack.api.base_url,
+            stack.api.token,
+            str(server.http_threads),
+            *([redis_url] if redis_url else []),
+        ],
+        cwd=REPO,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         wait(lambda: serving(port) or proc.poll() is not None, "the floor server")
         if proc.poll() is not None:
@@ -122,8 +144,10 @@ def _bursts(stack: Stack, url: str, tag: str, rounds: int = ACK_ROUNDS) -> tuple
     times: list[float] = []
     statuses: list[int] = []
     for round_ in range(rounds):
-        requests = [request_bytes(url, mention(f"{tag} round {round_} question {i}", channel=f"C0{tag}{round_}"))
-                    for i in range(CONCURRENCY)]
+        requests = [
+            request_bytes(url, mention(f"{tag} round {round_} question {i}", channel=f"C0{tag}{round_}"))
+            for i in range(CONCURRENCY)
+        ]
         for ms, status in burst(url, requests):
             times.append(ms)
             statuses.append(status)
@@ -137,7 +161,11 @@ AckRow = tuple[list[object], list[str], bool]
 def _ack_ratio(stack: Stack, processes: int) -> list[AckRow]:
     """Atlas and both floors, interleaved REPEATS times: a ratio row per floor (medians of the p99s), notes, all 200."""
     with _floor(stack, processes) as floor_url, _floor(stack, processes, stack.env["REDIS_URL"]) as redis_floor_url:
-        for url in (stack.send.url, floor_url, redis_floor_url):  # warm: connection pools, threads, the first Redis scripts
+        for url in (
+            stack.send.url,
+            floor_url,
+            redis_floor_url,
+        ):  # warm: connection pools, threads, the first Redis scripts
             _bursts(stack, url, f"W{processes}{len(url)}{url[-20:-13]}", rounds=3)
         runs: list[tuple[float, float, float]] = []
         all_ok = True
@@ -151,16 +179,32 @@ def _ack_ratio(stack: Stack, processes: int) -> list[AckRow]:
             tail.append(max(atlas))
         stack.conn.delete("rq:queue:atlas")  # nothing runs these: workers are stopped in this phase
     atlas_p99 = statistics.median(r[0] for r in runs)
-    path = f"Slack ack p99, {CONCURRENCY} concurrent signed mentions, {processes} process{'es' if processes > 1 else ''}"
-    note = (f"{processes} process(es): p99 per run (Atlas, floor, floor with one Redis round trip) "
-            + ", ".join(f"({a:.1f}, {f:.1f}, {g:.1f})" for a, f, g in runs)
-            + f"; Atlas max per run {', '.join(f'{m:.1f}' for m in tail)} ms")
+    path = (
+        f"Slack ack p99, {CONCURRENCY} concurrent signed mentions, {processes} process{'es' if processes > 1 else ''}"
+    )
+    note = (
+        f"{processes} process(es): p99 per run (Atlas, floor, floor with one Redis round trip) "
+        + ", ".join(f"({a:.1f}, {f:.1f}, {g:.1f})" for a, f, g in runs)
+        + f"; Atlas max per run {', '.join(f'{m:.1f}' for m in tail)} ms"
+    )
     rows: list[AckRow] = []
     for label, column in (("", 1), (", against the floor with one Redis round trip", 2)):
         floor_p99 = statistics.median(r[column] for r in runs)
         ratio = atlas_p99 / floor_p99
-        rows.append(([path + label, f"{atlas_p99:.1f} ms", f"{floor_p99:.1f} ms", f"{ratio:.2f}x", f"<= {ACK_GOAL_RATIO:g}x",
-                      "yes" if ratio <= ACK_GOAL_RATIO else "NO"], [note] if column == 1 else [], all_ok and ratio <= ACK_GOAL_RATIO))
+        rows.append(
+            (
+                [
+                    path + label,
+                    f"{atlas_p99:.1f} ms",
+                    f"{floor_p99:.1f} ms",
+                    f"{ratio:.2f}x",
+                    f"<= {ACK_GOAL_RATIO:g}x",
+                    "yes" if ratio <= ACK_GOAL_RATIO else "NO",
+                ],
+                [note] if column == 1 else [],
+                all_ok and ratio <= ACK_GOAL_RATIO,
+            )
+        )
     return rows
 
 
@@ -169,26 +213,28 @@ def ack_latency(rows: list[AckRow]) -> Table:
     _server = Settings.from_env({})  # the bench's stacks set neither variable: the defaults, for all three servers
     return Table(
         title=f"Slack events endpoint: ack p99 against its floor ({REPEATS} interleaved runs of {ACK_ROUNDS} bursts of "
-              f"{CONCURRENCY} concurrent signed mentions; medians)",
+        f"{CONCURRENCY} concurrent signed mentions; medians)",
         columns=["path", "Atlas", "floor", "ratio", "goal", "met"],
         rows=[r for r, _, _ in rows],
         goal=f"Atlas's p99 within {ACK_GOAL_RATIO:g}x of the floor's, every request answered 200 (Slack allows 3,000 ms)",
         met=all(ok for _, _, ok in rows),
-        notes=["floor: a Bolt app answering every mention from a listener middleware (bench/ack_floor.py): same signed "
-               "requests, same waitress server and process model, no Redis",
-               f"server-level settings are the same for Atlas and both floors: {_server.http_threads} waitress threads per "
-               "process (ATLAS_HTTP_THREADS); Python's thread switch interval at 1, 5 (the default) or 50 ms, and 4, 8 "
-               "or 32 threads, measured no different (branch p-ack3)",
-               "floor with one Redis round trip: the same app running a no-op Lua script per mention (the intake's 7 keys, "
-               "the request body as argument): what any ack that records the question before answering pays",
-               "each Atlas ack verifies the signature, then claims the message, records the run and enqueues its job "
-               "in one Redis script (bot/slack/intake.py); mentions that arrive together share a round trip "
-               "(atlas/batched_script.py)",
-               "workers are stopped in this phase; after every burst (both sides) the bot's delayed 'looking into it' "
-               f"statuses for unanswered runs are let through ({STATUS_WAIT_SECONDS:.1f} s)",
-               f"on {os.cpu_count()} cores shared with Redis and the load generator (one thread, non-blocking sockets, "
-               "requests signed ahead of time)",
-               *(n for _, notes, _ in rows for n in notes)],
+        notes=[
+            "floor: a Bolt app answering every mention from a listener middleware (bench/ack_floor.py): same signed "
+            "requests, same waitress server and process model, no Redis",
+            f"server-level settings are the same for Atlas and both floors: {_server.http_threads} waitress threads per "
+            "process (ATLAS_HTTP_THREADS); Python's thread switch interval at 1, 5 (the default) or 50 ms, and 4, 8 "
+            "or 32 threads, measured no different (branch p-ack3)",
+            "floor with one Redis round trip: the same app running a no-op Lua script per mention (the intake's 7 keys, "
+            "the request body as argument): what any ack that records the question before answering pays",
+            "each Atlas ack verifies the signature, then claims the message, records the run and enqueues its job "
+            "in one Redis script (bot/slack/intake.py); mentions that arrive together share a round trip "
+            "(atlas/batched_script.py)",
+            "workers are stopped in this phase; after every burst (both sides) the bot's delayed 'looking into it' "
+            f"statuses for unanswered runs are let through ({STATUS_WAIT_SECONDS:.1f} s)",
+            f"on {os.cpu_count()} cores shared with Redis and the load generator (one thread, non-blocking sockets, "
+            "requests signed ahead of time)",
+            *(n for _, notes, _ in rows for n in notes),
+        ],
     )
 
 
@@ -202,8 +248,10 @@ def _settle(stack: Stack) -> None:
 
 def _answer_posted(api: SlackAPI, thread_ts: str) -> float | None:
     for call in api.calls_to("chat.postMessage"):
-        if call.args.get("thread_ts") == thread_ts and call.reply.get("ok") and any(
-            b.get("type") == "markdown" for b in call.args.get("blocks") or []
+        if (
+            call.args.get("thread_ts") == thread_ts
+            and call.reply.get("ok")
+            and any(b.get("type") == "markdown" for b in call.args.get("blocks") or [])
         ):
             return call.at
     return None
@@ -225,8 +273,10 @@ def overhead(stack: Stack) -> Table:
     return overhead_table(
         f"Mention to answer posted, through a real worker and an instant model ({OVERHEAD_RUNS} sequential)",
         [latency_row("mention -> answer posted", totals), latency_row("of which: the ack", acks)],
-        notes=["the path: ack, RQ dequeue, load run, model call, answer post (a Web API call to the local stand-in); "
-               "the instant model calls no tool, so no progress message opens (bot/slack/progress.py)"],
+        notes=[
+            "the path: ack, RQ dequeue, load run, model call, answer post (a Web API call to the local stand-in); "
+            "the instant model calls no tool, so no progress message opens (bot/slack/progress.py)"
+        ],
     )
 
 
@@ -235,7 +285,10 @@ def overhead(stack: Stack) -> Table:
 
 def duplicates(stack: Stack, seed: int = 7) -> Table:
     rng = random.Random(seed)
-    events = [mention(f"Question {i} about ORB-1202", channel="C0DUP", ts=f"{1_900_000_000 + i}.000100") for i in range(DUPLICATE_MENTIONS)]
+    events = [
+        mention(f"Question {i} about ORB-1202", channel="C0DUP", ts=f"{1_900_000_000 + i}.000100")
+        for i in range(DUPLICATE_MENTIONS)
+    ]
     deliveries = 0
     non_2xx = 0
     lock = threading.Lock()
@@ -263,7 +316,9 @@ def duplicates(stack: Stack, seed: int = 7) -> Table:
                 if rng.random() < 0.5:
                     futures.append(pool.submit(deliver, event, n + 1))  # concurrent with the first
                 else:
-                    futures.append(pool.submit(lambda e=event, n=n: (time.sleep(rng.uniform(0, 1.5)), deliver(e, n + 1))))
+                    futures.append(
+                        pool.submit(lambda e=event, n=n: (time.sleep(rng.uniform(0, 1.5)), deliver(e, n + 1)))
+                    )
         for future in futures:
             future.result(timeout=DEADLINE_SECONDS)
         threads = [e["event"]["ts"] for e in events]
@@ -282,8 +337,10 @@ def duplicates(stack: Stack, seed: int = 7) -> Table:
         rows=[[DUPLICATE_MENTIONS, deliveries, non_2xx, total, sum(1 for t in threads if answers.get(t, 0) != 1)]],
         goal=f"exactly {DUPLICATE_MENTIONS} answers, one per mention",
         met=exact,
-        notes=[f"{DUPLICATE_WORKERS} workers; retries both concurrent with the first delivery and up to 1.5 s after it",
-               "a delivery that meets another in flight is answered 503 and retried later, as Slack would"],
+        notes=[
+            f"{DUPLICATE_WORKERS} workers; retries both concurrent with the first delivery and up to 1.5 s after it",
+            "a delivery that meets another in flight is answered 503 and retried later, as Slack would",
+        ],
     )
 
 

@@ -74,9 +74,11 @@ def request_bytes(url: str, payload: dict[str, Any]) -> bytes:
     parts = urlsplit(url)
     body = json.dumps(payload)
     stamp = int(time.time())
-    head = (f"POST {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body.encode())}\r\nX-Slack-Request-Timestamp: {stamp}\r\n"
-            f"X-Slack-Signature: {sign(SECRET, stamp, body)}\r\nConnection: close\r\n\r\n")
+    head = (
+        f"POST {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body.encode())}\r\nX-Slack-Request-Timestamp: {stamp}\r\n"
+        f"X-Slack-Signature: {sign(SECRET, stamp, body)}\r\nConnection: close\r\n\r\n"
+    )
     return head.encode() + body.encode()
 
 

@@ -39,8 +39,24 @@ FALSE_GOAL, RELATED_GOAL, LABEL_P_GOAL, LABEL_R_GOAL = 0.05, 0.7, 0.85, 0.5
 # Before issue 36 (one card threshold chosen on Orbit; `python -m bench triage`, hybrid): recall@3 of the card's
 # duplicates, false rate, label precision and recall. The card then showed up to three duplicates, each a claim.
 BEFORE = {"Orbit": (0.889, 0.043, 0.910, 0.544), "psf/black": (0.281, 0.187, 0.764, 0.476)}
-COLUMNS = ["data", "set", "mode", "issues", "dups", "claims", "claim P", "claim recall", "false claims", "related recall@3",
-           "label P", "worst label P", "label R", "status labels", "before: recall@3 / false / P / R", "goals"]
+COLUMNS = [
+    "data",
+    "set",
+    "mode",
+    "issues",
+    "dups",
+    "claims",
+    "claim P",
+    "claim recall",
+    "false claims",
+    "related recall@3",
+    "label P",
+    "worst label P",
+    "label R",
+    "status labels",
+    "before: recall@3 / false / P / R",
+    "goals",
+]
 
 
 def run() -> list[Table]:
@@ -58,18 +74,29 @@ def run() -> list[Table]:
         rows.append(_row(name, role, engine.mode, result))
         per_label.append(_labels(name, result))
         last = result.issues[-1].thresholds if result.issues else None
-        notes.append(f"{name}: loaded in {loaded:.2f} s CPU, {len(result.issues)} replays with rolling calibration in "
-                     f"{replay:.2f} s CPU ({replay / max(1, len(result.issues)) * 1000:.1f} ms each); replies {result.replies}; "
-                     f"thresholds as of the last issue: {last}")
+        notes.append(
+            f"{name}: loaded in {loaded:.2f} s CPU, {len(result.issues)} replays with rolling calibration in "
+            f"{replay:.2f} s CPU ({replay / max(1, len(result.issues)) * 1000:.1f} ms each); replies {result.replies}; "
+            f"thresholds as of the last issue: {last}"
+        )
     if not (BLACK / SOURCE).is_file():
         notes.append(f"psf/black skipped: no {BLACK / SOURCE}")
     met = all(r[-1] == "met" for r in rows)
-    quality = Table("triage backtest: each closed issue replayed as of its creation, with the thresholds its history gave",
-                    COLUMNS, rows, goal="false claims <= 5% everywhere; black: claims+related recall@3 >= 0.7, each "
-                    "suggested label P >= 0.85, label R >= 0.5; no status/decision label suggested", met=met,
-                    notes=[*notes, "claim recall: the original claimed (the close action); related recall@3: among the claim and "
-                           "the related links (no action); before: the card's recall@3 and false rate, labels P / R, before "
-                           "issue 36", "held-out: measured once the rules were fixed on the development sets; never tuned on"])
+    quality = Table(
+        "triage backtest: each closed issue replayed as of its creation, with the thresholds its history gave",
+        COLUMNS,
+        rows,
+        goal="false claims <= 5% everywhere; black: claims+related recall@3 >= 0.7, each "
+        "suggested label P >= 0.85, label R >= 0.5; no status/decision label suggested",
+        met=met,
+        notes=[
+            *notes,
+            "claim recall: the original claimed (the close action); related recall@3: among the claim and "
+            "the related links (no action); before: the card's recall@3 and false rate, labels P / R, before "
+            "issue 36",
+            "held-out: measured once the rules were fixed on the development sets; never tuned on",
+        ],
+    )
     return [quality, *per_label, _scale()]
 
 
@@ -90,15 +117,36 @@ def _row(name: str, role: str, mode: str, r: Result) -> list[object]:
     met = r.false_rate <= FALSE_GOAL and status == 0
     if name == "psf/black":
         met = met and r.related_recall_at_3 >= RELATED_GOAL and worst >= LABEL_P_GOAL and r.recall >= LABEL_R_GOAL
-    return [name, role, mode, len(r.issues), r.duplicate_support, r.claims, r.claim_precision, r.recall_at_1, r.false_rate,
-            r.related_recall_at_3, r.precision, round(worst, 3), r.recall, status, shown, "met" if met else "not met"]
+    return [
+        name,
+        role,
+        mode,
+        len(r.issues),
+        r.duplicate_support,
+        r.claims,
+        r.claim_precision,
+        r.recall_at_1,
+        r.false_rate,
+        r.related_recall_at_3,
+        r.precision,
+        round(worst, 3),
+        r.recall,
+        status,
+        shown,
+        "met" if met else "not met",
+    ]
 
 
 def _labels(name: str, r: Result) -> Table:
-    rows: list[list[object]] = [[label, f.support, f.precision, f.recall, "#" * round(f.precision * 10), "#" * round(f.recall * 10)]
-                                for label, f in sorted(r.per_label.items(), key=lambda p: (-p[1].support, p[0]))]
-    return Table(f"triage labels per label: {name} (>= {backtest.MIN_SUPPORT} examples)",
-                 ["label", "support", "precision", "recall", "precision chart", "recall chart"], rows)
+    rows: list[list[object]] = [
+        [label, f.support, f.precision, f.recall, "#" * round(f.precision * 10), "#" * round(f.recall * 10)]
+        for label, f in sorted(r.per_label.items(), key=lambda p: (-p[1].support, p[0]))
+    ]
+    return Table(
+        f"triage labels per label: {name} (>= {backtest.MIN_SUPPORT} examples)",
+        ["label", "support", "precision", "recall", "precision chart", "recall chart"],
+        rows,
+    )
 
 
 def _scale() -> Table:
@@ -133,14 +181,22 @@ def _scale() -> Table:
     started = time.process_time()
     rolling.live(engine)  # a worker's first calibration: the latest 1,000 closed issues replayed
     calibrated = time.process_time() - started
-    rows: list[list[object]] = [["load and index 10,000 issues (a worker's first triage job)", round(loaded, 2), "-"],
-                                ["a later job's engine, tracker unchanged (kept)", round(kept, 4), "-"],
-                                ["a later job's engine after one new issue (grown)", round(grew, 2), "-"],
-                                [f"{len(numbers):,} replays (the latest issues)", round(replay, 2), round(per_issue, 2)],
-                                [f"backtest of the last {len(rolled.issues):,} closed issues, rolling calibration included",
-                                 round(backtested, 2), round(backtested / max(1, len(rolled.issues)) * 1000, 2)],
-                                ["a worker's first live calibration (latest 1,000 closed issues), kept on the engine",
-                                 round(calibrated, 2), "-"]]
+    rows: list[list[object]] = [
+        ["load and index 10,000 issues (a worker's first triage job)", round(loaded, 2), "-"],
+        ["a later job's engine, tracker unchanged (kept)", round(kept, 4), "-"],
+        ["a later job's engine after one new issue (grown)", round(grew, 2), "-"],
+        [f"{len(numbers):,} replays (the latest issues)", round(replay, 2), round(per_issue, 2)],
+        [
+            f"backtest of the last {len(rolled.issues):,} closed issues, rolling calibration included",
+            round(backtested, 2),
+            round(backtested / max(1, len(rolled.issues)) * 1000, 2),
+        ],
+        [
+            "a worker's first live calibration (latest 1,000 closed issues), kept on the engine",
+            round(calibrated, 2),
+            "-",
+        ],
+    ]
     if meaning.available():
         meaning.title_and_opening("warm", "up")  # the model's first load is the process's, not an issue's
         started = time.process_time()
@@ -151,12 +207,19 @@ def _scale() -> Table:
         rows.append(["a new issue's title and opening vectors (hybrid)", "-", round(encoded, 2)])
         rows.append(["a new issue, hybrid: replay and vectors", "-", round(per_issue + encoded, 2)])
         per_issue += encoded
-    return Table(f"triage cost over {SCALE_ISSUES:,} generated issues (CPU)", ["measure", "seconds", "ms per issue"], rows,
-                 goal="under 50 ms CPU per issue; 1,000 replays under 60 s; the rolling backtest of 1,000 under 60 s",
-                 met=per_issue < 50 and replay < 60 and backtested < 60,
-                 notes=["replays by words; with the model a new issue adds its title's and opening's encoding, and the goal is on"
-                        " the sum (last row)", "a worker keeps the engine between jobs: a job pays the open only when an old issue's text"
-                        " changed (then as the first row); new issues, labels and closes only grow it (third row)"])
+    return Table(
+        f"triage cost over {SCALE_ISSUES:,} generated issues (CPU)",
+        ["measure", "seconds", "ms per issue"],
+        rows,
+        goal="under 50 ms CPU per issue; 1,000 replays under 60 s; the rolling backtest of 1,000 under 60 s",
+        met=per_issue < 50 and replay < 60 and backtested < 60,
+        notes=[
+            "replays by words; with the model a new issue adds its title's and opening's encoding, and the goal is on"
+            " the sum (last row)",
+            "a worker keeps the engine between jobs: a job pays the open only when an old issue's text"
+            " changed (then as the first row); new issues, labels and closes only grow it (third row)",
+        ],
+    )
 
 
 def _export(folder: Path, issues: list[dict[str, object]]) -> None:

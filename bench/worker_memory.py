@@ -47,7 +47,11 @@ class DocsModel(InstantModel):
 
     def respond(self, request: dict[str, Any]) -> dict[str, Any]:
         answer = reply_text("Retries back off exponentially; see the retries page.")
-        turn: Turn = answer if call_outputs(request) else reply_calls([("search_docs", {"query": "how do retries back off", "k": 3})])
+        turn: Turn = (
+            answer
+            if call_outputs(request)
+            else reply_calls([("search_docs", {"query": "how do retries back off", "k": 3})])
+        )
         return response_body(turn, request)
 
 
@@ -113,16 +117,23 @@ def run() -> list[Table]:
         rows=rows,
         goal=f"one worker <= {FIRST_GOAL_MIB:.0f} MiB; a second adds <= {SECOND_GOAL_MIB:.0f} MiB",
         met=alone <= FIRST_GOAL_MIB and added <= SECOND_GOAL_MIB,
-        notes=["PSS (psutil memory_full_info().pss) counts a page mapped by n processes 1/n to each",
-               f"{ROUNDS} rounds, each with two fresh workers on the same home"],
+        notes=[
+            "PSS (psutil memory_full_info().pss) counts a page mapped by n processes 1/n to each",
+            f"{ROUNDS} rounds, each with two fresh workers on the same home",
+        ],
     )
-    ratio = Ratio("a fresh worker's first answer (docs search + answer) against its warm answers",
-                  statistics.median(c for c, _ in first_answer) * 1000,
-                  statistics.median(w for _, w in first_answer) * 1000,
-                  FIRST_ANSWER_GOAL, "ms", tuple((round(c * 1000, 1), round(w * 1000, 1)) for c, w in first_answer))
-    notes = [f"cold: the first run a worker takes once it registered and idled; warm: the median of its next "
-             f"{WARM_RUNS}",
-             "instant model: one search_docs call, then the answer; submit to final state"]
+    ratio = Ratio(
+        "a fresh worker's first answer (docs search + answer) against its warm answers",
+        statistics.median(c for c, _ in first_answer) * 1000,
+        statistics.median(w for _, w in first_answer) * 1000,
+        FIRST_ANSWER_GOAL,
+        "ms",
+        tuple((round(c * 1000, 1), round(w * 1000, 1)) for c, w in first_answer),
+    )
+    notes = [
+        f"cold: the first run a worker takes once it registered and idled; warm: the median of its next {WARM_RUNS}",
+        "instant model: one search_docs call, then the answer; submit to final state",
+    ]
     return [memory_table, ratio_table("First answer of a fresh worker", [ratio], notes)]
 
 

@@ -61,6 +61,8 @@ class AfterAck(Executor):
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self.pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
-    def _when_quiet(self, deadline: float, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _when_quiet(
+        self, deadline: float, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         self.in_flight.wait_quiet(deadline)
         return fn(*args, **kwargs)

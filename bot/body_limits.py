@@ -36,9 +36,12 @@ class _LoggedErrorTask(ErrorTask):  # type: ignore[misc]  # waitress ships no ty
     def execute(self) -> None:
         request = self.request
         if isinstance(request.error, RequestEntityTooLarge):
-            log.warning("refused a %d-byte request body to %s: above its limit of %d bytes",
-                        max(request.content_length, request.body_bytes_received), getattr(request, "path", None) or "?",
-                        request.adj.max_request_body_size - 1)
+            log.warning(
+                "refused a %d-byte request body to %s: above its limit of %d bytes",
+                max(request.content_length, request.body_bytes_received),
+                getattr(request, "path", None) or "?",
+                request.adj.max_request_body_size - 1,
+            )
         super().execute()
 
 
@@ -59,7 +62,10 @@ def log_refusals(server: BaseWSGIServer | MultiSocketServer, limits: Mapping[str
         parser_class = RoutedParser
         error_task_class = _LoggedErrorTask
 
-    listeners = [server] if isinstance(server, BaseWSGIServer) else [
-        s for s in server.map.values() if isinstance(s, BaseWSGIServer)]
+    listeners = (
+        [server]
+        if isinstance(server, BaseWSGIServer)
+        else [s for s in server.map.values() if isinstance(s, BaseWSGIServer)]
+    )
     for listener in listeners:
         listener.channel_class = RoutedChannel

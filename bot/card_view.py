@@ -58,10 +58,21 @@ def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: 
         except (TrackerUnavailable, TrackerError) as exc:  # a 5xx, a 403, a transfer: the card shows the number only
             log.warning("run %s: could not read an issue while rendering a card: %s", run.id, exc)
     filing = run.filing
-    return CardView(call.pending_id, call.name, arguments, issue, duplicate, stated_reason(run, call.call_id),
-                    run.origin.user, expires_at, untrusted_reads(run, call.call_id), (filing.drafted if filing else None) or "",
-                    filing.redacted if filing else 0, tuple(filing.left_out) if filing else (),
-                    tuple(filing.similar) if filing else ())
+    return CardView(
+        call.pending_id,
+        call.name,
+        arguments,
+        issue,
+        duplicate,
+        stated_reason(run, call.call_id),
+        run.origin.user,
+        expires_at,
+        untrusted_reads(run, call.call_id),
+        (filing.drafted if filing else None) or "",
+        filing.redacted if filing else 0,
+        tuple(filing.left_out) if filing else (),
+        tuple(filing.similar) if filing else (),
+    )
 
 
 def untrusted_reads(run: RunState, call_id: str) -> tuple[str, ...]:
@@ -87,7 +98,14 @@ def untrusted_reads(run: RunState, call_id: str) -> tuple[str, ...]:
 
 def stated_reason(run: RunState, call_id: str) -> str:
     """The assistant text the model wrote in the same reply, before this call (empty if none)."""
-    index = next((i for i, item in enumerate(run.items) if item.get("type") == "function_call" and item.get("call_id") == call_id), None)
+    index = next(
+        (
+            i
+            for i, item in enumerate(run.items)
+            if item.get("type") == "function_call" and item.get("call_id") == call_id
+        ),
+        None,
+    )
     if index is None:
         return ""
     texts: list[str] = []
@@ -106,8 +124,14 @@ def shown_text(card: CardView) -> str:
     """All the untrusted text a card shows (arguments, the model's reason, issue titles and labels): what
     the hidden-character warning counts, on every platform."""
     issues = [i for i in (card.issue, card.duplicate) if i is not None]
-    parts = [*_strings(card.arguments), card.reason, card.name, *(i.title for i in issues),
-             *(label for i in issues for label in i.labels), *(str(s.get(k) or "") for s in card.similar for k in ("title", "evidence"))]
+    parts = [
+        *_strings(card.arguments),
+        card.reason,
+        card.name,
+        *(i.title for i in issues),
+        *(label for i in issues for label in i.labels),
+        *(str(s.get(k) or "") for s in card.similar for k in ("title", "evidence")),
+    ]
     return "\n".join(parts)
 
 
@@ -120,4 +144,3 @@ def _strings(value: Any) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in _strings(v)]
     return []
-

@@ -65,6 +65,7 @@ end
 return released
 """
 
+
 @dataclass(frozen=True)
 class Claim:
     """The keys one delivery claims and the token that proves it holds them."""
@@ -96,7 +97,9 @@ class Claimed:
 
 def claim(conn: redis.Redis, c: Claim, *, run_key: str, thread_key: str) -> Claimed:
     """Try to own the message. Raises redis.RedisError when Redis is unreachable (nothing claimed)."""
-    reply = run_script(conn, _CLAIM, [*c.keys, run_key, thread_key], [c.token, PENDING_TTL_SECONDS, ENQUEUED, len(c.keys)])
+    reply = run_script(
+        conn, _CLAIM, [*c.keys, run_key, thread_key], [c.token, PENDING_TTL_SECONDS, ENQUEUED, len(c.keys)]
+    )
     head = reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
     return Claimed(cast(ClaimOutcome, head), tuple(reply[1:]))  # the script returns one of the outcomes
 

@@ -13,9 +13,13 @@ import re
 from urllib.parse import urlsplit
 
 SLACK_LINK = re.compile(r"<((?:https?|mailto|ftp)://[^|>\s]+|mailto:[^|>\s]+)\|([^>\n]*)>", re.IGNORECASE)
-MARKDOWN_LINK = re.compile(r"\[([^\]\n]{1,500})\]\(\s*<?((?:https?|ftp)://[^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)", re.IGNORECASE)
-HOST_LIKE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:[^@/\s]+@)?((?:[a-z0-9-]+\.)+[a-z]{2,63}|\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?(?:[/?#]\S*)?$",
-                       re.IGNORECASE)
+MARKDOWN_LINK = re.compile(
+    r"\[([^\]\n]{1,500})\]\(\s*<?((?:https?|ftp)://[^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)", re.IGNORECASE
+)
+HOST_LIKE = re.compile(
+    r"^(?:[a-z][a-z0-9+.-]*://)?(?:[^@/\s]+@)?((?:[a-z0-9-]+\.)+[a-z]{2,63}|\d{1,3}(?:\.\d{1,3}){3})(?::\d+)?(?:[/?#]\S*)?$",
+    re.IGNORECASE,
+)
 SHOWN = "{label} ({host})"
 
 

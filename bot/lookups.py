@@ -114,7 +114,12 @@ class Lookups:
         if self._registry is None:
             self._warm()
         name, args = _call(lookup)
-        output = dispatch(self._registry, name, json.dumps(args), ToolContext(corpus=open_corpus(self.data_dir, self.home, self.semantic)))
+        output = dispatch(
+            self._registry,
+            name,
+            json.dumps(args),
+            ToolContext(corpus=open_corpus(self.data_dir, self.home, self.semantic)),
+        )
         return Result(lookup, output.text, output.ok)
 
 

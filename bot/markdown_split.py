@@ -74,7 +74,12 @@ def _blocks(text: str) -> list[_Block]:
             closing = ""
             while i < len(lines):
                 candidate = _FENCE.match(lines[i])
-                if candidate and candidate.group(2)[0] == marker[0] and len(candidate.group(2)) >= len(marker) and not candidate.group(3).strip():
+                if (
+                    candidate
+                    and candidate.group(2)[0] == marker[0]
+                    and len(candidate.group(2)) >= len(marker)
+                    and not candidate.group(3).strip()
+                ):
                     closing = lines[i]
                     break
                 body.append(lines[i])

@@ -13,10 +13,16 @@ from dataclasses import dataclass
 MAX_BLOCK = 60
 _DEFINITIONS = (
     re.compile(r"^(?P<indent>\s*)(?:async\s+)?(?P<kind>def|class)\s+(?P<name>[A-Za-z_]\w*)"),  # Python
-    re.compile(r"^(?P<indent>\s*)(?:export\s+)?(?:default\s+)?(?:async\s+)?(?P<kind>function|class|interface|type|enum)\s+(?P<name>[A-Za-z_$][\w$]*)"),
-    re.compile(r"^(?P<indent>\s*)(?:export\s+)?(?P<kind>const|let)\s+(?P<name>[A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\(|function)"),
+    re.compile(
+        r"^(?P<indent>\s*)(?:export\s+)?(?:default\s+)?(?:async\s+)?(?P<kind>function|class|interface|type|enum)\s+(?P<name>[A-Za-z_$][\w$]*)"
+    ),
+    re.compile(
+        r"^(?P<indent>\s*)(?:export\s+)?(?P<kind>const|let)\s+(?P<name>[A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\(|function)"
+    ),
     re.compile(r"^(?P<indent>)(?P<kind>func)\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)"),  # Go
-    re.compile(r"^(?P<indent>\s*)(?:pub(?:\([^)]*\))?\s+)?(?P<kind>fn|struct|enum|trait|impl|mod)\s+(?P<name>[A-Za-z_]\w*)"),  # Rust
+    re.compile(
+        r"^(?P<indent>\s*)(?:pub(?:\([^)]*\))?\s+)?(?P<kind>fn|struct|enum|trait|impl|mod)\s+(?P<name>[A-Za-z_]\w*)"
+    ),  # Rust
     re.compile(r"^(?P<indent>)(?P<kind>const)\s*(?P<name>[A-Z][A-Z0-9_]+)\s*="),
     re.compile(r"^(?P<indent>)(?P<name>[A-Z][A-Z0-9_]{2,})\s*(?::[^=]+)?=(?!=)"),  # a module constant
 )

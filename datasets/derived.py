@@ -20,11 +20,15 @@ import tempfile
 from pathlib import Path
 
 MARKER = ".atlas-data"
-MARKER_TEXT = ("Atlas made this data folder, so it keeps derived files (issues/index.db, issues/writes.db,\n"
-               "issues/docs_vectors.db) here.\n"
-               "Without this file Atlas only reads the folder and keeps them under ATLAS_HOME/data/.\n")
+MARKER_TEXT = (
+    "Atlas made this data folder, so it keeps derived files (issues/index.db, issues/writes.db,\n"
+    "issues/docs_vectors.db) here.\n"
+    "Without this file Atlas only reads the folder and keeps them under ATLAS_HOME/data/.\n"
+)
 FOLDER = "data"
-DOCS_VECTORS = "docs_vectors.db"  # the docs sections' passage embeddings (tools/docsearch/semantic.py), beside issues/index.db
+DOCS_VECTORS = (
+    "docs_vectors.db"  # the docs sections' passage embeddings (tools/docsearch/semantic.py), beside issues/index.db
+)
 SYNC_STATE = ".sync"  # datasets/github/store.py keeps its staging database there
 
 

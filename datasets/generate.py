@@ -119,8 +119,9 @@ def _state(spec: Spec, created: datetime, rng: random.Random) -> str:
     return "closed" if rng.random() < chance else "open"
 
 
-def _record(spec: Spec, number: int, people: dict[str, str], ids: dict[str, int],
-            created: dict[str, datetime], seed: int) -> dict[str, object]:
+def _record(
+    spec: Spec, number: int, people: dict[str, str], ids: dict[str, int], created: dict[str, datetime], seed: int
+) -> dict[str, object]:
     rng = random.Random(f"{seed}:{spec.key}")
     at = created[spec.key]
     ctx = context(spec, at, rng)
@@ -136,8 +137,13 @@ def _record(spec: Spec, number: int, people: dict[str, str], ids: dict[str, int]
     if spec.dup:
         moment = _next_time(moment, rng, quick=True)
         note = _link(spec.dup_note, spec, moment, ids, created)
-        comments.append({"author": people["m"], "body": f"Duplicate of #{ids[spec.dup]}. {note}".strip(),
-                         "created_at": _iso(moment)})
+        comments.append(
+            {
+                "author": people["m"],
+                "body": f"Duplicate of #{ids[spec.dup]}. {note}".strip(),
+                "created_at": _iso(moment),
+            }
+        )
     for position, comment in enumerate(comments, start=1):
         comment["position"] = position
     state = _state(spec, at, rng)

@@ -29,15 +29,29 @@ def parse_time(text: str, end_of_day: bool = False) -> datetime:
 
 
 # Words in a report that pin down where it runs: (words, marker in the candidate's description).
-_PLATFORM_HINTS = ((("windows",), "Windows"), (("macos", " mac "), "macOS"), (("gke",), "GKE"),
-                   (("eks",), "EKS"), (("aks",), "AKS"), (("ecs",), "ECS"), (("systemd",), "systemd"),
-                   (("kubernetes", "k8s", " pod", "keda", "helm", "kubectl"), "KS"))
-_BROKER_HINTS = ((("elasticache",), "ElastiCache"), (("memorystore",), "Memorystore"),
-                 (("azure cache",), "Azure"), (("sentinel",), "sentinel"), (("valkey",), "Valkey"))
+_PLATFORM_HINTS = (
+    (("windows",), "Windows"),
+    (("macos", " mac "), "macOS"),
+    (("gke",), "GKE"),
+    (("eks",), "EKS"),
+    (("aks",), "AKS"),
+    (("ecs",), "ECS"),
+    (("systemd",), "systemd"),
+    (("kubernetes", "k8s", " pod", "keda", "helm", "kubectl"), "KS"),
+)
+_BROKER_HINTS = (
+    (("elasticache",), "ElastiCache"),
+    (("memorystore",), "Memorystore"),
+    (("azure cache",), "Azure"),
+    (("sentinel",), "sentinel"),
+    (("valkey",), "Valkey"),
+)
 _ONLY_WHEN_NAMED = ("Windows", "Valkey")
 
 
-def _matching(text: str, options: tuple[str, ...], hints: tuple[tuple[tuple[str, ...], str], ...], k8s: bool) -> list[str]:
+def _matching(
+    text: str, options: tuple[str, ...], hints: tuple[tuple[tuple[str, ...], str], ...], k8s: bool
+) -> list[str]:
     """The options consistent with what the report says (all of them if it says nothing specific)."""
     for words, marker in hints:
         if any(word in text for word in words) or (k8s and marker == "KS"):
@@ -57,11 +71,16 @@ def context(spec: Spec, created: datetime, rng: random.Random) -> dict[str, obje
     short = ".".join(pyver.split(".")[:2])
     platform = rng.choice(_matching(text, PLATFORMS, _PLATFORM_HINTS, spec.comp == "kubernetes"))
     k8s = any(word in platform for word in ("EKS", "GKE", "AKS"))
-    hosts = logs_mod.pod_names(rng, rng.randint(3, 5)) if k8s else [f"jobs-{n:02d}" for n in rng.sample(range(1, 24), 3)]
+    hosts = (
+        logs_mod.pod_names(rng, rng.randint(3, 5)) if k8s else [f"jobs-{n:02d}" for n in rng.sample(range(1, 24), 3)]
+    )
     if "Windows" in platform:
         site = "C:/Users/dev/src/app/.venv/Lib/site-packages"
     else:
-        site = rng.choice(["/app/.venv", "/usr/local", "/opt/venv", "/srv/app/.venv"]) + f"/lib/python{short}/site-packages"
+        site = (
+            rng.choice(["/app/.venv", "/usr/local", "/opt/venv", "/srv/app/.venv"])
+            + f"/lib/python{short}/site-packages"
+        )
     postgres = spec.comp == "postgres-broker" or any(w in text for w in ("postgres", "pgbouncer", "patroni"))
     broker = rng.choice(POSTGRES_SERVERS if postgres else _matching(text, REDIS_SERVERS, _BROKER_HINTS, False))
     return {"version": version, "python": pyver, "platform": platform, "hosts": hosts, "site": site, "broker": broker}
@@ -85,8 +104,12 @@ def render(text: str, spec: Spec, ctx: dict[str, object], at: datetime, rng: ran
             return _env_block(ctx, rng)
         if marker.startswith("tb:"):
             hosts = _hosts(ctx)
-            values = {"job": logs_mod.job_id(rng, at.year >= 2025), "secs": f"{rng.uniform(60.5, 140):.1f}",
-                      "host": f"{rng.choice(hosts)}/child-{rng.randint(1, 8)}", "kb": str(rng.randint(300, 9000))}
+            values = {
+                "job": logs_mod.job_id(rng, at.year >= 2025),
+                "secs": f"{rng.uniform(60.5, 140):.1f}",
+                "host": f"{rng.choice(hosts)}/child-{rng.randint(1, 8)}",
+                "kb": str(rng.randint(300, 9000)),
+            }
             return tracebacks.render(marker[3:], str(ctx["site"]), str(ctx["python"]), str(ctx["version"]), values)
         name, _, start_text = marker[5:].partition("@")
         start = parse_time(start_text) if start_text else at - timedelta(seconds=rng.randint(3600, 40 * 3600))

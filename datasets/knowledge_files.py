@@ -34,7 +34,9 @@ DISCUSSIONS = KNOWLEDGE / "discussions.jsonl"
 CODE = Path("code")
 MAX_FILE_BYTES = 200 * 1024
 SKIPPED_DIRS = frozenset({".git", "node_modules", "vendor", "third_party", "dist", "build", "__pycache__", ".venv"})
-SKIPPED_NAME = re.compile(r"(\.min\.(js|css)$|\.(lock|map|png|jpe?g|gif|ico|pdf|zip|gz|whl|so|pyc)$|^package-lock\.json$)")
+SKIPPED_NAME = re.compile(
+    r"(\.min\.(js|css)$|\.(lock|map|png|jpe?g|gif|ico|pdf|zip|gz|whl|so|pyc)$|^package-lock\.json$)"
+)
 GENERATED = re.compile(rb"(?i)(@generated|do not edit|automatically generated)")
 
 
@@ -86,7 +88,9 @@ def code_stats(root: Path) -> Iterator[tuple[str, str, Stat]]:
         return
     for folder, dirs, files in os.walk(base, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(folder, d)))
-        inside = os.path.relpath(folder, base).replace(os.sep, "/")  # once a folder: per file it was a third of the walk
+        inside = os.path.relpath(folder, base).replace(
+            os.sep, "/"
+        )  # once a folder: per file it was a third of the walk
         prefix = "" if inside == "." else inside + "/"
         for name in sorted(files):
             if SKIPPED_NAME.search(name.lower()):

@@ -41,21 +41,47 @@ def records(issues: dict[str, int]) -> dict[Path, list[dict[str, Any]]]:
         text = _ISSUE_REF.sub(lambda m: f"#{issues[m.group(1)]}", text)
         return _PR_REF.sub(lambda m: f"#{pulls[int(m.group(1))]}", text).strip()
 
-    out_pulls = [{
-        "number": pulls[n], "title": p.title, "body": link(p.body), "author": p.author,
-        "state": "merged" if p.merged else "open", "created_at": p.created, "merged_at": p.merged,
-        "closes": [issues[key] for key in p.closes], "files": list(p.files), "url": f"{REPO_URL}/pull/{pulls[n]}",
-    } for n, p in enumerate(material.PULLS, start=1)]
-    out_releases = [{
-        "tag": r.tag, "name": f"Orbit {r.tag.lstrip('v')}", "published_at": r.published, "author": r.author,
-        "body": link(r.notes), "url": f"{REPO_URL}/releases/tag/{r.tag}",
-    } for r in material.RELEASES]
+    out_pulls = [
+        {
+            "number": pulls[n],
+            "title": p.title,
+            "body": link(p.body),
+            "author": p.author,
+            "state": "merged" if p.merged else "open",
+            "created_at": p.created,
+            "merged_at": p.merged,
+            "closes": [issues[key] for key in p.closes],
+            "files": list(p.files),
+            "url": f"{REPO_URL}/pull/{pulls[n]}",
+        }
+        for n, p in enumerate(material.PULLS, start=1)
+    ]
+    out_releases = [
+        {
+            "tag": r.tag,
+            "name": f"Orbit {r.tag.lstrip('v')}",
+            "published_at": r.published,
+            "author": r.author,
+            "body": link(r.notes),
+            "url": f"{REPO_URL}/releases/tag/{r.tag}",
+        }
+        for r in material.RELEASES
+    ]
     start = first + len(material.PULLS)
-    out_discussions = [{
-        "number": start + i, "title": d.title, "category": d.category, "author": d.author, "created_at": d.created,
-        "body": link(d.body), "answer": _reply(d.answer, link) if d.answer else None,
-        "replies": [_reply(r, link) for r in d.replies], "url": f"{REPO_URL}/discussions/{start + i}",
-    } for i, d in enumerate(material.DISCUSSIONS)]
+    out_discussions = [
+        {
+            "number": start + i,
+            "title": d.title,
+            "category": d.category,
+            "author": d.author,
+            "created_at": d.created,
+            "body": link(d.body),
+            "answer": _reply(d.answer, link) if d.answer else None,
+            "replies": [_reply(r, link) for r in d.replies],
+            "url": f"{REPO_URL}/discussions/{start + i}",
+        }
+        for i, d in enumerate(material.DISCUSSIONS)
+    ]
     return {PULLS: out_pulls, RELEASES: out_releases, DISCUSSIONS: out_discussions}
 
 

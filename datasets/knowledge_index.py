@@ -52,13 +52,22 @@ from datasets.knowledge_rows import (
 )
 from datasets.tracker_db import TOKENIZER
 
-__all__ = ["DB", "SCHEMA_VERSION", "code_text", "db_path", "ensure", "fingerprint"]  # code_text: tools/knowledge_store.py
+__all__ = [
+    "DB",
+    "SCHEMA_VERSION",
+    "code_text",
+    "db_path",
+    "ensure",
+    "fingerprint",
+]  # code_text: tools/knowledge_store.py
 
 DB = Path("issues") / "knowledge.db"
 LOCK = ".knowledge.lock"
 SCHEMA_VERSION = "5"
 BUSY_SECONDS = 600.0  # turning an older rollback-journal index to WAL waits for its readers, not fails on them
-RACY_MARGIN_NS = 2_000_000_000  # timestamps as coarse as FAT's 2 s, and a code tree on another filesystem than the index
+RACY_MARGIN_NS = (
+    2_000_000_000  # timestamps as coarse as FAT's 2 s, and a code tree on another filesystem than the index
+)
 _BROKEN = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 SCHEMA = f"""
@@ -206,7 +215,9 @@ def _meta(conn: sqlite3.Connection) -> dict[str, str]:
 
 def _drop_all(conn: sqlite3.Connection) -> None:
     """Every table of an older schema (virtual tables first: they drop their own shadow tables)."""
-    listed = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql {} 'CREATE VIRTUAL%'"
+    listed = (
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql {} 'CREATE VIRTUAL%'"
+    )
     for how in ("LIKE", "NOT LIKE"):
         for (name,) in conn.execute(listed.format(how)).fetchall():
             conn.execute(f'DROP TABLE IF EXISTS "{name}"')
@@ -241,8 +252,13 @@ def scan_start(target: Path) -> int:
 
 def _put_meta(conn: sqlite3.Connection, data_dir: Path, stamp: str, started: int) -> None:
     repo = _repo(data_dir)
-    meta = {"sources": stamp, "schema": SCHEMA_VERSION, "url": str(repo.get("url") or ""), "commit": str(repo.get("commit") or ""),
-            "files_stat_ns": str(started)}
+    meta = {
+        "sources": stamp,
+        "schema": SCHEMA_VERSION,
+        "url": str(repo.get("url") or ""),
+        "commit": str(repo.get("commit") or ""),
+        "files_stat_ns": str(started),
+    }
     conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
 
 

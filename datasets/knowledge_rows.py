@@ -91,34 +91,69 @@ def content_hash(row: dict[str, Any]) -> str:
 
 def insert_item(conn: sqlite3.Connection, kind: str, row: dict[str, Any], digest: str) -> None:
     body = str(row.get("body") or "")
-    number, tag, title, state, date = row.get("number"), None, str(row.get("title") or ""), row.get("state"), row.get("created_at")
+    number, tag, title, state, date = (
+        row.get("number"),
+        None,
+        str(row.get("title") or ""),
+        row.get("state"),
+        row.get("created_at"),
+    )
     extra: dict[str, Any] = {}
     if kind == "pull_request":
         date = row.get("merged_at") or row.get("created_at")
         extra = {"merged_at": row.get("merged_at"), "files": row.get("files") or []}
     elif kind == "release":
-        number, tag, title, date = None, row.get("tag"), str(row.get("name") or row.get("tag") or ""), row.get("published_at")
+        number, tag, title, date = (
+            None,
+            row.get("tag"),
+            str(row.get("name") or row.get("tag") or ""),
+            row.get("published_at"),
+        )
     else:
         answer = row.get("answer") if isinstance(row.get("answer"), dict) else None
-        extra = {"category": row.get("category"), "answer": answer,
-                 "replies": [r for r in row.get("replies") or [] if isinstance(r, dict)]}
+        extra = {
+            "category": row.get("category"),
+            "answer": answer,
+            "replies": [r for r in row.get("replies") or [] if isinstance(r, dict)],
+        }
         state = "answered" if answer else "unanswered"
     fts = item_fts(kind, tag, title, body, extra)
-    fixes = sorted({int(n) for n in row.get("closes") or []} | {int(n) for n in _FIXES.findall(body)}) if kind == "pull_request" else []
+    fixes = (
+        sorted({int(n) for n in row.get("closes") or []} | {int(n) for n in _FIXES.findall(body)})
+        if kind == "pull_request"
+        else []
+    )
     mentions = sorted({int(n) for n in _MENTION.findall(_searched_body(kind, body, extra))})
     cur = conn.execute(
         "INSERT INTO items(kind, number, tag, title, body, author, state, date, url, fixes, mentions, extra, source_hash)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (kind, number, tag, title, body, row.get("author"), state, date, row.get("url"),
-         json.dumps(fixes), json.dumps(mentions), json.dumps(extra), digest))
+        (
+            kind,
+            number,
+            tag,
+            title,
+            body,
+            row.get("author"),
+            state,
+            date,
+            row.get("url"),
+            json.dumps(fixes),
+            json.dumps(mentions),
+            json.dumps(extra),
+            digest,
+        ),
+    )
     conn.execute("INSERT INTO items_fts(rowid, title, body, files) VALUES (?, ?, ?, ?)", (cur.lastrowid, *fts))
 
 
 def delete_item(conn: sqlite3.Connection, item_id: int) -> None:
     kind, tag, title, body, extra = conn.execute(
-        "SELECT kind, tag, title, body, extra FROM items WHERE id = ?", (item_id,)).fetchone()
+        "SELECT kind, tag, title, body, extra FROM items WHERE id = ?", (item_id,)
+    ).fetchone()
     fts = item_fts(kind, tag, title, body, json.loads(extra))
-    conn.execute("INSERT INTO items_fts(items_fts, rowid, title, body, files) VALUES ('delete', ?, ?, ?, ?)", (item_id, *fts))
+    conn.execute(
+        "INSERT INTO items_fts(items_fts, rowid, title, body, files) VALUES ('delete', ?, ?, ?, ?)", (item_id, *fts)
+    )
     conn.execute("DELETE FROM items WHERE id = ?", (item_id,))
 
 
@@ -133,7 +168,11 @@ def _searched_body(kind: str, body: str, extra: dict[str, Any]) -> str:
     if kind != "discussion":
         return body
     answer = extra.get("answer")
-    parts = [body] + ([str(answer.get("body") or "")] if answer else []) + [str(r.get("body") or "") for r in extra.get("replies") or []]
+    parts = (
+        [body]
+        + ([str(answer.get("body") or "")] if answer else [])
+        + [str(r.get("body") or "") for r in extra.get("replies") or []]
+    )
     return "\n\n".join(parts)
 
 
@@ -143,7 +182,9 @@ def sync_code(conn: sqlite3.Connection, root: Path, racy_ns: int) -> tuple[int, 
     A file whose stat is the one stored with it is not read, unless that stat is not strictly older than
     `racy_ns` (when the update that stored it began): then it may have been rewritten in the same timestamp
     tick, so it is read and hashed all the same (git's racy-timestamp rule)."""
-    indexed = {path: (file_id, sha, seen) for file_id, path, sha, seen in conn.execute("SELECT id, path, sha, stat FROM files")}
+    indexed = {
+        path: (file_id, sha, seen) for file_id, path, sha, seen in conn.execute("SELECT id, path, sha, stat FROM files")
+    }
     written, gone = 0, []
     for path, full, found in code_stats(root):
         known = indexed.pop(path, None)
@@ -177,17 +218,23 @@ def all_code(root: Path) -> Iterator[tuple[CodeFile, Stat]]:
 
 def insert_file(conn: sqlite3.Connection, item: CodeFile, found: Stat) -> None:
     lines = item.text.splitlines()
-    cur = conn.execute("INSERT INTO files(path, sha, text, line_count, stat) VALUES (?, ?, ?, ?, ?)",
-                       (item.path, item.sha, item.text, len(lines), found.key()))
+    cur = conn.execute(
+        "INSERT INTO files(path, sha, text, line_count, stat) VALUES (?, ?, ?, ?, ?)",
+        (item.path, item.sha, item.text, len(lines), found.key()),
+    )
     file_id = cur.lastrowid
     defined = symbols(item.text)
-    conn.executemany("INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?)",
-                     [(s.name, s.name.lower(), s.qualname, s.kind, file_id, s.line, s.end) for s in defined])
+    conn.executemany(
+        "INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(s.name, s.name.lower(), s.qualname, s.kind, file_id, s.line, s.end) for s in defined],
+    )
     named = [(s.qualname, s.line) for s in defined]
     for start, end in chunk_ranges(len(lines), [s.line for s in defined]):
         cur = conn.execute("INSERT INTO chunks(file_id, start_line, end_line) VALUES (?, ?, ?)", (file_id, start, end))
-        conn.execute("INSERT INTO chunks_fts(rowid, path, symbols, text) VALUES (?, ?, ?, ?)",
-                     (cur.lastrowid, *chunk_fts(item.path, named, lines, start, end)))
+        conn.execute(
+            "INSERT INTO chunks_fts(rowid, path, symbols, text) VALUES (?, ?, ?, ?)",
+            (cur.lastrowid, *chunk_fts(item.path, named, lines, start, end)),
+        )
 
 
 def delete_file(conn: sqlite3.Connection, file_id: int) -> None:
@@ -196,9 +243,12 @@ def delete_file(conn: sqlite3.Connection, file_id: int) -> None:
     lines = text.splitlines()
     named = conn.execute("SELECT qualname, line FROM symbols WHERE file_id = ? ORDER BY rowid", (file_id,)).fetchall()
     for chunk_id, start, end in conn.execute(
-            "SELECT id, start_line, end_line FROM chunks WHERE file_id = ? ORDER BY id", (file_id,)).fetchall():
-        conn.execute("INSERT INTO chunks_fts(chunks_fts, rowid, path, symbols, text) VALUES ('delete', ?, ?, ?, ?)",
-                     (chunk_id, *chunk_fts(path, named, lines, start, end)))
+        "SELECT id, start_line, end_line FROM chunks WHERE file_id = ? ORDER BY id", (file_id,)
+    ).fetchall():
+        conn.execute(
+            "INSERT INTO chunks_fts(chunks_fts, rowid, path, symbols, text) VALUES ('delete', ?, ?, ?, ?)",
+            (chunk_id, *chunk_fts(path, named, lines, start, end)),
+        )
     conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
@@ -207,4 +257,4 @@ def delete_file(conn: sqlite3.Connection, file_id: int) -> None:
 def chunk_fts(path: str, named: list[tuple[str, int]], lines: list[str], start: int, end: int) -> Fts:
     """The words a chunk is indexed by: its file's path, the names defined in it, its lines."""
     names = " ".join(qualname for qualname, line in named if start <= line <= end)
-    return code_text(path.replace("/", " ")), code_text(names), code_text("\n".join(lines[start - 1:end]))
+    return code_text(path.replace("/", " ")), code_text(names), code_text("\n".join(lines[start - 1 : end]))

@@ -37,7 +37,9 @@ class Progress:
         if last_page and page < last_page:
             eta = f" · ETA {_clock(elapsed / page * (last_page - page))}"
         of = f"/{last_page}" if last_page else ""
-        line = f"{listing}: {self.items:,} items · page {page}{of} · {rate:,.0f}/s · rate limit {self.rate_left} left{eta}"
+        line = (
+            f"{listing}: {self.items:,} items · page {page}{of} · {rate:,.0f}/s · rate limit {self.rate_left} left{eta}"
+        )
         self._show(line)
 
     def waiting(self, seconds: float, why: str) -> None:
@@ -83,4 +85,8 @@ class Silent(Progress):
 
 def _clock(seconds: float) -> str:
     seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
+    return (
+        f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+        if seconds >= 3600
+        else f"{seconds // 60}:{seconds % 60:02d}"
+    )

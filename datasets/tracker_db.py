@@ -88,7 +88,11 @@ def _refresh(data_dir: Path, home: Path | None, *, force: bool) -> Path:
         return target
     raw = source.read_bytes()
     stamp = _stamp(hashlib.sha256(raw).hexdigest(), before, source.stat())
-    if not force and meta.get("schema_version") == SCHEMA_VERSION and meta.get("source_sha256") == stamp["source_sha256"]:
+    if (
+        not force
+        and meta.get("schema_version") == SCHEMA_VERSION
+        and meta.get("source_sha256") == stamp["source_sha256"]
+    ):
         _update_meta(target, stamp)  # touched but unchanged: remember the new stat, keep the data
         return target
     write_db(target, parse_issues(raw, source), stamp)
@@ -96,8 +100,11 @@ def _refresh(data_dir: Path, home: Path | None, *, force: bool) -> Path:
 
 
 def _fresh(meta: Mapping[str, str], st: os.stat_result) -> bool:
-    return (meta.get("schema_version") == SCHEMA_VERSION and meta.get("source_size") == str(st.st_size)
-            and meta.get("source_mtime_ns") == str(st.st_mtime_ns))
+    return (
+        meta.get("schema_version") == SCHEMA_VERSION
+        and meta.get("source_size") == str(st.st_size)
+        and meta.get("source_mtime_ns") == str(st.st_mtime_ns)
+    )
 
 
 def storable_id(number: int) -> bool:
@@ -169,8 +176,10 @@ def write_db(target: Path, issues: Iterable[Mapping[str, Any]], meta: Mapping[st
             with conn:
                 count = _insert(conn, issues)
                 conn.execute("INSERT INTO issues_fts(issues_fts, rank) VALUES ('rank', ?)", (RANK,))
-                conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
-                                 [*meta.items(), ("schema_version", SCHEMA_VERSION), ("issue_count", str(count))])
+                conn.executemany(
+                    "INSERT INTO meta(key, value) VALUES (?, ?)",
+                    [*meta.items(), ("schema_version", SCHEMA_VERSION), ("issue_count", str(count))],
+                )
             conn.execute("INSERT INTO issues_fts(issues_fts) VALUES ('optimize')")
             conn.commit()
         finally:
@@ -196,8 +205,17 @@ def _insert(conn: sqlite3.Connection, issues: Iterable[Mapping[str, Any]]) -> in
         conn.execute(
             "INSERT INTO issues(id, title, body, state, author, created_at, closed_at, duplicate_of, comment_count)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (issue["id"], issue["title"], issue.get("body") or "", _state(issue.get("state")), issue.get("author"),
-             issue.get("created_at"), issue.get("closed_at"), issue.get("duplicate_of"), len(comments)),
+            (
+                issue["id"],
+                issue["title"],
+                issue.get("body") or "",
+                _state(issue.get("state")),
+                issue.get("author"),
+                issue.get("created_at"),
+                issue.get("closed_at"),
+                issue.get("duplicate_of"),
+                len(comments),
+            ),
         )
         conn.executemany(
             "INSERT INTO comments(issue_id, position, author, body, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -206,14 +224,25 @@ def _insert(conn: sqlite3.Connection, issues: Iterable[Mapping[str, Any]]) -> in
         for name in names:
             if name not in label_ids:
                 kind, _, value = name.partition(":") if ":" in name else ("", "", name)
-                cur = conn.execute("INSERT INTO labels(name, kind, value) VALUES (?, ?, ?)", (name, kind or None, value))
+                cur = conn.execute(
+                    "INSERT INTO labels(name, kind, value) VALUES (?, ?, ?)", (name, kind or None, value)
+                )
                 label_ids[name] = int(cur.lastrowid or 0)
-        conn.executemany("INSERT INTO issue_labels(issue_id, label_id) VALUES (?, ?)",
-                         [(issue["id"], label_ids[name]) for name in names])
+        conn.executemany(
+            "INSERT INTO issue_labels(issue_id, label_id) VALUES (?, ?)",
+            [(issue["id"], label_ids[name]) for name in names],
+        )
         conn.execute(
             "INSERT INTO issues_fts(rowid, title, labels, body, comments) VALUES (?, ?, ?, ?, ?)",
-            (issue["id"], *fts_columns(issue["title"], sorted(names, key=label_ids.__getitem__),
-                                       issue.get("body") or "", [c.get("body") or "" for _, c in comments])),
+            (
+                issue["id"],
+                *fts_columns(
+                    issue["title"],
+                    sorted(names, key=label_ids.__getitem__),
+                    issue.get("body") or "",
+                    [c.get("body") or "" for _, c in comments],
+                ),
+            ),
         )
         count += 1
     return count

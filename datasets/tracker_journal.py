@@ -76,7 +76,9 @@ def locked(folder: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def append(journal: Path, kind: Kind, issue_id: int, data: dict[str, Any], *, author: str | None, key: str | None) -> int:
+def append(
+    journal: Path, kind: Kind, issue_id: int, data: dict[str, Any], *, author: str | None, key: str | None
+) -> int:
     """Durably record one write (call under `locked`); returns its sequence number."""
     conn = _open_journal(journal)
     try:
@@ -110,8 +112,9 @@ def find(journal: Path, key: str) -> Entry | None:
         return None
     conn = _open_journal(journal)
     try:
-        r = conn.execute("SELECT seq, kind, issue_id, data, author, key, at FROM writes WHERE key = ? ORDER BY seq LIMIT 1",
-                         (key,)).fetchone()
+        r = conn.execute(
+            "SELECT seq, kind, issue_id, data, author, key, at FROM writes WHERE key = ? ORDER BY seq LIMIT 1", (key,)
+        ).fetchone()
     finally:
         conn.close()
     return Entry(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], r[6]) if r else None
@@ -152,7 +155,9 @@ def apply(conn: sqlite3.Connection, entry: Entry) -> None:
     if entry.kind == "add_labels":
         for name in entry.data.get("labels", []):
             label_id = _label_id(conn, name)
-            conn.execute("INSERT OR IGNORE INTO issue_labels(issue_id, label_id) VALUES (?, ?)", (entry.issue_id, label_id))
+            conn.execute(
+                "INSERT OR IGNORE INTO issue_labels(issue_id, label_id) VALUES (?, ?)", (entry.issue_id, label_id)
+            )
     elif entry.kind == "comment":
         position = conn.execute(
             "SELECT COALESCE(MAX(position) + 1, 0) FROM comments WHERE issue_id = ?", (entry.issue_id,)
@@ -168,11 +173,15 @@ def apply(conn: sqlite3.Connection, entry: Entry) -> None:
             (entry.at, entry.data.get("duplicate_of"), entry.issue_id),
         )
     elif entry.kind == "reopen":
-        conn.execute("UPDATE issues SET state = 'open', closed_at = NULL, duplicate_of = NULL WHERE id = ?", (entry.issue_id,))
+        conn.execute(
+            "UPDATE issues SET state = 'open', closed_at = NULL, duplicate_of = NULL WHERE id = ?", (entry.issue_id,)
+        )
     elif entry.kind == "remove_labels":
         for name in entry.data.get("labels", []):
-            conn.execute("DELETE FROM issue_labels WHERE issue_id = ? AND label_id IN (SELECT id FROM labels WHERE name = ?)",
-                         (entry.issue_id, name))
+            conn.execute(
+                "DELETE FROM issue_labels WHERE issue_id = ? AND label_id IN (SELECT id FROM labels WHERE name = ?)",
+                (entry.issue_id, name),
+            )
     else:
         log.warning("journal entry %s: unknown kind %r; skipped", entry.seq, entry.kind)
         return
@@ -181,7 +190,9 @@ def apply(conn: sqlite3.Connection, entry: Entry) -> None:
         "INSERT INTO issues_fts(issues_fts, rowid, title, labels, body, comments) VALUES ('delete', ?, ?, ?, ?, ?)",
         (entry.issue_id, *before),
     )
-    conn.execute("INSERT INTO issues_fts(rowid, title, labels, body, comments) VALUES (?, ?, ?, ?, ?)", (entry.issue_id, *after))
+    conn.execute(
+        "INSERT INTO issues_fts(rowid, title, labels, body, comments) VALUES (?, ?, ?, ?, ?)", (entry.issue_id, *after)
+    )
 
 
 def _create(conn: sqlite3.Connection, entry: Entry) -> None:
@@ -189,13 +200,20 @@ def _create(conn: sqlite3.Connection, entry: Entry) -> None:
     if conn.execute("SELECT 1 FROM issues WHERE id = ?", (entry.issue_id,)).fetchone() is not None:
         log.warning("journal entry %s: issue #%s exists already; skipped", entry.seq, entry.issue_id)
         return
-    conn.execute("INSERT INTO issues(id, title, body, state, author, created_at, closed_at, duplicate_of, comment_count) "
-                 "VALUES (?, ?, ?, 'open', ?, ?, NULL, NULL, 0)",
-                 (entry.issue_id, str(entry.data.get("title") or ""), str(entry.data.get("body") or ""), entry.author, entry.at))
+    conn.execute(
+        "INSERT INTO issues(id, title, body, state, author, created_at, closed_at, duplicate_of, comment_count) "
+        "VALUES (?, ?, ?, 'open', ?, ?, NULL, NULL, 0)",
+        (entry.issue_id, str(entry.data.get("title") or ""), str(entry.data.get("body") or ""), entry.author, entry.at),
+    )
     for name in entry.data.get("labels", []):
-        conn.execute("INSERT OR IGNORE INTO issue_labels(issue_id, label_id) VALUES (?, ?)", (entry.issue_id, _label_id(conn, name)))
-    conn.execute("INSERT INTO issues_fts(rowid, title, labels, body, comments) VALUES (?, ?, ?, ?, ?)",
-                 (entry.issue_id, *indexed_text(conn, entry.issue_id)))
+        conn.execute(
+            "INSERT OR IGNORE INTO issue_labels(issue_id, label_id) VALUES (?, ?)",
+            (entry.issue_id, _label_id(conn, name)),
+        )
+    conn.execute(
+        "INSERT INTO issues_fts(rowid, title, labels, body, comments) VALUES (?, ?, ?, ?, ?)",
+        (entry.issue_id, *indexed_text(conn, entry.issue_id)),
+    )
 
 
 def now_iso() -> str:
@@ -205,11 +223,16 @@ def now_iso() -> str:
 def indexed_text(conn: sqlite3.Connection, issue_id: int) -> tuple[str, str, str, str]:
     """The FTS columns exactly as the builder indexes them (tracker_db.index_text over the same parts)."""
     title, body = conn.execute("SELECT title, body FROM issues WHERE id = ?", (issue_id,)).fetchone()
-    labels = [r[0] for r in conn.execute(
-        "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.id",
-        (issue_id,),
-    )]
-    comments = [r[0] for r in conn.execute("SELECT body FROM comments WHERE issue_id = ? ORDER BY position", (issue_id,))]
+    labels = [
+        r[0]
+        for r in conn.execute(
+            "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.id",
+            (issue_id,),
+        )
+    ]
+    comments = [
+        r[0] for r in conn.execute("SELECT body FROM comments WHERE issue_id = ? ORDER BY position", (issue_id,))
+    ]
     return index_text(title), index_text(" ".join(labels)), index_text(body or ""), index_text("\n".join(comments))
 
 
@@ -219,7 +242,10 @@ def _label_id(conn: sqlite3.Connection, name: str) -> int:
         return int(row[0])
     # Validated against the tracker when requested; a rebuild from a source that dropped it re-creates it.
     kind, _, value = name.partition(":") if ":" in name else ("", "", name)
-    return int(conn.execute("INSERT INTO labels(name, kind, value) VALUES (?, ?, ?)", (name, kind or None, value)).lastrowid or 0)
+    return int(
+        conn.execute("INSERT INTO labels(name, kind, value) VALUES (?, ?, ?)", (name, kind or None, value)).lastrowid
+        or 0
+    )
 
 
 def _open_journal(journal: Path) -> sqlite3.Connection:

@@ -45,8 +45,11 @@ def _waiting_workers(conn: redis.Redis, grace: float = 3.0) -> list[str]:
     processes that are being killed right now to go."""
     deadline = time.monotonic() + grace
     while True:
-        blocked = [f"{c.get('name') or '?'}@{c.get('addr')} ({c.get('cmd')})" for c in conn.client_list()
-                   if "b" in c.get("flags", "") and c.get("cmd") in {"blmove", "blpop", "brpoplpush", "bzpopmin"}]
+        blocked = [
+            f"{c.get('name') or '?'}@{c.get('addr')} ({c.get('cmd')})"
+            for c in conn.client_list()
+            if "b" in c.get("flags", "") and c.get("cmd") in {"blmove", "blpop", "brpoplpush", "bzpopmin"}
+        ]
         if not blocked or time.monotonic() > deadline:
             return blocked
         time.sleep(0.05)

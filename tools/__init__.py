@@ -9,6 +9,19 @@ from tools.legacy import v1_registry
 from tools.registry import Registry, Tool
 
 __all__ = [
-    "Corpus", "Registry", "ResultStash", "StashPage", "Tool", "ToolContext", "ToolError", "ToolOutput",
-    "dispatch", "execute", "open_corpus", "run_tool_cli", "v1_registry", "v2_registry", "validate",
+    "Corpus",
+    "Registry",
+    "ResultStash",
+    "StashPage",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutput",
+    "dispatch",
+    "execute",
+    "open_corpus",
+    "run_tool_cli",
+    "v1_registry",
+    "v2_registry",
+    "validate",
 ]

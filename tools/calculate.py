@@ -22,15 +22,22 @@ MAX_ABS = 10**100  # every intermediate and final result
 MAX_NODES = 100
 
 BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
 }
 UNARY: dict[type[ast.unaryop], Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 
 
 class CalculateArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    expression: str = Field(description="Arithmetic only: numbers, + - * / // % **, parentheses. E.g. '(2+4+8) * 1250'.")
+    expression: str = Field(
+        description="Arithmetic only: numbers, + - * / // % **, parentheses. E.g. '(2+4+8) * 1250'."
+    )
 
 
 def calculate(args: CalculateArgs, ctx: ToolContext) -> str | ToolError:

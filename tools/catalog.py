@@ -19,13 +19,30 @@ from tools.read_more import read_more
 from tools.registry import Registry
 
 # Orbit's own words in the tool descriptions, and what they become for another project.
-ORBIT_WORDS = (("ORB-xxxx error codes", "error codes"), ("an ORB-xxxx code", "an error code"),
-               ("ORB-xxxx codes", "error codes"), ("an ORB code", "an error code"), ("'ORB-1202'", "an error code"),
-               ("'ORB-1101'", "an error code"), ("ORB-xxxx", "error code"))
+ORBIT_WORDS = (
+    ("ORB-xxxx error codes", "error codes"),
+    ("an ORB-xxxx code", "an error code"),
+    ("ORB-xxxx codes", "error codes"),
+    ("an ORB code", "an error code"),
+    ("'ORB-1202'", "an error code"),
+    ("'ORB-1101'", "an error code"),
+    ("ORB-xxxx", "error code"),
+)
 
 
-READ_TOOLS = (search_docs, get_doc_section, search_issues, get_issue, search_code, read_file, search_history,
-              get_history_item, find_fix, calculate, read_more)
+READ_TOOLS = (
+    search_docs,
+    get_doc_section,
+    search_issues,
+    get_issue,
+    search_code,
+    read_file,
+    search_history,
+    get_history_item,
+    find_fix,
+    calculate,
+    read_more,
+)
 
 
 KNOWLEDGE_TOOLS = frozenset({"search_code", "read_file", "search_history", "get_history_item", "find_fix"})
@@ -39,7 +56,9 @@ def v2_registry(project: Project | None = None, knowledge: bool = True) -> Regis
     For a project other than Orbit, the descriptions name it instead of Orbit and its ORB codes. Without
     `knowledge` (a data folder with no code, PRs, releases or discussions) the knowledge tools are left out:
     every request would pay for their definitions, and every call of one would fail."""
-    return issue_filing.register(side_effects.register(read_registry(project, frozenset() if knowledge else KNOWLEDGE_TOOLS)))
+    return issue_filing.register(
+        side_effects.register(read_registry(project, frozenset() if knowledge else KNOWLEDGE_TOOLS))
+    )
 
 
 def read_registry(project: Project | None = None, without: frozenset[str] = frozenset()) -> Registry:
@@ -57,7 +76,9 @@ def _renamed(text: str, *, project: Project) -> str:
     return text.replace("Orbit", project.name)
 
 
-def run_tool_cli(data_dir: Path, name: str, arguments: str, home: Path | None = None, semantic: bool = False) -> ToolOutput:
+def run_tool_cli(
+    data_dir: Path, name: str, arguments: str, home: Path | None = None, semantic: bool = False
+) -> ToolOutput:
     """What `atlas tool NAME 'JSON'` prints (exactly the text the model would read), and whether it succeeded.
 
     Raises DatasetError (datasets.tracker_db) when the data folder is missing or malformed.

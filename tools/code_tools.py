@@ -23,13 +23,19 @@ LINES_PER_HIT = 3
 LINE_CHARS = 160
 MAX_READ_LINES = 200
 READ_TOKENS = 900
-NO_CODE = ToolError("No source code is synced for this project.", "Answer from search_docs, search_issues or search_history instead.")
+NO_CODE = ToolError(
+    "No source code is synced for this project.", "Answer from search_docs, search_issues or search_history instead."
+)
 
 
 class SearchCodeArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    query: str = Field(description="Words or a name from the code: 'lease renewed', 'compute_delay', 'Heartbeat.renew_leases'.")
-    path_prefix: str | None = Field(description="Only files under this path, e.g. 'orbit/' or 'src/broker'; null for the whole tree.")
+    query: str = Field(
+        description="Words or a name from the code: 'lease renewed', 'compute_delay', 'Heartbeat.renew_leases'."
+    )
+    path_prefix: str | None = Field(
+        description="Only files under this path, e.g. 'orbit/' or 'src/broker'; null for the whole tree."
+    )
     limit: Annotated[int, Field(ge=1, le=10, description="How many places to list (1-10); 5 is a good default.")]
 
 
@@ -45,17 +51,23 @@ def search_code(args: SearchCodeArgs, ctx: ToolContext) -> str | ToolError:
     store = ctx.corpus.knowledge
     if store is None or store.file_count() == 0:
         return NO_CODE
-    query = searchable(args.query, MAX_QUERY_CHARS, "words or a name from the code, e.g. 'retry delay' or 'compute_delay'")
+    query = searchable(
+        args.query, MAX_QUERY_CHARS, "words or a name from the code, e.g. 'retry delay' or 'compute_delay'"
+    )
     if isinstance(query, ToolError):
         return query
     prefix = _clean_prefix(args.path_prefix)
     hits = store.symbol_hits(query, prefix, args.limit)
     for hit in store.chunk_hits(query, prefix, args.limit):
-        if len(hits) < args.limit and not any(h.path == hit.path and h.start <= hit.end and hit.start <= h.end for h in hits):
+        if len(hits) < args.limit and not any(
+            h.path == hit.path and h.start <= hit.end and hit.start <= h.end for h in hits
+        ):
             hits.append(hit)
     where = f" under {prefix}" if prefix else ""
     if not hits:
-        return f'No code{where} matches "{query}". Try other words or a function name' + (", or path_prefix null." if prefix else ".")
+        return f'No code{where} matches "{query}". Try other words or a function name' + (
+            ", or path_prefix null." if prefix else "."
+        )
     lines = [f'Code{where} matching "{query}", best first (definitions first; open one with read_file):']
     for hit in hits:
         lines += _hit(store, hit, query)
@@ -74,7 +86,10 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> str | ToolError:
     _, text = found
     lines = text.splitlines()
     if args.start > len(lines):
-        return ToolError(f"{path} has {len(lines)} lines; start {args.start} is past its end.", f"Call again with start between 1 and {len(lines)}.")
+        return ToolError(
+            f"{path} has {len(lines)} lines; start {args.start} is past its end.",
+            f"Call again with start between 1 and {len(lines)}.",
+        )
     if args.end < args.start:
         return ToolError(f"end ({args.end}) is before start ({args.start}).", "Call again with end >= start.")
     end = min(args.end, len(lines), args.start + MAX_READ_LINES - 1)
@@ -121,7 +136,12 @@ def _clean_prefix(prefix: str | None) -> str:
 def _unknown_path(path: str, paths: list[str]) -> ToolError:
     shown = path if len(path) <= 80 else path[:77] + "..."
     tail = path.strip().rsplit("/", 1)[-1]
-    close = [p for p in paths if p.endswith("/" + tail) or p == tail][:3] or difflib.get_close_matches(path.strip(), paths, n=3, cutoff=0.5)
+    close = [p for p in paths if p.endswith("/" + tail) or p == tail][:3] or difflib.get_close_matches(
+        path.strip(), paths, n=3, cutoff=0.5
+    )
     if close:
-        return ToolError(f"No file '{shown}' in the synced tree.", f"Did you mean {', '.join(repr(c) for c in close)}? Paths are as search_code prints them.")
+        return ToolError(
+            f"No file '{shown}' in the synced tree.",
+            f"Did you mean {', '.join(repr(c) for c in close)}? Paths are as search_code prints them.",
+        )
     return ToolError(f"No file '{shown}' in the synced tree.", "Call search_code to find the file and its exact path.")

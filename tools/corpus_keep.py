@@ -23,8 +23,10 @@ def index_docs(data_dir: Path, home: Path | None, semantic: bool) -> int:
     return 0
 
 
-LEFT_TO_WORKER = ("docs search ranked by words: the docs are not embedded yet (a running `atlas worker` embeds "
-                  "them at start and keeps them; or run `atlas dataset index`)")
+LEFT_TO_WORKER = (
+    "docs search ranked by words: the docs are not embedded yet (a running `atlas worker` embeds "
+    "them at start and keeps them; or run `atlas dataset index`)"
+)
 
 
 def left_to_worker(semantic: bool) -> str | None:

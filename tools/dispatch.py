@@ -47,9 +47,19 @@ def validate(registry: Registry, name: str, arguments: str, ctx: ToolContext | N
         try:
             raw = json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else {}
         except (ValueError, RecursionError) as exc:
-            return _error(ToolError(f"Arguments for {name} are not valid JSON ({clip(str(exc), 80, '...')}).", _fields_hint(tool.args_model)))
+            return _error(
+                ToolError(
+                    f"Arguments for {name} are not valid JSON ({clip(str(exc), 80, '...')}).",
+                    _fields_hint(tool.args_model),
+                )
+            )
         if not isinstance(raw, dict):
-            return _error(ToolError(f"Arguments for {name} must be a JSON object, got {type(raw).__name__}.", _fields_hint(tool.args_model)))
+            return _error(
+                ToolError(
+                    f"Arguments for {name} must be a JSON object, got {type(raw).__name__}.",
+                    _fields_hint(tool.args_model),
+                )
+            )
         try:
             # Strict, in JSON mode: `true` is not issue #1 and "5" is not 5, as the strict schema says.
             args = tool.args_model.model_validate_json(json.dumps(raw), strict=True)
@@ -64,7 +74,7 @@ def validate(registry: Registry, name: str, arguments: str, ctx: ToolContext | N
                 return _error(problem)
         return args
     except Exception:  # a bug in a model validator or a registry: never let it reach the loop
-        log.exception("tool %r: validation crashed", clip(str(name), 80, '...'))
+        log.exception("tool %r: validation crashed", clip(str(name), 80, "..."))
         return _error(ToolError(UNEXPECTED, UNEXPECTED_HINT))
 
 
@@ -99,8 +109,12 @@ def dispatch(registry: Registry, name: str, arguments: str, ctx: ToolContext) ->
     """
     tool = registry.get(name) if isinstance(name, str) else None
     if tool is not None and tool.side_effect:
-        return _error(ToolError(f"{name} changes the tracker and needs a maintainer's approval.",
-                                "Propose it in a run; it runs only after someone approves it in the chat."))
+        return _error(
+            ToolError(
+                f"{name} changes the tracker and needs a maintainer's approval.",
+                "Propose it in a run; it runs only after someone approves it in the chat.",
+            )
+        )
     checked = validate(registry, name, arguments, ctx)
     if isinstance(checked, ToolOutput):
         return checked
@@ -131,8 +145,12 @@ def _problem(err: Any, model: type[BaseModel]) -> str:
         return f"{field} is required"
     if kind == "extra_forbidden":
         return f"{field} is not a field (fields: {', '.join(model.model_fields)})"
-    bounds = {"less_than_equal": ("<=", "le"), "less_than": ("<", "lt"),
-              "greater_than_equal": (">=", "ge"), "greater_than": (">", "gt")}
+    bounds = {
+        "less_than_equal": ("<=", "le"),
+        "less_than": ("<", "lt"),
+        "greater_than_equal": (">=", "ge"),
+        "greater_than": (">", "gt"),
+    }
     if kind in bounds:
         op, key = bounds[kind]
         return f"{field} must be {op} {ctx.get(key)}"

@@ -35,7 +35,9 @@ class SearchDocsArgs(BaseModel):
 class GetDocSectionArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     doc_id: str = Field(description="A doc id exactly as search_docs printed it, e.g. 'retries-and-backoff'.")
-    heading: str | None = Field(description="A section heading as printed by search_docs; null for the page intro and its list of sections.")
+    heading: str | None = Field(
+        description="A section heading as printed by search_docs; null for the page intro and its list of sections."
+    )
 
 
 def search_docs(args: SearchDocsArgs, ctx: ToolContext) -> str | ToolError:
@@ -49,7 +51,9 @@ def search_docs(args: SearchDocsArgs, ctx: ToolContext) -> str | ToolError:
     lines = [f'Doc sections for "{query}" (best first; open one with get_doc_section):']
     unknown = ctx.corpus.docs.unknown_words(query[:MAX_QUERY_CHARS])[:MAX_UNKNOWN]
     if unknown:
-        lines.append(f"(No doc mentions: {', '.join(unknown)}. If those words are the point of the question, the docs may not cover it.)")
+        lines.append(
+            f"(No doc mentions: {', '.join(unknown)}. If those words are the point of the question, the docs may not cover it.)"
+        )
     elif absent := uncovered(ctx.corpus.docs, query[:MAX_QUERY_CHARS], hits)[:MAX_UNKNOWN]:
         lines.append(UNCOVERED.format(words=", ".join(absent)))
     for hit in hits:
@@ -85,6 +89,7 @@ def find_section(page: Page, heading: str) -> Section | list[Section]:
         return (exact or tail)[0]
     return [s for key, s in keyed if key.endswith("/" + wanted)]
 
+
 def _doc_key(doc_id: str) -> str:
     key = doc_id.strip().lower()
     return key.rsplit(".", 1)[0] if key.endswith((".md", ".rst")) else key
@@ -96,7 +101,9 @@ def _unknown_doc(doc_id: str, ids: list[str]) -> ToolError:
     close = containing[:1] or difflib.get_close_matches(key, ids, n=1, cutoff=0.4)
     shown = doc_id if len(doc_id) <= 60 else doc_id[:57] + "..."
     if close:
-        return ToolError(f"Unknown doc_id '{shown}'.", f"The closest id is '{close[0]}'. Call search_docs to find pages.")
+        return ToolError(
+            f"Unknown doc_id '{shown}'.", f"The closest id is '{close[0]}'. Call search_docs to find pages."
+        )
     return ToolError(f"Unknown doc_id '{shown}'.", f"Doc ids are: {', '.join(ids)}. Call search_docs to find pages.")
 
 
@@ -113,7 +120,10 @@ def _unknown_heading(page: Page, heading: str, candidates: list[Section]) -> Too
             f"No section '{shown}' in {page.doc_id}; '{sub.path[-1]}' is a subsection of '{parent}'.",
             f"Call again with heading '{parent}' or '{sub.heading}'. Sections: {real}.",
         )
-    return ToolError(f"No section '{shown}' in {page.doc_id}.", f"The real headings are: {real}. Call again with one of them, or heading null for the intro.")
+    return ToolError(
+        f"No section '{shown}' in {page.doc_id}.",
+        f"The real headings are: {real}. Call again with one of them, or heading null for the intro.",
+    )
 
 
 def _intro(page: Page, ctx: ToolContext) -> str:
@@ -127,7 +137,9 @@ def _intro(page: Page, ctx: ToolContext) -> str:
 
 
 def _render(page: Page, section: Section, ctx: ToolContext) -> str:
-    head = f"[{page.doc_id} § {section.heading}] {page.title}" + (f" (applies to {page.applies_to})" if page.applies_to else "")
+    head = f"[{page.doc_id} § {section.heading}] {page.title}" + (
+        f" (applies to {page.applies_to})" if page.applies_to else ""
+    )
     text = section.text
     starts = [(text.find("# " + child.rsplit(SEP, 1)[-1]), f"'{child}'") for child in section.children]
     return f"{head}\n{_cut(text, SECTION_TOKENS, starts, ctx)}"

@@ -18,8 +18,10 @@ LOOKED_AT_CHARS = 300
 
 class HandOffArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    looked_at: str = Field(description="One line for the maintainers: what you searched and read, and what was missing. "
-                                       "E.g. 'searched docs and issues for the S3 sink; nothing covers it'.")
+    looked_at: str = Field(
+        description="One line for the maintainers: what you searched and read, and what was missing. "
+        "E.g. 'searched docs and issues for the S3 sink; nothing covers it'."
+    )
 
 
 def hand_off(args: HandOffArgs, ctx: ToolContext) -> str:
@@ -40,5 +42,3 @@ def summary(arguments: str) -> str:
         looked_at = ""
     flat = " ".join(looked_at.split())
     return flat[:LOOKED_AT_CHARS] or "the docs and issues"
-
-

@@ -19,20 +19,26 @@ MAX_QUERY_CHARS = 300
 SNIPPET_CHARS = 320
 ITEM_TOKENS = 500
 NAMES = {"pull_request": "PR", "release": "release", "discussion": "discussion"}
-NOTHING = ToolError("No pull requests, releases or discussions are synced for this project.",
-                    "Answer from search_docs or search_issues instead.")
+NOTHING = ToolError(
+    "No pull requests, releases or discussions are synced for this project.",
+    "Answer from search_docs or search_issues instead.",
+)
 
 
 class SearchHistoryArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     query: str = Field(description="Words to look for: a symptom, an ORB-xxxx code, a version, a feature.")
-    kind: Literal["pull_request", "release", "discussion"] | None = Field(description="Only this kind; null for all three.")
+    kind: Literal["pull_request", "release", "discussion"] | None = Field(
+        description="Only this kind; null for all three."
+    )
     limit: Annotated[int, Field(ge=1, le=10, description="How many to list (1-10); 5 is a good default.")]
 
 
 class GetHistoryItemArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["pull_request", "release", "discussion"] = Field(description="What it is, as search_history printed it.")
+    kind: Literal["pull_request", "release", "discussion"] = Field(
+        description="What it is, as search_history printed it."
+    )
     id: str = Field(description="A PR or discussion number ('242') or a release tag ('v3.1.1').")
 
 
@@ -54,8 +60,11 @@ def search_history(args: SearchHistoryArgs, ctx: ToolContext) -> str | ToolError
     found = store.search_items(query, args.kind, args.limit) if store is not None and has_items else []
     scope = f" ({args.kind})" if args.kind else ""
     if not found and not solved:
-        return NOTHING if not has_items else f'Nothing{scope} matches "{query}". Try other words' + (
-            ", or kind null." if args.kind else ".")
+        return (
+            NOTHING
+            if not has_items
+            else f'Nothing{scope} matches "{query}". Try other words' + (", or kind null." if args.kind else ".")
+        )
     lines = [f'History{scope} matching "{query}", best first (read one with get_history_item):']
     for entry in solved:  # what a maintainer approved from a solved thread (workers/knowledge/)
         lines += solved_lines(entry, SNIPPET_CHARS * 2)
@@ -124,7 +133,11 @@ def _release_of(store: KnowledgeStore, pull: Item, issue: int) -> str:
 def _snippet(item: Item, query: str) -> list[str]:
     """The lines of the item that share most words with the query (a discussion's answer first)."""
     answer = item.extra.get("answer") if item.kind == "discussion" else None
-    text = (f"accepted answer by {answer.get('author')}: {answer.get('body')}" if isinstance(answer, dict) else "") + "\n" + item.body
+    text = (
+        (f"accepted answer by {answer.get('author')}: {answer.get('body')}" if isinstance(answer, dict) else "")
+        + "\n"
+        + item.body
+    )
     if item.kind == "pull_request":  # a question naming a file: the changed path is the evidence
         text += "".join(f"\nchanged {path}" for path in item.extra.get("files") or [])
     wanted = set(stems(query))

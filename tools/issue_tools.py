@@ -25,27 +25,38 @@ MAX_QUERY_CHARS = 500
 
 class SearchIssuesArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    query: str = Field(description="Words from the problem: symptoms, an ORB-xxxx code, a component, a version like 3.1.0.")
+    query: str = Field(
+        description="Words from the problem: symptoms, an ORB-xxxx code, a component, a version like 3.1.0."
+    )
     state: Literal["open", "closed"] | None = Field(description="Only open or only closed issues; null for both.")
     limit: Annotated[int, Field(ge=1, le=20, description="How many issues to list (1-20); 10 is a good default.")]
-    detail: Literal["concise", "detailed"] = Field(description="concise: number, state and title per line (cheap). detailed: adds labels and the start of the body.")
+    detail: Literal["concise", "detailed"] = Field(
+        description="concise: number, state and title per line (cheap). detailed: adds labels and the start of the body."
+    )
 
 
 class GetIssueArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     issue_id: int = Field(description="The issue number, e.g. 143 for #143.")
-    include: list[Literal["body", "comments", "labels"]] = Field(description="Parts to add to the header; [] for the header only.")
+    include: list[Literal["body", "comments", "labels"]] = Field(
+        description="Parts to add to the header; [] for the header only."
+    )
 
 
 def search_issues(args: SearchIssuesArgs, ctx: ToolContext) -> str | ToolError:
     """Search the issue tracker (bug reports, questions, feature requests) by relevance. Use it when the user asks whether something was reported, what users experienced, or for known bugs and workarounds. Start with detail "concise" and open promising issues with get_issue. Not for how Orbit is configured or what an ORB-xxxx code means: use search_docs."""
     query = args.query.strip()
     if not terms(query[:MAX_QUERY_CHARS]):
-        return ToolError("The query has no searchable words.", "Use words from the problem, e.g. 'reconnect storm redis' or 'ORB-1101'.")
+        return ToolError(
+            "The query has no searchable words.",
+            "Use words from the problem, e.g. 'reconnect storm redis' or 'ORB-1101'.",
+        )
     found = ctx.corpus.issues.search(query[:MAX_QUERY_CHARS], args.state, args.limit)
     scope = f" ({args.state})" if args.state else ""
     if not found:
-        return f'No issues{scope} match "{query}". Try fewer or other words' + (", or state null." if args.state else ".")
+        return f'No issues{scope} match "{query}". Try fewer or other words' + (
+            ", or state null." if args.state else "."
+        )
     lines = [f'Issues{scope} matching "{query}", best first:']
     labels = ctx.corpus.issues.labels([i.id for i in found]) if args.detail == "detailed" else {}
     for issue in found:

@@ -19,7 +19,9 @@ from tools.readonly_db import ReadOnlyDb
 Kind = Literal["pull_request", "release", "discussion"]
 CHUNK_ORDER = "bm25(chunks_fts, 2.0, 6.0, 1.0)"
 ITEM_ORDER = "bm25(items_fts, 6.0, 1.0, 4.0)"  # title, body, changed paths
-PATH_WORD = re.compile(r"/|^[\w-]+\.[a-z][a-z0-9]{0,5}$", re.IGNORECASE)  # src/x, lease.py; not 3.1.1 nor a sentence's end
+PATH_WORD = re.compile(
+    r"/|^[\w-]+\.[a-z][a-z0-9]{0,5}$", re.IGNORECASE
+)  # src/x, lease.py; not 3.1.1 nor a sentence's end
 
 
 @dataclass(frozen=True)
@@ -75,10 +77,15 @@ class KnowledgeStore(ReadOnlyDb):
         if not names:
             return []
         marks = ", ".join("?" for _ in names)
-        rows = self.connection().execute(
-            f"SELECT f.path, s.qualname, s.line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id"
-            f" WHERE s.lower IN ({marks}) AND f.path LIKE ? ESCAPE '\\' ORDER BY f.path, s.line LIMIT ?",
-            [*names, _like(prefix), limit]).fetchall()
+        rows = (
+            self.connection()
+            .execute(
+                f"SELECT f.path, s.qualname, s.line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id"
+                f" WHERE s.lower IN ({marks}) AND f.path LIKE ? ESCAPE '\\' ORDER BY f.path, s.line LIMIT ?",
+                [*names, _like(prefix), limit],
+            )
+            .fetchall()
+        )
         return [CodeHit(r["path"], r["line"], r["end_line"], (r["qualname"],), True) for r in rows]
 
     def chunk_hits(self, query: str, prefix: str, limit: int) -> list[CodeHit]:
@@ -89,20 +96,38 @@ class KnowledgeStore(ReadOnlyDb):
             expression = match_expression(code_text(query), mode)
             if expression is None:
                 return found
-            rows = self.connection().execute(
-                f"SELECT f.path, c.file_id, c.start_line, c.end_line FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-                f" JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? AND f.path LIKE ? ESCAPE '\\'"
-                f" ORDER BY {CHUNK_ORDER} LIMIT ?", [expression, _like(prefix), limit * 2]).fetchall()
+            rows = (
+                self.connection()
+                .execute(
+                    f"SELECT f.path, c.file_id, c.start_line, c.end_line FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+                    f" JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? AND f.path LIKE ? ESCAPE '\\'"
+                    f" ORDER BY {CHUNK_ORDER} LIMIT ?",
+                    [expression, _like(prefix), limit * 2],
+                )
+                .fetchall()
+            )
             for r in rows:
-                if len(found) < limit and not any(h.path == r["path"] and h.start <= r["end_line"] and r["start_line"] <= h.end for h in found):
-                    found.append(CodeHit(r["path"], r["start_line"], r["end_line"], self._defined(r["file_id"], r["start_line"], r["end_line"]), False))
+                if len(found) < limit and not any(
+                    h.path == r["path"] and h.start <= r["end_line"] and r["start_line"] <= h.end for h in found
+                ):
+                    found.append(
+                        CodeHit(
+                            r["path"],
+                            r["start_line"],
+                            r["end_line"],
+                            self._defined(r["file_id"], r["start_line"], r["end_line"]),
+                            False,
+                        )
+                    )
             if len(found) >= limit:
                 break
         return found
 
     def _defined(self, file_id: int, start: int, end: int) -> tuple[str, ...]:
         rows = self.connection().execute(
-            "SELECT qualname FROM symbols WHERE file_id = ? AND line BETWEEN ? AND ? ORDER BY line", (file_id, start, end))
+            "SELECT qualname FROM symbols WHERE file_id = ? AND line BETWEEN ? AND ? ORDER BY line",
+            (file_id, start, end),
+        )
         return tuple(r[0] for r in rows)
 
     def file(self, path: str) -> tuple[str, str] | None:
@@ -122,8 +147,11 @@ class KnowledgeStore(ReadOnlyDb):
             expression = match_expression(query, mode)
             if expression is None:
                 return found
-            sql = ("SELECT i.* FROM items_fts JOIN items i ON i.id = items_fts.rowid WHERE items_fts MATCH ?"
-                   + (" AND i.kind = ?" if kind else "") + f" ORDER BY {ITEM_ORDER} LIMIT ?")
+            sql = (
+                "SELECT i.* FROM items_fts JOIN items i ON i.id = items_fts.rowid WHERE items_fts MATCH ?"
+                + (" AND i.kind = ?" if kind else "")
+                + f" ORDER BY {ITEM_ORDER} LIMIT ?"
+            )
             params: list[object] = [expression, *([kind] if kind else []), limit]
             seen = {(i.kind, i.number, i.tag) for i in found}
             for item in map(_item, self.connection().execute(sql, params)):
@@ -139,32 +167,52 @@ class KnowledgeStore(ReadOnlyDb):
         expression = match_expression(" ".join(paths), "all") if paths else None
         if expression is None:
             return []
-        rows = self.connection().execute(
-            "SELECT i.* FROM items_fts JOIN items i ON i.id = items_fts.rowid WHERE items_fts MATCH ? AND i.kind = 'pull_request'"
-            f" ORDER BY {ITEM_ORDER} LIMIT ?", [f"files : ({expression})", limit]).fetchall()
+        rows = (
+            self.connection()
+            .execute(
+                "SELECT i.* FROM items_fts JOIN items i ON i.id = items_fts.rowid WHERE items_fts MATCH ? AND i.kind = 'pull_request'"
+                f" ORDER BY {ITEM_ORDER} LIMIT ?",
+                [f"files : ({expression})", limit],
+            )
+            .fetchall()
+        )
         return [_item(r) for r in rows]
 
     def item(self, kind: Kind, ident: str) -> Item | None:
         """One item by number (PR, discussion) or tag (release; 'v3.1.1' or '3.1.1')."""
         if kind == "release":
             tag = ident.strip()
-            row = self.connection().execute(
-                "SELECT * FROM items WHERE kind = 'release' AND (tag = ? OR tag = ? OR ltrim(tag, 'v') = ?)",
-                (tag, "v" + tag, tag.lstrip("v"))).fetchone()
+            row = (
+                self.connection()
+                .execute(
+                    "SELECT * FROM items WHERE kind = 'release' AND (tag = ? OR tag = ? OR ltrim(tag, 'v') = ?)",
+                    (tag, "v" + tag, tag.lstrip("v")),
+                )
+                .fetchone()
+            )
         else:
             digits = ident.strip().lstrip("#")
             if not digits.isdigit() or len(digits) > 12:
                 return None
-            row = self.connection().execute("SELECT * FROM items WHERE kind = ? AND number = ?", (kind, int(digits))).fetchone()
+            row = (
+                self.connection()
+                .execute("SELECT * FROM items WHERE kind = ? AND number = ?", (kind, int(digits)))
+                .fetchone()
+            )
         return _item(row) if row else None
 
     def idents(self, kind: Kind) -> list[str]:
         column = "tag" if kind == "release" else "number"
-        return [str(r[0]) for r in self.connection().execute(f"SELECT {column} FROM items WHERE kind = ? ORDER BY date", (kind,))]
+        return [
+            str(r[0])
+            for r in self.connection().execute(f"SELECT {column} FROM items WHERE kind = ? ORDER BY date", (kind,))
+        ]
 
     def fixes_of(self, issue: int) -> tuple[list[Item], list[Item]]:
         """Pull requests that close `issue` (linked or 'fixes #N'), and the ones that only mention it."""
-        rows = [_item(r) for r in self.connection().execute("SELECT * FROM items WHERE kind = 'pull_request' ORDER BY date")]
+        rows = [
+            _item(r) for r in self.connection().execute("SELECT * FROM items WHERE kind = 'pull_request' ORDER BY date")
+        ]
         return [p for p in rows if issue in p.fixes], [p for p in rows if issue in p.mentions and issue not in p.fixes]
 
     def releases(self) -> list[Item]:
@@ -183,5 +231,17 @@ def _like(prefix: str) -> str:
 
 
 def _item(row: sqlite3.Row) -> Item:
-    return Item(row["kind"], row["number"], row["tag"], row["title"], row["body"], row["author"], row["state"], row["date"],
-                row["url"], json.loads(row["fixes"]), json.loads(row["mentions"]), json.loads(row["extra"]))
+    return Item(
+        row["kind"],
+        row["number"],
+        row["tag"],
+        row["title"],
+        row["body"],
+        row["author"],
+        row["state"],
+        row["date"],
+        row["url"],
+        json.loads(row["fixes"]),
+        json.loads(row["mentions"]),
+        json.loads(row["extra"]),
+    )

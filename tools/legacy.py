@@ -67,11 +67,19 @@ def lookup_issue(args: QueryArgs, ctx: ToolContext) -> str | ToolError:
     out = []
     for issue in found:
         record = {
-            "id": issue.id, "title": issue.title, "state": issue.state, "author": issue.author,
-            "created_at": issue.created_at, "closed_at": issue.closed_at, "duplicate_of": issue.duplicate_of,
-            "labels": labels[issue.id], "body": issue.body,
-            "comments": [{"author": c.author, "body": c.body, "created_at": c.created_at, "position": c.position}
-                         for c in store.comments(issue.id)],
+            "id": issue.id,
+            "title": issue.title,
+            "state": issue.state,
+            "author": issue.author,
+            "created_at": issue.created_at,
+            "closed_at": issue.closed_at,
+            "duplicate_of": issue.duplicate_of,
+            "labels": labels[issue.id],
+            "body": issue.body,
+            "comments": [
+                {"author": c.author, "body": c.body, "created_at": c.created_at, "position": c.position}
+                for c in store.comments(issue.id)
+            ],
         }
         out.append(record)
     return json.dumps(out, indent=2)

@@ -18,8 +18,10 @@ import re
 # GitHub's logins: letters, digits and single hyphens, at most 39; a team is `org/slug`. Not after a word character
 # (an email address, `git@host`) or a `/` (a URL such as https://medium.com/@name).
 _AT = r"(?:@|&#0*64;|&#[xX]0*40;|&commat;)"
-MENTION = re.compile(rf"(?<![A-Za-z0-9_.+\-/]){_AT}([A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){{0,38}}(?:/[A-Za-z0-9][A-Za-z0-9_-]*)?)"
-                     r"(?![A-Za-z0-9_@])")
+MENTION = re.compile(
+    rf"(?<![A-Za-z0-9_.+\-/]){_AT}([A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){{0,38}}(?:/[A-Za-z0-9][A-Za-z0-9_-]*)?)"
+    r"(?![A-Za-z0-9_@])"
+)
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 BACKTICKS = re.compile(r"`+")
 # The text fields each side-effect tool posts to GitHub as Markdown.
@@ -40,7 +42,12 @@ def neutralise(text: str) -> str:
         elif fence is not None:
             out.append(line)
             closing = FENCE.match(line)
-            if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence) and not line.strip(" \n\r`~"):
+            if (
+                closing
+                and closing.group(1)[0] == fence[0]
+                and len(closing.group(1)) >= len(fence)
+                and not line.strip(" \n\r`~")
+            ):
                 fence = None
         else:
             prose.append(line)
@@ -52,7 +59,9 @@ def _prose(text: str) -> str:
     """Wrap the mentions outside the code spans of `text` (a span: a run of backticks closed by the next as long)."""
     spans, unmatched, at = [], set(), 0
     while (opener := BACKTICKS.search(text, at)) is not None:
-        closer = next((m for m in BACKTICKS.finditer(text, opener.end()) if len(m.group()) == len(opener.group())), None)
+        closer = next(
+            (m for m in BACKTICKS.finditer(text, opener.end()) if len(m.group()) == len(opener.group())), None
+        )
         if closer is None:  # literal backticks
             unmatched.add(len(opener.group()))
             at = opener.end()
@@ -66,8 +75,10 @@ def _prose(text: str) -> str:
     def wrap(m: re.Match[str]) -> str:
         if any(start <= m.start() < end for start, end in spans):
             return m.group()
-        before = " " if m.start() and text[m.start() - 1] == "`" else ""  # a backtick next to the wrap would join its run
-        after = " " if text[m.end():m.end() + 1] == "`" else ""
+        before = (
+            " " if m.start() and text[m.start() - 1] == "`" else ""
+        )  # a backtick next to the wrap would join its run
+        after = " " if text[m.end() : m.end() + 1] == "`" else ""
         return f"{before}{tick}@{m.group(1)}{tick}{after}"
 
     return MENTION.sub(wrap, text)
@@ -85,5 +96,9 @@ def defuse_arguments(name: str, arguments: str) -> str:
         return arguments  # refused by the tool's checks anyway
     if not isinstance(parsed, dict):
         return arguments
-    changed = {f: neutralise(parsed[f]) for f in fields if isinstance(parsed.get(f), str) and neutralise(parsed[f]) != parsed[f]}
+    changed = {
+        f: neutralise(parsed[f])
+        for f in fields
+        if isinstance(parsed.get(f), str) and neutralise(parsed[f]) != parsed[f]
+    }
     return json.dumps({**parsed, **changed}, ensure_ascii=False) if changed else arguments

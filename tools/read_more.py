@@ -20,12 +20,18 @@ class ReadMoreArgs(BaseModel):
 def read_more(args: ReadMoreArgs, ctx: ToolContext) -> str | ToolError:
     """Continue reading a long tool result that was cut short: pass the ref and offset printed with it. Use it only when the part already shown does not answer the question. Not for new searches: call the original tool with a narrower query instead."""
     if ctx.stash is None:
-        return ToolError("No stashed results are available in this conversation.", "Re-run the original tool with a narrower query instead.")
+        return ToolError(
+            "No stashed results are available in this conversation.",
+            "Re-run the original tool with a narrower query instead.",
+        )
     ref = args.ref.strip()
     page = ctx.stash.page(ref, args.offset)
     if page is None:
         shown = ref if len(ref) <= 40 else ref[:37] + "..."
-        return ToolError(f"The ref '{shown}' is unknown or expired (or the offset is past its end).", "Re-run the original tool call to get a fresh result and ref.")
+        return ToolError(
+            f"The ref '{shown}' is unknown or expired (or the offset is past its end).",
+            "Re-run the original tool call to get a fresh result and ref.",
+        )
     if page.next_offset is None:
         return f"{page.text}\n[end of {ref}]"
     return f"{page.text}\n{read_on(ref, page.next_offset, page.total_tokens - page.next_offset, label='more')}"

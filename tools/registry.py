@@ -46,7 +46,9 @@ class Registry:
         self._definitions: list[dict[str, Any]] | None = None
         self._rename = rename  # rewrites the project-specific words of descriptions (tools/catalog.py)
 
-    def tool(self, *, side_effect: bool = False, name: str | None = None, check: CheckFn | None = None) -> Callable[[F], F]:
+    def tool(
+        self, *, side_effect: bool = False, name: str | None = None, check: CheckFn | None = None
+    ) -> Callable[[F], F]:
         """Decorator: register `fn(args: SomeModel, ctx: ToolContext)`; the docstring is the description."""
 
         def register(fn: F) -> F:
@@ -107,4 +109,6 @@ def declare(fn: Callable[..., Any], *, side_effect: bool, name: str | None, chec
     args_model = hints.get(params[0])
     if not (inspect.isclass(args_model) and issubclass(args_model, BaseModel)):
         raise RegistryError(f"tool {tool_name!r}: first parameter must be annotated with a pydantic model")
-    return Tool(name=tool_name, description=description, args_model=args_model, fn=fn, side_effect=side_effect, check=check)
+    return Tool(
+        name=tool_name, description=description, args_model=args_model, fn=fn, side_effect=side_effect, check=check
+    )

@@ -80,7 +80,9 @@ class Tracker(Protocol):
         """Post a comment as the bot; returns where it landed (a URL or 'issue #N, comment K')."""
         ...
 
-    def close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None) -> IssueRef:
+    def close_issue(
+        self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None
+    ) -> IssueRef:
         """Close an issue with a reason (and the original for duplicates); the issue after."""
         ...
 
@@ -126,15 +128,27 @@ class SqliteTracker:
         if not storable_id(number):
             return None
         with self._reading() as conn:
-            row = conn.execute("SELECT id, title, state, duplicate_of, closed_at FROM issues WHERE id = ?", (number,)).fetchone()
+            row = conn.execute(
+                "SELECT id, title, state, duplicate_of, closed_at FROM issues WHERE id = ?", (number,)
+            ).fetchone()
             if row is None:
                 return None
-            labels = tuple(r[0] for r in conn.execute(
-                "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name",
-                (number,),
-            ))
-        return IssueRef(row["id"], row["title"], row["state"], labels, self.url(row["id"]), row["duplicate_of"],
-                        closed_at=epoch(row["closed_at"]) if row["state"] == "closed" else None)
+            labels = tuple(
+                r[0]
+                for r in conn.execute(
+                    "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name",
+                    (number,),
+                )
+            )
+        return IssueRef(
+            row["id"],
+            row["title"],
+            row["state"],
+            labels,
+            self.url(row["id"]),
+            row["duplicate_of"],
+            closed_at=epoch(row["closed_at"]) if row["state"] == "closed" else None,
+        )
 
     def known_labels(self) -> list[str]:
         with self._reading() as conn:
@@ -161,7 +175,9 @@ class SqliteTracker:
         with self._reading() as conn:
             return int(conn.execute("SELECT comment_count FROM issues WHERE id = ?", (number,)).fetchone()[0])
 
-    def close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None) -> IssueRef:
+    def close_issue(
+        self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None
+    ) -> IssueRef:
         issue = self._require(number)
         if issue.state == "closed":
             raise TrackerError(f"issue #{number} is already closed")
@@ -178,7 +194,9 @@ class SqliteTracker:
         if issue.state != "closed":
             raise TrackerError(f"issue #{number} is not closed")
         applied = self._write("reopen", number, {}, key)
-        return self._require(number) if applied else replace(issue, state="open", closed_at=None, state_reason="reopened")
+        return (
+            self._require(number) if applied else replace(issue, state="open", closed_at=None, state_reason="reopened")
+        )
 
     def remove_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:
         issue = self._require(number)
@@ -194,8 +212,14 @@ class SqliteTracker:
         try:
             with journal.locked(self.journal.parent):
                 number = self._next_number()
-                journal.append(self.journal, "create", number, {"title": title, "body": body, "labels": labels},
-                               author=BOT_AUTHOR, key=key)
+                journal.append(
+                    self.journal,
+                    "create",
+                    number,
+                    {"title": title, "body": body, "labels": labels},
+                    author=BOT_AUTHOR,
+                    key=key,
+                )
                 self._apply_journal()
         except (OSError, sqlite3.Error) as exc:
             log.exception("tracker write to %s failed", self.journal)
@@ -226,12 +250,20 @@ class SqliteTracker:
         if entry.kind == "comment":
             return f"Posted the comment on #{number} ({self.url(number) or f'issue #{number}'})."
         if entry.kind in ("reopen", "remove_labels"):
-            return f"Reopened #{number}." if entry.kind == "reopen" else f"Removed {', '.join(entry.data.get('labels') or [])} from #{number}."
+            return (
+                f"Reopened #{number}."
+                if entry.kind == "reopen"
+                else f"Removed {', '.join(entry.data.get('labels') or [])} from #{number}."
+            )
         if entry.kind == "create":
             url = self.url(number)
             return f'Filed #{number} "{entry.data.get("title")}"' + (f": {url}" if url else ".")
         original = entry.data.get("duplicate_of")
-        how = f"as a duplicate of #{original}" if original else f"as {str(entry.data.get('reason') or 'completed').replace('_', ' ')}"
+        how = (
+            f"as a duplicate of #{original}"
+            if original
+            else f"as {str(entry.data.get('reason') or 'completed').replace('_', ' ')}"
+        )
         return f'Closed #{number} "{title}" {how}.'
 
     def _require(self, number: int) -> IssueRef:
@@ -258,8 +290,12 @@ class SqliteTracker:
         try:
             journal.sync(self.db, self.journal)
         except (OSError, sqlite3.Error) as exc:  # index.db locked past the timeout: the journal holds the write
-            log.warning("tracker: %s not yet applied to %s (%s); applied on the next read or write",
-                        self.journal.name, self.db.name, type(exc).__name__)
+            log.warning(
+                "tracker: %s not yet applied to %s (%s); applied on the next read or write",
+                self.journal.name,
+                self.db.name,
+                type(exc).__name__,
+            )
             self._behind = True
             return False
         self._behind = False

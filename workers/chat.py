@@ -24,7 +24,9 @@ ThreadNote = Literal["posted", "gone"]  # "gone": Atlas may no longer post there
 class ChatPlatform(Reporter):
     """A chat platform as a run sees it. One instance per job; nothing kept between jobs."""
 
-    def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+    def card_decided(
+        self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False
+    ) -> bool:
         """Edit an approval card to show its decision (who, what, when) and the result if any; no buttons.
         Returns False when the card could not be edited (never raises for the platform's errors)."""
         raise NotImplementedError

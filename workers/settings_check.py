@@ -37,7 +37,12 @@ def refuse(rt: WorkerParts, run: RunState, reporter: Reporter) -> None:
     log.error(
         "run %s was taken under settings %s, but this worker has %s (model %s, data %s, queue %s); not answering it."
         " Start workers with the same settings as the process that takes questions.",
-        run.id, run.settings_fingerprint, mine.fingerprint, mine.answering_model, mine.data_dir, mine.queue_name,
+        run.id,
+        run.settings_fingerprint,
+        mine.fingerprint,
+        mine.answering_model,
+        mine.data_dir,
+        mine.queue_name,
     )
     run.error = phrases.SETTINGS_MISMATCH
     finish(run, phrases.SETTINGS_MISMATCH, "settings_mismatch", partial=True)

@@ -43,6 +43,7 @@ def stop_reason(reason: str | None) -> str:
     """A human phrase for a stop reason; unknown ones are shown as they are, never with details."""
     return STOP_REASONS.get(reason or "done", (reason or "done").replace("_", " "))
 
+
 # --- a run's answer when it could not finish (workers/jobs/runs.py, settings_check.py, agent/loop.py),
 # and the offline model's own phrases (workers/agent/offline.py) ------------------------------
 OFFLINE_NOTE = "_No language model is configured, so this answer was put together by Atlas's offline mode from the best-matching docs and issues._"
@@ -53,7 +54,9 @@ OFFLINE_NOTHING_ABOUT = "I found nothing about {what} in the docs or issues."
 OFFLINE_RESOLUTION = "Resolved in comment {number}, by {author}:"
 OFFLINE_FROM_DOCS = "From the docs, {where}:"
 OFFLINE_SURE = "This section has most of the words your question names ({found}), so it likely answers it."
-OFFLINE_UNSURE = "This is the closest section I found, but I'm not sure it answers you: it shares only {found} with your question."
+OFFLINE_UNSURE = (
+    "This is the closest section I found, but I'm not sure it answers you: it shares only {found} with your question."
+)
 OFFLINE_CLOSEST = "This is the section closest to your question in meaning, but it shares none of its words: check that it answers you."
 OFFLINE_SEE_ALSO = "See also {where}."
 OFFLINE_ISSUE = "Issue {header}"
@@ -76,9 +79,9 @@ SETTINGS_MISMATCH = (
 # Help channels (workers/help/): a run that is not confident mentions the hand-off instead of guessing.
 HELP_HELD = {  # a help channel's message a limit held back: said once per person and channel in an hour (workers/help/)
     "held_person": "You have asked {person} questions here in the last hour, the most Atlas answers for one person; "
-                   "it will not answer this one (or the next ones this hour), but a maintainer may.",
+    "it will not answer this one (or the next ones this hour), but a maintainer may.",
     "held_channel": "This channel had its {channel} answers for the last hour, so Atlas will not answer this one (or your "
-                    "next ones this hour); a maintainer may.",
+    "next ones this hour); a maintainer may.",
 }
 HANDOFF = "{who} I couldn't answer this one with confidence, so I'm leaving it to you. What I looked at: {looked_at}."
 
@@ -88,8 +91,10 @@ FILE_ISSUE_DRAFTING = "Drafting an issue from this thread; a maintainer approves
 FILE_ISSUE_ALREADY = "An issue draft from this answer was already requested."
 FILE_ISSUE_NOTHING = "Nothing to file from this answer."
 FILE_ISSUE_REFUSED = "Atlas could not draft an issue from this thread: {reason}"
-FILE_ISSUE_ADDED = ("{result} Added to #{number} instead of filing a new issue. This thread is subscribed: "
-                    "Atlas will post here when #{number} is closed or a release mentions it.")
+FILE_ISSUE_ADDED = (
+    "{result} Added to #{number} instead of filing a new issue. This thread is subscribed: "
+    "Atlas will post here when #{number} is closed or a release mentions it."
+)
 FILE_ISSUE_DONE = "{result} This thread is subscribed: Atlas will post here when it is closed or a release mentions it."
 NOTICE_CLOSED = "#{number} \u201c{title}\u201d was closed by {who} {how}: {url}"
 NOTICE_CLOSED_HOW = {"completed": "as completed", "not_planned": "as not planned", "duplicate": "as a duplicate"}

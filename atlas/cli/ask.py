@@ -49,8 +49,17 @@ def ensure_worker(settings: Settings, queue: Queue) -> subprocess.Popen[bytes] |
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "atlas.cli.main", "worker", "--queue", queue.name, "--max-idle", str(WORKER_IDLE_EXIT_SECONDS),
-             "--with-scheduler"],  # the only worker of its queue: it schedules for it too
+            [
+                sys.executable,
+                "-m",
+                "atlas.cli.main",
+                "worker",
+                "--queue",
+                queue.name,
+                "--max-idle",
+                str(WORKER_IDLE_EXIT_SECONDS),
+                "--with-scheduler",
+            ],  # the only worker of its queue: it schedules for it too
             stdout=log,
             stderr=log,
             stdin=subprocess.DEVNULL,
@@ -67,8 +76,12 @@ def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> 
     queue = Queue(settings_queue(settings.queue_name, settings.fingerprint), connection=conn)
     started = ensure_worker(settings, queue)
     if started:
-        _say(f"started a background worker for these settings ({answered_by(settings)}; it exits after 10 idle minutes)")
-    run = submit(conn, queue.name, question, Origin(kind="cli", user=os.environ.get("USER")), fingerprint=settings.fingerprint)
+        _say(
+            f"started a background worker for these settings ({answered_by(settings)}; it exits after 10 idle minutes)"
+        )
+    run = submit(
+        conn, queue.name, question, Origin(kind="cli", user=os.environ.get("USER")), fingerprint=settings.fingerprint
+    )
     store = RunStore(conn)
     final = _follow(store, run.id, timeout, started, worker_log(settings))
     if isinstance(final, WorkerDied):
@@ -89,8 +102,13 @@ class WorkerDied:
     why: str
 
 
-def _follow(store: RunStore, run_id: str, timeout: float, started: subprocess.Popen[bytes] | None = None,
-            log: Path | None = None) -> RunState | WorkerDied | None:
+def _follow(
+    store: RunStore,
+    run_id: str,
+    timeout: float,
+    started: subprocess.Popen[bytes] | None = None,
+    log: Path | None = None,
+) -> RunState | WorkerDied | None:
     """Print each step and tool call as it happens; return the run once it is final, or how the
     worker started for it died while the run was still queued (instead of waiting out the timeout)."""
     deadline = time.monotonic() + timeout

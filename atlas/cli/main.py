@@ -28,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("worker", "serve"):  # labels=auto is refused at start unless every auto label earned it
             from atlas.cli.triage import check_autonomy
 
-            check_autonomy(settings.triage, settings.data_dir, settings.home, None if settings.offline else settings.model)
+            check_autonomy(
+                settings.triage, settings.data_dir, settings.home, None if settings.offline else settings.model
+            )
         return _run(settings, args)
     except (Exception, KeyboardInterrupt) as exc:
         line, code = explain(exc, redis_at=_redis_at(settings))
@@ -48,10 +50,15 @@ def _worker_settings(settings: Settings, args: argparse.Namespace) -> Settings:
 
 
 def _run(settings: Settings, args: argparse.Namespace) -> int:
-    if settings.github is not None and args.command in ("ask", "worker", "serve", "tool", "mcp") \
-            and not (settings.data_dir / "issues" / "issues.jsonl").is_file():
-        raise ConfigError(f"{settings.github.repo} has not been synced into {settings.data_dir} yet; "
-                          f"run `atlas sync github {settings.github.repo}` first")
+    if (
+        settings.github is not None
+        and args.command in ("ask", "worker", "serve", "tool", "mcp")
+        and not (settings.data_dir / "issues" / "issues.jsonl").is_file()
+    ):
+        raise ConfigError(
+            f"{settings.github.repo} has not been synced into {settings.data_dir} yet; "
+            f"run `atlas sync github {settings.github.repo}` first"
+        )
     if args.command == "ask":
         from atlas.cli.ask import ask as run_ask
 
@@ -59,8 +66,13 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "worker":
         from atlas.cli.worker import serve
 
-        return serve(_worker_settings(settings, args), burst=args.burst, max_idle=args.max_idle, name=args.name,
-                     with_scheduler=args.with_scheduler)
+        return serve(
+            _worker_settings(settings, args),
+            burst=args.burst,
+            max_idle=args.max_idle,
+            name=args.name,
+            with_scheduler=args.with_scheduler,
+        )
     if args.command in ("serve", "mcp"):
         return _serve(settings, args)
     if args.command == "discord":
@@ -145,7 +157,9 @@ def _discord(settings: Settings, action: str, guild: str | None) -> int:
         except DiscordError as exc:
             print(f"atlas discord: Discord refused the request: {exc}", file=sys.stderr)
             return 1
-        print(f"registered {', '.join('/' + c['name'] for c in done)} " + (f"in guild {guild}" if guild else "globally"))
+        print(
+            f"registered {', '.join('/' + c['name'] for c in done)} " + (f"in guild {guild}" if guild else "globally")
+        )
         return 0
     if not settings.discord_bot_token:  # `make run` starts every Procfile line: a Slack-only setup idles here
         print("atlas discord: DISCORD_BOT_TOKEN is not set, so Discord is off; idling", file=sys.stderr)
@@ -182,7 +196,9 @@ def _triage(settings: Settings, args: argparse.Namespace) -> int:
     from atlas.cli.triage import run_backtest, triage_one
 
     if args.target == "backtest":
-        return run_backtest(settings, args.last, args.since, as_json=args.json, model=args.model, max_cost=args.max_cost)
+        return run_backtest(
+            settings, args.last, args.since, as_json=args.json, model=args.model, max_cost=args.max_cost
+        )
     if args.target == "report":
         from atlas.cli.triage import live_report
 

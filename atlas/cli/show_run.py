@@ -21,10 +21,16 @@ from workers.knowledge import watches
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
-DRAFTED = {"model": "draft: model", "thread": "draft: the thread's words",
-           "fallback": "draft: the thread's words (the model's draft failed: {failure})"}
-UNDELIVERED = {"answer": "the answer was not delivered to Slack", "cards": "the approval cards were not delivered to Slack",
-               "triage_card": "the triage card was not delivered to Slack"}
+DRAFTED = {
+    "model": "draft: model",
+    "thread": "draft: the thread's words",
+    "fallback": "draft: the thread's words (the model's draft failed: {failure})",
+}
+UNDELIVERED = {
+    "answer": "the answer was not delivered to Slack",
+    "cards": "the approval cards were not delivered to Slack",
+    "triage_card": "the triage card was not delivered to Slack",
+}
 
 
 def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
@@ -41,10 +47,24 @@ def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
         print(f"atlas runs show: Redis is unreachable ({type(exc).__name__})", file=sys.stderr)
         return 1
     if as_json:
-        triage = {"triage": run.triage.model_dump()} if run.triage is not None else {}  # what was suggested, each action's fate
+        triage = (
+            {"triage": run.triage.model_dump()} if run.triage is not None else {}
+        )  # what was suggested, each action's fate
         filing = {"filing": run.filing.model_dump()} if run.filing is not None else {}
-        print(json.dumps({**result_json(run), "question": run.question, "undelivered": run.surface.undelivered, **triage, **filing,
-                          "subscriptions": following, "source_notes": notes}, indent=2))
+        print(
+            json.dumps(
+                {
+                    **result_json(run),
+                    "question": run.question,
+                    "undelivered": run.surface.undelivered,
+                    **triage,
+                    **filing,
+                    "subscriptions": following,
+                    "source_notes": notes,
+                },
+                indent=2,
+            )
+        )
     else:
         print(describe(run, following, notes))
     return 0
@@ -53,7 +73,11 @@ def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
 def describe(run: RunState, following: list[str] | None = None, notes: list[dict[str, str]] | None = None) -> str:
     """Header lines (question, where it came from, status, delivery), then the answer as `atlas ask` prints it."""
     origin = run.origin
-    where = f"Slack {origin.channel} thread {origin.thread_ts or origin.message_ts}" if origin.kind == "slack" else origin.kind
+    where = (
+        f"Slack {origin.channel} thread {origin.thread_ts or origin.message_ts}"
+        if origin.kind == "slack"
+        else origin.kind
+    )
     if run.triage is not None:
         where = f"the triage inbox ({origin.kind} {origin.channel}), issue #{run.triage.issue} of {run.triage.repo}"
     lines = [f"run {run.id} ({run.status}) from {where}", f"question: {run.question}"]

@@ -33,21 +33,29 @@ def sync_github(settings: Settings, *, docs: list[str] | None, wait: bool, recon
         print(f"atlas sync: {exc}; nothing was synced", file=sys.stderr)
         return 1
     if not report.complete and not report.kept:
-        print(f"atlas sync: {report.stopped}; nothing was synced, so run the same command again once that is fixed",
-              file=sys.stderr)
+        print(
+            f"atlas sync: {report.stopped}; nothing was synced, so run the same command again once that is fixed",
+            file=sys.stderr,
+        )
         return 1
     print(summary(report))
     for line in report.skipped:
         print(f"atlas sync: {line}", file=sys.stderr)
     if not report.complete:
-        print(f"atlas sync: stopped early: {report.stopped}. What was synced so far is kept and served; "
-              "run the same command again to continue from where it stopped.", file=sys.stderr)
+        print(
+            f"atlas sync: stopped early: {report.stopped}. What was synced so far is kept and served; "
+            "run the same command again to continue from where it stopped.",
+            file=sys.stderr,
+        )
         return 1
     open_synced = report.counts.get("open", 0)
     if report.github_open is not None and report.github_open != open_synced:
-        print(f"atlas sync: GitHub counts {report.github_open:,} open issues and pull requests but {open_synced:,} are "
-              f"synced (something changed during the sync, or an issue was deleted or moved); run `atlas sync github "
-              f"{gh.repo} --reconcile` to check every number", file=sys.stderr)
+        print(
+            f"atlas sync: GitHub counts {report.github_open:,} open issues and pull requests but {open_synced:,} are "
+            f"synced (something changed during the sync, or an issue was deleted or moved); run `atlas sync github "
+            f"{gh.repo} --reconcile` to check every number",
+            file=sys.stderr,
+        )
     print(f"Serve it: ATLAS_GITHUB_REPO={gh.repo} atlas serve (and atlas worker)")
     return 0
 
@@ -55,10 +63,16 @@ def sync_github(settings: Settings, *, docs: list[str] | None, wait: bool, recon
 def summary(report: SyncReport) -> str:
     """One line: what is in the folder now, GitHub's own open count beside ours, and what it cost."""
     counts = report.counts
-    compared = f"; {counts.get('open', 0):,} of GitHub's {report.github_open:,} open ones synced" if report.github_open is not None else ""
-    return (f"{report.repo}: {counts.get('issues', 0):,} issues ({counts.get('pull_requests', 0):,} pull requests kept out of "
-            f"issue search){compared}, {counts.get('comments', 0):,} comments, {counts.get('labels', 0):,} labels, "
-            f"{report.docs_written} docs updated, {report.docs_removed} removed; {report.requests} requests, "
-            f"{report.not_modified} answered 304 (free)"
-            + (f"; numbers reconciled: {report.dropped:,} deleted or transferred dropped" if report.reconciled else "")
-            + f" -> {report.folder}")
+    compared = (
+        f"; {counts.get('open', 0):,} of GitHub's {report.github_open:,} open ones synced"
+        if report.github_open is not None
+        else ""
+    )
+    return (
+        f"{report.repo}: {counts.get('issues', 0):,} issues ({counts.get('pull_requests', 0):,} pull requests kept out of "
+        f"issue search){compared}, {counts.get('comments', 0):,} comments, {counts.get('labels', 0):,} labels, "
+        f"{report.docs_written} docs updated, {report.docs_removed} removed; {report.requests} requests, "
+        f"{report.not_modified} answered 304 (free)"
+        + (f"; numbers reconciled: {report.dropped:,} deleted or transferred dropped" if report.reconciled else "")
+        + f" -> {report.folder}"
+    )

@@ -63,7 +63,9 @@ def load_cases(paths: list[Path]) -> list[Case]:
                     row = json.loads(line)
                     cases.append(Case(row["question"], row["expected_tool"]))
                 except (ValueError, KeyError, TypeError):
-                    raise ConfigError(f"{path}:{number}: a case is a JSON object with question and expected_tool") from None
+                    raise ConfigError(
+                        f"{path}:{number}: a case is a JSON object with question and expected_tool"
+                    ) from None
     return cases
 
 
@@ -74,7 +76,9 @@ def first_tool(model: Model, registry: Registry, question: str) -> tuple[str | N
         ModelRequest(
             instructions=INSTRUCTIONS,
             input=asked,
-            tools=offered(registry.definitions(), asked),  # what a run's first call is offered (workers/agent/toolset.py)
+            tools=offered(
+                registry.definitions(), asked
+            ),  # what a run's first call is offered (workers/agent/toolset.py)
             max_output_tokens=2_000,
         )
     )
@@ -104,7 +108,9 @@ def evaluate(settings: Settings, model: Model, cases: list[Case], repeats: int) 
 
 
 def report(settings: Settings, results: dict[str, Tally], cases: int) -> str:
-    lines = [f"{'toolset':8} {'correct per run (of ' + str(cases) + ')':28} {'tool-output tokens/call':24} {'dollars':8}"]
+    lines = [
+        f"{'toolset':8} {'correct per run (of ' + str(cases) + ')':28} {'tool-output tokens/call':24} {'dollars':8}"
+    ]
     for label, tally in results.items():
         mean = sum(tally.output_tokens) / len(tally.output_tokens) if tally.output_tokens else 0
         lines.append(
@@ -116,8 +122,10 @@ def report(settings: Settings, results: dict[str, Tally], cases: int) -> str:
 def main(settings: Settings, repeats: int, case_files: list[Path] | None = None) -> int:
     """Run the evaluation and print its table; exit 2 with one line when nothing could run."""
     if settings.offline:
-        return _nothing_ran("it needs a language model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server);"
-                            " the offline model always picks the same tools, so it would measure nothing")
+        return _nothing_ran(
+            "it needs a language model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server);"
+            " the offline model always picks the same tools, so it would measure nothing"
+        )
     if repeats < 1:
         return _nothing_ran(f"--repeats must be at least 1, got {repeats}")
     files = case_files or [p for p in (SHARED_CASES, OWN_CASES) if p.exists()]
@@ -126,7 +134,9 @@ def main(settings: Settings, repeats: int, case_files: list[Path] | None = None)
         return _nothing_ran(f"no such cases file: {', '.join(missing)}")
     cases = load_cases(files)
     if not cases:
-        return _nothing_ran("no cases to run" + (f" in {', '.join(str(f) for f in files)}" if files else " (give --cases FILE)"))
+        return _nothing_ran(
+            "no cases to run" + (f" in {', '.join(str(f) for f in files)}" if files else " (give --cases FILE)")
+        )
     results = evaluate(settings, ResponsesModel(settings), cases, repeats)
     print(f"{len(cases)} cases from {', '.join(str(f) for f in files)}; model {settings.model}; {repeats} repeat(s)")
     print(report(settings, results, len(cases)))

@@ -8,21 +8,31 @@ from workers.triage.model_backtest import ModelReplay
 
 def rows(result: Result) -> list[tuple[str, str]]:
     """The figures both engines are scored on, in order."""
-    return [("duplicates recall@1", f"{result.recall_at_1:.3f}"), ("duplicates recall@3", f"{result.recall_at_3:.3f}"),
-            ("claims on non-duplicates", f"{result.false_rate:.3f}"), ("claims", str(result.claims)),
-            ("claim precision", f"{result.claim_precision:.3f}"),
-            ("claims+related recall@3", f"{result.related_recall_at_3:.3f}"),
-            ("label precision", f"{result.precision:.3f}"), ("label recall", f"{result.recall:.3f}"),
-            ("replies drafted", str(result.replies.get("drafted", 0)))]
+    return [
+        ("duplicates recall@1", f"{result.recall_at_1:.3f}"),
+        ("duplicates recall@3", f"{result.recall_at_3:.3f}"),
+        ("claims on non-duplicates", f"{result.false_rate:.3f}"),
+        ("claims", str(result.claims)),
+        ("claim precision", f"{result.claim_precision:.3f}"),
+        ("claims+related recall@3", f"{result.related_recall_at_3:.3f}"),
+        ("label precision", f"{result.precision:.3f}"),
+        ("label recall", f"{result.recall:.3f}"),
+        ("replies drafted", str(result.replies.get("drafted", 0))),
+    ]
 
 
 def render(replay: ModelReplay) -> str:
     """Who replayed how many issues at what cost, then each figure for offline and model, then per label."""
     n = len(replay.result.issues)
-    stop = (f"; stopped at the cost limit (${replay.max_cost_usd:.2f}) after {n} of {replay.selected} issues"
-            if replay.stopped else "")
-    lines = [f"model {replay.model}: replayed {n} of {replay.selected} issues, ${replay.cost_usd:.4f} spent, "
-             f"{replay.calls} model calls, {replay.kept} kept answers read back{stop}"]
+    stop = (
+        f"; stopped at the cost limit (${replay.max_cost_usd:.2f}) after {n} of {replay.selected} issues"
+        if replay.stopped
+        else ""
+    )
+    lines = [
+        f"model {replay.model}: replayed {n} of {replay.selected} issues, ${replay.cost_usd:.4f} spent, "
+        f"{replay.calls} model calls, {replay.kept} kept answers read back{stop}"
+    ]
     if replay.failures:
         lines.append(f"  {replay.failures} model triage(s) failed: the offline suggestion stands in, as in the worker")
     lines += ["", f"{'on the same ' + str(n) + ' issues':<28} {'offline':>8} {'model':>8}"]

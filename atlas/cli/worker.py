@@ -23,8 +23,14 @@ START_CHECK_SECONDS = 3.0  # how long a starting worker waits for Redis to answe
 STOP_WAIT_SECONDS = 15.0  # how long `atlas redis stop` lets the workers it stops finish their jobs
 
 
-def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = None, name: str | None = None,
-          with_scheduler: bool = False) -> int:
+def serve(
+    settings: Settings,
+    *,
+    burst: bool = False,
+    max_idle: int | None = None,
+    name: str | None = None,
+    with_scheduler: bool = False,
+) -> int:
     """Serve the queue; `with_scheduler` also runs RQ's scheduler child (58 MiB, a few Redis commands a
     second even when idle), which moves due jobs (approval expiry, GitHub backstop syncs) onto the
     queue. One per deployment is enough: RQ lets one scheduler per queue hold the lock anyway."""
@@ -35,8 +41,13 @@ def serve(settings: Settings, *, burst: bool = False, max_idle: int | None = Non
     # what this worker answers with; runs taken under other settings are refused (workers/settings_check.py)
     log.setLevel(logging.INFO)
     run_log.install()  # a worker works many runs at once: each line names its run's job
-    log.info("serving queue %s with settings %s (model %s, data %s)",
-                settings.queue_name, settings.fingerprint, settings.answering_model, settings.data_dir)
+    log.info(
+        "serving queue %s with settings %s (model %s, data %s)",
+        settings.queue_name,
+        settings.fingerprint,
+        settings.answering_model,
+        settings.data_dir,
+    )
     worker = make_worker(
         Queue(settings.queue_name, connection=rt.conn),
         heartbeat_ttl=settings.worker_heartbeat_ttl,

@@ -40,8 +40,10 @@ def console(settings: Settings, conn: redis.Redis | None = None) -> Console | No
     if not settings.console.enabled:
         return None
     if settings.console.slack_signin and not settings.slack_bot_token:
-        raise ConfigError("Sign in with Slack needs SLACK_BOT_TOKEN: the console asks Slack with it whether "
-                          "the person is in the bot's workspace and an approver (or in ATLAS_CONSOLE_GROUP)")
+        raise ConfigError(
+            "Sign in with Slack needs SLACK_BOT_TOKEN: the console asks Slack with it whether "
+            "the person is in the bot's workspace and an approver (or in ATLAS_CONSOLE_GROUP)"
+        )
     if conn is None:
         from bot.fast_redis import bot_redis
 
@@ -64,8 +66,9 @@ class Console:
             response = self.answer(req)
         except redis.RedisError as exc:
             log.warning("console %s: Redis is unavailable (%s)", req.path, type(exc).__name__)
-            response = Response.page(page("Unavailable", "<h1>Redis is not answering</h1><p>Try again in a moment.</p>",
-                                          prefix=PREFIX), 503)
+            response = Response.page(
+                page("Unavailable", "<h1>Redis is not answering</h1><p>Try again in a moment.</p>", prefix=PREFIX), 503
+            )
         return response.send(start_response)
 
     def answer(self, req: Request) -> Response:
@@ -120,8 +123,9 @@ class Console:
 
     def _still_admitted(self, session: Session) -> bool:
         """The sign-in rule asked again of Slack (a failed lookup admits nobody, as at sign-in)."""
-        client = WebClient(token=self.settings.slack_bot_token, base_url=api_url(self.settings),
-                           timeout=TIMEOUT_SECONDS)
+        client = WebClient(
+            token=self.settings.slack_bot_token, base_url=api_url(self.settings), timeout=TIMEOUT_SECONDS
+        )
         workspace = self._workspace_of(client)
         return may_see(session.user, session.team, workspace, self.settings, SlackDirectory(client, self.conn))
 
@@ -134,8 +138,14 @@ class Console:
         return self._workspace or ""
 
     def _session_cookie(self, value: str, max_age: int | None = None) -> tuple[str, str]:
-        return cookie(COOKIE, value, path=PREFIX, max_age=self.sessions.seconds if max_age is None else max_age,
-                      secure=self.settings.console.secure_cookie, same_site="Lax")
+        return cookie(
+            COOKIE,
+            value,
+            path=PREFIX,
+            max_age=self.sessions.seconds if max_age is None else max_age,
+            secure=self.settings.console.secure_cookie,
+            same_site="Lax",
+        )
 
     # -- signing in and out -----------------------------------------------------------------------
 
@@ -147,14 +157,22 @@ class Console:
         if problem:
             body += f'<p class="tag bad">{esc(problem)}</p>'
         if self.settings.console.token:
-            body += (f'<form method="post" action="{PREFIX}/signin"><input type="hidden" name="csrf" value="{esc(nonce)}">'
-                     '<label>Console token<input type="password" name="token" autocomplete="current-password" required></label>'
-                     '<button type="submit">Sign in</button></form>')
+            body += (
+                f'<form method="post" action="{PREFIX}/signin"><input type="hidden" name="csrf" value="{esc(nonce)}">'
+                '<label>Console token<input type="password" name="token" autocomplete="current-password" required></label>'
+                '<button type="submit">Sign in</button></form>'
+            )
         if self.settings.console.slack_signin:
             body += f'<p><a href="{PREFIX}/signin/slack">Sign in with Slack</a></p>'
         body += "</div>"
-        form_cookie = cookie(FORM_COOKIE, self.sessions.sign(nonce), path=PREFIX, max_age=3600,
-                             secure=self.settings.console.secure_cookie, same_site="Strict")
+        form_cookie = cookie(
+            FORM_COOKIE,
+            self.sessions.sign(nonce),
+            path=PREFIX,
+            max_age=3600,
+            secure=self.settings.console.secure_cookie,
+            same_site="Strict",
+        )
         return Response(status, page("Sign in", body, prefix=PREFIX).encode(), headers=[form_cookie])
 
     def token_signin(self, req: Request) -> Response:
@@ -164,10 +182,14 @@ class Console:
         if not self.settings.console.token:
             return Response.plain("token sign-in is off\n", 403)
         if attempts.blocked(self.conn, req.client):
-            return self.signin(Request("GET", req.path, {}, {}, {}, {}, req.client), "Too many wrong tokens: try again later.", 429)
+            return self.signin(
+                Request("GET", req.path, {}, {}, {}, {}, req.client), "Too many wrong tokens: try again later.", 429
+            )
         if not hmac.compare_digest(req.form.get("token", "").encode(), self.settings.console.token.encode()):
             attempts.wrong(self.conn, req.client)
-            return self.signin(Request("GET", req.path, {}, {}, {}, {}, req.client), "That is not the console token.", 401)
+            return self.signin(
+                Request("GET", req.path, {}, {}, {}, {}, req.client), "That is not the console token.", 401
+            )
         value = self.sessions.create("token", "token", "token")
         return Response.redirect(f"{PREFIX}/runs", [self._session_cookie(value)])
 
@@ -178,12 +200,15 @@ class Console:
             response = self.signin(Request("GET", "/signin", {}, {}, {}, {}, req.client), who, 403)
             response.headers.append(gone)
             return response
-        client = WebClient(token=self.settings.slack_bot_token, base_url=api_url(self.settings), timeout=TIMEOUT_SECONDS)
+        client = WebClient(
+            token=self.settings.slack_bot_token, base_url=api_url(self.settings), timeout=TIMEOUT_SECONDS
+        )
         workspace = self._workspace_of(client)
         if not may_see(who.user, who.team, workspace, self.settings, SlackDirectory(client, self.conn)):
             log.warning("console: Slack user %s may not see the console", who.user)
-            response = self.signin(Request("GET", "/signin", {}, {}, {}, {}, req.client),
-                                   "Only maintainers may see the console.", 403)
+            response = self.signin(
+                Request("GET", "/signin", {}, {}, {}, {}, req.client), "Only maintainers may see the console.", 403
+            )
             response.headers.append(gone)
             return response
         value = self.sessions.create(who.user, who.name or who.user, "slack", team=who.team)

@@ -44,9 +44,20 @@ def _pending(conn: redis.Redis, prefix: str) -> str:
         except RunNotFound:
             continue
         for call in run.pending:
-            cards.append([esc(when(run.updated_at)), f'<a href="{prefix}/runs/{esc(run.id)}">{esc(run.question[:120])}</a>',
-                          esc(call.name), f"<pre>{esc(call.arguments[:400])}</pre>", esc(run.origin.user or "")])
-    return table(["Since", "Run", "Action", "Arguments", "Asked by"], cards) if cards else "<p class=muted>Nothing waits for a decision.</p>"
+            cards.append(
+                [
+                    esc(when(run.updated_at)),
+                    f'<a href="{prefix}/runs/{esc(run.id)}">{esc(run.question[:120])}</a>',
+                    esc(call.name),
+                    f"<pre>{esc(call.arguments[:400])}</pre>",
+                    esc(run.origin.user or ""),
+                ]
+            )
+    return (
+        table(["Since", "Run", "Action", "Arguments", "Asked by"], cards)
+        if cards
+        else "<p class=muted>Nothing waits for a decision.</p>"
+    )
 
 
 def _triage(settings: Settings) -> str:
@@ -59,10 +70,17 @@ def _triage(settings: Settings) -> str:
     if dups is None and labels is None:
         return out + "<p class=muted>No backtest yet (atlas triage backtest).</p>"
     if dups:
-        out += "<h3>Duplicates (last backtest)</h3>" + table(["Figure", "Value"], [[esc(k), esc(v)] for k, v in sorted(dups.items())])
+        out += "<h3>Duplicates (last backtest)</h3>" + table(
+            ["Figure", "Value"], [[esc(k), esc(v)] for k, v in sorted(dups.items())]
+        )
     if labels:
-        rows = [[esc(name), *(esc(_figure(fig, k)) for k in ("support", "precision", "recall"))] for name, fig in sorted(labels.items())]
-        out += "<h3>Labels (last backtest)</h3>" + table(["Label", "Support", "Precision", "Recall"], rows[:SHOWN], frozenset({1, 2, 3}))
+        rows = [
+            [esc(name), *(esc(_figure(fig, k)) for k in ("support", "precision", "recall"))]
+            for name, fig in sorted(labels.items())
+        ]
+        out += "<h3>Labels (last backtest)</h3>" + table(
+            ["Label", "Support", "Precision", "Recall"], rows[:SHOWN], frozenset({1, 2, 3})
+        )
     return out
 
 
@@ -76,27 +94,70 @@ def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> 
     decided = search_audit(conn, "", "decision", 20)
     results = search_audit(conn, "", "result", 20)
     found = search_audit(conn, words, kind)
-    decisions = table(["When", "Action", "Decision", "By", "Run"], [
-        [esc(when(e.at)), esc(e.get("tool")), esc(e.get("decision")), esc(e.get("decider")),
-         f'<a href="{prefix}/runs/{esc(e.get("run"))}">{esc(e.get("run"))}</a>'] for e in decided])
-    kinds = "".join(f'<option value="{k}"{" selected" if k == kind else ""}>{k}</option>' for k in ("request", "decision", "revision", "result"))
-    form = (f'<form class="filters" method="get"><label>Search the audit log<input name="q" value="{esc(words)}"></label>'
-            f'<label>Kind<select name="kind"><option value="">any</option>{kinds}</select></label><button type="submit">Search</button></form>')
-    log_rows = [[esc(when(e.at)), esc(e.kind), esc(e.get("tool")), f"<pre>{esc(e.get('arguments')[:300])}</pre>",
-                 esc(e.get("requester") or e.get("decider")), esc(e.get("decision")), esc(_clip(e.get("result")))] for e in found]
-    body = ("<h1>Approvals and triage</h1><h2>Waiting for a decision</h2>" + _pending(conn, prefix)
-            + "<h2>Latest decisions</h2>" + (decisions if decided else "<p class=muted>None yet.</p>")
-            + "<h2>Latest results</h2>" + (_results(results, prefix) if results else "<p class=muted>None yet.</p>")
-            + "<h2>Triage</h2>" + _triage(settings) + "<h2>Audit log</h2>" + form
-            + table(["When", "Kind", "Tool", "Arguments", "Who", "Decision", "Result"], log_rows)
-            + f"<p class=muted>{len(found)} shown (the newest {LOOK_AT_MOST:,} entries are searched).</p>")
+    decisions = table(
+        ["When", "Action", "Decision", "By", "Run"],
+        [
+            [
+                esc(when(e.at)),
+                esc(e.get("tool")),
+                esc(e.get("decision")),
+                esc(e.get("decider")),
+                f'<a href="{prefix}/runs/{esc(e.get("run"))}">{esc(e.get("run"))}</a>',
+            ]
+            for e in decided
+        ],
+    )
+    kinds = "".join(
+        f'<option value="{k}"{" selected" if k == kind else ""}>{k}</option>'
+        for k in ("request", "decision", "revision", "result")
+    )
+    form = (
+        f'<form class="filters" method="get"><label>Search the audit log<input name="q" value="{esc(words)}"></label>'
+        f'<label>Kind<select name="kind"><option value="">any</option>{kinds}</select></label><button type="submit">Search</button></form>'
+    )
+    log_rows = [
+        [
+            esc(when(e.at)),
+            esc(e.kind),
+            esc(e.get("tool")),
+            f"<pre>{esc(e.get('arguments')[:300])}</pre>",
+            esc(e.get("requester") or e.get("decider")),
+            esc(e.get("decision")),
+            esc(_clip(e.get("result"))),
+        ]
+        for e in found
+    ]
+    body = (
+        "<h1>Approvals and triage</h1><h2>Waiting for a decision</h2>"
+        + _pending(conn, prefix)
+        + "<h2>Latest decisions</h2>"
+        + (decisions if decided else "<p class=muted>None yet.</p>")
+        + "<h2>Latest results</h2>"
+        + (_results(results, prefix) if results else "<p class=muted>None yet.</p>")
+        + "<h2>Triage</h2>"
+        + _triage(settings)
+        + "<h2>Audit log</h2>"
+        + form
+        + table(["When", "Kind", "Tool", "Arguments", "Who", "Decision", "Result"], log_rows)
+        + f"<p class=muted>{len(found)} shown (the newest {LOOK_AT_MOST:,} entries are searched).</p>"
+    )
     return "Approvals and triage", body
 
 
 def _results(found: list[Entry], prefix: str) -> str:
-    return table(["When", "Action", "Outcome", "Result", "Run"], [
-        [esc(when(e.at)), esc(e.get("tool")), esc(e.get("decision")), esc(_clip(e.get("result"))),
-         f'<a href="{prefix}/runs/{esc(e.get("run"))}">{esc(e.get("run"))}</a>'] for e in found])
+    return table(
+        ["When", "Action", "Outcome", "Result", "Run"],
+        [
+            [
+                esc(when(e.at)),
+                esc(e.get("tool")),
+                esc(e.get("decision")),
+                esc(_clip(e.get("result"))),
+                f'<a href="{prefix}/runs/{esc(e.get("run"))}">{esc(e.get("run"))}</a>',
+            ]
+            for e in found
+        ],
+    )
 
 
 def _clip(value: str) -> str:

@@ -39,7 +39,7 @@ def by_meaning(vectors: NDArray[np.float32], threshold: float = THRESHOLD) -> li
     members: list[list[int]] = []
     for i, vector in enumerate(vectors):
         if members:
-            near = _unit(sums[:len(members)]) @ vector
+            near = _unit(sums[: len(members)]) @ vector
             best = int(np.argmax(near))
             if near[best] >= threshold:
                 sums[best] += vector
@@ -47,7 +47,7 @@ def by_meaning(vectors: NDArray[np.float32], threshold: float = THRESHOLD) -> li
                 continue
         sums[len(members)] = vector
         members.append([i])
-    return _merged(sums[:len(members)], members, threshold)
+    return _merged(sums[: len(members)], members, threshold)
 
 
 def _merged(sums: NDArray[np.float32], members: list[list[int]], threshold: float) -> list[list[int]]:

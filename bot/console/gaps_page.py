@@ -93,7 +93,9 @@ def groups(conn: redis.Redis, settings: Settings, latest: int = LATEST, closest:
             continue
         ranked = sorted(words[row.id], key=lambda w: (-shared[w], w))
         word = ranked[0] if ranked else NO_WORDS
-        (primary.get(word) or by_word.setdefault(word, Group(word))).rows.append(row)  # a namesake group by meaning takes it
+        (primary.get(word) or by_word.setdefault(word, Group(word))).rows.append(
+            row
+        )  # a namesake group by meaning takes it
     for group in meant:
         group.rows.sort(key=lambda r: (-r.created_at, r.id))
     ordered = sorted([*meant, *by_word.values()], key=lambda g: (-len(g.rows), -g.newest, g.rows[0].id))[:GROUPS]
@@ -222,18 +224,24 @@ def _kept_sections(docs: Any) -> tuple[Any, str]:
 
 def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> tuple[str, str]:
     found = groups(conn, settings)
-    body = (f'<h1>Coverage gaps</h1><p>Questions Atlas could not answer or that were voted down, grouped by what they '
-            f'ask about: the docs to write next. <a href="{prefix}/gaps.csv">Download as CSV</a></p>')
+    body = (
+        f"<h1>Coverage gaps</h1><p>Questions Atlas could not answer or that were voted down, grouped by what they "
+        f'ask about: the docs to write next. <a href="{prefix}/gaps.csv">Download as CSV</a></p>'
+    )
     if not found:
         body += "<p class=muted>No gaps yet.</p>"
     for group in found:
-        questions = "".join(f'<li><a href="{prefix}/runs/{esc(r.id)}">{esc(r.question[:200])}</a> '
-                            f'<span class="tag">{esc(r.gap.replace("_", " "))}</span> <span class=muted>{esc(when(r.created_at))}</span></li>'
-                            for r in group.rows[:20])
+        questions = "".join(
+            f'<li><a href="{prefix}/runs/{esc(r.id)}">{esc(r.question[:200])}</a> '
+            f'<span class="tag">{esc(r.gap.replace("_", " "))}</span> <span class=muted>{esc(when(r.created_at))}</span></li>'
+            for r in group.rows[:20]
+        )
         more = f"<li class=muted>and {len(group.rows) - 20} more</li>" if len(group.rows) > 20 else ""
         near = ", ".join(esc(c) for c in group.closest) or "none"
-        body += (f'<div class="card"><h2>“{esc(group.word)}” · {len(group.rows)}</h2><p>Closest docs: {near}</p>'
-                 f"<ul>{questions}{more}</ul></div>")
+        body += (
+            f'<div class="card"><h2>“{esc(group.word)}” · {len(group.rows)}</h2><p>Closest docs: {near}</p>'
+            f"<ul>{questions}{more}</ul></div>"
+        )
     return "Coverage gaps", body
 
 
@@ -247,6 +255,12 @@ def csv_export(conn: redis.Redis, settings: Settings) -> Response:
             question = row.question
             if question[:1] in ("=", "+", "-", "@", "\t", "\r"):
                 question = "'" + question  # a spreadsheet must not run it as a formula
-            writer.writerow([group.word, len(group.rows), " ".join(group.closest), when(row.created_at), row.gap, question, row.id])
-    return Response(200, out.getvalue().encode(), "text/csv; charset=utf-8",
-                    [("Content-Disposition", 'attachment; filename="atlas-coverage-gaps.csv"')])
+            writer.writerow(
+                [group.word, len(group.rows), " ".join(group.closest), when(row.created_at), row.gap, question, row.id]
+            )
+    return Response(
+        200,
+        out.getvalue().encode(),
+        "text/csv; charset=utf-8",
+        [("Content-Disposition", 'attachment; filename="atlas-coverage-gaps.csv"')],
+    )

@@ -27,11 +27,21 @@ AUDIT_READ = 5000  # the newest audit entries searched for actions in doubt
 def _queues(conn: redis.Redis) -> str:
     rows = []
     for queue in Queue.all(connection=conn)[:SHOWN]:
-        counts = [queue.count] + [r.get_job_count(cleanup=False) for r in (
-            queue.started_job_registry, queue.scheduled_job_registry, queue.deferred_job_registry, queue.failed_job_registry)]
+        counts = [queue.count] + [
+            r.get_job_count(cleanup=False)
+            for r in (
+                queue.started_job_registry,
+                queue.scheduled_job_registry,
+                queue.deferred_job_registry,
+                queue.failed_job_registry,
+            )
+        ]
         rows.append([esc(queue.name), *(esc(n) for n in counts)])
-    return table(["Queue", "Waiting", "Working", "Scheduled", "Deferred", "Failed"], rows, frozenset({1, 2, 3, 4, 5})) if rows \
+    return (
+        table(["Queue", "Waiting", "Working", "Scheduled", "Deferred", "Failed"], rows, frozenset({1, 2, 3, 4, 5}))
+        if rows
         else "<p class=muted>No queue yet.</p>"
+    )
 
 
 def _workers(conn: redis.Redis, settings: Settings) -> str:
@@ -41,32 +51,57 @@ def _workers(conn: redis.Redis, settings: Settings) -> str:
         beat = worker.last_heartbeat.timestamp() if worker.last_heartbeat else None
         late = beat is None or now - beat > 2 * settings.worker_heartbeat_ttl
         age = f"{now - beat:.0f} s ago" if beat else "never"
-        rows.append([esc(worker.name), esc(worker.get_state()), esc(", ".join(worker.queue_names())),
-                     f'<span class="tag {"bad" if late else "good"}">{esc(age)}</span>', esc(worker.get_current_job_id() or "")])
-    return table(["Worker", "State", "Queues", "Heartbeat", "Job"], rows) if rows else \
-        '<p class="tag bad">No worker is running: questions wait in the queue until one starts (atlas worker).</p>'
+        rows.append(
+            [
+                esc(worker.name),
+                esc(worker.get_state()),
+                esc(", ".join(worker.queue_names())),
+                f'<span class="tag {"bad" if late else "good"}">{esc(age)}</span>',
+                esc(worker.get_current_job_id() or ""),
+            ]
+        )
+    return (
+        table(["Worker", "State", "Queues", "Heartbeat", "Job"], rows)
+        if rows
+        else '<p class="tag bad">No worker is running: questions wait in the queue until one starts (atlas worker).</p>'
+    )
 
 
 def _stuck(conn: redis.Redis, settings: Settings, prefix: str) -> str:
     """Jobs whose worker stopped renewing them (RQ's started registry, scored by expiry) and runs paused."""
     queue = Queue(settings.queue_name, connection=conn)
     key = queue.started_job_registry.key
-    lapsed: list[tuple[bytes, float]] = conn.zrangebyscore(key, "-inf", time.time(), start=0, num=SHOWN, withscores=True)  # type: ignore[assignment]  # bytes replies
+    lapsed: list[tuple[bytes, float]] = conn.zrangebyscore(
+        key, "-inf", time.time(), start=0, num=SHOWN, withscores=True
+    )  # type: ignore[assignment]  # bytes replies
     waiting = int(conn.zcard(run_index.facet_key("status", "awaiting_approval")))
     failed = queue.failed_job_registry.get_job_ids(0, SHOWN - 1, desc=True, cleanup=False)
-    doubts = audit.entries(conn, limit=SHOWN, where=lambda e: e.kind == "result" and e.get("decision") == "in_doubt",
-                           read_at_most=AUDIT_READ)
+    doubts = audit.entries(
+        conn,
+        limit=SHOWN,
+        where=lambda e: e.kind == "result" and e.get("decision") == "in_doubt",
+        read_at_most=AUDIT_READ,
+    )
     out = f"<p>{waiting} runs waiting for an approval.</p>"
     if doubts:
         out += "<p>Approved actions in doubt (they may or may not have happened; never retried):</p>" + table(
-            ["When", "Action", "Arguments", "Run"], [[esc(when(e.at)), esc(e.get("tool")), esc(e.get("arguments")[:200]),
-                                                     f'<a href="{prefix}/runs/{esc(e.get("run"))}">{esc(e.get("run"))}</a>']
-                                                    for e in doubts])
+            ["When", "Action", "Arguments", "Run"],
+            [
+                [
+                    esc(when(e.at)),
+                    esc(e.get("tool")),
+                    esc(e.get("arguments")[:200]),
+                    f'<a href="{prefix}/runs/{esc(e.get("run"))}">{esc(e.get("run"))}</a>',
+                ]
+                for e in doubts
+            ],
+        )
     else:
         out += "<p class=muted>No approved action is in doubt.</p>"
     if lapsed:
         out += "<p>Jobs whose worker stopped renewing them (taken over at the next maintenance):</p>" + table(
-            ["Job", "Expired"], [[esc(text(m)), esc(when(s))] for m, s in lapsed])
+            ["Job", "Expired"], [[esc(text(m)), esc(when(s))] for m, s in lapsed]
+        )
     else:
         out += "<p class=muted>No job has outlived its worker.</p>"
     if failed:
@@ -94,8 +129,10 @@ def _sync(settings: Settings, conn: redis.Redis) -> str:
     out = f"<p>Issues last written: {esc(when(stamp) or 'never')} ({esc(settings.github.repo if settings.github else 'the demo data')}).</p>"
     seen = deliveries.recent(conn)
     if seen:
-        out += table(["Delivery", "Event", "Answer", "When"],
-                     [[esc(d.get("id")), esc(d.get("event")), esc(d.get("outcome")), esc(when(d.get("at")))] for d in seen])
+        out += table(
+            ["Delivery", "Event", "Answer", "When"],
+            [[esc(d.get("id")), esc(d.get("event")), esc(d.get("outcome")), esc(when(d.get("at")))] for d in seen],
+        )
     else:
         out += "<p class=muted>No GitHub webhook delivery yet.</p>"
     return out
@@ -109,7 +146,18 @@ def _memory(conn: redis.Redis) -> str:
 
 
 def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> tuple[str, str]:
-    body = ("<h1>Health</h1><h2>Queues</h2>" + _queues(conn) + "<h2>Workers</h2>" + _workers(conn, settings)
-            + "<h2>Runs stuck, waiting or in doubt</h2>" + _stuck(conn, settings, prefix) + "<h2>Spool</h2>" + _spool(settings)
-            + "<h2>Sync and webhooks</h2>" + _sync(settings, conn) + "<h2>Redis memory</h2>" + _memory(conn))
+    body = (
+        "<h1>Health</h1><h2>Queues</h2>"
+        + _queues(conn)
+        + "<h2>Workers</h2>"
+        + _workers(conn, settings)
+        + "<h2>Runs stuck, waiting or in doubt</h2>"
+        + _stuck(conn, settings, prefix)
+        + "<h2>Spool</h2>"
+        + _spool(settings)
+        + "<h2>Sync and webhooks</h2>"
+        + _sync(settings, conn)
+        + "<h2>Redis memory</h2>"
+        + _memory(conn)
+    )
     return "Health", body

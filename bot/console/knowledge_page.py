@@ -24,23 +24,50 @@ def render(conn: redis.Redis, session: Session, prefix: str) -> tuple[str, str]:
     for entry in kept:
         day = datetime.fromtimestamp(entry.approved_at, tz=UTC).strftime("%Y-%m-%d")
         answer = entry.answer if len(entry.answer) <= ANSWER_CHARS else entry.answer[: ANSWER_CHARS - 1] + "\u2026"
-        link = f'<a href="{esc(entry.permalink)}">the thread</a>' if entry.permalink.startswith(("https://", "http://")) else ""
-        forget = (f'<form method="post" action="{prefix}/knowledge/forget"><input type="hidden" name="csrf" value="{esc(session.csrf)}">'
-                  f'<input type="hidden" name="id" value="{esc(entry.id)}"><button type="submit">Forget</button></form>'
-                  if session.how != "bearer" else "")
-        rows.append(f"<tr><td><code>{esc(entry.id)}</code></td><td>{esc(day)}</td><td>{esc(entry.question)}</td>"
-                    f"<td>{esc(answer)}</td><td>{link}</td><td>{forget}</td></tr>")
-    table = ("<table><tr><th>id</th><th>approved</th><th>question</th><th>answer</th><th></th><th></th></tr>"
-             + "".join(rows) + "</table>") if rows else "<p>No solved thread is kept yet.</p>"
+        link = (
+            f'<a href="{esc(entry.permalink)}">the thread</a>'
+            if entry.permalink.startswith(("https://", "http://"))
+            else ""
+        )
+        forget = (
+            f'<form method="post" action="{prefix}/knowledge/forget"><input type="hidden" name="csrf" value="{esc(session.csrf)}">'
+            f'<input type="hidden" name="id" value="{esc(entry.id)}"><button type="submit">Forget</button></form>'
+            if session.how != "bearer"
+            else ""
+        )
+        rows.append(
+            f"<tr><td><code>{esc(entry.id)}</code></td><td>{esc(day)}</td><td>{esc(entry.question)}</td>"
+            f"<td>{esc(answer)}</td><td>{link}</td><td>{forget}</td></tr>"
+        )
+    table = (
+        (
+            "<table><tr><th>id</th><th>approved</th><th>question</th><th>answer</th><th></th><th></th></tr>"
+            + "".join(rows)
+            + "</table>"
+        )
+        if rows
+        else "<p>No solved thread is kept yet.</p>"
+    )
     return "Knowledge", f"<h1>Knowledge</h1><p>{len(kept)} solved thread(s), found by search_history.</p>{table}"
 
 
 def forget(conn: redis.Redis, req: Request, session: Session, prefix: str) -> Response:
     """Delete the entry the form names; 403 without the session's CSRF token."""
-    if session.how == "bearer" or not session.csrf or not hmac.compare_digest(req.form.get("csrf", "").encode(), session.csrf.encode()):
+    if (
+        session.how == "bearer"
+        or not session.csrf
+        or not hmac.compare_digest(req.form.get("csrf", "").encode(), session.csrf.encode())
+    ):
         return Response.plain("forbidden\n", 403)
     ident = req.form.get("id", "").strip()[:32]
     if entries.forget(conn, ident):
-        audit.append(conn, "result", tool="forget_knowledge", arguments=ident, decider=session.user, decision="done",
-                     result=f"knowledge {ident} forgotten in the console")
+        audit.append(
+            conn,
+            "result",
+            tool="forget_knowledge",
+            arguments=ident,
+            decider=session.user,
+            decision="done",
+            result=f"knowledge {ident} forgotten in the console",
+        )
     return Response.redirect(f"{prefix}/knowledge")

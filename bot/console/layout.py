@@ -10,8 +10,15 @@ import time
 from bot.console.sessions import Session
 from bot.console.web import esc
 
-NAV = (("runs", "Runs"), ("usage", "Cost and use"), ("gaps", "Coverage gaps"), ("approvals", "Approvals and triage"),
-       ("knowledge", "Knowledge"), ("triage", "Triage, live"), ("health", "Health"))
+NAV = (
+    ("runs", "Runs"),
+    ("usage", "Cost and use"),
+    ("gaps", "Coverage gaps"),
+    ("approvals", "Approvals and triage"),
+    ("knowledge", "Knowledge"),
+    ("triage", "Triage, live"),
+    ("health", "Health"),
+)
 
 STYLE = """
 :root { color-scheme: light dark; --line: #8884; --muted: #777; --accent: #3a6ea5; }
@@ -47,8 +54,10 @@ svg.chart rect { fill: var(--accent); }
 """
 
 
-ICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#3a6ea5"/>'
-        '<circle cx="8" cy="8" r="3" fill="#fff"/></svg>')
+ICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#3a6ea5"/>'
+    '<circle cx="8" cy="8" r="3" fill="#fff"/></svg>'
+)
 
 
 def when(stamp: float | None) -> str:
@@ -60,21 +69,32 @@ def page(title: str, body: str, *, prefix: str, session: Session | None = None, 
     """A whole page around `body` (already escaped markup)."""
     nav = ""
     if session is not None:
-        links = " ".join(f'<a href="{prefix}/{slug}"{" class=on" if slug == current else ""}>{esc(label)}</a>'
-                         for slug, label in NAV)
-        signout = (f'<form method="post" action="{prefix}/signout"><input type="hidden" name="csrf" value="{esc(session.csrf)}">'
-                   '<button type="submit">Sign out</button></form>') if session.how != "bearer" else ""
+        links = " ".join(
+            f'<a href="{prefix}/{slug}"{" class=on" if slug == current else ""}>{esc(label)}</a>' for slug, label in NAV
+        )
+        signout = (
+            (
+                f'<form method="post" action="{prefix}/signout"><input type="hidden" name="csrf" value="{esc(session.csrf)}">'
+                '<button type="submit">Sign out</button></form>'
+            )
+            if session.how != "bearer"
+            else ""
+        )
         nav = f'<header><strong>Atlas</strong> {links}<span class="who">{esc(session.name)}</span>{signout}</header>'
-    return ('<!doctype html><html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{esc(title)} · Atlas console</title><link rel="stylesheet" href="{prefix}/style.css">'
-            f'<link rel="icon" href="{prefix}/icon.svg" type="image/svg+xml"></head>'
-            f'<body>{nav}<main>{body}</main></body></html>')
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{esc(title)} · Atlas console</title><link rel="stylesheet" href="{prefix}/style.css">'
+        f'<link rel="icon" href="{prefix}/icon.svg" type="image/svg+xml"></head>'
+        f"<body>{nav}<main>{body}</main></body></html>"
+    )
 
 
 def table(head: list[str], rows: list[list[str]], numeric: frozenset[int] = frozenset()) -> str:
     """A table of already-escaped cells; `numeric` columns align right."""
-    th = "".join(f'<th{" class=n" if i in numeric else ""}>{h}</th>' for i, h in enumerate(head))
-    body = "".join("<tr>" + "".join(f'<td{" class=n" if i in numeric else ""}>{c}</td>' for i, c in enumerate(row)) + "</tr>"
-                   for row in rows)
+    th = "".join(f"<th{' class=n' if i in numeric else ''}>{h}</th>" for i, h in enumerate(head))
+    body = "".join(
+        "<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{c}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in rows
+    )
     return f'<div class="scroll"><table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>'

@@ -41,14 +41,23 @@ def route(conn: redis.Redis, settings: Settings, req: Request, session: Session,
     if req.path.startswith("/runs/"):
         found = runs_page.run_page(conn, req.path.removeprefix("/runs/"), prefix)
         if found is None:
-            return Response.page(page("Not found", "<h1>No such run</h1><p>It may have expired (runs are kept 30 days).</p>",
-                                      prefix=prefix, session=session, current="runs"), 404)
+            return Response.page(
+                page(
+                    "Not found",
+                    "<h1>No such run</h1><p>It may have expired (runs are kept 30 days).</p>",
+                    prefix=prefix,
+                    session=session,
+                    current="runs",
+                ),
+                404,
+            )
         return Response.page(page(*found, prefix=prefix, session=session, current="runs"))
     if req.path == "/knowledge":  # its Forget buttons carry the session's CSRF token
         from bot.console import knowledge_page
 
-        return Response.page(page(*knowledge_page.render(conn, session, prefix), prefix=prefix, session=session,
-                                  current="knowledge"))
+        return Response.page(
+            page(*knowledge_page.render(conn, session, prefix), prefix=prefix, session=session, current="knowledge")
+        )
     known = _pages().get(req.path)
     if known is None:
         return Response.page(page("Not found", "<h1>Not found</h1>", prefix=prefix, session=session), 404)

@@ -66,23 +66,37 @@ def listing_page(conn: redis.Redis, req: Request, prefix: str) -> tuple[str, str
     filters = Filters.of(req.query)
     before = _before(req)
     found = listing(conn, filters, before)
-    form = ('<form class="filters" method="get">'
-            + _select("platform", "Platform", menu(conn, "platform"), filters.platform)
-            + _select("channel", "Channel", menu(conn, "channel"), filters.channel)
-            + _select("status", "Status", list(STATUSES), filters.status)
-            + _select("model", "Answered by", menu(conn, "model"), filters.model)
-            + _select("feedback", "Feedback", list(FEEDBACK), filters.feedback)
-            + '<button type="submit">Filter</button></form>')
+    form = (
+        '<form class="filters" method="get">'
+        + _select("platform", "Platform", menu(conn, "platform"), filters.platform)
+        + _select("channel", "Channel", menu(conn, "channel"), filters.channel)
+        + _select("status", "Status", list(STATUSES), filters.status)
+        + _select("model", "Answered by", menu(conn, "model"), filters.model)
+        + _select("feedback", "Feedback", list(FEEDBACK), filters.feedback)
+        + '<button type="submit">Filter</button></form>'
+    )
     rows = []
     for row in found.rows:
         votes_shown = f"+{row.up} −{row.down}" if row.up or row.down else ""
-        rows.append([esc(when(row.created_at)),
-                     f'<a href="{prefix}/runs/{esc(row.id)}">{esc(row.question[:160] or "(no question)")}</a>{_gap(row)}',
-                     esc(row.platform), esc(row.channel), esc(row.status), esc(row.model), esc(row.steps), esc(row.tokens),
-                     esc(f"${row.cost_usd:.4f}"), esc(votes_shown)])
-    body = (f"<h1>Runs</h1><p class=muted>{total(conn)} runs kept (30 days), newest first.</p>{form}"
-            + table(["When", "Question", "Platform", "Channel", "Status", "Answered by", "Steps", "Tokens", "Cost", "Votes"],
-                    rows, frozenset({6, 7, 8})))
+        rows.append(
+            [
+                esc(when(row.created_at)),
+                f'<a href="{prefix}/runs/{esc(row.id)}">{esc(row.question[:160] or "(no question)")}</a>{_gap(row)}',
+                esc(row.platform),
+                esc(row.channel),
+                esc(row.status),
+                esc(row.model),
+                esc(row.steps),
+                esc(row.tokens),
+                esc(f"${row.cost_usd:.4f}"),
+                esc(votes_shown),
+            ]
+        )
+    body = f"<h1>Runs</h1><p class=muted>{total(conn)} runs kept (30 days), newest first.</p>{form}" + table(
+        ["When", "Question", "Platform", "Channel", "Status", "Answered by", "Steps", "Tokens", "Cost", "Votes"],
+        rows,
+        frozenset({6, 7, 8}),
+    )
     if not found.rows:
         body += "<p>No runs match.</p>"
     if found.older is not None:
@@ -96,7 +110,7 @@ def _calls_by_step(run: RunState) -> list[list[dict[str, Any]]]:
     grouped: list[list[dict[str, Any]]] = []
     at = 0
     for step in run.steps:
-        grouped.append(calls[at:at + len(step.tools)])
+        grouped.append(calls[at : at + len(step.tools)])
         at += len(step.tools)
     if at < len(calls):
         grouped.append(calls[at:])  # calls of a step still in progress (or paused)
@@ -118,39 +132,67 @@ def run_page(conn: redis.Redis, run_id: str, prefix: str) -> tuple[str, str] | N
         run = RunStore(conn).load(run_id)
     except RunNotFound:
         return None
-    previews = {str(i.get("call_id")): preview_of(i.get("output")) for i in run.items if i.get("type") == "function_call_output"}
+    previews = {
+        str(i.get("call_id")): preview_of(i.get("output")) for i in run.items if i.get("type") == "function_call_output"
+    }
     origin = run.origin
-    link = thread_link(origin.kind, origin.team or "", origin.channel or "", origin.thread_ts or origin.message_ts or "")
+    link = thread_link(
+        origin.kind, origin.team or "", origin.channel or "", origin.thread_ts or origin.message_ts or ""
+    )
     where = esc(f"{origin.kind} · channel {origin.channel or '-'} · user {origin.user or '-'}")
     if link:
         where += f' · <a href="{esc(link)}" rel="noreferrer">open the thread</a>'
-    facts = [["Status", esc(run.status) + (" (partial)" if run.partial else "")], ["Stop reason", esc(run.stop_reason or "")],
-             ["Answered by", esc(run.answered_by.model if run.answered_by else "")], ["Asked", esc(when(run.created_at))],
-             ["Updated", esc(when(run.updated_at))], ["Steps", esc(len(run.steps))],
-             ["Tokens", esc(f"{run.usage.input_tokens} in ({run.usage.cached_tokens} cached), {run.usage.output_tokens} out")],
-             ["Cost", esc(f"${run.cost_usd:.4f}")], ["Working time", esc(f"{run.seconds_spent:.1f} s")]]
-    body = (f"<h1>Run {esc(run.id)}</h1><h2>Question</h2><pre>{esc(run.question)}</pre><p>{where}</p>"
-            + table(["", ""], facts))
+    facts = [
+        ["Status", esc(run.status) + (" (partial)" if run.partial else "")],
+        ["Stop reason", esc(run.stop_reason or "")],
+        ["Answered by", esc(run.answered_by.model if run.answered_by else "")],
+        ["Asked", esc(when(run.created_at))],
+        ["Updated", esc(when(run.updated_at))],
+        ["Steps", esc(len(run.steps))],
+        [
+            "Tokens",
+            esc(f"{run.usage.input_tokens} in ({run.usage.cached_tokens} cached), {run.usage.output_tokens} out"),
+        ],
+        ["Cost", esc(f"${run.cost_usd:.4f}")],
+        ["Working time", esc(f"{run.seconds_spent:.1f} s")],
+    ]
+    body = f"<h1>Run {esc(run.id)}</h1><h2>Question</h2><pre>{esc(run.question)}</pre><p>{where}</p>" + table(
+        ["", ""], facts
+    )
     body += "<h2>Steps</h2>"
     grouped = _calls_by_step(run)
     for n, calls in enumerate(grouped):
         step = run.steps[n] if n < len(run.steps) else None
-        head = (f"Step {step.index}: {step.input_tokens} in, {step.output_tokens} out, {step.ms} ms"
-                + (f", {step.errors} errors" if step.errors else "") + (", wrap-up" if step.wrap_up else "")) if step else "In progress"
+        head = (
+            (
+                f"Step {step.index}: {step.input_tokens} in, {step.output_tokens} out, {step.ms} ms"
+                + (f", {step.errors} errors" if step.errors else "")
+                + (", wrap-up" if step.wrap_up else "")
+            )
+            if step
+            else "In progress"
+        )
         cards = ""
         for call in calls:
             call_id = str(call.get("call_id"))
             preview = previews.get(call_id, "(no result kept)")
-            cards += (f'<div class="card"><strong>{esc(call.get("name"))}</strong>'
-                      f'<pre>{esc(_pretty(str(call.get("arguments") or "")))}</pre>'
-                      f'<details><summary>Result preview</summary><pre>{esc(preview)}</pre></details></div>')
+            cards += (
+                f'<div class="card"><strong>{esc(call.get("name"))}</strong>'
+                f"<pre>{esc(_pretty(str(call.get('arguments') or '')))}</pre>"
+                f"<details><summary>Result preview</summary><pre>{esc(preview)}</pre></details></div>"
+            )
         body += f"<h3>{esc(head)}</h3>{cards or '<p class=muted>No tool calls: the model answered.</p>'}"
     if run.pending:
-        body += "<h2>Waiting for approval</h2>" + "".join(f'<div class="card">{esc(p.name)} <pre>{esc(_pretty(p.arguments))}</pre></div>'
-                                                         for p in run.pending)
+        body += "<h2>Waiting for approval</h2>" + "".join(
+            f'<div class="card">{esc(p.name)} <pre>{esc(_pretty(p.arguments))}</pre></div>' for p in run.pending
+        )
     body += f"<h2>Answer</h2><pre>{esc((run.answer or run.error or '(none yet)')[:ANSWER_CHARS])}</pre>"
-    sources = "".join(f'<li><a href="{esc(run.source_urls[s])}" rel="noreferrer">{esc(s)}</a></li>' if s in run.source_urls
-                      else f"<li>{esc(s)}</li>" for s in run.sources)
+    sources = "".join(
+        f'<li><a href="{esc(run.source_urls[s])}" rel="noreferrer">{esc(s)}</a></li>'
+        if s in run.source_urls
+        else f"<li>{esc(s)}</li>"
+        for s in run.sources
+    )
     body += f"<h2>Sources</h2><ul>{sources or '<li class=muted>none</li>'}</ul>"
     given = votes(conn, run.id)
     shown = "".join(f"<li>{esc(user)}: {esc(vote)}</li>" for user, vote in sorted(given.items()))

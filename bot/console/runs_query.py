@@ -50,14 +50,25 @@ class Row:
     def of(cls, record: dict[str, Any], votes: list[bytes] | None = None) -> Row:
         origin, usage = record.get("origin") or {}, record.get("usage") or {}
         given = [text(v) for v in votes or []]
-        gap = run_index.gap_of(str(record.get("status")), record.get("answer"), record.get("handoff")) or ("voted_down" if "down" in given else "")
-        return cls(id=str(record.get("id")), question=str(record.get("question") or "")[:QUESTION_CHARS],
-                   platform=str(origin.get("kind") or ""), channel=str(origin.get("channel") or ""),
-                   user=str(origin.get("user") or ""), status=str(record.get("status") or ""),
-                   model=str((record.get("answered_by") or {}).get("model") or ""),
-                   created_at=float(record.get("created_at") or 0), cost_usd=float(record.get("cost_usd") or 0),
-                   tokens=int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0),
-                   steps=len(record.get("steps") or []), gap=gap, up=given.count("up"), down=given.count("down"))
+        gap = run_index.gap_of(str(record.get("status")), record.get("answer"), record.get("handoff")) or (
+            "voted_down" if "down" in given else ""
+        )
+        return cls(
+            id=str(record.get("id")),
+            question=str(record.get("question") or "")[:QUESTION_CHARS],
+            platform=str(origin.get("kind") or ""),
+            channel=str(origin.get("channel") or ""),
+            user=str(origin.get("user") or ""),
+            status=str(record.get("status") or ""),
+            model=str((record.get("answered_by") or {}).get("model") or ""),
+            created_at=float(record.get("created_at") or 0),
+            cost_usd=float(record.get("cost_usd") or 0),
+            tokens=int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0),
+            steps=len(record.get("steps") or []),
+            gap=gap,
+            up=given.count("up"),
+            down=given.count("down"),
+        )
 
 
 @dataclass(frozen=True)
@@ -74,8 +85,11 @@ class Filters:
 
     def sets(self) -> list[tuple[str, bool]]:
         """(index, a run must be in it) for each filter asked: "none" feedback is in neither vote set."""
-        found = [(run_index.facet_key(f.name, getattr(self, f.name)), True) for f in fields(self)
-                 if getattr(self, f.name) and f.name != "feedback"]
+        found = [
+            (run_index.facet_key(f.name, getattr(self, f.name)), True)
+            for f in fields(self)
+            if getattr(self, f.name) and f.name != "feedback"
+        ]
         if self.feedback in ("up", "down"):
             found.append((run_index.facet_key("feedback", self.feedback), True))
         elif self.feedback:

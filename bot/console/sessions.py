@@ -69,8 +69,15 @@ class Sessions:
         """A new session; returns the cookie's value."""
         sid = secrets.token_urlsafe(32)
         now = time.time()
-        record = {"user": user, "name": name, "how": how, "csrf": secrets.token_urlsafe(24), "at": now, "team": team,
-                  "checked": now}
+        record = {
+            "user": user,
+            "name": name,
+            "how": how,
+            "csrf": secrets.token_urlsafe(24),
+            "at": now,
+            "team": team,
+            "checked": now,
+        }
         self.conn.set(_session_key(sid), json.dumps(record), ex=self.seconds)
         return self.sign(sid)
 
@@ -82,8 +89,14 @@ class Sessions:
         if raw is None:
             return None
         data = json.loads(text(raw))
-        return Session(user=data["user"], name=data["name"], how=data["how"], csrf=data["csrf"],
-                       team=data.get("team", ""), checked=float(data.get("checked", data.get("at", 0.0))))
+        return Session(
+            user=data["user"],
+            name=data["name"],
+            how=data["how"],
+            csrf=data["csrf"],
+            team=data.get("team", ""),
+            checked=float(data.get("checked", data.get("at", 0.0))),
+        )
 
     def confirmed(self, cookie: str | None) -> None:
         """The session's right was confirmed now (its expiry unchanged)."""

@@ -68,11 +68,29 @@ def start(settings: Settings, sessions: Sessions, prefix: str) -> Response:
     """Send the browser to Slack with a fresh state (and nonce)."""
     state, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(16)
     sessions.conn.set(_state_key(state), nonce, ex=STATE_SECONDS)  # taken once by the callback
-    query = urlencode({"response_type": "code", "scope": "openid profile", "client_id": settings.console.slack_client_id,
-                       "state": state, "nonce": nonce, "redirect_uri": redirect_uri(settings)})
-    return Response.redirect(f"{authorize_url(settings)}?{query}", [
-        cookie(STATE_COOKIE, sessions.sign(state), path=prefix, max_age=STATE_SECONDS,
-               secure=settings.console.secure_cookie, same_site="Lax")])
+    query = urlencode(
+        {
+            "response_type": "code",
+            "scope": "openid profile",
+            "client_id": settings.console.slack_client_id,
+            "state": state,
+            "nonce": nonce,
+            "redirect_uri": redirect_uri(settings),
+        }
+    )
+    return Response.redirect(
+        f"{authorize_url(settings)}?{query}",
+        [
+            cookie(
+                STATE_COOKIE,
+                sessions.sign(state),
+                path=prefix,
+                max_age=STATE_SECONDS,
+                secure=settings.console.secure_cookie,
+                same_site="Lax",
+            )
+        ],
+    )
 
 
 def person(settings: Settings, sessions: Sessions, req: Request) -> SlackPerson | str:
@@ -88,23 +106,30 @@ def person(settings: Settings, sessions: Sessions, req: Request) -> SlackPerson 
         return "Slack did not sign you in."
     client = WebClient(base_url=api_url(settings), timeout=TIMEOUT_SECONDS)
     try:
-        granted: Any = client.openid_connect_token(client_id=settings.console.slack_client_id or "",
-                                                   client_secret=settings.console.slack_client_secret or "",
-                                                   code=req.query["code"], redirect_uri=redirect_uri(settings))
+        granted: Any = client.openid_connect_token(
+            client_id=settings.console.slack_client_id or "",
+            client_secret=settings.console.slack_client_secret or "",
+            code=req.query["code"],
+            redirect_uri=redirect_uri(settings),
+        )
         wrong = id_token_problem(str(granted.get("id_token") or ""), settings.console.slack_client_id or "", nonce)
         if wrong:
             log.warning("Sign in with Slack refused: the id_token %s", wrong)
             return "Slack's answer was not for this sign-in. Try again."
-        info: Any = WebClient(token=granted["access_token"], base_url=api_url(settings),
-                              timeout=TIMEOUT_SECONDS).openid_connect_userInfo()
+        info: Any = WebClient(
+            token=granted["access_token"], base_url=api_url(settings), timeout=TIMEOUT_SECONDS
+        ).openid_connect_userInfo()
     except SlackApiError as exc:
         log.warning("Sign in with Slack refused: %s", exc.response.get("error"))
         return "Slack refused the sign-in."
     except (SlackClientError, OSError) as exc:
         log.warning("Sign in with Slack failed: %s", type(exc).__name__)
         return "Slack could not be reached. Try again in a minute."
-    return SlackPerson(user=str(info.get(USER_CLAIM) or info.get("sub") or ""), team=str(info.get(TEAM_CLAIM) or ""),
-                       name=str(info.get("name") or info.get(USER_CLAIM) or ""))
+    return SlackPerson(
+        user=str(info.get(USER_CLAIM) or info.get("sub") or ""),
+        team=str(info.get(TEAM_CLAIM) or ""),
+        name=str(info.get("name") or info.get(USER_CLAIM) or ""),
+    )
 
 
 def id_token_problem(token: str, client_id: str, nonce: str, now: float | None = None) -> str | None:

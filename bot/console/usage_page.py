@@ -32,7 +32,7 @@ def daily(conn: redis.Redis, days: int = DAYS, now: float | None = None) -> list
     found = pipe.execute()
     out = []
     for n, start in enumerate(starts):
-        raw, up, down = found[3 * n:3 * n + 3]
+        raw, up, down = found[3 * n : 3 * n + 3]
         figures = {f: int(text(raw.get(f.encode(), b"0"))) for f in FIELDS}
         out.append((run_index.day_of(start), {**figures, "up": int(up), "down": int(down)}))
     return out
@@ -52,20 +52,29 @@ def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> 
     offline = [100 * v for v in per("offline", "runs")]
     steps = per("steps", "runs")
     up, down = [float(f["up"]) for f in figures], [float(f["down"]) for f in figures]
-    charts = "".join([
-        bars("Questions per day", labels, runs, [f"{v:.0f}" for v in runs]),
-        bars("Cost per day", labels, cost, [f"${v:.4f}" for v in cost]),
-        bars("Tokens per answer", labels, tokens, [f"{v:.0f}" for v in tokens]),
-        bars("Answered offline (%)", labels, offline, [f"{v:.0f}" for v in offline]),
-        bars("Steps per run", labels, steps, [f"{v:.1f}" for v in steps]),
-        bars("Runs voted up", labels, up, [f"{v:.0f}" for v in up]),
-        bars("Runs voted down", labels, down, [f"{v:.0f}" for v in down]),
-    ])
+    charts = "".join(
+        [
+            bars("Questions per day", labels, runs, [f"{v:.0f}" for v in runs]),
+            bars("Cost per day", labels, cost, [f"${v:.4f}" for v in cost]),
+            bars("Tokens per answer", labels, tokens, [f"{v:.0f}" for v in tokens]),
+            bars("Answered offline (%)", labels, offline, [f"{v:.0f}" for v in offline]),
+            bars("Steps per run", labels, steps, [f"{v:.1f}" for v in steps]),
+            bars("Runs voted up", labels, up, [f"{v:.0f}" for v in up]),
+            bars("Runs voted down", labels, down, [f"{v:.0f}" for v in down]),
+        ]
+    )
     total = {f: sum(d[f] for d in figures) for f in (*FIELDS, "up", "down")}
-    summary = table(["Last 30 days", ""], [
-        ["Questions", esc(total["runs"])], ["Cost", esc(f"${total['cost_micro'] / 1e6:.4f}")],
-        ["Tokens per answer", esc(f"{total['tokens'] / total['runs']:.0f}" if total["runs"] else "-")],
-        ["Answered offline", esc(f"{100 * total['offline'] / total['runs']:.0f}%" if total["runs"] else "-")],
-        ["Steps per run", esc(f"{total['steps'] / total['runs']:.1f}" if total["runs"] else "-")],
-        ["Coverage gaps", esc(total["gaps"])], ["Runs voted up / down", esc(f"{total['up']} / {total['down']}")]], frozenset({1}))
+    summary = table(
+        ["Last 30 days", ""],
+        [
+            ["Questions", esc(total["runs"])],
+            ["Cost", esc(f"${total['cost_micro'] / 1e6:.4f}")],
+            ["Tokens per answer", esc(f"{total['tokens'] / total['runs']:.0f}" if total["runs"] else "-")],
+            ["Answered offline", esc(f"{100 * total['offline'] / total['runs']:.0f}%" if total["runs"] else "-")],
+            ["Steps per run", esc(f"{total['steps'] / total['runs']:.1f}" if total["runs"] else "-")],
+            ["Coverage gaps", esc(total["gaps"])],
+            ["Runs voted up / down", esc(f"{total['up']} / {total['down']}")],
+        ],
+        frozenset({1}),
+    )
     return "Cost and use", f'<h1>Cost and use</h1>{summary}<div class="charts">{charts}</div>'

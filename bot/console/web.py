@@ -16,8 +16,11 @@ from urllib.parse import parse_qs, urlencode
 
 MAX_FORM_BYTES = 16 * 1024
 SECURITY_HEADERS = [
-    ("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-                                "frame-ancestors 'none'; base-uri 'none'"),
+    (
+        "Content-Security-Policy",
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'",
+    ),
     ("X-Content-Type-Options", "nosniff"),
     ("X-Frame-Options", "DENY"),
     ("Referrer-Policy", "same-origin"),
@@ -60,8 +63,15 @@ class Request:
             pass
         headers = {k[5:].replace("_", "-").lower(): str(v) for k, v in environ.items() if k.startswith("HTTP_")}
         path = str(environ.get("PATH_INFO") or "/").removeprefix(prefix) or "/"
-        return cls(method, path if path.startswith("/") else "/" + path, query, form, cookies, headers,
-                   str(environ.get("REMOTE_ADDR") or ""))
+        return cls(
+            method,
+            path if path.startswith("/") else "/" + path,
+            query,
+            form,
+            cookies,
+            headers,
+            str(environ.get("REMOTE_ADDR") or ""),
+        )
 
     def link(self, path: str, **params: object) -> str:
         """This request's query with `params` changed (None or "" drops one), for filters and paging."""
@@ -92,8 +102,12 @@ class Response:
         return cls(status, message.encode(), "text/plain; charset=utf-8")
 
     def send(self, start_response: Callable[..., Any]) -> Iterable[bytes]:
-        head = [("Content-Type", self.content_type), ("Content-Length", str(len(self.body))), *SECURITY_HEADERS,
-                *self.headers]
+        head = [
+            ("Content-Type", self.content_type),
+            ("Content-Length", str(len(self.body))),
+            *SECURITY_HEADERS,
+            *self.headers,
+        ]
         start_response(f"{self.status} {HTTPStatus(self.status).phrase}", head)
         return [self.body]
 

@@ -48,22 +48,30 @@ def find(rest: DiscordREST, channel: str, pending_ids: Iterable[str], since: flo
     wanted = {p for p in pending_ids if p}
     if not wanted:
         return None
-    return find_message(rest, channel, since, lambda message: bool(wanted & set(_custom_ids(message.get("components") or []))))
+    return find_message(
+        rest, channel, since, lambda message: bool(wanted & set(_custom_ids(message.get("components") or [])))
+    )
 
 
 def find_note(rest: DiscordREST, channel: str, content: str, since: float) -> str | None:
     """The id of a bot's message in `channel` created after `since` whose content is `content` (a thread note
     posted once: its text is all that marks it; history does not return a message's nonce)."""
-    return find_message(rest, channel, since, lambda m: bool((m.get("author") or {}).get("bot")) and m.get("content") == content)
+    return find_message(
+        rest, channel, since, lambda m: bool((m.get("author") or {}).get("bot")) and m.get("content") == content
+    )
 
 
-def find_message(rest: DiscordREST, channel: str, since: float, matches: Callable[[dict[str, Any]], bool]) -> str | None:
+def find_message(
+    rest: DiscordREST, channel: str, since: float, matches: Callable[[dict[str, Any]], bool]
+) -> str | None:
     """The id of the first message in `channel` created after `since` that `matches`; None when there is
     none or the history cannot be read; a temporary failure raises."""
     after = snowflake_at(since - LOOK_BACK_SECONDS)
     for _ in range(MAX_PAGES):
         try:
-            page: list[dict[str, Any]] = rest.request("GET", f"/channels/{channel}/messages?after={after}&limit={PAGE}") or []
+            page: list[dict[str, Any]] = (
+                rest.request("GET", f"/channels/{channel}/messages?after={after}&limit={PAGE}") or []
+            )
         except DiscordError as exc:
             if exc.status in (0, 429) or exc.status >= 500:
                 raise  # Discord may still have the message: the job is retried, never posts a second on a blip

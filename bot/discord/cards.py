@@ -34,8 +34,15 @@ from workers.runs.state import PendingCall, RunState
 log = logging.getLogger("atlas.discord.surface")
 
 
-def post(rest: DiscordREST, conn: redis.Redis, run: RunState, pending: list[Any], *, tracker: Tracker | None,
-         channel: Callable[[], str]) -> list[str]:
+def post(
+    rest: DiscordREST,
+    conn: redis.Redis,
+    run: RunState,
+    pending: list[Any],
+    *,
+    tracker: Tracker | None,
+    channel: Callable[[], str],
+) -> list[str]:
     """One card per pending call in `channel()` (where the run speaks; asked only when a card is due),
     skipping calls already carded. The new cards' message ids."""
     posted: list[str] = []
@@ -50,40 +57,60 @@ def post(rest: DiscordREST, conn: redis.Redis, run: RunState, pending: list[Any]
     return posted
 
 
-def _post_one(rest: DiscordREST, conn: redis.Redis, channel: str, pending_id: str, text: str, name: str,
-              arguments: dict[str, Any]) -> str:
+def _post_one(
+    rest: DiscordREST, conn: redis.Redis, channel: str, pending_id: str, text: str, name: str, arguments: dict[str, Any]
+) -> str:
     """One card, posted once (workers/approvals/card_once.py). The nonce makes the post idempotent for a
     few minutes (Discord returns the message it made); a job retried later than that, after a worker
     died before recording the card, finds it in the channel by the pending id its buttons carry."""
 
     def send() -> tuple[str, str]:
-        reply = rest.create_message(channel, {"content": text, "embeds": render.card_embeds(name, arguments),
-                                              "components": render.card_buttons(pending_id),
-                                              "nonce": card_nonce(pending_id), "enforce_nonce": True})
+        reply = rest.create_message(
+            channel,
+            {
+                "content": text,
+                "embeds": render.card_embeds(name, arguments),
+                "components": render.card_buttons(pending_id),
+                "nonce": card_nonce(pending_id),
+                "enforce_nonce": True,
+            },
+        )
         return channel, str(reply["id"])
 
     slot = ApprovalCard(conn, pending_id, channel, json.dumps({"content": text}))
-    return post_once(slot, channel, post=send, find=lambda since: card_marker.find(rest, channel, [pending_id], since))[1]
+    return post_once(slot, channel, post=send, find=lambda since: card_marker.find(rest, channel, [pending_id], since))[
+        1
+    ]
 
 
-def update(rest: DiscordREST, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+def update(
+    rest: DiscordREST, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False
+) -> bool:
     """Edit a decided card (decided_payload); False when it has no message or Discord refused the edit."""
     if not approval.channel or not approval.card_ts:
         return False
     try:
-        rest.edit_message(approval.channel, approval.card_ts, decided_payload(approval, result=result, ok=ok, in_doubt=in_doubt))
+        rest.edit_message(
+            approval.channel, approval.card_ts, decided_payload(approval, result=result, ok=ok, in_doubt=in_doubt)
+        )
         return True
     except DiscordError as exc:
         log.warning("could not update approval card %s: %s", approval.pending_id, exc.status)
         return False
 
 
-def tell_in_doubt(rest: DiscordREST, channel: str, run: RunState, approval: Approval, issue_url: str | None = None) -> None:
+def tell_in_doubt(
+    rest: DiscordREST, channel: str, run: RunState, approval: Approval, issue_url: str | None = None
+) -> None:
     """Say in `channel` that an approved action may or may not have happened, for a human to check
     (at `issue_url`, the issue's page on the tracker, when it has one)."""
     user = approval.decider or run.origin.user or ""
-    text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name.replace("`", ""), issue=render.escape(approval.issue or "?"),
-                                                   user=user if user.isdigit() else "?", link=f" (<{issue_url}>)" if issue_url else "")
+    text = wording.APPROVAL_IN_DOUBT_THREAD.format(
+        name=approval.name.replace("`", ""),
+        issue=render.escape(approval.issue or "?"),
+        user=user if user.isdigit() else "?",
+        link=f" (<{issue_url}>)" if issue_url else "",
+    )
     rest.create_message(channel, {"content": text})
 
 
@@ -92,7 +119,9 @@ def card_nonce(pending_id: str) -> str:
     return hashlib.sha256(pending_id.encode()).hexdigest()[:25]
 
 
-def decided_payload(approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> dict[str, Any]:
+def decided_payload(
+    approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False
+) -> dict[str, Any]:
     """A card's content after a decision: what it showed, who decided and when, the result; no buttons."""
     shown = json.loads(approval.card_blocks).get("content", "") if approval.card_blocks.startswith("{") else ""
     lines = [shown, render.outcome_text(approval.status, approval.decider, approval.decided_at or time.time())]

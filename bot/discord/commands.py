@@ -18,26 +18,62 @@ def definitions(lookup_command: str) -> list[dict[str, Any]]:
     name would leave one unreachable: Settings.lookup_command never names it `atlas`, and this refuses it."""
     if lookup_command == ASK_COMMAND:
         raise ValueError(f"the lookup command cannot be named /{ASK_COMMAND}, the ask command's name")
-    ask = {"type": SUB_COMMAND, "name": "ask", "description": "Ask Atlas about the project (answers in this channel)",
-           "options": [{"type": STRING, "name": "question", "description": "Your question", "required": True,
-                        "max_length": MAX_QUESTION_CHARS}]}
+    ask = {
+        "type": SUB_COMMAND,
+        "name": "ask",
+        "description": "Ask Atlas about the project (answers in this channel)",
+        "options": [
+            {
+                "type": STRING,
+                "name": "question",
+                "description": "Your question",
+                "required": True,
+                "max_length": MAX_QUESTION_CHARS,
+            }
+        ],
+    }
     words = {"type": STRING, "name": "words", "description": "Words to look for", "required": True, "max_length": 200}
     lookups = [
-        {"type": SUB_COMMAND, "name": "issue", "description": "Show one issue",
-         "options": [{"type": INTEGER, "name": "number", "description": "The issue number", "required": True, "min_value": 1}]},
-        {"type": SUB_COMMAND, "name": "search", "description": "Search the issues",
-         "options": [words, {"type": STRING, "name": "state", "description": "Only open or closed issues", "required": False,
-                             "choices": [{"name": "open", "value": "open"}, {"name": "closed", "value": "closed"}]}]},
+        {
+            "type": SUB_COMMAND,
+            "name": "issue",
+            "description": "Show one issue",
+            "options": [
+                {"type": INTEGER, "name": "number", "description": "The issue number", "required": True, "min_value": 1}
+            ],
+        },
+        {
+            "type": SUB_COMMAND,
+            "name": "search",
+            "description": "Search the issues",
+            "options": [
+                words,
+                {
+                    "type": STRING,
+                    "name": "state",
+                    "description": "Only open or closed issues",
+                    "required": False,
+                    "choices": [{"name": "open", "value": "open"}, {"name": "closed", "value": "closed"}],
+                },
+            ],
+        },
         {"type": SUB_COMMAND, "name": "docs", "description": "Search the docs", "options": [words]},
         {"type": SUB_COMMAND, "name": "help", "description": "How to use these commands"},
     ]
     return [
         {"type": 1, "name": ASK_COMMAND, "description": "Ask Atlas, the maintainer bot", "options": [ask]},
-        {"type": 1, "name": lookup_command, "description": "Look issues and docs up without the model", "options": lookups},
+        {
+            "type": 1,
+            "name": lookup_command,
+            "description": "Look issues and docs up without the model",
+            "options": lookups,
+        },
     ]
 
 
-def register(rest: DiscordREST, application_id: str, lookup_command: str, guild_id: str | None = None) -> list[dict[str, Any]]:
+def register(
+    rest: DiscordREST, application_id: str, lookup_command: str, guild_id: str | None = None
+) -> list[dict[str, Any]]:
     """Put the commands in place, globally or in one guild (for testing: guild commands update at once)."""
     return rest.put_commands(application_id, definitions(lookup_command), guild_id)
 

@@ -27,9 +27,19 @@ def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: s
     except (RunNotFound, ValueError):
         return ephemeral(wording.FILE_ISSUE_NOTHING)
     place = place_of(source)
-    if source.origin.kind != "discord" or place is None or str(payload.get("channel_id") or "") not in (place.channel, source.origin.channel):
+    if (
+        source.origin.kind != "discord"
+        or place is None
+        or str(payload.get("channel_id") or "") not in (place.channel, source.origin.channel)
+    ):
         log.warning("file-issue click by %s on run %s refused: not from the answer's thread", user, run_id[:40])
         return ephemeral(wording.FILE_ISSUE_NOTHING)
     filing_run, started = filing.start(conn, queue_name, source, user)
-    log.info("file-issue click by %s on run %s: filing run %s %s", user, source.id, filing_run, "started" if started else "already claimed")
+    log.info(
+        "file-issue click by %s on run %s: filing run %s %s",
+        user,
+        source.id,
+        filing_run,
+        "started" if started else "already claimed",
+    )
     return ephemeral(wording.FILE_ISSUE_DRAFTING if started else wording.FILE_ISSUE_ALREADY)

@@ -23,8 +23,9 @@ from workers.runs.store import RunStore
 log = logging.getLogger("atlas.discord.forum_solved")
 
 
-def tagged_solved(conn: redis.Redis, settings: Settings, guild: str, thread: str, new_tags: Iterable[str],
-                  names: Iterable[str] = ()) -> str:
+def tagged_solved(
+    conn: redis.Redis, settings: Settings, guild: str, thread: str, new_tags: Iterable[str], names: Iterable[str] = ()
+) -> str:
     """Start the solved-thread run when one of the tags just applied is the solved tag; what happened, in words."""
     if settings.knowledge.solved_tag not in {t.strip().lower() for t in new_tags}:
         return "not the solved tag"
@@ -55,7 +56,11 @@ class ForumSolved:
         if not added:
             return
         try:
-            cached = event.app.cache.get_guild_channel(thread.parent_id) if isinstance(event.app, hikari.CacheAware) else None
+            cached = (
+                event.app.cache.get_guild_channel(thread.parent_id)
+                if isinstance(event.app, hikari.CacheAware)
+                else None
+            )
             forum: hikari.PartialChannel = cached or await event.app.rest.fetch_channel(thread.parent_id)
         except hikari.HTTPError as exc:
             log.warning("forum %s: its tags could not be read (%s)", thread.parent_id, type(exc).__name__)
@@ -64,4 +69,6 @@ class ForumSolved:
         try:
             await asyncio.to_thread(tagged_solved, self.conn, self.settings, str(event.guild_id), str(thread.id), names)
         except redis.RedisError as exc:
-            log.warning("forum post %s tagged solved not recorded: Redis unavailable (%s)", thread.id, type(exc).__name__)
+            log.warning(
+                "forum post %s tagged solved not recorded: Redis unavailable (%s)", thread.id, type(exc).__name__
+            )

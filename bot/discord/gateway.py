@@ -68,18 +68,32 @@ class Gateway:
         self.help = HelpChannels(settings, conn) if settings.help.discord_channels else None
         self._fetched: dict[str, str] = {}
 
-    def accept(self, *, message_id: str, channel_id: str, guild_id: str | None, author_id: str, content: str,
-               bot_id: str) -> intake.Outcome | None:
+    def accept(
+        self, *, message_id: str, channel_id: str, guild_id: str | None, author_id: str, content: str, bot_id: str
+    ) -> intake.Outcome | None:
         """Record and enqueue the mention's run; None when there is no question (a bare mention).
         Raises redis.RedisError when Redis is unreachable."""
         question = question_of(content, bot_id)
         if not question:
             return None
         follow_up = intake.in_atlas_thread(self.conn, channel_id)
-        origin = Origin(kind="discord", user=author_id, channel=channel_id, team=guild_id, message_ts=message_id,
-                        thread_ts=channel_id if follow_up else None)
-        return intake.submit(self.conn, self.settings, kind="message", ident=message_id, question=question,
-                             origin=origin, thread=channel_id if follow_up else None)
+        origin = Origin(
+            kind="discord",
+            user=author_id,
+            channel=channel_id,
+            team=guild_id,
+            message_ts=message_id,
+            thread_ts=channel_id if follow_up else None,
+        )
+        return intake.submit(
+            self.conn,
+            self.settings,
+            kind="message",
+            ident=message_id,
+            question=question,
+            origin=origin,
+            thread=channel_id if follow_up else None,
+        )
 
     async def on_message(self, event: hikari.GuildMessageCreateEvent) -> None:
         if not event.is_human:
@@ -88,15 +102,29 @@ class Gateway:
         mentioned = me is not None and mentions(event.content or "", str(me.id))
         if self.help is not None and event.message.type in PERSON_MESSAGES:
             found = help_message(event, str(me.id) if me else "", mentioned, await self._parent(event))
-            await self._until_redis(lambda: self.help.accept(found) if self.help else None, "help message", found.message_id)
+            await self._until_redis(
+                lambda: self.help.accept(found) if self.help else None, "help message", found.message_id
+            )
         if me is None or not mentioned:
             return
-        args = {"message_id": str(event.message_id), "channel_id": str(event.channel_id), "guild_id": str(event.guild_id),
-                "author_id": str(event.author_id), "content": event.content or "", "bot_id": str(me.id)}
+        args = {
+            "message_id": str(event.message_id),
+            "channel_id": str(event.channel_id),
+            "guild_id": str(event.guild_id),
+            "author_id": str(event.author_id),
+            "content": event.content or "",
+            "bot_id": str(me.id),
+        }
         kept, outcome = await self._until_redis(lambda: self.accept(**args), "mention", args["message_id"])
         if kept and outcome is None:
-            await event.message.respond(wording.EMPTY_QUESTION, reply=True, mentions_everyone=False, user_mentions=False,
-                                        role_mentions=False, mentions_reply=False)
+            await event.message.respond(
+                wording.EMPTY_QUESTION,
+                reply=True,
+                mentions_everyone=False,
+                user_mentions=False,
+                role_mentions=False,
+                mentions_reply=False,
+            )
 
     async def _parent(self, event: hikari.GuildMessageCreateEvent) -> str | None:
         """The channel's parent: from the Gateway's cache, else over REST (a thread made while Atlas was away is
@@ -120,7 +148,8 @@ class Gateway:
         if len(self._fetched) >= FETCHED_KEPT:
             self._fetched.pop(next(iter(self._fetched)))
         parent = self._fetched[str(event.channel_id)] = (
-            str(channel.parent_id) if isinstance(channel, hikari.GuildThreadChannel) else "")
+            str(channel.parent_id) if isinstance(channel, hikari.GuildThreadChannel) else ""
+        )
         return parent
 
     async def _until_redis(self, call: Callable[[], T], what: str, ident: str) -> tuple[bool, T | None]:
@@ -139,20 +168,32 @@ class Gateway:
                 await asyncio.sleep(RETRY_SECONDS)
 
 
-def help_message(event: hikari.GuildMessageCreateEvent, bot_id: str, mentioned: bool,
-                 parent: str | None) -> HelpMessage:
+def help_message(
+    event: hikari.GuildMessageCreateEvent, bot_id: str, mentioned: bool, parent: str | None
+) -> HelpMessage:
     """The message as the help rules read it; `parent`: the channel's parent (`_parent`)."""
     cache = event.app.cache if isinstance(event.app, hikari.GatewayBot) else None
     member = event.member
     roles = tuple(member.role_ids) if member else ()
-    return HelpMessage(message_id=str(event.message_id), channel_id=str(event.channel_id), parent_id=parent,
-                       guild_id=str(event.guild_id), author_id=str(event.author_id), role_ids=frozenset(str(r) for r in roles),
-                       question=question_of(event.content or "", bot_id), mentioned=mentioned,
-                       server_admin=_server_admin(cache, event.guild_id, event.author_id, roles))
+    return HelpMessage(
+        message_id=str(event.message_id),
+        channel_id=str(event.channel_id),
+        parent_id=parent,
+        guild_id=str(event.guild_id),
+        author_id=str(event.author_id),
+        role_ids=frozenset(str(r) for r in roles),
+        question=question_of(event.content or "", bot_id),
+        mentioned=mentioned,
+        server_admin=_server_admin(cache, event.guild_id, event.author_id, roles),
+    )
 
 
-def _server_admin(cache: hikari.api.Cache | None, guild_id: hikari.Snowflake, user: hikari.Snowflake,
-                  roles: tuple[hikari.Snowflake, ...]) -> bool:
+def _server_admin(
+    cache: hikari.api.Cache | None,
+    guild_id: hikari.Snowflake,
+    user: hikari.Snowflake,
+    roles: tuple[hikari.Snowflake, ...],
+) -> bool:
     """The server's owner, or a member with a role that has Manage Server or Administrator (from the Gateway's
     cache: the approvers when none are configured, bot/discord/approvers.py)."""
     if cache is None:
@@ -174,13 +215,21 @@ def build_bot(settings: Settings) -> hikari.GatewayBot:
     if not settings.discord_bot_token:
         raise ConfigError("DISCORD_BOT_TOKEN is not set (the Bot page of your Discord application)")
     try:
-        bot = hikari.GatewayBot(settings.discord_bot_token, intents=intents_for(settings), rest_url=settings.discord_api_url,
-                                banner=None, logs=None, suppress_optimization_warning=True)
+        bot = hikari.GatewayBot(
+            settings.discord_bot_token,
+            intents=intents_for(settings),
+            rest_url=settings.discord_api_url,
+            banner=None,
+            logs=None,
+            suppress_optimization_warning=True,
+        )
     except ValueError:
         raise ConfigError("DISCORD_BOT_TOKEN is not a bot token (copy it again from the Bot page)") from None
     conn = bot_redis(settings)
     bot.subscribe(hikari.GuildMessageCreateEvent, Gateway(settings, conn).on_message)
-    bot.subscribe(hikari.GuildThreadUpdateEvent, ForumSolved(settings, conn).on_thread_update)  # tagged solved: knowledge
+    bot.subscribe(
+        hikari.GuildThreadUpdateEvent, ForumSolved(settings, conn).on_thread_update
+    )  # tagged solved: knowledge
     return bot
 
 

@@ -58,9 +58,13 @@ class HelpChannels:
         self.settings, self.conn = settings, conn
         self._rest: DiscordREST | None = None
         self.channels = settings.help.discord_channels
-        self.roles = settings.help.discord_roles | ({settings.discord_approver_role} if settings.discord_approver_role else set())
+        self.roles = settings.help.discord_roles | (
+            {settings.discord_approver_role} if settings.discord_approver_role else set()
+        )
         self.users = frozenset(settings.discord_approvers)
-        self.admins_approve = not (settings.discord_approvers or settings.discord_approver_role)  # bot/discord/approvers.py
+        self.admins_approve = not (
+            settings.discord_approvers or settings.discord_approver_role
+        )  # bot/discord/approvers.py
 
     def accept(self, m: HelpMessage) -> Outcome:
         """What the message starts. Raises redis.RedisError when Redis is unreachable."""
@@ -76,34 +80,69 @@ class HelpChannels:
         question = m.question
         if m.mentioned or not question:
             return "ignored"  # a mention is answered as one
-        thread = threads.discord_thread(m.guild_id, m.message_id)  # a forum post's thread and a message's thread share its id
-        opened = threads.open_thread(self.conn, thread, asker=m.author_id, channel=help_channel, post=m.message_id,
-                                     run_id=intake.run_id_for("message", m.message_id), limit=self.settings.help.rate_per_hour,
-                                     person_limit=self.settings.help.person_per_hour)
+        thread = threads.discord_thread(
+            m.guild_id, m.message_id
+        )  # a forum post's thread and a message's thread share its id
+        opened = threads.open_thread(
+            self.conn,
+            thread,
+            asker=m.author_id,
+            channel=help_channel,
+            post=m.message_id,
+            run_id=intake.run_id_for("message", m.message_id),
+            limit=self.settings.help.rate_per_hour,
+            person_limit=self.settings.help.person_per_hour,
+        )
         if opened in threads.HELD:
             return self._held(m, opened, help_channel, m.channel_id if forum else None)
-        origin = Origin(kind="discord", user=m.author_id, channel=help_channel, team=m.guild_id, message_ts=m.message_id,
-                        thread_ts=m.channel_id if forum else None, unprompted=True)
-        return intake.submit(self.conn, self.settings, kind="message", ident=m.message_id, question=question, origin=origin,
-                             thread=m.channel_id if forum else None)
+        origin = Origin(
+            kind="discord",
+            user=m.author_id,
+            channel=help_channel,
+            team=m.guild_id,
+            message_ts=m.message_id,
+            thread_ts=m.channel_id if forum else None,
+            unprompted=True,
+        )
+        return intake.submit(
+            self.conn,
+            self.settings,
+            kind="message",
+            ident=m.message_id,
+            question=question,
+            origin=origin,
+            thread=m.channel_id if forum else None,
+        )
 
     def _held(self, m: HelpMessage, outcome: str, channel: str, thread: str | None) -> Outcome:
         """A limit held the message back: a log line, and the first time this hour for its author in that channel one
         note, in its thread (a forum post's, a reply's) or as a reply to the post (never a ping: allowed_mentions is
         none). A note is a courtesy: a failure is logged, not retried."""
         help_settings = self.settings.help
-        log.warning("help channel %s: message %s gets no run (%s; ATLAS_HELP_RATE %d, ATLAS_HELP_PERSON_RATE %d an hour)", channel,
-                    m.message_id, "over ATLAS_HELP_PERSON_RATE" if outcome == "held_person" else "over ATLAS_HELP_RATE",
-                    help_settings.rate_per_hour, help_settings.person_per_hour)
+        log.warning(
+            "help channel %s: message %s gets no run (%s; ATLAS_HELP_RATE %d, ATLAS_HELP_PERSON_RATE %d an hour)",
+            channel,
+            m.message_id,
+            "over ATLAS_HELP_PERSON_RATE" if outcome == "held_person" else "over ATLAS_HELP_RATE",
+            help_settings.rate_per_hour,
+            help_settings.person_per_hour,
+        )
         template = run_words.HELP_HELD.get(outcome)
         if template is not None:
-            note: dict[str, Any] = {"content": template.format(person=help_settings.person_per_hour, channel=help_settings.rate_per_hour)}
+            note: dict[str, Any] = {
+                "content": template.format(person=help_settings.person_per_hour, channel=help_settings.rate_per_hour)
+            }
             if thread is None:
                 note["message_reference"] = {"message_id": m.message_id, "fail_if_not_exists": False}
             try:
                 self.rest().create_message(thread or m.channel_id, note)
             except Exception:
-                log.warning("help channel %s: the note that a limit held %s back was not posted", channel, m.message_id, exc_info=True)
+                log.warning(
+                    "help channel %s: the note that a limit held %s back was not posted",
+                    channel,
+                    m.message_id,
+                    exc_info=True,
+                )
         return "limited"
 
     def rest(self) -> DiscordREST:
@@ -128,18 +167,40 @@ class HelpChannels:
             return "ignored"
         team = conversation_team(m.guild_id)
         channel = m.parent_id or threads.channel_of(self.conn, thread) or m.channel_id
-        followed = threads.follow(self.conn, thread, user=m.author_id, channel=channel, message=m.message_id,
-                                  message_json=followups.waiting_message(question, m.message_id,
-                                                                         conversations.thread_key(team, m.channel_id, m.channel_id)),
-                                  run_id=intake.run_id_for("message", m.message_id), limit=self.settings.help.rate_per_hour,
-                                  person_limit=self.settings.help.person_per_hour)
+        followed = threads.follow(
+            self.conn,
+            thread,
+            user=m.author_id,
+            channel=channel,
+            message=m.message_id,
+            message_json=followups.waiting_message(
+                question, m.message_id, conversations.thread_key(team, m.channel_id, m.channel_id)
+            ),
+            run_id=intake.run_id_for("message", m.message_id),
+            limit=self.settings.help.rate_per_hour,
+            person_limit=self.settings.help.person_per_hour,
+        )
         if followed in threads.HELD:
             return self._held(m, followed, channel, m.channel_id)
         if followed == "joined":
             return "waiting"
         if followed != "follow":
             return "stepped_back" if followed == "stepped_back" else "ignored"
-        origin = Origin(kind="discord", user=m.author_id, channel=channel, team=m.guild_id, message_ts=m.message_id,
-                        thread_ts=m.channel_id, unprompted=True)
-        return intake.submit(self.conn, self.settings, kind="message", ident=m.message_id, question=question, origin=origin,
-                             thread=m.channel_id)
+        origin = Origin(
+            kind="discord",
+            user=m.author_id,
+            channel=channel,
+            team=m.guild_id,
+            message_ts=m.message_id,
+            thread_ts=m.channel_id,
+            unprompted=True,
+        )
+        return intake.submit(
+            self.conn,
+            self.settings,
+            kind="message",
+            ident=m.message_id,
+            question=question,
+            origin=origin,
+            thread=m.channel_id,
+        )

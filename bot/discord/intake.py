@@ -38,8 +38,17 @@ def in_atlas_thread(conn: redis.Redis, channel_id: str) -> bool:
     return bool(conn.exists(thread_mark(channel_id)))
 
 
-def submit(conn: redis.Redis, settings: Settings, *, kind: Literal["message", "interaction"], ident: str, question: str,
-           origin: Origin, surface: DiscordSurface | None = None, thread: str | None = None) -> Outcome:
+def submit(
+    conn: redis.Redis,
+    settings: Settings,
+    *,
+    kind: Literal["message", "interaction"],
+    ident: str,
+    question: str,
+    origin: Origin,
+    surface: DiscordSurface | None = None,
+    thread: str | None = None,
+) -> Outcome:
     """Claim `ident`, then record and enqueue its run on the settings' queue (with the thread's earlier
     turns when `thread` is given); the run carries the settings' fingerprint, so only a worker with the
     same settings answers it. Raises redis.RedisError when Redis is unreachable; nothing is claimed then."""
@@ -53,10 +62,21 @@ def submit(conn: redis.Redis, settings: Settings, *, kind: Literal["message", "i
     pipe = conn.pipeline(transaction=True)
     if claimed.outcome == "claimed":
         history = [Turn.model_validate_json(raw) for raw in claimed.turns]
-        run = RunState(id=run_id, question=question, origin=origin, history=history, surface=surface if surface is not None else DiscordSurface(),
-                       settings_fingerprint=settings.fingerprint, unfiled=True)
+        run = RunState(
+            id=run_id,
+            question=question,
+            origin=origin,
+            history=history,
+            surface=surface if surface is not None else DiscordSurface(),
+            settings_fingerprint=settings.fingerprint,
+            unfiled=True,
+        )
         Queue(settings.queue_name, connection=conn).enqueue(
-            CONTINUE_RUN, run.id, pipeline=pipe, **job_options(run.id, slack_outage_seconds=settings.slack_outage_seconds))
+            CONTINUE_RUN,
+            run.id,
+            pipeline=pipe,
+            **job_options(run.id, slack_outage_seconds=settings.slack_outage_seconds),
+        )
         RunStore(pipe).save(run)
     claims.confirm(pipe, claim)
     try:

@@ -69,9 +69,14 @@ class Interactions:
         self.verifier = Verifier(settings.discord_public_key)
         self.policy = DiscordPolicy.from_settings(settings)
         if settings.slash_command.lstrip("/").lower() == commands.ASK_COMMAND:
-            log.info("the Discord lookup command is /%s: /%s (ATLAS_SLASH_COMMAND) is the ask command's name",
-                     settings.lookup_command, commands.ASK_COMMAND)
-        self.resume_job = JobTemplate.build(conn, settings.queue_name, slack_outage_seconds=settings.slack_outage_seconds)
+            log.info(
+                "the Discord lookup command is /%s: /%s (ATLAS_SLASH_COMMAND) is the ask command's name",
+                settings.lookup_command,
+                commands.ASK_COMMAND,
+            )
+        self.resume_job = JobTemplate.build(
+            conn, settings.queue_name, slack_outage_seconds=settings.slack_outage_seconds
+        )
 
         self.triage_edits = TriageEdits(conn, self.policy)
 
@@ -83,7 +88,9 @@ class Interactions:
         except ValueError:
             length = 0
         body = environ["wsgi.input"].read(length) if length else b""
-        if not self.verifier.valid(environ.get("HTTP_X_SIGNATURE_ED25519"), environ.get("HTTP_X_SIGNATURE_TIMESTAMP"), body):
+        if not self.verifier.valid(
+            environ.get("HTTP_X_SIGNATURE_ED25519"), environ.get("HTTP_X_SIGNATURE_TIMESTAMP"), body
+        ):
             return _respond(start_response, "401 Unauthorized", {"error": "invalid request signature"})
         try:
             payload = json.loads(body)
@@ -111,7 +118,9 @@ class Interactions:
             return self.click(payload, str(data.get("custom_id") or ""))
         if kind == MODAL_SUBMIT and str(data.get("custom_id") or "").startswith(triage_controls.MODAL_PREFIX):
             try:
-                return self.triage_edits.submit(payload, str(data["custom_id"]).removeprefix(triage_controls.MODAL_PREFIX))
+                return self.triage_edits.submit(
+                    payload, str(data["custom_id"]).removeprefix(triage_controls.MODAL_PREFIX)
+                )
             except redis.RedisError as exc:
                 log.warning("triage choice not recorded: %s", type(exc).__name__)
                 return ephemeral(wording.EPHEMERAL_UNAVAILABLE)
@@ -121,16 +130,30 @@ class Interactions:
 
     def ask(self, payload: dict[str, Any], data: dict[str, Any]) -> Reply:
         sub = (data.get("options") or [{}])[0]
-        question = " ".join(str(next((o.get("value") for o in sub.get("options") or [] if o.get("name") == "question"), "")).split())
+        question = " ".join(
+            str(next((o.get("value") for o in sub.get("options") or [] if o.get("name") == "question"), "")).split()
+        )
         if not question:
             return ephemeral(wording.EMPTY_QUESTION)
         user = _user(payload)
-        origin = Origin(kind="discord", user=user.get("id"), channel=payload.get("channel_id"), team=payload.get("guild_id"))
-        hook = DiscordInteraction(app=str(payload.get("application_id") or self.settings.discord_application_id),
-                                  token=str(payload.get("token") or ""), at=time.time())
+        origin = Origin(
+            kind="discord", user=user.get("id"), channel=payload.get("channel_id"), team=payload.get("guild_id")
+        )
+        hook = DiscordInteraction(
+            app=str(payload.get("application_id") or self.settings.discord_application_id),
+            token=str(payload.get("token") or ""),
+            at=time.time(),
+        )
         try:
-            intake.submit(self.conn, self.settings, kind="interaction", ident=str(payload.get("id")),
-                          question=question[: commands.MAX_QUESTION_CHARS], origin=origin, surface=DiscordSurface(interaction=hook))
+            intake.submit(
+                self.conn,
+                self.settings,
+                kind="interaction",
+                ident=str(payload.get("id")),
+                question=question[: commands.MAX_QUESTION_CHARS],
+                origin=origin,
+                surface=DiscordSurface(interaction=hook),
+            )
         except redis.RedisError as exc:
             log.warning("interaction %s not queued: %s", payload.get("id"), type(exc).__name__)
             return ephemeral(wording.UNAVAILABLE)
@@ -152,18 +175,24 @@ class Interactions:
     def click(self, payload: dict[str, Any], custom_id: str) -> Reply:
         user = _user(payload)
         if custom_id.startswith(render.SHARE_PREFIX):
-            return self.lookup(custom_id[len(render.SHARE_PREFIX):], shareable=False, shared_by=str(user.get("id") or "?"))
+            return self.lookup(
+                custom_id[len(render.SHARE_PREFIX) :], shareable=False, shared_by=str(user.get("id") or "?")
+            )
         try:
             if custom_id.startswith(render.FEEDBACK_PREFIX):
-                return self.vote(custom_id[len(render.FEEDBACK_PREFIX):], str(user.get("id") or ""))
+                return self.vote(custom_id[len(render.FEEDBACK_PREFIX) :], str(user.get("id") or ""))
             if custom_id.startswith(render.FILE_ISSUE_PREFIX):
-                return file_issue.click(self.conn, self.settings.queue_name, payload, custom_id.removeprefix(render.FILE_ISSUE_PREFIX))
+                return file_issue.click(
+                    self.conn, self.settings.queue_name, payload, custom_id.removeprefix(render.FILE_ISSUE_PREFIX)
+                )
             if custom_id.startswith(render.MARK_ANSWER_PREFIX):
-                return solved.click(self.conn, self.settings.queue_name, payload, custom_id.removeprefix(render.MARK_ANSWER_PREFIX))
+                return solved.click(
+                    self.conn, self.settings.queue_name, payload, custom_id.removeprefix(render.MARK_ANSWER_PREFIX)
+                )
             if custom_id.startswith(render.APPROVE_PREFIX):
-                return self.decide(payload, custom_id[len(render.APPROVE_PREFIX):], "approved")
+                return self.decide(payload, custom_id[len(render.APPROVE_PREFIX) :], "approved")
             if custom_id.startswith(render.DENY_PREFIX):
-                return self.decide(payload, custom_id[len(render.DENY_PREFIX):], "denied")
+                return self.decide(payload, custom_id[len(render.DENY_PREFIX) :], "denied")
             if custom_id.startswith(triage_controls.PICK_PREFIX):
                 values = [str(v) for v in (payload.get("data") or {}).get("values") or []]
                 return self.triage_edits.pick(payload, custom_id.removeprefix(triage_controls.PICK_PREFIX), values)
@@ -180,21 +209,37 @@ class Interactions:
             return ephemeral(wording.UNKNOWN_COMMAND)
         votes.toggle(self.conn, run_id, user, vote)  # type: ignore[arg-type]
         counts = list(votes.votes(self.conn, run_id).values())
-        return message({"components": render.feedback_row(run_id, counts.count("up"), counts.count("down"))}, UPDATE_MESSAGE)
+        return message(
+            {"components": render.feedback_row(run_id, counts.count("up"), counts.count("down"))}, UPDATE_MESSAGE
+        )
 
     def decide(self, payload: dict[str, Any], pending_id: str, decision: approvals.Decision) -> Reply:
         """Judge the clicker from the interaction itself, then load, authorize and decide in one round trip."""
         user = _user(payload)
         user_id = str(user.get("id") or "")
         right = Standing.known(user_id, self.policy.may_decide(payload))
-        place = Place(platform="discord", team=str(payload.get("guild_id") or ""), channel=str(payload.get("channel_id") or ""),
-                      message=str((payload.get("message") or {}).get("id") or ""))
+        place = Place(
+            platform="discord",
+            team=str(payload.get("guild_id") or ""),
+            channel=str(payload.get("channel_id") or ""),
+            message=str((payload.get("message") or {}).get("id") or ""),
+        )
         try:
-            result = decisions.decide(self.conn, pending_id, decision, user_id, str(user.get("username") or ""), right,
-                                      place=place, resume=self.resume_job)
+            result = decisions.decide(
+                self.conn,
+                pending_id,
+                decision,
+                user_id,
+                str(user.get("username") or ""),
+                right,
+                place=place,
+                resume=self.resume_job,
+            )
         except redis.RedisError as exc:
             log.warning("click not confirmed: %s", type(exc).__name__)
-            return ephemeral(wording.APPROVAL_UNCONFIRMED if decisions.maybe_recorded(exc) else wording.EPHEMERAL_UNAVAILABLE)
+            return ephemeral(
+                wording.APPROVAL_UNCONFIRMED if decisions.maybe_recorded(exc) else wording.EPHEMERAL_UNAVAILABLE
+            )
         match result:
             case Decided():
                 if result.step_complete and not result.resume_queued:
@@ -203,7 +248,9 @@ class Interactions:
                     return {"type": DEFERRED_UPDATE_MESSAGE}
                 return message(decided_payload(result.approval), UPDATE_MESSAGE)
             case Misplaced():
-                log.warning("click by %s on %s refused: not from the card's guild, channel or message", user_id, pending_id[:80])
+                log.warning(
+                    "click by %s on %s refused: not from the card's guild, channel or message", user_id, pending_id[:80]
+                )
                 return ephemeral(wording.APPROVAL_ELSEWHERE)
             case Stale(approval=stale):
                 if decisions.resume_lost(self.conn, stale):
@@ -219,13 +266,18 @@ class Interactions:
                 assert_never(result)
 
     def _resume(self, approval: approvals.Approval) -> None:
-        resume_if_waiting(self.conn, self.settings.queue_name, approval.run_id, approval.step,
-                          slack_outage_seconds=self.settings.slack_outage_seconds)
+        resume_if_waiting(
+            self.conn,
+            self.settings.queue_name,
+            approval.run_id,
+            approval.step,
+            slack_outage_seconds=self.settings.slack_outage_seconds,
+        )
 
 
 def _user(payload: dict[str, Any]) -> dict[str, Any]:
     """The interacting user: `member.user` in a server, `user` in a DM."""
-    return ((payload.get("member") or {}).get("user") or payload.get("user") or {})
+    return (payload.get("member") or {}).get("user") or payload.get("user") or {}
 
 
 def _respond(start_response: Callable[..., Any], status: str, body: dict[str, Any]) -> list[bytes]:

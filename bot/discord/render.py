@@ -34,8 +34,12 @@ APPROVE_PREFIX = "atlas_approval_approve:"
 DENY_PREFIX = "atlas_approval_deny:"
 FEEDBACK_PREFIX = "atlas_feedback:"
 SHARE_PREFIX = "atlas_share:"
-MARK_ANSWER_PREFIX = "atlas_mark_answer:"  # "Mark as answer": the thread solved, drafted as knowledge (bot/discord/solved.py)
-FILE_ISSUE_PREFIX = "atlas_file_issue:"  # "File as GitHub issue" beside the feedback buttons (workers/followup/filing.py)
+MARK_ANSWER_PREFIX = (
+    "atlas_mark_answer:"  # "Mark as answer": the thread solved, drafted as knowledge (bot/discord/solved.py)
+)
+FILE_ISSUE_PREFIX = (
+    "atlas_file_issue:"  # "File as GitHub issue" beside the feedback buttons (workers/followup/filing.py)
+)
 BUTTON_PRIMARY, BUTTON_SECONDARY, BUTTON_SUCCESS, BUTTON_DANGER = 1, 2, 3, 4
 _MARKDOWN = re.compile(r"([\\*_~`|>#\-\[\]()<:])")
 
@@ -72,8 +76,12 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
     body = defuse((run.answer or "").strip())
     if failed and (not body or body == defuse((run.error or "").strip())):
         body = ""
-    parts = [piece for part in (split_markdown(body, PART_LIMIT) if body else []) for piece in _hard_cut(part, PART_LIMIT)]
-    banner = wording.FAILED.format(reason=reason) if failed else wording.PARTIAL.format(reason=reason) if run.partial else ""
+    parts = [
+        piece for part in (split_markdown(body, PART_LIMIT) if body else []) for piece in _hard_cut(part, PART_LIMIT)
+    ]
+    banner = (
+        wording.FAILED.format(reason=reason) if failed else wording.PARTIAL.format(reason=reason) if run.partial else ""
+    )
     if banner:
         parts = [f"{banner}\n\n{parts[0]}" if parts else banner, *parts[1:]]
     tail = tail_text(run, reason, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
@@ -83,22 +91,29 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
         parts.append(tail)
     messages: list[dict[str, Any]] = [{"content": part} for part in parts]
     if not failed:
-        messages[-1]["components"] = feedback_row(run.id, fileable=run.triage is None and run.filing is None and run.solved is None)
+        messages[-1]["components"] = feedback_row(
+            run.id, fileable=run.triage is None and run.filing is None and run.solved is None
+        )
     return messages
 
 
 def _hard_cut(part: str, limit: int) -> list[str]:
     """split_markdown keeps to its limit except where one fence line alone is longer (a reopened fence
     then overflows every part): such a part is cut at the limit as plain text."""
-    return [part[i:i + limit] for i in range(0, len(part), limit)] or [part]
+    return [part[i : i + limit] for i in range(0, len(part), limit)] or [part]
 
 
 def tail_text(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
     lines: list[str] = []
     if run.sources:
         lines.append(sources_text(run.sources, docs_base_url=docs_base_url, issues_base_url=issues_base_url))
-    footer = wording.FOOTER.format(steps=len(run.steps), step_word=common.steps_word(len(run.steps)), tokens=run.usage.total,
-                                   cost=run.cost_usd, reason=reason)
+    footer = wording.FOOTER.format(
+        steps=len(run.steps),
+        step_word=common.steps_word(len(run.steps)),
+        tokens=run.usage.total,
+        cost=run.cost_usd,
+        reason=reason,
+    )
     lines.append(footer + (" · partial" if run.partial else ""))
     return "\n".join(lines)
 
@@ -116,26 +131,72 @@ def source_link(source: str, *, docs_base_url: str | None, issues_base_url: str 
 
 def feedback_row(run_id: str, up: int = 0, down: int = 0, *, fileable: bool = True) -> list[dict[str, Any]]:
     """Helpful / Not helpful, then File as GitHub issue; the custom ids carry the run id (and the vote)."""
+
     def label(text: str, count: int) -> str:
         return wording.FEEDBACK_COUNT.format(label=text, count=count) if count else text
 
-    return [{"type": 1, "components": [
-        {"type": 2, "style": BUTTON_SECONDARY, "label": label(wording.FEEDBACK_UP, up), "emoji": {"name": "\U0001f44d"},
-         "custom_id": f"{FEEDBACK_PREFIX}{run_id}:up"},
-        {"type": 2, "style": BUTTON_SECONDARY, "label": label(wording.FEEDBACK_DOWN, down), "emoji": {"name": "\U0001f44e"},
-         "custom_id": f"{FEEDBACK_PREFIX}{run_id}:down"},
-        *([{"type": 2, "style": BUTTON_SECONDARY, "label": common.FILE_ISSUE_BUTTON, "custom_id": f"{FILE_ISSUE_PREFIX}{run_id}"},
-           {"type": 2, "style": BUTTON_SECONDARY, "label": wording.MARK_ANSWER_BUTTON, "custom_id": f"{MARK_ANSWER_PREFIX}{run_id}"}]
-          if fileable else []),
-    ]}]
+    return [
+        {
+            "type": 1,
+            "components": [
+                {
+                    "type": 2,
+                    "style": BUTTON_SECONDARY,
+                    "label": label(wording.FEEDBACK_UP, up),
+                    "emoji": {"name": "\U0001f44d"},
+                    "custom_id": f"{FEEDBACK_PREFIX}{run_id}:up",
+                },
+                {
+                    "type": 2,
+                    "style": BUTTON_SECONDARY,
+                    "label": label(wording.FEEDBACK_DOWN, down),
+                    "emoji": {"name": "\U0001f44e"},
+                    "custom_id": f"{FEEDBACK_PREFIX}{run_id}:down",
+                },
+                *(
+                    [
+                        {
+                            "type": 2,
+                            "style": BUTTON_SECONDARY,
+                            "label": common.FILE_ISSUE_BUTTON,
+                            "custom_id": f"{FILE_ISSUE_PREFIX}{run_id}",
+                        },
+                        {
+                            "type": 2,
+                            "style": BUTTON_SECONDARY,
+                            "label": wording.MARK_ANSWER_BUTTON,
+                            "custom_id": f"{MARK_ANSWER_PREFIX}{run_id}",
+                        },
+                    ]
+                    if fileable
+                    else []
+                ),
+            ],
+        }
+    ]
 
 
 def card_buttons(pending_id: str) -> list[dict[str, Any]]:
     """Approve / Deny; each custom id is the action and only the opaque pending id."""
-    return [{"type": 1, "components": [
-        {"type": 2, "style": BUTTON_SUCCESS, "label": wording.APPROVAL_APPROVE, "custom_id": APPROVE_PREFIX + pending_id},
-        {"type": 2, "style": BUTTON_DANGER, "label": wording.APPROVAL_DENY, "custom_id": DENY_PREFIX + pending_id},
-    ]}]
+    return [
+        {
+            "type": 1,
+            "components": [
+                {
+                    "type": 2,
+                    "style": BUTTON_SUCCESS,
+                    "label": wording.APPROVAL_APPROVE,
+                    "custom_id": APPROVE_PREFIX + pending_id,
+                },
+                {
+                    "type": 2,
+                    "style": BUTTON_DANGER,
+                    "label": wording.APPROVAL_DENY,
+                    "custom_id": DENY_PREFIX + pending_id,
+                },
+            ],
+        }
+    ]
 
 
 def _filing_notes(card: CardView, drafted: str) -> list[str]:
@@ -145,8 +206,14 @@ def _filing_notes(card: CardView, drafted: str) -> list[str]:
     if card.redacted:
         notes.append(wording.APPROVAL_REDACTED.format(count=card.redacted))
     if card.left_out:
-        notes.append(wording.APPROVAL_LEFT_OUT.format(who=", ".join(f"<@{w}>" if w.isdigit() else escape(w) for w in card.left_out[:10])))
+        notes.append(
+            wording.APPROVAL_LEFT_OUT.format(
+                who=", ".join(f"<@{w}>" if w.isdigit() else escape(w) for w in card.left_out[:10])
+            )
+        )
     return notes
+
+
 def _similar(card: CardView) -> list[str]:
     """A draft's open issues that may be the same (untrusted titles and evidence: escaped, invisible characters
     shown)."""
@@ -155,8 +222,13 @@ def _similar(card: CardView) -> list[str]:
         label = escape(reveal(f"#{int(found.get('id') or 0)} {found.get('title') or ''}".strip()))[:200]
         url = str(found.get("url") or "")
         link = f"[{label}](<{url}>)" if url.startswith("https://") and ">" not in url else label
-        lines.append(wording.APPROVAL_SIMILAR_ONE.format(link=link, score=float(found.get("score") or 0.0),
-                                                         why=escape(reveal(str(found.get("evidence") or ""))[:300])))
+        lines.append(
+            wording.APPROVAL_SIMILAR_ONE.format(
+                link=link,
+                score=float(found.get("score") or 0.0),
+                why=escape(reveal(str(found.get("evidence") or ""))[:300]),
+            )
+        )
     return lines
 
 
@@ -178,7 +250,9 @@ def card_text(card: CardView) -> str:
         labels = ", ".join(_code(str(x)) for x in arguments.get("labels") or []) or "none"
         lines.append(wording.APPROVAL_LABELS.format(labels=labels))
         if issue is not None:
-            lines.append(wording.APPROVAL_CURRENT_LABELS.format(labels=", ".join(_code(x) for x in issue.labels) or "none"))
+            lines.append(
+                wording.APPROVAL_CURRENT_LABELS.format(labels=", ".join(_code(x) for x in issue.labels) or "none")
+            )
     elif name == "post_comment":  # all of it, in the card's embeds (card_embeds): content holds 2,000 characters
         body = str(arguments.get("body") or "")
         lines.append(wording.APPROVAL_COMMENT_BELOW.format(chars=len(body)))
@@ -188,17 +262,25 @@ def card_text(card: CardView) -> str:
     elif name == "create_issue":  # the body whole in the card's embeds, like a comment
         body = str(arguments.get("body") or "")
         lines.append(wording.APPROVAL_NEW_TITLE.format(title=escape(str(arguments.get("title") or ""))))
-        lines.append(wording.APPROVAL_NEW_LABELS.format(labels=", ".join(_code(str(x)) for x in arguments.get("labels") or []) or "none"))
+        lines.append(
+            wording.APPROVAL_NEW_LABELS.format(
+                labels=", ".join(_code(str(x)) for x in arguments.get("labels") or []) or "none"
+            )
+        )
         lines.append(wording.APPROVAL_NEW_BODY_BELOW.format(chars=len(body)))
         more = _comment_pieces(body)[1]
         if more:
             lines.append(wording.APPROVAL_COMMENT_CUT.format(more=more))
     elif name == "close_issue":
         if arguments.get("reason") == "duplicate":
-            original = _issue_link(duplicate) if duplicate is not None else f"\\#{escape(str(arguments.get('duplicate_of')))}"
+            original = (
+                _issue_link(duplicate) if duplicate is not None else f"\\#{escape(str(arguments.get('duplicate_of')))}"
+            )
             lines.append(wording.APPROVAL_CLOSE_DUPLICATE.format(link=original))
         else:
-            lines.append(wording.APPROVAL_CLOSE.format(reason=escape(str(arguments.get("reason", "")).replace("_", " "))))
+            lines.append(
+                wording.APPROVAL_CLOSE.format(reason=escape(str(arguments.get("reason", "")).replace("_", " ")))
+            )
     else:
         lines.append(_fenced(clip(json.dumps(arguments, ensure_ascii=False), 900)))
     if reason:
@@ -210,8 +292,11 @@ def card_text(card: CardView) -> str:
     hidden = hidden_count(shown_text(card))
     if hidden:
         lines.append(wording.APPROVAL_HIDDEN.format(count=hidden, s="" if hidden == 1 else "s"))
-    lines.append(wording.APPROVAL_ASKED_BY.format(user=escape(asker or "unknown") if not (asker or "").isdigit() else asker,
-                                                  when=int(expires_at)))
+    lines.append(
+        wording.APPROVAL_ASKED_BY.format(
+            user=escape(asker or "unknown") if not (asker or "").isdigit() else asker, when=int(expires_at)
+        )
+    )
     return clip(reveal("\n".join(lines)), CONTENT_LIMIT - 600)  # measured as shown; room for the outcome lines
 
 
@@ -237,9 +322,9 @@ def _comment_pieces(body: str) -> tuple[list[str], int]:
     budget, start = EMBEDS_TOTAL_LIMIT, 0
     while start < len(shown) and len(pieces) < EMBEDS_PER_MESSAGE:
         room = min(EMBED_DESCRIPTION_LIMIT, budget)
-        piece = shown[start:start + room - _FENCE_CHARS]
+        piece = shown[start : start + room - _FENCE_CHARS]
         while piece and len(_fenced(piece)) > room:  # broken fences inside take a character each
-            piece = piece[:len(piece) - max(1, len(_fenced(piece)) - room)]
+            piece = piece[: len(piece) - max(1, len(_fenced(piece)) - room)]
         if not piece:
             break
         pieces.append(piece)
@@ -275,13 +360,21 @@ def lookup_payload(result: Any, command: str, *, shareable: bool, shared_by: str
     lookup = result.lookup
     title = LOOKUP_TITLE[lookup.kind].format(arg=lookup.arg) + (f" ({lookup.state})" if lookup.state else "")
     body = result.text if result.ok else result.text.split("\nHint:")[0]
-    footer = wording.SHARED_BY.format(user=shared_by, cmd=command, text=lookup.text.replace("`", "")) if shared_by else ""
+    footer = (
+        wording.SHARED_BY.format(user=shared_by, cmd=command, text=lookup.text.replace("`", "")) if shared_by else ""
+    )
     head = f"**{clip(escape(title), LOOKUP_TITLE_CHARS)}**\n"  # measured escaped: escaping can double it
     tail = f"\n{clip(footer, LOOKUP_TITLE_CHARS)}" if footer else ""
     content = head + clip(escape(body), CONTENT_LIMIT - len(head) - len(tail)) + tail
     payload: dict[str, Any] = {"content": content}
     custom_id = SHARE_PREFIX + lookup.text
     if shareable and result.ok and len(custom_id) <= 100:
-        payload["components"] = [{"type": 1, "components": [
-            {"type": 2, "style": BUTTON_PRIMARY, "label": wording.SHARE_BUTTON, "custom_id": custom_id}]}]
+        payload["components"] = [
+            {
+                "type": 1,
+                "components": [
+                    {"type": 2, "style": BUTTON_PRIMARY, "label": wording.SHARE_BUTTON, "custom_id": custom_id}
+                ],
+            }
+        ]
     return payload

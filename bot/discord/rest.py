@@ -110,7 +110,9 @@ def fit_content(payload: Any) -> Any:
     content = payload.get("content") if isinstance(payload, dict) else None
     if not isinstance(content, str) or len(content) <= CONTENT_LIMIT:
         return payload
-    log.warning("a message of %d characters clipped to Discord's %d (a bug: please report it)", len(content), CONTENT_LIMIT)
+    log.warning(
+        "a message of %d characters clipped to Discord's %d (a bug: please report it)", len(content), CONTENT_LIMIT
+    )
     return {**payload, "content": clip(content, CONTENT_LIMIT)}
 
 
@@ -120,8 +122,10 @@ def route(method: str, path: str) -> Route:
     webhook = _WEBHOOK.match(path)
     if webhook:
         token_hash = hashlib.sha256(webhook.group(2).encode()).hexdigest()[:16]
-        return Route(f"{method} {_ID.sub('/:id', '/webhooks/:id/:token' + path[webhook.end():])}",
-                     f"webhook {webhook.group(1)}/{token_hash}")
+        return Route(
+            f"{method} {_ID.sub('/:id', '/webhooks/:id/:token' + path[webhook.end() :])}",
+            f"webhook {webhook.group(1)}/{token_hash}",
+        )
     major = _MAJOR.match(path)
     return Route(f"{method} {_ID.sub('/:id', path)}", f"{major.group(1)[:-1]} {major.group(2)}" if major else "-")
 
@@ -129,8 +133,15 @@ def route(method: str, path: str) -> Route:
 class DiscordREST:
     """`request(method, path, body)` against the configured base URL with the bot token."""
 
-    def __init__(self, token: str | None, base_url: str | None = None, *, limits: Limits | None = None,
-                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        token: str | None,
+        base_url: str | None = None,
+        *,
+        limits: Limits | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.token = token
         self.base_url = (base_url or API_URL).rstrip("/")
         self.limits = limits or Limits()
@@ -198,7 +209,12 @@ class DiscordREST:
         return cast(dict[str, Any], self.request("POST", f"/channels/{channel_id}/messages", payload))
 
     def edit_message(self, channel_id: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return cast(dict[str, Any], self._in_thread(channel_id, lambda: self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", payload)))
+        return cast(
+            dict[str, Any],
+            self._in_thread(
+                channel_id, lambda: self.request("PATCH", f"/channels/{channel_id}/messages/{message_id}", payload)
+            ),
+        )
 
     def delete_message(self, channel_id: str, message_id: str) -> None:
         self._in_thread(channel_id, lambda: self.request("DELETE", f"/channels/{channel_id}/messages/{message_id}"))
@@ -216,25 +232,45 @@ class DiscordREST:
         return call()
 
     def start_thread(self, channel_id: str, message_id: str, name: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self.request("POST", f"/channels/{channel_id}/messages/{message_id}/threads",
-                                                  {"name": name, "auto_archive_duration": 1440}))
+        return cast(
+            dict[str, Any],
+            self.request(
+                "POST",
+                f"/channels/{channel_id}/messages/{message_id}/threads",
+                {"name": name, "auto_archive_duration": 1440},
+            ),
+        )
 
     def edit_original(self, application_id: str, token: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return cast(dict[str, Any], self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/@original", payload, auth=False))
+        return cast(
+            dict[str, Any],
+            self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/@original", payload, auth=False),
+        )
 
     def followup(self, application_id: str, token: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return cast(dict[str, Any], self.request("POST", f"/webhooks/{application_id}/{token}?wait=true", payload, auth=False))
+        return cast(
+            dict[str, Any], self.request("POST", f"/webhooks/{application_id}/{token}?wait=true", payload, auth=False)
+        )
 
-    def edit_followup(self, application_id: str, token: str, message_id: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return cast(dict[str, Any], self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/{message_id}", payload, auth=False))
+    def edit_followup(
+        self, application_id: str, token: str, message_id: str, payload: dict[str, Any]
+    ) -> dict[str, Any]:
+        return cast(
+            dict[str, Any],
+            self.request("PATCH", f"/webhooks/{application_id}/{token}/messages/{message_id}", payload, auth=False),
+        )
 
     def delete_followup(self, application_id: str, token: str, message_id: str) -> None:
         self.request("DELETE", f"/webhooks/{application_id}/{token}/messages/{message_id}", auth=False)
 
-    def put_commands(self, application_id: str, commands: list[dict[str, Any]], guild_id: str | None = None) -> list[dict[str, Any]]:
+    def put_commands(
+        self, application_id: str, commands: list[dict[str, Any]], guild_id: str | None = None
+    ) -> list[dict[str, Any]]:
         """Bulk overwrite: the commands afterwards are exactly these (idempotent)."""
         where = f"/guilds/{guild_id}" if guild_id else ""
-        return cast(list[dict[str, Any]], self.request("PUT", f"/applications/{application_id}{where}/commands", commands))
+        return cast(
+            list[dict[str, Any]], self.request("PUT", f"/applications/{application_id}{where}/commands", commands)
+        )
 
 
 _shared_limits = Limits()

@@ -1,4 +1,4 @@
-""""Mark as answer" under a Discord answer: the thread is solved, so claim the answer and queue its one
+""" "Mark as answer" under a Discord answer: the thread is solved, so claim the answer and queue its one
 solved-thread run (workers/knowledge/solved_claim.py), answered with a note only the clicker sees. Only in a
 server's public channels and threads: a DM, a group DM or a private thread (channel types 1, 3, 12, as the
 interaction's `channel` says) is refused. A click from another channel or thread than the answer's changes nothing."""
@@ -30,7 +30,11 @@ def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: s
     except (RunNotFound, ValueError):
         return ephemeral(words.SOLVED_NOTHING)
     place = place_of(source)
-    if source.origin.kind != "discord" or place is None or str(payload.get("channel_id") or "") not in (place.channel, source.origin.channel):
+    if (
+        source.origin.kind != "discord"
+        or place is None
+        or str(payload.get("channel_id") or "") not in (place.channel, source.origin.channel)
+    ):
         log.warning("solved mark by %s on run %s refused: not from the answer's thread", user.get("id"), run_id[:40])
         return ephemeral(words.SOLVED_NOTHING)
     if not public(payload):
@@ -38,7 +42,13 @@ def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: s
         return ephemeral(words.SOLVED_PRIVATE)
     names = [str(v) for v in (user.get("username"), user.get("global_name"), member.get("nick")) if v]
     run, started = solved_claim.start(conn, queue_name, source, str(user.get("id") or ""), "button", names)
-    log.info("solved mark by %s on run %s: run %s %s", user.get("id"), source.id, run, "started" if started else "already claimed")
+    log.info(
+        "solved mark by %s on run %s: run %s %s",
+        user.get("id"),
+        source.id,
+        run,
+        "started" if started else "already claimed",
+    )
     return ephemeral(words.SOLVED_STARTED if started else words.SOLVED_ALREADY)
 
 

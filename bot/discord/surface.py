@@ -53,14 +53,26 @@ TASK_STATUS = {"started": "in_progress", "done": "complete", "failed": "error"}
 class DiscordReporter(ChatPlatform):
     """Posts a Discord-origin run's progress, cards and answer. One instance per job."""
 
-    def __init__(self, rest: DiscordREST, store: RunStore, *, docs_base_url: str | None = None,
-                 issues_base_url: str | None = None, clock: Callable[[], float] = time.monotonic,
-                 data_dir: Path | None = None, home: Path | None = None, tracker: Tracker | None = None,
-                 handoff_roles: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        rest: DiscordREST,
+        store: RunStore,
+        *,
+        docs_base_url: str | None = None,
+        issues_base_url: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        data_dir: Path | None = None,
+        home: Path | None = None,
+        tracker: Tracker | None = None,
+        handoff_roles: tuple[str, ...] = (),
+    ) -> None:
         self.rest, self.store = rest, store
         self.handoff_roles = handoff_roles  # ATLAS_HANDOFF's Discord roles: whom a help run that is not confident asks
         self.tracker = tracker  # the worker's: what approval and triage cards describe issues from
-        self.data_dir, self.home = data_dir, home  # the demo tracker's folder (cards describe its issues) and ATLAS_HOME
+        self.data_dir, self.home = (
+            data_dir,
+            home,
+        )  # the demo tracker's folder (cards describe its issues) and ATLAS_HOME
         self.docs_base_url, self.issues_base_url = docs_base_url, issues_base_url
         self.clock = clock
         self._tasks: dict[str, tuple[str, str]] = {}
@@ -71,9 +83,16 @@ class DiscordReporter(ChatPlatform):
     @classmethod
     def for_settings(cls, settings: Any, store: RunStore, tracker: Tracker | None = None) -> DiscordReporter:
         """`tracker`: the worker's; by default the one the settings name (the demo SQLite one or GitHub), as Slack's."""
-        return cls(rest_client(settings), store, docs_base_url=settings.docs_base_url, issues_base_url=settings.issues_base_url,
-                   data_dir=settings.data_dir, home=settings.home, tracker=tracker or tracker_for(settings, store.conn),
-                   handoff_roles=settings.help.discord_handoff())
+        return cls(
+            rest_client(settings),
+            store,
+            docs_base_url=settings.docs_base_url,
+            issues_base_url=settings.issues_base_url,
+            data_dir=settings.data_dir,
+            home=settings.home,
+            tracker=tracker or tracker_for(settings, store.conn),
+            handoff_roles=settings.help.discord_handoff(),
+        )
 
     # -- events --------------------------------------------------------------------------------
 
@@ -86,15 +105,21 @@ class DiscordReporter(ChatPlatform):
                 self._progress(run, force=True)
             case "tool":
                 status = TASK_STATUS.get(str(data.get("state")), "in_progress")
-                self._tasks[str(data.get("call_id"))] = (task_title(str(data.get("name", "")), str(data.get("arguments", ""))), status)
+                self._tasks[str(data.get("call_id"))] = (
+                    task_title(str(data.get("name", "")), str(data.get("arguments", ""))),
+                    status,
+                )
                 self._dirty = True
                 self._progress(run, force=False)
             case "paused":
                 self._close_progress(run, wording.PROGRESS_PAUSED)
                 self.post_cards(run, list(data.get("pending") or []))
             case "answer":
-                closing = wording.PROGRESS_FAILED if run.status == "failed" else wording.PROGRESS_DONE.format(
-                    steps=len(run.steps), step_word=common.steps_word(len(run.steps)))
+                closing = (
+                    wording.PROGRESS_FAILED
+                    if run.status == "failed"
+                    else wording.PROGRESS_DONE.format(steps=len(run.steps), step_word=common.steps_word(len(run.steps)))
+                )
                 self._close_progress(run, closing)
                 self.post_answer(run)
             case "in_doubt":
@@ -170,7 +195,9 @@ class DiscordReporter(ChatPlatform):
 
     def _show_progress(self, run: RunState, text: str) -> None:
         surface = DiscordSurface.of(run)
-        if not surface.progress_done and self._webhook(run, lambda hook: self.rest.edit_original(hook.app, hook.token, {"content": text})):
+        if not surface.progress_done and self._webhook(
+            run, lambda hook: self.rest.edit_original(hook.app, hook.token, {"content": text})
+        ):
             surface.progress_open = True
             return
         if surface.progress_id and surface.progress_open:
@@ -213,9 +240,9 @@ class DiscordReporter(ChatPlatform):
                 posted.append(self._create(run, message))
                 surface.answer_ids = posted
                 self.store.save(run)  # remembered before anything else can fail
-            for message_id, how in posted[len(messages):]:  # an earlier delivery's, longer: its leftovers
+            for message_id, how in posted[len(messages) :]:  # an earlier delivery's, longer: its leftovers
                 self._delete(run, message_id, how)
-            surface.answer_ids, surface.answer_digest = posted[:len(messages)], digest
+            surface.answer_ids, surface.answer_digest = posted[: len(messages)], digest
             self.store.save(run)
         self._record_turn(run)
 
@@ -235,12 +262,23 @@ class DiscordReporter(ChatPlatform):
         that posted nothing records it under the thread that is (a forum post's) or would be started
         from the question's message: both have the message's id."""
         surface = DiscordSurface.of(run)
-        if run.status not in ("done", "partial") or not run.answer or surface.interaction is not None or surface.reply_to:
+        if (
+            run.status not in ("done", "partial")
+            or not run.answer
+            or surface.interaction is not None
+            or surface.reply_to
+        ):
             return
         thread = surface.thread_id or run.origin.thread_ts or run.origin.message_ts or ""
         if thread and thread != run.origin.channel:
-            conversations.append(self.store.conn, threads.conversation_team(run.origin.team), thread, thread, run.id,
-                                 Turn(question=run.question, answer=run.answer, asker=run.origin.user))
+            conversations.append(
+                self.store.conn,
+                threads.conversation_team(run.origin.team),
+                thread,
+                thread,
+                run.id,
+                Turn(question=run.question, answer=run.answer, asker=run.origin.user),
+            )
 
     def hand_off(self, run: RunState, looked_at: str) -> None:
         """The hand-off in the thread as the run's one message, pinging only the hand-off roles; what was
@@ -252,8 +290,15 @@ class DiscordReporter(ChatPlatform):
             return
         who = " ".join(f"<@&{role}>" for role in self.handoff_roles)
         text = common.HANDOFF.format(who=who, looked_at=render.escape(looked_at))
-        surface.answer_ids = [self._create(run, {"content": clip(text, CONTENT_LIMIT),
-                                                 "allowed_mentions": {"parse": [], "roles": list(self.handoff_roles)}})]
+        surface.answer_ids = [
+            self._create(
+                run,
+                {
+                    "content": clip(text, CONTENT_LIMIT),
+                    "allowed_mentions": {"parse": [], "roles": list(self.handoff_roles)},
+                },
+            )
+        ]
         self.store.save(run)
         self._record_turn(run)  # where it was posted: the thread, or the channel it replied in (then no turn)
 
@@ -264,9 +309,13 @@ class DiscordReporter(ChatPlatform):
         tracker = self.tracker  # the worker's (GitHub's in a real deployment), as Slack's cards and the triage card
         if tracker is None and self.data_dir:
             tracker = demo_tracker(self.data_dir, self.issues_base_url, self.home)
-        return approval_cards.post(self.rest, self.store.conn, run, pending, tracker=tracker, channel=lambda: self.channel(run))
+        return approval_cards.post(
+            self.rest, self.store.conn, run, pending, tracker=tracker, channel=lambda: self.channel(run)
+        )
 
-    def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+    def card_decided(
+        self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False
+    ) -> bool:
         if is_triage(approval.pending_id):
             return True  # a triage card is re-rendered whole by its run's job (triage_card)
         return approval_cards.update(self.rest, approval, result=result, ok=ok, in_doubt=in_doubt)
@@ -289,7 +338,12 @@ class DiscordReporter(ChatPlatform):
             if once is None:
                 send()
             else:  # the nonce for a few minutes, then a retried job finds the note by its text
-                post_once(once, channel, post=send, find=lambda since: card_marker.find_note(self.rest, channel, content, since))
+                post_once(
+                    once,
+                    channel,
+                    post=send,
+                    find=lambda since: card_marker.find_note(self.rest, channel, content, since),
+                )
         except DiscordError as exc:
             if exc.code in GONE:
                 return "gone"

@@ -39,17 +39,23 @@ def show(rest: DiscordREST, store: RunStore, run: RunState, tracker: Tracker | N
         return channel, str(reply["id"])
 
     pending = [c.pending_id for c in run.pending]
-    card_post.post_once(store, run, channel, find=lambda since: card_marker.find(rest, channel, pending, since), edit=edit, post=post)
+    card_post.post_once(
+        store, run, channel, find=lambda since: card_marker.find(rest, channel, pending, since), edit=edit, post=post
+    )
 
 
-def card_payload(run: RunState, tracker: Tracker | None, current: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def card_payload(
+    run: RunState, tracker: Tracker | None, current: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """The whole card as it stands; `current`: the pending calls' arguments as chosen so far (call id -> arguments)."""
     record = run.triage
     assert record is not None
     current = current or {}
     title = render.escape(reveal(f"#{record.issue} {record.title}"))
     link = f"[{title}](<{record.url}>)" if record.url else title
-    lines = ["**" + wording.CARD_TITLE.format(link=link, author=f"`{render.escape(reveal(record.author or '?'))}`") + "**"]
+    lines = [
+        "**" + wording.CARD_TITLE.format(link=link, author=f"`{render.escape(reveal(record.author or '?'))}`") + "**"
+    ]
     shown = [record.title, record.author]
     proposed = wording.proposed(record)
     if proposed:  # an MCP client's words: data, shown with its invisible characters revealed
@@ -66,21 +72,44 @@ def card_payload(run: RunState, tracker: Tracker | None, current: dict[str, dict
         if pid is not None:
             controls = triage_controls.components(action, chosen, pid)
             rows += controls.rows
-            rows.append({"type": 1, "components": [
-                {"type": 2, "style": BUTTON_SUCCESS, "label": f"{wording.APPROVE}: {action.kind}", "custom_id": render.APPROVE_PREFIX + pid},
-                {"type": 2, "style": BUTTON_DANGER, "label": f"{wording.REJECT}: {action.kind}", "custom_id": render.DENY_PREFIX + pid},
-                *controls.buttons,
-            ]})
+            rows.append(
+                {
+                    "type": 1,
+                    "components": [
+                        {
+                            "type": 2,
+                            "style": BUTTON_SUCCESS,
+                            "label": f"{wording.APPROVE}: {action.kind}",
+                            "custom_id": render.APPROVE_PREFIX + pid,
+                        },
+                        {
+                            "type": 2,
+                            "style": BUTTON_DANGER,
+                            "label": f"{wording.REJECT}: {action.kind}",
+                            "custom_id": render.DENY_PREFIX + pid,
+                        },
+                        *controls.buttons,
+                    ],
+                }
+            )
         elif action.status in wording.OUTCOME:
-            lines.append("> " + wording.OUTCOME[action.status].format(who=render.escape(action.decider or "?"),
-                                                                       result=render.escape(clip(action.result, 300))))
+            lines.append(
+                "> "
+                + wording.OUTCOME[action.status].format(
+                    who=render.escape(action.decider or "?"), result=render.escape(clip(action.result, 300))
+                )
+            )
     if record.superseded:
         lines.append(wording.SUPERSEDED.format(why=render.escape(reveal(record.superseded))))
     hidden = hidden_count("\n".join(shown))
     if hidden:
         lines.append(wording.HIDDEN.format(count=hidden))
-    return {"content": clip("\n".join(lines), CONTENT_LIMIT), "embeds": embeds, "components": rows[:5],
-            "allowed_mentions": {"parse": []}}
+    return {
+        "content": clip("\n".join(lines), CONTENT_LIMIT),
+        "embeds": embeds,
+        "components": rows[:5],
+        "allowed_mentions": {"parse": []},
+    }
 
 
 def _undo(action: TriageAction, pid: str | None, rows: list[dict[str, Any]]) -> str:
@@ -90,15 +119,28 @@ def _undo(action: TriageAction, pid: str | None, rows: list[dict[str, Any]]) -> 
     line = wording.outcome(action)
     if pid is not None:
         out.append(render.escape(wording.UNDO_WHEN))
-        rows.append({"type": 1, "components": [
-            {"type": 2, "style": BUTTON_DANGER, "label": wording.UNDO, "custom_id": render.APPROVE_PREFIX + pid}]})
+        rows.append(
+            {
+                "type": 1,
+                "components": [
+                    {"type": 2, "style": BUTTON_DANGER, "label": wording.UNDO, "custom_id": render.APPROVE_PREFIX + pid}
+                ],
+            }
+        )
     elif line is not None:
-        out.append("> " + line.format(who=render.escape(action.decider or "?"), result=render.escape(clip(action.result, 300))))
+        out.append(
+            "> " + line.format(who=render.escape(action.decider or "?"), result=render.escape(clip(action.result, 300)))
+        )
     return "\n".join(out)
 
 
-def _describe(action: TriageAction, suggestions: dict[str, Any], tracker: Tracker | None, shown: list[str],
-              embeds: list[dict[str, Any]]) -> str:
+def _describe(
+    action: TriageAction,
+    suggestions: dict[str, Any],
+    tracker: Tracker | None,
+    shown: list[str],
+    embeds: list[dict[str, Any]],
+) -> str:
     args = action.arguments
     if action.kind == "duplicates":
         original = int(args["duplicate_of"])
@@ -112,7 +154,16 @@ def _describe(action: TriageAction, suggestions: dict[str, Any], tracker: Tracke
         if dups:
             evidence = str(dups[0].get("evidence") or "")
             shown.append(evidence)
-            out.append(render.escape(clip(reveal(wording.DUPLICATE_EVIDENCE.format(score=float(dups[0].get("score") or 0), evidence=evidence)), 400)))
+            out.append(
+                render.escape(
+                    clip(
+                        reveal(
+                            wording.DUPLICATE_EVIDENCE.format(score=float(dups[0].get("score") or 0), evidence=evidence)
+                        ),
+                        400,
+                    )
+                )
+            )
         out.append(render.escape(wording.duplicate_line(original, suggestions)))
         return "\n".join(out)
     if action.kind == "labels":

@@ -38,19 +38,53 @@ def components(offered: TriageAction, chosen: TriageAction, pending_id: str) -> 
         names = [str(n) for n in offered.arguments.get("labels") or []][:MAX_OPTIONS]
         picked = set(chosen.arguments.get("labels") or [])
         options = [{"label": reveal(n)[:100], "value": n, "default": n in picked} for n in names]
-        return Controls(rows=[{"type": ACTION_ROW, "components": [{
-            "type": STRING_SELECT, "custom_id": PICK_PREFIX + pending_id, "options": options, "placeholder": PLACEHOLDER,
-            "min_values": 1, "max_values": len(options)}]}])
+        return Controls(
+            rows=[
+                {
+                    "type": ACTION_ROW,
+                    "components": [
+                        {
+                            "type": STRING_SELECT,
+                            "custom_id": PICK_PREFIX + pending_id,
+                            "options": options,
+                            "placeholder": PLACEHOLDER,
+                            "min_values": 1,
+                            "max_values": len(options),
+                        }
+                    ],
+                }
+            ]
+        )
     if offered.tool == "post_comment" and len(str(chosen.arguments.get("body") or "")) <= REPLY_MAX_CHARS:
-        return Controls(buttons=[{"type": BUTTON, "style": BUTTON_SECONDARY, "label": EDIT, "custom_id": EDIT_PREFIX + pending_id}])
+        return Controls(
+            buttons=[{"type": BUTTON, "style": BUTTON_SECONDARY, "label": EDIT, "custom_id": EDIT_PREFIX + pending_id}]
+        )
     return Controls()
 
 
 def reply_modal(body: str, pending_id: str) -> dict[str, Any]:
     """The modal's data (interaction response type 9), prefilled with the reply as it stands."""
-    return {"custom_id": MODAL_PREFIX + pending_id, "title": MODAL_TITLE, "components": [{"type": ACTION_ROW, "components": [{
-        "type": TEXT_INPUT, "custom_id": REPLY_INPUT, "style": PARAGRAPH, "label": MODAL_LABEL, "value": body,
-        "min_length": 1, "max_length": REPLY_MAX_CHARS, "required": True}]}]}
+    return {
+        "custom_id": MODAL_PREFIX + pending_id,
+        "title": MODAL_TITLE,
+        "components": [
+            {
+                "type": ACTION_ROW,
+                "components": [
+                    {
+                        "type": TEXT_INPUT,
+                        "custom_id": REPLY_INPUT,
+                        "style": PARAGRAPH,
+                        "label": MODAL_LABEL,
+                        "value": body,
+                        "min_length": 1,
+                        "max_length": REPLY_MAX_CHARS,
+                        "required": True,
+                    }
+                ],
+            }
+        ],
+    }
 
 
 def submitted_text(data: dict[str, Any]) -> str:

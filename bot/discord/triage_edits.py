@@ -51,7 +51,10 @@ class TriageEdits:
         current = choices.current(self.conn, run) if run is not None and action is not None else {}
         if action is None or action.call_id not in current:
             return ephemeral(wording.APPROVAL_GONE)
-        return {"type": MODAL, "data": triage_controls.reply_modal(str(current[action.call_id].get("body") or ""), pending_id)}
+        return {
+            "type": MODAL,
+            "data": triage_controls.reply_modal(str(current[action.call_id].get("body") or ""), pending_id),
+        }
 
     def submit(self, payload: dict[str, Any], pending_id: str) -> Reply:
         run = self._run(pending_id)
@@ -66,10 +69,21 @@ class TriageEdits:
     def _revise(self, payload: dict[str, Any], pending_id: str, arguments: str) -> Reply:
         user = (payload.get("member") or {}).get("user") or payload.get("user") or {}
         user_id = str(user.get("id") or "")
-        place = Place(platform="discord", team=str(payload.get("guild_id") or ""), channel=str(payload.get("channel_id") or ""),
-                      message=str((payload.get("message") or {}).get("id") or ""))
-        found = revisions.revise(self.conn, pending_id, arguments, user_id, str(user.get("username") or ""),
-                                 Standing.known(user_id, self.policy.may_decide(payload)), place=place)
+        place = Place(
+            platform="discord",
+            team=str(payload.get("guild_id") or ""),
+            channel=str(payload.get("channel_id") or ""),
+            message=str((payload.get("message") or {}).get("id") or ""),
+        )
+        found = revisions.revise(
+            self.conn,
+            pending_id,
+            arguments,
+            user_id,
+            str(user.get("username") or ""),
+            Standing.known(user_id, self.policy.may_decide(payload)),
+            place=place,
+        )
         if isinstance(found, revisions.Revised):
             run = self._run(pending_id)
             if run is None or run.triage is None:

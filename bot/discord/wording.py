@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from workers.messages import wording as said
 
-DISCORD = said.Markup(em='*', strong='**',  # fills the neutral sentences' markup slots
-                      icons={"warning": "\u26a0\ufe0f", "no_entry": "\u26d4", "lock": "\U0001f512", "done": "\u2705", "failed": "\u274c"})
+DISCORD = said.Markup(
+    em="*",
+    strong="**",  # fills the neutral sentences' markup slots
+    icons={"warning": "\u26a0\ufe0f", "no_entry": "\u26d4", "lock": "\U0001f512", "done": "\u2705", "failed": "\u274c"},
+)
 
 PROGRESS_START = DISCORD.apply(said.PROGRESS_START)
 PROGRESS_STEP = DISCORD.apply(said.PROGRESS_STEP)
@@ -97,4 +100,6 @@ SHARED_BY = "-# Shared by <@{user}> with `/{cmd} {text}`"
 LOOKUP_FAILED = DISCORD.apply(said.LOOKUP_FAILED)
 UNKNOWN_COMMAND = "I don't know that command."
 
-MARK_ANSWER_BUTTON = DISCORD.apply(said.MARK_ANSWER_BUTTON)  # beside File as GitHub issue: the thread solved, drafted as knowledge
+MARK_ANSWER_BUTTON = DISCORD.apply(
+    said.MARK_ANSWER_BUTTON
+)  # beside File as GitHub issue: the thread solved, drafted as knowledge

@@ -21,7 +21,9 @@ def note(conn: redis.Redis, delivery: str, event: str, outcome: str) -> None:
     """Remember one delivery (a failure to remember is not the webhook's problem)."""
     try:
         pipe = conn.pipeline(transaction=False)
-        pipe.lpush(KEY, json.dumps({"id": delivery[:80], "event": event[:60], "outcome": outcome[:80], "at": time.time()}))
+        pipe.lpush(
+            KEY, json.dumps({"id": delivery[:80], "event": event[:60], "outcome": outcome[:80], "at": time.time()})
+        )
         pipe.ltrim(KEY, 0, KEEP - 1)
         pipe.execute()
     except redis.RedisError:

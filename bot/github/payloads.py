@@ -103,8 +103,13 @@ class PushDelivery(Delivery):
     commits: list[Commit] | None = None
 
 
-MODELS: dict[str, type[Delivery]] = {"issues": IssuesDelivery, "issue_comment": CommentDelivery, "label": LabelDelivery,
-                                     "release": ReleaseDelivery, "push": PushDelivery}
+MODELS: dict[str, type[Delivery]] = {
+    "issues": IssuesDelivery,
+    "issue_comment": CommentDelivery,
+    "label": LabelDelivery,
+    "release": ReleaseDelivery,
+    "push": PushDelivery,
+}
 
 
 class Malformed(AtlasError, ValueError):

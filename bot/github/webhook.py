@@ -29,7 +29,9 @@ log = logging.getLogger("atlas.bot.github")
 
 EVENTS = ("issues", "issue_comment", "label", "push", "release")  # release: close-the-loop notices (workers/followup/)
 DELIVERY_TTL_SECONDS = 7 * 24 * 3600
-RETRY = Retry(max=4, interval=[30, 120, 600, 1800])  # a close-the-loop notice through a chat outage (workers/followup/notices.py)
+RETRY = Retry(
+    max=4, interval=[30, 120, 600, 1800]
+)  # a close-the-loop notice through a chat outage (workers/followup/notices.py)
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -42,14 +44,24 @@ def signature_ok(secret: str, body: bytes, header: str | None) -> bool:
     return hmac.compare_digest(expected, header)
 
 
-def _enqueue(conn: redis.Redis, queue: Queue, event: str, payload: Any, delivery: str, fingerprint: str) -> tuple[str, str]:
+def _enqueue(
+    conn: redis.Redis, queue: Queue, event: str, payload: Any, delivery: str, fingerprint: str
+) -> tuple[str, str]:
     """Claim the delivery id and queue the index update (with this process's settings fingerprint, which the
     triage run it may start carries); the HTTP status and text to answer with."""
     try:
         if delivery and not conn.set(f"atlas:github:delivery:{delivery}", "1", nx=True, ex=DELIVERY_TTL_SECONDS):
             return "200 OK", "duplicate delivery"
-        queue.enqueue(APPLY_EVENT, event, payload, fingerprint, job_timeout=300, result_ttl=600,
-                      failure_ttl=DELIVERY_TTL_SECONDS, retry=RETRY)  # a failed one is kept a week, not forever
+        queue.enqueue(
+            APPLY_EVENT,
+            event,
+            payload,
+            fingerprint,
+            job_timeout=300,
+            result_ttl=600,
+            failure_ttl=DELIVERY_TTL_SECONDS,
+            retry=RETRY,
+        )  # a failed one is kept a week, not forever
     except redis.RedisError:
         log.warning("GitHub webhook %s not queued: Redis unavailable (the periodic sync will catch up)", delivery)
         if delivery:

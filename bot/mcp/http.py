@@ -33,8 +33,18 @@ METADATA_PATH = "/.well-known/oauth-protected-resource/mcp"  # RFC 9728 section 
 REQUEST_SECONDS = 120.0  # a tool call is bounded well below this by its own work; a stuck one is 504
 START_SECONDS = 10.0
 MAX_BODY_BYTES = 1 << 20
-HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailers",
-                        "transfer-encoding", "upgrade"})
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+    }
+)
 UNAUTHORIZED = b'{"error": "unauthorized: send Authorization: Bearer <ATLAS_MCP_TOKEN>"}'
 NO_STREAM = b'{"error": "this server offers no event stream: POST JSON-RPC requests to /mcp"}'
 BAD_ORIGIN = b'{"error": "forbidden: this Origin is not one of ATLAS_MCP_ORIGINS"}'
@@ -130,8 +140,13 @@ class McpEndpoint:
 
     def _metadata(self, environ: dict[str, Any]) -> bytes:
         """RFC 9728's protected-resource metadata: the resource, and that the bearer token goes in the header."""
-        return json.dumps({"resource": self._base(environ) + MCP_PATH, "bearer_methods_supported": ["header"],
-                           "resource_name": f"Atlas ({self._project})"}).encode()
+        return json.dumps(
+            {
+                "resource": self._base(environ) + MCP_PATH,
+                "bearer_methods_supported": ["header"],
+                "resource_name": f"Atlas ({self._project})",
+            }
+        ).encode()
 
     def _authorized(self, environ: dict[str, Any]) -> bool:
         scheme, _, given = str(environ.get("HTTP_AUTHORIZATION") or "").partition(" ")
@@ -167,17 +182,29 @@ class McpEndpoint:
 
 def _scope(environ: dict[str, Any]) -> dict[str, Any]:
     """The ASGI HTTP scope of a WSGI request."""
-    headers = [(k[5:].replace("_", "-").lower().encode("latin-1"), str(v).encode("latin-1"))
-               for k, v in environ.items() if k.startswith("HTTP_")]
+    headers = [
+        (k[5:].replace("_", "-").lower().encode("latin-1"), str(v).encode("latin-1"))
+        for k, v in environ.items()
+        if k.startswith("HTTP_")
+    ]
     for key, name in (("CONTENT_TYPE", b"content-type"), ("CONTENT_LENGTH", b"content-length")):
         if environ.get(key):
             headers.append((name, str(environ[key]).encode("latin-1")))
     path = str(environ.get("PATH_INFO") or MCP_PATH)
-    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": environ.get("REQUEST_METHOD", "GET"),
-            "scheme": environ.get("wsgi.url_scheme", "http"), "path": path, "raw_path": path.encode("latin-1"),
-            "query_string": str(environ.get("QUERY_STRING") or "").encode("latin-1"), "root_path": "", "headers": headers,
-            "client": (environ.get("REMOTE_ADDR") or "", int(environ.get("REMOTE_PORT") or 0)),
-            "server": (environ.get("SERVER_NAME") or "", int(environ.get("SERVER_PORT") or 0))}
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": environ.get("REQUEST_METHOD", "GET"),
+        "scheme": environ.get("wsgi.url_scheme", "http"),
+        "path": path,
+        "raw_path": path.encode("latin-1"),
+        "query_string": str(environ.get("QUERY_STRING") or "").encode("latin-1"),
+        "root_path": "",
+        "headers": headers,
+        "client": (environ.get("REMOTE_ADDR") or "", int(environ.get("REMOTE_PORT") or 0)),
+        "server": (environ.get("SERVER_NAME") or "", int(environ.get("SERVER_PORT") or 0)),
+    }
 
 
 def _respond(start_response: Callable[..., Any], response: Response) -> list[bytes]:

@@ -20,19 +20,26 @@ from workers.inbox.proposals import Proposal, problem, propose
 
 log = logging.getLogger("atlas.mcp")
 NAME = "propose_action"
-DESCRIPTION = ("Propose an action on an issue for a maintainer to approve: add labels, post a comment, or close it as a "
-               "duplicate of another issue. Nothing changes now: the proposal becomes an approval card in the maintainers' "
-               "triage channel, and only an approver's click runs it. Use it when your findings call for a change on "
-               "GitHub; say why in `reason`. Not for reading: use the search and get tools.")
+DESCRIPTION = (
+    "Propose an action on an issue for a maintainer to approve: add labels, post a comment, or close it as a "
+    "duplicate of another issue. Nothing changes now: the proposal becomes an approval card in the maintainers' "
+    "triage channel, and only an approver's click runs it. Use it when your findings call for a change on "
+    "GitHub; say why in `reason`. Not for reading: use the search and get tools."
+)
 CLIENT_CHARS = 60
 
 
 def tool() -> types.Tool:
     schema = Proposal.model_json_schema()
     schema.pop("title", None)
-    return types.Tool(name=NAME, description=DESCRIPTION, input_schema=schema,
-                      annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                                        open_world_hint=False))
+    return types.Tool(
+        name=NAME,
+        description=DESCRIPTION,
+        input_schema=schema,
+        annotations=types.ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        ),
+    )
 
 
 def call(settings: Settings, arguments: dict[str, Any], client: str | None) -> tuple[str, bool]:
@@ -42,8 +49,10 @@ def call(settings: Settings, arguments: dict[str, Any], client: str | None) -> t
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())) or "arguments"
-        return (f"Error: invalid {NAME} arguments: {where}: {first.get('msg')}. Hint: give issue_id, action, labels, body, "
-                "duplicate_of and reason; the fields the action does not use are null."), False
+        return (
+            f"Error: invalid {NAME} arguments: {where}: {first.get('msg')}. Hint: give issue_id, action, labels, body, "
+            "duplicate_of and reason; the fields the action does not use are null."
+        ), False
     why = problem(proposal)
     if why:
         return f"Error: {why}. Hint: label needs labels, comment needs body, close_duplicate needs duplicate_of.", False
@@ -55,11 +64,19 @@ def call(settings: Settings, arguments: dict[str, Any], client: str | None) -> t
         run_id, started = propose(connect(settings), settings.queue_name, repo, settings.triage, proposal, who)
     except (redis.RedisError, OSError) as exc:
         log.warning("proposal over MCP not queued: %s", exc)
-        return "Error: Atlas could not queue the proposal (its Redis is not reachable). Hint: try again in a minute.", False
+        return (
+            "Error: Atlas could not queue the proposal (its Redis is not reachable). Hint: try again in a minute.",
+            False,
+        )
     if not run_id:
-        return (f"Error: this client proposed {settings.triage.proposal_rate} actions in the last hour, the most "
-                "ATLAS_MCP_PROPOSAL_RATE allows. Hint: try again later; nothing was queued.", False)
+        return (
+            f"Error: this client proposed {settings.triage.proposal_rate} actions in the last hour, the most "
+            "ATLAS_MCP_PROPOSAL_RATE allows. Hint: try again later; nothing was queued.",
+            False,
+        )
     if not started:
         return f"Already proposed: the same action on #{proposal.issue_id} is on a card already (run {run_id}).", True
-    return (f"Proposed: a card for #{proposal.issue_id} goes to the maintainers' triage channel (run {run_id}). Nothing "
-            "changes on GitHub unless an approver clicks Approve."), True
+    return (
+        f"Proposed: a card for #{proposal.issue_id} goes to the maintainers' triage channel (run {run_id}). Nothing "
+        "changes on GitHub unless an approver clicks Approve."
+    ), True

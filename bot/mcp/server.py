@@ -26,26 +26,38 @@ from tools.registry import Registry
 
 SERVER_NAME = "atlas"
 NOT_SERVED = frozenset({"read_more"})
-INSTRUCTIONS = ("Read-only knowledge of {project}: docs, issues, pull requests, releases, discussions and code; "
-                "cite the permalinks and URLs the tools print. Nothing here changes anything.")
-PROPOSING = ("Knowledge of {project}: docs, issues, pull requests, releases, discussions and code; cite the permalinks "
-             "and URLs the tools print. The search and get tools change nothing. propose_action changes nothing "
-             "either: it puts a proposed label, comment or close before the maintainers as an approval card, and "
-             "only an approver's click writes to GitHub.")
+INSTRUCTIONS = (
+    "Read-only knowledge of {project}: docs, issues, pull requests, releases, discussions and code; "
+    "cite the permalinks and URLs the tools print. Nothing here changes anything."
+)
+PROPOSING = (
+    "Knowledge of {project}: docs, issues, pull requests, releases, discussions and code; cite the permalinks "
+    "and URLs the tools print. The search and get tools change nothing. propose_action changes nothing "
+    "either: it puts a proposed label, comment or close before the maintainers as an approval card, and "
+    "only an approver's click writes to GitHub."
+)
 
 
 def build_server(settings: Settings, credited: str | None = None) -> Server[Any]:
     """An MCP server listing and calling the read tools over the project's corpus. `credited`: who proposals
     are credited to (over HTTP, the token's holder); None: the client's own name from its initialize (stdio)."""
     registry = read_registry(settings.project, NOT_SERVED)
-    listed = [types.Tool(name=d["name"], description=d["description"], input_schema=d["parameters"],
-                         annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False))
-              for d in registry.definitions()]
+    listed = [
+        types.Tool(
+            name=d["name"],
+            description=d["description"],
+            input_schema=d["parameters"],
+            annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False),
+        )
+        for d in registry.definitions()
+    ]
 
     if settings.triage.enabled:
         listed.append(mcp_propose.tool())
 
-    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -58,13 +70,14 @@ def build_server(settings: Settings, credited: str | None = None) -> Server[Any]
         return types.CallToolResult(content=[types.TextContent(text=output[0])], is_error=not output[1])
 
     instructions = (PROPOSING if settings.triage.enabled else INSTRUCTIONS).format(project=settings.project.name)
-    return Server(SERVER_NAME, version="1", instructions=instructions,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(SERVER_NAME, version="1", instructions=instructions, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
 def _call(settings: Settings, registry: Registry, name: str, arguments: str) -> tuple[str, bool]:
     """One call through the same dispatch as a run's (never raises); the corpus is the cached one."""
-    ctx = ToolContext(corpus=open_corpus(settings.data_dir, settings.home, settings.semantic_docs), stash=None, run_id="mcp")
+    ctx = ToolContext(
+        corpus=open_corpus(settings.data_dir, settings.home, settings.semantic_docs), stash=None, run_id="mcp"
+    )
     out = dispatch(registry, name, arguments, ctx)
     return out.text, out.ok
 

@@ -28,16 +28,24 @@ from workers.runs.surfaces import SlackSurface
 
 log = logging.getLogger("atlas.slack_surface")
 
-TEXT_ONLY_ERRORS = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_too_long", "msg_blocks_too_long",
-                              "markdown_text_too_long"})
+TEXT_ONLY_ERRORS = frozenset(
+    {"invalid_blocks", "invalid_blocks_format", "msg_too_long", "msg_blocks_too_long", "markdown_text_too_long"}
+)
 TEXT_ONLY_CHARS = 3500
 
 
 class AnswerMessages:
     """Posts and updates a run's answer messages. One instance per job (the reporter's)."""
 
-    def __init__(self, client: WebClient, create_client: WebClient, store: RunStore, *,
-                 docs_base_url: str | None = None, issues_base_url: str | None = None) -> None:
+    def __init__(
+        self,
+        client: WebClient,
+        create_client: WebClient,
+        store: RunStore,
+        *,
+        docs_base_url: str | None = None,
+        issues_base_url: str | None = None,
+    ) -> None:
         self.client = client  # retries 5xx and dropped connections: for updates and deletes
         self.create_client = create_client  # retries 429 only: for posts
         self.store = store
@@ -59,15 +67,21 @@ class AnswerMessages:
                 self.send(run, "update", channel=channel, ts=posted[index], text=message.text, blocks=message.blocks)
                 continue
             reply = self.send(
-                run, "post", channel=channel, thread_ts=thread_of(run), text=message.text, blocks=message.blocks,
-                unfurl_links=False, unfurl_media=False,
+                run,
+                "post",
+                channel=channel,
+                thread_ts=thread_of(run),
+                text=message.text,
+                blocks=message.blocks,
+                unfurl_links=False,
+                unfurl_media=False,
             )
             posted.append(reply["ts"])
             surface.answer_ts = posted
             if len(posted) == len(messages):  # the last one: every message is this answer's, none is stale
                 surface.answer_digest = digest
             self.store.save(run)  # remembered before anything else can fail
-        stale = posted[len(messages):]
+        stale = posted[len(messages) :]
         for ts in stale:
             try:
                 self.client.chat_delete(channel=channel, ts=ts)

@@ -65,7 +65,9 @@ class ApprovalClicks(Middleware):
     def __init__(self, deps: Deps, policy: Policy, directory: Directory) -> None:
         self.deps, self.policy, self.directory = deps, policy, directory
         # the step's resume, queued by the decision that closes it (no Redis call to build)
-        self.resume_job = JobTemplate.build(deps.redis, deps.settings.queue_name, slack_outage_seconds=deps.settings.slack_outage_seconds)
+        self.resume_job = JobTemplate.build(
+            deps.redis, deps.settings.queue_name, slack_outage_seconds=deps.settings.slack_outage_seconds
+        )
 
     def process(self, *, req: BoltRequest, resp: BoltResponse, next: Callable[[], BoltResponse]) -> BoltResponse | None:
         action = _first_action(req.body)
@@ -83,8 +85,16 @@ class ApprovalClicks(Middleware):
         if not pending_id:
             return _after(deps, _follow_up, deps, clicker, decisions.Missing(), decision, policy, directory)
         try:
-            found = decisions.decide(deps.redis, pending_id, decision, clicker.id, clicker.name, standing(clicker.id, policy),
-                                     place=clicker.place, resume=self.resume_job)
+            found = decisions.decide(
+                deps.redis,
+                pending_id,
+                decision,
+                clicker.id,
+                clicker.name,
+                standing(clicker.id, policy),
+                place=clicker.place,
+                resume=self.resume_job,
+            )
         except redis.RedisError as exc:
             log.warning("approval click not confirmed: %s", type(exc).__name__)
             return _after(deps, tell_clicker, deps, body, clicker.id, _not_confirmed(exc))
@@ -115,9 +125,12 @@ class Clicker:
         """Where the click came from, as Slack's signed payload says: an approval is decided only on its card."""
         body = self.body
         container, team = body.get("container") or {}, body.get("team") or {}
-        return Place(platform="slack", team=str(team.get("id") or (body.get("user") or {}).get("team_id") or ""),
-                     channel=str(container.get("channel_id") or (body.get("channel") or {}).get("id") or ""),
-                     message=str(container.get("message_ts") or (body.get("message") or {}).get("ts") or ""))
+        return Place(
+            platform="slack",
+            team=str(team.get("id") or (body.get("user") or {}).get("team_id") or ""),
+            channel=str(container.get("channel_id") or (body.get("channel") or {}).get("id") or ""),
+            message=str(container.get("message_ts") or (body.get("message") or {}).get("ts") or ""),
+        )
 
 
 def _after(deps: Deps, work: Callable[..., None], *args: Any) -> BoltResponse:
@@ -133,15 +146,31 @@ def _after(deps: Deps, work: Callable[..., None], *args: Any) -> BoltResponse:
     return BoltResponse(status=200, body="")
 
 
-def _follow_up(deps: Deps, clicker: Clicker, found: decisions.Outcome, decision: Decision, policy: Policy,
-               directory: Directory, resume_job: JobTemplate | None = None) -> None:
+def _follow_up(
+    deps: Deps,
+    clicker: Clicker,
+    found: decisions.Outcome,
+    decision: Decision,
+    policy: Policy,
+    directory: Directory,
+    resume_job: JobTemplate | None = None,
+) -> None:
     """After the ack: settle a right the cache could not, then edit the card (the closing decision
     queued the resume itself), or tell the clicker why not."""
     body, user_id = clicker.body, clicker.id
     if isinstance(found, Unsettled):
         try:
-            found = decisions.settle(deps.redis, found, decision, user_id, clicker.name, policy, directory,
-                                     place=clicker.place, resume=resume_job)
+            found = decisions.settle(
+                deps.redis,
+                found,
+                decision,
+                user_id,
+                clicker.name,
+                policy,
+                directory,
+                place=clicker.place,
+                resume=resume_job,
+            )
         except redis.RedisError as exc:
             log.warning("approval click not confirmed: %s", type(exc).__name__)
             tell_clicker(deps, body, user_id, _not_confirmed(exc))
@@ -155,8 +184,11 @@ def _follow_up(deps: Deps, clicker: Clicker, found: decisions.Outcome, decision:
                     log.warning("resume of %s not enqueued: %s", approval.run_id, type(exc).__name__)
             _edit_card(deps, body, approval)
         case Misplaced():
-            log.warning("click by %s on %s refused: not from the card's workspace, channel or message",
-                        user_id, str((body.get("actions") or [{}])[0].get("value") or "")[:80])
+            log.warning(
+                "click by %s on %s refused: not from the card's workspace, channel or message",
+                user_id,
+                str((body.get("actions") or [{}])[0].get("value") or "")[:80],
+            )
             tell_clicker(deps, body, user_id, wording.APPROVAL_ELSEWHERE)
         case Stale(approval=approval):
             _already_decided(deps, body, user_id, approval)
@@ -174,7 +206,9 @@ def _follow_up(deps: Deps, clicker: Clicker, found: decisions.Outcome, decision:
 def _already_decided(deps: Deps, body: dict[str, Any], user_id: str, stale: approvals.Approval) -> None:
     """Tell the clicker the outcome; repair a resume lost between deciding and enqueueing (when the step
     was closed but its resume job is not there)."""
-    text = approval_cards.outcome_line(stale) if stale.decided else wording.APPROVAL_OUTCOME["expired"].format(when="now")
+    text = (
+        approval_cards.outcome_line(stale) if stale.decided else wording.APPROVAL_OUTCOME["expired"].format(when="now")
+    )
     tell_clicker(deps, body, user_id, wording.APPROVAL_ALREADY.format(outcome=text))
     try:
         if decisions.resume_lost(deps.redis, stale):
@@ -186,8 +220,13 @@ def _already_decided(deps: Deps, body: dict[str, Any], user_id: str, stale: appr
 
 def _resume(deps: Deps, approval: approvals.Approval) -> None:
     """Enqueue the paused run's resume if it is still waiting on this step (idempotent by job id)."""
-    resume_if_waiting(deps.redis, deps.settings.queue_name, approval.run_id, approval.step,
-                      slack_outage_seconds=deps.settings.slack_outage_seconds)
+    resume_if_waiting(
+        deps.redis,
+        deps.settings.queue_name,
+        approval.run_id,
+        approval.step,
+        slack_outage_seconds=deps.settings.slack_outage_seconds,
+    )
 
 
 def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -> None:

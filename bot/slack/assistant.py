@@ -63,7 +63,9 @@ class ScopedAssistant(Assistant):
 
 def build(deps: Deps) -> Assistant:
     """The assistant middleware with Atlas's listeners."""
-    assistant = ScopedAssistant(thread_context_store=RedisThreadContextStore(deps.redis), logger=logging.getLogger("atlas.bolt"))
+    assistant = ScopedAssistant(
+        thread_context_store=RedisThreadContextStore(deps.redis), logger=logging.getLogger("atlas.bolt")
+    )
 
     @assistant.thread_started
     def greet(payload: dict[str, Any], say: Say, set_suggested_prompts: SetSuggestedPrompts) -> None:

@@ -66,7 +66,9 @@ class AssistantThreadReporter(Reporter):
             self._status = status
 
     def _call(self, method: str, run: RunState, **args: Any) -> bool:
-        call = self.client.assistant_threads_setTitle if method == "setTitle" else self.client.assistant_threads_setStatus
+        call = (
+            self.client.assistant_threads_setTitle if method == "setTitle" else self.client.assistant_threads_setStatus
+        )
         try:
             call(channel_id=channel_of(run), thread_ts=thread_of(run), **args)
             return True
@@ -97,4 +99,3 @@ def attach_context(conn: redis.Redis, run: RunState) -> None:
         return
     SlackSurface.of(run).assistant_thread = True
     run.context_channel = thread.context_channel
-

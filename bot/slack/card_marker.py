@@ -56,8 +56,14 @@ def find(client: WebClient, channel: str, run_id: str, since: float) -> str | No
     return find_marked(client, channel, marker(run_id), since)
 
 
-def find_marked(client: WebClient, channel: str, wanted: dict[str, Any], since: float, thread_ts: str | None = None,
-                now: float | None = None) -> str | None:
+def find_marked(
+    client: WebClient,
+    channel: str,
+    wanted: dict[str, Any],
+    since: float,
+    thread_ts: str | None = None,
+    now: float | None = None,
+) -> str | None:
     """The ts of the message carrying the metadata `wanted` posted to `channel` (in the thread `thread_ts`,
     if given) after `since`; None if there is none or the history cannot be read; a temporary failure raises.
 
@@ -74,21 +80,40 @@ def find_marked(client: WebClient, channel: str, wanted: dict[str, Any], since: 
         latest = until if thread_ts else min(until, start + span)
         try:
             if thread_ts:
-                got = client.conversations_replies(channel=channel, ts=thread_ts, oldest=f"{start:.6f}",
-                                                   include_all_metadata=True, limit=page, cursor=cursor)
+                got = client.conversations_replies(
+                    channel=channel,
+                    ts=thread_ts,
+                    oldest=f"{start:.6f}",
+                    include_all_metadata=True,
+                    limit=page,
+                    cursor=cursor,
+                )
             else:
-                got = client.conversations_history(channel=channel, oldest=f"{start:.6f}", latest=f"{latest:.6f}",
-                                                   inclusive=True, include_all_metadata=True, limit=page, cursor=cursor)
+                got = client.conversations_history(
+                    channel=channel,
+                    oldest=f"{start:.6f}",
+                    latest=f"{latest:.6f}",
+                    inclusive=True,
+                    include_all_metadata=True,
+                    limit=page,
+                    cursor=cursor,
+                )
         except SlackApiError as exc:
             if transient(exc):
                 raise  # Slack may still have the card: the job is retried, never posts a second on a blip
-            log.warning("%s %s: the channel's history is unreadable (%s): the card may be posted twice", wanted["event_type"],
-                        wanted["event_payload"], exc.response.get("error"))
+            log.warning(
+                "%s %s: the channel's history is unreadable (%s): the card may be posted twice",
+                wanted["event_type"],
+                wanted["event_payload"],
+                exc.response.get("error"),
+            )
             return None
         for message in got.get("messages") or []:
             meta = message.get("metadata") or {}
             payload = meta.get("event_payload") or {}
-            if meta.get("event_type") == wanted["event_type"] and all(payload.get(k) == v for k, v in wanted["event_payload"].items()):
+            if meta.get("event_type") == wanted["event_type"] and all(
+                payload.get(k) == v for k, v in wanted["event_payload"].items()
+            ):
                 return str(message["ts"])
         cursor = (got.get("response_metadata") or {}).get("next_cursor") or None
         if got.get("has_more") and cursor:
@@ -96,6 +121,10 @@ def find_marked(client: WebClient, channel: str, wanted: dict[str, Any], since: 
         if thread_ts or latest >= until:
             return None
         start, span, cursor = latest, span * 2, None  # the next window of time, twice as long
-    log.warning("%s %s: not found in %d reads of the history since its intent: the card may be posted twice",
-                wanted["event_type"], wanted["event_payload"], budget)
+    log.warning(
+        "%s %s: not found in %d reads of the history since its intent: the card may be posted twice",
+        wanted["event_type"],
+        wanted["event_payload"],
+        budget,
+    )
     return None

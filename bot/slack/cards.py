@@ -67,15 +67,21 @@ def _filing_notes(card: CardView) -> list[str]:
         who = ", ".join(f"<@{w}>" if re.fullmatch(r"[UW][A-Z0-9]{2,20}", w) else escape(w) for w in card.left_out[:10])
         notes.append(wording.APPROVAL_LEFT_OUT.format(who=who))
     return notes
+
+
 def _similar(card: CardView) -> list[Any]:
     """A draft's open issues that may be the same (untrusted titles and evidence: escaped, invisible characters
     shown)."""
     if not card.similar:
         return []
-    lines = [wording.APPROVAL_SIMILAR] + [wording.APPROVAL_SIMILAR_ONE.format(
-        link=_similar_link(s), score=float(s.get("score") or 0.0),
-        why=escape(clip(reveal(str(s.get("evidence") or "")), 300)))
-        for s in card.similar]
+    lines = [wording.APPROVAL_SIMILAR] + [
+        wording.APPROVAL_SIMILAR_ONE.format(
+            link=_similar_link(s),
+            score=float(s.get("score") or 0.0),
+            why=escape(clip(reveal(str(s.get("evidence") or "")), 300)),
+        )
+        for s in card.similar
+    ]
     return [ContextBlock(elements=[MarkdownTextObject(text="\n".join(lines))])]
 
 
@@ -87,50 +93,90 @@ def _similar_link(found: dict[str, Any]) -> str:
 
 def describe(card: CardView) -> list[dict[str, Any]]:
     """The card's descriptive blocks (everything but the buttons), as validated dicts."""
-    title = wording.APPROVAL_TITLE.get(card.name) or wording.APPROVAL_TITLE_OTHER.format(name=escape(reveal(card.name[:64])))
+    title = wording.APPROVAL_TITLE.get(card.name) or wording.APPROVAL_TITLE_OTHER.format(
+        name=escape(reveal(card.name[:64]))
+    )
     blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(text=f"*{title}*"))]
     for line in _filing_notes(card):
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=line)]))
     blocks += _similar(card)
     number = card.arguments.get("issue_id")
     if card.issue is not None:
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=_link(card.issue), state=card.issue.state))))
+        blocks.append(
+            SectionBlock(
+                text=MarkdownTextObject(
+                    text=wording.APPROVAL_ISSUE.format(link=_link(card.issue), state=card.issue.state)
+                )
+            )
+        )
     elif number is not None:
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=f"#{escape(str(number))}", state="?"))))
+        blocks.append(
+            SectionBlock(
+                text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=f"#{escape(str(number))}", state="?"))
+            )
+        )
     if card.name == "add_labels":
         blocks.append(_chips(wording.APPROVAL_LABELS, [reveal(str(x)) for x in card.arguments.get("labels") or []]))
         if card.issue is not None:
             current = ", ".join(f"`{escape(reveal(x))}`" for x in card.issue.labels) or "none"
-            blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_CURRENT_LABELS.format(labels=current))]))
+            blocks.append(
+                ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_CURRENT_LABELS.format(labels=current))])
+            )
     elif card.name == "post_comment":
         blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_COMMENT)))
         body = reveal(str(card.arguments.get("body") or ""))
         for part in _parts(body or " ", BLOCK_CHARS):  # all of it, in blocks Slack takes
-            blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])]))
+            blocks.append(
+                RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])])
+            )
     elif card.name == "create_issue":
         blocks.extend(_new_issue(card.arguments))
     elif card.name == "close_issue":
         if card.arguments.get("reason") == "duplicate":
-            original = _link(card.duplicate) if card.duplicate else f"#{escape(str(card.arguments.get('duplicate_of')))}"
+            original = (
+                _link(card.duplicate) if card.duplicate else f"#{escape(str(card.arguments.get('duplicate_of')))}"
+            )
             line = wording.APPROVAL_CLOSE_DUPLICATE.format(link=original)
         else:
-            line = wording.APPROVAL_CLOSE.format(reason=escape(reveal(str(card.arguments.get("reason", ""))).replace("_", " ")))
+            line = wording.APPROVAL_CLOSE.format(
+                reason=escape(reveal(str(card.arguments.get("reason", ""))).replace("_", " "))
+            )
         blocks.append(SectionBlock(text=MarkdownTextObject(text=line)))
     else:
         raw = reveal(json.dumps(card.arguments, ensure_ascii=False))
         for part in _parts(raw, BLOCK_CHARS):
-            blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])]))
+            blocks.append(
+                RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])])
+            )
     if card.reason:
-        blocks.append(RichTextBlock(elements=[
-            RichTextSectionElement(elements=[RichTextElementParts.Text(text=wording.APPROVAL_REASON, style={"italic": True})]),
-            RichTextQuoteElement(elements=[RichTextElementParts.Text(text=clip(reveal(card.reason), REASON_CHARS))]),
-        ]))
+        blocks.append(
+            RichTextBlock(
+                elements=[
+                    RichTextSectionElement(
+                        elements=[RichTextElementParts.Text(text=wording.APPROVAL_REASON, style={"italic": True})]
+                    ),
+                    RichTextQuoteElement(
+                        elements=[RichTextElementParts.Text(text=clip(reveal(card.reason), REASON_CHARS))]
+                    ),
+                ]
+            )
+        )
     if card.read:
         sources = ", ".join(card.read[:-1]) + (" and " if len(card.read) > 1 else "") + card.read[-1]
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_PROVENANCE.format(sources=escape(sources)))]))
+        blocks.append(
+            ContextBlock(
+                elements=[MarkdownTextObject(text=wording.APPROVAL_PROVENANCE.format(sources=escape(sources)))]
+            )
+        )
     hidden = hidden_count(shown_text(card))
     if hidden:
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.APPROVAL_HIDDEN.format(count=hidden, s="" if hidden == 1 else "s"))]))
+        blocks.append(
+            ContextBlock(
+                elements=[
+                    MarkdownTextObject(text=wording.APPROVAL_HIDDEN.format(count=hidden, s="" if hidden == 1 else "s"))
+                ]
+            )
+        )
     asker = wording.APPROVAL_ASKED_BY.format(user=card.asker or "unknown", when=slack_date(card.expires_at))
     blocks.append(ContextBlock(elements=[MarkdownTextObject(text=asker)]))
     return [b.to_dict() for b in blocks]
@@ -138,30 +184,56 @@ def describe(card: CardView) -> list[dict[str, Any]]:
 
 def _new_issue(arguments: dict[str, Any]) -> list[Any]:
     """A new issue's title, labels and whole body (preformatted: nothing in it renders as a mention or link)."""
-    blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_NEW_TITLE.format(
-        title=escape(reveal(str(arguments.get("title") or ""))))[:BLOCK_CHARS]))]
+    blocks: list[Any] = [
+        SectionBlock(
+            text=MarkdownTextObject(
+                text=wording.APPROVAL_NEW_TITLE.format(title=escape(reveal(str(arguments.get("title") or ""))))[
+                    :BLOCK_CHARS
+                ]
+            )
+        )
+    ]
     if arguments.get("labels"):
         blocks.append(_chips(wording.APPROVAL_NEW_LABELS, [reveal(str(x)) for x in arguments.get("labels") or []]))
     blocks.append(SectionBlock(text=MarkdownTextObject(text=wording.APPROVAL_NEW_BODY)))
     for part in _parts(reveal(str(arguments.get("body") or "")) or " ", BLOCK_CHARS):
-        blocks.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])]))
+        blocks.append(
+            RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])])
+        )
     return blocks
 
 
 def _parts(text: str, size: int) -> list[str]:
     """`text` in consecutive pieces of at most `size` characters (nothing dropped)."""
-    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
 def buttons(pending_id: str) -> dict[str, Any]:
     """Approve / Deny; the value is only the opaque pending id."""
-    confirm = ConfirmObject(title=wording.APPROVAL_CONFIRM_TITLE, text=wording.APPROVAL_CONFIRM_TEXT,
-                            confirm=wording.APPROVAL_CONFIRM_YES, deny=wording.APPROVAL_CONFIRM_NO)
-    return ActionsBlock(block_id="atlas_approval", elements=[
-        ButtonElement(text=PlainTextObject(text=wording.APPROVAL_APPROVE), action_id=APPROVE_ACTION, value=pending_id,
-                      style="primary", confirm=confirm),
-        ButtonElement(text=PlainTextObject(text=wording.APPROVAL_DENY), action_id=DENY_ACTION, value=pending_id, style="danger"),
-    ]).to_dict()
+    confirm = ConfirmObject(
+        title=wording.APPROVAL_CONFIRM_TITLE,
+        text=wording.APPROVAL_CONFIRM_TEXT,
+        confirm=wording.APPROVAL_CONFIRM_YES,
+        deny=wording.APPROVAL_CONFIRM_NO,
+    )
+    return ActionsBlock(
+        block_id="atlas_approval",
+        elements=[
+            ButtonElement(
+                text=PlainTextObject(text=wording.APPROVAL_APPROVE),
+                action_id=APPROVE_ACTION,
+                value=pending_id,
+                style="primary",
+                confirm=confirm,
+            ),
+            ButtonElement(
+                text=PlainTextObject(text=wording.APPROVAL_DENY),
+                action_id=DENY_ACTION,
+                value=pending_id,
+                style="danger",
+            ),
+        ],
+    ).to_dict()
 
 
 def fallback_text(name: str, arguments: dict[str, Any]) -> str:
@@ -170,7 +242,9 @@ def fallback_text(name: str, arguments: dict[str, Any]) -> str:
     return wording.APPROVAL_FALLBACK_TEXT.format(name=name, issue=arguments.get("issue_id", "?"))
 
 
-def post(client: WebClient, run: RunState, pending: list[Any], *, conn: redis.Redis, tracker: Tracker | None) -> list[str]:
+def post(
+    client: WebClient, run: RunState, pending: list[Any], *, conn: redis.Redis, tracker: Tracker | None
+) -> list[str]:
     """Post one card per pending call in the run's thread (skipping calls that already have one)."""
     posted: list[str] = []
     for raw in pending:
@@ -190,14 +264,21 @@ def _post_one(client: WebClient, conn: redis.Redis, run: RunState, card: CardVie
     mark = card_marker.approval_marker(card.pending_id)
 
     def send() -> tuple[str, str]:
-        reply = client.chat_postMessage(channel=channel, thread_ts=thread, text=fallback_text(card.name, card.arguments),
-                                        blocks=[*described, buttons(card.pending_id)], metadata=mark)
+        reply = client.chat_postMessage(
+            channel=channel,
+            thread_ts=thread,
+            text=fallback_text(card.name, card.arguments),
+            blocks=[*described, buttons(card.pending_id)],
+            metadata=mark,
+        )
         return str(reply["channel"]), str(reply["ts"])
 
     # Only a thread the app may not read (no channels:history) makes the retry post another card; the
     # place check then leaves only the recorded copy's buttons live, and a click on the first records it.
     slot = ApprovalCard(conn, card.pending_id, channel, json.dumps(described))
-    return post_once(slot, channel, post=send, find=lambda since: card_marker.find_marked(client, channel, mark, since, thread))[1]
+    return post_once(
+        slot, channel, post=send, find=lambda since: card_marker.find_marked(client, channel, mark, since, thread)
+    )[1]
 
 
 def outcome_line(approval: Approval) -> str:
@@ -208,13 +289,26 @@ def outcome_line(approval: Approval) -> str:
     return template.format(user=approval.decider or "?", when=slack_date(approval.decided_at or time.time()))
 
 
-def update(client: WebClient, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False,
-           shown: list[dict[str, Any]] | None = None, channel: str | None = None, ts: str | None = None) -> bool:
+def update(
+    client: WebClient,
+    approval: Approval,
+    *,
+    result: str | None = None,
+    ok: bool = True,
+    in_doubt: bool = False,
+    shown: list[dict[str, Any]] | None = None,
+    channel: str | None = None,
+    ts: str | None = None,
+) -> bool:
     """Edit a card: the content it showed, the decision (who, what, when), and the result if any. No buttons."""
     channel, ts = channel or approval.channel, ts or approval.card_ts
     if not channel or not ts:
         return False
-    blocks = json.loads(approval.card_blocks) if approval.card_blocks else [b for b in (shown or []) if b.get("type") != "actions"]
+    blocks = (
+        json.loads(approval.card_blocks)
+        if approval.card_blocks
+        else [b for b in (shown or []) if b.get("type") != "actions"]
+    )
     lines = [outcome_line(approval)]
     if in_doubt:
         lines.append(wording.APPROVAL_RESULT_IN_DOUBT)
@@ -234,8 +328,12 @@ def tell_in_doubt(client: WebClient, run: RunState, approval: Approval, url: str
     """Say in the thread that an approved action may or may not have happened, for a human to check
     (at `url`, the issue's page on the tracker, when it has one). A triage run has no thread: under its card."""
     issue = approval.issue or "?"
-    text = wording.APPROVAL_IN_DOUBT_THREAD.format(name=approval.name, issue=issue, user=approval.decider or run.origin.user or "here",
-                                                   link=f" (<{url}|#{issue}>)" if url else "")
+    text = wording.APPROVAL_IN_DOUBT_THREAD.format(
+        name=approval.name,
+        issue=issue,
+        user=approval.decider or run.origin.user or "here",
+        link=f" (<{url}|#{issue}>)" if url else "",
+    )
     thread = run.origin.thread_ts or run.origin.message_ts or approval.card_ts or None
     client.chat_postMessage(channel=approval.channel or channel_of(run), thread_ts=thread, text=text)
 

@@ -95,5 +95,7 @@ def error_details(exc: SlackApiError) -> list[str]:
     if not isinstance(data, dict):
         return []
     metadata = data.get("response_metadata")
-    lines = list(data.get("errors") or []) + list((metadata.get("messages") if isinstance(metadata, dict) else None) or [])
+    lines = list(data.get("errors") or []) + list(
+        (metadata.get("messages") if isinstance(metadata, dict) else None) or []
+    )
     return [str(line) for line in lines]

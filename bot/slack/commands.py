@@ -54,9 +54,7 @@ def render(result: Result, *, issues_base_url: str | None, docs_base_url: str | 
         blocks.append(SectionBlock(text=MarkdownTextObject(text=chunk)))
     if shareable and result.ok:
         blocks.append(
-            ActionsBlock(
-                elements=[ButtonElement(text=wording.SHARE_BUTTON, action_id=SHARE_ACTION, value=lookup.text)]
-            )
+            ActionsBlock(elements=[ButtonElement(text=wording.SHARE_BUTTON, action_id=SHARE_ACTION, value=lookup.text)])
         )
     return blocks
 
@@ -83,7 +81,9 @@ def on_command(deps: Deps) -> Callable[..., None]:
                 ack(response_type="ephemeral", text=wording.USAGE.format(cmd=name), blocks=_dicts(blocks))
                 return
             result = deps.lookups.run(parsed)
-            blocks = render(result, issues_base_url=settings.issues_base_url, docs_base_url=settings.docs_base_url, shareable=True)
+            blocks = render(
+                result, issues_base_url=settings.issues_base_url, docs_base_url=settings.docs_base_url, shareable=True
+            )
             ack(response_type="ephemeral", text=_fallback(result), blocks=_dicts(blocks))
         except Exception:
             log.exception("slash command %r failed", (command.get("text") or "")[:80])
@@ -105,8 +105,12 @@ def on_share(deps: Deps) -> Callable[..., None]:
             return
         try:
             result = deps.lookups.run(parsed)
-            blocks = render(result, issues_base_url=settings.issues_base_url, docs_base_url=settings.docs_base_url, shareable=False)
-            shared_by = wording.SHARED_BY.format(user=escape(user), cmd=settings.slash_command, text=escape(parsed.text))
+            blocks = render(
+                result, issues_base_url=settings.issues_base_url, docs_base_url=settings.docs_base_url, shareable=False
+            )
+            shared_by = wording.SHARED_BY.format(
+                user=escape(user), cmd=settings.slash_command, text=escape(parsed.text)
+            )
             blocks.append(ContextBlock(elements=[MarkdownTextObject(text=shared_by)]))
             respond(response_type="in_channel", replace_original=False, text=_fallback(result), blocks=_dicts(blocks))
             respond(delete_original=True)

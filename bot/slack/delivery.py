@@ -31,13 +31,24 @@ from workers.runs.surfaces import Undeliverable
 log = logging.getLogger("atlas.delivery")
 
 T = TypeVar("T")
-UNDELIVERED = {"answer": wording.ANSWER_UNDELIVERED, "cards": wording.CARDS_UNDELIVERED,
-               "triage_card": wording.TRIAGE_CARD_UNDELIVERED}
+UNDELIVERED = {
+    "answer": wording.ANSWER_UNDELIVERED,
+    "cards": wording.CARDS_UNDELIVERED,
+    "triage_card": wording.TRIAGE_CARD_UNDELIVERED,
+}
 IN_SLOT_SECONDS = 3.0  # how long one job keeps trying before it hands the outage to a scheduled re-delivery
 Delivered = Literal["delivered", "scheduled", "lost"]
 # `ok: false` errors Slack documents as temporary (the call may succeed later), besides HTTP 429/5xx.
 TRANSIENT_ERRORS: frozenset[str] = frozenset(
-    {"ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable", "request_timeout", "team_added_to_org"}
+    {
+        "ratelimited",
+        "rate_limited",
+        "internal_error",
+        "fatal_error",
+        "service_unavailable",
+        "request_timeout",
+        "team_added_to_org",
+    }
 )
 
 
@@ -83,16 +94,26 @@ def persist(
                 raise DeliveryLost(f"{what}: {type(exc).__name__}", transient=False) from exc
             left = deadline - clock()
             if left <= 0:
-                raise DeliveryLost(f"{what}: Slack kept failing for {patience.budget_seconds:.0f}s", transient=True) from exc
+                raise DeliveryLost(
+                    f"{what}: Slack kept failing for {patience.budget_seconds:.0f}s", transient=True
+                ) from exc
             pause = min(patience.wait(attempt), left)
             attempt += 1
             log.warning("%s failed (%s, try %d); trying again in %.1fs", what, type(exc).__name__, attempt, pause)
             sleep(pause)
 
 
-def deliver(run: RunState, what: Undeliverable, post: Callable[[], None], patience: Patience, *,
-            save: Callable[[RunState], None], note: Callable[[str], Any], later: Redelivery | None = None,
-            clock: Callable[[], float] = time.time) -> Delivered:
+def deliver(
+    run: RunState,
+    what: Undeliverable,
+    post: Callable[[], None],
+    patience: Patience,
+    *,
+    save: Callable[[RunState], None],
+    note: Callable[[str], Any],
+    later: Redelivery | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Delivered:
     """Post `what` through an outage: "delivered"; "scheduled" when a re-delivery job will try again
     (`later`, when a scheduler runs); "lost" when the budget is spent (or Slack refuses for good): the
     run is marked `undelivered` (it keeps the answer: `atlas runs show`) and `note` tells the thread
@@ -136,8 +157,13 @@ def _delivered(run: RunState, save: Callable[[RunState], None]) -> Delivered:
     return "delivered"
 
 
-def _reschedule(run: RunState, patience: Patience, later: Redelivery | None, save: Callable[[RunState], None],
-                clock: Callable[[], float]) -> bool:
+def _reschedule(
+    run: RunState,
+    patience: Patience,
+    later: Redelivery | None,
+    save: Callable[[RunState], None],
+    clock: Callable[[], float],
+) -> bool:
     """Schedule the next try if the outage budget has time left; saved first, so the re-delivery job (or
     this job retried after a kill) reads which attempt it is and schedules the one after."""
     surface = run.surface
@@ -148,22 +174,41 @@ def _reschedule(run: RunState, patience: Patience, later: Redelivery | None, sav
         return False
     surface.outage_since, surface.outage_tries = since, surface.outage_tries + 1
     save(run)
-    delay = redelivery.delay(surface.outage_tries, patience.cap_seconds, left, patience.first_wait)  # refused answers spread out
+    delay = redelivery.delay(
+        surface.outage_tries, patience.cap_seconds, left, patience.first_wait
+    )  # refused answers spread out
     later.schedule(run.id, surface.outage_tries, delay)
-    log.warning("run %s: Slack is not taking the %s (try %d); a re-delivery is scheduled in %.1fs",
-                run.id, "answer" if run.final and run.triage is None else "cards", surface.outage_tries, delay)
+    log.warning(
+        "run %s: Slack is not taking the %s (try %d); a re-delivery is scheduled in %.1fs",
+        run.id,
+        "answer" if run.final and run.triage is None else "cards",
+        surface.outage_tries,
+        delay,
+    )
     return True
 
 
-def _lost(run: RunState, what: Undeliverable, lost: DeliveryLost, patience: Patience, *,
-          save: Callable[[RunState], None], note: Callable[[str], Any]) -> None:
+def _lost(
+    run: RunState,
+    what: Undeliverable,
+    lost: DeliveryLost,
+    patience: Patience,
+    *,
+    save: Callable[[RunState], None],
+    note: Callable[[str], Any],
+) -> None:
     log.error("run %s: %s not delivered to Slack: %s", run.id, what, lost)
     run.surface.undelivered = what
     run.surface.outage_since, run.surface.outage_tries = None, 0
     save(run)
     minutes = max(1, round(patience.budget_seconds / 60))
-    text = UNDELIVERED[what].format(minutes=minutes, minute_word="minute" if minutes == 1 else "minutes", run_id=run.id,
-                                    count=len(run.pending), issue=run.triage.issue if run.triage is not None else "?")
+    text = UNDELIVERED[what].format(
+        minutes=minutes,
+        minute_word="minute" if minutes == 1 else "minutes",
+        run_id=run.id,
+        count=len(run.pending),
+        issue=run.triage.issue if run.triage is not None else "?",
+    )
     try:
         persist(lambda: note(text), Patience(patience.cap_seconds, patience.cap_seconds), what=f"run {run.id}: note")
     except DeliveryLost as also:

@@ -45,7 +45,9 @@ class Deps:
     _noted_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self.background = AfterAck(ThreadPoolExecutor(BACKGROUND_THREADS, thread_name_prefix="atlas-bg"), self.in_flight)
+        self.background = AfterAck(
+            ThreadPoolExecutor(BACKGROUND_THREADS, thread_name_prefix="atlas-bg"), self.in_flight
+        )
         if self.delayed is None:
             self.delayed = Delayed(self.background)
 

@@ -53,7 +53,13 @@ def on_click(deps: Deps) -> Any:
             log.warning("file-issue click not recorded: %s", type(exc).__name__)
             tell_clicker(deps, body, user, slack_words.EPHEMERAL_UNAVAILABLE)
             return
-        log.info("file-issue click by %s on run %s: filing run %s %s", user, source.id, run, "started" if started else "already claimed")
+        log.info(
+            "file-issue click by %s on run %s: filing run %s %s",
+            user,
+            source.id,
+            run,
+            "started" if started else "already claimed",
+        )
         tell_clicker(deps, body, user, wording.FILE_ISSUE_DRAFTING if started else wording.FILE_ISSUE_ALREADY)
 
     return handle_file_issue

@@ -78,8 +78,15 @@ def human_message(body: dict[str, Any]) -> Message | None:
     channel, user, ts = event.get("channel"), event.get("user"), event.get("ts")
     if not (channel and user and ts):
         return None
-    return Message(team=body.get("team_id") or event.get("team"), channel=channel, user=user, ts=ts,
-                   thread_ts=event.get("thread_ts") or ts, text=event.get("text") or "", event_id=body.get("event_id"))
+    return Message(
+        team=body.get("team_id") or event.get("team"),
+        channel=channel,
+        user=user,
+        ts=ts,
+        thread_ts=event.get("thread_ts") or ts,
+        text=event.get("text") or "",
+        event_id=body.get("event_id"),
+    )
 
 
 def decide(deps: Deps, directory: Directory, body: dict[str, Any], bot_user_id: str | None) -> BoltResponse:
@@ -95,8 +102,16 @@ def decide(deps: Deps, directory: Directory, body: dict[str, Any], bot_user_id: 
     if message.thread_ts == message.ts:  # a new post
         if mentioned or not question:
             return ok  # a mention is answered as one (app_mention)
-        opened = threads.open_thread(deps.redis, thread, asker=message.user, channel=message.channel, post=message.ts,
-                                     run_id=message.run_id, limit=limit, person_limit=deps.settings.help.person_per_hour)
+        opened = threads.open_thread(
+            deps.redis,
+            thread,
+            asker=message.user,
+            channel=message.channel,
+            post=message.ts,
+            run_id=message.run_id,
+            limit=limit,
+            person_limit=deps.settings.help.person_per_hour,
+        )
         if opened in threads.HELD:
             _held(deps, message, opened, "post")
             return ok
@@ -107,9 +122,17 @@ def decide(deps: Deps, directory: Directory, body: dict[str, Any], bot_user_id: 
             _step_back_if_maintainer(deps, directory, thread, message.user)
         return ok
     turns_key = conversations.thread_key(message.team, message.channel, message.thread_ts)
-    followed = threads.follow(deps.redis, thread, user=message.user, channel=message.channel, message=message.ts,
-                              message_json=followups.waiting_message(question, message.ts, turns_key),
-                              run_id=message.run_id, limit=limit, person_limit=deps.settings.help.person_per_hour)
+    followed = threads.follow(
+        deps.redis,
+        thread,
+        user=message.user,
+        channel=message.channel,
+        message=message.ts,
+        message_json=followups.waiting_message(question, message.ts, turns_key),
+        run_id=message.run_id,
+        limit=limit,
+        person_limit=deps.settings.help.person_per_hour,
+    )
     if followed == "other":
         _step_back_if_maintainer(deps, directory, thread, message.user)
     elif followed in threads.HELD:
@@ -125,9 +148,15 @@ def _held(deps: Deps, message: Message, outcome: str, what: str) -> None:
     """A limit held the message back: a log line, and the first time this hour for its author in that channel
     one note in its thread, after the ack (a note is a courtesy: a failure is logged, not retried)."""
     help_settings = deps.settings.help
-    log.warning("help channel %s: %s %s gets no run (%s; ATLAS_HELP_RATE %d, ATLAS_HELP_PERSON_RATE %d an hour)", message.channel,
-                what, message.ts, "over ATLAS_HELP_RATE" if outcome != "held_person" else "over ATLAS_HELP_PERSON_RATE",
-                help_settings.rate_per_hour, help_settings.person_per_hour)
+    log.warning(
+        "help channel %s: %s %s gets no run (%s; ATLAS_HELP_RATE %d, ATLAS_HELP_PERSON_RATE %d an hour)",
+        message.channel,
+        what,
+        message.ts,
+        "over ATLAS_HELP_RATE" if outcome != "held_person" else "over ATLAS_HELP_PERSON_RATE",
+        help_settings.rate_per_hour,
+        help_settings.person_per_hour,
+    )
     template = run_words.HELP_HELD.get(outcome)
     if template is None:
         return
@@ -135,19 +164,31 @@ def _held(deps: Deps, message: Message, outcome: str, what: str) -> None:
 
     def post() -> None:
         try:
-            deps.create_client.chat_postMessage(channel=message.channel, thread_ts=message.thread_ts, text=note,
-                                                unfurl_links=False, unfurl_media=False)
+            deps.create_client.chat_postMessage(
+                channel=message.channel, thread_ts=message.thread_ts, text=note, unfurl_links=False, unfurl_media=False
+            )
         except Exception:
-            log.warning("help channel %s: the note that a limit held %s back was not posted", message.channel, message.ts,
-                        exc_info=True)
+            log.warning(
+                "help channel %s: the note that a limit held %s back was not posted",
+                message.channel,
+                message.ts,
+                exc_info=True,
+            )
 
     deps.background.submit(post)
 
 
 def _take(deps: Deps, message: Message, question: str) -> BoltResponse:
     """Claim, record and queue the message's run (one round trip, as a mention's), unprompted."""
-    origin = Origin(kind="slack", user=message.user, channel=message.channel, thread_ts=message.thread_ts,
-                    message_ts=message.ts, team=message.team, unprompted=True)
+    origin = Origin(
+        kind="slack",
+        user=message.user,
+        channel=message.channel,
+        thread_ts=message.thread_ts,
+        message_ts=message.ts,
+        team=message.team,
+        unprompted=True,
+    )
     claim = claims.message_claim(message.team, message.channel, message.ts, message.event_id)
     thread_key = conversations.thread_key(message.team, message.channel, message.thread_ts)
     outcome = message_intake(deps).take(claim, NewRun(question, origin), thread_key, message.run_id)
@@ -168,7 +209,9 @@ def _step_back_if_maintainer(deps: Deps, directory: Directory, thread: str, user
 
     def ask_slack() -> None:
         try:
-            member = any(user in directory.members(group) for group in lookups) or (not policy.configured and directory.is_admin(user))
+            member = any(user in directory.members(group) for group in lookups) or (
+                not policy.configured and directory.is_admin(user)
+            )
             if member and threads.step_back(deps.redis, thread, user):
                 log.info("a maintainer (%s) replied in help thread %s: Atlas steps back", user, thread)
         except redis.RedisError as exc:

@@ -89,8 +89,14 @@ class Intake:
     def take(self, claim: Claim, run: NewRun | None, thread_key: str, run_id: str) -> IntakeOutcome:
         """Claim, and if the message is ours, record `run` (None: nothing to run) and queue its job.
         Raises redis.RedisError when Redis is unreachable: then nothing was written."""
-        keys = [*claim.keys, run_key(run_id), thread_key, self.template.job_key(run_id), self.template.queue_key,
-                self.template.queues_key]
+        keys = [
+            *claim.keys,
+            run_key(run_id),
+            thread_key,
+            self.template.job_key(run_id),
+            self.template.queue_key,
+            self.template.queues_key,
+        ]
         args: list[bytes | str | int] = [len(claim.keys), ENQUEUED, CONFIRMED_TTL_SECONDS]
         if run is None:
             args += ["0", "", RUN_TTL_SECONDS, ""]

@@ -36,7 +36,9 @@ from workers.runs.surfaces import SlackSurface
 
 log = logging.getLogger("atlas.bot.slack.mentions")
 
-STATUS_DELAY_SECONDS = 1.0  # a run not answered by then, and showing no progress message, gets the "looking into it" status
+STATUS_DELAY_SECONDS = (
+    1.0  # a run not answered by then, and showing no progress message, gets the "looking into it" status
+)
 MAX_QUESTION_CHARS = 4000
 IGNORED_SUBTYPES_OK: frozenset[str] = frozenset({"file_share", "thread_broadcast"})
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
@@ -126,7 +128,10 @@ def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
         if outcome == "in_flight":
             return BoltResponse(status=503, body="")  # a twin delivery holds the claim: Slack retries later
         if outcome == "queued":
-            after_ack(deps, Accepted(message, question, message.run_id if question else None, cut=len(said) > MAX_QUESTION_CHARS))
+            after_ack(
+                deps,
+                Accepted(message, question, message.run_id if question else None, cut=len(said) > MAX_QUESTION_CHARS),
+            )
         return BoltResponse(status=200, body="")
 
     return accept_message
@@ -176,8 +181,14 @@ def record_and_enqueue(deps: Deps, intake: Intake, claim: claims.Claim, message:
     the confirmed claim. All or nothing."""
     run = None
     if question:  # the record carries this process's settings fingerprint: a worker with other settings won't answer
-        origin = Origin(kind="slack", user=message.user, channel=message.channel, thread_ts=message.thread_ts,
-                        message_ts=message.ts, team=message.team)
+        origin = Origin(
+            kind="slack",
+            user=message.user,
+            channel=message.channel,
+            thread_ts=message.thread_ts,
+            message_ts=message.ts,
+            team=message.team,
+        )
         run = NewRun(question, origin)
     thread = conversations.thread_key(message.team, message.channel, message.thread_ts)
     return intake.take(claim, run, thread, message.run_id)
@@ -187,7 +198,9 @@ def message_intake(deps: Deps) -> Intake:
     """The one-round-trip intake, with this process's job template (its options follow the settings).
     One per process: mentions, DMs, assistant threads and the spool's drainer share its round trips."""
     if deps.intake is None:
-        template = JobTemplate.build(deps.redis, deps.settings.queue_name, slack_outage_seconds=deps.settings.slack_outage_seconds)
+        template = JobTemplate.build(
+            deps.redis, deps.settings.queue_name, slack_outage_seconds=deps.settings.slack_outage_seconds
+        )
         deps.intake = Intake(deps.redis, template, deps.settings.fingerprint)
     return deps.intake
 
@@ -208,7 +221,9 @@ def after_ack(deps: Deps, accepted: Accepted) -> None:
 
 def _post_hint(deps: Deps, message: Message) -> None:
     try:
-        deps.create_client.chat_postMessage(channel=message.channel, thread_ts=message.thread_ts, text=wording.EMPTY_QUESTION)
+        deps.create_client.chat_postMessage(
+            channel=message.channel, thread_ts=message.thread_ts, text=wording.EMPTY_QUESTION
+        )
     except SlackClientError as exc:
         log.info("could not post the hint for %s: %s", message.event_id, type(exc).__name__)
 
@@ -216,8 +231,12 @@ def _post_hint(deps: Deps, message: Message) -> None:
 def _tell_cut(deps: Deps, message: Message) -> None:
     """Only the asker sees it: their question was cut, so the answer covers its start only."""
     try:
-        deps.client.chat_postEphemeral(channel=message.channel, user=message.user, thread_ts=message.thread_ts,
-                                       text=wording.QUESTION_CUT.format(limit=MAX_QUESTION_CHARS))
+        deps.client.chat_postEphemeral(
+            channel=message.channel,
+            user=message.user,
+            thread_ts=message.thread_ts,
+            text=wording.QUESTION_CUT.format(limit=MAX_QUESTION_CHARS),
+        )
     except SlackClientError as exc:
         log.info("could not tell %s the question was cut: %s", message.event_id, type(exc).__name__)
 
@@ -230,8 +249,10 @@ def show_status_if_waiting(deps: Deps, message: Message, run_id: str) -> None:
         if run.status not in ("queued", "running") or SlackSurface.of(run).progress_open:
             return
         deps.client.assistant_threads_setStatus(
-            channel_id=message.channel, thread_ts=message.thread_ts,
-            status=wording.WORKING_STATUS, loading_messages=wording.LOADING_MESSAGES,
+            channel_id=message.channel,
+            thread_ts=message.thread_ts,
+            status=wording.WORKING_STATUS,
+            loading_messages=wording.LOADING_MESSAGES,
         )
     except (redis.RedisError, RunNotFound, SlackClientError) as exc:
         log.info("no status for %s: %s", run_id, type(exc).__name__)
@@ -258,7 +279,9 @@ def register(app: App, deps: Deps) -> None:
     with no hop through Bolt's listener pool. The listener is only the anchor Bolt matches events on.
     """
     if deps.spool is not None and deps.drainer is None:
-        deps.drainer = Drainer(deps.spool, drain_one(deps, message_intake(deps)), cap_seconds=deps.settings.redis_retry_cap_seconds).start()
+        deps.drainer = Drainer(
+            deps.spool, drain_one(deps, message_intake(deps)), cap_seconds=deps.settings.redis_retry_cap_seconds
+        ).start()
     app.event("app_mention", middleware=[accept(deps)])(answered_by_middleware)
     app.event("message", middleware=[accept(deps)])(answered_by_middleware)
 

@@ -43,8 +43,14 @@ RATE_LIMITED = frozenset({"ratelimited", "rate_limited"})  # after the client's 
 class ProgressMessage:
     """The progress of one job of a run: its task cards, and the one message that shows them."""
 
-    def __init__(self, client: WebClient, create_client: WebClient, store: RunStore, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        client: WebClient,
+        create_client: WebClient,
+        store: RunStore,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.client = client  # retries 5xx and dropped connections: for updates
         self.create_client = create_client  # retries 429 only: for calls that create messages
         self.store = store
@@ -139,7 +145,9 @@ class ProgressMessage:
     def _append(self, run: RunState) -> None:
         """Append the pending task cards; if Slack refuses, go on updating the same message by ts."""
         try:
-            self.create_client.chat_appendStream(channel=channel_of(run), ts=SlackSurface.of(run).progress_ts or "", chunks=self.task_chunks())
+            self.create_client.chat_appendStream(
+                channel=channel_of(run), ts=SlackSurface.of(run).progress_ts or "", chunks=self.task_chunks()
+            )
         except SlackApiError as exc:
             code = error_code(exc)
             if code == "stopped_by_user":
@@ -147,7 +155,9 @@ class ProgressMessage:
                 return
             if code in RATE_LIMITED:
                 raise
-            log.info("run %s: Slack refused appending to the stream (%s); updating the same message instead", run.id, code)
+            log.info(
+                "run %s: Slack refused appending to the stream (%s); updating the same message instead", run.id, code
+            )
             SlackSurface.of(run).progress_mode = "placeholder"
             self.store.save(run)
             self.update_in_place(run)
@@ -187,7 +197,9 @@ class ProgressMessage:
                     if error_code(exc) == "stopped_by_user":
                         self.user_stopped(run)
                         return
-                    log.info("run %s: Slack refused stopping the stream (%s); updating it instead", run.id, error_code(exc))
+                    log.info(
+                        "run %s: Slack refused stopping the stream (%s); updating it instead", run.id, error_code(exc)
+                    )
                     self.update_in_place(run, closing)
             else:
                 self.update_in_place(run, closing)
@@ -199,7 +211,9 @@ class ProgressMessage:
 
     def task_chunks(self) -> list[Any]:
         """The pending task cards as stream chunks."""
-        return [TaskUpdateChunk(id=call_id, title=title, status=status) for call_id, (title, status) in self.pending.items()]
+        return [
+            TaskUpdateChunk(id=call_id, title=title, status=status) for call_id, (title, status) in self.pending.items()
+        ]
 
 
 def channel_of(run: RunState) -> str:

@@ -80,7 +80,9 @@ def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url
         blocks.append(MarkdownBlock(text=part).to_dict())
         messages.append(Message(text=_fallback(part), blocks=blocks))
     if not messages:
-        messages.append(Message(text=_fallback(wording.FAILED.format(reason=reason)), blocks=[banner] if banner else []))
+        messages.append(
+            Message(text=_fallback(wording.FAILED.format(reason=reason)), blocks=[banner] if banner else [])
+        )
     last = messages[-1]
     tail = _tail(run, reason, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
     messages[-1] = Message(text=last.text, blocks=last.blocks + tail)
@@ -100,15 +102,21 @@ def streamed_answer(run: RunState) -> str | None:
 
 def answer_tail(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
     """What ends every answer: its sources, the footer, and the feedback buttons."""
-    return _tail(run, run_words.stop_reason(run.stop_reason), docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+    return _tail(
+        run, run_words.stop_reason(run.stop_reason), docs_base_url=docs_base_url, issues_base_url=issues_base_url
+    )
 
 
-def _tail(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
+def _tail(
+    run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None
+) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     if fileable(run):
         blocks.append(file_issue_block(run.id).to_dict())
     if run.sources:
-        links = sources_text(run.sources, docs_base_url=docs_base_url, issues_base_url=issues_base_url, urls=run.source_urls)
+        links = sources_text(
+            run.sources, docs_base_url=docs_base_url, issues_base_url=issues_base_url, urls=run.source_urls
+        )
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=links)]).to_dict())
     footer = wording.FOOTER.format(
         steps=len(run.steps),
@@ -133,9 +141,13 @@ def fileable(run: RunState) -> bool:
 def file_issue_block(run_id: str) -> ActionsBlock:
     """The "File as GitHub issue" and "Mark as answer" buttons; their value is only the run id (the click drafts, an
     approver files the issue or keeps the thread as knowledge, bot/slack/solved.py)."""
-    return ActionsBlock(block_id="atlas_file_issue", elements=[
-        ButtonElement(text=run_words.FILE_ISSUE_BUTTON, action_id=FILE_ISSUE_ACTION, value=run_id),
-        ButtonElement(text=wording.MARK_ANSWER_BUTTON, action_id=MARK_ANSWER_ACTION, value=run_id)])  # solved: knowledge
+    return ActionsBlock(
+        block_id="atlas_file_issue",
+        elements=[
+            ButtonElement(text=run_words.FILE_ISSUE_BUTTON, action_id=FILE_ISSUE_ACTION, value=run_id),
+            ButtonElement(text=wording.MARK_ANSWER_BUTTON, action_id=MARK_ANSWER_ACTION, value=run_id),
+        ],
+    )  # solved: knowledge
 
 
 def feedback_block(run_id: str) -> ContextActionsBlock:
@@ -144,10 +156,12 @@ def feedback_block(run_id: str) -> ContextActionsBlock:
         elements=[
             FeedbackButtonsElement(
                 action_id=FEEDBACK_ACTION,
-                positive_button=FeedbackButtonObject(text=wording.FEEDBACK_UP, value=f"{run_id}:up",
-                                                     accessibility_label=wording.FEEDBACK_UP_LABEL),
-                negative_button=FeedbackButtonObject(text=wording.FEEDBACK_DOWN, value=f"{run_id}:down",
-                                                     accessibility_label=wording.FEEDBACK_DOWN_LABEL),
+                positive_button=FeedbackButtonObject(
+                    text=wording.FEEDBACK_UP, value=f"{run_id}:up", accessibility_label=wording.FEEDBACK_UP_LABEL
+                ),
+                negative_button=FeedbackButtonObject(
+                    text=wording.FEEDBACK_DOWN, value=f"{run_id}:down", accessibility_label=wording.FEEDBACK_DOWN_LABEL
+                ),
             )
         ]
     )
@@ -158,21 +172,36 @@ def classic_feedback(blocks: list[dict[str, Any]], run_id: str) -> list[dict[str
     `context_actions` block; None when the blocks have no feedback to replace."""
     if not any(b.get("type") == "context_actions" for b in blocks):
         return None
-    buttons = ActionsBlock(elements=[
-        ButtonElement(text=wording.FEEDBACK_UP, action_id=FEEDBACK_BUTTON_ACTIONS[0], value=f"{run_id}:up",
-                      accessibility_label=wording.FEEDBACK_UP_LABEL),
-        ButtonElement(text=wording.FEEDBACK_DOWN, action_id=FEEDBACK_BUTTON_ACTIONS[1], value=f"{run_id}:down",
-                      accessibility_label=wording.FEEDBACK_DOWN_LABEL),
-    ]).to_dict()
+    buttons = ActionsBlock(
+        elements=[
+            ButtonElement(
+                text=wording.FEEDBACK_UP,
+                action_id=FEEDBACK_BUTTON_ACTIONS[0],
+                value=f"{run_id}:up",
+                accessibility_label=wording.FEEDBACK_UP_LABEL,
+            ),
+            ButtonElement(
+                text=wording.FEEDBACK_DOWN,
+                action_id=FEEDBACK_BUTTON_ACTIONS[1],
+                value=f"{run_id}:down",
+                accessibility_label=wording.FEEDBACK_DOWN_LABEL,
+            ),
+        ]
+    ).to_dict()
     return [buttons if b.get("type") == "context_actions" else b for b in blocks]
 
 
-def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None,
-                 urls: dict[str, str] | None = None) -> str:
+def sources_text(
+    sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None, urls: dict[str, str] | None = None
+) -> str:
     """'*Sources:* <url|#12>, <url|retries-and-backoff>', links only where a base URL is configured."""
     own = urls or {}
-    links = [f"<{own[source]}|{escape(source)}>" if own.get(source)
-             else source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url) for source in sources]
+    links = [
+        f"<{own[source]}|{escape(source)}>"
+        if own.get(source)
+        else source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+        for source in sources
+    ]
     return wording.SOURCES.format(links=", ".join(fit_list(links, CONTEXT_TEXT_LIMIT - len(wording.SOURCES) - 20)))
 
 

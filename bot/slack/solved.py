@@ -80,11 +80,20 @@ def mark(deps: Deps, run_id: str, channel: str, user: str, how: Marked) -> str:
         log.info("solved mark by %s on run %s refused: %s is not a public channel", user, run_id, channel)
         return words.SOLVED_PRIVATE
     try:
-        run, started = solved_claim.start(deps.redis, deps.settings.queue_name, source, user, how, names(deps, source, user))
+        run, started = solved_claim.start(
+            deps.redis, deps.settings.queue_name, source, user, how, names(deps, source, user)
+        )
     except redis.RedisError as exc:
         log.warning("solved mark not recorded: %s", type(exc).__name__)
         return slack_words.EPHEMERAL_UNAVAILABLE
-    log.info("solved mark (%s) by %s on run %s: run %s %s", how, user, source.id, run, "started" if started else "already claimed")
+    log.info(
+        "solved mark (%s) by %s on run %s: run %s %s",
+        how,
+        user,
+        source.id,
+        run,
+        "started" if started else "already claimed",
+    )
     return words.SOLVED_STARTED if started else words.SOLVED_ALREADY
 
 
@@ -115,7 +124,9 @@ def maintainer(deps: Deps, user: str) -> bool:
 def answer_run(deps: Deps, channel: str, ts: str) -> str:
     """The run id an answer of Atlas's carries on its buttons, '' when the message is no answer of Atlas's."""
     try:
-        messages = deps.client.conversations_replies(channel=channel, ts=ts, inclusive=True, limit=1).get("messages") or []
+        messages = (
+            deps.client.conversations_replies(channel=channel, ts=ts, inclusive=True, limit=1).get("messages") or []
+        )
     except SlackClientError as exc:
         log.warning("conversations.replies for a reaction failed (%s)", type(exc).__name__)
         return ""
@@ -138,6 +149,14 @@ def names(deps: Deps, source: RunState, marker: str) -> list[str]:
         except SlackClientError:
             continue
         profile = person.get("profile") or {}
-        found += [str(v) for v in (person.get("name"), person.get("real_name"), profile.get("display_name"),
-                                   profile.get("real_name")) if v]
+        found += [
+            str(v)
+            for v in (
+                person.get("name"),
+                person.get("real_name"),
+                profile.get("display_name"),
+                profile.get("real_name"),
+            )
+            if v
+        ]
     return list(dict.fromkeys(found))

@@ -87,7 +87,7 @@ class Drainer:
         attempt = 0
         idle = True
         while True:
-            wait = None if idle else random.uniform(0, min(self.cap_seconds, FIRST_WAIT_SECONDS * 2 ** attempt))
+            wait = None if idle else random.uniform(0, min(self.cap_seconds, FIRST_WAIT_SECONDS * 2**attempt))
             self._wake.wait(timeout=wait)
             self._wake.clear()
             try:

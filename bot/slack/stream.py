@@ -46,8 +46,13 @@ def can_stream(run: RunState) -> bool:
     """Asked in Slack's assistant view, with a progress stream open (in this job or an earlier one),
     and an answer that fits one message. Mentions and DMs keep their answer as a message of its own."""
     surface = SlackSurface.of(run)
-    return (surface.assistant_thread and surface.progress_mode == "stream" and surface.progress_open
-            and not surface.stopped_by_user and streamed_answer(run) is not None)
+    return (
+        surface.assistant_thread
+        and surface.progress_mode == "stream"
+        and surface.progress_open
+        and not surface.stopped_by_user
+        and streamed_answer(run) is not None
+    )
 
 
 def pieces(text: str, start: int, size: int = PIECE_CHARS) -> list[str]:
@@ -66,8 +71,15 @@ def pieces(text: str, start: int, size: int = PIECE_CHARS) -> list[str]:
 class AnswerStream:
     """Streams one run's answer into its progress message and stops the stream with the answer's tail."""
 
-    def __init__(self, create_client: WebClient, store: RunStore, *, docs_base_url: str | None,
-                 issues_base_url: str | None, finish_by_update: Callable[[RunState, str], None]) -> None:
+    def __init__(
+        self,
+        create_client: WebClient,
+        store: RunStore,
+        *,
+        docs_base_url: str | None,
+        issues_base_url: str | None,
+        finish_by_update: Callable[[RunState, str], None],
+    ) -> None:
         self.create_client = create_client  # retries 429 only: an append must not be sent twice
         self.store = store
         self.docs_base_url = docs_base_url
@@ -85,7 +97,9 @@ class AnswerStream:
         try:
             for piece in pieces(text, done):
                 prefix = SEPARATOR if done == 0 else ""
-                self.create_client.chat_appendStream(channel=channel, ts=ts, chunks=[*cards, MarkdownTextChunk(text=prefix + piece)])
+                self.create_client.chat_appendStream(
+                    channel=channel, ts=ts, chunks=[*cards, MarkdownTextChunk(text=prefix + piece)]
+                )
                 cards = []
                 done += len(piece)
                 surface.answer_streamed = done
@@ -109,7 +123,12 @@ class AnswerStream:
                     raise
                 return "message_gone"
             outcome = "finished_by_update"
-        surface.answer_ts, surface.answer_streamed, surface.answer_mode, surface.progress_open = [ts], done, "stream", False
+        surface.answer_ts, surface.answer_streamed, surface.answer_mode, surface.progress_open = (
+            [ts],
+            done,
+            "stream",
+            False,
+        )
         self.store.save(run)
         return outcome
 

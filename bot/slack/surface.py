@@ -75,9 +75,16 @@ class SlackReporter(ChatPlatform):
         self.create_client = create_client  # retries 429 only: for calls that create messages
         self.store = store
         self.progress = ProgressMessage(client, create_client, store, clock=clock)
-        self.answer = AnswerMessages(client, create_client, store, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
-        self.answer_stream = AnswerStream(create_client, store, docs_base_url=docs_base_url, issues_base_url=issues_base_url,
-                                          finish_by_update=self.answer.update)
+        self.answer = AnswerMessages(
+            client, create_client, store, docs_base_url=docs_base_url, issues_base_url=issues_base_url
+        )
+        self.answer_stream = AnswerStream(
+            create_client,
+            store,
+            docs_base_url=docs_base_url,
+            issues_base_url=issues_base_url,
+            finish_by_update=self.answer.update,
+        )
         self.patience = patience  # how long an answer or card is retried through a Slack outage
         self.tracker = tracker  # what approval cards describe issues from (title, duplicate)
         self.handoff = handoff  # ATLAS_HANDOFF's Slack mentions: whom a help run that is not confident asks
@@ -96,12 +103,14 @@ class SlackReporter(ChatPlatform):
         """Post through a Slack outage (later, by a scheduled re-delivery, when a scheduler runs); if it
         outlasts the budget, the thread and the run record say so."""
         note = lambda text: self.create_client.chat_postMessage(  # noqa: E731
-            channel=channel_of(run), thread_ts=thread_of(run) or None, text=text)
+            channel=channel_of(run), thread_ts=thread_of(run) or None, text=text
+        )
         return deliver(run, what, post, self.patience, save=self.store.save, note=note, later=self.later)
 
     @classmethod
-    def for_settings(cls, settings: Settings, store: RunStore, tracker: Tracker | None = None,
-                     clients: SlackClients | None = None) -> SlackReporter:
+    def for_settings(
+        cls, settings: Settings, store: RunStore, tracker: Tracker | None = None, clients: SlackClients | None = None
+    ) -> SlackReporter:
         """`tracker`: the worker's; by default the one the settings name (the demo SQLite one or GitHub).
         `clients`: the process's (workers/process/runtime.py builds them once); by default new ones."""
         clients = clients or SlackClients.for_settings(settings)
@@ -132,8 +141,13 @@ class SlackReporter(ChatPlatform):
             case "tool":
                 if surface.stopped_by_user:
                     return
-                self.progress.on_tool(run, str(data.get("call_id")), str(data.get("name", "")), str(data.get("arguments", "")),
-                                      str(data.get("state")))
+                self.progress.on_tool(
+                    run,
+                    str(data.get("call_id")),
+                    str(data.get("name", "")),
+                    str(data.get("arguments", "")),
+                    str(data.get("state")),
+                )
             case "paused":
                 # "Paused" is true before the cards are posted; closing first also learns of a stop press.
                 self.progress.close(run, wording.PROGRESS_PAUSED)
@@ -150,7 +164,9 @@ class SlackReporter(ChatPlatform):
                 # After the answer, not before: "the answer is below" only once it is (a streamed answer
                 # closed its own message); a scheduled re-delivery closes it when it gets through.
                 if delivered != "scheduled":
-                    self.progress.close(run, _closing(run) if delivered == "delivered" else wording.PROGRESS_ANSWER_UNDELIVERED)
+                    self.progress.close(
+                        run, _closing(run) if delivered == "delivered" else wording.PROGRESS_ANSWER_UNDELIVERED
+                    )
             case "in_doubt":
                 pass  # the gate edits the card and posts the notice through the port's methods
             case _:
@@ -200,7 +216,9 @@ class SlackReporter(ChatPlatform):
         """The one short line a stopped run leaves in the thread (once, across re-deliveries)."""
         if SlackSurface.of(run).stop_note_ts:
             return
-        reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=wording.PROGRESS_STOPPED)
+        reply = self.create_client.chat_postMessage(
+            channel=channel_of(run), thread_ts=thread_of(run), text=wording.PROGRESS_STOPPED
+        )
         SlackSurface.of(run).stop_note_ts = reply["ts"]
         self.store.save(run)
         self._clear_status(run)
@@ -221,7 +239,11 @@ class SlackReporter(ChatPlatform):
             return
         origin = run.origin
         conversations.append(
-            self.store.conn, origin.team, origin.channel or "", thread_of(run), run.id,
+            self.store.conn,
+            origin.team,
+            origin.channel or "",
+            thread_of(run),
+            run.id,
             Turn(question=run.question, answer=run.answer, asker=run.origin.user),
         )
 
@@ -235,8 +257,9 @@ class SlackReporter(ChatPlatform):
         text = run_words.HANDOFF.format(who=self.handoff, looked_at=escape(defuse(looked_at)))
 
         def post() -> None:
-            reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text,
-                                                        unfurl_links=False, unfurl_media=False)
+            reply = self.create_client.chat_postMessage(
+                channel=channel_of(run), thread_ts=thread_of(run), text=text, unfurl_links=False, unfurl_media=False
+            )
             surface.answer_ts = [reply["ts"]]
             self.store.save(run)
 
@@ -248,7 +271,9 @@ class SlackReporter(ChatPlatform):
         """One card per pending call (approval_cards skips calls whose card is already posted)."""
         approval_cards.post(self.create_client, run, pending, conn=self.store.conn, tracker=self.tracker)
 
-    def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+    def card_decided(
+        self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False
+    ) -> bool:
         if is_triage(approval.pending_id):
             return True  # a triage card is re-rendered whole by its run's job (triage_card)
         return approval_cards.update(self.client, approval, result=result, ok=ok, in_doubt=in_doubt)
@@ -259,8 +284,14 @@ class SlackReporter(ChatPlatform):
     def triage_card(self, run: RunState) -> None:
         """Through a Slack outage as an answer is (a scheduled re-delivery re-runs the run's job, which shows
         the card again: posted once, bot/slack/card_marker.py), not three quick tries and then never."""
-        triage_card.show(self.client, self.create_client, self.store, run, self.tracker,
-                         deliver=lambda send: self._deliver(run, "triage_card", send))
+        triage_card.show(
+            self.client,
+            self.create_client,
+            self.store,
+            run,
+            self.tracker,
+            deliver=lambda send: self._deliver(run, "triage_card", send),
+        )
 
     # -- the thread, later ---------------------------------------------------------------------
 
@@ -269,15 +300,26 @@ class SlackReporter(ChatPlatform):
         mark = card_marker.note_marker(once.key) if once is not None else None
 
         def send() -> tuple[str, str]:
-            reply = self.create_client.chat_postMessage(channel=channel, thread_ts=thread, text=escape(defuse(text)),
-                                                        unfurl_links=False, unfurl_media=False, metadata=mark)
+            reply = self.create_client.chat_postMessage(
+                channel=channel,
+                thread_ts=thread,
+                text=escape(defuse(text)),
+                unfurl_links=False,
+                unfurl_media=False,
+                metadata=mark,
+            )
             return str(reply["channel"]), str(reply["ts"])
 
         try:
             if once is None or mark is None:
                 send()
             else:  # a retried job finds the note a killed worker posted by its marker in the thread
-                post_once(once, channel, post=send, find=lambda since: card_marker.find_marked(self.client, channel, mark, since, thread))
+                post_once(
+                    once,
+                    channel,
+                    post=send,
+                    find=lambda since: card_marker.find_marked(self.client, channel, mark, since, thread),
+                )
         except SlackApiError as exc:
             if error_code(exc) in GONE_ERRORS:
                 return "gone"

@@ -39,8 +39,14 @@ BLOCK_CHARS = 3000
 EVIDENCE_CHARS = 600
 
 
-def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunState, tracker: Tracker | None,
-         deliver: Callable[[Callable[[], None]], object] | None = None) -> None:
+def show(
+    client: WebClient,
+    create_client: WebClient,
+    store: RunStore,
+    run: RunState,
+    tracker: Tracker | None,
+    deliver: Callable[[Callable[[], None]], object] | None = None,
+) -> None:
     """Post the card once (its ts saved with the run at once; a retry adopts a card an earlier try
     posted but never recorded, bot/slack/card_marker.py), else update it. `deliver` wraps only the talking to
     Slack (through an outage, bot/slack/delivery.py): a card that cannot be drawn fails as it did."""
@@ -55,24 +61,44 @@ def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunS
         client.chat_update(channel=where, ts=ts, text=fallback, blocks=blocks)
 
     def post() -> tuple[str, str]:
-        reply = create_client.chat_postMessage(channel=channel, text=fallback, blocks=blocks, unfurl_links=False, unfurl_media=False,
-                                               metadata=card_marker.marker(run.id))
+        reply = create_client.chat_postMessage(
+            channel=channel,
+            text=fallback,
+            blocks=blocks,
+            unfurl_links=False,
+            unfurl_media=False,
+            metadata=card_marker.marker(run.id),
+        )
         return str(reply["channel"]), str(reply["ts"])
 
     def send() -> None:
-        card_post.post_once(store, run, channel, find=lambda since: card_marker.find(client, channel, run.id, since),
-                            edit=edit, post=post)
+        card_post.post_once(
+            store,
+            run,
+            channel,
+            find=lambda since: card_marker.find(client, channel, run.id, since),
+            edit=edit,
+            post=post,
+        )
 
     (deliver or (lambda talk: talk()))(send)
 
 
-def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None,
-               current: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def blocks_for(
+    run: RunState, record: TriageRecord, tracker: Tracker | None, current: dict[str, dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """The whole card as it stands; `current`: the pending calls' arguments as chosen so far (call id -> arguments)."""
     current = current or {}
     link = _link(record.url, f"#{record.issue} {record.title}")
-    blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(
-        text="*" + wording.CARD_TITLE.format(link=link, author=f"`{escape(reveal(record.author or '?'))}`") + "*"))]
+    blocks: list[Any] = [
+        SectionBlock(
+            text=MarkdownTextObject(
+                text="*"
+                + wording.CARD_TITLE.format(link=link, author=f"`{escape(reveal(record.author or '?'))}`")
+                + "*"
+            )
+        )
+    ]
     shown = [record.title, record.author]
     proposed = wording.proposed(record)
     if proposed:  # an MCP client's words: data, shown with its invisible characters revealed
@@ -83,18 +109,38 @@ def blocks_for(run: RunState, record: TriageRecord, tracker: Tracker | None,
             blocks += _undo(action, pid)
             continue
         blocks += _action(chosen, record, tracker, shown)
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.mode_line(action, record.suggestions)))]))
+        blocks.append(
+            ContextBlock(elements=[MarkdownTextObject(text=escape(wording.mode_line(action, record.suggestions)))])
+        )
         if pid is not None:
-            blocks.append(ActionsBlock(block_id=f"atlas_triage_{action.kind}", elements=[
-                *triage_controls.elements(action, chosen, pid),
-                ButtonElement(text=PlainTextObject(text=wording.APPROVE), action_id=APPROVE_ACTION, value=pid, style="primary"),
-                ButtonElement(text=PlainTextObject(text=wording.REJECT), action_id=DENY_ACTION, value=pid, style="danger"),
-            ]))
+            blocks.append(
+                ActionsBlock(
+                    block_id=f"atlas_triage_{action.kind}",
+                    elements=[
+                        *triage_controls.elements(action, chosen, pid),
+                        ButtonElement(
+                            text=PlainTextObject(text=wording.APPROVE),
+                            action_id=APPROVE_ACTION,
+                            value=pid,
+                            style="primary",
+                        ),
+                        ButtonElement(
+                            text=PlainTextObject(text=wording.REJECT), action_id=DENY_ACTION, value=pid, style="danger"
+                        ),
+                    ],
+                )
+            )
         elif action.status in wording.OUTCOME:
-            line = wording.OUTCOME[action.status].format(who=escape(action.decider or "?"), result=escape(clip(action.result, 300)))
+            line = wording.OUTCOME[action.status].format(
+                who=escape(action.decider or "?"), result=escape(clip(action.result, 300))
+            )
             blocks.append(ContextBlock(elements=[MarkdownTextObject(text=line)]))
     if record.superseded:
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.SUPERSEDED.format(why=escape(reveal(record.superseded))))]))
+        blocks.append(
+            ContextBlock(
+                elements=[MarkdownTextObject(text=wording.SUPERSEDED.format(why=escape(reveal(record.superseded))))]
+            )
+        )
     hidden = hidden_count("\n".join(shown))
     if hidden:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=wording.HIDDEN.format(count=hidden))]))
@@ -107,32 +153,72 @@ def _action(action: TriageAction, record: TriageRecord, tracker: Tracker | None,
         original = int(args["duplicate_of"])
         title, url, unread = wording.original(original, record.suggestions, tracker)
         shown.append(title)
-        out: list[Any] = [SectionBlock(text=MarkdownTextObject(text="*" + wording.DUPLICATE.format(
-            link=_link(url, f"#{original} {title}".strip())) + "*"))]
+        out: list[Any] = [
+            SectionBlock(
+                text=MarkdownTextObject(
+                    text="*" + wording.DUPLICATE.format(link=_link(url, f"#{original} {title}".strip())) + "*"
+                )
+            )
+        ]
         if unread:
             out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(unread))]))
         dups = record.suggestions.get("duplicates") or []
         if dups:
             evidence = str(dups[0].get("evidence") or "")
             shown.append(evidence)
-            out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(clip(reveal(
-                wording.DUPLICATE_EVIDENCE.format(score=float(dups[0].get("score") or 0), evidence=evidence)), EVIDENCE_CHARS)))]))
+            out.append(
+                ContextBlock(
+                    elements=[
+                        MarkdownTextObject(
+                            text=escape(
+                                clip(
+                                    reveal(
+                                        wording.DUPLICATE_EVIDENCE.format(
+                                            score=float(dups[0].get("score") or 0), evidence=evidence
+                                        )
+                                    ),
+                                    EVIDENCE_CHARS,
+                                )
+                            )
+                        )
+                    ]
+                )
+            )
         if len(dups) > 1:
-            out.append(ContextBlock(elements=[MarkdownTextObject(text=wording.SIMILAR.format(links=", ".join(f"#{int(d['id'])}" for d in dups[1:])))]))
+            out.append(
+                ContextBlock(
+                    elements=[
+                        MarkdownTextObject(
+                            text=wording.SIMILAR.format(links=", ".join(f"#{int(d['id'])}" for d in dups[1:]))
+                        )
+                    ]
+                )
+            )
         line = wording.duplicate_line(original, record.suggestions)
         out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(line))]))
         return out
     if action.kind == "labels":
         names = [str(x) for x in args.get("labels") or []]
         shown.extend(names)
-        return [SectionBlock(text=MarkdownTextObject(text="*" + wording.LABELS.format(
-            labels=", ".join(f"`{escape(reveal(n))}`" for n in names)) + "*"))]
+        return [
+            SectionBlock(
+                text=MarkdownTextObject(
+                    text="*" + wording.LABELS.format(labels=", ".join(f"`{escape(reveal(n))}`" for n in names)) + "*"
+                )
+            )
+        ]
     body = str(args.get("body") or "")
     shown.append(body)
     out = [SectionBlock(text=MarkdownTextObject(text=f"*{wording.REPLY}*"))]
     text = reveal(body)
     for i in range(0, len(text), BLOCK_CHARS):  # all of it, preformatted: nothing in it renders as a mention or link
-        out.append(RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=text[i:i + BLOCK_CHARS])])]))
+        out.append(
+            RichTextBlock(
+                elements=[
+                    RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=text[i : i + BLOCK_CHARS])])
+                ]
+            )
+        )
     out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.SIGNED.format(platform="Slack")))]))
     return out
 
@@ -144,8 +230,16 @@ def _undo(action: TriageAction, pid: str | None) -> list[Any]:
     line = wording.outcome(action)
     if pid is not None:
         out.append(ContextBlock(elements=[MarkdownTextObject(text=escape(wording.UNDO_WHEN))]))
-        out.append(ActionsBlock(block_id="atlas_triage_undo", elements=[
-            ButtonElement(text=PlainTextObject(text=wording.UNDO), action_id=APPROVE_ACTION, value=pid, style="danger")]))
+        out.append(
+            ActionsBlock(
+                block_id="atlas_triage_undo",
+                elements=[
+                    ButtonElement(
+                        text=PlainTextObject(text=wording.UNDO), action_id=APPROVE_ACTION, value=pid, style="danger"
+                    )
+                ],
+            )
+        )
     elif line is not None:
         text = line.format(who=escape(action.decider or "?"), result=escape(clip(action.result, 300)))
         out.append(ContextBlock(elements=[MarkdownTextObject(text=text)]))

@@ -28,9 +28,16 @@ MODAL_LABEL = "Reply to post on the issue (Atlas adds who approved it)"
 def elements(offered: TriageAction, chosen: TriageAction, pending_id: str) -> list[Any]:
     """The controls of one pending action: the offered labels with the chosen ones ticked; Edit for a reply."""
     if offered.tool == "add_labels":
-        options = {n: Option(value=n, text=PlainTextObject(text=reveal(n))) for n in (offered.arguments.get("labels") or [])[:MAX_OPTIONS]}
+        options = {
+            n: Option(value=n, text=PlainTextObject(text=reveal(n)))
+            for n in (offered.arguments.get("labels") or [])[:MAX_OPTIONS]
+        }
         ticked = [options[n] for n in chosen.arguments.get("labels") or [] if n in options]
-        return [CheckboxesElement(action_id=PICK_PREFIX + pending_id, options=list(options.values()), initial_options=ticked or None)]
+        return [
+            CheckboxesElement(
+                action_id=PICK_PREFIX + pending_id, options=list(options.values()), initial_options=ticked or None
+            )
+        ]
     if offered.tool == "post_comment" and len(str(chosen.arguments.get("body") or "")) <= REPLY_MAX_CHARS:
         return [ButtonElement(text=PlainTextObject(text=EDIT), action_id=EDIT_ACTION, value=pending_id)]
     return []
@@ -39,12 +46,24 @@ def elements(offered: TriageAction, chosen: TriageAction, pending_id: str) -> li
 def reply_modal(body: str, pending_id: str, channel: str, ts: str) -> dict[str, Any]:
     """The Edit modal, prefilled with the reply as it stands; where the card is rides in private_metadata."""
     return {
-        "type": "modal", "callback_id": REPLY_CALLBACK,
+        "type": "modal",
+        "callback_id": REPLY_CALLBACK,
         "title": {"type": "plain_text", "text": MODAL_TITLE},
         "submit": {"type": "plain_text", "text": MODAL_SAVE},
         "close": {"type": "plain_text", "text": MODAL_CANCEL},
         "private_metadata": json.dumps({"pending_id": pending_id, "channel": channel, "ts": ts}),
-        "blocks": [{"type": "input", "block_id": REPLY_BLOCK, "label": {"type": "plain_text", "text": MODAL_LABEL},
-                    "element": {"type": "plain_text_input", "action_id": REPLY_INPUT, "multiline": True,
-                                "initial_value": body, "max_length": REPLY_MAX_CHARS}}],
+        "blocks": [
+            {
+                "type": "input",
+                "block_id": REPLY_BLOCK,
+                "label": {"type": "plain_text", "text": MODAL_LABEL},
+                "element": {
+                    "type": "plain_text_input",
+                    "action_id": REPLY_INPUT,
+                    "multiline": True,
+                    "initial_value": body,
+                    "max_length": REPLY_MAX_CHARS,
+                },
+            }
+        ],
     }

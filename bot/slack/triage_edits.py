@@ -73,7 +73,13 @@ class TriageEdits(Middleware):
         action = self._action(pending_id)
         arguments = choices.labels(action, selected) if action is not None else None
         if arguments is None:
-            return _after(self.deps, self._refresh, clicker, pending_id, NO_LABEL_LEFT if action is not None else wording.APPROVAL_GONE)
+            return _after(
+                self.deps,
+                self._refresh,
+                clicker,
+                pending_id,
+                NO_LABEL_LEFT if action is not None else wording.APPROVAL_GONE,
+            )
         found = self._revise(pending_id, arguments, clicker, clicker.place)
         return _after(self.deps, self._follow_up, clicker, pending_id, arguments, found, clicker.place)
 
@@ -87,14 +93,22 @@ class TriageEdits(Middleware):
         if action is None or action.call_id not in current:
             return _after(self.deps, tell_clicker, self.deps, body, clicker.id, wording.APPROVAL_GONE)
         place = clicker.place
-        view = triage_controls.reply_modal(str(current[action.call_id].get("body") or ""), pending_id, place.channel, place.message)
+        view = triage_controls.reply_modal(
+            str(current[action.call_id].get("body") or ""), pending_id, place.channel, place.message
+        )
         try:
             self.deps.client.views_open(trigger_id=str(body.get("trigger_id") or ""), view=view)
         except SlackApiError as exc:
             expired = error_code(exc) == "expired_trigger_id"
             log.warning("the reply editor for %s did not open: %s", pending_id, error_code(exc))
-            return _after(self.deps, tell_clicker, self.deps, body, clicker.id,
-                          wording.EDIT_EXPIRED if expired else wording.EDIT_FAILED)
+            return _after(
+                self.deps,
+                tell_clicker,
+                self.deps,
+                body,
+                clicker.id,
+                wording.EDIT_EXPIRED if expired else wording.EDIT_FAILED,
+            )
         except SlackClientError as exc:
             log.warning("the reply editor for %s did not open: %s", pending_id, type(exc).__name__)
             return _after(self.deps, tell_clicker, self.deps, body, clicker.id, wording.EDIT_FAILED)
@@ -107,16 +121,27 @@ class TriageEdits(Middleware):
         except ValueError:
             meta = {}
         pending_id = str(meta.get("pending_id") or "")
-        value = (((view.get("state") or {}).get("values") or {}).get(triage_controls.REPLY_BLOCK) or {}).get(triage_controls.REPLY_INPUT) or {}
+        value = (((view.get("state") or {}).get("values") or {}).get(triage_controls.REPLY_BLOCK) or {}).get(
+            triage_controls.REPLY_INPUT
+        ) or {}
         user = body.get("user") or {}
-        clicker = Clicker({**body, "channel": {"id": meta.get("channel")}}, str(user.get("id") or ""),
-                          str(user.get("username") or user.get("name") or ""))
-        place = Place(platform="slack", team=str((body.get("team") or {}).get("id") or user.get("team_id") or ""),
-                      channel=str(meta.get("channel") or ""), message=str(meta.get("ts") or ""))
+        clicker = Clicker(
+            {**body, "channel": {"id": meta.get("channel")}},
+            str(user.get("id") or ""),
+            str(user.get("username") or user.get("name") or ""),
+        )
+        place = Place(
+            platform="slack",
+            team=str((body.get("team") or {}).get("id") or user.get("team_id") or ""),
+            channel=str(meta.get("channel") or ""),
+            message=str(meta.get("ts") or ""),
+        )
         action = self._action(pending_id)
         arguments = choices.reply(action, str(value.get("value") or "")) if action is not None else None
         if arguments is None:
-            return _errors(wording.APPROVAL_GONE if action is None else EMPTY_REPLY.format(limit=choices.REPLY_MAX_CHARS))
+            return _errors(
+                wording.APPROVAL_GONE if action is None else EMPTY_REPLY.format(limit=choices.REPLY_MAX_CHARS)
+            )
         found = self._revise(pending_id, arguments, clicker, place)
         if isinstance(found, Refused):
             return _errors(wording.APPROVAL_NOT_ALLOWED)
@@ -126,11 +151,20 @@ class TriageEdits(Middleware):
 
     # -- after the ack ---------------------------------------------------------------------------
 
-    def _follow_up(self, clicker: Clicker, pending_id: str, arguments: str, found: revisions.Outcome | None, place: Place) -> None:
+    def _follow_up(
+        self, clicker: Clicker, pending_id: str, arguments: str, found: revisions.Outcome | None, place: Place
+    ) -> None:
         if isinstance(found, Unsettled):
-            found = revisions.settle(self.deps.redis, found, arguments, clicker.id, clicker.name, self.policy, self.directory, place=place)
-        note = {Refused: wording.APPROVAL_NOT_ALLOWED, Stale: wording.APPROVAL_GONE, Missing: wording.APPROVAL_GONE,
-                Misplaced: wording.APPROVAL_ELSEWHERE, type(None): wording.EPHEMERAL_UNAVAILABLE}.get(type(found))
+            found = revisions.settle(
+                self.deps.redis, found, arguments, clicker.id, clicker.name, self.policy, self.directory, place=place
+            )
+        note = {
+            Refused: wording.APPROVAL_NOT_ALLOWED,
+            Stale: wording.APPROVAL_GONE,
+            Missing: wording.APPROVAL_GONE,
+            Misplaced: wording.APPROVAL_ELSEWHERE,
+            type(None): wording.EPHEMERAL_UNAVAILABLE,
+        }.get(type(found))
         self._refresh(clicker, pending_id, note)
 
     def _refresh(self, clicker: Clicker, pending_id: str, note: str | None) -> None:
@@ -138,19 +172,32 @@ class TriageEdits(Middleware):
         if note:
             tell_clicker(self.deps, clicker.body, clicker.id, note)
         run = self._run(pending_id)
-        if run is None or run.triage is None or not run.triage.card_ts or not any(p.pending_id == pending_id for p in run.pending):
+        if (
+            run is None
+            or run.triage is None
+            or not run.triage.card_ts
+            or not any(p.pending_id == pending_id for p in run.pending)
+        ):
             return  # decided meanwhile: the run's job renders the card
         blocks = triage_card.blocks_for(run, run.triage, None, choices.current(self.deps.redis, run))
         try:
-            self.deps.client.chat_update(channel=run.triage.card_channel, ts=run.triage.card_ts, blocks=blocks,
-                                         text=wording_fallback(run))
+            self.deps.client.chat_update(
+                channel=run.triage.card_channel, ts=run.triage.card_ts, blocks=blocks, text=wording_fallback(run)
+            )
         except SlackClientError as exc:
             log.warning("triage card %s not re-rendered: %s", run.id, type(exc).__name__)
 
     def _revise(self, pending_id: str, arguments: str, clicker: Clicker, place: Place) -> revisions.Outcome | None:
         try:
-            return revisions.revise(self.deps.redis, pending_id, arguments, clicker.id, clicker.name,
-                                    standing(clicker.id, self.policy), place=place)
+            return revisions.revise(
+                self.deps.redis,
+                pending_id,
+                arguments,
+                clicker.id,
+                clicker.name,
+                standing(clicker.id, self.policy),
+                place=place,
+            )
         except redis.RedisError as exc:
             log.warning("triage choice not recorded: %s", type(exc).__name__)
             return None
@@ -169,7 +216,9 @@ class TriageEdits(Middleware):
 def wording_fallback(run: RunState) -> str:
     record = run.triage
     assert record is not None
-    return triage_wording.CARD_FALLBACK.format(number=record.issue, count=sum(a.mode == "draft" for a in record.actions))
+    return triage_wording.CARD_FALLBACK.format(
+        number=record.issue, count=sum(a.mode == "draft" for a in record.actions)
+    )
 
 
 def _clicker(body: dict[str, Any]) -> Clicker:
@@ -179,5 +228,8 @@ def _clicker(body: dict[str, Any]) -> Clicker:
 
 def _errors(text: str) -> BoltResponse:
     """Slack shows the error under the input and keeps the modal open."""
-    return BoltResponse(status=200, body=json.dumps({"response_action": "errors", "errors": {triage_controls.REPLY_BLOCK: text}}),
-                        headers={"content-type": "application/json"})
+    return BoltResponse(
+        status=200,
+        body=json.dumps({"response_action": "errors", "errors": {triage_controls.REPLY_BLOCK: text}}),
+        headers={"content-type": "application/json"},
+    )

@@ -6,8 +6,17 @@ from __future__ import annotations
 
 from workers.messages import wording as said
 
-SLACK = said.Markup(em='_', strong='*',  # fills the neutral sentences' markup slots
-                    icons={"warning": ":warning:", "no_entry": ":no_entry:", "lock": ":lock:", "done": ":white_check_mark:", "failed": ":x:"})
+SLACK = said.Markup(
+    em="_",
+    strong="*",  # fills the neutral sentences' markup slots
+    icons={
+        "warning": ":warning:",
+        "no_entry": ":no_entry:",
+        "lock": ":lock:",
+        "done": ":white_check_mark:",
+        "failed": ":x:",
+    },
+)
 
 # --- mentions and DMs -------------------------------------------------------------------------
 WORKING_STATUS = "is looking into it..."
@@ -73,7 +82,11 @@ FEEDBACK_UP = SLACK.apply(said.FEEDBACK_UP)
 FEEDBACK_DOWN = SLACK.apply(said.FEEDBACK_DOWN)
 FEEDBACK_UP_LABEL = "Mark this answer as helpful"  # read by screen readers (at most 75 characters)
 FEEDBACK_DOWN_LABEL = "Mark this answer as not helpful"
-FEEDBACK_SAVED = {"up": "Thanks, noted that this helped.", "down": "Thanks, noted that this missed.", None: "Feedback removed."}
+FEEDBACK_SAVED = {
+    "up": "Thanks, noted that this helped.",
+    "down": "Thanks, noted that this missed.",
+    None: "Feedback removed.",
+}
 # --- the slash command -------------------------------------------------------------------------
 USAGE = (
     "*Look things up without asking the model:*\n"
@@ -148,8 +161,12 @@ APPROVAL_GONE = SLACK.apply(said.APPROVAL_GONE)
 APPROVAL_ELSEWHERE = SLACK.apply(said.APPROVAL_ELSEWHERE)
 # A click whose decision script was sent but not answered: it may have been recorded, or not.
 APPROVAL_UNCONFIRMED = SLACK.apply(said.APPROVAL_UNCONFIRMED)
-EDIT_EXPIRED = ("Slack gave up on opening the reply editor: it must open within 3 seconds of the click, and that "
-                "passed. Click Edit again.")
+EDIT_EXPIRED = (
+    "Slack gave up on opening the reply editor: it must open within 3 seconds of the click, and that "
+    "passed. Click Edit again."
+)
 EDIT_FAILED = "Slack could not open the reply editor just now. Click Edit again in a moment."
 
-MARK_ANSWER_BUTTON = SLACK.apply(said.MARK_ANSWER_BUTTON)  # under an answer: the thread is solved, drafted as knowledge (bot/slack/solved.py)
+MARK_ANSWER_BUTTON = SLACK.apply(
+    said.MARK_ANSWER_BUTTON
+)  # under an answer: the thread is solved, drafted as knowledge (bot/slack/solved.py)

@@ -67,15 +67,22 @@ class CheckedRequestHandler(SlackRequestHandler):
             log.info("refused a request to %s: its timestamp is not a number", EVENTS_PATH)
             return BoltResponse(status=401, body="")
         try:
-            bolt_request = BoltRequest(body=request.get_body(), query=request.query_string, headers=request.get_headers())
+            bolt_request = BoltRequest(
+                body=request.get_body(), query=request.query_string, headers=request.get_headers()
+            )
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             log.info("refused a request to %s: malformed body (%s)", EVENTS_PATH, type(exc).__name__)
             return BoltResponse(status=400, body="")
         return self.app.dispatch(bolt_request)
 
 
-def wsgi_app(app: App | None, github: Wsgi | None = None, discord: Wsgi | None = None, mcp: Wsgi | None = None,
-             console: Wsgi | None = None) -> Wsgi:
+def wsgi_app(
+    app: App | None,
+    github: Wsgi | None = None,
+    discord: Wsgi | None = None,
+    mcp: Wsgi | None = None,
+    console: Wsgi | None = None,
+) -> Wsgi:
     """Bolt's WSGI handler, GitHub's webhook path, Discord's interactions endpoint and the console when
     configured, and a health check for load balancers and process managers."""
     slack = CheckedRequestHandler(app, path=EVENTS_PATH) if app is not None else None
@@ -104,14 +111,31 @@ def _under(path: str, prefix: str) -> bool:
     return path == prefix or path.startswith(prefix + "/")
 
 
-def http_server(app: App | None, *, host: str = "127.0.0.1", port: int = 0, sock: socket.socket | None = None,
-                github: Wsgi | None = None, discord: Wsgi | None = None, threads: int = HTTP_THREADS,
-                mcp: Wsgi | None = None, console: Wsgi | None = None) -> BaseWSGIServer | MultiSocketServer:
+def http_server(
+    app: App | None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    sock: socket.socket | None = None,
+    github: Wsgi | None = None,
+    discord: Wsgi | None = None,
+    threads: int = HTTP_THREADS,
+    mcp: Wsgi | None = None,
+    console: Wsgi | None = None,
+) -> BaseWSGIServer | MultiSocketServer:
     """A waitress server for the app, bound but not yet running (port 0 picks a free port)."""
-    where: dict[str, Any] = {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
+    where: dict[str, Any] = (
+        {"sockets": [sock]} if sock is not None else {"host": host, "port": port, "backlog": BACKLOG}
+    )
     limits = {GITHUB_PATH: GITHUB_MAX_BODY} if github is not None else {}
-    server = create_server(wsgi_app(app, github, discord, mcp, console), threads=threads, ident="atlas",
-                           clear_untrusted_proxy_headers=True, max_request_body_size=server_limit(limits), **where)
+    server = create_server(
+        wsgi_app(app, github, discord, mcp, console),
+        threads=threads,
+        ident="atlas",
+        clear_untrusted_proxy_headers=True,
+        max_request_body_size=server_limit(limits),
+        **where,
+    )
     log_refusals(server, limits)  # each route its own limit: GitHub's payloads reach 25 MB, Slack's a few KiB
     return server
 
@@ -132,17 +156,34 @@ def slack_on(settings: Settings) -> bool:
     return bool(settings.slack_bot_token or settings.slack_signing_secret)
 
 
-def _announce(settings: Settings, host: str, port: int, github: bool, discord: bool, mcp: bool = False,
-              processes: int = 1, console: bool = False) -> None:
+def _announce(
+    settings: Settings,
+    host: str,
+    port: int,
+    github: bool,
+    discord: bool,
+    mcp: bool = False,
+    processes: int = 1,
+    console: bool = False,
+) -> None:
     """One line of what is served and, when Slack is off, one saying how to turn it on."""
-    served = ((EVENTS_PATH, slack_on(settings)), (GITHUB_PATH, github), (DISCORD_PATH, discord), (MCP_PATH, mcp),
-              (CONSOLE_PATH + "/", console), (HEALTH_PATH, True))
+    served = (
+        (EVENTS_PATH, slack_on(settings)),
+        (GITHUB_PATH, github),
+        (DISCORD_PATH, discord),
+        (MCP_PATH, mcp),
+        (CONSOLE_PATH + "/", console),
+        (HEALTH_PATH, True),
+    )
     paths = [path for path, on in served if on]
     many = f" ({processes} processes)" if processes > 1 else ""
     log.warning("Atlas is listening on http://%s:%s%s: %s", host, port, many, ", ".join(paths))
     if not slack_on(settings):
-        log.warning("Slack is off: SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are not set "
-                    "(set both, from the Slack app's settings, to answer Slack at %s)", EVENTS_PATH)
+        log.warning(
+            "Slack is off: SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are not set "
+            "(set both, from the Slack app's settings, to answer Slack at %s)",
+            EVENTS_PATH,
+        )
 
 
 def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) -> int:
@@ -156,10 +197,25 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
     if processes <= 1:
         slack, discord = web_apps(settings)
         github, mcp = github_webhook(settings), mcp_endpoint(settings)
-        server = http_server(slack, host=host, port=port, github=github, discord=discord, threads=settings.http_threads,
-                             mcp=mcp, console=console_app(settings))
-        _announce(settings, host, port, github is not None, discord is not None, mcp is not None,
-                  console=settings.console.enabled)
+        server = http_server(
+            slack,
+            host=host,
+            port=port,
+            github=github,
+            discord=discord,
+            threads=settings.http_threads,
+            mcp=mcp,
+            console=console_app(settings),
+        )
+        _announce(
+            settings,
+            host,
+            port,
+            github is not None,
+            discord is not None,
+            mcp is not None,
+            console=settings.console.enabled,
+        )
         _run(server)
         return 0
     settings = replace(settings, redis_url=redis_url(settings))  # start the embedded Redis once, here
@@ -171,13 +227,30 @@ def serve_http(settings: Settings, *, host: str, port: int, processes: int = 1) 
             signal.signal(signal.SIGTERM, signal.SIG_DFL)  # until its server runs: then SIGTERM drains it
             try:
                 slack, discord = web_apps(settings)
-                _run(http_server(slack, sock=sock, github=github_webhook(settings), discord=discord, threads=settings.http_threads,
-                                 mcp=mcp_endpoint(settings), console=console_app(settings)))
+                _run(
+                    http_server(
+                        slack,
+                        sock=sock,
+                        github=github_webhook(settings),
+                        discord=discord,
+                        threads=settings.http_threads,
+                        mcp=mcp_endpoint(settings),
+                        console=console_app(settings),
+                    )
+                )
             finally:
                 os._exit(0)
         children.append(pid)
-    _announce(settings, host, port, settings.github is not None, bool(settings.discord_public_key),
-              bool(settings.mcp_token), processes=processes, console=settings.console.enabled)
+    _announce(
+        settings,
+        host,
+        port,
+        settings.github is not None,
+        bool(settings.discord_public_key),
+        bool(settings.mcp_token),
+        processes=processes,
+        console=settings.console.enabled,
+    )
 
     def stop(signum: int, frame: Any) -> None:
         for child in children:
@@ -235,7 +308,9 @@ def check_slack(settings: Settings) -> None:
     # One try, no retries, and slack_sdk's own error log kept quiet: the line below is the report.
     quiet = logging.getLogger("atlas.bot.slack_check")
     quiet.setLevel(logging.CRITICAL)
-    client = WebClient(token=settings.slack_bot_token, base_url=api_url(settings), timeout=TIMEOUT_SECONDS, logger=quiet)
+    client = WebClient(
+        token=settings.slack_bot_token, base_url=api_url(settings), timeout=TIMEOUT_SECONDS, logger=quiet
+    )
     with _starting(settings, "SLACK_BOT_TOKEN", "auth.test"):
         client.auth_test()
 

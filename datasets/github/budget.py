@@ -52,8 +52,10 @@ class Budget:
 
     def spent_note(self, what: str, count: int) -> None:
         """`count` items of `what` not read in this sync because its share of the limit is spent."""
-        self.note(f"{count} {what} left for the next sync: this sync spent its share ({SHARE:.0%}) of GitHub's "
-                  f"{self.limit} requests an hour, the rest is kept for questions, triage and approved writes")
+        self.note(
+            f"{count} {what} left for the next sync: this sync spent its share ({SHARE:.0%}) of GitHub's "
+            f"{self.limit} requests an hour, the rest is kept for questions, triage and approved writes"
+        )
 
 
 def minified(text: str) -> bool:

@@ -27,15 +27,21 @@ FILES = "code_files"  # store key: {path: [blob sha, kept]} of the last complete
 REGULAR = ("100644", "100755")
 
 
-def sync_code(fetch: Fetcher, store: Store, owner: str, name: str, paths: tuple[str, ...], web_url: str) -> tuple[int, int]:
+def sync_code(
+    fetch: Fetcher, store: Store, owner: str, name: str, paths: tuple[str, ...], web_url: str
+) -> tuple[int, int]:
     """Bring code/ up to date with the default branch's head; returns (written, removed)."""
     branch = store.get("default_branch")
     if not paths or not branch:
         return 0, 0
     gh = fetch.client
     key = f"repos/{owner}/{name}/commits/{branch}"
-    head = fetch.get(key, lambda h: gh.rest.repos.get_commit(owner, name, branch, headers=h),
-                     doing="read the head commit of", needs=READ_CONTENTS)
+    head = fetch.get(
+        key,
+        lambda h: gh.rest.repos.get_commit(owner, name, branch, headers=h),
+        doing="read the head commit of",
+        needs=READ_CONTENTS,
+    )
     if head.not_modified:
         return 0, 0
     commit, tree_sha = str(head.data["sha"]), str(head.data["commit"]["tree"]["sha"])
@@ -72,8 +78,10 @@ def sync_code(fetch: Fetcher, store: Store, owner: str, name: str, paths: tuple[
                 removed += 1
     store.put(FILES, known)
     (store.folder / REPO).parent.mkdir(parents=True, exist_ok=True)
-    (store.folder / REPO).write_text(json.dumps({"url": f"{web_url}/{owner}/{name}", "commit": commit, "branch": branch},
-                                                sort_keys=True) + "\n", encoding="utf-8")
+    (store.folder / REPO).write_text(
+        json.dumps({"url": f"{web_url}/{owner}/{name}", "commit": commit, "branch": branch}, sort_keys=True) + "\n",
+        encoding="utf-8",
+    )
     if complete and not spent:
         store.put_etag(key, head.etag)
     elif not complete:
@@ -99,7 +107,11 @@ def _blobs(fetch: Fetcher, owner: str, name: str, tree_sha: str, paths: tuple[st
     found = {}
     for entry in entries:
         path = str(entry.get("path") or "")
-        if entry.get("type") != "blob" or str(entry.get("mode")) not in REGULAR or int(entry.get("size") or 0) > MAX_FILE_BYTES:
+        if (
+            entry.get("type") != "blob"
+            or str(entry.get("mode")) not in REGULAR
+            or int(entry.get("size") or 0) > MAX_FILE_BYTES
+        ):
             continue
         if _skipped(path, folder=False) or SKIPPED_NAME.search(path.rsplit("/", 1)[-1].lower()):
             continue
@@ -121,6 +133,9 @@ def _target(root: Path, path: str) -> Path | None:
         return None
     target = root.joinpath(*parts)
     real_root = os.path.realpath(root)
-    if os.path.commonpath([real_root, os.path.realpath(target.parent if target.parent.exists() else root)]) != real_root:
+    if (
+        os.path.commonpath([real_root, os.path.realpath(target.parent if target.parent.exists() else root)])
+        != real_root
+    ):
         return None
     return target

@@ -27,7 +27,9 @@ QUERY_PAGE = 50  # each discussion asks up to REPLIES comments: GitHub's node li
 REPLIES = 10
 KEPT_REPLIES = 4  # the top replies kept beside the accepted answer
 MARK = "watermark.discussions"
-TABLE = "CREATE TABLE IF NOT EXISTS discussions(number INTEGER PRIMARY KEY, updated_at TEXT NOT NULL, record TEXT NOT NULL)"
+TABLE = (
+    "CREATE TABLE IF NOT EXISTS discussions(number INTEGER PRIMARY KEY, updated_at TEXT NOT NULL, record TEXT NOT NULL)"
+)
 # Field names as GitHub's GraphQL reference has them (Repository.discussions, Discussion, DiscussionComment).
 QUERY = f"""
 query($owner: String!, $name: String!, $cursor: String) {{
@@ -56,8 +58,12 @@ def sync_discussions(fetch: Fetcher, store: Store, owner: str, name: str) -> int
     newest, cursor, changed, pages = mark, None, 0, 0
     while True:
         pages += 1
-        data = fetch.graphql(QUERY, {"owner": owner, "name": name, "cursor": cursor},
-                             doing="list the discussions of", needs=READ_DISCUSSIONS)
+        data = fetch.graphql(
+            QUERY,
+            {"owner": owner, "name": name, "cursor": cursor},
+            doing="list the discussions of",
+            needs=READ_DISCUSSIONS,
+        )
         listing = ((data or {}).get("repository") or {}).get("discussions")
         if not isinstance(listing, dict):
             raise GitHubFailure("not_found", f"GitHub returned no discussions listing for {fetch.repo}")
@@ -72,8 +78,10 @@ def sync_discussions(fetch: Fetcher, store: Store, owner: str, name: str) -> int
             break
         cursor = page["endCursor"]
     if changed or not (store.folder / DISCUSSIONS).exists():
-        write_jsonl(store.folder / DISCUSSIONS, (json.loads(r) for (r,) in
-                                                 store.conn.execute("SELECT record FROM discussions ORDER BY number")))
+        write_jsonl(
+            store.folder / DISCUSSIONS,
+            (json.loads(r) for (r,) in store.conn.execute("SELECT record FROM discussions ORDER BY number")),
+        )
     store.put(MARK, newest)
     return changed
 
@@ -84,20 +92,33 @@ def _put(store: Store, node: dict[str, Any]) -> bool:
     stored = store.conn.execute("SELECT record FROM discussions WHERE number = ?", (int(node["number"]),)).fetchone()
     if stored and stored[0] == record:
         return False
-    store.conn.execute("INSERT OR REPLACE INTO discussions(number, updated_at, record) VALUES (?, ?, ?)",
-                       (int(node["number"]), str(node["updatedAt"]), record))
+    store.conn.execute(
+        "INSERT OR REPLACE INTO discussions(number, updated_at, record) VALUES (?, ?, ?)",
+        (int(node["number"]), str(node["updatedAt"]), record),
+    )
     return True
 
 
 def row(node: dict[str, Any]) -> dict[str, Any]:
     """A GraphQL Discussion as discussions.jsonl holds it (the Orbit demo's layout)."""
     answer = node.get("answer") if isinstance(node.get("answer"), dict) else None
-    comments = [c for c in ((node.get("comments") or {}).get("nodes") or []) if isinstance(c, dict) and not c.get("isAnswer")]
-    return {"number": node["number"], "title": node.get("title") or "", "body": node.get("body") or "",
-            "author": _login(node), "category": (node.get("category") or {}).get("name"), "url": node.get("url"),
-            "created_at": node.get("createdAt"), "updated_at": node.get("updatedAt"),
-            "answered": answer is not None,  # from the answer itself: `isAnswered` is missing on older GitHub Enterprise Servers
-            "answer": _comment(answer) if answer else None, "replies": [_comment(c) for c in comments[:KEPT_REPLIES]]}
+    comments = [
+        c for c in ((node.get("comments") or {}).get("nodes") or []) if isinstance(c, dict) and not c.get("isAnswer")
+    ]
+    return {
+        "number": node["number"],
+        "title": node.get("title") or "",
+        "body": node.get("body") or "",
+        "author": _login(node),
+        "category": (node.get("category") or {}).get("name"),
+        "url": node.get("url"),
+        "created_at": node.get("createdAt"),
+        "updated_at": node.get("updatedAt"),
+        "answered": answer
+        is not None,  # from the answer itself: `isAnswered` is missing on older GitHub Enterprise Servers
+        "answer": _comment(answer) if answer else None,
+        "replies": [_comment(c) for c in comments[:KEPT_REPLIES]],
+    }
 
 
 def _comment(raw: dict[str, Any]) -> dict[str, Any]:

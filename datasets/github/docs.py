@@ -48,7 +48,7 @@ def title_of(text: str, path: str) -> str:
             key, sep, value = line.partition(":")
             if sep and key.strip() == "title" and value.strip().strip("\"'"):
                 return value.strip().strip("\"'")
-        text = text[match.end():]
+        text = text[match.end() :]
     in_fence = False
     for line in text.splitlines():
         if line.lstrip().startswith(("```", "~~~")):
@@ -62,7 +62,7 @@ def render(text: str, path: str, url: str) -> str:
     """The doc as the tools read it: our front matter (title, url), then the body without its own."""
     title = title_of(text, path)
     match = FRONT.match(text)
-    body = text[match.end():] if match else text
+    body = text[match.end() :] if match else text
     safe = title.replace("\n", " ")
     return f"---\ntitle: {safe}\nurl: {url}\n---\n{body}"
 
@@ -70,8 +70,9 @@ def render(text: str, path: str, url: str) -> str:
 def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[str], web_url: str) -> tuple[int, int]:
     """Bring docs/ up to date with the default branch; returns (written, removed)."""
     gh = fetch.client
-    repo = fetch.get(f"repos/{owner}/{name}", lambda h: gh.rest.repos.get(owner, name, headers=h),
-                     doing="read", needs=READ_CONTENTS)
+    repo = fetch.get(
+        f"repos/{owner}/{name}", lambda h: gh.rest.repos.get(owner, name, headers=h), doing="read", needs=READ_CONTENTS
+    )
     branch = repo.data["default_branch"] if not repo.not_modified else store.get("default_branch")
     if not repo.not_modified:
         store.put_etag(f"repos/{owner}/{name}", repo.etag)
@@ -81,8 +82,12 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
     if not branch:
         return 0, 0
     root_key = f"repos/{owner}/{name}/git/trees/{branch}"
-    top = fetch.get(root_key, lambda h: gh.rest.git.get_tree(owner, name, branch, headers=h),
-                    doing="list the files of", needs=READ_CONTENTS)
+    top = fetch.get(
+        root_key,
+        lambda h: gh.rest.git.get_tree(owner, name, branch, headers=h),
+        doing="list the files of",
+        needs=READ_CONTENTS,
+    )
     if top.not_modified:  # the root tree's sha covers every file below it: nothing changed
         return 0, 0
     wanted: dict[str, tuple[str, str]] = {}
@@ -125,7 +130,9 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
     return written, removed
 
 
-def _root_blobs(fetch: Fetcher, owner: str, name: str, top: dict[str, Any], root: str) -> tuple[dict[str, tuple[str, str]], bool]:
+def _root_blobs(
+    fetch: Fetcher, owner: str, name: str, top: dict[str, Any], root: str
+) -> tuple[dict[str, tuple[str, str]], bool]:
     """The doc blobs under one docs root, and whether the listing was complete.
 
     The root's folder is found entry by entry from the repository's top tree, then read recursively in one
@@ -156,10 +163,14 @@ def _root_blobs(fetch: Fetcher, owner: str, name: str, top: dict[str, Any], root
 def _tree(fetch: Fetcher, owner: str, name: str, sha: str, *, recursive: bool) -> dict[str, Any]:
     """One git tree by sha (never changes, so never conditional)."""
     gh = fetch.client
-    page = fetch.get(f"repos/{owner}/{name}/git/trees/{sha}" + ("?recursive=1" if recursive else ""),
-                     (lambda h: gh.rest.git.get_tree(owner, name, sha, recursive="1", headers=h)) if recursive
-                     else (lambda h: gh.rest.git.get_tree(owner, name, sha, headers=h)),
-                     doing="list the files of", needs=READ_CONTENTS)
+    page = fetch.get(
+        f"repos/{owner}/{name}/git/trees/{sha}" + ("?recursive=1" if recursive else ""),
+        (lambda h: gh.rest.git.get_tree(owner, name, sha, recursive="1", headers=h))
+        if recursive
+        else (lambda h: gh.rest.git.get_tree(owner, name, sha, headers=h)),
+        doing="list the files of",
+        needs=READ_CONTENTS,
+    )
     return dict(page.data or {})
 
 
@@ -169,8 +180,9 @@ def _under(entries: list[dict[str, Any]], folder: str) -> list[dict[str, Any]]:
     return [{**e, "path": prefix + str(e.get("path") or "")} for e in entries]
 
 
-def _doc_blobs(entries: list[dict[str, Any]], roots: list[str],
-               note: Callable[[str], None]) -> dict[str, tuple[str, str]]:
+def _doc_blobs(
+    entries: list[dict[str, Any]], roots: list[str], note: Callable[[str], None]
+) -> dict[str, tuple[str, str]]:
     found: dict[str, tuple[str, str]] = {}
     for entry in entries:
         path = str(entry.get("path") or "")
@@ -180,8 +192,10 @@ def _doc_blobs(entries: list[dict[str, Any]], roots: list[str],
             note(f"doc {path} left out: a symlink, not a file")
             continue
         if int(entry.get("size") or 0) > MAX_DOC_BYTES:
-            note(f"doc {path} left out: {int(entry['size']) // 1024} KiB, "
-                 f"over the {MAX_DOC_BYTES // 1024} KiB a doc may have")
+            note(
+                f"doc {path} left out: {int(entry['size']) // 1024} KiB, "
+                f"over the {MAX_DOC_BYTES // 1024} KiB a doc may have"
+            )
             continue
         for root in roots:
             if not root or path.startswith(root.rstrip("/") + "/"):
@@ -192,13 +206,20 @@ def _doc_blobs(entries: list[dict[str, Any]], roots: list[str],
 
 def _blob_text(fetch: Fetcher, owner: str, name: str, sha: str, path: str) -> str | None:
     gh = fetch.client
-    page = fetch.get(f"repos/{owner}/{name}/git/blobs/{sha}", lambda h: gh.rest.git.get_blob(owner, name, sha, headers=h),
-                     doing="read docs of", needs=READ_CONTENTS)
+    page = fetch.get(
+        f"repos/{owner}/{name}/git/blobs/{sha}",
+        lambda h: gh.rest.git.get_blob(owner, name, sha, headers=h),
+        doing="read docs of",
+        needs=READ_CONTENTS,
+    )
     if page.not_modified:  # blob ETags are never stored, so this does not happen; be safe anyway
         return None
     try:
-        raw = base64.b64decode(page.data.get("content") or "") if page.data.get("encoding") == "base64" else \
-            str(page.data.get("content") or "").encode()
+        raw = (
+            base64.b64decode(page.data.get("content") or "")
+            if page.data.get("encoding") == "base64"
+            else str(page.data.get("content") or "").encode()
+        )
         text = raw.decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):
         fetch.progress.note(f"skipped {path}: not UTF-8 text")
@@ -209,4 +230,3 @@ def _blob_text(fetch: Fetcher, owner: str, name: str, sha: str, path: str) -> st
         log.warning("skipped doc %s: binary content", path)
         return None
     return text
-

@@ -73,9 +73,24 @@ class Counters:
 class Fetcher:
     """Makes the sync's requests through githubkit calls (`call(headers)` returns a githubkit Response)."""
 
-    def __init__(self, client: GitHub[Any], store: Store, repo: str, progress: Progress, *, wait: bool,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        self.client, self.store, self.repo, self.progress, self.wait, self.sleep = client, store, repo, progress, wait, sleep
+    def __init__(
+        self,
+        client: GitHub[Any],
+        store: Store,
+        repo: str,
+        progress: Progress,
+        *,
+        wait: bool,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.client, self.store, self.repo, self.progress, self.wait, self.sleep = (
+            client,
+            store,
+            repo,
+            progress,
+            wait,
+            sleep,
+        )
         self.counters = Counters()
         self.budget = Budget()  # the share of the hourly limit the per-item sources may spend (budget.py)
 
@@ -95,8 +110,13 @@ class Fetcher:
         if response.status_code == 304:
             self.counters.not_modified += 1
             return Page(None, etag, None, None, rate_left)
-        return Page(response.json(), response.headers.get("etag"), links.get("next"),
-                    int(last.group(1)) if last else None, rate_left)
+        return Page(
+            response.json(),
+            response.headers.get("etag"),
+            links.get("next"),
+            int(last.group(1)) if last else None,
+            rate_left,
+        )
 
     def graphql(self, query: str, variables: dict[str, Any], *, doing: str, needs: str) -> dict[str, Any]:
         """One GraphQL query through githubkit (no ETags there: each costs a request), rate limits waited out as
@@ -127,8 +147,11 @@ class Fetcher:
         Only a URL on the API's own host is followed: the token never goes anywhere else."""
         base, there = httpx.URL(str(self.client.config.base_url)), httpx.URL(url)
         if (there.scheme, there.host, there.port) != (base.scheme, base.host, base.port):
-            raise GitHubFailure("unavailable", f"GitHub's Link header for {self.repo} pointed away from {base.host} "
-                                f"({there.host}); check GITHUB_API_URL")
+            raise GitHubFailure(
+                "unavailable",
+                f"GitHub's Link header for {self.repo} pointed away from {base.host} "
+                f"({there.host}); check GITHUB_API_URL",
+            )
         return self.get(url, lambda h: self.client.request("GET", url, headers=h), doing=doing, needs=needs)
 
     def _wait(self, exc: RequestFailed, doing: str, attempt: int) -> None:
@@ -137,9 +160,13 @@ class Fetcher:
             seconds = exc.retry_after.total_seconds()
         seconds = 60.0 if seconds is None else seconds
         if not self.wait:
-            raise GitHubFailure("rate_limited", f"GitHub's rate limit is spent while trying to {doing} {self.repo}; "
-                                f"it resets in {seconds:.0f}s (run again then, or without --no-wait to wait)",
-                                exc.response.status_code, seconds)
+            raise GitHubFailure(
+                "rate_limited",
+                f"GitHub's rate limit is spent while trying to {doing} {self.repo}; "
+                f"it resets in {seconds:.0f}s (run again then, or without --no-wait to wait)",
+                exc.response.status_code,
+                seconds,
+            )
         self.progress.waiting(seconds, "rate limited")
         log.warning("rate limited on %s; waiting %.0fs", self.repo, seconds)
         self.counters.waited_seconds += seconds
@@ -153,8 +180,11 @@ def _graphql_failure(exc: GraphQLFailed, repo: str, doing: str, needs: str) -> G
     message = first.message[:200] if first else "no error message"
     kind = first.type if first else None
     if kind == "FORBIDDEN":
-        return GitHubFailure("permission", f"GitHub refused to {doing} {repo}: the token or App lacks the '{needs}' "
-                             f"permission on it ({message})", 403)
+        return GitHubFailure(
+            "permission",
+            f"GitHub refused to {doing} {repo}: the token or App lacks the '{needs}' permission on it ({message})",
+            403,
+        )
     if kind == "NOT_FOUND":
         return GitHubFailure("not_found", f"GitHub could not find it while trying to {doing} {repo}: {message}", 404)
     return GitHubFailure("invalid", f"GitHub refused the query to {doing} {repo}: {message}", 422)

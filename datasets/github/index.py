@@ -65,8 +65,10 @@ def update_in_place(folder: Path, store: Store, numbers: list[int]) -> bool:
 def _replace(conn: sqlite3.Connection, number: int, issue: dict[str, Any] | None) -> None:
     if conn.execute("SELECT 1 FROM issues WHERE id = ?", (number,)).fetchone() is not None:
         old = indexed_text(conn, number)
-        conn.execute("INSERT INTO issues_fts(issues_fts, rowid, title, labels, body, comments) VALUES ('delete', ?, ?, ?, ?, ?)",
-                     (number, *old))
+        conn.execute(
+            "INSERT INTO issues_fts(issues_fts, rowid, title, labels, body, comments) VALUES ('delete', ?, ?, ?, ?, ?)",
+            (number, *old),
+        )
         conn.execute("DELETE FROM issue_labels WHERE issue_id = ?", (number,))
         conn.execute("DELETE FROM comments WHERE issue_id = ?", (number,))
         conn.execute("DELETE FROM issues WHERE id = ?", (number,))
@@ -76,21 +78,46 @@ def _replace(conn: sqlite3.Connection, number: int, issue: dict[str, Any] | None
     conn.execute(
         "INSERT INTO issues(id, title, body, state, author, created_at, closed_at, duplicate_of, comment_count)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (number, issue["title"], issue.get("body") or "", "open" if issue.get("state") == "open" else "closed",
-         issue.get("author"), issue.get("created_at"), issue.get("closed_at"), issue.get("duplicate_of"), len(comments)))
-    conn.executemany("INSERT INTO comments(issue_id, position, author, body, created_at) VALUES (?, ?, ?, ?, ?)",
-                     [(number, i, c.get("author"), c.get("body") or "", c.get("created_at")) for i, c in enumerate(comments)])
+        (
+            number,
+            issue["title"],
+            issue.get("body") or "",
+            "open" if issue.get("state") == "open" else "closed",
+            issue.get("author"),
+            issue.get("created_at"),
+            issue.get("closed_at"),
+            issue.get("duplicate_of"),
+            len(comments),
+        ),
+    )
+    conn.executemany(
+        "INSERT INTO comments(issue_id, position, author, body, created_at) VALUES (?, ?, ?, ?, ?)",
+        [(number, i, c.get("author"), c.get("body") or "", c.get("created_at")) for i, c in enumerate(comments)],
+    )
     ids: dict[str, int] = {}
     for name in dict.fromkeys(n for n in issue.get("labels") or [] if isinstance(n, str)):
         row = conn.execute("SELECT id FROM labels WHERE name = ?", (name,)).fetchone()
         if row is None:
             kind, _, value = name.partition(":") if ":" in name else ("", "", name)
-            row = (conn.execute("INSERT INTO labels(name, kind, value) VALUES (?, ?, ?)", (name, kind or None, value)).lastrowid,)
+            row = (
+                conn.execute(
+                    "INSERT INTO labels(name, kind, value) VALUES (?, ?, ?)", (name, kind or None, value)
+                ).lastrowid,
+            )
         ids[name] = int(row[0])
         conn.execute("INSERT INTO issue_labels(issue_id, label_id) VALUES (?, ?)", (number, ids[name]))
-    conn.execute("INSERT INTO issues_fts(rowid, title, labels, body, comments) VALUES (?, ?, ?, ?, ?)",
-                 (number, *tracker_db.fts_columns(issue["title"], sorted(ids, key=ids.__getitem__), issue.get("body") or "",
-                                                  [c.get("body") or "" for c in comments])))
+    conn.execute(
+        "INSERT INTO issues_fts(rowid, title, labels, body, comments) VALUES (?, ?, ?, ?, ?)",
+        (
+            number,
+            *tracker_db.fts_columns(
+                issue["title"],
+                sorted(ids, key=ids.__getitem__),
+                issue.get("body") or "",
+                [c.get("body") or "" for c in comments],
+            ),
+        ),
+    )
 
 
 def apply(folder: Path, change: Callable[[Store], None], *, build_index: bool = True) -> None:

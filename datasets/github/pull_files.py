@@ -20,8 +20,10 @@ from datasets.github.store import Store
 
 PER_PAGE = 100
 READ_PULLS = "Pull requests: read"
-DUE = ("SELECT i.number, i.updated_at FROM issues i LEFT JOIN pull_files f ON f.number = i.number"
-       " WHERE i.is_pr = 1 AND (f.number IS NULL OR f.updated_at IS NOT i.updated_at) ORDER BY i.number")
+DUE = (
+    "SELECT i.number, i.updated_at FROM issues i LEFT JOIN pull_files f ON f.number = i.number"
+    " WHERE i.is_pr = 1 AND (f.number IS NULL OR f.updated_at IS NOT i.updated_at) ORDER BY i.number"
+)
 
 
 def sync_pull_files(fetch: Fetcher, store: Store, owner: str, name: str) -> int:
@@ -35,8 +37,10 @@ def sync_pull_files(fetch: Fetcher, store: Store, owner: str, name: str) -> int:
         files, etag = _files(fetch, key, owner, name, int(number))
         with store.batch():  # the paths and the ETag they were read under commit together
             if files is not None:
-                store.conn.execute("INSERT OR REPLACE INTO pull_files(number, updated_at, files) VALUES (?, ?, ?)",
-                                   (int(number), updated_at, json.dumps(files)))
+                store.conn.execute(
+                    "INSERT OR REPLACE INTO pull_files(number, updated_at, files) VALUES (?, ?, ?)",
+                    (int(number), updated_at, json.dumps(files)),
+                )
                 store.conn.execute("DELETE FROM etags WHERE url = ?", (key,))
                 store.put_etag(key, etag)
             else:  # 304: the paths stored are still current
@@ -50,8 +54,12 @@ def _files(fetch: Fetcher, key: str, owner: str, name: str, number: int) -> tupl
     pages after it); (None, None) when its single page answered 304."""
     gh, doing = fetch.client, f"list the files of pull request #{number} of"
     try:
-        page = fetch.get(key, lambda h: gh.rest.pulls.list_files(owner, name, number, per_page=PER_PAGE, page=1, headers=h),
-                         doing=doing, needs=READ_PULLS)
+        page = fetch.get(
+            key,
+            lambda h: gh.rest.pulls.list_files(owner, name, number, per_page=PER_PAGE, page=1, headers=h),
+            doing=doing,
+            needs=READ_PULLS,
+        )
         if page.not_modified:
             return None, None
         entries: list[dict[str, Any]] = list(page.data or [])
@@ -64,8 +72,10 @@ def _files(fetch: Fetcher, key: str, owner: str, name: str, number: int) -> tupl
             raise
         return [], None
     if len(entries) >= PULL_FILES_CUT:
-        fetch.budget.note(f"pull request #{number}: GitHub lists only its first {PULL_FILES_CUT} changed files; "
-                          "the rest are not known")
+        fetch.budget.note(
+            f"pull request #{number}: GitHub lists only its first {PULL_FILES_CUT} changed files; "
+            "the rest are not known"
+        )
     paths: list[str] = []
     for entry in entries:
         for path in (entry.get("previous_filename"), entry.get("filename")):

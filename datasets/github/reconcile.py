@@ -25,10 +25,14 @@ PER_PAGE = 100
 def listed_numbers(fetch: Fetcher, owner: str, name: str) -> set[int]:
     """Every issue and pull request number GitHub lists for the repository now."""
     gh, doing = fetch.client, "list every issue number of"
-    page = fetch.get(f"repos/{owner}/{name}/issues?state=all&sort=created&direction=asc&per_page={PER_PAGE}",
-                     lambda h: gh.rest.issues.list_for_repo(owner, name, state="all", sort="created", direction="asc",
-                                                            per_page=PER_PAGE, headers=h),
-                     doing=doing, needs=READ_ISSUES)
+    page = fetch.get(
+        f"repos/{owner}/{name}/issues?state=all&sort=created&direction=asc&per_page={PER_PAGE}",
+        lambda h: gh.rest.issues.list_for_repo(
+            owner, name, state="all", sort="created", direction="asc", per_page=PER_PAGE, headers=h
+        ),
+        doing=doing,
+        needs=READ_ISSUES,
+    )
     numbers: set[int] = set()
     while True:
         numbers.update(int(item["number"]) for item in page.data or [])

@@ -22,8 +22,12 @@ def sync_releases(fetch: Fetcher, store: Store, owner: str, name: str) -> int | 
     """Rewrite releases.jsonl when the listing changed; returns how many were written (None: unchanged)."""
     gh = fetch.client
     key = f"repos/{owner}/{name}/releases?per_page={PER_PAGE}"
-    first = fetch.get(key, lambda h: gh.rest.repos.list_releases(owner, name, per_page=PER_PAGE, page=1, headers=h),
-                      doing="list the releases of", needs=READ_CONTENTS)
+    first = fetch.get(
+        key,
+        lambda h: gh.rest.repos.list_releases(owner, name, per_page=PER_PAGE, page=1, headers=h),
+        doing="list the releases of",
+        needs=READ_CONTENTS,
+    )
     if first.not_modified:
         return None
     found: list[dict[str, Any]] = list(first.data or [])
@@ -38,5 +42,11 @@ def sync_releases(fetch: Fetcher, store: Store, owner: str, name: str) -> int | 
 
 def _row(raw: dict[str, Any]) -> dict[str, Any]:
     tag = str(raw.get("tag_name") or "")
-    return {"tag": tag, "name": raw.get("name") or tag, "published_at": raw.get("published_at") or raw.get("created_at"),
-            "author": (raw.get("author") or {}).get("login"), "body": raw.get("body") or "", "url": raw.get("html_url")}
+    return {
+        "tag": tag,
+        "name": raw.get("name") or tag,
+        "published_at": raw.get("published_at") or raw.get("created_at"),
+        "author": (raw.get("author") or {}).get("login"),
+        "body": raw.get("body") or "",
+        "url": raw.get("html_url"),
+    }

@@ -49,11 +49,18 @@ def issue_record(raw: Mapping[str, Any], duplicate_of: int | None = None) -> dic
     """An issue as the tools read it (issues.jsonl's fields) from GitHub's issue JSON."""
     user = raw.get("user") or {}
     return {
-        "id": raw["number"], "title": raw.get("title") or "", "body": raw.get("body") or "",
-        "state": raw.get("state") or "open", "author": user.get("login"), "created_at": raw.get("created_at"),
-        "closed_at": raw.get("closed_at"), "duplicate_of": duplicate_of,
+        "id": raw["number"],
+        "title": raw.get("title") or "",
+        "body": raw.get("body") or "",
+        "state": raw.get("state") or "open",
+        "author": user.get("login"),
+        "created_at": raw.get("created_at"),
+        "closed_at": raw.get("closed_at"),
+        "duplicate_of": duplicate_of,
         "labels": [label["name"] if isinstance(label, dict) else str(label) for label in raw.get("labels") or []],
-        "url": raw.get("html_url"), "gh_id": raw.get("id"), "state_reason": raw.get("state_reason"),
+        "url": raw.get("html_url"),
+        "gh_id": raw.get("id"),
+        "state_reason": raw.get("state_reason"),
         **({"merged_at": raw["pull_request"].get("merged_at")} if isinstance(raw.get("pull_request"), dict) else {}),
     }
 
@@ -113,23 +120,34 @@ class Store:
         self.touched.add(number)
         kept = json.loads(row[0]).get("duplicate_of") if row and raw.get("state_reason") == "duplicate" else None
         record = issue_record(raw, kept)
-        self.conn.execute("INSERT OR REPLACE INTO issues(number, gh_id, is_pr, updated_at, record) VALUES (?, ?, ?, ?, ?)",
-                          (number, raw.get("id"), 1 if raw.get("pull_request") else 0, raw.get("updated_at"),
-                           json.dumps(record, separators=(",", ":"))))
+        self.conn.execute(
+            "INSERT OR REPLACE INTO issues(number, gh_id, is_pr, updated_at, record) VALUES (?, ?, ?, ?, ?)",
+            (
+                number,
+                raw.get("id"),
+                1 if raw.get("pull_request") else 0,
+                raw.get("updated_at"),
+                json.dumps(record, separators=(",", ":")),
+            ),
+        )
 
     def set_duplicate_of(self, number: int, original: int) -> None:
         self.touched.add(number)
         row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
         if row:
             record = {**json.loads(row[0]), "duplicate_of": original}
-            self.conn.execute("UPDATE issues SET record = ? WHERE number = ?", (json.dumps(record, separators=(",", ":")), number))
+            self.conn.execute(
+                "UPDATE issues SET record = ? WHERE number = ?", (json.dumps(record, separators=(",", ":")), number)
+            )
 
     def set_issue_labels(self, number: int, names: list[str]) -> None:
         self.touched.add(number)
         row = self.conn.execute("SELECT record FROM issues WHERE number = ?", (number,)).fetchone()
         if row:
             record = {**json.loads(row[0]), "labels": names}
-            self.conn.execute("UPDATE issues SET record = ? WHERE number = ?", (json.dumps(record, separators=(",", ":")), number))
+            self.conn.execute(
+                "UPDATE issues SET record = ? WHERE number = ?", (json.dumps(record, separators=(",", ":")), number)
+            )
 
     def delete_issue(self, number: int) -> None:
         """A deleted or transferred issue: gone, with its comments."""
@@ -156,9 +174,16 @@ class Store:
         self.touched.add(number)
         user = raw.get("user") or {}
         record = {"author": user.get("login"), "body": raw.get("body") or "", "created_at": raw.get("created_at")}
-        self.conn.execute("INSERT OR REPLACE INTO comments(id, issue_number, created_at, record, updated_at) VALUES (?, ?, ?, ?, ?)",
-                          (int(raw["id"]), number, raw.get("created_at"), json.dumps(record, separators=(",", ":")),
-                           raw.get("updated_at") or raw.get("created_at")))
+        self.conn.execute(
+            "INSERT OR REPLACE INTO comments(id, issue_number, created_at, record, updated_at) VALUES (?, ?, ?, ?, ?)",
+            (
+                int(raw["id"]),
+                number,
+                raw.get("created_at"),
+                json.dumps(record, separators=(",", ":")),
+                raw.get("updated_at") or raw.get("created_at"),
+            ),
+        )
 
     def delete_comment(self, comment_id: int) -> None:
         row = self.conn.execute("SELECT issue_number FROM comments WHERE id = ?", (comment_id,)).fetchone()
@@ -184,10 +209,14 @@ class Store:
     def counts(self) -> dict[str, int]:
         def one(sql: str) -> int:
             return int(self.conn.execute(sql).fetchone()[0])
-        return {"issues": one("SELECT COUNT(*) FROM issues WHERE is_pr = 0"),
-                "pull_requests": one("SELECT COUNT(*) FROM issues WHERE is_pr = 1"),
-                "comments": one("SELECT COUNT(*) FROM comments"), "labels": one("SELECT COUNT(*) FROM labels"),
-                "open": one("SELECT COUNT(*) FROM issues WHERE json_extract(record, '$.state') = 'open'")}
+
+        return {
+            "issues": one("SELECT COUNT(*) FROM issues WHERE is_pr = 0"),
+            "pull_requests": one("SELECT COUNT(*) FROM issues WHERE is_pr = 1"),
+            "comments": one("SELECT COUNT(*) FROM comments"),
+            "labels": one("SELECT COUNT(*) FROM labels"),
+            "open": one("SELECT COUNT(*) FROM issues WHERE json_extract(record, '$.state') = 'open'"),
+        }
 
     # -- docs, etags, cursor, meta -------------------------------------------------------------
     def docs(self) -> dict[str, tuple[str, str]]:
@@ -224,22 +253,38 @@ class Store:
         row = self.conn.execute("SELECT record FROM issues WHERE number = ? AND is_pr = 0", (number,)).fetchone()
         if row is None:
             return None
-        comments = [json.loads(c) for (c,) in self.conn.execute(
-            "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,))]
+        comments = [
+            json.loads(c)
+            for (c,) in self.conn.execute(
+                "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,)
+            )
+        ]
         return {**json.loads(row[0]), "comments": comments}
 
     def export_pulls(self) -> Path:
         """The pull requests the issue listing brought (title, description, author, merge date; the issues they
         close are read from "fixes #N" in the description) with the paths they changed (github_pull_files) as
         knowledge/pulls.jsonl, atomically (issue 27)."""
+
         def rows() -> Iterator[dict[str, Any]]:
-            for record, files in self.conn.execute("SELECT i.record, f.files FROM issues i LEFT JOIN pull_files f"
-                                                   " ON f.number = i.number WHERE i.is_pr = 1 ORDER BY i.number"):
+            for record, files in self.conn.execute(
+                "SELECT i.record, f.files FROM issues i LEFT JOIN pull_files f"
+                " ON f.number = i.number WHERE i.is_pr = 1 ORDER BY i.number"
+            ):
                 pr = json.loads(record)
                 state = "merged" if pr.get("merged_at") else pr.get("state") or "open"
-                yield {"number": pr["id"], "title": pr["title"], "body": pr["body"], "author": pr["author"], "state": state,
-                       "created_at": pr["created_at"], "merged_at": pr.get("merged_at"), "closes": [],
-                       "files": json.loads(files or "[]"), "url": pr["url"]}
+                yield {
+                    "number": pr["id"],
+                    "title": pr["title"],
+                    "body": pr["body"],
+                    "author": pr["author"],
+                    "state": state,
+                    "created_at": pr["created_at"],
+                    "merged_at": pr.get("merged_at"),
+                    "closes": [],
+                    "files": json.loads(files or "[]"),
+                    "url": pr["url"],
+                }
 
         write_jsonl(self.folder / PULLS, rows())
         return self.folder / PULLS
@@ -258,9 +303,15 @@ class Store:
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 reader = self.conn.cursor()
-                for number, record in reader.execute("SELECT number, record FROM issues WHERE is_pr = 0 ORDER BY number"):
-                    comments = [c for (c,) in self.conn.execute(
-                        "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,))]
+                for number, record in reader.execute(
+                    "SELECT number, record FROM issues WHERE is_pr = 0 ORDER BY number"
+                ):
+                    comments = [
+                        c
+                        for (c,) in self.conn.execute(
+                            "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,)
+                        )
+                    ]
                     out.write(record[:-1] + ',"comments":[' + ",".join(comments) + "]}\n")
             os.replace(tmp, target)
         except BaseException:

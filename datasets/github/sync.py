@@ -77,53 +77,107 @@ class SyncReport:
     reconciled: bool = False  # every issue number was checked against GitHub's listing
     dropped: int = 0  # issues GitHub no longer has here (deleted or transferred), dropped by the reconcile
     kept: bool = False  # a project folder is there to serve (something was synced, now or before)
-    github_open: int | None = None  # GitHub's open_issues_count (issues and pull requests), to compare with counts["open"]
+    github_open: int | None = (
+        None  # GitHub's open_issues_count (issues and pull requests), to compare with counts["open"]
+    )
 
 
-def sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[str] | None = None, wait: bool = True,
-         progress: Progress | None = None, sleep: Callable[[float], None] | None = None, build_index: bool = True,
-         reconcile: bool = False) -> SyncReport:
+def sync(
+    client: GitHub[Any],
+    gh: GitHubSettings,
+    folder: Path,
+    *,
+    docs: list[str] | None = None,
+    wait: bool = True,
+    progress: Progress | None = None,
+    sleep: Callable[[float], None] | None = None,
+    build_index: bool = True,
+    reconcile: bool = False,
+) -> SyncReport:
     """One incremental (or resumed, or first full) sync of `gh.repo` into `folder`, over one kept-open connection."""
     with kept_open(client):
-        return _sync(client, gh, folder, docs=docs, wait=wait, progress=progress, sleep=sleep, build_index=build_index,
-                     reconcile=reconcile)
+        return _sync(
+            client,
+            gh,
+            folder,
+            docs=docs,
+            wait=wait,
+            progress=progress,
+            sleep=sleep,
+            build_index=build_index,
+            reconcile=reconcile,
+        )
 
 
-def _sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[str] | None, wait: bool,
-          progress: Progress | None, sleep: Callable[[float], None] | None, build_index: bool, reconcile: bool) -> SyncReport:
+def _sync(
+    client: GitHub[Any],
+    gh: GitHubSettings,
+    folder: Path,
+    *,
+    docs: list[str] | None,
+    wait: bool,
+    progress: Progress | None,
+    sleep: Callable[[float], None] | None,
+    build_index: bool,
+    reconcile: bool,
+) -> SyncReport:
     progress = progress or Progress()
     store = Store(folder)
     fetch = Fetcher(client, store, gh.repo, progress, wait=wait, **({"sleep": sleep} if sleep else {}))
     report = SyncReport(gh.repo, str(folder))
     owner, name = gh.owner, gh.name
     store.put("docs_roots", list(docs or DEFAULT_DOCS))  # push webhooks re-read the same folders
-    first = store.get("watermark.issues") is None and store.get("cursor.issues") is None  # a full walk lists every number
+    first = (
+        store.get("watermark.issues") is None and store.get("cursor.issues") is None
+    )  # a full walk lists every number
     try:
         _labels(fetch, store, owner, name)
-        _walk(fetch, store, report, "issues",
-              lambda h: client.rest.issues.list_for_repo(owner, name, state="all", sort="updated", direction="desc",
-                                                         per_page=PER_PAGE, page=1, headers=h),
-              f"repos/{owner}/{name}/issues?state=all&sort=updated&direction=desc&per_page={PER_PAGE}",
-              store.put_issue)
-        _walk(fetch, store, report, "comments",
-              lambda h: client.rest.issues.list_comments_for_repo(owner, name, sort="updated", direction="desc",
-                                                                  per_page=PER_PAGE, page=1, headers=h),
-              f"repos/{owner}/{name}/issues/comments?sort=updated&direction=desc&per_page={PER_PAGE}",
-              store.put_comment)
+        _walk(
+            fetch,
+            store,
+            report,
+            "issues",
+            lambda h: client.rest.issues.list_for_repo(
+                owner, name, state="all", sort="updated", direction="desc", per_page=PER_PAGE, page=1, headers=h
+            ),
+            f"repos/{owner}/{name}/issues?state=all&sort=updated&direction=desc&per_page={PER_PAGE}",
+            store.put_issue,
+        )
+        _walk(
+            fetch,
+            store,
+            report,
+            "comments",
+            lambda h: client.rest.issues.list_comments_for_repo(
+                owner, name, sort="updated", direction="desc", per_page=PER_PAGE, page=1, headers=h
+            ),
+            f"repos/{owner}/{name}/issues/comments?sort=updated&direction=desc&per_page={PER_PAGE}",
+            store.put_comment,
+        )
         since = 0 if first else int(store.get("syncs_since_reconcile") or 0) + 1
         if reconcile or (not first and gh.reconcile_every > 0 and since >= gh.reconcile_every):
             report.dropped, report.reconciled, since = reconcile_numbers(fetch, store, owner, name), True, 0
         store.put("syncs_since_reconcile", since)  # a first sync's full walk lists every number anyway
-        report.docs_written, report.docs_removed = sync_docs(fetch, store, owner, name, list(docs or DEFAULT_DOCS), gh.web_url)
+        report.docs_written, report.docs_removed = sync_docs(
+            fetch, store, owner, name, list(docs or DEFAULT_DOCS), gh.web_url
+        )
         report.code_written, report.code_removed = sync_code(fetch, store, owner, name, gh.code_paths, gh.web_url)
         # after the docs and code: one request per pull request, the first to wait when the sync's share is spent
-        report.pull_files = _left_out(fetch, report, "pull request files", "grant it",
-                                      lambda: sync_pull_files(fetch, store, owner, name))
+        report.pull_files = _left_out(
+            fetch, report, "pull request files", "grant it", lambda: sync_pull_files(fetch, store, owner, name)
+        )
         if gh.releases:
             report.releases = sync_releases(fetch, store, owner, name)
-        if gh.discussions and store.get("has_discussions") is not False:  # a repository with them turned off costs nothing
-            report.discussions = _left_out(fetch, report, "discussions", "grant it, or set ATLAS_SYNC_DISCUSSIONS=off",
-                                           lambda: sync_discussions(fetch, store, owner, name))
+        if (
+            gh.discussions and store.get("has_discussions") is not False
+        ):  # a repository with them turned off costs nothing
+            report.discussions = _left_out(
+                fetch,
+                report,
+                "discussions",
+                "grant it, or set ATLAS_SYNC_DISCUSSIONS=off",
+                lambda: sync_discussions(fetch, store, owner, name),
+            )
         report.complete = True
     except GitHubFailure as exc:
         report.stopped = exc.message
@@ -137,7 +191,9 @@ def _sync(client: GitHub[Any], gh: GitHubSettings, folder: Path, *, docs: list[s
         report.counts = store.counts()
         report.github_open = store.get("open_issues_count")
         # a first sync that got nothing leaves nothing to serve (no empty project that looks synced)
-        report.kept = report.complete or any(report.counts.values()) or bool(store.docs()) or (folder / SOURCE).is_file()
+        report.kept = (
+            report.complete or any(report.counts.values()) or bool(store.docs()) or (folder / SOURCE).is_file()
+        )
         if report.kept:
             store.export()
             store.export_pulls()
@@ -156,7 +212,9 @@ def _left_out(fetch: Fetcher, report: SyncReport, what: str, hint: str, run: Cal
     except GitHubFailure as exc:
         if exc.kind not in ("permission", "invalid"):
             raise
-        report.skipped.append(f"{what} left out: {exc.message}; {hint}")  # the command prints it once, after the summary
+        report.skipped.append(
+            f"{what} left out: {exc.message}; {hint}"
+        )  # the command prints it once, after the summary
         log.info("sync of %s: %s", fetch.repo, report.skipped[-1])
         return None
 
@@ -169,9 +227,16 @@ def _labels(fetch: Fetcher, store: Store, owner: str, name: str) -> None:
     while True:
         key = url or f"repos/{owner}/{name}/labels?per_page={PER_PAGE}"
         doing = "list the labels of"
-        got = fetch.follow(url, doing=doing, needs=READ_ISSUES) if url else fetch.get(
-            key, lambda h: fetch.client.rest.issues.list_labels_for_repo(owner, name, per_page=PER_PAGE, headers=h),
-            doing=doing, needs=READ_ISSUES)
+        got = (
+            fetch.follow(url, doing=doing, needs=READ_ISSUES)
+            if url
+            else fetch.get(
+                key,
+                lambda h: fetch.client.rest.issues.list_labels_for_repo(owner, name, per_page=PER_PAGE, headers=h),
+                doing=doing,
+                needs=READ_ISSUES,
+            )
+        )
         if got.not_modified:
             names.extend(store.get(f"labels.page.{page}") or [])
             url = store.get(f"labels.page.{page}.next_url")
@@ -194,8 +259,15 @@ def _labels(fetch: Fetcher, store: Store, owner: str, name: str) -> None:
                 store.put_etag(key, etag)
 
 
-def _walk(fetch: Fetcher, store: Store, report: SyncReport, listing: str, first: Callable[[dict[str, str]], Any],
-          probe_key: str, put: Callable[[dict[str, Any]], None]) -> None:
+def _walk(
+    fetch: Fetcher,
+    store: Store,
+    report: SyncReport,
+    listing: str,
+    first: Callable[[dict[str, str]], Any],
+    probe_key: str,
+    put: Callable[[dict[str, Any]], None],
+) -> None:
     """Walk one listing to its end, then re-probe page 1 until it answers 304.
 
     Items changed while the walk was going (or while a killed sync was down) move to the top of the
@@ -223,8 +295,15 @@ def _walk(fetch: Fetcher, store: Store, report: SyncReport, listing: str, first:
     log.warning("the %s of %s kept changing during the sync; the next sync picks up the rest", listing, fetch.repo)
 
 
-def _probe(fetch: Fetcher, store: Store, report: SyncReport, listing: str, first: Callable[[dict[str, str]], Any],
-           probe_key: str, put: Callable[[dict[str, Any]], None]) -> dict[str, Any] | None:
+def _probe(
+    fetch: Fetcher,
+    store: Store,
+    report: SyncReport,
+    listing: str,
+    first: Callable[[dict[str, str]], Any],
+    probe_key: str,
+    put: Callable[[dict[str, Any]], None],
+) -> dict[str, Any] | None:
     """Page 1 without `since`, conditional on its ETag: None on 304, else the cursor for the pages after it."""
     probe = fetch.get(probe_key, first, doing=f"list the {listing} of", needs=READ_ISSUES)
     if probe.not_modified:
@@ -236,8 +315,13 @@ def _probe(fetch: Fetcher, store: Store, report: SyncReport, listing: str, first
     oldest = probe.data[-1]["updated_at"] if probe.data else None
     more = probe.next_url if probe.next_url and not (watermark and oldest and oldest < watermark) else None
     # GitHub's next URL for page 1 has no `since`: add the stored ISO string, exactly as GitHub documents it
-    cursor = {"since": watermark, "next": with_since(more, watermark) if more else None, "page": 1,
-              "newest": _newest(probe.data, watermark), "probe_etag": probe.etag}
+    cursor = {
+        "since": watermark,
+        "next": with_since(more, watermark) if more else None,
+        "page": 1,
+        "newest": _newest(probe.data, watermark),
+        "probe_etag": probe.etag,
+    }
     with store.batch():
         for item in probe.data:
             put(item)
@@ -247,14 +331,22 @@ def _probe(fetch: Fetcher, store: Store, report: SyncReport, listing: str, first
     return cursor
 
 
-def _follow(fetch: Fetcher, store: Store, report: SyncReport, listing: str, cursor: dict[str, Any],
-            put: Callable[[dict[str, Any]], None]) -> bool:
+def _follow(
+    fetch: Fetcher,
+    store: Store,
+    report: SyncReport,
+    listing: str,
+    cursor: dict[str, Any],
+    put: Callable[[dict[str, Any]], None],
+) -> bool:
     """The pages after the probe, each along the previous page's Link; the cursor commits with each page."""
     followed = False
     while cursor["next"]:
         got = fetch.follow(cursor["next"], doing=f"list the {listing} of", needs=READ_ISSUES)
         data = got.data or []
-        cursor.update(page=cursor["page"] + 1, newest=_newest(data, cursor["newest"]), next=got.next_url if data else None)
+        cursor.update(
+            page=cursor["page"] + 1, newest=_newest(data, cursor["newest"]), next=got.next_url if data else None
+        )
         with store.batch():
             for item in data:
                 put(item)

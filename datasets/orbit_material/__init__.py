@@ -30,8 +30,23 @@ from . import (
 )
 from .model import Spec
 
-_MODULES = (dst, reconnect, long_issue, oidc, lease, memory, k8s, payload, brokers, config_upgrade,
-            retries_workers, tooling, starters, wishlist, spam)
+_MODULES = (
+    dst,
+    reconnect,
+    long_issue,
+    oidc,
+    lease,
+    memory,
+    k8s,
+    payload,
+    brokers,
+    config_upgrade,
+    retries_workers,
+    tooling,
+    starters,
+    wishlist,
+    spam,
+)
 
 EXCERPTS: dict[str, Callable[[random.Random, list[str], bool], list[logs.Event]]] = {
     **logs.EXCERPTS,

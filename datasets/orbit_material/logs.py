@@ -36,34 +36,60 @@ def _reconnect(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event
     events: list[Event] = []
     t = 0.0
     for host in hosts:
-        events.append((t, "WARNING", "orbit.broker", "ORB-1402",
-                       f'BrokerConnectionLost error="ConnectionResetError: [Errno 104] Connection reset by peer" '
-                       f"reconnect_in={rng.uniform(0.5, 1.0) if jitter else 0.5:.2f}s attempt=1 worker={host}"))
+        events.append(
+            (
+                t,
+                "WARNING",
+                "orbit.broker",
+                "ORB-1402",
+                f'BrokerConnectionLost error="ConnectionResetError: [Errno 104] Connection reset by peer" '
+                f"reconnect_in={rng.uniform(0.5, 1.0) if jitter else 0.5:.2f}s attempt=1 worker={host}",
+            )
+        )
         t += rng.uniform(0.0005, 0.004)
     for attempt in range(2, 5):
         base = min((1.0 if jitter else 0.5) * 2 ** (attempt - 1), 30.0)
         t += base
         for host in hosts:
             delay = rng.uniform(base / 2, base) if jitter else base
-            events.append((t, "WARNING", "orbit.broker", "ORB-1402",
-                           f'BrokerConnectionLost error="TimeoutError: Timeout connecting to server" '
-                           f"reconnect_in={delay:.2f}s attempt={attempt} worker={host}"))
+            events.append(
+                (
+                    t,
+                    "WARNING",
+                    "orbit.broker",
+                    "ORB-1402",
+                    f'BrokerConnectionLost error="TimeoutError: Timeout connecting to server" '
+                    f"reconnect_in={delay:.2f}s attempt={attempt} worker={host}",
+                )
+            )
             t += rng.uniform(0.0002, 0.002)
     return events
 
 
 def _lease(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event]:
     jid = job_id(rng, True)
-    name = rng.choice(["reports.jobs.build_monthly", "media.jobs.transcode", "ml.jobs.score_batch", "etl.jobs.load_partition"])
+    name = rng.choice(
+        ["reports.jobs.build_monthly", "media.jobs.transcode", "ml.jobs.score_batch", "etl.jobs.load_partition"]
+    )
     age = rng.choice([61.2, 63.8, 75.0, 92.4, 118.7])
     first, second = hosts[0] + "/child-2", hosts[-1] + "/child-5"
     return [
         (0.0, "INFO", "orbit.worker", None, f"job started job_id={jid} job={name} attempt=1/3 worker={first}"),
-        (age, "WARNING", "orbit.worker", "ORB-1101",
-         f"LeaseExpired job_id={jid} job={name} attempt=1/3 lease_seconds=60 last_heartbeat_age={age}s worker={first}"),
+        (
+            age,
+            "WARNING",
+            "orbit.worker",
+            "ORB-1101",
+            f"LeaseExpired job_id={jid} job={name} attempt=1/3 lease_seconds=60 last_heartbeat_age={age}s worker={first}",
+        ),
         (age + 0.4, "INFO", "orbit.worker", None, f"job started job_id={jid} job={name} attempt=2/3 worker={second}"),
-        (age + rng.uniform(200, 900), "WARNING", "orbit.worker", "ORB-1102",
-         f"LeaseStolen job_id={jid} held_by={second} result=discarded"),
+        (
+            age + rng.uniform(200, 900),
+            "WARNING",
+            "orbit.worker",
+            "ORB-1102",
+            f"LeaseStolen job_id={jid} held_by={second} result=discarded",
+        ),
     ]
 
 
@@ -77,8 +103,15 @@ def _memory(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event]:
         t += rng.uniform(1800, 5400)
         events.append((t, "INFO", "orbit.worker", None, f"child stats child={child} rss_mb={rss} jobs_done={done}"))
     limit = (rss // 256 + 1) * 256 - 256 or 512
-    events.append((t + 60, "WARNING", "orbit.worker", "ORB-1701",
-                   f"WorkerMemoryLimit child={child} rss_mb={rss + 40} max_memory_mb={limit} jobs_done={done + 12}"))
+    events.append(
+        (
+            t + 60,
+            "WARNING",
+            "orbit.worker",
+            "ORB-1701",
+            f"WorkerMemoryLimit child={child} rss_mb={rss + 40} max_memory_mb={limit} jobs_done={done + 12}",
+        )
+    )
     return events
 
 
@@ -86,14 +119,34 @@ def _heartbeat(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event
     jid = job_id(rng, True)
     worker = f"{hosts[0]}/child-{rng.randint(1, 8)}"
     return [
-        (0.0, "WARNING", "orbit.worker", "ORB-1103",
-         f'HeartbeatFailed job_id={jid} error="TimeoutError: Redis operation timed out after 5.0s" lease_remaining=44.9s'),
-        (15.1, "WARNING", "orbit.worker", "ORB-1103",
-         f'HeartbeatFailed job_id={jid} error="TimeoutError: Redis operation timed out after 5.0s" lease_remaining=29.8s'),
-        (30.2, "WARNING", "orbit.worker", "ORB-1103",
-         f'HeartbeatFailed job_id={jid} error="ConnectionError: Error 111 connecting. Connection refused." lease_remaining=14.7s'),
-        (61.0, "WARNING", "orbit.worker", "ORB-1101",
-         f"LeaseExpired job_id={jid} job=sync.jobs.pull_orders attempt=1/3 lease_seconds=60 last_heartbeat_age=61.0s worker={worker}"),
+        (
+            0.0,
+            "WARNING",
+            "orbit.worker",
+            "ORB-1103",
+            f'HeartbeatFailed job_id={jid} error="TimeoutError: Redis operation timed out after 5.0s" lease_remaining=44.9s',
+        ),
+        (
+            15.1,
+            "WARNING",
+            "orbit.worker",
+            "ORB-1103",
+            f'HeartbeatFailed job_id={jid} error="TimeoutError: Redis operation timed out after 5.0s" lease_remaining=29.8s',
+        ),
+        (
+            30.2,
+            "WARNING",
+            "orbit.worker",
+            "ORB-1103",
+            f'HeartbeatFailed job_id={jid} error="ConnectionError: Error 111 connecting. Connection refused." lease_remaining=14.7s',
+        ),
+        (
+            61.0,
+            "WARNING",
+            "orbit.worker",
+            "ORB-1101",
+            f"LeaseExpired job_id={jid} job=sync.jobs.pull_orders attempt=1/3 lease_seconds=60 last_heartbeat_age=61.0s worker={worker}",
+        ),
     ]
 
 
@@ -103,8 +156,15 @@ def _pg_lock(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event]:
     for _ in range(rng.randint(5, 8)):
         t += rng.uniform(0.2, 9.0)
         op = rng.choice(["ack", "fetch", "ack", "heartbeat"])
-        events.append((t, "WARNING", "orbit.broker", "ORB-1403",
-                       f"PostgresLockTimeout op={op} job_id={job_id(rng, True)} waited=5.0s"))
+        events.append(
+            (
+                t,
+                "WARNING",
+                "orbit.broker",
+                "ORB-1403",
+                f"PostgresLockTimeout op={op} job_id={job_id(rng, True)} waited=5.0s",
+            )
+        )
     return events
 
 
@@ -113,12 +173,26 @@ def _retries(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event]:
     events: list[Event] = []
     t = 0.0
     for attempt in (1, 2, 3):
-        events.append((t, "WARNING", "orbit.worker", None,
-                       f'job failed job_id={jid} job=crm.jobs.push_contact attempt={attempt}/3 error="HTTPError: 429 Too Many Requests"'))
-        t += 2 ** attempt * rng.uniform(0.5, 1.0) + rng.uniform(0.05, 0.3)
-    events.append((t, "ERROR", "orbit.worker", "ORB-1201",
-                   f'RetriesExhausted job_id={jid} job=crm.jobs.push_contact attempts=3/3 '
-                   f'last_error="HTTPError: 429 Too Many Requests" queue=default.dead'))
+        events.append(
+            (
+                t,
+                "WARNING",
+                "orbit.worker",
+                None,
+                f'job failed job_id={jid} job=crm.jobs.push_contact attempt={attempt}/3 error="HTTPError: 429 Too Many Requests"',
+            )
+        )
+        t += 2**attempt * rng.uniform(0.5, 1.0) + rng.uniform(0.05, 0.3)
+    events.append(
+        (
+            t,
+            "ERROR",
+            "orbit.worker",
+            "ORB-1201",
+            f"RetriesExhausted job_id={jid} job=crm.jobs.push_contact attempts=3/3 "
+            f'last_error="HTTPError: 429 Too Many Requests" queue=default.dead',
+        )
+    )
     return events
 
 
@@ -127,8 +201,15 @@ def _clamped(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event]:
     t = 0.0
     for attempt in range(9, 13):
         t += rng.uniform(1, 40)
-        events.append((t, "WARNING", "orbit.worker", "ORB-1203",
-                       f"BackoffClamped job_id={job_id(rng, True)} attempt={attempt}/15 computed={2.0 * 2 ** (attempt - 1):.1f}s clamped_to=600.0s"))
+        events.append(
+            (
+                t,
+                "WARNING",
+                "orbit.worker",
+                "ORB-1203",
+                f"BackoffClamped job_id={job_id(rng, True)} attempt={attempt}/15 computed={2.0 * 2 ** (attempt - 1):.1f}s clamped_to=600.0s",
+            )
+        )
     return events
 
 
@@ -156,8 +237,11 @@ def render(events: list[Event], start: datetime, fmt: str) -> list[str]:
         moment = start + timedelta(seconds=offset)
         if fmt == "json":
             event, _, rest = message.partition(" ")
-            record: dict[str, str] = {"ts": moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z",
-                                      "level": level.lower(), "logger": logger}
+            record: dict[str, str] = {
+                "ts": moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z",
+                "level": level.lower(),
+                "logger": logger,
+            }
             if code:
                 record["code"] = code
             record["event"] = event

@@ -14,8 +14,14 @@ from .logs import Event, job_id, pod_names
 from .model import issue
 
 URL = "rediss://master.orbit-prod.x1k9qe.euw1.cache.amazonaws.com:6379/0"
-JOBS = ("billing.jobs.send_invoice", "billing.jobs.sync_usage", "ledger.jobs.post_entries",
-        "notify.jobs.send_email", "exports.jobs.build_csv", "billing.jobs.charge_card")
+JOBS = (
+    "billing.jobs.send_invoice",
+    "billing.jobs.sync_usage",
+    "ledger.jobs.post_entries",
+    "notify.jobs.send_email",
+    "exports.jobs.build_csv",
+    "billing.jobs.charge_card",
+)
 
 _CRASH = """child exited unexpectedly child={child} exitcode=1
 Traceback (most recent call last):
@@ -45,9 +51,16 @@ def storm_events(rng: random.Random, hosts: list[str], jitter: bool) -> list[Eve
     pods = pod_names(rng, 5)
     events: list[Event] = []
     for _ in range(6):
-        events.append((rng.uniform(0, 2.5), "INFO", "orbit.worker", None,
-                       f"job succeeded job_id={job_id(rng, True)} job={rng.choice(JOBS)} duration={rng.uniform(0.05, 4):.2f}s "
-                       f"worker={rng.choice(pods)}/child-{rng.randint(1, 6)}"))
+        events.append(
+            (
+                rng.uniform(0, 2.5),
+                "INFO",
+                "orbit.worker",
+                None,
+                f"job succeeded job_id={job_id(rng, True)} job={rng.choice(JOBS)} duration={rng.uniform(0.05, 4):.2f}s "
+                f"worker={rng.choice(pods)}/child-{rng.randint(1, 6)}",
+            )
+        )
     attempt = dict.fromkeys(pods, 1)
     due = dict.fromkeys(pods, 3.0)
     leased: list[tuple[str, str, float]] = []
@@ -63,45 +76,92 @@ def storm_events(rng: random.Random, hosts: list[str], jitter: bool) -> list[Eve
                 error = None
             else:
                 roll = rng.random()
-                error = ("TimeoutError: Timeout connecting to server" if roll < 0.62
-                         else "ConnectionError: max number of clients reached" if roll < 0.82
-                         else "ConnectionResetError: [Errno 104] Connection reset by peer" if roll < 0.9
-                         else None)
+                error = (
+                    "TimeoutError: Timeout connecting to server"
+                    if roll < 0.62
+                    else "ConnectionError: max number of clients reached"
+                    if roll < 0.82
+                    else "ConnectionResetError: [Errno 104] Connection reset by peer"
+                    if roll < 0.9
+                    else None
+                )
             if error is None:
-                events.append((at, "INFO", "orbit.broker", None,
-                               f"connected url={URL} server=redis 7.1.0 role=master attempt={attempt[pod]} worker={pod}"))
+                events.append(
+                    (
+                        at,
+                        "INFO",
+                        "orbit.broker",
+                        None,
+                        f"connected url={URL} server=redis 7.1.0 role=master attempt={attempt[pod]} worker={pod}",
+                    )
+                )
                 attempt[pod] = 1
                 due[pod] = now + (rng.uniform(2.0, 9.0) if now <= t_end - 60 else t_end + 999)
                 if due[pod] < t_end:
-                    events.append((due[pod] - 0.001, "WARNING", "orbit.broker", "ORB-1402",
-                                   f'BrokerConnectionLost error="TimeoutError: Timeout reading from socket" '
-                                   f"reconnect_in=0.50s attempt=1 worker={pod}"))
+                    events.append(
+                        (
+                            due[pod] - 0.001,
+                            "WARNING",
+                            "orbit.broker",
+                            "ORB-1402",
+                            f'BrokerConnectionLost error="TimeoutError: Timeout reading from socket" '
+                            f"reconnect_in=0.50s attempt=1 worker={pod}",
+                        )
+                    )
                     due[pod] += 0.5
                     attempt[pod] = 2
                 continue
             delay = min(0.5 * 2 ** (attempt[pod] - 1), 30.0)
-            events.append((at, "WARNING", "orbit.broker", "ORB-1402",
-                           f'BrokerConnectionLost error="{error}" reconnect_in={delay:.2f}s attempt={attempt[pod]} worker={pod}'))
+            events.append(
+                (
+                    at,
+                    "WARNING",
+                    "orbit.broker",
+                    "ORB-1402",
+                    f'BrokerConnectionLost error="{error}" reconnect_in={delay:.2f}s attempt={attempt[pod]} worker={pod}',
+                )
+            )
             attempt[pod] += 1
             due[pod] = now + delay
         if rng.random() < 0.12:
             pod = rng.choice(pods)
             jid = job_id(rng, True)
             remaining = rng.uniform(2, 45)
-            events.append((now + rng.uniform(0.1, 4), "WARNING", "orbit.worker", "ORB-1103",
-                           f'HeartbeatFailed job_id={jid} error="TimeoutError: Redis operation timed out after 5.0s" '
-                           f"lease_remaining={remaining:.1f}s"))
+            events.append(
+                (
+                    now + rng.uniform(0.1, 4),
+                    "WARNING",
+                    "orbit.worker",
+                    "ORB-1103",
+                    f'HeartbeatFailed job_id={jid} error="TimeoutError: Redis operation timed out after 5.0s" '
+                    f"lease_remaining={remaining:.1f}s",
+                )
+            )
             leased.append((jid, f"{pod}/child-{rng.randint(1, 6)}", now + remaining + 15))
         for jid, child, expiry in [entry for entry in leased if entry[2] < now]:
             leased.remove((jid, child, expiry))
             age = rng.uniform(60.2, 95)
-            events.append((expiry, "WARNING", "orbit.worker", "ORB-1101",
-                           f"LeaseExpired job_id={jid} job={rng.choice(JOBS)} attempt=1/4 lease_seconds=60 "
-                           f"last_heartbeat_age={age:.1f}s worker={child}"))
+            events.append(
+                (
+                    expiry,
+                    "WARNING",
+                    "orbit.worker",
+                    "ORB-1101",
+                    f"LeaseExpired job_id={jid} job={rng.choice(JOBS)} attempt=1/4 lease_seconds=60 "
+                    f"last_heartbeat_age={age:.1f}s worker={child}",
+                )
+            )
             if rng.random() < 0.5:
                 other = f"{rng.choice(pods)}/child-{rng.randint(1, 6)}"
-                events.append((expiry + rng.uniform(20, 200), "WARNING", "orbit.worker", "ORB-1102",
-                               f"LeaseStolen job_id={jid} held_by={other} result=discarded"))
+                events.append(
+                    (
+                        expiry + rng.uniform(20, 200),
+                        "WARNING",
+                        "orbit.worker",
+                        "ORB-1102",
+                        f"LeaseStolen job_id={jid} held_by={other} result=discarded",
+                    )
+                )
         if not crashed and now > 400:
             crashed = True
             child = f"{rng.choice(pods)}/child-{rng.randint(1, 6)}"
@@ -110,12 +170,26 @@ def storm_events(rng: random.Random, hosts: list[str], jitter: bool) -> list[Eve
         if misfires < 2 and now > 140 + misfires * 700:
             misfires += 1
             due_at = "02:15:00" if misfires == 1 else "02:27:00"
-            events.append((now + 0.3, "WARNING", "orbit.scheduler", "ORB-1301",
-                           f"ScheduleMisfire schedule=billing.jobs.sync_usage due=2025-10-20T{due_at}+00:00 "
-                           f"late_by={rng.uniform(61, 140):.1f}s"))
+            events.append(
+                (
+                    now + 0.3,
+                    "WARNING",
+                    "orbit.scheduler",
+                    "ORB-1301",
+                    f"ScheduleMisfire schedule=billing.jobs.sync_usage due=2025-10-20T{due_at}+00:00 "
+                    f"late_by={rng.uniform(61, 140):.1f}s",
+                )
+            )
     for pod in pods:
-        events.append((t_end + rng.uniform(1, 4), "INFO", "orbit.worker", None,
-                       f"resumed fetching queues=default,emails,ledger worker={pod}"))
+        events.append(
+            (
+                t_end + rng.uniform(1, 4),
+                "INFO",
+                "orbit.worker",
+                None,
+                f"resumed fetching queues=default,emails,ledger worker={pod}",
+            )
+        )
     return events
 
 
@@ -126,25 +200,49 @@ def staging_events(rng: random.Random, hosts: list[str], jitter: bool) -> list[E
     for pod in pods:
         t = rng.uniform(0, 0.01)
         delay = rng.uniform(0.5, 1.0)
-        events.append((t, "WARNING", "orbit.broker", "ORB-1402",
-                       f'BrokerConnectionLost error="ConnectionResetError: [Errno 104] Connection reset by peer" '
-                       f"reconnect_in={delay:.2f}s attempt=1 worker={pod}"))
+        events.append(
+            (
+                t,
+                "WARNING",
+                "orbit.broker",
+                "ORB-1402",
+                f'BrokerConnectionLost error="ConnectionResetError: [Errno 104] Connection reset by peer" '
+                f"reconnect_in={delay:.2f}s attempt=1 worker={pod}",
+            )
+        )
         t += delay
         if rng.random() < 0.4:
             second = rng.uniform(1.0, 2.0)
-            events.append((t, "WARNING", "orbit.broker", "ORB-1402",
-                           f'BrokerConnectionLost error="ReadOnlyError: You can\'t write against a read only replica." '
-                           f"reconnect_in={second:.2f}s attempt=2 worker={pod}"))
+            events.append(
+                (
+                    t,
+                    "WARNING",
+                    "orbit.broker",
+                    "ORB-1402",
+                    f'BrokerConnectionLost error="ReadOnlyError: You can\'t write against a read only replica." '
+                    f"reconnect_in={second:.2f}s attempt=2 worker={pod}",
+                )
+            )
             t += second
-        events.append((t, "INFO", "orbit.broker", None,
-                       f"connected url=rediss://master.orbit-stg.k3v0aa.euw1.cache.amazonaws.com:6379/0 "
-                       f"server=redis 7.1.0 role=master worker={pod}"))
+        events.append(
+            (
+                t,
+                "INFO",
+                "orbit.broker",
+                None,
+                f"connected url=rediss://master.orbit-stg.k3v0aa.euw1.cache.amazonaws.com:6379/0 "
+                f"server=redis 7.1.0 role=master worker={pod}",
+            )
+        )
     return events
 
 
 SPECS = [
-    issue("rs-long", "bug",
-          "3.1.0: 18-minute reconnect storm after ElastiCache failover, leases expired, jobs ran twice (full logs)", """
+    issue(
+        "rs-long",
+        "bug",
+        "3.1.0: 18-minute reconnect storm after ElastiCache failover, leases expired, jobs ran twice (full logs)",
+        """
         ## Summary
 
         On Monday 2025-10-20 at 02:13 UTC our ElastiCache replication group (cluster mode off, one primary, two
@@ -211,9 +309,17 @@ SPECS = [
         ```
 
         Happy to provide the other 43 pods or the CloudWatch graphs if useful.
-        """, comp="redis-broker", version="3.1.0", story="reconnect-storm", state="open",
-          when=("2025-10-20T09:20", "2025-10-20T11:40"), labels=("confirmed",), comments=[
-            ("m", """
+        """,
+        comp="redis-broker",
+        version="3.1.0",
+        story="reconnect-storm",
+        state="open",
+        when=("2025-10-20T09:20", "2025-10-20T11:40"),
+        labels=("confirmed",),
+        comments=[
+            (
+                "m",
+                """
              Thank you for the complete log, it's the clearest picture of this bug we have. What you're seeing
              is #[rs-lockstep]. In 3.1.0 the reconnect loop only applies jitter when
              `reconnect_min_seconds >= 1`; with the default 0.5 the delays are identical on every process,
@@ -224,23 +330,35 @@ SPECS = [
              The ReadOnlyError lines in the first seconds are expected with ElastiCache and harmless.
 
              Workaround until 3.1.1: `reconnect_min_seconds = 1` under `[broker]`, or
-             `ORBIT_BROKER_RECONNECT_MIN_SECONDS=1` in the pod spec."""),
-            ("r", """
+             `ORBIT_BROKER_RECONNECT_MIN_SECONDS=1` in the pod spec.""",
+            ),
+            (
+                "r",
+                """
              Rolled out `ORBIT_BROKER_RECONNECT_MIN_SECONDS=1` to all deployments and triggered a failover in
              staging (same topology, 8 pods). Delays are spread now and everything reconnected within four
              seconds:
 
              ```log
              {{logs:staging@2025-10-20T15:02:11}}
-             ```""", "2025-10-20T15:20"),
-            ("m2", """
+             ```""",
+                "2025-10-20T15:20",
+            ),
+            (
+                "m2",
+                """
              One more thing from the config: with `concurrency = 6`, each child process only ever uses one
              or two broker connections, so `pool_size = 10` per process mostly adds headroom you don't need
              during a storm. `pool_size = 4` would have kept you well under maxclients even in this incident.
-             Not required once jitter works again, just a cheap safety margin."""),
+             Not required once jitter works again, just a cheap safety margin.""",
+            ),
             ("u", "Same pattern on Azure Cache for Redis last week, 3.1.0. The workaround fixed it for us too."),
-            ("m", """
+            (
+                "m",
+                """
              The fix is merged and will be in 3.1.1. I'm leaving this issue open until the release so people
-             searching for the symptoms land here."""),
-        ]),
+             searching for the symptoms land here.""",
+            ),
+        ],
+    ),
 ]

@@ -64,4 +64,3 @@ PLATFORMS: tuple[str, ...] = (
     "Docker Compose on a single Hetzner box",
     "Windows 11 (dev laptop)",
 )
-

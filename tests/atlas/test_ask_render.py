@@ -7,8 +7,17 @@ from workers.runs.state import PendingCall, RunState, StepRecord, Usage
 
 
 def test_a_finished_run_shows_answer_sources_and_footer() -> None:
-    run = RunState(question="q", status="partial", answer="Half of it.", stop_reason="max_steps", partial=True,
-                   sources=["error-codes", "#12"], steps=[StepRecord(index=1)], usage=Usage(input_tokens=1200, output_tokens=34), cost_usd=0.00014)
+    run = RunState(
+        question="q",
+        status="partial",
+        answer="Half of it.",
+        stop_reason="max_steps",
+        partial=True,
+        sources=["error-codes", "#12"],
+        steps=[StepRecord(index=1)],
+        usage=Usage(input_tokens=1200, output_tokens=34),
+        cost_usd=0.00014,
+    )
     text = render(run)
     assert text.startswith("Half of it.")
     assert "Sources: error-codes, #12" in text
@@ -19,8 +28,19 @@ def test_a_finished_run_shows_answer_sources_and_footer() -> None:
 
 
 def test_a_paused_run_lists_the_actions_waiting_for_approval() -> None:
-    run = RunState(question="label it", status="awaiting_approval",
-                   pending=[PendingCall(pending_id="p1", call_id="c1", name="add_labels", arguments='{"issue_id": 3, "labels": ["needs-repro"]}', step=1)])
+    run = RunState(
+        question="label it",
+        status="awaiting_approval",
+        pending=[
+            PendingCall(
+                pending_id="p1",
+                call_id="c1",
+                name="add_labels",
+                arguments='{"issue_id": 3, "labels": ["needs-repro"]}',
+                step=1,
+            )
+        ],
+    )
     text = render(run)
     assert "1 action(s)" in text and 'add_labels({"issue_id": 3, "labels": ["needs-repro"]})' in text
     assert "(no answer)" not in text

@@ -56,6 +56,7 @@ def _eventually(check: Callable[[], bool], seconds: float = 10.0) -> bool:
 
 def _call_all(script: BatchedScript, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
     """Every call from its own thread at once; each call's reply, or the exception it raised."""
+
     def one(keys: list[str], args: list[Any]) -> Any:
         try:
             return script(keys, args)
@@ -76,7 +77,9 @@ def test_callers_that_arrive_together_share_a_round_trip_and_each_gets_its_own_r
 
 
 def test_a_script_error_reaches_only_its_own_caller(redis_conn: redis.Redis) -> None:
-    script = BatchedScript(redis_conn, "if ARGV[1] == 'bad' then return redis.error_reply('refused') end return ARGV[1]", wait_seconds=10)
+    script = BatchedScript(
+        redis_conn, "if ARGV[1] == 'bad' then return redis.error_reply('refused') end return ARGV[1]", wait_seconds=10
+    )
     _held_first_trip(script, 4)
     replies = _call_all(script, [([], ["a"]), ([], ["b"]), ([], ["bad"]), ([], ["c"])])
     assert replies[0] == b"a" and replies[1] == b"b" and replies[3] == b"c"
@@ -94,7 +97,9 @@ def test_a_flushed_script_cache_is_loaded_again_for_a_shared_round_trip(redis_co
 
 
 def test_an_unreachable_redis_fails_every_waiting_caller_with_a_redis_error() -> None:
-    conn = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.5, socket_timeout=0.5)  # nothing listens on port 1
+    conn = redis.Redis(
+        host="127.0.0.1", port=1, socket_connect_timeout=0.5, socket_timeout=0.5
+    )  # nothing listens on port 1
     script = BatchedScript(conn, INCR, wait_seconds=10)
     sizes = _held_first_trip(script, CALLERS)
     replies = _call_all(script, [([f"k{i}"], []) for i in range(CALLERS)])
@@ -131,7 +136,9 @@ def test_concurrent_intakes_record_each_question_once(redis_conn: redis.Redis) -
 
     def deliver(ts: str, event_id: str) -> str:
         run_id = f"{int(float(ts)):016x}"
-        run = NewRun(f"question {ts}", Origin(kind="slack", user="U1", channel="C1", thread_ts=ts, message_ts=ts, team="T1"))
+        run = NewRun(
+            f"question {ts}", Origin(kind="slack", user="U1", channel="C1", thread_ts=ts, message_ts=ts, team="T1")
+        )
         return intake.take(message_claim("T1", "C1", ts, event_id), run, f"atlas:thread:T1:C1:{ts}", run_id)
 
     with ThreadPoolExecutor(CALLERS * 3) as pool:
@@ -143,4 +150,6 @@ def test_concurrent_intakes_record_each_question_once(redis_conn: redis.Redis) -
     queued = redis_conn.lrange("rq:queue:atlas-batch", 0, -1)
     assert len(queued) == len(set(queued)) == CALLERS
     store = RunStore(redis_conn)
-    assert sorted(store.load(f"{int(float(ts)):016x}").question for ts, _ in messages) == sorted(f"question {ts}" for ts, _ in messages)
+    assert sorted(store.load(f"{int(float(ts)):016x}").question for ts, _ in messages) == sorted(
+        f"question {ts}" for ts, _ in messages
+    )

@@ -10,7 +10,9 @@ from tests.support.paths import REPO
 
 
 def test_python_dash_m_atlas_cli_is_the_atlas_command() -> None:
-    done = subprocess.run([sys.executable, "-m", "atlas.cli", "--help"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas.cli", "--help"], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert "usage: atlas" in done.stdout and "worker" in done.stdout
 

@@ -38,8 +38,9 @@ def test_dataset_build_never_writes_the_users_data(project: Path, capsys: pytest
     assert "was not touched" in capsys.readouterr().out
 
 
-def test_dataset_index_rebuilds_a_projects_index_from_its_own_issues(project: Path, tmp_path: Path,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_dataset_index_rebuilds_a_projects_index_from_its_own_issues(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = _source(project)
     files = sorted(p.relative_to(project) for p in project.rglob("*"))
     assert cli.main(["dataset", "index"]) == 0
@@ -55,15 +56,18 @@ def test_dataset_index_rebuilds_a_projects_index_from_its_own_issues(project: Pa
     assert not generate.DATA_DIR.exists()  # indexing a project never generates the demo
 
 
-def test_dataset_index_without_an_issues_file_is_one_clear_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_dataset_index_without_an_issues_file_is_one_clear_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("ATLAS_DATA", str(tmp_path / "empty"))
     assert cli.main(["dataset", "index"]) == 2
     assert "no issues file" in capsys.readouterr().err
 
 
-needs_model = pytest.mark.skipif(__import__("tools.docsearch.minilm", fromlist=["model_dir"]).model_dir() is None,
-                                 reason="the embedding model's package is not installed (make setup)")
+needs_model = pytest.mark.skipif(
+    __import__("tools.docsearch.minilm", fromlist=["model_dir"]).model_dir() is None,
+    reason="the embedding model's package is not installed (make setup)",
+)
 
 
 def _kept_and_wanted(data: Path, home: Path) -> tuple[int, int]:
@@ -77,7 +81,9 @@ def _kept_and_wanted(data: Path, home: Path) -> tuple[int, int]:
 
     store = derived.root(data, home) / "issues" / derived.DOCS_VECTORS
     kept = sqlite3.connect(store).execute("SELECT count(*) FROM vectors").fetchone()[0] if store.is_file() else 0
-    vectors = DocsIndex(load_pages(data / "docs"), thread_texts(data / "issues" / "issues.jsonl"), semantic=True).vectors
+    vectors = DocsIndex(
+        load_pages(data / "docs"), thread_texts(data / "issues" / "issues.jsonl"), semantic=True
+    ).vectors
     assert vectors is not None
     model = encoder()
     assert model is not None
@@ -86,8 +92,9 @@ def _kept_and_wanted(data: Path, home: Path) -> tuple[int, int]:
 
 
 @needs_model
-def test_dataset_index_embeds_the_docs_and_keeps_the_vectors(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_dataset_index_embeds_the_docs_and_keeps_the_vectors(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("ATLAS_SEMANTIC", "on")
     assert cli.main(["dataset", "index"]) == 0
     kept, wanted = _kept_and_wanted(project, tmp_path / "home")
@@ -104,18 +111,38 @@ def test_a_one_shot_tool_call_answers_by_words_and_leaves_the_embedding_to_a_wor
     import sys
 
     data = make_dataset(tmp_path / "data")
-    env = {**os.environ, "ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data), "ATLAS_SEMANTIC": "on",
-           "REDIS_URL": "redis://127.0.0.1:9/0"}
-    done = subprocess.run([sys.executable, "-m", "atlas.cli.main", "tool", "search_docs", '{"query": "retry backoff", "k": 2}'],
-                          env=env, capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "ATLAS_HOME": str(tmp_path / "home"),
+        "ATLAS_DATA": str(data),
+        "ATLAS_SEMANTIC": "on",
+        "REDIS_URL": "redis://127.0.0.1:9/0",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas.cli.main", "tool", "search_docs", '{"query": "retry backoff", "k": 2}'],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0 and "retries-and-backoff" in done.stdout, done.stderr
     assert "docs search ranked by words" in done.stderr and "atlas dataset index" in done.stderr
     kept, wanted = _kept_and_wanted(data, tmp_path / "home")
     assert kept < wanted and wanted > 12
-    indexed = subprocess.run([sys.executable, "-m", "atlas.cli.main", "dataset", "index"], env=env, capture_output=True,
-                             text=True, timeout=300)
+    indexed = subprocess.run(
+        [sys.executable, "-m", "atlas.cli.main", "dataset", "index"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert indexed.returncode == 0, indexed.stderr
     assert _kept_and_wanted(data, tmp_path / "home")[0] == wanted
-    again = subprocess.run([sys.executable, "-m", "atlas.cli.main", "tool", "search_docs",
-                            '{"query": "retry backoff", "k": 2}'], env=env, capture_output=True, text=True, timeout=120)
+    again = subprocess.run(
+        [sys.executable, "-m", "atlas.cli.main", "tool", "search_docs", '{"query": "retry backoff", "k": 2}'],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert again.returncode == 0 and "retries-and-backoff" in again.stdout and "ranked by words" not in again.stderr

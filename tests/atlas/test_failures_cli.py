@@ -46,19 +46,33 @@ def test_tool_exits_zero_on_a_result_and_one_on_an_error_result(tmp_path: Path, 
     env = {"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data)}
     ok = atlas_command("tool", "calculate", '{"expression": "6*7"}', env=env)
     assert ok.returncode == 0 and ok.stdout.strip() == "6*7 = 42"
-    for args in (("get_issue", '{"issue_id": 99999, "include": []}'), ("get_issue", '{"issue_id": true, "include": []}'),
-                 ("nope", "{}"), ("get_issue", '{"issue_id": 99999999999999999999, "include": []}')):
+    for args in (
+        ("get_issue", '{"issue_id": 99999, "include": []}'),
+        ("get_issue", '{"issue_id": true, "include": []}'),
+        ("nope", "{}"),
+        ("get_issue", '{"issue_id": 99999999999999999999, "include": []}'),
+    ):
         bad = atlas_command("tool", *args, env=env)
-        assert bad.returncode == 1 and bad.stdout.startswith("Error: ") and "Traceback" not in bad.stdout + bad.stderr, args
+        assert (
+            bad.returncode == 1 and bad.stdout.startswith("Error: ") and "Traceback" not in bad.stdout + bad.stderr
+        ), args
 
 
-@pytest.mark.parametrize(("spoil", "says"), [
-    (_duplicate_id, "issues.jsonl:10: issue id 1 is already used on line 1"),  # the fixture has 9 issues
-    (_non_utf8_doc, "broken.md: not UTF-8 text"),
-])
+@pytest.mark.parametrize(
+    ("spoil", "says"),
+    [
+        (_duplicate_id, "issues.jsonl:10: issue id 1 is already used on line 1"),  # the fixture has 9 issues
+        (_non_utf8_doc, "broken.md: not UTF-8 text"),
+    ],
+)
 def test_tool_names_the_file_and_the_problem_of_bad_data(tmp_path: Path, data: Path, spoil, says: str) -> None:  # noqa: ANN001
     spoil(data)
-    done = atlas_command("tool", "get_issue", '{"issue_id": 1, "include": []}', env={"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data)})
+    done = atlas_command(
+        "tool",
+        "get_issue",
+        '{"issue_id": 1, "include": []}',
+        env={"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data)},
+    )
     assert done.returncode == 2
     line = _one_line(done.stderr)
     assert line.startswith("atlas tool: ") and says in line
@@ -67,7 +81,9 @@ def test_tool_names_the_file_and_the_problem_of_bad_data(tmp_path: Path, data: P
 # -- atlas ask ----------------------------------------------------------------------------------
 
 
-def test_ask_on_bad_data_says_why_at_once_and_starts_no_worker(tmp_path: Path, data: Path, redis_url: str, redis_conn) -> None:  # noqa: ANN001
+def test_ask_on_bad_data_says_why_at_once_and_starts_no_worker(
+    tmp_path: Path, data: Path, redis_url: str, redis_conn
+) -> None:  # noqa: ANN001
     _duplicate_id(data)
     env = {"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data), "REDIS_URL": redis_url}
     done = atlas_command("ask", "What does ORB-1202 mean?", env=env, timeout=60)
@@ -77,10 +93,14 @@ def test_ask_on_bad_data_says_why_at_once_and_starts_no_worker(tmp_path: Path, d
 
 
 def test_ask_notices_that_the_worker_it_started_died_and_says_why(tmp_path: Path, data: Path, redis_url: str) -> None:
-    env = {"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data), "REDIS_URL": redis_url,
-           # the repository first: the fault module imports workers.process.runtime before `-m` adds the cwd
-           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "faults")]),
-           "ATLAS_FAULT_WORKER_START": "the worker could not start"}
+    env = {
+        "ATLAS_HOME": str(tmp_path / "home"),
+        "ATLAS_DATA": str(data),
+        "REDIS_URL": redis_url,
+        # the repository first: the fault module imports workers.process.runtime before `-m` adds the cwd
+        "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests" / "faults")]),
+        "ATLAS_FAULT_WORKER_START": "the worker could not start",
+    }
     # --timeout 300 as a user has it: a subprocess deadline far below it proves ask did not wait it out
     done = atlas_command("ask", "--timeout", "300", "What does ORB-1202 mean?", env=env, timeout=90)
     assert done.returncode == 1
@@ -101,12 +121,19 @@ def test_an_atlas_home_that_is_a_file_is_one_line(tmp_path: Path, data: Path, co
 
 
 @pytest.mark.parametrize("command", [("ask", "hello?"), ("audit",), ("audit", "--json")])
-def test_redis_unreachable_is_one_line_without_the_password(tmp_path: Path, data: Path, command: tuple[str, ...]) -> None:
+def test_redis_unreachable_is_one_line_without_the_password(
+    tmp_path: Path, data: Path, command: tuple[str, ...]
+) -> None:
     url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
-    done = atlas_command(*command, env={"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data), "REDIS_URL": url}, timeout=60)
+    done = atlas_command(
+        *command, env={"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data), "REDIS_URL": url}, timeout=60
+    )
     assert done.returncode == 1
     line = _one_line(done.stderr)
-    assert line.startswith(f"atlas {command[0]}: Redis is unreachable at redis://:***@127.0.0.1:") and "hunter2" not in done.stderr
+    assert (
+        line.startswith(f"atlas {command[0]}: Redis is unreachable at redis://:***@127.0.0.1:")
+        and "hunter2" not in done.stderr
+    )
 
 
 # -- atlas serve --------------------------------------------------------------------------------
@@ -114,8 +141,15 @@ def test_redis_unreachable_is_one_line_without_the_password(tmp_path: Path, data
 
 def test_serve_with_a_token_slack_refuses_is_one_line(tmp_path: Path, data: Path, redis_url: str) -> None:
     with SlackAPI() as api:
-        env = {"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data), "REDIS_URL": redis_url, **api.env(),
-               "SLACK_BOT_TOKEN": "xoxb-not-the-right-one", "SLACK_SIGNING_SECRET": "s", "PORT": str(free_port())}
+        env = {
+            "ATLAS_HOME": str(tmp_path / "home"),
+            "ATLAS_DATA": str(data),
+            "REDIS_URL": redis_url,
+            **api.env(),
+            "SLACK_BOT_TOKEN": "xoxb-not-the-right-one",
+            "SLACK_SIGNING_SECRET": "s",
+            "PORT": str(free_port()),
+        }
         done = atlas_command("serve", env=env, timeout=60)
     assert done.returncode == 2
     line = _one_line(done.stderr)
@@ -124,10 +158,20 @@ def test_serve_with_a_token_slack_refuses_is_one_line(tmp_path: Path, data: Path
 
 
 @pytest.mark.parametrize("socket_mode", [False, True])
-def test_serve_with_slack_unreachable_is_one_line(tmp_path: Path, data: Path, redis_url: str, socket_mode: bool) -> None:
+def test_serve_with_slack_unreachable_is_one_line(
+    tmp_path: Path, data: Path, redis_url: str, socket_mode: bool
+) -> None:
     api_url = f"http://127.0.0.1:{free_port()}/api/"
-    env = {"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data), "REDIS_URL": redis_url, "SLACK_API_URL": api_url,
-           "SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "SLACK_APP_TOKEN": "xapp-1", "PORT": str(free_port())}
+    env = {
+        "ATLAS_HOME": str(tmp_path / "home"),
+        "ATLAS_DATA": str(data),
+        "REDIS_URL": redis_url,
+        "SLACK_API_URL": api_url,
+        "SLACK_BOT_TOKEN": "xoxb-1",
+        "SLACK_SIGNING_SECRET": "s",
+        "SLACK_APP_TOKEN": "xapp-1",
+        "PORT": str(free_port()),
+    }
     done = atlas_command("serve", *(["--socket"] if socket_mode else []), env=env, timeout=60)
     assert done.returncode == 1
     assert _one_line(done.stderr).startswith(f"atlas serve: Slack's Web API at {api_url} is unreachable")
@@ -138,8 +182,22 @@ def test_serve_with_slack_unreachable_is_one_line(tmp_path: Path, data: Path, re
 
 def test_every_subcommand_describes_itself_and_each_argument() -> None:
     subcommands = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(subcommands.choices) == {"ask", "worker", "serve", "mcp", "discord", "tool", "runs", "audit", "dataset",
-                                        "eval", "sync", "redis", "triage", "knowledge"}
+    assert set(subcommands.choices) == {
+        "ask",
+        "worker",
+        "serve",
+        "mcp",
+        "discord",
+        "tool",
+        "runs",
+        "audit",
+        "dataset",
+        "eval",
+        "sync",
+        "redis",
+        "triage",
+        "knowledge",
+    }
     for name, sub in subcommands.choices.items():
         assert sub.description and len(sub.description) > 20, name
         for action in sub._actions:
@@ -158,5 +216,10 @@ def test_the_shipped_demo_still_answers(tmp_path: Path) -> None:
     """The checks above must not refuse good data: the bundled Orbit folder passes them."""
     copy = tmp_path / "orbit"
     shutil.copytree(REPO / "datasets" / "orbit", copy, ignore=shutil.ignore_patterns("*.db", "*.db-*", "*.journal*"))
-    done = atlas_command("tool", "get_issue", json.dumps({"issue_id": 1, "include": []}), env={"ATLAS_HOME": str(tmp_path / "h"), "ATLAS_DATA": str(copy)})
+    done = atlas_command(
+        "tool",
+        "get_issue",
+        json.dumps({"issue_id": 1, "include": []}),
+        env={"ATLAS_HOME": str(tmp_path / "h"), "ATLAS_DATA": str(copy)},
+    )
     assert done.returncode == 0 and done.stdout.startswith("#1 ")

@@ -33,23 +33,31 @@ def test_budgets_default_to_todays_values() -> None:
 
 
 def test_budgets_are_read_from_the_environment() -> None:
-    settings = Settings.from_env({
-        "ATLAS_MAX_STEPS": "3", "ATLAS_MAX_SECONDS": "12.5", "ATLAS_MAX_TOKENS": "5000",
-        "ATLAS_MAX_ERROR_STEPS": "1", "ATLAS_TOOL_TIMEOUT": "2",
-    })
+    settings = Settings.from_env(
+        {
+            "ATLAS_MAX_STEPS": "3",
+            "ATLAS_MAX_SECONDS": "12.5",
+            "ATLAS_MAX_TOKENS": "5000",
+            "ATLAS_MAX_ERROR_STEPS": "1",
+            "ATLAS_TOOL_TIMEOUT": "2",
+        }
+    )
     assert settings.budget == Budget(max_steps=3, max_seconds=12.5, max_tokens=5000, max_errors=1)
     assert settings.tool_timeout_seconds == 2.0
 
 
-@pytest.mark.parametrize(("name", "value"), [("ATLAS_MAX_STEPS", "0"), ("ATLAS_MAX_TOKENS", "lots"), ("ATLAS_TOOL_TIMEOUT", "-1")])
+@pytest.mark.parametrize(
+    ("name", "value"), [("ATLAS_MAX_STEPS", "0"), ("ATLAS_MAX_TOKENS", "lots"), ("ATLAS_TOOL_TIMEOUT", "-1")]
+)
 def test_a_bad_budget_is_a_configuration_error_naming_the_variable(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):
         Settings.from_env({name: value})
 
 
 def test_the_loop_runs_under_the_configured_budget(tmp_path: Path, redis_url: str) -> None:
-    settings = replace(settings_for(tmp_path, redis_url, None), budget=Budget(max_steps=2, max_errors=1),
-                       tool_timeout_seconds=0.5)
+    settings = replace(
+        settings_for(tmp_path, redis_url, None), budget=Budget(max_steps=2, max_errors=1), tool_timeout_seconds=0.5
+    )
     _, agent, _ = build_agent(settings)
     assert agent.limits.budget == Budget(max_steps=2, max_errors=1)
     assert agent.limits.tool_timeout == 0.5
@@ -59,7 +67,9 @@ def test_secrets_never_appear_in_repr_str_or_a_log_line(caplog: pytest.LogCaptur
     settings = Settings.from_env(SECRETS)
     assert settings.openai_api_key == SECRETS["OPENAI_API_KEY"]  # still there for the code that needs it
     logging.getLogger("atlas.test").warning("settings: %s / %r", settings, settings)
-    shown = "\n".join([repr(settings), str(settings), caplog.text, repr(settings.answer_settings()), settings.fingerprint])
+    shown = "\n".join(
+        [repr(settings), str(settings), caplog.text, repr(settings.answer_settings()), settings.fingerprint]
+    )
     for name, secret in SECRETS.items():
         leaked = secret if name != "REDIS_URL" else "redis-password-value"
         assert leaked not in shown, f"{name} leaked"
@@ -90,8 +100,12 @@ def job_limit() -> int | None:
     return job.timeout if job else None
 
 
-@pytest.mark.parametrize(("max_seconds", "outage", "limit"), [(60.0, 0.0, 180), (600.0, 0.0, 720), (600.0, 900.0, 2520)])
-def test_a_larger_time_budget_gets_a_longer_job_limit_in_the_worker(redis_conn: redis.Redis, max_seconds: float, outage: float, limit: int) -> None:
+@pytest.mark.parametrize(
+    ("max_seconds", "outage", "limit"), [(60.0, 0.0, 180), (600.0, 0.0, 720), (600.0, 900.0, 2520)]
+)
+def test_a_larger_time_budget_gets_a_longer_job_limit_in_the_worker(
+    redis_conn: redis.Redis, max_seconds: float, outage: float, limit: int
+) -> None:
     """The web process queues jobs with today's limit; a worker whose ATLAS_MAX_SECONDS is larger gives
     them its own, so RQ does not kill a run that is still within its budget."""
     queue = Queue("atlas-job-limit", connection=redis_conn)
@@ -101,7 +115,9 @@ def test_a_larger_time_budget_gets_a_longer_job_limit_in_the_worker(redis_conn: 
     assert job.return_value() == limit
 
 
-def test_the_fingerprint_does_not_depend_on_where_atlas_is_installed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_fingerprint_does_not_depend_on_where_atlas_is_installed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """A web machine and a worker machine may install the same image under different roots."""
     import atlas.settings
 

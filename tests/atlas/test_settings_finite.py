@@ -7,8 +7,16 @@ import pytest
 from atlas.errors import ConfigError
 from atlas.settings import Settings
 
-FLOAT_SETTINGS = ("ATLAS_MAX_SECONDS", "ATLAS_DRAFT_MAX_SECONDS", "ATLAS_TOOL_TIMEOUT", "ATLAS_MODEL_TIMEOUT",
-                  "ATLAS_SLACK_OUTAGE_SECONDS", "ATLAS_SLACK_RETRY_CAP", "ATLAS_REDIS_RETRY_CAP", "ATLAS_CONSOLE_SESSION_HOURS")
+FLOAT_SETTINGS = (
+    "ATLAS_MAX_SECONDS",
+    "ATLAS_DRAFT_MAX_SECONDS",
+    "ATLAS_TOOL_TIMEOUT",
+    "ATLAS_MODEL_TIMEOUT",
+    "ATLAS_SLACK_OUTAGE_SECONDS",
+    "ATLAS_SLACK_RETRY_CAP",
+    "ATLAS_REDIS_RETRY_CAP",
+    "ATLAS_CONSOLE_SESSION_HOURS",
+)
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "Infinity", "1e999"])
@@ -25,5 +33,7 @@ def test_a_price_that_is_not_finite_is_refused(value: str) -> None:
 
 
 def test_finite_numbers_are_still_read() -> None:
-    settings = Settings.from_env({"ATLAS_MAX_SECONDS": "12.5", "ATLAS_SLACK_OUTAGE_SECONDS": "1e3", "ATLAS_PRICE": "1,0.5,2"})
+    settings = Settings.from_env(
+        {"ATLAS_MAX_SECONDS": "12.5", "ATLAS_SLACK_OUTAGE_SECONDS": "1e3", "ATLAS_PRICE": "1,0.5,2"}
+    )
     assert settings.budget.max_seconds == 12.5 and settings.slack_outage_seconds == 1000.0

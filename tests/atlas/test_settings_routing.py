@@ -52,7 +52,11 @@ def _ask(env: dict[str, str], *flags: str) -> tuple[dict | str, str]:
 
 
 def test_ask_is_answered_under_the_settings_of_the_shell_that_ran_it(
-    tmp_path: Path, atlas_env: dict[str, str], scripted_model: ScriptedModel, redis_conn: redis.Redis, background_workers: None
+    tmp_path: Path,
+    atlas_env: dict[str, str],
+    scripted_model: ScriptedModel,
+    redis_conn: redis.Redis,
+    background_workers: None,
 ) -> None:
     orbit = make_dataset(tmp_path / "orbit")
     offline = {**atlas_env, "ATLAS_DATA": str(orbit)}

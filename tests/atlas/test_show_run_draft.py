@@ -9,13 +9,22 @@ from workers.runs.filing_record import FilingRecord
 from workers.runs.state import RunState
 
 
-@pytest.mark.parametrize(("drafted_by", "failure", "line"), [
-    ("model", "", "draft: model"),
-    ("thread", "", "draft: the thread's words"),
-    ("thread", "ModelTimeout: no reply in 20s", "draft: the thread's words (the model's draft failed: ModelTimeout: no reply in 20s)"),
-])
+@pytest.mark.parametrize(
+    ("drafted_by", "failure", "line"),
+    [
+        ("model", "", "draft: model"),
+        ("thread", "", "draft: the thread's words"),
+        (
+            "thread",
+            "ModelTimeout: no reply in 20s",
+            "draft: the thread's words (the model's draft failed: ModelTimeout: no reply in 20s)",
+        ),
+    ],
+)
 def test_a_filing_run_says_who_drafted_it(drafted_by: str, failure: str, line: str) -> None:
-    run = RunState(question="file an issue", filing=FilingRecord(source_run="r1", drafted_by=drafted_by, model_failure=failure))
+    run = RunState(
+        question="file an issue", filing=FilingRecord(source_run="r1", drafted_by=drafted_by, model_failure=failure)
+    )
     assert line in describe(run).splitlines()
 
 

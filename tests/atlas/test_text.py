@@ -21,6 +21,8 @@ def test_fit_list_stops_before_the_budget_and_counts_the_rest() -> None:
 
 def test_a_long_sources_line_is_cut_with_a_count_on_both_platforms() -> None:
     sources = [f"#{n}" for n in range(1000, 1600)]
-    for line in (slack_sources(sources, docs_base_url=None, issues_base_url="https://x.example/issues/{id}"),
-                 discord_sources(sources, docs_base_url=None, issues_base_url="https://x.example/issues/{id}")):
+    for line in (
+        slack_sources(sources, docs_base_url=None, issues_base_url="https://x.example/issues/{id}"),
+        discord_sources(sources, docs_base_url=None, issues_base_url="https://x.example/issues/{id}"),
+    ):
         assert "more" in line.rsplit(", ", 1)[-1] and "#1000" in line and "#1599" not in line

@@ -49,7 +49,9 @@ def test_eval_scores_each_toolset_against_the_expected_tool(tmp_path: Path, scri
         reply_calls([("search_docs", {"query": "ORB-1202", "k": 3})]),
         reply_text("You're welcome."),
     )
-    settings = Settings(data_dir=make_dataset(tmp_path / "data"), openai_base_url=scripted_model.base_url, openai_api_key="test")
+    settings = Settings(
+        data_dir=make_dataset(tmp_path / "data"), openai_base_url=scripted_model.base_url, openai_api_key="test"
+    )
     results = tool_eval.evaluate(settings, ResponsesModel(settings), tool_eval.load_cases([cases]), repeats=1)
     assert results["v1"].correct_per_repeat == [1] and results["v2"].correct_per_repeat == [2]
     assert len(results["v2"].output_tokens) == 1 and results["v2"].output_tokens[0] > 10

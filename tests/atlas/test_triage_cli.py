@@ -39,7 +39,8 @@ def test_triage_json_is_exactly_the_documented_object(project: Path, capsys: pyt
     found = json.loads(capsys.readouterr().out)
     assert set(found) == {"issue", "duplicates", "labels", "reply", "related", "thresholds"} and found["issue"] == 24
     assert [set(d) for d in found["duplicates"] + found["related"]] == [{"id", "score", "evidence"}] * len(
-        found["duplicates"] + found["related"])
+        found["duplicates"] + found["related"]
+    )
     assert 22 in [d["id"] for d in found["duplicates"] + found["related"]]  # the report it repeats: claimed or related
     assert set(found["thresholds"]) >= {"calibrated", "duplicate", "labels", "not_enough_history", "support"}
     assert all(set(s) == {"name", "score"} for s in found["labels"])
@@ -55,14 +56,22 @@ def test_triage_table_and_an_unknown_issue(project: Path, capsys: pytest.Capture
     assert cli.main(["triage", "soon"]) == 2
 
 
-def test_backtest_json_shape_and_it_is_kept_outside_the_data(project: Path, tmp_path: Path,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_backtest_json_shape_and_it_is_kept_outside_the_data(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     files = _files(project)
     assert cli.main(["triage", "backtest", "--last", "30", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["totals"]["issues"] == 30 == len(result["issues"])
-    assert set(result["totals"]["duplicates"]) == {"recall@1", "recall@3", "false_rate", "support", "related_recall@3",
-                                                   "claim_precision", "claims"}
+    assert set(result["totals"]["duplicates"]) == {
+        "recall@1",
+        "recall@3",
+        "false_rate",
+        "support",
+        "related_recall@3",
+        "claim_precision",
+        "claims",
+    }
     assert all(set(r) >= {"related", "thresholds"} for r in result["issues"])
     assert _files(project) == files  # nothing written into someone else's folder
     kept = autonomy.last_per_label(project, tmp_path / "home")
@@ -72,8 +81,9 @@ def test_backtest_json_shape_and_it_is_kept_outside_the_data(project: Path, tmp_
 
 
 @pytest.mark.skipif(not (BLACK / "issues" / "issues.jsonl").is_file(), reason="no ../shared/evals/triage-black")
-def test_black_backtest_runs_on_real_data_without_writing_into_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_black_backtest_runs_on_real_data_without_writing_into_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("ATLAS_DATA", str(BLACK))
     monkeypatch.setenv("ATLAS_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ATLAS_SEMANTIC", "0")

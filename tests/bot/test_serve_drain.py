@@ -16,8 +16,11 @@ from tests.support.processes import atlas_process, free_port, serving, wait_for
 
 def test_sigterm_finishes_the_request_in_flight_before_exit(tmp_path: Path, atlas_env: dict[str, str]) -> None:
     marker, port = tmp_path / "in-flight", free_port()
-    env = {**atlas_env, "PYTHONPATH": os.pathsep.join([str(FAULTS), str(REPO)]),
-           "ATLAS_FAULT_SLOW_REQUEST": str(marker)}
+    env = {
+        **atlas_env,
+        "PYTHONPATH": os.pathsep.join([str(FAULTS), str(REPO)]),
+        "ATLAS_FAULT_SLOW_REQUEST": str(marker),
+    }
     proc = atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port)], env, tmp_path / "serve.log")
     answers: list[tuple[int, bytes]] = []
     failures: list[BaseException] = []

@@ -64,8 +64,18 @@ def test_ids_are_exactly_1_to_240_in_order(issues: list[dict]) -> None:
 
 def test_required_fields_and_types(issues: list[dict]) -> None:
     for issue in issues:
-        assert set(issue) == {"id", "title", "body", "state", "author", "created_at", "closed_at",
-                              "duplicate_of", "labels", "comments"}, issue["id"]
+        assert set(issue) == {
+            "id",
+            "title",
+            "body",
+            "state",
+            "author",
+            "created_at",
+            "closed_at",
+            "duplicate_of",
+            "labels",
+            "comments",
+        }, issue["id"]
         assert isinstance(issue["title"], str) and issue["title"].strip()
         assert isinstance(issue["body"], str) and issue["body"].strip()
         assert issue["state"] in {"open", "closed"}
@@ -91,7 +101,9 @@ def test_closed_at_rules(issues: list[dict]) -> None:
         if issue["state"] == "open":
             assert issue["closed_at"] is None, issue["id"]
         else:
-            assert issue["closed_at"] is not None and _when(issue["closed_at"]) > _when(issue["created_at"]), issue["id"]
+            assert issue["closed_at"] is not None and _when(issue["closed_at"]) > _when(issue["created_at"]), issue[
+                "id"
+            ]
 
 
 def test_dates_follow_filing_order_and_the_release_history(issues: list[dict]) -> None:
@@ -136,12 +148,16 @@ def test_duplicates_point_back_and_are_worded_differently(issues: list[dict]) ->
 def test_a_title_search_finds_the_original_of_most_duplicates(issues: list[dict]) -> None:
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE t USING fts5(title, body)")
-    db.executemany("INSERT INTO t(rowid, title, body) VALUES (?, ?, ?)", [(i["id"], i["title"], i["body"]) for i in issues])
+    db.executemany(
+        "INSERT INTO t(rowid, title, body) VALUES (?, ?, ?)", [(i["id"], i["title"], i["body"]) for i in issues]
+    )
     duplicates = [i for i in issues if i["duplicate_of"] is not None]
     found = 0
     for dup in duplicates:
         query = " OR ".join(f'"{w}"' for w in re.findall(r"[A-Za-z0-9]+", dup["title"]))
-        ranked = [row[0] for row in db.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT 6", (query,))]
+        ranked = [
+            row[0] for row in db.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT 6", (query,))
+        ]
         found += dup["duplicate_of"] in [r for r in ranked if r != dup["id"]][:5]
     assert found >= 0.9 * len(duplicates)
 
@@ -159,7 +175,8 @@ def test_every_orb_code_is_defined_on_the_error_codes_page(issues: list[dict]) -
 def test_every_comp_label_is_a_doc_page(issues: list[dict]) -> None:
     comps = {comp for i in issues for comp in _labels(i, "comp")}
     assert comps and all((DOCS / f"{comp}.md").is_file() for comp in comps), sorted(
-        c for c in comps if not (DOCS / f"{c}.md").is_file())
+        c for c in comps if not (DOCS / f"{c}.md").is_file()
+    )
 
 
 def test_exactly_one_very_long_issue(issues: list[dict]) -> None:
@@ -192,15 +209,18 @@ def test_the_usual_kinds_of_report_are_there(issues: list[dict]) -> None:
     assert set(MAINTAINERS) <= commenters and len(commenters - set(MAINTAINERS)) >= 30
 
 
-@pytest.mark.parametrize("story", [
-    r"\bDST\b|dst_policy|clocks (?:go|went) back",
-    r"reconnect",
-    r"OIDC",
-    r"ORB-1101",
-    r"\bRSS\b|memory",
-    r"Kubernetes|\bk8s\b|terminationGracePeriodSeconds|KEDA",
-    r"ORB-1501|max_payload_kb",
-])
+@pytest.mark.parametrize(
+    "story",
+    [
+        r"\bDST\b|dst_policy|clocks (?:go|went) back",
+        r"reconnect",
+        r"OIDC",
+        r"ORB-1101",
+        r"\bRSS\b|memory",
+        r"Kubernetes|\bk8s\b|terminationGracePeriodSeconds|KEDA",
+        r"ORB-1501|max_payload_kb",
+    ],
+)
 def test_recurring_stories_come_from_several_people(issues: list[dict], story: str) -> None:
     pattern = re.compile(story, re.I)
     reports = [i for i in issues if pattern.search(i["title"] + "\n" + i["body"])]

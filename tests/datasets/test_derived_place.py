@@ -50,7 +50,9 @@ def test_a_folder_atlas_did_not_make_is_only_read_and_its_index_lives_under_home
     assert not os.access(export / "issues", os.W_OK) or os.geteuid() == 0  # really read-only, unless root
 
 
-def test_with_no_home_a_folder_atlas_did_not_make_is_still_only_read(export: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_no_home_a_folder_atlas_did_not_make_is_still_only_read(
+    export: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Callers with no settings (tests, benchmarks) pass no home: the derived files go under the
     temporary folder, never into someone else's folder."""
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
@@ -88,7 +90,9 @@ def test_the_bundled_demo_and_its_builder_are_marked(tmp_path: Path) -> None:
 
 def test_a_copy_of_the_demo_without_its_marker_is_read_only_to_atlas(tmp_path: Path) -> None:
     copy = tmp_path / "copy"
-    shutil.copytree(generate.DATA_DIR, copy, ignore=shutil.ignore_patterns("*.db", "*.db-*", ".writes.lock", derived.MARKER))
+    shutil.copytree(
+        generate.DATA_DIR, copy, ignore=shutil.ignore_patterns("*.db", "*.db-*", ".writes.lock", derived.MARKER)
+    )
     open_corpus(copy, tmp_path / "home")
     assert not (copy / "issues" / "index.db").exists()
     assert tracker_db.db_path(copy, tmp_path / "home").is_file()

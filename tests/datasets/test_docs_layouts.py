@@ -96,18 +96,26 @@ def test_a_page_of_only_h3_headings_has_its_sections() -> None:
 
 def test_nested_headings_keep_their_parents_as_a_path() -> None:
     page = parse_page("callbacks", DEEP)
-    assert page.headings() == ["Callbacks", "Callbacks › On success", "Callbacks › On success › Signature",
-                               "Callbacks › On failure", "Callbacks (2)"]
+    assert page.headings() == [
+        "Callbacks",
+        "Callbacks › On success",
+        "Callbacks › On success › Signature",
+        "Callbacks › On failure",
+        "Callbacks (2)",
+    ]
     assert "#### Signature" in page.sections[0].text and "on_success(job" in page.sections[0].text
     assert page.sections[0].children == ("Callbacks › On success", "Callbacks › On failure")
 
 
-@pytest.mark.parametrize(("markdown", "title"), [
-    ('---\ntitle: "From front matter"\n---\n# Heading title\n\n## A\n', "From front matter"),
-    ("# Heading title\n\nIntro.\n\n## A\n", "Heading title"),
-    ("## Only a second-level heading\n\ntext\n", "Only a second-level heading"),
-    ("No heading at all.\n", "page-stem"),
-])
+@pytest.mark.parametrize(
+    ("markdown", "title"),
+    [
+        ('---\ntitle: "From front matter"\n---\n# Heading title\n\n## A\n', "From front matter"),
+        ("# Heading title\n\nIntro.\n\n## A\n", "Heading title"),
+        ("## Only a second-level heading\n\ntext\n", "Only a second-level heading"),
+        ("No heading at all.\n", "page-stem"),
+    ],
+)
 def test_title_from_front_matter_else_first_heading_else_file_name(markdown: str, title: str) -> None:
     assert parse_page("page-stem", markdown).title == title
 
@@ -166,7 +174,8 @@ def test_repeated_heading_is_a_layout_warning(tmp_path: Path, caplog: pytest.Log
     with caplog.at_level(logging.WARNING, logger="tools.docsearch.pages"):
         load_pages(tmp_path)
     assert [r.getMessage() for r in caplog.records] == [
-        "docs/callbacks.md: repeated heading paths, reachable with a ' (2)' suffix: Callbacks (2)"]
+        "docs/callbacks.md: repeated heading paths, reachable with a ' (2)' suffix: Callbacks (2)"
+    ]
 
 
 def test_exact_tokens_stay_whole_and_identifiers_split() -> None:
@@ -179,11 +188,14 @@ def test_exact_tokens_stay_whole_and_identifiers_split() -> None:
 
 
 def test_stemming_and_exact_codes_both_rank() -> None:
-    pages = {p.doc_id: p for p in (
-        parse_page("sched", "## Scheduled jobs\n\nUse `enqueue_at` or `enqueue_in`.\n"),
-        parse_page("other", "## Release 3.1.0\n\nThe scheduler flag changed in 3.1.0.\n"),
-        parse_page("noise", "## Workers\n\nA worker runs jobs; jobs at a time.\n"),
-    )}
+    pages = {
+        p.doc_id: p
+        for p in (
+            parse_page("sched", "## Scheduled jobs\n\nUse `enqueue_at` or `enqueue_in`.\n"),
+            parse_page("other", "## Release 3.1.0\n\nThe scheduler flag changed in 3.1.0.\n"),
+            parse_page("noise", "## Workers\n\nA worker runs jobs; jobs at a time.\n"),
+        )
+    }
     index = DocsIndex(pages)
     assert index.search("how do I schedule something", 1)[0].doc_id == "sched"
     assert index.search("enqueue_at", 1)[0].doc_id == "sched"
@@ -228,11 +240,15 @@ def test_the_issue_question_finds_a_scheduling_section() -> None:
     """#14's first example (it is in the development set, rq_docs.jsonl, with the sections that answer it)."""
     question = "How do I schedule a job to run at a specific time, and does the worker need any flag for that?"
     hits = DocsIndex(load_pages(RQ / "docs")).search(question, 3)
-    assert {("scheduling", "Scheduling Jobs"), ("scheduling", "Running the Scheduler")} & {(h.doc_id, h.heading) for h in hits}
+    assert {("scheduling", "Scheduling Jobs"), ("scheduling", "Running the Scheduler")} & {
+        (h.doc_id, h.heading) for h in hits
+    }
 
 
 def test_a_heading_that_repeats_the_title_is_read_as_its_section(ctx: ToolContext, tmp_path: Path) -> None:
-    (ctx.corpus.data_dir / "docs" / "perf.md").write_text("## Notes on Performance\n\nSimpleWorker is faster.\n\n### Script\n\ncode\n")
+    (ctx.corpus.data_dir / "docs" / "perf.md").write_text(
+        "## Notes on Performance\n\nSimpleWorker is faster.\n\n### Script\n\ncode\n"
+    )
     fresh = ToolContext(corpus=open_corpus(ctx.corpus.data_dir))
     assert fresh.corpus.docs.pages["perf"].title == "Notes on Performance"
     out = call(fresh, "get_doc_section", doc_id="perf", heading="Notes on Performance")

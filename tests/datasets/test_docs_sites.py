@@ -21,7 +21,7 @@ from tools.docsearch.rst import rst_to_markdown
 HTTPX = SHARED / "evals" / "httpx"
 needs_httpx = pytest.mark.skipif(not (HTTPX / "docs").is_dir(), reason="no HTTPX data at ../shared/evals/httpx")
 
-MKDOCS = '''---
+MKDOCS = """---
 title: "Proxies"
 ---
 
@@ -63,9 +63,9 @@ $ pip install httpx[socks]
 ```
 
 Install the optional SOCKS support with pip.
-'''
+"""
 
-RST = '''.. _retries:
+RST = """.. _retries:
 
 =================
 Retrying requests
@@ -109,7 +109,7 @@ Giving up
 After the last try the job goes to the |failed| registry.
 
 .. |failed| replace:: failed
-'''
+"""
 
 
 def call(ctx: ToolContext, name: str, **args: object):
@@ -166,11 +166,17 @@ def test_rst_code_is_kept_and_directives_and_roles_are_text() -> None:
     page = parse_page("retries", rst_to_markdown(RST))
     setup = page.section("Setting it up")
     assert setup is not None
-    assert "Pass `retry=` to `rq.Queue.enqueue`:\n\n```\nfrom rq import Retry\nqueue.enqueue(say_hello, retry=Retry(max=3))\n```" in setup.body
+    assert (
+        "Pass `retry=` to `rq.Queue.enqueue`:\n\n```\nfrom rq import Retry\nqueue.enqueue(say_hello, retry=Retry(max=3))\n```"
+        in setup.body
+    )
     assert "Note: Retries are counted per job, not per worker." in setup.body
     assert "```python\nqueue.enqueue(say_hello, retry=Retry(max=3, interval=[10, 30, 60]))\n```" in setup.body
     intervals = page.section("Setting it up › Intervals")
-    assert intervals is not None and intervals.body == "Each wait is in seconds; see the Redis docs.\n\nReference: `rq.retry.Retry`"
+    assert (
+        intervals is not None
+        and intervals.body == "Each wait is in seconds; see the Redis docs.\n\nReference: `rq.retry.Retry`"
+    )
     giving_up = page.section("Giving up")
     assert giving_up is not None and giving_up.body == "After the last try the job goes to the failed registry."
     assert "::" not in "\n".join(s.text for s in page.sections) and ".." not in page.intro
@@ -199,12 +205,15 @@ def test_httpx_mkdocs_pages_read_with_no_marker_left_and_every_heading_reachable
     assert len(pages) == 23 and pages["home"].intro.startswith("A next-generation HTTP client for Python.")
     for page in pages.values():
         prose = "\n".join([page.intro, *(s.body for s in page.sections)]).split("```")[::2]  # outside code
-        assert not any(m in part for part in prose for m in ("!!! ", "::: ", ":docstring:", "<figcaption", "<img")), page.doc_id
+        assert not any(m in part for part in prose for m in ("!!! ", "::: ", ":docstring:", "<figcaption", "<img")), (
+            page.doc_id
+        )
         for heading in page.headings():
             out = call(ctx, "get_doc_section", doc_id=page.doc_id, heading=heading)
             assert out.ok and out.text.startswith(f"[{page.doc_id} § {heading}]"), out.text
     assert "Reference: `httpx.TimeoutException`" in pages["exceptions"].sections[-1].text or any(
-        "Reference: `httpx.TimeoutException`" in s.text for s in pages["exceptions"].sections)
+        "Reference: `httpx.TimeoutException`" in s.text for s in pages["exceptions"].sections
+    )
 
 
 @needs_httpx

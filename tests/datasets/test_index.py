@@ -12,9 +12,11 @@ from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
 from tests.support.github_harness import run_sync, settings_for
 
-TABLES = ("SELECT id, title, body, state, author, closed_at, duplicate_of, comment_count FROM issues ORDER BY id",
-          "SELECT issue_id, position, author, body FROM comments ORDER BY issue_id, position",
-          "SELECT il.issue_id, l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id ORDER BY 1, 2")
+TABLES = (
+    "SELECT id, title, body, state, author, closed_at, duplicate_of, comment_count FROM issues ORDER BY id",
+    "SELECT issue_id, position, author, body FROM comments ORDER BY issue_id, position",
+    "SELECT il.issue_id, l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id ORDER BY 1, 2",
+)
 QUERIES = ("zeppelin", "hovercraft", "kestrel", "retry", "worker")
 
 
@@ -22,8 +24,10 @@ def _dump(db: Path) -> tuple[list[object], ...]:
     conn = sqlite3.connect(db)
     try:
         tables = [conn.execute(sql).fetchall() for sql in TABLES]
-        hits = [conn.execute("SELECT rowid FROM issues_fts WHERE issues_fts MATCH ? ORDER BY rowid", (q,)).fetchall()
-                for q in QUERIES]
+        hits = [
+            conn.execute("SELECT rowid FROM issues_fts WHERE issues_fts MATCH ? ORDER BY rowid", (q,)).fetchall()
+            for q in QUERIES
+        ]
         return (*tables, hits)
     finally:
         conn.close()

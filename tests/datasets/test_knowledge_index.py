@@ -43,23 +43,62 @@ def data(tmp_path: Path) -> Path:
 def dump(conn: sqlite3.Connection) -> Dump:
     """Everything a reader can get out of the index, ids left out."""
     out: Dump = {
-        "items": sorted(map(tuple, conn.execute("SELECT kind, number, tag, title, body, author, state, date, url, fixes,"
-                                                 " mentions, extra FROM items")), key=repr),
+        "items": sorted(
+            map(
+                tuple,
+                conn.execute(
+                    "SELECT kind, number, tag, title, body, author, state, date, url, fixes, mentions, extra FROM items"
+                ),
+            ),
+            key=repr,
+        ),
         "files": sorted(map(tuple, conn.execute("SELECT path, sha, text, line_count FROM files"))),
-        "symbols": sorted(map(tuple, conn.execute("SELECT s.name, s.qualname, s.kind, f.path, s.line, s.end_line"
-                                                   " FROM symbols s JOIN files f ON f.id = s.file_id"))),
-        "chunks": sorted(map(tuple, conn.execute("SELECT f.path, c.start_line, c.end_line FROM chunks c"
-                                                  " JOIN files f ON f.id = c.file_id"))),
+        "symbols": sorted(
+            map(
+                tuple,
+                conn.execute(
+                    "SELECT s.name, s.qualname, s.kind, f.path, s.line, s.end_line"
+                    " FROM symbols s JOIN files f ON f.id = s.file_id"
+                ),
+            )
+        ),
+        "chunks": sorted(
+            map(
+                tuple,
+                conn.execute("SELECT f.path, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = c.file_id"),
+            )
+        ),
     }
     for table in ("items_fts", "chunks_fts"):
         conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}_vocab USING fts5vocab(main, {table}, 'row')")
         out[table] = [tuple(r) for r in conn.execute(f"SELECT term, doc, cnt FROM temp.{table}_vocab ORDER BY term")]
-    out["code hits"] = [sorted(map(tuple, conn.execute(
-        "SELECT f.path, c.start_line, round(bm25(chunks_fts, 2.0, 6.0, 1.0), 6) FROM chunks_fts JOIN chunks c"
-        " ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ?", (q,)))) for q in QUERIES]
-    out["item hits"] = [sorted(map(tuple, conn.execute(
-        "SELECT i.kind, i.number, i.tag, round(bm25(items_fts, 6.0, 1.0, 4.0), 6) FROM items_fts JOIN items i"
-        " ON i.id = items_fts.rowid WHERE items_fts MATCH ?", (q,))), key=repr) for q in QUERIES]
+    out["code hits"] = [
+        sorted(
+            map(
+                tuple,
+                conn.execute(
+                    "SELECT f.path, c.start_line, round(bm25(chunks_fts, 2.0, 6.0, 1.0), 6) FROM chunks_fts JOIN chunks c"
+                    " ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ?",
+                    (q,),
+                ),
+            )
+        )
+        for q in QUERIES
+    ]
+    out["item hits"] = [
+        sorted(
+            map(
+                tuple,
+                conn.execute(
+                    "SELECT i.kind, i.number, i.tag, round(bm25(items_fts, 6.0, 1.0, 4.0), 6) FROM items_fts JOIN items i"
+                    " ON i.id = items_fts.rowid WHERE items_fts MATCH ?",
+                    (q,),
+                ),
+            ),
+            key=repr,
+        )
+        for q in QUERIES
+    ]
     return out
 
 
@@ -124,8 +163,18 @@ def remove_one_file(data: Path) -> None:
 
 def add_one_release(data: Path) -> None:
     with (data / RELEASES).open("a") as out:
-        out.write(json.dumps({"tag": "v9.9.9", "name": "Orbit 9.9.9", "body": "Reconnect jitter tuned (#242).",
-                              "published_at": "2026-11-30T12:00:00Z", "url": "https://example.test/v9.9.9"}) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "tag": "v9.9.9",
+                    "name": "Orbit 9.9.9",
+                    "body": "Reconnect jitter tuned (#242).",
+                    "published_at": "2026-11-30T12:00:00Z",
+                    "url": "https://example.test/v9.9.9",
+                }
+            )
+            + "\n"
+        )
 
 
 def remove_one_pull(data: Path) -> None:
@@ -137,6 +186,7 @@ def answer_one_discussion(data: Path) -> None:
         first = json.loads(lines[0])
         first["answer"] = {"author": "dsoto", "body": "Set heartbeat_seconds below lease_seconds."}
         return [json.dumps(first)] + lines[1:]
+
     edit_lines(data / DISCUSSIONS, answered)
 
 
@@ -152,7 +202,8 @@ CHANGES = {
 
 @pytest.mark.parametrize("name", list(CHANGES))
 def test_an_update_answers_as_a_whole_build_and_rewrites_only_what_changed(
-        name: str, data: Path, tmp_path: Path, writes: Counter[str]) -> None:
+    name: str, data: Path, tmp_path: Path, writes: Counter[str]
+) -> None:
     change, rewritten = CHANGES[name]
     before = dump_of(knowledge_index.db_path(data))
     change(data)
@@ -174,7 +225,8 @@ def test_nothing_changed_in_the_sources_rewrites_no_row(data: Path, writes: Coun
 
 
 def test_a_reader_open_during_an_update_sees_the_old_index_then_the_new_one(
-        data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     reader = connect_readonly(knowledge_index.db_path(data))  # as tools/readonly_db.py opens it
     old = dump(reader)
     seen: list[Dump] = []
@@ -182,7 +234,9 @@ def test_a_reader_open_during_an_update_sees_the_old_index_then_the_new_one(
 
     def traced(*args: Any, **kwargs: Any) -> sqlite3.Connection:
         conn: sqlite3.Connection = connect(*args, **kwargs)
-        conn.set_trace_callback(lambda sql: seen.append(dump(reader)) if re.match(r"INSERT INTO files\b", sql) else None)
+        conn.set_trace_callback(
+            lambda sql: seen.append(dump(reader)) if re.match(r"INSERT INTO files\b", sql) else None
+        )
         return conn
 
     change_one_file(data)
@@ -196,7 +250,8 @@ def test_a_reader_open_during_an_update_sees_the_old_index_then_the_new_one(
 
 
 def test_an_exception_mid_update_leaves_the_old_index_and_the_next_open_finishes(
-        data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = knowledge_index.db_path(data)
     old = dump_of(target)
     add_one_release(data)
@@ -220,18 +275,25 @@ def test_a_process_killed_mid_update_leaves_the_old_index_readable(data: Path, t
     old = dump_of(target)
     add_one_release(data)
     change_one_file(data)
-    code = ("import os,sys;from pathlib import Path;from datasets import knowledge_index,knowledge_rows;"
-            "knowledge_rows.symbols=lambda text:os._exit(9);knowledge_index.ensure(Path(sys.argv[1]))")
-    done = subprocess.run([sys.executable, "-c", code, str(data)], cwd=CHECKOUT, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(CHECKOUT)})
+    code = (
+        "import os,sys;from pathlib import Path;from datasets import knowledge_index,knowledge_rows;"
+        "knowledge_rows.symbols=lambda text:os._exit(9);knowledge_index.ensure(Path(sys.argv[1]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(data)],
+        cwd=CHECKOUT,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(CHECKOUT)},
+    )
     assert done.returncode == 9
     assert dump_of(target) == old  # read-only, as the tools read it, with the killed writer's WAL beside it
     knowledge_index.ensure(data)
     assert dump_of(target) == whole_build(data, tmp_path)
 
 
-def test_a_schema_change_rebuilds_every_row_in_place(data: Path, tmp_path: Path, writes: Counter[str],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_schema_change_rebuilds_every_row_in_place(
+    data: Path, tmp_path: Path, writes: Counter[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = knowledge_index.db_path(data)
     inode, files = target.stat().st_ino, len(dump_of(target)["files"])
     monkeypatch.setattr(knowledge_index, "SCHEMA_VERSION", "next")

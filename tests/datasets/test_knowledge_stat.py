@@ -45,7 +45,9 @@ def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def touch_repo(root: Path, commit: str) -> None:
     (root / REPO).parent.mkdir(parents=True, exist_ok=True)
-    (root / REPO).write_text(json.dumps({"url": "https://github.com/o/r", "commit": commit * 40}))  # last, as a sync does
+    (root / REPO).write_text(
+        json.dumps({"url": "https://github.com/o/r", "commit": commit * 40})
+    )  # last, as a sync does
 
 
 @pytest.fixture
@@ -62,7 +64,8 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
 
 def test_an_update_reads_only_the_files_whose_stat_changed_and_answers_as_a_whole_build(
-        data: Path, tmp_path: Path, opened: list[str]) -> None:
+    data: Path, tmp_path: Path, opened: list[str]
+) -> None:
     (data / CODE / "pkg" / "m03.py").write_text(source(3, 1000))  # another size
     (data / CODE / "pkg" / "m07.py").unlink()
     (data / CODE / "pkg" / "new.py").write_text(source(99, 2))
@@ -92,15 +95,17 @@ def test_a_touched_file_is_read_once_and_not_rewritten(data: Path, tmp_path: Pat
 
 
 def test_a_file_rewritten_with_the_same_size_in_the_same_tick_is_read_again(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stat = knowledge_files.file_stat
 
     def coarse(full: str) -> knowledge_files.Stat | None:
         found = stat(full)
         if found is None:
             return None
-        return knowledge_files.Stat(found.size, found.mtime_ns // HOUR_NS * HOUR_NS, found.ctime_ns // HOUR_NS * HOUR_NS,
-                                    found.inode)
+        return knowledge_files.Stat(
+            found.size, found.mtime_ns // HOUR_NS * HOUR_NS, found.ctime_ns // HOUR_NS * HOUR_NS, found.inode
+        )
 
     monkeypatch.setattr(knowledge_files, "file_stat", coarse, raising=False)
     monkeypatch.setattr(knowledge_index, "file_stat", coarse, raising=False)

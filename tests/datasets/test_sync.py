@@ -37,7 +37,12 @@ def test_full_sync_writes_issues_comments_labels_and_docs(api: GitHubAPI, tmp_pa
     assert sum(len(r["comments"]) for r in rows.values()) == expected_comments
     assert report.counts["labels"] == len(repo.labels)
     docs = settings.data_dir / "docs"
-    assert sorted(p.stem for p in docs.glob("*.md")) == ["guides-deep-tuning-workers", "guides-setup", "index", "reference-config"]
+    assert sorted(p.stem for p in docs.glob("*.md")) == [
+        "guides-deep-tuning-workers",
+        "guides-setup",
+        "index",
+        "reference-config",
+    ]
     titles = {p.stem: p.read_text().splitlines()[1] for p in docs.glob("*.md")}
     assert titles["index"] == "title: Rocket overview"  # front matter
     assert titles["guides-setup"] == "title: Setting up Rocket"  # first heading
@@ -49,7 +54,9 @@ def test_requests_are_paginated_at_100_and_near_the_floor(api: GitHubAPI, tmp_pa
     lists = [c for c in api.calls if c.path.endswith(("/issues", "/issues/comments", "/labels"))]
     assert lists and all(c.query.get("per_page") == "100" for c in lists)
     floor = -(-len(api.repo.issues) // 100) + -(-len(api.repo.comments) // 100) + 1
-    assert len([c for c in lists if c.status != 304]) == floor  # plus one free 304 per listing: nothing changed meanwhile
+    assert (
+        len([c for c in lists if c.status != 304]) == floor
+    )  # plus one free 304 per listing: nothing changed meanwhile
 
 
 def test_second_sync_with_nothing_changed_is_all_304(api: GitHubAPI, tmp_path: Path) -> None:
@@ -76,8 +83,12 @@ def test_incremental_sync_picks_up_edits_with_since(api: GitHubAPI, tmp_path: Pa
     # issues, comments and labels; then conditional checks (free 304s) of the repository, the docs tree, the head
     # commit (code) and the releases
     assert len(since) <= 8 and len([c for c in since if c.status != 304]) <= 3
-    found = dispatch(v2_registry(), "search_issues", json.dumps({"query": "kestrel", "state": None, "limit": 5, "detail": "concise"}),
-                     ToolContext(corpus=open_corpus(settings.data_dir)))
+    found = dispatch(
+        v2_registry(),
+        "search_issues",
+        json.dumps({"query": "kestrel", "state": None, "limit": 5, "detail": "concise"}),
+        ToolContext(corpus=open_corpus(settings.data_dir)),
+    )
     assert "#3" in found.text
 
 
@@ -126,8 +137,9 @@ def test_missing_contents_permission_is_named(tmp_path: Path) -> None:
         assert not report.complete and "'Contents: read'" in (report.stopped or "")
 
 
-def test_cli_sync_unknown_repository_is_one_line(api: GitHubAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_sync_unknown_repository_is_one_line(
+    api: GitHubAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     for key, value in {**api.env(), "ATLAS_HOME": str(tmp_path)}.items():
         monkeypatch.setenv(key, value)
     assert main(["sync", "github", "acme/nope"]) == 1
@@ -145,6 +157,10 @@ def test_synced_docs_link_to_their_page_on_github(api: GitHubAPI, tmp_path: Path
     run_sync(api, settings)
     page = open_corpus(settings.data_dir).docs.pages["guides-setup"]
     assert page.url == "https://github.com/acme/rocket/blob/main/docs/guides/setup.md"
-    text = sources_text(["guides-setup", "#3"], docs_base_url=None, issues_base_url=settings.issues_base_url,
-                        urls={"guides-setup": page.url})
+    text = sources_text(
+        ["guides-setup", "#3"],
+        docs_base_url=None,
+        issues_base_url=settings.issues_base_url,
+        urls={"guides-setup": page.url},
+    )
     assert f"<{page.url}|guides-setup>" in text and "<https://github.com/acme/rocket/issues/3|#3>" in text

@@ -34,9 +34,11 @@ def test_pull_requests_files_stop_at_the_sync_s_share_of_the_limit_and_the_next_
         assert f"{LIMIT} requests an hour" in left
         api.rate_remaining = LIMIT  # the hour went by
         second = run_sync(api, settings, build_index=False)
-        again = _files_asked(api)[len(asked):]
+        again = _files_asked(api)[len(asked) :]
         assert second.complete and not set(again) & set(asked)  # none asked twice
-        assert sorted(map(int, asked + again)) == pulls and second.skipped == []  # the rest, within the new hour's share
+        assert (
+            sorted(map(int, asked + again)) == pulls and second.skipped == []
+        )  # the rest, within the new hour's share
         assert api.violations == []
 
 

@@ -33,18 +33,30 @@ def _graphql(api: GitHubAPI) -> int:
 
 def _search(settings: object, query: str) -> str:
     ctx = ToolContext(corpus=open_corpus(settings.data_dir, settings.home))  # type: ignore[attr-defined]
-    return dispatch(v2_registry(), "search_history", json.dumps({"query": query, "kind": "discussion", "limit": 3}), ctx).text
+    return dispatch(
+        v2_registry(), "search_history", json.dumps({"query": query, "kind": "discussion", "limit": 3}), ctx
+    ).text
 
 
-def test_discussions_come_with_category_accepted_answer_and_replies_and_are_searchable(api: GitHubAPI, tmp_path: Path) -> None:
-    asked = add_discussion(api.repo, "Can workers run inside AWS Lambda?", "We run everything on Lambda.", category="Q&A",
-                           replies=(("gina", "Same question here."),),
-                           answer=("maint", "Not as workers: Lambda freezes the heartbeat thread between invocations."))
+def test_discussions_come_with_category_accepted_answer_and_replies_and_are_searchable(
+    api: GitHubAPI, tmp_path: Path
+) -> None:
+    asked = add_discussion(
+        api.repo,
+        "Can workers run inside AWS Lambda?",
+        "We run everything on Lambda.",
+        category="Q&A",
+        replies=(("gina", "Same question here."),),
+        answer=("maint", "Not as workers: Lambda freezes the heartbeat thread between invocations."),
+    )
     add_discussion(api.repo, "Grafana dashboard", "Sharing our dashboard.", category="Show and tell")
     settings = settings_for(api, tmp_path)
     report = run_sync(api, settings)
     assert report.complete and report.discussions == 2 and report.skipped == []
-    rows = {r["number"]: r for r in map(json.loads, (settings.data_dir / "knowledge" / "discussions.jsonl").read_text().splitlines())}
+    rows = {
+        r["number"]: r
+        for r in map(json.loads, (settings.data_dir / "knowledge" / "discussions.jsonl").read_text().splitlines())
+    }
     lambda_row = rows[asked["number"]]
     assert lambda_row["category"] == "Q&A" and lambda_row["answered"] is True
     assert lambda_row["answer"]["author"] == "maint" and "freezes the heartbeat" in lambda_row["answer"]["body"]
@@ -56,7 +68,9 @@ def test_discussions_come_with_category_accepted_answer_and_replies_and_are_sear
     assert "orderBy: {field: UPDATED_AT, direction: DESC}" in graphql.body["query"]
 
 
-def test_a_second_sync_stops_at_the_high_water_mark_and_a_reply_brings_a_discussion_back(api: GitHubAPI, tmp_path: Path) -> None:
+def test_a_second_sync_stops_at_the_high_water_mark_and_a_reply_brings_a_discussion_back(
+    api: GitHubAPI, tmp_path: Path
+) -> None:
     for i in range(120):  # three pages of 50
         add_discussion(api.repo, f"Question {i} about queues", f"Body {i}.")
     settings = settings_for(api, tmp_path)
@@ -81,7 +95,9 @@ def test_a_sync_killed_mid_walk_walks_again_to_the_old_mark(api: GitHubAPI, tmp_
     for number in sorted(api.repo.discussions)[:55]:  # 55 changed: two pages above the mark
         reply(api.repo, number, f"late reply to {number}")
     # the first page is stored, the second answered 502: the sync stops before the mark moves
-    api.before(r"POST /api/graphql", lambda: api.before(r"POST /api/graphql", lambda: api.fail_next(r"POST /api/graphql", 502)))
+    api.before(
+        r"POST /api/graphql", lambda: api.before(r"POST /api/graphql", lambda: api.fail_next(r"POST /api/graphql", 502))
+    )
     stopped = run_sync(api, settings, build_index=False)
     assert not stopped.complete and "502" in str(stopped.stopped)
     walked = _graphql(api)
@@ -91,7 +107,9 @@ def test_a_sync_killed_mid_walk_walks_again_to_the_old_mark(api: GitHubAPI, tmp_
     assert sum(1 for r in rows if r["replies"]) == 55
 
 
-def test_discussions_can_be_turned_off_and_a_token_without_the_permission_leaves_them_out(api: GitHubAPI, tmp_path: Path) -> None:
+def test_discussions_can_be_turned_off_and_a_token_without_the_permission_leaves_them_out(
+    api: GitHubAPI, tmp_path: Path
+) -> None:
     assert run_sync(api, settings_for(api, tmp_path / "none"), build_index=False).complete
     assert _graphql(api) == 0  # the repository has Discussions turned off (has_discussions: false): nothing asked
     add_discussion(api.repo, "A question", "Body.")
@@ -102,7 +120,11 @@ def test_discussions_can_be_turned_off_and_a_token_without_the_permission_leaves
     settings = settings_for(api, tmp_path / "on")
     report = run_sync(api, settings, build_index=False)
     assert report.complete and report.discussions is None
-    assert report.skipped and "Discussions: read" in report.skipped[0] and "ATLAS_SYNC_DISCUSSIONS=off" in report.skipped[0]
+    assert (
+        report.skipped
+        and "Discussions: read" in report.skipped[0]
+        and "ATLAS_SYNC_DISCUSSIONS=off" in report.skipped[0]
+    )
 
 
 def test_a_spent_graphql_limit_is_waited_out_and_the_walk_goes_on(api: GitHubAPI, tmp_path: Path) -> None:
@@ -114,20 +136,25 @@ def test_a_spent_graphql_limit_is_waited_out_and_the_walk_goes_on(api: GitHubAPI
     assert len(sleeps) == 1 and 3000 < sleeps[0] <= 3601  # until the stand-in's x-ratelimit-reset, an hour away
 
 
-def test_the_standin_refuses_a_field_github_does_not_have_and_an_unbounded_connection(api: GitHubAPI, tmp_path: Path) -> None:
+def test_the_standin_refuses_a_field_github_does_not_have_and_an_unbounded_connection(
+    api: GitHubAPI, tmp_path: Path
+) -> None:
     gh = settings_for(api, tmp_path).github
     assert gh is not None
     client = github_client.client(gh)
     with pytest.raises(GraphQLFailed, match="Cannot query field 'upvotes'"):
-        client.graphql.request('query { repository(owner: "acme", name: "rocket") { discussions(first: 5) { nodes { upvotes } } } }')
+        client.graphql.request(
+            'query { repository(owner: "acme", name: "rocket") { discussions(first: 5) { nodes { upvotes } } } }'
+        )
     with pytest.raises(GraphQLFailed, match="must provide a `first` or `last`"):
         client.graphql.request('query { repository(owner: "acme", name: "rocket") { discussions { totalCount } } }')
     assert api.violations == ["graphql: Cannot query field 'upvotes' on type 'Discussion'."]
     api.violations.clear()
 
 
-def test_the_command_says_once_which_source_it_left_out_and_why(api: GitHubAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_command_says_once_which_source_it_left_out_and_why(
+    api: GitHubAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from atlas.cli.main import main
     from tests.support.github_harness import cli_env
 

@@ -18,10 +18,25 @@ def api() -> GitHubAPI:
         yield server
 
 
-@pytest.mark.parametrize("repo", ["../x", "acme/..", "acme/.", "acme-/rocket", "ac--me/rocket", "a" * 40 + "/rocket",
-                                  "acme/" + "r" * 101, "acme/ro cket", "acme/rocket/extra", "acme_x/rocket", "acme"])
+@pytest.mark.parametrize(
+    "repo",
+    [
+        "../x",
+        "acme/..",
+        "acme/.",
+        "acme-/rocket",
+        "ac--me/rocket",
+        "a" * 40 + "/rocket",
+        "acme/" + "r" * 101,
+        "acme/ro cket",
+        "acme/rocket/extra",
+        "acme_x/rocket",
+        "acme",
+    ],
+)
 def test_a_name_github_would_refuse_is_one_line_exit_2_before_any_path_or_request(
-        repo: str, api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    repo: str, api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     home = tmp_path / "home" / ".atlas"
     cli_env(monkeypatch, api, home)
     assert main(["sync", "github", repo]) == 2
@@ -43,13 +58,19 @@ def test_an_owner_starting_with_a_hyphen_is_refused_by_the_settings() -> None:
     from atlas.errors import ConfigError
     from atlas.settings import Settings
 
-    with pytest.raises(ConfigError, match="OWNER/REPO"):  # `atlas sync github -acme/x` is already an unknown option to argparse
+    with pytest.raises(
+        ConfigError, match="OWNER/REPO"
+    ):  # `atlas sync github -acme/x` is already an unknown option to argparse
         Settings.from_env({"ATLAS_GITHUB_REPO": "-acme/rocket", "GITHUB_TOKEN": "t"})
 
 
 def test_a_sync_that_got_nothing_says_in_one_line_what_failed_and_leaves_nothing_to_serve(
-        api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        caplog: pytest.LogCaptureFixture) -> None:
+    api: GitHubAPI,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     cli_env(monkeypatch, api, tmp_path)
     api.revoke()
     assert main(["sync", "github", "acme/rocket"]) == 1
@@ -62,11 +83,14 @@ def test_a_sync_that_got_nothing_says_in_one_line_what_failed_and_leaves_nothing
 
 
 def test_a_bad_app_private_key_is_named_as_such_and_no_request_is_made(
-        api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     cli_env(monkeypatch, api, tmp_path)
     monkeypatch.delenv("GITHUB_TOKEN")
     monkeypatch.setenv("GITHUB_APP_ID", "77")
-    monkeypatch.setenv("GITHUB_APP_PRIVATE_KEY", "-----BEGIN RSA PRIVATE KEY-----\nnot really\n-----END RSA PRIVATE KEY-----\n")
+    monkeypatch.setenv(
+        "GITHUB_APP_PRIVATE_KEY", "-----BEGIN RSA PRIVATE KEY-----\nnot really\n-----END RSA PRIVATE KEY-----\n"
+    )
     assert main(["sync", "github", "acme/rocket"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1, err

@@ -72,7 +72,8 @@ def _kill_at(api: GitHubAPI, pattern: str) -> tuple[threading.Event, threading.E
 
 
 def test_a_sync_killed_mid_listing_and_rerun_misses_nothing_that_changed_meanwhile(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     with GitHubAPI(generate(130, comments=5)) as api:  # 109 issues and 21 pull requests: two pages
         env = {**os.environ, **api.env(), "ATLAS_HOME": str(tmp_path), "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
         env.pop("ATLAS_DATA", None)
@@ -86,8 +87,10 @@ def test_a_sync_killed_mid_listing_and_rerun_misses_nothing_that_changed_meanwhi
         finally:
             release.set()
         # meanwhile, two old issues (on the last page) change and move to the top of the listing
-        old = sorted((i for i in api.repo.issues.values() if "pull_request" not in i and i["state"] == "open"),
-                     key=lambda i: i["updated_at"])[:2]
+        old = sorted(
+            (i for i in api.repo.issues.values() if "pull_request" not in i and i["state"] == "open"),
+            key=lambda i: i["updated_at"],
+        )[:2]
         assert all(int(i["number"]) < 20 for i in old)  # on the last page, not yet synced
         api.repo.edit_issue(old[0]["number"], title="Edited while the sync was down")
         api.repo.add_comment(old[1]["number"], "commented while the sync was down")
@@ -108,7 +111,9 @@ def test_changes_during_a_walk_are_caught_by_the_same_sync(tmp_path: Path) -> No
     with GitHubAPI(generate(130, comments=5)) as api:
         settings = settings_for(api, tmp_path)
         oldest = min((i for i in api.repo.issues.values() if "pull_request" not in i), key=lambda i: i["updated_at"])
-        api.before(r"GET /repos/acme/rocket/issues\?.*page=2", lambda: api.repo.edit_issue(oldest["number"], title="moved up"))
+        api.before(
+            r"GET /repos/acme/rocket/issues\?.*page=2", lambda: api.repo.edit_issue(oldest["number"], title="moved up")
+        )
         report = run_sync(api, settings, build_index=False)
         assert report.complete
         assert exported(settings)[oldest["number"]]["title"] == "moved up"

@@ -24,8 +24,12 @@ def api() -> GitHubAPI:
 
 
 def _found(settings: object, query: str) -> str:
-    out = dispatch(v2_registry(), "search_issues", json.dumps({"query": query, "state": None, "limit": 5, "detail": "concise"}),
-                   ToolContext(corpus=open_corpus(settings.data_dir)))  # type: ignore[attr-defined]
+    out = dispatch(
+        v2_registry(),
+        "search_issues",
+        json.dumps({"query": query, "state": None, "limit": 5, "detail": "concise"}),
+        ToolContext(corpus=open_corpus(settings.data_dir)),
+    )  # type: ignore[attr-defined]
     return out.text
 
 
@@ -44,13 +48,18 @@ def test_every_nth_sync_drops_deleted_and_transferred_issues(api: GitHubAPI, tmp
     assert not {4, 5} & set(exported(settings))
     assert set(exported(settings)) == {n for n, i in api.repo.issues.items() if "pull_request" not in i}
     assert "#4" not in _found(settings, "zanzibar") and "#5" not in _found(settings, "quixotic")
-    checked = {c.path.rsplit("/", 1)[1] for c in api.calls[before:] if "/issues/" in c.path and c.path.rsplit("/", 1)[1].isdigit()}
+    checked = {
+        c.path.rsplit("/", 1)[1]
+        for c in api.calls[before:]
+        if "/issues/" in c.path and c.path.rsplit("/", 1)[1].isdigit()
+    }
     assert checked == {"4", "5"}  # only the numbers missing from the listing are asked about
     assert not any(c.path.startswith("/repositories/") for c in api.calls)  # a 301 is not followed
 
 
-def test_reconcile_on_demand_from_the_command(api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_reconcile_on_demand_from_the_command(
+    api: GitHubAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     cli_env(monkeypatch, api, tmp_path)
     assert main(["sync", "github", "acme/rocket"]) == 0
     api.repo.delete_issue(7)  # not due by itself for another 24 syncs (the first test shows one not due)

@@ -9,10 +9,37 @@ from bench import discord, slack
 
 
 def test_discord_reads_the_ack_table_the_slack_suite_writes() -> None:
-    rows = [(["Slack ack p99, 50 concurrent signed mentions, 1 process", "60.2 ms", "27.5 ms", "2.19x", "<= 1.5x", "NO"], [], False),
-            (["Slack ack p99, 50 concurrent signed mentions, 1 process, against the floor with one Redis round trip",
-              "60.2 ms", "45.1 ms", "1.33x", "<= 1.5x", "yes"], [], True),
-            (["Slack ack p99, 50 concurrent signed mentions, 2 processes", "36.8 ms", "16.2 ms", "2.28x", "<= 1.5x", "NO"], [], False)]
+    rows = [
+        (
+            ["Slack ack p99, 50 concurrent signed mentions, 1 process", "60.2 ms", "27.5 ms", "2.19x", "<= 1.5x", "NO"],
+            [],
+            False,
+        ),
+        (
+            [
+                "Slack ack p99, 50 concurrent signed mentions, 1 process, against the floor with one Redis round trip",
+                "60.2 ms",
+                "45.1 ms",
+                "1.33x",
+                "<= 1.5x",
+                "yes",
+            ],
+            [],
+            True,
+        ),
+        (
+            [
+                "Slack ack p99, 50 concurrent signed mentions, 2 processes",
+                "36.8 ms",
+                "16.2 ms",
+                "2.28x",
+                "<= 1.5x",
+                "NO",
+            ],
+            [],
+            False,
+        ),
+    ]
     written = asdict(slack.ack_latency(rows))  # as bench/report.py writes it to results/slack.json
     beside, p99 = discord.slack_ack_beside(written, processes=2)
     assert [(r[0], r[1], r[5]) for r in beside] == [("slack (last run)", 1, 60.2), ("slack (last run)", 2, 36.8)]

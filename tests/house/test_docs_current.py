@@ -34,8 +34,11 @@ REPO = _repo()
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 CONFIG_PAGE = REPO / "docs" / "configuration.md"
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-LINKED_PAGES = [*PAGES, *(REPO / name for name in ("ARCHITECTURE.md", "CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md")),
-                REPO / "tests" / "README.md"]
+LINKED_PAGES = [
+    *PAGES,
+    *(REPO / name for name in ("ARCHITECTURE.md", "CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md")),
+    REPO / "tests" / "README.md",
+]
 ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
@@ -88,8 +91,11 @@ def _settings_class() -> Any:
     """The class with `from_env`, wherever the floor keeps it."""
     for path, tree in _trees().items():
         for node in tree.body:
-            if isinstance(node, ast.ClassDef) and node.name == "Settings" and any(
-                    isinstance(item, ast.FunctionDef) and item.name == "from_env" for item in node.body):
+            if (
+                isinstance(node, ast.ClassDef)
+                and node.name == "Settings"
+                and any(isinstance(item, ast.FunctionDef) and item.name == "from_env" for item in node.body)
+            ):
                 return importlib.import_module(_module_of(path)).Settings
     raise AssertionError("no Settings class with from_env in the packages")
 
@@ -108,8 +114,12 @@ def settings_reads() -> frozenset[str]:
 
 
 def _is_os_environ(node: ast.AST) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) \
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "environ"
+        and isinstance(node.value, ast.Name)
         and node.value.id == "os"
+    )
 
 
 def environ_reads() -> dict[str, str]:
@@ -121,10 +131,18 @@ def environ_reads() -> dict[str, str]:
             name: ast.AST | None = None
             if isinstance(node, ast.Call) and node.args:
                 func = node.func
-                if isinstance(func, ast.Attribute) and func.attr in ("get", "pop", "setdefault") and _is_os_environ(func.value):
+                if (
+                    isinstance(func, ast.Attribute)
+                    and func.attr in ("get", "pop", "setdefault")
+                    and _is_os_environ(func.value)
+                ):
                     name = node.args[0]
-                elif isinstance(func, ast.Attribute) and func.attr == "getenv" and isinstance(func.value, ast.Name) \
-                        and func.value.id == "os":
+                elif (
+                    isinstance(func, ast.Attribute)
+                    and func.attr == "getenv"
+                    and isinstance(func.value, ast.Name)
+                    and func.value.id == "os"
+                ):
                     name = node.args[0]
             elif isinstance(node, ast.Subscript) and _is_os_environ(node.value):
                 name = node.slice
@@ -220,7 +238,11 @@ def test_every_option_of_every_command_is_in_the_commands_page() -> None:
         documented = " ".join(line for key, line in rows.items() if key == name)
         for action in sub._actions:
             for option in action.option_strings:
-                if option.startswith("--") and option != "--help" and not re.search(rf"{re.escape(option)}\b", documented):
+                if (
+                    option.startswith("--")
+                    and option != "--help"
+                    and not re.search(rf"{re.escape(option)}\b", documented)
+                ):
                     problems.append(f"atlas {name} {option}")
     assert not problems, f"not in docs/commands.md's row for the command: {problems}"
 

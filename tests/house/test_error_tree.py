@@ -20,8 +20,9 @@ from workers.errors import DeliveryLost, ModelUnavailable, RunNotFound
 
 ROOT = REPO
 PACKAGES = ("atlas", "bot", "datasets", "tools", "workers")
-BUILTIN_EXCEPTIONS = {name for name, value in vars(builtins).items()
-                      if isinstance(value, type) and issubclass(value, BaseException)}
+BUILTIN_EXCEPTIONS = {
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
+}
 
 
 def _roots() -> list[str]:
@@ -44,8 +45,16 @@ def test_every_error_atlas_defines_descends_from_atlas_error() -> None:
 
 
 def test_the_tree_spans_every_package_and_keeps_the_builtin_bases() -> None:
-    for error in (ConfigError, DatasetError, TrackerError, TrackerUnavailable, ModelUnavailable, RunNotFound,
-                  DeliveryLost, DiscordError):
+    for error in (
+        ConfigError,
+        DatasetError,
+        TrackerError,
+        TrackerUnavailable,
+        ModelUnavailable,
+        RunNotFound,
+        DeliveryLost,
+        DiscordError,
+    ):
         assert issubclass(error, AtlasError), error
     assert issubclass(ConfigError, ValueError) and issubclass(DatasetError, RuntimeError)
     assert issubclass(RunNotFound, LookupError)

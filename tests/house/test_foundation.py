@@ -28,18 +28,32 @@ def test_settings_defaults_and_overrides(tmp_path: Path) -> None:
     assert online.price == Price(0.10, 0.01, 0.50)
     assert online.data_dir == tmp_path.resolve()
     assert online.approvers == ("U1", "U2")
-    assert not default.asker_may_approve and not default.approvers and default.approver_group is None  # maintainers only
+    assert (
+        not default.asker_may_approve and not default.approvers and default.approver_group is None
+    )  # maintainers only
     assert Settings.from_env({"ATLAS_ASKER_MAY_APPROVE": "true"}).asker_may_approve
-    custom = Settings.from_env({"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "ATLAS_MODEL": "m", "ATLAS_PRICE": "1,0.5,2"})
+    custom = Settings.from_env(
+        {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "ATLAS_MODEL": "m", "ATLAS_PRICE": "1,0.5,2"}
+    )
     assert custom.price == Price(1.0, 0.5, 2.0)
-    assert default.draft.max_tokens == 8_000 and default.draft.max_seconds == 20.0  # a draft's own budget, smaller than a run's
+    assert (
+        default.draft.max_tokens == 8_000 and default.draft.max_seconds == 20.0
+    )  # a draft's own budget, smaller than a run's
     draft = Settings.from_env({"ATLAS_DRAFT_MAX_TOKENS": "3000", "ATLAS_DRAFT_MAX_SECONDS": "7.5"}).draft
     assert (draft.max_tokens, draft.max_seconds) == (3000, 7.5)
 
 
 @pytest.mark.parametrize(
-    ("name", "value"), [("ATLAS_PRICE", "cheap"), ("PORT", "eighty"), ("ATLAS_MODEL_TIMEOUT", "soon"), ("ATLAS_ASKER_MAY_APPROVE", "maybe"),
-                       ("ATLAS_DRAFT_MAX_TOKENS", "0"), ("ATLAS_DRAFT_MAX_TOKENS", "many"), ("ATLAS_DRAFT_MAX_SECONDS", "-1")]
+    ("name", "value"),
+    [
+        ("ATLAS_PRICE", "cheap"),
+        ("PORT", "eighty"),
+        ("ATLAS_MODEL_TIMEOUT", "soon"),
+        ("ATLAS_ASKER_MAY_APPROVE", "maybe"),
+        ("ATLAS_DRAFT_MAX_TOKENS", "0"),
+        ("ATLAS_DRAFT_MAX_TOKENS", "many"),
+        ("ATLAS_DRAFT_MAX_SECONDS", "-1"),
+    ],
 )
 def test_settings_reject_malformed_values_naming_the_variable(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):
@@ -71,7 +85,9 @@ def test_tokenizer_needs_no_network() -> None:
         "from atlas import tokens\n"
         "print(tokens.count('hello world'))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"TIKTOKEN_CACHE_DIR": ""})
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"TIKTOKEN_CACHE_DIR": ""}
+    )
     assert out.stdout.strip() == "2"
 
 
@@ -83,8 +99,14 @@ def test_embedded_redis_is_shared_and_survives_a_restart(tmp_path: Path) -> None
         redis.Redis.from_url(url).set("kept", "yes")
         # another process sees the same server through the derived socket path
         probe = subprocess.run(
-            [sys.executable, "-c", f"from pathlib import Path; from atlas import embedded_redis as e; print(e.is_running(Path({str(home)!r})))"],
-            capture_output=True, text=True, check=True,
+            [
+                sys.executable,
+                "-c",
+                f"from pathlib import Path; from atlas import embedded_redis as e; print(e.is_running(Path({str(home)!r})))",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         assert probe.stdout.strip() == "True"
         assert embedded_redis.stop(home)
@@ -114,7 +136,9 @@ def test_redis_stop_stops_the_workers_it_serves(tmp_path: Path) -> None:
     worker = atlas_process(["worker", "--max-idle", "600"], env, tmp_path / "worker.log")
     try:
         conn = redis.Redis.from_url(url)
-        wait_for(lambda: Worker.all(connection=conn) or worker.poll() is not None, timeout=60, what="the worker to register")
+        wait_for(
+            lambda: Worker.all(connection=conn) or worker.poll() is not None, timeout=60, what="the worker to register"
+        )
         assert worker.poll() is None, (tmp_path / "worker.log").read_text()
         stopped = atlas_command("redis", "stop", env=env, timeout=60)
         assert stopped.returncode == 0, stopped.stderr

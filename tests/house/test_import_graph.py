@@ -39,7 +39,7 @@ FRONT_END_LIBRARIES = ("slack_bolt", "slack_sdk", "hikari", "nacl")
 
 
 def matches(module: str, prefix: str) -> bool:
-    """"bot." matches the package bot and everything in it: every rule is a folder, never one module."""
+    """ "bot." matches the package bot and everything in it: every rule is a folder, never one module."""
     return module == prefix[:-1] or module.startswith(prefix)
 
 
@@ -147,9 +147,21 @@ def test_the_checks_see_a_circle_and_an_upward_import() -> None:
     """The checker itself can fail: a planted circle and a planted upward edge are found."""
     planted = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}
     assert circles(planted) == [["a", "b", "c"]]
-    assert layer("atlas.settings") == FLOOR and layer("workers.approvals.gate") == CORE and layer("bot.slack.mentions") == PLATFORMS
-    assert layer("bot.web.serve") == PROCESSES and layer("workers.process.runtime") == PROCESSES and layer("atlas.cli.main") == COMMANDS
-    assert layer("tools.docsearch.index") == TOOLS and layer("datasets.github.sync") == DATA and layer("workers.jobs.runs") == PROCESSES
+    assert (
+        layer("atlas.settings") == FLOOR
+        and layer("workers.approvals.gate") == CORE
+        and layer("bot.slack.mentions") == PLATFORMS
+    )
+    assert (
+        layer("bot.web.serve") == PROCESSES
+        and layer("workers.process.runtime") == PROCESSES
+        and layer("atlas.cli.main") == COMMANDS
+    )
+    assert (
+        layer("tools.docsearch.index") == TOOLS
+        and layer("datasets.github.sync") == DATA
+        and layer("workers.jobs.runs") == PROCESSES
+    )
 
 
 def test_every_layer_is_a_list_of_folders_with_no_exception() -> None:

@@ -14,7 +14,11 @@ from tests.support.paths import REPO
 
 def test_mypy_follows_the_schema_module_that_holds_the_model_atlas_reads() -> None:
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    followed = {m for o in config["tool"]["mypy"]["overrides"] if o.get("follow_imports") == "normal" for m in o["module"]}
+    followed = {
+        m for o in config["tool"]["mypy"]["overrides"] if o.get("follow_imports") == "normal" for m in o["module"]
+    }
     package = "githubkit_schemas.v" + LATEST_VERSION.replace("-", "_") + ".models"
     installation = importlib.import_module(package).Installation
-    assert {package, installation.__module__} <= followed, f"follow {installation.__module__} in pyproject's mypy overrides"
+    assert {package, installation.__module__} <= followed, (
+        f"follow {installation.__module__} in pyproject's mypy overrides"
+    )

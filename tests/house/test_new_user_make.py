@@ -27,7 +27,9 @@ def _installs(plan: list[str]) -> list[str]:
 def test_make_ask_installs_only_what_running_needs_without_the_editable_notice() -> None:
     plan = _plan("ask")
     installs = _installs(plan)
-    assert installs and not [line for line in installs if "[dev]" in line or "honcho" in line or "[run]" in line], installs
+    assert installs and not [line for line in installs if "[dev]" in line or "honcho" in line or "[run]" in line], (
+        installs
+    )
     editable = [line for line in installs if " -e " in line]
     assert editable and all('PYTHONWARNINGS="ignore:Editable installation"' in line for line in editable), editable
 

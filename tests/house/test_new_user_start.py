@@ -35,7 +35,10 @@ def test_a_worker_whose_redis_is_unreachable_at_start_says_so_and_exits_1(tmp_pa
         pytest.fail("atlas worker kept waiting for an unreachable Redis at start")
     assert done.returncode == 1, done.stderr
     [line] = _lines(done.stderr)
-    assert line.startswith("atlas worker: Redis is unreachable at redis://:***@127.0.0.1:") and "hunter2" not in done.stderr
+    assert (
+        line.startswith("atlas worker: Redis is unreachable at redis://:***@127.0.0.1:")
+        and "hunter2" not in done.stderr
+    )
 
 
 @pytest.mark.parametrize("url", ["notaurl", "http://127.0.0.1:6379", "redis://:hunter2@127.0.0.1:port/0", "unix://"])
@@ -46,11 +49,19 @@ def test_a_malformed_redis_url_is_a_configuration_error_that_never_shows_it(url:
 
 
 def test_atlas_with_a_malformed_redis_url_exits_2_with_one_line(tmp_path: Path, data: Path) -> None:
-    env = {"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data), "REDIS_URL": "redis://:hunter2@127.0.0.1:port/0"}
+    env = {
+        "ATLAS_HOME": str(tmp_path / "home"),
+        "ATLAS_DATA": str(data),
+        "REDIS_URL": "redis://:hunter2@127.0.0.1:port/0",
+    }
     done = atlas_command("worker", env=env, timeout=30)
     assert done.returncode == 2, done.stderr
     [line] = _lines(done.stderr)
-    assert line.startswith("atlas worker: configuration error: REDIS_URL ") and "a bug" not in line and "hunter2" not in line
+    assert (
+        line.startswith("atlas worker: configuration error: REDIS_URL ")
+        and "a bug" not in line
+        and "hunter2" not in line
+    )
 
 
 @pytest.mark.parametrize("timeout", ["-1", "0", "nan", "inf", "soon"])

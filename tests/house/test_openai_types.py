@@ -24,8 +24,14 @@ def test_a_well_formed_exchange_passes(validation: str) -> None:  # noqa: F811
     with ScriptedModel(reply_calls([("search_docs", {"query": "q", "k": 3})]), reply_text("done")) as model:
         first = ask(model)
         call = first.output[-1]
-        ask(model, [{"role": "user", "content": "hi"}, call.model_dump(exclude_none=True),
-                    {"type": "function_call_output", "call_id": call.call_id, "output": "found"}])
+        ask(
+            model,
+            [
+                {"role": "user", "content": "hi"},
+                call.model_dump(exclude_none=True),
+                {"type": "function_call_output", "call_id": call.call_id, "output": "found"},
+            ],
+        )
         model.assert_done()
         assert [openai_types.problems("Response", r.body) for r in model.replies] == [[], []]
 
@@ -33,13 +39,20 @@ def test_a_well_formed_exchange_passes(validation: str) -> None:  # noqa: F811
 @without_spec
 def test_an_input_item_missing_a_field_is_named_where_it_is(validation: str) -> None:  # noqa: F811
     body = {"model": "m", "input": [{"type": "message", "role": "user", "content": [{"type": "input_text"}]}]}
-    assert [str(p) for p in openai_spec.request_problems(body)] == ["input[0].content[0]: 'text' is a required property"]
+    assert [str(p) for p in openai_spec.request_problems(body)] == [
+        "input[0].content[0]: 'text' is a required property"
+    ]
 
 
 @without_spec
 def test_error_replies_are_checked_too(validation: str) -> None:  # noqa: F811
-    assert openai_types.problems("ErrorResponse", {"error": {"message": "m", "type": "t", "param": None, "code": None}}) == []
-    assert [str(p) for p in openai_types.problems("ErrorResponse", {"error": {"type": "t"}})] == ["error: 'message' is a required property"]
+    assert (
+        openai_types.problems("ErrorResponse", {"error": {"message": "m", "type": "t", "param": None, "code": None}})
+        == []
+    )
+    assert [str(p) for p in openai_types.problems("ErrorResponse", {"error": {"type": "t"}})] == [
+        "error: 'message' is a required property"
+    ]
     with ScriptedModel(reply_error(500)) as model, pytest.raises(openai.InternalServerError):
         ask(model)
     assert model.failures == []

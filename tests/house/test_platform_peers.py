@@ -53,21 +53,33 @@ def crossings(graph: dict[str, dict[str, int]]) -> list[str]:
 
 
 def test_the_check_sees_a_crossing_either_way() -> None:
-    planted = {"bot.discord.cards": {"bot.slack.card_view": 3, "bot.card_view": 4},
-               "bot.slack": {"bot.discord.rest": 7}, "bot.console.app": {"bot.slack.client": 1}}
-    assert crossings(planted) == ["bot.discord.cards (line 3) -> bot.slack.card_view",
-                                  "bot.slack (line 7) -> bot.discord.rest"]
+    planted = {
+        "bot.discord.cards": {"bot.slack.card_view": 3, "bot.card_view": 4},
+        "bot.slack": {"bot.discord.rest": 7},
+        "bot.console.app": {"bot.slack.client": 1},
+    }
+    assert crossings(planted) == [
+        "bot.discord.cards (line 3) -> bot.slack.card_view",
+        "bot.slack (line 7) -> bot.discord.rest",
+    ]
 
 
 def test_the_check_sees_a_crossing_through_a_shared_module() -> None:
     """Discord -> a neutral module -> a module of workers -> Slack is a crossing too; a neutral module that
     only imports Slack (or is imported by Slack) is not."""
-    planted = {"bot.discord.interactions": {"bot.feedback": 25, "workers.runs.votes": 2},
-               "bot.feedback": {"atlas.lua": 1, "workers.chat": 3}, "workers.chat": {"bot.slack.wording": 9},
-               "workers.runs.votes": {"atlas.lua": 1}, "atlas.lua": {}, "bot.slack.wording": {},
-               "bot.slack.app": {"workers.runs.votes": 4}, "bot.neutral": {"bot.slack.wording": 1}}
+    planted = {
+        "bot.discord.interactions": {"bot.feedback": 25, "workers.runs.votes": 2},
+        "bot.feedback": {"atlas.lua": 1, "workers.chat": 3},
+        "workers.chat": {"bot.slack.wording": 9},
+        "workers.runs.votes": {"atlas.lua": 1},
+        "atlas.lua": {},
+        "bot.slack.wording": {},
+        "bot.slack.app": {"workers.runs.votes": 4},
+        "bot.neutral": {"bot.slack.wording": 1},
+    }
     assert crossings(planted) == [
-        "bot.discord.interactions (line 25) -> bot.feedback (line 3) -> workers.chat (line 9) -> bot.slack.wording"]
+        "bot.discord.interactions (line 25) -> bot.feedback (line 3) -> workers.chat (line 9) -> bot.slack.wording"
+    ]
 
 
 def test_slack_and_discord_reach_nothing_of_each_other() -> None:

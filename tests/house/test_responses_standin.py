@@ -192,8 +192,10 @@ def test_request_violating_create_response_is_flagged(validation: str) -> None:
         with pytest.raises(openai.BadRequestError) as caught:
             ask(model, extra_body={"input": 5})
         assert caught.value.body["param"] == "input"
-        raw = httpx2.post(f"{model.base_url}/responses", json={"model": "gpt-5.1", "input": "x",
-                                                                "tools": [{"type": "function", "name": "f"}]})
+        raw = httpx2.post(
+            f"{model.base_url}/responses",
+            json={"model": "gpt-5.1", "input": "x", "tools": [{"type": "function", "name": "f"}]},
+        )
         assert raw.status_code == 400 and raw.json()["error"]["param"] == "tools[0]"
         with pytest.raises(AssertionError, match=r"violates CreateResponse(.|\n)*'parameters' is a required property"):
             model.assert_done()
@@ -242,8 +244,10 @@ needs_spec = pytest.mark.skipif(not openai_spec.spec_available(), reason=openai_
 def test_spec_quirk_overlapping_message_branches() -> None:
     """Documents the one tolerated quirk; fails (so the workaround can go) once the spec fixes it."""
     message = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
-    plain = Draft202012Validator({"$ref": f"{openai_spec.SPEC_URI}#/components/schemas/InputItem"},
-                                 registry=openai_spec._compile(str(openai_spec.spec_path())).registry)
+    plain = Draft202012Validator(
+        {"$ref": f"{openai_spec.SPEC_URI}#/components/schemas/InputItem"},
+        registry=openai_spec._compile(str(openai_spec.spec_path())).registry,
+    )
     assert "is valid under each of" in next(plain.iter_errors(message)).message
     assert openai_spec.problems("InputItem", message) == []
     broken = {**message, "content": [{"type": "input_text"}]}

@@ -26,9 +26,16 @@ def plain(sentence: str) -> str:
 
 def sentences(source: str) -> dict[str, str]:
     """name -> plain words of every sentence written out in a wording module (a literal, not one built elsewhere)."""
-    return {target.id: plain(node.value.value) for node in ast.parse(source).body if isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str) and node.value.value.strip()
-            for target in node.targets if isinstance(target, ast.Name)}
+    return {
+        target.id: plain(node.value.value)
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and node.value.value.strip()
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
 
 
 def twins(first: str, second: str) -> set[str]:

@@ -85,25 +85,32 @@ class Ledger:
             if item.get("type") == "reasoning" and item_id in self._secrets:
                 secret = item.get("encrypted_content")
                 if secret is None and not store:
-                    refusals.append(Refusal(
-                        404,
-                        f"Item with id '{item_id}' not found. Items are not persisted when `store` is set to false. "
-                        "Try again with `store` set to true, or remove this item from your input.",
-                    ))
+                    refusals.append(
+                        Refusal(
+                            404,
+                            f"Item with id '{item_id}' not found. Items are not persisted when `store` is set to false. "
+                            "Try again with `store` set to true, or remove this item from your input.",
+                        )
+                    )
                 elif secret is not None and secret != self._secrets[item_id]:
                     message = f"The encrypted content for item {item_id} could not be verified."
                     refusals.append(Refusal(400, message, code="invalid_encrypted_content"))
                 following = items[index + 1] if index + 1 < len(items) else None
                 if following is None or following.get("role") in _NEW_TURN_ROLES or following.get("type") == _OUTPUT:
-                    refusals.append(Refusal(
-                        400, f"Item '{item_id}' of type 'reasoning' was provided without its required following item."
-                    ))
+                    refusals.append(
+                        Refusal(
+                            400,
+                            f"Item '{item_id}' of type 'reasoning' was provided without its required following item.",
+                        )
+                    )
             elif item_id in self._produced_by and self._produced_by[item_id] not in present:
-                refusals.append(Refusal(
-                    400,
-                    f"Item '{item_id}' of type '{item.get('type')}' was provided without its required "
-                    f"'reasoning' item: '{self._produced_by[item_id]}'.",
-                ))
+                refusals.append(
+                    Refusal(
+                        400,
+                        f"Item '{item_id}' of type '{item.get('type')}' was provided without its required "
+                        f"'reasoning' item: '{self._produced_by[item_id]}'.",
+                    )
+                )
         return refusals
 
 
@@ -169,11 +176,15 @@ def _strict_format(request: Json) -> list[Refusal]:
         if isinstance(node, dict):
             if node.get("type") == "object" or "properties" in node:
                 if node.get("additionalProperties") is not False:
-                    problems.append(f"In context={where}, 'additionalProperties' is required to be supplied and to be false.")
+                    problems.append(
+                        f"In context={where}, 'additionalProperties' is required to be supplied and to be false."
+                    )
                 missing = sorted(set(node.get("properties") or {}) - set(node.get("required") or []))
                 if missing:
-                    problems.append(f"In context={where}, 'required' is required to be supplied and to be an array including"
-                                    f" every key in properties. Missing '{missing[0]}'.")
+                    problems.append(
+                        f"In context={where}, 'required' is required to be supplied and to be an array including"
+                        f" every key in properties. Missing '{missing[0]}'."
+                    )
             for key, value in node.items():
                 walk(value, (*where, key))
         elif isinstance(node, list):
@@ -182,8 +193,10 @@ def _strict_format(request: Json) -> list[Refusal]:
 
     walk(fmt.get("schema"), ())
     name = fmt.get("name")
-    return [Refusal(400, f"Invalid schema for response_format '{name}': {p}", "text.format.schema", "invalid_json_schema")
-            for p in problems[:1]]
+    return [
+        Refusal(400, f"Invalid schema for response_format '{name}': {p}", "text.format.schema", "invalid_json_schema")
+        for p in problems[:1]
+    ]
 
 
 def _off_format(request: Json, items: list[Any]) -> list[str]:

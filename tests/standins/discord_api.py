@@ -48,8 +48,15 @@ ACK_DEADLINE = 3.0
 UNKNOWN_WEBHOOK = {"message": "Unknown Webhook", "code": 10015}
 INVALID_WEBHOOK_TOKEN = {"message": "Invalid Webhook Token", "code": 50027}
 THREAD_ARCHIVED = {"message": "Thread is archived", "code": 50083}
-TOO_LONG = {"message": "Invalid Form Body", "code": 50035, "errors": {"content": {"_errors": [
-    {"code": "BASE_TYPE_MAX_LENGTH", "message": f"Must be {CONTENT_LIMIT} or fewer in length."}]}}}
+TOO_LONG = {
+    "message": "Invalid Form Body",
+    "code": 50035,
+    "errors": {
+        "content": {
+            "_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": f"Must be {CONTENT_LIMIT} or fewer in length."}]
+        }
+    },
+}
 
 
 @dataclass
@@ -58,6 +65,8 @@ class Thread:
     duration_minutes: int
     active_at: float
     archived: bool = False
+
+
 # Discord's embed limits: 10 embeds a message, a description of 4,096 characters, 6,000 in all of them
 EMBEDS_PER_MESSAGE, EMBED_DESCRIPTION_CHARS, EMBEDS_TOTAL_CHARS = 10, 4096, 6000
 
@@ -107,7 +116,11 @@ class DiscordAPI(LoopbackHTTP):
         return f"http://127.0.0.1:{self.port}/api/v10"
 
     def env(self) -> dict[str, str]:
-        return {"DISCORD_API_URL": self.base_url, "DISCORD_BOT_TOKEN": self.token, "DISCORD_APPLICATION_ID": APPLICATION_ID}
+        return {
+            "DISCORD_API_URL": self.base_url,
+            "DISCORD_BOT_TOKEN": self.token,
+            "DISCORD_APPLICATION_ID": APPLICATION_ID,
+        }
 
     def next_id(self) -> str:
         """A snowflake as Discord makes it: milliseconds since Discord's epoch in the top bits, so ids rise with time."""
@@ -173,14 +186,25 @@ class DiscordAPI(LoopbackHTTP):
             return 401, {}, {"message": "401: Unauthorized", "code": 0}
         if self.global_limited > 0:
             self.global_limited -= 1
-            return 429, {"X-RateLimit-Global": "true", "X-RateLimit-Scope": "global", "Retry-After": str(self.retry_after)}, \
-                limited_body(self.retry_after, is_global=True)
+            return (
+                429,
+                {"X-RateLimit-Global": "true", "X-RateLimit-Scope": "global", "Retry-After": str(self.retry_after)},
+                limited_body(self.retry_after, is_global=True),
+            )
         for pattern, left in list(self.limited.items()):
             if left > 0 and re.search(pattern, path):
                 self.limited[pattern] = left - 1
-                return 429, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": str(self.retry_after),
-                             "X-RateLimit-Bucket": pattern, "X-RateLimit-Scope": "user", "Retry-After": str(self.retry_after)}, \
-                    limited_body(self.retry_after)
+                return (
+                    429,
+                    {
+                        "X-RateLimit-Remaining": "0",
+                        "X-RateLimit-Reset-After": str(self.retry_after),
+                        "X-RateLimit-Bucket": pattern,
+                        "X-RateLimit-Scope": "user",
+                        "Retry-After": str(self.retry_after),
+                    },
+                    limited_body(self.retry_after),
+                )
         allowed, limits, retry_after = self.buckets.take(method, path)
         if not allowed:
             return 429, limits, limited_body(retry_after)
@@ -193,8 +217,11 @@ class DiscordAPI(LoopbackHTTP):
                 self.problems.extend(f"{method} {path}: {p}" for p in found)
                 return 400, {}, {"message": "Invalid Form Body", "code": 50035, "errors": found[:5]}
         embeds = body.get("embeds") if isinstance(body, dict) else None
-        if embeds and (len(embeds) > EMBEDS_PER_MESSAGE or sum(map(_embed_chars, embeds)) > EMBEDS_TOTAL_CHARS
-                       or any(len(e.get("description") or "") > EMBED_DESCRIPTION_CHARS for e in embeds)):
+        if embeds and (
+            len(embeds) > EMBEDS_PER_MESSAGE
+            or sum(map(_embed_chars, embeds)) > EMBEDS_TOTAL_CHARS
+            or any(len(e.get("description") or "") > EMBED_DESCRIPTION_CHARS for e in embeds)
+        ):
             self.problems.append(f"{method} {path}: embeds over Discord's limits")
             return 400, limits, {"message": "Invalid Form Body", "code": 50035}
         status, reply = self._apply(method, path, body)
@@ -203,8 +230,11 @@ class DiscordAPI(LoopbackHTTP):
     def _apply(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         parts = path.strip("/").split("/")
         if path == "/gateway/bot":
-            return 200, {"url": self.gateway_url, "shards": 1, "session_start_limit": {
-                "total": 1000, "remaining": 999, "reset_after": 14400000, "max_concurrency": 1}}
+            return 200, {
+                "url": self.gateway_url,
+                "shards": 1,
+                "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 14400000, "max_concurrency": 1},
+            }
         if parts[0] == "applications" and parts[-1] == "commands" and method == "PUT":
             where = parts[3] if len(parts) == 5 else "global"
             self.commands[where] = [{**c, "id": self.next_id(), "application_id": parts[1]} for c in body]
@@ -227,8 +257,12 @@ class DiscordAPI(LoopbackHTTP):
                 return 404, {"message": "Unknown Channel", "code": 10003}
             if "archived" in body:
                 thread.archived, thread.active_at = bool(body["archived"]), self.now()
-            return 200, {"id": parts[1], "type": 11, "parent_id": thread.parent,
-                         "thread_metadata": {"archived": thread.archived, "auto_archive_duration": thread.duration_minutes}}
+            return 200, {
+                "id": parts[1],
+                "type": 11,
+                "parent_id": thread.parent,
+                "thread_metadata": {"archived": thread.archived, "auto_archive_duration": thread.duration_minutes},
+            }
         if parts[0] == "channels" and len(parts) == 3 and parts[2] == "messages" and method == "POST":
             if parts[1] in self.removed:
                 return 403, {"message": "Missing Access", "code": 50001}
@@ -274,13 +308,26 @@ class DiscordAPI(LoopbackHTTP):
 
     def _post(self, channel: str, body: dict[str, Any]) -> dict[str, Any]:
         nonce = body.get("nonce") if body.get("enforce_nonce") else None
-        if nonce is not None:  # Discord: the same author's message with this nonce (a few minutes back) is returned, none created
-            earlier = next((m for m in self.messages[channel] if m.get("nonce") == nonce
-                            and self.now() - m["_created"] < NONCE_WINDOW), None)
+        if (
+            nonce is not None
+        ):  # Discord: the same author's message with this nonce (a few minutes back) is returned, none created
+            earlier = next(
+                (
+                    m
+                    for m in self.messages[channel]
+                    if m.get("nonce") == nonce and self.now() - m["_created"] < NONCE_WINDOW
+                ),
+                None,
+            )
             if earlier is not None:
                 return _shown(earlier)
-        message = {"id": self.next_id(), "channel_id": channel, "author": {"id": BOT_USER_ID, "bot": True}, **body,
-                   "_created": self.now()}
+        message = {
+            "id": self.next_id(),
+            "channel_id": channel,
+            "author": {"id": BOT_USER_ID, "bot": True},
+            **body,
+            "_created": self.now(),
+        }
         self.messages[channel].append(message)
         return _shown(message)
 
@@ -289,8 +336,12 @@ class DiscordAPI(LoopbackHTTP):
         the nonce of a message is not part of what history returns."""
         after, before = int(query.get("after") or 0), int(query.get("before") or 1 << 63)
         limit = max(1, min(100, int(query.get("limit") or 50)))
-        found = sorted((m for m in self.messages.get(channel, []) if after < int(m["id"]) < before), key=lambda m: int(m["id"]))
-        page = found[:limit] if query.get("after") and not query.get("before") else found[-limit:]  # those next to the id
+        found = sorted(
+            (m for m in self.messages.get(channel, []) if after < int(m["id"]) < before), key=lambda m: int(m["id"])
+        )
+        page = (
+            found[:limit] if query.get("after") and not query.get("before") else found[-limit:]
+        )  # those next to the id
         return [{k: v for k, v in _shown(m).items() if k not in ("nonce", "enforce_nonce")} for m in reversed(page)]
 
     def _edit(self, channel: str, message_id: str, method: str, body: Any) -> tuple[int, Any]:
@@ -306,7 +357,9 @@ class DiscordAPI(LoopbackHTTP):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
+    disable_nagle_algorithm = (
+        True  # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
+    )
 
     def _serve(self) -> None:
         api: DiscordAPI = self.server.owner  # type: ignore[attr-defined]
@@ -340,6 +393,10 @@ def _shown(message: dict[str, Any]) -> dict[str, Any]:
 def _embed_chars(embed: dict[str, Any]) -> int:
     """What counts toward the 6,000: title, description, field names and values, footer text, author name."""
     fields = embed.get("fields") or []
-    return (len(embed.get("title") or "") + len(embed.get("description") or "")
-            + sum(len(f.get("name") or "") + len(f.get("value") or "") for f in fields)
-            + len((embed.get("footer") or {}).get("text") or "") + len((embed.get("author") or {}).get("name") or ""))
+    return (
+        len(embed.get("title") or "")
+        + len(embed.get("description") or "")
+        + sum(len(f.get("name") or "") + len(f.get("value") or "") for f in fields)
+        + len((embed.get("footer") or {}).get("text") or "")
+        + len((embed.get("author") or {}).get("name") or "")
+    )

@@ -51,11 +51,20 @@ class Buckets:
         if window is None or now >= window.started + self.window:
             window = self._windows[(bucket, major)] = _Window(now)
         reset_after = max(window.started + self.window - now, 0.0)
-        headers = {"X-RateLimit-Limit": str(self.size), "X-RateLimit-Bucket": bucket,
-                   "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}", "X-RateLimit-Reset-After": f"{reset_after:.3f}"}
+        headers = {
+            "X-RateLimit-Limit": str(self.size),
+            "X-RateLimit-Bucket": bucket,
+            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+        }
         if window.used >= self.size:
-            headers.update({"X-RateLimit-Remaining": "0", "X-RateLimit-Scope": "user",
-                            "Retry-After": str(max(math.ceil(reset_after), 1))})
+            headers.update(
+                {
+                    "X-RateLimit-Remaining": "0",
+                    "X-RateLimit-Scope": "user",
+                    "Retry-After": str(max(math.ceil(reset_after), 1)),
+                }
+            )
             return False, headers, round(reset_after, 3)
         window.used += 1
         headers["X-RateLimit-Remaining"] = str(self.size - window.used)

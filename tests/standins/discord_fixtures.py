@@ -44,9 +44,17 @@ def gateway_api(gateway: GatewayStandin) -> Iterator[DiscordAPI]:
 
 def discord_settings(api: DiscordAPI, redis_url: str, home: Path, data: Path, **overrides: object) -> Settings:
     """Settings as `atlas serve` would read them from a Discord-only test environment."""
-    return Settings(home=home, redis_url=redis_url, data_dir=data, discord_application_id=APPLICATION_ID,
-                    discord_public_key=PUBLIC_KEY, discord_bot_token=api.token, discord_api_url=api.base_url,
-                    queue_name="atlas", **overrides)  # type: ignore[arg-type]
+    return Settings(
+        home=home,
+        redis_url=redis_url,
+        data_dir=data,
+        discord_application_id=APPLICATION_ID,
+        discord_public_key=PUBLIC_KEY,
+        discord_bot_token=api.token,
+        discord_api_url=api.base_url,
+        queue_name="atlas",
+        **overrides,
+    )  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -73,7 +81,10 @@ def endpoint(discord_api: DiscordAPI, redis_url: str, tmp_path: Path) -> Iterato
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
     server = BackgroundServer(http_server(None, host="127.0.0.1", port=0, discord=build_endpoint(settings))).start()
     try:
-        yield RunningEndpoint(settings, InteractionSender(f"http://127.0.0.1:{server.port}{DISCORD_PATH}", discord_api),
-                              redis.Redis.from_url(redis_url))
+        yield RunningEndpoint(
+            settings,
+            InteractionSender(f"http://127.0.0.1:{server.port}{DISCORD_PATH}", discord_api),
+            redis.Redis.from_url(redis_url),
+        )
     finally:
         server.close()

@@ -150,10 +150,27 @@ class GatewayStandin:
         return ws
 
     async def _ready(self, conn: Connection) -> None:
-        user = {"id": BOT_USER_ID, "username": "atlas", "discriminator": "0", "global_name": "Atlas", "avatar": None,
-                "bot": True, "system": False, "mfa_enabled": False, "flags": 0, "verified": True}
-        data = {"v": 10, "user": user, "guilds": [{"id": GUILD_ID, "unavailable": True}], "session_id": self.session_id,
-                "resume_gateway_url": self.url, "shard": [0, 1], "application": {"id": APPLICATION_ID, "flags": 0}}
+        user = {
+            "id": BOT_USER_ID,
+            "username": "atlas",
+            "discriminator": "0",
+            "global_name": "Atlas",
+            "avatar": None,
+            "bot": True,
+            "system": False,
+            "mfa_enabled": False,
+            "flags": 0,
+            "verified": True,
+        }
+        data = {
+            "v": 10,
+            "user": user,
+            "guilds": [{"id": GUILD_ID, "unavailable": True}],
+            "session_id": self.session_id,
+            "resume_gateway_url": self.url,
+            "shard": [0, 1],
+            "application": {"id": APPLICATION_ID, "flags": 0},
+        }
         await self._dispatch("READY", data)
         self.ready.set()
 
@@ -170,14 +187,37 @@ class GatewayStandin:
         self.ready.set()
 
 
-def mention_payload(message_id: str, content: str, *, channel_id: str, author_id: str = "1500000000000000021",
-                    mentions_bot: bool = True) -> dict[str, Any]:
+def mention_payload(
+    message_id: str, content: str, *, channel_id: str, author_id: str = "1500000000000000021", mentions_bot: bool = True
+) -> dict[str, Any]:
     """A MESSAGE_CREATE in a guild channel, as Discord sends it to a bot without the message-content
     intent: the content is there because the message mentions the bot."""
     author = {"id": author_id, "username": "asker", "discriminator": "0", "global_name": "Asker", "avatar": None}
-    bot = {"id": BOT_USER_ID, "username": "atlas", "discriminator": "0", "global_name": "Atlas", "avatar": None, "bot": True}
-    return {"id": message_id, "channel_id": channel_id, "guild_id": GUILD_ID, "author": author,
-            "member": {"roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False, "mute": False, "flags": 0},
-            "content": content, "timestamp": "2026-11-30T12:00:00.000000+00:00", "edited_timestamp": None, "tts": False,
-            "mention_everyone": False, "mentions": [bot] if mentions_bot else [], "mention_roles": [], "attachments": [],
-            "embeds": [], "pinned": False, "type": 0, "flags": 0, "components": []}
+    bot = {
+        "id": BOT_USER_ID,
+        "username": "atlas",
+        "discriminator": "0",
+        "global_name": "Atlas",
+        "avatar": None,
+        "bot": True,
+    }
+    return {
+        "id": message_id,
+        "channel_id": channel_id,
+        "guild_id": GUILD_ID,
+        "author": author,
+        "member": {"roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False, "mute": False, "flags": 0},
+        "content": content,
+        "timestamp": "2026-11-30T12:00:00.000000+00:00",
+        "edited_timestamp": None,
+        "tts": False,
+        "mention_everyone": False,
+        "mentions": [bot] if mentions_bot else [],
+        "mention_roles": [],
+        "attachments": [],
+        "embeds": [],
+        "pinned": False,
+        "type": 0,
+        "flags": 0,
+        "components": [],
+    }

@@ -62,8 +62,18 @@ class Spec:
         schema = (content.get("application/json") or {}).get("schema")
         if schema is None:
             return [] if body is None else [f"{method} {path}: takes no JSON body"]
-        pointer = "/".join(_escape(p) for p in ("paths", self.template(path.split("?", 1)[0]) or "", method.lower(),
-                                                 "requestBody", "content", "application/json", "schema"))
+        pointer = "/".join(
+            _escape(p)
+            for p in (
+                "paths",
+                self.template(path.split("?", 1)[0]) or "",
+                method.lower(),
+                "requestBody",
+                "content",
+                "application/json",
+                "schema",
+            )
+        )
         validator = Draft202012Validator({"$ref": f"{SPEC_URI}#/{pointer}"}, registry=self.registry)
         return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in validator.iter_errors(body)]
 

@@ -27,7 +27,9 @@ def validation(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, 
     """Run a test once against OpenAI's spec (skipped when it is not beside the clone) and once as a
     plain clone does, against the openai SDK's types."""
     if request.param == "spec" and not openai_spec.spec_available():
-        pytest.skip("OpenAI's spec is not beside the clone (../shared/specs/); the sdk_types run of this test checks it")
+        pytest.skip(
+            "OpenAI's spec is not beside the clone (../shared/specs/); the sdk_types run of this test checks it"
+        )
     if request.param == "sdk_types":
         monkeypatch.delenv(openai_spec.SPEC_ENV, raising=False)
         monkeypatch.setattr(openai_spec, "spec_path", lambda: tmp_path / "no-shared" / "openai-openapi.json")

@@ -63,8 +63,15 @@ class GitHubAPI(LoopbackHTTP):
 
     thread_name = "github-standin"
 
-    def __init__(self, repo: Repo | None = None, *, token: str = TOKEN, permissions: dict[str, str] | None = None,
-                 validate: bool = True, rate_limit: int = 5000) -> None:
+    def __init__(
+        self,
+        repo: Repo | None = None,
+        *,
+        token: str = TOKEN,
+        permissions: dict[str, str] | None = None,
+        validate: bool = True,
+        rate_limit: int = 5000,
+    ) -> None:
         self.repo = repo or generate()
         self.tokens: dict[str, dict[str, str]] = {token: dict(permissions or ALL)}
         self.validate = validate
@@ -72,27 +79,37 @@ class GitHubAPI(LoopbackHTTP):
         self.violations: list[str] = []
         self.rate_remaining = rate_limit
         self.rate_limit = rate_limit
-        self.secondary: deque[int | None] = deque()  # retry-after seconds (None: no header) for the next N non-304 requests
+        self.secondary: deque[int | None] = (
+            deque()
+        )  # retry-after seconds (None: no header) for the next N non-304 requests
         self.faults: deque[tuple[re.Pattern[str], int]] = deque()  # (METHOD path regex, status), used once
-        self.after_write: deque[tuple[re.Pattern[str], int, float]] = deque()  # applied, then (status, delay), used once
+        self.after_write: deque[tuple[re.Pattern[str], int, float]] = (
+            deque()
+        )  # applied, then (status, delay), used once
         self.api_versions = set(API_VERSIONS)  # GitHub Enterprise Server: {"2022-11-28"}
         self.rate_reset = int(time.time()) + 3600
         self.others: dict[str, Repo] = {}  # repositories issues were transferred to, by full name
         self.old_names: list[str] = []  # full names the repository had before a rename: 301 to /repositories/ID
         self.revocations: list[tuple[re.Pattern[str], str]] = []
-        self.hooks: list[tuple[re.Pattern[str], Callable[[], None]]] = []  # run (once) before a matching request is served
+        self.hooks: list[
+            tuple[re.Pattern[str], Callable[[], None]]
+        ] = []  # run (once) before a matching request is served
         self.graphql_limited = 0  # the next N GraphQL queries answer RATE_LIMITED (github_graphql)
         self.reject_duplicate = False  # a server that does not know state_reason=duplicate (422)
         self.write_delay = 0.0
         # Link next URLs carry opaque page tokens (as GitHub's cursor-paginated listings do): a client that
         # builds `page=N` itself instead of following the Link header gets GitHub's 422
         self.opaque_pages = False
-        self.link_base: str | None = None  # Link URLs on another host (a misconfigured proxy), to prove none is followed
+        self.link_base: str | None = (
+            None  # Link URLs on another host (a misconfigured proxy), to prove none is followed
+        )
         self.tree_limit: int | None = None  # entries per git tree answer; beyond it the answer says truncated: true
         self.page_tokens: dict[int, int] = {}  # page token -> page number
         self.app_id: str | None = None
         self.installation_id = 55
-        self.roles: dict[str, str] = {}  # login -> repository role (admin, maintain, write, triage, read): the collaborators
+        self.roles: dict[
+            str, str
+        ] = {}  # login -> repository role (admin, maintain, write, triage, read): the collaborators
         self.lock = threading.Lock()
 
     @property
@@ -100,7 +117,11 @@ class GitHubAPI(LoopbackHTTP):
         return f"http://127.0.0.1:{self.port}/api/v3"
 
     def env(self) -> dict[str, str]:
-        return {"GITHUB_API_URL": self.base_url, "GITHUB_TOKEN": next(iter(self.tokens)), "ATLAS_GITHUB_REPO": self.repo.full_name}
+        return {
+            "GITHUB_API_URL": self.base_url,
+            "GITHUB_TOKEN": next(iter(self.tokens)),
+            "ATLAS_GITHUB_REPO": self.repo.full_name,
+        }
 
     def fail_next(self, pattern: str, status: int) -> None:
         """The next request matching `METHOD /path?query` (a regex) is answered with `status`."""
@@ -124,8 +145,12 @@ class GitHubAPI(LoopbackHTTP):
                     target.add_label(label)
                 target.add_issue("An issue that was always here", "Body.")
             old = self.repo.issues.pop(number)
-            moved = target.add_issue(old["title"], old["body"] or "", author=old["user"]["login"],
-                                     labels=tuple(label["name"] for label in old["labels"]))
+            moved = target.add_issue(
+                old["title"],
+                old["body"] or "",
+                author=old["user"]["login"],
+                labels=tuple(label["name"] for label in old["labels"]),
+            )
             self.repo.moved[number] = f"/repos/{to}/issues/{moved['number']}"
             return int(moved["number"])
 
@@ -153,12 +178,18 @@ class GitHubAPI(LoopbackHTTP):
         self.hooks.append((re.compile(pattern), hook))
 
     def requests(self, method: str | None = None, path: str | None = None) -> list[Call]:
-        return [c for c in self.calls if (method is None or c.method == method) and (path is None or re.search(path, c.path))]
+        return [
+            c
+            for c in self.calls
+            if (method is None or c.method == method) and (path is None or re.search(path, c.path))
+        ]
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
+    disable_nagle_algorithm = (
+        True  # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
+    )
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -185,9 +216,17 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
-            return self._reply(api, Call(method, path, query, raw.decode(errors="replace")), 400, {"message": "Problems parsing JSON"})
-        call = Call(method, path, query, body, headers={k.lower(): v for k, v in self.headers.items()},
-                    peer=int(self.client_address[1]))
+            return self._reply(
+                api, Call(method, path, query, raw.decode(errors="replace")), 400, {"message": "Problems parsing JSON"}
+            )
+        call = Call(
+            method,
+            path,
+            query,
+            body,
+            headers={k.lower(): v for k, v in self.headers.items()},
+            peer=int(self.client_address[1]),
+        )
         with api.lock:
             api.calls.append(call)
         if api.validate and github_new_issues.outside_spec(method, path):  # issues/create: githubkit's model instead
@@ -215,7 +254,9 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass  # the client gave up waiting (a fault that answers after its timeout)
 
-    def _reply(self, api: GitHubAPI, call: Call, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+    def _reply(
+        self, api: GitHubAPI, call: Call, status: int, payload: Any, headers: dict[str, str] | None = None
+    ) -> None:
         headers = dict(headers or {})
         data = b"" if status == 304 else json.dumps(payload).encode()
         if status == 200 and call.method == "GET":
@@ -230,8 +271,13 @@ class _Handler(BaseHTTPRequestHandler):
         headers.setdefault("x-ratelimit-limit", str(api.rate_limit))
         headers.setdefault("x-ratelimit-remaining", str(api.rate_remaining))
         headers.setdefault("x-ratelimit-reset", str(api.rate_reset))
-        if (api.validate and status not in (304, 400) and data and not _outside_spec(call.path)
-                and not github_new_issues.outside_spec(call.method, call.path)):
+        if (
+            api.validate
+            and status not in (304, 400)
+            and data
+            and not _outside_spec(call.path)
+            and not github_new_issues.outside_spec(call.method, call.path)
+        ):
             try:
                 github_spec.check_response(call.method, call.path, status, payload)
             except github_spec.SpecViolation as exc:
@@ -249,11 +295,18 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _outside_spec(path: str) -> bool:
     """Routes GitHub's REST description here has no operation for, each checked its own way instead."""
-    return (github_releases.outside_spec(path) or github_pulls.outside_spec(path) or github_collaborators.outside_spec(path)
-            or github_label_removal.outside_spec(path) or path in github_graphql.PATHS)
+    return (
+        github_releases.outside_spec(path)
+        or github_pulls.outside_spec(path)
+        or github_collaborators.outside_spec(path)
+        or github_label_removal.outside_spec(path)
+        or path in github_graphql.PATHS
+    )
 
 
-def _error(status: int, message: str, field: str = "state_reason", detail: str | None = None) -> tuple[int, Any, dict[str, str]]:
+def _error(
+    status: int, message: str, field: str = "state_reason", detail: str | None = None
+) -> tuple[int, Any, dict[str, str]]:
     body: dict[str, Any] = {"message": message, "documentation_url": "https://docs.github.com/rest"}
     if status == 422:
         body["errors"] = [{"resource": "Issue", "code": "invalid", "field": field, "message": detail or message}]
@@ -294,21 +347,38 @@ def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
         return _error(401, "Bad credentials")
     if api.secondary and not call.headers.get("if-none-match"):
         seconds = api.secondary.popleft()
-        return 403, {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
-                     "documentation_url": "https://docs.github.com"}, ({} if seconds is None else {"retry-after": str(seconds)})
+        return (
+            403,
+            {
+                "message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+                "documentation_url": "https://docs.github.com",
+            },
+            ({} if seconds is None else {"retry-after": str(seconds)}),
+        )
     if api.rate_remaining <= 0 and not call.headers.get("if-none-match"):
         return 403, {"message": "API rate limit exceeded for user.", "documentation_url": "https://docs.github.com"}, {}
     old = next((n for n in api.old_names if call.path.startswith(f"/repos/{n}/")), None)
     if old is not None:
-        where = f"{api.base_url}/repositories/{api.repo.repo_id}{call.path[len(f'/repos/{old}'):]}"
-        return 301, {"message": "Moved Permanently", "url": where, "documentation_url": "https://docs.github.com/rest"}, {"Location": where}
+        where = f"{api.base_url}/repositories/{api.repo.repo_id}{call.path[len(f'/repos/{old}') :]}"
+        return (
+            301,
+            {"message": "Moved Permanently", "url": where, "documentation_url": "https://docs.github.com/rest"},
+            {"Location": where},
+        )
     repo = next((r for r in (api.repo, *api.others.values()) if call.path.startswith(f"/repos/{r.full_name}")), None)
     if repo is None:
         return _error(404, "Not Found")
     prefix = f"/repos/{repo.full_name}"
-    tail = call.path[len(prefix):]
-    needs = ("contents" if tail == "" or tail.startswith("/git/") else "pull_requests" if tail.startswith("/pulls")
-             else "metadata" if tail.startswith("/collaborators/") else "issues")
+    tail = call.path[len(prefix) :]
+    needs = (
+        "contents"
+        if tail == "" or tail.startswith("/git/")
+        else "pull_requests"
+        if tail.startswith("/pulls")
+        else "metadata"
+        if tail.startswith("/collaborators/")
+        else "issues"
+    )
     level = permissions.get(needs)
     if level is None or (call.method != "GET" and level != "write"):
         return _error(403, "Resource not accessible by personal access token")
@@ -337,7 +407,9 @@ class BadPage(Exception):
     """A `page` the stand-in never put in a Link header (with `opaque_pages`)."""
 
 
-def page_of(items: list[Any], call: Call, per_page: int, base: str, api: GitHubAPI | None = None) -> tuple[list[Any], dict[str, str]]:
+def page_of(
+    items: list[Any], call: Call, per_page: int, base: str, api: GitHubAPI | None = None
+) -> tuple[list[Any], dict[str, str]]:
     """One page and its `Link` header (next, last) like GitHub's; with `api.opaque_pages`, next only, by token."""
     asked = max(int(call.query.get("page", "1")), 1)
     opaque = api is not None and api.opaque_pages
@@ -345,7 +417,7 @@ def page_of(items: list[Any], call: Call, per_page: int, base: str, api: GitHubA
         raise BadPage(asked)
     page = api.page_tokens[asked] if opaque and asked != 1 else asked  # type: ignore[union-attr]
     last = max((len(items) + per_page - 1) // per_page, 1)
-    chunk = items[(page - 1) * per_page: page * per_page]
+    chunk = items[(page - 1) * per_page : page * per_page]
     links = []
     for rel, number in (("next", page + 1), ("last", last)):
         if rel == "next" and page >= last:

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 PATHS = ("/graphql", "/api/graphql")
 MAX_NODES = 100
 
-SCHEMA = build_schema('''
+SCHEMA = build_schema(
+    """
 scalar DateTime
 scalar URI
 
@@ -125,7 +126,9 @@ type DiscussionCommentConnection {
   pageInfo: PageInfo!
   totalCount: Int!
 }
-''' + issues.SDL)
+"""
+    + issues.SDL
+)
 
 
 def serve(api: GitHubAPI, token: str, body: Any) -> tuple[int, Any]:
@@ -139,8 +142,14 @@ def serve(api: GitHubAPI, token: str, body: Any) -> tuple[int, Any]:
         return 200, {"errors": [{"type": "RATE_LIMITED", "message": "API rate limit already exceeded for user ID 1."}]}
     context = {"api": api, "token": token}
     with api.repo.lock:
-        result = graphql_sync(SCHEMA, body["query"], root_value=_Root(), context_value=context,
-                              variable_values=body.get("variables"), type_resolver=_type_of)
+        result = graphql_sync(
+            SCHEMA,
+            body["query"],
+            root_value=_Root(),
+            context_value=context,
+            variable_values=body.get("variables"),
+            type_resolver=_type_of,
+        )
     reply: dict[str, Any] = {}
     if result.data is not None:
         reply["data"] = result.data
@@ -177,8 +186,11 @@ class _Root:
         repo = api.repo
         if f"{owner}/{name}".lower() != repo.full_name.lower():
             raise _Typed("NOT_FOUND", f"Could not resolve to a Repository with the name '{owner}/{name}'.")
-        return {"nameWithOwner": repo.full_name, "discussions": lambda info, **args: _discussions(info, repo, args),
-                "issue": lambda info, number: _issue(repo, number)}
+        return {
+            "nameWithOwner": repo.full_name,
+            "discussions": lambda info, **args: _discussions(info, repo, args),
+            "issue": lambda info, number: _issue(repo, number),
+        }
 
 
 def _issue(repo: Repo, number: int) -> dict[str, Any]:
@@ -203,29 +215,46 @@ def _discussions(info: Any, repo: Repo, args: dict[str, Any]) -> dict[str, Any]:
 
 def _node(raw: dict[str, Any]) -> dict[str, Any]:
     comments = raw["comments"]
-    return {**raw, "isAnswered": raw["answer"] is not None, "bodyText": raw["body"],
-            "comments": lambda info, **args: _connection("comments", [(c["createdAt"], i, {**c, "bodyText": c["body"]})
-                                                                      for i, c in enumerate(comments)], args)}
+    return {
+        **raw,
+        "isAnswered": raw["answer"] is not None,
+        "bodyText": raw["body"],
+        "comments": lambda info, **args: _connection(
+            "comments", [(c["createdAt"], i, {**c, "bodyText": c["body"]}) for i, c in enumerate(comments)], args
+        ),
+    }
 
 
-def _connection(name: str, items: list[tuple[Any, Any, dict[str, Any]]], args: dict[str, Any],
-                descending: bool = False) -> dict[str, Any]:
+def _connection(
+    name: str, items: list[tuple[Any, Any, dict[str, Any]]], args: dict[str, Any], descending: bool = False
+) -> dict[str, Any]:
     """A page of a connection as GitHub pages: `first` (or `last`) 1..100, after an opaque cursor."""
     first, last = args.get("first"), args.get("last")
     if first is None and last is None:
-        raise _Typed("MISSING_PAGINATION_BOUNDARIES",
-                     f"You must provide a `first` or `last` value to properly paginate the `{name}` connection.")
+        raise _Typed(
+            "MISSING_PAGINATION_BOUNDARIES",
+            f"You must provide a `first` or `last` value to properly paginate the `{name}` connection.",
+        )
     size = first if first is not None else last
     if size < 0 or size > MAX_NODES:
-        raise _Typed("EXCESSIVE_PAGINATION",
-                     f"Requesting {size} records on the `{name}` connection exceeds the `first` limit of 100 records.")
+        raise _Typed(
+            "EXCESSIVE_PAGINATION",
+            f"Requesting {size} records on the `{name}` connection exceeds the `first` limit of 100 records.",
+        )
     start = _after(items, args["after"], descending) if args.get("after") else 0
-    page = items[start:start + size] if first is not None else items[max(len(items) - size, 0):]
+    page = items[start : start + size] if first is not None else items[max(len(items) - size, 0) :]
     end = start + len(page)
-    return {"totalCount": len(items), "nodes": [n for _, _, n in page],
-            "edges": [{"cursor": _cursor(k, t), "node": n} for k, t, n in page],
-            "pageInfo": {"startCursor": _cursor(*page[0][:2]) if page else None, "endCursor": _cursor(*page[-1][:2]) if page else None,
-                         "hasNextPage": end < len(items), "hasPreviousPage": start > 0}}
+    return {
+        "totalCount": len(items),
+        "nodes": [n for _, _, n in page],
+        "edges": [{"cursor": _cursor(k, t), "node": n} for k, t, n in page],
+        "pageInfo": {
+            "startCursor": _cursor(*page[0][:2]) if page else None,
+            "endCursor": _cursor(*page[-1][:2]) if page else None,
+            "hasNextPage": end < len(items),
+            "hasPreviousPage": start > 0,
+        },
+    }
 
 
 def _cursor(key: Any, tie: Any) -> str:
@@ -238,7 +267,7 @@ def _after(items: list[tuple[Any, Any, dict[str, Any]]], cursor: str, descending
     """Where the page after a cursor starts: after every node sorted before its key (so a node that has moved
     since does not shift the page)."""
     try:
-        key, tie = json.loads(base64.b64decode(cursor)[len(b"cursor:v2:"):])
+        key, tie = json.loads(base64.b64decode(cursor)[len(b"cursor:v2:") :])
     except ValueError:
         raise _Typed("INVALID_CURSOR_ARGUMENTS", f"`{cursor}` does not appear to be a valid cursor.") from None
     for i, (k, t, _) in enumerate(items):
@@ -247,19 +276,44 @@ def _after(items: list[tuple[Any, Any, dict[str, Any]]], cursor: str, descending
     return len(items)
 
 
-def add_discussion(repo: Repo, title: str, body: str, *, category: str = "Q&A", author: str = "erin",
-                   answer: tuple[str, str] | None = None, replies: tuple[tuple[str, str], ...] = ()) -> dict[str, Any]:
+def add_discussion(
+    repo: Repo,
+    title: str,
+    body: str,
+    *,
+    category: str = "Q&A",
+    author: str = "erin",
+    answer: tuple[str, str] | None = None,
+    replies: tuple[tuple[str, str], ...] = (),
+) -> dict[str, Any]:
     """A discussion (answer and replies as (author, body)) as GitHub's GraphQL Discussion holds it."""
     with repo.lock:
         repo.has_discussions = True
         number = 5_000 + len(repo.discussions) + 1
         stamp = repo.tick()
         discussion: dict[str, Any] = {
-            "id": f"D_{number}", "number": number, "title": title, "body": body, "createdAt": stamp, "updatedAt": stamp,
-            "url": repo.html(f"/discussions/{number}"), "locked": False, "author": _user(author), "answerChosenAt": None,
-            "category": {"id": f"DIC_{category}", "name": category, "emoji": ":pray:", "isAnswerable": category == "Q&A",
-                         "description": None, "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z"},
-            "answer": None, "comments": []}
+            "id": f"D_{number}",
+            "number": number,
+            "title": title,
+            "body": body,
+            "createdAt": stamp,
+            "updatedAt": stamp,
+            "url": repo.html(f"/discussions/{number}"),
+            "locked": False,
+            "author": _user(author),
+            "answerChosenAt": None,
+            "category": {
+                "id": f"DIC_{category}",
+                "name": category,
+                "emoji": ":pray:",
+                "isAnswerable": category == "Q&A",
+                "description": None,
+                "createdAt": "2026-01-01T00:00:00Z",
+                "updatedAt": "2026-01-01T00:00:00Z",
+            },
+            "answer": None,
+            "comments": [],
+        }
         repo.discussions[number] = discussion
         for who, text in replies:
             reply(repo, number, text, author=who)
@@ -273,9 +327,15 @@ def reply(repo: Repo, number: int, body: str, *, author: str = "frank", accept: 
     with repo.lock:
         discussion = repo.discussions[number]
         stamp = repo.tick()
-        comment = {"id": f"DC_{number}_{len(discussion['comments'])}", "body": body, "createdAt": stamp, "updatedAt": stamp,
-                   "isAnswer": accept, "author": _user(author),
-                   "url": repo.html(f"/discussions/{number}#discussioncomment-{len(discussion['comments'])}")}
+        comment = {
+            "id": f"DC_{number}_{len(discussion['comments'])}",
+            "body": body,
+            "createdAt": stamp,
+            "updatedAt": stamp,
+            "isAnswer": accept,
+            "author": _user(author),
+            "url": repo.html(f"/discussions/{number}#discussioncomment-{len(discussion['comments'])}"),
+        }
         discussion["comments"].append(comment)
         if accept:
             discussion.update(answer=comment, answerChosenAt=stamp)

@@ -26,7 +26,10 @@ ITEM_TYPES = (
     "UNASSIGNED_EVENT UNLABELED_EVENT UNLOCKED_EVENT UNMARKED_AS_DUPLICATE_EVENT UNPINNED_EVENT UNSUBSCRIBED_EVENT "
     "USER_BLOCKED_EVENT"
 )
-HELD = {"MARKED_AS_DUPLICATE_EVENT": "MarkedAsDuplicateEvent", "UNMARKED_AS_DUPLICATE_EVENT": "UnmarkedAsDuplicateEvent"}
+HELD = {
+    "MARKED_AS_DUPLICATE_EVENT": "MarkedAsDuplicateEvent",
+    "UNMARKED_AS_DUPLICATE_EVENT": "UnmarkedAsDuplicateEvent",
+}
 EVENT_FIELDS = """
   actor: Actor
   canonical: IssueOrPullRequest
@@ -36,7 +39,7 @@ EVENT_FIELDS = """
   isCrossRepository: Boolean!
 """
 
-SDL = f'''
+SDL = f"""
 type Issue {{
   id: ID!
   number: Int!
@@ -79,7 +82,7 @@ type IssueTimelineItemsEdge {{
   cursor: String!
   node: IssueTimelineItems
 }}
-'''
+"""
 
 
 class NotFound(LookupError):
@@ -96,35 +99,68 @@ def issue_node(repo: Repo, number: int, connection: Any) -> dict[str, Any]:
         wanted = {HELD[t] for t in args.get("itemTypes") or HELD if t in HELD}
         events = [e for e in repo.timeline.get(number, []) if e["__typename"] in wanted]
         page = connection("timelineItems", [(e["createdAt"], e["id"], e) for e in events], args)
-        return {**page, "filteredCount": len(events), "pageCount": len(page["nodes"]),
-                "updatedAt": raw["updated_at"]}
+        return {**page, "filteredCount": len(events), "pageCount": len(page["nodes"]), "updatedAt": raw["updated_at"]}
 
-    return {"__typename": "Issue", "id": raw["node_id"], "number": number, "title": raw["title"], "url": raw["html_url"],
-            "repository": {"nameWithOwner": repo.full_name}, "timelineItems": timeline}
+    return {
+        "__typename": "Issue",
+        "id": raw["node_id"],
+        "number": number,
+        "title": raw["title"],
+        "url": raw["html_url"],
+        "repository": {"nameWithOwner": repo.full_name},
+        "timelineItems": timeline,
+    }
 
 
 def _subject(repo: Repo, number: int, other: str | None) -> dict[str, Any]:
     """An IssueOrPullRequest: one of this repository's, or an issue of another (`owner/name`)."""
     if other is not None:
-        return {"__typename": "Issue", "id": f"I_{other}_{number}", "number": number, "title": f"{other}#{number}",
-                "url": f"https://github.com/{other}/issues/{number}", "repository": {"nameWithOwner": other}}
+        return {
+            "__typename": "Issue",
+            "id": f"I_{other}_{number}",
+            "number": number,
+            "title": f"{other}#{number}",
+            "url": f"https://github.com/{other}/issues/{number}",
+            "repository": {"nameWithOwner": other},
+        }
     raw = repo.issues[number]
     kind = "PullRequest" if "pull_request" in raw else "Issue"
-    return {"__typename": kind, "id": raw["node_id"], "number": number, "title": raw["title"], "url": raw["html_url"],
-            "repository": {"nameWithOwner": repo.full_name}}
+    return {
+        "__typename": kind,
+        "id": raw["node_id"],
+        "number": number,
+        "title": raw["title"],
+        "url": raw["html_url"],
+        "repository": {"nameWithOwner": repo.full_name},
+    }
 
 
-def close_as_duplicate(repo: Repo, number: int, canonical: int, *, actor: str = "maria", canonical_repo: str | None = None,
-                       unmarked: bool = False) -> dict[str, Any]:
+def close_as_duplicate(
+    repo: Repo,
+    number: int,
+    canonical: int,
+    *,
+    actor: str = "maria",
+    canonical_repo: str | None = None,
+    unmarked: bool = False,
+) -> dict[str, Any]:
     """What "Close as duplicate of ..." in GitHub's UI does: a MarkedAsDuplicateEvent naming `canonical` (of
     `canonical_repo`, default this one) on the issue's timeline, and the issue closed with state_reason "duplicate"
     and no comment. `unmarked`: the mark undone since (an UnmarkedAsDuplicateEvent after it)."""
     with repo.lock:
         events = repo.timeline.setdefault(number, [])
         for kind in ("MarkedAsDuplicateEvent", *(("UnmarkedAsDuplicateEvent",) if unmarked else ())):
-            events.append({"__typename": kind, "id": f"MADE_{number}_{len(events)}", "createdAt": repo.tick(),
-                           "actor": {"login": actor, "url": f"https://github.com/{actor}"},
-                           "isCrossRepository": canonical_repo is not None and canonical_repo != repo.full_name,
-                           "canonical": _subject(repo, canonical, canonical_repo if canonical_repo != repo.full_name else None),
-                           "duplicate": _subject(repo, number, None)})
+            events.append(
+                {
+                    "__typename": kind,
+                    "id": f"MADE_{number}_{len(events)}",
+                    "createdAt": repo.tick(),
+                    "actor": {"login": actor, "url": f"https://github.com/{actor}"},
+                    "isCrossRepository": canonical_repo is not None and canonical_repo != repo.full_name,
+                    "canonical": _subject(
+                        repo, canonical, canonical_repo if canonical_repo != repo.full_name else None
+                    ),
+                    "duplicate": _subject(repo, number, None),
+                }
+            )
         return repo.edit_issue(number, state="closed", state_reason="duplicate")

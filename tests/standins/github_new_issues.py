@@ -47,8 +47,11 @@ def create(repo: Repo, body: dict[str, Any], author: str = "atlas-bot") -> tuple
     that do not exist are created, as GitHub does (the project must not send them)."""
     title = str(body.get("title") or "")
     if not title.strip():
-        return 422, {"message": "Validation Failed", "documentation_url": "https://docs.github.com/rest",
-                     "errors": [{"resource": "Issue", "code": "missing_field", "field": "title"}]}
+        return 422, {
+            "message": "Validation Failed",
+            "documentation_url": "https://docs.github.com/rest",
+            "errors": [{"resource": "Issue", "code": "missing_field", "field": "title"}],
+        }
     names = [str(label if isinstance(label, str) else label.get("name")) for label in body.get("labels") or []]
     for name in names:
         if name not in repo.labels:
@@ -60,12 +63,25 @@ def create(repo: Repo, body: dict[str, Any], author: str = "atlas-bot") -> tuple
 
 def release_published(repo: Repo, release: dict[str, Any]) -> dict[str, Any]:
     """A `release` webhook with action `published` for `repo`, checked against githubkit's model of it."""
-    closed = github_spec.spec()["x-webhooks"]["issues-closed"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    closed = github_spec.spec()["x-webhooks"]["issues-closed"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"
+    ]
     base = github_spec._fill(closed, 0)  # the repository and sender as GitHub's webhooks carry them
     repository = copy.deepcopy(base["repository"])
-    repository.update({"id": repo.repo_id, "name": repo.name, "full_name": repo.full_name,
-                       "default_branch": repo.default_branch, "html_url": repo.html()})
-    body = {"action": "published", "release": {**release, "assets": [], "mentions_count": 0},
-            "repository": repository, "sender": base["sender"]}
+    repository.update(
+        {
+            "id": repo.repo_id,
+            "name": repo.name,
+            "full_name": repo.full_name,
+            "default_branch": repo.default_branch,
+            "html_url": repo.html(),
+        }
+    )
+    body = {
+        "action": "published",
+        "release": {**release, "assets": [], "mentions_count": 0},
+        "repository": repository,
+        "sender": base["sender"],
+    }
     WebhookReleasePublished.model_validate(body)
     return body

@@ -33,9 +33,18 @@ def set_files(repo: Repo, number: int, paths: list[str], *, renamed_from: dict[s
         for path in paths:
             entry = github_spec.skeleton("diff-entry")
             old = (renamed_from or {}).get(path)
-            entry.update(filename=path, status="renamed" if old else "modified", additions=3, deletions=1, changes=4,
-                         sha="0" * 40, blob_url=repo.html(f"/blob/{'0' * 40}/{path}"), raw_url=repo.html(f"/raw/{'0' * 40}/{path}"),
-                         contents_url=repo.url(f"/contents/{path}?ref={'0' * 40}"), patch="@@ -1 +1 @@")
+            entry.update(
+                filename=path,
+                status="renamed" if old else "modified",
+                additions=3,
+                deletions=1,
+                changes=4,
+                sha="0" * 40,
+                blob_url=repo.html(f"/blob/{'0' * 40}/{path}"),
+                raw_url=repo.html(f"/raw/{'0' * 40}/{path}"),
+                contents_url=repo.url(f"/contents/{path}?ref={'0' * 40}"),
+                patch="@@ -1 +1 @@",
+            )
             if old:
                 entry["previous_filename"] = old
             _check(entry)

@@ -18,8 +18,10 @@ from typing import Any
 from tests.standins.github_spec import skeleton
 
 OWNER, NAME = "acme", "rocket"
-WORDS = ("retry timeout worker queue redis lease heartbeat crash deploy docker cache memory leak scheduler cron "
-         "latency metrics webhook signature token config yaml install upgrade python windows macos").split()
+WORDS = (
+    "retry timeout worker queue redis lease heartbeat crash deploy docker cache memory leak scheduler cron "
+    "latency metrics webhook signature token config yaml install upgrade python windows macos"
+).split()
 LABELS = ("bug", "enhancement", "question", "documentation", "duplicate", "good first issue", "area:queue", "area:docs")
 DOCS: dict[str, bytes] = {
     "docs/index.md": b"---\ntitle: Rocket overview\n---\n# Welcome\n\nRocket runs jobs.\n\n## Install\n\npip install rocket\n",
@@ -53,10 +55,14 @@ class Repo:
     modes: dict[str, str] = field(default_factory=dict)  # a file's git mode when not 100644 (120000: a symlink)
     releases: list[dict[str, Any]] = field(default_factory=list)  # newest first, as GitHub lists them
     discussions: dict[int, dict[str, Any]] = field(default_factory=dict)  # GraphQL Discussion shapes (github_graphql)
-    timeline: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # GraphQL timeline events (github_graphql_issues)
+    timeline: dict[int, list[dict[str, Any]]] = field(
+        default_factory=dict
+    )  # GraphQL timeline events (github_graphql_issues)
     blobs: dict[str, bytes] = field(default_factory=dict)  # every blob seen, by sha (filled as blobs are asked)
     has_discussions: bool = False  # the repository's Discussions feature (off unless turned on, as on GitHub)
-    pull_files: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # diff entries by PR number (github_pulls)
+    pull_files: dict[int, list[dict[str, Any]]] = field(
+        default_factory=dict
+    )  # diff entries by PR number (github_pulls)
     default_branch: str = "main"
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
@@ -90,29 +96,64 @@ class Repo:
 
     def add_label(self, name: str) -> dict[str, Any]:
         label = skeleton("label")
-        label.update(id=1000 + len(self.labels), name=name, color="ededed", description=None, default=False,
-                     url=self.url(f"/labels/{name}"), node_id=f"LA_{len(self.labels)}")
+        label.update(
+            id=1000 + len(self.labels),
+            name=name,
+            color="ededed",
+            description=None,
+            default=False,
+            url=self.url(f"/labels/{name}"),
+            node_id=f"LA_{len(self.labels)}",
+        )
         self.labels[name] = label
         return label
 
-    def add_issue(self, title: str, body: str, *, author: str = "alice", labels: tuple[str, ...] = (), pull: bool = False,
-                  state: str = "open") -> dict[str, Any]:
+    def add_issue(
+        self,
+        title: str,
+        body: str,
+        *,
+        author: str = "alice",
+        labels: tuple[str, ...] = (),
+        pull: bool = False,
+        state: str = "open",
+    ) -> dict[str, Any]:
         with self.lock:
             number = len(self.issues) + 1
             stamp = self.tick()
             issue = skeleton("issue")
             issue.update(
-                id=7_000_000 + number * 13, node_id=f"I_{number}", number=number, title=title, body=body, state=state,
-                user=self.user(author), labels=[self.labels[n] for n in labels], comments=0, locked=False,
-                created_at=stamp, updated_at=stamp, closed_at=stamp if state == "closed" else None,
-                state_reason="completed" if state == "closed" else None, assignee=None, milestone=None,
-                url=self.url(f"/issues/{number}"), html_url=self.html(f"/{'pull' if pull else 'issues'}/{number}"),
-                repository_url=self.url(), comments_url=self.url(f"/issues/{number}/comments"),
-                events_url=self.url(f"/issues/{number}/events"), labels_url=self.url(f"/issues/{number}/labels{{/name}}"),
+                id=7_000_000 + number * 13,
+                node_id=f"I_{number}",
+                number=number,
+                title=title,
+                body=body,
+                state=state,
+                user=self.user(author),
+                labels=[self.labels[n] for n in labels],
+                comments=0,
+                locked=False,
+                created_at=stamp,
+                updated_at=stamp,
+                closed_at=stamp if state == "closed" else None,
+                state_reason="completed" if state == "closed" else None,
+                assignee=None,
+                milestone=None,
+                url=self.url(f"/issues/{number}"),
+                html_url=self.html(f"/{'pull' if pull else 'issues'}/{number}"),
+                repository_url=self.url(),
+                comments_url=self.url(f"/issues/{number}/comments"),
+                events_url=self.url(f"/issues/{number}/events"),
+                labels_url=self.url(f"/issues/{number}/labels{{/name}}"),
             )
             if pull:
-                issue["pull_request"] = {"url": self.url(f"/pulls/{number}"), "html_url": self.html(f"/pull/{number}"),
-                                         "diff_url": None, "patch_url": None, "merged_at": stamp if state == "closed" else None}
+                issue["pull_request"] = {
+                    "url": self.url(f"/pulls/{number}"),
+                    "html_url": self.html(f"/pull/{number}"),
+                    "diff_url": None,
+                    "patch_url": None,
+                    "merged_at": stamp if state == "closed" else None,
+                }
             self.issues[number] = issue
             return issue
 
@@ -129,10 +170,18 @@ class Repo:
             self.next_comment += 1
             stamp = self.tick()
             comment = skeleton("issue-comment")
-            comment.update(id=self.next_comment, node_id=f"IC_{self.next_comment}", body=body, user=self.user(author),
-                           created_at=stamp, updated_at=stamp, url=self.url(f"/issues/comments/{self.next_comment}"),
-                           html_url=self.html(f"/issues/{number}#issuecomment-{self.next_comment}"),
-                           issue_url=self.url(f"/issues/{number}"), author_association="NONE")
+            comment.update(
+                id=self.next_comment,
+                node_id=f"IC_{self.next_comment}",
+                body=body,
+                user=self.user(author),
+                created_at=stamp,
+                updated_at=stamp,
+                url=self.url(f"/issues/comments/{self.next_comment}"),
+                html_url=self.html(f"/issues/{number}#issuecomment-{self.next_comment}"),
+                issue_url=self.url(f"/issues/{number}"),
+                author_association="NONE",
+            )
             self.comments[comment["id"]] = comment
             issue = self.issues[number]
             issue["comments"] += 1
@@ -173,18 +222,32 @@ class Repo:
         prefix = f"{folder}/" if folder else ""
         entries = []
         for path, data in sorted(self.files.items()):
-            rel = path[len(prefix):] if path.startswith(prefix) else None
+            rel = path[len(prefix) :] if path.startswith(prefix) else None
             if rel and (recursive or "/" not in rel):
-                entries.append({"path": rel, "mode": self.modes.get(path, "100644"), "type": "blob", "sha": blob_sha(data), "size": len(data),
-                                "url": self.url(f"/git/blobs/{blob_sha(data)}")})
+                entries.append(
+                    {
+                        "path": rel,
+                        "mode": self.modes.get(path, "100644"),
+                        "type": "blob",
+                        "sha": blob_sha(data),
+                        "size": len(data),
+                        "url": self.url(f"/git/blobs/{blob_sha(data)}"),
+                    }
+                )
         for sha, path in self._folders().items():
-            rel = path[len(prefix):] if path.startswith(prefix) else None
+            rel = path[len(prefix) :] if path.startswith(prefix) else None
             if path and rel and (recursive or "/" not in rel):
-                entries.append({"path": rel, "mode": "040000", "type": "tree", "sha": sha, "url": self.url(f"/git/trees/{sha}")})
+                entries.append(
+                    {"path": rel, "mode": "040000", "type": "tree", "sha": sha, "url": self.url(f"/git/trees/{sha}")}
+                )
         entries.sort(key=lambda e: e["path"])
         truncated = limit is not None and len(entries) > limit
-        return {"sha": self._folder_sha(folder), "url": self.url(f"/git/trees/{self._folder_sha(folder)}"),
-                "tree": entries[:limit] if truncated else entries, "truncated": truncated}
+        return {
+            "sha": self._folder_sha(folder),
+            "url": self.url(f"/git/trees/{self._folder_sha(folder)}"),
+            "tree": entries[:limit] if truncated else entries,
+            "truncated": truncated,
+        }
 
     def _folders(self) -> dict[str, str]:
         """Every folder (the root is "") by its tree sha, which changes with anything under it, as git's does."""
@@ -208,10 +271,21 @@ class Repo:
         if ref not in (self.default_branch, sha):
             return None
         commit = skeleton("commit")
-        commit.update(sha=sha, node_id=f"C_{sha[:8]}", url=self.url(f"/commits/{sha}"), html_url=self.html(f"/commit/{sha}"),
-                      comments_url=self.url(f"/commits/{sha}/comments"), parents=[], files=[])
-        commit["commit"] = {**commit["commit"], "tree": {"sha": tree, "url": self.url(f"/git/trees/{tree}")},
-                            "message": "head", "url": self.url(f"/git/commits/{sha}")}
+        commit.update(
+            sha=sha,
+            node_id=f"C_{sha[:8]}",
+            url=self.url(f"/commits/{sha}"),
+            html_url=self.html(f"/commit/{sha}"),
+            comments_url=self.url(f"/commits/{sha}/comments"),
+            parents=[],
+            files=[],
+        )
+        commit["commit"] = {
+            **commit["commit"],
+            "tree": {"sha": tree, "url": self.url(f"/git/trees/{tree}")},
+            "message": "head",
+            "url": self.url(f"/git/commits/{sha}"),
+        }
         return commit
 
     def blob(self, sha: str) -> dict[str, Any] | None:
@@ -222,15 +296,29 @@ class Repo:
             data = self.blobs.get(sha)
         if data is None:
             return None
-        return {"sha": sha, "node_id": f"B_{sha[:8]}", "size": len(data), "url": self.url(f"/git/blobs/{sha}"),
-                "content": base64.b64encode(data).decode(), "encoding": "base64"}
+        return {
+            "sha": sha,
+            "node_id": f"B_{sha[:8]}",
+            "size": len(data),
+            "url": self.url(f"/git/blobs/{sha}"),
+            "content": base64.b64encode(data).decode(),
+            "encoding": "base64",
+        }
 
     def full_repository(self) -> dict[str, Any]:
         repo = skeleton("full-repository")
-        repo.update(id=self.repo_id, name=self.name, full_name=self.full_name, default_branch=self.default_branch,
-                    owner=self.user(self.owner), html_url=self.html(), url=self.url(), private=False,
-                    has_discussions=self.has_discussions,
-                    open_issues_count=sum(1 for i in self.issues.values() if i["state"] == "open"))  # pull requests too
+        repo.update(
+            id=self.repo_id,
+            name=self.name,
+            full_name=self.full_name,
+            default_branch=self.default_branch,
+            owner=self.user(self.owner),
+            html_url=self.html(),
+            url=self.url(),
+            private=False,
+            has_discussions=self.has_discussions,
+            open_issues_count=sum(1 for i in self.issues.values() if i["state"] == "open"),
+        )  # pull requests too
         return repo
 
 
@@ -243,11 +331,14 @@ def generate(issues: int = 300, *, comments: int | None = None, pull_every: int 
     for number in range(1, issues + 1):
         words = rng.sample(WORDS, 4)
         pull = number % pull_every == 0
-        repo.add_issue(f"{words[0].capitalize()} {words[1]} fails with {words[2]} (#{number})",
-                       f"When I use {words[1]} with {words[3]}, the {words[2]} breaks.\n\nSteps: run it.",
-                       author=rng.choice(["alice", "bob", "carol", "dave"]), pull=pull,
-                       labels=tuple(rng.sample(LABELS[:4], rng.randint(0, 2))),
-                       state="closed" if rng.random() < 0.3 else "open")
+        repo.add_issue(
+            f"{words[0].capitalize()} {words[1]} fails with {words[2]} (#{number})",
+            f"When I use {words[1]} with {words[3]}, the {words[2]} breaks.\n\nSteps: run it.",
+            author=rng.choice(["alice", "bob", "carol", "dave"]),
+            pull=pull,
+            labels=tuple(rng.sample(LABELS[:4], rng.randint(0, 2))),
+            state="closed" if rng.random() < 0.3 else "open",
+        )
     total = comments if comments is not None else issues * 2
     for i in range(total):
         number = rng.randint(1, issues)

@@ -19,7 +19,11 @@ def route(api: GitHubAPI, repo: Repo, call: Call, tail: str, per_page: int) -> R
     m = re.fullmatch(r"/issues/(\d+)(/comments|/labels)?", tail)
     if m and int(m.group(1)) in repo.moved:  # transferred: every issue route redirects to the new repository's issue
         where = f"{api.base_url}{repo.moved[int(m.group(1))]}{m.group(2) or ''}"
-        return 301, {"message": "Moved Permanently", "url": where, "documentation_url": "https://docs.github.com/rest"}, {"Location": where}
+        return (
+            301,
+            {"message": "Moved Permanently", "url": where, "documentation_url": "https://docs.github.com/rest"},
+            {"Location": where},
+        )
     if m and int(m.group(1)) in repo.deleted:
         return _error(410, "This issue was deleted")
     if call.method == "GET":
@@ -40,7 +44,9 @@ def route(api: GitHubAPI, repo: Repo, call: Call, tail: str, per_page: int) -> R
             from tests.standins.github_collaborators import reply
 
             login = tail.split("/")[2]
-            users = {i["user"]["login"] for i in repo.issues.values()} | {c["user"]["login"] for c in repo.comments.values()}
+            users = {i["user"]["login"] for i in repo.issues.values()} | {
+                c["user"]["login"] for c in repo.comments.values()
+            }
             status, body = reply(repo, api.roles, login, users | set(api.roles))
             return status, body, {}
         if tail.startswith("/pulls/"):

@@ -102,7 +102,11 @@ def check_request(method: str, path: str, query: dict[str, str], body: Any) -> s
             if not re.fullmatch(r"-?\d+", value):
                 raise SpecViolation(f"{op['operationId']}: query {resolved['name']}={value!r} is not an integer")
             value = int(value)
-        _check(_param_pointer(template, method, param, i) + "/schema", value, f"{op['operationId']} query {resolved['name']}")
+        _check(
+            _param_pointer(template, method, param, i) + "/schema",
+            value,
+            f"{op['operationId']} query {resolved['name']}",
+        )
     known = {_resolve(p)["name"] for p in params if _resolve(p).get("in") == "query"}
     unknown = set(query) - known
     if unknown:
@@ -110,8 +114,11 @@ def check_request(method: str, path: str, query: dict[str, str], body: Any) -> s
     if "requestBody" in op:
         if body is None:
             raise SpecViolation(f"{op['operationId']}: a JSON body is required")
-        _check(_pointer("paths", template, method.lower(), "requestBody", "content", "application/json", "schema"),
-               body, f"{op['operationId']} request body")
+        _check(
+            _pointer("paths", template, method.lower(), "requestBody", "content", "application/json", "schema"),
+            body,
+            f"{op['operationId']} request body",
+        )
     return str(op["operationId"])
 
 
@@ -131,14 +138,20 @@ def check_response(method: str, path: str, status: int, body: Any) -> None:
     if "$ref" in responses[str(status)]:
         pointer = responses[str(status)]["$ref"][1:] + "/content/application~1json/schema"
     else:
-        pointer = _pointer("paths", template, method.lower(), "responses", str(status), "content", "application/json", "schema")
+        pointer = _pointer(
+            "paths", template, method.lower(), "responses", str(status), "content", "application/json", "schema"
+        )
     _check(pointer, body, f"{op['operationId']} {status} response")
 
 
 def check_webhook(name: str, payload: Any) -> None:
     """A webhook payload (`issues-edited`, `push`, ...) against its schema."""
     hook = spec()["x-webhooks"][name]["post"]
-    _check(_pointer("x-webhooks", name, "post", "requestBody", "content", "application/json", "schema"), payload, f"webhook {name}")
+    _check(
+        _pointer("x-webhooks", name, "post", "requestBody", "content", "application/json", "schema"),
+        payload,
+        f"webhook {name}",
+    )
     assert hook
 
 

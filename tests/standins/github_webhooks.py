@@ -28,8 +28,15 @@ def payload(name: str, repo: Repo, **parts: Any) -> dict[str, Any]:
     """The `name` webhook (`issues-edited`, `push`, ...) for `repo`, with `parts` overlaid, validated."""
     body = copy.deepcopy(_skeleton(name))
     if isinstance(body.get("repository"), dict):
-        body["repository"].update({"id": repo.repo_id, "name": repo.name, "full_name": repo.full_name,
-                                   "default_branch": repo.default_branch, "html_url": repo.html()})
+        body["repository"].update(
+            {
+                "id": repo.repo_id,
+                "name": repo.name,
+                "full_name": repo.full_name,
+                "default_branch": repo.default_branch,
+                "html_url": repo.html(),
+            }
+        )
     for key, value in parts.items():
         if isinstance(value, dict) and isinstance(body.get(key), dict):
             _overlay(body[key], value)
@@ -39,8 +46,23 @@ def payload(name: str, repo: Repo, **parts: Any) -> dict[str, Any]:
     return body
 
 
-SCALARS = ("number", "id", "title", "body", "state", "state_reason", "html_url", "url", "issue_url", "created_at",
-           "updated_at", "closed_at", "name", "color", "description")
+SCALARS = (
+    "number",
+    "id",
+    "title",
+    "body",
+    "state",
+    "state_reason",
+    "html_url",
+    "url",
+    "issue_url",
+    "created_at",
+    "updated_at",
+    "closed_at",
+    "name",
+    "color",
+    "description",
+)
 
 
 def _overlay(target: dict[str, Any], source: dict[str, Any]) -> None:
@@ -52,8 +74,10 @@ def _overlay(target: dict[str, Any], source: dict[str, Any]) -> None:
         target["user"]["login"] = source["user"].get("login")
     if "labels" in source:
         template = github_spec._fill(_label_schema(), 0)
-        target["labels"] = [{**template, "name": label["name"], "id": label["id"], "color": label["color"]}
-                            for label in source["labels"]]
+        target["labels"] = [
+            {**template, "name": label["name"], "id": label["id"], "color": label["color"]}
+            for label in source["labels"]
+        ]
     for key, value in source.items():
         if key not in target and key not in ("user", "labels", "pull_request"):
             target[key] = value
@@ -61,7 +85,9 @@ def _overlay(target: dict[str, Any], source: dict[str, Any]) -> None:
 
 @functools.cache
 def _label_schema() -> Any:
-    issue = github_spec.spec()["x-webhooks"]["issues-edited"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    issue = github_spec.spec()["x-webhooks"]["issues-edited"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"
+    ]
     node = github_spec._resolve(issue)
     issue_schema = github_spec._resolve(node["properties"]["issue"])
     labels = issue_schema.get("properties", {}).get("labels") or {"items": {}}
@@ -71,12 +97,23 @@ def _label_schema() -> Any:
     return labels.get("items", {})
 
 
-def deliver(url: str, event: str, body: dict[str, Any] | bytes, *, secret: str | None = SECRET,
-            delivery: str | None = None, signature: str | None = None) -> tuple[int, str]:
+def deliver(
+    url: str,
+    event: str,
+    body: dict[str, Any] | bytes,
+    *,
+    secret: str | None = SECRET,
+    delivery: str | None = None,
+    signature: str | None = None,
+) -> tuple[int, str]:
     """POST a delivery; returns (status, text). `signature` overrides the computed one."""
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-    headers = {"Content-Type": "application/json", "X-GitHub-Event": event,
-               "X-GitHub-Delivery": delivery or str(uuid.uuid4()), "User-Agent": "GitHub-Hookshot/test"}
+    headers = {
+        "Content-Type": "application/json",
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+        "User-Agent": "GitHub-Hookshot/test",
+    }
     if signature is not None:
         headers["X-Hub-Signature-256"] = signature
     elif secret is not None:

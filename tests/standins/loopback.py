@@ -22,7 +22,9 @@ class LoopbackHTTP:
         server.daemon_threads = True
         server.owner = self  # type: ignore[attr-defined]
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, args=(self.poll_interval,), name=self.thread_name, daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, args=(self.poll_interval,), name=self.thread_name, daemon=True
+        )
         self._thread.start()
         return self
 

@@ -245,4 +245,3 @@ def _properties(path: str, schema_name: str) -> frozenset[str]:
             yield from walk(part)
 
     return frozenset(walk(schemas[schema_name]))
-

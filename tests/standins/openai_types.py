@@ -67,8 +67,10 @@ def request_problems(body: Any) -> list[Problem]:
             found.append(Problem(key, f"{value!r} is not valid under any of the given schemas", "type"))
             continue
         for index, item in enumerate(value or []):
-            found += [Problem(f"{key}[{index}]" + (f".{p.path}" if p.path else ""), p.message, p.keyword)
-                      for p in problems(schema, item)]
+            found += [
+                Problem(f"{key}[{index}]" + (f".{p.path}" if p.path else ""), p.message, p.keyword)
+                for p in problems(schema, item)
+            ]
     return found
 
 
@@ -78,13 +80,18 @@ def _error_problems(body: Any) -> list[Problem]:
     try:
         ErrorObject.model_validate(body["error"])
     except ValidationError as exc:
-        return [Problem(f"error.{p.path}".rstrip("."), p.message, p.keyword) for p in _telling(exc.errors(include_url=False))]
+        return [
+            Problem(f"error.{p.path}".rstrip("."), p.message, p.keyword)
+            for p in _telling(exc.errors(include_url=False))
+        ]
     return []
 
 
 def _telling(errors: list[Any]) -> list[Problem]:
     """Drop union branches whose `type` tag did not match (never the intended one); keep the deepest."""
-    wrong = [tuple(e["loc"][:-1]) for e in errors if e["loc"] and e["loc"][-1] == "type" and e["type"] == "literal_error"]
+    wrong = [
+        tuple(e["loc"][:-1]) for e in errors if e["loc"] and e["loc"][-1] == "type" and e["type"] == "literal_error"
+    ]
     kept = [e for e in errors if not any(tuple(e["loc"][: len(w)]) == w for w in wrong)] or errors
     rendered = [_problem(e) for e in kept]
     depth = max(p.path.count(".") + p.path.count("[") for p in rendered)

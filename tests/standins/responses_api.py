@@ -49,8 +49,22 @@ from tests.standins.turns import (
 )
 
 __all__ = [
-    "Call", "Message", "NotAResponse", "RecordedRequest", "ScriptedModel", "Thought", "Turn", "TurnSource", "Usage",
-    "call_outputs", "last_user_text", "reply_calls", "reply_error", "reply_incomplete", "reply_refusal", "reply_text",
+    "Call",
+    "Message",
+    "NotAResponse",
+    "RecordedRequest",
+    "ScriptedModel",
+    "Thought",
+    "Turn",
+    "TurnSource",
+    "Usage",
+    "call_outputs",
+    "last_user_text",
+    "reply_calls",
+    "reply_error",
+    "reply_incomplete",
+    "reply_refusal",
+    "reply_text",
 ]
 
 RESPONSES_PATH = "/v1/responses"

@@ -88,8 +88,9 @@ class _Outage:
 class SlackAPI(LoopbackHTTP):
     """Start it, point `SLACK_API_URL` at `base_url`, read `calls` and `thread(...)` afterwards."""
 
-    def __init__(self, *, token: str = TOKEN, streaming: bool = True, app_token: str = APP_TOKEN,
-                 context_actions: bool = True) -> None:
+    def __init__(
+        self, *, token: str = TOKEN, streaming: bool = True, app_token: str = APP_TOKEN, context_actions: bool = True
+    ) -> None:
         self.token = token
         self.context_actions = context_actions  # False: a place where Slack refuses the context_actions block
         self.app_token = app_token
@@ -139,8 +140,9 @@ class SlackAPI(LoopbackHTTP):
         self._plan(method, Planned(), after)
         self._plan(method, Planned(status=status, error="internal_error"), times)
 
-    def outage(self, *methods: str, seconds: float, status: int = 503,
-               when: Callable[[dict[str, Any]], bool] | None = None) -> None:
+    def outage(
+        self, *methods: str, seconds: float, status: int = 503, when: Callable[[dict[str, Any]], bool] | None = None
+    ) -> None:
         """For `seconds` from now, calls to `methods` (every method when none is named) whose arguments
         satisfy `when` answer HTTP `status` and are not processed: Slack having an outage."""
         with self._lock:
@@ -149,29 +151,43 @@ class SlackAPI(LoopbackHTTP):
     def _in_outage(self, method: str, args: dict[str, Any]) -> int | None:
         now = time.monotonic()
         for outage in self._outages:
-            if now < outage.until and (not outage.methods or method in outage.methods) and (outage.when is None or outage.when(args)):
+            if (
+                now < outage.until
+                and (not outage.methods or method in outage.methods)
+                and (outage.when is None or outage.when(args))
+            ):
                 return outage.status
         return None
 
     # -- the workspace's people -----------------------------------------------------------------
 
-    def add_user(self, user: str, *, admin: bool = False, owner: bool = False, primary_owner: bool = False,
-                 deleted: bool = False) -> None:
+    def add_user(
+        self, user: str, *, admin: bool = False, owner: bool = False, primary_owner: bool = False, deleted: bool = False
+    ) -> None:
         """A member users.info knows, with Slack's role flags (a primary owner is also an owner and an admin)."""
         owner = owner or primary_owner
         with self._lock:
             self.users[user] = {
-                "id": user, "team_id": TEAM, "name": user.lower(), "deleted": deleted, "is_bot": False,
-                "is_admin": admin or owner, "is_owner": owner, "is_primary_owner": primary_owner,
-                "is_restricted": False, "is_ultra_restricted": False, "is_app_user": False,
+                "id": user,
+                "team_id": TEAM,
+                "name": user.lower(),
+                "deleted": deleted,
+                "is_bot": False,
+                "is_admin": admin or owner,
+                "is_owner": owner,
+                "is_primary_owner": primary_owner,
+                "is_restricted": False,
+                "is_ultra_restricted": False,
+                "is_app_user": False,
             }
 
     def add_group(self, group: str, members: list[str]) -> None:
         with self._lock:
             self.groups[group] = list(members)
 
-    def hold(self, method: str, matches: Callable[[dict[str, Any]], bool] = lambda args: True, *,
-             processed: bool = False) -> Hold:
+    def hold(
+        self, method: str, matches: Callable[[dict[str, Any]], bool] = lambda args: True, *, processed: bool = False
+    ) -> Hold:
         """Hold the next call of `method` whose arguments match (e.g. to kill its caller meanwhile);
         `processed`: Slack does the call first and only its answer is held."""
         held = Hold(method, matches, processed)
@@ -231,7 +247,10 @@ class SlackAPI(LoopbackHTTP):
             reply, status = {"ok": False, "error": plan.error}, 200
         elif method == "apps.connections.open":
             ok = auth == f"Bearer {self.app_token}" and self.socket_url
-            reply, status = ({"ok": True, "url": self.socket_url} if ok else {"ok": False, "error": "invalid_auth"}), 200
+            reply, status = (
+                ({"ok": True, "url": self.socket_url} if ok else {"ok": False, "error": "invalid_auth"}),
+                200,
+            )
         elif method.startswith("openid.connect."):  # the app's credentials or the person's token, not the bot's
             reply, status = self.openid.call(method, args, auth), 200
         elif auth != f"Bearer {self.token}" and args.get("token") != self.token:
@@ -246,8 +265,16 @@ class SlackAPI(LoopbackHTTP):
 
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         if method == "auth.test":
-            return {"ok": True, "url": "https://atlas-test.slack.com/", "team": "Atlas Test", "user": "atlas",
-                    "team_id": TEAM, "user_id": BOT_USER, "bot_id": BOT_ID, "is_enterprise_install": False}
+            return {
+                "ok": True,
+                "url": "https://atlas-test.slack.com/",
+                "team": "Atlas Test",
+                "user": "atlas",
+                "team_id": TEAM,
+                "user_id": BOT_USER,
+                "bot_id": BOT_ID,
+                "is_enterprise_install": False,
+            }
         if method == "users.info":
             problem = require(args, "user")
             if problem:
@@ -259,7 +286,11 @@ class SlackAPI(LoopbackHTTP):
             if problem:
                 return problem
             members = self.groups.get(args["usergroup"])
-            return {"ok": True, "users": list(members)} if members is not None else {"ok": False, "error": "no_such_subteam"}
+            return (
+                {"ok": True, "users": list(members)}
+                if members is not None
+                else {"ok": False, "error": "no_such_subteam"}
+            )
         if method.startswith("assistant.threads."):
             return self._assistant(method.removeprefix("assistant.threads."), args)
         if method == "chat.postEphemeral":
@@ -276,12 +307,31 @@ class SlackAPI(LoopbackHTTP):
                 return problem
             channel, im = str(args["channel"]), str(args["channel"]).startswith("D")
             private = channel in self.private
-            return {"ok": True, "channel": {"id": channel, "is_channel": not im and not private, "is_group": private, "is_im": im,
-                                            "is_mpim": False, "is_private": private or im, "is_archived": False}}
+            return {
+                "ok": True,
+                "channel": {
+                    "id": channel,
+                    "is_channel": not im and not private,
+                    "is_group": private,
+                    "is_im": im,
+                    "is_mpim": False,
+                    "is_private": private or im,
+                    "is_archived": False,
+                },
+            }
         if method == "views.open":
-            return require(args, "trigger_id", "view") or self.triggers.problem(str(args["trigger_id"])) \
-                or view_problem(args["view"]) or {"ok": True, "view": {
-                **(json.loads(args["view"]) if isinstance(args["view"], str) else args["view"]), "id": f"V{self.next_ts()}"}}
+            return (
+                require(args, "trigger_id", "view")
+                or self.triggers.problem(str(args["trigger_id"]))
+                or view_problem(args["view"])
+                or {
+                    "ok": True,
+                    "view": {
+                        **(json.loads(args["view"]) if isinstance(args["view"], str) else args["view"]),
+                        "id": f"V{self.next_ts()}",
+                    },
+                }
+            )
         return {"ok": False, "error": "unknown_method"}
 
     def _assistant(self, verb: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -291,7 +341,12 @@ class SlackAPI(LoopbackHTTP):
         """The person opens the app's split view: Slack creates the thread (and then sends
         `assistant_thread_started`, see slack_events.assistant_thread_started)."""
         with self._lock:
-            self.assistant_threads[(channel, thread_ts)] = {"title": None, "prompts": [], "prompts_title": None, "status": None}
+            self.assistant_threads[(channel, thread_ts)] = {
+                "title": None,
+                "prompts": [],
+                "prompts_title": None,
+                "status": None,
+            }
 
     def next_ts(self) -> str:
         """A message's ts as Slack makes it: the time it was posted (epoch seconds, microseconds), unique and rising."""

@@ -26,14 +26,23 @@ def chat_call(api: SlackAPI, method: str, args: dict[str, Any]) -> dict[str, Any
     if method == "chat.getPermalink":  # any message of a channel the bot is in; the workspace's URL, as Slack forms it
         problem = require(args, "channel", "message_ts")
         ts = str(args.get("message_ts") or "")
-        return problem or {"ok": True, "channel": args["channel"],
-                           "permalink": f"https://atlas-test.slack.com/archives/{args['channel']}/p{ts.replace('.', '')}"}
+        return problem or {
+            "ok": True,
+            "channel": args["channel"],
+            "permalink": f"https://atlas-test.slack.com/archives/{args['channel']}/p{ts.replace('.', '')}",
+        }
     if method == "chat.postMessage":
         problem = require(args, "channel") or unsupported_blocks(api, args) or content(args) or metadata_problem(args)
         if problem:
             return problem
         ts = api.next_ts()
-        api.messages[(args["channel"], ts)] = {**message_fields(args), "ts": ts, "thread_ts": args.get("thread_ts"), "channel": args["channel"], "edits": 0}
+        api.messages[(args["channel"], ts)] = {
+            **message_fields(args),
+            "ts": ts,
+            "thread_ts": args.get("thread_ts"),
+            "channel": args["channel"],
+            "edits": 0,
+        }
         return {"ok": True, "channel": args["channel"], "ts": ts, "message": {"ts": ts}}
     if method == "chat.update":
         problem = require(args, "channel", "ts") or unsupported_blocks(api, args) or content(args)
@@ -56,9 +65,16 @@ def chat_call(api: SlackAPI, method: str, args: dict[str, Any]) -> dict[str, Any
         if problem:
             return problem
         ts = api.next_ts()
-        api.messages[(args["channel"], ts)] = {"ts": ts, "thread_ts": args["thread_ts"], "channel": args["channel"],
-                                                 "streaming": True, "mode": stream_mode(args), "chunks": [],
-                                                 "recipient_user_id": args.get("recipient_user_id"), "edits": 0}
+        api.messages[(args["channel"], ts)] = {
+            "ts": ts,
+            "thread_ts": args["thread_ts"],
+            "channel": args["channel"],
+            "streaming": True,
+            "mode": stream_mode(args),
+            "chunks": [],
+            "recipient_user_id": args.get("recipient_user_id"),
+            "edits": 0,
+        }
         add_content(api.messages[(args["channel"], ts)], args)
         return {"ok": True, "channel": args["channel"], "ts": ts}
     if method in ("chat.appendStream", "chat.stopStream"):
@@ -92,8 +108,11 @@ def unsupported_blocks(api: SlackAPI, args: dict[str, Any]) -> dict[str, Any] | 
     """Where Slack has no `context_actions` block it refuses the message and says which block."""
     for index, block in enumerate(args.get("blocks") or []):
         if not api.context_actions and block.get("type") == "context_actions":
-            return {"ok": False, "error": "invalid_blocks",
-                    "errors": [f"unsupported type: context_actions [json-pointer:/blocks/{index}/type]"]}
+            return {
+                "ok": False,
+                "error": "invalid_blocks",
+                "errors": [f"unsupported type: context_actions [json-pointer:/blocks/{index}/type]"],
+            }
     return None
 
 
@@ -107,16 +126,38 @@ def history(messages: dict[tuple[str, str], dict[str, Any]], args: dict[str, Any
     flag = lambda name: str(args.get(name, "")).lower() in ("1", "true")  # noqa: E731 - form and query values are strings
     oldest, latest = float(args.get("oldest") or 0), float(args.get("latest") or 9e12)
     inside = (lambda ts: oldest <= ts <= latest) if flag("inclusive") else (lambda ts: oldest < ts < latest)
-    found = sorted((m for (channel, _), m in messages.items() if channel == args["channel"] and not m.get("deleted")
-                    and (not m.get("thread_ts") or m.get("thread_ts") == m["ts"]) and inside(float(m["ts"]))),
-                   key=lambda m: float(m["ts"]), reverse=True)
+    found = sorted(
+        (
+            m
+            for (channel, _), m in messages.items()
+            if channel == args["channel"]
+            and not m.get("deleted")
+            and (not m.get("thread_ts") or m.get("thread_ts") == m["ts"])
+            and inside(float(m["ts"]))
+        ),
+        key=lambda m: float(m["ts"]),
+        reverse=True,
+    )
     start, limit = int(args.get("cursor") or 0), min(int(args.get("limit") or 100), 999)
-    page = found[start:start + limit]
-    shown = [{"type": "message", "bot_id": "BATLAS", "ts": m["ts"], "text": m.get("text", ""), "blocks": m.get("blocks", []),
-              **({"metadata": m["metadata"]} if flag("include_all_metadata") and m.get("metadata") else {})} for m in page]
+    page = found[start : start + limit]
+    shown = [
+        {
+            "type": "message",
+            "bot_id": "BATLAS",
+            "ts": m["ts"],
+            "text": m.get("text", ""),
+            "blocks": m.get("blocks", []),
+            **({"metadata": m["metadata"]} if flag("include_all_metadata") and m.get("metadata") else {}),
+        }
+        for m in page
+    ]
     more = start + limit < len(found)
-    return {"ok": True, "messages": shown, "has_more": more,
-            "response_metadata": {"next_cursor": str(start + limit) if more else ""}}
+    return {
+        "ok": True,
+        "messages": shown,
+        "has_more": more,
+        "response_metadata": {"next_cursor": str(start + limit) if more else ""},
+    }
 
 
 def replies(messages: dict[tuple[str, str], dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
@@ -130,21 +171,40 @@ def replies(messages: dict[tuple[str, str], dict[str, Any]], args: dict[str, Any
         return problem
     flag = lambda name: str(args.get(name, "")).lower() in ("1", "true")  # noqa: E731 - query values are strings
     root = str(args["ts"])
-    thread = [m for (channel, _), m in messages.items() if channel == args["channel"] and not m.get("deleted")
-              and (m["ts"] == root or m.get("thread_ts") == root)]
+    thread = [
+        m
+        for (channel, _), m in messages.items()
+        if channel == args["channel"] and not m.get("deleted") and (m["ts"] == root or m.get("thread_ts") == root)
+    ]
     if not thread:
         return {"ok": False, "error": "thread_not_found"}
     oldest, latest = float(args.get("oldest") or 0), float(args.get("latest") or 9e12)
     inside = (lambda ts: oldest <= ts <= latest) if flag("inclusive") else (lambda ts: oldest < ts < latest)
-    found = sorted((m for m in thread if m["ts"] == root or inside(float(m["ts"]))), key=lambda m: (m["ts"] != root, float(m["ts"])))
+    found = sorted(
+        (m for m in thread if m["ts"] == root or inside(float(m["ts"]))),
+        key=lambda m: (m["ts"] != root, float(m["ts"])),
+    )
     start, limit = int(args.get("cursor") or 0), min(int(args.get("limit") or 1000), 1000)
-    page = found[start:start + limit]
-    shown = [{"type": "message", "bot_id": "BATLAS", "ts": m["ts"], "thread_ts": m.get("thread_ts") or root, "text": m.get("text", ""),
-              "blocks": m.get("blocks", []), **({"metadata": m["metadata"]} if flag("include_all_metadata") and m.get("metadata") else {})}
-             for m in page]
+    page = found[start : start + limit]
+    shown = [
+        {
+            "type": "message",
+            "bot_id": "BATLAS",
+            "ts": m["ts"],
+            "thread_ts": m.get("thread_ts") or root,
+            "text": m.get("text", ""),
+            "blocks": m.get("blocks", []),
+            **({"metadata": m["metadata"]} if flag("include_all_metadata") and m.get("metadata") else {}),
+        }
+        for m in page
+    ]
     more = start + limit < len(found)
-    return {"ok": True, "messages": shown, "has_more": more,
-            "response_metadata": {"next_cursor": str(start + limit) if more else ""}}
+    return {
+        "ok": True,
+        "messages": shown,
+        "has_more": more,
+        "response_metadata": {"next_cursor": str(start + limit) if more else ""},
+    }
 
 
 def metadata_problem(args: dict[str, Any]) -> dict[str, Any] | None:
@@ -152,6 +212,10 @@ def metadata_problem(args: dict[str, Any]) -> dict[str, Any] | None:
     meta = args.get("metadata")
     if meta is None:
         return None
-    if not isinstance(meta, dict) or not isinstance(meta.get("event_type"), str) or not isinstance(meta.get("event_payload"), dict):
+    if (
+        not isinstance(meta, dict)
+        or not isinstance(meta.get("event_type"), str)
+        or not isinstance(meta.get("event_payload"), dict)
+    ):
         return {"ok": False, "error": "invalid_metadata_format"}
     return None

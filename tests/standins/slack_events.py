@@ -44,8 +44,16 @@ class SlackSender:
         self.url = url
         self.secret = secret
 
-    def post(self, body: str, content_type: str, *, retry_num: int | None = None, timestamp: int | None = None,
-             signature: str | None = None, timeout: float = 10.0) -> Reply:
+    def post(
+        self,
+        body: str,
+        content_type: str,
+        *,
+        retry_num: int | None = None,
+        timestamp: int | None = None,
+        signature: str | None = None,
+        timeout: float = 10.0,
+    ) -> Reply:
         stamp = int(time.time()) if timestamp is None else timestamp
         headers = {
             "Content-Type": content_type,
@@ -78,12 +86,27 @@ def event_id() -> str:
     return f"Ev{next(_ids):08d}"
 
 
-def mention(text: str, *, channel: str = "C0GENERAL", user: str = "U0ALICE", ts: str | None = None,
-            thread_ts: str | None = None, eid: str | None = None, bot_id: str | None = None) -> dict[str, Any]:
+def mention(
+    text: str,
+    *,
+    channel: str = "C0GENERAL",
+    user: str = "U0ALICE",
+    ts: str | None = None,
+    thread_ts: str | None = None,
+    eid: str | None = None,
+    bot_id: str | None = None,
+) -> dict[str, Any]:
     """An `app_mention` event callback, as Slack delivers it over HTTP."""
     ts = ts or f"{time.time():.6f}"
-    event: dict[str, Any] = {"type": "app_mention", "user": user, "text": f"<@{BOT_USER}> {text}", "ts": ts,
-                             "channel": channel, "event_ts": ts, "team": TEAM}
+    event: dict[str, Any] = {
+        "type": "app_mention",
+        "user": user,
+        "text": f"<@{BOT_USER}> {text}",
+        "ts": ts,
+        "channel": channel,
+        "event_ts": ts,
+        "team": TEAM,
+    }
     if thread_ts:
         event["thread_ts"] = thread_ts
     if bot_id:
@@ -91,22 +114,56 @@ def mention(text: str, *, channel: str = "C0GENERAL", user: str = "U0ALICE", ts:
     return _callback(event, eid)
 
 
-def direct_message(text: str, *, channel: str = "D0ALICE", user: str = "U0ALICE", ts: str | None = None,
-                   eid: str | None = None, subtype: str | None = None, bot_id: str | None = None,
-                   thread_ts: str | None = None) -> dict[str, Any]:
+def direct_message(
+    text: str,
+    *,
+    channel: str = "D0ALICE",
+    user: str = "U0ALICE",
+    ts: str | None = None,
+    eid: str | None = None,
+    subtype: str | None = None,
+    bot_id: str | None = None,
+    thread_ts: str | None = None,
+) -> dict[str, Any]:
     """A `message` event in a DM (channel_type im)."""
-    return channel_message(text, channel=channel, user=user, ts=ts, thread_ts=thread_ts, eid=eid, subtype=subtype, bot_id=bot_id,
-                           channel_type="im")
+    return channel_message(
+        text,
+        channel=channel,
+        user=user,
+        ts=ts,
+        thread_ts=thread_ts,
+        eid=eid,
+        subtype=subtype,
+        bot_id=bot_id,
+        channel_type="im",
+    )
 
 
-def channel_message(text: str, *, channel: str, user: str = "U0ALICE", ts: str | None = None, thread_ts: str | None = None,
-                    eid: str | None = None, subtype: str | None = None, bot_id: str | None = None,
-                    channel_type: str = "channel") -> dict[str, Any]:
+def channel_message(
+    text: str,
+    *,
+    channel: str,
+    user: str = "U0ALICE",
+    ts: str | None = None,
+    thread_ts: str | None = None,
+    eid: str | None = None,
+    subtype: str | None = None,
+    bot_id: str | None = None,
+    channel_type: str = "channel",
+) -> dict[str, Any]:
     """A `message` event in a channel (`message.channels`; `channel_type` "group": `message.groups`, "im": a DM). A bot's
     message carries `bot_id` (and `subtype` "bot_message" for a classic bot); an edit is `message_changed`."""
     ts = ts or f"{time.time():.6f}"
-    event: dict[str, Any] = {"type": "message", "channel_type": channel_type, "user": user, "text": text, "ts": ts,
-                             "channel": channel, "event_ts": ts, "team": TEAM}
+    event: dict[str, Any] = {
+        "type": "message",
+        "channel_type": channel_type,
+        "user": user,
+        "text": text,
+        "ts": ts,
+        "channel": channel,
+        "event_ts": ts,
+        "team": TEAM,
+    }
     if thread_ts:
         event["thread_ts"] = thread_ts
     if subtype:
@@ -117,32 +174,64 @@ def channel_message(text: str, *, channel: str, user: str = "U0ALICE", ts: str |
     return _callback(event, eid)
 
 
-def reaction_added(reaction: str, *, channel: str, ts: str, user: str = "U0ALICE", item_user: str = BOT_USER,
-                   eid: str | None = None) -> dict[str, Any]:
+def reaction_added(
+    reaction: str, *, channel: str, ts: str, user: str = "U0ALICE", item_user: str = BOT_USER, eid: str | None = None
+) -> dict[str, Any]:
     """A `reaction_added` event callback: `user` reacted with `reaction` to the message `ts` in `channel`."""
     now = f"{time.time():.6f}"
-    event: dict[str, Any] = {"type": "reaction_added", "user": user, "reaction": reaction, "item_user": item_user,
-                             "item": {"type": "message", "channel": channel, "ts": ts}, "event_ts": now}
+    event: dict[str, Any] = {
+        "type": "reaction_added",
+        "user": user,
+        "reaction": reaction,
+        "item_user": item_user,
+        "item": {"type": "message", "channel": channel, "ts": ts},
+        "event_ts": now,
+    }
     return _callback(event, eid)
 
 
-def assistant_thread_started(*, channel: str = "D0ALICE", thread_ts: str, user: str = "U0ALICE",
-                             context_channel: str | None = "C0GENERAL", eid: str | None = None) -> dict[str, Any]:
+def assistant_thread_started(
+    *,
+    channel: str = "D0ALICE",
+    thread_ts: str,
+    user: str = "U0ALICE",
+    context_channel: str | None = "C0GENERAL",
+    eid: str | None = None,
+) -> dict[str, Any]:
     """`assistant_thread_started`: the person opened the app's split view (see SlackAPI.open_assistant_thread)."""
-    return _callback({"type": "assistant_thread_started", "assistant_thread": _assistant_thread(channel, thread_ts, user, context_channel),
-                      "event_ts": f"{time.time():.6f}"}, eid)
+    return _callback(
+        {
+            "type": "assistant_thread_started",
+            "assistant_thread": _assistant_thread(channel, thread_ts, user, context_channel),
+            "event_ts": f"{time.time():.6f}",
+        },
+        eid,
+    )
 
 
-def assistant_thread_context_changed(*, channel: str = "D0ALICE", thread_ts: str, user: str = "U0ALICE",
-                                     context_channel: str, eid: str | None = None) -> dict[str, Any]:
+def assistant_thread_context_changed(
+    *, channel: str = "D0ALICE", thread_ts: str, user: str = "U0ALICE", context_channel: str, eid: str | None = None
+) -> dict[str, Any]:
     """`assistant_thread_context_changed`: the person moved to another channel with the thread open."""
-    return _callback({"type": "assistant_thread_context_changed",
-                      "assistant_thread": _assistant_thread(channel, thread_ts, user, context_channel),
-                      "event_ts": f"{time.time():.6f}"}, eid)
+    return _callback(
+        {
+            "type": "assistant_thread_context_changed",
+            "assistant_thread": _assistant_thread(channel, thread_ts, user, context_channel),
+            "event_ts": f"{time.time():.6f}",
+        },
+        eid,
+    )
 
 
-def assistant_message(text: str, *, thread_ts: str, channel: str = "D0ALICE", user: str = "U0ALICE", ts: str | None = None,
-                      eid: str | None = None) -> dict[str, Any]:
+def assistant_message(
+    text: str,
+    *,
+    thread_ts: str,
+    channel: str = "D0ALICE",
+    user: str = "U0ALICE",
+    ts: str | None = None,
+    eid: str | None = None,
+) -> dict[str, Any]:
     """A message the person types (or a suggested prompt they pick) in an assistant thread: a DM reply."""
     return direct_message(text, channel=channel, user=user, ts=ts, eid=eid, thread_ts=thread_ts)
 
@@ -168,22 +257,50 @@ def _callback(event: dict[str, Any], eid: str | None) -> dict[str, Any]:
     }
 
 
-def command(text: str, *, name: str = "/orbit", user: str = "U0ALICE", channel: str = "C0GENERAL",
-            response_url: str = "http://127.0.0.1:9/unused") -> dict[str, str]:
+def command(
+    text: str,
+    *,
+    name: str = "/orbit",
+    user: str = "U0ALICE",
+    channel: str = "C0GENERAL",
+    response_url: str = "http://127.0.0.1:9/unused",
+) -> dict[str, str]:
     """A slash command invocation (form-encoded)."""
     return {
-        "token": "legacy-verification-token", "team_id": TEAM, "team_domain": "atlas-test", "channel_id": channel,
-        "channel_name": "general", "user_id": user, "user_name": "alice", "command": name, "text": text,
-        "api_app_id": "A0ATLAS", "response_url": response_url, "trigger_id": "1.2.3",
+        "token": "legacy-verification-token",
+        "team_id": TEAM,
+        "team_domain": "atlas-test",
+        "channel_id": channel,
+        "channel_name": "general",
+        "user_id": user,
+        "user_name": "alice",
+        "command": name,
+        "text": text,
+        "api_app_id": "A0ATLAS",
+        "response_url": response_url,
+        "trigger_id": "1.2.3",
     }
 
 
-def block_action(action_id: str, value: str, *, user: str = "U0ALICE", channel: str = "C0GENERAL",
-                 message_ts: str = "1700000000.000001", thread_ts: str | None = None,
-                 response_url: str = "http://127.0.0.1:9/unused", ephemeral: bool = False,
-                 action_type: str = "button") -> dict[str, Any]:
+def block_action(
+    action_id: str,
+    value: str,
+    *,
+    user: str = "U0ALICE",
+    channel: str = "C0GENERAL",
+    message_ts: str = "1700000000.000001",
+    thread_ts: str | None = None,
+    response_url: str = "http://127.0.0.1:9/unused",
+    ephemeral: bool = False,
+    action_type: str = "button",
+) -> dict[str, Any]:
     """A `block_actions` interaction payload for one clicked element."""
-    container: dict[str, Any] = {"type": "message", "message_ts": message_ts, "channel_id": channel, "is_ephemeral": ephemeral}
+    container: dict[str, Any] = {
+        "type": "message",
+        "message_ts": message_ts,
+        "channel_id": channel,
+        "is_ephemeral": ephemeral,
+    }
     if thread_ts:
         container["thread_ts"] = thread_ts
     return {
@@ -196,15 +313,26 @@ def block_action(action_id: str, value: str, *, user: str = "U0ALICE", channel: 
         "team": {"id": TEAM, "domain": "atlas-test"},
         "channel": {"id": channel, "name": "general"},
         "response_url": response_url,
-        "actions": [{"action_id": action_id, "block_id": "b1", "type": action_type, "value": value,
-                     "action_ts": f"{time.time():.6f}"}],
+        "actions": [
+            {
+                "action_id": action_id,
+                "block_id": "b1",
+                "type": action_type,
+                "value": value,
+                "action_ts": f"{time.time():.6f}",
+            }
+        ],
     }
 
 
-def view_submission(view: dict[str, Any], values: dict[str, dict[str, str]], *, user: str = "U0ALICE") -> dict[str, Any]:
+def view_submission(
+    view: dict[str, Any], values: dict[str, dict[str, str]], *, user: str = "U0ALICE"
+) -> dict[str, Any]:
     """A `view_submission` payload for a modal as views.open opened it; `values`: block id -> action id -> text."""
-    state = {block: {action: {"type": "plain_text_input", "value": text} for action, text in inputs.items()}
-             for block, inputs in values.items()}
+    state = {
+        block: {action: {"type": "plain_text_input", "value": text} for action, text in inputs.items()}
+        for block, inputs in values.items()
+    }
     return {
         "type": "view_submission",
         "team": {"id": TEAM, "domain": "atlas-test"},

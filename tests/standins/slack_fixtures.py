@@ -83,7 +83,9 @@ class BackgroundServer:
         self.server.task_dispatcher.shutdown()
 
 
-def start_bot(settings: Settings, api: SlackAPI, conn: redis.Redis | None = None) -> tuple[RunningBot, BackgroundServer]:
+def start_bot(
+    settings: Settings, api: SlackAPI, conn: redis.Redis | None = None
+) -> tuple[RunningBot, BackgroundServer]:
     deps = build(settings, conn=conn)
     app = create_app(settings, deps)
     server = BackgroundServer(http_server(app, host="127.0.0.1", port=0)).start()

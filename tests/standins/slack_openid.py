@@ -47,7 +47,11 @@ class OpenID:
         if "openid" not in query.get("scope", "").split():
             return 400, {}, b"the openid scope is required"
         if self.browser_user is None:
-            return 302, {"Location": f"{uri}?{urlencode({'error': 'access_denied', 'state': query.get('state', '')})}"}, b""
+            return (
+                302,
+                {"Location": f"{uri}?{urlencode({'error': 'access_denied', 'state': query.get('state', '')})}"},
+                b"",
+            )
         with self._lock:
             code = f"code-{next(self._n)}"
             self._codes[code] = (*self.browser_user, uri, query.get("nonce", ""))
@@ -62,8 +66,15 @@ class OpenID:
             if who is None:
                 return {"ok": False, "error": "invalid_auth"}
             user, team = who
-            return {"ok": True, "sub": user, "https://slack.com/user_id": user, "https://slack.com/team_id": team,
-                    "name": f"Person {user}", "email_verified": True, "locale": "en-US"}
+            return {
+                "ok": True,
+                "sub": user,
+                "https://slack.com/user_id": user,
+                "https://slack.com/team_id": team,
+                "name": f"Person {user}",
+                "email_verified": True,
+                "locale": "en-US",
+            }
         return {"ok": False, "error": "unknown_method"}
 
     def _token(self, args: dict[str, Any], auth: str | None) -> dict[str, Any]:
@@ -88,9 +99,18 @@ class OpenID:
     def id_token(self, user: str, team: str, nonce: str, *, audience: str | None = None, expires_in: int = 3600) -> str:
         """The JWT Slack answers: its header, its claims, and (here) a placeholder signature."""
         now = int(time.time())
-        claims = {"iss": "https://slack.com", "sub": user, "aud": audience or self.client_id, "exp": now + expires_in,
-                  "iat": now, "auth_time": now, "nonce": nonce, "https://slack.com/user_id": user,
-                  "https://slack.com/team_id": team, "name": f"Person {user}"}
+        claims = {
+            "iss": "https://slack.com",
+            "sub": user,
+            "aud": audience or self.client_id,
+            "exp": now + expires_in,
+            "iat": now,
+            "auth_time": now,
+            "nonce": nonce,
+            "https://slack.com/user_id": user,
+            "https://slack.com/team_id": team,
+            "name": f"Person {user}",
+        }
         if not nonce:
             claims.pop("nonce")  # Slack includes the claim only when the authorize request carried a nonce
         parts = [{"typ": "JWT", "alg": "RS256", "kid": "stand-in"}, claims]

@@ -18,7 +18,10 @@ TASK_STATUSES = ("pending", "in_progress", "complete", "error")
 def require(args: dict[str, Any], *names: str) -> dict[str, Any] | None:
     for name in names:
         if not args.get(name):
-            return {"ok": False, "error": "channel_not_found" if name in ("channel", "channel_id") else f"invalid_arguments:{name}"}
+            return {
+                "ok": False,
+                "error": "channel_not_found" if name in ("channel", "channel_id") else f"invalid_arguments:{name}",
+            }
     return None
 
 
@@ -140,9 +143,14 @@ def view_problem(view: Any) -> dict[str, Any] | None:
         return {"ok": False, "error": "invalid_arguments"}
     for name in ("title", "submit", "close"):
         part = view.get(name)
-        if (part is not None or name == "title") and not (isinstance(part, dict) and part.get("type") == "plain_text"
-                                                          and 0 < len(str(part.get("text") or "")) <= 24):
-            return {"ok": False, "error": "invalid_arguments", "response_metadata": {"messages": [f"[ERROR] {name} must be 1-24 characters"]}}
+        if (part is not None or name == "title") and not (
+            isinstance(part, dict) and part.get("type") == "plain_text" and 0 < len(str(part.get("text") or "")) <= 24
+        ):
+            return {
+                "ok": False,
+                "error": "invalid_arguments",
+                "response_metadata": {"messages": [f"[ERROR] {name} must be 1-24 characters"]},
+            }
     blocks = view.get("blocks") or []
     if not blocks or len(blocks) > 100 or len(str(view.get("private_metadata") or "")) > 3000:
         return {"ok": False, "error": "invalid_arguments"}

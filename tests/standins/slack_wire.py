@@ -13,7 +13,9 @@ if TYPE_CHECKING:
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
+    disable_nagle_algorithm = (
+        True  # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
+    )
 
     @property
     def api(self) -> SlackAPI:
@@ -29,7 +31,9 @@ class Handler(BaseHTTPRequestHandler):
         if not self.path.startswith("/api/"):
             self._send(404, b"not found", "text/plain")
             return
-        status, reply, headers = self.api.handle(self.path.removeprefix("/api/"), args, self.headers.get("Authorization"))
+        status, reply, headers = self.api.handle(
+            self.path.removeprefix("/api/"), args, self.headers.get("Authorization")
+        )
         self._send(status, json.dumps(reply).encode(), "application/json; charset=utf-8", headers)
 
     def do_GET(self) -> None:  # noqa: N802 - Web API methods read with GET take their arguments in the query

@@ -51,8 +51,14 @@ class SocketModeServer:
     def send_envelope(self, payload: dict[str, Any], *, kind: str = "events_api", retry_attempt: int = 0) -> str:
         """Deliver one envelope as Slack does; returns its envelope_id."""
         envelope_id = str(uuid.uuid4())
-        message = {"envelope_id": envelope_id, "type": kind, "payload": payload, "accepts_response_payload": kind != "events_api",
-                   "retry_attempt": retry_attempt, "retry_reason": "timeout" if retry_attempt else ""}
+        message = {
+            "envelope_id": envelope_id,
+            "type": kind,
+            "payload": payload,
+            "accepts_response_payload": kind != "events_api",
+            "retry_attempt": retry_attempt,
+            "retry_reason": "timeout" if retry_attempt else "",
+        }
         with self._lock:
             client = self._clients[-1]
         _send(client, TEXT, json.dumps(message).encode())
@@ -74,7 +80,9 @@ class SocketModeServer:
                 client, _ = self._listener.accept()
             except OSError:
                 return
-            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a frame goes out at once, no delayed-ACK wait
+            client.setsockopt(
+                socket.IPPROTO_TCP, socket.TCP_NODELAY, 1
+            )  # a frame goes out at once, no delayed-ACK wait
             threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
     def _serve(self, client: socket.socket) -> None:
@@ -85,11 +93,18 @@ class SocketModeServer:
                 if not chunk:
                     return
                 request += chunk
-            key = next(line.split(":", 1)[1].strip() for line in request.decode().split("\r\n")
-                       if line.lower().startswith("sec-websocket-key:"))
+            key = next(
+                line.split(":", 1)[1].strip()
+                for line in request.decode().split("\r\n")
+                if line.lower().startswith("sec-websocket-key:")
+            )
             accept = base64.b64encode(hashlib.sha1((key + _GUID).encode()).digest()).decode()
-            client.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                            f"Sec-WebSocket-Accept: {accept}\r\n\r\n").encode())
+            client.sendall(
+                (
+                    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    f"Sec-WebSocket-Accept: {accept}\r\n\r\n"
+                ).encode()
+            )
             with self._lock:
                 self._clients.append(client)
             _send(client, TEXT, json.dumps({"type": "hello", "num_connections": 1}).encode())

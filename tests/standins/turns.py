@@ -149,6 +149,7 @@ def reply_incomplete(
 
 def reply_refusal(text: str = "I'm sorry, but I can't help with that.", *, usage: Usage | None = None) -> Turn:
     """The model declines, as it does under structured outputs: its message holds one `refusal` part, no text."""
+
     def refuse(body: Json) -> Json:
         for item in body.get("output") or []:
             if item.get("type") == "message":

@@ -71,8 +71,14 @@ class Stack:
 
     def click(self, card: dict[str, Any], user: str, approve: bool = True, thread_ts: str | None = None) -> int:
         action = APPROVE_ACTION if approve else DENY_ACTION
-        payload = block_action(action, pending_id(card), user=user, channel=CHANNEL, message_ts=card["ts"],
-                               thread_ts=thread_ts or card.get("thread_ts"))
+        payload = block_action(
+            action,
+            pending_id(card),
+            user=user,
+            channel=CHANNEL,
+            message_ts=card["ts"],
+            thread_ts=thread_ts or card.get("thread_ts"),
+        )
         payload["user"]["username"] = user.lower().removeprefix("u0")
         payload["message"] = {"ts": card["ts"], "thread_ts": card.get("thread_ts"), "blocks": card["blocks"]}
         return self.bot.send.interaction(payload).status
@@ -81,7 +87,9 @@ class Stack:
         """Approve the thread's card in a worker that hangs after the side effect and before the ledger
         records it (tests/faults), then kill that worker; returns the card and its run."""
         # the checkout first: an editable install elsewhere (a shared venv) must not supply the code
-        with self.worker(name, PYTHONPATH=os.pathsep.join([str(FAULTS), str(REPO)]), ATLAS_FAULT_HANG_BEFORE_RECORD=str(marker)) as doomed:
+        with self.worker(
+            name, PYTHONPATH=os.pathsep.join([str(FAULTS), str(REPO)]), ATLAS_FAULT_HANG_BEFORE_RECORD=str(marker)
+        ) as doomed:
             (card,) = self.cards(thread_ts)
             run = self.run_of(card)
             self.click(card, MAINTAINER)
@@ -93,8 +101,14 @@ class Stack:
     # -- observing -------------------------------------------------------------------------------
     def cards(self, thread_ts: str, count: int = 1) -> list[dict[str, Any]]:
         """Wait for `count` approval cards in the thread (messages with an Approve button); copies as posted."""
-        found = wait_for(lambda: (found := [m for m in self.api.thread(CHANNEL, thread_ts) if is_card(m)])
-                         and len(found) >= count and found, what=f"{count} approval card(s)")
+        found = wait_for(
+            lambda: (
+                (found := [m for m in self.api.thread(CHANNEL, thread_ts) if is_card(m)])
+                and len(found) >= count
+                and found
+            ),
+            what=f"{count} approval card(s)",
+        )
         return copy.deepcopy(found)
 
     def run_of(self, card: dict[str, Any]) -> RunState:
@@ -102,20 +116,26 @@ class Stack:
 
     def wait_final(self, run_id: str, timeout: float = 60) -> RunState:
         store = RunStore(self.conn)
-        return wait_for(lambda: (run := store.load(run_id)).final and run, timeout=timeout, what=f"run {run_id} to finish")
+        return wait_for(
+            lambda: (run := store.load(run_id)).final and run, timeout=timeout, what=f"run {run_id} to finish"
+        )
 
     def wait_status(self, run_id: str, status: str) -> RunState:
         store = RunStore(self.conn)
         return wait_for(lambda: (run := store.load(run_id)).status == status and run, what=f"run {run_id} {status}")
 
     def journal(self) -> list[tracker_journal.Entry]:
-        return tracker_journal.entries(tracker_journal.journal_path(self.data, self.home))  # a user's folder: under home
+        return tracker_journal.entries(
+            tracker_journal.journal_path(self.data, self.home)
+        )  # a user's folder: under home
 
     def issues(self) -> IssueStore:
         return IssueStore(tracker_db.db_path(self.data, self.home))
 
     def thread_text(self, thread_ts: str) -> str:
-        return "\n".join(m.get("text", "") + json.dumps(m.get("blocks", [])) for m in self.api.thread(CHANNEL, thread_ts))
+        return "\n".join(
+            m.get("text", "") + json.dumps(m.get("blocks", [])) for m in self.api.thread(CHANNEL, thread_ts)
+        )
 
     def card_now(self, card: dict[str, Any]) -> dict[str, Any]:
         return self.api.messages[(CHANNEL, card["ts"])]
@@ -126,18 +146,29 @@ class Stack:
         (imports, indexes, the tokenizer; 15 s and more on a loaded machine) is not taken from a test's waits."""
         born = datetime.now(UTC).replace(microsecond=0, tzinfo=None)
         with worker_process({**self.env, **extra_env}, name, "--with-scheduler") as proc:
-            wait_for(lambda: proc.poll() is not None or _born_since(self.conn, name, born),
-                     timeout=WORKER_START_SECONDS, what=f"worker {name} to serve")
+            wait_for(
+                lambda: proc.poll() is not None or _born_since(self.conn, name, born),
+                timeout=WORKER_START_SECONDS,
+                what=f"worker {name} to serve",
+            )
             yield proc
 
-    def pause(self, calls: list[tuple[str, dict[str, Any]]], thread_ts: str = "1700000200.000100",
-              requester: str = ASKER) -> list[dict[str, Any]]:
+    def pause(
+        self, calls: list[tuple[str, dict[str, Any]]], thread_ts: str = "1700000200.000100", requester: str = ASKER
+    ) -> list[dict[str, Any]]:
         """A run paused on `calls` (name, arguments) with its approval cards posted, as a worker leaves
         it, without a model or a worker: for tests of who may click. Returns the cards."""
-        pending = [PendingCall(pending_id="", call_id=f"call_{i}", name=name, arguments=json.dumps(args), step=1)
-                   for i, (name, args) in enumerate(calls)]
-        run = RunState(question="triage", status="awaiting_approval",
-                       origin=Origin(kind="slack", user=requester, channel=CHANNEL, thread_ts=thread_ts, message_ts=thread_ts, team=TEAM))
+        pending = [
+            PendingCall(pending_id="", call_id=f"call_{i}", name=name, arguments=json.dumps(args), step=1)
+            for i, (name, args) in enumerate(calls)
+        ]
+        run = RunState(
+            question="triage",
+            status="awaiting_approval",
+            origin=Origin(
+                kind="slack", user=requester, channel=CHANNEL, thread_ts=thread_ts, message_ts=thread_ts, team=TEAM
+            ),
+        )
         run.pending = [p.model_copy(update={"pending_id": f"{run.id}.{p.call_id}"}) for p in pending]
         RunStore(self.conn).save(run)
         approvals.open_step(self.conn, run, run.pending, 3600)
@@ -146,12 +177,18 @@ class Stack:
         return self.cards(thread_ts, count=len(calls))
 
     def resume_job(self, run_id: str, step: int) -> Job | None:
-        return Job.fetch(job_id(run_id, step), connection=self.conn) if Job.exists(job_id(run_id, step), connection=self.conn) else None
+        return (
+            Job.fetch(job_id(run_id, step), connection=self.conn)
+            if Job.exists(job_id(run_id, step), connection=self.conn)
+            else None
+        )
 
 
 def is_card(message: dict[str, Any]) -> bool:
-    return any(b.get("type") == "actions" and any(e.get("action_id") == APPROVE_ACTION for e in b.get("elements", []))
-               for b in message.get("blocks", []))
+    return any(
+        b.get("type") == "actions" and any(e.get("action_id") == APPROVE_ACTION for e in b.get("elements", []))
+        for b in message.get("blocks", [])
+    )
 
 
 def pending_id(card: dict[str, Any]) -> str:
@@ -179,8 +216,9 @@ def decisions(conn: redis.Redis, card: dict[str, Any]) -> approvals.Approval:
 
 
 @contextmanager
-def stack(tmp_path: Path, redis_url: str, *, ttl: int = 3600, bot_conn: redis.Redis | None = None,
-          **env_overrides: str) -> Iterator[Stack]:
+def stack(
+    tmp_path: Path, redis_url: str, *, ttl: int = 3600, bot_conn: redis.Redis | None = None, **env_overrides: str
+) -> Iterator[Stack]:
     """The bot and workers read one environment (as `atlas serve` and `atlas worker` do), so the
     approver settings in it are the ones the click handler enforces. `ATLAS_APPROVERS` is MAINTAINER
     unless overridden (an empty string leaves approvers unconfigured). `bot_conn`: the bot's Redis
@@ -190,11 +228,18 @@ def stack(tmp_path: Path, redis_url: str, *, ttl: int = 3600, bot_conn: redis.Re
     tracker_db.ensure_db(data, home)
     with SlackAPI() as api, ScriptedModel() as model:
         env = {
-            "ATLAS_HOME": str(home), "REDIS_URL": redis_url, "ATLAS_DATA": str(data), **model.env(), **api.env(),
+            "ATLAS_HOME": str(home),
+            "REDIS_URL": redis_url,
+            "ATLAS_DATA": str(data),
+            **model.env(),
+            **api.env(),
             "SLACK_SIGNING_SECRET": SECRET,
-            "ATLAS_APPROVERS": MAINTAINER, "ATLAS_APPROVAL_TTL": str(ttl), "ATLAS_MODEL_RETRIES": "0",
+            "ATLAS_APPROVERS": MAINTAINER,
+            "ATLAS_APPROVAL_TTL": str(ttl),
+            "ATLAS_MODEL_RETRIES": "0",
             "ATLAS_ISSUES_URL": "https://tracker.example/orbit/issues",
-            "ATLAS_WORKER_HEARTBEAT_TTL": "3", "ATLAS_WORKER_MAINTENANCE": "1",
+            "ATLAS_WORKER_HEARTBEAT_TTL": "3",
+            "ATLAS_WORKER_MAINTENANCE": "1",
             **env_overrides,
         }
         bot, server = start_bot(Settings.from_env(env), api, conn=bot_conn)

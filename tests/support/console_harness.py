@@ -61,14 +61,24 @@ def served(redis_url: str, conn: redis.Redis, **env: str) -> Iterator[Served]:
             server.close()
 
 
-def finished_run(conn: redis.Redis, question: str = "How do retries back off?", answer: str = "They back off.",
-                 **origin: str) -> RunState:
+def finished_run(
+    conn: redis.Redis, question: str = "How do retries back off?", answer: str = "They back off.", **origin: str
+) -> RunState:
     """A run as a worker leaves it: answered, with a tool call and its result, saved (and so indexed)."""
-    where = {"kind": "slack", "channel": "C1", "user": "U1", "thread_ts": "1700000000.000100", "team": "T0TEST", **origin}
+    where = {
+        "kind": "slack",
+        "channel": "C1",
+        "user": "U1",
+        "thread_ts": "1700000000.000100",
+        "team": "T0TEST",
+        **origin,
+    }
     run = RunState(question=question, status="done", origin=Origin(**where))  # type: ignore[arg-type]
-    run.items = [{"type": "message", "role": "user", "content": question},
-                 {"type": "function_call", "call_id": "call_1", "name": "search_docs", "arguments": '{"query": "retries"}'},
-                 {"type": "function_call_output", "call_id": "call_1", "output": "retries.md: backs off exponentially"}]
+    run.items = [
+        {"type": "message", "role": "user", "content": question},
+        {"type": "function_call", "call_id": "call_1", "name": "search_docs", "arguments": '{"query": "retries"}'},
+        {"type": "function_call_output", "call_id": "call_1", "output": "retries.md: backs off exponentially"},
+    ]
     run.steps = [StepRecord(index=1, tools=["search_docs"], input_tokens=800, output_tokens=20), StepRecord(index=2)]
     run.usage = Usage(input_tokens=1600, output_tokens=60)
     run.answer, run.stop_reason, run.sources, run.cost_usd = answer, "done", ["retries"], 0.0021

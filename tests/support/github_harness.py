@@ -19,13 +19,26 @@ def settings_for(api: GitHubAPI, home: Path, **extra: str) -> Settings:
     return Settings.from_env({**api.env(), "ATLAS_HOME": str(home), **extra})
 
 
-def run_sync(api: GitHubAPI, settings: Settings, *, wait: bool = True, sleeps: list[float] | None = None,
-             build_index: bool = True) -> SyncReport:
+def run_sync(
+    api: GitHubAPI,
+    settings: Settings,
+    *,
+    wait: bool = True,
+    sleeps: list[float] | None = None,
+    build_index: bool = True,
+) -> SyncReport:
     gh = settings.github
     assert gh is not None
     sleeper = (lambda s: sleeps.append(s)) if sleeps is not None else (lambda s: None)
-    return sync(github_client.client(gh), gh, settings.data_dir, wait=wait, progress=Silent(), sleep=sleeper,
-                build_index=build_index)
+    return sync(
+        github_client.client(gh),
+        gh,
+        settings.data_dir,
+        wait=wait,
+        progress=Silent(),
+        sleep=sleeper,
+        build_index=build_index,
+    )
 
 
 def exported(settings: Settings) -> dict[int, dict[str, Any]]:

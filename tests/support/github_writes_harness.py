@@ -18,7 +18,9 @@ from tools.github.pacing import WritePacer
 from tools.github.tracker import GitHubTracker
 
 
-def tracker_for(api: GitHubAPI, tmp_path: Path, sleeps: list[float] | None = None, **env: str) -> tuple[GitHubTracker, Settings]:
+def tracker_for(
+    api: GitHubAPI, tmp_path: Path, sleeps: list[float] | None = None, **env: str
+) -> tuple[GitHubTracker, Settings]:
     """A synced folder (its export, which search reads, without the search index: fast) and a tracker on it;
     every wait is recorded in `sleeps` instead of slept."""
     settings = settings_for(api, tmp_path, **env)
@@ -26,12 +28,20 @@ def tracker_for(api: GitHubAPI, tmp_path: Path, sleeps: list[float] | None = Non
     assert gh is not None
     sync(github_client.client(gh), gh, settings.data_dir, progress=Silent(), sleep=lambda s: None, build_index=False)
     record = sleeps.append if sleeps is not None else (lambda s: None)
-    tracker = GitHubTracker(gh, lambda: github_client.client(gh), settings.data_dir,
-                            WritePacer(None, gh.repo, sleep=record), sleep=record, build_index=False)
+    tracker = GitHubTracker(
+        gh,
+        lambda: github_client.client(gh),
+        settings.data_dir,
+        WritePacer(None, gh.repo, sleep=record),
+        sleep=record,
+        build_index=False,
+    )
     return tracker, settings
 
 
-def call_tool(tracker: GitHubTracker, settings: Settings, name: str, arguments: dict[str, object], call_id: str = "c1") -> ToolOutput:
+def call_tool(
+    tracker: GitHubTracker, settings: Settings, name: str, arguments: dict[str, object], call_id: str = "c1"
+) -> ToolOutput:
     """Validate (the checks before a card) then run a side-effect tool, as the gate does after an Approve."""
     ctx = ToolContext(corpus=open_corpus(settings.data_dir), run_id="r1", call_id=call_id, tracker=tracker)
     registry = v2_registry()

@@ -28,7 +28,8 @@ class OpensGetStream(httpx2.AsyncBaseTransport):
         if request.method == "POST" and INITIALIZED in request.content:
             headers = {k: v for k, v in request.headers.items() if k.lower() not in ("content-type", "content-length")}
             stream = await self.inner.handle_async_request(
-                httpx2.Request("GET", request.url, headers={**headers, "accept": "text/event-stream"}))
+                httpx2.Request("GET", request.url, headers={**headers, "accept": "text/event-stream"})
+            )
             self.get_statuses.append(stream.status_code)
             await stream.aclose()
         return response

@@ -19,7 +19,9 @@ from tests.support.paths import REPO
 T = TypeVar("T")
 
 
-def atlas_command(*args: str, env: dict[str, str], timeout: float = 120, input_text: str | None = None) -> subprocess.CompletedProcess[str]:
+def atlas_command(
+    *args: str, env: dict[str, str], timeout: float = 120, input_text: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `atlas ...` as its own process with exactly the given environment on top of PATH/HOME."""
     return subprocess.run(
         [sys.executable, "-m", "atlas.cli.main", *args],
@@ -91,8 +93,13 @@ def free_port() -> int:
 def atlas_process(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     """`atlas ARGS` in the background, its output appended to `log` (the child keeps the file open)."""
     with open(log, "ab") as out:
-        return subprocess.Popen([sys.executable, "-m", "atlas.cli.main", *args], env=_env(env), cwd=REPO,
-                                stdout=out, stderr=subprocess.STDOUT)
+        return subprocess.Popen(
+            [sys.executable, "-m", "atlas.cli.main", *args],
+            env=_env(env),
+            cwd=REPO,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def burst_worker(env: dict[str, str]) -> None:

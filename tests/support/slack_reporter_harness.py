@@ -25,8 +25,13 @@ class Clock:
 
 
 def make_reporter(api: SlackAPI, conn: redis.Redis, clock: Clock | None = None, outage: float = 5.0) -> SlackReporter:
-    settings = Settings(slack_bot_token=api.token, slack_api_url=api.base_url, issues_base_url="https://git.example/issues",
-                        slack_outage_seconds=outage, slack_retry_cap_seconds=0.2)
+    settings = Settings(
+        slack_bot_token=api.token,
+        slack_api_url=api.base_url,
+        issues_base_url="https://git.example/issues",
+        slack_outage_seconds=outage,
+        slack_retry_cap_seconds=0.2,
+    )
     reporter = SlackReporter.for_settings(settings, RunStore(conn))
     if clock is not None:
         reporter.clock = clock
@@ -34,9 +39,13 @@ def make_reporter(api: SlackAPI, conn: redis.Redis, clock: Clock | None = None, 
 
 
 def make_run(conn: redis.Redis, **fields: object) -> RunState:
-    run = RunState(question="What does ORB-1202 mean?",
-                   origin=Origin(kind="slack", channel=CHANNEL, thread_ts=THREAD, message_ts=THREAD, user="U0ALICE", team="T0TEST"),
-                   **fields)  # type: ignore[arg-type]
+    run = RunState(
+        question="What does ORB-1202 mean?",
+        origin=Origin(
+            kind="slack", channel=CHANNEL, thread_ts=THREAD, message_ts=THREAD, user="U0ALICE", team="T0TEST"
+        ),
+        **fields,
+    )  # type: ignore[arg-type]
     RunStore(conn).save(run)
     return run
 
@@ -48,7 +57,14 @@ def finish(run: RunState, answer: str = "It is **PermanentError**; see #4.") -> 
 
 
 def tool_event(reporter: SlackReporter, run: RunState, call_id: str, state: str, query: str = "ORB-1202") -> None:
-    reporter.event(run, "tool", call_id=call_id, name="search_issues", arguments=json.dumps({"query": query, "state": None}), state=state)
+    reporter.event(
+        run,
+        "tool",
+        call_id=call_id,
+        name="search_issues",
+        arguments=json.dumps({"query": query, "state": None}),
+        state=state,
+    )
 
 
 def streams(api: SlackAPI) -> list[dict]:

@@ -15,20 +15,50 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Kind = Literal[
-    "not_strict", "bad_name", "root_not_object", "missing_required", "unknown_required",
-    "additional_properties", "free_form_object", "unsupported_keyword", "untyped", "bad_type",
-    "array_without_items", "unsupported_format", "bad_ref", "too_deep", "too_many_properties",
-    "too_many_enum_values", "too_much_text",
+    "not_strict",
+    "bad_name",
+    "root_not_object",
+    "missing_required",
+    "unknown_required",
+    "additional_properties",
+    "free_form_object",
+    "unsupported_keyword",
+    "untyped",
+    "bad_type",
+    "array_without_items",
+    "unsupported_format",
+    "bad_ref",
+    "too_deep",
+    "too_many_properties",
+    "too_many_enum_values",
+    "too_much_text",
 ]
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 TYPES = {"string", "number", "integer", "boolean", "object", "array", "null"}
 SUPPORTED = {
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
-    "$ref", "$defs", "definitions", "description", "title",
-    "pattern", "format",
-    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-    "minItems", "maxItems",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "description",
+    "title",
+    "pattern",
+    "format",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "minItems",
+    "maxItems",
 }
 FORMATS = {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
 MAX_DEPTH = 10
@@ -136,7 +166,11 @@ class _Walker:
         required: list[Any] = listed if isinstance(listed, list) else []
         for prop in props:
             if prop not in required:
-                self.add("missing_required", f"{path}/properties/{prop}", f"{prop!r} is not in required (use a nullable type for optional)")
+                self.add(
+                    "missing_required",
+                    f"{path}/properties/{prop}",
+                    f"{prop!r} is not in required (use a nullable type for optional)",
+                )
         for prop in required:
             if prop not in props:
                 self.add("unknown_required", f"{path}/required", f"{prop!r} is required but not a property")

@@ -15,7 +15,13 @@ def user(text: str) -> Item:
 
 
 def assistant(text: str, mid: str = "msg_1") -> Item:
-    return {"type": "message", "role": "assistant", "id": mid, "status": "completed", "content": [{"type": "output_text", "text": text}]}
+    return {
+        "type": "message",
+        "role": "assistant",
+        "id": mid,
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text}],
+    }
 
 
 def reasoning(rid: str, encrypted: int = 40) -> Item:
@@ -23,7 +29,14 @@ def reasoning(rid: str, encrypted: int = 40) -> Item:
 
 
 def call(call_id: str, name: str = "search_issues", arguments: str = '{"query": "DST"}') -> Item:
-    return {"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": name, "arguments": arguments, "status": "completed"}
+    return {
+        "type": "function_call",
+        "id": f"fc_{call_id}",
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "status": "completed",
+    }
 
 
 def output(call_id: str, text: str) -> Item:
@@ -43,5 +56,9 @@ def investigation(sizes: list[int]) -> list[Item]:
     """Question, then one step per size: reasoning, a call, its result of that many tokens."""
     items = [user("Why did jobs run twice on the DST change? See #12 and ORB-1101.")]
     for i, size in enumerate(sizes):
-        items += [reasoning(f"rs_{i}"), call(f"call_{i}", arguments=json.dumps({"query": f"q{i}"})), output(f"call_{i}", words(size))]
+        items += [
+            reasoning(f"rs_{i}"),
+            call(f"call_{i}", arguments=json.dumps({"query": f"q{i}"})),
+            output(f"call_{i}", words(size)),
+        ]
     return items

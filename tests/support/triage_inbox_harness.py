@@ -32,7 +32,9 @@ from workers.runs.store import RunStore
 
 CHANNEL = "C0TRIAGE"
 MAINTAINER = "U0MAINT"
-TRACEBACK = "Traceback (most recent call last):\n  File \"rocket/scheduler.py\", line 88, in load\nKeyError: 'retry_policy'"
+TRACEBACK = (
+    "Traceback (most recent call last):\n  File \"rocket/scheduler.py\", line 88, in load\nKeyError: 'retry_policy'"
+)
 
 
 def repository() -> Repo:
@@ -40,13 +42,21 @@ def repository() -> Repo:
     repo = Repo()
     for name in ("bug", "docs", "question", "scheduler", "security", "duplicate"):
         repo.add_label(name)
-    repo.add_issue("Scheduler crashes on startup with KeyError 'retry_policy'",
-                   f"Starting the scheduler after upgrading to 2.3 fails:\n\n{TRACEBACK}\n", labels=("bug", "scheduler"))
-    topics = [("Scheduler skips jobs after a restart", ("bug", "scheduler")), ("Scheduler drifts by a minute each day", ("bug", "scheduler")),
-              ("Scheduler cron expression with seconds is rejected", ("bug", "scheduler")),
-              ("Scheduler timezone handling is wrong in summer", ("bug", "scheduler")),
-              ("How do I configure the docs theme?", ("docs", "question")), ("Typo in the install guide", ("docs",)),
-              ("Where is the changelog for 2.3?", ("question",)), ("Dashboard shows the wrong colour", ("bug",))]
+    repo.add_issue(
+        "Scheduler crashes on startup with KeyError 'retry_policy'",
+        f"Starting the scheduler after upgrading to 2.3 fails:\n\n{TRACEBACK}\n",
+        labels=("bug", "scheduler"),
+    )
+    topics = [
+        ("Scheduler skips jobs after a restart", ("bug", "scheduler")),
+        ("Scheduler drifts by a minute each day", ("bug", "scheduler")),
+        ("Scheduler cron expression with seconds is rejected", ("bug", "scheduler")),
+        ("Scheduler timezone handling is wrong in summer", ("bug", "scheduler")),
+        ("How do I configure the docs theme?", ("docs", "question")),
+        ("Typo in the install guide", ("docs",)),
+        ("Where is the changelog for 2.3?", ("question",)),
+        ("Dashboard shows the wrong colour", ("bug",)),
+    ]
     for title, labels in topics:
         repo.add_issue(title, f"{title}. Seen on 2.3 with the default settings.", labels=labels)
     return repo
@@ -62,16 +72,24 @@ class Inbox:
     webhook_url: str
     send: SlackSender
 
-    def open_issue(self, title: str, body: str, *, author: str = "zoe", association: str = "NONE",
-                   delivery: str | None = None) -> dict[str, Any]:
+    def open_issue(
+        self, title: str, body: str, *, author: str = "zoe", association: str = "NONE", delivery: str | None = None
+    ) -> dict[str, Any]:
         """A new issue on GitHub and its `issues.opened` delivery; returns the issue."""
         issue = self.github.repo.add_issue(title, body, author=author)
         self.deliver_opened(issue, association=association, delivery=delivery)
         return issue
 
-    def deliver_opened(self, issue: dict[str, Any], *, association: str = "NONE", delivery: str | None = None,
-                       action: str = "opened") -> None:
-        body = payload(f"issues-{action}", self.github.repo, action=action, issue=issue, **({"changes": {}} if action == "edited" else {}))
+    def deliver_opened(
+        self, issue: dict[str, Any], *, association: str = "NONE", delivery: str | None = None, action: str = "opened"
+    ) -> None:
+        body = payload(
+            f"issues-{action}",
+            self.github.repo,
+            action=action,
+            issue=issue,
+            **({"changes": {}} if action == "edited" else {}),
+        )
         body["issue"]["author_association"] = association
         status, text = deliver(self.webhook_url, "issues", body, delivery=delivery)
         assert status in (200, 202), (status, text)
@@ -81,7 +99,9 @@ class Inbox:
 
     def cards(self, count: int = 1, timeout: float = 30) -> list[dict[str, Any]]:
         """Top-level messages in the triage channel, once there are `count`."""
-        found = wait_for(lambda: (m := self.messages()) and len(m) >= count and m, timeout=timeout, what=f"{count} triage card(s)")
+        found = wait_for(
+            lambda: (m := self.messages()) and len(m) >= count and m, timeout=timeout, what=f"{count} triage card(s)"
+        )
         return copy.deepcopy(found)
 
     def messages(self) -> list[dict[str, Any]]:
@@ -92,15 +112,21 @@ class Inbox:
 
     def click(self, card: dict[str, Any], kind: str, user: str = MAINTAINER, approve: bool = True) -> int:
         pending = button(card, kind, APPROVE_ACTION if approve else DENY_ACTION)
-        body = block_action(APPROVE_ACTION if approve else DENY_ACTION, pending, user=user, channel=CHANNEL, message_ts=card["ts"])
+        body = block_action(
+            APPROVE_ACTION if approve else DENY_ACTION, pending, user=user, channel=CHANNEL, message_ts=card["ts"]
+        )
         body["user"]["username"] = user.lower().removeprefix("u0")
         body["message"] = {"ts": card["ts"], "blocks": card["blocks"]}
         return self.send.interaction(body).status
 
     def pick(self, card: dict[str, Any], labels: list[str], user: str = MAINTAINER) -> int:
         """Tick exactly `labels` in the card's label checkboxes, as Slack sends the change."""
-        box = next(e for b in card["blocks"] if b.get("type") == "actions" for e in b["elements"] if e["type"] == "checkboxes")
-        body = block_action(box["action_id"], "", user=user, channel=CHANNEL, message_ts=card["ts"], action_type="checkboxes")
+        box = next(
+            e for b in card["blocks"] if b.get("type") == "actions" for e in b["elements"] if e["type"] == "checkboxes"
+        )
+        body = block_action(
+            box["action_id"], "", user=user, channel=CHANNEL, message_ts=card["ts"], action_type="checkboxes"
+        )
         del body["actions"][0]["value"]
         body["actions"][0]["selected_options"] = [o for o in box["options"] if o["value"] in labels]
         body["message"] = {"ts": card["ts"], "blocks": card["blocks"]}
@@ -138,25 +164,47 @@ def text_of(card: dict[str, Any]) -> str:
 
 
 @contextmanager
-def inbox(tmp_path: Path, redis_url: str, prepare: Callable[[Repo], None] | None = None, **extra: str) -> Iterator[Inbox]:
+def inbox(
+    tmp_path: Path, redis_url: str, prepare: Callable[[Repo], None] | None = None, **extra: str
+) -> Iterator[Inbox]:
     """`prepare`: changes to the repository before the first sync (its history as the worker first reads it)."""
     home = tmp_path / "home"
     repo = repository()
     if prepare is not None:
         prepare(repo)
     with GitHubAPI(repo) as github, SlackAPI() as slack:
-        env = {"ATLAS_HOME": str(home), "REDIS_URL": redis_url, **github.env(), **slack.env(), "GITHUB_WEBHOOK_SECRET": WEBHOOK_SECRET,
-               "SLACK_SIGNING_SECRET": SECRET, "ATLAS_APPROVERS": MAINTAINER, "ATLAS_TRIAGE_CHANNEL": CHANNEL,
-               "ATLAS_SEMANTIC": "off", "ATLAS_WORKER_HEARTBEAT_TTL": "3", "ATLAS_WORKER_MAINTENANCE": "1", **extra}
+        env = {
+            "ATLAS_HOME": str(home),
+            "REDIS_URL": redis_url,
+            **github.env(),
+            **slack.env(),
+            "GITHUB_WEBHOOK_SECRET": WEBHOOK_SECRET,
+            "SLACK_SIGNING_SECRET": SECRET,
+            "ATLAS_APPROVERS": MAINTAINER,
+            "ATLAS_TRIAGE_CHANNEL": CHANNEL,
+            "ATLAS_SEMANTIC": "off",
+            "ATLAS_WORKER_HEARTBEAT_TTL": "3",
+            "ATLAS_WORKER_MAINTENANCE": "1",
+            **extra,
+        }
         env = {k: v for k, v in env.items() if v != ""}
         settings = Settings.from_env(env)
         run_sync(github, settings)
         deps = build(settings)
-        server = BackgroundServer(http_server(create_app(settings, deps), host="127.0.0.1", github=github_webhook(settings))).start()
+        server = BackgroundServer(
+            http_server(create_app(settings, deps), host="127.0.0.1", github=github_webhook(settings))
+        ).start()
         base = f"http://127.0.0.1:{server.port}"
         try:
-            yield Inbox(github, slack, settings, env, redis.Redis.from_url(redis_url), base + "/github/webhook",
-                        SlackSender(base + "/slack/events"))
+            yield Inbox(
+                github,
+                slack,
+                settings,
+                env,
+                redis.Redis.from_url(redis_url),
+                base + "/github/webhook",
+                SlackSender(base + "/slack/events"),
+            )
         finally:
             server.close()
             deps.background.shutdown(wait=True)

@@ -36,7 +36,9 @@ def serving_webhooks(atlas_env: dict[str, str], issues: int, comments: int) -> I
         env = {**atlas_env, **api.env(), **slack.env(), "GITHUB_WEBHOOK_SECRET": SECRET, "SLACK_SIGNING_SECRET": "s"}
         settings = Settings.from_env(env)
         run_sync(api, settings)
-        server = BackgroundServer(http_server(create_app(settings), host="127.0.0.1", github=github_webhook(settings))).start()
+        server = BackgroundServer(
+            http_server(create_app(settings), host="127.0.0.1", github=github_webhook(settings))
+        ).start()
         try:
             yield Served(api, settings, f"http://127.0.0.1:{server.port}", env)
         finally:

@@ -27,8 +27,10 @@ def test_a_write_journaled_by_a_killed_writer_is_settled_from_the_journal_and_sh
     store = IssueStore(tracker_db.db_path(data))
     assert store.get(3).comment_count == 0  # not yet in index.db
 
-    assert tracker.settle("post_comment", {"issue_id": 3, "body": "Fixed in 3.1.2."}, "run1.call_c") == \
-        "Posted the comment on #3 (https://example.test/issues/3)."
+    assert (
+        tracker.settle("post_comment", {"issue_id": 3, "body": "Fixed in 3.1.2."}, "run1.call_c")
+        == "Posted the comment on #3 (https://example.test/issues/3)."
+    )
     labeled = tracker.settle("add_labels", {"issue_id": 3, "labels": ["bug"]}, "run1.call_l")
     assert labeled is not None and labeled.startswith('Labeled #3 "') and "Its labels now: bug, docs." in labeled
     assert store.get(3).comment_count == 1 and sorted(store.labels([3])[3]) == ["bug", "docs"]  # reads show both now
@@ -36,8 +38,10 @@ def test_a_write_journaled_by_a_killed_writer_is_settled_from_the_journal_and_sh
     assert len(tracker_journal.entries(journal)) == 2  # settling wrote nothing again
 
 
-def test_an_index_locked_past_the_timeout_is_not_reported_as_failed(data: Path,  # noqa: F811
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_index_locked_past_the_timeout_is_not_reported_as_failed(
+    data: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(tracker_journal, "SYNC_TIMEOUT_SECONDS", 0.2, raising=False)
     tracker = SqliteTracker(data)
     holder = sqlite3.connect(tracker_db.db_path(data), isolation_level=None)

@@ -44,8 +44,12 @@ def test_the_embedders_bench_swaps_only_the_similarity(tmp_path: Path) -> None:
     if model_dir() is None:
         pytest.skip("the embedding model's package is not installed")
     root = make_dataset(tmp_path)
-    index = DocsIndex(load_pages(root / "docs"), thread_texts(root / "issues" / "issues.jsonl"), semantic=True,
-                      vectors_store=tmp_path / "vectors.db")
+    index = DocsIndex(
+        load_pages(root / "docs"),
+        thread_texts(root / "issues" / "issues.jsonl"),
+        semantic=True,
+        vectors_store=tmp_path / "vectors.db",
+    )
     assert index.warm() and index.vectors is not None
     vectors, model = index.vectors.ready(), encoder()
     assert vectors is not None and model is not None
@@ -54,5 +58,8 @@ def test_the_embedders_bench_swaps_only_the_similarity(tmp_path: Path) -> None:
     index.vectors = embedders.Swapped(index.vectors, lambda q: vectors @ model.encode([q])[0])  # type: ignore[assignment]
     assert [[(h.doc_id, h.heading) for h in index.search(q, 5, "hybrid")] for q in questions] == own
     table = embedders.run(((root, (EVALS,)),))[0]
-    assert {(r[0], r[2]) for r in table.rows} >= {("all-MiniLM-L6-v2 (shipped)", "semantic"), ("all-MiniLM-L6-v2 (shipped)", "hybrid")}
+    assert {(r[0], r[2]) for r in table.rows} >= {
+        ("all-MiniLM-L6-v2 (shipped)", "semantic"),
+        ("all-MiniLM-L6-v2 (shipped)", "hybrid"),
+    }
     assert all(0.0 <= float(r[3]) <= 1.0 for r in table.rows)  # type: ignore[arg-type]

@@ -46,21 +46,24 @@ def test_schema_and_labels(data: Path) -> None:
     assert conn.execute("SELECT duplicate_of FROM issues WHERE id = 2").fetchone()[0] == 1
 
 
-@pytest.mark.parametrize("query,expected", [
-    ("ORB-1202", {4}),          # not #7's "orb 1202", not ORB-1201/ORB-1203
-    ("lease_seconds", {6}),     # not #7's "lease seconds"
-    ("3.1.0", {3, 8}),          # #8 says "(not 3.1.0)"; 3.1.1 alone would not match
-    ("3.1.1", {8}),
-    ("ORB-1201", {5}),
-])
+@pytest.mark.parametrize(
+    "query,expected",
+    [
+        ("ORB-1202", {4}),  # not #7's "orb 1202", not ORB-1201/ORB-1203
+        ("lease_seconds", {6}),  # not #7's "lease seconds"
+        ("3.1.0", {3, 8}),  # #8 says "(not 3.1.0)"; 3.1.1 alone would not match
+        ("3.1.1", {8}),
+        ("ORB-1201", {5}),
+    ],
+)
 def test_fts_finds_exact_tokens(data: Path, query: str, expected: set[int]) -> None:
     assert set(ids(IssueStore(ensure_db(data)), query)) == expected
 
 
 def test_compound_parts_still_match_loose_words(data: Path) -> None:
     store = IssueStore(ensure_db(data))
-    assert 6 in ids(store, "lease seconds")     # lease_seconds is indexed with its parts
-    assert 4 in ids(store, "dead letter")       # dead-letter likewise
+    assert 6 in ids(store, "lease seconds")  # lease_seconds is indexed with its parts
+    assert 4 in ids(store, "dead letter")  # dead-letter likewise
 
 
 def test_ranking_title_first_and_state_filter(data: Path) -> None:
@@ -150,10 +153,17 @@ print(IssueStore(path).id_range()[2])
 
 
 def test_processes_racing_to_rebuild_all_get_a_complete_db(data: Path) -> None:
-    write_issues(data, ISSUES + [{"id": n, "title": f"Issue {n} about redis", "body": "x " * 200, "state": "open"}
-                                 for n in range(100, 400)])
-    procs = [subprocess.Popen([sys.executable, "-c", RACE, str(data)], cwd=REPO, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    write_issues(
+        data,
+        ISSUES
+        + [{"id": n, "title": f"Issue {n} about redis", "body": "x " * 200, "state": "open"} for n in range(100, 400)],
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACE, str(data)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
     results = [p.communicate(timeout=60) for p in procs]
     assert all(p.returncode == 0 for p in procs), [r[1] for r in results]
     assert {r[0].strip() for r in results} == {str(len(ISSUES) + 300)}

@@ -49,24 +49,30 @@ def test_unknown_tool_lists_the_available_ones(ctx: ToolContext) -> None:
         assert name in out.text
 
 
-@pytest.mark.parametrize("arguments,fragment", [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "must be a JSON object"),
-    ('"text"', "must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "arguments,fragment",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        ('"text"', "must be a JSON object"),
+    ],
+)
 def test_malformed_arguments(ctx: ToolContext, arguments: str, fragment: str) -> None:
     out = dispatch(v2_registry(), "search_docs", arguments, ctx)
     assert not out.ok and fragment in out.text
     assert "query" in out.text and "k" in out.text  # the hint names the fields
 
 
-@pytest.mark.parametrize("args,fragment", [
-    ({"query": "x"}, "k is required"),
-    ({"query": "x", "k": 5, "extra": 1}, "extra is not a field"),
-    ({"query": "x", "k": "many"}, "k: Input should be a valid integer"),
-    ({"query": "x", "k": 0}, "k must be >= 1"),
-    ({"query": "x", "k": 11}, "k must be <= 10"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        ({"query": "x"}, "k is required"),
+        ({"query": "x", "k": 5, "extra": 1}, "extra is not a field"),
+        ({"query": "x", "k": "many"}, "k: Input should be a valid integer"),
+        ({"query": "x", "k": 0}, "k must be >= 1"),
+        ({"query": "x", "k": 11}, "k must be <= 10"),
+    ],
+)
 def test_invalid_fields_are_named(ctx: ToolContext, args: dict, fragment: str) -> None:
     out = dispatch(v2_registry(), "search_docs", json.dumps(args), ctx)
     assert not out.ok
@@ -122,8 +128,25 @@ def test_dispatch_never_raises_on_random_strings(ctx: ToolContext, name: str, ar
         assert isinstance(out, ToolOutput) and isinstance(out.text, str) and out.text
 
 
-field_names = st.sampled_from(["query", "k", "doc_id", "heading", "state", "limit", "detail", "issue_id",
-                               "include", "expression", "ref", "offset", "q", "id", "expr"])
+field_names = st.sampled_from(
+    [
+        "query",
+        "k",
+        "doc_id",
+        "heading",
+        "state",
+        "limit",
+        "detail",
+        "issue_id",
+        "include",
+        "expression",
+        "ref",
+        "offset",
+        "q",
+        "id",
+        "expr",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -31,7 +31,10 @@ def call(ctx: ToolContext, name: str, **args: object):
 
 
 def test_parse_front_matter_sections_and_fences() -> None:
-    page = parse_page("x", '---\ntitle: "T"\napplies_to: 3.x\n---\n# T\n\nIntro.\n\n## A\n\n```\n## not\n# not\n```\n\n### Sub\n\ns\n\n## `B`\nb\n')
+    page = parse_page(
+        "x",
+        '---\ntitle: "T"\napplies_to: 3.x\n---\n# T\n\nIntro.\n\n## A\n\n```\n## not\n# not\n```\n\n### Sub\n\ns\n\n## `B`\nb\n',
+    )
     assert (page.title, page.applies_to, page.intro) == ("T", "3.x", "Intro.")
     assert page.headings() == ["A", "A › Sub", "`B`"]
     assert "## not" in page.sections[0].text and "### Sub" in page.sections[0].text
@@ -59,8 +62,19 @@ def test_search_docs_no_hits_and_empty_query(ctx: ToolContext) -> None:
     assert not out.ok and "query is empty" in out.text
 
 
-@pytest.mark.parametrize("doc_id", ["../../etc/passwd", "/etc/passwd", "..", "error-codes/../../x",
-                                    "..%2F..%2Fetc%2Fpasswd", "error-codes\x00", "~/.ssh/id_rsa", "C:\\Windows"])
+@pytest.mark.parametrize(
+    "doc_id",
+    [
+        "../../etc/passwd",
+        "/etc/passwd",
+        "..",
+        "error-codes/../../x",
+        "..%2F..%2Fetc%2Fpasswd",
+        "error-codes\x00",
+        "~/.ssh/id_rsa",
+        "C:\\Windows",
+    ],
+)
 def test_doc_id_cannot_reach_outside_the_docs(ctx: ToolContext, doc_id: str) -> None:
     out = call(ctx, "get_doc_section", doc_id=doc_id, heading=None)
     assert not out.ok and "Unknown doc_id" in out.text and "search_docs" in out.text
@@ -69,8 +83,10 @@ def test_doc_id_cannot_reach_outside_the_docs(ctx: ToolContext, doc_id: str) -> 
 
 def test_unknown_doc_id_names_the_closest(ctx: ToolContext) -> None:
     out = call(ctx, "get_doc_section", doc_id="retries", heading=None)
-    assert out.text == ("Error: Unknown doc_id 'retries'.\n"
-                        "Hint: The closest id is 'retries-and-backoff'. Call search_docs to find pages.")
+    assert out.text == (
+        "Error: Unknown doc_id 'retries'.\n"
+        "Hint: The closest id is 'retries-and-backoff'. Call search_docs to find pages."
+    )
     assert "'error-codes'" in call(ctx, "get_doc_section", doc_id="eror-codes", heading=None).text
 
 
@@ -81,7 +97,9 @@ def test_intro_lists_headings(ctx: ToolContext) -> None:
     assert "- Permanent errors" in out.text
 
 
-@pytest.mark.parametrize("heading", ["Backoff strategies", "backoff STRATEGIES", "## Backoff strategies", " backoff  strategies "])
+@pytest.mark.parametrize(
+    "heading", ["Backoff strategies", "backoff STRATEGIES", "## Backoff strategies", " backoff  strategies "]
+)
 def test_heading_match_is_forgiving(ctx: ToolContext, heading: str) -> None:
     out = call(ctx, "get_doc_section", doc_id="retries-and-backoff", heading=heading)
     assert out.ok and out.text.startswith("[retries-and-backoff § Backoff strategies]")
@@ -103,9 +121,17 @@ def test_unknown_heading_lists_real_headings(ctx: ToolContext) -> None:
 def test_subsection_points_to_its_parent(ctx: ToolContext) -> None:
     out = call(ctx, "get_doc_section", doc_id="retries-and-backoff", heading="Jitter")
     assert not out.ok and "subsection of 'Backoff strategies'" in out.text
-    for path in ("Backoff strategies / Jitter", "Backoff strategies › Jitter", "Retries and backoff › Backoff strategies > Jitter"):
+    for path in (
+        "Backoff strategies / Jitter",
+        "Backoff strategies › Jitter",
+        "Retries and backoff › Backoff strategies > Jitter",
+    ):
         sub = call(ctx, "get_doc_section", doc_id="retries-and-backoff", heading=path)
-        assert sub.ok and "lockstep" in sub.text and sub.text.startswith("[retries-and-backoff § Backoff strategies › Jitter]")
+        assert (
+            sub.ok
+            and "lockstep" in sub.text
+            and sub.text.startswith("[retries-and-backoff § Backoff strategies › Jitter]")
+        )
 
 
 def test_long_section_is_cut_with_a_note(ctx: ToolContext) -> None:
@@ -121,7 +147,9 @@ def test_long_section_is_cut_with_a_note(ctx: ToolContext) -> None:
 def test_a_long_section_reads_to_its_end_through_read_more(ctx: ToolContext, redis_conn: redis.Redis) -> None:
     stashed = replace(ctx, stash=RedisStash(redis_conn, "run-docs", page_tokens(200)))
     out = call(stashed, "get_doc_section", doc_id="leases-and-heartbeats", heading="A very long section")
-    section = next(s for s in ctx.corpus.docs.pages["leases-and-heartbeats"].sections if s.heading == "A very long section")
+    section = next(
+        s for s in ctx.corpus.docs.pages["leases-and-heartbeats"].sections if s.heading == "A very long section"
+    )
     cut_text = out.text.split("\n", 1)[1].split(" Subsections after the cut:", 1)[0]
     assert read_all(stashed, cut_text) == section.text
 

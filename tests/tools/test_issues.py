@@ -61,7 +61,10 @@ def test_no_match_and_no_words(ctx: ToolContext) -> None:
 
 def test_limit_bound(ctx: ToolContext) -> None:
     out = call(ctx, "search_issues", query="DST", state="open", limit=50, detail="concise")
-    assert out.text == "Error: Invalid arguments for search_issues: limit must be <= 20.\nHint: Fix the field and call again."
+    assert (
+        out.text
+        == "Error: Invalid arguments for search_issues: limit must be <= 20.\nHint: Fix the field and call again."
+    )
 
 
 def test_get_issue_header_only(ctx: ToolContext) -> None:
@@ -107,7 +110,11 @@ def test_every_part_of_a_long_issue_is_reachable_through_read_more(ctx: ToolCont
     assert re.findall(r"^\[(\d+)\] ", middle, re.M) == ["5", "6", "7", "8"]
     for comment in store.comments(3)[4:8]:
         assert comment.body.strip() in middle
+
+
 def test_missing_issue(ctx: ToolContext) -> None:
     out = call(ctx, "get_issue", issue_id=0, include=["body"])
-    assert out.text == ("Error: No issue #0.\nHint: Issue ids run from 1 to 9 (9 issues). "
-                        "ORB-xxxx codes are documented: call search_docs.")
+    assert out.text == (
+        "Error: No issue #0.\nHint: Issue ids run from 1 to 9 (9 issues). "
+        "ORB-xxxx codes are documented: call search_docs."
+    )

@@ -63,7 +63,9 @@ def test_a_symbol_is_found_by_name_and_the_path_prefix_narrows(ctx: ToolContext)
     out = call(ctx, "search_code", query="compute_delay", path_prefix="orbit/", limit=3)
     assert blocks(out)[0].startswith("- orbit/retry.py L11-") and "defines compute_delay" in blocks(out)[0]
     assert "11: def compute_delay(" in out
-    assert call(ctx, "search_code", query="compute_delay", path_prefix="docs/", limit=3).startswith("No code under docs/")
+    assert call(ctx, "search_code", query="compute_delay", path_prefix="docs/", limit=3).startswith(
+        "No code under docs/"
+    )
 
 
 def test_read_file_numbers_lines_and_links_exactly_them(ctx: ToolContext) -> None:
@@ -75,8 +77,18 @@ def test_read_file_numbers_lines_and_links_exactly_them(ctx: ToolContext) -> Non
     assert past.startswith("Error:") and "has 66 lines" in past
 
 
-@pytest.mark.parametrize("path", ["../outside-secret.txt", "leak.txt", "linked/outside-secret.txt", "/etc/passwd",
-                                  "orbit/../../outside-secret.txt", "logo.png", "huge.py"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../outside-secret.txt",
+        "leak.txt",
+        "linked/outside-secret.txt",
+        "/etc/passwd",
+        "orbit/../../outside-secret.txt",
+        "logo.png",
+        "huge.py",
+    ],
+)
 def test_nothing_outside_the_tree_nor_a_symlink_nor_a_binary_is_readable(ctx: ToolContext, path: str) -> None:
     out = call(ctx, "read_file", path=path, start=1, end=5)
     assert out.startswith("Error: No file") and "hunter2" not in out
@@ -105,7 +117,9 @@ def test_history_search_filters_by_kind_and_reads_one_in_full(ctx: ToolContext) 
 
 
 def test_an_issue_leads_to_its_pull_request_and_release(ctx: ToolContext, data: Path) -> None:
-    [fix] = [p for p in map(json.loads, (data / "knowledge" / "pulls.jsonl").read_text().splitlines()) if p["closes"]][-1:]
+    [fix] = [p for p in map(json.loads, (data / "knowledge" / "pulls.jsonl").read_text().splitlines()) if p["closes"]][
+        -1:
+    ]
     out = call(ctx, "find_fix", issue_id=fix["closes"][0])
     assert f"fixed by PR #{fix['number']} [merged" in out and "shipped in: release v3.1.1" in out
     assert call(ctx, "find_fix", issue_id=1).startswith("No pull request links or mentions #1")
@@ -113,8 +127,11 @@ def test_an_issue_leads_to_its_pull_request_and_release(ctx: ToolContext, data: 
 
 def test_a_folder_without_knowledge_says_so_as_a_value(tmp_path: Path) -> None:
     bare = ToolContext(corpus=open_corpus(make_dataset(tmp_path / "bare")))
-    for name, args in (("search_code", {"query": "x", "path_prefix": None, "limit": 1}),
-                       ("read_file", {"path": "a.py", "start": 1, "end": 2}),
-                       ("search_history", {"query": "x", "kind": None, "limit": 1}), ("find_fix", {"issue_id": 1})):
+    for name, args in (
+        ("search_code", {"query": "x", "path_prefix": None, "limit": 1}),
+        ("read_file", {"path": "a.py", "start": 1, "end": 2}),
+        ("search_history", {"query": "x", "kind": None, "limit": 1}),
+        ("find_fix", {"issue_id": 1}),
+    ):
         out = call(bare, name, **args)
         assert out.startswith("Error: No ") and "Hint:" in out, name

@@ -14,7 +14,9 @@ from tests.support.agent_harness import build_agent, settings_for
 from workers.runs.state import RunState
 
 
-def test_permalinks_and_urls_the_tools_showed_are_the_sources(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
+def test_permalinks_and_urls_the_tools_showed_are_the_sources(
+    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel
+) -> None:
     settings = settings_for(tmp_path, redis_url, scripted_model.base_url)
     knowledge_generate.write(settings.data_dir, generate.issue_numbers())
     commit = json.loads((settings.data_dir / REPO).read_text())["commit"]
@@ -22,9 +24,15 @@ def test_permalinks_and_urls_the_tools_showed_are_the_sources(tmp_path: Path, re
     talk = "https://github.com/orbit-jobs/orbit/discussions/245"
     made_up = "https://github.com/orbit-jobs/orbit/pull/999"
     scripted_model.script(
-        reply_calls([("read_file", {"path": "orbit/lease.py", "start": 29, "end": 39}, "c1"),
-                     ("get_history_item", {"kind": "discussion", "id": "245"}, "c2")]),
-        reply_text(f"`renew_lease` pushes the expiry out ({link}). Lambda is not for workers ({talk}); see also {made_up}."),
+        reply_calls(
+            [
+                ("read_file", {"path": "orbit/lease.py", "start": 29, "end": 39}, "c1"),
+                ("get_history_item", {"kind": "discussion", "id": "245"}, "c2"),
+            ]
+        ),
+        reply_text(
+            f"`renew_lease` pushes the expiry out ({link}). Lambda is not for workers ({talk}); see also {made_up}."
+        ),
     )
     _, agent, _ = build_agent(settings)
     run = agent.run(RunState(question="Where is the lease renewed, and can workers run in Lambda?"))

@@ -21,9 +21,14 @@ from workers.agent.stash import RedisStash
 
 TEXTS = {
     "prose": " ".join(f"word{i} and some more prose, line {i}." + ("\n" if i % 7 == 0 else "") for i in range(300)),
-    "logs": "\n".join(f"2025-11-0{i % 9 + 1}T10:{i % 60:02d}:00Z ERROR orbit.worker lease expired job={i:08x} ORB-1101" for i in range(120)),
+    "logs": "\n".join(
+        f"2025-11-0{i % 9 + 1}T10:{i % 60:02d}:00Z ERROR orbit.worker lease expired job={i:08x} ORB-1101"
+        for i in range(120)
+    ),
     # Characters that byte-level tokens split (emoji, CJK, combining marks): a page must not end inside one.
-    "unicode": "".join(f"日本語のテキスト{i} 🙂👍🏽 naïve café ẞ e\u0301 Ελληνικά {'🚀' * (i % 5)}\n" for i in range(120)),
+    "unicode": "".join(
+        f"日本語のテキスト{i} 🙂👍🏽 naïve café ẞ e\u0301 Ελληνικά {'🚀' * (i % 5)}\n" for i in range(120)
+    ),
     "one long line": "x" * 14_000,
 }
 
@@ -35,7 +40,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.mark.parametrize("page_size", [9, 60, page_tokens(1_500)])
 @pytest.mark.parametrize("name", list(TEXTS))
-def test_pages_from_the_real_stash_join_to_the_text_exactly_and_end(corpus, redis_conn: redis.Redis, name: str, page_size: int) -> None:
+def test_pages_from_the_real_stash_join_to_the_text_exactly_and_end(
+    corpus, redis_conn: redis.Redis, name: str, page_size: int
+) -> None:
     text = TEXTS[name]
     stash = RedisStash(redis_conn, "run-pages", page_size)
     ctx = ToolContext(corpus=corpus, stash=stash)
@@ -48,7 +55,9 @@ def test_pages_from_the_real_stash_join_to_the_text_exactly_and_end(corpus, redi
 
 @pytest.mark.parametrize("limit", [120, 400, 1_500])
 @pytest.mark.parametrize("name", list(TEXTS))
-def test_a_cut_and_every_page_fit_the_result_limit_with_their_note(corpus, redis_conn: redis.Redis, name: str, limit: int) -> None:
+def test_a_cut_and_every_page_fit_the_result_limit_with_their_note(
+    corpus, redis_conn: redis.Redis, name: str, limit: int
+) -> None:
     """A page that did not fit would be cut again by the loop and stashed under a new ref."""
     text = TEXTS[name]
     stash = RedisStash(redis_conn, "run-fit", page_tokens(limit))
@@ -82,7 +91,10 @@ def test_a_cut_without_a_stash_says_how_much_is_left_and_names_no_ref() -> None:
 
 def test_refs_are_per_run_and_a_ref_is_stripped(corpus, redis_conn: redis.Redis) -> None:
     ref = RedisStash(redis_conn, "run-a").put("hello")
-    assert read(ToolContext(corpus=corpus, stash=RedisStash(redis_conn, "run-a")), f" {ref} ", 0).text == f"hello\n[end of {ref}]"
+    assert (
+        read(ToolContext(corpus=corpus, stash=RedisStash(redis_conn, "run-a")), f" {ref} ", 0).text
+        == f"hello\n[end of {ref}]"
+    )
     other = read(ToolContext(corpus=corpus, stash=RedisStash(redis_conn, "run-b")), ref, 0)
     assert not other.ok and "unknown or expired" in other.text
 

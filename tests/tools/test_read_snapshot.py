@@ -28,8 +28,9 @@ def write_tree(root: Path, text: str, commit: str) -> None:
 
 
 def search(ctx: ToolContext) -> str:
-    return dispatch(v2_registry(), "search_code", json.dumps({"query": "lease renewed", "path_prefix": None, "limit": 3}),
-                    ctx).text
+    return dispatch(
+        v2_registry(), "search_code", json.dumps({"query": "lease renewed", "path_prefix": None, "limit": 3}), ctx
+    ).text
 
 
 def test_a_call_straddling_an_update_answers_from_one_state(tmp_path: Path) -> None:

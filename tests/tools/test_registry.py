@@ -73,9 +73,23 @@ def test_declaration_mistakes_are_errors() -> None:
 def test_definitions_are_strict_responses_function_tools() -> None:
     definitions = v2_registry().definitions()
     assert [d["name"] for d in definitions] == [
-        "search_docs", "get_doc_section", "search_issues", "get_issue", "search_code", "read_file", "search_history",
-        "get_history_item", "find_fix", "calculate", "read_more", "add_labels", "post_comment", "close_issue",
-        "create_issue", "link_issue"]
+        "search_docs",
+        "get_doc_section",
+        "search_issues",
+        "get_issue",
+        "search_code",
+        "read_file",
+        "search_history",
+        "get_history_item",
+        "find_fix",
+        "calculate",
+        "read_more",
+        "add_labels",
+        "post_comment",
+        "close_issue",
+        "create_issue",
+        "link_issue",
+    ]
     for d in definitions:
         assert d["type"] == "function" and d["strict"] is True
         assert d["description"] and d["parameters"]["additionalProperties"] is False

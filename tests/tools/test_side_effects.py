@@ -42,14 +42,22 @@ def test_registered_as_side_effects_with_strict_definitions() -> None:
 @pytest.mark.parametrize(
     ("name", "arguments", "says"),
     [
-        ("add_labels", {"issue_id": 1, "labels": ["bug", "made-up", "urgent!"]}, "These labels do not exist: made-up, urgent!"),
+        (
+            "add_labels",
+            {"issue_id": 1, "labels": ["bug", "made-up", "urgent!"]},
+            "These labels do not exist: made-up, urgent!",
+        ),
         ("add_labels", {"issue_id": 999, "labels": ["bug"]}, "No issue #999"),
         ("add_labels", {"issue_id": 1, "labels": []}, "labels"),
         ("post_comment", {"issue_id": 1, "body": "   "}, "the comment is empty"),
         ("post_comment", {"issue_id": 1, "body": "x" * 4001}, "at most 4000"),
         ("post_comment", {"issue_id": 404, "body": "hi"}, "No issue #404"),
         ("close_issue", {"issue_id": 2, "reason": "duplicate", "duplicate_of": None}, "needs duplicate_of"),
-        ("close_issue", {"issue_id": 2, "reason": "duplicate", "duplicate_of": 777}, "duplicate_of #777 does not exist"),
+        (
+            "close_issue",
+            {"issue_id": 2, "reason": "duplicate", "duplicate_of": 777},
+            "duplicate_of #777 does not exist",
+        ),
         ("close_issue", {"issue_id": 2, "reason": "completed", "duplicate_of": 1}, "only for reason duplicate"),
         ("close_issue", {"issue_id": 2, "reason": "wontfix", "duplicate_of": None}, "reason must be one of"),
         ("close_issue", {"issue_id": 4, "reason": "completed", "duplicate_of": None}, "already closed"),
@@ -73,7 +81,9 @@ def test_validation_needs_the_context_for_data_checks(ctx: ToolContext) -> None:
 
 
 def test_dispatch_refuses_side_effect_tools(ctx: ToolContext) -> None:
-    result = dispatch(v2_registry(), "close_issue", json.dumps({"issue_id": 1, "reason": "completed", "duplicate_of": None}), ctx)
+    result = dispatch(
+        v2_registry(), "close_issue", json.dumps({"issue_id": 1, "reason": "completed", "duplicate_of": None}), ctx
+    )
     assert not result.ok and "needs a maintainer's approval" in result.text
     assert journal(ctx) == []
     assert ctx.corpus.issues.get(1).state == "open"

@@ -40,7 +40,9 @@ GOOD: dict[str, Any] = {
 }
 
 
-def bad(path: list[str | int], value: Any = None, delete: bool = False, top: dict[str, Any] | None = None) -> dict[str, Any]:
+def bad(
+    path: list[str | int], value: Any = None, delete: bool = False, top: dict[str, Any] | None = None
+) -> dict[str, Any]:
     d = copy.deepcopy(GOOD)
     if top:
         d.update(top)
@@ -72,7 +74,9 @@ CASES = {
     "bad_ref": bad(P + ["properties", "filter"], {"$ref": "#/$defs/Missing"}),
     "too_deep": bad(P + ["properties", "deep"], {}),
     "too_many_properties": bad(P + ["properties", "wide"], {}),
-    "too_many_enum_values": bad(P + ["properties", "state"], {"type": "string", "enum": [f"v{i}" for i in range(1001)]}),
+    "too_many_enum_values": bad(
+        P + ["properties", "state"], {"type": "string", "enum": [f"v{i}" for i in range(1001)]}
+    ),
     "too_much_text": bad(P + ["properties", "state"], {"type": "string", "enum": ["x" * 60_000, "y" * 61_000]}),
 }
 
@@ -86,8 +90,11 @@ def _nest(depth: int) -> dict[str, Any]:
 
 CASES["too_deep"]["parameters"]["properties"]["deep"] = _nest(12)
 CASES["too_many_properties"]["parameters"]["properties"]["wide"] = {
-    "type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(5001)},
-    "required": [f"p{i}" for i in range(5001)], "additionalProperties": False}
+    "type": "object",
+    "properties": {f"p{i}": {"type": "string"} for i in range(5001)},
+    "required": [f"p{i}" for i in range(5001)],
+    "additionalProperties": False,
+}
 for name in ("too_deep", "too_many_properties", "free_form_object"):
     props = CASES[name]["parameters"]["properties"]
     CASES[name]["parameters"]["required"] = list(props)
@@ -108,14 +115,24 @@ def test_object_without_properties_is_free_form() -> None:
     assert [v.kind for v in check_definition(d)] == ["free_form_object"]
 
 
-@pytest.mark.parametrize("keyword,value", [("allOf", [{"type": "string"}]), ("oneOf", [{"type": "string"}]),
-                                           ("not", {"type": "null"}), ("patternProperties", {}), ("default", "x")])
+@pytest.mark.parametrize(
+    "keyword,value",
+    [
+        ("allOf", [{"type": "string"}]),
+        ("oneOf", [{"type": "string"}]),
+        ("not", {"type": "null"}),
+        ("patternProperties", {}),
+        ("default", "x"),
+    ],
+)
 def test_unsupported_composition_and_keywords(keyword: str, value: Any) -> None:
     d = bad(P + ["properties", "query", keyword], value)
     assert "unsupported_keyword" in {v.kind for v in check_definition(d)}
 
 
-@pytest.mark.parametrize("definition", v2_registry().definitions() + v1_registry().definitions(), ids=lambda d: d["name"])
+@pytest.mark.parametrize(
+    "definition", v2_registry().definitions() + v1_registry().definitions(), ids=lambda d: d["name"]
+)
 def test_every_registered_tool_is_strict(definition: dict[str, Any]) -> None:
     assert check_definition(definition) == []
 

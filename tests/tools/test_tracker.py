@@ -94,7 +94,9 @@ def test_an_undo_reopens_and_removes_labels_through_the_journal_and_a_rebuild_ke
     assert reopened.state == "open" and reopened.duplicate_of is None and reopened.closed_at is None
     with pytest.raises(TrackerError):
         tracker.reopen_issue(3)  # open already
-    assert tracker.remove_labels(3, ["docs", "security"], key="r.d").labels == ("bug",)  # one it does not carry: skipped
+    assert tracker.remove_labels(3, ["docs", "security"], key="r.d").labels == (
+        "bug",
+    )  # one it does not carry: skipped
     assert tracker.settle("remove_labels", {}, "r.d") == "Removed docs from #3."
     tracker_db.build(data)  # replayed in order from the journal
     store = IssueStore(tracker_db.db_path(data))

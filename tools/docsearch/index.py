@@ -38,7 +38,13 @@ if TYPE_CHECKING:  # numpy and the model's module load only where docs are searc
 QUIET = STOPWORDS | FILLER
 
 PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # lease_seconds, FailedJobRegistry, ORB-1202
-FIELDS = {"title": 2.0, "heading": 3.0, "parents": 1.0, "text": 1.0, "asked": 0.5}  # per-field BM25 scores are summed with these weights
+FIELDS = {
+    "title": 2.0,
+    "heading": 3.0,
+    "parents": 1.0,
+    "text": 1.0,
+    "asked": 0.5,
+}  # per-field BM25 scores are summed with these weights
 # Length normalisation per field: a heading that is nothing but the query term is about that term
 # ("ORB-1403 PostgresLockTimeout" over "Lock timeouts and ORB-1403"); long sections are penalised less.
 B = {"title": 0.9, "heading": 0.9, "parents": 0.9, "text": 0.5, "asked": 0.75}
@@ -122,13 +128,19 @@ def expanded_tokens(query: str) -> dict[str, float]:
 class DocsIndex:
     """All sections of a set of pages, searchable by relevance."""
 
-    def __init__(self, pages: dict[str, Page], threads: Sequence[str] = (), semantic: bool = False,
-                 vectors_store: Path | None = None) -> None:
+    def __init__(
+        self,
+        pages: dict[str, Page],
+        threads: Sequence[str] = (),
+        semantic: bool = False,
+        vectors_store: Path | None = None,
+    ) -> None:
         """`semantic`: rank by meaning too (when the model's package is installed), with the vectors kept
         in `vectors_store` between processes."""
         self.pages = pages
         parts: list[tuple[str, str, tuple[str, ...], str]] = [
-            (p.doc_id, p.title, (), p.intro) for p in pages.values() if p.intro or not p.sections]
+            (p.doc_id, p.title, (), p.intro) for p in pages.values() if p.intro or not p.sections
+        ]
         parts += [(s.doc_id, s.title, s.path, s.text) for p in pages.values() for s in p.units()]
         asked = asked_texts([f"{SEP.join(path)}\n{text}" for _, _, path, text in parts], threads)
         self._units = [_unit(*part, extra) for part, extra in zip(parts, asked, strict=True)]
@@ -177,10 +189,18 @@ class DocsIndex:
             strong = LEXICAL_FULL * sum(w * self._idf[t] for t, w in weights.items())
             scored = _blend(scored, self._units, similarity, share, strong)
         position = {id(u): i for i, u in enumerate(self._units)}
-        return [DocHit(u.doc_id, u.title, u.heading, snippet(u.text, list(weights)), round(s, 3),
-                       round(sum(self._idf[t] for t in wanted if _holds(u, t)) / total, 3),
-                       None if similarity is None else round(float(similarity[position[id(u)]]), 3))
-                for s, u in scored[:k]]
+        return [
+            DocHit(
+                u.doc_id,
+                u.title,
+                u.heading,
+                snippet(u.text, list(weights)),
+                round(s, 3),
+                round(sum(self._idf[t] for t in wanted if _holds(u, t)) / total, 3),
+                None if similarity is None else round(float(similarity[position[id(u)]]), 3),
+            )
+            for s, u in scored[:k]
+        ]
 
     def _rank(self, weights: dict[str, float]) -> list[tuple[float, _Unit]]:
         scored = []
@@ -195,8 +215,14 @@ class DocsIndex:
         """The query's names that no section contains at all (a sign the docs do not cover the topic): the
         rare or identifier-like words (`is_rare`: Kafka, PostgreSQL, sign-on, ORB-9999), never ordinary ones."""
         words = TERM.findall(query)
-        return [w for w in dict.fromkeys(words) if w.lower() not in QUIET and is_rare(w, first=w == words[0])
-                and tokens(w)[:1] and tokens(w)[0] not in self._written]  # a compound by itself: 'script' is not 'JavaScript'
+        return [
+            w
+            for w in dict.fromkeys(words)
+            if w.lower() not in QUIET
+            and is_rare(w, first=w == words[0])
+            and tokens(w)[:1]
+            and tokens(w)[0] not in self._written
+        ]  # a compound by itself: 'script' is not 'JavaScript'
 
     def _term_score(self, unit: _Unit, term: str) -> float:
         """Sum of per-field saturated scores: a heading or title match counts on its own."""
@@ -214,8 +240,9 @@ def _compounds(query: str) -> list[str]:
     return [w.lower() for w in TERM.findall(query) if len(PART.findall(w)) > 1]
 
 
-def _blend(lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: Vectors, share: float,
-           strong: float) -> list[tuple[float, _Unit]]:
+def _blend(
+    lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: Vectors, share: float, strong: float
+) -> list[tuple[float, _Unit]]:
     """Every section ranked by `share` of its scaled similarity plus the rest of its lexical score, scaled
     by the best one's or by `strong` (what a strong match scores, LEXICAL_FULL) when that is higher."""
     low, high = float(similarity.min()), float(similarity.max())
@@ -253,10 +280,17 @@ def prose_lines(text: str) -> list[str]:
 
 
 def _unit(doc_id: str, title: str, path: tuple[str, ...], text: str, asked: str = "") -> _Unit:
-    texts = {"title": title, "heading": path[-1] if path else "", "parents": " ".join(path[:-1]), "text": text,
-             "asked": asked}
-    fields = {name: Counter(tokens(value, QUIET)) if name == "asked" else Counter(tokens(value))
-              for name, value in texts.items()}
+    texts = {
+        "title": title,
+        "heading": path[-1] if path else "",
+        "parents": " ".join(path[:-1]),
+        "text": text,
+        "asked": asked,
+    }
+    fields = {
+        name: Counter(tokens(value, QUIET)) if name == "asked" else Counter(tokens(value))
+        for name, value in texts.items()
+    }
     for name in HEADINGS:  # a heading names each thing once: 'run_both became run_once' is not 'run' twice
         fields[name] = Counter(set(fields[name]))
     # Length in words, not tokens: a compound's extra parts must not make its field look longer.

@@ -42,10 +42,10 @@ def _drop_comments(line: str, in_comment: bool) -> tuple[str, bool]:
             end = line.find(COMMENT_END)
             if end < 0:
                 return kept, True
-            line, in_comment = line[end + len(COMMENT_END):], False
+            line, in_comment = line[end + len(COMMENT_END) :], False
         else:
             start = line.find(COMMENT_START)
             if start < 0:
                 return kept + line, False
-            kept, line, in_comment = kept + line[:start], line[start + len(COMMENT_START):], True
+            kept, line, in_comment = kept + line[:start], line[start + len(COMMENT_START) :], True
     return kept, in_comment

@@ -74,8 +74,11 @@ class Encoder:
         threadpool_limits(limits=1, user_api="blas")
 
         tokenizer = load_tokenizer(folder)
-        weights = {name: cast(NDArray[np.float32], array)
-                   for name, array in map_tensors(folder / "model.safetensors").items() if array.dtype == np.float32}
+        weights = {
+            name: cast(NDArray[np.float32], array)
+            for name, array in map_tensors(folder / "model.safetensors").items()
+            if array.dtype == np.float32
+        }
         return cls(weights, tokenizer)
 
     def count(self, texts: Sequence[str]) -> list[int]:
@@ -88,13 +91,13 @@ class Encoder:
         encoded = self.tokenizer.encode_batch(list(texts))  # type: ignore[attr-defined]
         order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
         for start in range(0, len(order), BATCH):
-            chunk = order[start:start + BATCH]
+            chunk = order[start : start + BATCH]
             width = max(len(encoded[i].ids) for i in chunk)
             ids = np.zeros((len(chunk), width), np.int64)
             mask = np.zeros((len(chunk), width), np.float32)
             for row, i in enumerate(chunk):
-                ids[row, :len(encoded[i].ids)] = encoded[i].ids
-                mask[row, :len(encoded[i].ids)] = 1.0
+                ids[row, : len(encoded[i].ids)] = encoded[i].ids
+                mask[row, : len(encoded[i].ids)] = 1.0
             out[chunk] = self._forward(ids, mask)
         return out
 
@@ -120,21 +123,32 @@ class Encoder:
         unit: Vectors = (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
         return unit
 
-    def _hidden(self, ids: NDArray[np.int64], positions: NDArray[np.int64], bias: NDArray[np.float32],
-                spans: list[tuple[int, int]] | None = None) -> Vectors:
+    def _hidden(
+        self,
+        ids: NDArray[np.int64],
+        positions: NDArray[np.int64],
+        bias: NDArray[np.float32],
+        spans: list[tuple[int, int]] | None = None,
+    ) -> Vectors:
         """The last layer's token states; `bias` is added to the attention scores (a large negative: not attended);
         with `spans` (one row of texts side by side), each span's tokens attend only to that span."""
         w = self.weights
         batch, width = ids.shape
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][positions]
-             + w["embeddings.token_type_embeddings.weight"][0])
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][positions]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
         x = _layer_norm(x, w, "embeddings.LayerNorm")
         for n in range(LAYERS):
             p = f"encoder.layer.{n}."
             # three products, not one over a fused query-key-value matrix: fusing copies 10 MB of mapped weights
             q, k, v = (_heads(_dense(x, w, f"{p}attention.self.{part}")) for part in ("query", "key", "value"))
-            heads = (_attend(q, k, v, bias) if spans is None else
-                     np.concatenate([_attend(q[:, :, a:b], k[:, :, a:b], v[:, :, a:b], bias) for a, b in spans], axis=2))
+            heads = (
+                _attend(q, k, v, bias)
+                if spans is None
+                else np.concatenate([_attend(q[:, :, a:b], k[:, :, a:b], v[:, :, a:b], bias) for a, b in spans], axis=2)
+            )
             context: Vectors = heads.transpose(0, 2, 1, 3).reshape(batch, width, -1)
             x = _layer_norm(x + _dense(context, w, f"{p}attention.output.dense"), w, f"{p}attention.output.LayerNorm")
             hidden = _gelu(_dense(x, w, f"{p}intermediate.dense"))

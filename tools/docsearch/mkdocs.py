@@ -50,7 +50,7 @@ def read_mkdocs(lines: list[str]) -> list[str]:
             continue
         indent = len(opener.group("indent"))
         end = _block_end(lines, i + 1, indent + INDENT)
-        body = read_mkdocs([ln[INDENT:] if ln.strip() else "" for ln in lines[i + 1:end]])
+        body = read_mkdocs([ln[INDENT:] if ln.strip() else "" for ln in lines[i + 1 : end]])
         pad = " " * indent
         if "name" in opener.groupdict():  # an autodoc directive: its indented lines are options, not prose
             out.append(f"{pad}Reference: `{opener.group('name')}`")
@@ -113,9 +113,12 @@ def _html(lines: list[str], i: int, out: list[str]) -> int:
         return i + 1
     opened = re.match(r"^\s*<h([1-6])\b[^>]*>\s*$", line, re.IGNORECASE)
     if opened:  # <h1 ...> / HTTPX / </h1> over three lines
-        close = next((j for j in range(i + 1, min(i + 6, len(lines))) if re.search(rf"</h{opened.group(1)}>", lines[j], re.I)), None)
+        close = next(
+            (j for j in range(i + 1, min(i + 6, len(lines))) if re.search(rf"</h{opened.group(1)}>", lines[j], re.I)),
+            None,
+        )
         if close is not None:
-            line, i = " ".join(ln.strip() for ln in lines[i:close + 1]), close
+            line, i = " ".join(ln.strip() for ln in lines[i : close + 1]), close
     heading = HTML_HEADING.match(line)
     if heading:
         text = _text(heading.group(2))

@@ -131,8 +131,14 @@ def parse_page(doc_id: str, markdown: str) -> Page:
             blocks.append((level, heading, []))
             continue
         (blocks[-1][2] if blocks else intro).append(line)
-    return Page(doc_id, _plain_title(title) or doc_id, meta.get("applies_to", ""), "\n".join(intro).strip(),
-                _sections(doc_id, _plain_title(title) or doc_id, blocks), meta.get("url", ""))
+    return Page(
+        doc_id,
+        _plain_title(title) or doc_id,
+        meta.get("applies_to", ""),
+        "\n".join(intro).strip(),
+        _sections(doc_id, _plain_title(title) or doc_id, blocks),
+        meta.get("url", ""),
+    )
 
 
 def _sections(doc_id: str, title: str, blocks: list[tuple[int, str, list[str]]]) -> tuple[Section, ...]:
@@ -202,5 +208,5 @@ def _front_matter(markdown: str) -> tuple[dict[str, str], str]:
                 key, sep, value = line.partition(":")
                 if sep:
                     meta[key.strip()] = value.strip().strip("\"'")
-            return meta, "\n".join(lines[end + 1:])
+            return meta, "\n".join(lines[end + 1 :])
     return {}, markdown

@@ -107,7 +107,7 @@ def _runs(unit: str, size: int, room: int, count: Counter) -> list[tuple[str, in
     if len(words) <= 1:
         return [(unit, size)]
     share = max(1, min(len(words) - 1, len(words) * room // size))  # words per run: at least two runs
-    runs = [" ".join(words[i:i + share]) for i in range(0, len(words), share)]
+    runs = [" ".join(words[i : i + share]) for i in range(0, len(words), share)]
     out: list[tuple[str, int]] = []
     for run, run_size in zip(runs, _sizes(runs, count), strict=True):
         out += [(run, run_size)] if run_size <= room else _runs(run, run_size, room, count)

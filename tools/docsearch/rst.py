@@ -23,14 +23,56 @@ DIRECTIVE = re.compile(r"^(?P<indent> *)\.\.[ \t]+(?:(?P<domain>[\w-]+):)?(?P<na
 COMMENT = re.compile(r"^(?P<indent> *)\.\.(?:[ \t]|$)")
 OPTION = re.compile(r"^[ \t]+:[\w -]+:")
 CODE = {"code-block", "code", "sourcecode", "highlight-block", "doctest", "testcode", "ipython", "parsed-literal"}
-ADMONITIONS = {"note", "warning", "tip", "hint", "important", "caution", "danger", "attention", "error", "seealso",
-               "admonition", "todo", "versionadded", "versionchanged", "deprecated", "topic", "sidebar", "rubric"}
-DROPPED = {"toctree", "contents", "index", "image", "include", "raw", "highlight", "currentmodule", "tabularcolumns",
-           "only", "meta", "sectnum", "literalinclude", "figure", "role", "default-role", "title", "graphviz"}
-OBJECTS = re.compile(r"^(?:auto(?:class|function|method|attribute|data|exception|module|decorator|property)|"
-                     r"class|function|method|attribute|data|exception|module|decorator|property|classmethod|"
-                     r"staticmethod|envvar|option|program|cmdoption|describe|object)$")
-VERSIONED = {"versionadded": "New in version", "versionchanged": "Changed in version", "deprecated": "Deprecated since version"}
+ADMONITIONS = {
+    "note",
+    "warning",
+    "tip",
+    "hint",
+    "important",
+    "caution",
+    "danger",
+    "attention",
+    "error",
+    "seealso",
+    "admonition",
+    "todo",
+    "versionadded",
+    "versionchanged",
+    "deprecated",
+    "topic",
+    "sidebar",
+    "rubric",
+}
+DROPPED = {
+    "toctree",
+    "contents",
+    "index",
+    "image",
+    "include",
+    "raw",
+    "highlight",
+    "currentmodule",
+    "tabularcolumns",
+    "only",
+    "meta",
+    "sectnum",
+    "literalinclude",
+    "figure",
+    "role",
+    "default-role",
+    "title",
+    "graphviz",
+}
+OBJECTS = re.compile(
+    r"^(?:auto(?:class|function|method|attribute|data|exception|module|decorator|property)|"
+    r"class|function|method|attribute|data|exception|module|decorator|property|classmethod|"
+    r"staticmethod|envvar|option|program|cmdoption|describe|object)$"
+)
+VERSIONED = {
+    "versionadded": "New in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+}
 ROLE = re.compile(r":(?:[\w-]+:)*[\w-]+:`([^`]+)`")
 LINK = re.compile(r"`([^`<]+?)\s*<[^`>]+>`__?|`([^`]+)`__?")
 LITERAL = re.compile(r"``(.+?)``")
@@ -42,7 +84,9 @@ FIELD = re.compile(r"^:[\w-]+:(?:[ \t].*)?$")  # a field list line: `:orphan:`, 
 WRAPPED = re.compile(r"(:(?:[\w-]+:)*[\w-]+:`|(?<![`\w])`(?!`))([^`]{1,300}?)(`_{0,2})")
 KEPT = re.compile(r"\x00(\d+)\x00")  # a literal or code role set aside while links are read (`inline`)
 TABS = {"tab", "group-tab"}
-CODE_ROLES = re.compile(r"^(?:py:)?(?:class|func|meth|attr|mod|exc|obj|data|const|envvar|option|file|command|program|code|kbd|samp)$")
+CODE_ROLES = re.compile(
+    r"^(?:py:)?(?:class|func|meth|attr|mod|exc|obj|data|const|envvar|option|file|command|program|code|kbd|samp)$"
+)
 
 
 @dataclass
@@ -105,12 +149,12 @@ def _block(lines: list[str], page: _Page, top: bool = False) -> list[str]:
             indent = len((directive or COMMENT.match(line)).group("indent"))  # type: ignore[union-attr]
             end = _body_end(lines, i + 1, indent)
             if directive:
-                out += _directive(directive, lines[i + 1:end], page)
+                out += _directive(directive, lines[i + 1 : end], page)
             i = end
             continue
         if line.rstrip().endswith("::") and not line.lstrip().startswith(".."):
             end = _body_end(lines, i + 1, _indent(line))
-            body = _dedent(lines[i + 1:end])
+            body = _dedent(lines[i + 1 : end])
             prose = line.rstrip()[:-2].rstrip()
             if prose:
                 out.append(inline(prose + ("" if prose.endswith(":") else ":"), page))
@@ -130,9 +174,15 @@ def _title(lines: list[str], i: int) -> tuple[str, tuple[str, bool], int] | None
     if over and i + 2 < len(lines) and lines[i + 1].strip() and (under := ADORNMENT.match(lines[i + 2])):
         if under.group(1) == over.group(1) and not ADORNMENT.match(lines[i + 1]):
             return lines[i + 1].strip(), (over.group(1), True), 3
-    if (line.strip() and not line[0].isspace() and not over and i + 1 < len(lines)
-            and (under := ADORNMENT.match(lines[i + 1])) and len(lines[i + 1].rstrip()) >= min(len(line.rstrip()), 3)
-            and not (i > 0 and lines[i - 1].strip() and not ADORNMENT.match(lines[i - 1]))):
+    if (
+        line.strip()
+        and not line[0].isspace()
+        and not over
+        and i + 1 < len(lines)
+        and (under := ADORNMENT.match(lines[i + 1]))
+        and len(lines[i + 1].rstrip()) >= min(len(line.rstrip()), 3)
+        and not (i > 0 and lines[i - 1].strip() and not ADORNMENT.match(lines[i - 1]))
+    ):
         return line.strip(), (under.group(1), False), 2
     return None
 
@@ -140,7 +190,7 @@ def _title(lines: list[str], i: int) -> tuple[str, tuple[str, bool], int] | None
 def _directive(found: re.Match[str], body: list[str], page: _Page) -> list[str]:
     name, args, pad = found.group("name").lower(), found.group("args").strip(), found.group("indent")
     options = [ln for ln in body if OPTION.match(ln)]
-    content = _dedent(body[len(options):] if body[:len(options)] == options else body)
+    content = _dedent(body[len(options) :] if body[: len(options)] == options else body)
     if name in CODE or name == "code-tab":
         language, _, label = args.partition(" ")
         fence = ["", f"{pad}```{language}", *[pad + ln if ln else "" for ln in content], f"{pad}```", ""]
@@ -208,7 +258,7 @@ def inline(line: str, page: _Page | None = None) -> str:
 
 
 def _role(found: re.Match[str], page: _Page, keep: Callable[[str], str]) -> str:
-    role = found.group(0)[1:found.group(0).index("`") - 1].split(":")[-1]
+    role = found.group(0)[1 : found.group(0).index("`") - 1].split(":")[-1]
     text = found.group(1)
     shown = re.match(r"^(.*?)\s*<[^<>]+>$", text)
     if shown and shown.group(1):

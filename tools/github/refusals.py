@@ -36,8 +36,10 @@ def repository_renamed(response: httpx.Response, repo: str) -> TrackerError | No
     """A redirect to `/repositories/ID/...`: the repository itself was renamed or moved, not the issue."""
     if not re.search(r"/repositories/\d+(/|$)", response.headers.get("location", "")):
         return None
-    return TrackerError(f"GitHub redirected: the repository {repo} was renamed or moved; set ATLAS_GITHUB_REPO to its "
-                        "new name; nothing was done")
+    return TrackerError(
+        f"GitHub redirected: the repository {repo} was renamed or moved; set ATLAS_GITHUB_REPO to its "
+        "new name; nothing was done"
+    )
 
 
 def redirect_target(response: httpx.Response) -> str:
@@ -64,5 +66,7 @@ def is_deleted(response: httpx.Response) -> bool:
 def refuse_pull_request(raw: dict[str, Any], number: int) -> None:
     """Raise when `raw` is a pull request: issue endpoints would label, comment on or close it."""
     if "pull_request" in raw:
-        raise TrackerError(f"#{number} is a pull request, not an issue; Atlas labels, comments on and closes "
-                           "issues only, so nothing was done")
+        raise TrackerError(
+            f"#{number} is a pull request, not an issue; Atlas labels, comments on and closes "
+            "issues only, so nothing was done"
+        )

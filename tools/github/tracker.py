@@ -25,7 +25,7 @@ from tools.tracker import CloseReason, IssueRef, epoch
 
 READ_METADATA = "Metadata: read"  # what GitHub's collaborator permission endpoint needs
 SETTLE_PAGES = 3  # an issue filed in doubt is among the newest 300 (the settle runs right after the write)
-DUPLICATE_FALLBACK = "GitHub did not accept closing as a duplicate here, so Atlas commented \"Duplicate of #{original}\" and closed it as not planned."
+DUPLICATE_FALLBACK = 'GitHub did not accept closing as a duplicate here, so Atlas commented "Duplicate of #{original}" and closed it as not planned.'
 
 
 def marker(key: str) -> str:
@@ -52,8 +52,16 @@ class GitHubTracker(RepositoryCalls):
         names: list[str] = []
         page = 1
         while True:
-            response = self._call(lambda: self.github.rest.issues.list_labels_for_repo(
-                self.gh.owner, self.gh.name, per_page=100, page=page), "list the labels of", READ_ISSUES)  # noqa: B023  # called in this iteration
+            response = self._call(
+                lambda: self.github.rest.issues.list_labels_for_repo(
+                    self.gh.owner,
+                    self.gh.name,
+                    per_page=100,
+                    page=page,  # noqa: B023  # used in this iteration
+                ),
+                "list the labels of",
+                READ_ISSUES,
+            )
             names.extend(str(label["name"]) for label in json_array(response))
             if 'rel="next"' not in response.headers.get("link", ""):
                 return sorted(names)
@@ -63,8 +71,11 @@ class GitHubTracker(RepositoryCalls):
         """`login`'s base role on the repository (admin, write, read or none), whatever their org membership's
         visibility: a webhook's author_association says CONTRIBUTOR for a private member (issue 35 item 10)."""
         repos = self.github.rest.repos
-        response = self._call(lambda: repos.get_collaborator_permission_level(self.gh.owner, self.gh.name, login),
-                              "read a user's permission on", READ_METADATA)
+        response = self._call(
+            lambda: repos.get_collaborator_permission_level(self.gh.owner, self.gh.name, login),
+            "read a user's permission on",
+            READ_METADATA,
+        )
         return str(json_object(response).get("permission") or "none")
 
     # -- writes ------------------------------------------------------------------------------------
@@ -73,8 +84,11 @@ class GitHubTracker(RepositoryCalls):
         unknown = sorted(set(labels) - set(self.known_labels()))
         if unknown:
             raise TrackerError(f"these labels do not exist in {self.gh.repo}: {', '.join(unknown)}")
-        response = self._write(lambda: self.github.rest.issues.add_labels(self.gh.owner, self.gh.name, number, labels=labels),
-                               f"label issue #{number} in", number)
+        response = self._write(
+            lambda: self.github.rest.issues.add_labels(self.gh.owner, self.gh.name, number, labels=labels),
+            f"label issue #{number} in",
+            number,
+        )
         names = [str(label["name"]) for label in json_array(response)]
         self._apply(lambda store: store.set_issue_labels(number, names))
         return self._require(number)
@@ -82,13 +96,18 @@ class GitHubTracker(RepositoryCalls):
     def post_comment(self, number: int, body: str, *, key: str | None = None) -> str:
         self._require(number)
         text = f"{body}\n\n{marker(key)}" if key else body
-        response = self._write(lambda: self.github.rest.issues.create_comment(self.gh.owner, self.gh.name, number, body=text),
-                               f"comment on issue #{number} in", number)
+        response = self._write(
+            lambda: self.github.rest.issues.create_comment(self.gh.owner, self.gh.name, number, body=text),
+            f"comment on issue #{number} in",
+            number,
+        )
         comment = json_object(response)
         self._apply(lambda store: store.put_comment(comment, number))
         return str(comment.get("html_url") or self.url(number))
 
-    def close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None) -> IssueRef:
+    def close_issue(
+        self, number: int, reason: CloseReason, duplicate_of: int | None, *, key: str | None = None
+    ) -> IssueRef:
         issue = self._require_raw(number)
         if issue.get("state") == "closed":
             raise TrackerError(f"issue #{number} is already closed")
@@ -99,8 +118,11 @@ class GitHubTracker(RepositoryCalls):
                 raise TrackerError("a duplicate needs duplicate_of: another existing issue")
             fields["duplicate_issue_id"] = int(original["id"])
         try:
-            response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, **fields),
-                                   f"close issue #{number} in", number)
+            response = self._write(
+                lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, **fields),
+                f"close issue #{number} in",
+                number,
+            )
         except TrackerError as exc:
             if reason != "duplicate" or getattr(exc, "status", None) != 422:
                 raise
@@ -113,8 +135,13 @@ class GitHubTracker(RepositoryCalls):
         """`PATCH /repos/{owner}/{repo}/issues/{n}` with state open and state_reason reopened."""
         if self._require_raw(number).get("state") != "closed":
             raise TrackerError(f"issue #{number} is not closed")
-        response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, state="open",
-                                                                      state_reason="reopened"), f"reopen issue #{number} in", number)
+        response = self._write(
+            lambda: self.github.rest.issues.update(
+                self.gh.owner, self.gh.name, number, state="open", state_reason="reopened"
+            ),
+            f"reopen issue #{number} in",
+            number,
+        )
         raw = json_object(response)
         self._apply(lambda store: store.put_issue(raw))
         return self._ref(raw)
@@ -124,8 +151,11 @@ class GitHubTracker(RepositoryCalls):
         have = {str(label["name"]) for label in self._require_raw(number).get("labels") or []}
         names: list[str] | None = None
         for name in [n for n in dict.fromkeys(labels) if n in have]:
-            response = self._write(lambda: self.github.rest.issues.remove_label(self.gh.owner, self.gh.name, number, name),  # noqa: B023
-                                   f"remove a label from issue #{number} in", number)
+            response = self._write(
+                lambda: self.github.rest.issues.remove_label(self.gh.owner, self.gh.name, number, name),  # noqa: B023
+                f"remove a label from issue #{number} in",
+                number,
+            )
             names = [str(label["name"]) for label in json_array(response)]
         if names is not None:
             kept = names
@@ -139,8 +169,9 @@ class GitHubTracker(RepositoryCalls):
             raise TrackerError(f"these labels do not exist in {self.gh.repo}: {', '.join(unknown)}")
         text = f"{body}\n\n{marker(key)}" if key else body
         fields: dict[str, Any] = {"title": title, "body": text, **({"labels": labels} if labels else {})}
-        response = self._write(lambda: self.github.rest.issues.create(self.gh.owner, self.gh.name, **fields),
-                               "file an issue in", None)
+        response = self._write(
+            lambda: self.github.rest.issues.create(self.gh.owner, self.gh.name, **fields), "file an issue in", None
+        )
         raw = json_object(response)
         self._apply(lambda store: store.put_issue(raw))
         return self._ref(raw)
@@ -161,10 +192,14 @@ class GitHubTracker(RepositoryCalls):
             return None
         if tool == "close_issue" and raw.get("state") == "closed":
             reason = arguments.get("reason")
-            if raw.get("state_reason") == reason or (reason == "duplicate" and raw.get("state_reason") == "not_planned"):
+            if raw.get("state_reason") == reason or (
+                reason == "duplicate" and raw.get("state_reason") == "not_planned"
+            ):
                 original = arguments.get("duplicate_of")
                 self._apply(lambda store: _put_issue(store, raw, number, int(original) if original else None))
-                how = f"as a duplicate of #{original}" if reason == "duplicate" else f"as {str(reason).replace('_', ' ')}"
+                how = (
+                    f"as a duplicate of #{original}" if reason == "duplicate" else f"as {str(reason).replace('_', ' ')}"
+                )
                 return f'Closed #{number} "{raw.get("title")}" {how}.'
         if tool == "add_labels":
             have = {label["name"] for label in raw.get("labels") or []}
@@ -174,7 +209,9 @@ class GitHubTracker(RepositoryCalls):
                 return f'Labeled #{number} "{raw.get("title")}" with {", ".join(wanted)}. Its labels now: {", ".join(sorted(have))}.'
         if tool == "reopen_issue" and raw.get("state") == "open":
             return f"Reopened #{number}."
-        if tool == "remove_labels" and not set(arguments.get("labels") or []) & {label["name"] for label in raw.get("labels") or []}:
+        if tool == "remove_labels" and not set(arguments.get("labels") or []) & {
+            label["name"] for label in raw.get("labels") or []
+        }:
             return f"Removed {', '.join(arguments.get('labels') or [])} from #{number}."
         return None
 
@@ -182,9 +219,13 @@ class GitHubTracker(RepositoryCalls):
     def _settle_created(self, key: str) -> str | None:
         """The newest issues (a few pages) searched for the marker of `key`: an issue filed in doubt is among them."""
         for page in range(1, SETTLE_PAGES + 1):
-            response = self._call(lambda page=page: self.github.rest.issues.list_for_repo(  # type: ignore[misc]
-                self.gh.owner, self.gh.name, state="all", sort="created", direction="desc", per_page=100, page=page),
-                "list the issues of", READ_ISSUES)
+            response = self._call(
+                lambda page=page: self.github.rest.issues.list_for_repo(  # type: ignore[misc]
+                    self.gh.owner, self.gh.name, state="all", sort="created", direction="desc", per_page=100, page=page
+                ),
+                "list the issues of",
+                READ_ISSUES,
+            )
             for raw in json_array(response):
                 if "pull_request" not in raw and marker(key) in str(raw.get("body") or ""):
                     self._apply(lambda store: store.put_issue(raw))  # noqa: B023  # applied before the return
@@ -195,8 +236,13 @@ class GitHubTracker(RepositoryCalls):
 
     def _close_as_duplicate_by_comment(self, number: int, original: int, key: str | None) -> IssueRef:
         self.post_comment(number, f"Duplicate of #{original}", key=key)
-        response = self._write(lambda: self.github.rest.issues.update(self.gh.owner, self.gh.name, number, state="closed",
-                                                                      state_reason="not_planned"), f"close issue #{number} in", number)
+        response = self._write(
+            lambda: self.github.rest.issues.update(
+                self.gh.owner, self.gh.name, number, state="closed", state_reason="not_planned"
+            ),
+            f"close issue #{number} in",
+            number,
+        )
         raw = json_object(response)
         self._apply(lambda store: _put_issue(store, raw, number, original))
         return IssueRef(**{**self._ref(raw, original).__dict__, "note": DUPLICATE_FALLBACK.format(original=original)})
@@ -205,9 +251,18 @@ class GitHubTracker(RepositoryCalls):
         found: list[dict[str, Any]] = []
         page = 1
         while True:
-            response = self._call(lambda: self.github.rest.issues.list_comments(
-                self.gh.owner, self.gh.name, number, per_page=100, page=page), f"read the comments of issue #{number} in", READ_ISSUES,  # noqa: B023  # called in this iteration
-                number=number)
+            response = self._call(
+                lambda: self.github.rest.issues.list_comments(
+                    self.gh.owner,
+                    self.gh.name,
+                    number,
+                    per_page=100,
+                    page=page,  # noqa: B023  # used in this iteration
+                ),
+                f"read the comments of issue #{number} in",
+                READ_ISSUES,
+                number=number,
+            )
             found.extend(json_array(response))
             if 'rel="next"' not in response.headers.get("link", ""):
                 return found
@@ -217,8 +272,14 @@ class GitHubTracker(RepositoryCalls):
         if not number:
             return None
         try:
-            raw = json_object(self._call(lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
-                                     f"read issue #{number} in", READ_ISSUES, number=number))
+            raw = json_object(
+                self._call(
+                    lambda: self.github.rest.issues.get(self.gh.owner, self.gh.name, number),
+                    f"read issue #{number} in",
+                    READ_ISSUES,
+                    number=number,
+                )
+            )
         except TrackerError as exc:
             if getattr(exc, "status", None) == 404:
                 return None
@@ -240,11 +301,16 @@ class GitHubTracker(RepositoryCalls):
         return self._ref(self._require_raw(number))
 
     def _ref(self, raw: dict[str, Any], duplicate_of: int | None = None) -> IssueRef:
-        return IssueRef(int(raw["number"]), str(raw.get("title") or ""), str(raw.get("state") or "open"),
-                        tuple(sorted(str(label["name"]) for label in raw.get("labels") or [])),
-                        raw.get("html_url") or self.url(int(raw["number"])), duplicate_of,
-                        closed_at=epoch(raw.get("closed_at")) if raw.get("state") == "closed" else None,
-                        state_reason=raw.get("state_reason") if isinstance(raw.get("state_reason"), str) else None)
+        return IssueRef(
+            int(raw["number"]),
+            str(raw.get("title") or ""),
+            str(raw.get("state") or "open"),
+            tuple(sorted(str(label["name"]) for label in raw.get("labels") or [])),
+            raw.get("html_url") or self.url(int(raw["number"])),
+            duplicate_of,
+            closed_at=epoch(raw.get("closed_at")) if raw.get("state") == "closed" else None,
+            state_reason=raw.get("state_reason") if isinstance(raw.get("state_reason"), str) else None,
+        )
 
 
 def _put_issue(store: github_store.Store, raw: dict[str, Any], number: int, duplicate_of: int | None) -> None:
@@ -252,4 +318,3 @@ def _put_issue(store: github_store.Store, raw: dict[str, Any], number: int, dupl
     store.put_issue(raw)
     if duplicate_of:
         store.set_duplicate_of(number, duplicate_of)
-

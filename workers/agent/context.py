@@ -71,9 +71,13 @@ def count_item(item: Mapping[str, Any]) -> int:
     return ITEM_OVERHEAD + body
 
 
-def count_items(items: Sequence[Mapping[str, Any]], instructions: str = "", tools: Sequence[Mapping[str, Any]] = ()) -> int:
+def count_items(
+    items: Sequence[Mapping[str, Any]], instructions: str = "", tools: Sequence[Mapping[str, Any]] = ()
+) -> int:
     """Estimated input tokens of a request: every item, the instructions, and the tools' JSON schemas."""
-    fixed = (ITEM_OVERHEAD + _count(instructions) if instructions else 0) + (_count(json.dumps(list(tools), default=str)) if tools else 0)
+    fixed = (ITEM_OVERHEAD + _count(instructions) if instructions else 0) + (
+        _count(json.dumps(list(tools), default=str)) if tools else 0
+    )
     return fixed + sum(count_item(item) for item in items)
 
 

@@ -20,13 +20,13 @@ How to work:
 """
 
 
-
 def instructions_for(project: Project) -> str:
     """The system prompt for a project: Orbit's as written above; another project is named instead."""
     if project == ORBIT:
         return INSTRUCTIONS
-    return (INSTRUCTIONS.replace("an open-source project", f"{project.description}")
-            .replace(" and error codes (ORB-xxxx)", " and error codes"))
+    return INSTRUCTIONS.replace("an open-source project", f"{project.description}").replace(
+        " and error codes (ORB-xxxx)", " and error codes"
+    )
 
 
 WRAP_UP = (
@@ -37,20 +37,27 @@ WRAP_UP = (
 VIEWING_CHANNEL = "(Context, not a question: while asking, the person was looking at the chat channel <#{channel}>.)"
 
 INCOMPLETE = (
-    "Your previous reply was cut off ({reason}) and was discarded. Reply again, more briefly, "
-    "or with fewer tool calls."
+    "Your previous reply was cut off ({reason}) and was discarded. Reply again, more briefly, or with fewer tool calls."
 )
 
 TOOL_TIMED_OUT = "the tool timed out after {seconds:.0f}s."
 TOOL_TIMED_OUT_HINT = "Narrow the query or try another tool."
 
 # What the model reads for an approval-gated call that did not run as asked (workers/approvals/gate.py).
-DECLINED = "Error: declined by @{name}.\nHint: Do not retry it. Tell the user it was declined and answer with what you have."
-EXPIRED = ("Error: nobody approved this in time, so it did not run.\n"
-           "Hint: Tell the user the action was not taken; they can ask again.")
-IN_DOUBT = ("Error: Atlas was interrupted while running this after it was approved, so it may or may not have "
-            "happened. It was not retried.\nHint: Tell the user a maintainer should check the issue by hand.")
-IN_DOUBT_UNCONFIRMED = ("Error: the tracker did not confirm this after it was approved (no answer in time, or a server "
-                        "error), and Atlas could not find it there, so it may or may not have happened. It was not retried."
-                        "\nHint: Tell the user a maintainer should check the issue by hand; do not propose it again.")
+DECLINED = (
+    "Error: declined by @{name}.\nHint: Do not retry it. Tell the user it was declined and answer with what you have."
+)
+EXPIRED = (
+    "Error: nobody approved this in time, so it did not run.\n"
+    "Hint: Tell the user the action was not taken; they can ask again."
+)
+IN_DOUBT = (
+    "Error: Atlas was interrupted while running this after it was approved, so it may or may not have "
+    "happened. It was not retried.\nHint: Tell the user a maintainer should check the issue by hand."
+)
+IN_DOUBT_UNCONFIRMED = (
+    "Error: the tracker did not confirm this after it was approved (no answer in time, or a server "
+    "error), and Atlas could not find it there, so it may or may not have happened. It was not retried."
+    "\nHint: Tell the user a maintainer should check the issue by hand; do not propose it again."
+)
 MISSING = "Error: the approval record of this call was lost, so it did not run.\nHint: Tell the user to ask again."

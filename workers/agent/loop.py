@@ -35,7 +35,9 @@ from workers.wording import OUT_OF_BUDGET
 
 log = logging.getLogger("atlas.loop")
 
-SHARED_TOOL_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="atlas-tool")  # when no worker sized one (workers/process/runtime.py)
+SHARED_TOOL_POOL = ThreadPoolExecutor(
+    max_workers=8, thread_name_prefix="atlas-tool"
+)  # when no worker sized one (workers/process/runtime.py)
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,13 @@ class Agent:
         if reply.status != "completed":
             # A cut-off reply can hold reasoning with nothing after it, or calls with half their
             # arguments: the API refuses either if sent back. Drop it and say why instead.
-            run.items.append({"type": "message", "role": "developer", "content": INCOMPLETE.format(reason=reply.incomplete_reason or reply.status)})
+            run.items.append(
+                {
+                    "type": "message",
+                    "role": "developer",
+                    "content": INCOMPLETE.format(reason=reply.incomplete_reason or reply.status),
+                }
+            )
             record.errors = 1
             outcome = RunAgain()
             run.consecutive_errors += 1
@@ -178,12 +186,23 @@ class Agent:
             self.keeper.save(run)
         return outcome
 
-    def call_model(self, run: RunState, tool_choice: Literal["auto", "none"], seconds: float | None = None, *, at_least: float = 0.0) -> ModelReply:
+    def call_model(
+        self,
+        run: RunState,
+        tool_choice: Literal["auto", "none"],
+        seconds: float | None = None,
+        *,
+        at_least: float = 0.0,
+    ) -> ModelReply:
         """One model call on the fitted transcript; `seconds`: the run's working seconds left, shared with compaction's summary call; `at_least`: this call's floor."""
         deadline = None if seconds is None else time.monotonic() + seconds
         tools = toolset.offered(self.tools.registry.definitions(), run.items)  # what this question needs (issue 40)
         fitted = ctxmgmt.fit(
-            run.items, budget=self.limits.context, instructions=self.instructions, tools=tools, summarize=self._summarize_for(run, deadline)
+            run.items,
+            budget=self.limits.context,
+            instructions=self.instructions,
+            tools=tools,
+            summarize=self._summarize_for(run, deadline),
         )
         if fitted.problems:  # a bug in our transforms: the API would refuse the request anyway
             raise PairingBroken("; ".join(fitted.problems))
@@ -206,13 +225,17 @@ class Agent:
         """Compaction's summarize, billing its call to the run (it counts toward max_tokens), cut off at `deadline` (the run's last working second)."""
 
         def summarize(items: list[dict[str, Any]]) -> str:
-            text, usage = self.summarizer.summarize(items, seconds_left=None if deadline is None else deadline - time.monotonic())
+            text, usage = self.summarizer.summarize(
+                items, seconds_left=None if deadline is None else deadline - time.monotonic()
+            )
             run.usage.add(usage)
             return text
 
         return summarize
 
-    def run_calls(self, run: RunState, calls: list[dict[str, Any]], record: StepRecord, started: float | None = None) -> list[PendingCall]:
+    def run_calls(
+        self, run: RunState, calls: list[dict[str, Any]], record: StepRecord, started: float | None = None
+    ) -> list[PendingCall]:
         """Execute read calls concurrently, together within the tool timeout and the run's remaining working
         seconds (from the step's `started`); side-effect calls that validate become pending."""
         # One stash for the loop's cuts, the tools' own cuts and read_more's pages; its pages are
@@ -232,13 +255,20 @@ class Agent:
                     outputs[call_id] = (checked.text, False)
                 else:
                     pending.append(
-                        PendingCall(pending_id=f"{run.id}.{call_id}", call_id=call_id, name=name, arguments=defuse_arguments(name, arguments),
-                                    step=len(run.steps) + 1)  # its card shows the text as posted: no live @mention
+                        PendingCall(
+                            pending_id=f"{run.id}.{call_id}",
+                            call_id=call_id,
+                            name=name,
+                            arguments=defuse_arguments(name, arguments),
+                            step=len(run.steps) + 1,
+                        )  # its card shows the text as posted: no live @mention
                     )
                 continue
             self.reporter.event(run, "tool", call_id=call_id, name=name, arguments=arguments, state="started")
             # the call's thread logs under this run (workers/runs/run_log.py)
-            futures[call_id] = self.pool.submit(contextvars.copy_context().run, dispatch, self.tools.registry, name, arguments, ctx)
+            futures[call_id] = self.pool.submit(
+                contextvars.copy_context().run, dispatch, self.tools.registry, name, arguments, ctx
+            )
         allowed = self.limits.tool_timeout
         if started is not None:
             allowed = max(0.0, min(allowed, seconds_left(self.limits.budget, run, started)))
@@ -261,19 +291,38 @@ class Agent:
                 record.errors += 1
             run.items.append({"type": "function_call_output", "call_id": call_id, "output": text})
             if call_id in futures:
-                self.reporter.event(run, "tool", call_id=call_id, name=call["name"], arguments=call.get("arguments", ""), state="done" if ok else "failed")
+                self.reporter.event(
+                    run,
+                    "tool",
+                    call_id=call_id,
+                    name=call["name"],
+                    arguments=call.get("arguments", ""),
+                    state="done" if ok else "failed",
+                )
         return pending
 
     def wrap_up(self, run: RunState, reason: StopReason) -> None:
         """One last call with tools off: what was found and what is missing; the answer is partial."""
-        run.items.append({"type": "message", "role": "user", "content": WRAP_UP.format(reason=reason.replace("_", " "))})
+        run.items.append(
+            {"type": "message", "role": "user", "content": WRAP_UP.format(reason=reason.replace("_", " "))}
+        )
         started = time.monotonic()
         # what is left of the budget, and never less than WRAP_UP_SECONDS: a run stopped on its seconds still says what it found
         try:
-            reply = self.call_model(run, tool_choice="none", seconds=seconds_left(self.limits.budget, run, started), at_least=WRAP_UP_SECONDS)
+            reply = self.call_model(
+                run,
+                tool_choice="none",
+                seconds=seconds_left(self.limits.budget, run, started),
+                at_least=WRAP_UP_SECONDS,
+            )
             run.items.extend(reply.output)
             text = reply.text
-            record = StepRecord(index=len(run.steps) + 1, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens, wrap_up=True)
+            record = StepRecord(
+                index=len(run.steps) + 1,
+                input_tokens=reply.usage.input_tokens,
+                output_tokens=reply.usage.output_tokens,
+                wrap_up=True,
+            )
         except (ModelRejected, ContextFull, BudgetSpent):
             run.items.pop()  # the wrap-up note was never sent
             text, record = "", StepRecord(index=len(run.steps) + 1, errors=1, wrap_up=True)
@@ -290,7 +339,9 @@ def initial_items(run: RunState) -> list[dict[str, Any]]:
         items.append({"type": "message", "role": "user", "content": turn.question})
         items.append({"type": "message", "role": "assistant", "content": turn.answer})
     if run.context_channel:
-        items.append({"type": "message", "role": "user", "content": VIEWING_CHANNEL.format(channel=run.context_channel)})
+        items.append(
+            {"type": "message", "role": "user", "content": VIEWING_CHANNEL.format(channel=run.context_channel)}
+        )
     items.append({"type": "message", "role": "user", "content": run.question})
     return items
 

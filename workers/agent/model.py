@@ -25,7 +25,9 @@ class ModelRequest:
     tools: list[dict[str, Any]]
     tool_choice: Literal["auto", "none"] = "auto"
     max_output_tokens: int = 25_000
-    text: dict[str, Any] | None = None  # the Responses API's `text` (e.g. a strict json_schema format); None: plain text
+    text: dict[str, Any] | None = (
+        None  # the Responses API's `text` (e.g. a strict json_schema format); None: plain text
+    )
     # The run's remaining working seconds: no try of this call (nor the pauses between its retries) outlives
     # them, since a worker's thread cannot be stopped from outside. None: the client's own timeout and retries.
     seconds_left: float | None = None
@@ -43,7 +45,9 @@ class ModelReply:
     calls: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
-    def of(cls, output: list[dict[str, Any]], usage: Usage, status: str = "completed", incomplete_reason: str | None = None) -> ModelReply:
+    def of(
+        cls, output: list[dict[str, Any]], usage: Usage, status: str = "completed", incomplete_reason: str | None = None
+    ) -> ModelReply:
         calls = [item for item in output if item.get("type") == "function_call"]
         texts = [
             part.get("text", "")
@@ -132,15 +136,21 @@ class ResponsesModel:
                 raise  # asked again by `respond`, on its own count
             except ModelUnavailable as exc:
                 if timeout < self.configured_timeout and isinstance(exc.__cause__, openai.APITimeoutError):
-                    raise BudgetSpent(f"model {self.model}: cut off after {timeout:.1f}s, the run's working seconds") from exc
+                    raise BudgetSpent(
+                        f"model {self.model}: cut off after {timeout:.1f}s, the run's working seconds"
+                    ) from exc
                 pause = _retry_pause(retry, exc.__cause__)
                 if retry == self.retries or time.monotonic() + pause >= deadline:
                     raise
-                log.warning("model %s: %s; trying again in %.1fs (%d of %d)", self.model, exc, pause, retry + 1, self.retries)
+                log.warning(
+                    "model %s: %s; trying again in %.1fs (%d of %d)", self.model, exc, pause, retry + 1, self.retries
+                )
                 time.sleep(pause)
         raise AssertionError("unreachable")
 
-    def _respond(self, request: ModelRequest, *, timeout: float | None = None, max_retries: int | None = None) -> ModelReply:
+    def _respond(
+        self, request: ModelRequest, *, timeout: float | None = None, max_retries: int | None = None
+    ) -> ModelReply:
         options: openai.RequestOptions = {**_REQUEST_OPTIONS}
         if timeout is not None:
             options["timeout"] = timeout
@@ -173,7 +183,7 @@ def _retry_pause(retry: int, error: BaseException | None) -> float:
         after = None
     if after is not None and 0 < after <= MAX_RETRY_AFTER_SECONDS:
         return after
-    return min(FIRST_RETRY_SECONDS * 2.0 ** retry, MAX_RETRY_SECONDS) * (1 - 0.25 * random.random())
+    return min(FIRST_RETRY_SECONDS * 2.0**retry, MAX_RETRY_SECONDS) * (1 - 0.25 * random.random())
 
 
 def _reply(body: object) -> ModelReply:
@@ -187,7 +197,11 @@ def _reply(body: object) -> ModelReply:
         raise TypeError(f"got {type(body).__name__} without an output list")
     details = body.get("usage") or {}
     cached = (details.get("input_tokens_details") or {}).get("cached_tokens")
-    usage = Usage(input_tokens=details.get("input_tokens") or 0, cached_tokens=cached or 0, output_tokens=details.get("output_tokens") or 0)
+    usage = Usage(
+        input_tokens=details.get("input_tokens") or 0,
+        cached_tokens=cached or 0,
+        output_tokens=details.get("output_tokens") or 0,
+    )
     output = [_as_input_item(_without_nulls(item)) for item in body["output"]]
     if not all(isinstance(item.get("type"), str) for item in output):
         raise TypeError("an output item has no type")
@@ -220,7 +234,8 @@ def _as_input_item(item: dict[str, Any]) -> dict[str, Any]:
     """Output items go back as input items; drop output-only fields the input schema does not take."""
     if item.get("type") == "message":
         item["content"] = [
-            {k: v for k, v in part.items() if k in ("type", "text", "annotations", "logprobs")} for part in item.get("content", [])
+            {k: v for k, v in part.items() if k in ("type", "text", "annotations", "logprobs")}
+            for part in item.get("content", [])
         ]
     if item.get("type") == "reasoning":
         item.pop("status", None)

@@ -34,7 +34,9 @@ _ISSUE_HIT = re.compile(r"^#\d+ ")
 _ISSUE_TOP = re.compile(r"^#(\d+) \[", re.M)  # search_issues' first hit
 _TOOL_NOTE = re.compile(r"^\[(?:cut|more|body cut)\b[^\]]*\]$")  # how to read on: for the model, not the reader
 _UNKNOWN = re.compile(r"^\(No doc mentions: (.+?)\. If those words", re.M)
-_UNCOVERED = re.compile("^" + re.escape(UNCOVERED.split("{")[0]) + r"(.+?), and no section", re.M)  # search's calibrated "not covered"
+_UNCOVERED = re.compile(
+    "^" + re.escape(UNCOVERED.split("{")[0]) + r"(.+?), and no section", re.M
+)  # search's calibrated "not covered"
 READS = 2  # doc sections read per question: search's best two (its first is right about 6 times in 10)
 MAX_QUERY = 500  # search_docs reads this much of a query
 
@@ -45,7 +47,9 @@ class OfflineModel:
     def respond(self, request: ModelRequest) -> ModelReply:
         question, turn = _current_turn(request.input)
         calls = {item["call_id"]: item for item in turn if item.get("type") == "function_call"}
-        outputs = {item["call_id"]: str(item.get("output", "")) for item in turn if item.get("type") == "function_call_output"}
+        outputs = {
+            item["call_id"]: str(item.get("output", "")) for item in turn if item.get("type") == "function_call_output"
+        }
         done = {calls[cid]["name"]: outputs[cid] for cid in outputs if cid in calls}
         step = len({item.get("call_id") for item in turn if item.get("type") == "function_call"})
         usage = Usage(input_tokens=tokens.count(json.dumps(request.input)), output_tokens=0)
@@ -59,7 +63,11 @@ class OfflineModel:
         if not done or _code_unavailable(done):  # no code synced: its hint says to answer from the docs and issues
             issue = _ISSUE.search(question)
             if issue:
-                return self._calls([("get_issue", {"issue_id": int(issue.group(1)), "include": ["body", "comments", "labels"]})], step, usage)
+                return self._calls(
+                    [("get_issue", {"issue_id": int(issue.group(1)), "include": ["body", "comments", "labels"]})],
+                    step,
+                    usage,
+                )
             words = " ".join(keywords(question)) or question  # the issues' index matches words only
             return self._calls(
                 [
@@ -104,11 +112,17 @@ class OfflineModel:
         }
         return ModelReply.of([item], usage)
 
-    def _answer(self, question: str, turn: list[dict[str, Any]], usage: Usage, request: ModelRequest, step: int) -> ModelReply:
+    def _answer(
+        self, question: str, turn: list[dict[str, Any]], usage: Usage, request: ModelRequest, step: int
+    ) -> ModelReply:
         """The extractive answer; where `hand_off` is offered (a help channel) and nothing relevant was
         found, the call that hands the question to the maintainers instead."""
         names = {item["call_id"]: item["name"] for item in turn if item.get("type") == "function_call"}
-        results = [(names.get(item["call_id"], ""), str(item.get("output", ""))) for item in turn if item.get("type") == "function_call_output"]
+        results = [
+            (names.get(item["call_id"], ""), str(item.get("output", "")))
+            for item in turn
+            if item.get("type") == "function_call_output"
+        ]
         text, confident = verdict(question, results)
         if not confident and request.tool_choice != "none" and any(t.get("name") == HAND_OFF for t in request.tools):
             return self._calls([(HAND_OFF, {"looked_at": looked_at(turn)})], step, usage)
@@ -196,7 +210,13 @@ def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
     found = [(name, _shown_lines(name, output)) for name, output in results if not output.startswith("Error")]
     seen = ["\n".join(lines) for _, lines in found]
     absent = [w for w in _not_in_docs(results) if w in asked.absent_from(seen)]  # no doc has it, nor any result shown
-    sections = [r for r in (offline_docs.read(out) for name, out in results if name == "get_doc_section" and not out.startswith("Error")) if r]
+    sections = [
+        r
+        for r in (
+            offline_docs.read(out) for name, out in results if name == "get_doc_section" and not out.startswith("Error")
+        )
+        if r
+    ]
     by_number = _ISSUE.search(question) is not None
     issues = [lines for name, lines in found if name == "get_issue" and lines]
     if not by_number:  # an issue read for "has anyone reported X?" leads only if it is about X
@@ -233,7 +253,11 @@ def _numbers(issues: list[list[str]]) -> list[int]:
 def _shown_lines(name: str, output: str) -> list[str]:
     """A result's lines worth quoting: no code fences, no read-on notes, and of a search only its hits
     (its first line echoes the question's own words)."""
-    lines = [ln.rstrip() for ln in output.splitlines() if ln.strip() and not ln.startswith("```") and not _TOOL_NOTE.match(ln)]
+    lines = [
+        ln.rstrip()
+        for ln in output.splitlines()
+        if ln.strip() and not ln.startswith("```") and not _TOOL_NOTE.match(ln)
+    ]
     if name.startswith("search_"):
         lines = [ln.strip() for ln in lines if _DOC_HIT.match(ln.strip()) or _ISSUE_HIT.match(ln.strip())]
     return lines
@@ -253,7 +277,11 @@ def _issue_summary(lines: list[str], words: set[str]) -> str:
     comment that resolved it: that is where the answer is."""
     issue = parse_issue(lines)
     resolution = issue.resolution()
-    text = phrases.OFFLINE_ISSUE.format(header=issue.header) + "\n" + _quote(_best_lines(issue.body, words, 4 if resolution else 6))
+    text = (
+        phrases.OFFLINE_ISSUE.format(header=issue.header)
+        + "\n"
+        + _quote(_best_lines(issue.body, words, 4 if resolution else 6))
+    )
     if resolution:
         text += "\n" + phrases.OFFLINE_RESOLUTION.format(author=resolution.author, number=resolution.number)
         text += "\n" + _quote(resolution.lines[:8])

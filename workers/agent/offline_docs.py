@@ -77,7 +77,9 @@ def answer(asked: Question, sections: list[Read]) -> str | None:
     useful = [s for s in sections if s.blocks and asked.names_all(s.text)]
     if not useful:
         return None
-    best = useful[0]  # search's order: taking the section sharing most words instead did worse (bench/offline_answers.py)
+    best = useful[
+        0
+    ]  # search's order: taking the section sharing most words instead did worse (bench/offline_answers.py)
     prose, code = _best_passage(asked, best.blocks)
     found = asked.found_in(best.text)
     if not found:
@@ -85,8 +87,12 @@ def answer(asked: Question, sections: list[Read]) -> str | None:
     else:
         shared = listing([f"“{w}”" for w in found])
         sure = (phrases.OFFLINE_SURE if asked.answered_by(best.text) else phrases.OFFLINE_UNSURE).format(found=shared)
-    parts = [phrases.OFFLINE_FROM_DOCS.format(where=best.where), *([_quote(prose)] if prose else []),
-             *([_fenced(code)] if code else []), sure]
+    parts = [
+        phrases.OFFLINE_FROM_DOCS.format(where=best.where),
+        *([_quote(prose)] if prose else []),
+        *([_fenced(code)] if code else []),
+        sure,
+    ]
     others = [s.where for s in useful[1:]]
     if others:
         parts.append(phrases.OFFLINE_SEE_ALSO.format(where=listing(others)))

@@ -101,7 +101,9 @@ def listing(words: list[str]) -> str:
 ISSUE_QUESTION = re.compile(
     r"\b(?:has|have|did)\s+(?:any(?:one|body)|some(?:one|body)|people|others?|you)\s+(?:ever\s+|already\s+)?"
     r"(?:reported|filed|raised|asked|seen|hit|had|run\s+into|opened)\b|\bis\s+there\s+(?:an?|any)\s+(?:open\s+|known\s+)?"
-    r"(?:issue|bug|ticket|report)s?\b|\b(?:known|open)\s+(?:bug|issue|problem)s?\b|\bbeen\s+reported\b", re.IGNORECASE)
+    r"(?:issue|bug|ticket|report)s?\b|\b(?:known|open)\s+(?:bug|issue|problem)s?\b|\bbeen\s+reported\b",
+    re.IGNORECASE,
+)
 
 
 def is_issue_question(question: str) -> bool:

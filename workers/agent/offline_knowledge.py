@@ -18,19 +18,28 @@ from workers.agent.offline_evidence import Question, keywords
 from workers.wording import OFFLINE_NOTE
 
 Call = tuple[str, dict[str, Any]]
-_HISTORY = re.compile(r"\b(releases?|released|shipped|changelog|pull requests?|PRs?|merged|discussions?|discussed)\b|\bfixed in\b", re.I)
-_KINDS = (("release", re.compile(r"\b(release[sd]?|shipped|changelog|version)\b", re.I)),
-          ("pull_request", re.compile(r"\b(pull requests?|PRs?|merged)\b", re.I)),
-          ("discussion", re.compile(r"\b(discussions?|discussed)\b", re.I)))
-_CODE = re.compile(r"\bwhere\s+(is|are|does|do)\b|\bwhich\s+(file|function|class|module)\b|\bin the (code|source)\b"
-                   r"|\b(defined|implemented|source code)\b", re.I)
+_HISTORY = re.compile(
+    r"\b(releases?|released|shipped|changelog|pull requests?|PRs?|merged|discussions?|discussed)\b|\bfixed in\b", re.I
+)
+_KINDS = (
+    ("release", re.compile(r"\b(release[sd]?|shipped|changelog|version)\b", re.I)),
+    ("pull_request", re.compile(r"\b(pull requests?|PRs?|merged)\b", re.I)),
+    ("discussion", re.compile(r"\b(discussions?|discussed)\b", re.I)),
+)
+_CODE = re.compile(
+    r"\bwhere\s+(is|are|does|do)\b|\bwhich\s+(file|function|class|module)\b|\bin the (code|source)\b"
+    r"|\b(defined|implemented|source code)\b",
+    re.I,
+)
 _DOCS = re.compile(r"\b(documented|docs|documentation|configured|config)\b", re.I)
 _IDENTIFIER = re.compile(r"\b[A-Za-z]\w*(?:_\w+|[a-z][A-Z]\w*|\.[A-Za-z_]\w*)\b")
 _CODE_HIT = re.compile(r"^- (\S+) L(\d+)-L(\d+)(?: defines ([^ ]+(?:, [^ ]+)*))? (\S+)$")
 _HISTORY_HIT = re.compile(r"^- (PR|release|discussion) #?(\S+) \[")
 _KIND_OF = {"PR": "pull_request", "release": "release", "discussion": "discussion"}
 _NUMBERED = re.compile(r"^(\d+): ?(.*)$")
-_HISTORY_WORDS = frozenset("release releases released shipped changelog pull request requests pr prs merged discussion discussions discussed fixed fix version which".split())
+_HISTORY_WORDS = frozenset(
+    "release releases released shipped changelog pull request requests pr prs merged discussion discussions discussed fixed fix version which".split()
+)
 
 
 def reply(question: str, done: dict[str, str], may_call: bool) -> list[Call] | str | None:
@@ -63,9 +72,11 @@ def _first_calls(question: str) -> list[Call] | None:
     names = _IDENTIFIER.findall(question)
     if names:  # the docs and issues as always, and the code that may define the name
         query = " ".join(words) or question
-        return [("search_docs", {"query": query, "k": 3}),
-                ("search_issues", {"query": query, "state": None, "limit": 5, "detail": "concise"}),
-                ("search_code", {"query": " ".join(names), "path_prefix": None, "limit": 3})]
+        return [
+            ("search_docs", {"query": query, "k": 3}),
+            ("search_issues", {"query": query, "state": None, "limit": 5, "detail": "concise"}),
+            ("search_code", {"query": " ".join(names), "path_prefix": None, "limit": 3}),
+        ]
     return None
 
 
@@ -108,9 +119,13 @@ def _code_answer(question: str, output: str) -> str | None:
     numbered = [m for m in map(_NUMBERED.match, body.splitlines()) if m]
     words = {w.lower() for w in keywords(question)}
     best = set(map(id, _best(numbered, lambda m: m.group(2), words, 5)))
-    picked = [m for i, m in enumerate(numbered) if i < 3 or id(m) in best][:8]  # the definition's head, then what matches
+    picked = [m for i, m in enumerate(numbered) if i < 3 or id(m) in best][
+        :8
+    ]  # the definition's head, then what matches
     quote = "\n".join(f"> `{m.group(1)}: {m.group(2).rstrip()}`" for m in picked)
-    intro = phrases.OFFLINE_FROM_CODE.format(path=found.group(1), start=found.group(2), end=found.group(3), link=found.group(4))
+    intro = phrases.OFFLINE_FROM_CODE.format(
+        path=found.group(1), start=found.group(2), end=found.group(3), link=found.group(4)
+    )
     return f"{intro}\n{quote}\n\n{OFFLINE_NOTE}"
 
 

@@ -57,7 +57,9 @@ def _calls(items: Sequence[Mapping[str, Any]]) -> tuple[dict[str, int], list[str
         if not isinstance(call_id, str) or not call_id:
             problems.append(f"item {i}: function_call {item.get('name')!r} has no call_id")
         elif call_id in calls:
-            problems.append(f"item {i}: duplicate call_id {call_id!r} (also the function_call at item {calls[call_id]})")
+            problems.append(
+                f"item {i}: duplicate call_id {call_id!r} (also the function_call at item {calls[call_id]})"
+            )
         else:
             calls[call_id] = i
     return calls, problems
@@ -74,7 +76,9 @@ def _outputs(items: Sequence[Mapping[str, Any]], calls: Mapping[str, int]) -> tu
         if not isinstance(call_id, str) or call_id not in calls:
             problems.append(f"item {i}: orphan function_call_output: no function_call has call_id {call_id!r}")
         elif i < calls[call_id]:
-            problems.append(f"item {i}: function_call_output for {call_id!r} comes before its function_call (item {calls[call_id]})")
+            problems.append(
+                f"item {i}: function_call_output for {call_id!r} comes before its function_call (item {calls[call_id]})"
+            )
         else:
             outputs.setdefault(call_id, []).append(i)
     return outputs, problems
@@ -104,7 +108,9 @@ def _reasoning(items: Sequence[Mapping[str, Any]]) -> list[str]:
         while j < len(items) and items[j].get("type") == "reasoning":
             j += 1
         if j == len(items):
-            problems.append(f"item {i}: reasoning {item.get('id')!r} ends the transcript, cut off from its turn's output")
+            problems.append(
+                f"item {i}: reasoning {item.get('id')!r} ends the transcript, cut off from its turn's output"
+            )
         elif not is_model_output(items[j]):
             problems.append(
                 f"item {i}: reasoning {item.get('id')!r} is followed by a {_describe(items[j])} (item {j}),"

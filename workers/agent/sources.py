@@ -45,6 +45,8 @@ def _cites(text: str, doc_id: str) -> bool:
         forms = rf"`{name}`|(?<![\w-]){name} §|\(\s*{name}\s*[),;]|\bsee\s+{name}(?![\w-])|\]\({name}(?![\w-])"
         return re.search(forms, text, re.IGNORECASE) is not None
     return _mentions(text, doc_id)
+
+
 def source_url(source: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str | None:
     """Where a source lives ('#12' under the issues URL, a doc id under the docs URL, a URL (a permalink,
     a PR) is its own); None without a base. `{id}` in the base URL is replaced; otherwise the id is

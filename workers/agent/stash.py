@@ -48,4 +48,6 @@ class RedisStash:
             return None
         end = tokens.split_point(token_ids, offset, self.page_tokens)
         next_offset = end if end < len(token_ids) else None
-        return StashPage(text=tokens.decode(token_ids[offset:end]), next_offset=next_offset, total_tokens=len(token_ids))
+        return StashPage(
+            text=tokens.decode(token_ids[offset:end]), next_offset=next_offset, total_tokens=len(token_ids)
+        )

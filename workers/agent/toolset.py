@@ -28,8 +28,11 @@ WORDS = {
         r"\b(?:(?<!error )(?<!orb )(?<!exit )(?<!status )code|codebase|source code|sources?|files?|functions?|methods?"
         r"|class(?:es)?|modules?|implement\w*|repos?|repository|repositories|pull requests?|prs?|commits?|merged?"
         r"|releases?|released|changelogs?|diffs?|patch(?:es|ed)?|regress\w*|introduc\w*|history|discussions?"
-        r"|fixed (?:in|by)|which (?:version|release)|since when|when was|where (?:is|are|does|do)|v?\d+\.\d+\.\d+|v\d+\.\d+|" + _FILES + r")\b",
-        re.IGNORECASE),
+        r"|fixed (?:in|by)|which (?:version|release)|since when|when was|where (?:is|are|does|do)|v?\d+\.\d+\.\d+|v\d+\.\d+|"
+        + _FILES
+        + r")\b",
+        re.IGNORECASE,
+    ),
     ACTIONS: re.compile(
         r"\b(?:label (?:it|this|that|them|issue|#?\d+)|add (?:a |the )?(?:[\w:-]+ )?labels?|(?:post|add|leave|write) "
         r"(?:a |an )?(?:comment|reply|note)|comment on|close (?:it|this|that|them|issue|#?\d+)|reopen\w*"
@@ -37,15 +40,17 @@ WORDS = {
         r"|report (?:it|this|that)"
         r"|mark (?:it|this|them|#?\d+) as|duplicate of|link (?:it|this|that|them|issue|#?\d+)|notify (?:me|us)"
         r"|let (?:me|us) know when|tell (?:#?\d+|them|the reporter|the author|everyone)|let #?\d+ know|thank \w+ (?:on|in) #?\d+|triage)\b",
-        re.IGNORECASE),
+        re.IGNORECASE,
+    ),
 }
 FOLLOW_UPS: dict[str, tuple[str, ...]] = {}  # tools a call brings in after it (none yet: link_issue is in no group)
 
 
 def asked(items: Sequence[Mapping[str, Any]]) -> str:
     """What the person wrote in the run: every user message's text."""
-    return "\n".join(text_of(i.get("content")) for i in items
-                     if i.get("type", "message") == "message" and i.get("role") == "user")
+    return "\n".join(
+        text_of(i.get("content")) for i in items if i.get("type", "message") == "message" and i.get("role") == "user"
+    )
 
 
 def offered_names(names: Sequence[str], items: Sequence[Mapping[str, Any]]) -> set[str]:

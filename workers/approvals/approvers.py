@@ -124,8 +124,9 @@ class SlackDirectory:
         self.ttl = ttl
 
     def members(self, group: str) -> frozenset[str]:
-        found = self._cached(group_key(group), lambda: sorted(
-            self.client.usergroups_users_list(usergroup=group).get("users") or []))
+        found = self._cached(
+            group_key(group), lambda: sorted(self.client.usergroups_users_list(usergroup=group).get("users") or [])
+        )
         return frozenset(found or ())
 
     def is_admin(self, user: str) -> bool:

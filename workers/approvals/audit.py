@@ -69,8 +69,16 @@ def issue_of(arguments: str) -> str:
     return str(number) if isinstance(number, int) else ""
 
 
-def entries(conn: redis.Redis, *, issue: int | None = None, user: str | None = None, limit: int = 50,
-            batch: int = 500, where: Callable[[Entry], bool] | None = None, read_at_most: int | None = None) -> list[Entry]:
+def entries(
+    conn: redis.Redis,
+    *,
+    issue: int | None = None,
+    user: str | None = None,
+    limit: int = 50,
+    batch: int = 500,
+    where: Callable[[Entry], bool] | None = None,
+    read_at_most: int | None = None,
+) -> list[Entry]:
     """Newest first, at most `limit`, optionally only those about `issue`, involving `user` or passing `where`;
     with `read_at_most`, no more entries than that are read (the console's search stays bounded)."""
     found: list[Entry] = []
@@ -101,9 +109,12 @@ def render(found: list[Entry]) -> str:
     lines = []
     for e in found:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(e.at))
-        who = {"request": f"requested by {e.get('requester') or '-'}",
-               "decision": f"{e.get('decision') or '-'} by {e.get('decider') or '-'}",
-               "revision": f"changed by {e.get('decider') or '-'}", "result": f"result: {e.get('decision') or '-'}"}.get(e.kind, e.kind)
+        who = {
+            "request": f"requested by {e.get('requester') or '-'}",
+            "decision": f"{e.get('decision') or '-'} by {e.get('decider') or '-'}",
+            "revision": f"changed by {e.get('decider') or '-'}",
+            "result": f"result: {e.get('decision') or '-'}",
+        }.get(e.kind, e.kind)
         call = f"{e.get('tool')}({e.get('arguments')})"
         tail = f"  -> {clip(' '.join(str(e.get('result')).split()), 120, '...')}" if e.get("result") else ""
         lines.append(f"{when}Z  {e.kind:<8}  run {e.get('run')}  {call}  {who}{tail}")

@@ -81,7 +81,13 @@ if refused then return refused end
 local user = ARGV[2]
 """
 
-_DECIDE = LUA_NOW + LUA_AUDIT + LUA_MISPLACED + LUA_REFUSAL + LUA_LOAD + """
+_DECIDE = (
+    LUA_NOW
+    + LUA_AUDIT
+    + LUA_MISPLACED
+    + LUA_REFUSAL
+    + LUA_LOAD
+    + """
 if f['status'] ~= 'pending' or now >= tonumber(f['expires_at']) then return {'stale', raw} end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decider', user, 'decider_name', ARGV[3], 'decided_at', tostring(now))
 adopt(KEYS[1], f, 7)
@@ -107,6 +113,7 @@ if closed == '1' and #ARGV > 11 and ARGV[12] == f['run_id'] then
 end
 return {'decided', redis.call('HGETALL', KEYS[1]), closed, queued}
 """
+)
 
 
 @dataclass(frozen=True)
@@ -153,27 +160,65 @@ class Unsettled:
 Outcome = Decided | Stale | Missing | Misplaced | Refused | Unsettled
 
 
-def decide(conn: redis.Redis, pending_id: str, decision: Decision, decider: str, decider_name: str = "",
-           standing: Standing | None = None, *, place: Place | None = None, resume: JobTemplate | None = None) -> Outcome:
+def decide(
+    conn: redis.Redis,
+    pending_id: str,
+    decision: Decision,
+    decider: str,
+    decider_name: str = "",
+    standing: Standing | None = None,
+    *,
+    place: Place | None = None,
+    resume: JobTemplate | None = None,
+) -> Outcome:
     """Decide `pending_id` for `decider` in one round trip. `standing`: the clicker's right as the policy
     gives it (approvers.standing); None when the caller has authorized `decider` itself. `place`: where
     the click came from (every click handler passes it; None only for callers with no click). `resume`:
     the job template the closing click queues the step's resume with, in the same script."""
     right = standing if standing is not None else Standing.known(decider, True)
-    outcome, approval, reply = run_checked(conn, _DECIDE, pending_id, decision, decider, decider_name, right, place,
-                                           [STEP_KEY_PREFIX], _resume_args(resume, pending_id) if resume else [])
+    outcome, approval, reply = run_checked(
+        conn,
+        _DECIDE,
+        pending_id,
+        decision,
+        decider,
+        decider_name,
+        right,
+        place,
+        [STEP_KEY_PREFIX],
+        _resume_args(resume, pending_id) if resume else [],
+    )
     if outcome == "decided" and approval is not None:
         return Decided(approval, text(reply[2]) == "1", text(reply[3]) == "1")
     return not_done(outcome, approval)
 
 
-def run_checked(conn: redis.Redis, script: str, pending_id: str, first: str, user: str, name: str, right: Standing,
-                place: Place | None, slot7: list[str], tail: list[bytes | str]) -> tuple[str, Approval | None, Any]:
+def run_checked(
+    conn: redis.Redis,
+    script: str,
+    pending_id: str,
+    first: str,
+    user: str,
+    name: str,
+    right: Standing,
+    place: Place | None,
+    slot7: list[str],
+    tail: list[bytes | str],
+) -> tuple[str, Approval | None, Any]:
     """Run a script built on `LUA_LOAD` (the decision's, a revision's) with its KEYS and ARGV laid out as it
     expects; (its outcome, the approval as it left it when there is one, the raw reply)."""
     keys = [approval_key(pending_id), right.key or approval_key(pending_id), AUDIT_KEY]
-    args = [first, user, name, _flag(right.granted), _flag(right.asker_counts), right.lookup or "", *(slot7 or [""]),
-            *(place.args() if place is not None else ["", "", "", ""]), *tail]
+    args = [
+        first,
+        user,
+        name,
+        _flag(right.granted),
+        _flag(right.asker_counts),
+        right.lookup or "",
+        *(slot7 or [""]),
+        *(place.args() if place is not None else ["", "", "", ""]),
+        *tail,
+    ]
     reply = run_script(conn, script, keys, args)
     outcome = text(reply[0])
     if outcome in ("missing", "misplaced"):
@@ -192,9 +237,18 @@ def not_done(outcome: str, approval: Approval | None) -> Stale | Missing | Mispl
     return Refused(approval) if outcome == "refused" else Unsettled(approval)
 
 
-def settle(conn: redis.Redis, unsettled: Unsettled, decision: Decision, decider: str, decider_name: str,
-           policy: Policy, directory: Directory, *, place: Place | None = None,
-           resume: JobTemplate | None = None) -> Decided | Stale | Missing | Misplaced | Refused:
+def settle(
+    conn: redis.Redis,
+    unsettled: Unsettled,
+    decision: Decision,
+    decider: str,
+    decider_name: str,
+    policy: Policy,
+    directory: Directory,
+    *,
+    place: Place | None = None,
+    resume: JobTemplate | None = None,
+) -> Decided | Stale | Missing | Misplaced | Refused:
     """After `Unsettled`: ask the directory (its answer cached for the next click; a failed lookup grants
     nothing), then decide with the clicker's right settled: one more round trip."""
     approval = unsettled.approval
@@ -208,8 +262,11 @@ def resume_lost(conn: redis.Redis, stale: Approval) -> bool:
     """A decided call whose step closed but whose resume job does not exist (the bot died between
     deciding and enqueueing): a later click on the card repairs it. The EXISTS comes last, so a click
     on an open step costs one round trip, not two."""
-    return (stale.decided and step_complete(conn, stale.run_id, stale.step)
-            and not resume_queued(conn, stale.run_id, stale.step))
+    return (
+        stale.decided
+        and step_complete(conn, stale.run_id, stale.step)
+        and not resume_queued(conn, stale.run_id, stale.step)
+    )
 
 
 def maybe_recorded(exc: redis.RedisError) -> bool:
@@ -224,8 +281,14 @@ def _resume_args(template: JobTemplate, pending_id: str) -> list[bytes | str]:
     would: the run (a pending id is `{run_id}.{call_id}`; the script checks it against the record), the
     job id and key prefixes (the script appends the step), the queue, RQ's set of queues, the hash."""
     run_id = pending_id.partition(".")[0]
-    return [run_id, resume_job_prefix(run_id), Job.redis_job_namespace_prefix, template.queue_key, template.queues_key,
-            *template.fields_for(run_id)]
+    return [
+        run_id,
+        resume_job_prefix(run_id),
+        Job.redis_job_namespace_prefix,
+        template.queue_key,
+        template.queues_key,
+        *template.fields_for(run_id),
+    ]
 
 
 def _flag(value: bool) -> str:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("atlas.gate")
 
+
 def pause(rt: WorkerParts, run: RunState) -> None:
     """Open the paused step's approvals and schedule their expiry (the loop's `on_pause` hook)."""
     if not run.pending:
@@ -95,8 +96,15 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
     return False
 
 
-def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext,
-                 registry: Registry | None = None) -> str:
+def run_approved(
+    rt: WorkerParts,
+    run: RunState,
+    call: PendingCall,
+    approval: Approval,
+    reporter: Reporter,
+    ctx: ToolContext,
+    registry: Registry | None = None,
+) -> str:
     """Execute an approved call through the ledger (at most once per run and call id), audited; returns
     the output the model reads. The triage inbox (workers/inbox/job.py) runs its approved actions here too;
     `registry`: the tools to run it with when not the worker's (an Undo's, tools/undo_tools.py)."""
@@ -106,43 +114,82 @@ def run_approved(rt: WorkerParts, run: RunState, call: PendingCall, approval: Ap
         case ledger.AlreadyDone():
             return claim.output
         case ledger.InDoubt():
-            log.error("run %s: %s (%s) was claimed by %s and never recorded; not running it again",
-                      run.id, call.name, call.call_id, claim.claimed_by)
+            log.error(
+                "run %s: %s (%s) was claimed by %s and never recorded; not running it again",
+                run.id,
+                call.name,
+                call.call_id,
+                claim.claimed_by,
+            )
             return _in_doubt(rt, run, call, approval, reporter, IN_DOUBT, "interrupted after approval")
         case ledger.Claimed():
             if claim.resumed:
-                log.warning("run %s: resuming %s (%s): the attempt before stopped before sending it",
-                            run.id, call.name, call.call_id)
-            return _execute(rt, run, call, approval, reporter, ctx, claim.token if guarded else None,
-                            registry or rt.registry)
+                log.warning(
+                    "run %s: resuming %s (%s): the attempt before stopped before sending it",
+                    run.id,
+                    call.name,
+                    call.call_id,
+                )
+            return _execute(
+                rt, run, call, approval, reporter, ctx, claim.token if guarded else None, registry or rt.registry
+            )
         case _:
             assert_never(claim)
 
 
-def _in_doubt(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter,
-              output: str, why: str) -> str:
+def _in_doubt(
+    rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, output: str, why: str
+) -> str:
     """A call that may have happened (claimed but never recorded, or sent and not confirmed by the tracker):
     recorded as done if the tracker shows it, else in doubt (reported in the thread and to the model as
     `output`), never run again."""
     found = _settle(rt, run, call)
     if found is not None:  # the tracker shows the write happened: record it, never write again
         ledger.record(rt.conn, run.id, call.call_id, found, True)
-        audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
-                     issue=approval.issue, requester=approval.requester, decider=approval.decider,
-                     decision="done", result=f"{found} (found on the tracker after an interruption)")
+        audit.append(
+            rt.conn,
+            "result",
+            run=run.id,
+            pending_id=call.pending_id,
+            tool=call.name,
+            arguments=call.arguments,
+            issue=approval.issue,
+            requester=approval.requester,
+            decider=approval.decider,
+            decision="done",
+            result=f"{found} (found on the tracker after an interruption)",
+        )
         _tell_platform(rt, run, approval, result=ToolOutput(found, True))
         return found
-    audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
-                 issue=approval.issue, requester=approval.requester, decider=approval.decider, decision="in_doubt",
-                 result=f"{why}; may or may not have happened; not retried")
+    audit.append(
+        rt.conn,
+        "result",
+        run=run.id,
+        pending_id=call.pending_id,
+        tool=call.name,
+        arguments=call.arguments,
+        issue=approval.issue,
+        requester=approval.requester,
+        decider=approval.decider,
+        decision="in_doubt",
+        result=f"{why}; may or may not have happened; not retried",
+    )
     reporter.event(run, "in_doubt", pending_id=call.pending_id, name=call.name, arguments=call.arguments)
     _tell_platform(rt, run, approval, in_doubt=True)
     ledger.settle_in_doubt(rt.conn, run.id, call.call_id, output)
     return output
 
 
-def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, reporter: Reporter, ctx: ToolContext,
-             token: str | None, registry: Registry) -> str:
+def _execute(
+    rt: WorkerParts,
+    run: RunState,
+    call: PendingCall,
+    approval: Approval,
+    reporter: Reporter,
+    ctx: ToolContext,
+    token: str | None,
+    registry: Registry,
+) -> str:
     """This attempt owns the call: validate it again (the tracker may have changed), run it, record it.
     A write the tracker did not confirm is settled from the tracker like an interrupted one. With `token`
     the tracker marks the claim sent right before its request leaves; an attempt that lost the claim to
@@ -161,15 +208,31 @@ def _execute(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approv
         else:
             output = execute(registry, call.name, checked, replace(ctx, call_id=call.call_id))
     if lost:
-        log.warning("run %s: %s (%s) was taken over by another attempt; this one sent nothing", run.id, call.name, call.call_id)
+        log.warning(
+            "run %s: %s (%s) was taken over by another attempt; this one sent nothing", run.id, call.name, call.call_id
+        )
         return output.text
     if output.in_doubt:
-        log.warning("run %s: %s (%s) was sent but not confirmed by the tracker; settling it", run.id, call.name, call.call_id)
-        return _in_doubt(rt, run, call, approval, reporter, IN_DOUBT_UNCONFIRMED, "sent, the tracker did not confirm it")
+        log.warning(
+            "run %s: %s (%s) was sent but not confirmed by the tracker; settling it", run.id, call.name, call.call_id
+        )
+        return _in_doubt(
+            rt, run, call, approval, reporter, IN_DOUBT_UNCONFIRMED, "sent, the tracker did not confirm it"
+        )
     ledger.record(rt.conn, run.id, call.call_id, output.text, output.ok)
-    audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=call.name, arguments=call.arguments,
-                 issue=approval.issue, requester=approval.requester, decider=approval.decider,
-                 decision="done" if output.ok else "failed", result=output.text)
+    audit.append(
+        rt.conn,
+        "result",
+        run=run.id,
+        pending_id=call.pending_id,
+        tool=call.name,
+        arguments=call.arguments,
+        issue=approval.issue,
+        requester=approval.requester,
+        decider=approval.decider,
+        decision="done" if output.ok else "failed",
+        result=output.text,
+    )
     _tell_platform(rt, run, approval, result=output)
     return output.text
 
@@ -184,15 +247,21 @@ def _settle(rt: WorkerParts, run: RunState, call: PendingCall) -> str | None:
         return None
 
 
-def _tell_platform(rt: WorkerParts, run: RunState, approval: Approval, *, result: ToolOutput | None = None, in_doubt: bool = False) -> None:
+def _tell_platform(
+    rt: WorkerParts, run: RunState, approval: Approval, *, result: ToolOutput | None = None, in_doubt: bool = False
+) -> None:
     """Edit the card with the result; for an in-doubt call also say so in the thread (on the run's own
     chat platform). Never fails the run."""
     platform = rt.platform_for(run.origin.kind)
     if platform is None:
         return
     try:
-        platform.card_decided(approval, result=for_people(result.text) if result else None, ok=bool(result and result.ok),
-                              in_doubt=in_doubt)
+        platform.card_decided(
+            approval,
+            result=for_people(result.text) if result else None,
+            ok=bool(result and result.ok),
+            in_doubt=in_doubt,
+        )
         if in_doubt:
             platform.notice_in_doubt(run, approval, _issue_url(rt, approval))
     except Exception:

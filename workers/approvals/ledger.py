@@ -63,8 +63,10 @@ def ledger_key(run_id: str) -> str:
     return f"atlas:ledger:{run_id}"
 
 
-_SWAP = ("if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('hset', KEYS[1], ARGV[1], ARGV[3]) return 1 end"
-         " return 0")
+_SWAP = (
+    "if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('hset', KEYS[1], ARGV[1], ARGV[3]) return 1 end"
+    " return 0"
+)
 
 
 def claim(conn: redis.Redis, run_id: str, call_id: str, *, sent: bool = True) -> Claim:
@@ -105,8 +107,15 @@ def mark_sent(conn: redis.Redis, run_id: str, call_id: str, token: str) -> bool:
 
 
 def _mark(token: str, sent: bool) -> str:
-    return json.dumps({"state": "executing", "at": time.time(), "by": f"{socket.gethostname()}:{os.getpid()}",
-                       "token": token, "sent": sent})
+    return json.dumps(
+        {
+            "state": "executing",
+            "at": time.time(),
+            "by": f"{socket.gethostname()}:{os.getpid()}",
+            "token": token,
+            "sent": sent,
+        }
+    )
 
 
 def record(conn: redis.Redis, run_id: str, call_id: str, output: str, ok: bool) -> None:
@@ -117,8 +126,13 @@ def record(conn: redis.Redis, run_id: str, call_id: str, output: str, ok: bool) 
 
 def settle_in_doubt(conn: redis.Redis, run_id: str, call_id: str, output: str) -> None:
     """After an in-doubt call was reported: keep the evidence, and give later attempts its error output."""
-    entry = {**(entry_of(conn, run_id, call_id) or {}), "state": "in_doubt", "output": output, "ok": False,
-             "reported_at": time.time()}
+    entry = {
+        **(entry_of(conn, run_id, call_id) or {}),
+        "state": "in_doubt",
+        "output": output,
+        "ok": False,
+        "reported_at": time.time(),
+    }
     conn.hset(ledger_key(run_id), call_id, json.dumps(entry))
 
 

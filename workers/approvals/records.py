@@ -46,7 +46,10 @@ end
 """
 
 # KEYS: step, approval..., audit. ARGV: ttl, keep, ids_csv, the run's platform and team, then per call: 8 fields.
-_OPEN = LUA_NOW + LUA_AUDIT + """
+_OPEN = (
+    LUA_NOW
+    + LUA_AUDIT
+    + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local n = #KEYS - 2
 local expires = now + tonumber(ARGV[1])
@@ -62,9 +65,13 @@ for i = 1, n do
 end
 return n
 """
+)
 
 # KEYS: step, approval..., audit. Expires the step's undecided calls.
-_EXPIRE = LUA_NOW + LUA_AUDIT + """
+_EXPIRE = (
+    LUA_NOW
+    + LUA_AUDIT
+    + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
 local expired = 0
 for i = 2, #KEYS - 1 do
@@ -79,6 +86,7 @@ local claimed = 0
 if tonumber(redis.call('HGET', KEYS[1], 'open')) <= 0 then claimed = redis.call('HSETNX', KEYS[1], 'resume', tostring(now)) end
 return {expired, claimed}
 """
+)
 
 
 class Approval(BaseModel):
@@ -134,8 +142,13 @@ def open_step(conn: redis.Redis, run: RunState, pending: list[PendingCall], ttl_
     if not pending:
         return False
     step = pending[0].step
-    args: list[str | int] = [ttl_seconds, ttl_seconds + RECORD_TTL_SECONDS, ",".join(p.pending_id for p in pending),
-                             run.origin.kind, run.origin.team or ""]
+    args: list[str | int] = [
+        ttl_seconds,
+        ttl_seconds + RECORD_TTL_SECONDS,
+        ",".join(p.pending_id for p in pending),
+        run.origin.kind,
+        run.origin.team or "",
+    ]
     for p in pending:
         args += [p.pending_id, run.id, p.call_id, p.name, p.arguments, p.step, requester(run), issue_of(p.arguments)]
     keys = [step_key(run.id, step), *(approval_key(p.pending_id) for p in pending), AUDIT_KEY]
@@ -201,7 +214,10 @@ def reserve_card(conn: redis.Redis, pending_id: str, channel: str, blocks: str =
 def attach_card(conn: redis.Redis, pending_id: str, channel: str, ts: str, blocks: str = "") -> None:
     """Remember where a call's card was posted and what it showed, so later edits can keep it."""
     if conn.exists(approval_key(pending_id)):
-        conn.hset(approval_key(pending_id), mapping={"channel": channel, "card_ts": ts, "card_blocks": blocks, "card_posting": ""})
+        conn.hset(
+            approval_key(pending_id),
+            mapping={"channel": channel, "card_ts": ts, "card_blocks": blocks, "card_posting": ""},
+        )
 
 
 EXPIRY_JOB_TIMEOUT_SECONDS = 60

@@ -31,13 +31,20 @@ from workers.approvals.place import LUA_MISPLACED, Place
 from workers.approvals.records import LUA_AUDIT, LUA_NOW, Approval
 
 # KEYS and ARGV as the decision script's (ARGV[1]: the new arguments JSON; ARGV[7] unused).
-_REVISE = LUA_NOW + LUA_AUDIT + LUA_MISPLACED + LUA_REFUSAL + LUA_LOAD + """
+_REVISE = (
+    LUA_NOW
+    + LUA_AUDIT
+    + LUA_MISPLACED
+    + LUA_REFUSAL
+    + LUA_LOAD
+    + """
 if f['status'] ~= 'pending' or now >= tonumber(f['expires_at']) then return {'stale', raw} end
 redis.call('HSET', KEYS[1], 'arguments', ARGV[1], 'revision', tostring(tonumber(f['revision'] or '0') + 1))
 adopt(KEYS[1], f, 7)
 audit(KEYS[1], 'revision', {'decider', user})
 return {'revised', redis.call('HGETALL', KEYS[1])}
 """
+)
 
 
 @dataclass(frozen=True)
@@ -50,8 +57,9 @@ class Revised:
 Outcome = Revised | Stale | Missing | Misplaced | Refused | Unsettled
 
 
-def revise(conn: redis.Redis, pending_id: str, arguments: str, user: str, name: str, standing: Standing, *,
-           place: Place) -> Outcome:
+def revise(
+    conn: redis.Redis, pending_id: str, arguments: str, user: str, name: str, standing: Standing, *, place: Place
+) -> Outcome:
     """Replace an undecided call's arguments for `user`, if the policy lets them decide it, in one round trip."""
     outcome, approval, _ = run_checked(conn, _REVISE, pending_id, arguments, user, name, standing, place, [], [])
     if outcome == "revised" and approval is not None:
@@ -59,8 +67,17 @@ def revise(conn: redis.Redis, pending_id: str, arguments: str, user: str, name: 
     return not_done(outcome, approval)
 
 
-def settle(conn: redis.Redis, unsettled: Unsettled, arguments: str, user: str, name: str, policy: Policy,
-           directory: Directory, *, place: Place) -> Outcome:
+def settle(
+    conn: redis.Redis,
+    unsettled: Unsettled,
+    arguments: str,
+    user: str,
+    name: str,
+    policy: Policy,
+    directory: Directory,
+    *,
+    place: Place,
+) -> Outcome:
     """After `Unsettled`: ask the directory (a failed lookup grants nothing), then revise with the right settled."""
     if not may_decide(user, unsettled.approval.requester, policy, directory):
         return Refused(unsettled.approval)

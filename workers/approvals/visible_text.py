@@ -22,7 +22,11 @@ def hidden(char: str) -> bool:
     """Whether `char` is drawn as nothing or changes how the text around it is drawn."""
     if char in _KEPT:
         return False
-    return unicodedata.category(char) in ("Cf", "Cc", "Zl", "Zp") or char in _BLANK_LETTERS or 0xE0000 <= ord(char) <= 0xE007F
+    return (
+        unicodedata.category(char) in ("Cf", "Cc", "Zl", "Zp")
+        or char in _BLANK_LETTERS
+        or 0xE0000 <= ord(char) <= 0xE007F
+    )
 
 
 def reveal(text: str) -> str:

@@ -27,7 +27,9 @@ MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>|<@!?\d+>")
 SPACED_MENTION = re.compile(rf"[ \t]*(?:{MENTION.pattern})[ \t]*")
 VERSION = re.compile(r"\b([A-Za-z][\w.+-]{1,30})\s+v?(\d+\.\d+(?:\.\d+)*(?:[-.]?(?:rc|a|b|dev|post)\d*)?)\b")
 VERSION_WORDS = re.compile(r"(?i)^(version|v|release|on|in|to|from|at|and|or|with|since|after|before|of|is|was|the)$")
-TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t]+.*\n?)*(?:[\w.]+(?:Error|Exception|Exit|Interrupt|Warning)\b.*)?")
+TRACEBACK = re.compile(
+    r"Traceback \(most recent call last\):\n(?:[ \t]+.*\n?)*(?:[\w.]+(?:Error|Exception|Exit|Interrupt|Warning)\b.*)?"
+)
 FENCE = re.compile(r"```[\w-]*\n?(.*?)```", re.DOTALL)
 REPORT = "### Report\n\nWhat the person who asked wrote in the thread:\n\n"
 ERROR_WORDS = re.compile(r"(?i)\b(traceback|exception|error|crash(?:es|ed)?|fails?|failed|broken|bug)\b")
@@ -99,12 +101,20 @@ def draft(run: RunState, link: str | None, known_labels: list[str], platform: st
     thread = thread_of(run)
     questions = thread.questions or [redact(unmentioned(run.question))[0] or "Reported in a chat thread"]
     words = "\n\n".join(questions)
-    return Draft(title(questions[0]), body(questions, thread.answer, link, platform), labels(words, known_labels),
-                 thread.redacted, thread.left_out)
+    return Draft(
+        title(questions[0]),
+        body(questions, thread.answer, link, platform),
+        labels(words, known_labels),
+        thread.redacted,
+        thread.left_out,
+    )
 
 
 def title(question: str) -> str:
-    first = next((line.strip() for line in question.splitlines() if line.strip() and not line.startswith("```")), question.strip())
+    first = next(
+        (line.strip() for line in question.splitlines() if line.strip() and not line.startswith("```")),
+        question.strip(),
+    )
     first = " ".join(first.split()) or "Reported in a chat thread"
     return clip(first, min(TITLE_CHARS, MAX_TITLE_CHARS), "...")
 
@@ -139,10 +149,20 @@ def labels(text: str, known: list[str]) -> list[str]:
 
 
 def body(questions: list[str], answer: str, link: str | None, platform: str) -> str:
-    quoted = "\n>\n".join("\n".join(f"> {line}" if line else ">" for line in _prose(q).splitlines())
-                          for q in questions if _prose(q).strip())
-    return assemble([header(link, platform), REPORT + quoted, versions_section(versions("\n".join(questions))),
-                     output_section(questions), answer_section(answer)])
+    quoted = "\n>\n".join(
+        "\n".join(f"> {line}" if line else ">" for line in _prose(q).splitlines())
+        for q in questions
+        if _prose(q).strip()
+    )
+    return assemble(
+        [
+            header(link, platform),
+            REPORT + quoted,
+            versions_section(versions("\n".join(questions))),
+            output_section(questions),
+            answer_section(answer),
+        ]
+    )
 
 
 def header(link: str | None, platform: str, *, by_model: bool = False) -> str:
@@ -167,7 +187,11 @@ def answer_section(answer: str) -> str:
     """Atlas's answer in the thread, folded away."""
     if not answer.strip():
         return ""
-    return "<details><summary>What Atlas answered in the thread</summary>\n\n" + clip(answer.strip(), ANSWER_CHARS, "...") + "\n\n</details>"
+    return (
+        "<details><summary>What Atlas answered in the thread</summary>\n\n"
+        + clip(answer.strip(), ANSWER_CHARS, "...")
+        + "\n\n</details>"
+    )
 
 
 def assemble(parts: list[str]) -> str:

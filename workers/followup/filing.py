@@ -69,17 +69,26 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     except Exception:
         log.warning("run %s: could not list the tracker's labels; drafting without labels", run.id, exc_info=True)
         known = []
-    ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs), run_id=run.id,
-                      tracker=rt.tracker)
+    ctx = ToolContext(
+        corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
+        run_id=run.id,
+        tracker=rt.tracker,
+    )
     made, refused = _chosen(rt, run, record, source, link, known, ctx)
     record.redacted, record.left_out = made.redacted, list(made.left_out)  # the card says both
     if refused is not None:  # the tracker refused the draft (a label gone): say so, file nothing
         _end(rt, run, record, "failed", wording.FILE_ISSUE_REFUSED.format(reason=refused.text.split("\n")[0]))
         return
-    arguments = defuse_arguments("create_issue", json.dumps(made.arguments()))  # the card shows it as filed: no live @mention
+    arguments = defuse_arguments(
+        "create_issue", json.dumps(made.arguments())
+    )  # the card shows it as filed: no live @mention
     record.similar = similar.open_matches(rt, made.title, made.body)  # shown on the card: it may be known already
     run.items = [{"type": "function_call", "call_id": CALL_ID, "name": "create_issue", "arguments": arguments}]
-    run.pending = [PendingCall(pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name="create_issue", arguments=arguments, step=STEP)]
+    run.pending = [
+        PendingCall(
+            pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name="create_issue", arguments=arguments, step=STEP
+        )
+    ]
     instead = add_details.offer(run, record.similar, made.body)  # "Add my details to #N instead", decided alone
     run.pending += [instead] if instead is not None else []
     record.status = "pending"
@@ -91,34 +100,56 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
         platform.event(run, "paused", pending=[p.model_dump() for p in run.pending])
 
 
-def _chosen(rt: WorkerParts, run: RunState, record: FilingRecord, source: RunState, link: str | None, known: list[str],
-            ctx: ToolContext) -> tuple[drafting.Draft, ToolOutput | None]:
+def _chosen(
+    rt: WorkerParts,
+    run: RunState,
+    record: FilingRecord,
+    source: RunState,
+    link: str | None,
+    known: list[str],
+    ctx: ToolContext,
+) -> tuple[drafting.Draft, ToolOutput | None]:
     """The model's draft when one is configured and it passes create_issue's checks, else the thread's words (the
     fallback logged once, its reason kept in the record); and the checks' refusal of the draft chosen, if any."""
     record.drafted_by, record.model_failure = "thread", ""
     if not rt.settings.offline:
         written, record.model_failure = _by_model(rt, run, source, link, known)
-        checked = validate(rt.registry, "create_issue", json.dumps(written.arguments()), ctx) if written is not None else None
+        checked = (
+            validate(rt.registry, "create_issue", json.dumps(written.arguments()), ctx) if written is not None else None
+        )
         if written is not None and not isinstance(checked, ToolOutput):
             record.drafted_by = "model"
             return written, None
         if isinstance(checked, ToolOutput):
             record.model_failure = "the tracker refused it: " + checked.text.split("\n")[0]
-        log.warning("run %s: the model's draft failed (%s); drafted from the thread's words instead", run.id, record.model_failure)
+        log.warning(
+            "run %s: the model's draft failed (%s); drafted from the thread's words instead",
+            run.id,
+            record.model_failure,
+        )
     made = drafting.draft(source, link, known, run.origin.kind)
     checked = validate(rt.registry, "create_issue", json.dumps(made.arguments()), ctx)
     return made, checked if isinstance(checked, ToolOutput) else None
 
 
-def _by_model(rt: WorkerParts, run: RunState, source: RunState, link: str | None,
-              known: list[str]) -> tuple[drafting.Draft | None, str]:
+def _by_model(
+    rt: WorkerParts, run: RunState, source: RunState, link: str | None, known: list[str]
+) -> tuple[drafting.Draft | None, str]:
     """The model's draft under the draft's budget (each part capped at a run's), its usage billed to the filing run;
     or None and why not."""
     from workers.followup import model_draft
 
     mine, runs = rt.settings.draft, rt.settings.budget
-    attempt = model_draft.write(rt.model, source, link, known, run.origin.kind, max_tokens=min(mine.max_tokens, runs.max_tokens),
-                                max_seconds=min(mine.max_seconds, runs.max_seconds), project=rt.settings.project.name)
+    attempt = model_draft.write(
+        rt.model,
+        source,
+        link,
+        known,
+        run.origin.kind,
+        max_tokens=min(mine.max_tokens, runs.max_tokens),
+        max_seconds=min(mine.max_seconds, runs.max_seconds),
+        project=rt.settings.project.name,
+    )
     run.usage.add(attempt.usage)
     run.cost_usd = dollars(run.usage, rt.settings.price)
     return attempt.draft, attempt.failure
@@ -151,7 +182,11 @@ def _decided(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
         assert approval is not None
         record.status = "declined" if any(a is not None and a.status == "denied" for a in found.values()) else "expired"
         run.pending, run.status, run.stop_reason = [], "done", "done"
-        run.answer = f"Not filed: {approval.status} by {approval.decider_label}" if approval.status == "denied" else "Not filed: expired"
+        run.answer = (
+            f"Not filed: {approval.status} by {approval.decider_label}"
+            if approval.status == "denied"
+            else "Not filed: expired"
+        )
         rt.store.save(run)
         return
     for other in run.pending:  # the other way is not taken
@@ -161,8 +196,11 @@ def _decided(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     assert approval is not None
     platform = rt.platform_for(run.origin.kind)
     reporter = platform if platform is not None else Reporter()
-    ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs), run_id=run.id,
-                      tracker=rt.tracker)
+    ctx = ToolContext(
+        corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
+        run_id=run.id,
+        tracker=rt.tracker,
+    )
     call = chosen
     output = gate.run_approved(rt, run, call, approval, reporter, ctx)
     run.items.append({"type": "function_call_output", "call_id": call.call_id, "output": output})

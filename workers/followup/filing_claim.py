@@ -20,6 +20,7 @@ from workers.runs.store import RUN_TTL_SECONDS
 
 CLAIM_TTL_SECONDS = RUN_TTL_SECONDS  # as long as the answer's run is kept: its button files at most once
 
+
 def claim_key(source_run: str) -> str:
     return f"atlas:file-issue:{source_run}"
 
@@ -29,8 +30,18 @@ def start(conn: redis.Redis, queue_name: str, source: RunState, clicker: str) ->
     place = subs.place_of(source)
     if place is None:
         raise ValueError(f"run {source.id} has no thread to file from")
-    origin = Origin(kind=place.kind, user=clicker, channel=source.origin.channel if place.kind == "slack" else place.channel,
-                    thread_ts=place.thread_ts, message_ts=place.thread_ts, team=place.team)
-    run = RunState(id=f"file-{uuid.uuid4().hex[:12]}", question=f"file an issue from run {source.id}", origin=origin,
-                   filing=FilingRecord(source_run=source.id))
+    origin = Origin(
+        kind=place.kind,
+        user=clicker,
+        channel=source.origin.channel if place.kind == "slack" else place.channel,
+        thread_ts=place.thread_ts,
+        message_ts=place.thread_ts,
+        team=place.team,
+    )
+    run = RunState(
+        id=f"file-{uuid.uuid4().hex[:12]}",
+        question=f"file an issue from run {source.id}",
+        origin=origin,
+        filing=FilingRecord(source_run=source.id),
+    )
     return claim_run(conn, queue_name, claim_key(source.id), run, CLAIM_TTL_SECONDS)

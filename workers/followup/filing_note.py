@@ -50,18 +50,34 @@ def _later(rt: WorkerParts, run: RunState, record: FilingRecord, exc: Exception)
     since = record.note_failed_since or now
     left = rt.settings.slack_outage_seconds - (now - since)
     if left <= 0:
-        log.error("run %s: the thread was not told of the filing (%s); %s kept failing for %.0fs, giving up (atlas runs show %s)",
-                  run.id, type(exc).__name__, run.origin.kind, now - since, run.id)
+        log.error(
+            "run %s: the thread was not told of the filing (%s); %s kept failing for %.0fs, giving up (atlas runs show %s)",
+            run.id,
+            type(exc).__name__,
+            run.origin.kind,
+            now - since,
+            run.id,
+        )
         return
     record.note_failed_since, record.note_tries = since, record.note_tries + 1
     rt.store.save(run)  # first, so the next try reads which attempt it is
     later = Redelivery(rt.conn, rt.settings.queue_name)
     if not later.available():
-        raise NoticeUndelivered(f"run {run.id}: the filing's note was not posted ({type(exc).__name__}); the job is retried") from exc
-    delay = redelivery.delay(record.note_tries, rt.settings.slack_retry_cap_seconds, left)  # notes refused at once spread out
+        raise NoticeUndelivered(
+            f"run {run.id}: the filing's note was not posted ({type(exc).__name__}); the job is retried"
+        ) from exc
+    delay = redelivery.delay(
+        record.note_tries, rt.settings.slack_retry_cap_seconds, left
+    )  # notes refused at once spread out
     later.schedule(run.id, record.note_tries, delay, what="note")
-    log.warning("run %s: %s is not taking the filing's note (%s, try %d); a re-delivery is scheduled in %.1fs",
-                run.id, run.origin.kind, type(exc).__name__, record.note_tries, delay)
+    log.warning(
+        "run %s: %s is not taking the filing's note (%s, try %d); a re-delivery is scheduled in %.1fs",
+        run.id,
+        run.origin.kind,
+        type(exc).__name__,
+        record.note_tries,
+        delay,
+    )
 
 
 @dataclass

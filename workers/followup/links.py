@@ -22,7 +22,9 @@ def linked(run: RunState) -> list[tuple[int, subs.How]]:
         if item.get("type") != "function_call_output":
             continue
         name, output = names.get(str(item.get("call_id"))), str(item.get("output") or "")
-        match = FILED.match(output) if name == "create_issue" else LINKED.match(output) if name == "link_issue" else None
+        match = (
+            FILED.match(output) if name == "create_issue" else LINKED.match(output) if name == "link_issue" else None
+        )
         if match:
             found.append((int(match.group(1)), "filed" if name == "create_issue" else "linked"))
     return found

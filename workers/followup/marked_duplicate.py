@@ -54,8 +54,12 @@ def original(gh: GitHubSettings, folder: Path, number: int) -> int | None:
     store = Store(folder)
     try:
         fetch = Fetcher(github_client.client(gh), store, gh.repo, Silent(), wait=False)
-        data = fetch.graphql(QUERY, {"owner": gh.owner, "name": gh.name, "number": number},
-                             doing=f"read the duplicate mark of #{number} of", needs=github_client.READ_ISSUES)
+        data = fetch.graphql(
+            QUERY,
+            {"owner": gh.owner, "name": gh.name, "number": number},
+            doing=f"read the duplicate mark of #{number} of",
+            needs=github_client.READ_ISSUES,
+        )
     except AtlasError as exc:  # GitHubFailure (rate limit, permission, outage), GitHubConfigError
         log.warning("the original of duplicate %s#%s is not known: %s", gh.repo, number, exc)
         return None
@@ -69,7 +73,11 @@ def canonical_in(data: Any, repo: str) -> int | None:
     issue = ((data or {}).get("repository") or {}).get("issue") if isinstance(data, dict) else None
     nodes = ((issue or {}).get("timelineItems") or {}).get("nodes") if isinstance(issue, dict) else None
     last = nodes[-1] if isinstance(nodes, list) and nodes else None
-    if not isinstance(last, dict) or last.get("__typename") != "MarkedAsDuplicateEvent" or last.get("isCrossRepository"):
+    if (
+        not isinstance(last, dict)
+        or last.get("__typename") != "MarkedAsDuplicateEvent"
+        or last.get("isCrossRepository")
+    ):
         return None
     canonical = last.get("canonical")
     if not isinstance(canonical, dict) or not isinstance(canonical.get("number"), int):

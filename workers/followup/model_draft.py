@@ -56,10 +56,18 @@ SCHEMA: dict[str, Any] = {
     "properties": {
         "title": {"type": "string", "description": f"at most {TITLE_WORDS} characters: the part and the symptom"},
         "what_happened": {"type": "string", "description": "what the person did and what went wrong"},
-        "expected": {"type": "string", "description": "what they expected instead, or \"\""},
-        "versions": {"type": "array", "items": {"type": "string"}, "description": "\"name version\", each named in the thread"},
-        "reproduction": {"type": "string", "description": "the smallest steps or code from the thread, or \"\""},
-        "labels": {"type": "array", "items": {"type": "string"}, "description": "names from repository_labels, exactly"},
+        "expected": {"type": "string", "description": 'what they expected instead, or ""'},
+        "versions": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": '"name version", each named in the thread',
+        },
+        "reproduction": {"type": "string", "description": 'the smallest steps or code from the thread, or ""'},
+        "labels": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "names from repository_labels, exactly",
+        },
     },
 }
 FORMAT: dict[str, Any] = {"format": {"type": "json_schema", "name": "issue_draft", "strict": True, "schema": SCHEMA}}
@@ -74,8 +82,17 @@ class Attempt:
     usage: Usage = field(default_factory=Usage)
 
 
-def write(model: Model, run: RunState, link: str | None, known_labels: Collection[str], platform: str, *,
-          max_tokens: int, max_seconds: float, project: str) -> Attempt:
+def write(
+    model: Model,
+    run: RunState,
+    link: str | None,
+    known_labels: Collection[str],
+    platform: str,
+    *,
+    max_tokens: int,
+    max_seconds: float,
+    project: str,
+) -> Attempt:
     """Draft the issue for the thread of `run` with the model; never raises (a failure is `Attempt.failure`)."""
     attempt = Attempt()
     try:
@@ -90,17 +107,36 @@ def thread_data(run: RunState, labels: list[str]) -> dict[str, Any]:
     wrote), without mentions, secrets redacted; the repository's labels."""
     said = [{"from": who, "text": clip(text, TEXT_CHARS)} for who, text in drafting.thread_of(run).said if text.strip()]
     first, kept = said[:1], said[1:]
-    while kept and sum(len(m["text"]) for m in first + kept) > THREAD_CHARS:  # the first question, then the latest that fit
+    while (
+        kept and sum(len(m["text"]) for m in first + kept) > THREAD_CHARS
+    ):  # the first question, then the latest that fit
         kept.pop(0)
     return {"thread": first + kept, "repository_labels": labels}
 
 
-def _ask(attempt: Attempt, model: Model, run: RunState, link: str | None, labels: list[str], platform: str,
-         max_tokens: int, max_seconds: float, project: str) -> None:
+def _ask(
+    attempt: Attempt,
+    model: Model,
+    run: RunState,
+    link: str | None,
+    labels: list[str],
+    platform: str,
+    max_tokens: int,
+    max_seconds: float,
+    project: str,
+) -> None:
     content = DATA_NOTE + json.dumps(thread_data(run, labels), ensure_ascii=False)
-    reply = model.respond(ModelRequest(instructions=INSTRUCTIONS.format(project=project), input=[{"type": "message", "role": "user",
-                                       "content": content}], tools=[], tool_choice="none", text=FORMAT, seconds_left=max_seconds,
-                                       max_output_tokens=max(16, min(MAX_OUTPUT_TOKENS, max_tokens))))
+    reply = model.respond(
+        ModelRequest(
+            instructions=INSTRUCTIONS.format(project=project),
+            input=[{"type": "message", "role": "user", "content": content}],
+            tools=[],
+            tool_choice="none",
+            text=FORMAT,
+            seconds_left=max_seconds,
+            max_output_tokens=max(16, min(MAX_OUTPUT_TOKENS, max_tokens)),
+        )
+    )
     attempt.usage.add(reply.usage)
     if attempt.usage.total > max_tokens:
         attempt.failure = OVER_BUDGET
@@ -111,23 +147,35 @@ def _ask(attempt: Attempt, model: Model, run: RunState, link: str | None, labels
     else:
         thread = drafting.thread_of(run)
         made = parse(reply.text, thread.questions or [redact(run.question)[0]], thread.answer, link, labels, platform)
-        attempt.draft = replace(made, redacted=made.redacted + thread.redacted, left_out=thread.left_out) if made else None
+        attempt.draft = (
+            replace(made, redacted=made.redacted + thread.redacted, left_out=thread.left_out) if made else None
+        )
         attempt.failure = "" if attempt.draft is not None else "the answer is not in the draft format"
 
 
-def parse(text: str, questions: list[str], answer: str, link: str | None, known_labels: Collection[str],
-          platform: str) -> drafting.Draft | None:
+def parse(
+    text: str, questions: list[str], answer: str, link: str | None, known_labels: Collection[str], platform: str
+) -> drafting.Draft | None:
     """The draft the model's answer holds, kept to what can be checked; None when it is not the schema's shape."""
     try:
         data = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in FIELDS if k not in ("versions", "labels")):
+    if not isinstance(data, dict) or not all(
+        isinstance(data.get(k), str) for k in FIELDS if k not in ("versions", "labels")
+    ):
         return None
-    if not all(isinstance(data.get(k), list) and all(isinstance(x, str) for x in data[k]) for k in ("versions", "labels")):
+    if not all(
+        isinstance(data.get(k), list) and all(isinstance(x, str) for x in data[k]) for k in ("versions", "labels")
+    ):
         return None
     count = 0
-    for key in ("title", "what_happened", "expected", "reproduction"):  # the model may repeat a token it was never shown
+    for key in (
+        "title",
+        "what_happened",
+        "expected",
+        "reproduction",
+    ):  # the model may repeat a token it was never shown
         data[key], found = redact(data[key])
         count += found
     title, happened = " ".join(data["title"].split()), data["what_happened"].strip()
@@ -137,10 +185,16 @@ def parse(text: str, questions: list[str], answer: str, link: str | None, known_
     versions = [v for v in dict.fromkeys(" ".join(v.split()) for v in data["versions"]) if v and named_in(v, said)]
     known = set(known_labels)
     labels = [x for x in dict.fromkeys(data["labels"]) if x in known and x.lower() not in drafting.NEVER_SUGGESTED]
-    parts = [drafting.header(link, platform, by_model=True), "### What happened\n\n" + clip(happened, FIELD_CHARS),
-             _section("What was expected", data["expected"]), drafting.versions_section(versions),
-             _section("Reproduction", data["reproduction"]), drafting.output_section(questions), drafting.answer_section(answer)]
-    return drafting.Draft(drafting.title(title), drafting.assemble(parts), labels[:drafting.MAX_DRAFT_LABELS], count)
+    parts = [
+        drafting.header(link, platform, by_model=True),
+        "### What happened\n\n" + clip(happened, FIELD_CHARS),
+        _section("What was expected", data["expected"]),
+        drafting.versions_section(versions),
+        _section("Reproduction", data["reproduction"]),
+        drafting.output_section(questions),
+        drafting.answer_section(answer),
+    ]
+    return drafting.Draft(drafting.title(title), drafting.assemble(parts), labels[: drafting.MAX_DRAFT_LABELS], count)
 
 
 def named_in(version: str, said: str) -> bool:
@@ -148,8 +202,11 @@ def named_in(version: str, said: str) -> bool:
     number whole (2.3 is not named by 2.3.1)."""
     numbers, names = NUMBER.findall(version), [w for w in NAME.findall(version.lower()) if w != "v"]
     lowered = said.lower()
-    return bool(numbers or names) and all(re.search(rf"(?<![\d.]){re.escape(n)}(?!\.?\d)", said) for n in numbers) and all(
-        re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", lowered) for w in names)
+    return (
+        bool(numbers or names)
+        and all(re.search(rf"(?<![\d.]){re.escape(n)}(?!\.?\d)", said) for n in numbers)
+        and all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", lowered) for w in names)
+    )
 
 
 def _section(heading: str, text: str) -> str:
@@ -158,5 +215,9 @@ def _section(heading: str, text: str) -> str:
 
 def _refused(reply: ModelReply) -> bool:
     """A refusal part in the reply's messages: structured outputs' way of declining, with no JSON."""
-    return any(isinstance(part, dict) and part.get("type") == "refusal"
-               for item in reply.output if item.get("type") == "message" for part in item.get("content") or [])
+    return any(
+        isinstance(part, dict) and part.get("type") == "refusal"
+        for item in reply.output
+        if item.get("type") == "message"
+        for part in item.get("content") or []
+    )

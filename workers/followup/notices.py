@@ -67,8 +67,13 @@ def closed_text(issue: dict[str, Any], payload: dict[str, Any], duplicate_of: in
     if reason == "duplicate" and duplicate_of:
         how = wording.NOTICE_DUPLICATE_OF.format(original=duplicate_of)
     who = str((payload.get("sender") or {}).get("login") or "someone")
-    return wording.NOTICE_CLOSED.format(number=issue["number"], title=str(issue.get("title") or ""), who=f"@{who}", how=how,
-                                        url=issue.get("html_url") or "")
+    return wording.NOTICE_CLOSED.format(
+        number=issue["number"],
+        title=str(issue.get("title") or ""),
+        who=f"@{who}",
+        how=how,
+        url=issue.get("html_url") or "",
+    )
 
 
 def mentioned(text: str, repo: str | None = None) -> list[int]:
@@ -105,20 +110,37 @@ def _tell(rt: WorkerParts, tracker: str, number: int, event: str, text: str) -> 
             continue  # told already, or being told by another job (a redelivery, a second delivery of the same event)
         platform = rt.platform_for(sub.place.kind)
         if platform is None:
-            log.warning("notice for %s#%s not posted in %s: %s is not configured in this worker", tracker, number, sub.thread,
-                        sub.place.kind)
+            log.warning(
+                "notice for %s#%s not posted in %s: %s is not configured in this worker",
+                tracker,
+                number,
+                sub.thread,
+                sub.place.kind,
+            )
             rt.conn.delete(notice.key)
             continue
         try:
             outcome = platform.thread_note(sub.place, text, once=notice)
         except Exception as exc:
-            log.warning("notice for %s#%s could not be posted in %s (%s); the job is retried", tracker, number, sub.thread,
-                        type(exc).__name__, exc_info=True)
+            log.warning(
+                "notice for %s#%s could not be posted in %s (%s); the job is retried",
+                tracker,
+                number,
+                sub.thread,
+                type(exc).__name__,
+                exc_info=True,
+            )
             failed.append(sub.thread)
             continue
         if outcome == "gone":
-            log.warning("notice for %s#%s not posted: Atlas is no longer in the channel of thread %s (run %s); "
-                        "subscription dropped", tracker, number, sub.thread, sub.run_id)
+            log.warning(
+                "notice for %s#%s not posted: Atlas is no longer in the channel of thread %s (run %s); "
+                "subscription dropped",
+                tracker,
+                number,
+                sub.thread,
+                sub.run_id,
+            )
             subs.drop(rt.conn, sub)
             continue
         told += 1

@@ -68,7 +68,9 @@ def place_of(run: RunState) -> Origin | None:
     origin = run.origin
     if origin.kind == "discord":
         surface = run.surface
-        thread = (surface.thread_id if isinstance(surface, DiscordSurface) else None) or origin.thread_ts or origin.channel
+        thread = (
+            (surface.thread_id if isinstance(surface, DiscordSurface) else None) or origin.thread_ts or origin.channel
+        )
         return Origin(kind="discord", team=origin.team, channel=thread, thread_ts=thread) if thread else None
     if origin.kind == "slack" and origin.channel:
         thread = origin.thread_ts or origin.message_ts
@@ -96,8 +98,16 @@ def for_issue(conn: redis.Redis, tracker: str, number: int) -> list[Subscription
     found = []
     for raw in conn.hvals(issue_key(tracker, number)):
         entry = json.loads(text(raw))
-        found.append(Subscription(tracker, number, Origin.model_validate(entry["place"]), str(entry.get("run_id") or ""),
-                                  entry.get("how") or "linked", float(entry.get("at") or 0)))
+        found.append(
+            Subscription(
+                tracker,
+                number,
+                Origin.model_validate(entry["place"]),
+                str(entry.get("run_id") or ""),
+                entry.get("how") or "linked",
+                float(entry.get("at") or 0),
+            )
+        )
     return sorted(found, key=lambda s: s.at)
 
 

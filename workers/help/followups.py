@@ -42,12 +42,20 @@ def start_waiting(conn: redis.Redis, settings: Settings, run: RunState) -> str |
     if not waiting:
         return None
     history = [Turn.model_validate_json(raw) for raw in conn.lrange(waiting[-1]["turns"], 0, -1)]
-    origin = run.origin.model_copy(update={"message_ts": waiting[-1]["id"], "thread_ts": run.origin.thread_ts or run.origin.message_ts})
-    follow_up = RunState(id=next_id, question="\n".join(w["text"] for w in waiting), origin=origin, history=history,
-                         settings_fingerprint=settings.fingerprint)
+    origin = run.origin.model_copy(
+        update={"message_ts": waiting[-1]["id"], "thread_ts": run.origin.thread_ts or run.origin.message_ts}
+    )
+    follow_up = RunState(
+        id=next_id,
+        question="\n".join(w["text"] for w in waiting),
+        origin=origin,
+        history=history,
+        settings_fingerprint=settings.fingerprint,
+    )
     pipe = conn.pipeline(transaction=True)  # the record and its job together (RQ's enqueue opens the transaction)
     Queue(settings.queue_name, connection=conn).enqueue(
-        CONTINUE_RUN, next_id, pipeline=pipe, **job_options(next_id, slack_outage_seconds=settings.slack_outage_seconds))
+        CONTINUE_RUN, next_id, pipeline=pipe, **job_options(next_id, slack_outage_seconds=settings.slack_outage_seconds)
+    )
     RunStore(pipe).save(follow_up)
     pipe.execute()
     log.info("run %s: %d message(s) sent while it worked are answered by run %s", run.id, len(waiting), next_id)

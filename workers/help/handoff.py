@@ -47,7 +47,9 @@ class HelpReporter(ChatPlatform):
     def hand_off(self, run: RunState, looked_at: str) -> None:
         self.platform.hand_off(run, looked_at)
 
-    def card_decided(self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False) -> bool:
+    def card_decided(
+        self, approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False
+    ) -> bool:
         return self.platform.card_decided(approval, result=result, ok=ok, in_doubt=in_doubt)
 
     def notice_in_doubt(self, run: RunState, approval: Approval, issue_url: str | None = None) -> None:

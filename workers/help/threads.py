@@ -58,7 +58,9 @@ end
 
 # KEYS: record, rate, person's rate, person's note. ARGV: asker, channel, post id, limit, window, record TTL, run id,
 # now, person limit.
-_OPEN = _ADMIT + """
+_OPEN = (
+    _ADMIT
+    + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'known' end
 local admitted = admit(KEYS[2], KEYS[3], KEYS[4], ARGV[3], ARGV[4], ARGV[9], ARGV[5], ARGV[8])
 if admitted ~= 'ok' then return admitted end
@@ -66,10 +68,13 @@ redis.call('HSET', KEYS[1], 'asker', ARGV[1], 'channel', ARGV[2], 'post', ARGV[3
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 return 'new'
 """
+)
 
 # A reply in a thread. KEYS: record, rate, waiting list, person's rate, person's note. ARGV: user, limit, window,
 # run id, now, the message (JSON, for the waiting list), active seconds, record TTL, the message's id, person limit.
-_FOLLOW = _ADMIT + """
+_FOLLOW = (
+    _ADMIT
+    + """
 local asker = redis.call('HGET', KEYS[1], 'asker')
 if not asker then return 'none' end
 if asker ~= ARGV[1] then return 'other' end
@@ -87,6 +92,7 @@ redis.call('HSET', KEYS[1], 'active', ARGV[4], 'at', ARGV[5])
 redis.call('EXPIRE', KEYS[1], ARGV[8])
 return 'follow'
 """
+)
 
 # The run in flight ended. KEYS: record, waiting list. ARGV: its run id, the next run's id, now.
 # Returns the messages that waited for it (the next run's, now in flight), or nothing.
@@ -155,27 +161,66 @@ def _person(channel: str, user: str) -> list[str]:
     return [f"atlas:help:rate:{channel}:by:{user}", f"atlas:help:held:{channel}:{user}"]
 
 
-def open_thread(conn: redis.Redis, thread: str, *, asker: str, channel: str, post: str, run_id: str, limit: int,
-                person_limit: int = DEFAULT_PERSON_PER_HOUR, now: float | None = None) -> OpenOutcome:
+def open_thread(
+    conn: redis.Redis,
+    thread: str,
+    *,
+    asker: str,
+    channel: str,
+    post: str,
+    run_id: str,
+    limit: int,
+    person_limit: int = DEFAULT_PERSON_PER_HOUR,
+    now: float | None = None,
+) -> OpenOutcome:
     """A new top-level post: "new" (its thread is a help thread now, its run may start), "known" (a
     redelivery: the message's claim decides), or held back by a limit: "held_person" (its author's hourly
     limit in the channel) or "held_channel" (the channel's), the first time this hour for that person (say
     so, once), then "limited" (no second note)."""
     now = time.time() if now is None else now
-    reply = run_script(conn, _OPEN, [_record(thread), _rate(channel), *_person(channel, asker)],
-                       [asker, channel, post, limit, WINDOW_SECONDS, THREAD_TTL_SECONDS, run_id, repr(now), person_limit])
+    reply = run_script(
+        conn,
+        _OPEN,
+        [_record(thread), _rate(channel), *_person(channel, asker)],
+        [asker, channel, post, limit, WINDOW_SECONDS, THREAD_TTL_SECONDS, run_id, repr(now), person_limit],
+    )
     return cast(OpenOutcome, text(reply))
 
 
-def follow(conn: redis.Redis, thread: str, *, user: str, channel: str, message: str, message_json: str, run_id: str,
-           limit: int, person_limit: int = DEFAULT_PERSON_PER_HOUR, now: float | None = None) -> FollowOutcome:
+def follow(
+    conn: redis.Redis,
+    thread: str,
+    *,
+    user: str,
+    channel: str,
+    message: str,
+    message_json: str,
+    run_id: str,
+    limit: int,
+    person_limit: int = DEFAULT_PERSON_PER_HOUR,
+    now: float | None = None,
+) -> FollowOutcome:
     """A reply in a thread: "none" (not a help thread), "other" (not the asker), "stepped_back" (a
     maintainer took it), held back by a limit (as `open_thread` says), "follow" (start its run), or "joined"
     (a run is in flight: the message waits for it and the next run answers it with that run's answer as context)."""
     now = time.time() if now is None else now
-    reply = run_script(conn, _FOLLOW, [_record(thread), _rate(channel), _waiting(thread), *_person(channel, user)],
-                       [user, limit, WINDOW_SECONDS, run_id, repr(now), message_json, ACTIVE_SECONDS, THREAD_TTL_SECONDS, message,
-                        person_limit])
+    reply = run_script(
+        conn,
+        _FOLLOW,
+        [_record(thread), _rate(channel), _waiting(thread), *_person(channel, user)],
+        [
+            user,
+            limit,
+            WINDOW_SECONDS,
+            run_id,
+            repr(now),
+            message_json,
+            ACTIVE_SECONDS,
+            THREAD_TTL_SECONDS,
+            message,
+            person_limit,
+        ],
+    )
     return cast(FollowOutcome, text(reply))
 
 

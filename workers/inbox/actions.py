@@ -36,8 +36,13 @@ def reply_comment(reply: str, approver: str, platform: str) -> str:
     return f"{reply}\n\n{signature(approver, platform)}"
 
 
-def build(found: Suggestions, issue: IssueRef | None, known_labels: list[str], triage: TriageSettings,
-          earned_by: Suggestions | None = None) -> list[TriageAction]:
+def build(
+    found: Suggestions,
+    issue: IssueRef | None,
+    known_labels: list[str],
+    triage: TriageSettings,
+    earned_by: Suggestions | None = None,
+) -> list[TriageAction]:
     """The actions of one issue's card (and its shadow records), in card order. `earned_by`: the suggestions of
     the engine whose backtest earned `auto` (the offline engine's, when the model answered; default `found`):
     only a label it suggests is applied unasked, and the rest of `found` wait on the card (issue 35: a model's
@@ -50,11 +55,24 @@ def build(found: Suggestions, issue: IssueRef | None, known_labels: list[str], t
         if chosen == "off":
             return
         shadow = chosen == "shadow"
-        actions.append(TriageAction(kind=kind, mode="shadow" if shadow else "draft", tool=tool, arguments=arguments, call_id=f"{CALL_PREFIX}{kind}", step=STEPS[kind],
-                                    status="shadow" if shadow else "pending"))
+        actions.append(
+            TriageAction(
+                kind=kind,
+                mode="shadow" if shadow else "draft",
+                tool=tool,
+                arguments=arguments,
+                call_id=f"{CALL_PREFIX}{kind}",
+                step=STEPS[kind],
+                status="shadow" if shadow else "pending",
+            )
+        )
 
     if found.duplicates:
-        add("duplicates", "close_issue", {"issue_id": number, "reason": "duplicate", "duplicate_of": found.duplicates[0].id})
+        add(
+            "duplicates",
+            "close_issue",
+            {"issue_id": number, "reason": "duplicate", "duplicate_of": found.duplicates[0].id},
+        )
     have = set(issue.labels) if issue is not None else set()
     known = set(known_labels)
     names = [s.name for s in found.labels if s.name in known and s.name not in have]
@@ -63,11 +81,27 @@ def build(found: Suggestions, issue: IssueRef | None, known_labels: list[str], t
     names += [n for n in auto if n not in names]
     if names:
         if auto:
-            actions.append(TriageAction(kind="labels", mode="auto", tool="add_labels", arguments={"issue_id": number, "labels": auto},
-                                        call_id=f"{CALL_PREFIX}labels-auto", step=0, status="pending"))
+            actions.append(
+                TriageAction(
+                    kind="labels",
+                    mode="auto",
+                    tool="add_labels",
+                    arguments={"issue_id": number, "labels": auto},
+                    call_id=f"{CALL_PREFIX}labels-auto",
+                    step=0,
+                    status="pending",
+                )
+            )
         rest = [n for n in names if n not in auto]
         if rest:
-            add("labels", "add_labels", {"issue_id": number, "labels": rest}, "draft" if triage.mode("labels") == "auto" else None)
+            add(
+                "labels",
+                "add_labels",
+                {"issue_id": number, "labels": rest},
+                "draft" if triage.mode("labels") == "auto" else None,
+            )
     if found.reply:
-        add("reply", "post_comment", {"issue_id": number, "body": neutralise(found.reply)})  # the card shows it as posted
+        add(
+            "reply", "post_comment", {"issue_id": number, "body": neutralise(found.reply)}
+        )  # the card shows it as posted
     return actions

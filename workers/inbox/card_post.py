@@ -18,8 +18,15 @@ from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageRecord
 
 
-def post_once(store: RunStore, run: RunState, channel: str, *, find: Callable[[float], str | None],
-              edit: Callable[[str, str], None], post: Callable[[], tuple[str, str]]) -> None:
+def post_once(
+    store: RunStore,
+    run: RunState,
+    channel: str,
+    *,
+    find: Callable[[float], str | None],
+    edit: Callable[[str, str], None],
+    post: Callable[[], tuple[str, str]],
+) -> None:
     """`find(since)`: the id of this run's card posted in `channel` since then, or None; `edit(channel, id)`
     brings the recorded card up to date; `post()` posts it and returns (channel, id)."""
     once.post_once(_TriageCard(store, run, channel), channel, find=find, edit=edit, post=post)

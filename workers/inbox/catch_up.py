@@ -28,8 +28,10 @@ from workers.runs.state import Origin
 from workers.runs.triage_record import TriageRecord
 
 log = logging.getLogger("atlas.inbox")
-_RAISE = ("local got = tonumber(redis.call('GET', KEYS[1]) or '-1') "
-          "if tonumber(ARGV[1]) > got then redis.call('SET', KEYS[1], ARGV[1]) return 1 end return 0")
+_RAISE = (
+    "local got = tonumber(redis.call('GET', KEYS[1]) or '-1') "
+    "if tonumber(ARGV[1]) > got then redis.call('SET', KEYS[1], ARGV[1]) return 1 end return 0"
+)
 
 
 def watermark_key(repo: str) -> str:
@@ -62,8 +64,9 @@ def catch_up(rt: WorkerParts, repo: str, folder: Path) -> list[int]:
         return []
     store = Store(folder)
     try:
-        rows = store.conn.execute("SELECT number, is_pr, record FROM issues WHERE number > ? ORDER BY number",
-                                  (since,)).fetchall()
+        rows = store.conn.execute(
+            "SELECT number, is_pr, record FROM issues WHERE number > ? ORDER BY number", (since,)
+        ).fetchall()
     finally:
         store.close()
     started: list[int] = []
@@ -73,10 +76,16 @@ def catch_up(rt: WorkerParts, repo: str, folder: Path) -> list[int]:
         issue = json.loads(raw)
         if is_pr or issue.get("state") != "open":
             continue
-        record = TriageRecord(repo=repo, issue=int(number), title=str(issue.get("title") or ""),
-                              author=str(issue.get("author") or ""), url=issue.get("url"))
-        run_id, won = claim.start(rt.conn, rt.settings.queue_name, record, origin, rt.settings.fingerprint,
-                                  limit=triage.rate)
+        record = TriageRecord(
+            repo=repo,
+            issue=int(number),
+            title=str(issue.get("title") or ""),
+            author=str(issue.get("author") or ""),
+            url=issue.get("url"),
+        )
+        run_id, won = claim.start(
+            rt.conn, rt.settings.queue_name, record, origin, rt.settings.fingerprint, limit=triage.rate
+        )
         held = held or not run_id  # over ATLAS_TRIAGE_RATE: named in the channel's digest, as the webhook's are
         if won:
             log.warning("triage of #%s started by the sync (its webhook never arrived): run %s", number, run_id)

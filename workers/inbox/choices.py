@@ -55,8 +55,9 @@ def reply(action: TriageAction, body: str) -> str | None:
     return json.dumps({**action.arguments, "body": neutralise(body)})  # the card shows it as posted: no live @mention
 
 
-def shown(run: RunState, record: TriageRecord,
-          current: dict[str, dict[str, Any]]) -> list[tuple[TriageAction, TriageAction, str | None]]:
+def shown(
+    run: RunState, record: TriageRecord, current: dict[str, dict[str, Any]]
+) -> list[tuple[TriageAction, TriageAction, str | None]]:
     """The actions a card shows, on every platform: each as recorded, as chosen so far (its pending arguments),
     and its pending id while it can still be decided (None once decided or superseded). Shadow actions are left out."""
     pending = {p.call_id: p.pending_id for p in run.pending}
@@ -65,6 +66,10 @@ def shown(run: RunState, record: TriageRecord,
         if action.mode == "shadow":
             continue
         pid = pending.get(action.call_id) if not record.superseded or action.kind == "undo" else None
-        chosen = action.model_copy(update={"arguments": current[action.call_id]}) if pid and action.call_id in current else action
+        chosen = (
+            action.model_copy(update={"arguments": current[action.call_id]})
+            if pid and action.call_id in current
+            else action
+        )
         out.append((action, chosen, pid))
     return out

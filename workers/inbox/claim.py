@@ -44,9 +44,17 @@ def run_of(conn: redis.Redis, repo: str, number: int) -> str | None:
     return text(raw) if raw else None
 
 
-def start(conn: redis.Redis, queue_name: str, record: TriageRecord, origin: Origin,
-          fingerprint: str | None = None, *, key: str | None = None, limit: int | None = TriageSettings.rate,
-          scope: str | None = None) -> tuple[str, bool]:
+def start(
+    conn: redis.Redis,
+    queue_name: str,
+    record: TriageRecord,
+    origin: Origin,
+    fingerprint: str | None = None,
+    *,
+    key: str | None = None,
+    limit: int | None = TriageSettings.rate,
+    scope: str | None = None,
+) -> tuple[str, bool]:
     """Claim the issue (or `key`: a proposal's own claim) and queue its triage run; (run id, whether this call
     started it). A claimed issue whose run is still queued is queued again (idempotent by job id): the repair
     after a lost enqueue. `fingerprint`: the settings of the process the issue came through; only a worker with
@@ -54,10 +62,19 @@ def start(conn: redis.Redis, queue_name: str, record: TriageRecord, origin: Orig
     default, at ATLAS_TRIAGE_RATE's default; None: no limit, a maintainer asked): over it, ("", False), nothing
     is claimed and the issue waits in the scope's overflow for the digest (rates.py)."""
     claim = key or claim_key(record.repo, record.issue)
-    if limit is not None and not conn.exists(claim) and not rates.admit(conn, scope or repo_scope(record.repo), claim, limit):
+    if (
+        limit is not None
+        and not conn.exists(claim)
+        and not rates.admit(conn, scope or repo_scope(record.repo), claim, limit)
+    ):
         return "", False
-    run = RunState(id=f"triage-{uuid.uuid4().hex[:12]}", question=f"triage #{record.issue}", origin=origin, triage=record,
-                   settings_fingerprint=fingerprint)
+    run = RunState(
+        id=f"triage-{uuid.uuid4().hex[:12]}",
+        question=f"triage #{record.issue}",
+        origin=origin,
+        triage=record,
+        settings_fingerprint=fingerprint,
+    )
     return claim_run(conn, queue_name, claim, run, CLAIM_TTL_SECONDS)
 
 
@@ -70,7 +87,9 @@ def claim_run(conn: redis.Redis, queue_name: str, key: str, run: RunState, claim
     """Claim `key` and record `run` in one script, then queue it; (the claimed run's id, whether this call
     claimed it). A claimed run still `queued` is queued again (idempotent by job id): the repair after a lost
     enqueue. Also how a click on "File as GitHub issue" starts its one filing run (workers/followup/)."""
-    won, run_id = run_script(conn, _CLAIM, [key, run_key(run.id)], [run.id, run.model_dump_json(), claim_ttl, RUN_TTL_SECONDS])
+    won, run_id = run_script(
+        conn, _CLAIM, [key, run_key(run.id)], [run.id, run.model_dump_json(), claim_ttl, RUN_TTL_SECONDS]
+    )
     run_id = text(run_id)
     if not won:
         try:

@@ -37,9 +37,14 @@ def tell(rt: WorkerParts, scope: str) -> str:
     numbers = [member.rpartition("#")[2] for member in members]
     shown = ", ".join(f"#{n}" for n in numbers[:LISTED]) + (", ..." if len(numbers) > LISTED else "")
     text = wording.DIGEST.format(count=len(numbers), numbers=shown, first=numbers[0])
-    Queue(rt.settings.queue_name, connection=rt.conn).enqueue_in(  # the next one first: a failed post below retries both
-        timedelta(seconds=rates.DIGEST_SECONDS + 1), POST_DIGEST, scope,
-        job_id=f"atlas-digest-{re.sub(r'[^A-Za-z0-9_-]', '-', scope)}-{numbers[-1]}")
+    Queue(
+        rt.settings.queue_name, connection=rt.conn
+    ).enqueue_in(  # the next one first: a failed post below retries both
+        timedelta(seconds=rates.DIGEST_SECONDS + 1),
+        POST_DIGEST,
+        scope,
+        job_id=f"atlas-digest-{re.sub(r'[^A-Za-z0-9_-]', '-', scope)}-{numbers[-1]}",
+    )
     try:
         platform.thread_note(Origin(kind=triage.platform or "slack", channel=triage.channel), text)
     except Exception:

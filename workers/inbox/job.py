@@ -54,8 +54,11 @@ def proceed(rt: WorkerParts, run: RunState) -> str:
 
 
 def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
-    ctx = ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
-                      run_id=run.id, tracker=rt.tracker)
+    ctx = ToolContext(
+        corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
+        run_id=run.id,
+        tracker=rt.tracker,
+    )
     if record.proposal is not None:  # proposed over MCP (workers/inbox/proposals.py): its one action, checked below
         issue = rt.tracker.issue(record.issue)
         if issue is not None:
@@ -73,8 +76,16 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
         record.actions.append(action)
         if action.status == "pending":
             drafted.append(action)
-    run.pending = [PendingCall(pending_id=f"{run.id}.{a.call_id}", call_id=a.call_id, name=a.tool,
-                               arguments=json.dumps(a.arguments), step=a.step) for a in drafted]
+    run.pending = [
+        PendingCall(
+            pending_id=f"{run.id}.{a.call_id}",
+            call_id=a.call_id,
+            name=a.tool,
+            arguments=json.dumps(a.arguments),
+            step=a.step,
+        )
+        for a in drafted
+    ]
     queue = Queue(rt.settings.queue_name, connection=rt.conn)
     for call in run.pending:  # one step per action: each is decided and resumed alone
         approvals.open_step(rt.conn, run, [call], rt.settings.approval_ttl_seconds)
@@ -92,7 +103,9 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
 
 def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolContext) -> list[TriageAction]:
     """The triage's suggestions for the issue (recorded for the card) as actions, in card order."""
-    engine = rt.triage_engine()  # opened once per worker process, grown as issues arrive (workers/triage/engine_cache.py)
+    engine = (
+        rt.triage_engine()
+    )  # opened once per worker process, grown as issues arrive (workers/triage/engine_cache.py)
     found, by = _suggest(rt, run, engine, record, ctx)
     # `auto` applies only what the engine that acts suggests, and only labels its own last backtest earned (the
     # model's, kept apart by `atlas triage backtest --model`, when one is configured): checked here as well as
@@ -107,14 +120,22 @@ def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolC
     if not record.author:  # `atlas triage N --post`: the tracker's record says who opened it
         record.author = _author(rt, record.issue)
     figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
-    record.suggestions = {**found.as_json(), "by": by, "original": {}, "label_evidence": {s.name: s.evidence for s in found.labels},
-                          "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)},
-                          "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home)}
-    return originals.point(rt, engine, record, triage_actions.build(found, issue, rt.tracker.known_labels(),
-                                                                   rt.settings.triage, earned_by))
+    record.suggestions = {
+        **found.as_json(),
+        "by": by,
+        "original": {},
+        "label_evidence": {s.name: s.evidence for s in found.labels},
+        "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)},
+        "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home),
+    }
+    return originals.point(
+        rt, engine, record, triage_actions.build(found, issue, rt.tracker.known_labels(), rt.settings.triage, earned_by)
+    )
 
 
-def _suggest(rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecord, ctx: ToolContext) -> tuple[Suggestions, str]:
+def _suggest(
+    rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecord, ctx: ToolContext
+) -> tuple[Suggestions, str]:
     """The model's triage through its tools when one is configured (its usage billed to the run), else, or when it
     fails or runs over the triage budget, the offline engine's; and which of the two answered."""
     known = engine.history.get(record.issue)
@@ -125,23 +146,36 @@ def _suggest(rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecor
         before = known.seq if known is not None else len(engine.history)
         triage, budget = rt.settings.triage, rt.settings.budget
         attempt = model_triage.suggest(
-            rt.model, rt.registry, ctx, issue, rt.tracker.known_labels(),
+            rt.model,
+            rt.registry,
+            ctx,
+            issue,
+            rt.tracker.known_labels(),
             lambda n: (r := engine.history.get(n)) is not None and r.seq < before,
-            max_steps=min(triage.max_steps, budget.max_steps), max_tokens=min(triage.max_tokens, budget.max_tokens),
-            project=rt.settings.project.name)
+            max_steps=min(triage.max_steps, budget.max_steps),
+            max_tokens=min(triage.max_tokens, budget.max_tokens),
+            project=rt.settings.project.name,
+        )
         run.usage.add(attempt.usage)
         run.cost_usd = dollars(run.usage, rt.settings.price)
         if attempt.suggestions is not None:
             return attempt.suggestions, "model"
     thresholds = rolling.live(engine, outcomes.load(rt.conn, record.repo))  # the maintainers' decisions count too
-    return (engine.triage(record.issue, thresholds) if known is not None else engine.triage(issue, thresholds)), "offline"
+    return (
+        engine.triage(record.issue, thresholds) if known is not None else engine.triage(issue, thresholds)
+    ), "offline"
 
 
 def _refuse(rt: WorkerParts, run: RunState) -> None:
     """Taken under other settings (another ATLAS_TRIAGE_ACTIONS, channel or model): no card, a failed run that
     says why (`atlas runs show`), and both fingerprints in the log."""
-    log.error("triage run %s was started under settings %s, but this worker has %s; not triaging it."
-              " Start workers with the same settings as `atlas serve`.", run.id, run.settings_fingerprint, rt.settings.fingerprint)
+    log.error(
+        "triage run %s was started under settings %s, but this worker has %s; not triaging it."
+        " Start workers with the same settings as `atlas serve`.",
+        run.id,
+        run.settings_fingerprint,
+        rt.settings.fingerprint,
+    )
     run.status, run.stop_reason, run.partial = "failed", "settings_mismatch", True
     run.error = run.answer = phrases.SETTINGS_MISMATCH
     rt.store.save(run)
@@ -157,8 +191,13 @@ def _author(rt: WorkerParts, number: int) -> str:
 
 
 def _auto(rt: WorkerParts, run: RunState, action: TriageAction) -> None:
-    call = PendingCall(pending_id=f"{run.id}.{action.call_id}", call_id=action.call_id, name=action.tool,
-                       arguments=json.dumps(action.arguments), step=action.step)
+    call = PendingCall(
+        pending_id=f"{run.id}.{action.call_id}",
+        call_id=action.call_id,
+        name=action.tool,
+        arguments=json.dumps(action.arguments),
+        step=action.step,
+    )
     run.pending.append(call)
     approvals.open_step(rt.conn, run, [call], rt.settings.approval_ttl_seconds)
     from workers.approvals import decisions
@@ -184,8 +223,11 @@ def _apply_decided(rt: WorkerParts, run: RunState, record: TriageRecord) -> None
         action.decider = approval.decider_label if approval.status != "expired" else ""
         learning.card_decision(rt.conn, record, action, approval)  # before the run: `action.arguments` was offered
         if approval.status == "approved":
-            ctx = ctx or ToolContext(corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
-                                     run_id=run.id, tracker=rt.tracker)
+            ctx = ctx or ToolContext(
+                corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),
+                run_id=run.id,
+                tracker=rt.tracker,
+            )
             action.status, action.result = _run(rt, run, call, approval, action, reporter, ctx)
         else:
             action.status = "superseded" if approval.status == "expired" and why else approval.status
@@ -199,8 +241,15 @@ def _apply_decided(rt: WorkerParts, run: RunState, record: TriageRecord) -> None
     rt.store.save(run)
 
 
-def _run(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, action: TriageAction, reporter: Reporter,
-         ctx: ToolContext) -> tuple[ActionStatus, str]:
+def _run(
+    rt: WorkerParts,
+    run: RunState,
+    call: PendingCall,
+    approval: Approval,
+    action: TriageAction,
+    reporter: Reporter,
+    ctx: ToolContext,
+) -> tuple[ActionStatus, str]:
     """The approved call through the gate's ledger (at most once per call id); a duplicate is a comment then the close."""
     who, where = approval.decider_label, run.origin.kind
     action.arguments = json.loads(approval.arguments)  # what was chosen before the decision: exactly what runs
@@ -210,8 +259,15 @@ def _run(rt: WorkerParts, run: RunState, call: PendingCall, approval: Approval, 
         original = int(action.arguments["duplicate_of"])
         chain = (run.triage.suggestions.get("original") if run.triage else None) or {}
         body = triage_actions.duplicate_comment(original, who, where, chain)
-        calls.append(call.model_copy(update={"call_id": f"{call.call_id}.comment", "name": "post_comment",
-                                             "arguments": json.dumps({"issue_id": action.arguments["issue_id"], "body": body})}))
+        calls.append(
+            call.model_copy(
+                update={
+                    "call_id": f"{call.call_id}.comment",
+                    "name": "post_comment",
+                    "arguments": json.dumps({"issue_id": action.arguments["issue_id"], "body": body}),
+                }
+            )
+        )
         calls.append(call)
     elif action.tool == undo.TOOL:
         calls += undo.calls(call, action, who, where)
@@ -235,7 +291,9 @@ def _show(rt: WorkerParts, run: RunState) -> None:
         return
     platform = rt.platform_for(run.origin.kind)
     if platform is None:
-        log.warning("run %s: the triage channel's platform (%s) is not configured in this worker", run.id, run.origin.kind)
+        log.warning(
+            "run %s: the triage channel's platform (%s) is not configured in this worker", run.id, run.origin.kind
+        )
         return
     platform.triage_card(run)
 
@@ -245,7 +303,10 @@ def _summary(record: TriageRecord) -> str:
     s = record.suggestions
     dups = ", ".join(f"#{d['id']} ({d['score']:.2f})" for d in s.get("duplicates", [])) or "none"
     labels = ", ".join(f"{x['name']} ({x['score']:.2f})" for x in s.get("labels", [])) or "none"
-    modes = ", ".join(f"{a.kind}: {a.mode}, {a.status}" + (f" by {a.decider}" if a.decider else "") for a in record.actions) or "no action"
+    modes = (
+        ", ".join(f"{a.kind}: {a.mode}, {a.status}" + (f" by {a.decider}" if a.decider else "") for a in record.actions)
+        or "no action"
+    )
     dropped = f"; dropped: {'; '.join(record.dropped)}" if record.dropped else ""
     if record.proposal is not None:
         return f"Proposed over MCP by {record.proposal.get('by')} for #{record.issue}: {modes}{dropped}."

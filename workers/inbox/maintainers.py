@@ -48,10 +48,17 @@ def acted(conn: redis.Redis, queue_name: str, run_id: str, what: str, who: str, 
         return False
     if f"atlas:{run_id}." in comment:  # the hidden marker of a comment Atlas posted for this run
         return False
-    tools = {TOOL_OF.get(what), "close_issue" if what == "answered" else None} - {None}  # a duplicate's close comments first
-    done = any(a.tool in tools and a.status in ("done", "failed", "in_doubt") for a in (run.triage.actions if run.triage else []))
-    approved = any(p.name in tools and (a := approvals.load(conn, p.pending_id)) is not None and a.status == "approved"
-                   for p in pending)
+    tools = {TOOL_OF.get(what), "close_issue" if what == "answered" else None} - {
+        None
+    }  # a duplicate's close comments first
+    done = any(
+        a.tool in tools and a.status in ("done", "failed", "in_doubt")
+        for a in (run.triage.actions if run.triage else [])
+    )
+    approved = any(
+        p.name in tools and (a := approvals.load(conn, p.pending_id)) is not None and a.status == "approved"
+        for p in pending
+    )
     if done or approved:  # Atlas's own approved write, arriving as a webhook
         return False
     conn.set(_key(run_id), f"{what} by {who} on GitHub", ex=RUN_TTL_SECONDS, nx=True)

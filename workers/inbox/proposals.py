@@ -25,7 +25,10 @@ from workers.runs.triage_record import CALL_PREFIX, TriageAction, TriageRecord
 REASON_CHARS = 500
 BODY_CHARS = 4000
 TOOLS: dict[str, tuple[Literal["duplicates", "labels", "reply"], str, int]] = {
-    "close_duplicate": ("duplicates", "close_issue", 1), "label": ("labels", "add_labels", 2), "comment": ("reply", "post_comment", 3)}
+    "close_duplicate": ("duplicates", "close_issue", 1),
+    "label": ("labels", "add_labels", 2),
+    "comment": ("reply", "post_comment", 3),
+}
 
 
 class Proposal(BaseModel):
@@ -33,13 +36,20 @@ class Proposal(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     issue_id: Annotated[int, Field(ge=1, description="The issue to act on, e.g. 174 for #174.")]
-    action: Literal["label", "comment", "close_duplicate"] = Field(description="label: add labels; comment: post a comment; "
-                                                                               "close_duplicate: close it as a duplicate of another issue.")
+    action: Literal["label", "comment", "close_duplicate"] = Field(
+        description="label: add labels; comment: post a comment; "
+        "close_duplicate: close it as a duplicate of another issue."
+    )
     labels: list[str] | None = Field(description="For label: the repository's own label names; else null.")
-    body: Annotated[str, Field(max_length=BODY_CHARS)] | None = Field(description="For comment: the comment's Markdown; else null.")
-    duplicate_of: Annotated[int, Field(ge=1)] | None = Field(description="For close_duplicate: the original issue; else null.")
+    body: Annotated[str, Field(max_length=BODY_CHARS)] | None = Field(
+        description="For comment: the comment's Markdown; else null."
+    )
+    duplicate_of: Annotated[int, Field(ge=1)] | None = Field(
+        description="For close_duplicate: the original issue; else null."
+    )
     reason: Annotated[str, Field(min_length=1, max_length=REASON_CHARS)] = Field(
-        description="Why, in a sentence or two: shown to the maintainer on the card.")
+        description="Why, in a sentence or two: shown to the maintainer on the card."
+    )
 
 
 def problem(proposal: Proposal) -> str | None:
@@ -65,7 +75,9 @@ def action(proposal: Proposal) -> TriageAction:
         arguments["body"] = proposal.body
     else:
         arguments.update(reason="duplicate", duplicate_of=proposal.duplicate_of)
-    return TriageAction(kind=kind, mode="draft", tool=tool, arguments=arguments, call_id=f"{CALL_PREFIX}{kind}", step=step)
+    return TriageAction(
+        kind=kind, mode="draft", tool=tool, arguments=arguments, call_id=f"{CALL_PREFIX}{kind}", step=step
+    )
 
 
 def claim_key(repo: str, drafted: TriageAction) -> str:
@@ -73,13 +85,22 @@ def claim_key(repo: str, drafted: TriageAction) -> str:
     return f"atlas:triage:proposal:{repo}#{drafted.arguments['issue_id']}:{digest}"
 
 
-def propose(conn: redis.Redis, queue_name: str, repo: str, triage: TriageSettings, proposal: Proposal,
-            client: str) -> tuple[str, bool]:
+def propose(
+    conn: redis.Redis, queue_name: str, repo: str, triage: TriageSettings, proposal: Proposal, client: str
+) -> tuple[str, bool]:
     """Queue the proposal's triage run (its card is posted by a worker); (run id, whether this call started it);
     ("", False) when the client is over ATLAS_MCP_PROPOSAL_RATE (nothing queued: the client is told)."""
     drafted = action(proposal)
-    record = TriageRecord(repo=repo, issue=proposal.issue_id, actions=[drafted],
-                          proposal={"by": client, "reason": proposal.reason})
+    record = TriageRecord(
+        repo=repo, issue=proposal.issue_id, actions=[drafted], proposal={"by": client, "reason": proposal.reason}
+    )
     origin = Origin(kind=triage.platform or "slack", channel=triage.channel)
-    return claim.start(conn, queue_name, record, origin, key=claim_key(repo, drafted), limit=triage.proposal_rate,
-                       scope=f"client:{client}")
+    return claim.start(
+        conn,
+        queue_name,
+        record,
+        origin,
+        key=claim_key(repo, drafted),
+        limit=triage.proposal_rate,
+        scope=f"client:{client}",
+    )

@@ -36,7 +36,12 @@ def done(record: TriageRecord) -> tuple[TriageAction | None, list[str]]:
     """What Atlas did on the issue that an Undo takes back: its applied close (None when it did not close it),
     and the labels it added, in card order."""
     closed = next((a for a in record.actions if a.tool == "close_issue" and a.status == "done"), None)
-    labels = [str(n) for a in record.actions if a.tool == "add_labels" and a.status == "done" for n in a.arguments.get("labels") or []]
+    labels = [
+        str(n)
+        for a in record.actions
+        if a.tool == "add_labels" and a.status == "done"
+        for n in a.arguments.get("labels") or []
+    ]
     return closed, list(dict.fromkeys(labels))
 
 
@@ -51,8 +56,12 @@ def offer(rt: WorkerParts, run: RunState, record: TriageRecord, waiting: list[Pe
         return []
     original = closed.arguments.get("duplicate_of") if closed is not None else None
     arguments = {"issue_id": record.issue, "reopen": closed is not None, "duplicate_of": original, "labels": labels}
-    record.actions.append(TriageAction(kind="undo", mode="draft", tool=TOOL, arguments=arguments, call_id=CALL_ID, step=STEP))
-    call = PendingCall(pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name=TOOL, arguments=json.dumps(arguments), step=STEP)
+    record.actions.append(
+        TriageAction(kind="undo", mode="draft", tool=TOOL, arguments=arguments, call_id=CALL_ID, step=STEP)
+    )
+    call = PendingCall(
+        pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name=TOOL, arguments=json.dumps(arguments), step=STEP
+    )
     approvals.open_step(rt.conn, run, [call], UNDO_SECONDS)  # idempotent: a retried job opens nothing twice
     opened = approvals.for_step(rt.conn, run.id, STEP)
     if opened:
@@ -68,14 +77,35 @@ def calls(call: PendingCall, action: TriageAction, who: str, where: str) -> list
     number = int(args["issue_id"])
     out: list[PendingCall] = []
     if args.get("reopen"):
-        out.append(call.model_copy(update={"call_id": f"{CALL_ID}.reopen", "name": "reopen_issue",
-                                           "arguments": json.dumps({"issue_id": number})}))
+        out.append(
+            call.model_copy(
+                update={
+                    "call_id": f"{CALL_ID}.reopen",
+                    "name": "reopen_issue",
+                    "arguments": json.dumps({"issue_id": number}),
+                }
+            )
+        )
     if args.get("labels"):
-        out.append(call.model_copy(update={"call_id": f"{CALL_ID}.labels", "name": "remove_labels",
-                                           "arguments": json.dumps({"issue_id": number, "labels": list(args["labels"])})}))
+        out.append(
+            call.model_copy(
+                update={
+                    "call_id": f"{CALL_ID}.labels",
+                    "name": "remove_labels",
+                    "arguments": json.dumps({"issue_id": number, "labels": list(args["labels"])}),
+                }
+            )
+        )
     body = f"{wording.undo_comment(args)}\n\n{triage_actions.signature(who, where)}"
-    out.append(call.model_copy(update={"call_id": f"{CALL_ID}.comment", "name": "post_comment",
-                                       "arguments": json.dumps({"issue_id": number, "body": body})}))
+    out.append(
+        call.model_copy(
+            update={
+                "call_id": f"{CALL_ID}.comment",
+                "name": "post_comment",
+                "arguments": json.dumps({"issue_id": number, "body": body}),
+            }
+        )
+    )
     return out
 
 
@@ -90,5 +120,12 @@ def learn(rt: WorkerParts, record: TriageRecord, action: TriageAction, approval:
         found.append(("duplicate", str(args.get("duplicate_of") or "")))
     found += [("label", str(name)) for name in args.get("labels") or []]
     at = outcomes.now()
-    return sum(outcomes.record(rt.conn, record.repo, Outcome(record.issue, kind, value, False, "undo", at),
-                               f"undo:{approval.pending_id}:{kind}:{value}") for kind, value in found)
+    return sum(
+        outcomes.record(
+            rt.conn,
+            record.repo,
+            Outcome(record.issue, kind, value, False, "undo", at),
+            f"undo:{approval.pending_id}:{kind}:{value}",
+        )
+        for kind, value in found
+    )

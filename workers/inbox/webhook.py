@@ -32,7 +32,9 @@ def filed_by_atlas(rt: WorkerParts, issue: dict[str, Any]) -> bool:
     return ATLAS_MARKER in str(issue.get("body") or "")
 
 
-def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[str, Any], fingerprint: str | None = None) -> str:
+def on_event(
+    rt: WorkerParts, repo: str, event: str, action: str, payload: dict[str, Any], fingerprint: str | None = None
+) -> str:
     """'' when triage has nothing to do with this delivery, else a short note for the job's result.
     `fingerprint`: the settings of the web process that took the delivery (None: this worker's own)."""
     triage = rt.settings.triage
@@ -49,11 +51,17 @@ def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[
         association = str(issue.get("author_association") or "")
         if triage.skip_writers and writers.is_writer(rt, repo, association, issue.get("user")):
             return f"; triage skipped: #{number} was opened by someone with write access ({association})"
-        record = TriageRecord(repo=repo, issue=number, title=str(issue.get("title") or ""),
-                              author=str((issue.get("user") or {}).get("login") or ""), url=issue.get("html_url"))
+        record = TriageRecord(
+            repo=repo,
+            issue=number,
+            title=str(issue.get("title") or ""),
+            author=str((issue.get("user") or {}).get("login") or ""),
+            url=issue.get("html_url"),
+        )
         origin = Origin(kind=triage.platform or "slack", channel=triage.channel)  # one card, one platform
-        run_id, started = claim.start(rt.conn, rt.settings.queue_name, record, origin, fingerprint or rt.settings.fingerprint,
-                                      limit=triage.rate)
+        run_id, started = claim.start(
+            rt.conn, rt.settings.queue_name, record, origin, fingerprint or rt.settings.fingerprint, limit=triage.rate
+        )
         if not run_id:  # over ATLAS_TRIAGE_RATE: no card of its own, named in the channel's digest
             return f"; triage held back: #{number} is over ATLAS_TRIAGE_RATE" + digest.tell(rt, claim.repo_scope(repo))
         return f"; triage run {run_id} " + ("started" if started else "already claimed")
@@ -66,12 +74,18 @@ def on_event(rt: WorkerParts, repo: str, event: str, action: str, payload: dict[
         return ""  # labels an issue template set (as its author), or a bot's: not a maintainer's decision
     if event == "issues" and action in ENDING:
         what = ENDING[action]
-        return f"; triage card ended ({what})" if maintainers.acted(rt.conn, rt.settings.queue_name, run_id, what, sender) else ""
+        return (
+            f"; triage card ended ({what})"
+            if maintainers.acted(rt.conn, rt.settings.queue_name, run_id, what, sender)
+            else ""
+        )
     if event == "issue_comment" and action == "created":
         comment = payload.get("comment") or {}
         if not writers.is_writer(rt, repo, str(comment.get("author_association") or ""), comment.get("user")):
             return ""
         who = str((comment.get("user") or {}).get("login") or sender)
-        ended = maintainers.acted(rt.conn, rt.settings.queue_name, run_id, "answered", who, comment=str(comment.get("body") or ""))
+        ended = maintainers.acted(
+            rt.conn, rt.settings.queue_name, run_id, "answered", who, comment=str(comment.get("body") or "")
+        )
         return "; triage card ended (answered)" if ended else ""
     return ""

@@ -14,13 +14,20 @@ PROPOSED = "Proposed over MCP by {who}, not by Atlas's triage. Their reason: {re
 CARD_FALLBACK = "Triage of issue #{number}: {count} suggestion(s) to decide"
 DUPLICATE = "Close as duplicate of {link}"
 DUPLICATE_EVIDENCE = "Score {score:.2f}. Why: {evidence}"
-DUPLICATE_COMMENT = ("Atlas comments \"Duplicate of #{original}.\" (with how to have it reopened) and closes the issue "
-                     "as a duplicate.")
+DUPLICATE_COMMENT = (
+    'Atlas comments "Duplicate of #{original}." (with how to have it reopened) and closes the issue as a duplicate.'
+)
 CHAIN_VIA = "#{first} was itself closed as a duplicate: this points at the end of its chain ({path})."
-CHAIN_COMPLETED = "#{original} was closed as completed: it may already be fixed there (see #{original} and its linked changes)."
-CHAIN_NOT_PLANNED = "#{original} was closed as not planned: the problem is known and will not be worked on as it stands."
-REOPEN_HINT = ("If your report is not the same problem, reply here saying what differs and a maintainer will reopen it "
-               "(or reopen it yourself, if GitHub lets you).")
+CHAIN_COMPLETED = (
+    "#{original} was closed as completed: it may already be fixed there (see #{original} and its linked changes)."
+)
+CHAIN_NOT_PLANNED = (
+    "#{original} was closed as not planned: the problem is known and will not be worked on as it stands."
+)
+REOPEN_HINT = (
+    "If your report is not the same problem, reply here saying what differs and a maintainer will reopen it "
+    "(or reopen it yourself, if GitHub lets you)."
+)
 SIMILAR = "Also similar: {links}"
 LABELS = "Add labels {labels}"
 REPLY = "Post reply"
@@ -30,7 +37,7 @@ BACKTEST_LABEL = "{label} precision {precision:.2f} over {support}"
 NO_BACKTEST = "No backtest figures for these labels yet (`atlas triage backtest`)."
 BACKTEST_DUPLICATES = "Last backtest: recall@3 {recall:.2f} over {support} duplicates, {false:.1%} false duplicates."
 NO_BACKTEST_DUPLICATES = "No backtest figures for duplicates yet (`atlas triage backtest`)."
-SIGNED = "Atlas adds: \"Drafted by Atlas, approved by <you> on {platform}.\""
+SIGNED = 'Atlas adds: "Drafted by Atlas, approved by <you> on {platform}."'
 APPROVE = "Approve"
 REJECT = "Reject"
 OUTCOME = {
@@ -44,8 +51,10 @@ OUTCOME = {
 }
 UNDO = "Undo"
 UNDO_OFFER = "Undo what Atlas did: {what}."
-UNDO_WHEN = ("Offered for 7 days after Atlas acted. Atlas comments to say so, signed with who clicked; an Undo counts "
-             "as a false claim in `atlas triage report`.")
+UNDO_WHEN = (
+    "Offered for 7 days after Atlas acted. Atlas comments to say so, signed with who clicked; an Undo counts "
+    "as a false claim in `atlas triage report`."
+)
 UNDO_REOPEN = "reopen the issue"
 UNDO_LABELS = "remove {labels}"
 UNDO_OUTCOME = {
@@ -59,10 +68,14 @@ UNDO_COMMENT = "A maintainer undid Atlas's triage of this issue: {what}. Sorry f
 UNDO_COMMENT_REOPEN = "it is reopened, since it is not a duplicate of #{original}"
 UNDO_COMMENT_LABELS = "the labels {labels} are removed"
 SUPERSEDED = "This issue was {why} before anyone clicked: nothing left to decide here."
-DIGEST = ("{count} more new issue(s) in the last hour were not triaged (over ATLAS_TRIAGE_RATE): {numbers}. "
-          "Triage one with `atlas triage {first} --post`.")
+DIGEST = (
+    "{count} more new issue(s) in the last hour were not triaged (over ATLAS_TRIAGE_RATE): {numbers}. "
+    "Triage one with `atlas triage {first} --post`."
+)
 UNREADABLE = "#{number} could not be read: {why}. The card shows what triage recorded."
-HIDDEN = "This card shows {count} invisible or direction-changing character(s) as <U+...>: they would be posted as they are."
+HIDDEN = (
+    "This card shows {count} invisible or direction-changing character(s) as <U+...>: they would be posted as they are."
+)
 
 
 def undo_what(arguments: dict[str, Any], quote: str = "`") -> str:
@@ -112,7 +125,9 @@ def proposed(record: TriageRecord) -> str | None:
     """The card's line naming who proposed its action over MCP and why (None for Atlas's own triage)."""
     if record.proposal is None:
         return None
-    return PROPOSED.format(who=record.proposal.get("by") or "an MCP client", reason=record.proposal.get("reason") or "-")
+    return PROPOSED.format(
+        who=record.proposal.get("by") or "an MCP client", reason=record.proposal.get("reason") or "-"
+    )
 
 
 def mode_line(action: TriageAction, suggestions: dict[str, Any]) -> str:
@@ -122,14 +137,23 @@ def mode_line(action: TriageAction, suggestions: dict[str, Any]) -> str:
         dup = suggestions.get("backtest_duplicates")
         if not isinstance(dup, dict):
             return f"{line} {NO_BACKTEST_DUPLICATES}"
-        return f"{line} " + BACKTEST_DUPLICATES.format(recall=float(dup.get("recall@3", 0.0)), support=int(dup.get("support", 0)),
-                                                       false=float(dup.get("false_rate", 0.0)))
+        return f"{line} " + BACKTEST_DUPLICATES.format(
+            recall=float(dup.get("recall@3", 0.0)),
+            support=int(dup.get("support", 0)),
+            false=float(dup.get("false_rate", 0.0)),
+        )
     if action.kind != "labels":
         return line
     figures = suggestions.get("backtest") or {}
-    shown = [BACKTEST_LABEL.format(label=name, precision=float(figures[name].get("precision", 0.0)),
-                                   support=int(figures[name].get("support", 0)))
-             for name in action.arguments.get("labels") or [] if name in figures]
+    shown = [
+        BACKTEST_LABEL.format(
+            label=name,
+            precision=float(figures[name].get("precision", 0.0)),
+            support=int(figures[name].get("support", 0)),
+        )
+        for name in action.arguments.get("labels") or []
+        if name in figures
+    ]
     return f"{line} " + (BACKTEST.format(figures="; ".join(shown)) if shown else NO_BACKTEST)
 
 

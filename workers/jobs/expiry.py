@@ -33,9 +33,15 @@ def expire_step(run_id: str, step: int) -> int:
         _edit_cards(rt, expired)
     if closed or approvals.step_complete(rt.conn, run_id, step):
         run = rt.store.load(run_id)
-        if run.status == "awaiting_approval" and any(p.step == step for p in run.pending):  # a triage run has a step per action
-            enqueue(Queue(rt.settings.queue_name, connection=rt.conn), run_id, resume=step,
-                    slack_outage_seconds=rt.settings.slack_outage_seconds)
+        if run.status == "awaiting_approval" and any(
+            p.step == step for p in run.pending
+        ):  # a triage run has a step per action
+            enqueue(
+                Queue(rt.settings.queue_name, connection=rt.conn),
+                run_id,
+                resume=step,
+                slack_outage_seconds=rt.settings.slack_outage_seconds,
+            )
     return len(expired)
 
 

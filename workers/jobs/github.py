@@ -49,7 +49,9 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
     if event == "release":  # nothing to store: a subscribed thread hears of an issue the notes mention
         from workers.followup import notices
 
-        return f"release.{payload.get('action')}" + notices.on_event(rt, event, str(payload.get("action") or ""), payload)
+        return f"release.{payload.get('action')}" + notices.on_event(
+            rt, event, str(payload.get("action") or ""), payload
+        )
     action = str(payload.get("action") or "")
     late = False  # a payload older than what is stored (GitHub does not promise order) changes nothing
 
@@ -155,8 +157,12 @@ def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
     store = Store(folder)
     try:
         roots = store.get("docs_roots") or ["docs"]
-        touched = [path for commit in payload.get("commits") or []
-                   for kind in ("added", "modified", "removed") for path in commit.get(kind) or []]
+        touched = [
+            path
+            for commit in payload.get("commits") or []
+            for kind in ("added", "modified", "removed")
+            for path in commit.get(kind) or []
+        ]
         # the folders read: the docs roots and ATLAS_SYNC_CODE's ("" is the whole repository)
         watched = [root.rstrip("/") + "/" for root in roots] + [p.rstrip("/") + "/" if p else "" for p in gh.code_paths]
         if touched and not any(path.startswith(folder) for path in touched for folder in watched):

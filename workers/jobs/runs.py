@@ -58,8 +58,12 @@ def continue_run(run_id: str) -> str | Retry:
         try:
             status = _continue(rt, run_id, mine.check)
         except LeaseLost:
-            log.warning("run %s: this job stalled past its %d s lease and another job took the run; stopping without"
-                        " saving or posting (that job answers it)", run_id, ttl)
+            log.warning(
+                "run %s: this job stalled past its %d s lease and another job took the run; stopping without"
+                " saving or posting (that job answers it)",
+                run_id,
+                ttl,
+            )
             return "lost"
     if status == "running" and rt.stopping.is_set():
         log.warning("run %s: saved after its step; handed over as this worker stops", run_id)
@@ -69,7 +73,9 @@ def continue_run(run_id: str) -> str | Retry:
 
 def _special(rt: runtime.Runtime, run: RunState, fence: Callable[[], None]) -> str | None:
     """A run that is no question: its own flow's status, else None."""
-    if run.triage is not None:  # the triage inbox: no thread; its card and its actions only (a model only if configured, under its own budget)
+    if (
+        run.triage is not None
+    ):  # the triage inbox: no thread; its card and its actions only (a model only if configured, under its own budget)
         from workers.inbox.job import proceed
 
         return proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
@@ -100,7 +106,9 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
         fence()
         settings_check.refuse(rt, run, reporter)
         return run.status
-    agent = rt.agent(reporter, unprompted=run.origin.unprompted, fence=fence)  # the loop settles cost and sources before its "answer" event
+    agent = rt.agent(
+        reporter, unprompted=run.origin.unprompted, fence=fence
+    )  # the loop settles cost and sources before its "answer" event
     platforms.before_steps(rt.conn, run)  # what the run's platform adds to its context
     try:
         # A paused run continues only once every pending call is decided (workers/approvals/gate.py); an early
@@ -127,7 +135,14 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
             stop(rt, run, reporter, "model_malformed", phrases.MODEL_MALFORMED, fence)
         else:
             down = isinstance(exc, ModelUnavailable)
-            stop(rt, run, reporter, "model_unavailable" if down else "internal_error", phrases.MODEL_DOWN if down else phrases.REDIS_DOWN, fence)
+            stop(
+                rt,
+                run,
+                reporter,
+                "model_unavailable" if down else "internal_error",
+                phrases.MODEL_DOWN if down else phrases.REDIS_DOWN,
+                fence,
+            )
     except ModelRejected as exc:
         stop(rt, run, reporter, "model_rejected", phrases.MODEL_REFUSED.format(error=exc), fence)
     except Exception:
@@ -136,8 +151,14 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
     return run.status
 
 
-def stop(rt: runtime.Runtime, run: RunState, reporter: Reporter, reason: StopReason, message: str,
-         fence: Callable[[], None] = lease.unfenced) -> None:
+def stop(
+    rt: runtime.Runtime,
+    run: RunState,
+    reporter: Reporter,
+    reason: StopReason,
+    message: str,
+    fence: Callable[[], None] = lease.unfenced,
+) -> None:
     """End the run with what it has and say why; the thread hears about it. `fence`: the job's lease check."""
     run.error = message
     partial_text = run.answer or ""
@@ -149,8 +170,9 @@ def stop(rt: runtime.Runtime, run: RunState, reporter: Reporter, reason: StopRea
     reporter.event(run, "answer")
 
 
-def on_job_failure(job: Job, connection: redis.Redis, exc_type: type[BaseException], exc_value: BaseException,
-                   tb: TracebackType | None) -> None:
+def on_job_failure(
+    job: Job, connection: redis.Redis, exc_type: type[BaseException], exc_value: BaseException, tb: TracebackType | None
+) -> None:
     """RQ calls this when a job fails or is found abandoned; a run is never dropped silently."""
     rt = runtime.current()
     run_id = job.args[0] if job.args else None

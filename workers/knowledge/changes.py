@@ -31,7 +31,9 @@ log = logging.getLogger("atlas.knowledge")
 RATE_WINDOW_SECONDS = 3600
 
 
-def check(rt: WorkerParts, kinds: tuple[str, ...] = ("doc", "file", "issue", "release"), only: set[str] | None = None) -> str:
+def check(
+    rt: WorkerParts, kinds: tuple[str, ...] = ("doc", "file", "issue", "release"), only: set[str] | None = None
+) -> str:
     """Tell each watching thread of a cited source that changed; '' when none was told, else a short note for
     the job's result. `only`: just these sources (an issue's webhook)."""
     window = rt.settings.knowledge.watch_seconds
@@ -68,7 +70,8 @@ def note_text(rt: WorkerParts, corpus: Corpus, current: citing.Cited) -> str:
             return wording.SECTION_GONE.format(label=current.label)
         page = corpus.docs.pages.get(doc_id)
         url = (page.url if page is not None and page.url else None) or source_url(
-            doc_id, docs_base_url=settings.docs_base_url, issues_base_url=None)
+            doc_id, docs_base_url=settings.docs_base_url, issues_base_url=None
+        )
         body = " ".join(citing.section_text(current.key, corpus).split())
         body = body if len(body) <= wording.QUOTE_CHARS else body[: wording.QUOTE_CHARS - 1].rstrip() + "\u2026"
         said = wording.SECTION_CHANGED.format(label=current.label, quote=f"> {body}")
@@ -86,14 +89,26 @@ def note_text(rt: WorkerParts, corpus: Corpus, current: citing.Cited) -> str:
         said = wording.RELEASE_CHANGED.format(label=current.label)
         return said + (wording.LINK.format(url=current.detail) if current.detail else "")
     state = "deleted" if current.fingerprint == citing.GONE else current.fingerprint
-    url = source_url(current.label, docs_base_url=None, issues_base_url=settings.issues_base_url or (
-        f"{settings.github.web_url.rstrip('/')}/{settings.github.repo}/issues" if settings.github is not None else None))
-    return wording.ISSUE_CHANGED.format(state=state, label=current.label) + (wording.LINK.format(url=url) if url else "")
+    url = source_url(
+        current.label,
+        docs_base_url=None,
+        issues_base_url=settings.issues_base_url
+        or (
+            f"{settings.github.web_url.rstrip('/')}/{settings.github.repo}/issues"
+            if settings.github is not None
+            else None
+        ),
+    )
+    return wording.ISSUE_CHANGED.format(state=state, label=current.label) + (
+        wording.LINK.format(url=url) if url else ""
+    )
 
 
 def _tell(rt: WorkerParts, watch: watches.Watch, note: str) -> str:
     """'told', 'skipped' (told already, another job's, over the channel's rate, no platform) or 'failed'."""
-    slot = _Slot.claim(rt.conn, watches.sent_key(watch.source, watch.thread), _job_id(), rt.settings.knowledge.watch_seconds)
+    slot = _Slot.claim(
+        rt.conn, watches.sent_key(watch.source, watch.thread), _job_id(), rt.settings.knowledge.watch_seconds
+    )
     if slot is None:
         return "skipped"
     if slot.since == 0.0 and not _within_rate(rt.conn, watch, rt.settings.knowledge.notes_per_hour):
@@ -107,12 +122,20 @@ def _tell(rt: WorkerParts, watch: watches.Watch, note: str) -> str:
     try:
         outcome = platform.thread_note(watch.place, note, once=slot)
     except Exception as exc:
-        log.warning("note on %s could not be posted in %s (%s); the job is retried", watch.source, watch.thread,
-                    type(exc).__name__, exc_info=True)
+        log.warning(
+            "note on %s could not be posted in %s (%s); the job is retried",
+            watch.source,
+            watch.thread,
+            type(exc).__name__,
+            exc_info=True,
+        )
         return "failed"
     if outcome == "gone":
-        log.warning("note on %s not posted: Atlas is no longer in the channel of thread %s; watch dropped", watch.source,
-                    watch.thread)
+        log.warning(
+            "note on %s not posted: Atlas is no longer in the channel of thread %s; watch dropped",
+            watch.source,
+            watch.thread,
+        )
         watches.forget(rt.conn, watch)
         return "skipped"
     state = text(rt.conn.get(slot.key) or b"")

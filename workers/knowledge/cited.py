@@ -64,9 +64,16 @@ def cited(run: RunState, corpus: Corpus) -> list[Cited]:
     for path in dict.fromkeys(_read_paths(run)):
         if corpus.knowledge is not None and path in answer and (kept := code_file(corpus, path)) is not None:
             found.setdefault(kept.key, kept)
-    for tag in dict.fromkeys(t for texts in (outputs.get("search_history", []), outputs.get("get_history_item", []))
-                             for text in texts for t in RELEASE.findall(text)):
-        if re.search(rf"(?<![\w.-]){re.escape(tag)}(?![\w-])", unquoted(answer)) and (notes := release(corpus, tag)) is not None:
+    for tag in dict.fromkeys(
+        t
+        for texts in (outputs.get("search_history", []), outputs.get("get_history_item", []))
+        for text in texts
+        for t in RELEASE.findall(text)
+    ):
+        if (
+            re.search(rf"(?<![\w.-]){re.escape(tag)}(?![\w-])", unquoted(answer))
+            and (notes := release(corpus, tag)) is not None
+        ):
             found.setdefault(notes.key, notes)
     return list(found.values())
 
@@ -76,7 +83,9 @@ def release(corpus: Corpus, tag: str) -> Cited | None:
     if corpus.knowledge is None:
         return None
     item = corpus.knowledge.item("release", tag)
-    return Cited(f"release:{tag}", tag, digest(item.body) if item is not None else GONE, (item.url or "") if item else "")
+    return Cited(
+        f"release:{tag}", tag, digest(item.body) if item is not None else GONE, (item.url or "") if item else ""
+    )
 
 
 def doc_section(page: Page, heading: str) -> Cited:

@@ -69,5 +69,11 @@ class RedisSolvedThreads:
 
 def _entry(raw: str) -> SolvedThread:
     data = json.loads(raw)
-    return SolvedThread(str(data["id"]), str(data["question"]), str(data["answer"]), tuple(data.get("links") or ()),
-                        str(data.get("permalink") or ""), float(data.get("approved_at") or time.time()))
+    return SolvedThread(
+        str(data["id"]),
+        str(data["question"]),
+        str(data["answer"]),
+        tuple(data.get("links") or ()),
+        str(data.get("permalink") or ""),
+        float(data.get("approved_at") or time.time()),
+    )

@@ -37,7 +37,12 @@ class EntryDraft:
     permalink: str = ""
 
     def arguments(self) -> dict[str, object]:
-        return {"question": self.question, "answer": self.answer, "links": list(self.links), "permalink": self.permalink}
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "links": list(self.links),
+            "permalink": self.permalink,
+        }
 
 
 def anonymous(text: str, names: Iterable[str] = ()) -> str:
@@ -49,8 +54,10 @@ def anonymous(text: str, names: Iterable[str] = ()) -> str:
         out = re.sub(rf"(?i)(?<!\w){re.escape(name)}(?!\w)", "", out)
     out = GREETING.sub("", out)
     out = re.sub(r"[ \t]+([?.,!:;])", r"\1", out)  # what a removed name or mention left before a stop
-    return "\n".join(" ".join(line.split()) if not line.startswith(("    ", "\t")) else line.rstrip()
-                     for line in out.strip().splitlines()).strip()
+    return "\n".join(
+        " ".join(line.split()) if not line.startswith(("    ", "\t")) else line.rstrip()
+        for line in out.strip().splitlines()
+    ).strip()
 
 
 def draft(run: RunState, permalink: str | None, names: Iterable[str] = ()) -> EntryDraft:

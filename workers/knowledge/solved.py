@@ -57,7 +57,9 @@ def _draft(rt: WorkerParts, run: RunState, record: SolvedRecord) -> None:
     made = _chosen(rt, run, record, source, link)
     arguments = json.dumps(made.arguments(), ensure_ascii=False)
     run.items = [{"type": "function_call", "call_id": CALL_ID, "name": TOOL, "arguments": arguments}]
-    run.pending = [PendingCall(pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name=TOOL, arguments=arguments, step=STEP)]
+    run.pending = [
+        PendingCall(pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name=TOOL, arguments=arguments, step=STEP)
+    ]
     record.status = "pending"
     run.status = "awaiting_approval"
     run.answer = words.SOLVED_DRAFTED.format(question=made.question)
@@ -74,15 +76,24 @@ def _chosen(rt: WorkerParts, run: RunState, record: SolvedRecord, source: RunSta
         from workers.knowledge import entry_model
 
         mine, runs = rt.settings.draft, rt.settings.budget
-        attempt = entry_model.write(rt.model, source, link, record.names, max_tokens=min(mine.max_tokens, runs.max_tokens),
-                                    max_seconds=min(mine.max_seconds, runs.max_seconds), project=rt.settings.project.name)
+        attempt = entry_model.write(
+            rt.model,
+            source,
+            link,
+            record.names,
+            max_tokens=min(mine.max_tokens, runs.max_tokens),
+            max_seconds=min(mine.max_seconds, runs.max_seconds),
+            project=rt.settings.project.name,
+        )
         run.usage.add(attempt.usage)
         run.cost_usd = dollars(run.usage, rt.settings.price)
         if attempt.draft is not None:
             record.drafted_by = "model"
             return attempt.draft
         record.model_failure = attempt.failure
-        log.warning("run %s: the model's entry failed (%s); drafted from the thread's words instead", run.id, attempt.failure)
+        log.warning(
+            "run %s: the model's entry failed (%s); drafted from the thread's words instead", run.id, attempt.failure
+        )
     return draft(source, link, record.names)
 
 
@@ -105,13 +116,34 @@ def _decided(rt: WorkerParts, run: RunState, record: SolvedRecord) -> None:
     ident = entries.entry_id(subs.thread_key(place) if place is not None else run.id)
     claim = ledger.claim(rt.conn, run.id, call.call_id)
     said = words.SOLVED_KEPT.format(id=ident)
-    if not isinstance(claim, ledger.AlreadyDone):  # claimed now, or claimed by a killed worker: keeping it is idempotent
+    if not isinstance(
+        claim, ledger.AlreadyDone
+    ):  # claimed now, or claimed by a killed worker: keeping it is idempotent
         data = json.loads(call.arguments)
-        entries.save(rt.conn, SolvedThread(ident, str(data["question"]), str(data["answer"]), tuple(data.get("links") or ()),
-                                           str(data.get("permalink") or ""), time.time()))
+        entries.save(
+            rt.conn,
+            SolvedThread(
+                ident,
+                str(data["question"]),
+                str(data["answer"]),
+                tuple(data.get("links") or ()),
+                str(data.get("permalink") or ""),
+                time.time(),
+            ),
+        )
         ledger.record(rt.conn, run.id, call.call_id, said, True)
-        audit.append(rt.conn, "result", run=run.id, pending_id=call.pending_id, tool=TOOL, arguments=call.arguments,
-                     requester=approval.requester, decider=approval.decider, decision="done", result=said)
+        audit.append(
+            rt.conn,
+            "result",
+            run=run.id,
+            pending_id=call.pending_id,
+            tool=TOOL,
+            arguments=call.arguments,
+            requester=approval.requester,
+            decider=approval.decider,
+            decision="done",
+            result=said,
+        )
         log.info("run %s: solved thread kept as knowledge %s (approved by %s)", run.id, ident, approval.decider)
     record.entry, record.status = ident, "saved"
     if platform is not None:

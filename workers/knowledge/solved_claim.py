@@ -41,14 +41,25 @@ def claim_key(source_run: str) -> str:
     return f"atlas:solved:{source_run}"
 
 
-def start(conn: redis.Redis, queue_name: str, source: RunState, marker: str, marked: Marked,
-          names: Iterable[str] = ()) -> tuple[str, bool]:
+def start(
+    conn: redis.Redis, queue_name: str, source: RunState, marker: str, marked: Marked, names: Iterable[str] = ()
+) -> tuple[str, bool]:
     """Claim the answer of `source` and queue its solved-thread run; (run id, whether this call started it)."""
     place = subs.place_of(source)
     if place is None:
         raise ValueError(f"run {source.id} has no thread")
-    origin = Origin(kind=place.kind, user=marker, channel=source.origin.channel if place.kind == "slack" else place.channel,
-                    thread_ts=place.thread_ts, message_ts=place.thread_ts, team=place.team)
-    run = RunState(id=f"solved-{uuid.uuid4().hex[:12]}", question=f"keep the thread of run {source.id} as knowledge",
-                   origin=origin, solved=SolvedRecord(source_run=source.id, marked=marked, names=[n for n in names if n]))
+    origin = Origin(
+        kind=place.kind,
+        user=marker,
+        channel=source.origin.channel if place.kind == "slack" else place.channel,
+        thread_ts=place.thread_ts,
+        message_ts=place.thread_ts,
+        team=place.team,
+    )
+    run = RunState(
+        id=f"solved-{uuid.uuid4().hex[:12]}",
+        question=f"keep the thread of run {source.id} as knowledge",
+        origin=origin,
+        solved=SolvedRecord(source_run=source.id, marked=marked, names=[n for n in names if n]),
+    )
     return claim_run(conn, queue_name, claim_key(source.id), run, RUN_TTL_SECONDS)

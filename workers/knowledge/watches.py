@@ -63,8 +63,15 @@ def record(conn: redis.Redis, run: RunState, sources: list[Cited], window_second
     key = thread_key(place)
     pipe = conn.pipeline(transaction=False)
     for item in sources:
-        entry = json.dumps({"place": place.model_dump(), "run_id": run.id, "fingerprint": item.fingerprint,
-                            "label": item.label, "at": at})
+        entry = json.dumps(
+            {
+                "place": place.model_dump(),
+                "run_id": run.id,
+                "fingerprint": item.fingerprint,
+                "label": item.label,
+                "at": at,
+            }
+        )
         pipe.hset(source_key(item.key), key, entry)
         pipe.expire(source_key(item.key), window_seconds)
         pipe.zadd(SOURCES, {item.key: at})
@@ -72,7 +79,9 @@ def record(conn: redis.Redis, run: RunState, sources: list[Cited], window_second
     return len(sources)
 
 
-def watched(conn: redis.Redis, window_seconds: int, kinds: tuple[str, ...] = ("doc", "file", "issue", "release")) -> list[str]:
+def watched(
+    conn: redis.Redis, window_seconds: int, kinds: tuple[str, ...] = ("doc", "file", "issue", "release")
+) -> list[str]:
     """The sources some answer of the window cited, of these kinds; older ones are forgotten here."""
     cutoff = time.time() - window_seconds
     conn.zremrangebyscore(SOURCES, "-inf", cutoff)
@@ -87,8 +96,16 @@ def of_source(conn: redis.Redis, source: str, window_seconds: int) -> list[Watch
     for raw in conn.hvals(source_key(source)):
         entry = json.loads(text(raw))
         if float(entry.get("at") or 0) >= cutoff:
-            found.append(Watch(source, Origin.model_validate(entry["place"]), str(entry.get("run_id") or ""),
-                               str(entry.get("fingerprint") or ""), str(entry.get("label") or source), float(entry["at"])))
+            found.append(
+                Watch(
+                    source,
+                    Origin.model_validate(entry["place"]),
+                    str(entry.get("run_id") or ""),
+                    str(entry.get("fingerprint") or ""),
+                    str(entry.get("label") or source),
+                    float(entry["at"]),
+                )
+            )
     return sorted(found, key=lambda w: w.at)
 
 
@@ -99,8 +116,16 @@ def forget(conn: redis.Redis, watch: Watch) -> None:
 
 def note_posted(conn: redis.Redis, watch: Watch, note: str, channel: str, message: str) -> None:
     """Keep the note for `atlas runs show` of the run whose answer it corrects."""
-    entry = json.dumps({"source": watch.source, "label": watch.label, "text": note, "at": time.time(),
-                        "channel": channel, "message": message})
+    entry = json.dumps(
+        {
+            "source": watch.source,
+            "label": watch.label,
+            "text": note,
+            "at": time.time(),
+            "channel": channel,
+            "message": message,
+        }
+    )
     pipe = conn.pipeline(transaction=False)
     pipe.rpush(notes_key(watch.run_id), entry)
     pipe.expire(notes_key(watch.run_id), NOTES_KEPT_SECONDS)

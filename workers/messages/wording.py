@@ -60,21 +60,34 @@ APPROVAL_APPROVE = "Approve"
 APPROVAL_DENY = "Deny"
 APPROVAL_ALREADY = "This was already decided: {outcome}"
 APPROVAL_GONE = "This approval request is no longer available."
-APPROVAL_ELSEWHERE = "This button decides nothing here: an approval is decided only on its own card, where Atlas posted it."
-APPROVAL_HIDDEN = ("{icon:warning} {strong}This contains {count} invisible or direction-changing character{s}{strong},"
-                   " shown as `<U+…>`: they would be posted as they are.")
+APPROVAL_ELSEWHERE = (
+    "This button decides nothing here: an approval is decided only on its own card, where Atlas posted it."
+)
+APPROVAL_HIDDEN = (
+    "{icon:warning} {strong}This contains {count} invisible or direction-changing character{s}{strong},"
+    " shown as `<U+…>`: they would be posted as they are."
+)
 APPROVAL_NOT_ALLOWED = "{icon:no_entry} You can't approve this: only the project's maintainers can decide."
-APPROVAL_PROVENANCE = "{icon:warning} {strong}Proposed after reading {sources}{strong}, text anyone can write: look twice."
-APPROVAL_REDACTED = ("{icon:lock} {strong}{count} secret(s) were redacted{strong} from the draft: shown as `[redacted ...]`,"
-                     " never filed.")
+APPROVAL_PROVENANCE = (
+    "{icon:warning} {strong}Proposed after reading {sources}{strong}, text anyone can write: look twice."
+)
+APPROVAL_REDACTED = (
+    "{icon:lock} {strong}{count} secret(s) were redacted{strong} from the draft: shown as `[redacted ...]`,"
+    " never filed."
+)
 APPROVAL_RESULT_DONE = "{icon:done} Done: {result}"
 APPROVAL_RESULT_FAILED = "{icon:failed} It did not go through: {result}"
-APPROVAL_RESULT_IN_DOUBT = ("{icon:warning} Atlas was interrupted while running this, or the tracker did not confirm it,"
-                            " so it may or may not have happened. It was not retried.")
-APPROVAL_UNCONFIRMED = ("{icon:warning} Atlas couldn't confirm that click (its store stopped answering). If the card still"
-                        " has its buttons in a minute, click again; a decision already recorded is kept.")
-EPHEMERAL_UNAVAILABLE = ("{icon:warning} Atlas can't record that right now (its store is unreachable)."
-                         " Please try again in a minute.")
+APPROVAL_RESULT_IN_DOUBT = (
+    "{icon:warning} Atlas was interrupted while running this, or the tracker did not confirm it,"
+    " so it may or may not have happened. It was not retried."
+)
+APPROVAL_UNCONFIRMED = (
+    "{icon:warning} Atlas couldn't confirm that click (its store stopped answering). If the card still"
+    " has its buttons in a minute, click again; a decision already recorded is kept."
+)
+EPHEMERAL_UNAVAILABLE = (
+    "{icon:warning} Atlas can't record that right now (its store is unreachable). Please try again in a minute."
+)
 
 # A run that ended short.
 FAILED = "{icon:failed} {strong}I couldn't finish this one:{strong} {reason}"

@@ -26,8 +26,13 @@ if TYPE_CHECKING:
     from workers.runs.store import RunStore
 
 
-def for_run(settings: Settings, store: RunStore, platform: Platform, tracker: Tracker | None = None,
-            slack: SlackClients | None = None) -> ChatPlatform | None:
+def for_run(
+    settings: Settings,
+    store: RunStore,
+    platform: Platform,
+    tracker: Tracker | None = None,
+    slack: SlackClients | None = None,
+) -> ChatPlatform | None:
     """The run's platform, or None when it has none (the CLI) or it is not configured in this process.
     `tracker` is the one approval cards describe issues from (the worker's; by default the settings' own);
     `slack` the process's Slack clients (by default new ones)."""

@@ -76,12 +76,22 @@ class AtlasWorker(SimpleWorker):
         finally:
             pool_kwargs["retry"] = forever
 
-    def _start_quiet_scheduler(self, burst: bool = False, logging_level: str | None = "INFO",
-                               date_format: str = DEFAULT_LOGGING_DATE_FORMAT, log_format: str = DEFAULT_LOGGING_FORMAT) -> None:
+    def _start_quiet_scheduler(
+        self,
+        burst: bool = False,
+        logging_level: str | None = "INFO",
+        date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
+        log_format: str = DEFAULT_LOGGING_FORMAT,
+    ) -> None:
         """RQ's `Worker._start_scheduler` with our scheduler class (a lost Redis: one log line, no traceback)."""
-        self.scheduler = QuietScheduler(self.queues, connection=self.connection,
-                                        logging_level=logging_level if logging_level is not None else self.log.level,
-                                        date_format=date_format, log_format=log_format, serializer=self.serializer)
+        self.scheduler = QuietScheduler(
+            self.queues,
+            connection=self.connection,
+            logging_level=logging_level if logging_level is not None else self.log.level,
+            date_format=date_format,
+            log_format=log_format,
+            serializer=self.serializer,
+        )
         self.scheduler.acquire_locks()
         if not self.scheduler.acquired_locks:
             return
@@ -121,8 +131,15 @@ class ThreadedWorker(Threaded, AtlasWorker):
 
 
 def make_worker(
-    queue: Queue, *, heartbeat_ttl: int = 20, maintenance_seconds: int = 30, name: str | None = None, job_timeout: int = 0,
-    concurrency: int = 1, stopping: threading.Event | None = None, audit_retention_days: int = 0,
+    queue: Queue,
+    *,
+    heartbeat_ttl: int = 20,
+    maintenance_seconds: int = 30,
+    name: str | None = None,
+    job_timeout: int = 0,
+    concurrency: int = 1,
+    stopping: threading.Event | None = None,
+    audit_retention_days: int = 0,
 ) -> AtlasWorker:
     """One worker serves one queue: RQ does not dequeue atomically across several (rq#1716).
 
@@ -139,8 +156,11 @@ def make_worker(
         "job_monitoring_interval": max(heartbeat_ttl // 4, 1),
         "job_class": AtlasJob,  # jobs queued under an earlier release's names still run
     }
-    worker = ThreadedWorker([queue], concurrency=concurrency, stopping=stopping, **options) if concurrency > 1 \
+    worker = (
+        ThreadedWorker([queue], concurrency=concurrency, stopping=stopping, **options)
+        if concurrency > 1
         else AtlasWorker([queue], **options)
+    )
     worker.heartbeat_ttl = heartbeat_ttl
     worker.job_timeout_floor = job_timeout
     worker.audit_retention_days = audit_retention_days

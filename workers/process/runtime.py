@@ -61,7 +61,9 @@ class JobTools:
     tracker: Tracker
 
     def context(self, run: RunState) -> ToolContext:
-        return ToolContext(corpus=self.corpus, run_id=run.id, tracker=self.tracker, solved=RedisSolvedThreads(self.conn))
+        return ToolContext(
+            corpus=self.corpus, run_id=run.id, tracker=self.tracker, solved=RedisSolvedThreads(self.conn)
+        )
 
     def stash(self, run: RunState, page_tokens: int) -> RedisStash:
         return RedisStash(self.conn, run.id, page_tokens)
@@ -102,13 +104,19 @@ class Runtime:
     # set when the worker is asked to stop: a run in flight saves after its step and hands over (workers/jobs/runs.py)
     stopping: threading.Event = field(default_factory=threading.Event)
     help_registry: Registry | None = field(default=None, init=False, repr=False)  # help runs' tools (`agent`)
-    tool_pool: ThreadPoolExecutor = field(init=False, repr=False)  # every run's read tools, sized for the worker's concurrency
-    triage_engines: EngineCache = field(default_factory=EngineCache, init=False, repr=False)  # every triage job's engine
+    tool_pool: ThreadPoolExecutor = field(
+        init=False, repr=False
+    )  # every run's read tools, sized for the worker's concurrency
+    triage_engines: EngineCache = field(
+        default_factory=EngineCache, init=False, repr=False
+    )  # every triage job's engine
 
     def __post_init__(self) -> None:
         self.tool_pool = tool_pool(self.settings.worker_concurrency)
 
-    def agent(self, reporter: Reporter, *, unprompted: bool = False, fence: Callable[[], None] = lease.unfenced) -> Agent:
+    def agent(
+        self, reporter: Reporter, *, unprompted: bool = False, fence: Callable[[], None] = lease.unfenced
+    ) -> Agent:
         """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer.
         `unprompted` (a help channel's run): the tools include `hand_off`, its way to say it is not confident.
         `fence`: the job's lease check, before every save (`JobKeeper`)."""
@@ -157,7 +165,9 @@ class Runtime:
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
             watches.record(self.conn, run, cited(run, corpus), self.settings.knowledge.watch_seconds)  # notes on change
             solved_claim.remember_answer(self.conn, run)  # a forum post tagged solved finds its answer
-        links.subscribe_run(self.conn, subscriptions.tracker_name(self.settings), run)  # filed or linked: the thread follows it
+        links.subscribe_run(
+            self.conn, subscriptions.tracker_name(self.settings), run
+        )  # filed or linked: the thread follows it
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:
         """The chat platform a run of this kind reports on; approval cards describe issues from this worker's tracker."""
@@ -213,7 +223,16 @@ def build(settings: Settings) -> Runtime:
     slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
     registry = v2_registry(settings.project, knowledge=corpus.knowledge is not None)  # no code/history: not offered
     registry.definitions()  # the strict schemas, made once now: ~0.3 s the first run would otherwise wait on
-    return Runtime(settings, conn, RunStore(conn, question_embedder(settings)), registry, model, summary, tracker_for(settings, conn), slack)
+    return Runtime(
+        settings,
+        conn,
+        RunStore(conn, question_embedder(settings)),
+        registry,
+        model,
+        summary,
+        tracker_for(settings, conn),
+        slack,
+    )
 
 
 def question_embedder(settings: Settings) -> Callable[[], Embedder | None] | None:

@@ -54,7 +54,9 @@ class Threaded(SimpleWorker):
     death_penalty_class = NoDeathPenalty
     job_timeout_floor: int = 0  # AtlasWorker's: the least time a job gets here
 
-    def __init__(self, *args: Any, concurrency: int = 2, stopping: threading.Event | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, concurrency: int = 2, stopping: threading.Event | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.concurrency = concurrency
         self.stopping = stopping or threading.Event()  # runs read it between steps
@@ -64,7 +66,9 @@ class Threaded(SimpleWorker):
         self._beater: threading.Thread | None = None
 
     # -- taking jobs ---------------------------------------------------------------------------------
-    def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None) -> tuple[Job, Queue] | None:
+    def dequeue_job_and_maintain_ttl(
+        self, timeout: int | None, max_idle_time: int | None = None
+    ) -> tuple[Job, Queue] | None:
         """Wait for a free slot, then for a job. Idle time counts only while no job is in flight."""
         self._wait_for_slot()
         try:
@@ -117,7 +121,9 @@ class Threaded(SimpleWorker):
             with self._lock:
                 execution = self.prepare_execution(job)
             self._start_beating()
-            thread = threading.Thread(target=self._perform, args=(job, queue, execution), name=f"atlas-job-{job.id}", daemon=True)
+            thread = threading.Thread(
+                target=self._perform, args=(job, queue, execution), name=f"atlas-job-{job.id}", daemon=True
+            )
             thread.start()
         except BaseException:
             self._slots.release()  # the slot taken for this job; RQ's maintenance recovers the job itself

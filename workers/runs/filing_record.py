@@ -24,15 +24,21 @@ class FilingRecord(BaseModel):
     number: int | None = None
     result: str = ""
     told: bool = False  # the thread heard the outcome (said once, across retried jobs)
-    note_posting: float = 0.0  # when a worker set out to tell the thread (epoch seconds): a retry looks for the note first
+    note_posting: float = (
+        0.0  # when a worker set out to tell the thread (epoch seconds): a retry looks for the note first
+    )
     note_ts: str = ""  # the note's message, once recorded
-    note_failed_since: float = 0.0  # when the platform first failed to take the note (epoch seconds): the outage budget's start
+    note_failed_since: float = (
+        0.0  # when the platform first failed to take the note (epoch seconds): the outage budget's start
+    )
     note_tries: int = 0  # re-deliveries of the note scheduled so far (workers/followup/filing_note.py)
     drafted_by: DraftedBy | None = None  # what the card says made the draft (workers/followup/filing.py)
     model_failure: str = ""  # with a model configured: why its draft was not used and the thread's words were drafted
     redacted: int = 0  # secrets the draft replaced by a marker (atlas/secret_shapes.py): the card says how many
     left_out: list[str] = Field(default_factory=list)  # others who wrote in the thread: not quoted, named on the card
-    similar: list[dict[str, Any]] = Field(default_factory=list)  # open issues maybe the same (workers/followup/similar.py)
+    similar: list[dict[str, Any]] = Field(
+        default_factory=list
+    )  # open issues maybe the same (workers/followup/similar.py)
 
     @property
     def drafted(self) -> Literal["model", "thread", "fallback"] | None:

@@ -69,14 +69,22 @@ class JobTemplate:
     description: str  # with _PLACEHOLDER where the run id goes
 
     @classmethod
-    def build(cls, conn: redis.Redis, queue_name: str, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> JobTemplate:
+    def build(
+        cls, conn: redis.Redis, queue_name: str, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS
+    ) -> JobTemplate:
         """Let RQ create the job once (no Redis call) and keep what every run's job shares."""
         options = job_options(_PLACEHOLDER, slack_outage_seconds=slack_outage_seconds)
         queue = Queue(queue_name, connection=conn)
         job = queue.create_job(
-            RUN_FUNCTION, args=(_PLACEHOLDER,), timeout=options["job_timeout"], result_ttl=options["result_ttl"],
+            RUN_FUNCTION,
+            args=(_PLACEHOLDER,),
+            timeout=options["job_timeout"],
+            result_ttl=options["result_ttl"],
             failure_ttl=options["failure_ttl"],
-            description=options["description"], job_id=options["job_id"], retry=options["retry"], on_failure=options["on_failure"],
+            description=options["description"],
+            job_id=options["job_id"],
+            retry=options["retry"],
+            on_failure=options["on_failure"],
         )
         job.origin = queue.name  # what `Queue.enqueue` sets before it saves (`_prepare_for_queue`)
         job.enqueued_at = now()

@@ -14,7 +14,9 @@ ON_JOB_FAILURE = "workers.jobs.runs.on_job_failure"  # RQ's failure callback of 
 EXPIRE_STEP = "workers.jobs.expiry.expire_step"  # an approval card's expiry, scheduled when the gate opens
 APPLY_EVENT = "workers.jobs.github.apply_event"  # one GitHub webhook delivery
 PERIODIC_SYNC = "workers.jobs.github.periodic_sync"  # the incremental sync, rescheduling itself
-POST_DIGEST = "workers.jobs.digest.post_digest"  # the triage channel's digest of issues over the rate, rescheduling itself
+POST_DIGEST = (
+    "workers.jobs.digest.post_digest"  # the triage channel's digest of issues over the rate, rescheduling itself
+)
 
 ALL = (CONTINUE_RUN, ON_JOB_FAILURE, EXPIRE_STEP, APPLY_EVENT, PERIODIC_SYNC, POST_DIGEST)
 

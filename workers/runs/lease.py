@@ -94,8 +94,12 @@ class Lease:
                 return
             sent = _clock()
             try:
-                mine = run_script(self.conn, _RENEW, [lease_key(self.run_id), taken_key(self.run_id)],
-                                  [self.token, self.ttl * 1000, self.taken])
+                mine = run_script(
+                    self.conn,
+                    _RENEW,
+                    [lease_key(self.run_id), taken_key(self.run_id)],
+                    [self.token, self.ttl * 1000, self.taken],
+                )
             except redis.RedisError:
                 mine = None  # the next beat tries again; a lapse only lets a retry in after a real stall
             if mine == 1:
@@ -164,7 +168,9 @@ os.register_at_fork(after_in_child=_renewer._reset)
 
 
 @contextmanager
-def holding(conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: float = LEASE_TTL_SECONDS + 5) -> Iterator[Lease | None]:
+def holding(
+    conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: float = LEASE_TTL_SECONDS + 5
+) -> Iterator[Lease | None]:
     """Yield the run's lease while this job holds it; None if another job kept it for `wait` s.
 
     Waiting covers the short races (a resume clicked while the pausing job is still finishing, or
@@ -193,7 +199,9 @@ def holding(conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: 
 
 
 @contextmanager
-def held(conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: float = LEASE_TTL_SECONDS + 5) -> Iterator[bool]:
+def held(
+    conn: redis.Redis, run_id: str, ttl: int = LEASE_TTL_SECONDS, wait: float = LEASE_TTL_SECONDS + 5
+) -> Iterator[bool]:
     """`holding`, as True while this job holds the run's lease and False if another job kept it."""
     with holding(conn, run_id, ttl, wait) as lease:
         yield lease is not None

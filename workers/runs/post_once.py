@@ -41,8 +41,14 @@ class KeyedSlot(Slot, Protocol):
         """The message's marker, e.g. `filed:<run id>`."""
 
 
-def post_once(slot: Slot, channel: str, *, find: Callable[[float], str | None], post: Callable[[], tuple[str, str]],
-              edit: Callable[[str, str], None] | None = None) -> tuple[str, str]:
+def post_once(
+    slot: Slot,
+    channel: str,
+    *,
+    find: Callable[[float], str | None],
+    post: Callable[[], tuple[str, str]],
+    edit: Callable[[str, str], None] | None = None,
+) -> tuple[str, str]:
     """The message's (channel, id), posted at most once. `find(since)`: the id of this message in `channel`
     posted since then, or None (a temporary failure raises: the job is retried and looks again);
     `edit(channel, id)`: bring the recorded message up to date; `post()`: post it, returning (channel, id)."""

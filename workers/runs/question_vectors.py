@@ -62,8 +62,11 @@ def due(conn: redis.Redis, run_id: str, gap: bool) -> tuple[bool, list[str]]:
 def keep(conn: redis.Redis, questions: dict[str, tuple[str, float]], model: Embedder, now: float) -> int:
     """Embed each run's question (run id -> (question, created_at)) and keep it while the run's index entry lives;
     how many were kept."""
-    live = {run_id: (question, seconds_left(created_at, now)) for run_id, (question, created_at) in questions.items()
-            if question.strip() and seconds_left(created_at, now)}
+    live = {
+        run_id: (question, seconds_left(created_at, now))
+        for run_id, (question, created_at) in questions.items()
+        if question.strip() and seconds_left(created_at, now)
+    }
     if not live:
         return 0
     vectors = model.encode([question for question, _ in live.values()])

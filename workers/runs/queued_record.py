@@ -38,8 +38,19 @@ class QueuedRecord:
         the thread's earlier turns in). `origin` must be of this record's platform."""
         if origin.kind != self.platform:
             raise ValueError(f"a {self.platform} record cannot carry a {origin.kind} origin")
-        return "".join((
-            '{"id":', json.dumps(run_id), ',"question":', json.dumps(question, ensure_ascii=False),
-            ',"origin":', origin.model_dump_json(), ',"created_at":', repr(now), ',"updated_at":', repr(now),
-            ",", self.defaults,
-        ))
+        return "".join(
+            (
+                '{"id":',
+                json.dumps(run_id),
+                ',"question":',
+                json.dumps(question, ensure_ascii=False),
+                ',"origin":',
+                origin.model_dump_json(),
+                ',"created_at":',
+                repr(now),
+                ',"updated_at":',
+                repr(now),
+                ",",
+                self.defaults,
+            )
+        )

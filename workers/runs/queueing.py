@@ -49,7 +49,9 @@ def job_timeout(max_seconds: float = 60.0, slack_outage_seconds: float = DEFAULT
     return int(JOB_TIMEOUT_SECONDS + max(0, int(max_seconds) - 60) + 2 * slack_outage_seconds)
 
 
-def job_options(run_id: str, resume: int = 0, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> dict[str, Any]:
+def job_options(
+    run_id: str, resume: int = 0, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS
+) -> dict[str, Any]:
     """`Queue.enqueue` keywords for `continue_run(run_id)`: every path that queues a run uses these."""
     return {
         "job_id": job_id(run_id, resume),
@@ -62,7 +64,9 @@ def job_options(run_id: str, resume: int = 0, *, slack_outage_seconds: float = D
     }
 
 
-def enqueue(queue: Queue, run_id: str, resume: int = 0, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> Job:
+def enqueue(
+    queue: Queue, run_id: str, resume: int = 0, *, slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS
+) -> Job:
     """Enqueue `continue_run(run_id)`; a second enqueue of the same job id returns the first job."""
     options = job_options(run_id, resume, slack_outage_seconds=slack_outage_seconds)
     try:
@@ -84,8 +88,13 @@ def submit(
 
     `fingerprint` is the submitter's `Settings.fingerprint`: only a worker with the same one answers.
     """
-    run = RunState(question=question, origin=origin or Origin(), history=history or [], settings_fingerprint=fingerprint,
-                   unfiled=True)
+    run = RunState(
+        question=question,
+        origin=origin or Origin(),
+        history=history or [],
+        settings_fingerprint=fingerprint,
+        unfiled=True,
+    )
     if run_id:
         run.id = run_id
     RunStore(conn).save(run)
@@ -99,15 +108,23 @@ def resume_queued(conn: redis.Redis, run_id: str, step: int) -> bool:
     return bool(conn.exists(Job.key_for(job_id(run_id, step))))
 
 
-def resume_if_waiting(conn: redis.Redis, queue_name: str, run_id: str, step: int, *,
-                      slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS) -> bool:
+def resume_if_waiting(
+    conn: redis.Redis,
+    queue_name: str,
+    run_id: str,
+    step: int,
+    *,
+    slack_outage_seconds: float = DEFAULT_SLACK_OUTAGE_SECONDS,
+) -> bool:
     """Enqueue a paused run's resume if it is still waiting on `step` (idempotent by job id). For the
     click that closed a step, and for a click that finds the step closed but its resume never queued."""
     try:
         run = RunStore(conn).load(run_id)
     except RunNotFound:
         return False
-    if run.status == "awaiting_approval" and any(p.step == step for p in run.pending):  # a triage run: a step per action
+    if run.status == "awaiting_approval" and any(
+        p.step == step for p in run.pending
+    ):  # a triage run: a step per action
         enqueue(Queue(queue_name, connection=conn), run_id, resume=step, slack_outage_seconds=slack_outage_seconds)
         return True
     return False

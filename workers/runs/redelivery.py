@@ -36,7 +36,7 @@ LEAST_DELAY_SECONDS = 1.0  # RQ's scheduler looks once a second: a shorter delay
 
 def jittered(attempt: int, cap_seconds: float, first_wait: float = FIRST_WAIT_SECONDS) -> float:
     """Full jitter over an exponential ceiling: tries from many workers spread out after an outage."""
-    return random.uniform(0, min(cap_seconds, first_wait * 2 ** attempt))
+    return random.uniform(0, min(cap_seconds, first_wait * 2**attempt))
 
 
 def delay(attempt: int, cap_seconds: float, left: float, first_wait: float = FIRST_WAIT_SECONDS) -> float:
@@ -71,11 +71,18 @@ class Redelivery:
         attempts of one thing apart from another's (an answer's or cards' "deliver", a filing's "note")."""
         try:
             Queue(self.queue_name, connection=self.conn).enqueue_in(
-                timedelta(seconds=delay_seconds), CONTINUE_RUN, run_id,
-                job_id=job_id(run_id, attempt, what), unique=True, job_timeout=JOB_TIMEOUT_SECONDS,
-                result_ttl=RESULT_TTL_SECONDS, failure_ttl=FAILURE_TTL_SECONDS, ttl=int(delay_seconds) + LATE_TTL_SECONDS,
+                timedelta(seconds=delay_seconds),
+                CONTINUE_RUN,
+                run_id,
+                job_id=job_id(run_id, attempt, what),
+                unique=True,
+                job_timeout=JOB_TIMEOUT_SECONDS,
+                result_ttl=RESULT_TTL_SECONDS,
+                failure_ttl=FAILURE_TTL_SECONDS,
+                ttl=int(delay_seconds) + LATE_TTL_SECONDS,
                 retry=RETRY,
-                on_failure=Callback(ON_JOB_FAILURE), description=f"atlas run {run_id} re-delivery {attempt} ({what})",
+                on_failure=Callback(ON_JOB_FAILURE),
+                description=f"atlas run {run_id} re-delivery {attempt} ({what})",
             )
         except DuplicateJobError:
             return False

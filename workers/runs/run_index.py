@@ -108,22 +108,50 @@ def filing(run: RunState) -> Filing:
     origin = run.origin
     model = run.answered_by.model if run.answered_by else ""
     gap = gap_of(run.status, run.answer, run.handoff)
-    kept = {facet: value for facet, value in (("platform", origin.kind), ("channel", origin.channel or ""), ("model", model))
-            if value}
-    keys = (day_key(day_of(run.created_at)), gaps_key(), *(facet_key("status", s) for s in _STATUS_ORDER),
-            all_key(), *(facet_key(facet, value) for facet, value in kept.items()))
+    kept = {
+        facet: value
+        for facet, value in (("platform", origin.kind), ("channel", origin.channel or ""), ("model", model))
+        if value
+    }
+    keys = (
+        day_key(day_of(run.created_at)),
+        gaps_key(),
+        *(facet_key("status", s) for s in _STATUS_ORDER),
+        all_key(),
+        *(facet_key(facet, value) for facet, value in kept.items()),
+    )
     menus: list[EncodableT] = []
     for facet, value in kept.items():
         menus += [values_key(facet), value]
-    counts = {"runs": 1, "cost_micro": round(run.cost_usd * 1_000_000), "tokens": run.usage.total, "steps": len(run.steps),
-              "offline": int(model == "offline"), "answered": int(run.status == "done" and not gap), "gaps": int(bool(gap))}
+    counts = {
+        "runs": 1,
+        "cost_micro": round(run.cost_usd * 1_000_000),
+        "tokens": run.usage.total,
+        "steps": len(run.steps),
+        "offline": int(model == "offline"),
+        "answered": int(run.status == "done" and not gap),
+        "gaps": int(bool(gap)),
+    }
     day: list[EncodableT] = []
     for field, n in counts.items():
         if n:  # HINCRBY by 0 writes nothing a reader needs (bot/console/usage_page.py reads absent as 0)
             day += [field, n]
-    return Filing(keys, (run.id, run.created_at), (KEEP_SECONDS, DAY_KEEP_SECONDS, int(run.final), int(bool(gap)), len(FINAL),
-                                                   len(_STATUS_ORDER), _STATUS_ORDER.index(run.status) + 1, len(kept),
-                                                   *menus, *day))
+    return Filing(
+        keys,
+        (run.id, run.created_at),
+        (
+            KEEP_SECONDS,
+            DAY_KEEP_SECONDS,
+            int(run.final),
+            int(bool(gap)),
+            len(FINAL),
+            len(_STATUS_ORDER),
+            _STATUS_ORDER.index(run.status) + 1,
+            len(kept),
+            *menus,
+            *day,
+        ),
+    )
 
 
 # KEYS: the run's votes (a hash user -> up|down), every run, feedback:up, feedback:down, the run's vector, the
@@ -152,5 +180,16 @@ return 1
 def vote_changed(conn: redis.Redis, run_id: str, votes_key: str) -> None:
     """Re-read a run's votes (the hash `votes_key`) into the feedback filters (a run not filed: nothing to do; the
     caller files what is pending first: workers/runs/index_filing.py `flush`)."""
-    run_script(conn, _VOTES, [votes_key, all_key(), facet_key("feedback", "up"), facet_key("feedback", "down"),
-                              vector_key(run_id), wanted_key()], [run_id, KEEP_SECONDS, WANTED_KEPT])
+    run_script(
+        conn,
+        _VOTES,
+        [
+            votes_key,
+            all_key(),
+            facet_key("feedback", "up"),
+            facet_key("feedback", "down"),
+            vector_key(run_id),
+            wanted_key(),
+        ],
+        [run_id, KEEP_SECONDS, WANTED_KEPT],
+    )

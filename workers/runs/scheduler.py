@@ -36,8 +36,12 @@ def run(scheduler: RQScheduler) -> None:
     try:
         scheduler.work()
     except redis.RedisError as exc:
-        scheduler.log.warning("Scheduler [PID %s] stopped: Redis unreachable (%s: %s); the worker restarts it when Redis is back",
-                              os.getpid(), type(exc).__name__, str(exc)[:200])
+        scheduler.log.warning(
+            "Scheduler [PID %s] stopped: Redis unreachable (%s: %s); the worker restarts it when Redis is back",
+            os.getpid(),
+            type(exc).__name__,
+            str(exc)[:200],
+        )
         return
     except BaseException:
         scheduler.log.error("Scheduler [PID %s] raised an exception.\n%s", os.getpid(), traceback.format_exc())

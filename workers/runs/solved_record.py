@@ -20,4 +20,6 @@ class SolvedRecord(BaseModel):
     entry: str = ""  # the entry's id once saved (workers/knowledge/entries.py)
     drafted_by: Literal["model", "thread"] | None = None
     model_failure: str = ""  # with a model configured: why its draft was not used
-    names: list[str] = Field(default_factory=list)  # the people of the thread as the platform names them: never in the entry
+    names: list[str] = Field(
+        default_factory=list
+    )  # the people of the thread as the platform names them: never in the entry

@@ -130,7 +130,9 @@ class RunState(BaseModel):
     error: str | None = None
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
-    surface: RunSurface = Field(default_factory=dict, validate_default=True)  # what the platform was sent (workers/runs/surfaces.py)
+    surface: RunSurface = Field(
+        default_factory=dict, validate_default=True
+    )  # what the platform was sent (workers/runs/surfaces.py)
     # `Settings.fingerprint` of the process that took the question; only a worker with the same
     # fingerprint answers it (workers/settings_check.py). None: any worker (runs from older versions).
     settings_fingerprint: str | None = None
@@ -139,7 +141,9 @@ class RunState(BaseModel):
     handoff: str | None = None
     triage: TriageRecord | None = None  # a triage run (workers/inbox/): the issue, its suggestions, each action
     filing: FilingRecord | None = None  # a filing run (workers/followup/filing.py): a thread drafted as an issue
-    solved: SolvedRecord | None = None  # a solved-thread run (workers/knowledge/solved.py): a thread drafted as knowledge
+    solved: SolvedRecord | None = (
+        None  # a solved-thread run (workers/knowledge/solved.py): a thread drafted as knowledge
+    )
     # True: never filed in the console's index (workers/runs/run_index.py), so its first filing takes it out of no
     # other status; set where a run is made, cleared in the record written before its first filing. False (records
     # of older versions, or filed already): a filing takes it out of every other status.

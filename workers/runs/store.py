@@ -83,7 +83,9 @@ class RunStore:
             run.unfiled = False  # in the record before its first filing: a filing that then fails is redone in full
         record = run.model_copy(update={"items": kept_when_finished(run.items)}) if run.final else run
         filing = run_index.filing(run) if filed else None  # the console's read model, filed as the run pauses or ends
-        if filing is None or filing == run.filed():  # (filed moments ago by this object: a surface remembering its message)
+        if (
+            filing is None or filing == run.filed()
+        ):  # (filed moments ago by this object: a surface remembering its message)
             self.conn.set(run_key(run.id), record.model_dump_json(), ex=RUN_TTL_SECONDS)
             return
         pipe = self.conn.pipeline(transaction=False)
@@ -136,7 +138,8 @@ class RunStore:
     def events(self, run_id: str, after: str = "0", block_ms: int = 1000) -> list[tuple[str, dict[str, Any]]]:
         """Events after stream id `after`, waiting up to `block_ms` for the first one."""
         reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] | None = self.conn.xread(  # type: ignore[assignment]  # bytes replies
-            {events_key(run_id): after}, block=block_ms, count=100)
+            {events_key(run_id): after}, block=block_ms, count=100
+        )
         out: list[tuple[str, dict[str, Any]]] = []
         for _key, entries in reply or []:
             for entry_id, fields in entries:

@@ -109,7 +109,9 @@ class DiscordSurface(Surface):
 
 RunSurface = Annotated[CliSurface | SlackSurface | DiscordSurface, Field(discriminator="kind")]
 SURFACES: dict[str, type[CliSurface | SlackSurface | DiscordSurface]] = {
-    "cli": CliSurface, "slack": SlackSurface, "discord": DiscordSurface,
+    "cli": CliSurface,
+    "slack": SlackSurface,
+    "discord": DiscordSurface,
 }
 
 

@@ -13,7 +13,9 @@ from pydantic import BaseModel, Field
 
 CALL_PREFIX = "triage-"  # a triage approval's pending id is `{run}.triage-{kind}`
 ActionKind = Literal["duplicates", "labels", "reply", "undo"]  # undo: workers/inbox/undo.py
-ActionStatus = Literal["shadow", "pending", "approved", "denied", "expired", "done", "failed", "in_doubt", "auto", "superseded"]
+ActionStatus = Literal[
+    "shadow", "pending", "approved", "denied", "expired", "done", "failed", "in_doubt", "auto", "superseded"
+]
 
 
 class TriageAction(BaseModel):
@@ -44,8 +46,12 @@ class TriageRecord(BaseModel):
     card_channel: str = ""
     card_ts: str = ""  # Slack ts or Discord message id of the one card
     card_posting: float = 0.0  # when a worker set out to post the card (epoch seconds): a retry looks for it first
-    proposal: dict[str, Any] | None = None  # {"by", "reason"}: an action an MCP client proposed (workers/inbox/proposals.py)
-    dropped: list[str] = Field(default_factory=list)  # actions the tracker refused before the card (closed, unknown label)
+    proposal: dict[str, Any] | None = (
+        None  # {"by", "reason"}: an action an MCP client proposed (workers/inbox/proposals.py)
+    )
+    dropped: list[str] = Field(
+        default_factory=list
+    )  # actions the tracker refused before the card (closed, unknown label)
 
 
 def is_triage(pending_id: str) -> bool:

@@ -44,4 +44,6 @@ def toggle(conn: redis.Redis, run_id: str, user: str, vote: Vote) -> Vote | None
 
 def votes(conn: redis.Redis, run_id: str) -> dict[str, Vote]:
     """Every user's current vote on a run."""
-    return {text(k): cast(Vote, text(v)) for k, v in conn.hgetall(feedback_key(run_id)).items()}  # only votes are stored
+    return {
+        text(k): cast(Vote, text(v)) for k, v in conn.hgetall(feedback_key(run_id)).items()
+    }  # only votes are stored

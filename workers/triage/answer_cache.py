@@ -51,8 +51,15 @@ class CachedModel:
 
     def key(self, request: ModelRequest) -> str:
         """The hash of the model's name and everything the request shows it."""
-        seen = {"model": self.name, "instructions": request.instructions, "input": request.input, "tools": request.tools,
-                "tool_choice": request.tool_choice, "max_output_tokens": request.max_output_tokens, "text": request.text}
+        seen = {
+            "model": self.name,
+            "instructions": request.instructions,
+            "input": request.input,
+            "tools": request.tools,
+            "tool_choice": request.tool_choice,
+            "max_output_tokens": request.max_output_tokens,
+            "text": request.text,
+        }
         return hashlib.sha256(json.dumps(seen, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
     def respond(self, request: ModelRequest) -> ModelReply:
@@ -82,9 +89,16 @@ def _read(path: Path) -> ModelReply | None:
 
 def _write(path: Path, reply: ModelReply) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"output": reply.output, "status": reply.status, "incomplete_reason": reply.incomplete_reason,
-               "usage": {"input_tokens": reply.usage.input_tokens, "cached_tokens": reply.usage.cached_tokens,
-                         "output_tokens": reply.usage.output_tokens}}
+    payload = {
+        "output": reply.output,
+        "status": reply.status,
+        "incomplete_reason": reply.incomplete_reason,
+        "usage": {
+            "input_tokens": reply.usage.input_tokens,
+            "cached_tokens": reply.usage.cached_tokens,
+            "output_tokens": reply.usage.output_tokens,
+        },
+    }
     fd, tmp = tempfile.mkstemp(prefix=".answer-", suffix=".json", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump(payload, out, ensure_ascii=False)

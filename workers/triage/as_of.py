@@ -49,9 +49,17 @@ class AsOfIssues(IssueStore):
         full = super().get(issue_id)
         closed_at = full.closed_at if full is not None and known_before(full.closed_at, self.when) else None
         duplicate = record.duplicate_of if known_before(record.duplicate_since, self.when) else None
-        return Issue(record.id, record.title, record.body, "closed" if closed_at else "open",
-                     full.author if full is not None else None, record.created_at, closed_at, duplicate,
-                     len(self.comments(issue_id)))
+        return Issue(
+            record.id,
+            record.title,
+            record.body,
+            "closed" if closed_at else "open",
+            full.author if full is not None else None,
+            record.created_at,
+            closed_at,
+            duplicate,
+            len(self.comments(issue_id)),
+        )
 
     def comments(self, issue_id: int) -> list[Comment]:
         if self._earlier(issue_id) is None:
@@ -62,9 +70,9 @@ class AsOfIssues(IssueStore):
         return {i: sorted(r.labels) for i in issue_ids if (r := self._earlier(i)) is not None}
 
     def id_range(self) -> tuple[int, int, int]:
-        ids = [r.id for r in self.history.records[:self.before]]
+        ids = [r.id for r in self.history.records[: self.before]]
         return (min(ids), max(ids), len(ids)) if ids else (0, 0, 0)
 
     def known_labels(self) -> list[str]:
         """The labels used on the earlier issues: the only ones the offline engine knows as of then."""
-        return sorted({n for r in self.history.records[:self.before] for n in r.labels})
+        return sorted({n for r in self.history.records[: self.before] for n in r.labels})

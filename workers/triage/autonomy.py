@@ -42,13 +42,25 @@ def may_auto(label: str, per_label: dict[str, Any] | None, model: str | None = N
     """The rule of issue 25: precision >= 0.95 over >= 20 examples in the last backtest of the engine that acts
     (`model`: its name when one is configured, whose figures `per_label` then are), else refused."""
     if per_label is None and model is not None:
-        return Verdict(label, False, f"no backtest of the model {model} on this repository yet: run "
-                                     f"`atlas triage backtest --model` before setting {label} to auto")
+        return Verdict(
+            label,
+            False,
+            f"no backtest of the model {model} on this repository yet: run "
+            f"`atlas triage backtest --model` before setting {label} to auto",
+        )
     if per_label is None:
-        return Verdict(label, False, f"no backtest on this repository yet: run `atlas triage backtest` before setting {label} to auto")
+        return Verdict(
+            label,
+            False,
+            f"no backtest on this repository yet: run `atlas triage backtest` before setting {label} to auto",
+        )
     figures = per_label.get(label)
     if not isinstance(figures, dict):
-        return Verdict(label, False, f"the last backtest has no figures for {label} (fewer than 5 examples among the replayed issues)")
+        return Verdict(
+            label,
+            False,
+            f"the last backtest has no figures for {label} (fewer than 5 examples among the replayed issues)",
+        )
     precision, support = float(figures.get("precision", 0.0)), int(figures.get("support", 0))
     shown = f"precision {precision:.2f} over {support} examples (needs >= {AUTO_PRECISION:.2f} over >= {AUTO_SUPPORT})"
     if precision >= AUTO_PRECISION and support >= AUTO_SUPPORT:
@@ -66,10 +78,20 @@ def save(data_dir: Path, home: Path | None, result: dict[str, Any], model: str |
     as this repository's last backtest of that engine."""
     path = store_path(data_dir, home, model is not None)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "totals": result["totals"],
-               **({"model": model, "replayed": result.get("replayed"), "selected": result.get("selected"),
-                   "auto_per_label": result.get("auto_per_label", result["totals"]["labels"]["per_label"])}
-                  if model is not None else {})}
+    payload = {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "totals": result["totals"],
+        **(
+            {
+                "model": model,
+                "replayed": result.get("replayed"),
+                "selected": result.get("selected"),
+                "auto_per_label": result.get("auto_per_label", result["totals"]["labels"]["per_label"]),
+            }
+            if model is not None
+            else {}
+        ),
+    }
     fd, tmp = tempfile.mkstemp(prefix=".triage-backtest-", suffix=".json", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump(payload, out, indent=1, sort_keys=True)

@@ -32,8 +32,11 @@ from workers.triage.thresholds import OutcomeLike
 
 MIN_SUPPORT = 5
 # A first comment asking for what a missing-information reply asks for (a version, a traceback, a reproduction).
-ASKED = re.compile(r"\b(which|what) version|version (are|do) you|--version|traceback|full (error|output)|stack ?trace"
-                   r"|reproduc|minimal (example|code)|repro\b|can you (share|post|paste|provide)", re.IGNORECASE)  # a label with fewer examples among the replayed issues is left out of per_label
+ASKED = re.compile(
+    r"\b(which|what) version|version (are|do) you|--version|traceback|full (error|output)|stack ?trace"
+    r"|reproduc|minimal (example|code)|repro\b|can you (share|post|paste|provide)",
+    re.IGNORECASE,
+)  # a label with fewer examples among the replayed issues is left out of per_label
 
 
 @dataclass(frozen=True)
@@ -77,25 +80,48 @@ class Result:
 
     def as_json(self) -> dict[str, object]:
         """`atlas triage backtest --json`'s object."""
-        return {"totals": {
-            "issues": len(self.issues),
-            "duplicates": {"recall@1": self.recall_at_1, "recall@3": self.recall_at_3,
-                           "false_rate": self.false_rate, "support": self.duplicate_support,
-                           "related_recall@3": self.related_recall_at_3, "claim_precision": self.claim_precision,
-                           "claims": self.claims},
-            "labels": {"precision": self.precision, "recall": self.recall,
-                       "per_label": {n: {"precision": f.precision, "recall": f.recall, "support": f.support}
-                                     for n, f in sorted(self.per_label.items())}},
-            "replies": self.replies},
-            "issues": [{"id": r.id, "duplicate_of": r.duplicate_of, "suggested_duplicates": r.suggested_duplicates,
-                        "related": r.related, "labels": r.labels, "suggested_labels": r.suggested_labels,
-                        "thresholds": r.thresholds} for r in self.issues]}
+        return {
+            "totals": {
+                "issues": len(self.issues),
+                "duplicates": {
+                    "recall@1": self.recall_at_1,
+                    "recall@3": self.recall_at_3,
+                    "false_rate": self.false_rate,
+                    "support": self.duplicate_support,
+                    "related_recall@3": self.related_recall_at_3,
+                    "claim_precision": self.claim_precision,
+                    "claims": self.claims,
+                },
+                "labels": {
+                    "precision": self.precision,
+                    "recall": self.recall,
+                    "per_label": {
+                        n: {"precision": f.precision, "recall": f.recall, "support": f.support}
+                        for n, f in sorted(self.per_label.items())
+                    },
+                },
+                "replies": self.replies,
+            },
+            "issues": [
+                {
+                    "id": r.id,
+                    "duplicate_of": r.duplicate_of,
+                    "suggested_duplicates": r.suggested_duplicates,
+                    "related": r.related,
+                    "labels": r.labels,
+                    "suggested_labels": r.suggested_labels,
+                    "thresholds": r.thresholds,
+                }
+                for r in self.issues
+            ],
+        }
 
 
 def select(triage: Triage, last: int | None, since: str | None) -> list[Record]:
     """The last `last` closed issues (in creation order), opened on or after `since` (a date)."""
-    chosen = [r for r in triage.history.records if r.state == "closed"
-              and (since is None or (r.created_at or "") >= since)]
+    chosen = [
+        r for r in triage.history.records if r.state == "closed" and (since is None or (r.created_at or "") >= since)
+    ]
     return chosen[-last:] if last else chosen
 
 
@@ -105,19 +131,27 @@ def run(triage: Triage, last: int | None = None, since: str | None = None, extra
     return score(rows(triage, last, since, extra))
 
 
-def rows(triage: Triage, last: int | None = None, since: str | None = None,
-         extra: Iterable[OutcomeLike] = ()) -> list[Replayed]:
+def rows(
+    triage: Triage, last: int | None = None, since: str | None = None, extra: Iterable[OutcomeLike] = ()
+) -> list[Replayed]:
     """The replayed issues of `run`, unscored (the model backtest sets its own beside them)."""
     names = canonical_names(triage.history.records)
     chosen = select(triage, last, since)
     closed = select(triage, None, None)
     if chosen:  # the replayed issues and the WINDOW closed ones before them, whose outcomes calibrate them
         first = closed.index(chosen[0])
-        closed = closed[max(0, first - rolling.WINDOW):]
+        closed = closed[max(0, first - rolling.WINDOW) :]
     scored = {r.id: triage.score(r.id) for r in closed}
     limits = rolling.rolling(closed, {n: rolling.raw_of(s) for n, s in scored.items()}, extra)
-    return [replayed(record, triage.decide(scored[record.id], limits[record.id]), names,
-                     triage.history.first_replies.get(record.id, "")) for record in chosen]
+    return [
+        replayed(
+            record,
+            triage.decide(scored[record.id], limits[record.id]),
+            names,
+            triage.history.first_replies.get(record.id, ""),
+        )
+        for record in chosen
+    ]
 
 
 def canonical_names(records: list[Record]) -> dict[str, str]:
@@ -129,16 +163,26 @@ def canonical_names(records: list[Record]) -> dict[str, str]:
     return {name: last[label_kinds.family(name)] for record in records for name in record.labels}
 
 
-def replayed(record: Record, suggestions: Suggestions, names: dict[str, str] | None = None,
-             first_reply: str = "") -> Replayed:
+def replayed(
+    record: Record, suggestions: Suggestions, names: dict[str, str] | None = None, first_reply: str = ""
+) -> Replayed:
     """What was decided (final labels, duplicate_of) beside the suggestions made at opening time."""
     names = names or {}
-    decided = sorted({names.get(n, n) for n in record.labels if label_kinds.suggestable(n) or label_kinds.kind(n) == "version"})
+    decided = sorted(
+        {names.get(n, n) for n in record.labels if label_kinds.suggestable(n) or label_kinds.kind(n) == "version"}
+    )
     suggested = list(dict.fromkeys(names.get(s.name, s.name) for s in suggestions.labels))
-    return Replayed(record.id, record.duplicate_of, [d.id for d in suggestions.duplicates], decided,
-                    suggested, suggestions.reply, bool(suggestions.reply and ASKED.search(first_reply)
-                                                       and suggestions.reply.startswith(reply.ASKING)),
-                    [d.id for d in suggestions.related], suggestions.thresholds)
+    return Replayed(
+        record.id,
+        record.duplicate_of,
+        [d.id for d in suggestions.duplicates],
+        decided,
+        suggested,
+        suggestions.reply,
+        bool(suggestions.reply and ASKED.search(first_reply) and suggestions.reply.startswith(reply.ASKING)),
+        [d.id for d in suggestions.related],
+        suggestions.thresholds,
+    )
 
 
 def score(rows: list[Replayed]) -> Result:
@@ -150,8 +194,9 @@ def score(rows: list[Replayed]) -> Result:
         result.recall_at_1 = _ratio(sum(r.suggested_duplicates[:1] == [r.duplicate_of] for r in dups), len(dups))
         result.recall_at_3 = _ratio(sum(r.duplicate_of in r.suggested_duplicates[:3] for r in dups), len(dups))
     if dups:
-        result.related_recall_at_3 = _ratio(sum(r.duplicate_of in (r.suggested_duplicates + r.related)[:3] for r in dups),
-                                            len(dups))
+        result.related_recall_at_3 = _ratio(
+            sum(r.duplicate_of in (r.suggested_duplicates + r.related)[:3] for r in dups), len(dups)
+        )
     claimed = [r for r in rows if r.suggested_duplicates]
     result.claims = len(claimed)
     result.claim_precision = _ratio(sum(r.suggested_duplicates[0] == r.duplicate_of for r in claimed), len(claimed))
@@ -169,8 +214,11 @@ def score(rows: list[Replayed]) -> Result:
             wanted[name] += 1
     result.precision = _ratio(sum(hits.values()), sum(suggested.values()))
     result.recall = _ratio(sum(hits.values()), sum(wanted.values()))
-    result.per_label = {n: LabelFigures(_ratio(hits[n], suggested[n]), _ratio(hits[n], wanted[n]), wanted[n])
-                        for n in wanted if wanted[n] >= MIN_SUPPORT}
+    result.per_label = {
+        n: LabelFigures(_ratio(hits[n], suggested[n]), _ratio(hits[n], wanted[n]), wanted[n])
+        for n in wanted
+        if wanted[n] >= MIN_SUPPORT
+    }
     result.replies = _replies(rows)
     return result
 
@@ -178,9 +226,12 @@ def score(rows: list[Replayed]) -> Result:
 def _replies(rows: list[Replayed]) -> dict[str, int]:
     """How many replies were drafted, of which kind, and how many asked what the first other commenter asked."""
     drafted = [r.reply for r in rows if r.reply]
-    return {"drafted": len(drafted), "missing_information": sum(r.startswith(reply.ASKING) for r in drafted),
-            "docs": sum(r.startswith(reply.POINTING) for r in drafted),
-            "missing_information_also_asked_by_first_comment": sum(r.asked_too for r in rows)}
+    return {
+        "drafted": len(drafted),
+        "missing_information": sum(r.startswith(reply.ASKING) for r in drafted),
+        "docs": sum(r.startswith(reply.POINTING) for r in drafted),
+        "missing_information_also_asked_by_first_comment": sum(r.asked_too for r in rows),
+    }
 
 
 def _ratio(a: int | float, b: int | float) -> float:

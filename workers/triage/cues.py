@@ -12,8 +12,13 @@ from __future__ import annotations
 import re
 
 CUES = {
-    "question": re.compile(r"\?\s*$|^\W*(how|what|why|is there|is it|can i|can we|should|does|do i|do we|where|which)\b", re.IGNORECASE),
-    "request": re.compile(r"\b(add|support for|allow|an option|feature request|would be nice|proposal|please add|provide)\b", re.IGNORECASE),
+    "question": re.compile(
+        r"\?\s*$|^\W*(how|what|why|is there|is it|can i|can we|should|does|do i|do we|where|which)\b", re.IGNORECASE
+    ),
+    "request": re.compile(
+        r"\b(add|support for|allow|an option|feature request|would be nice|proposal|please add|provide)\b",
+        re.IGNORECASE,
+    ),
     "docs": re.compile(r"\b(docs?|documentation|typo|readme)\b", re.IGNORECASE),
 }
 BODY_CUES = {

@@ -42,10 +42,19 @@ class Candidate:
     reasons: tuple[str, ...] = ()  # the evidence for and against that moved the score (signatures.weigh)
 
 
-def rank(history: History, versions: list[frozenset[str]], families: list[frozenset[str]], query_text: str, when: str,
-         similar: dict[int, float], votes: dict[str, float], limit: int, openings: dict[int, float] | None = None,
-         signals: list[frozenset[str]] | None = None,
-         marks: tuple[signatures.Signature, list[signatures.Signature]] | None = None) -> list[Candidate]:
+def rank(
+    history: History,
+    versions: list[frozenset[str]],
+    families: list[frozenset[str]],
+    query_text: str,
+    when: str,
+    similar: dict[int, float],
+    votes: dict[str, float],
+    limit: int,
+    openings: dict[int, float] | None = None,
+    signals: list[frozenset[str]] | None = None,
+    marks: tuple[signatures.Signature, list[signatures.Signature]] | None = None,
+) -> list[Candidate]:
     """The best `limit` originals for a new issue, from its similarity to each earlier issue (by seq);
     `versions[seq]` are the versions each issue's report names (`versions_named`), `families[seq]` its
     topic label families (`LabelBook.families`), `openings[seq]` the openings' cosine (with the model),
@@ -76,8 +85,10 @@ def rank(history: History, versions: list[frozenset[str]], families: list[frozen
         if target not in scored or scored[target].score < score:
             scored[target] = Candidate(target, score, via, reasons)
     best = sorted(scored.values(), key=lambda c: (-c.score, -c.id))
-    calibrated = [Candidate(c.id, round(c.score - MARGIN * _best_other(best, i), 3), c.via, c.reasons)
-                  for i, c in enumerate(best[:limit])]
+    calibrated = [
+        Candidate(c.id, round(c.score - MARGIN * _best_other(best, i), 3), c.via, c.reasons)
+        for i, c in enumerate(best[:limit])
+    ]
     return sorted(calibrated, key=lambda c: (-c.score, -c.id))
 
 

@@ -92,7 +92,8 @@ class Suggestions:
             "duplicates": [{"id": d.id, "score": d.score, "evidence": d.evidence} for d in self.duplicates],
             "labels": [{"name": s.name, "score": s.score} for s in self.labels],
             "reply": self.reply,
-            "related": [{"id": d.id, "score": d.score, "evidence": d.evidence} for d in self.related]}
+            "related": [{"id": d.id, "score": d.score, "evidence": d.evidence} for d in self.related],
+        }
         if self.thresholds is not None:
             out["thresholds"] = self.thresholds
         return out
@@ -124,8 +125,9 @@ class Scored:
 class Triage:
     """One tracker's history and docs, indexed once; triage any issue as of its creation."""
 
-    def __init__(self, history: History, docs: DocsIndex | None = None, semantic: bool = False,
-                 store: Path | None = None) -> None:
+    def __init__(
+        self, history: History, docs: DocsIndex | None = None, semantic: bool = False, store: Path | None = None
+    ) -> None:
         self.history = history
         self.docs = docs
         self.index = AsOfIndex([features(r.title, r.body) for r in history.records])
@@ -134,13 +136,21 @@ class Triage:
         self.signals = duplicates.signals_named(history.records)
         self.marks = signatures.of_records([(r.title, r.body) for r in history.records])
         self.titles = meaning.title_vectors([r.title for r in history.records], store) if semantic else None
-        self.openings = None if self.titles is None else meaning.title_vectors(
-            [meaning.opening(r.title, r.body) for r in history.records], store.with_name(meaning.OPENINGS) if store else None)
+        self.openings = (
+            None
+            if self.titles is None
+            else meaning.title_vectors(
+                [meaning.opening(r.title, r.body) for r in history.records],
+                store.with_name(meaning.OPENINGS) if store else None,
+            )
+        )
         self.mode = "hybrid" if self.titles is not None else "lexical"
         self.calibration: object = None  # rolling.Live: the live calibration's state, shared with a grown engine
 
     @classmethod
-    def open(cls, data_dir: Path, home: Path | None = None, semantic: bool = True, history: History | None = None) -> Triage:
+    def open(
+        cls, data_dir: Path, home: Path | None = None, semantic: bool = True, history: History | None = None
+    ) -> Triage:
         """The triage of a data folder: its tracker database (built if stale), its docs (without the issue
         threads' words, which would let later issues in), and title vectors when the model is installed.
         `history`: the database as already read (a worker's cache read it to see whether it changed)."""
@@ -158,10 +168,11 @@ class Triage:
         `history`. None when it did more (an edited or reordered issue): open it anew. Equal to
         `Triage(history, ...)`, in a fraction of the time."""
         old, new = self.history.records, history.records
-        if len(new) < len(old) or any(a.id != b.id or a.title != b.title or a.body != b.body
-                                      for a, b in zip(old, new[:len(old)], strict=True)):
+        if len(new) < len(old) or any(
+            a.id != b.id or a.title != b.title or a.body != b.body for a, b in zip(old, new[: len(old)], strict=True)
+        ):
             return None
-        added = new[len(old):]
+        added = new[len(old) :]
         grown = copy.copy(self)  # the docs and the mode are this one's
         grown.history = history
         grown.index = AsOfIndex([features(r.title, r.body) for r in added], base=self.index)
@@ -170,11 +181,16 @@ class Triage:
         grown.signals = self.signals + duplicates.signals_named(added)
         grown.marks = self.marks + signatures.of_records([(r.title, r.body) for r in added])
         grown.titles = grown.openings = None
-        if self.titles is not None and self.openings is not None:  # the few new ones encoded, the store left to the next open
+        if (
+            self.titles is not None and self.openings is not None
+        ):  # the few new ones encoded, the store left to the next open
             titles = meaning.title_vectors([r.title for r in added], None)
             openings = meaning.title_vectors([meaning.opening(r.title, r.body) for r in added], None)
             assert titles is not None and openings is not None  # the model that encoded the rest is loaded
-            grown.titles, grown.openings = np.concatenate((self.titles, titles)), np.concatenate((self.openings, openings))
+            grown.titles, grown.openings = (
+                np.concatenate((self.titles, titles)),
+                np.concatenate((self.openings, openings)),
+            )
         return grown
 
     def triage(self, issue: int | NewIssue, thresholds: Thresholds | None = None) -> Suggestions:
@@ -188,7 +204,11 @@ class Triage:
             record = self.history.get(issue)
             if record is None:
                 raise KeyError(issue)
-            vectors = None if self.titles is None or self.openings is None else (self.titles[record.seq], self.openings[record.seq])
+            vectors = (
+                None
+                if self.titles is None or self.openings is None
+                else (self.titles[record.seq], self.openings[record.seq])
+            )
             return self._triage(record.id, record.title, record.body, record.seq, record.when, vectors)
         known = self.history.get(issue.number)
         before = known.seq if known is not None else len(self.history)
@@ -198,8 +218,9 @@ class Triage:
             vectors = meaning.title_and_opening(issue.title, issue.body)
         return self._triage(issue.number, issue.title, issue.body, before, when, vectors)
 
-    def _triage(self, number: int, title: str, body: str, before: int, when: str,
-                vectors: tuple[np.ndarray, np.ndarray] | None) -> Scored:
+    def _triage(
+        self, number: int, title: str, body: str, before: int, when: str, vectors: tuple[np.ndarray, np.ndarray] | None
+    ) -> Scored:
         """`vectors`: the issue's title and opening vectors (hybrid mode), else None."""
         lexical = {n.seq: n.similarity for n in self.index.nearest(features(title, body), before, CANDIDATES)}
         similar = self._similar(lexical, before, None if vectors is None else vectors[0])
@@ -213,10 +234,23 @@ class Triage:
         if vectors is not None and self.openings is not None and similar:
             seqs = np.fromiter(similar, dtype=np.int64)
             openings = dict(zip(seqs.tolist(), (self.openings[seqs] @ vectors[1]).tolist(), strict=True))
-        found = duplicates.rank(self.history, self.versions, self.book.families, f"{title}\n{body}", when, similar, votes,
-                                MAX_DUPLICATES, openings, self.signals, (mine, self.marks))
-        labels = [LabelScore(n, "version" if label_kinds.kind(n) == "version" else label_kinds.family(n), s, e)
-                  for n, s, e in self.book.scores(votes, title, body, before)]
+        found = duplicates.rank(
+            self.history,
+            self.versions,
+            self.book.families,
+            f"{title}\n{body}",
+            when,
+            similar,
+            votes,
+            MAX_DUPLICATES,
+            openings,
+            self.signals,
+            (mine, self.marks),
+        )
+        labels = [
+            LabelScore(n, "version" if label_kinds.kind(n) == "version" else label_kinds.family(n), s, e)
+            for n, s, e in self.book.scores(votes, title, body, before)
+        ]
         return Scored(number, title, body, before, found, labels, reply.draft(title, body, self.docs))
 
     def decide(self, scored: Scored, thresholds: Thresholds | None = None) -> Suggestions:
@@ -237,15 +271,21 @@ class Triage:
         def shown(c: duplicates.Candidate) -> DuplicateSuggestion:
             old = self.history.by_id[c.id]
             why = "; ".join(p for p in (*c.reasons, explain((title, body), (old.title, old.body), weight)) if p)
-            return DuplicateSuggestion(c.id, c.score, why + (f" (via #{c.via}, closed as its duplicate)" if c.via else ""))
+            return DuplicateSuggestion(
+                c.id, c.score, why + (f" (via #{c.via}, closed as its duplicate)" if c.via else "")
+            )
 
         ranked = scored.candidates
         claimed = ranked[:1] if ranked and limits.duplicate is not None and ranked[0].score >= limits.duplicate else []
-        related = [c for c in ranked[len(claimed):] if c.score >= RELATED_FLOOR][:MAX_DUPLICATES - len(claimed)]
-        labels = [LabelSuggestion(s.name, s.score, s.evidence) for s in scored.labels
-                  if (t := limits.label(s.family)) is not None and s.score >= t]
-        return Suggestions(scored.issue, [shown(c) for c in claimed], labels, scored.reply, [shown(c) for c in related],
-                           limits.shown())
+        related = [c for c in ranked[len(claimed) :] if c.score >= RELATED_FLOOR][: MAX_DUPLICATES - len(claimed)]
+        labels = [
+            LabelSuggestion(s.name, s.score, s.evidence)
+            for s in scored.labels
+            if (t := limits.label(s.family)) is not None and s.score >= t
+        ]
+        return Suggestions(
+            scored.issue, [shown(c) for c in claimed], labels, scored.reply, [shown(c) for c in related], limits.shown()
+        )
 
     def _similar(self, lexical: dict[int, float], before: int, title_vector: np.ndarray | None) -> dict[int, float]:
         """seq -> similarity of the nearest earlier issues: by words (`lexical`), blended with the titles' meaning."""
@@ -258,5 +298,7 @@ class Triage:
         crowd = float(np.mean(meaning_sims[top[:CROWD]]))
         meaning_sims = np.clip(meaning_sims - crowd, 0.0, None) * ABOVE_CROWD
         seqs = set(lexical) | {int(s) for s in top}
-        return {s: round(LEXICAL_SHARE * lexical.get(s, 0.0) + (1 - LEXICAL_SHARE) * max(0.0, float(meaning_sims[s])), 6)
-                for s in seqs}
+        return {
+            s: round(LEXICAL_SHARE * lexical.get(s, 0.0) + (1 - LEXICAL_SHARE) * max(0.0, float(meaning_sims[s])), 6)
+            for s in seqs
+        }

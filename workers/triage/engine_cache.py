@@ -82,4 +82,11 @@ def _db_state(db: Path) -> DbState:
     mtime, and the stamp in `meta` covers a write within the file system's mtime granularity."""
     st = os.stat(db)
     meta = read_meta(db)
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, meta.get("source_sha256", ""), meta.get("journal_seq", ""))
+    return (
+        st.st_dev,
+        st.st_ino,
+        st.st_size,
+        st.st_mtime_ns,
+        meta.get("source_sha256", ""),
+        meta.get("journal_seq", ""),
+    )

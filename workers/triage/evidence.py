@@ -17,8 +17,11 @@ from collections.abc import Callable
 
 from tools.docsearch.index import tokens
 
-ERRORISH = re.compile(r"Error\b|Exception\b|Traceback|\berror\b|\bfailed\b|\bfails?\b|\bcrash|ORB-\d+|INTERNAL ERROR"
-                      r"|\bcannot\b|\bcan't\b|\bwarning\b", re.IGNORECASE)
+ERRORISH = re.compile(
+    r"Error\b|Exception\b|Traceback|\berror\b|\bfailed\b|\bfails?\b|\bcrash|ORB-\d+|INTERNAL ERROR"
+    r"|\bcannot\b|\bcan't\b|\bwarning\b",
+    re.IGNORECASE,
+)
 LINE_CHARS = 120
 SHARED_WORDS = 5
 
@@ -28,7 +31,7 @@ def signature_lines(title: str, body: str) -> list[str]:
     lines = [title.strip()] if title.strip() else []
     for raw in body.splitlines():
         line = raw.strip().strip("`>").strip()
-        if not line or line.startswith(("File \"", "at ", "...")) or not ERRORISH.search(line):
+        if not line or line.startswith(('File "', "at ", "...")) or not ERRORISH.search(line):
             continue
         lines.append(line)
     return list(dict.fromkeys(lines))[:40]
@@ -79,4 +82,4 @@ def _shared_words(new: tuple[str, str], old: tuple[str, str], weight: Callable[[
 
 def _cut(line: str) -> str:
     line = " ".join(line.replace('"', "'").split())
-    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS - 3].rstrip() + "..."
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 3].rstrip() + "..."

@@ -35,7 +35,9 @@ class Record:
     duplicate_of: int | None  # scoring; and for later issues once `duplicate_since` is past
     state: str  # scoring only
     when: str = ""  # the date used for ordering (created_at, or the nearest earlier-numbered issue's)
-    duplicate_since: str | None = None  # when it was closed as a duplicate (closed_at, or the comment naming the original)
+    duplicate_since: str | None = (
+        None  # when it was closed as a duplicate (closed_at, or the comment naming the original)
+    )
 
 
 class History:
@@ -70,11 +72,18 @@ class History:
             keyed.append((last, _int(row["id"]), row))
         keyed.sort(key=lambda k: (k[0], k[1]))
         records = [
-            Record(id=number, seq=seq, title=str(row.get("title") or ""), body=str(row.get("body") or ""),
-                   created_at=_opt_str(row.get("created_at")),
-                   labels=tuple(str(n) for n in row.get("labels") or () if isinstance(n, str)),  # type: ignore[attr-defined]
-                   duplicate_of=_opt_int(row.get("duplicate_of")), state=str(row.get("state") or "open"),
-                   when=when, duplicate_since=_opt_str(row.get("duplicate_since")))
+            Record(
+                id=number,
+                seq=seq,
+                title=str(row.get("title") or ""),
+                body=str(row.get("body") or ""),
+                created_at=_opt_str(row.get("created_at")),
+                labels=tuple(str(n) for n in row.get("labels") or () if isinstance(n, str)),  # type: ignore[attr-defined]
+                duplicate_of=_opt_int(row.get("duplicate_of")),
+                state=str(row.get("state") or "open"),
+                when=when,
+                duplicate_since=_opt_str(row.get("duplicate_since")),
+            )
             for seq, (when, number, row) in enumerate(keyed)
         ]
         return cls(records)
@@ -89,9 +98,11 @@ class History:
 def _rows(conn: sqlite3.Connection) -> list[dict[str, object]]:
     # When a duplicate was known as one: its closing time, else the first dated comment naming the original.
     since: dict[int, str] = {}
-    for row in conn.execute("SELECT i.id, i.duplicate_of, i.closed_at, c.body, c.created_at FROM issues i"
-                            " LEFT JOIN comments c ON c.issue_id = i.id WHERE i.duplicate_of IS NOT NULL"
-                            " ORDER BY i.id, c.position"):
+    for row in conn.execute(
+        "SELECT i.id, i.duplicate_of, i.closed_at, c.body, c.created_at FROM issues i"
+        " LEFT JOIN comments c ON c.issue_id = i.id WHERE i.duplicate_of IS NOT NULL"
+        " ORDER BY i.id, c.position"
+    ):
         if row["id"] in since:
             continue
         if row["closed_at"]:
@@ -99,13 +110,23 @@ def _rows(conn: sqlite3.Connection) -> list[dict[str, object]]:
         elif row["body"] and row["created_at"] and f"#{row['duplicate_of']}" in row["body"]:
             since[row["id"]] = row["created_at"]
     labels: dict[int, list[str]] = {}
-    for row in conn.execute("SELECT il.issue_id, l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id"
-                            " ORDER BY il.issue_id, l.id"):
+    for row in conn.execute(
+        "SELECT il.issue_id, l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id ORDER BY il.issue_id, l.id"
+    ):
         labels.setdefault(row[0], []).append(row[1])
-    return [{"id": r["id"], "title": r["title"], "body": r["body"], "created_at": r["created_at"],
-             "labels": labels.get(r["id"], []), "duplicate_of": r["duplicate_of"], "state": r["state"],
-             "duplicate_since": since.get(r["id"])}
-            for r in conn.execute("SELECT id, title, body, created_at, duplicate_of, state FROM issues")]
+    return [
+        {
+            "id": r["id"],
+            "title": r["title"],
+            "body": r["body"],
+            "created_at": r["created_at"],
+            "labels": labels.get(r["id"], []),
+            "duplicate_of": r["duplicate_of"],
+            "state": r["state"],
+            "duplicate_since": since.get(r["id"]),
+        }
+        for r in conn.execute("SELECT id, title, body, created_at, duplicate_of, state FROM issues")
+    ]
 
 
 def _int(value: object) -> int:
@@ -114,8 +135,10 @@ def _int(value: object) -> int:
 
 def _first_replies(conn: sqlite3.Connection) -> dict[int, str]:
     out: dict[int, str] = {}
-    for row in conn.execute("SELECT c.issue_id, c.body FROM comments c JOIN issues i ON i.id = c.issue_id"
-                            " WHERE c.author IS NOT i.author ORDER BY c.issue_id, c.position"):
+    for row in conn.execute(
+        "SELECT c.issue_id, c.body FROM comments c JOIN issues i ON i.id = c.issue_id"
+        " WHERE c.author IS NOT i.author ORDER BY c.issue_id, c.position"
+    ):
         out.setdefault(row[0], row[1])
     return out
 

@@ -32,8 +32,9 @@ class LabelBook:
         self.history = history
         self.shown = shown if shown is not None else [cues(r.title, r.body) for r in history.records]
         self.uses: dict[str, list[int]] = defaultdict(list)  # label -> the seqs that carry it, ascending
-        self.families = [frozenset(label_kinds.family(n) for n in r.labels if label_kinds.suggestable(n))
-                         for r in history.records]  # by seq: the topic families each issue carries
+        self.families = [
+            frozenset(label_kinds.family(n) for n in r.labels if label_kinds.suggestable(n)) for r in history.records
+        ]  # by seq: the topic families each issue carries
         for record in history.records:
             for name in record.labels:
                 self.uses[name].append(record.seq)
@@ -70,7 +71,7 @@ class LabelBook:
             if not topics or sim <= 0:
                 continue
             counted += 1
-            weight = sim ** SHARPNESS
+            weight = sim**SHARPNESS
             total += weight
             for fam in topics:
                 tally[fam] += weight
@@ -94,7 +95,11 @@ class LabelBook:
             rate = rate if rate >= CUE_RATE else 0.0
             score = max(vote, rate)
             if fam in current and score > 0:
-                why = "voted by the nearest earlier issues" if vote >= rate else "what reports like this one were labelled"
+                why = (
+                    "voted by the nearest earlier issues"
+                    if vote >= rate
+                    else "what reports like this one were labelled"
+                )
                 out.append((current[fam], round(score, 3), why))
         text = f"{title}\n{body}"
         out += self._version_labels(text, before)

@@ -23,16 +23,72 @@ Kind = Literal["decision", "status", "version", "topic"]
 
 DECISION_PREFIXES = ("r", "resolution", "closed", "close", "closing")
 STATUS_PREFIXES = ("s", "status", "state", "p", "priority", "triage", "lifecycle", "needs", "stage", "workflow")
-DECISION_WORDS = frozenset({"duplicate", "dupe", "invalid", "wontfix", "won't fix", "wont fix", "not a bug", "rejected",
-                            "spam", "stale", "works as intended", "as designed", "not planned", "fixed", "resolved", "cannot reproduce",
-                            "can't reproduce", "works for me", "answered", "expected behavior", "expected behaviour",
-                            "external issue", "not our bug", "out of scope", "obsolete", "superseded"})
-STATUS_WORDS = frozenset({"confirmed", "accepted", "needs-repro", "needs repro", "needs-info", "needs info",
-                          "needs discussion", "needs-triage", "needs triage", "triage", "awaiting response",
-                          "waiting for response", "help wanted", "good first issue", "in progress", "blocked",
-                          "regression", "hacktoberfest", "pinned", "release blocker", "untriaged", "unconfirmed",
-                          "on hold", "wip", "work in progress", "needs reproduction", "good second issue",
-                          "easy", "first timers only", "up for grabs", "in review", "stale"})
+DECISION_WORDS = frozenset(
+    {
+        "duplicate",
+        "dupe",
+        "invalid",
+        "wontfix",
+        "won't fix",
+        "wont fix",
+        "not a bug",
+        "rejected",
+        "spam",
+        "stale",
+        "works as intended",
+        "as designed",
+        "not planned",
+        "fixed",
+        "resolved",
+        "cannot reproduce",
+        "can't reproduce",
+        "works for me",
+        "answered",
+        "expected behavior",
+        "expected behaviour",
+        "external issue",
+        "not our bug",
+        "out of scope",
+        "obsolete",
+        "superseded",
+    }
+)
+STATUS_WORDS = frozenset(
+    {
+        "confirmed",
+        "accepted",
+        "needs-repro",
+        "needs repro",
+        "needs-info",
+        "needs info",
+        "needs discussion",
+        "needs-triage",
+        "needs triage",
+        "triage",
+        "awaiting response",
+        "waiting for response",
+        "help wanted",
+        "good first issue",
+        "in progress",
+        "blocked",
+        "regression",
+        "hacktoberfest",
+        "pinned",
+        "release blocker",
+        "untriaged",
+        "unconfirmed",
+        "on hold",
+        "wip",
+        "work in progress",
+        "needs reproduction",
+        "good second issue",
+        "easy",
+        "first timers only",
+        "up for grabs",
+        "in review",
+        "stale",
+    }
+)
 STATUS_OPENINGS = ("needs ", "need ", "waiting ", "awaiting ", "pending ", "blocked ", "help ")
 DUPLICATE_WORDS = frozenset({"duplicate", "dupe"})
 VERSION = re.compile(r"^(?:v|version|ver|release|affects)\s*[:/ ]?\s*v?(\d+(?:\.\d+)+)$", re.IGNORECASE)
@@ -62,7 +118,12 @@ def kind(name: str) -> Kind:
     value = _words(raw)
     if prefix in DECISION_PREFIXES or raw in DECISION_WORDS or value in DECISION_WORDS:
         return "decision"
-    if prefix in STATUS_PREFIXES or raw in STATUS_WORDS or value in STATUS_WORDS or (value + " ").startswith(STATUS_OPENINGS):
+    if (
+        prefix in STATUS_PREFIXES
+        or raw in STATUS_WORDS
+        or value in STATUS_WORDS
+        or (value + " ").startswith(STATUS_OPENINGS)
+    ):
         return "status"
     return "topic"
 

@@ -134,10 +134,18 @@ def render(found: Report) -> str:
     lines = [
         f"triage decisions on {found.repo}, last {found.days} days (live) beside the last backtest",
         f"{'action':<22} {'live':>6} {'right/claims':>13} {'backtest':>9}",
-        line("close as duplicate", found.duplicates, dup["backtest"].get("claim_precision"),
-             f"({found.reopened} reopened, {found.undone} undone)"),
-        line("labels", found.labels, lab["backtest"].get("precision"),
-             f"({found.missed_labels} added by hand, not offered)"),
+        line(
+            "close as duplicate",
+            found.duplicates,
+            dup["backtest"].get("claim_precision"),
+            f"({found.reopened} reopened, {found.undone} undone)",
+        ),
+        line(
+            "labels",
+            found.labels,
+            lab["backtest"].get("precision"),
+            f"({found.missed_labels} added by hand, not offered)",
+        ),
         line("reply", found.replies, None, ""),
     ]
     per_bt = lab["backtest"]["per_label"]

@@ -27,23 +27,45 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "required": ["duplicates", "labels", "reply"],
     "properties": {
-        "duplicates": {"type": "array", "items": {
-            "type": "object", "additionalProperties": False, "required": ["id", "score", "evidence"],
-            "properties": {"id": {"type": "integer", "description": "the earlier issue's number"},
-                           "score": {"type": "number", "description": "0 to 1: how sure it is the same problem"},
-                           "evidence": {"type": "string", "description": "the matching title, error or traceback lines"}}}},
-        "labels": {"type": "array", "items": {
-            "type": "object", "additionalProperties": False, "required": ["name", "score"],
-            "properties": {"name": {"type": "string", "description": "one of the repository's labels, exactly"},
-                           "score": {"type": "number", "description": "0 to 1"}}}},
-        "reply": {"type": ["string", "null"],
-                  "description": "a reply for a maintainer to post: the docs section that answers it, or what the report lacks; else null"},
+        "duplicates": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["id", "score", "evidence"],
+                "properties": {
+                    "id": {"type": "integer", "description": "the earlier issue's number"},
+                    "score": {"type": "number", "description": "0 to 1: how sure it is the same problem"},
+                    "evidence": {"type": "string", "description": "the matching title, error or traceback lines"},
+                },
+            },
+        },
+        "labels": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["name", "score"],
+                "properties": {
+                    "name": {"type": "string", "description": "one of the repository's labels, exactly"},
+                    "score": {"type": "number", "description": "0 to 1"},
+                },
+            },
+        },
+        "reply": {
+            "type": ["string", "null"],
+            "description": "a reply for a maintainer to post: the docs section that answers it, or what the report lacks; else null",
+        },
     },
 }
-FORMAT: dict[str, Any] = {"format": {"type": "json_schema", "name": "triage_suggestions", "strict": True, "schema": SCHEMA}}
+FORMAT: dict[str, Any] = {
+    "format": {"type": "json_schema", "name": "triage_suggestions", "strict": True, "schema": SCHEMA}
+}
 
 
-def parse(text: str, issue: int, known_labels: Collection[str], is_earlier: Callable[[int], bool]) -> Suggestions | None:
+def parse(
+    text: str, issue: int, known_labels: Collection[str], is_earlier: Callable[[int], bool]
+) -> Suggestions | None:
     """The suggestions the model's answer holds, kept to what may reach a card; None when it is not the schema's shape."""
     try:
         data = json.loads(text)
@@ -63,7 +85,13 @@ def parse(text: str, issue: int, known_labels: Collection[str], is_earlier: Call
     for x in data["labels"] if isinstance(data["labels"], list) else []:
         name, score = (str(x.get("name") or "") if isinstance(x, dict) else ""), _score(x)
         offered = label_kinds.suggestable(name) or label_kinds.kind(name) == "version"
-        if name in known and offered and score is not None and score >= MIN_SCORE and all(s.name != name for s in labels):
+        if (
+            name in known
+            and offered
+            and score is not None
+            and score >= MIN_SCORE
+            and all(s.name != name for s in labels)
+        ):
             labels.append(LabelSuggestion(name, score, "suggested by the model"))
     reply = data["reply"] if isinstance(data["reply"], str) and data["reply"].strip() else None
     dups.sort(key=lambda d: -d.score)

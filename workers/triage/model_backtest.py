@@ -54,13 +54,24 @@ class ModelReplay:
     def as_json(self) -> dict[str, object]:
         """`atlas triage backtest --model --json`'s `model` object."""
         payload = self.result.as_json()
-        return {"name": self.model, "replayed": len(self.result.issues), "selected": self.selected,
-                "stopped_at_max_cost": self.stopped, "cost_usd": round(self.cost_usd, 6),
-                "max_cost_usd": self.max_cost_usd, "model_calls": self.calls, "kept_answers": self.kept,
-                "failures": self.failures, "totals": payload["totals"], "issues": payload["issues"],
-                "offline_totals": self.offline.as_json()["totals"],
-                "auto_per_label": {n: {"precision": f.precision, "recall": f.recall, "support": f.support}
-                                   for n, f in sorted((self.answered or self.result).per_label.items())}}
+        return {
+            "name": self.model,
+            "replayed": len(self.result.issues),
+            "selected": self.selected,
+            "stopped_at_max_cost": self.stopped,
+            "cost_usd": round(self.cost_usd, 6),
+            "max_cost_usd": self.max_cost_usd,
+            "model_calls": self.calls,
+            "kept_answers": self.kept,
+            "failures": self.failures,
+            "totals": payload["totals"],
+            "issues": payload["issues"],
+            "offline_totals": self.offline.as_json()["totals"],
+            "auto_per_label": {
+                n: {"precision": f.precision, "recall": f.recall, "support": f.support}
+                for n, f in sorted((self.answered or self.result).per_label.items())
+            },
+        }
 
 
 def answers_folder(data_dir: Path, home: Path | None) -> Path:
@@ -68,9 +79,20 @@ def answers_folder(data_dir: Path, home: Path | None) -> Path:
     return derived.root(Path(data_dir), home) / "issues" / FOLDER
 
 
-def run(triage: Triage, model: CachedModel, registry: Registry, data_dir: Path, home: Path | None, *, project: str,
-        max_steps: int, max_tokens: int, last: int | None = None, since: str | None = None,
-        offline_rows: list[Replayed] | None = None) -> ModelReplay:
+def run(
+    triage: Triage,
+    model: CachedModel,
+    registry: Registry,
+    data_dir: Path,
+    home: Path | None,
+    *,
+    project: str,
+    max_steps: int,
+    max_tokens: int,
+    last: int | None = None,
+    since: str | None = None,
+    offline_rows: list[Replayed] | None = None,
+) -> ModelReplay:
     """Replay the chosen issues with `model` (a CachedModel: its limit and kept answers) until its cost limit."""
     history = triage.history
     chosen = backtest.select(triage, last, since)
@@ -86,9 +108,16 @@ def run(triage: Triage, model: CachedModel, registry: Registry, data_dir: Path, 
         ctx = ToolContext(corpus=Corpus(Path(data_dir), docs, issues, home))
         try:
             attempt = model_triage.suggest(
-                model, registry, ctx, NewIssue(record.id, record.title, record.body), issues.known_labels(),
+                model,
+                registry,
+                ctx,
+                NewIssue(record.id, record.title, record.body),
+                issues.known_labels(),
                 _earlier(history, record.seq),
-                max_steps=max_steps, max_tokens=max_tokens, project=project)
+                max_steps=max_steps,
+                max_tokens=max_tokens,
+                project=project,
+            )
         finally:
             issues.close()
         if attempt.failure.startswith(CostReached.__name__):
@@ -100,8 +129,19 @@ def run(triage: Triage, model: CachedModel, registry: Registry, data_dir: Path, 
             continue
         answered.append(backtest.replayed(record, attempt.suggestions, names, history.first_replies.get(record.id, "")))
         rows.append(answered[-1])
-    return ModelReplay(model.name, backtest.score(rows), backtest.score([offline[r.id] for r in rows]), len(chosen),
-                       stopped, model.cost, model.max_cost, model.calls, model.kept, failures, backtest.score(answered))
+    return ModelReplay(
+        model.name,
+        backtest.score(rows),
+        backtest.score([offline[r.id] for r in rows]),
+        len(chosen),
+        stopped,
+        model.cost,
+        model.max_cost,
+        model.calls,
+        model.kept,
+        failures,
+        backtest.score(answered),
+    )
 
 
 def _earlier(history: History, before: int) -> Callable[[int], bool]:

@@ -59,8 +59,18 @@ class Attempt:
     steps: int = 0
 
 
-def suggest(model: Model, registry: Registry, ctx: ToolContext, issue: NewIssue, known_labels: Collection[str],
-            is_earlier: Callable[[int], bool], *, max_steps: int, max_tokens: int, project: str) -> Attempt:
+def suggest(
+    model: Model,
+    registry: Registry,
+    ctx: ToolContext,
+    issue: NewIssue,
+    known_labels: Collection[str],
+    is_earlier: Callable[[int], bool],
+    *,
+    max_steps: int,
+    max_tokens: int,
+    project: str,
+) -> Attempt:
     """Triage `issue` with the model; never raises (a failure is `Attempt.failure`)."""
     attempt = Attempt()
     try:
@@ -68,15 +78,36 @@ def suggest(model: Model, registry: Registry, ctx: ToolContext, issue: NewIssue,
     except Exception as exc:  # the API down or refusing, a malformed reply: the offline engine answers instead
         attempt.suggestions, attempt.failure = None, f"{type(exc).__name__}: {exc}"
     if attempt.failure:
-        log.warning("triage of #%s by the model failed (%s) after %d step(s); the offline triage answers", issue.number,
-                    attempt.failure, attempt.steps)
+        log.warning(
+            "triage of #%s by the model failed (%s) after %d step(s); the offline triage answers",
+            issue.number,
+            attempt.failure,
+            attempt.steps,
+        )
     return attempt
 
 
-def _loop(attempt: Attempt, model: Model, registry: Registry, ctx: ToolContext, issue: NewIssue, labels: list[str],
-          is_earlier: Callable[[int], bool], max_steps: int, max_tokens: int, project: str) -> None:
-    data = {"number": issue.number, "title": issue.title, "body": clip(issue.body, BODY_CHARS), "repository_labels": labels}
-    items: list[dict[str, object]] = [{"type": "message", "role": "user", "content": DATA_NOTE + json.dumps(data, ensure_ascii=False)}]
+def _loop(
+    attempt: Attempt,
+    model: Model,
+    registry: Registry,
+    ctx: ToolContext,
+    issue: NewIssue,
+    labels: list[str],
+    is_earlier: Callable[[int], bool],
+    max_steps: int,
+    max_tokens: int,
+    project: str,
+) -> None:
+    data = {
+        "number": issue.number,
+        "title": issue.title,
+        "body": clip(issue.body, BODY_CHARS),
+        "repository_labels": labels,
+    }
+    items: list[dict[str, object]] = [
+        {"type": "message", "role": "user", "content": DATA_NOTE + json.dumps(data, ensure_ascii=False)}
+    ]
     tools = [d for d in registry.definitions() if d.get("name") in TOOLS]
     for step in range(max_steps):
         left = max_tokens - attempt.usage.total
@@ -84,9 +115,16 @@ def _loop(attempt: Attempt, model: Model, registry: Registry, ctx: ToolContext, 
             attempt.failure = OVER_BUDGET
             return
         last = step == max_steps - 1
-        reply = model.respond(ModelRequest(instructions=INSTRUCTIONS.format(project=project), input=list(items), tools=tools,
-                                           tool_choice="none" if last else "auto", max_output_tokens=max(16, min(MAX_OUTPUT_TOKENS, left)),
-                                           text=model_answer.FORMAT))
+        reply = model.respond(
+            ModelRequest(
+                instructions=INSTRUCTIONS.format(project=project),
+                input=list(items),
+                tools=tools,
+                tool_choice="none" if last else "auto",
+                max_output_tokens=max(16, min(MAX_OUTPUT_TOKENS, left)),
+                text=model_answer.FORMAT,
+            )
+        )
         attempt.steps += 1
         attempt.usage.add(reply.usage)
         if attempt.usage.total > max_tokens:
@@ -106,5 +144,7 @@ def _loop(attempt: Attempt, model: Model, registry: Registry, ctx: ToolContext, 
                 text = dispatch(registry, name, arguments, ctx).text
             else:
                 text = f"Error: {name} is not a triage tool. Hint: triage only reads ({', '.join(TOOLS)}); answer in the format instead."
-            items.append({"type": "function_call_output", "call_id": call["call_id"], "output": clip(text, RESULT_CHARS)})
+            items.append(
+                {"type": "function_call_output", "call_id": call["call_id"], "output": clip(text, RESULT_CHARS)}
+            )
     attempt.failure = OVER_BUDGET

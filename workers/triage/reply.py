@@ -11,21 +11,29 @@ import re
 
 from tools.docsearch.index import DocsIndex
 
-BUGGY = re.compile(r"Traceback|Error\b|Exception\b|\berror\b|\bcrash|\bfails?\b|\bfailed\b|\bbroken\b|\bbug\b"
-                   r"|\bwrong\b|\bregression\b|doesn't work|does not work|not working|INTERNAL ERROR", re.IGNORECASE)
+BUGGY = re.compile(
+    r"Traceback|Error\b|Exception\b|\berror\b|\bcrash|\bfails?\b|\bfailed\b|\bbroken\b|\bbug\b"
+    r"|\bwrong\b|\bregression\b|doesn't work|does not work|not working|INTERNAL ERROR",
+    re.IGNORECASE,
+)
 QUESTION = re.compile(r"\?\s*$|^(how|what|why|is there|can i|should|does|do i|where)\b", re.IGNORECASE | re.MULTILINE)
 VERSION = re.compile(r"\b\d+\.\d+(?:\.\d+)?\b|\bversion\b|\bmain branch\b|\bmaster\b", re.IGNORECASE)
-TRACE = re.compile(r"Traceback \(most recent call last\)|^\s*File \".+\", line \d+|^\s*\w+(Error|Exception)\b.*:"
-                   r"|error: |INTERNAL ERROR", re.IGNORECASE | re.MULTILINE)
+TRACE = re.compile(
+    r"Traceback \(most recent call last\)|^\s*File \".+\", line \d+|^\s*\w+(Error|Exception)\b.*:"
+    r"|error: |INTERNAL ERROR",
+    re.IGNORECASE | re.MULTILINE,
+)
 CRASHY = re.compile(r"Traceback|Exception\b|Error\b|\bcrash|\braises?\b|\bthrows?\b", re.IGNORECASE)
 CODE = re.compile(r"```|^( {4}|\t)\S|`[^`\n]{8,}`", re.MULTILINE)  # a block, or a one-line snippet in backticks
 QUESTION_CHARS = 160  # the question is in the title and its first lines; a longer query only costs time
 DOCS_COVERAGE = 0.6  # the share of the question's (idf-weighted) words a section must hold to be offered
 ASKING = "Thanks for the report."  # how a missing-information reply starts
 POINTING = "This may be answered in the docs"  # how a docs reply starts
-MISSING = {"version": "the version you run (and of Python)",
-           "traceback": "the full error output or traceback",
-           "reproduction": "a minimal example that reproduces it (the smallest code or command, and what you expected)"}
+MISSING = {
+    "version": "the version you run (and of Python)",
+    "traceback": "the full error output or traceback",
+    "reproduction": "a minimal example that reproduces it (the smallest code or command, and what you expected)",
+}
 
 
 def missing_information(title: str, body: str) -> list[str]:

@@ -67,12 +67,23 @@ def sample(record: Record, raw: Raw) -> Sample:
     if version is not None and version[0] in record.labels:
         truth.add("version")
     labelled = bool(families) or any(label_kinds.kind(n) == "version" for n in record.labels)
-    return Sample(record.id, raw.top, raw.top_score, record.duplicate_of,
-                  {k: score for k, (_, score) in raw.labels.items()}, frozenset(truth), labelled)
+    return Sample(
+        record.id,
+        raw.top,
+        raw.top_score,
+        record.duplicate_of,
+        {k: score for k, (_, score) in raw.labels.items()},
+        frozenset(truth),
+        labelled,
+    )
 
 
-def rolling(records: Sequence[Record], raws: dict[int, Raw], extra: Iterable[OutcomeLike] = (),
-            fallback: float | None = FALLBACK_DUPLICATE) -> dict[int, Thresholds]:
+def rolling(
+    records: Sequence[Record],
+    raws: dict[int, Raw],
+    extra: Iterable[OutcomeLike] = (),
+    fallback: float | None = FALLBACK_DUPLICATE,
+) -> dict[int, Thresholds]:
     """issue -> the thresholds as of its creation, for `records` (replayed issues, in creation order);
     `fallback`: the fixed duplicate threshold while the history is too short to calibrate."""
     outcomes = sorted(extra, key=lambda o: o.at)
@@ -82,10 +93,14 @@ def rolling(records: Sequence[Record], raws: dict[int, Raw], extra: Iterable[Out
     for k, record in enumerate(records):
         if current is None or k % CALIBRATE_EVERY == 0:
             when = record.when
-            usable = [samples[j] for j in range(max(0, k - WINDOW), k)
-                      if records[j].duplicate_of is None or known_before(records[j].duplicate_since, when)]
-            current = calibrate(usable, [o for o in outcomes if known_before(o.at.strftime("%Y-%m-%dT%H:%M:%SZ"), when)],
-                                fallback)
+            usable = [
+                samples[j]
+                for j in range(max(0, k - WINDOW), k)
+                if records[j].duplicate_of is None or known_before(records[j].duplicate_since, when)
+            ]
+            current = calibrate(
+                usable, [o for o in outcomes if known_before(o.at.strftime("%Y-%m-%dT%H:%M:%SZ"), when)], fallback
+            )
         out[record.id] = current
     return out
 
@@ -114,6 +129,7 @@ def as_of(engine: Triage, number: int) -> Thresholds:
     record = engine.history.by_id[number]
     before = [r for r in engine.history.records if r.state == "closed" and r.seq < record.seq][-WINDOW:]
     raws = {r.id: raw_of(engine.score(r.id)) for r in before}
-    usable = [sample(r, raws[r.id]) for r in before
-              if r.duplicate_of is None or known_before(r.duplicate_since, record.when)]
+    usable = [
+        sample(r, raws[r.id]) for r in before if r.duplicate_of is None or known_before(r.duplicate_since, record.when)
+    ]
     return calibrate(usable, ())

@@ -18,21 +18,43 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-ERROR = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Fault))\b(?::[ \t]*([^\n]{0,160}))?")
+ERROR = re.compile(
+    r"\b((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Fault))\b(?::[ \t]*([^\n]{0,160}))?"
+)
 FRAME = re.compile(r"File \"([^\"]+)\", line \d+, in ([\w<>.]+)")
-IDENTIFIER = re.compile(r"`([A-Za-z_][\w.]{2,60})`|\b([a-z_][a-z0-9]*(?:_[a-z0-9]+)+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
-                        r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b")
-REFERENCE = re.compile(r"\b(?:same (?:issue |problem |bug )?as|duplicate of|dupe of|dup of|reopen(?:ing|s)?|re-open(?:ing)?"
-                       r"|follow[- ]up (?:to|of)|see also|see|related to|like in|as in|similar to|continuation of)"
-                       r"\s*(?:issue\s*)?(?:#|GH-|https?://github\.com/[\w.-]+/[\w.-]+/issues/)(\d+)", re.IGNORECASE)
+IDENTIFIER = re.compile(
+    r"`([A-Za-z_][\w.]{2,60})`|\b([a-z_][a-z0-9]*(?:_[a-z0-9]+)+|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b"
+)
+REFERENCE = re.compile(
+    r"\b(?:same (?:issue |problem |bug )?as|duplicate of|dupe of|dup of|reopen(?:ing|s)?|re-open(?:ing)?"
+    r"|follow[- ]up (?:to|of)|see also|see|related to|like in|as in|similar to|continuation of)"
+    r"\s*(?:issue\s*)?(?:#|GH-|https?://github\.com/[\w.-]+/[\w.-]+/issues/)(\d+)",
+    re.IGNORECASE,
+)
 LINK = re.compile(r"https?://github\.com/[\w.-]+/[\w.-]+/issues/(\d+)")
 PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@~+-]+){2,}|[\w.-]+\.(?:py|pyi|js|ts|toml|cfg|ini|json|ya?ml|lock|txt)\b")
 HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")
 NUMBER = re.compile(r"\b\d+(?:\.\d+)*\b")
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 # The generic errors nearly every tracker has many of: they say little about which earlier report is the same.
-COMMON = frozenset({"Error", "Exception", "RuntimeError", "ValueError", "TypeError", "AssertionError", "Warning",
-                    "DeprecationWarning", "UserWarning", "SystemExit", "KeyboardInterrupt", "OSError", "IOError"})
+COMMON = frozenset(
+    {
+        "Error",
+        "Exception",
+        "RuntimeError",
+        "ValueError",
+        "TypeError",
+        "AssertionError",
+        "Warning",
+        "DeprecationWarning",
+        "UserWarning",
+        "SystemExit",
+        "KeyboardInterrupt",
+        "OSError",
+        "IOError",
+    }
+)
 STRONG_REFERENCE = re.compile(r"same|dup|reopen|re-open|continuation|follow", re.IGNORECASE)
 
 
@@ -74,8 +96,14 @@ def of(title: str, body: str) -> Signature:
     for match in REFERENCE.finditer(text):
         (strong if STRONG_REFERENCE.search(match.group(0)) else weak).add(int(match.group(1)))
     weak |= {int(n) for n in LINK.findall(text)}
-    return Signature(frozenset(errors), frozenset(types), frozenset(frames),
-                     frozenset(i for i in identifiers if len(i) > 3), frozenset(strong), frozenset(weak - strong))
+    return Signature(
+        frozenset(errors),
+        frozenset(types),
+        frozenset(frames),
+        frozenset(i for i in identifiers if len(i) > 3),
+        frozenset(strong),
+        frozenset(weak - strong),
+    )
 
 
 def of_records(rows: Sequence[tuple[str, str]]) -> list[Signature]:

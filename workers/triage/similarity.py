@@ -118,7 +118,7 @@ class AsOfIndex:
         # each document's entries are contiguous (ptr): one segment sum each, an empty document's set to 0
         starts = self.ptr[:before]
         norms = np.add.reduceat(entry_w, np.minimum(starts, max(end - 1, 0))) if end else np.zeros(before)
-        norms[starts == self.ptr[1:before + 1]] = 0.0
+        norms[starts == self.ptr[1 : before + 1]] = 0.0
         np.sqrt(norms, out=norms)
         sims = np.divide(dots, norms * math.sqrt(q_norm2), out=np.zeros(before), where=norms > 0)
         k = min(k, before)

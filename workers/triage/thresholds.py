@@ -116,12 +116,18 @@ class Thresholds:
         return self.labels.get(key)
 
     def shown(self) -> dict[str, object]:
-        return {"calibrated": self.calibrated, "duplicate": self.duplicate,
-                "labels": dict(sorted(self.labels.items())) if self.labels is not None else self.uncalibrated_label,
-                "not_enough_history": list(self.unproven), "support": dict(self.support)}
+        return {
+            "calibrated": self.calibrated,
+            "duplicate": self.duplicate,
+            "labels": dict(sorted(self.labels.items())) if self.labels is not None else self.uncalibrated_label,
+            "not_enough_history": list(self.unproven),
+            "support": dict(self.support),
+        }
 
 
-def calibrate(samples: Sequence[Sample], extra: Iterable[OutcomeLike] = (), fallback: float | None = FALLBACK_DUPLICATE) -> Thresholds:
+def calibrate(
+    samples: Sequence[Sample], extra: Iterable[OutcomeLike] = (), fallback: float | None = FALLBACK_DUPLICATE
+) -> Thresholds:
     """The thresholds `samples` (and the recorded `extra` outcomes) give; `fallback`: the duplicate threshold
     for a history too short to calibrate (None: no claim then)."""
     rows = _with_outcomes(samples, extra)
@@ -150,8 +156,10 @@ def calibrate(samples: Sequence[Sample], extra: Iterable[OutcomeLike] = (), fall
 def _claim_threshold(rows: Sequence[Sample], non_dups: int) -> float | None:
     """The lowest top score at which false claims stay within FALSE_CLAIMS of the non-duplicates."""
     allowed = math.floor(FALSE_CLAIMS * non_dups)
-    ranked = sorted(((s.top_score, s.original is not None and s.top == s.original) for s in rows if s.top is not None),
-                    key=lambda p: -p[0])
+    ranked = sorted(
+        ((s.top_score, s.original is not None and s.top == s.original) for s in rows if s.top is not None),
+        key=lambda p: -p[0],
+    )
     false, best = 0, None
     for i, (score, right) in enumerate(ranked):
         false += not right

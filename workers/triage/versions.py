@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 
 NUMBER = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+)(?![\w.]*\d)")
-OTHER = re.compile(r"\b(python|py|redis|postgres|postgresql|pg|ubuntu|debian|alpine|kubernetes|k8s|helm|node|django"
-                   r"|celery|docker|macos|windows|kernel|glibc|pip|valkey|sentinel|openssl|pytest|flask|mysql)\b\W*\S*$",
-                   re.IGNORECASE)
+OTHER = re.compile(
+    r"\b(python|py|redis|postgres|postgresql|pg|ubuntu|debian|alpine|kubernetes|k8s|helm|node|django"
+    r"|celery|docker|macos|windows|kernel|glibc|pip|valkey|sentinel|openssl|pytest|flask|mysql)\b\W*\S*$",
+    re.IGNORECASE,
+)
 
 
 def reported_versions(text: str) -> list[str]:

@@ -17,7 +17,18 @@ from bot.console.app import console
 from tests.support.console_harness import TOKEN, Served, finished_run, served
 from tests.support.processes import atlas_serve
 
-PAGES = ["/", "/runs", "/health", "/usage", "/gaps", "/gaps.csv", "/approvals", "/knowledge", "/runs/{id}", "/runs?status=done"]
+PAGES = [
+    "/",
+    "/runs",
+    "/health",
+    "/usage",
+    "/gaps",
+    "/gaps.csv",
+    "/approvals",
+    "/knowledge",
+    "/runs/{id}",
+    "/runs?status=done",
+]
 
 
 def test_every_page_refuses_without_a_session(redis_url: str, redis_conn: redis.Redis) -> None:
@@ -42,7 +53,8 @@ def test_every_page_refuses_without_a_session(redis_url: str, redis_conn: redis.
 
 
 def test_the_session_cookie_is_signed_httponly_and_samesite_and_the_form_needs_its_csrf_token(
-        redis_url: str, redis_conn: redis.Redis) -> None:
+    redis_url: str, redis_conn: redis.Redis
+) -> None:
     with served(redis_url, redis_conn) as console:
         browser = console.client()
         form = browser.get("/signin")
@@ -114,17 +126,27 @@ def _slack_signin(console: Served, user: str | None, team: str = "T0TEST") -> tu
     return browser, browser.get(at_slack.headers["location"])
 
 
-def test_sign_in_with_slack_admits_approvers_and_the_console_group_only(redis_url: str, redis_conn: redis.Redis) -> None:
-    slack = {"ATLAS_CONSOLE_SLACK_CLIENT_ID": "1234.5678", "ATLAS_CONSOLE_SLACK_CLIENT_SECRET": "test-client-secret",
-             "ATLAS_CONSOLE_GROUP": "S0OPS", "ATLAS_CONSOLE_URL": "SELF"}
+def test_sign_in_with_slack_admits_approvers_and_the_console_group_only(
+    redis_url: str, redis_conn: redis.Redis
+) -> None:
+    slack = {
+        "ATLAS_CONSOLE_SLACK_CLIENT_ID": "1234.5678",
+        "ATLAS_CONSOLE_SLACK_CLIENT_SECRET": "test-client-secret",
+        "ATLAS_CONSOLE_GROUP": "S0OPS",
+        "ATLAS_CONSOLE_URL": "SELF",
+    }
     with served(redis_url, redis_conn, **slack) as console:
         console.api.openid.redirect_uris = [f"{console.url}/signin/slack/callback"]
         console.api.add_user("UADMIN", admin=True)
         console.api.add_user("UMEMBER")
         console.api.add_user("UOPS")
         console.api.add_group("S0OPS", ["UOPS"])
-        for user, team, admitted in (("UADMIN", "T0TEST", True), ("UOPS", "T0TEST", True), ("UMEMBER", "T0TEST", False),
-                                     ("UADMIN", "T0OTHER", False)):
+        for user, team, admitted in (
+            ("UADMIN", "T0TEST", True),
+            ("UOPS", "T0TEST", True),
+            ("UMEMBER", "T0TEST", False),
+            ("UADMIN", "T0OTHER", False),
+        ):
             browser, done = _slack_signin(console, user, team)
             assert (done.status_code == 303) is admitted, (user, team, done.status_code, done.text[:200])
             assert (browser.get("/runs").status_code == 200) is admitted
@@ -142,20 +164,26 @@ def test_sign_in_with_slack_admits_approvers_and_the_console_group_only(redis_ur
 
 def test_the_console_is_off_unless_configured_and_slack_sign_in_needs_the_bot_token(redis_conn: redis.Redis) -> None:
     assert console(Settings.from_env({}), redis_conn) is None
-    slack_only = {"ATLAS_CONSOLE_SLACK_CLIENT_ID": "1.2", "ATLAS_CONSOLE_SLACK_CLIENT_SECRET": "s",
-                  "ATLAS_CONSOLE_URL": "https://a.example/console"}
+    slack_only = {
+        "ATLAS_CONSOLE_SLACK_CLIENT_ID": "1.2",
+        "ATLAS_CONSOLE_SLACK_CLIENT_SECRET": "s",
+        "ATLAS_CONSOLE_URL": "https://a.example/console",
+    }
     with pytest.raises(ConfigError, match="SLACK_BOT_TOKEN"):
         console(Settings.from_env(slack_only), redis_conn)
-    for bad, named in (({"ATLAS_CONSOLE_TOKEN": "short"}, "ATLAS_CONSOLE_TOKEN"),
-                       ({"ATLAS_CONSOLE_SLACK_CLIENT_ID": "1.2"}, "ATLAS_CONSOLE_SLACK_CLIENT_SECRET"),
-                       ({**slack_only, "ATLAS_CONSOLE_URL": ""}, "ATLAS_CONSOLE_URL")):
+    for bad, named in (
+        ({"ATLAS_CONSOLE_TOKEN": "short"}, "ATLAS_CONSOLE_TOKEN"),
+        ({"ATLAS_CONSOLE_SLACK_CLIENT_ID": "1.2"}, "ATLAS_CONSOLE_SLACK_CLIENT_SECRET"),
+        ({**slack_only, "ATLAS_CONSOLE_URL": ""}, "ATLAS_CONSOLE_URL"),
+    ):
         with pytest.raises(ConfigError, match=named):
             Settings.from_env(bad)
     assert "console-token" not in repr(Settings.from_env({"ATLAS_CONSOLE_TOKEN": "console-token-0123456789"}))
 
 
-def test_atlas_serve_mounts_the_console_only_when_configured(atlas_env: dict[str, str], redis_conn: redis.Redis,
-                                                             tmp_path: Path) -> None:
+def test_atlas_serve_mounts_the_console_only_when_configured(
+    atlas_env: dict[str, str], redis_conn: redis.Redis, tmp_path: Path
+) -> None:
     """The real `atlas serve` process: /console/ beside /healthz with a token, not found without one."""
     run = finished_run(redis_conn, question="Served by atlas serve?")
     with atlas_serve({**atlas_env, "ATLAS_CONSOLE_TOKEN": TOKEN}, tmp_path / "serve.log") as port:

@@ -12,7 +12,8 @@ from tests.support.console_harness import finished_run, served
 
 
 def test_a_before_that_is_not_a_finite_number_is_400_and_no_outage_is_logged(
-        redis_url: str, redis_conn: redis.Redis, caplog: pytest.LogCaptureFixture) -> None:
+    redis_url: str, redis_conn: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
     with served(redis_url, redis_conn) as console, caplog.at_level(logging.WARNING):
         finished_run(redis_conn, question="a kept run")
         browser = console.signed_in()

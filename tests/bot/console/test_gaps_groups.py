@@ -28,20 +28,38 @@ NOT_FOUND = "I could not find anything about this in the docs or the issue track
 # Gap questions as people ask them: three topics asked three ways each (some pairs share no stemmed word:
 # "rotate the TLS certificate" / "renewing the SSL cert"), and five others, two sharing "Orbit", one "job".
 ASKED_ALIKE = [
-    ["How can I rotate the TLS certificate without downtime?", "Renewing the SSL cert while the server keeps running",
-     "Swap HTTPS certificates on a live broker"],
-    ["How do I make a job wait until another job has finished?", "Can a task start only after a different task completes?",
-     "Is there a way to chain jobs so one runs after the other is done?"],
-    ["Why does my worker use so much memory?", "The worker process keeps growing in RAM until it gets killed",
-     "High memory consumption of workers over time"],
+    [
+        "How can I rotate the TLS certificate without downtime?",
+        "Renewing the SSL cert while the server keeps running",
+        "Swap HTTPS certificates on a live broker",
+    ],
+    [
+        "How do I make a job wait until another job has finished?",
+        "Can a task start only after a different task completes?",
+        "Is there a way to chain jobs so one runs after the other is done?",
+    ],
+    [
+        "Why does my worker use so much memory?",
+        "The worker process keeps growing in RAM until it gets killed",
+        "High memory consumption of workers over time",
+    ],
 ]
-UNRELATED = ["Does Orbit support Windows?", "What license is Orbit released under?", "How do I delete all queued jobs at once?",
-             "How do I export metrics to Prometheus?", "Where are the logs written?"]
+UNRELATED = [
+    "Does Orbit support Windows?",
+    "What license is Orbit released under?",
+    "How do I delete all queued jobs at once?",
+    "How do I export metrics to Prometheus?",
+    "Where are the logs written?",
+]
 
 
 def _save(store: RunStore, question: str, age: float) -> RunState:
-    run = RunState(question=question, status="done", origin=Origin(kind="slack", channel="C1", user="U1", thread_ts="1.1"),
-                   created_at=time.time() - age)
+    run = RunState(
+        question=question,
+        status="done",
+        origin=Origin(kind="slack", channel="C1", user="U1", thread_ts="1.1"),
+        created_at=time.time() - age,
+    )
     run.answer = NOT_FOUND
     store.save(run)
     return run
@@ -53,7 +71,8 @@ def _settings(redis_url: str, tmp_path: Path) -> Settings:
 
 @needs_model
 def test_paraphrases_sharing_no_word_form_one_group_and_unrelated_questions_sharing_one_do_not(
-        redis_url: str, redis_conn: redis.Redis, tmp_path: Path) -> None:
+    redis_url: str, redis_conn: redis.Redis, tmp_path: Path
+) -> None:
     worker = RunStore(redis_conn, encoder)
     asked = [q for topic in ASKED_ALIKE for q in topic] + UNRELATED
     for age, question in enumerate(reversed(asked)):
@@ -70,7 +89,9 @@ def test_paraphrases_sharing_no_word_form_one_group_and_unrelated_questions_shar
     assert "memori" in memory.word or "worker" in memory.word  # named by the words its questions share
 
 
-def test_runs_without_a_vector_still_group_by_their_words(redis_url: str, redis_conn: redis.Redis, tmp_path: Path) -> None:
+def test_runs_without_a_vector_still_group_by_their_words(
+    redis_url: str, redis_conn: redis.Redis, tmp_path: Path
+) -> None:
     web = RunStore(redis_conn)  # no embedder: as if the model's package were absent
     secrets = [_save(web, "How do I rotate webhook secrets?", 30), _save(web, "Do webhook secrets expire?", 20)]
     other = _save(web, "Where are the logs written?", 10)
@@ -79,8 +100,9 @@ def test_runs_without_a_vector_still_group_by_their_words(redis_url: str, redis_
     assert found[0].word in ("secrets", "webhook")
 
 
-def test_a_group_is_named_by_the_word_as_its_questions_spell_it_not_its_stem(redis_url: str, redis_conn: redis.Redis,
-                                                                             tmp_path: Path) -> None:
+def test_a_group_is_named_by_the_word_as_its_questions_spell_it_not_its_stem(
+    redis_url: str, redis_conn: redis.Redis, tmp_path: Path
+) -> None:
     web = RunStore(redis_conn)
     _save(web, "How do I rotate secrets?", 30), _save(web, "Can I rotate the signing tokens?", 20)
     found = gaps_page.groups(redis_conn, _settings(redis_url, tmp_path), closest=False)
@@ -98,7 +120,8 @@ def test_the_csv_holds_the_page_s_groups(redis_url: str, redis_conn: redis.Redis
         found = gaps_page.groups(redis_conn, console.settings)
     rows = list(csv.DictReader(io.StringIO(exported)))
     assert [(r["group"], int(r["group_count"]), r["question"], r["closest_docs"]) for r in rows] == [
-        (g.word, len(g.rows), row.question, " ".join(g.closest)) for g in found for row in g.rows]
+        (g.word, len(g.rows), row.question, " ".join(g.closest)) for g in found for row in g.rows
+    ]
     assert [len(g.rows) for g in found] == [3, 3, 1, 1]
 
 
@@ -132,7 +155,8 @@ def _docs_folder(data: Path, home: Path, redis_url: str) -> Settings:
 
 @needs_model
 def test_the_closest_docs_of_a_group_by_meaning_come_from_the_kept_vectors_without_the_model(
-        redis_url: str, redis_conn: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    redis_url: str, redis_conn: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data, home = tmp_path / "data", tmp_path / "home"
     settings = _docs_folder(data, home, redis_url)
     worker_docs = open_corpus(settings.data_dir, settings.home, True).docs
@@ -168,7 +192,8 @@ def test_the_closest_docs_of_a_group_by_meaning_come_from_the_kept_vectors_witho
 
 @needs_model
 def test_docs_vectors_a_worker_keeps_after_the_first_view_are_read_on_a_later_one(
-        redis_url: str, redis_conn: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    redis_url: str, redis_conn: redis.Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settings = _docs_folder(tmp_path / "data", tmp_path / "home", redis_url)
     worker = RunStore(redis_conn, encoder)
     for age, question in enumerate(ASKED_ALIKE[2]):

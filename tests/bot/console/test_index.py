@@ -12,10 +12,15 @@ from workers.runs.store import PREVIEW_CHARS, RunStore, preview_of
 
 
 def _run(status: str, answer: str = "They back off.") -> RunState:
-    run = RunState(question="How do retries back off?", status=status,  # type: ignore[arg-type]
-                   origin=Origin(kind="slack", channel="C1", user="U1", thread_ts="1.2", team="T1"))
-    run.items = [{"type": "function_call", "call_id": "call_1", "name": "get_issue", "arguments": '{"issue_id": 3}'},
-                 {"type": "function_call_output", "call_id": "call_1", "output": "issue 3 " * 200}]
+    run = RunState(
+        question="How do retries back off?",
+        status=status,  # type: ignore[arg-type]
+        origin=Origin(kind="slack", channel="C1", user="U1", thread_ts="1.2", team="T1"),
+    )
+    run.items = [
+        {"type": "function_call", "call_id": "call_1", "name": "get_issue", "arguments": '{"issue_id": 3}'},
+        {"type": "function_call_output", "call_id": "call_1", "output": "issue 3 " * 200},
+    ]
     run.steps = [StepRecord(index=1, tools=["get_issue"])]
     run.usage = Usage(input_tokens=900, output_tokens=40)
     run.answer, run.cost_usd = answer, 0.0012
@@ -45,7 +50,9 @@ def test_a_finished_run_is_filed_once_under_each_filter_and_keeps_its_results_st
     for facet, value in (("platform", "slack"), ("channel", "C1"), ("status", "done"), ("model", "offline")):
         assert _ids(redis_conn, run_index.facet_key(facet, value)) == [run.id], facet
     day = _day(redis_conn, run)
-    assert day[b"runs"] == b"1" and day[b"cost_micro"] == b"1200" and day[b"tokens"] == b"940" and day[b"offline"] == b"1"
+    assert (
+        day[b"runs"] == b"1" and day[b"cost_micro"] == b"1200" and day[b"tokens"] == b"940" and day[b"offline"] == b"1"
+    )
     kept = store.load(run.id)
     output = next(i["output"] for i in kept.items if i["type"] == "function_call_output")
     assert preview_of(output) == ("issue 3 " * 200)[:PREVIEW_CHARS]
@@ -54,7 +61,11 @@ def test_a_finished_run_is_filed_once_under_each_filter_and_keeps_its_results_st
     assert again == output and _day(redis_conn, run)[b"runs"] == b"1"
     store.save(_run("failed"))  # the day's second run: its counts add, the expiry set by the first stays
     assert _day(redis_conn, run)[b"runs"] == b"2"
-    assert run_index.DAY_KEEP_SECONDS - 60 < redis_conn.ttl(run_index.day_key(run_index.day_of(run.created_at))) <= run_index.DAY_KEEP_SECONDS
+    assert (
+        run_index.DAY_KEEP_SECONDS - 60
+        < redis_conn.ttl(run_index.day_key(run_index.day_of(run.created_at)))
+        <= run_index.DAY_KEEP_SECONDS
+    )
 
 
 def test_a_paused_run_moves_to_its_final_status_and_is_counted_then(redis_conn: redis.Redis) -> None:
@@ -107,7 +118,9 @@ def test_an_object_saved_again_unchanged_is_not_refiled_but_a_record_loaded_agai
     store.save(run)
     index_filing.flush(redis_conn)
     # The index lost the run (a worker killed between the record's SET and its filing, say).
-    redis_conn.delete(run_index.all_key(), run_index.facet_key("status", "done"), run_index.day_key(run_index.day_of(run.created_at)))
+    redis_conn.delete(
+        run_index.all_key(), run_index.facet_key("status", "done"), run_index.day_key(run_index.day_of(run.created_at))
+    )
     run.surface.answer_ts = ["1.3"]  # type: ignore[union-attr]  # a Slack surface remembering its message: nothing the index keeps
     store.save(run)
     assert _ids(redis_conn, run_index.all_key()) == []  # this object's filing was written moments ago: not sent again
@@ -141,7 +154,9 @@ def test_a_new_run_filed_first_as_paused_still_leaves_that_status_when_it_ends(r
     assert _day(redis_conn, run)[b"runs"] == b"2"
 
 
-def test_saves_leave_filings_pending_and_one_flush_files_them_in_fewer_commands_than_runs(redis_conn: redis.Redis) -> None:
+def test_saves_leave_filings_pending_and_one_flush_files_them_in_fewer_commands_than_runs(
+    redis_conn: redis.Redis,
+) -> None:
     """Issue 40: a save adds its filing to a pending list (one command beside the record's), and a flush files a
     batch with a command per key touched: 80 one-step runs cost fewer commands than one per run (26 each before), and each is
     listed, counted once, and moved out of the status it left."""
@@ -158,7 +173,10 @@ def test_saves_leave_filings_pending_and_one_flush_files_them_in_fewer_commands_
     assert used < 81, used
     assert set(_ids(redis_conn, run_index.all_key())) == {r.id for r in [paused, *runs]}
     assert set(_ids(redis_conn, run_index.facet_key("status", "done"))) == {r.id for r in runs}
-    assert _day(redis_conn, paused)[b"runs"] == b"80" and _day(redis_conn, paused)[b"cost_micro"] == str(80 * 1200).encode()
+    assert (
+        _day(redis_conn, paused)[b"runs"] == b"80"
+        and _day(redis_conn, paused)[b"cost_micro"] == str(80 * 1200).encode()
+    )
     paused.status = "done"
     store.save(paused)
     store.save(runs[0])  # saved again unchanged by this object: not refiled

@@ -13,8 +13,9 @@ SCRIPT = "<script>alert('x')</script>"
 
 def test_a_question_holding_script_renders_as_text_everywhere(redis_url: str, redis_conn: redis.Redis) -> None:
     with served(redis_url, redis_conn) as console:
-        run = finished_run(redis_conn, question=f"Why {SCRIPT}?", answer=f'<img src=x onerror="alert(1)"> {SCRIPT}',
-                           channel='C"><b>x')
+        run = finished_run(
+            redis_conn, question=f"Why {SCRIPT}?", answer=f'<img src=x onerror="alert(1)"> {SCRIPT}', channel='C"><b>x'
+        )
         browser = console.signed_in()
         for path in ("/runs", f"/runs/{run.id}", "/runs?channel=C%22%3E%3Cb%3Ex", "/gaps", "/usage"):
             page = browser.get(path)
@@ -41,32 +42,54 @@ def test_runs_filter_page_and_show_one_run(redis_url: str, redis_conn: redis.Red
         assert "slack question 3<" in browser.get("/runs?feedback=down").text
         assert "slack question" not in browser.get("/runs?feedback=down&platform=discord").text
         shown = browser.get(f"/runs/{slack[3].id}").text
-        for expected in ("slack question 3", "search_docs", "&quot;query&quot;: &quot;retries&quot;",
-                         "retries.md: backs off exponentially", "$0.0021", "They back off.", "retries", "U7: down",
-                         "https://app.slack.com/client/T0TEST/C1/thread/C1-1700000000.000100"):
+        for expected in (
+            "slack question 3",
+            "search_docs",
+            "&quot;query&quot;: &quot;retries&quot;",
+            "retries.md: backs off exponentially",
+            "$0.0021",
+            "They back off.",
+            "retries",
+            "U7: down",
+            "https://app.slack.com/client/T0TEST/C1/thread/C1-1700000000.000100",
+        ):
             assert expected in shown, expected
         assert browser.get("/runs/nope").status_code == 404
 
 
 def test_no_page_shows_a_secret(redis_url: str, redis_conn: redis.Redis) -> None:
-    secrets = {"ATLAS_CONSOLE_SLACK_CLIENT_ID": "1234.5678", "ATLAS_CONSOLE_SLACK_CLIENT_SECRET": "client-secret-xyz",
-               "ATLAS_CONSOLE_URL": "SELF", "SLACK_SIGNING_SECRET": "signing-secret-xyz", "ATLAS_MCP_TOKEN": "mcp-token-0123456789",
-               "OPENAI_API_KEY": "sk-openai-secret"}
+    secrets = {
+        "ATLAS_CONSOLE_SLACK_CLIENT_ID": "1234.5678",
+        "ATLAS_CONSOLE_SLACK_CLIENT_SECRET": "client-secret-xyz",
+        "ATLAS_CONSOLE_URL": "SELF",
+        "SLACK_SIGNING_SECRET": "signing-secret-xyz",
+        "ATLAS_MCP_TOKEN": "mcp-token-0123456789",
+        "OPENAI_API_KEY": "sk-openai-secret",
+    }
     with served(redis_url, redis_conn, **secrets) as console:
         run = finished_run(redis_conn)
         browser = console.signed_in()
         for path in ("/runs", f"/runs/{run.id}", "/health", "/usage", "/gaps", "/gaps.csv", "/approvals", "/signin"):
             text = browser.get(path).text
-            for secret in (TOKEN, "client-secret-xyz", "signing-secret-xyz", "mcp-token-0123456789", "sk-openai-secret",
-                           console.api.token, redis_url):
+            for secret in (
+                TOKEN,
+                "client-secret-xyz",
+                "signing-secret-xyz",
+                "mcp-token-0123456789",
+                "sk-openai-secret",
+                console.api.token,
+                redis_url,
+            ):
                 assert secret not in text, (path, secret)
 
 
-def test_coverage_gaps_group_questions_with_the_closest_docs_and_export_csv(redis_url: str, redis_conn: redis.Redis) -> None:
+def test_coverage_gaps_group_questions_with_the_closest_docs_and_export_csv(
+    redis_url: str, redis_conn: redis.Redis
+) -> None:
     with served(redis_url, redis_conn, ATLAS_DATA="") as console:
         nothing = "I could not find anything about this in the docs or the issue tracker."
         finished_run(redis_conn, question="How do I rotate webhook secrets?", answer=nothing)
-        finished_run(redis_conn, question="=HYPERLINK(\"http://x\") webhook secrets expire?", answer=nothing)
+        finished_run(redis_conn, question='=HYPERLINK("http://x") webhook secrets expire?', answer=nothing)
         liked = finished_run(redis_conn, question="What is the default retry limit?")
         finished_run(redis_conn, question="How are retries scheduled?")  # answered, no vote: not a gap
         votes.toggle(redis_conn, liked.id, "U2", "down")
@@ -88,12 +111,31 @@ def test_approvals_page_shows_waiting_calls_and_searches_the_audit_log(redis_url
 
     with served(redis_url, redis_conn) as console:
         run = finished_run(redis_conn, question="Please label issue 12")
-        run.status, run.pending = "awaiting_approval", [PendingCall(pending_id="p1", call_id="c1", name="add_labels",
-                                                                    arguments='{"issue_id": 12, "labels": ["<b>bug</b>"]}', step=1)]
+        run.status, run.pending = (
+            "awaiting_approval",
+            [
+                PendingCall(
+                    pending_id="p1",
+                    call_id="c1",
+                    name="add_labels",
+                    arguments='{"issue_id": 12, "labels": ["<b>bug</b>"]}',
+                    step=1,
+                )
+            ],
+        )
         RunStore(redis_conn).save(run)
-        audit.append(redis_conn, "decision", run=run.id, tool="close_issue", decider="UMAINT", decision="approved",
-                     arguments='{"issue_id": 7}')
-        audit.append(redis_conn, "request", run=run.id, tool="add_comment", requester="UASK", arguments='{"issue_id": 9}')
+        audit.append(
+            redis_conn,
+            "decision",
+            run=run.id,
+            tool="close_issue",
+            decider="UMAINT",
+            decision="approved",
+            arguments='{"issue_id": 7}',
+        )
+        audit.append(
+            redis_conn, "request", run=run.id, tool="add_comment", requester="UASK", arguments='{"issue_id": 9}'
+        )
         audit.append(redis_conn, "result", run=run.id, tool="close_issue", decision="done", result="closed #7")
         browser = console.signed_in()
         page = browser.get("/approvals").text

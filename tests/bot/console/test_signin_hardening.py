@@ -15,8 +15,12 @@ import redis
 from tests.support.console_harness import Served, served
 from workers.approvals.approvers import group_key
 
-SLACK = {"ATLAS_CONSOLE_SLACK_CLIENT_ID": "1234.5678", "ATLAS_CONSOLE_SLACK_CLIENT_SECRET": "test-client-secret",
-         "ATLAS_CONSOLE_GROUP": "S0OPS", "ATLAS_CONSOLE_URL": "SELF"}
+SLACK = {
+    "ATLAS_CONSOLE_SLACK_CLIENT_ID": "1234.5678",
+    "ATLAS_CONSOLE_SLACK_CLIENT_SECRET": "test-client-secret",
+    "ATLAS_CONSOLE_GROUP": "S0OPS",
+    "ATLAS_CONSOLE_URL": "SELF",
+}
 
 
 def _prepared(console: Served) -> None:
@@ -69,7 +73,8 @@ def test_a_state_works_once(redis_url: str, redis_conn: redis.Redis) -> None:
 
 
 def test_someone_removed_from_the_console_group_loses_the_console_at_the_next_check(
-        redis_url: str, redis_conn: redis.Redis) -> None:
+    redis_url: str, redis_conn: redis.Redis
+) -> None:
     with served(redis_url, redis_conn, **SLACK, ATLAS_CONSOLE_RECHECK_MINUTES="0.01") as console:
         _prepared(console)
         browsers = {}

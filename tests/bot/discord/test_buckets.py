@@ -22,24 +22,32 @@ def limited(discord_api: DiscordAPI) -> DiscordAPI:  # noqa: F811
 
 def test_edits_and_deletes_share_a_bucket_and_the_client_waits_instead_of_hitting_429(limited: DiscordAPI) -> None:
     waits: list[float] = []
-    rest = DiscordREST(limited.token, limited.base_url, sleep=lambda s: (waits.append(s), __import__("time").sleep(s)) and None)
+    rest = DiscordREST(
+        limited.token, limited.base_url, sleep=lambda s: (waits.append(s), __import__("time").sleep(s)) and None
+    )
     first, second = (rest.create_message(OTHER, {"content": x})["id"] for x in "ab")
     rest.edit_message(OTHER, first, {"content": "edited"})
     rest.request("DELETE", f"/channels/{OTHER}/messages/{second}")  # Discord names both routes' bucket: the same one
     messages = [rest.create_message(CHANNEL, {"content": str(i)})["id"] for i in range(BUCKET_SIZE)]
     for message_id in messages:
         rest.edit_message(CHANNEL, message_id, {"content": "edited"})  # spends the shared bucket of this channel
-    rest.request("DELETE", f"/channels/{CHANNEL}/messages/{messages[0]}")  # same bucket, same channel: Discord would answer 429, so wait
+    rest.request(
+        "DELETE", f"/channels/{CHANNEL}/messages/{messages[0]}"
+    )  # same bucket, same channel: Discord would answer 429, so wait
     assert [r.status for r in limited.requests if r.status == 429] == []
     assert waits and 0 < max(waits) <= 0.4
     assert len(limited.channel(CHANNEL)) == BUCKET_SIZE - 1
 
 
-def test_a_bucket_429_is_waited_out_with_its_retry_after_and_scope(limited: DiscordAPI, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_bucket_429_is_waited_out_with_its_retry_after_and_scope(
+    limited: DiscordAPI, caplog: pytest.LogCaptureFixture
+) -> None:
     import logging
 
     waits: list[float] = []
-    rest = DiscordREST(limited.token, limited.base_url, sleep=lambda s: (waits.append(s), __import__("time").sleep(s)) and None)
+    rest = DiscordREST(
+        limited.token, limited.base_url, sleep=lambda s: (waits.append(s), __import__("time").sleep(s)) and None
+    )
     other = DiscordREST(limited.token, limited.base_url)  # another process: knows nothing of the bucket
     for i in range(BUCKET_SIZE):
         other.create_message(CHANNEL, {"content": str(i)})

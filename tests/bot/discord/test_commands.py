@@ -23,18 +23,31 @@ WHO = di.member("1500000000000000001")
 
 
 def test_with_a_github_repo_the_lookup_command_is_the_project_and_both_commands_answer(
-    discord_api: DiscordAPI, redis_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture  # noqa: F811
+    discord_api: DiscordAPI,
+    redis_url: str,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,  # noqa: F811
 ) -> None:
-    from_env = Settings.from_env({"ATLAS_GITHUB_REPO": "acme/rocket", "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
-                                  "ATLAS_HOME": str(tmp_path / "home")})
+    from_env = Settings.from_env(
+        {
+            "ATLAS_GITHUB_REPO": "acme/rocket",
+            "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+            "ATLAS_HOME": str(tmp_path / "home"),
+        }
+    )
     assert from_env.slash_command == "/atlas" and from_env.lookup_command == "rocket"
 
-    settings = discord_settings(discord_api, redis_url, tmp_path / "home", from_env.data_dir, slash_command="/atlas",
-                                project=from_env.project)
-    registered = commands.register(DiscordREST(discord_api.token, discord_api.base_url), APPLICATION_ID, settings.lookup_command)
+    settings = discord_settings(
+        discord_api, redis_url, tmp_path / "home", from_env.data_dir, slash_command="/atlas", project=from_env.project
+    )
+    registered = commands.register(
+        DiscordREST(discord_api.token, discord_api.base_url), APPLICATION_ID, settings.lookup_command
+    )
     assert sorted(c["name"] for c in registered) == ["atlas", "rocket"]
     with caplog.at_level(logging.INFO, logger="atlas.discord.interactions"):
-        app = Interactions(settings, redis.Redis.from_url(redis_url), Lookups.open(settings.data_dir, settings.home, False))
+        app = Interactions(
+            settings, redis.Redis.from_url(redis_url), Lookups.open(settings.data_dir, settings.home, False)
+        )
     assert "lookup command is /rocket" in caplog.text
     found = app.handle(di.lookup("rocket", "issue", WHO, number=3))
     assert "Reconnect storm" in found["data"]["content"] and "/rocket" not in found["data"]["content"]
@@ -42,7 +55,9 @@ def test_with_a_github_repo_the_lookup_command_is_the_project_and_both_commands_
     discord_api.assert_valid()
 
 
-@pytest.mark.parametrize(("project", "expected"), [("Atlas", "atlas-lookup"), ("  ", "atlas-lookup"), ("My Repo.js", "my-repo-js")])
+@pytest.mark.parametrize(
+    ("project", "expected"), [("Atlas", "atlas-lookup"), ("  ", "atlas-lookup"), ("My Repo.js", "my-repo-js")]
+)
 def test_the_rule_never_gives_the_ask_commands_name(project: str, expected: str, tmp_path: Path) -> None:
     from atlas.project_settings import Project
 

@@ -27,8 +27,14 @@ OUTSIDER = di.member("1500000000000000012", permissions=1 << 5, name="server-adm
 
 @pytest.fixture
 def env(atlas_env: dict[str, str], discord_api: DiscordAPI, tmp_path: Path) -> dict[str, str]:  # noqa: F811
-    return {**atlas_env, **discord_api.env(), "DISCORD_PUBLIC_KEY": di.PUBLIC_KEY, "ATLAS_DISCORD_APPROVER_ROLE": ROLE,
-            "ATLAS_DATA": str(make_dataset(tmp_path / "data")), "ATLAS_MODEL_RETRIES": "0"}
+    return {
+        **atlas_env,
+        **discord_api.env(),
+        "DISCORD_PUBLIC_KEY": di.PUBLIC_KEY,
+        "ATLAS_DISCORD_APPROVER_ROLE": ROLE,
+        "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+        "ATLAS_MODEL_RETRIES": "0",
+    }
 
 
 @pytest.fixture
@@ -45,7 +51,9 @@ def serving_discord(env: dict[str, str], tmp_path: Path, api: DiscordAPI) -> Ite
 
 
 def test_slash_ask_is_deferred_then_progress_edits_the_original_and_the_answer_follows(
-    serve: di.InteractionSender, env: dict[str, str], discord_api: DiscordAPI  # noqa: F811
+    serve: di.InteractionSender,
+    env: dict[str, str],
+    discord_api: DiscordAPI,  # noqa: F811
 ) -> None:
     payload = di.ask("What does ORB-1202 mean?", MAINTAINER)
     assert serve.send(payload).body == {"type": 5}
@@ -65,7 +73,11 @@ def test_slash_ask_is_deferred_then_progress_edits_the_original_and_the_answer_f
 
 
 def test_a_side_effect_card_is_refused_to_an_outsider_and_approved_by_a_role_member_with_exactly_one_write(
-    env: dict[str, str], discord_api: DiscordAPI, scripted_model: ScriptedModel, redis_conn: redis.Redis, tmp_path: Path,  # noqa: F811
+    env: dict[str, str],
+    discord_api: DiscordAPI,
+    scripted_model: ScriptedModel,
+    redis_conn: redis.Redis,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
     scripted_model.script(
         reply_calls([Call("add_labels", {"issue_id": 3, "labels": ["needs-repro"]}, "call_label")]),
@@ -79,8 +91,10 @@ def test_a_side_effect_card_is_refused_to_an_outsider_and_approved_by_a_role_mem
 
         [card] = [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
         approve, deny = card["components"][0]["components"]
-        assert approve["custom_id"].startswith(render.APPROVE_PREFIX) and deny["custom_id"].startswith(render.DENY_PREFIX)
-        pending_id = approve["custom_id"][len(render.APPROVE_PREFIX):]
+        assert approve["custom_id"].startswith(render.APPROVE_PREFIX) and deny["custom_id"].startswith(
+            render.DENY_PREFIX
+        )
+        pending_id = approve["custom_id"][len(render.APPROVE_PREFIX) :]
         assert pending_id.endswith(".call_label")  # only the opaque pending id
 
         refused = serve.send(di.click(approve["custom_id"], OUTSIDER, message=card)).body

@@ -17,8 +17,12 @@ GUILD, POST = "111111111111", "222222222222"
 
 def test_the_solved_tag_starts_one_run_of_the_posts_answer(redis_conn: redis.Redis) -> None:
     settings = Settings(knowledge=KnowledgeSettings(solved_tag="resolved"))
-    answered = RunState(question="Why does my worker hang?", answer="Upgrade to 2.3.1.", status="done",
-                        origin=Origin(kind="discord", team=GUILD, channel=POST, thread_ts=POST, user="333333333333"))
+    answered = RunState(
+        question="Why does my worker hang?",
+        answer="Upgrade to 2.3.1.",
+        status="done",
+        origin=Origin(kind="discord", team=GUILD, channel=POST, thread_ts=POST, user="333333333333"),
+    )
     RunStore(redis_conn).save(answered)
     assert tagged_solved(redis_conn, settings, GUILD, POST, ["Resolved"]) == "no answer of Atlas's in this post"
     solved_claim.remember_answer(redis_conn, answered)

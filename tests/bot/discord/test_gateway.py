@@ -46,7 +46,9 @@ def gateway_process(env: dict[str, str], gateway: GatewayStandin, tmp_path: Path
     """`atlas discord`, the way the Procfile runs it, connected and identified, with its workers' settings."""
     proc = atlas_process(["discord"], env, tmp_path / "discord.log")
     try:
-        wait_for(lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify")
+        wait_for(
+            lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify"
+        )
         assert proc.poll() is None, (tmp_path / "discord.log").read_text()
         yield proc
     finally:
@@ -59,7 +61,10 @@ def _queued(conn: redis.Redis, n: int) -> bool:
 
 
 def test_a_mention_gets_one_answer_in_a_thread_started_from_the_message_even_when_delivered_twice(
-    discord_process: subprocess.Popen[bytes], gateway: GatewayStandin, api: DiscordAPI, env: dict[str, str],
+    discord_process: subprocess.Popen[bytes],
+    gateway: GatewayStandin,
+    api: DiscordAPI,
+    env: dict[str, str],
     redis_conn: redis.Redis,
 ) -> None:
     [identify] = gateway.received.identifies
@@ -82,7 +87,11 @@ def test_a_mention_gets_one_answer_in_a_thread_started_from_the_message_even_whe
 
 
 def test_after_a_dropped_connection_the_library_resumes_and_a_replayed_mention_is_answered_once(
-    gateway: GatewayStandin, api: DiscordAPI, env: dict[str, str], redis_conn: redis.Redis, scripted_model: ScriptedModel,
+    gateway: GatewayStandin,
+    api: DiscordAPI,
+    env: dict[str, str],
+    redis_conn: redis.Redis,
+    scripted_model: ScriptedModel,
     tmp_path: Path,
 ) -> None:
     scripted_model.script(reply_text("ORB-1202 is **PermanentError**."), reply_text("Raise `orbit.PermanentError`."))
@@ -99,7 +108,9 @@ def test_after_a_dropped_connection_the_library_resumes_and_a_replayed_mention_i
         burst_worker(env)
 
         # A follow-up in Atlas's thread carries the thread's context.
-        follow = mention_payload("1700000000000000011", f"{BOT_MENTION} How do I raise it?", channel_id="1700000000000000010")
+        follow = mention_payload(
+            "1700000000000000011", f"{BOT_MENTION} How do I raise it?", channel_id="1700000000000000010"
+        )
         gateway.message_create(follow)
         wait_for(lambda: _queued(redis_conn, 2), what="the follow-up's run")
         burst_worker(env)
@@ -107,25 +118,42 @@ def test_after_a_dropped_connection_the_library_resumes_and_a_replayed_mention_i
     thread = api.channel("1700000000000000010")
     answers = [m["content"] for m in thread if "stop: " in m["content"]]
     assert len(answers) == 2 and "PermanentError**." in answers[0] and "Raise" in answers[1]
-    said = [(i.get("role"), i.get("content")) for i in scripted_model.requests[1].body["input"] if i.get("type") == "message"]
-    assert said[:3] == [("user", "What does ORB-1202 mean?"), ("assistant", "ORB-1202 is **PermanentError**."),
-                        ("user", "How do I raise it?")]
+    said = [
+        (i.get("role"), i.get("content"))
+        for i in scripted_model.requests[1].body["input"]
+        if i.get("type") == "message"
+    ]
+    assert said[:3] == [
+        ("user", "What does ORB-1202 mean?"),
+        ("assistant", "ORB-1202 is **PermanentError**."),
+        ("user", "How do I raise it?"),
+    ]
     assert list(api.threads) == ["1700000000000000010"]  # the follow-up started no second thread
     api.assert_valid()
 
 
 def test_a_mention_that_arrives_while_redis_is_down_is_kept_and_answered_when_it_returns(
-    gateway: GatewayStandin, api: DiscordAPI, env: dict[str, str], redis_url: str, redis_conn: redis.Redis, tmp_path: Path,
+    gateway: GatewayStandin,
+    api: DiscordAPI,
+    env: dict[str, str],
+    redis_url: str,
+    redis_conn: redis.Redis,
+    tmp_path: Path,
 ) -> None:
     """Discord does not redeliver a Gateway event: `atlas discord` keeps the mention until Redis is back."""
     with TcpProxy.for_redis(redis_url) as proxy:
         proc = atlas_process(["discord"], {**env, "REDIS_URL": proxy.url()}, tmp_path / "discord.log")
         try:
-            wait_for(lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify")
+            wait_for(
+                lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify"
+            )
             proxy.down()
-            gateway.message_create(mention_payload("1700000000000000020", f"{BOT_MENTION} What does ORB-1202 mean?",
-                                                   channel_id=CHANNEL))
-            wait_for(lambda: "kept until Redis returns" in (tmp_path / "discord.log").read_text(), what="the mention kept")
+            gateway.message_create(
+                mention_payload("1700000000000000020", f"{BOT_MENTION} What does ORB-1202 mean?", channel_id=CHANNEL)
+            )
+            wait_for(
+                lambda: "kept until Redis returns" in (tmp_path / "discord.log").read_text(), what="the mention kept"
+            )
             assert not _queued(redis_conn, 1)
             proxy.up()
             wait_for(lambda: _queued(redis_conn, 1), timeout=30, what="the kept mention's run")

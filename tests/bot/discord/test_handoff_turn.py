@@ -26,31 +26,67 @@ LOOKED_AT = "searched the docs and issues for “How do I deploy on Nomad?”; n
 
 
 def _message(message_id: str, question: str, *, channel: str, parent: str) -> HelpMessage:
-    return HelpMessage(message_id=message_id, channel_id=channel, parent_id=parent, guild_id=GUILD_ID, author_id=ASKER,
-                       role_ids=frozenset(), question=question, mentioned=False)
+    return HelpMessage(
+        message_id=message_id,
+        channel_id=channel,
+        parent_id=parent,
+        guild_id=GUILD_ID,
+        author_id=ASKER,
+        role_ids=frozenset(),
+        question=question,
+        mentioned=False,
+    )
 
 
-@pytest.mark.parametrize(("where", "roles"), [("forum", ()), ("channel", ()), ("forum", (HANDOFF,))],
-                         ids=["forum-no-handoff", "channel-no-handoff", "forum-handoff"])
+@pytest.mark.parametrize(
+    ("where", "roles"),
+    [("forum", ()), ("channel", ()), ("forum", (HANDOFF,))],
+    ids=["forum-no-handoff", "channel-no-handoff", "forum-handoff"],
+)
 def test_a_run_that_hands_off_is_the_threads_turn_with_or_without_a_handoff(
-    where: str, roles: tuple[str, ...], discord_api: DiscordAPI, redis_url: str, tmp_path: Path  # noqa: F811
+    where: str,
+    roles: tuple[str, ...],
+    discord_api: DiscordAPI,
+    redis_url: str,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
-    settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"),
-                                help=HelpSettings(discord_channels=frozenset({CHANNEL, FORUM}), handoff=roles))
+    settings = discord_settings(
+        discord_api,
+        redis_url,
+        tmp_path / "home",
+        make_dataset(tmp_path / "data"),
+        help=HelpSettings(discord_channels=frozenset({CHANNEL, FORUM}), handoff=roles),
+    )
     conn = redis.Redis.from_url(redis_url)
     store, help_channels = RunStore(conn), HelpChannels(settings, conn)
-    post = _message(POST, "How do I deploy on Nomad?", channel=POST if where == "forum" else CHANNEL,
-                    parent=FORUM if where == "forum" else "")  # a forum post's starter message has its thread's id
+    post = _message(
+        POST,
+        "How do I deploy on Nomad?",
+        channel=POST if where == "forum" else CHANNEL,
+        parent=FORUM if where == "forum" else "",
+    )  # a forum post's starter message has its thread's id
     assert help_channels.accept(post) == "queued"
     run = store.load(run_id_for("message", POST))
-    run.status, run.stop_reason, run.answer, run.handoff = "done", "done", LOOKED_AT, LOOKED_AT  # as the loop ends a hand-off
+    run.status, run.stop_reason, run.answer, run.handoff = (
+        "done",
+        "done",
+        LOOKED_AT,
+        LOOKED_AT,
+    )  # as the loop ends a hand-off
 
     HelpReporter(DiscordReporter.for_settings(settings, store), conn, settings).event(run, "answer")
     posted = discord_api.channel(POST)  # the post's thread (on a channel, started from the post: it has the post's id)
     assert [m["content"].startswith(f"<@&{HANDOFF}>") for m in posted] == ([True] if roles else [])
 
     # The asker replies in the thread (on a channel, one a member started from the post).
-    assert help_channels.accept(_message(REPLY, "On Nomad 1.7, with Consul.", channel=POST, parent=CHANNEL if where == "channel" else FORUM)) == "queued"
+    assert (
+        help_channels.accept(
+            _message(REPLY, "On Nomad 1.7, with Consul.", channel=POST, parent=CHANNEL if where == "channel" else FORUM)
+        )
+        == "queued"
+    )
     follow_up = store.load(run_id_for("message", REPLY))
-    assert follow_up.history == [Turn(question="How do I deploy on Nomad?", answer=LOOKED_AT, asker=ASKER)]  # who asked it
+    assert follow_up.history == [
+        Turn(question="How do I deploy on Nomad?", answer=LOOKED_AT, asker=ASKER)
+    ]  # who asked it
     discord_api.assert_valid()

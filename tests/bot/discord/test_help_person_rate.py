@@ -19,16 +19,29 @@ from workers import wording
 
 
 def test_one_person_keeps_to_their_share_and_a_held_back_post_is_told_once(
-    gateway: GatewayStandin, gateway_api: DiscordAPI, atlas_env: dict[str, str], redis_conn: redis.Redis, tmp_path: Path,  # noqa: F811
+    gateway: GatewayStandin,
+    gateway_api: DiscordAPI,
+    atlas_env: dict[str, str],
+    redis_conn: redis.Redis,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
     api = gateway_api
-    env = {**atlas_env, **api.env(), "ATLAS_DATA": str(make_dataset(tmp_path / "data")), "ATLAS_SEMANTIC": "false",
-           "ATLAS_DISCORD_HELP_CHANNELS": CHANNEL, "ATLAS_HELP_RATE": "3", "ATLAS_HELP_PERSON_RATE": "2"}
+    env = {
+        **atlas_env,
+        **api.env(),
+        "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+        "ATLAS_SEMANTIC": "false",
+        "ATLAS_DISCORD_HELP_CHANNELS": CHANNEL,
+        "ATLAS_HELP_RATE": "3",
+        "ATLAS_HELP_PERSON_RATE": "2",
+    }
     mine = [f"17000000000000002{n:02d}" for n in range(4)]
     theirs = [f"17000000000000003{n:02d}" for n in range(3)]
     proc = atlas_process(["discord"], env, tmp_path / "discord.log")
     try:
-        wait_for(lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify")
+        wait_for(
+            lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify"
+        )
         assert proc.poll() is None, (tmp_path / "discord.log").read_text()
         for n, ident in enumerate(mine):
             gateway.message_create(_message(ident, f"Question {n} about ORB-120{n}?", channel=CHANNEL))
@@ -42,7 +55,9 @@ def test_one_person_keeps_to_their_share_and_a_held_back_post_is_told_once(
         proc.terminate()
         proc.wait(timeout=15)
     assert _runs(redis_conn) == 3
-    by_post = {m["message_reference"]["message_id"]: m for m in notes()}  # the gateway takes events concurrently: any order
+    by_post = {
+        m["message_reference"]["message_id"]: m for m in notes()
+    }  # the gateway takes events concurrently: any order
     [to_me] = [p for p in by_post if p in mine]  # one note each this hour, however many were held back
     [to_them] = [p for p in by_post if p in theirs]
     assert len(by_post) == 2

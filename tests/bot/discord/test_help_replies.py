@@ -26,11 +26,24 @@ def _reply_to_atlas(message_id: str, content: str, *, thread: str, replied: str,
     """A Reply (type 19) to Atlas's message, as Discord sends it with the ping left on: Atlas is in `mentions`,
     the content has no mention, and `message_reference` names the message replied to."""
     payload = _message(message_id, content, channel=thread, author=author, roles=(MAINTAINERS,), kind=19)
-    payload["mentions"] = [{"id": BOT_USER_ID, "username": "atlas", "discriminator": "0", "global_name": "Atlas",
-                            "avatar": None, "bot": True}]
+    payload["mentions"] = [
+        {
+            "id": BOT_USER_ID,
+            "username": "atlas",
+            "discriminator": "0",
+            "global_name": "Atlas",
+            "avatar": None,
+            "bot": True,
+        }
+    ]
     payload["message_reference"] = {"type": 0, "message_id": replied, "channel_id": thread, "guild_id": GUILD_ID}
-    atlas_said = mention_payload(replied, "ORB-1202 means the retry budget is spent.", channel_id=thread,
-                                 author_id=BOT_USER_ID, mentions_bot=False)
+    atlas_said = mention_payload(
+        replied,
+        "ORB-1202 means the retry budget is spent.",
+        channel_id=thread,
+        author_id=BOT_USER_ID,
+        mentions_bot=False,
+    )
     payload["referenced_message"] = {**atlas_said, "author": payload["mentions"][0]}
     return payload
 
@@ -40,28 +53,50 @@ def _has_run(conn: redis.Redis, message_id: str) -> bool:
 
 
 def test_a_maintainer_s_reply_to_atlas_steps_it_back_without_asking_it_and_an_uncached_forum_post_is_answered(
-    gateway: GatewayStandin, gateway_api: DiscordAPI,  # noqa: F811 - fixtures
-    atlas_env: dict[str, str], redis_conn: redis.Redis, tmp_path: Path,
+    gateway: GatewayStandin,
+    gateway_api: DiscordAPI,  # noqa: F811 - fixtures
+    atlas_env: dict[str, str],
+    redis_conn: redis.Redis,
+    tmp_path: Path,
 ) -> None:
     api = gateway_api
-    env = {**atlas_env, **api.env(), "ATLAS_DATA": str(make_dataset(tmp_path / "data")), "ATLAS_SEMANTIC": "false",
-           "ATLAS_DISCORD_HELP_CHANNELS": f"{CHANNEL},{FORUM}", "ATLAS_HELP_MAINTAINERS": MAINTAINERS}
-    post, reply, sentinel, forum_post = ("1700000000000000201", "1700000000000000202", "1700000000000000203",
-                                         "1700000000000000204")
+    env = {
+        **atlas_env,
+        **api.env(),
+        "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+        "ATLAS_SEMANTIC": "false",
+        "ATLAS_DISCORD_HELP_CHANNELS": f"{CHANNEL},{FORUM}",
+        "ATLAS_HELP_MAINTAINERS": MAINTAINERS,
+    }
+    post, reply, sentinel, forum_post = (
+        "1700000000000000201",
+        "1700000000000000202",
+        "1700000000000000203",
+        "1700000000000000204",
+    )
     # A forum post whose THREAD_CREATE this process never received: only Get Channel knows its parent
     api.channel_objects[forum_post] = _forum_thread(forum_post, "ORB-1101?")
     proc = atlas_process(["discord"], env, tmp_path / "discord.log")
     try:
-        wait_for(lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60,
-                 what="atlas discord to identify")
+        wait_for(
+            lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify"
+        )
         assert proc.poll() is None, (tmp_path / "discord.log").read_text()
         gateway.message_create(_message(post, "What does ORB-1202 mean?", channel=CHANNEL, author=ASKER))
         wait_for(lambda: _has_run(redis_conn, post), what="the help post's run")
-        gateway.message_create(_reply_to_atlas(reply, "Not quite: raise PermanentError there.", thread=post,
-                                               replied="1700000000000000299", author=MAINTAINER))
+        gateway.message_create(
+            _reply_to_atlas(
+                reply,
+                "Not quite: raise PermanentError there.",
+                thread=post,
+                replied="1700000000000000299",
+                author=MAINTAINER,
+            )
+        )
         wait_for(lambda: threads.stepped_back(redis_conn, threads.discord_thread(GUILD_ID, post)), what="the step back")
-        gateway.message_create(mention_payload(sentinel, f"<@{BOT_USER_ID}> What does ORB-1101 mean?",
-                                               channel_id=ELSEWHERE))
+        gateway.message_create(
+            mention_payload(sentinel, f"<@{BOT_USER_ID}> What does ORB-1101 mean?", channel_id=ELSEWHERE)
+        )
         wait_for(lambda: _has_run(redis_conn, sentinel), what="a real mention's run (every earlier event handled)")
         gateway.message_create(_message(forum_post, "What does ORB-1101 mean?", channel=forum_post))
         wait_for(lambda: _has_run(redis_conn, forum_post), timeout=20, what="the uncached forum post's run")

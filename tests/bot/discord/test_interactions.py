@@ -39,7 +39,9 @@ def test_ask_is_deferred_queued_once_and_a_retried_delivery_starts_no_second_run
     assert not endpoint.send.problems
 
 
-def test_lookup_answers_at_once_ephemeral_with_a_share_button_that_posts_for_everyone(endpoint: RunningEndpoint) -> None:  # noqa: F811
+def test_lookup_answers_at_once_ephemeral_with_a_share_button_that_posts_for_everyone(
+    endpoint: RunningEndpoint,
+) -> None:  # noqa: F811
     reply = endpoint.send.send(di.lookup("orbit", "issue", OUTSIDER, number=1)).body
     assert reply["type"] == 4 and reply["data"]["flags"] == 64
     assert reply["data"]["content"].startswith("**Issue \\#1**")

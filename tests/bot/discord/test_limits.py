@@ -29,18 +29,49 @@ from workers.approvals.records import Approval
 from workers.runs.state import Origin, RunState, StepRecord
 
 # What escaping doubles, what reveal widens, fences, mentions, wide characters, line breaks.
-HOSTILE = ["*", "_", "~", "`", "|", ">", "#", "-", "[", "]", "(", ")", "<", ":", "\\", "```", "\n", "\n\n", " ",
-           "\u202e", "\u2066", "\u200b", "<@everyone>", "a", "é", "\U0001f600", "word "]
+HOSTILE = [
+    "*",
+    "_",
+    "~",
+    "`",
+    "|",
+    ">",
+    "#",
+    "-",
+    "[",
+    "]",
+    "(",
+    ")",
+    "<",
+    ":",
+    "\\",
+    "```",
+    "\n",
+    "\n\n",
+    " ",
+    "\u202e",
+    "\u2066",
+    "\u200b",
+    "<@everyone>",
+    "a",
+    "é",
+    "\U0001f600",
+    "word ",
+]
+
 
 def _texts(longest: int) -> st.SearchStrategy[str]:
     """A hostile pattern repeated: long texts come up as often as short ones."""
     return st.tuples(st.lists(st.sampled_from(HOSTILE), max_size=30), st.integers(1, longest)).map(
-        lambda t: ("".join(t[0]) * t[1])[:longest])
+        lambda t: ("".join(t[0]) * t[1])[:longest]
+    )
 
 
 hostile = _texts(2500)
 short_hostile = _texts(250)
-PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROPERTY = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 def _fits(*payloads: dict[str, object]) -> None:
@@ -49,36 +80,78 @@ def _fits(*payloads: dict[str, object]) -> None:
 
 
 @PROPERTY
-@given(arg=short_hostile, body=hostile, state=st.sampled_from([None, "open", "closed"]), ok=st.booleans(),
-       kind=st.sampled_from(["issue", "search", "docs"]))
-def test_every_lookup_reply_and_its_shared_copy_fit(arg: str, body: str, state: str | None, ok: bool, kind: str) -> None:
+@given(
+    arg=short_hostile,
+    body=hostile,
+    state=st.sampled_from([None, "open", "closed"]),
+    ok=st.booleans(),
+    kind=st.sampled_from(["issue", "search", "docs"]),
+)
+def test_every_lookup_reply_and_its_shared_copy_fit(
+    arg: str, body: str, state: str | None, ok: bool, kind: str
+) -> None:
     result = Result(Lookup(kind, arg[:200], state), body, ok)  # type: ignore[arg-type]
-    _fits(render.lookup_payload(result, "orbit", shareable=True),
-          render.lookup_payload(result, "a" * 32, shareable=False, shared_by="1500000000000000001"))
+    _fits(
+        render.lookup_payload(result, "orbit", shareable=True),
+        render.lookup_payload(result, "a" * 32, shareable=False, shared_by="1500000000000000001"),
+    )
 
 
 @PROPERTY
-@given(answer=hostile, sources=st.lists(short_hostile, max_size=30), status=st.sampled_from(["done", "partial", "failed"]),
-       partial=st.booleans())
+@given(
+    answer=hostile,
+    sources=st.lists(short_hostile, max_size=30),
+    status=st.sampled_from(["done", "partial", "failed"]),
+    partial=st.booleans(),
+)
 @example(answer="```" * 334, sources=[], status="done", partial=False)  # one fence line longer than a part
 def test_every_answer_part_fits(answer: str, sources: list[str], status: str, partial: bool) -> None:
-    run = RunState(question="q", origin=Origin(kind="discord", channel="1"), answer=answer, status=status,  # type: ignore[arg-type]
-                   stop_reason="max_steps", partial=partial, sources=sources, steps=[StepRecord(index=1)], error=answer[:300])
+    run = RunState(
+        question="q",
+        origin=Origin(kind="discord", channel="1"),
+        answer=answer,
+        status=status,  # type: ignore[arg-type]
+        stop_reason="max_steps",
+        partial=partial,
+        sources=sources,
+        steps=[StepRecord(index=1)],
+        error=answer[:300],
+    )
     _fits(*render.answer_messages(run, docs_base_url="https://docs.example/{id}", issues_base_url="https://x/{id}"))
 
 
 @PROPERTY
-@given(title=hostile, body=hostile, reason=hostile, labels=st.lists(short_hostile, max_size=20), asker=short_hostile,
-       name=st.sampled_from(["add_labels", "post_comment", "close_issue", "other"]), result=hostile)
-@example(title="***\u202e" * 91, body="", reason="", labels=[], asker="*" * 98, name="add_labels", result="")  # bidi widened after clipping
-def test_every_card_and_its_decided_edit_fit(title: str, body: str, reason: str, labels: list[str], asker: str, name: str,
-                                             result: str) -> None:
+@given(
+    title=hostile,
+    body=hostile,
+    reason=hostile,
+    labels=st.lists(short_hostile, max_size=20),
+    asker=short_hostile,
+    name=st.sampled_from(["add_labels", "post_comment", "close_issue", "other"]),
+    result=hostile,
+)
+@example(
+    title="***\u202e" * 91, body="", reason="", labels=[], asker="*" * 98, name="add_labels", result=""
+)  # bidi widened after clipping
+def test_every_card_and_its_decided_edit_fit(
+    title: str, body: str, reason: str, labels: list[str], asker: str, name: str, result: str
+) -> None:
     issue = SimpleNamespace(number=7, title=title, state="open", labels=labels, url="https://x/7")
     arguments = {"issue_id": 7, "labels": labels, "body": body, "reason": "duplicate", "duplicate_of": 3}
     text = render.card_text(CardView("p", name, arguments, issue, issue, reason, asker, 1.7e9, (title[:80], "#3")))
     _fits({"content": text})
-    approval = Approval(pending_id="p", run_id="r", call_id="c", name=name, arguments="{}", step=1, status="approved",
-                        decider="1500000000000000001", decided_at=1.7e9, card_blocks='{"content": %s}' % _json(text))  # noqa: UP031  # JSON's braces read plainer than doubled
+    approval = Approval(
+        pending_id="p",
+        run_id="r",
+        call_id="c",
+        name=name,
+        arguments="{}",
+        step=1,
+        status="approved",
+        decider="1500000000000000001",
+        decided_at=1.7e9,
+        card_blocks='{"content": %s}' % _json(text),  # noqa: UP031  # JSON's braces read plainer than doubled
+    )
     _fits(decided_payload(approval, result=result, ok=False), decided_payload(approval, in_doubt=True))
 
 
@@ -98,8 +171,16 @@ def _json(text: str) -> str:
 def hostile_endpoint(discord_api: DiscordAPI, redis_url: str, tmp_path: Path) -> Iterator[di.InteractionSender]:  # noqa: F811
     """The endpoint over a dataset whose issues have titles full of Markdown."""
     data = make_dataset(tmp_path / "data")
-    extra = [{"id": 100 + i, "title": "failover *_~`|>#-[]()<: " * 8, "body": "failover **bold** " * 20, "state": "open",
-              "labels": ["type:bug"]} for i in range(20)]
+    extra = [
+        {
+            "id": 100 + i,
+            "title": "failover *_~`|>#-[]()<: " * 8,
+            "body": "failover **bold** " * 20,
+            "state": "open",
+            "labels": ["type:bug"],
+        }
+        for i in range(20)
+    ]
     write_issues(data, [dict(i) for i in ISSUES] + extra)
     shutil.rmtree(tmp_path / "home", ignore_errors=True)
     conf = discord_settings(discord_api, redis_url, tmp_path / "home", data)
@@ -111,7 +192,9 @@ def hostile_endpoint(discord_api: DiscordAPI, redis_url: str, tmp_path: Path) ->
         server.close()
 
 
-def test_a_131_character_search_of_markdown_gets_a_reply_discord_accepts(hostile_endpoint: di.InteractionSender) -> None:
+def test_a_131_character_search_of_markdown_gets_a_reply_discord_accepts(
+    hostile_endpoint: di.InteractionSender,
+) -> None:
     words = ("failover " + "*_~`|>#-[]" * 20)[:131]
     reply = hostile_endpoint.send(di.lookup("orbit", "search", di.member("1500000000000000001"), words=words))
     assert reply.status == 200 and "Issues matching" in reply.body["data"]["content"]
@@ -119,7 +202,8 @@ def test_a_131_character_search_of_markdown_gets_a_reply_discord_accepts(hostile
 
 
 def test_the_stand_in_refuses_content_over_2000_characters_as_discord_does_and_the_client_never_sends_it(
-    discord_api: DiscordAPI, caplog: pytest.LogCaptureFixture  # noqa: F811
+    discord_api: DiscordAPI,
+    caplog: pytest.LogCaptureFixture,  # noqa: F811
 ) -> None:
     import json
     import urllib.error
@@ -127,9 +211,12 @@ def test_the_stand_in_refuses_content_over_2000_characters_as_discord_does_and_t
 
     from bot.discord.rest import DiscordREST
 
-    request = urllib.request.Request(f"{discord_api.base_url}/channels/1300000000000000001/messages", method="POST",
-                                     data=json.dumps({"content": "x" * 2001}).encode(),
-                                     headers={"Authorization": f"Bot {discord_api.token}", "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{discord_api.base_url}/channels/1300000000000000001/messages",
+        method="POST",
+        data=json.dumps({"content": "x" * 2001}).encode(),
+        headers={"Authorization": f"Bot {discord_api.token}", "Content-Type": "application/json"},
+    )
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=5)
     body = json.loads(refused.value.read())

@@ -34,8 +34,12 @@ def _where(api: DiscordAPI, endpoint: RunningEndpoint, how: str) -> tuple[str, s
     (through the interaction's webhook): its id and where its messages are."""
     store = RunStore(endpoint.conn)
     if how == "thread":
-        run = RunState(question="What does ORB-1202 mean?", origin=Origin(kind="discord", channel=CHANNEL, message_ts=MESSAGE,
-                                                                           team=di.GUILD_ID, user="1500000000000000001"))
+        run = RunState(
+            question="What does ORB-1202 mean?",
+            origin=Origin(
+                kind="discord", channel=CHANNEL, message_ts=MESSAGE, team=di.GUILD_ID, user="1500000000000000001"
+            ),
+        )
         store.save(run)
         return run.id, MESSAGE
     payload = di.ask("What does ORB-1202 mean?", di.member("1500000000000000021"))
@@ -46,7 +50,10 @@ def _where(api: DiscordAPI, endpoint: RunningEndpoint, how: str) -> tuple[str, s
 @pytest.mark.parametrize("how", ["thread", "webhook"])
 @pytest.mark.parametrize("gone", [False, True], ids=["", "one-already-deleted"])
 def test_an_answer_of_three_messages_redelivered_as_two_leaves_two(
-    endpoint: RunningEndpoint, discord_api: DiscordAPI, how: str, gone: bool  # noqa: F811
+    endpoint: RunningEndpoint,
+    discord_api: DiscordAPI,
+    how: str,
+    gone: bool,  # noqa: F811
 ) -> None:
     store = RunStore(endpoint.conn)
     run_id, where = _where(discord_api, endpoint, how)
@@ -56,20 +63,32 @@ def test_an_answer_of_three_messages_redelivered_as_two_leaves_two(
     if gone:  # a moderator deleted the last one meanwhile
         [(message_id, _)] = DiscordSurface.of(store.load(run_id)).answer_ids[2:]
         if how == "thread":
-            DiscordREST(discord_api.token, discord_api.base_url).request("DELETE", f"/channels/{where}/messages/{message_id}")
+            DiscordREST(discord_api.token, discord_api.base_url).request(
+                "DELETE", f"/channels/{where}/messages/{message_id}"
+            )
         else:
             token = where.removeprefix("webhook:")
-            DiscordREST(None, discord_api.base_url).request("DELETE", f"/webhooks/{di.APPLICATION_ID}/{token}/messages/{message_id}",
-                                                            auth=False)
+            DiscordREST(None, discord_api.base_url).request(
+                "DELETE", f"/webhooks/{di.APPLICATION_ID}/{token}/messages/{message_id}", auth=False
+            )
 
     _answer(discord_api, store, run_id, 2)  # the retried job wrote it in two
     shown = discord_api.channel(where)
     assert [m["id"] for m in shown] == first[:2]  # edited in place; the third one is gone
-    assert shown[0]["content"].startswith("Part 0.") and "Part 1." in shown[1]["content"] and "stop: " in shown[1]["content"]
+    assert (
+        shown[0]["content"].startswith("Part 0.")
+        and "Part 1." in shown[1]["content"]
+        and "stop: " in shown[1]["content"]
+    )
     assert "Part 2." not in "".join(m["content"] for m in shown)
-    assert DiscordSurface.of(store.load(run_id)).answer_ids == [(m, "channel" if how == "thread" else "webhook") for m in first[:2]]
+    assert DiscordSurface.of(store.load(run_id)).answer_ids == [
+        (m, "channel" if how == "thread" else "webhook") for m in first[:2]
+    ]
 
     deletes = len(discord_api.to("DELETE", "/messages/"))
     _answer(discord_api, store, run_id, 2)  # and again: nothing left to delete, nothing deleted twice
-    assert len(discord_api.to("DELETE", "/messages/")) == deletes and [m["id"] for m in discord_api.channel(where)] == first[:2]
+    assert (
+        len(discord_api.to("DELETE", "/messages/")) == deletes
+        and [m["id"] for m in discord_api.channel(where)] == first[:2]
+    )
     discord_api.assert_valid()

@@ -11,8 +11,13 @@ from workers.runs.state import Origin, RunState, StepRecord
 
 def _run(answer: str, **extra: object) -> RunState:
     fields: dict[str, object] = {"status": "done", "stop_reason": "done", **extra}
-    return RunState(question="q", origin=Origin(kind="discord", channel="1", message_ts="2"), answer=answer,
-                    steps=[StepRecord(index=1)], **fields)  # type: ignore[arg-type]
+    return RunState(
+        question="q",
+        origin=Origin(kind="discord", channel="1", message_ts="2"),
+        answer=answer,
+        steps=[StepRecord(index=1)],
+        **fields,
+    )  # type: ignore[arg-type]
 
 
 def test_a_long_answer_is_split_under_2000_characters_between_blocks_with_fences_reopened() -> None:
@@ -29,7 +34,9 @@ def test_a_long_answer_is_split_under_2000_characters_between_blocks_with_fences
 
 def test_sources_are_links_where_a_base_url_is_set_and_ids_are_escaped() -> None:
     run = _run("Short answer.", sources=["#12", "retries_and_backoff"])
-    [message] = render.answer_messages(run, docs_base_url="https://docs.example/{id}", issues_base_url="https://gh.example/issues")
+    [message] = render.answer_messages(
+        run, docs_base_url="https://docs.example/{id}", issues_base_url="https://gh.example/issues"
+    )
     assert "[\\#12](<https://gh.example/issues/12>)" in message["content"]
     assert "[retries\\_and\\_backoff](<https://docs.example/retries_and_backoff>)" in message["content"]
 
@@ -42,16 +49,29 @@ def test_a_failed_run_says_so_without_feedback_buttons() -> None:
 
 
 def test_untrusted_text_in_cards_cannot_ping_or_format() -> None:
-    text = render.card_text(CardView("p", "post_comment", {"issue_id": 3, "body": "@everyone ``` <@&123> **x**"}, None, None,
-                                     "Because <@999> said *so*", "1500000000000000001", 1_800_000_000))
-    (embed,) = render.card_embeds("post_comment", {"issue_id": 3, "body": "@everyone ``` <@&123> **x**"})  # the comment, whole
+    text = render.card_text(
+        CardView(
+            "p",
+            "post_comment",
+            {"issue_id": 3, "body": "@everyone ``` <@&123> **x**"},
+            None,
+            None,
+            "Because <@999> said *so*",
+            "1500000000000000001",
+            1_800_000_000,
+        )
+    )
+    (embed,) = render.card_embeds(
+        "post_comment", {"issue_id": 3, "body": "@everyone ``` <@&123> **x**"}
+    )  # the comment, whole
     assert "`\u200b``" in embed["description"]  # the comment's own fence cannot close the code block
     assert "\\<@999\\>" in text and "\\*so\\*" in text
     assert "<@1500000000000000001>" in text and "<t:1800000000:f>" in text
     (embed,) = render.card_embeds("post_comment", {"issue_id": 3, "body": "Fixed in \u202egnp.exe"})
     assert "<U+202E>" in embed["description"] and "\u202e" not in embed["description"]
-    assert "\u202e" not in render.card_text(CardView("p", "add_labels", {"issue_id": 3, "labels": ["a\u202eb"]}, None, None, "", None, 0,
-                                                      ("#237",)))
+    assert "\u202e" not in render.card_text(
+        CardView("p", "add_labels", {"issue_id": 3, "labels": ["a\u202eb"]}, None, None, "", None, 0, ("#237",))
+    )
     assert render.escape("<@&1> @here _x_") == "\\<@&1\\> @here \\_x\\_"
 
 
@@ -70,6 +90,13 @@ def test_approvers_are_the_configured_role_or_users_else_owners_and_managers() -
 def test_a_new_issue_card_says_which_made_the_draft_and_no_other_card_does() -> None:
     new = {"title": "Scheduler crashes", "body": "### What happened\n\nIt crashes.", "labels": ["bug"]}
     by_model = render.card_text(CardView("p", "create_issue", new, None, None, "", "1", 0, (), "model"))
-    assert by_model.index(wording.APPROVAL_DRAFTED_BY["model"]) < by_model.index("Scheduler crashes")  # before what it describes
-    assert wording.APPROVAL_DRAFTED_BY["fallback"] in render.card_text(CardView("p", "create_issue", new, None, None, "", "1", 0, (), "fallback"))
-    assert not any(line in render.card_text(CardView("p", "create_issue", new, None, None, "", "1", 0)) for line in wording.APPROVAL_DRAFTED_BY.values())
+    assert by_model.index(wording.APPROVAL_DRAFTED_BY["model"]) < by_model.index(
+        "Scheduler crashes"
+    )  # before what it describes
+    assert wording.APPROVAL_DRAFTED_BY["fallback"] in render.card_text(
+        CardView("p", "create_issue", new, None, None, "", "1", 0, (), "fallback")
+    )
+    assert not any(
+        line in render.card_text(CardView("p", "create_issue", new, None, None, "", "1", 0))
+        for line in wording.APPROVAL_DRAFTED_BY.values()
+    )

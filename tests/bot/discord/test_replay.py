@@ -12,7 +12,9 @@ from workers.runs import votes
 VOTER = di.member("1500000000000000003", name="voter")
 
 
-def test_an_interaction_signed_an_hour_or_a_month_ago_or_ahead_is_refused_and_changes_nothing(endpoint: RunningEndpoint) -> None:  # noqa: F811
+def test_an_interaction_signed_an_hour_or_a_month_ago_or_ahead_is_refused_and_changes_nothing(
+    endpoint: RunningEndpoint,
+) -> None:  # noqa: F811
     vote = di.click("atlas_feedback:run1:up", VOTER)
     for signed_at in (time.time() - 3600, time.time() - 30 * 86400, time.time() + 600):
         assert endpoint.send.send(vote, signed_at=signed_at).status == 401

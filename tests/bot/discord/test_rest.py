@@ -37,12 +37,18 @@ def test_routes_fold_ids_into_a_template_and_keep_the_major_parameter_apart() ->
     assert route("PATCH", "/channels/123456/messages/987654").template == "PATCH /channels/:id/messages/:id"
     assert route("PATCH", "/channels/123456/messages/987654").major == "channel 123456"
     hook = route("POST", "/webhooks/1/tok?wait=true")
-    assert hook.template == "POST /webhooks/:id/:token" and hook.major.startswith("webhook 1/") and "tok" not in hook.major
-    assert route("POST", "/channels/1234567/messages/7654321/threads").template == "POST /channels/:id/messages/:id/threads"
+    assert (
+        hook.template == "POST /webhooks/:id/:token" and hook.major.startswith("webhook 1/") and "tok" not in hook.major
+    )
+    assert (
+        route("POST", "/channels/1234567/messages/7654321/threads").template
+        == "POST /channels/:id/messages/:id/threads"
+    )
 
 
 def test_a_429_waits_retry_after_and_retries_once_and_every_message_turns_mentions_off(
-    client: tuple[DiscordREST, Sleeps], discord_api: DiscordAPI  # noqa: F811
+    client: tuple[DiscordREST, Sleeps],
+    discord_api: DiscordAPI,  # noqa: F811
 ) -> None:
     rest, sleeps = client
     discord_api.retry_after = 0.2
@@ -65,7 +71,9 @@ def test_the_global_limit_holds_back_every_route(client: tuple[DiscordREST, Slee
 def test_an_exhausted_bucket_waits_for_its_reset_before_the_next_request() -> None:
     now = [100.0]
     limits = Limits()
-    limits.update(route("POST", "/channels/1/messages"), {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": "1.5"}, now[0])
+    limits.update(
+        route("POST", "/channels/1/messages"), {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": "1.5"}, now[0]
+    )
     assert limits.wait_time(route("POST", "/channels/1/messages"), now[0]) == pytest.approx(1.5)
     assert limits.wait_time(route("POST", "/channels/2/messages"), now[0]) == 0.0
 
@@ -93,7 +101,8 @@ def test_a_create_is_not_repeated_after_a_server_error_but_an_edit_is(discord_ap
 
 
 def test_register_bulk_overwrites_the_commands_globally_or_in_one_guild_idempotently(
-    discord_api: DiscordAPI, atlas_env: dict[str, str]  # noqa: F811
+    discord_api: DiscordAPI,
+    atlas_env: dict[str, str],  # noqa: F811
 ) -> None:
     env = {**atlas_env, **discord_api.env(), "ATLAS_SLASH_COMMAND": "/orbit"}
     for _ in range(2):
@@ -108,17 +117,30 @@ def test_register_bulk_overwrites_the_commands_globally_or_in_one_guild_idempote
 
 
 def test_lookup_options_become_the_text_the_slack_command_parses() -> None:
-    assert commands.lookup_text([{"name": "search", "options": [{"name": "words", "value": "redis timeout"},
-                                                                 {"name": "state", "value": "open"}]}]) == "search redis timeout open"
+    assert (
+        commands.lookup_text(
+            [
+                {
+                    "name": "search",
+                    "options": [{"name": "words", "value": "redis timeout"}, {"name": "state", "value": "open"}],
+                }
+            ]
+        )
+        == "search redis timeout open"
+    )
     assert commands.lookup_text([{"name": "issue", "options": [{"name": "number", "value": 42}]}]) == "issue 42"
     assert commands.lookup_text([]) == "help"
     assert Settings(slash_command="/Orbit").lookup_command == "orbit"
 
 
-def test_the_stand_in_refuses_a_body_discord_would_refuse(client: tuple[DiscordREST, Sleeps], discord_api: DiscordAPI) -> None:  # noqa: F811
+def test_the_stand_in_refuses_a_body_discord_would_refuse(
+    client: tuple[DiscordREST, Sleeps], discord_api: DiscordAPI
+) -> None:  # noqa: F811
     rest, _ = client  # content over 2,000 characters: tests/bot/discord/test_limits.py (the client clips it)
     if not discord_api.spec_checked:
         pytest.skip(discord_api.spec_missing_reason or "no spec")
     with pytest.raises(DiscordError):
-        rest.create_message("1300000000000000001", {"content": "ok", "components": [{"type": 1, "components": [{"type": 2}]}]})
+        rest.create_message(
+            "1300000000000000001", {"content": "ok", "components": [{"type": 1, "components": [{"type": 2}]}]}
+        )
     assert any("components" in p for p in discord_api.problems)

@@ -24,10 +24,18 @@ def _custom_ids(message: dict) -> list[str]:
     return [b["custom_id"] for row in message.get("components") or [] for b in row["components"]]
 
 
-def test_mark_as_answer_on_discord_drafts_one_card_and_approve_keeps_the_entry(atlas_env: dict[str, str], tmp_path: Path) -> None:
+def test_mark_as_answer_on_discord_drafts_one_card_and_approve_keeps_the_entry(
+    atlas_env: dict[str, str], tmp_path: Path
+) -> None:
     with GitHubAPI(repository()) as github, DiscordAPI() as discord:
-        env = {**atlas_env, **github.env(), **discord.env(), "DISCORD_PUBLIC_KEY": di.PUBLIC_KEY, "ATLAS_DISCORD_APPROVER_ROLE": ROLE,
-               "ATLAS_SEMANTIC": "off"}
+        env = {
+            **atlas_env,
+            **github.env(),
+            **discord.env(),
+            "DISCORD_PUBLIC_KEY": di.PUBLIC_KEY,
+            "ATLAS_DISCORD_APPROVER_ROLE": ROLE,
+            "ATLAS_SEMANTIC": "off",
+        }
         env.pop("ATLAS_DATA", None)
         run_sync(github, Settings.from_env(env))
         conn = redis.Redis.from_url(env["REDIS_URL"])
@@ -35,20 +43,41 @@ def test_mark_as_answer_on_discord_drafts_one_card_and_approve_keeps_the_entry(a
             serve = di.InteractionSender(f"http://127.0.0.1:{port}/discord/interactions", discord)
             ask = di.ask("How do I set up Redis for rocket?", MAINTAINER)
             assert serve.send(ask).body == {"type": 5}
-            answer = wait_for(lambda: next((m for m in discord.channel(f"webhook:{ask['token']}")
-                                            if any(c.startswith(render.MARK_ANSWER_PREFIX) for c in _custom_ids(m))), None),
-                              timeout=60, what="the answer with its Mark as answer button")
+            answer = wait_for(
+                lambda: next(
+                    (
+                        m
+                        for m in discord.channel(f"webhook:{ask['token']}")
+                        if any(c.startswith(render.MARK_ANSWER_PREFIX) for c in _custom_ids(m))
+                    ),
+                    None,
+                ),
+                timeout=60,
+                what="the answer with its Mark as answer button",
+            )
             [mark] = [c for c in _custom_ids(answer) if c.startswith(render.MARK_ANSWER_PREFIX)]
             hidden = di.click(mark, MAINTAINER, message=answer)
-            hidden["channel"] = {"id": di.CHANNEL_ID, "type": 12}  # a private thread, as the interaction names its channel
+            hidden["channel"] = {
+                "id": di.CHANNEL_ID,
+                "type": 12,
+            }  # a private thread, as the interaction names its channel
             assert "public channels" in serve.send(hidden).body["data"]["content"]
             clicked = di.click(mark, MAINTAINER, message=answer)
             clicked["channel"] = {"id": di.CHANNEL_ID, "type": 0}
             first, again = serve.send(clicked).body, serve.send(clicked).body
             assert "Drafting" in first["data"]["content"] and "already" in again["data"]["content"]
-            card = wait_for(lambda: next((m for m in discord.channel(di.CHANNEL_ID)
-                                          if any(c.startswith(render.APPROVE_PREFIX) for c in _custom_ids(m))), None),
-                            timeout=60, what="the knowledge card")
+            card = wait_for(
+                lambda: next(
+                    (
+                        m
+                        for m in discord.channel(di.CHANNEL_ID)
+                        if any(c.startswith(render.APPROVE_PREFIX) for c in _custom_ids(m))
+                    ),
+                    None,
+                ),
+                timeout=60,
+                what="the knowledge card",
+            )
             assert "solved thread as knowledge" in card["content"] and entries.listed(conn) == []
             [approve] = [c for c in _custom_ids(card) if c.startswith(render.APPROVE_PREFIX)]
             assert serve.send(di.click(approve, MAINTAINER, message=card)).body["type"] == 7

@@ -15,12 +15,29 @@ from workers.runs.state import Origin, PendingCall, RunState
 THREAD = "1300000000000000002"  # the thread started from the asking message has the message's id
 
 
-def test_an_expired_card_in_a_thread_archived_meanwhile_is_still_edited(rt: runtime.Runtime, discord_api: DiscordAPI) -> None:  # noqa: F811
-    call = PendingCall(pending_id="r2.call_x", call_id="call_x", name="close_issue",
-                       arguments='{"issue_id": 3, "reason": "completed"}', step=1)
-    run = RunState(id="r2", question="close #3", status="awaiting_approval", pending=[call],
-                   origin=Origin(kind="discord", channel="1300000000000000001", message_ts=THREAD,
-                                 team="1200000000000000001", user="1500000000000000001"))
+def test_an_expired_card_in_a_thread_archived_meanwhile_is_still_edited(
+    rt: runtime.Runtime, discord_api: DiscordAPI
+) -> None:  # noqa: F811
+    call = PendingCall(
+        pending_id="r2.call_x",
+        call_id="call_x",
+        name="close_issue",
+        arguments='{"issue_id": 3, "reason": "completed"}',
+        step=1,
+    )
+    run = RunState(
+        id="r2",
+        question="close #3",
+        status="awaiting_approval",
+        pending=[call],
+        origin=Origin(
+            kind="discord",
+            channel="1300000000000000001",
+            message_ts=THREAD,
+            team="1200000000000000001",
+            user="1500000000000000001",
+        ),
+    )
     rt.store.save(run)
     approvals.open_step(rt.conn, run, run.pending, 24 * 3600)
     DiscordReporter.for_settings(rt.settings, rt.store).event(run, "paused", pending=[call.model_dump()])

@@ -33,7 +33,12 @@ def _answer(endpoint: RunningEndpoint, api: DiscordAPI, run_id: str) -> None:  #
     run = store.load(run_id)
     reporter = DiscordReporter(DiscordREST(api.token, api.base_url, sleep=lambda s: None), store)
     reporter.event(run, "step", step=1)
-    run.status, run.answer, run.stop_reason, run.steps = "done", "ORB-1202 is a permanent error.", "done", [StepRecord(index=1)]
+    run.status, run.answer, run.stop_reason, run.steps = (
+        "done",
+        "ORB-1202 is a permanent error.",
+        "done",
+        [StepRecord(index=1)],
+    )
     reporter.event(run, "answer")
 
 
@@ -43,7 +48,10 @@ def _channel_answers(api: DiscordAPI) -> list[dict[str, object]]:  # noqa: F811
 
 @pytest.mark.parametrize("how", ["late ack", "expired"])
 def test_a_dead_token_posts_the_answer_in_the_channel_once_across_retries(
-    endpoint: RunningEndpoint, discord_api: DiscordAPI, how: str, caplog: pytest.LogCaptureFixture  # noqa: F811
+    endpoint: RunningEndpoint,
+    discord_api: DiscordAPI,
+    how: str,
+    caplog: pytest.LogCaptureFixture,  # noqa: F811
 ) -> None:
     caplog.set_level(logging.DEBUG)
     payload, run = _asked(endpoint, ack_late_by=4.0 if how == "late ack" else 0.0)
@@ -64,7 +72,9 @@ def test_a_dead_token_posts_the_answer_in_the_channel_once_across_retries(
 
 
 def test_a_live_token_answers_through_the_webhook_and_a_rate_limit_there_logs_no_token(
-    endpoint: RunningEndpoint, discord_api: DiscordAPI, caplog: pytest.LogCaptureFixture  # noqa: F811
+    endpoint: RunningEndpoint,
+    discord_api: DiscordAPI,
+    caplog: pytest.LogCaptureFixture,  # noqa: F811
 ) -> None:
     caplog.set_level(logging.DEBUG)
     payload, run = _asked(endpoint)

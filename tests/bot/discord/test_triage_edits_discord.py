@@ -38,22 +38,37 @@ def _ids(card: dict[str, object]) -> list[str]:
 
 
 def test_dropped_labels_and_an_edited_reply_are_what_approve_runs_on_discord(
-        atlas_env: dict[str, str], discord_api: DiscordAPI, redis_conn: redis.Redis, tmp_path: Path) -> None:  # noqa: F811
+    atlas_env: dict[str, str], discord_api: DiscordAPI, redis_conn: redis.Redis, tmp_path: Path
+) -> None:  # noqa: F811
     with GitHubAPI(repository()) as github:
-        env = {**atlas_env, **github.env(), **discord_api.env(), "GITHUB_WEBHOOK_SECRET": WEBHOOK_SECRET,
-               "DISCORD_PUBLIC_KEY": di.PUBLIC_KEY, "ATLAS_DISCORD_APPROVER_ROLE": ROLE, "ATLAS_DISCORD_TRIAGE_CHANNEL": di.CHANNEL_ID,
-               "ATLAS_TRIAGE_ACTIONS": "duplicates=off,labels=draft,reply=draft"}
+        env = {
+            **atlas_env,
+            **github.env(),
+            **discord_api.env(),
+            "GITHUB_WEBHOOK_SECRET": WEBHOOK_SECRET,
+            "DISCORD_PUBLIC_KEY": di.PUBLIC_KEY,
+            "ATLAS_DISCORD_APPROVER_ROLE": ROLE,
+            "ATLAS_DISCORD_TRIAGE_CHANNEL": di.CHANNEL_ID,
+            "ATLAS_TRIAGE_ACTIONS": "duplicates=off,labels=draft,reply=draft",
+        }
         run_sync(github, Settings.from_env(env))
-        issue = github.repo.add_issue("Scheduler crashes when a job fails", "The scheduler crashes with an error every time a job fails.")
+        issue = github.repo.add_issue(
+            "Scheduler crashes when a job fails", "The scheduler crashes with an error every time a job fails."
+        )
         with serving_discord(env, tmp_path, discord_api) as serve, worker_process(env, "edits-discord"):
             opened = payload("issues-opened", github.repo, action="opened", issue=issue)
             opened["issue"]["author_association"] = "NONE"  # a newcomer: a maintainer's own issue is not triaged
             status, text = deliver(serve.url.replace("/discord/interactions", "/github/webhook"), "issues", opened)
             assert status in (200, 202), text
-            [card] = wait_for(lambda: [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")], what="the card")
+            [card] = wait_for(
+                lambda: [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")], what="the card"
+            )
             [pick] = [i for i in _ids(card) if i.startswith(triage_controls.PICK_PREFIX)]
             [edit] = [i for i in _ids(card) if i.startswith(triage_controls.EDIT_PREFIX)]
-            labels_id, reply_id = pick.removeprefix(triage_controls.PICK_PREFIX), edit.removeprefix(triage_controls.EDIT_PREFIX)
+            labels_id, reply_id = (
+                pick.removeprefix(triage_controls.PICK_PREFIX),
+                edit.removeprefix(triage_controls.EDIT_PREFIX),
+            )
             offered = list(_arguments(redis_conn, labels_id)["labels"])  # type: ignore[call-overload]
             assert len(offered) >= 2, offered
             kept = offered[:1]
@@ -64,21 +79,36 @@ def test_dropped_labels_and_an_edited_reply_are_what_approve_runs_on_discord(
             chosen = serve.send(di.select(pick, kept, MAINTAINER, message=card)).body
             assert chosen["type"] == 7 and _arguments(redis_conn, labels_id)["labels"] == kept
             [select] = [c for row in chosen["data"]["components"] for c in row["components"] if c["type"] == 3]
-            assert [o["value"] for o in select["options"] if o["default"]] == kept and len(select["options"]) == len(offered)
+            assert [o["value"] for o in select["options"] if o["default"]] == kept and len(select["options"]) == len(
+                offered
+            )
 
             modal = serve.send(di.click(edit, MAINTAINER, message=card)).body
             reply = str(_arguments(redis_conn, reply_id)["body"])
             assert modal["type"] == 9 and modal["data"]["components"][0]["components"][0]["value"] == reply
             modal_id = modal["data"]["custom_id"]
-            outsider = serve.send(di.modal_submit(modal_id, {"body": "Close this, it is spam."}, OUTSIDER, message=card)).body
+            outsider = serve.send(
+                di.modal_submit(modal_id, {"body": "Close this, it is spam."}, OUTSIDER, message=card)
+            ).body
             assert outsider["type"] == 4 and _arguments(redis_conn, reply_id)["body"] == reply
             edited = serve.send(di.modal_submit(modal_id, {"body": EDITED}, MAINTAINER, message=card)).body
-            assert edited["type"] == 7 and "log<U+200B> from 2.3" in json.dumps(edited["data"]["embeds"], ensure_ascii=False)
+            assert edited["type"] == 7 and "log<U+200B> from 2.3" in json.dumps(
+                edited["data"]["embeds"], ensure_ascii=False
+            )
 
             for pid in (labels_id, reply_id):
                 assert serve.send(di.click(render.APPROVE_PREFIX + pid, MAINTAINER, message=card)).body == {"type": 6}
-            wait_for(lambda: next((m for m in discord_api.channel(di.CHANNEL_ID) if m["id"] == card["id"]
-                                   and m["content"].count("done.") == 2), None), what="both actions done")
+            wait_for(
+                lambda: next(
+                    (
+                        m
+                        for m in discord_api.channel(di.CHANNEL_ID)
+                        if m["id"] == card["id"] and m["content"].count("done.") == 2
+                    ),
+                    None,
+                ),
+                what="both actions done",
+            )
             late = serve.send(di.select(pick, offered, MAINTAINER, message=card)).body
             late_edit = serve.send(di.modal_submit(modal_id, {"body": "A later edit"}, MAINTAINER, message=card)).body
             assert late["type"] == 4 and late_edit["type"] == 4

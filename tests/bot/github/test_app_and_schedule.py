@@ -23,8 +23,9 @@ from workers.process import runtime
 
 def _pem() -> str:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption()).decode()
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
 
 
 def test_app_finds_its_installation_and_uses_an_installation_token(tmp_path: Path) -> None:
@@ -32,8 +33,13 @@ def test_app_finds_its_installation_and_uses_an_installation_token(tmp_path: Pat
         api.app_id = "1234"
         key = tmp_path / "app.pem"
         key.write_text(_pem())
-        env = {"GITHUB_API_URL": api.base_url, "ATLAS_GITHUB_REPO": "acme/rocket", "GITHUB_APP_ID": "1234",
-               "GITHUB_APP_PRIVATE_KEY_PATH": str(key), "ATLAS_HOME": str(tmp_path)}
+        env = {
+            "GITHUB_API_URL": api.base_url,
+            "ATLAS_GITHUB_REPO": "acme/rocket",
+            "GITHUB_APP_ID": "1234",
+            "GITHUB_APP_PRIVATE_KEY_PATH": str(key),
+            "ATLAS_HOME": str(tmp_path),
+        }
         gh = Settings.from_env(env).github
         assert gh is not None
         client = github_client.client(gh)
@@ -55,10 +61,13 @@ def test_app_settings_need_a_key() -> None:
         Settings.from_env({"ATLAS_GITHUB_REPO": "not a repo"})
 
 
-def test_one_chain_of_periodic_syncs_and_never_two_at_once(tmp_path: Path, redis_url: str, redis_conn: redis.Redis) -> None:
+def test_one_chain_of_periodic_syncs_and_never_two_at_once(
+    tmp_path: Path, redis_url: str, redis_conn: redis.Redis
+) -> None:
     with GitHubAPI(generate(5, comments=1)) as api:
-        settings = Settings.from_env({**api.env(), "ATLAS_HOME": str(tmp_path), "REDIS_URL": redis_url,
-                                      "ATLAS_SYNC_INTERVAL": "60"})
+        settings = Settings.from_env(
+            {**api.env(), "ATLAS_HOME": str(tmp_path), "REDIS_URL": redis_url, "ATLAS_SYNC_INTERVAL": "60"}
+        )
         assert settings.github is not None and settings.github.sync_interval_seconds == 60
         queue = Queue(settings.queue_name, connection=redis_conn)
         assert github_jobs.schedule(redis_conn, queue, settings.github) is True
@@ -81,7 +90,12 @@ def test_one_chain_of_periodic_syncs_and_never_two_at_once(tmp_path: Path, redis
 
 
 def test_secrets_stay_out_of_the_settings_repr() -> None:
-    settings = Settings.from_env({"ATLAS_GITHUB_REPO": "acme/rocket", "GITHUB_TOKEN": "github_pat_SECRET1",
-                                  "GITHUB_WEBHOOK_SECRET": "hook-SECRET2"})
+    settings = Settings.from_env(
+        {
+            "ATLAS_GITHUB_REPO": "acme/rocket",
+            "GITHUB_TOKEN": "github_pat_SECRET1",
+            "GITHUB_WEBHOOK_SECRET": "hook-SECRET2",
+        }
+    )
     assert settings.github is not None and settings.github.token == "github_pat_SECRET1"
     assert "SECRET" not in repr(settings)

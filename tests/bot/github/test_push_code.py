@@ -18,8 +18,12 @@ from workers.jobs.github import _push
 @pytest.fixture
 def api() -> GitHubAPI:
     with GitHubAPI(generate(3, comments=1)) as server:
-        server.repo.files.update({"src/rocket/retry.py": b"def compute_delay(n):\n    return 2 ** n\n",
-                                  "tests/test_retry.py": b"def test_delay():\n    assert True\n"})
+        server.repo.files.update(
+            {
+                "src/rocket/retry.py": b"def compute_delay(n):\n    return 2 ** n\n",
+                "tests/test_retry.py": b"def test_delay():\n    assert True\n",
+            }
+        )
         yield server
         assert server.violations == []
 

@@ -21,7 +21,9 @@ from tools.context import ToolContext
 
 
 @pytest.fixture
-def setup(atlas_env: dict[str, str], redis_conn: redis.Redis) -> Iterator[tuple[GitHubAPI, Settings, str, dict[str, str]]]:
+def setup(
+    atlas_env: dict[str, str], redis_conn: redis.Redis
+) -> Iterator[tuple[GitHubAPI, Settings, str, dict[str, str]]]:
     with serving_webhooks(atlas_env, issues=30, comments=20) as up:
         yield up.api, up.settings, up.url, up.env
 

@@ -46,11 +46,15 @@ def _refused_at_the_headers(base: str, path: str, length: int) -> bytes:
     """The status line answering a request that announced a `length`-byte body and sent none of it."""
     host, port = base.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n".encode())
+        sock.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n".encode()
+        )
         return sock.recv(100).split(b"\r\n")[0]
 
 
-def test_bodies_above_their_routes_limit_are_refused_before_they_are_read_with_a_log_line(served, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
+def test_bodies_above_their_routes_limit_are_refused_before_they_are_read_with_a_log_line(
+    served, caplog: pytest.LogCaptureFixture
+) -> None:  # type: ignore[no-untyped-def]
     _, _, base = served
     caplog.set_level("INFO")
 
@@ -65,8 +69,13 @@ def test_bodies_above_their_routes_limit_are_refused_before_they_are_read_with_a
     caplog.clear()
     host, port = base.removeprefix("http://").split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=10)  # 2 MiB in chunks, no Content-Length
-    conn.request("POST", "/slack/events", body=iter([b"x" * (256 * 1024)] * 8), encode_chunked=True,
-                 headers={"Content-Type": "application/json"})
+    conn.request(
+        "POST",
+        "/slack/events",
+        body=iter([b"x" * (256 * 1024)] * 8),
+        encode_chunked=True,
+        headers={"Content-Type": "application/json"},
+    )
     assert conn.getresponse().status == 413
     conn.close()
     assert logged("/slack/events", "byte request body"), caplog.text

@@ -22,7 +22,9 @@ from tests.support.webhook_server import serving_webhooks
 
 
 @pytest.fixture
-def setup(atlas_env: dict[str, str], redis_conn: redis.Redis) -> Iterator[tuple[GitHubAPI, Settings, str, dict[str, str]]]:
+def setup(
+    atlas_env: dict[str, str], redis_conn: redis.Redis
+) -> Iterator[tuple[GitHubAPI, Settings, str, dict[str, str]]]:
     with serving_webhooks(atlas_env, issues=6, comments=4) as up:
         yield up.api, up.settings, up.url, up.env
 
@@ -37,11 +39,32 @@ def test_a_late_opened_or_created_does_not_undo_the_edit_after_it(setup) -> None
     comment.update(body="second words", updated_at=api.repo.tick())
     issue = api.repo.issues[number]
     in_order = [
-        ("issues", payload("issues-edited", api.repo, action="edited", issue=edited, changes={"title": {"from": as_opened["title"]}})),
-        ("issue_comment", payload("issue-comment-edited", api.repo, action="edited", issue=issue, comment=comment,
-                                  changes={"body": {"from": "first words"}})),
+        (
+            "issues",
+            payload(
+                "issues-edited",
+                api.repo,
+                action="edited",
+                issue=edited,
+                changes={"title": {"from": as_opened["title"]}},
+            ),
+        ),
+        (
+            "issue_comment",
+            payload(
+                "issue-comment-edited",
+                api.repo,
+                action="edited",
+                issue=issue,
+                comment=comment,
+                changes={"body": {"from": "first words"}},
+            ),
+        ),
         ("issues", payload("issues-opened", api.repo, action="opened", issue=as_opened)),  # late
-        ("issue_comment", payload("issue-comment-created", api.repo, action="created", issue=issue, comment=as_created)),  # late
+        (
+            "issue_comment",
+            payload("issue-comment-created", api.repo, action="created", issue=issue, comment=as_created),
+        ),  # late
     ]
     for event, body in in_order:
         assert deliver(url, event, body)[0] == 202
@@ -56,7 +79,9 @@ def test_a_store_made_before_comments_had_updated_at_still_opens_and_compares(tm
     state = tmp_path / ".sync" / "state.db"
     state.parent.mkdir(parents=True)
     old = sqlite3.connect(state)
-    old.execute("CREATE TABLE comments(id INTEGER PRIMARY KEY, issue_number INTEGER NOT NULL, created_at TEXT, record TEXT NOT NULL)")
+    old.execute(
+        "CREATE TABLE comments(id INTEGER PRIMARY KEY, issue_number INTEGER NOT NULL, created_at TEXT, record TEXT NOT NULL)"
+    )
     old.execute("INSERT INTO comments VALUES (1, 3, '2026-01-01T00:00:00Z', ?)", (json.dumps({"body": "kept"}),))
     old.commit()
     old.close()

@@ -46,12 +46,17 @@ def _with(body: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, 
 
 
 def test_a_signed_payload_of_the_wrong_shape_is_400_saying_why_and_nothing_is_queued(
-        served, redis_conn: redis.Redis, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
+    served, redis_conn: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:  # type: ignore[no-untyped-def]
     api, settings, url = served
     opened = _opened(api)
-    comment = payload("issue-comment-created", api.repo, action="created", issue=opened["issue"],
-                      comment={"id": 9001, "body": "Same here.", "user": {"login": "zoe"},
-                               "author_association": "NONE"})
+    comment = payload(
+        "issue-comment-created",
+        api.repo,
+        action="created",
+        issue=opened["issue"],
+        comment={"id": 9001, "body": "Same here.", "user": {"login": "zoe"}, "author_association": "NONE"},
+    )
     cases: list[tuple[str, dict[str, Any] | bytes, str]] = [
         ("issues", _with(opened, ("repository",), "rocket/rocket"), "repository"),
         ("issues", _with(opened, ("repository",), ["rocket/rocket"]), "repository"),
@@ -61,8 +66,15 @@ def test_a_signed_payload_of_the_wrong_shape_is_400_saying_why_and_nothing_is_qu
         ("issues", _with(opened, ("issue", "number"), "7"), "issue.number"),
         ("issues", _with(opened, ("issue", "labels"), "bug"), "issue.labels"),
         ("issue_comment", _with(comment, ("comment", "id"), KeyError), "comment.id"),
-        ("label", _with(payload("label-created", api.repo, action="created", label=api.repo.add_label("needs-triage")),
-                        ("label", "name"), ["x"]), "label.name"),
+        (
+            "label",
+            _with(
+                payload("label-created", api.repo, action="created", label=api.repo.add_label("needs-triage")),
+                ("label", "name"),
+                ["x"],
+            ),
+            "label.name",
+        ),
     ]
     with caplog.at_level(logging.INFO):
         for event, body, why in cases:

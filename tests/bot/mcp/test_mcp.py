@@ -32,7 +32,13 @@ from tools import v2_registry
 
 ROOT = REPO
 TOKEN = "t" * 20 + "-mcp-test-token"
-SIDE_EFFECTS = {"add_labels", "post_comment", "close_issue", "create_issue", "link_issue"}  # link_issue: tied to a chat thread
+SIDE_EFFECTS = {
+    "add_labels",
+    "post_comment",
+    "close_issue",
+    "create_issue",
+    "link_issue",
+}  # link_issue: tied to a chat thread
 READ = [n for n in v2_registry().names() if n not in SIDE_EFFECTS and n != "read_more"]
 
 

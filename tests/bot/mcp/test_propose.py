@@ -24,8 +24,12 @@ REASON = "The traceback is in rocket/scheduler.py: this is a scheduler bug."
 
 
 def _propose(env: dict[str, str], *calls: dict[str, Any]) -> tuple[list[str], list[Any]]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "atlas.cli", "mcp"], cwd=str(ROOT),
-                                   env={**env, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT)), "PATH": os.environ.get("PATH", "")})
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "atlas.cli", "mcp"],
+        cwd=str(ROOT),
+        env={**env, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT)), "PATH": os.environ.get("PATH", "")},
+    )
 
     async def run() -> tuple[list[str], list[Any]]:
         with anyio.fail_after(60):
@@ -37,15 +41,27 @@ def _propose(env: dict[str, str], *calls: dict[str, Any]) -> tuple[list[str], li
 
 
 def _label(issue: int, labels: list[str] | None, **rest: Any) -> dict[str, Any]:
-    return {"issue_id": issue, "action": "label", "labels": labels, "body": None, "duplicate_of": None, "reason": REASON, **rest}
+    return {
+        "issue_id": issue,
+        "action": "label",
+        "labels": labels,
+        "body": None,
+        "duplicate_of": None,
+        "reason": REASON,
+        **rest,
+    }
 
 
 def test_a_proposed_label_becomes_a_card_and_reaches_github_only_after_approve(tmp_path: Path, redis_url: str) -> None:
     with inbox(tmp_path, redis_url) as box, box.worker("w-propose"):
         target = box.github.repo.add_issue("Scheduler stops after an upgrade", "It stopped.", author="zoe")
         listed, (first, again, wrong, write) = _propose(
-            box.env, _label(target["number"], ["scheduler"]), _label(target["number"], ["scheduler"]),
-            _label(target["number"], None), {**_label(target["number"], ["scheduler"]), "action": "add_labels"})
+            box.env,
+            _label(target["number"], ["scheduler"]),
+            _label(target["number"], ["scheduler"]),
+            _label(target["number"], None),
+            {**_label(target["number"], ["scheduler"]), "action": "add_labels"},
+        )
         assert "propose_action" in listed and not {"add_labels", "post_comment", "close_issue"} & set(listed)
         assert not first.is_error and first.content[0].text.startswith("Proposed: a card for #")
         assert not again.is_error and again.content[0].text.startswith("Already proposed")  # one card, not two
@@ -53,7 +69,9 @@ def test_a_proposed_label_becomes_a_card_and_reaches_github_only_after_approve(t
         assert write.is_error and "action" in write.content[0].text
         card = box.cards(1)[0]
         assert actions(card) == ["labels"] and "Proposed over MCP by" in text_of(card) and REASON in text_of(card)
-        assert not box.github.requests("POST", rf"/issues/{target['number']}/labels")  # nothing written before the click
+        assert not box.github.requests(
+            "POST", rf"/issues/{target['number']}/labels"
+        )  # nothing written before the click
         assert box.click(card, "labels") == 200
         wait_for(lambda: box.github.requests("POST", rf"/issues/{target['number']}/labels"), what="the approved label")
         run_id = button(card, "labels").split(".")[0]
@@ -81,9 +99,16 @@ def test_over_http_a_proposal_is_queued_as_a_card_run_and_nothing_else(tmp_path:
     from workers.runs.store import RunStore
 
     token = "p" * 24
-    settings = Settings.from_env({"ATLAS_HOME": str(tmp_path / "home"), "REDIS_URL": redis_url, "ATLAS_MCP_TOKEN": token,
-                                  "ATLAS_TRIAGE_CHANNEL": "C0TRIAGE", "ATLAS_SEMANTIC": "off",
-                                  "ATLAS_MCP_CLIENT_NAME": "zoe's coding agent"})
+    settings = Settings.from_env(
+        {
+            "ATLAS_HOME": str(tmp_path / "home"),
+            "REDIS_URL": redis_url,
+            "ATLAS_MCP_TOKEN": token,
+            "ATLAS_TRIAGE_CHANNEL": "C0TRIAGE",
+            "ATLAS_SEMANTIC": "off",
+            "ATLAS_MCP_CLIENT_NAME": "zoe's coding agent",
+        }
+    )
     mcp = endpoint(settings)
     assert mcp is not None
     server = http_server(None, port=0, mcp=mcp, threads=4)
@@ -113,4 +138,5 @@ def test_over_http_a_proposal_is_queued_as_a_card_run_and_nothing_else(tmp_path:
     # Credited to the token's holder, not "an MCP client" (a stateless request carries no client info)
     assert queued.triage.proposal["by"] == "zoe's coding agent" and requester(queued) == "mcp:zoe's coding agent"
     assert [(a.tool, a.arguments, a.mode) for a in queued.triage.actions] == [
-        ("post_comment", {"issue_id": 3, "body": "Fixed in 3.1.2."}, "draft")]
+        ("post_comment", {"issue_id": 3, "body": "Fixed in 3.1.2."}, "draft")
+    ]

@@ -20,12 +20,29 @@ REASON = "Scheduler\u200b bug <@U0BOSS> @everyone <https://evil.invalid|docs>"
 def _run() -> RunState:
     proposal = Proposal(issue_id=7, action="label", labels=["bug"], body=None, duplicate_of=None, reason=REASON)
     drafted = action(proposal)
-    record = TriageRecord(repo="acme/rocket", issue=7, title="Crash", author="zoe", actions=[drafted],
-                          proposal={"by": "agent\u202e", "reason": REASON})
-    call = PendingCall(pending_id=f"triage-x.{drafted.call_id}", call_id=drafted.call_id, name=drafted.tool,
-                       arguments=json.dumps(drafted.arguments), step=drafted.step)
-    return RunState(id="triage-x", question="triage #7", origin=Origin(kind="slack", channel="C0TRIAGE"), triage=record,
-                    pending=[call], status="awaiting_approval")
+    record = TriageRecord(
+        repo="acme/rocket",
+        issue=7,
+        title="Crash",
+        author="zoe",
+        actions=[drafted],
+        proposal={"by": "agent\u202e", "reason": REASON},
+    )
+    call = PendingCall(
+        pending_id=f"triage-x.{drafted.call_id}",
+        call_id=drafted.call_id,
+        name=drafted.tool,
+        arguments=json.dumps(drafted.arguments),
+        step=drafted.step,
+    )
+    return RunState(
+        id="triage-x",
+        question="triage #7",
+        origin=Origin(kind="slack", channel="C0TRIAGE"),
+        triage=record,
+        pending=[call],
+        status="awaiting_approval",
+    )
 
 
 def test_the_proposal_line_is_shown_revealed_and_counted_on_both_platforms() -> None:
@@ -45,8 +62,19 @@ def test_the_proposal_line_is_shown_revealed_and_counted_on_both_platforms() -> 
 
 def test_a_proposal_must_give_exactly_what_its_action_uses() -> None:
     def ask(**fields: object) -> str | None:
-        return problem(Proposal(**{"issue_id": 7, "action": "label", "labels": None, "body": None, "duplicate_of": None,
-                                   "reason": "r", **fields}))
+        return problem(
+            Proposal(
+                **{
+                    "issue_id": 7,
+                    "action": "label",
+                    "labels": None,
+                    "body": None,
+                    "duplicate_of": None,
+                    "reason": "r",
+                    **fields,
+                }
+            )
+        )
 
     assert ask(labels=["bug"]) is None
     assert ask() == "action label needs labels"

@@ -32,7 +32,9 @@ def test_a_redelivered_answer_updates_instead_of_posting_again(slack_api: SlackA
     make_reporter(slack_api, redis_conn).event(again, "answer")
     assert len(slack_api.calls_to("chat.postMessage")) == 1 and len(slack_api.calls_to("chat.update")) == 1
     assert len(slack_api.thread(CHANNEL, THREAD)) == 1
-    assert conversations.turns(redis_conn, "T0TEST", CHANNEL, THREAD) == [conversations.Turn(question=run.question, answer=run.answer, asker=run.origin.user)]
+    assert conversations.turns(redis_conn, "T0TEST", CHANNEL, THREAD) == [
+        conversations.Turn(question=run.question, answer=run.answer, asker=run.origin.user)
+    ]
 
 
 def test_a_long_answer_posts_several_messages_within_limits(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
@@ -46,7 +48,9 @@ def test_a_long_answer_posts_several_messages_within_limits(slack_api: SlackAPI,
     assert RunStore(redis_conn).load(run.id).surface.answer_ts == [p.reply["ts"] for p in posts]
 
 
-def test_a_shorter_redelivered_answer_deletes_the_leftovers_even_one_already_gone(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_a_shorter_redelivered_answer_deletes_the_leftovers_even_one_already_gone(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     run = make_run(redis_conn)
     paragraph = "Leases are renewed by heartbeats while the job runs. " * 30
     finish(run, "\n\n".join([paragraph] * 25))
@@ -92,12 +96,16 @@ def test_an_answer_is_posted_once_after_a_slack_outage(slack_api: SlackAPI, redi
     assert wording.PROGRESS_DONE.format(steps=2, step_word="steps") in json.dumps(progress["chunks"])
 
 
-def test_an_answer_slack_never_takes_is_kept_and_the_thread_told_plainly(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_an_answer_slack_never_takes_is_kept_and_the_thread_told_plainly(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     reporter, run = make_reporter(slack_api, redis_conn, Clock(), outage=1.0), make_run(redis_conn)
     reporter.event(run, "step", step=1)
     tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
     finish(run)
-    slack_api.outage("chat.postMessage", seconds=60, when=lambda args: bool(args.get("blocks")))  # the answer, not plain notes
+    slack_api.outage(
+        "chat.postMessage", seconds=60, when=lambda args: bool(args.get("blocks"))
+    )  # the answer, not plain notes
     reporter.event(run, "answer")
     progress, note = slack_api.thread(CHANNEL, THREAD)
     assert note["text"] == wording.ANSWER_UNDELIVERED.format(minutes=1, minute_word="minute", run_id=run.id, count=0)
@@ -130,7 +138,8 @@ def _cleared(api: SlackAPI) -> list[str]:
 
 
 def test_the_looking_into_it_status_is_cleared_only_where_the_web_process_may_have_shown_it(
-    slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,  # noqa: F811
 ) -> None:
     """The web shows it on a run still unanswered a second after taking it: an answer posted sooner
     leaves it alone (a Web API call fewer); one posted later clears it, whichever job posts it."""
@@ -143,7 +152,9 @@ def test_the_looking_into_it_status_is_cleared_only_where_the_web_process_may_ha
     assert len(slack_api.thread(CHANNEL, THREAD)) == 1 and _cleared(slack_api) == []
 
     late_thread = "1700000099.000100"
-    late = make_run(redis_conn, created_at=time.time() - 2 * STATUS_UNSEEN_SECONDS)  # the model took a while, or every worker was busy
+    late = make_run(
+        redis_conn, created_at=time.time() - 2 * STATUS_UNSEEN_SECONDS
+    )  # the model took a while, or every worker was busy
     late.origin.thread_ts = late.origin.message_ts = late_thread
     reporter = make_reporter(slack_api, redis_conn)
     reporter.event(late, "step", step=1)

@@ -11,20 +11,38 @@ from bot.disguised_links import honest_label
 from bot.slack.render import answer_messages, streamed_answer
 from workers.runs.state import Origin, RunState, StepRecord
 
-PINGS = ("<@U0ADMIN>", "<@W0ENTERPRISE|boss>", "<#C0SECRET>", "<!subteam^S0ONCALL>", "<!here>", "<!channel>", "<!everyone>")
+PINGS = (
+    "<@U0ADMIN>",
+    "<@W0ENTERPRISE|boss>",
+    "<#C0SECRET>",
+    "<!subteam^S0ONCALL>",
+    "<!here>",
+    "<!channel>",
+    "<!everyone>",
+)
 EVIL = "https://evil.example/login?next=docs"
-ANSWER = (f"Ask {PINGS[0]} or {PINGS[1]} in {PINGS[2]}, or page {PINGS[3]} {PINGS[4]} {PINGS[5]} {PINGS[6]}.\n\n"
-          f"The fix is in <{EVIL}|https://docs.example/retries> and [docs.example/retries]({EVIL}); "
-          "see also <https://docs.example/ok|https://docs.example/ok> and <https://docs.example/x|the guide>.")
+ANSWER = (
+    f"Ask {PINGS[0]} or {PINGS[1]} in {PINGS[2]}, or page {PINGS[3]} {PINGS[4]} {PINGS[5]} {PINGS[6]}.\n\n"
+    f"The fix is in <{EVIL}|https://docs.example/retries> and [docs.example/retries]({EVIL}); "
+    "see also <https://docs.example/ok|https://docs.example/ok> and <https://docs.example/x|the guide>."
+)
 LIVE = re.compile(r"<[@#!]")
 
 
 def _run(answer: str) -> RunState:
-    return RunState(question="q", origin=Origin(kind="slack", channel="C1", thread_ts="1.0", user="U1"), status="done",
-                    answer=answer, stop_reason="done", steps=[StepRecord(index=1)])
+    return RunState(
+        question="q",
+        origin=Origin(kind="slack", channel="C1", thread_ts="1.0", user="U1"),
+        status="done",
+        answer=answer,
+        stop_reason="done",
+        steps=[StepRecord(index=1)],
+    )
 
 
-def test_no_user_channel_group_or_broadcast_mention_in_model_text_stays_live_and_disguised_links_show_their_host() -> None:
+def test_no_user_channel_group_or_broadcast_mention_in_model_text_stays_live_and_disguised_links_show_their_host() -> (
+    None
+):
     [message] = answer_messages(_run(ANSWER), docs_base_url=None, issues_base_url=None)
     markdown = message.blocks[0]["text"]
     streamed = streamed_answer(_run(ANSWER)) or ""
@@ -41,7 +59,9 @@ def test_no_user_channel_group_or_broadcast_mention_in_model_text_stays_live_and
 def test_a_label_names_another_host_only_when_it_looks_like_an_address() -> None:
     assert honest_label("https://docs.example/a", "https://docs.example/b") == "https://docs.example/a"
     assert honest_label("www.docs.example", "https://docs.example/b") == "www.docs.example"
-    assert honest_label("docs.example", "https://docs.example.evil.example/") == "docs.example (docs.example.evil.example)"
+    assert (
+        honest_label("docs.example", "https://docs.example.evil.example/") == "docs.example (docs.example.evil.example)"
+    )
     assert honest_label("HTTPS://Docs.Example/", "https://user@10.0.0.1:8080/x") == "HTTPS://Docs.Example/ (10.0.0.1)"
     assert honest_label("the retries page", EVIL) == "the retries page"
     assert honest_label("v2.3.1", EVIL) == "v2.3.1"

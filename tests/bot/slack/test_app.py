@@ -53,8 +53,15 @@ def test_a_mention_is_acked_recorded_and_queued_for_its_thread(bot: RunningBot, 
     assert reply.status == 200
     [run] = _runs(redis_conn)
     assert run.question == "what does ORB-1202 mean?"  # the bot's own mention removed
-    assert run.origin.model_dump() == {"kind": "slack", "user": "U0ALICE", "channel": "C0GENERAL", "thread_ts": "1700000000.000100",
-                                       "message_ts": "1700000100.000200", "team": "T0TEST", "unprompted": False}
+    assert run.origin.model_dump() == {
+        "kind": "slack",
+        "user": "U0ALICE",
+        "channel": "C0GENERAL",
+        "thread_ts": "1700000000.000100",
+        "message_ts": "1700000100.000200",
+        "team": "T0TEST",
+        "unprompted": False,
+    }
     assert run.status == "queued" and run.history == []
     assert _queued(redis_conn) == [f"atlas-run-{run.id}"]
     status = wait_for(lambda: bot.api.calls_to("assistant.threads.setStatus"), what="the working status")
@@ -62,7 +69,9 @@ def test_a_mention_is_acked_recorded_and_queued_for_its_thread(bot: RunningBot, 
 
 
 @pytest.mark.parametrize("state", ["done", "awaiting_approval", "showing its progress"])
-def test_no_status_on_a_run_answered_paused_or_showing_its_progress(bot: RunningBot, redis_conn: redis.Redis, state: str) -> None:
+def test_no_status_on_a_run_answered_paused_or_showing_its_progress(
+    bot: RunningBot, redis_conn: redis.Redis, state: str
+) -> None:
     bot.send.event(mention("quick one", ts="1700000150.000001"))
     [run] = _runs(redis_conn)
     run.status = "running" if state == "showing its progress" else state  # type: ignore[assignment]
@@ -91,10 +100,14 @@ def test_a_follow_up_in_the_same_thread_carries_the_earlier_turns(bot: RunningBo
     from workers.runs import conversations
     from workers.runs.state import Turn
 
-    conversations.append(redis_conn, "T0TEST", "C0GENERAL", "1700000000.000100", "earlier", Turn(question="q1", answer="a1"))
+    conversations.append(
+        redis_conn, "T0TEST", "C0GENERAL", "1700000000.000100", "earlier", Turn(question="q1", answer="a1")
+    )
     bot.send.event(mention("and the default?", ts="1700000300.000001", thread_ts="1700000000.000100"))
     [run] = _runs(redis_conn)
-    assert [t.model_dump() for t in run.history] == [{"question": "q1", "answer": "a1", "asker": None}]  # a turn kept before askers were
+    assert [t.model_dump() for t in run.history] == [
+        {"question": "q1", "answer": "a1", "asker": None}
+    ]  # a turn kept before askers were
 
 
 def test_a_direct_message_starts_a_run(bot: RunningBot, redis_conn: redis.Redis) -> None:
@@ -107,8 +120,12 @@ def test_signatures_bad_or_stale_are_rejected_and_nothing_is_queued(bot: Running
     payload = json.dumps(mention("sneaky"))
     forged = bot.send.post(payload, "application/json", signature="v0=" + "0" * 64)
     stale_at = int(time.time()) - 600
-    stale = bot.send.post(payload, "application/json", timestamp=stale_at, signature=sign(bot.send.secret, stale_at, payload))
-    wrong_secret = bot.send.post(payload, "application/json", signature=sign("not-the-secret", int(time.time()), payload))
+    stale = bot.send.post(
+        payload, "application/json", timestamp=stale_at, signature=sign(bot.send.secret, stale_at, payload)
+    )
+    wrong_secret = bot.send.post(
+        payload, "application/json", signature=sign("not-the-secret", int(time.time()), payload)
+    )
     assert (forged.status, stale.status, wrong_secret.status) == (401, 401, 401)
     assert _runs(redis_conn) == [] and _queued(redis_conn) == []
     assert bot.api.calls_to("chat.postMessage", "assistant.threads.setStatus") == []
@@ -118,8 +135,10 @@ def _after_ack_settled(bot: RunningBot) -> None:
     """Send one more mention and wait for its status: earlier after-ack work has had its turn."""
     sentinel = mention("sentinel", channel="C0SENTINEL")
     bot.send.event(sentinel)
-    wait_for(lambda: [c for c in bot.api.calls_to("assistant.threads.setStatus") if c.args["channel_id"] == "C0SENTINEL"],
-             what="the sentinel's status")
+    wait_for(
+        lambda: [c for c in bot.api.calls_to("assistant.threads.setStatus") if c.args["channel_id"] == "C0SENTINEL"],
+        what="the sentinel's status",
+    )
 
 
 def _statuses(bot: RunningBot, thread_ts: str) -> int:
@@ -135,7 +154,9 @@ def test_slack_retries_of_an_event_give_one_run(bot: RunningBot, redis_conn: red
     assert _statuses(bot, "1700000050.000001") == 1  # the retries were acked and nothing else
 
 
-def test_one_message_delivered_as_mention_and_as_dm_message_gives_one_run(bot: RunningBot, redis_conn: redis.Redis) -> None:
+def test_one_message_delivered_as_mention_and_as_dm_message_gives_one_run(
+    bot: RunningBot, redis_conn: redis.Redis
+) -> None:
     as_mention = mention("ORB-1402?", channel="D0ALICE", ts="1700000500.000001")
     as_message = direct_message("<@UATLAS> ORB-1402?", ts="1700000500.000001")
     assert bot.send.event(as_mention).status == 200
@@ -143,7 +164,9 @@ def test_one_message_delivered_as_mention_and_as_dm_message_gives_one_run(bot: R
     assert len(_runs(redis_conn)) == 1 and len(_queued(redis_conn)) == 1
 
 
-def test_concurrent_duplicate_deliveries_give_one_run_and_a_later_retry_is_acked(bot: RunningBot, redis_conn: redis.Redis) -> None:
+def test_concurrent_duplicate_deliveries_give_one_run_and_a_later_retry_is_acked(
+    bot: RunningBot, redis_conn: redis.Redis
+) -> None:
     event = mention("concurrent?", ts="1700000600.000001")
     with ThreadPoolExecutor(12) as pool:
         statuses = list(pool.map(lambda n: bot.send.event(event, retry_num=n or None).status, range(12)))
@@ -154,7 +177,9 @@ def test_concurrent_duplicate_deliveries_give_one_run_and_a_later_retry_is_acked
     assert _statuses(bot, "1700000600.000001") == 1
 
 
-def test_messages_from_bots_edits_and_channel_chatter_never_start_runs(bot: RunningBot, redis_conn: redis.Redis) -> None:
+def test_messages_from_bots_edits_and_channel_chatter_never_start_runs(
+    bot: RunningBot, redis_conn: redis.Redis
+) -> None:
     events = [
         direct_message("I am a bot", bot_id="B0OTHER"),
         direct_message("I am Atlas itself", user="UATLAS", bot_id="BATLAS"),
@@ -202,7 +227,9 @@ def fragile_bot(slack_api: SlackAPI, redis_url: str, tmp_path: Path):  # noqa: F
             running.deps.background.shutdown(wait=True)
 
 
-def test_redis_down_at_mention_time_the_question_is_kept_and_queued_when_redis_returns(fragile_bot, redis_conn: redis.Redis) -> None:
+def test_redis_down_at_mention_time_the_question_is_kept_and_queued_when_redis_returns(
+    fragile_bot, redis_conn: redis.Redis
+) -> None:
     """No Slack retry is needed: the web process keeps the question on disk and queues it itself."""
     running, proxy = fragile_bot
     proxy.down()
@@ -210,7 +237,9 @@ def test_redis_down_at_mention_time_the_question_is_kept_and_queued_when_redis_r
     assert running.send.event(event).status == 200  # kept: Slack must not depend on retrying
     notes = wait_for(lambda: running.api.thread("C0GENERAL", "1700000800.000001"), what="the note")
     assert [n["text"] for n in notes] == [wording.KEPT_FOR_LATER]
-    assert running.send.event(event, retry_num=1).status == 200  # a retry anyway: the same kept question, no second note
+    assert (
+        running.send.event(event, retry_num=1).status == 200
+    )  # a retry anyway: the same kept question, no second note
     assert len(list((running.settings.home / "spool").glob("*.json"))) == 1
     # the app keeps serving what needs no Redis
     looked_up = running.send.form(command("issue 4"))
@@ -225,11 +254,15 @@ def test_redis_down_at_mention_time_the_question_is_kept_and_queued_when_redis_r
     [run] = wait_for(lambda: _runs(redis_conn), timeout=30, what="the kept question queued")
     assert run.question == "anyone there?" and _queued(redis_conn) == [f"atlas-run-{run.id}"]
     wait_for(lambda: not list((running.settings.home / "spool").glob("*.json")), what="the spool emptied")
-    assert running.send.event(event, retry_num=2).status == 200 and len(_queued(redis_conn)) == 1  # a late retry: duplicate
+    assert (
+        running.send.event(event, retry_num=2).status == 200 and len(_queued(redis_conn)) == 1
+    )  # a late retry: duplicate
     assert len(running.api.thread("C0GENERAL", "1700000800.000001")) == 1  # the note, once
 
 
-def test_an_enqueue_that_fails_on_redis_is_kept_and_queued_once(bot: RunningBot, redis_conn: redis.Redis, monkeypatch) -> None:
+def test_an_enqueue_that_fails_on_redis_is_kept_and_queued_once(
+    bot: RunningBot, redis_conn: redis.Redis, monkeypatch
+) -> None:
     import bot.slack.mentions as mentions_module
 
     event = mention("half done?", ts="1700000900.000001")

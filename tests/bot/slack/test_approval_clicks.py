@@ -110,7 +110,9 @@ def test_a_click_waits_on_one_redis_round_trip_before_its_ack(name: str, tmp_pat
         assert any(c.args.get("ts") == card["ts"] for c in s.api.calls_to("chat.update"))
 
 
-def test_redis_down_at_a_click_or_after_it_the_clicker_hears_so_and_nothing_is_decided(tmp_path: Path, redis_url: str) -> None:
+def test_redis_down_at_a_click_or_after_it_the_clicker_hears_so_and_nothing_is_decided(
+    tmp_path: Path, redis_url: str
+) -> None:
     with TcpProxy.for_redis(redis_url) as proxy, stack(tmp_path, proxy.url(), ATLAS_APPROVERS="") as s:
         _people(s)
         (card,) = s.pause([LABEL])
@@ -150,31 +152,49 @@ def test_a_click_on_a_closed_step_whose_resume_was_lost_queues_it(tmp_path: Path
         wait_for(lambda: [n for n in s.api.ephemerals() if "already decided" in n["text"]], what="the note")
 
 
-def test_a_discord_click_that_leaves_calls_open_is_one_round_trip(discord_api: DiscordAPI, redis_url: str,  # noqa: F811
-                                                                   tmp_path: Path) -> None:
+def test_a_discord_click_that_leaves_calls_open_is_one_round_trip(
+    discord_api: DiscordAPI,
+    redis_url: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
     """Discord answers a click in its HTTP reply: deciding a call (the step still open) is one round trip."""
     maintainer = "1500000000000000011"
-    settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"),
-                                discord_approvers=(maintainer,))
+    settings = discord_settings(
+        discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"), discord_approvers=(maintainer,)
+    )
     conn, sent = counting_client(redis_url)
     endpoint = Interactions(settings, conn, Lookups.open(settings.data_dir, settings.home, semantic=False))
     first, second = _open(conn, calls=2)
-    endpoint.handle(di.click(render.APPROVE_PREFIX + first, di.member(maintainer), message=_card(first)))  # warm: the script is loaded
+    endpoint.handle(
+        di.click(render.APPROVE_PREFIX + first, di.member(maintainer), message=_card(first))
+    )  # warm: the script is loaded
     sent.clear()
     reply = endpoint.handle(di.click(render.APPROVE_PREFIX + second, di.member(maintainer), message=_card(second)))
     assert len(sent) == 1, [c[:80] for c in sent]
     assert reply["type"] == 7 and "Approved by" in reply["data"]["content"]
-    outsider = endpoint.handle(di.click(render.DENY_PREFIX + second, di.member("1500000000000000099"), message=_card(second)))
+    outsider = endpoint.handle(
+        di.click(render.DENY_PREFIX + second, di.member("1500000000000000099"), message=_card(second))
+    )
     assert "can't approve" in outsider["data"]["content"]
 
 
 def _open(conn: redis.Redis, calls: int) -> list[str]:
     run = RunState(question="triage #3", origin=Origin(kind="discord", user="1500000000000000001"))
-    found = [PendingCall(pending_id=f"{run.id}.call_{i}", call_id=f"call_{i}", name="add_labels",
-                         arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=1) for i in range(calls + 1)]
+    found = [
+        PendingCall(
+            pending_id=f"{run.id}.call_{i}",
+            call_id=f"call_{i}",
+            name="add_labels",
+            arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}),
+            step=1,
+        )
+        for i in range(calls + 1)
+    ]
     assert approvals.open_step(conn, run, found, 3600)  # one more call than clicked: the step stays open
     for p in found:  # each call's card, in the channel the clicks come from
-        approvals.attach_card(conn, p.pending_id, di.CHANNEL_ID, _card(p.pending_id)["id"], json.dumps({"content": "card"}))
+        approvals.attach_card(
+            conn, p.pending_id, di.CHANNEL_ID, _card(p.pending_id)["id"], json.dumps({"content": "card"})
+        )
     return [p.pending_id for p in found[:calls]]
 
 

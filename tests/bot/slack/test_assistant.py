@@ -51,12 +51,16 @@ def _greetings(api: SlackAPI) -> list[dict]:
     return [m for m in api.thread(DM, THREAD) if m["text"] == wording.ASSISTANT_GREETING]
 
 
-def test_a_new_assistant_thread_is_greeted_once_with_the_suggested_prompts(bot: RunningBot, redis_conn: redis.Redis) -> None:
+def test_a_new_assistant_thread_is_greeted_once_with_the_suggested_prompts(
+    bot: RunningBot, redis_conn: redis.Redis
+) -> None:
     bot.api.open_assistant_thread(DM, THREAD)
     event = assistant_thread_started(thread_ts=THREAD, context_channel="C0RELEASES")
     assert bot.send.event(event).status == 200
-    thread = wait_for(lambda: bot.api.assistant_threads[(DM, THREAD)]["prompts"] and bot.api.assistant_threads[(DM, THREAD)],
-                      what="the suggested prompts")
+    thread = wait_for(
+        lambda: bot.api.assistant_threads[(DM, THREAD)]["prompts"] and bot.api.assistant_threads[(DM, THREAD)],
+        what="the suggested prompts",
+    )
     assert [p["message"] for p in thread["prompts"]] == list(DEFAULT_ASSISTANT_PROMPTS)
     assert all(p["title"] for p in thread["prompts"]) and thread["prompts_title"] == wording.ASSISTANT_PROMPTS_TITLE
     [greeting] = wait_for(lambda: _greetings(bot.api), what="the greeting")
@@ -64,23 +68,31 @@ def test_a_new_assistant_thread_is_greeted_once_with_the_suggested_prompts(bot: 
     assert assistant_threads.find(redis_conn, DM, THREAD) == assistant_threads.AssistantThread("C0RELEASES", "T0TEST")
 
     assert bot.send.event(event, retry_num=1).status == 200  # Slack's retry of the same event
-    bot.api.open_assistant_thread(DM, "1700009001.000100")  # another thread: its prompts show the retry has been handled
+    bot.api.open_assistant_thread(
+        DM, "1700009001.000100"
+    )  # another thread: its prompts show the retry has been handled
     bot.send.event(assistant_thread_started(thread_ts="1700009001.000100"))
     wait_for(lambda: bot.api.assistant_threads[(DM, "1700009001.000100")]["prompts"], what="the other thread's prompts")
-    prompted = [c for c in bot.api.calls_to("assistant.threads.setSuggestedPrompts") if c.args.get("thread_ts") == THREAD]
+    prompted = [
+        c for c in bot.api.calls_to("assistant.threads.setSuggestedPrompts") if c.args.get("thread_ts") == THREAD
+    ]
     assert len(_greetings(bot.api)) == 1 and len(prompted) == 1
     assert _runs(redis_conn) == []
 
 
 def test_the_prompts_come_from_the_settings(slack_api: SlackAPI, redis_url: str, tmp_path: Path) -> None:  # noqa: F811
-    settings = replace(slack_settings(slack_api, redis_url, tmp_path / "home", data_dir=make_dataset(tmp_path / "data")),
-                       assistant_prompts=("Which issues mention lease_seconds?",))
+    settings = replace(
+        slack_settings(slack_api, redis_url, tmp_path / "home", data_dir=make_dataset(tmp_path / "data")),
+        assistant_prompts=("Which issues mention lease_seconds?",),
+    )
     running, server = start_bot(settings, slack_api)
     try:
         slack_api.open_assistant_thread(DM, THREAD)
         running.send.event(assistant_thread_started(thread_ts=THREAD))
         prompts = wait_for(lambda: slack_api.assistant_threads[(DM, THREAD)]["prompts"], what="the prompts")
-        assert prompts == [{"title": "Which issues mention lease_seconds?", "message": "Which issues mention lease_seconds?"}]
+        assert prompts == [
+            {"title": "Which issues mention lease_seconds?", "message": "Which issues mention lease_seconds?"}
+        ]
     finally:
         server.close()
         running.deps.background.shutdown(wait=True)
@@ -90,9 +102,16 @@ def test_the_context_follows_the_person_from_channel_to_channel(bot: RunningBot,
     bot.api.open_assistant_thread(DM, THREAD)
     bot.send.event(assistant_thread_started(thread_ts=THREAD, context_channel="C0GENERAL"))
     wait_for(lambda: _greetings(bot.api), what="the greeting")
-    assert bot.send.event(assistant_thread_context_changed(thread_ts=THREAD, context_channel="C0RELEASES")).status == 200
-    wait_for(lambda: (assistant_threads.find(redis_conn, DM, THREAD) or assistant_threads.AssistantThread()).context_channel
-             == "C0RELEASES", what="the new context")
+    assert (
+        bot.send.event(assistant_thread_context_changed(thread_ts=THREAD, context_channel="C0RELEASES")).status == 200
+    )
+    wait_for(
+        lambda: (
+            (assistant_threads.find(redis_conn, DM, THREAD) or assistant_threads.AssistantThread()).context_channel
+            == "C0RELEASES"
+        ),
+        what="the new context",
+    )
     assert len(_greetings(bot.api)) == 1  # moving around greets nobody again
 
 
@@ -104,7 +123,12 @@ def test_a_question_in_the_assistant_thread_is_one_run_like_a_dm(bot: RunningBot
     assert replies == [200, 200, 200]
     [run] = _runs(redis_conn)
     assert run.question == "What does ORB-1202 mean?" and run.status == "queued"
-    assert (run.origin.kind, run.origin.channel, run.origin.thread_ts, run.origin.message_ts) == ("slack", DM, THREAD, "1700009005.000100")
+    assert (run.origin.kind, run.origin.channel, run.origin.thread_ts, run.origin.message_ts) == (
+        "slack",
+        DM,
+        THREAD,
+        "1700009005.000100",
+    )
     assert Queue("atlas", connection=redis_conn).get_job_ids() == [f"atlas-run-{run.id}"]
 
 
@@ -113,8 +137,10 @@ def test_dms_outside_assistant_threads_start_runs_as_before(bot: RunningBot, red
     bot.send.event(direct_message("how do retries work?", ts="1700009100.000001"))
     bot.send.event(direct_message("and the backoff?", ts="1700009101.000001", thread_ts="1700009100.000001"))
     runs = sorted(_runs(redis_conn), key=lambda r: r.origin.message_ts or "")
-    assert [(r.question, r.origin.thread_ts) for r in runs] == [("how do retries work?", "1700009100.000001"),
-                                                                ("and the backoff?", "1700009100.000001")]
+    assert [(r.question, r.origin.thread_ts) for r in runs] == [
+        ("how do retries work?", "1700009100.000001"),
+        ("and the backoff?", "1700009100.000001"),
+    ]
     assert bot.api.calls_to("assistant.threads.setTitle", "assistant.threads.setSuggestedPrompts") == []
 
 
@@ -124,9 +150,12 @@ def test_assistant_prompts_setting_reads_a_bar_separated_list_of_at_most_four() 
     for env in ({"ATLAS_PROJECT_NAME": "Rocket"}, {"ATLAS_GITHUB_REPO": "acme/rocket"}):
         prompts = Settings.from_env(env).assistant_prompts
         assert prompts == PROJECT_ASSISTANT_PROMPTS and not any("ORB-" in p or "#143" in p for p in prompts)
-    assert Settings.from_env({"ATLAS_GITHUB_REPO": "acme/rocket", "ATLAS_ASSISTANT_PROMPTS": "Hi"}).assistant_prompts == ("Hi",)
-    assert Settings.from_env({"ATLAS_ASSISTANT_PROMPTS": " What is ORB-1101? | Find stale issues |"}).assistant_prompts == (
-        "What is ORB-1101?", "Find stale issues")
+    assert Settings.from_env(
+        {"ATLAS_GITHUB_REPO": "acme/rocket", "ATLAS_ASSISTANT_PROMPTS": "Hi"}
+    ).assistant_prompts == ("Hi",)
+    assert Settings.from_env(
+        {"ATLAS_ASSISTANT_PROMPTS": " What is ORB-1101? | Find stale issues |"}
+    ).assistant_prompts == ("What is ORB-1101?", "Find stale issues")
     with pytest.raises(ConfigError, match="ATLAS_ASSISTANT_PROMPTS"):
         Settings.from_env({"ATLAS_ASSISTANT_PROMPTS": "a|b|c|d|e"})
 
@@ -138,7 +167,10 @@ def test_the_plain_feedback_buttons_vote_like_slacks_feedback_buttons(bot: Runni
 
     run_id = "0123456789abcdef"
     for action_id, user in zip(FEEDBACK_BUTTON_ACTIONS, ("U0ALICE", "U0BOB"), strict=True):
-        assert bot.send.interaction(block_action(action_id, f"{run_id}:{action_id.rsplit('_', 1)[1]}", user=user)).status == 200
+        assert (
+            bot.send.interaction(block_action(action_id, f"{run_id}:{action_id.rsplit('_', 1)[1]}", user=user)).status
+            == 200
+        )
     wait_for(lambda: votes.votes(redis_conn, run_id) == {"U0ALICE": "up", "U0BOB": "down"}, what="both votes")
 
 
@@ -147,7 +179,12 @@ def test_the_plain_feedback_buttons_vote_like_slacks_feedback_buttons(bot: Runni
 
 def _assistant_listeners(assistant: Assistant) -> list[Listener]:
     """Every listener Bolt's Assistant keeps (its private lists: pinned here against a Bolt upgrade)."""
-    kinds = ("_thread_started_listeners", "_thread_context_changed_listeners", "_user_message_listeners", "_bot_message_listeners")
+    kinds = (
+        "_thread_started_listeners",
+        "_thread_context_changed_listeners",
+        "_user_message_listeners",
+        "_bot_message_listeners",
+    )
     return [listener for kind in kinds for listener in getattr(assistant, kind) or []]
 
 
@@ -157,18 +194,26 @@ def test_each_assistant_listener_is_picked_by_one_of_the_predicates_the_gate_che
     assistant = build_assistant(bot.deps)
     listeners = _assistant_listeners(assistant)
     assert len(listeners) >= 3  # greet, follow_context, the question's claim
-    gated = {is_assistant_thread_started_event, is_assistant_thread_context_changed_event,
-             is_user_message_event_in_assistant_thread, is_bot_message_event_in_assistant_thread}
+    gated = {
+        is_assistant_thread_started_event,
+        is_assistant_thread_context_changed_event,
+        is_user_message_event_in_assistant_thread,
+        is_bot_message_event_in_assistant_thread,
+    }
     assert all(getattr(listener.matchers[0], "func", None) in gated for listener in listeners)
 
 
-@pytest.mark.parametrize("body", [
-    mention("what is lease_seconds?"),
-    direct_message("a DM outside any assistant thread"),
-    {"type": "block_actions", "actions": [{"action_id": "atlas_approve", "value": "x"}], "user": {"id": "U0ALICE"}},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        mention("what is lease_seconds?"),
+        direct_message("a DM outside any assistant thread"),
+        {"type": "block_actions", "actions": [{"action_id": "atlas_approve", "value": "x"}], "user": {"id": "U0ALICE"}},
+    ],
+)
 def test_a_request_not_about_an_assistant_thread_passes_the_assistant_without_trying_its_listeners(
-        bot: RunningBot, body: dict[str, Any]) -> None:
+    bot: RunningBot, body: dict[str, Any]
+) -> None:
     """The Assistant is a global middleware: on mentions, DMs and clicks it must cost nothing, not a
     keyword-injected matcher call per listener."""
     assistant = build_assistant(bot.deps)
@@ -187,7 +232,9 @@ def test_an_assistant_thread_message_still_reaches_the_assistant_listeners(bot: 
     tried: list[str] = []
     for listener in _assistant_listeners(assistant):
         listener.matches = lambda *, req, resp, name=listener.ack_function.__name__: tried.append(name) or False  # type: ignore[method-assign]
-    request = BoltRequest(body=json.dumps(assistant_message("hello", thread_ts=THREAD)), headers={"content-type": ["application/json"]})
+    request = BoltRequest(
+        body=json.dumps(assistant_message("hello", thread_ts=THREAD)), headers={"content-type": ["application/json"]}
+    )
     request.context["listener_runner"] = None  # Bolt's App sets it; no listener is run here
     passed: list[bool] = []
     assistant.process(req=request, resp=BoltResponse(status=200), next=lambda: passed.append(True))  # type: ignore[arg-type, func-returns-value]

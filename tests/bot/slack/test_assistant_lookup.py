@@ -12,15 +12,19 @@ from workers.runs.surfaces import SlackSurface
 
 
 def _run(channel: str) -> RunState:
-    return RunState(question="How do retries back off?",
-                    origin=Origin(kind="slack", channel=channel, user="U1", thread_ts="1700000000.000100", team="T1"))
+    return RunState(
+        question="How do retries back off?",
+        origin=Origin(kind="slack", channel=channel, user="U1", thread_ts="1700000000.000100", team="T1"),
+    )
 
 
 def _calls(conn: redis.Redis) -> int:
     return sum(int(v["calls"]) for k, v in conn.info("commandstats").items() if k != "cmdstat_info")
 
 
-def test_a_dm_thread_recorded_as_an_assistant_thread_is_marked_and_a_channel_thread_asks_nothing(redis_conn: redis.Redis) -> None:
+def test_a_dm_thread_recorded_as_an_assistant_thread_is_marked_and_a_channel_thread_asks_nothing(
+    redis_conn: redis.Redis,
+) -> None:
     for channel in ("D0ALICE", "C0GENERAL"):
         assistant_threads.start(redis_conn, channel, "1700000000.000100", {"channel_id": "C0RELEASES"})
     dm = _run("D0ALICE")

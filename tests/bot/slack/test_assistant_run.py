@@ -27,11 +27,16 @@ def _runs(conn: redis.Redis) -> list[RunState]:
 
 
 def _statuses(api: SlackAPI, thread_ts: str) -> list[str]:
-    return [c.args["status"] for c in api.calls_to("assistant.threads.setStatus") if c.args.get("thread_ts") == thread_ts]
+    return [
+        c.args["status"] for c in api.calls_to("assistant.threads.setStatus") if c.args.get("thread_ts") == thread_ts
+    ]
 
 
 def test_a_question_in_the_assistant_view_gets_a_title_a_status_and_one_streamed_answer_with_feedback(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+    serve: SlackSender,
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,  # noqa: F811
 ) -> None:
     slack_api.open_assistant_thread(DM, THREAD)
     assert serve.event(assistant_thread_started(thread_ts=THREAD, context_channel="C0RELEASES")).status == 200
@@ -40,11 +45,17 @@ def test_a_question_in_the_assistant_view_gets_a_title_a_status_and_one_streamed
     burst_worker(env)
 
     thread = slack_api.assistant_threads[(DM, THREAD)]
-    assert thread["title"].startswith("What does ORB-1202 mean?") and len(thread["title"]) <= 80 and "\n" not in thread["title"]
+    assert (
+        thread["title"].startswith("What does ORB-1202 mean?")
+        and len(thread["title"]) <= 80
+        and "\n" not in thread["title"]
+    )
     statuses = _statuses(slack_api, THREAD)
     assert wording.ASSISTANT_STATUS["search_issues"] in statuses and statuses[-1] == ""  # cleared once answered
     working = [s for s in statuses if s in wording.ASSISTANT_STATUS.values() or s == wording.ASSISTANT_STATUS_THINKING]
-    assert working[0] == wording.ASSISTANT_STATUS_THINKING and all(s != t for s, t in zip(working, working[1:], strict=False))  # sent when it changes
+    assert working[0] == wording.ASSISTANT_STATUS_THINKING and all(
+        s != t for s, t in zip(working, working[1:], strict=False)
+    )  # sent when it changes
 
     [run] = _runs(redis_conn)
     assert run.status == "done" and run.context_channel == "C0RELEASES"
@@ -56,12 +67,20 @@ def test_a_question_in_the_assistant_view_gets_a_title_a_status_and_one_streamed
     assert "task_update" in kinds and kinds[-1] == "markdown_text"
     streamed = "".join(c["text"] for c in message["chunks"] if c["type"] == "markdown_text")
     assert streamed == wording.PROGRESS_START + SEPARATOR + run.answer
-    assert [b["type"] for b in message["blocks"]] == ["actions", "context", "context", "context_actions"]  # file as issue, sources, footer, feedback
+    assert [b["type"] for b in message["blocks"]] == [
+        "actions",
+        "context",
+        "context",
+        "context_actions",
+    ]  # file as issue, sources, footer, feedback
     assert "stop: done" in json.dumps(message["blocks"][2]) and run.surface.answer_ts == [message["ts"]]
 
 
 def test_mentions_get_no_title_and_no_run_context(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+    serve: SlackSender,
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,  # noqa: F811
 ) -> None:
     serve.event(mention("What does ORB-1202 mean?", ts="1700031000.000100"))
     burst_worker(env)

@@ -57,7 +57,10 @@ def test_a_twin_after_the_first_released_its_claim_can_claim(redis_conn: redis.R
 
 def test_a_release_by_another_delivery_leaves_the_holders_claim(redis_conn: redis.Redis) -> None:
     """The token is drawn lazily, once per claim: the holder's claim and release agree, a stranger's release is refused."""
-    holder, stranger = claims.message_claim(TEAM, CHANNEL, "1700007000.000004", "EvA"), claims.message_claim(TEAM, CHANNEL, "1700007000.000004", "EvA")
+    holder, stranger = (
+        claims.message_claim(TEAM, CHANNEL, "1700007000.000004", "EvA"),
+        claims.message_claim(TEAM, CHANNEL, "1700007000.000004", "EvA"),
+    )
     assert _claim(redis_conn, holder) == "claimed"
     claims.release(redis_conn, stranger)
     assert _claim(redis_conn, stranger) == "in_flight"
@@ -81,7 +84,9 @@ def test_the_slack_intake_draws_no_claim_token(redis_conn: redis.Redis, monkeypa
     assert redis_conn.get(claim.keys[0]) == claims.ENQUEUED.encode()
 
 
-def test_the_slack_intake_leaves_a_twin_in_flight_to_its_holder_and_drops_a_confirmed_one(redis_conn: redis.Redis) -> None:
+def test_the_slack_intake_leaves_a_twin_in_flight_to_its_holder_and_drops_a_confirmed_one(
+    redis_conn: redis.Redis,
+) -> None:
     """One GET per claim key tells the two apart (a pending value is held, the confirmed marker a duplicate)."""
     intake = Intake(redis_conn, JobTemplate.build(redis_conn, "atlas-twins"))
     run = NewRun("q", Origin(kind="slack", channel=CHANNEL, thread_ts="1"))
@@ -103,7 +108,9 @@ def _runs(conn: redis.Redis) -> list[str]:
 
 
 def test_twins_in_flight_at_once_through_the_bot_give_one_run_and_one_job(
-    bot: RunningBot, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    bot: RunningBot,
+    redis_conn: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
 ) -> None:
     """The first delivery is held just before its intake until the twin has been answered, so the
     two are certainly in flight together. The intake is one atomic script (bot/slack/intake.py): the twin
@@ -136,13 +143,17 @@ def test_twins_in_flight_at_once_through_the_bot_give_one_run_and_one_job(
 
 
 def test_a_delivery_meeting_a_pending_claim_is_told_to_retry_and_the_retry_is_a_duplicate(
-    bot: RunningBot, redis_conn: redis.Redis  # noqa: F811
+    bot: RunningBot,
+    redis_conn: redis.Redis,  # noqa: F811
 ) -> None:
     """A claim taken in two steps (a process of the previous version, mid-deploy) and not yet
     confirmed: the intake answers 503 and writes nothing; once it is confirmed, the retry is a duplicate."""
     ts = "1700007150.000001"
     holder = claims.message_claim(TEAM, CHANNEL, ts, "EvElsewhere")
-    assert claims.claim(redis_conn, holder, run_key="atlas:run:elsewhere", thread_key="atlas:thread:elsewhere").outcome == "claimed"
+    assert (
+        claims.claim(redis_conn, holder, run_key="atlas:run:elsewhere", thread_key="atlas:thread:elsewhere").outcome
+        == "claimed"
+    )
     event = direct_message("<@UATLAS> ORB-1402?", channel=CHANNEL, ts=ts)
     assert bot.send.event(event).status == 503
     assert _runs(redis_conn) == [] and _queued(redis_conn) == []
@@ -152,7 +163,8 @@ def test_a_delivery_meeting_a_pending_claim_is_told_to_retry_and_the_retry_is_a_
 
 
 def test_many_twin_pairs_sent_at_the_same_moment_give_one_run_and_one_job_each(
-    bot: RunningBot, redis_conn: redis.Redis  # noqa: F811
+    bot: RunningBot,
+    redis_conn: redis.Redis,  # noqa: F811
 ) -> None:
     """No hook: both twins of each message start together (a barrier), retried as Slack would."""
     pairs = 12
@@ -171,14 +183,19 @@ def test_many_twin_pairs_sent_at_the_same_moment_give_one_run_and_one_job_each(
     events = []
     for n in range(pairs):
         ts = f"1700007200.{n:06d}"
-        events += [mention(f"twin {n}?", channel=CHANNEL, ts=ts), direct_message(f"<@UATLAS> twin {n}?", channel=CHANNEL, ts=ts)]
+        events += [
+            mention(f"twin {n}?", channel=CHANNEL, ts=ts),
+            direct_message(f"<@UATLAS> twin {n}?", channel=CHANNEL, ts=ts),
+        ]
     with ThreadPoolExecutor(len(events)) as pool:
         statuses = list(pool.map(deliver, events))
     assert statuses == [200] * len(events)
     queued = _queued(redis_conn)
     assert len(_runs(redis_conn)) == pairs and len(queued) == pairs and len(set(queued)) == pairs
     store = RunStore(redis_conn)
-    assert sorted(store.load(k.split(":")[-1]).question for k in _runs(redis_conn)) == sorted(f"twin {n}?" for n in range(pairs))
+    assert sorted(store.load(k.split(":")[-1]).question for k in _runs(redis_conn)) == sorted(
+        f"twin {n}?" for n in range(pairs)
+    )
 
 
 def _wait(check, timeout: float = 10.0) -> bool:  # noqa: ANN001

@@ -106,9 +106,16 @@ def test_bad_input_answers_with_what_was_wrong_and_the_usage(bot: RunningBot, te
     assert problem in _text(body) and "/orbit docs <words>" in _text(body)
 
 
-def test_issue_numbers_become_links_when_a_tracker_url_is_configured(slack_api: SlackAPI, redis_url: str, tmp_path: Path) -> None:  # noqa: F811
-    settings = slack_settings(slack_api, redis_url, tmp_path / "home", data_dir=make_dataset(tmp_path / "data"),
-                              issues_base_url="https://git.example/orbit/issues")
+def test_issue_numbers_become_links_when_a_tracker_url_is_configured(
+    slack_api: SlackAPI, redis_url: str, tmp_path: Path
+) -> None:  # noqa: F811
+    settings = slack_settings(
+        slack_api,
+        redis_url,
+        tmp_path / "home",
+        data_dir=make_dataset(tmp_path / "data"),
+        issues_base_url="https://git.example/orbit/issues",
+    )
     running, server = start_bot(settings, slack_api)
     try:
         body = running.send.form(command("search ORB-1402")).json()
@@ -131,11 +138,19 @@ def test_share_posts_the_lookup_in_the_channel_and_removes_the_ephemeral(bot: Ru
     url = bot.api.response_url("share-1")
     reply = bot.send.interaction(block_action("atlas_share", "issue 4", response_url=url, ephemeral=True))
     assert reply.status == 200
-    shared, removed = wait_for(lambda: len(bot.api.responses) == 2 and bot.api.responses, what="the shared message and the delete")
+    shared, removed = wait_for(
+        lambda: len(bot.api.responses) == 2 and bot.api.responses, what="the shared message and the delete"
+    )
     assert shared[0] == removed[0] == "share-1"
     payload = shared[1]  # first the message for everyone, on its own: not a delete
-    assert payload["response_type"] == "in_channel" and not payload.get("delete_original") and payload["replace_original"] is False
-    assert removed[1]["delete_original"] is True and not removed[1].get("blocks") and not removed[1].get("text")  # then the delete, alone
+    assert (
+        payload["response_type"] == "in_channel"
+        and not payload.get("delete_original")
+        and payload["replace_original"] is False
+    )
+    assert (
+        removed[1]["delete_original"] is True and not removed[1].get("blocks") and not removed[1].get("text")
+    )  # then the delete, alone
     text = json.dumps(payload["blocks"])
     assert "PermanentError not retried" in text and "Shared by <@U0ALICE>" in text and "atlas_share" not in text
 
@@ -168,8 +183,12 @@ def test_feedback_is_a_toggle_per_run_and_user(bot: RunningBot, redis_conn: redi
     assert bot.send.interaction(block_action("atlas_feedback", "not-a-run:sideways")).status == 200
     assert votes.votes(redis_conn, run_id) == {"U0ALICE": "up", "U0BOB": "up"}
     assert [(n["user"], n["text"]) for n in bot.api.ephemerals()] == [
-        ("U0ALICE", wording.FEEDBACK_SAVED["up"]), ("U0ALICE", wording.FEEDBACK_SAVED[None]), ("U0ALICE", wording.FEEDBACK_SAVED["down"]),
-        ("U0BOB", wording.FEEDBACK_SAVED["up"]), ("U0ALICE", wording.FEEDBACK_SAVED["up"])]
+        ("U0ALICE", wording.FEEDBACK_SAVED["up"]),
+        ("U0ALICE", wording.FEEDBACK_SAVED[None]),
+        ("U0ALICE", wording.FEEDBACK_SAVED["down"]),
+        ("U0BOB", wording.FEEDBACK_SAVED["up"]),
+        ("U0ALICE", wording.FEEDBACK_SAVED["up"]),
+    ]
 
 
 def test_toggle_is_one_vote_not_a_counter(redis_conn: redis.Redis) -> None:

@@ -76,7 +76,9 @@ def test_a_waiting_job_gets_the_lease_when_the_holder_finishes(redis_conn: redis
     assert got == [True]
 
 
-def test_a_lease_that_lapsed_while_redis_was_away_is_taken_back_unless_another_job_took_it(redis_conn: redis.Redis) -> None:
+def test_a_lease_that_lapsed_while_redis_was_away_is_taken_back_unless_another_job_took_it(
+    redis_conn: redis.Redis,
+) -> None:
     key = lease.lease_key("r3")
     with lease.held(redis_conn, "r3", ttl=1) as mine:
         assert mine

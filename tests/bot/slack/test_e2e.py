@@ -42,8 +42,13 @@ CHANNEL = "C0GENERAL"
 @pytest.fixture
 def env(atlas_env: dict[str, str], slack_api: SlackAPI, tmp_path: Path) -> dict[str, str]:  # noqa: F811
     """The environment `atlas serve` and `atlas worker` read: test Redis, stand-in Slack, a small dataset."""
-    return {**atlas_env, **slack_api.env(), "SLACK_SIGNING_SECRET": SECRET, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
-            "ATLAS_MODEL_RETRIES": "0"}
+    return {
+        **atlas_env,
+        **slack_api.env(),
+        "SLACK_SIGNING_SECRET": SECRET,
+        "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+        "ATLAS_MODEL_RETRIES": "0",
+    }
 
 
 @pytest.fixture
@@ -60,14 +65,20 @@ def serving_app(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
         yield SlackSender(f"http://127.0.0.1:{port}/slack/events")
 
 
-
 def _answers(api: SlackAPI, thread_ts: str) -> list[dict]:
-    return [m for m in api.thread(CHANNEL, thread_ts) if any(b.get("type") == "markdown" for b in m.get("blocks") or [])
-            or "couldn't finish" in json.dumps(m.get("blocks"))]
+    return [
+        m
+        for m in api.thread(CHANNEL, thread_ts)
+        if any(b.get("type") == "markdown" for b in m.get("blocks") or [])
+        or "couldn't finish" in json.dumps(m.get("blocks"))
+    ]
 
 
 def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+    serve: SlackSender,
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,  # noqa: F811
 ) -> None:
     thread = "1700001000.000100"
     reply = serve.event(mention("What does ORB-1202 mean?", ts=thread))
@@ -83,9 +94,15 @@ def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
     assert types[0] == "markdown" and types[-1] == "context_actions"
     footer = json.dumps(answer["blocks"][-2])
     assert "steps" in footer and "stop: done" in footer
-    assert all(c.args.get("channel") in (CHANNEL, None) for c in slack_api.calls_to("chat.postMessage", "chat.startStream"))
+    assert all(
+        c.args.get("channel") in (CHANNEL, None) for c in slack_api.calls_to("chat.postMessage", "chat.startStream")
+    )
 
-    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    [run] = [
+        RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1])
+        for k in redis_conn.scan_iter("atlas:run:*")
+        if k.count(b":") == 2
+    ]
     assert run.status == "done" and run.surface.answer_ts == [answer["ts"]]
     assert conversations.turns(redis_conn, "T0TEST", CHANNEL, thread)[0].question == "What does ORB-1202 mean?"
 
@@ -102,10 +119,15 @@ def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
 
 
 def test_follow_up_mention_continues_the_thread_with_its_earlier_turns(
-    env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel, tmp_path: Path  # noqa: F811
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    scripted_model: ScriptedModel,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
-    scripted_model.script(reply_text("ORB-1202 is **PermanentError**: it is never retried."),
-                          reply_text("Raise `orbit.PermanentError` from the job."))
+    scripted_model.script(
+        reply_text("ORB-1202 is **PermanentError**: it is never retried."),
+        reply_text("Raise `orbit.PermanentError` from the job."),
+    )
     env = {**env, **scripted_model.env()}
     thread = "1700002000.000100"
     with serving_app(env, tmp_path) as serve:
@@ -116,16 +138,23 @@ def test_follow_up_mention_continues_the_thread_with_its_earlier_turns(
 
     second = scripted_model.requests[1].body["input"]
     said = [(i.get("role"), i.get("content")) for i in second if i.get("type") == "message"]
-    assert said[:3] == [("user", "What does ORB-1202 mean?"),
-                        ("assistant", "ORB-1202 is **PermanentError**: it is never retried."),
-                        ("user", "How do I raise it myself?")]
+    assert said[:3] == [
+        ("user", "What does ORB-1202 mean?"),
+        ("assistant", "ORB-1202 is **PermanentError**: it is never retried."),
+        ("user", "How do I raise it myself?"),
+    ]
     answers = _answers(slack_api, thread)
-    assert [a["blocks"][0]["text"] for a in answers] == ["ORB-1202 is **PermanentError**: it is never retried.",
-                                                         "Raise `orbit.PermanentError` from the job."]
+    assert [a["blocks"][0]["text"] for a in answers] == [
+        "ORB-1202 is **PermanentError**: it is never retried.",
+        "Raise `orbit.PermanentError` from the job.",
+    ]
 
 
 def test_a_model_that_refuses_gets_a_clear_failure_note_in_the_thread(
-    env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel, tmp_path: Path  # noqa: F811
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    scripted_model: ScriptedModel,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
     scripted_model.script(reply_error(401, message="Incorrect API key provided: sk-test-****1234"))
     thread = "1700003000.000100"
@@ -140,7 +169,9 @@ def test_a_model_that_refuses_gets_a_clear_failure_note_in_the_thread(
 
 
 def test_a_model_api_down_after_retries_is_reported_with_what_was_found(
-    env: dict[str, str], slack_api: SlackAPI, tmp_path: Path  # noqa: F811
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
     """A closed loopback port: every call fails; RQ retries the job, then the thread is told why."""
     env = {**env, "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "OPENAI_API_KEY": "test"}
@@ -153,7 +184,10 @@ def test_a_model_api_down_after_retries_is_reported_with_what_was_found(
 
 
 def test_a_worker_with_other_settings_than_the_web_process_tells_the_thread_and_does_not_answer(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, scripted_model: ScriptedModel  # noqa: F811
+    serve: SlackSender,
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    scripted_model: ScriptedModel,  # noqa: F811
 ) -> None:
     """`atlas serve` took the question offline; a worker configured with a model must not answer it."""
     thread = "1700005000.000100"
@@ -170,7 +204,9 @@ def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
     import psutil
 
     port = free_port()
-    proc = atlas_process(["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", "2"], env, tmp_path / "serve.log")
+    proc = atlas_process(
+        ["serve", "--host", "127.0.0.1", "--port", str(port), "--processes", "2"], env, tmp_path / "serve.log"
+    )
     try:
         wait_for(lambda: serving(port) or proc.poll() is not None, timeout=60, what="atlas serve to listen")
         children = psutil.Process(proc.pid).children()
@@ -186,7 +222,10 @@ def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
 
 
 def test_an_answer_slack_failed_to_take_is_posted_by_the_retried_job(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+    serve: SlackSender,
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,  # noqa: F811
 ) -> None:
     """Nothing is lost: a 5xx on posting the answer is tried again (with backoff), and it is posted once."""
     thread = "1700001000.000900"
@@ -199,7 +238,10 @@ def test_an_answer_slack_failed_to_take_is_posted_by_the_retried_job(
 
 
 def test_a_person_who_presses_stop_ends_the_run_and_gets_one_short_note(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+    serve: SlackSender,
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,  # noqa: F811
 ) -> None:
     thread = "1700001500.000100"
     slack_api.stop_at_next_append()  # pressed while the first lookups run
@@ -208,13 +250,20 @@ def test_a_person_who_presses_stop_ends_the_run_and_gets_one_short_note(
     progress, note = slack_api.thread(CHANNEL, thread)  # no second progress message, no answer
     assert progress["stopped_by_user"] and note["text"] == wording.PROGRESS_STOPPED
     assert len(slack_api.calls_to("chat.startStream")) == 1 and _answers(slack_api, thread) == []
-    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    [run] = [
+        RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1])
+        for k in redis_conn.scan_iter("atlas:run:*")
+        if k.count(b":") == 2
+    ]
     assert run.status == "partial" and run.stop_reason == "stopped_by_user" and len(run.steps) == 1
     assert conversations.turns(redis_conn, "T0TEST", CHANNEL, thread) == []
 
 
 def test_an_answer_waits_out_a_slack_outage_and_appears_once(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+    serve: SlackSender,
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,  # noqa: F811
 ) -> None:
     """Slack answering 503 to every post (for minutes in production, ATLAS_SLACK_OUTAGE_SECONDS): the worker
     hands the answer to a scheduled re-delivery (the deployment's `--with-scheduler` worker moves it onto the
@@ -224,15 +273,23 @@ def test_an_answer_waits_out_a_slack_outage_and_appears_once(
     over = threading.Event()
     slack_api.outage("chat.postMessage", seconds=600, when=lambda args: not over.is_set())
     assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
-    with worker_process({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "60", "ATLAS_SLACK_RETRY_CAP": "1"}, "outage", "--with-scheduler"):
-        wait_for(lambda: ScheduledJobRegistry("atlas", connection=redis_conn).get_job_ids(), timeout=60,
-                 what="a re-delivery scheduled while Slack is down")
+    with worker_process(
+        {**env, "ATLAS_SLACK_OUTAGE_SECONDS": "60", "ATLAS_SLACK_RETRY_CAP": "1"}, "outage", "--with-scheduler"
+    ):
+        wait_for(
+            lambda: ScheduledJobRegistry("atlas", connection=redis_conn).get_job_ids(),
+            timeout=60,
+            what="a re-delivery scheduled while Slack is down",
+        )
         back = time.monotonic()
         over.set()
         wait_for(lambda: _answers(slack_api, thread), timeout=60, what="the answer after the outage")
         [key] = [k for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
-        run = wait_for(lambda: (r := RunStore(redis_conn).load(key.decode().rsplit(":", 1)[1])).surface.outage_since is None and r,
-                       timeout=30, what="the run to record the delivery")  # before the worker is killed
+        run = wait_for(
+            lambda: (r := RunStore(redis_conn).load(key.decode().rsplit(":", 1)[1])).surface.outage_since is None and r,
+            timeout=30,
+            what="the run to record the delivery",
+        )  # before the worker is killed
     posts = slack_api.calls_to("chat.postMessage")
     assert [c.status for c in posts][-1] == 200 and posts[0].status == 503 and posts[-1].at >= back
     assert len(_answers(slack_api, thread)) == 1
@@ -240,14 +297,23 @@ def test_an_answer_waits_out_a_slack_outage_and_appears_once(
 
 
 def test_an_answer_slack_never_takes_is_told_in_the_thread_and_shown_by_atlas_runs_show(
-    serve: SlackSender, env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis  # noqa: F811
+    serve: SlackSender,
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,  # noqa: F811
 ) -> None:
     thread = "1700001200.000900"
     assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
-    slack_api.outage("chat.postMessage", seconds=120, when=lambda args: bool(args.get("blocks")))  # answers fail, notes pass
+    slack_api.outage(
+        "chat.postMessage", seconds=120, when=lambda args: bool(args.get("blocks"))
+    )  # answers fail, notes pass
     burst_worker({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "2", "ATLAS_SLACK_RETRY_CAP": "0.5"})
     assert _answers(slack_api, thread) == []
-    [run] = [RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1]) for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+    [run] = [
+        RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1])
+        for k in redis_conn.scan_iter("atlas:run:*")
+        if k.count(b":") == 2
+    ]
     notes = [m["text"] for m in slack_api.thread(CHANNEL, thread) if m.get("text")]
     assert notes == [wording.ANSWER_UNDELIVERED.format(minutes=1, minute_word="minute", run_id=run.id, count=0)]
     shown = atlas_command("runs", "show", run.id, env=env, timeout=60)

@@ -22,17 +22,36 @@ ASKER, OTHER = "U0ASKER", "U0BOB"
 
 
 def test_one_person_keeps_to_their_share_and_a_held_back_post_hears_it_once(
-    atlas_env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis, tmp_path: Path,  # noqa: F811
+    atlas_env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
-    env = {**atlas_env, **slack_api.env(), "SLACK_SIGNING_SECRET": SECRET, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
-           "ATLAS_SEMANTIC": "false", "ATLAS_HELP_CHANNELS": HELP, "ATLAS_HELP_RATE": "3", "ATLAS_HELP_PERSON_RATE": "2"}
+    env = {
+        **atlas_env,
+        **slack_api.env(),
+        "SLACK_SIGNING_SECRET": SECRET,
+        "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+        "ATLAS_SEMANTIC": "false",
+        "ATLAS_HELP_CHANNELS": HELP,
+        "ATLAS_HELP_RATE": "3",
+        "ATLAS_HELP_PERSON_RATE": "2",
+    }
     mine = [f"17001000{n:02d}.000100" for n in range(4)]
     theirs = [f"17001001{n:02d}.000100" for n in range(3)]
     with atlas_serve(env, tmp_path / "serve.log") as port:
         slack = SlackSender(f"http://127.0.0.1:{port}/slack/events")
         for n, ts in enumerate(mine):
-            assert slack.event(channel_message(f"Question {n} about ORB-120{n}?", channel=HELP, user=ASKER, ts=ts)).status == 200
-        assert slack.event(channel_message("What does ORB-1202 mean?", channel=HELP, user=ASKER, ts=mine[2]), retry_num=1).status == 200
+            assert (
+                slack.event(channel_message(f"Question {n} about ORB-120{n}?", channel=HELP, user=ASKER, ts=ts)).status
+                == 200
+            )
+        assert (
+            slack.event(
+                channel_message("What does ORB-1202 mean?", channel=HELP, user=ASKER, ts=mine[2]), retry_num=1
+            ).status
+            == 200
+        )
         for n, ts in enumerate(theirs):
             assert slack.event(channel_message(f"Deploy question {n}?", channel=HELP, user=OTHER, ts=ts)).status == 200
         person = wording.HELP_HELD["held_person"].format(person=2, channel=3)

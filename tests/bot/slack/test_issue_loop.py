@@ -62,13 +62,30 @@ def _texts(box: Inbox, thread: str, needle: str) -> list[str]:
 
 
 def test_a_thread_filed_or_linked_hears_once_of_the_close_and_the_release_and_a_removed_channel_is_logged(
-        tmp_path: Path, redis_url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    with ScriptedModel() as model, inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="", **model.env()) as box, box.worker("loop-w1"):
+    tmp_path: Path, redis_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with (
+        ScriptedModel() as model,
+        inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="", **model.env()) as box,
+        box.worker("loop-w1"),
+    ):
         model.script(
-            reply_text("That KeyError comes from a config written before 2.3: add `retry_policy` to it."),  # answered, no tool
-            reply_error(400, message="Invalid request (scripted)."),  # the draft's call: refused, the thread's words are drafted
-            reply_calls([Call("create_issue", {"title": "Worker hangs on SIGTERM", "body": "Seen on rocket 2.3.", "labels": ["bug"]},
-                              "call_new")], text="Nobody reported this yet; here is a draft."),
+            reply_text(
+                "That KeyError comes from a config written before 2.3: add `retry_policy` to it."
+            ),  # answered, no tool
+            reply_error(
+                400, message="Invalid request (scripted)."
+            ),  # the draft's call: refused, the thread's words are drafted
+            reply_calls(
+                [
+                    Call(
+                        "create_issue",
+                        {"title": "Worker hangs on SIGTERM", "body": "Seen on rocket 2.3.", "labels": ["bug"]},
+                        "call_new",
+                    )
+                ],
+                text="Nobody reported this yet; here is a draft.",
+            ),
             reply_text("Filed it."),
             reply_calls([Call("link_issue", {"issue_id": 3}, "call_link")]),
             reply_text("This is #3."),
@@ -76,14 +93,19 @@ def test_a_thread_filed_or_linked_hears_once_of_the_close_and_the_release_and_a_
         thread = "1700007000.000100"
         question = f"The scheduler crashes on startup after upgrading to rocket 2.3:\n{TRACEBACK}"
         assert box.send.event(mention(question, channel=HELP, user=ASKER, ts=thread)).status == 200
-        answer = wait_for(lambda: next((m for m in _thread(box, thread) if _button(m, FILE_ISSUE_ACTION)), None),
-                          timeout=60, what="the answer with its File as GitHub issue button")
+        answer = wait_for(
+            lambda: next((m for m in _thread(box, thread) if _button(m, FILE_ISSUE_ACTION)), None),
+            timeout=60,
+            what="the answer with its File as GitHub issue button",
+        )
         run_id = _button(answer, FILE_ISSUE_ACTION)
         assert run_id
         assert _click(box, answer, FILE_ISSUE_ACTION, run_id, ASKER, thread) == 200
         assert _click(box, answer, FILE_ISSUE_ACTION, run_id, ASKER, thread) == 200  # Slack redelivers / a double click
 
-        card = wait_for(lambda: next((m for m in _thread(box, thread) if is_card(m)), None), timeout=60, what="the draft's card")
+        card = wait_for(
+            lambda: next((m for m in _thread(box, thread) if is_card(m)), None), timeout=60, what="the draft's card"
+        )
         shown = json.dumps(card["blocks"])
         assert "KeyError: 'retry_policy'" in shown and "- rocket 2.3" in shown and wording.APPROVAL_NEW_LABELS in shown
         assert wording.APPROVAL_DRAFTED_BY["fallback"] in shown
@@ -91,12 +113,19 @@ def test_a_thread_filed_or_linked_hears_once_of_the_close_and_the_release_and_a_
         assert _click(box, card, APPROVE_ACTION, pending_id(card), MAINTAINER, thread) == 200
         [post] = wait_for(lambda: box.github.requests("POST", r"/issues$"), what="the POST of the issue")
         number = max(box.github.repo.issues)
-        assert post.body["title"].startswith("The scheduler crashes on startup") and post.body["labels"] == ["bug", "scheduler"]
+        assert post.body["title"].startswith("The scheduler crashes on startup") and post.body["labels"] == [
+            "bug",
+            "scheduler",
+        ]
         assert f"https://atlas-test.slack.com/archives/{HELP}/p{thread.replace('.', '')}" in post.body["body"]
         wait_for(lambda: _texts(box, thread, f"Filed #{number}"), what="the thread told of the new issue")
-        drafts = [m for m in _thread(box, thread) if wording.APPROVAL_TITLE["create_issue"] in json.dumps(m.get("blocks"))]
+        drafts = [
+            m for m in _thread(box, thread) if wording.APPROVAL_TITLE["create_issue"] in json.dumps(m.get("blocks"))
+        ]
         assert len(drafts) == 1 and "Approved by" in json.dumps(drafts[0]["blocks"])  # the second click drafted nothing
-        assert subscriptions.for_thread(box.conn, subscriptions.place_of(RunStore(box.conn).load(run_id))) == [("acme/rocket", number)]
+        assert subscriptions.for_thread(box.conn, subscriptions.place_of(RunStore(box.conn).load(run_id))) == [
+            ("acme/rocket", number)
+        ]
         assert show_run.show(box.settings, run_id, as_json=False) == 0
         assert f"subscribed to: acme/rocket#{number}" in capsys.readouterr().out
 
@@ -109,14 +138,21 @@ def test_a_thread_filed_or_linked_hears_once_of_the_close_and_the_release_and_a_
         assert told.startswith(f"#{number} ") and "@maria" in told and "as completed" in told
 
         release = box.github.repo.add_release("v2.3.1", f"Fixes #{number} and #1.")
-        assert deliver(box.webhook_url, "release", release_published(box.github.repo, release), delivery="rel-1")[0] == 202
-        assert deliver(box.webhook_url, "release", release_published(box.github.repo, release), delivery="rel-1b")[0] == 202
+        assert (
+            deliver(box.webhook_url, "release", release_published(box.github.repo, release), delivery="rel-1")[0] == 202
+        )
+        assert (
+            deliver(box.webhook_url, "release", release_published(box.github.repo, release), delivery="rel-1b")[0]
+            == 202
+        )
         [released] = wait_for(lambda: _texts(box, thread, "release v2.3.1"), what="the release notice")
         assert f"#{number} is mentioned in release v2.3.1" in released
 
         box.slack.removed.add(HELP)  # Atlas is removed from the channel
         later = box.github.repo.add_release("v2.4.0", f"Also #{number}.")
-        assert deliver(box.webhook_url, "release", release_published(box.github.repo, later), delivery="rel-2")[0] == 202
+        assert (
+            deliver(box.webhook_url, "release", release_published(box.github.repo, later), delivery="rel-2")[0] == 202
+        )
         log = tmp_path / "loop-w1.log"
         wait_for(lambda: "subscription dropped" in log.read_text(), what="the log line of the removed channel")
         assert "no longer in the channel" in log.read_text()
@@ -126,18 +162,34 @@ def test_a_thread_filed_or_linked_hears_once_of_the_close_and_the_release_and_a_
 
         # The model's own create_issue (a card, then one POST) and link_issue (no card, no write)
         proposed, linked = "1700007100.000100", "1700007200.000100"
-        assert box.send.event(mention("please file this: the worker hangs on SIGTERM", channel=HELP, ts=proposed)).status == 200
-        card = wait_for(lambda: next((m for m in _thread(box, proposed) if is_card(m)), None), timeout=60, what="the model's card")
+        assert (
+            box.send.event(mention("please file this: the worker hangs on SIGTERM", channel=HELP, ts=proposed)).status
+            == 200
+        )
+        card = wait_for(
+            lambda: next((m for m in _thread(box, proposed) if is_card(m)), None), timeout=60, what="the model's card"
+        )
         assert len(box.github.requests("POST", r"/issues$")) == 1
         box.github.apply_then_fail(r"POST /repos/acme/rocket/issues$", 502)  # GitHub files it, then answers 502
         assert _click(box, card, APPROVE_ACTION, pending_id(card), MAINTAINER, proposed) == 200
         assert _final(box, proposed).status == "done"
-        assert box.send.event(mention("the scheduler skips jobs after a restart", channel=HELP, ts=linked)).status == 200
+        assert (
+            box.send.event(mention("the scheduler skips jobs after a restart", channel=HELP, ts=linked)).status == 200
+        )
         assert _final(box, linked).status == "done"
     second = max(box.github.repo.issues)
-    assert len(box.github.requests("POST", r"/issues$")) == 2 and box.github.repo.issues[second]["title"] == "Worker hangs on SIGTERM"
-    assert outputs_sent(model)["call_new"].startswith(f"Filed #{second}")  # settled from GitHub by the body's marker, not posted again
-    [settled] = [e for e in audit.entries(box.conn) if e.kind == "result" and e.get("tool") == "create_issue" and "call_new" in e.get("pending_id")]
+    assert (
+        len(box.github.requests("POST", r"/issues$")) == 2
+        and box.github.repo.issues[second]["title"] == "Worker hangs on SIGTERM"
+    )
+    assert outputs_sent(model)["call_new"].startswith(
+        f"Filed #{second}"
+    )  # settled from GitHub by the body's marker, not posted again
+    [settled] = [
+        e
+        for e in audit.entries(box.conn)
+        if e.kind == "result" and e.get("tool") == "create_issue" and "call_new" in e.get("pending_id")
+    ]
     assert settled.get("decision") == "done" and "found on the tracker" in settled.get("result")
     assert _following(box, proposed) == [("acme/rocket", second)] and _following(box, linked) == [("acme/rocket", 3)]
     assert box.github.requests("PATCH") == []  # linking wrote nothing
@@ -152,7 +204,12 @@ def _final(box: Inbox, thread: str) -> RunState:
     store = RunStore(box.conn)
 
     def found() -> RunState | None:
-        runs = [store.load(k.decode().rsplit(":", 1)[1]) for k in box.conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
-        return next((r for r in runs if thread in (r.origin.message_ts, r.origin.thread_ts) and r.final and r.filing is None), None)
+        runs = [
+            store.load(k.decode().rsplit(":", 1)[1]) for k in box.conn.scan_iter("atlas:run:*") if k.count(b":") == 2
+        ]
+        return next(
+            (r for r in runs if thread in (r.origin.message_ts, r.origin.thread_ts) and r.final and r.filing is None),
+            None,
+        )
 
     return wait_for(found, timeout=60, what=f"the run of {thread} to finish")

@@ -19,7 +19,7 @@ def _list_under(key: str) -> list[str]:
     start = next(i for i, line in enumerate(lines) if line.strip() == f"{key}:")
     indent = len(lines[start]) - len(lines[start].lstrip())
     items = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -31,10 +31,28 @@ def _list_under(key: str) -> list[str]:
 
 
 def test_the_manifest_subscribes_to_what_the_app_handles() -> None:
-    assert set(_list_under("bot_events")) == {"app_mention", "message.im", "assistant_thread_started", "assistant_thread_context_changed",
-                                              "message.channels", "message.groups", "reaction_added"}  # help channels, solved threads
-    assert set(_list_under("bot")) == {"app_mentions:read", "assistant:write", "chat:write", "commands", "im:history", "usergroups:read",
-                                       "users:read", "channels:history", "groups:history", "channels:read", "reactions:read"}
+    assert set(_list_under("bot_events")) == {
+        "app_mention",
+        "message.im",
+        "assistant_thread_started",
+        "assistant_thread_context_changed",
+        "message.channels",
+        "message.groups",
+        "reaction_added",
+    }  # help channels, solved threads
+    assert set(_list_under("bot")) == {
+        "app_mentions:read",
+        "assistant:write",
+        "chat:write",
+        "commands",
+        "im:history",
+        "usergroups:read",
+        "users:read",
+        "channels:history",
+        "groups:history",
+        "channels:read",
+        "reactions:read",
+    }
     assert f"- command: {Settings().slash_command}" in MANIFEST
     urls = re.findall(r"(?:url|request_url): (\S+)", MANIFEST)
     assert len(urls) == 3 and all(u.endswith(EVENTS_PATH) for u in urls)

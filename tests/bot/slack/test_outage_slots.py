@@ -31,15 +31,34 @@ def _delivered(conn: redis.Redis, ids: list[str]) -> list[RunState] | None:
 
 
 def test_a_one_slot_worker_answers_another_mention_while_the_first_waits_out_a_slack_outage(
-    atlas_env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis, tmp_path: Path  # noqa: F811
+    atlas_env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,
+    tmp_path: Path,  # noqa: F811
 ) -> None:
     first, second = "1700002900.000100", "1700002900.000200"
-    env = {**atlas_env, **slack_api.env(), "SLACK_SIGNING_SECRET": SECRET, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
-           "ATLAS_SLACK_OUTAGE_SECONDS": "120", "ATLAS_SLACK_RETRY_CAP": "1"}  # waited out in the slot, 120 s would block it
+    env = {
+        **atlas_env,
+        **slack_api.env(),
+        "SLACK_SIGNING_SECRET": SECRET,
+        "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+        "ATLAS_SLACK_OUTAGE_SECONDS": "120",
+        "ATLAS_SLACK_RETRY_CAP": "1",
+    }  # waited out in the slot, 120 s would block it
     over = threading.Event()
-    slack_api.outage("chat.postMessage", seconds=600, when=lambda args: args.get("thread_ts") == first and not over.is_set())
-    refused = lambda: [c for c in slack_api.calls_to("chat.postMessage") if c.args.get("thread_ts") == first and c.status == 503]  # noqa: E731
-    with atlas_serve(env, tmp_path / "serve.log") as port, worker_process(env, "one-slot", "--concurrency", "1", "--with-scheduler"):
+    slack_api.outage(
+        "chat.postMessage", seconds=600, when=lambda args: args.get("thread_ts") == first and not over.is_set()
+    )
+
+    def refused() -> list:
+        return [
+            c for c in slack_api.calls_to("chat.postMessage") if c.args.get("thread_ts") == first and c.status == 503
+        ]
+
+    with (
+        atlas_serve(env, tmp_path / "serve.log") as port,
+        worker_process(env, "one-slot", "--concurrency", "1", "--with-scheduler"),
+    ):
         serve = SlackSender(f"http://127.0.0.1:{port}/slack/events")
         assert serve.event(mention("What does ORB-1202 mean?", ts=first)).status == 200
         wait_for(refused, timeout=60, what="Slack refusing the first answer")
@@ -51,6 +70,8 @@ def test_a_one_slot_worker_answers_another_mention_while_the_first_waits_out_a_s
         over.set()
         wait_for(lambda: _answers(slack_api, first), timeout=30, what="the first answer once Slack is back")
         ids = [k.decode().rsplit(":", 1)[1] for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
-        runs = wait_for(lambda: _delivered(redis_conn, ids), timeout=30, what="both runs to record their delivery")  # before the kill
+        runs = wait_for(
+            lambda: _delivered(redis_conn, ids), timeout=30, what="both runs to record their delivery"
+        )  # before the kill
     assert len(_answers(slack_api, first)) == 1 and len(_answers(slack_api, second)) == 1
     assert sorted(r.status for r in runs) == ["done", "done"] and all(r.surface.undelivered is None for r in runs)

@@ -23,7 +23,9 @@ def test_a_paused_run_closes_progress_and_hands_the_pending_calls_to_the_approva
     from bot.slack import cards as approval_cards
 
     handed: list[tuple[object, str, list]] = []
-    monkeypatch.setattr(approval_cards, "post", lambda client, run, pending, **_: handed.append((client, run.id, pending)))
+    monkeypatch.setattr(
+        approval_cards, "post", lambda client, run, pending, **_: handed.append((client, run.id, pending))
+    )
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
     reporter.event(run, "step", step=1)
     tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
@@ -55,13 +57,19 @@ def test_an_approval_card_waits_out_a_slack_outage_and_the_run_stays_paused(
     tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
     run.status = "awaiting_approval"
     slack_api.outage("chat.postMessage", seconds=1.0)
-    reporter.event(run, "paused", pending=[{"pending_id": "p1", "call_id": "c1", "name": "add_labels", "arguments": "{}", "step": 1}])
+    reporter.event(
+        run,
+        "paused",
+        pending=[{"pending_id": "p1", "call_id": "c1", "name": "add_labels", "arguments": "{}", "step": 1}],
+    )
     progress, card = slack_api.thread(CHANNEL, THREAD)
     assert card["text"] == "card p1" and run.status == "awaiting_approval"
     assert wording.PROGRESS_PAUSED in json.dumps(progress["chunks"])
 
 
-def test_a_stream_the_person_stops_ends_the_run_with_one_short_note(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_a_stream_the_person_stops_ends_the_run_with_one_short_note(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     clock = Clock()
     reporter, run = make_reporter(slack_api, redis_conn, clock), make_run(redis_conn)
     reporter.event(run, "step", step=1)
@@ -73,8 +81,13 @@ def test_a_stream_the_person_stops_ends_the_run_with_one_short_note(slack_api: S
     tool_event(reporter, run, "call_b", "started")
     with pytest.raises(StoppedByUser):
         reporter.event(run, "step", step=2)  # the run ends at the step boundary
-    assert len(slack_api.calls_to("chat.startStream")) == 1 and slack_api.calls_to("chat.update", "chat.postMessage") == []
-    assert [c.reply.get("error") for c in slack_api.calls_to("chat.appendStream")] == [None, "stopped_by_user"]  # none after
+    assert (
+        len(slack_api.calls_to("chat.startStream")) == 1 and slack_api.calls_to("chat.update", "chat.postMessage") == []
+    )
+    assert [c.reply.get("error") for c in slack_api.calls_to("chat.appendStream")] == [
+        None,
+        "stopped_by_user",
+    ]  # none after
     run.status, run.answer, run.stop_reason = "partial", "Stopped.", "stopped_by_user"
     reporter.event(run, "answer")
     make_reporter(slack_api, redis_conn).event(RunStore(redis_conn).load(run.id), "answer")  # a re-delivery
@@ -83,7 +96,9 @@ def test_a_stream_the_person_stops_ends_the_run_with_one_short_note(slack_api: S
     assert RunStore(redis_conn).load(run.id).surface.stopped_by_user is True
 
 
-def test_a_stop_pressed_before_the_cards_post_none(slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stop_pressed_before_the_cards_post_none(
+    slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from bot.slack import cards as approval_cards
 
     monkeypatch.setattr(approval_cards, "post", lambda *a, **k: pytest.fail("a card was posted after the stop"))
@@ -92,4 +107,8 @@ def test_a_stop_pressed_before_the_cards_post_none(slack_api: SlackAPI, redis_co
     tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
     slack_api.stop_by_user(CHANNEL, streams(slack_api)[0]["ts"])
     with pytest.raises(StoppedByUser):
-        reporter.event(run, "paused", pending=[{"pending_id": "p1", "call_id": "c1", "name": "add_labels", "arguments": "{}", "step": 1}])
+        reporter.event(
+            run,
+            "paused",
+            pending=[{"pending_id": "p1", "call_id": "c1", "name": "add_labels", "arguments": "{}", "step": 1}],
+        )

@@ -37,15 +37,26 @@ def _one_tool_then_the_answer(api: SlackAPI, conn: redis.Redis, outcome: str) ->
     return run
 
 
-def test_progress_streams_task_cards_then_the_answer_lands_in_the_thread(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_progress_streams_task_cards_then_the_answer_lands_in_the_thread(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     run = _one_tool_then_the_answer(slack_api, redis_conn, "done")
 
     [start] = slack_api.calls_to("chat.startStream")
-    assert start.args["thread_ts"] == THREAD and start.args["recipient_user_id"] == "U0ALICE" and start.args["recipient_team_id"] == "T0TEST"
+    assert (
+        start.args["thread_ts"] == THREAD
+        and start.args["recipient_user_id"] == "U0ALICE"
+        and start.args["recipient_team_id"] == "T0TEST"
+    )
     thread = slack_api.thread(CHANNEL, THREAD)
     progress, answer = thread
     cards = [c for c in progress["chunks"] if c["type"] == "task_update"]
-    assert cards[-1] == {"type": "task_update", "id": "call_a", "title": "Searching issues for “ORB-1202”", "status": "complete"}
+    assert cards[-1] == {
+        "type": "task_update",
+        "id": "call_a",
+        "title": "Searching issues for “ORB-1202”",
+        "status": "complete",
+    }
     assert not progress["streaming"]  # stopped before the answer was posted
     assert answer["blocks"][0] == {"type": "markdown", "text": "It is **PermanentError**; see #4."}
     assert "<https://git.example/issues/4|#4>" in json.dumps(answer["blocks"])
@@ -82,7 +93,9 @@ def test_without_streaming_one_placeholder_message_is_updated(redis_conn: redis.
         assert len(api.calls_to("chat.postMessage")) == 2  # the placeholder and the answer, nothing else
 
 
-def test_three_rate_limited_appends_delay_the_update_and_keep_one_message(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_three_rate_limited_appends_delay_the_update_and_keep_one_message(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     clock = Clock()
     reporter, run = make_reporter(slack_api, redis_conn, clock), make_run(redis_conn)
     reporter.event(run, "step", step=1)
@@ -96,7 +109,9 @@ def test_three_rate_limited_appends_delay_the_update_and_keep_one_message(slack_
     assert [c["status"] for c in progress["chunks"] if c["type"] == "task_update"] == ["complete"]
 
 
-@pytest.mark.parametrize("error", ["message_not_in_streaming_state", "streaming_mode_mismatch", "invalid_chunks", "internal_error"])
+@pytest.mark.parametrize(
+    "error", ["message_not_in_streaming_state", "streaming_mode_mismatch", "invalid_chunks", "internal_error"]
+)
 def test_a_refused_append_updates_the_same_message_instead_of_starting_another(
     slack_api: SlackAPI, redis_conn: redis.Redis, error: str
 ) -> None:
@@ -128,7 +143,9 @@ def test_a_progress_message_that_is_gone_is_replaced_once(slack_api: SlackAPI, r
     assert "step 2" in replacement["text"].lower() and len(slack_api.calls_to("chat.startStream")) == 1
 
 
-def test_a_run_answered_by_its_first_model_call_posts_only_the_answer(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_a_run_answered_by_its_first_model_call_posts_only_the_answer(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     """No tool call, no progress to show: no progress message to open and close around the answer."""
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
     reporter.event(run, "step", step=1)
@@ -140,7 +157,9 @@ def test_a_run_answered_by_its_first_model_call_posts_only_the_answer(slack_api:
     assert RunStore(redis_conn).load(run.id).surface.progress_ts is None
 
 
-def test_a_resumed_run_opens_its_progress_message_at_its_first_step(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_a_resumed_run_opens_its_progress_message_at_its_first_step(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     """A step after the first means tools have run: the job that resumes the run shows its progress at once."""
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
     reporter.event(run, "step", step=3)
@@ -161,14 +180,34 @@ def test_the_stand_in_holds_streams_to_slacks_rules(slack_api: SlackAPI) -> None
             return str(exc.response["error"])
         return "ok"
 
-    assert error("chat_startStream", channel=CHANNEL, thread_ts=THREAD, recipient_user_id="U1") == "missing_recipient_team_id"
-    assert error("chat_startStream", channel=CHANNEL, thread_ts=THREAD, recipient_team_id="T1") == "missing_recipient_user_id"
+    assert (
+        error("chat_startStream", channel=CHANNEL, thread_ts=THREAD, recipient_user_id="U1")
+        == "missing_recipient_team_id"
+    )
+    assert (
+        error("chat_startStream", channel=CHANNEL, thread_ts=THREAD, recipient_team_id="T1")
+        == "missing_recipient_user_id"
+    )
     assert error("chat_startStream", channel="D0ALICE", thread_ts=THREAD) == "ok"  # a DM needs no recipient
-    ts = client.chat_startStream(channel=CHANNEL, thread_ts=THREAD, recipient_team_id="T1", recipient_user_id="U1",
-                                 markdown_text="Working")["ts"]
-    assert error("chat_appendStream", channel=CHANNEL, ts=ts, chunks=[{"type": "task_update", "id": "a", "title": "t", "status": "complete"}]) == "streaming_mode_mismatch"
+    ts = client.chat_startStream(
+        channel=CHANNEL, thread_ts=THREAD, recipient_team_id="T1", recipient_user_id="U1", markdown_text="Working"
+    )["ts"]
+    assert (
+        error(
+            "chat_appendStream",
+            channel=CHANNEL,
+            ts=ts,
+            chunks=[{"type": "task_update", "id": "a", "title": "t", "status": "complete"}],
+        )
+        == "streaming_mode_mismatch"
+    )
     assert error("chat_appendStream", channel=CHANNEL, ts=ts, markdown_text="more") == "ok"
-    assert error("chat_appendStream", channel=CHANNEL, ts=ts, chunks=[{"type": "task_update", "id": "a", "status": "done"}]) == "invalid_chunks"
+    assert (
+        error(
+            "chat_appendStream", channel=CHANNEL, ts=ts, chunks=[{"type": "task_update", "id": "a", "status": "done"}]
+        )
+        == "invalid_chunks"
+    )
     slack_api.stop_by_user(CHANNEL, ts)
     assert error("chat_appendStream", channel=CHANNEL, ts=ts, markdown_text="more") == "stopped_by_user"
     assert error("chat_stopStream", channel=CHANNEL, ts=ts) == "stopped_by_user"

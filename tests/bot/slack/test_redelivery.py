@@ -28,7 +28,9 @@ def _answers(api: SlackAPI) -> list[dict]:
 
 
 def test_a_refused_answer_is_scheduled_for_later_and_the_budget_ends_the_chain_with_a_note(
-    slack_api: SlackAPI, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
 ) -> None:
     monkeypatch.setattr(delivery, "IN_SLOT_SECONDS", 0.3)
     redis_conn.set(RQScheduler.get_locking_key(QUEUE), "a-scheduler", ex=60)  # a scheduler serves the queue
@@ -37,7 +39,9 @@ def test_a_refused_answer_is_scheduled_for_later_and_the_budget_ends_the_chain_w
     reporter.event(run, "step", step=1)
     tool_event(reporter, run, "call_a", "started")  # opens the progress message
     finish(run)
-    slack_api.outage("chat.postMessage", seconds=600, when=lambda args: bool(args.get("blocks")))  # answers fail, notes pass
+    slack_api.outage(
+        "chat.postMessage", seconds=600, when=lambda args: bool(args.get("blocks"))
+    )  # answers fail, notes pass
 
     reporter.event(run, "answer")  # returns after its few seconds of tries: the slot is free
     scheduled = ScheduledJobRegistry(QUEUE, connection=redis_conn)
@@ -45,8 +49,14 @@ def test_a_refused_answer_is_scheduled_for_later_and_the_budget_ends_the_chain_w
     job = Job.fetch(job_id(run.id, 1), connection=redis_conn)
     assert job.func_name == "workers.jobs.runs.continue_run" and job.args == (run.id,) and job.retries_left == 2
     stored = RunStore(redis_conn).load(run.id)
-    assert stored.surface.outage_tries == 1 and stored.surface.outage_since is not None and stored.surface.undelivered is None
-    assert _answers(slack_api) == [] and wording.PROGRESS_ANSWER_UNDELIVERED not in json.dumps(slack_api.thread(CHANNEL, THREAD))
+    assert (
+        stored.surface.outage_tries == 1
+        and stored.surface.outage_since is not None
+        and stored.surface.undelivered is None
+    )
+    assert _answers(slack_api) == [] and wording.PROGRESS_ANSWER_UNDELIVERED not in json.dumps(
+        slack_api.thread(CHANNEL, THREAD)
+    )
 
     again = RunStore(redis_conn).load(run.id)  # what re-delivery 1 loads: Slack still down
     second = make_reporter(slack_api, redis_conn, Clock(), outage=60.0)

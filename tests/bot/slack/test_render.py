@@ -60,7 +60,9 @@ def test_a_long_code_fence_is_closed_and_reopened_with_its_info_string() -> None
     assert all(len(p) <= 500 for p in parts)
     assert all(_balanced(p) for p in parts)
     fenced = [p for p in parts if "print(" in p]
-    assert len(fenced) > 1 and all(p.lstrip("Intro.\n").startswith("```python") or p.startswith("```python") for p in fenced)
+    assert len(fenced) > 1 and all(
+        p.lstrip("Intro.\n").startswith("```python") or p.startswith("```python") for p in fenced
+    )
     lines = [ln for p in parts for ln in p.split("\n") if ln.startswith("print(")]
     assert lines == code.split("\n")  # every line once, in order
 
@@ -122,32 +124,53 @@ def _all_text(blocks: list[dict]) -> str:
 
 
 def test_answer_is_a_markdown_block_with_sources_footer_and_feedback() -> None:
-    [message] = answer_messages(_run(), docs_base_url="https://docs.example/orbit", issues_base_url="https://git.example/issues/")
+    [message] = answer_messages(
+        _run(), docs_base_url="https://docs.example/orbit", issues_base_url="https://git.example/issues/"
+    )
     types = [b["type"] for b in message.blocks]
     assert types == ["markdown", "actions", "context", "context", "context_actions"]
     assert message.blocks[0]["text"] == "ORB-1202 means **PermanentError**; see #4."
     assert message.blocks[1]["elements"][0]["value"] == "0123456789abcdef"  # File as GitHub issue: the run id only
     sources = message.blocks[2]["elements"][0]["text"]
-    assert "<https://git.example/issues/4|#4>" in sources and "<https://docs.example/orbit/error-codes|error-codes>" in sources
+    assert (
+        "<https://git.example/issues/4|#4>" in sources
+        and "<https://docs.example/orbit/error-codes|error-codes>" in sources
+    )
     footer = message.blocks[3]["elements"][0]["text"]
     assert footer == "2 steps · 1,234 tokens · $0.0012 · stop: done"
     buttons = message.blocks[4]["elements"][0]
     assert buttons["type"] == "feedback_buttons"
-    assert {buttons["positive_button"]["value"], buttons["negative_button"]["value"]} == {"0123456789abcdef:up", "0123456789abcdef:down"}
+    assert {buttons["positive_button"]["value"], buttons["negative_button"]["value"]} == {
+        "0123456789abcdef:up",
+        "0123456789abcdef:down",
+    }
     labels = [buttons[b]["accessibility_label"] for b in ("positive_button", "negative_button")]
-    assert labels == [wording.FEEDBACK_UP_LABEL, wording.FEEDBACK_DOWN_LABEL] and all(0 < len(label) <= 75 for label in labels)
+    assert labels == [wording.FEEDBACK_UP_LABEL, wording.FEEDBACK_DOWN_LABEL] and all(
+        0 < len(label) <= 75 for label in labels
+    )
     assert message.text.startswith("ORB-1202 means")
 
 
 def test_sources_without_base_urls_are_plain_ids() -> None:
-    assert sources_text(["#4", "error-codes"], docs_base_url=None, issues_base_url=None) == "*Sources:* `#4`, `error-codes`"
-    assert source_link("retries", docs_base_url="https://d.example/{id}.html", issues_base_url=None) == "<https://d.example/retries.html|retries>"
+    assert (
+        sources_text(["#4", "error-codes"], docs_base_url=None, issues_base_url=None)
+        == "*Sources:* `#4`, `error-codes`"
+    )
+    assert (
+        source_link("retries", docs_base_url="https://d.example/{id}.html", issues_base_url=None)
+        == "<https://d.example/retries.html|retries>"
+    )
 
 
 def test_partial_answer_is_marked_at_the_top_and_in_the_footer() -> None:
-    [message] = answer_messages(_run(status="partial", partial=True, stop_reason="max_steps"), docs_base_url=None, issues_base_url=None)
+    [message] = answer_messages(
+        _run(status="partial", partial=True, stop_reason="max_steps"), docs_base_url=None, issues_base_url=None
+    )
     assert message.blocks[0]["type"] == "section"
-    assert "Partial answer" in message.blocks[0]["text"]["text"] and "step budget reached" in message.blocks[0]["text"]["text"]
+    assert (
+        "Partial answer" in message.blocks[0]["text"]["text"]
+        and "step budget reached" in message.blocks[0]["text"]["text"]
+    )
     assert message.blocks[-2]["elements"][0]["text"].endswith("· partial")
 
 
@@ -162,7 +185,13 @@ def test_failed_run_says_why_in_our_words_never_the_exception_text() -> None:
 
 
 def test_failed_run_keeps_what_it_found_so_far() -> None:
-    run = _run(status="failed", partial=True, stop_reason="model_unavailable", answer="Found #4 so far.", error="internal detail")
+    run = _run(
+        status="failed",
+        partial=True,
+        stop_reason="model_unavailable",
+        answer="Found #4 so far.",
+        error="internal detail",
+    )
     [message] = answer_messages(run, docs_base_url=None, issues_base_url=None)
     assert message.blocks[0]["type"] == "section" and "couldn't finish" in message.blocks[0]["text"]["text"]
     assert message.blocks[1] == {"type": "markdown", "text": "Found #4 so far."}

@@ -36,13 +36,23 @@ def _serve_socket(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     import os
 
     base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "PYTHONPATH")}
-    return subprocess.Popen([sys.executable, "-m", "atlas.cli.main", "serve", "--socket"], env={**base, **env}, cwd=REPO,
-                            stdout=open(log, "ab"), stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        [sys.executable, "-m", "atlas.cli.main", "serve", "--socket"],
+        env={**base, **env},
+        cwd=REPO,
+        stdout=open(log, "ab"),
+        stderr=subprocess.STDOUT,
+    )
 
 
 @pytest.fixture
 def socket_env(atlas_env: dict[str, str], slack_api: SlackAPI, tmp_path: Path) -> dict[str, str]:  # noqa: F811
-    return {**atlas_env, **slack_api.env(), "SLACK_APP_TOKEN": slack_api.app_token, "ATLAS_DATA": str(make_dataset(tmp_path / "data"))}
+    return {
+        **atlas_env,
+        **slack_api.env(),
+        "SLACK_APP_TOKEN": slack_api.app_token,
+        "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+    }
 
 
 def test_a_mention_over_socket_mode_is_acked_once_queued_and_retries_are_acked_too(
@@ -63,8 +73,12 @@ def test_a_mention_over_socket_mode_is_acked_once_queued_and_retries_are_acked_t
 
 
 def test_redis_down_over_socket_mode_keeps_the_question_and_queues_it_when_redis_returns(
-    socket_env: dict[str, str], socket_server: SocketModeServer, slack_api: SlackAPI, redis_url: str,  # noqa: F811
-    redis_conn: redis.Redis, tmp_path: Path,
+    socket_env: dict[str, str],
+    socket_server: SocketModeServer,
+    slack_api: SlackAPI,
+    redis_url: str,  # noqa: F811
+    redis_conn: redis.Redis,
+    tmp_path: Path,
 ) -> None:
     with TcpProxy.for_redis(redis_url) as proxy:
         proc = _serve_socket({**socket_env, "REDIS_URL": proxy.url()}, tmp_path / "serve.log")
@@ -84,7 +98,9 @@ def test_redis_down_over_socket_mode_keeps_the_question_and_queues_it_when_redis
             proc.wait(timeout=10)
 
 
-def test_socket_mode_without_an_app_token_is_a_configuration_error(atlas_env: dict[str, str], slack_api: SlackAPI) -> None:  # noqa: F811
+def test_socket_mode_without_an_app_token_is_a_configuration_error(
+    atlas_env: dict[str, str], slack_api: SlackAPI
+) -> None:  # noqa: F811
     done = atlas_command("serve", "--socket", env={**atlas_env, **slack_api.env()}, timeout=60)
     assert done.returncode == 2
     assert "SLACK_APP_TOKEN" in done.stderr and "Traceback" not in done.stderr

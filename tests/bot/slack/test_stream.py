@@ -22,21 +22,37 @@ ANSWER = "ORB-1202 is **PermanentError**: it is never retried; see #4."
 
 
 def _reporter(api: SlackAPI, conn: redis.Redis) -> SlackReporter:
-    settings = Settings(slack_bot_token=api.token, slack_api_url=api.base_url, issues_base_url="https://git.example/issues")
+    settings = Settings(
+        slack_bot_token=api.token, slack_api_url=api.base_url, issues_base_url="https://git.example/issues"
+    )
     return SlackReporter.for_settings(settings, RunStore(conn))
 
 
 def _run(conn: redis.Redis, *, assistant: bool = True) -> RunState:
-    run = RunState(question="What does ORB-1202 mean?", surface={"assistant_thread": True} if assistant else {},
-                   origin=Origin(kind="slack", channel=DM, thread_ts=THREAD, message_ts="1700050001.000100", user="U0ALICE", team="T0TEST"))
+    run = RunState(
+        question="What does ORB-1202 mean?",
+        surface={"assistant_thread": True} if assistant else {},
+        origin=Origin(
+            kind="slack", channel=DM, thread_ts=THREAD, message_ts="1700050001.000100", user="U0ALICE", team="T0TEST"
+        ),
+    )
     RunStore(conn).save(run)
     return run
 
 
 def _work_and_finish(reporter: SlackReporter, run: RunState, answer: str = ANSWER) -> None:
     reporter.event(run, "step", step=1)
-    reporter.event(run, "tool", call_id="call_a", name="search_issues", arguments=json.dumps({"query": "ORB-1202"}), state="started")
-    reporter.event(run, "tool", call_id="call_a", name="search_issues", arguments=json.dumps({"query": "ORB-1202"}), state="done")
+    reporter.event(
+        run,
+        "tool",
+        call_id="call_a",
+        name="search_issues",
+        arguments=json.dumps({"query": "ORB-1202"}),
+        state="started",
+    )
+    reporter.event(
+        run, "tool", call_id="call_a", name="search_issues", arguments=json.dumps({"query": "ORB-1202"}), state="done"
+    )
     run.status, run.answer, run.stop_reason, run.sources = "done", answer, "done", ["#4"]
     run.steps = [StepRecord(index=1), StepRecord(index=2)]
     reporter.event(run, "answer")
@@ -46,7 +62,9 @@ def _markdown(message: dict) -> str:
     return "".join(c["text"] for c in message["chunks"] if c["type"] == "markdown_text")
 
 
-def test_the_answer_is_streamed_into_the_progress_message_and_stopped_with_its_tail(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_the_answer_is_streamed_into_the_progress_message_and_stopped_with_its_tail(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     run = _run(redis_conn)
     _work_and_finish(_reporter(slack_api, redis_conn), run)
     [message] = slack_api.thread(DM, THREAD)
@@ -64,7 +82,9 @@ def test_the_answer_is_streamed_into_the_progress_message_and_stopped_with_its_t
     assert [c.method for c in slack_api.calls[calls:]] == []
 
 
-def test_mentions_and_dms_keep_their_answer_as_a_message_of_its_own(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_mentions_and_dms_keep_their_answer_as_a_message_of_its_own(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     _work_and_finish(_reporter(slack_api, redis_conn), _run(redis_conn, assistant=False))
     progress, answer = slack_api.thread(DM, THREAD)
     assert _markdown(progress).endswith("the answer is below._") and answer["blocks"][0]["type"] == "markdown"
@@ -87,16 +107,23 @@ def test_an_answer_too_long_for_one_message_is_posted_as_before(slack_api: Slack
     assert SEPARATOR + "Paragraph 0" not in _markdown(progress)
 
 
-def test_a_stream_slack_no_longer_takes_is_finished_in_the_same_message(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_a_stream_slack_no_longer_takes_is_finished_in_the_same_message(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     slack_api.refuse("chat.stopStream", "message_not_in_streaming_state")
     run = _run(redis_conn)
     _work_and_finish(_reporter(slack_api, redis_conn), run)
     [message] = slack_api.thread(DM, THREAD)  # no second message
-    assert message["blocks"][0] == {"type": "markdown", "text": ANSWER} and message["blocks"][-1]["type"] == "context_actions"
+    assert (
+        message["blocks"][0] == {"type": "markdown", "text": ANSWER}
+        and message["blocks"][-1]["type"] == "context_actions"
+    )
     assert RunStore(redis_conn).load(run.id).surface.answer_ts == [message["ts"]]
 
 
-def test_a_stop_press_while_the_answer_streams_leaves_the_short_note(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_a_stop_press_while_the_answer_streams_leaves_the_short_note(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     reporter, run = _reporter(slack_api, redis_conn), _run(redis_conn)
     reporter.event(run, "step", step=1)
     slack_api.stop_at_next_append()
@@ -106,13 +133,17 @@ def test_a_stop_press_while_the_answer_streams_leaves_the_short_note(slack_api: 
     assert progress["stopped_by_user"] and note["text"] == wording.PROGRESS_STOPPED
 
 
-def test_a_slack_failure_mid_answer_is_continued_after_the_last_piece_slack_took(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
+def test_a_slack_failure_mid_answer_is_continued_after_the_last_piece_slack_took(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
     answer = "\n".join(f"line {n} " + "x" * 90 for n in range(40))  # about three appends
     assert len(pieces(answer, 0)) == 3
     reporter, run = _reporter(slack_api, redis_conn), _run(redis_conn)
     reporter.event(run, "step", step=1)
     run.status, run.answer, run.stop_reason = "done", answer, "done"
-    slack_api.server_error("chat.appendStream", after=1)  # the first piece gets through, then Slack fails (an append is not retried on 5xx)
+    slack_api.server_error(
+        "chat.appendStream", after=1
+    )  # the first piece gets through, then Slack fails (an append is not retried on 5xx)
     try:
         reporter.event(run, "answer")  # where the surface waits out Slack's failures, it tries again itself
     except SlackApiError:
@@ -120,7 +151,10 @@ def test_a_slack_failure_mid_answer_is_continued_after_the_last_piece_slack_took
         assert 0 < stored.surface.answer_streamed < len(answer)
         _reporter(slack_api, redis_conn).event(stored, "answer")
     [message] = slack_api.thread(DM, THREAD)
-    assert _markdown(message) == wording.PROGRESS_START + SEPARATOR + answer and message["blocks"][-1]["type"] == "context_actions"
+    assert (
+        _markdown(message) == wording.PROGRESS_START + SEPARATOR + answer
+        and message["blocks"][-1]["type"] == "context_actions"
+    )
     assert [c.status for c in slack_api.calls_to("chat.appendStream")] == [200, 500, 200, 200]
 
 
@@ -144,10 +178,16 @@ def test_where_slack_refuses_the_feedback_block_the_answer_has_plain_feedback_bu
         [message] = api.thread(DM, THREAD)
         assert message["blocks"][0] == {"type": "markdown", "text": ANSWER}
         actions = message["blocks"][-1]
-        assert actions["type"] == "actions" and [e["action_id"] for e in actions["elements"]] == list(FEEDBACK_BUTTON_ACTIONS)
+        assert actions["type"] == "actions" and [e["action_id"] for e in actions["elements"]] == list(
+            FEEDBACK_BUTTON_ACTIONS
+        )
         assert [e["value"] for e in actions["elements"]] == [f"{run.id}:up", f"{run.id}:down"]
         assert all(e["accessibility_label"] for e in actions["elements"])
         assert not message["streaming"]
         # The refused stop, a plain stop, then the whole answer by ts: with Slack's feedback block (refused), with plain buttons.
         assert [(c.method, c.reply.get("error")) for c in api.calls_to("chat.stopStream", "chat.update")] == [
-            ("chat.stopStream", "invalid_blocks"), ("chat.stopStream", None), ("chat.update", "invalid_blocks"), ("chat.update", None)]
+            ("chat.stopStream", "invalid_blocks"),
+            ("chat.stopStream", None),
+            ("chat.update", "invalid_blocks"),
+            ("chat.update", None),
+        ]

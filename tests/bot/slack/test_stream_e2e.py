@@ -40,8 +40,11 @@ def _long_answer() -> str:
 
 
 def test_a_worker_killed_mid_stream_leaves_one_answer_message_finished_by_the_retry(
-    env: dict[str, str], slack_api: SlackAPI, redis_conn: redis.Redis,  # noqa: F811
-    scripted_model: ScriptedModel, tmp_path: Path,
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,  # noqa: F811
+    scripted_model: ScriptedModel,
+    tmp_path: Path,
 ) -> None:
     answer = _long_answer()
     assert len(answer) > 2 * PIECE_CHARS
@@ -52,7 +55,10 @@ def test_a_worker_killed_mid_stream_leaves_one_answer_message_finished_by_the_re
         thread = "1700040000.000100"
         slack_api.open_assistant_thread(DM, thread)
         assert serve.event(assistant_thread_started(thread_ts=thread)).status == 200
-        assert serve.event(assistant_message("What does ORB-1202 mean?", thread_ts=thread, ts="1700040001.000100")).status == 200
+        assert (
+            serve.event(assistant_message("What does ORB-1202 mean?", thread_ts=thread, ts="1700040001.000100")).status
+            == 200
+        )
 
         with worker_process({**env, "ATLAS_HOME": str(tmp_path / "home-a")}, "stream-a") as worker_a:
             assert held.reached.wait(60), "worker A never reached the answer's second append"
@@ -63,13 +69,19 @@ def test_a_worker_killed_mid_stream_leaves_one_answer_message_finished_by_the_re
         held.release.set()  # the held append is answered only now, unprocessed: it never got through
 
         with worker_process({**env, "ATLAS_HOME": str(tmp_path / "home-b")}, "stream-b"):
-            [message] = wait_for(lambda: [m for m in slack_api.thread(DM, thread) if m.get("chunks") and m.get("blocks")],
-                                 timeout=90, interval=0.2, what="the retried job to finish the stream")
+            [message] = wait_for(
+                lambda: [m for m in slack_api.thread(DM, thread) if m.get("chunks") and m.get("blocks")],
+                timeout=90,
+                interval=0.2,
+                what="the retried job to finish the stream",
+            )
 
     greeting, *answers = slack_api.thread(DM, thread)
     assert answers == [message] and not message["streaming"]  # one message: progress, then the answer
     assert _streamed_text(message) == wording.PROGRESS_START + SEPARATOR + answer  # every piece exactly once, in order
     assert [b["type"] for b in message["blocks"]][-1] == "context_actions"
-    assert len(slack_api.calls_to("chat.startStream")) == 1 and len(slack_api.calls_to("chat.postMessage")) == 1  # the greeting
+    assert (
+        len(slack_api.calls_to("chat.startStream")) == 1 and len(slack_api.calls_to("chat.postMessage")) == 1
+    )  # the greeting
     [run] = _runs(redis_conn)
     assert run.surface.answer_ts == [message["ts"]] and run.surface.answer_streamed == len(answer)

@@ -18,18 +18,21 @@ OUTSIDER = "U0OTHER"
 
 
 def _edit(box, card, trigger: str) -> int:  # type: ignore[no-untyped-def]  # noqa: ANN001 - the harness's Inbox
-    body = block_action(EDIT_ACTION, button(card, "reply", EDIT_ACTION), user=MAINTAINER, channel=CHANNEL,
-                        message_ts=card["ts"])
+    body = block_action(
+        EDIT_ACTION, button(card, "reply", EDIT_ACTION), user=MAINTAINER, channel=CHANNEL, message_ts=card["ts"]
+    )
     body["message"], body["trigger_id"] = {"ts": card["ts"], "blocks": card["blocks"]}, trigger
     return int(box.send.interaction(body).status)
 
 
 def test_the_modal_opens_before_the_ack_however_busy_the_pool_and_a_stale_trigger_is_told(
-        tmp_path: Path, redis_url: str) -> None:
+    tmp_path: Path, redis_url: str
+) -> None:
     with inbox(tmp_path, redis_url, ATLAS_TRIAGE_ACTIONS="duplicates=off,labels=draft,reply=draft") as box:
         box.slack.add_user(OUTSIDER)
-        box.open_issue("Scheduler crashes when a job fails",
-                       "The scheduler crashes with an error every time a job fails.")
+        box.open_issue(
+            "Scheduler crashes when a job fails", "The scheduler crashes with an error every time a job fails."
+        )
         with box.worker("edit-trigger-w1"):
             (card,) = box.cards()
             assert set(actions(card)) == {"labels", "reply"}, text_of(card)
@@ -48,6 +51,7 @@ def test_the_modal_opens_before_the_ack_however_busy_the_pool_and_a_stale_trigge
         finally:
             for hold in held:
                 hold.release.set()
-        told = wait_for(lambda: [e for e in box.slack.ephemerals() if e["user"] == MAINTAINER],
-                        what="the maintainer told")
+        told = wait_for(
+            lambda: [e for e in box.slack.ephemerals() if e["user"] == MAINTAINER], what="the maintainer told"
+        )
         assert wording.EDIT_EXPIRED in told[0]["text"]

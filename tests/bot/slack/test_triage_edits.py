@@ -22,10 +22,13 @@ def _labels_now(box, pending: str) -> list[str]:  # noqa: ANN001 - the harness's
 
 
 def test_dropped_labels_and_an_edited_reply_are_what_approve_runs_and_nothing_changes_after_the_decision(
-        tmp_path: Path, redis_url: str) -> None:
+    tmp_path: Path, redis_url: str
+) -> None:
     with inbox(tmp_path, redis_url, ATLAS_TRIAGE_ACTIONS="duplicates=off,labels=draft,reply=draft") as box:
         box.slack.add_user(OUTSIDER)
-        issue = box.open_issue("Scheduler crashes when a job fails", "The scheduler crashes with an error every time a job fails.")
+        issue = box.open_issue(
+            "Scheduler crashes when a job fails", "The scheduler crashes with an error every time a job fails."
+        )
         with box.worker("edits-w1"):
             (card,) = box.cards()
             assert set(actions(card)) == {"labels", "reply"}, text_of(card)
@@ -38,8 +41,16 @@ def test_dropped_labels_and_an_edited_reply_are_what_approve_runs_and_nothing_ch
             assert _labels_now(box, labels_id) == offered
             assert box.pick(card, kept) == 200
             assert _labels_now(box, labels_id) == kept  # recorded before the ack
-            shown = wait_for(lambda: f"`{dropped[0]}`" not in text_of(c := box.card_now(card)) and c, what="the card re-rendered")
-            [box_now] = [e for b in shown["blocks"] if b.get("type") == "actions" for e in b["elements"] if e["type"] == "checkboxes"]
+            shown = wait_for(
+                lambda: f"`{dropped[0]}`" not in text_of(c := box.card_now(card)) and c, what="the card re-rendered"
+            )
+            [box_now] = [
+                e
+                for b in shown["blocks"]
+                if b.get("type") == "actions"
+                for e in b["elements"]
+                if e["type"] == "checkboxes"
+            ]
             assert [o["value"] for o in box_now["initial_options"]] == kept and len(box_now["options"]) == len(offered)
 
             assert box.edit(card) == 200
@@ -52,13 +63,19 @@ def test_dropped_labels_and_an_edited_reply_are_what_approve_runs_and_nothing_ch
             assert refused.status == 200 and refused.json()["response_action"] == "errors"
             assert json.loads(approvals.load(box.conn, reply_id).arguments)["body"] == reply  # type: ignore[union-attr]
             assert box.submit_reply(view, EDITED).status == 200
-            wait_for(lambda: "log<U+200B> from 2.3" in text_of(box.card_now(card)), what="the edited reply on the card, revealed")
+            wait_for(
+                lambda: "log<U+200B> from 2.3" in text_of(box.card_now(card)),
+                what="the edited reply on the card, revealed",
+            )
 
             assert box.click(card, "labels") == 200 and box.click(card, "reply") == 200
             wait_for(lambda: text_of(box.card_now(card)).count("Approved by") == 2, what="both actions done")
             assert box.pick(card, offered) == 200  # after the decision: changes nothing
             assert box.submit_reply(view, "A later edit").json()["response_action"] == "errors"
-            wait_for(lambda: len([e for e in box.slack.ephemerals() if e["user"] == MAINTAINER]) >= 1, what="the late pick answered")
+            wait_for(
+                lambda: len([e for e in box.slack.ephemerals() if e["user"] == MAINTAINER]) >= 1,
+                what="the late pick answered",
+            )
         [labelled] = box.github.requests("POST", r"/labels$")
         assert labelled.body == {"labels": kept}
         [comment] = box.github.requests("POST", r"/comments$")

@@ -12,12 +12,20 @@ from tools.docsearch.pages import parse_page
 from workers.agent.offline import compose
 from workers.wording import OFFLINE_FROM_DOCS
 
-PAGES = {p.doc_id: p for p in (
-    parse_page("deps", "## Job dependencies\n\nPass `depends_on` to chain a job behind its parent.\n"),
-    parse_page("status", "## Job status\n\nA job is queued, started, deferred, finished or failed; a worker sets it.\n"),
-    parse_page("other", "## Connections\n\nGive RQ a Redis connection. A client may wait until another request runs before it makes its own.\n"),
-    parse_page("more", "## Queues\n\nA queue holds work until a worker takes it.\n"),
-)}
+PAGES = {
+    p.doc_id: p
+    for p in (
+        parse_page("deps", "## Job dependencies\n\nPass `depends_on` to chain a job behind its parent.\n"),
+        parse_page(
+            "status", "## Job status\n\nA job is queued, started, deferred, finished or failed; a worker sets it.\n"
+        ),
+        parse_page(
+            "other",
+            "## Connections\n\nGive RQ a Redis connection. A client may wait until another request runs before it makes its own.\n",
+        ),
+        parse_page("more", "## Queues\n\nA queue holds work until a worker takes it.\n"),
+    )
+}
 
 
 class Meaning:
@@ -47,10 +55,16 @@ def test_a_strong_word_match_still_leads_where_meaning_is_close() -> None:
 def test_the_offline_answer_quotes_the_section_search_put_first_though_it_shares_few_of_the_plain_words() -> None:
     question = "How do I avoid the same piece of work being queued twice?"
     results = [
-        ("search_docs", f'Doc sections for "{question}" (best first; open one with get_doc_section):\n'
-                        "- overview § Unique jobs [Overview]: Pass unique=True and a job already queued is not added again."),
+        (
+            "search_docs",
+            f'Doc sections for "{question}" (best first; open one with get_doc_section):\n'
+            "- overview § Unique jobs [Overview]: Pass unique=True and a job already queued is not added again.",
+        ),
         ("search_issues", "No issues match."),
-        ("get_doc_section", "[overview § Unique jobs] Overview\nPass `unique=True` and a job already queued is not added again."),
+        (
+            "get_doc_section",
+            "[overview § Unique jobs] Overview\nPass `unique=True` and a job already queued is not added again.",
+        ),
     ]
     text = compose(question, results)
     assert text.startswith(OFFLINE_FROM_DOCS.format(where="`overview` § Unique jobs (Overview)")), text

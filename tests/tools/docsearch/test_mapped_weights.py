@@ -20,8 +20,11 @@ def _write(path: Path, tensors: dict[str, np.ndarray]) -> None:
     header, blobs, at = {}, [], 0
     for name, array in tensors.items():
         raw = array.tobytes()
-        header[name] = {"dtype": {np.float32: "F32", np.int64: "I64"}[array.dtype.type], "shape": list(array.shape),
-                        "data_offsets": [at, at + len(raw)]}
+        header[name] = {
+            "dtype": {np.float32: "F32", np.int64: "I64"}[array.dtype.type],
+            "shape": list(array.shape),
+            "data_offsets": [at, at + len(raw)],
+        }
         blobs.append(raw)
         at += len(raw)
     text = json.dumps(header).encode()

@@ -19,7 +19,10 @@ from tests.support.paths import REPO
 from tools.docsearch.minilm import MAX_TOKENS, Encoder, model_dir
 
 FOLDER = model_dir()
-pytestmark = pytest.mark.skipif(FOLDER is None, reason="the embedding model's package is not installed (make setup installs it: requirements/semantic.txt)")
+pytestmark = pytest.mark.skipif(
+    FOLDER is None,
+    reason="the embedding model's package is not installed (make setup installs it: requirements/semantic.txt)",
+)
 
 LONG = "Scheduling Jobs › Running the Scheduler\n" + "RQ lets you schedule jobs to run at a later time. " * 60
 TEXTS = ["How do I schedule a job to run later?", LONG, "ORB-1202 lease_seconds enqueue_at 3.1.0 Kafka?"]
@@ -84,6 +87,7 @@ def test_a_process_can_fork_while_it_embeds() -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", _FORK_WHILE_EMBEDDING], capture_output=True, text=True, timeout=60,
-                          cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, "-c", _FORK_WHILE_EMBEDDING], capture_output=True, text=True, timeout=60, cwd=REPO
+    )
     assert done.returncode == 0 and done.stdout.strip() == "forked", done.stderr[-2000:]

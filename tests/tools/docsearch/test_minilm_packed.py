@@ -10,7 +10,10 @@ from tools.docsearch.minilm import Encoder, model_dir
 from workers.triage import meaning
 
 FOLDER = model_dir()
-pytestmark = pytest.mark.skipif(FOLDER is None, reason="the embedding model's package is not installed (make setup installs it: requirements/semantic.txt)")
+pytestmark = pytest.mark.skipif(
+    FOLDER is None,
+    reason="the embedding model's package is not installed (make setup installs it: requirements/semantic.txt)",
+)
 
 TITLE = "Scheduler crashes on startup with KeyError 'retry_policy'"
 BODY = "After the upgrade to 2.3 the scheduler will not start.\n\n```\nTraceback (most recent call last):\nKeyError: 'retry_policy'\n```\n"

@@ -23,11 +23,13 @@ def cut(text: str) -> list[str]:
 
 def bodies(found: list[str]) -> list[list[str]]:
     assert all(p.startswith(HEAD + "\n") for p in found)
-    return [p[len(HEAD) + 1:].splitlines() for p in found]
+    return [p[len(HEAD) + 1 :].splitlines() for p in found]
 
 
 PROSE = " ".join(f"Sentence {n} says what a job does when it runs." for n in range(12))
-CODE = "```python\n" + "\n".join(f'job = queue.enqueue(task_{n}); print("queued. Next: {n}")' for n in range(20)) + "\n```"
+CODE = (
+    "```python\n" + "\n".join(f'job = queue.enqueue(task_{n}); print("queued. Next: {n}")' for n in range(20)) + "\n```"
+)
 
 
 def test_every_passage_is_led_by_the_heading_path_and_fits_the_budget() -> None:

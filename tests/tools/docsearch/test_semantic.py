@@ -19,24 +19,46 @@ from tools.docsearch.minilm import Encoder, model_dir
 from tools.docsearch.pages import load_pages, parse_page
 
 needs_model = pytest.mark.skipif(
-    model_dir() is None, reason="the embedding model's package is not installed (make setup installs it: requirements/semantic.txt)")
+    model_dir() is None,
+    reason="the embedding model's package is not installed (make setup installs it: requirements/semantic.txt)",
+)
 
-PAGES = {p.doc_id: p for p in (
-    parse_page("overview", "## Job dependencies\n\nPass `depends_on=parent` to `enqueue`: the job is put on its queue only "
-               "once its parent has succeeded.\n\n## Job timeouts\n\nA job that runs longer than its `timeout` is killed "
-               "and moved to the failed registry.\n"),
-    parse_page("queues", "## Queues\n\nA job is put on a queue; a worker takes the job and runs it. Another queue can "
-               "hold jobs before they run.\n"),
-    parse_page("errors", "## Retrying failed jobs\n\nA job that fails with an error is retried with backoff until its "
-               "retries run out.\n"),
-)}
+PAGES = {
+    p.doc_id: p
+    for p in (
+        parse_page(
+            "overview",
+            "## Job dependencies\n\nPass `depends_on=parent` to `enqueue`: the job is put on its queue only "
+            "once its parent has succeeded.\n\n## Job timeouts\n\nA job that runs longer than its `timeout` is killed "
+            "and moved to the failed registry.\n",
+        ),
+        parse_page(
+            "queues",
+            "## Queues\n\nA job is put on a queue; a worker takes the job and runs it. Another queue can "
+            "hold jobs before they run.\n",
+        ),
+        parse_page(
+            "errors",
+            "## Retrying failed jobs\n\nA job that fails with an error is retried with backoff until its "
+            "retries run out.\n",
+        ),
+    )
+}
 WAIT = "How can I make a job wait until another job has finished before it runs?"
-WORKER = ("A worker is a Python process that runs in the background. It forks a work horse for every job it takes, so a "
-          "job that crashes cannot take the worker down with it. The worker writes a heartbeat to Redis every few seconds "
-          "while it is busy, and its registration expires when the heartbeats stop.")
-OPENING = "\n\n".join([WORKER, WORKER.replace("Python", "long-running"), WORKER.replace("a Python", "one"),
-                        "Logging goes to standard error by default; the log level is set on the command line. " * 4,
-                        "Workers listen on their queues in the order given, so the first is drained before the next. " * 3])
+WORKER = (
+    "A worker is a Python process that runs in the background. It forks a work horse for every job it takes, so a "
+    "job that crashes cannot take the worker down with it. The worker writes a heartbeat to Redis every few seconds "
+    "while it is busy, and its registration expires when the heartbeats stop."
+)
+OPENING = "\n\n".join(
+    [
+        WORKER,
+        WORKER.replace("Python", "long-running"),
+        WORKER.replace("a Python", "one"),
+        "Logging goes to standard error by default; the log level is set on the command line. " * 4,
+        "Workers listen on their queues in the order given, so the first is drained before the next. " * 3,
+    ]
+)
 ALERT = "When a job fails, the worker can post a message to a Slack channel through a failure hook, so the on-call person hears of it."
 LONG = parse_page("workers", f"## Worker internals\n\n{OPENING}\n\n{ALERT}\n")
 
@@ -57,7 +79,9 @@ def test_a_question_in_other_words_finds_its_section_by_meaning(tmp_path: Path) 
 
 @needs_model
 def test_an_answer_past_the_models_256_word_pieces_is_found_by_meaning(tmp_path: Path) -> None:
-    assert len(OPENING.split()) > 256  # a word is at least one word piece: the whole section's embedding never reads ALERT
+    assert (
+        len(OPENING.split()) > 256
+    )  # a word is at least one word piece: the whole section's embedding never reads ALERT
     index = DocsIndex({**PAGES, "workers": LONG}, semantic=True, vectors_store=tmp_path / "v.db")
     top = index.search("How do I get told in our team chat when one of my jobs breaks?", 1, "semantic")[0]
     assert (top.doc_id, top.heading) == ("workers", "Worker internals")
@@ -85,7 +109,9 @@ def test_a_question_naming_an_error_code_gets_that_codes_section_first(tmp_path:
 
 
 @needs_model
-def test_vectors_are_kept_and_only_changed_sections_are_embedded_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vectors_are_kept_and_only_changed_sections_are_embedded_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     encoded: list[str] = []
     real = Encoder.encode
 
@@ -112,7 +138,9 @@ def test_vectors_are_kept_and_only_changed_sections_are_embedded_again(tmp_path:
 
 
 @needs_model
-def test_a_search_does_not_wait_while_many_sections_are_embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_search_does_not_wait_while_many_sections_are_embedded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tests.support.processes import wait_for
 
     monkeypatch.setattr(docs_semantic, "SYNC_PASSAGES", 2)  # PAGES has 4 sections of one passage each
@@ -120,13 +148,17 @@ def test_a_search_does_not_wait_while_many_sections_are_embedded(tmp_path: Path,
     index = DocsIndex(PAGES, semantic=True, vectors_store=tmp_path / "v.db")
     first = index.search(WAIT, 3)
     assert [h.heading for h in first] == top3(DocsIndex(PAGES), WAIT) and all(h.similarity is None for h in first)
-    wait_for(lambda: index.vectors is not None and index.vectors.ready(wait=False) is not None, what="vectors embedded in the background")
+    wait_for(
+        lambda: index.vectors is not None and index.vectors.ready(wait=False) is not None,
+        what="vectors embedded in the background",
+    )
     assert "Job dependencies" in top3(index, WAIT) and index.search(WAIT, 1)[0].similarity is not None
 
 
 @needs_model
 def test_the_web_process_loads_the_model_on_its_first_docs_lookup_not_at_start(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from bot.lookups import Lookup, Lookups
     from tests.support.tools_dataset import make_dataset
 
@@ -140,7 +172,8 @@ def test_the_web_process_loads_the_model_on_its_first_docs_lookup_not_at_start(
 
 
 def test_without_the_models_package_search_is_lexical_and_says_so_once(
-        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setattr(docs_semantic, "model_dir", lambda: None)
     monkeypatch.setattr(docs_semantic, "_loaded", [])
     caplog.set_level(logging.WARNING, logger="tools.docsearch.semantic")

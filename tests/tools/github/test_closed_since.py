@@ -25,20 +25,29 @@ def _now() -> str:
 
 
 def test_a_reply_approved_after_a_maintainer_closed_the_issue_posts_nothing_and_the_card_says_so(
-        tmp_path: Path, redis_url: str) -> None:
+    tmp_path: Path, redis_url: str
+) -> None:
     with github_stack(tmp_path, redis_url) as (s, github, _):
         first = open_numbers(github)[0]
-        closed = next(n for n, i in sorted(github.repo.issues.items()) if i["state"] == "closed" and "pull_request" not in i)
+        closed = next(
+            n for n, i in sorted(github.repo.issues.items()) if i["state"] == "closed" and "pull_request" not in i
+        )
         s.model.script(
-            reply_calls([Call("post_comment", {"issue_id": first, "body": "Fixed in 2.1."}, "call_a"),
-                         Call("post_comment", {"issue_id": closed, "body": "For the record: fixed in 2.1."}, "call_b")]),
+            reply_calls(
+                [
+                    Call("post_comment", {"issue_id": first, "body": "Fixed in 2.1."}, "call_a"),
+                    Call("post_comment", {"issue_id": closed, "body": "For the record: fixed in 2.1."}, "call_b"),
+                ]
+            ),
             reply_text("Done."),
         )
         thread = s.ask(f"tell #{first} and #{closed} it is fixed")
         with s.worker("gh-closed"):
             cards = s.cards(thread, 2)
             run = s.run_of(cards[0])
-            github.repo.edit_issue(first, state="closed", state_reason="completed", closed_at=_now())  # a maintainer, on GitHub
+            github.repo.edit_issue(
+                first, state="closed", state_reason="completed", closed_at=_now()
+            )  # a maintainer, on GitHub
             for card in cards:
                 assert s.click(card, MAINTAINER) == 200
             final = s.wait_final(run.id)

@@ -23,7 +23,9 @@ from tools.github.tracker import marker
 from workers.approvals import audit, ledger
 
 
-def test_a_write_answered_after_the_timeout_is_in_doubt_and_settled_from_github(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_write_answered_after_the_timeout_is_in_doubt_and_settled_from_github(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(github_client, "TIMEOUT_SECONDS", 1.0)
     with GitHubAPI(generate(20, comments=10)) as api:
         tracker, settings = tracker_for(api, tmp_path)
@@ -32,27 +34,36 @@ def test_a_write_answered_after_the_timeout_is_in_doubt_and_settled_from_github(
         with pytest.raises(TrackerInDoubt):
             tracker.close_issue(number, "completed", None, key="r1.c1")
         assert api.repo.issues[number]["state"] == "closed"
-        found = tracker.settle("close_issue", {"issue_id": number, "reason": "completed", "duplicate_of": None}, "r1.c1")
+        found = tracker.settle(
+            "close_issue", {"issue_id": number, "reason": "completed", "duplicate_of": None}, "r1.c1"
+        )
         assert found is not None and found.startswith(f"Closed #{number}")
         api.apply_then_fail(r"POST /repos/acme/rocket/issues/\d+/comments$", 502)
-        output = call_tool(tracker, settings, "post_comment", {"issue_id": open_numbers(api)[0], "body": "Thanks"}, "c2")
+        output = call_tool(
+            tracker, settings, "post_comment", {"issue_id": open_numbers(api)[0], "body": "Thanks"}, "c2"
+        )
         assert not output.ok and output.in_doubt
         assert "did not happen" not in output.text
         assert api.violations == []
 
 
 def test_an_approved_write_github_applied_but_answered_502_is_done_one_it_did_not_apply_is_in_doubt_and_no_card_shows_a_hint(
-        tmp_path: Path, redis_url: str) -> None:
+    tmp_path: Path, redis_url: str
+) -> None:
     with github_stack(tmp_path, redis_url) as (s, github, _):
         first, second, third, fourth = open_numbers(github)[:4]
         github.apply_then_fail(rf"POST /repos/acme/rocket/issues/{first}/comments$", 502)  # applied, then 502
         github.fail_next(rf"POST /repos/acme/rocket/issues/{second}/comments\?", 502)  # not applied
         github.fail_next(rf"PATCH /repos/acme/rocket/issues/{third}\?", 422)  # refused: certainly not applied
         s.model.script(
-            reply_calls([Call("post_comment", {"issue_id": first, "body": "Fixed in 2.1."}, "call_a"),
-                         Call("post_comment", {"issue_id": second, "body": "Fixed in 2.2."}, "call_b"),
-                         Call("close_issue", {"issue_id": third, "reason": "completed", "duplicate_of": None}, "call_c"),
-                         Call("add_labels", {"issue_id": fourth, "labels": ["bug"]}, "call_d")]),
+            reply_calls(
+                [
+                    Call("post_comment", {"issue_id": first, "body": "Fixed in 2.1."}, "call_a"),
+                    Call("post_comment", {"issue_id": second, "body": "Fixed in 2.2."}, "call_b"),
+                    Call("close_issue", {"issue_id": third, "reason": "completed", "duplicate_of": None}, "call_c"),
+                    Call("add_labels", {"issue_id": fourth, "labels": ["bug"]}, "call_d"),
+                ]
+            ),
             reply_text("Done."),
         )
         thread = s.ask(f"tell #{first} and #{second} it is fixed, close #{third}, label #{fourth}")
@@ -77,7 +88,12 @@ def test_an_approved_write_github_applied_but_answered_502_is_done_one_it_did_no
         assert all("Hint" not in text for text in shown.values())
         assert sorted("Done: Posted the comment" in t for t in shown.values()) == [False, False, False, True]
         assert sorted("may or may not have happened" in t for t in shown.values()) == [False, False, False, True]
-        assert sorted("did not go through" in t for t in shown.values()) == [False, False, True, True]  # the refused ones
+        assert sorted("did not go through" in t for t in shown.values()) == [
+            False,
+            False,
+            True,
+            True,
+        ]  # the refused ones
         assert any(f"issue #{fourth} was transferred to acme/launchpad; nothing was done" in t for t in shown.values())
         assert "/launchpad/" not in " ".join(c.path for c in github.calls if c.method != "GET")
         decisions = sorted(str(e.get("decision")) for e in audit.entries(s.conn) if e.kind == "result")

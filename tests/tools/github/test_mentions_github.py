@@ -11,9 +11,11 @@ from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
 from tests.support.github_writes_harness import call_tool, open_numbers, tracker_for
 
-BODY = ("Seen by @alice and the @acme/core team; mail ops@acme.io.\n\n"
-        "```\nTraceback: @decorator failed\n```\n"
-        "Already inert: `@bob`. Encoded: &#64;carol.")
+BODY = (
+    "Seen by @alice and the @acme/core team; mail ops@acme.io.\n\n"
+    "```\nTraceback: @decorator failed\n```\n"
+    "Already inert: `@bob`. Encoded: &#64;carol."
+)
 
 
 def live_mentions(markdown: str) -> list[str]:
@@ -28,7 +30,9 @@ def test_a_filed_issue_and_a_comment_carry_no_live_mention(tmp_path: Path) -> No
     assert live_mentions(BODY) == ["alice", "acme/core", "carol"]  # the check can fail
     with GitHubAPI(generate(5)) as api:
         tracker, settings = tracker_for(api, tmp_path)
-        filed = call_tool(tracker, settings, "create_issue", {"title": "Crash that @alice saw", "body": BODY, "labels": []})
+        filed = call_tool(
+            tracker, settings, "create_issue", {"title": "Crash that @alice saw", "body": BODY, "labels": []}
+        )
         assert filed.ok, filed.text
         number = open_numbers(api)[0]
         commented = call_tool(tracker, settings, "post_comment", {"issue_id": number, "body": BODY}, "c2")

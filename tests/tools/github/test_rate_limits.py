@@ -26,7 +26,9 @@ def _comments_posted(api: GitHubAPI) -> int:
     return len([c for c in api.requests("POST", r"/comments$") if c.status == 201])
 
 
-def test_a_secondary_limit_without_retry_after_is_waited_out_with_backoff_not_called_a_permission(api: GitHubAPI, tmp_path: Path) -> None:
+def test_a_secondary_limit_without_retry_after_is_waited_out_with_backoff_not_called_a_permission(
+    api: GitHubAPI, tmp_path: Path
+) -> None:
     sleeps: list[float] = []
     tracker, settings = tracker_for(api, tmp_path, sleeps)
     number = open_numbers(api)[0]

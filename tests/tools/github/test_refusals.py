@@ -32,15 +32,19 @@ def test_a_transferred_issue_is_refused_everywhere_and_leaves_search(api: GitHub
     assert number in exported(settings)
     moved = api.transfer(number, "acme/launchpad")
     said = f"issue #{number} was transferred to acme/launchpad; nothing was done"
-    for attempt in (lambda: tracker.close_issue(number, "completed", None, key="k1"),
-                    lambda: tracker.add_labels(number, ["bug"], key="k2"),
-                    lambda: tracker.post_comment(number, "hello", key="k3")):
+    for attempt in (
+        lambda: tracker.close_issue(number, "completed", None, key="k1"),
+        lambda: tracker.add_labels(number, ["bug"], key="k2"),
+        lambda: tracker.post_comment(number, "hello", key="k3"),
+    ):
         with pytest.raises(TrackerError, match=said):
             attempt()
     assert _writes(api) == []  # nothing re-sent to the new repository, no POST turned into a GET
     assert api.others["acme/launchpad"].issues[moved]["state"] == "open"
     assert number not in exported(settings)  # out of search at once
-    output = call_tool(tracker, settings, "close_issue", {"issue_id": number, "reason": "completed", "duplicate_of": None})
+    output = call_tool(
+        tracker, settings, "close_issue", {"issue_id": number, "reason": "completed", "duplicate_of": None}
+    )
     assert not output.ok and said in output.text
 
 
@@ -66,9 +70,14 @@ def test_a_pull_request_is_not_an_issue(api: GitHubAPI, tmp_path: Path) -> None:
     tracker, settings = tracker_for(api, tmp_path)
     pull = open_numbers(api, pulls=True)[0]
     for tool, arguments, direct in (
-            ("add_labels", {"issue_id": pull, "labels": ["bug"]}, lambda: tracker.add_labels(pull, ["bug"])),
-            ("post_comment", {"issue_id": pull, "body": "hi"}, lambda: tracker.post_comment(pull, "hi")),
-            ("close_issue", {"issue_id": pull, "reason": "completed", "duplicate_of": None}, lambda: tracker.close_issue(pull, "completed", None))):
+        ("add_labels", {"issue_id": pull, "labels": ["bug"]}, lambda: tracker.add_labels(pull, ["bug"])),
+        ("post_comment", {"issue_id": pull, "body": "hi"}, lambda: tracker.post_comment(pull, "hi")),
+        (
+            "close_issue",
+            {"issue_id": pull, "reason": "completed", "duplicate_of": None},
+            lambda: tracker.close_issue(pull, "completed", None),
+        ),
+    ):
         output = call_tool(tracker, settings, tool, arguments)
         assert not output.ok and f"#{pull} is a pull request, not an issue" in output.text, tool
         with pytest.raises(TrackerError, match="is a pull request, not an issue"):

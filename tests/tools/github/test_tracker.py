@@ -23,7 +23,9 @@ def api() -> GitHubAPI:
         assert server.violations == []
 
 
-def _tracker(api: GitHubAPI, tmp_path: Path, conn: redis.Redis | None = None, sleeps: list[float] | None = None) -> tuple[GitHubTracker, object]:
+def _tracker(
+    api: GitHubAPI, tmp_path: Path, conn: redis.Redis | None = None, sleeps: list[float] | None = None
+) -> tuple[GitHubTracker, object]:
     settings = settings_for(api, tmp_path)
     run_sync(api, settings)
     gh = settings.github
@@ -43,7 +45,11 @@ def test_close_as_duplicate_sends_the_originals_id_and_updates_search_at_once(ap
     dup, original = _open_issue(api), _open_issue(api, skip=1)
     issue = tracker.close_issue(dup, "duplicate", original, key="run1.call1")
     [patch] = api.requests("PATCH")
-    assert patch.body == {"state": "closed", "state_reason": "duplicate", "duplicate_issue_id": api.repo.issues[original]["id"]}
+    assert patch.body == {
+        "state": "closed",
+        "state_reason": "duplicate",
+        "duplicate_issue_id": api.repo.issues[original]["id"],
+    }
     assert patch.body["duplicate_issue_id"] != original  # the internal id, not the number
     assert issue.state == "closed" and issue.url == f"https://github.com/acme/rocket/issues/{dup}"
     row = exported(settings)[dup]
@@ -121,7 +127,9 @@ def test_the_duplicate_fallback_is_said_in_the_tool_result(api: GitHubAPI, tmp_p
     dup, original = _open_issue(api), _open_issue(api, skip=1)
     ctx = ToolContext(corpus=open_corpus(settings.data_dir), run_id="r1", call_id="c1", tracker=tracker)
     registry = v2_registry()
-    args = validate(registry, "close_issue", json.dumps({"issue_id": dup, "reason": "duplicate", "duplicate_of": original}), ctx)
+    args = validate(
+        registry, "close_issue", json.dumps({"issue_id": dup, "reason": "duplicate", "duplicate_of": original}), ctx
+    )
     output = execute(registry, "close_issue", args, ctx)
     assert output.ok and f"as a duplicate of #{original}" in output.text
     assert f'commented "Duplicate of #{original}" and closed it as not planned' in output.text

@@ -30,7 +30,8 @@ with pacer.turn():
 
 
 def test_a_holder_sigkilled_in_its_turn_gives_it_up_within_the_lease(
-        tmp_path: Path, redis_url: str, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, redis_url: str, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     held = tmp_path / "held"
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, redis_url, str(held)], cwd=REPO, start_new_session=True)
     try:

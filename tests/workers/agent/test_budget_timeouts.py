@@ -30,8 +30,9 @@ def _timeout(request: Any) -> float:
     return float(request.headers["x-stainless-read-timeout"])
 
 
-def test_a_slow_model_call_is_cut_off_at_the_runs_last_working_second(tmp_path: Path, redis_url: str,
-                                                                      scripted_model: ScriptedModel) -> None:
+def test_a_slow_model_call_is_cut_off_at_the_runs_last_working_second(
+    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel
+) -> None:
     release = threading.Event()
 
     def slow(request: Any) -> Turn:
@@ -47,15 +48,18 @@ def test_a_slow_model_call_is_cut_off_at_the_runs_last_working_second(tmp_path: 
     cut, wrap_up = scripted_model.requests  # the cut-off call is not retried: the budget, not the model, ended it
     assert 0 < _timeout(cut) <= LEFT
     assert _timeout(wrap_up) <= WRAP_UP_SECONDS and wrap_up.body["tool_choice"] == "none"
-    assert run.stop_reason == "max_seconds" and run.partial and run.answer == "What I found so far: nothing yet (partial)."
+    assert (
+        run.stop_reason == "max_seconds" and run.partial and run.answer == "What I found so far: nothing yet (partial)."
+    )
 
 
 class _Pause(BaseModel):
     topic: str
 
 
-def test_a_slow_tool_is_cut_off_at_the_runs_last_working_second(tmp_path: Path, redis_url: str,
-                                                                 scripted_model: ScriptedModel) -> None:
+def test_a_slow_tool_is_cut_off_at_the_runs_last_working_second(
+    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel
+) -> None:
     release, started = threading.Event(), threading.Event()
 
     def wait_for_disk(args: BaseModel, ctx: Any) -> str:
@@ -63,8 +67,13 @@ def test_a_slow_tool_is_cut_off_at_the_runs_last_working_second(tmp_path: Path, 
         release.wait(30)
         return "finally"
 
-    scripted_model.script(reply_calls([("wait_for_disk", {"topic": "ORB-1202"}, "call_slow")]), reply_text("Partial: the lookup timed out."))
-    rt, agent, _ = build_agent(settings_for(tmp_path, redis_url, scripted_model.base_url), budget=Budget(max_seconds=60))
+    scripted_model.script(
+        reply_calls([("wait_for_disk", {"topic": "ORB-1202"}, "call_slow")]),
+        reply_text("Partial: the lookup timed out."),
+    )
+    rt, agent, _ = build_agent(
+        settings_for(tmp_path, redis_url, scripted_model.base_url), budget=Budget(max_seconds=60)
+    )
     rt.registry.add(Tool("wait_for_disk", "Look a topic up on a slow disk.", _Pause, wait_for_disk, side_effect=False))
     assert agent.limits.tool_timeout > LEFT  # the configured tool timeout alone would wait longer than the run has
     try:
@@ -91,8 +100,11 @@ def _summary_requests(model: ScriptedModel) -> list[Any]:
 
 def _extractive_summary_sent(model: ScriptedModel) -> bool:
     return any(
-        isinstance(item.get("content"), str) and item["content"].startswith(SUMMARY_HEADER + "\nTools called: search_issues(")
-        for body in model.bodies() if body.get("tools") for item in body["input"]
+        isinstance(item.get("content"), str)
+        and item["content"].startswith(SUMMARY_HEADER + "\nTools called: search_issues(")
+        for body in model.bodies()
+        if body.get("tools")
+        for item in body["input"]
     )
 
 
@@ -106,10 +118,14 @@ def test_a_slow_summary_call_is_cut_off_at_the_runs_last_working_second(tmp_path
         return reply_text("too late")
 
     with ScriptedModel(fallback=turn) as model:  # which requests come depends on where the budget cuts them
-        _, agent, _ = build_agent(settings_for(tmp_path, redis_url, model.base_url), budget=Budget(max_seconds=60), context=NARROW)
+        _, agent, _ = build_agent(
+            settings_for(tmp_path, redis_url, model.base_url), budget=Budget(max_seconds=60), context=NARROW
+        )
         started = time.monotonic()
         try:
-            run = agent.run(RunState(question=LONG_TRANSCRIPT[0]["content"], items=list(LONG_TRANSCRIPT), seconds_spent=SPENT))
+            run = agent.run(
+                RunState(question=LONG_TRANSCRIPT[0]["content"], items=list(LONG_TRANSCRIPT), seconds_spent=SPENT)
+            )
         finally:
             elapsed = time.monotonic() - started
             release.set()
@@ -117,16 +133,21 @@ def test_a_slow_summary_call_is_cut_off_at_the_runs_last_working_second(tmp_path
     [summary] = _summary_requests(model)  # cut off by the budget, not retried
     assert 0 < _timeout(summary) <= LEFT  # the configured 10 s, tried 3 times, would hold the run well past its budget
     step_calls = [r for r in model.requests if r.body["tool_choice"] == "auto"]
-    assert _timeout(summary) + sum(_timeout(r) for r in step_calls) <= LEFT  # the step's call gets only what the summary left
+    assert (
+        _timeout(summary) + sum(_timeout(r) for r in step_calls) <= LEFT
+    )  # the step's call gets only what the summary left
     assert elapsed < LEFT + WRAP_UP_SECONDS
     assert _extractive_summary_sent(model)
     assert run.stop_reason == "max_seconds" and run.answer == "What I found so far: #12 and ORB-1101 (partial)."
 
 
-def test_no_summary_call_when_no_working_second_is_left(tmp_path: Path, redis_url: str,
-                                                         scripted_model: ScriptedModel) -> None:
+def test_no_summary_call_when_no_working_second_is_left(
+    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel
+) -> None:
     scripted_model.script(reply_text("What I found so far: #12 and ORB-1101 (partial)."))
-    _, agent, _ = build_agent(settings_for(tmp_path, redis_url, scripted_model.base_url), budget=Budget(max_seconds=60), context=NARROW)
+    _, agent, _ = build_agent(
+        settings_for(tmp_path, redis_url, scripted_model.base_url), budget=Budget(max_seconds=60), context=NARROW
+    )
     run = agent.run(RunState(question=LONG_TRANSCRIPT[0]["content"], items=list(LONG_TRANSCRIPT), seconds_spent=60))
     [wrap_up] = scripted_model.requests  # the closing call alone: its context compacted with the extractive summary
     assert wrap_up.body["tool_choice"] == "none" and _extractive_summary_sent(scripted_model)

@@ -22,7 +22,9 @@ def test_count_items_adds_text_overhead_instructions_and_tools() -> None:
     item = output("c", words(100))
     assert count_item(item) == 104
     assert count_item(reasoning("rs", encrypted=400)) == 4 + 100
-    assert count_items([item], "Be brief.", tools) == 104 + 4 + tokens.count("Be brief.") + tokens.count(json.dumps(tools))
+    assert count_items([item], "Be brief.", tools) == 104 + 4 + tokens.count("Be brief.") + tokens.count(
+        json.dumps(tools)
+    )
 
 
 # -- clearing ----------------------------------------------------------------------------------
@@ -36,7 +38,10 @@ def test_clearing_keeps_pairing_and_the_last_two_results() -> None:
     assert check_pairing(cleared) == []
     results = outputs_of(cleared)
     assert results["call_2"] == words(500) and results["call_3"] == words(600)
-    assert results["call_0"] == '[cleared: search_issues({"query": "q0"}) result removed to save context; call it again if needed]'
+    assert (
+        results["call_0"]
+        == '[cleared: search_issues({"query": "q0"}) result removed to save context; call it again if needed]'
+    )
     assert results["call_1"].startswith("[cleared: search_issues(")
     assert clear_results(cleared, keep_recent=2)[1] == 0
 
@@ -107,7 +112,9 @@ def test_failed_summary_falls_back_to_extractive() -> None:
 
 
 def test_follow_up_question_survives_compaction() -> None:
-    items = [user("first question"), assistant("first answer"), user("the follow-up")] + investigation([300] * 4 + [900, 900])[1:]
+    items = [user("first question"), assistant("first answer"), user("the follow-up")] + investigation(
+        [300] * 4 + [900, 900]
+    )[1:]
     result = fit(items, budget=SMALL)
     assert result.compacted and result.problems == []
     assert [m.get("content") for m in result.items[:3:2]] == ["first question", "the follow-up"]

@@ -59,7 +59,9 @@ def turns(items: list[Item]) -> list[set[tuple[str, str]]]:
     keep=st.integers(0, 3),
     summary_fails=st.booleans(),
 )
-def test_fit_preserves_pairing_on_any_transcript(items: list[Item], window: int, keep: int, summary_fails: bool) -> None:
+def test_fit_preserves_pairing_on_any_transcript(
+    items: list[Item], window: int, keep: int, summary_fails: bool
+) -> None:
     budget = ContextBudget(window=window, output_reserve=1_000, keep_recent_results=keep)
     original = copy.deepcopy(items)
 

@@ -19,8 +19,13 @@ from workers.errors import ModelMalformed
 from workers.runs.queueing import settings_queue
 from workers.wording import MODEL_MALFORMED
 
-GARBAGE = [NotAResponse({"hello": "world"}), NotAResponse("just a string"), NotAResponse(b"<html>502 from a proxy</html>"),
-           NotAResponse({"output": 5}), NotAResponse({"id": "resp_1", "object": "response", "output": [{"no": "type"}]})]
+GARBAGE = [
+    NotAResponse({"hello": "world"}),
+    NotAResponse("just a string"),
+    NotAResponse(b"<html>502 from a proxy</html>"),
+    NotAResponse({"output": 5}),
+    NotAResponse({"id": "resp_1", "object": "response", "output": [{"no": "type"}]}),
+]
 REQUEST = ModelRequest(instructions="Answer.", input=[{"type": "message", "role": "user", "content": "hi"}], tools=[])
 
 
@@ -29,7 +34,9 @@ def _model(stand_in: ScriptedModel, retries: int) -> ResponsesModel:
 
 
 @pytest.mark.parametrize("garbage", GARBAGE, ids=["object", "string", "html", "output-not-a-list", "item-without-type"])
-def test_a_malformed_reply_is_asked_again_and_the_next_good_one_is_used(scripted_model: ScriptedModel, garbage: NotAResponse) -> None:
+def test_a_malformed_reply_is_asked_again_and_the_next_good_one_is_used(
+    scripted_model: ScriptedModel, garbage: NotAResponse
+) -> None:
     scripted_model.script(garbage, reply_text("fine now"))
     reply = _model(scripted_model, retries=2).respond(REQUEST)
     assert reply.text == "fine now" and len(scripted_model.requests) == 2
@@ -45,12 +52,21 @@ def test_malformed_replies_past_the_retries_are_a_model_malformed_error(scripted
 
 def test_the_asker_gets_a_clear_note_not_a_traceback(tmp_path: Path, redis_url: str) -> None:
     with ScriptedModel(fallback=NotAResponse({"hello": "world"})) as model:
-        env = {"ATLAS_HOME": str(tmp_path / "home"), "REDIS_URL": redis_url, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
-               "ATLAS_MODEL_RETRIES": "1", **model.env()}
+        env = {
+            "ATLAS_HOME": str(tmp_path / "home"),
+            "REDIS_URL": redis_url,
+            "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+            "ATLAS_MODEL_RETRIES": "1",
+            **model.env(),
+        }
         conn = redis.Redis.from_url(redis_url)
-        queue = settings_queue(Settings.from_env(env).queue_name, Settings.from_env(env).fingerprint)  # where ask sends its run
+        queue = settings_queue(
+            Settings.from_env(env).queue_name, Settings.from_env(env).fingerprint
+        )  # where ask sends its run
         with worker_process(env, "malformed", "--queue", queue) as worker:
-            wait_for(lambda: Worker.all(connection=conn), timeout=60, what="the worker to register")  # so ask starts none
+            wait_for(
+                lambda: Worker.all(connection=conn), timeout=60, what="the worker to register"
+            )  # so ask starts none
             done = atlas_command("ask", "--json", "What does ORB-1202 mean?", env=env, timeout=120)
             assert worker.poll() is None  # the worker lives on
             assert [w.name for w in Worker.all(connection=conn)] == ["malformed"]

@@ -15,17 +15,33 @@ from workers.errors import ModelRejected
 
 REQUEST = ModelRequest(
     instructions="Answer.",
-    input=[{"type": "message", "role": "user", "content": "hi"},
-           {"type": "function_call", "call_id": "c1", "name": "search_docs", "arguments": "{\"query\": \"x\"}"},
-           {"type": "function_call_output", "call_id": "c1", "output": "found"}],
-    tools=[{"type": "function", "name": "search_docs", "description": "Search.", "strict": True,
-            "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"], "additionalProperties": False}}],
+    input=[
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "function_call", "call_id": "c1", "name": "search_docs", "arguments": '{"query": "x"}'},
+        {"type": "function_call_output", "call_id": "c1", "output": "found"},
+    ],
+    tools=[
+        {
+            "type": "function",
+            "name": "search_docs",
+            "description": "Search.",
+            "strict": True,
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}},
+                "required": ["query"],
+                "additionalProperties": False,
+            },
+        }
+    ],
 )
 
 
 def test_the_body_and_headers_are_what_responses_create_sends(scripted_model: ScriptedModel) -> None:
     scripted_model.script(reply_text("one"), reply_text("two"))
-    model = ResponsesModel(Settings(openai_api_key="sk-test", openai_base_url=scripted_model.base_url, model_max_retries=0))
+    model = ResponsesModel(
+        Settings(openai_api_key="sk-test", openai_base_url=scripted_model.base_url, model_max_retries=0)
+    )
     assert model.respond(REQUEST).text == "one"
     body = model.body(REQUEST)
     model.client.responses.create(**body)  # the SDK's typed path, for comparison
@@ -40,7 +56,9 @@ def test_the_body_and_headers_are_what_responses_create_sends(scripted_model: Sc
 def test_the_sdk_retries_and_error_types_still_apply(scripted_model: ScriptedModel) -> None:
     """The client's own backoff retries a 500; a 400 is the SDK's BadRequestError, mapped to ModelRejected."""
     scripted_model.script(reply_error(500), reply_text("after a retry"))
-    model = ResponsesModel(Settings(openai_api_key="sk-test", openai_base_url=scripted_model.base_url, model_max_retries=1))
+    model = ResponsesModel(
+        Settings(openai_api_key="sk-test", openai_base_url=scripted_model.base_url, model_max_retries=1)
+    )
     assert model.respond(REQUEST).text == "after a retry" and len(scripted_model.requests) == 2
     scripted_model.script(reply_error(400))
     try:
@@ -57,13 +75,17 @@ def test_null_fields_of_output_items_are_not_sent_back(scripted_model: ScriptedM
     without their null fields, as the SDK's `exclude_none` dump sent them (the stand-in checks both ways)."""
 
     def with_nulls(request: dict[str, Any]) -> dict[str, Any]:
-        body = response_body(reply_calls([("search_docs", {"query": "x"}, "c1")], reasoning=True, text="Looking."), request)
+        body = response_body(
+            reply_calls([("search_docs", {"query": "x"}, "c1")], reasoning=True, text="Looking."), request
+        )
         reasoning, message, call = body["output"]
         reasoning["encrypted_content"], message["phase"], call["caller"] = None, None, None  # nullable in the spec
         return body
 
     scripted_model.script(with_nulls, reply_text("done"))
-    model = ResponsesModel(Settings(openai_api_key="sk-test", openai_base_url=scripted_model.base_url, model_max_retries=0))
+    model = ResponsesModel(
+        Settings(openai_api_key="sk-test", openai_base_url=scripted_model.base_url, model_max_retries=0)
+    )
     reply = model.respond(REQUEST)
     assert [item["type"] for item in reply.output] == ["reasoning", "message", "function_call"]
     assert reply.calls == [reply.output[2]] and reply.text == "Looking." and reply.usage.input_tokens > 0

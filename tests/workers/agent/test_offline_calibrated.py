@@ -76,12 +76,18 @@ def search(ctx: ToolContext, query: str) -> str:
 
 def test_search_says_the_docs_likely_do_not_cover_a_question_most_of_whose_words_no_doc_has(ctx: ToolContext) -> None:
     out = search(ctx, "How do I log in to the RQ admin panel with single sign-on?")
-    assert "(Weak match: no doc has the words admin, panel, single, sign-on, and no section is close" in out  # 'log' and 'RQ' are
+    assert (
+        "(Weak match: no doc has the words admin, panel, single, sign-on, and no section is close" in out
+    )  # 'log' and 'RQ' are
     assert "Weak match" not in search(ctx, "Where do failed jobs go after an exception?")  # every word is in a doc
-    assert "Weak match" not in search(ctx, "Where do failed jobs end up after a crash?")  # half its words absent, but the best section holds the rest
+    assert "Weak match" not in search(
+        ctx, "Where do failed jobs end up after a crash?"
+    )  # half its words absent, but the best section holds the rest
 
 
-def test_the_offline_answer_says_nothing_was_found_rather_than_quoting_a_section_sharing_two_common_words(ctx: ToolContext) -> None:
+def test_the_offline_answer_says_nothing_was_found_rather_than_quoting_a_section_sharing_two_common_words(
+    ctx: ToolContext,
+) -> None:
     text, _ = answer(ctx, "How do I log in to the RQ admin panel with single sign-on?")
     assert text.startswith("I found nothing about admin, panel, single and sign-on in the docs"), text
     assert OFFLINE_FROM_DOCS.split("{")[0] not in text
@@ -98,5 +104,5 @@ def test_the_section_search_ranks_first_is_quoted_with_the_code_that_holds_the_w
     assert top.startswith("- jobs § Storing data on jobs")  # ranked first by the words of its code
     text, _ = answer(ctx, "save progress")
     assert "From the docs, `jobs` § Storing data on jobs" in text and "`meta` dictionary" in text
-    assert "\n```python\njob.meta[\"progress\"] = 40\njob.save_meta()\n```\n" in text  # the code under it, fenced
+    assert '\n```python\njob.meta["progress"] = 40\njob.save_meta()\n```\n' in text  # the code under it, fenced
     assert OFFLINE_CLOSEST not in text and "“save” and “progress”" in text  # its code holds both words

@@ -36,13 +36,37 @@ init_db(app)
 ```
 """
 ISSUES = [
-    {"id": 7, "title": "Worker crashes when the Redis server restarts", "state": "closed", "author": "ann",
-     "body": "The worker exits with ConnectionError after redis-server is restarted.", "created_at": "2024-01-02",
-     "closed_at": "2024-02-01", "labels": [], "duplicate_of": None,
-     "comments": [{"author": "bob", "created_at": "2024-01-20", "body": "Fixed: the worker now reconnects with backoff.",
-                   "position": 1}]},
-    {"id": 9, "title": "Timeouts in the docs are unclear", "state": "open", "author": "cy", "body": "Which timeout applies?",
-     "created_at": "2024-03-01", "closed_at": None, "labels": [], "duplicate_of": None, "comments": []},
+    {
+        "id": 7,
+        "title": "Worker crashes when the Redis server restarts",
+        "state": "closed",
+        "author": "ann",
+        "body": "The worker exits with ConnectionError after redis-server is restarted.",
+        "created_at": "2024-01-02",
+        "closed_at": "2024-02-01",
+        "labels": [],
+        "duplicate_of": None,
+        "comments": [
+            {
+                "author": "bob",
+                "created_at": "2024-01-20",
+                "body": "Fixed: the worker now reconnects with backoff.",
+                "position": 1,
+            }
+        ],
+    },
+    {
+        "id": 9,
+        "title": "Timeouts in the docs are unclear",
+        "state": "open",
+        "author": "cy",
+        "body": "Which timeout applies?",
+        "created_at": "2024-03-01",
+        "closed_at": None,
+        "labels": [],
+        "duplicate_of": None,
+        "comments": [],
+    },
 ]
 
 
@@ -59,13 +83,16 @@ def ctx(tmp_path: Path) -> ToolContext:
 def test_a_section_whose_code_alone_names_the_identifier_is_quoted(ctx: ToolContext) -> None:
     text, _ = answer(ctx, "Where do I call init_db?")
     assert "From the docs, `clients` § Hooks" in text, text
-    assert "```python\napp.config[\"HOOKS\"] = [log_response]\ninit_db(app)\n```" in text
+    assert '```python\napp.config["HOOKS"] = [log_response]\ninit_db(app)\n```' in text
 
 
 def test_the_quote_carries_the_code_block_under_its_paragraph(ctx: ToolContext) -> None:
     text, _ = answer(ctx, "How do I set a timeout for an individual request?")
     assert "From the docs, `clients` § Timeouts" in text
-    assert "> You can set timeouts for an individual request:\n```python\nclient.get(url, timeout=httpx.Timeout(10.0, connect=2.0))\n```" in text
+    assert (
+        "> You can set timeouts for an individual request:\n```python\nclient.get(url, timeout=httpx.Timeout(10.0, connect=2.0))\n```"
+        in text
+    )
 
 
 def test_an_issue_question_leads_with_the_issue_search_found_first(ctx: ToolContext) -> None:
@@ -77,9 +104,14 @@ def test_an_issue_question_leads_with_the_issue_search_found_first(ctx: ToolCont
 
 def test_the_not_found_note_names_only_words_no_doc_or_issue_has() -> None:
     """The section read lacks `connect` and `retries`, but search named no word as absent: some doc has them."""
-    results = [("search_docs", 'Doc sections for "q" (best first; open one with get_doc_section):\n'
-                               "- clients § Hooks [Clients]: Register callables that run on each response."),
-               ("search_issues", 'No issues match "connect retries hooks". Try fewer or other words.'),
-               ("get_doc_section", "[clients § Hooks] Clients\nRegister callables that run on each response.")]
+    results = [
+        (
+            "search_docs",
+            'Doc sections for "q" (best first; open one with get_doc_section):\n'
+            "- clients § Hooks [Clients]: Register callables that run on each response.",
+        ),
+        ("search_issues", 'No issues match "connect retries hooks". Try fewer or other words.'),
+        ("get_doc_section", "[clients § Hooks] Clients\nRegister callables that run on each response."),
+    ]
     text, confident = verdict("Do hooks see connect retries for 2.0.1?", results)
     assert text.startswith(OFFLINE_NOTHING_FOUND) and not confident, text

@@ -38,7 +38,10 @@ def _issue(number: int) -> dict:
 def test_error_code_question_quotes_the_error_codes_page(ask) -> None:
     run = ask("What does ORB-1202 mean?")
     assert run.stop_reason == "done" and run.cost_usd == 0
-    assert [s.tools for s in run.steps][:2] == [["search_docs", "search_issues"], ["get_doc_section", "get_doc_section"]]
+    assert [s.tools for s in run.steps][:2] == [
+        ["search_docs", "search_issues"],
+        ["get_doc_section", "get_doc_section"],
+    ]
     assert "`error-codes` § ORB-1202 PermanentError" in run.answer
     assert "not retried" in run.answer
     assert run.sources[0] == "error-codes"
@@ -114,7 +117,9 @@ def test_words_are_unicode_words() -> None:
 def test_a_question_in_another_language_names_what_it_found_nothing_about(ask) -> None:
     run = ask("Cómo configuro los workers?")
     assert "I found nothing about Cómo, configuro and los in the docs or issues." in run.answer
-    [search] = [json.loads(i["arguments"]) for i in run.items if i.get("type") == "function_call" and i["name"] == "search_docs"]
+    [search] = [
+        json.loads(i["arguments"]) for i in run.items if i.get("type") == "function_call" and i["name"] == "search_docs"
+    ]
     assert search["query"] == "Cómo configuro los workers?"  # the question as asked: search ranks by meaning too
 
 

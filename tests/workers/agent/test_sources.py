@@ -22,7 +22,13 @@ def test_an_ordinary_word_that_is_a_doc_id_is_not_a_citation() -> None:
 
 
 def test_citation_forms_of_a_doc_id_are_citations() -> None:
-    for answer in ["See `workers`.", "From workers § Concurrency.", "Start two (see workers).", "(workers) says so.", "[Workers](workers.md)"]:
+    for answer in [
+        "See `workers`.",
+        "From workers § Concurrency.",
+        "Start two (see workers).",
+        "(workers) says so.",
+        "[Workers](workers.md)",
+    ]:
         assert sources_of(_run(answer, SEEN), DOCS) == ["workers"], answer
 
 

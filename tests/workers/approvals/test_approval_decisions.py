@@ -32,7 +32,14 @@ from workers.approvals.approvers import (
 from workers.approvals.decisions import Decided, Missing, Refused, Stale, Unsettled
 from workers.runs.state import Origin, PendingCall, RunState
 
-ASKER, MAINT, GROUPIE, ADMIN, STRANGER, GONE_ADMIN = "U0ASKER", "U0MAINT", "U0GROUPIE", "U0ADMIN", "U0STRANGER", "U0GONEADM"
+ASKER, MAINT, GROUPIE, ADMIN, STRANGER, GONE_ADMIN = (
+    "U0ASKER",
+    "U0MAINT",
+    "U0GROUPIE",
+    "U0ADMIN",
+    "U0STRANGER",
+    "U0GONEADM",
+)
 GROUP = "S0MAINT"
 POLICIES = {
     "ids": Policy(approvers=frozenset({MAINT})),
@@ -71,14 +78,28 @@ def _directory(api: SlackAPI, conn: redis.Redis) -> SlackDirectory:
 def pending(conn: redis.Redis, requester: str, calls: int = 1, ttl: int = 3600) -> list[str]:
     """A paused step asked by `requester`; its pending ids."""
     run = RunState(question="triage #3", origin=Origin(kind="slack", user=requester, channel="C1", thread_ts="1.0"))
-    found = [PendingCall(pending_id=f"{run.id}.call_{i}", call_id=f"call_{i}", name="add_labels",
-                         arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=1) for i in range(calls)]
+    found = [
+        PendingCall(
+            pending_id=f"{run.id}.call_{i}",
+            call_id=f"call_{i}",
+            name="add_labels",
+            arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}),
+            step=1,
+        )
+        for i in range(calls)
+    ]
     assert approvals.open_step(conn, run, found, ttl)
     return [p.pending_id for p in found]
 
 
-def click(conn: redis.Redis, pending_id: str, user: str, policy: Policy, directory: SlackDirectory,
-          decision: approvals.Decision = "approved") -> tuple[decisions.Outcome, bool]:
+def click(
+    conn: redis.Redis,
+    pending_id: str,
+    user: str,
+    policy: Policy,
+    directory: SlackDirectory,
+    decision: approvals.Decision = "approved",
+) -> tuple[decisions.Outcome, bool]:
     """The bot's path: the script, and the Slack lookup only if it asks; also whether it asked."""
     found = decisions.decide(conn, pending_id, decision, user, user.lower(), standing(user, policy))
     if isinstance(found, Unsettled):
@@ -89,8 +110,13 @@ def click(conn: redis.Redis, pending_id: str, user: str, policy: Policy, directo
 @pytest.mark.parametrize("requester", [ASKER, ADMIN])
 @pytest.mark.parametrize("clicker", CLICKERS)
 @pytest.mark.parametrize("name", list(POLICIES))
-def test_both_paths_decide_as_may_decide_does(name: str, clicker: str, requester: str, slack_api: SlackAPI,  # noqa: F811
-                                              redis_conn: redis.Redis) -> None:
+def test_both_paths_decide_as_may_decide_does(
+    name: str,
+    clicker: str,
+    requester: str,
+    slack_api: SlackAPI,  # noqa: F811
+    redis_conn: redis.Redis,
+) -> None:
     policy, directory = POLICIES[name], _directory(slack_api, redis_conn)
     expected = may_decide(clicker, requester, policy, Truth())
     cold, warm = pending(redis_conn, requester, calls=2)
@@ -108,8 +134,10 @@ def test_both_paths_decide_as_may_decide_does(name: str, clicker: str, requester
         assert not asked and slack_api.calls_to("users.info", "usergroups.users.list") == []
 
 
-def test_a_demoted_admin_keeps_the_right_only_until_the_cached_answer_expires(slack_api: SlackAPI,  # noqa: F811
-                                                                               redis_conn: redis.Redis) -> None:
+def test_a_demoted_admin_keeps_the_right_only_until_the_cached_answer_expires(
+    slack_api: SlackAPI,  # noqa: F811
+    redis_conn: redis.Redis,
+) -> None:
     directory, policy = _directory(slack_api, redis_conn), Policy()
     first, second, third = pending(redis_conn, ASKER, calls=3)
     assert isinstance(click(redis_conn, first, ADMIN, policy, directory)[0], Decided)
@@ -142,4 +170,6 @@ def test_missing_stale_and_refused_come_in_that_order(slack_api: SlackAPI, redis
     assert isinstance(again, Stale) and (again.approval.status, again.approval.decider) == ("denied", MAINT)
     refused, _ = click(redis_conn, pid, STRANGER, policy, directory)  # a non-approver hears "can't", not "already"
     assert isinstance(refused, Refused)
-    assert [(e.get("decider"), e.get("decision")) for e in audit.entries(redis_conn) if e.kind == "decision"] == [(MAINT, "denied")]
+    assert [(e.get("decider"), e.get("decision")) for e in audit.entries(redis_conn) if e.kind == "decision"] == [
+        (MAINT, "denied")
+    ]

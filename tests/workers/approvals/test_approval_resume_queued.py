@@ -38,7 +38,11 @@ def _assert_resume_queued(conn: redis.Redis, run_id: str, queue: str = "atlas") 
     job = Job.fetch(job_id(run_id, 1), connection=conn)
     expected = job_options(run_id, 1)
     assert (job.func_name, job.args, job.description) == (CONTINUE_RUN, (run_id,), expected["description"])
-    assert (job.timeout, job.result_ttl, job.retries_left) == (expected["job_timeout"], expected["result_ttl"], expected["retry"].max)
+    assert (job.timeout, job.result_ttl, job.retries_left) == (
+        expected["job_timeout"],
+        expected["result_ttl"],
+        expected["retry"].max,
+    )
     assert job.get_status() == "queued" and job.id in Queue(queue, connection=conn).job_ids
 
 
@@ -78,10 +82,12 @@ class DiesAfter:
 
 
 def test_a_discord_click_whose_redis_dies_after_the_decision_still_resumes_and_says_so(  # noqa: F811
-        discord_api: DiscordAPI, tmp_path: Path, redis_url: str) -> None:
+    discord_api: DiscordAPI, tmp_path: Path, redis_url: str
+) -> None:
     maintainer = "1500000000000000011"
-    settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"),
-                                discord_approvers=(maintainer,))
+    settings = discord_settings(
+        discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"), discord_approvers=(maintainer,)
+    )
     conn = redis.Redis.from_url(redis_url)
     run, call, card = discord_card(conn)
     dying = DiesAfter(redis_url, sends=10)

@@ -32,16 +32,26 @@ from workers.runs.store import RunStore
 
 HIDDEN = "Fixed\u200b in 3.1.2\u2060.\ufeff See\u202e \U000e0041\U000e0042 docs."  # 6 hidden characters
 SHOWN = "Fixed<U+200B> in 3.1.2<U+2060>.<U+FEFF> See<U+202E> <U+E0041><U+E0042> docs."
-LONG = "".join(f"Line {i}: the lease is renewed every heartbeat_seconds.\n" for i in range(70))  # about 3,900 characters
+LONG = "".join(
+    f"Line {i}: the lease is renewed every heartbeat_seconds.\n" for i in range(70)
+)  # about 3,900 characters
 TITLE = IssueRef(3, "Docs:\u200b cron syntax", "open", ("docs",), None)
 
 
 def _paused(conn: redis.Redis, kind: str, body: str) -> tuple[RunState, PendingCall]:
-    origin = (Origin(kind="slack", user="U0ASKER", channel="C0TRIAGE", thread_ts="1.0", message_ts="1.0", team=TEAM) if kind == "slack"
-              else Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
+    origin = (
+        Origin(kind="slack", user="U0ASKER", channel="C0TRIAGE", thread_ts="1.0", message_ts="1.0", team=TEAM)
+        if kind == "slack"
+        else Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID)
+    )
     run = RunState(question="comment on #3", status="awaiting_approval", origin=origin)
-    call = PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name="post_comment",
-                       arguments=json.dumps({"issue_id": 3, "body": body}), step=1)
+    call = PendingCall(
+        pending_id=f"{run.id}.call_0",
+        call_id="call_0",
+        name="post_comment",
+        arguments=json.dumps({"issue_id": 3, "body": body}),
+        step=1,
+    )
     run.pending = [call]
     RunStore(conn).save(run)
     approvals.open_step(conn, run, run.pending, 3600)
@@ -50,13 +60,22 @@ def _paused(conn: redis.Redis, kind: str, body: str) -> tuple[RunState, PendingC
 
 def _slack_card_text(api: SlackAPI) -> str:
     (posted,) = [c for c in api.calls_to("chat.postMessage") if c.reply.get("ok")]
-    return "".join(e.get("text", "") for b in posted.args["blocks"] if b["type"] == "rich_text"
-                   for el in b["elements"] if el["type"] == "rich_text_preformatted" for e in el["elements"])
+    return "".join(
+        e.get("text", "")
+        for b in posted.args["blocks"]
+        if b["type"] == "rich_text"
+        for el in b["elements"]
+        if el["type"] == "rich_text_preformatted"
+        for e in el["elements"]
+    )
 
 
 @pytest.mark.parametrize("body", [LONG, HIDDEN], ids=["long", "hidden"])
-def test_a_slack_card_shows_the_whole_comment_with_hidden_characters_shown(body: str, slack_api: SlackAPI,  # noqa: F811
-                                                                           redis_conn: redis.Redis) -> None:
+def test_a_slack_card_shows_the_whole_comment_with_hidden_characters_shown(
+    body: str,
+    slack_api: SlackAPI,  # noqa: F811
+    redis_conn: redis.Redis,
+) -> None:
     run, call = _paused(redis_conn, "slack", body)
     client = WebClient(token=slack_api.token, base_url=slack_api.base_url)
     approval_cards.post(client, run, run.pending, conn=redis_conn, tracker=None)
@@ -69,8 +88,14 @@ def test_a_slack_card_shows_the_whole_comment_with_hidden_characters_shown(body:
 def test_a_long_slack_comment_is_split_into_blocks_slack_takes() -> None:
     body = "x" * 3999 + "\u200b" * 100  # 3,999 + 100 x 8 characters once shown
     card = CardView("p.c", "post_comment", {"issue_id": 3, "body": body}, None, None, "", None, 0)
-    texts = [e["text"] for b in approval_cards.describe(card) if b["type"] == "rich_text"
-             for el in b["elements"] if el["type"] == "rich_text_preformatted" for e in el["elements"]]
+    texts = [
+        e["text"]
+        for b in approval_cards.describe(card)
+        if b["type"] == "rich_text"
+        for el in b["elements"]
+        if el["type"] == "rich_text_preformatted"
+        for e in el["elements"]
+    ]
     assert "".join(texts) == "x" * 3999 + "<U+200B>" * 100 and all(len(t) <= 3000 for t in texts)
 
 
@@ -85,8 +110,12 @@ def test_a_hidden_character_in_an_issue_title_is_shown_and_counted_on_both_platf
 
 
 @pytest.mark.parametrize("body", [LONG, HIDDEN], ids=["long", "hidden"])
-def test_a_discord_card_shows_the_whole_comment_with_hidden_characters_shown(body: str, discord_api: DiscordAPI,  # noqa: F811
-                                                                             redis_conn: redis.Redis, tmp_path: Path) -> None:
+def test_a_discord_card_shows_the_whole_comment_with_hidden_characters_shown(
+    body: str,
+    discord_api: DiscordAPI,  # noqa: F811
+    redis_conn: redis.Redis,
+    tmp_path: Path,
+) -> None:
     settings = discord_settings(discord_api, "redis://unused", tmp_path / "home", make_dataset(tmp_path / "data"))
     reporter = DiscordReporter.for_settings(settings, RunStore(redis_conn))
     run, call = _paused(redis_conn, "discord", body)
@@ -101,14 +130,25 @@ def test_a_discord_card_shows_the_whole_comment_with_hidden_characters_shown(bod
 
 
 @pytest.mark.parametrize("kind", ["slack", "discord"])
-def test_a_hidden_character_in_the_calls_name_is_counted_on_both_platforms(kind: str, slack_api: SlackAPI, discord_api: DiscordAPI,  # noqa: F811
-                                                                          redis_conn: redis.Redis, tmp_path: Path) -> None:
+def test_a_hidden_character_in_the_calls_name_is_counted_on_both_platforms(
+    kind: str,
+    slack_api: SlackAPI,
+    discord_api: DiscordAPI,  # noqa: F811
+    redis_conn: redis.Redis,
+    tmp_path: Path,
+) -> None:
     """The same text is counted on every platform (bot/card_view.py shown_text): the call's name too, which an
     unknown tool's card shows in its title."""
     run, call = _paused(redis_conn, kind, "A plain comment.")
     run.pending = [call.model_copy(update={"name": "post_comment\u202e"})]
     if kind == "slack":
-        approval_cards.post(WebClient(token=slack_api.token, base_url=slack_api.base_url), run, run.pending, conn=redis_conn, tracker=None)
+        approval_cards.post(
+            WebClient(token=slack_api.token, base_url=slack_api.base_url),
+            run,
+            run.pending,
+            conn=redis_conn,
+            tracker=None,
+        )
         (posted,) = slack_api.calls_to("chat.postMessage")
         shown = json.dumps(posted.args["blocks"], ensure_ascii=False)
     else:

@@ -37,7 +37,9 @@ def _accepted(s: Stack, card: dict, user: str) -> bool:
     return found.status == "approved" and found.decider == user
 
 
-def test_by_default_only_workspace_admins_and_owners_approve_and_the_asker_does_not(tmp_path: Path, redis_url: str) -> None:
+def test_by_default_only_workspace_admins_and_owners_approve_and_the_asker_does_not(
+    tmp_path: Path, redis_url: str
+) -> None:
     with stack(tmp_path, redis_url, ATLAS_APPROVERS="") as s:
         _people(s)
         first, second = s.pause([LABEL, ("post_comment", {"issue_id": 3, "body": "Fixed."})])

@@ -25,7 +25,9 @@ from workers.runs.state import Origin, PendingCall, RunState
 from workers.runs.store import RunStore
 
 
-def test_a_worker_killed_after_slack_took_the_approval_card_leaves_one_card_the_retry_adopts(tmp_path: Path, redis_url: str) -> None:
+def test_a_worker_killed_after_slack_took_the_approval_card_leaves_one_card_the_retry_adopts(
+    tmp_path: Path, redis_url: str
+) -> None:
     with stack(tmp_path, redis_url) as s:
         s.model.script(reply_calls([Call("add_labels", {"issue_id": 5, "labels": ["docs"]}, "call_k")]))
         thread = s.ask("label #5 docs", ts="1700000500.000100")
@@ -41,15 +43,25 @@ def test_a_worker_killed_after_slack_took_the_approval_card_leaves_one_card_the_
                 assert approvals.load(s.conn, pid).card_ts == ""  # type: ignore[union-attr]
                 wait_for(lambda: approvals.load(s.conn, pid).card_ts, timeout=60, what="the retried job")  # type: ignore[union-attr]
         cards = [m for m in s.api.thread(CHANNEL, thread) if is_card(m)]
-        assert [c["ts"] for c in cards] == [card["ts"]]  # one card: the retry found the first instead of posting another
+        assert [c["ts"] for c in cards] == [
+            card["ts"]
+        ]  # one card: the retry found the first instead of posting another
         recorded = approvals.load(s.conn, pid)
-        assert recorded is not None and recorded.card_ts == card["ts"] and recorded.card_blocks and not recorded.card_posting
+        assert (
+            recorded is not None
+            and recorded.card_ts == card["ts"]
+            and recorded.card_blocks
+            and not recorded.card_posting
+        )
         run = RunStore(s.conn).load(pid.split(".")[0])
         assert run.status == "awaiting_approval" and [p.pending_id for p in run.pending] == [pid]
 
 
-def test_a_discord_approval_card_whose_id_was_lost_is_found_after_its_nonce_lapsed(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
-                                                                                    redis_url: str) -> None:
+def test_a_discord_approval_card_whose_id_was_lost_is_found_after_its_nonce_lapsed(
+    discord_api: DiscordAPI,
+    tmp_path: Path,  # noqa: F811
+    redis_url: str,
+) -> None:
     """Discord enforces a nonce for a few minutes only: a job retried later finds the card in the thread."""
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
     conn = redis.Redis.from_url(redis_url)
@@ -64,8 +76,11 @@ def test_a_discord_approval_card_whose_id_was_lost_is_found_after_its_nonce_laps
     assert not discord_api.problems
 
 
-def test_a_discord_approval_card_describes_the_issue_from_the_workers_tracker(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
-                                                                               redis_url: str) -> None:
+def test_a_discord_approval_card_describes_the_issue_from_the_workers_tracker(
+    discord_api: DiscordAPI,
+    tmp_path: Path,  # noqa: F811
+    redis_url: str,
+) -> None:
     """The card names the issue as the worker's tracker has it (GitHub in a real deployment), not as the
     demo data folder beside the settings does."""
     from tests.support.tools_dataset import ISSUES, write_issues
@@ -79,15 +94,20 @@ def test_a_discord_approval_card_describes_the_issue_from_the_workers_tracker(di
     write_issues(other, issues)
     open_corpus(other, tmp_path / "home2")  # builds the folder's issue index, as a worker's start does
     conn = redis.Redis.from_url(redis_url)
-    reporter = DiscordReporter.for_settings(settings, RunStore(conn), tracker=demo_tracker(other, home=tmp_path / "home2"))
+    reporter = DiscordReporter.for_settings(
+        settings, RunStore(conn), tracker=demo_tracker(other, home=tmp_path / "home2")
+    )
     run = _paused_on_discord(conn)
     reporter.post_cards(run, run.pending)
     (card,) = [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
     assert "Title as the worker" in json.dumps(card)
 
 
-def test_no_discord_card_is_posted_for_a_call_already_decided(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
-                                                              redis_url: str) -> None:
+def test_no_discord_card_is_posted_for_a_call_already_decided(
+    discord_api: DiscordAPI,
+    tmp_path: Path,  # noqa: F811
+    redis_url: str,
+) -> None:
     """A call decided (here: expired) before any card of it was recorded gets no card from a retried job, as on Slack."""
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
     conn = redis.Redis.from_url(redis_url)
@@ -100,10 +120,20 @@ def test_no_discord_card_is_posted_for_a_call_already_decided(discord_api: Disco
 
 def _paused_on_discord(conn: redis.Redis) -> RunState:
     """A Discord run paused on one add_labels call for #3, its approval opened and no card recorded yet."""
-    run = RunState(question="label #3", status="awaiting_approval",
-                   origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
-    run.pending = [PendingCall(pending_id=f"{run.id}.call_0", call_id="call_0", name="add_labels",
-                               arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=1)]
+    run = RunState(
+        question="label #3",
+        status="awaiting_approval",
+        origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID),
+    )
+    run.pending = [
+        PendingCall(
+            pending_id=f"{run.id}.call_0",
+            call_id="call_0",
+            name="add_labels",
+            arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}),
+            step=1,
+        )
+    ]
     RunStore(conn).save(run)
     approvals.open_step(conn, run, run.pending, 3600)
     return run

@@ -31,8 +31,10 @@ def test_approve_path(tmp_path: Path, redis_url: str) -> None:
     with stack(tmp_path, redis_url) as s:
         s.model.script(
             reply_calls([Call("get_issue", {"issue_id": 3, "include": ["labels"]}, "call_read")]),
-            reply_calls([Call("add_labels", {"issue_id": 3, "labels": ["bug"]}, "call_label")],
-                        text="The example in #3 is broken, so it is a bug."),
+            reply_calls(
+                [Call("add_labels", {"issue_id": 3, "labels": ["bug"]}, "call_label")],
+                text="The example in #3 is broken, so it is a bug.",
+            ),
             reply_text("I labeled #3 as a bug."),
         )
         thread = s.ask("please label #3 as a bug")
@@ -41,18 +43,28 @@ def test_approve_path(tmp_path: Path, redis_url: str) -> None:
             run = s.run_of(card)
             assert run.status == "awaiting_approval" and [p.name for p in run.pending] == ["add_labels"]
             blocks = json.dumps(card["blocks"])
-            assert "#3 Docs: cron syntax example is wrong" in blocks and "https://tracker.example/orbit/issues/3" in blocks
+            assert (
+                "#3 Docs: cron syntax example is wrong" in blocks and "https://tracker.example/orbit/issues/3" in blocks
+            )
             assert '{"style": {"code": true}, "text": "bug", "type": "text"}' in blocks  # the label as a chip
             assert "The example in #3 is broken, so it is a bug." in blocks and f"<@{ASKER}>" in blocks
             assert s.journal() == []  # nothing ran yet
             assert s.click(card, MAINTAINER) == 200
             final = s.wait_final(run.id)
         assert final.status == "done" and final.answer == "I labeled #3 as a bug."
-        assert [(e.kind, e.issue_id, e.data, e.key) for e in s.journal()] == [("add_labels", 3, {"labels": ["bug"]}, f"{run.id}.call_label")]
+        assert [(e.kind, e.issue_id, e.data, e.key) for e in s.journal()] == [
+            ("add_labels", 3, {"labels": ["bug"]}, f"{run.id}.call_label")
+        ]
         assert "bug" in s.issues().labels([3])[3]
-        assert outputs_sent(s.model)["call_label"].startswith('Labeled #3 "Docs: cron syntax example is wrong" with bug.')
+        assert outputs_sent(s.model)["call_label"].startswith(
+            'Labeled #3 "Docs: cron syntax example is wrong" with bug.'
+        )
         edited = json.dumps(s.card_now(card)["blocks"])
-        assert f"Approved by <@{MAINTAINER}>" in edited and "Done: Labeled #3" in edited and "atlas_approval_approve" not in edited
+        assert (
+            f"Approved by <@{MAINTAINER}>" in edited
+            and "Done: Labeled #3" in edited
+            and "atlas_approval_approve" not in edited
+        )
         assert ledger.entry_of(s.conn, run.id, "call_label")["state"] == "done"
         kinds = [(e.kind, e.get("decision")) for e in audit.entries(s.conn)]
         assert kinds == [("result", "done"), ("decision", "approved"), ("request", "")]
@@ -64,7 +76,9 @@ def test_approve_path(tmp_path: Path, redis_url: str) -> None:
 def test_deny_path(tmp_path: Path, redis_url: str) -> None:
     with stack(tmp_path, redis_url) as s:
         s.model.script(
-            reply_calls([Call("close_issue", {"issue_id": 5, "reason": "completed", "duplicate_of": None}, "call_close")]),
+            reply_calls(
+                [Call("close_issue", {"issue_id": 5, "reason": "completed", "duplicate_of": None}, "call_close")]
+            ),
             reply_text("OK, I left #5 open."),
         )
         thread = s.ask("close #5")
@@ -84,7 +98,10 @@ def test_deny_path(tmp_path: Path, redis_url: str) -> None:
 
 def test_unauthorized_click_changes_nothing(tmp_path: Path, redis_url: str) -> None:
     with stack(tmp_path, redis_url) as s:
-        s.model.script(reply_calls([Call("post_comment", {"issue_id": 1, "body": "Fixed in 3.2."}, "call_c")]), reply_text("Posted."))
+        s.model.script(
+            reply_calls([Call("post_comment", {"issue_id": 1, "body": "Fixed in 3.2."}, "call_c")]),
+            reply_text("Posted."),
+        )
         thread = s.ask("tell #1 it is fixed")
         with s.worker("w1"):
             (card,) = s.cards(thread)
@@ -104,7 +121,9 @@ def test_unauthorized_click_changes_nothing(tmp_path: Path, redis_url: str) -> N
 
 def test_concurrent_double_clicks_run_the_side_effect_once(tmp_path: Path, redis_url: str) -> None:
     with stack(tmp_path, redis_url, ATLAS_ASKER_MAY_APPROVE="true") as s:  # two people who may decide
-        s.model.script(reply_calls([Call("add_labels", {"issue_id": 2, "labels": ["wontfix"]}, "call_l")]), reply_text("Labeled."))
+        s.model.script(
+            reply_calls([Call("add_labels", {"issue_id": 2, "labels": ["wontfix"]}, "call_l")]), reply_text("Labeled.")
+        )
         thread = s.ask("label #2 wontfix")
         with s.worker("w1"), s.worker("w2"):
             (card,) = s.cards(thread)
@@ -120,7 +139,9 @@ def test_concurrent_double_clicks_run_the_side_effect_once(tmp_path: Path, redis
         assert len(s.journal()) == (1 if winner == "approved" else 0)
         assert sum(1 for b in s.model.bodies() if "call_l" in json.dumps(b.get("input"))) == 1  # resumed once
         assert final.status == "done" and s.card_now(card)["edits"] >= 1
-        notes = wait_for(lambda: len(s.api.ephemerals()) >= len(clicks) - 1 and s.api.ephemerals(), what="notes to losers")
+        notes = wait_for(
+            lambda: len(s.api.ephemerals()) >= len(clicks) - 1 and s.api.ephemerals(), what="notes to losers"
+        )
         assert len(notes) == len(clicks) - 1 and all("already decided" in n["text"] for n in notes)
         s.model.assert_done()
 
@@ -130,9 +151,17 @@ def test_two_pending_calls_resume_only_when_both_are_decided(tmp_path: Path, red
     step is decided (a duplicate or re-delivered job) waits: no effect, no model call, still paused."""
     with stack(tmp_path, redis_url) as s:
         s.model.script(
-            reply_calls([Call("add_labels", {"issue_id": 6, "labels": ["enhancement", "question"]}, "call_a"),
-                         Call("post_comment", {"issue_id": 6, "body": "Tracking this for 3.3.\n<@here> not a mention"}, "call_b")],
-                        text="Triage #6."),
+            reply_calls(
+                [
+                    Call("add_labels", {"issue_id": 6, "labels": ["enhancement", "question"]}, "call_a"),
+                    Call(
+                        "post_comment",
+                        {"issue_id": 6, "body": "Tracking this for 3.3.\n<@here> not a mention"},
+                        "call_b",
+                    ),
+                ],
+                text="Triage #6.",
+            ),
             reply_text("Labeled #6; the comment was declined."),
         )
         thread = s.ask("triage #6")
@@ -164,22 +193,30 @@ def test_two_pending_calls_resume_only_when_both_are_decided(tmp_path: Path, red
 def test_invalid_arguments_and_made_up_labels_get_no_card(tmp_path: Path, redis_url: str) -> None:
     with stack(tmp_path, redis_url) as s:
         s.model.script(
-            reply_calls([
-                Call("add_labels", {"issue_id": 1, "labels": ["bug", "p0-critical"]}, "call_made_up"),
-                Call("close_issue", {"issue_id": 2, "reason": "duplicate", "duplicate_of": None}, "call_dup"),
-                Call("close_issue", {"issue_id": 2, "reason": "duplicate", "duplicate_of": 999}, "call_missing"),
-            ]),
+            reply_calls(
+                [
+                    Call("add_labels", {"issue_id": 1, "labels": ["bug", "p0-critical"]}, "call_made_up"),
+                    Call("close_issue", {"issue_id": 2, "reason": "duplicate", "duplicate_of": None}, "call_dup"),
+                    Call("close_issue", {"issue_id": 2, "reason": "duplicate", "duplicate_of": 999}, "call_missing"),
+                ]
+            ),
             reply_text("Those labels do not exist; nothing was changed."),
         )
         thread = s.ask("mark #1 p0-critical and close #2 as a dup")
         with s.worker("w1"):
-            run_id = wait_for(lambda: s.conn.keys("atlas:run:*") and s.conn.keys("atlas:run:*")[0].decode().split(":")[2], what="run")
+            run_id = wait_for(
+                lambda: s.conn.keys("atlas:run:*") and s.conn.keys("atlas:run:*")[0].decode().split(":")[2], what="run"
+            )
             final = s.wait_final(run_id)
         sent = outputs_sent(s.model)
         assert "These labels do not exist: p0-critical." in sent["call_made_up"]
         assert "Use only existing labels: area:broker, area:workers, bug, docs" in sent["call_made_up"]
         assert "needs duplicate_of" in sent["call_dup"] and "duplicate_of #999 does not exist" in sent["call_missing"]
-        assert final.status == "done" and not s.conn.keys("atlas:approval*") and not [m for m in s.api.thread(CHANNEL, thread) if is_card(m)]
+        assert (
+            final.status == "done"
+            and not s.conn.keys("atlas:approval*")
+            and not [m for m in s.api.thread(CHANNEL, thread) if is_card(m)]
+        )
         assert s.journal() == [] and audit.entries(s.conn) == []
         s.model.assert_done()
 
@@ -187,7 +224,9 @@ def test_invalid_arguments_and_made_up_labels_get_no_card(tmp_path: Path, redis_
 def test_expiry_ends_the_run_with_a_partial_answer(tmp_path: Path, redis_url: str) -> None:
     with stack(tmp_path, redis_url, ttl=2) as s:
         s.model.script(
-            reply_calls([Call("close_issue", {"issue_id": 6, "reason": "not_planned", "duplicate_of": None}, "call_x")]),
+            reply_calls(
+                [Call("close_issue", {"issue_id": 6, "reason": "not_planned", "duplicate_of": None}, "call_x")]
+            ),
             reply_text("Nobody approved closing #6, so it is still open."),  # the wrap-up, tools off
         )
         thread = s.ask("close #6 as not planned")
@@ -202,7 +241,9 @@ def test_expiry_ends_the_run_with_a_partial_answer(tmp_path: Path, redis_url: st
         assert outputs_sent(s.model)["call_x"].startswith("Error: nobody approved this in time")
         assert s.model.bodies()[-1]["tool_choice"] == "none"
         assert decisions(s.conn, card).status == "expired" and s.journal() == [] and s.issues().get(6).state == "open"
-        assert "Expired" in json.dumps(s.card_now(card)["blocks"]) and "atlas_approval_approve" not in json.dumps(s.card_now(card)["blocks"])
+        assert "Expired" in json.dumps(s.card_now(card)["blocks"]) and "atlas_approval_approve" not in json.dumps(
+            s.card_now(card)["blocks"]
+        )
         assert "already decided" in s.api.ephemerals()[0]["text"]
         assert [e.get("decision") for e in audit.entries(s.conn) if e.kind == "decision"] == ["expired"]
         assert "Nobody approved closing #6" in s.thread_text(thread)
@@ -211,7 +252,9 @@ def test_expiry_ends_the_run_with_a_partial_answer(tmp_path: Path, redis_url: st
 
 def test_a_different_worker_process_resumes_the_run(tmp_path: Path, redis_url: str) -> None:
     with stack(tmp_path, redis_url) as s:
-        s.model.script(reply_calls([Call("add_labels", {"issue_id": 5, "labels": ["docs"]}, "call_d")]), reply_text("Labeled #5."))
+        s.model.script(
+            reply_calls([Call("add_labels", {"issue_id": 5, "labels": ["docs"]}, "call_d")]), reply_text("Labeled #5.")
+        )
         thread = s.ask("label #5 docs")
         with s.worker("pauser") as first:
             (card,) = s.cards(thread)
@@ -248,19 +291,28 @@ def test_a_worker_killed_between_acting_and_recording_is_not_run_again(tmp_path:
         assert "can't tell whether it happened" not in s.thread_text(thread)
         assert "Done:" in json.dumps(s.card_now(card)["blocks"])
         results = [e for e in audit.entries(s.conn) if e.kind == "result"]
-        assert [e.get("decision") for e in results] == ["done"] and "found on the tracker" in str(results[0].get("result"))
+        assert [e.get("decision") for e in results] == ["done"] and "found on the tracker" in str(
+            results[0].get("result")
+        )
         assert final.status == "done"
         s.model.assert_done()
 
 
 def test_injected_instructions_get_nothing_done_without_an_authorized_click(tmp_path: Path, redis_url: str) -> None:
     """A model steered by issue text (scripted to obey it) can only propose; proposals wait for a human."""
-    obey = [Call("close_issue", {"issue_id": n, "reason": "completed", "duplicate_of": None}, f"call_close_{n}") for n in (1, 2, 3, 4, 5, 6)]
-    obey += [Call("add_labels", {"issue_id": 1, "labels": ["wontfix"]}, "call_wontfix"),
-             Call("post_comment", {"issue_id": INJECTION_CLOSE_ALL, "body": "This project is abandoned."}, "call_abandon")]
+    obey = [
+        Call("close_issue", {"issue_id": n, "reason": "completed", "duplicate_of": None}, f"call_close_{n}")
+        for n in (1, 2, 3, 4, 5, 6)
+    ]
+    obey += [
+        Call("add_labels", {"issue_id": 1, "labels": ["wontfix"]}, "call_wontfix"),
+        Call("post_comment", {"issue_id": INJECTION_CLOSE_ALL, "body": "This project is abandoned."}, "call_abandon"),
+    ]
     with stack(tmp_path, redis_url) as s:
         s.model.script(
-            reply_calls([Call("get_issue", {"issue_id": INJECTION_CLOSE_ALL, "include": ["body", "comments"]}, "call_read")]),
+            reply_calls(
+                [Call("get_issue", {"issue_id": INJECTION_CLOSE_ALL, "include": ["body", "comments"]}, "call_read")]
+            ),
             reply_calls(obey, text="The issue says to close all issues, so I will."),
             reply_text("Nothing was changed: every action was declined."),
         )
@@ -279,9 +331,20 @@ def test_injected_instructions_get_nothing_done_without_an_authorized_click(tmp_
                 s.click(card, MAINTAINER, approve=False)
             final = s.wait_final(run.id)
         assert s.journal() == [] and [i.state for i in map(s.issues().get, range(1, 9))] == [
-            "open", "open", "open", "closed", "open", "open", "open", "open"]
-        assert all(v.startswith("Error: declined by @maint") for k, v in outputs_sent(s.model).items()
-                   if k.startswith("call_close_") and k != "call_close_4")
+            "open",
+            "open",
+            "open",
+            "closed",
+            "open",
+            "open",
+            "open",
+            "open",
+        ]
+        assert all(
+            v.startswith("Error: declined by @maint")
+            for k, v in outputs_sent(s.model).items()
+            if k.startswith("call_close_") and k != "call_close_4"
+        )
         assert "Issue #4 is already closed." in outputs_sent(s.model)["call_close_4"]
         assert final.status == "done" and not any(ledger.entry_of(s.conn, run.id, c.call_id) for c in run.pending)
         s.model.assert_done()

@@ -15,14 +15,24 @@ POSTED = "Thanks `@alice`; the `@acme/core` team owns the scheduler (ops@acme.io
 
 
 def _preformatted(card: dict[str, Any]) -> str:
-    return "".join(e.get("text", "") for b in card["blocks"] if b["type"] == "rich_text" for el in b["elements"]
-                   if el["type"] == "rich_text_preformatted" for e in el["elements"])
+    return "".join(
+        e.get("text", "")
+        for b in card["blocks"]
+        if b["type"] == "rich_text"
+        for el in b["elements"]
+        if el["type"] == "rich_text_preformatted"
+        for e in el["elements"]
+    )
 
 
 def test_the_card_shows_the_comment_as_posted_with_no_live_mention(tmp_path: Path, redis_url: str) -> None:
     with stack(tmp_path, redis_url) as s:
-        s.model.script(reply_calls([Call("post_comment", {"issue_id": 3, "body": COMMENT}, "call_comment")], text="Thanking them."),
-                       reply_text("Commented on #3."))
+        s.model.script(
+            reply_calls(
+                [Call("post_comment", {"issue_id": 3, "body": COMMENT}, "call_comment")], text="Thanking them."
+            ),
+            reply_text("Commented on #3."),
+        )
         thread = s.ask("please thank alice on #3")
         with s.worker("w1"):
             (card,) = s.cards(thread)

@@ -32,10 +32,14 @@ def test_an_expiry_job_lives_until_its_approvals_records_expire_even_with_no_sch
 def _old_and_new(conn: redis.Redis) -> tuple[list[str], list[str]]:
     """Entries written 40 and 10 days ago (explicit stream ids, as Redis stamps them) and one just now."""
     now_ms = int(time.time() * 1000)
-    old = [text(conn.xadd(audit.AUDIT_KEY, {"kind": "request", "at": "0"}, id=f"{now_ms - days * DAY * 1000}-0"))
-           for days in (40, 31)]
-    new = [text(conn.xadd(audit.AUDIT_KEY, {"kind": "request", "at": "0"}, id=f"{now_ms - 10 * DAY * 1000}-0")),
-           audit.append(conn, "result", run="r1", decision="done")]
+    old = [
+        text(conn.xadd(audit.AUDIT_KEY, {"kind": "request", "at": "0"}, id=f"{now_ms - days * DAY * 1000}-0"))
+        for days in (40, 31)
+    ]
+    new = [
+        text(conn.xadd(audit.AUDIT_KEY, {"kind": "request", "at": "0"}, id=f"{now_ms - 10 * DAY * 1000}-0")),
+        audit.append(conn, "result", run="r1", decision="done"),
+    ]
     return old, new
 
 

@@ -29,20 +29,32 @@ def test_only_an_approver_from_the_cards_place_changes_an_undecided_call(redis_c
     _, (call,) = paused_run(redis_conn)
     approvals.reserve_card(redis_conn, call.pending_id, "C1")
     before = _arguments(redis_conn, call.pending_id)
-    assert isinstance(revisions.revise(redis_conn, call.pending_id, KEPT, "UOTHER", "other", Standing("UOTHER"), place=HERE), Refused)
+    assert isinstance(
+        revisions.revise(redis_conn, call.pending_id, KEPT, "UOTHER", "other", Standing("UOTHER"), place=HERE), Refused
+    )
     elsewhere = Place(platform="slack", team="", channel="C2", message="")
-    assert isinstance(revisions.revise(redis_conn, call.pending_id, KEPT, "UMAINT", "maint", Standing.known("UMAINT", True),
-                                       place=elsewhere), Misplaced)
+    assert isinstance(
+        revisions.revise(
+            redis_conn, call.pending_id, KEPT, "UMAINT", "maint", Standing.known("UMAINT", True), place=elsewhere
+        ),
+        Misplaced,
+    )
     admin = Standing("UADMIN", lookup="admin", subject="UADMIN")
-    assert isinstance(revisions.revise(redis_conn, call.pending_id, KEPT, "UADMIN", "admin", admin, place=HERE), Unsettled)
+    assert isinstance(
+        revisions.revise(redis_conn, call.pending_id, KEPT, "UADMIN", "admin", admin, place=HERE), Unsettled
+    )
     assert _arguments(redis_conn, call.pending_id) == before
     redis_conn.set(admin_key("UADMIN"), "true")  # the directory's answer, cached: the same rule as Approve's
     revised = revisions.revise(redis_conn, call.pending_id, KEPT, "UADMIN", "admin", admin, place=HERE)
-    assert isinstance(revised, revisions.Revised) and revised.approval.arguments == KEPT and revised.approval.revision == 1
+    assert (
+        isinstance(revised, revisions.Revised) and revised.approval.arguments == KEPT and revised.approval.revision == 1
+    )
     assert [e.get("decider") for e in audit.entries(redis_conn) if e.kind == "revision"] == ["UADMIN"]
 
 
-def test_a_change_after_the_decision_changes_nothing_and_a_race_runs_what_was_recorded_first(redis_conn: redis.Redis) -> None:
+def test_a_change_after_the_decision_changes_nothing_and_a_race_runs_what_was_recorded_first(
+    redis_conn: redis.Redis,
+) -> None:
     _, (call,) = paused_run(redis_conn)
     approvals.reserve_card(redis_conn, call.pending_id, "C1")
     maint = Standing.known("UMAINT", True)

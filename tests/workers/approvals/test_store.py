@@ -17,8 +17,13 @@ from workers.runs.state import Origin, PendingCall, RunState
 def paused_run(conn: redis.Redis, calls: int = 1, ttl: int = 3600, step: int = 2) -> tuple[RunState, list[PendingCall]]:
     run = RunState(question="triage #3", origin=Origin(kind="slack", user="UASKER", channel="C1", thread_ts="1.0"))
     pending = [
-        PendingCall(pending_id=f"{run.id}.call_{i}", call_id=f"call_{i}", name="add_labels",
-                    arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}), step=step)
+        PendingCall(
+            pending_id=f"{run.id}.call_{i}",
+            call_id=f"call_{i}",
+            name="add_labels",
+            arguments=json.dumps({"issue_id": 3, "labels": ["bug"]}),
+            step=step,
+        )
         for i in range(calls)
     ]
     assert approvals.open_step(conn, run, pending, ttl)
@@ -53,7 +58,9 @@ def test_concurrent_clicks_close_the_step_exactly_once(redis_conn: redis.Redis) 
     run, pending = paused_run(redis_conn, calls=3)
     clicks = [(p.pending_id, d, u) for p in pending for d, u in (("approved", "UA"), ("denied", "UB"))] * 4
     with ThreadPoolExecutor(max_workers=8) as pool:
-        results = list(pool.map(lambda c: decisions.decide(redis.Redis(connection_pool=redis_conn.connection_pool), *c), clicks))
+        results = list(
+            pool.map(lambda c: decisions.decide(redis.Redis(connection_pool=redis_conn.connection_pool), *c), clicks)
+        )
     decided = [r for r in results if isinstance(r, Decided)]
     assert len(decided) == 3 and sorted(r.approval.pending_id for r in decided) == sorted(p.pending_id for p in pending)
     assert sum(r.step_complete for r in decided) == 1
@@ -82,7 +89,11 @@ def test_the_ledger_claims_once_and_reports_a_claim_without_output(redis_conn: r
     ledger.record(redis_conn, "r", "c1", "Labeled #3", True)
     assert ledger.claim(redis_conn, "r", "c1") == ledger.AlreadyDone("Labeled #3", True)
     with ThreadPoolExecutor(max_workers=8) as pool:
-        claims = list(pool.map(lambda _: ledger.claim(redis.Redis(connection_pool=redis_conn.connection_pool), "r", "c2"), range(16)))
+        claims = list(
+            pool.map(
+                lambda _: ledger.claim(redis.Redis(connection_pool=redis_conn.connection_pool), "r", "c2"), range(16)
+            )
+        )
     assert sum(isinstance(c, ledger.Claimed) for c in claims) == 1
     ledger.settle_in_doubt(redis_conn, "r", "c2", "Error: may have run")
     assert ledger.claim(redis_conn, "r", "c2") == ledger.AlreadyDone("Error: may have run", False)
@@ -121,8 +132,19 @@ def test_only_maintainers_approve_and_the_asker_only_as_one() -> None:
 
 
 def test_audit_filters_newest_first(redis_conn: redis.Redis) -> None:
-    audit.append(redis_conn, "request", run="r1", tool="post_comment", arguments='{"issue_id": 5}', issue="5", requester="UA")
-    audit.append(redis_conn, "decision", run="r1", tool="post_comment", issue="5", requester="UA", decider="UB", decision="approved")
+    audit.append(
+        redis_conn, "request", run="r1", tool="post_comment", arguments='{"issue_id": 5}', issue="5", requester="UA"
+    )
+    audit.append(
+        redis_conn,
+        "decision",
+        run="r1",
+        tool="post_comment",
+        issue="5",
+        requester="UA",
+        decider="UB",
+        decision="approved",
+    )
     audit.append(redis_conn, "request", run="r2", tool="add_labels", issue="6", requester="UC")
     assert [e.get("run") for e in audit.entries(redis_conn)] == ["r2", "r1", "r1"]
     assert [e.kind for e in audit.entries(redis_conn, issue=5)] == ["decision", "request"]
@@ -135,10 +157,23 @@ def test_audit_filters_newest_first(redis_conn: redis.Redis) -> None:
 def test_atlas_audit_lists_newest_first_and_filters(redis_conn: redis.Redis, atlas_env: dict[str, str]) -> None:
     from tests.support.processes import atlas_command
 
-    audit.append(redis_conn, "request", run="r1", tool="close_issue", arguments='{"issue_id": 5}', issue="5", requester="UA")
-    audit.append(redis_conn, "decision", run="r1", tool="close_issue", arguments='{"issue_id": 5}', issue="5", requester="UA",
-                 decider="UB", decision="denied")
-    audit.append(redis_conn, "request", run="r2", tool="add_labels", arguments='{"issue_id": 6}', issue="6", requester="UC")
+    audit.append(
+        redis_conn, "request", run="r1", tool="close_issue", arguments='{"issue_id": 5}', issue="5", requester="UA"
+    )
+    audit.append(
+        redis_conn,
+        "decision",
+        run="r1",
+        tool="close_issue",
+        arguments='{"issue_id": 5}',
+        issue="5",
+        requester="UA",
+        decider="UB",
+        decision="denied",
+    )
+    audit.append(
+        redis_conn, "request", run="r2", tool="add_labels", arguments='{"issue_id": 6}', issue="6", requester="UC"
+    )
     lines = atlas_command("audit", env=atlas_env).stdout.splitlines()
     assert [line.split()[4] for line in lines] == ["r2", "r1", "r1"]
     assert "denied by UB" in lines[1]

@@ -83,7 +83,8 @@ def _graphql(api: GitHubAPI) -> list[Any]:
 
 
 def test_a_duplicate_closed_in_githubs_ui_names_its_original_in_the_notice_and_in_triages_outcome(
-        api: GitHubAPI, parts: Parts) -> None:
+    api: GitHubAPI, parts: Parts
+) -> None:
     done = _closed_in_ui(api, parts, 5)
     assert not [c for c in api.repo.comments.values() if c["issue_url"].endswith("/issues/5")]  # no comment names it
     assert "duplicate 2 accepted (maintainer)" in done
@@ -93,12 +94,14 @@ def test_a_duplicate_closed_in_githubs_ui_names_its_original_in_the_notice_and_i
     assert asked.body["variables"] == {"owner": "acme", "name": "rocket", "number": 5}
     assert "MARKED_AS_DUPLICATE_EVENT" in asked.body["query"] and "last: 1" in asked.body["query"]
     assert [(o.issue, o.kind, o.value, o.accepted) for o in outcomes.load(parts.conn, "acme/rocket")] == [
-        (5, "duplicate", "2", True)]
+        (5, "duplicate", "2", True)
+    ]
 
 
 @pytest.mark.parametrize("mark", [{"canonical_repo": "other/elsewhere"}, {"unmarked": True}])
 def test_another_repositorys_original_or_an_undone_mark_is_not_named(
-        api: GitHubAPI, parts: Parts, mark: dict[str, Any]) -> None:
+    api: GitHubAPI, parts: Parts, mark: dict[str, Any]
+) -> None:
     _closed_in_ui(api, parts, 6, **mark)
     [told] = parts.platform.posted
     assert told.split(": ")[0].endswith("as a duplicate") and "#2" not in told
@@ -124,14 +127,16 @@ def test_a_duplicate_comment_is_read_first_and_github_is_not_asked(api: GitHubAP
 
 
 def test_the_standin_refuses_a_field_github_does_not_have_and_an_unknown_issue_is_none(
-        api: GitHubAPI, parts: Parts) -> None:
+    api: GitHubAPI, parts: Parts
+) -> None:
     gh = parts.settings.github
     assert gh is not None
     client = github_client.client(gh)
     with pytest.raises(GraphQLFailed):  # GitLab's name for it, not GitHub's
         client.graphql.request(
             'query { repository(owner: "acme", name: "rocket") { issue(number: 5) { timelineItems(last: 1) '
-            '{ nodes { ... on MarkedAsDuplicateEvent { originalIssue { number } } } } } } }')
+            "{ nodes { ... on MarkedAsDuplicateEvent { originalIssue { number } } } } } } }"
+        )
     assert any("originalIssue" in v for v in api.violations)
     api.violations.clear()
     assert marked_duplicate.original(gh, parts.settings.data_dir, 999) is None  # GitHub's NOT_FOUND: no crash

@@ -38,14 +38,22 @@ def _filed(box: Inbox) -> list[dict[str, Any]]:
 
 
 def _refused(box: Inbox) -> list[Any]:
-    return [c for c in box.slack.calls_to("chat.postMessage") if c.status == 503 and str(c.args.get("text", "")).startswith("Filed #")]
+    return [
+        c
+        for c in box.slack.calls_to("chat.postMessage")
+        if c.status == 503 and str(c.args.get("text", "")).startswith("Filed #")
+    ]
 
 
 def _card(box: Inbox) -> str:
     """An answered thread and the filing run a click on "File as GitHub issue" queues (its id)."""
-    source = RunState(id="answer-note", question=f"The scheduler crashes on startup after upgrading to 2.3:\n{TRACEBACK}",
-                      answer="Add `retry_policy` to the config.", status="done",
-                      origin=Origin(kind="slack", team=TEAM, channel=HELP, thread_ts=THREAD, message_ts=THREAD, user=ASKER))
+    source = RunState(
+        id="answer-note",
+        question=f"The scheduler crashes on startup after upgrading to 2.3:\n{TRACEBACK}",
+        answer="Add `retry_policy` to the config.",
+        status="done",
+        origin=Origin(kind="slack", team=TEAM, channel=HELP, thread_ts=THREAD, message_ts=THREAD, user=ASKER),
+    )
     RunStore(box.conn).save(source)
     run_id, started = filing_claim.start(box.conn, box.settings.queue_name, source, ASKER)
     assert started
@@ -55,7 +63,9 @@ def _card(box: Inbox) -> str:
 def _approve(box: Inbox, card: dict[str, Any]) -> None:
     card = copy.deepcopy(card)  # the stand-in updates the message in place once decided
     decision = pending_id(card)
-    body = block_action(APPROVE_ACTION, decision, user=MAINTAINER, channel=HELP, message_ts=card["ts"], thread_ts=THREAD)
+    body = block_action(
+        APPROVE_ACTION, decision, user=MAINTAINER, channel=HELP, message_ts=card["ts"], thread_ts=THREAD
+    )
     body["user"]["username"] = "maint"
     body["message"] = {"ts": card["ts"], "thread_ts": THREAD, "blocks": card["blocks"]}
     assert box.send.interaction(body).status == 200
@@ -64,42 +74,72 @@ def _approve(box: Inbox, card: dict[str, Any]) -> None:
 
 def test_filed_waits_out_a_slack_outage_and_appears_once(tmp_path: Path, redis_url: str) -> None:
     over = threading.Event()
-    with inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="", ATLAS_SLACK_OUTAGE_SECONDS="120", ATLAS_SLACK_RETRY_CAP="1") as box, \
-            worker_process(box.env, "note-w", "--with-scheduler"):
+    with (
+        inbox(
+            tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="", ATLAS_SLACK_OUTAGE_SECONDS="120", ATLAS_SLACK_RETRY_CAP="1"
+        ) as box,
+        worker_process(box.env, "note-w", "--with-scheduler"),
+    ):
         run_id = _card(box)
-        card = wait_for(lambda: next((m for m in box.slack.thread(HELP, THREAD) if is_card(m)), None), timeout=60, what="the draft's card")
-        box.slack.outage("chat.postMessage", seconds=600,
-                         when=lambda args: str(args.get("text", "")).startswith("Filed #") and not over.is_set())
+        card = wait_for(
+            lambda: next((m for m in box.slack.thread(HELP, THREAD) if is_card(m)), None),
+            timeout=60,
+            what="the draft's card",
+        )
+        box.slack.outage(
+            "chat.postMessage",
+            seconds=600,
+            when=lambda args: str(args.get("text", "")).startswith("Filed #") and not over.is_set(),
+        )
         _approve(box, card)
 
         wait_for(lambda: len(_refused(box)) >= 2, timeout=30, what="the note tried again while Slack is down")
         run = box.run(run_id)
-        assert run.filing is not None and run.filing.status == "filed" and not run.filing.told  # filed, the thread not told yet
+        assert (
+            run.filing is not None and run.filing.status == "filed" and not run.filing.told
+        )  # filed, the thread not told yet
         assert len(box.github.requests("POST", r"/issues$")) == 1
         over.set()
         wait_for(lambda: _filed(box), timeout=30, what="the note once Slack is back")
-        done = wait_for(lambda: (r := box.run(run_id)).filing is not None and r.filing.told and r.filing.note_ts and r, what="the note recorded")
+        done = wait_for(
+            lambda: (r := box.run(run_id)).filing is not None and r.filing.told and r.filing.note_ts and r,
+            what="the note recorded",
+        )
         assert done.filing is not None and done.filing.note_ts == _filed(box)[0]["ts"]
     [note] = _filed(box)
     assert note["text"].startswith(f"Filed #{done.filing.number}")
     assert len(box.github.requests("POST", r"/issues$")) == 1  # the retries posted a note, never filed again
 
 
-def test_with_no_scheduler_the_job_fails_for_rq_to_retry_and_the_retry_posts_the_note_once(tmp_path: Path, redis_url: str) -> None:
+def test_with_no_scheduler_the_job_fails_for_rq_to_retry_and_the_retry_posts_the_note_once(
+    tmp_path: Path, redis_url: str
+) -> None:
     over = threading.Event()
     with inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="") as box:
         try:
-            runtime.install(runtime.build(Settings.from_env(box.env)))  # jobs run here; nothing holds the scheduler's lock
+            runtime.install(
+                runtime.build(Settings.from_env(box.env))
+            )  # jobs run here; nothing holds the scheduler's lock
             run_id = _card(box)
             jobs.continue_run(run_id)  # the draft and its card
-            card = wait_for(lambda: next((m for m in box.slack.thread(HELP, THREAD) if is_card(m)), None), what="the draft's card")
-            box.slack.outage("chat.postMessage", seconds=600,
-                             when=lambda args: str(args.get("text", "")).startswith("Filed #") and not over.is_set())
+            card = wait_for(
+                lambda: next((m for m in box.slack.thread(HELP, THREAD) if is_card(m)), None), what="the draft's card"
+            )
+            box.slack.outage(
+                "chat.postMessage",
+                seconds=600,
+                when=lambda args: str(args.get("text", "")).startswith("Filed #") and not over.is_set(),
+            )
             _approve(box, card)
             with pytest.raises(NoticeUndelivered):
                 jobs.continue_run(run_id)  # filed; the note refused: the job fails, RQ retries it
             run = box.run(run_id)
-            assert run.filing is not None and run.filing.status == "filed" and not run.filing.told and len(_refused(box)) == 1
+            assert (
+                run.filing is not None
+                and run.filing.status == "filed"
+                and not run.filing.told
+                and len(_refused(box)) == 1
+            )
             over.set()
             assert jobs.continue_run(run_id) == "done"  # RQ's retry of the same job
             assert jobs.continue_run(run_id) == "done"  # and any later one posts nothing more
@@ -110,15 +150,20 @@ def test_with_no_scheduler_the_job_fails_for_rq_to_retry_and_the_retry_posts_the
             runtime.install(None)  # type: ignore[arg-type]
 
 
-def test_past_the_outage_budget_the_note_is_given_up_with_a_log_line(tmp_path: Path, redis_url: str,
-                                                                       caplog: pytest.LogCaptureFixture) -> None:
+def test_past_the_outage_budget_the_note_is_given_up_with_a_log_line(
+    tmp_path: Path, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
     with inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="", ATLAS_SLACK_OUTAGE_SECONDS="60") as box:
         try:
             runtime.install(runtime.build(Settings.from_env(box.env)))
             run_id = _card(box)
             jobs.continue_run(run_id)
-            card = wait_for(lambda: next((m for m in box.slack.thread(HELP, THREAD) if is_card(m)), None), what="the draft's card")
-            box.slack.outage("chat.postMessage", seconds=600, when=lambda args: str(args.get("text", "")).startswith("Filed #"))
+            card = wait_for(
+                lambda: next((m for m in box.slack.thread(HELP, THREAD) if is_card(m)), None), what="the draft's card"
+            )
+            box.slack.outage(
+                "chat.postMessage", seconds=600, when=lambda args: str(args.get("text", "")).startswith("Filed #")
+            )
             _approve(box, card)
             with pytest.raises(NoticeUndelivered):
                 jobs.continue_run(run_id)

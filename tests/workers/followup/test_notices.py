@@ -51,12 +51,21 @@ class Parts:
 
 
 def _closed(number: int) -> dict[str, Any]:
-    return {"issue": {"number": number, "title": "Lease <!channel> lost", "state_reason": "duplicate", "closed_at": "2026-12-01T10:00:00Z",
-                      "html_url": f"https://github.com/acme/rocket/issues/{number}"}, "sender": {"login": "maria"}}
+    return {
+        "issue": {
+            "number": number,
+            "title": "Lease <!channel> lost",
+            "state_reason": "duplicate",
+            "closed_at": "2026-12-01T10:00:00Z",
+            "html_url": f"https://github.com/acme/rocket/issues/{number}",
+        },
+        "sender": {"login": "maria"},
+    }
 
 
 def test_an_outage_is_retried_only_for_what_was_not_posted_and_a_left_channel_is_dropped(
-        redis_conn: redis.Redis, caplog: pytest.LogCaptureFixture) -> None:
+    redis_conn: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
     subs.subscribe(redis_conn, "demo", 12, A, "run-a", "filed")
     subs.subscribe(redis_conn, "demo", 12, B, "run-b", "linked")
     platform = Platform({"C1": [ConnectionError("slack down"), "posted"], "77": ["posted"]})
@@ -67,15 +76,30 @@ def test_an_outage_is_retried_only_for_what_was_not_posted_and_a_left_channel_is
     notices.on_event(rt, "issues", "closed", _closed(12), duplicate_of=3)  # type: ignore[arg-type]  # RQ's retry
     notices.on_event(rt, "issues", "closed", _closed(12), duplicate_of=3)  # type: ignore[arg-type]  # a redelivery
     assert sorted(c for c, _ in platform.posted) == ["77", "C1"]
-    assert platform.posted[0][1] == ("#12 \u201cLease <!channel> lost\u201d was closed by @maria as a duplicate of #3: "
-                                     "https://github.com/acme/rocket/issues/12")
+    assert platform.posted[0][1] == (
+        "#12 \u201cLease <!channel> lost\u201d was closed by @maria as a duplicate of #3: "
+        "https://github.com/acme/rocket/issues/12"
+    )
 
     platform.answers = {"C1": ["gone"], "77": ["posted"]}
     with caplog.at_level(logging.WARNING, logger="atlas.followup"):
-        told = notices.on_event(rt, "release", "published", {"release": {"id": 5, "name": "v2.3.1", "body": "Fixes #12 (and #1)",  # type: ignore[arg-type]
-                                                                          "html_url": "https://github.com/acme/rocket/releases/5"}})
+        told = notices.on_event(
+            rt,
+            "release",
+            "published",
+            {
+                "release": {
+                    "id": 5,
+                    "name": "v2.3.1",
+                    "body": "Fixes #12 (and #1)",  # type: ignore[arg-type]
+                    "html_url": "https://github.com/acme/rocket/releases/5",
+                }
+            },
+        )
     assert "1 thread(s) told of release v2.3.1" in told
-    assert "Atlas is no longer in the channel of thread slack:T1:C1:1.1 (run run-a); subscription dropped" in caplog.text
+    assert (
+        "Atlas is no longer in the channel of thread slack:T1:C1:1.1 (run run-a); subscription dropped" in caplog.text
+    )
     assert [s.place for s in subs.for_issue(redis_conn, "demo", 12)] == [B] and subs.for_thread(redis_conn, A) == []
 
 
@@ -95,7 +119,10 @@ def test_each_platform_says_gone_for_a_channel_atlas_was_removed_from(redis_conn
         on_discord = DiscordReporter(rest, RunStore(redis_conn))
         client = WebClient(token=slack.token, base_url=slack.base_url)
         on_slack = SlackReporter(client, client, RunStore(redis_conn))
-        assert on_discord.thread_note(B, "Closed <@&1> #12") == "posted" and on_slack.thread_note(A, "Closed <!channel> #12") == "posted"
+        assert (
+            on_discord.thread_note(B, "Closed <@&1> #12") == "posted"
+            and on_slack.thread_note(A, "Closed <!channel> #12") == "posted"
+        )
         discord.removed.add("77")
         slack.removed.add("C1")
         assert on_discord.thread_note(B, "again") == "gone" and on_slack.thread_note(A, "again") == "gone"
@@ -106,19 +133,36 @@ def test_each_platform_says_gone_for_a_channel_atlas_was_removed_from(redis_conn
 
 
 def test_a_release_whose_generated_notes_list_pull_requests_by_url_tells_their_threads_and_only_this_repositorys(
-        redis_conn: redis.Redis) -> None:
+    redis_conn: redis.Redis,
+) -> None:
     from tests.standins.github_releases import generated_notes
 
     for number in (15, 16, 40, 7):
         subs.subscribe(redis_conn, "acme/rocket", number, A, f"run-{number}", "linked")
-    body = generated_notes("acme/rocket", [("Keep the lease on restart", "maria", 15), ("Docs: retries", "bob", 16)],
-                           "v2.3.0", "v2.3.1")
+    body = generated_notes(
+        "acme/rocket", [("Keep the lease on restart", "maria", 15), ("Docs: retries", "bob", 16)], "v2.3.0", "v2.3.1"
+    )
     body += "\n* Same fix upstream in https://github.com/acme/rocket-fork/pull/40 and https://github.com/other/rocket/issues/7"
     platform = Platform({"C1": ["posted", "posted", "posted"]})
     rt = Parts(redis_conn, platform, SimpleNamespace(github=SimpleNamespace(repo="acme/rocket")))
-    told = notices.on_event(rt, "release", "published", {"release": {"id": 9, "name": "v2.3.1", "body": body,  # type: ignore[arg-type]
-                                                                      "html_url": "https://github.com/acme/rocket/releases/9"}})
+    told = notices.on_event(
+        rt,
+        "release",
+        "published",
+        {
+            "release": {
+                "id": 9,
+                "name": "v2.3.1",
+                "body": body,  # type: ignore[arg-type]
+                "html_url": "https://github.com/acme/rocket/releases/9",
+            }
+        },
+    )
     assert "2 thread(s) told of release v2.3.1" in told
-    assert [text.split(" ")[0] for _, text in platform.posted] == ["#15", "#16"]  # not the fork's #40, not other/rocket's #7
-    assert notices.mentioned("See https://GitHub.com/Acme/Rocket/issues/3, #4 and https://github.com/acme/rocket/pull/3",
-                             "acme/rocket") == [3, 4]
+    assert [text.split(" ")[0] for _, text in platform.posted] == [
+        "#15",
+        "#16",
+    ]  # not the fork's #40, not other/rocket's #7
+    assert notices.mentioned(
+        "See https://GitHub.com/Acme/Rocket/issues/3, #4 and https://github.com/acme/rocket/pull/3", "acme/rocket"
+    ) == [3, 4]

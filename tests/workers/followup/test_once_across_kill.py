@@ -39,18 +39,35 @@ def _filed(box: Inbox, thread: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("slack_took_it", [True, False], ids=["slack-took-it", "slack-never-got-it"])
-def test_filed_is_posted_once_when_the_worker_dies_around_its_post(slack_took_it: bool, tmp_path: Path, redis_url: str) -> None:
+def test_filed_is_posted_once_when_the_worker_dies_around_its_post(
+    slack_took_it: bool, tmp_path: Path, redis_url: str
+) -> None:
     with ScriptedModel() as model, inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="", **model.env()) as box:
         model.script(reply_text("That KeyError comes from a config written before 2.3: add `retry_policy` to it."))
         thread = "1700008000.000100"
-        held = box.slack.hold("chat.postMessage", lambda args: str(args.get("text", "")).startswith("Filed #"), processed=slack_took_it)
+        held = box.slack.hold(
+            "chat.postMessage", lambda args: str(args.get("text", "")).startswith("Filed #"), processed=slack_took_it
+        )
         with box.worker("filer-a") as worker_a:
-            assert box.send.event(mention("The scheduler crashes on startup after upgrading to 2.3", channel=HELP, user=ASKER,
-                                          ts=thread)).status == 200
-            answer = wait_for(lambda: next((m for m in _thread(box, thread) if _button(m, FILE_ISSUE_ACTION)), None),
-                              timeout=60, what="the answer with its File as GitHub issue button")
-            assert _click(box, answer, FILE_ISSUE_ACTION, _button(answer, FILE_ISSUE_ACTION) or "", ASKER, thread) == 200
-            card = wait_for(lambda: next((m for m in _thread(box, thread) if is_card(m)), None), timeout=60, what="the draft's card")
+            assert (
+                box.send.event(
+                    mention(
+                        "The scheduler crashes on startup after upgrading to 2.3", channel=HELP, user=ASKER, ts=thread
+                    )
+                ).status
+                == 200
+            )
+            answer = wait_for(
+                lambda: next((m for m in _thread(box, thread) if _button(m, FILE_ISSUE_ACTION)), None),
+                timeout=60,
+                what="the answer with its File as GitHub issue button",
+            )
+            assert (
+                _click(box, answer, FILE_ISSUE_ACTION, _button(answer, FILE_ISSUE_ACTION) or "", ASKER, thread) == 200
+            )
+            card = wait_for(
+                lambda: next((m for m in _thread(box, thread) if is_card(m)), None), timeout=60, what="the draft's card"
+            )
             assert _click(box, card, APPROVE_ACTION, pending_id(card), MAINTAINER, thread) == 200
             assert held.reached.wait(60), "worker A never posted Filed #N"
             with box.worker("filer-b"):  # takes the job over once A's lease lapses
@@ -61,7 +78,11 @@ def test_filed_is_posted_once_when_the_worker_dies_around_its_post(slack_took_it
                 wait_for(lambda: RunStore(box.conn).load(run_id).filing.told, timeout=60, what="the retried job")  # type: ignore[union-attr]
                 [filed] = _filed(box, thread)  # once: the retry found the first (or posted the one Slack never got)
         run = RunStore(box.conn).load(run_id)
-        assert run.filing is not None and run.filing.status == "filed" and filed["text"].startswith(f"Filed #{run.filing.number} ")
+        assert (
+            run.filing is not None
+            and run.filing.status == "filed"
+            and filed["text"].startswith(f"Filed #{run.filing.number} ")
+        )
         assert len(box.github.requests("POST", r"/issues$")) == 1
         assert (ledger.entry_of(box.conn, run_id, CALL_ID) or {}).get("state") == "done"
 
@@ -71,12 +92,26 @@ def test_a_close_notice_claimed_by_a_killed_worker_is_posted_by_the_retried_job(
     bot/github/webhook.py schedules it; the test moves it to now) resumes the claim and posts it, once."""
     with inbox(tmp_path, redis_url, ATLAS_TRIAGE_CHANNEL="") as box:
         thread = "1700009000.000100"
-        subs.subscribe(box.conn, "acme/rocket", 2, Origin(kind="slack", channel=HELP, thread_ts=thread, team=TEAM), "run-x", "filed")
+        subs.subscribe(
+            box.conn,
+            "acme/rocket",
+            2,
+            Origin(kind="slack", channel=HELP, thread_ts=thread, team=TEAM),
+            "run-x",
+            "filed",
+        )
         held = box.slack.hold("chat.postMessage", lambda args: "was closed by" in str(args.get("text", "")))
         with box.worker("notice-a") as worker_a:
             closed = box.github.repo.edit_issue(2, state="closed", state_reason="completed")
-            assert deliver(box.webhook_url, "issues", payload("issues-closed", box.github.repo, action="closed", issue=closed),
-                           delivery="close-kill")[0] == 202
+            assert (
+                deliver(
+                    box.webhook_url,
+                    "issues",
+                    payload("issues-closed", box.github.repo, action="closed", issue=closed),
+                    delivery="close-kill",
+                )[0]
+                == 202
+            )
             assert held.reached.wait(60), "worker A never posted the notice"
             (job_id,) = Queue("atlas", connection=box.conn).started_job_registry.get_job_ids()
             with worker_process(box.env, "notice-b", "--with-scheduler"):
@@ -86,7 +121,11 @@ def test_a_close_notice_claimed_by_a_killed_worker_is_posted_by_the_retried_job(
                 scheduled = ScheduledJobRegistry("atlas", connection=box.conn)
                 wait_for(lambda: job_id in scheduled.get_job_ids(), timeout=30, what="RQ's retry of the abandoned job")
                 scheduled.schedule(Job.fetch(job_id, connection=box.conn), datetime.now(UTC))  # its 30 s have passed
-                wait_for(lambda: Job.fetch(job_id, connection=box.conn).get_status() == "finished", timeout=30, what="the retried job")
+                wait_for(
+                    lambda: Job.fetch(job_id, connection=box.conn).get_status() == "finished",
+                    timeout=30,
+                    what="the retried job",
+                )
         notices = [m for m in _thread(box, thread) if "was closed by" in m.get("text", "")]
         assert len(notices) == 1 and notices[0]["text"].startswith("#2 ")
 
@@ -122,6 +161,10 @@ def test_a_notice_the_platform_took_before_the_worker_died_is_found_not_posted_a
         discord.advance(15 * 60)  # the retry comes long after Discord's nonce lapsed
         assert "1 thread(s) told" in notices.on_event(rt, "issues", "closed", _closed(12))  # type: ignore[arg-type]  # RQ's retry
         assert notices.on_event(rt, "issues", "closed", _closed(12)) == ""  # type: ignore[arg-type]  # and again: posted
-        found = [m for m in slack.messages.values() if m.get("thread_ts") == "1.1"] if kind == "slack" else discord.channel("77")
+        found = (
+            [m for m in slack.messages.values() if m.get("thread_ts") == "1.1"]
+            if kind == "slack"
+            else discord.channel("77")
+        )
         assert len(found) == 1 and "was closed by @maria" in found[0].get("text", found[0].get("content", ""))
         assert not discord.problems

@@ -24,8 +24,10 @@ def rt(tmp_path: Path, redis_url: str) -> runtime.Runtime:
 
 
 def _help_run(question: str) -> RunState:
-    return RunState(question=question, origin=Origin(kind="slack", channel="C0HELP", user="U0ASKER", message_ts="1.0",
-                                                     unprompted=True))
+    return RunState(
+        question=question,
+        origin=Origin(kind="slack", channel="C0HELP", user="U0ASKER", message_ts="1.0", unprompted=True),
+    )
 
 
 def test_nothing_found_in_a_help_channel_hands_off_with_what_was_looked_at(rt: runtime.Runtime) -> None:
@@ -51,7 +53,9 @@ def test_a_run_asked_by_mention_is_never_offered_hand_off(rt: runtime.Runtime) -
 
 
 def test_a_model_that_calls_hand_off_ends_the_run_without_an_answer(
-    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel,
+    tmp_path: Path,
+    redis_url: str,
+    scripted_model: ScriptedModel,
 ) -> None:
     """With a model: `hand_off` is among the tools it is sent in a help run, and calling it ends the run (no
     second model call: the strict stand-in fails on an unscripted one)."""

@@ -50,17 +50,26 @@ class Deps:
     background: Executor = field(default_factory=Now)
 
 
-@pytest.mark.parametrize(("env", "directory", "user", "steps_back"), [
-    ({"ATLAS_HELP_MAINTAINERS": "U0MAINT"}, Directory(), "U0MAINT", True),
-    ({"ATLAS_APPROVERS": "U0APPROVER"}, Directory(), "U0APPROVER", True),
-    ({"ATLAS_APPROVERS": "U0APPROVER"}, Directory(admins=frozenset({"U0ADMIN"})), "U0ADMIN", False),  # approvers named: admins don't count
-    ({"ATLAS_HELP_MAINTAINERS": "S0TEAM"}, Directory(groups={"S0TEAM": frozenset({"U0MEMBER"})}), "U0MEMBER", True),
-    ({"ATLAS_APPROVER_GROUP": "S0APP"}, Directory(groups={"S0APP": frozenset({"U0MEMBER"})}), "U0MEMBER", True),
-    ({}, Directory(admins=frozenset({"U0ADMIN"})), "U0ADMIN", True),
-    ({}, Directory(admins=frozenset({"U0ADMIN"})), "U0BYSTANDER", False),
-])
-def test_who_makes_atlas_step_back(redis_conn: redis.Redis, tmp_path: Path, env: dict[str, str], directory: Directory, user: str,
-                                   steps_back: bool) -> None:
+@pytest.mark.parametrize(
+    ("env", "directory", "user", "steps_back"),
+    [
+        ({"ATLAS_HELP_MAINTAINERS": "U0MAINT"}, Directory(), "U0MAINT", True),
+        ({"ATLAS_APPROVERS": "U0APPROVER"}, Directory(), "U0APPROVER", True),
+        (
+            {"ATLAS_APPROVERS": "U0APPROVER"},
+            Directory(admins=frozenset({"U0ADMIN"})),
+            "U0ADMIN",
+            False,
+        ),  # approvers named: admins don't count
+        ({"ATLAS_HELP_MAINTAINERS": "S0TEAM"}, Directory(groups={"S0TEAM": frozenset({"U0MEMBER"})}), "U0MEMBER", True),
+        ({"ATLAS_APPROVER_GROUP": "S0APP"}, Directory(groups={"S0APP": frozenset({"U0MEMBER"})}), "U0MEMBER", True),
+        ({}, Directory(admins=frozenset({"U0ADMIN"})), "U0ADMIN", True),
+        ({}, Directory(admins=frozenset({"U0ADMIN"})), "U0BYSTANDER", False),
+    ],
+)
+def test_who_makes_atlas_step_back(
+    redis_conn: redis.Redis, tmp_path: Path, env: dict[str, str], directory: Directory, user: str, steps_back: bool
+) -> None:
     threads.open_thread(redis_conn, T, asker="U0ASKER", channel="C0HELP", post="100.0", run_id="r1", limit=10)
     settings = Settings.from_env({**env, "ATLAS_HOME": str(tmp_path)})
     _step_back_if_maintainer(Deps(settings, redis_conn), directory, T, user)  # type: ignore[arg-type]

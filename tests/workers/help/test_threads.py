@@ -15,19 +15,44 @@ T = threads.slack_thread("T1", "C0HELP", "100.0")
 
 
 def _follow(conn: redis.Redis, user: str, ts: str, *, run: str, limit: int = 10, now: float = 1000.0) -> str:
-    return threads.follow(conn, T, user=user, channel="C0HELP", message=ts, message_json=json.dumps({"id": ts}), run_id=run,
-                          limit=limit, now=now)
+    return threads.follow(
+        conn,
+        T,
+        user=user,
+        channel="C0HELP",
+        message=ts,
+        message_json=json.dumps({"id": ts}),
+        run_id=run,
+        limit=limit,
+        now=now,
+    )
 
 
 def test_a_post_opens_its_thread_once_and_the_limit_holds_under_a_flood(redis_conn: redis.Redis) -> None:
-    assert threads.open_thread(redis_conn, T, asker="U1", channel="C0HELP", post="100.0", run_id="r1", limit=3, now=1000.0) == "new"
-    assert threads.open_thread(redis_conn, T, asker="U1", channel="C0HELP", post="100.0", run_id="r1", limit=3, now=1001.0) == "known"
+    assert (
+        threads.open_thread(redis_conn, T, asker="U1", channel="C0HELP", post="100.0", run_id="r1", limit=3, now=1000.0)
+        == "new"
+    )
+    assert (
+        threads.open_thread(redis_conn, T, asker="U1", channel="C0HELP", post="100.0", run_id="r1", limit=3, now=1001.0)
+        == "known"
+    )
     outcomes: list[str] = []
 
     def post(i: int) -> None:
         thread = threads.slack_thread("T1", "C0HELP", f"{200 + i}.0")
-        outcomes.append(threads.open_thread(redis_conn, thread, asker="U2", channel="C0HELP", post=f"{200 + i}.0", run_id=f"r{i}",
-                                            limit=3, now=1002.0))
+        outcomes.append(
+            threads.open_thread(
+                redis_conn,
+                thread,
+                asker="U2",
+                channel="C0HELP",
+                post=f"{200 + i}.0",
+                run_id=f"r{i}",
+                limit=3,
+                now=1002.0,
+            )
+        )
 
     flood = [threading.Thread(target=post, args=(i,)) for i in range(8)]
     for t in flood:
@@ -37,9 +62,19 @@ def test_a_post_opens_its_thread_once_and_the_limit_holds_under_a_flood(redis_co
     # 3 an hour: the first post and two of the flood; the first held back says so (its note), the rest are silent
     assert sorted(outcomes) == ["held_channel"] + ["limited"] * 5 + ["new"] * 2
     late = threads.slack_thread("T1", "C0HELP", "999.0")
-    assert threads.open_thread(redis_conn, late, asker="U2", channel="C0HELP", post="999.0", run_id="rx", limit=3, now=1002.0 + 3601) == "new"
+    assert (
+        threads.open_thread(
+            redis_conn, late, asker="U2", channel="C0HELP", post="999.0", run_id="rx", limit=3, now=1002.0 + 3601
+        )
+        == "new"
+    )
     other = threads.slack_thread("T1", "C0OTHER", "1.0")
-    assert threads.open_thread(redis_conn, other, asker="U2", channel="C0OTHER", post="1.0", run_id="ry", limit=3, now=1002.0) == "new"
+    assert (
+        threads.open_thread(
+            redis_conn, other, asker="U2", channel="C0OTHER", post="1.0", run_id="ry", limit=3, now=1002.0
+        )
+        == "new"
+    )
 
 
 def test_replies_follow_step_back_and_wait_for_a_run_in_flight(redis_conn: redis.Redis) -> None:

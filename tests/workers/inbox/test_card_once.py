@@ -33,7 +33,9 @@ from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction, TriageRecord
 
 
-def test_a_worker_killed_after_slack_took_the_card_leaves_one_card_the_retry_adopts(tmp_path: Path, redis_url: str) -> None:
+def test_a_worker_killed_after_slack_took_the_card_leaves_one_card_the_retry_adopts(
+    tmp_path: Path, redis_url: str
+) -> None:
     with inbox(tmp_path, redis_url) as box:
         held = box.slack.hold("chat.postMessage", lambda args: args.get("channel") == CHANNEL, processed=True)
         issue = box.open_issue(DUP_TITLE, DUP_BODY)
@@ -45,9 +47,15 @@ def test_a_worker_killed_after_slack_took_the_card_leaves_one_card_the_retry_ado
                 held.release.set()
                 run_id = claim.run_of(box.conn, "acme/rocket", issue["number"]) or ""
                 assert box.run(run_id).triage.card_ts == ""  # type: ignore[union-attr]
-                run = wait_for(lambda: (r := box.run(run_id)).triage and r.triage.card_ts and r, timeout=60, what="the retried job")
+                run = wait_for(
+                    lambda: (r := box.run(run_id)).triage and r.triage.card_ts and r, timeout=60, what="the retried job"
+                )
                 # the retry saves the card's ts, then brings the card up to date: wait for the edit, not a clock
-                wait_for(lambda: [m for m in box.messages() if m.get("edits", 0) >= 1], timeout=60, what="the adopted card's update")
+                wait_for(
+                    lambda: [m for m in box.messages() if m.get("edits", 0) >= 1],
+                    timeout=60,
+                    what="the adopted card's update",
+                )
         (card,) = box.messages()  # one card: the retry found the first one instead of posting another
         assert run.triage.card_ts == card["ts"] and card["edits"] >= 1  # adopted and brought up to date
         assert {"duplicates", "labels"} <= set(actions(card))
@@ -55,18 +63,38 @@ def test_a_worker_killed_after_slack_took_the_card_leaves_one_card_the_retry_ado
             assert approvals.load(box.conn, call.pending_id).card_ts == card["ts"]  # type: ignore[union-attr]
 
 
-def test_a_discord_card_whose_id_was_lost_is_found_after_its_nonce_lapsed(discord_api: DiscordAPI, tmp_path: Path,  # noqa: F811
-                                                                          redis_url: str) -> None:
+def test_a_discord_card_whose_id_was_lost_is_found_after_its_nonce_lapsed(
+    discord_api: DiscordAPI,
+    tmp_path: Path,  # noqa: F811
+    redis_url: str,
+) -> None:
     """Discord enforces a nonce for a few minutes only: a job retried later finds the card in the channel."""
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
     conn = redis.Redis.from_url(redis_url)
     reporter = DiscordReporter.for_settings(settings, RunStore(conn))
-    action = TriageAction(kind="labels", mode="draft", tool="add_labels", arguments={"issue_id": 3, "labels": ["bug"]},
-                          call_id="triage-labels", step=1)
-    run = RunState(question="triage #3", status="awaiting_approval", triage=TriageRecord(repo="demo", issue=3, title="t", actions=[action]),
-                   origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID))
-    run.pending = [PendingCall(pending_id=f"{run.id}.triage-labels", call_id="triage-labels", name="add_labels",
-                               arguments=json.dumps(action.arguments), step=1)]
+    action = TriageAction(
+        kind="labels",
+        mode="draft",
+        tool="add_labels",
+        arguments={"issue_id": 3, "labels": ["bug"]},
+        call_id="triage-labels",
+        step=1,
+    )
+    run = RunState(
+        question="triage #3",
+        status="awaiting_approval",
+        triage=TriageRecord(repo="demo", issue=3, title="t", actions=[action]),
+        origin=Origin(kind="discord", user="1500000000000000001", channel=di.CHANNEL_ID, team=di.GUILD_ID),
+    )
+    run.pending = [
+        PendingCall(
+            pending_id=f"{run.id}.triage-labels",
+            call_id="triage-labels",
+            name="add_labels",
+            arguments=json.dumps(action.arguments),
+            step=1,
+        )
+    ]
     RunStore(conn).save(run)
     approvals.open_step(conn, run, run.pending, 3600)
     with dies_after(reporter.rest, "create_message"):  # Discord made the card; the worker died before recording it
@@ -81,18 +109,37 @@ def test_a_discord_card_whose_id_was_lost_is_found_after_its_nonce_lapsed(discor
 
 
 def _slack_run(conn: redis.Redis) -> RunState:
-    action = TriageAction(kind="labels", mode="draft", tool="add_labels", arguments={"issue_id": 3, "labels": ["bug"]},
-                          call_id="triage-labels", step=1)
-    run = RunState(question="triage #3", status="awaiting_approval", triage=TriageRecord(repo="demo", issue=3, title="t", actions=[action]),
-                   origin=Origin(kind="slack", channel=CHANNEL, team="T0TEST"))
-    run.pending = [PendingCall(pending_id=f"{run.id}.triage-labels", call_id="triage-labels", name="add_labels",
-                               arguments=json.dumps(action.arguments), step=1)]
+    action = TriageAction(
+        kind="labels",
+        mode="draft",
+        tool="add_labels",
+        arguments={"issue_id": 3, "labels": ["bug"]},
+        call_id="triage-labels",
+        step=1,
+    )
+    run = RunState(
+        question="triage #3",
+        status="awaiting_approval",
+        triage=TriageRecord(repo="demo", issue=3, title="t", actions=[action]),
+        origin=Origin(kind="slack", channel=CHANNEL, team="T0TEST"),
+    )
+    run.pending = [
+        PendingCall(
+            pending_id=f"{run.id}.triage-labels",
+            call_id="triage-labels",
+            name="add_labels",
+            arguments=json.dumps(action.arguments),
+            step=1,
+        )
+    ]
     RunStore(conn).save(run)
     approvals.open_step(conn, run, run.pending, 3600)
     return run
 
 
-def test_unreadable_history_posts_again_and_a_slack_blip_retries_the_job_instead(slack_api: SlackAPI, redis_url: str) -> None:  # noqa: F811
+def test_unreadable_history_posts_again_and_a_slack_blip_retries_the_job_instead(
+    slack_api: SlackAPI, redis_url: str
+) -> None:  # noqa: F811
     """Without channels:history the retry can only post again (as approval cards do); while Slack is failing it
     posts nothing: the job is retried and looks again."""
     conn = redis.Redis.from_url(redis_url)
@@ -109,6 +156,9 @@ def test_unreadable_history_posts_again_and_a_slack_blip_retries_the_job_instead
             with pytest.raises(SlackApiError):  # Slack failing: no second card, the job is retried
                 triage_card.show(client, client, store, store.load(run.id), None)
         triage_card.show(client, client, store, store.load(run.id), None)
-        mine = [m for (channel, _), m in slack_api.messages.items() if channel == CHANNEL and (m.get("metadata") or {})
-                .get("event_payload", {}).get("run_id") == run.id]
+        mine = [
+            m
+            for (channel, _), m in slack_api.messages.items()
+            if channel == CHANNEL and (m.get("metadata") or {}).get("event_payload", {}).get("run_id") == run.id
+        ]
         assert len(mine) == cards, error

@@ -21,13 +21,35 @@ from workers.runs.triage_record import TriageAction, TriageRecord
 
 
 def _run(original: int) -> RunState:
-    close = TriageAction(kind="duplicates", mode="draft", tool="close_issue", call_id="triage-duplicates", step=1,
-                         arguments={"issue_id": 9, "reason": "duplicate", "duplicate_of": original})
-    record = TriageRecord(repo="acme/rocket", issue=9, title="Lease lost again", author="someone", actions=[close],
-                          suggestions={"original": {"id": original, "title": "Lease lost on restart",
-                                                    "url": f"https://github.com/acme/rocket/issues/{original}"}})
-    return RunState(id="triage-1", question="triage #9", origin=Origin(kind="slack", channel="C1"), triage=record,
-                    status="awaiting_approval")
+    close = TriageAction(
+        kind="duplicates",
+        mode="draft",
+        tool="close_issue",
+        call_id="triage-duplicates",
+        step=1,
+        arguments={"issue_id": 9, "reason": "duplicate", "duplicate_of": original},
+    )
+    record = TriageRecord(
+        repo="acme/rocket",
+        issue=9,
+        title="Lease lost again",
+        author="someone",
+        actions=[close],
+        suggestions={
+            "original": {
+                "id": original,
+                "title": "Lease lost on restart",
+                "url": f"https://github.com/acme/rocket/issues/{original}",
+            }
+        },
+    )
+    return RunState(
+        id="triage-1",
+        question="triage #9",
+        origin=Origin(kind="slack", channel="C1"),
+        triage=record,
+        status="awaiting_approval",
+    )
 
 
 def test_a_403_a_lasting_5xx_or_a_transfer_on_the_originals_lookup_draws_the_card_with_a_note(tmp_path: Path) -> None:
@@ -37,8 +59,10 @@ def test_a_403_a_lasting_5xx_or_a_transfer_on_the_originals_lookup_draws_the_car
         for why, number in {"403": 3, "503": 5, "transfer": 4}.items():
             run = _run(number)
             assert run.triage is not None
-            for draw in (lambda: json.dumps(blocks_for(run, run.triage, tracker)),  # noqa: B023  # drawn in this iteration
-                         lambda: card_payload(run, tracker)["content"]):  # noqa: B023
+            for draw in (
+                lambda: json.dumps(blocks_for(run, run.triage, tracker)),  # noqa: B023  # drawn in this iteration
+                lambda: card_payload(run, tracker)["content"],  # noqa: B023  # drawn in this iteration
+            ):
                 if why == "403":
                     api.fail_next(rf"GET /repos/acme/rocket/issues/{number}\b", 403)
                 elif why == "503":

@@ -22,15 +22,21 @@ def test_a_triage_card_waits_out_a_ten_second_slack_outage_and_is_posted_once(tm
         box.slack.outage(seconds=600, when=lambda args: not over.is_set())  # every Web API method: Slack is down
         with worker_process(box.env, "outage", "--with-scheduler"):  # the scheduler moves re-deliveries onto the queue
             issue = box.open_issue(TITLE, BODY)
-            wait_for(lambda: [c for c in box.slack.calls_to("chat.postMessage") if c.status == 503], timeout=60,
-                     what="the card refused by Slack")
+            wait_for(
+                lambda: [c for c in box.slack.calls_to("chat.postMessage") if c.status == 503],
+                timeout=60,
+                what="the card refused by Slack",
+            )
             time.sleep(OUTAGE_SECONDS)  # the outage's length, counted from the first refused post
             over.set()
             (card,) = box.cards(timeout=60)
             run_id = claim.run_of(box.conn, "acme/rocket", issue["number"])
             assert run_id is not None
-            run = wait_for(lambda: (r := box.run(run_id)).surface.outage_since is None and r, timeout=30,
-                           what="the run to record the delivery")
+            run = wait_for(
+                lambda: (r := box.run(run_id)).surface.outage_since is None and r,
+                timeout=30,
+                what="the run to record the delivery",
+            )
         assert f"#{issue['number']} " in text_of(card)
         assert len(box.messages()) == 1  # posted once, however many tries it took
         assert run.status == "awaiting_approval" and run.surface.undelivered is None

@@ -18,13 +18,15 @@ BODY = f"After the upgrade to 2.3 the scheduler will not start:\n\n{TRACEBACK}\n
 
 
 def test_the_periodic_sync_starts_triage_for_an_issue_whose_webhook_was_lost_and_never_for_history(
-        tmp_path: Path, redis_url: str) -> None:
+    tmp_path: Path, redis_url: str
+) -> None:
     with inbox(tmp_path, redis_url) as box:
         history = sorted(box.github.repo.issues)
         queue = Queue(box.settings.queue_name, connection=box.conn)
         with box.worker("syncer"):
-            wait_for(lambda: catch_up.watermark(box.conn, "acme/rocket"),
-                     what="the inbox's watermark at the worker's start")
+            wait_for(
+                lambda: catch_up.watermark(box.conn, "acme/rocket"), what="the inbox's watermark at the worker's start"
+            )
             assert catch_up.watermark(box.conn, "acme/rocket") == max(history)
             lost = box.github.repo.add_issue(TITLE, BODY, author="zoe")  # opened on GitHub; its delivery got a 503
             closed = box.github.repo.add_issue("Opened and closed while Redis was down", "Never mind.", author="zoe")
@@ -37,14 +39,16 @@ def test_the_periodic_sync_starts_triage_for_an_issue_whose_webhook_was_lost_and
             run_id = claim.run_of(box.conn, "acme/rocket", lost["number"])
             assert run_id is not None
             # the webhook arrives after all (a manual redelivery), and the sync runs again: nothing new
-            body = payload("issues-opened", box.github.repo, action="opened",
-                           issue=box.github.repo.issues[lost["number"]])
+            body = payload(
+                "issues-opened", box.github.repo, action="opened", issue=box.github.repo.issues[lost["number"]]
+            )
             assert deliver(box.webhook_url, "issues", body)[0] == 202
             again = queue.enqueue(PERIODIC_SYNC)
             wait_for(lambda: again.get_status(refresh=True) == "finished", what="the second sync job")
             assert "triage started" not in str(again.return_value())
-            wait_for(lambda: box.run(run_id).status == "awaiting_approval",
-                     what="the caught-up run to wait on its card")
+            wait_for(
+                lambda: box.run(run_id).status == "awaiting_approval", what="the caught-up run to wait on its card"
+            )
         assert len(box.messages()) == 1  # one card: the lost issue's, once
         assert claim.run_of(box.conn, "acme/rocket", lost["number"]) == run_id
         assert claim.run_of(box.conn, "acme/rocket", closed["number"]) is None
@@ -53,17 +57,23 @@ def test_the_periodic_sync_starts_triage_for_an_issue_whose_webhook_was_lost_and
 
 
 def test_issues_the_sync_catches_up_over_the_rate_are_named_in_the_digest_not_dropped(
-        tmp_path: Path, redis_url: str) -> None:
+    tmp_path: Path, redis_url: str
+) -> None:
     with inbox(tmp_path, redis_url, ATLAS_TRIAGE_RATE="1") as box:
         queue = Queue(box.settings.queue_name, connection=box.conn)
         with box.worker("syncer-rate"):
             wait_for(lambda: catch_up.watermark(box.conn, "acme/rocket"), what="the inbox's watermark")
-            lost = [box.github.repo.add_issue(f"Worker {n} stalls on shutdown", f"Seen on node {n}.", author="zoe")
-                    for n in range(3)]  # opened while Redis was down: no webhook reached the inbox
+            lost = [
+                box.github.repo.add_issue(f"Worker {n} stalls on shutdown", f"Seen on node {n}.", author="zoe")
+                for n in range(3)
+            ]  # opened while Redis was down: no webhook reached the inbox
             job = queue.enqueue(PERIODIC_SYNC)
             wait_for(lambda: job.get_status(refresh=True) == "finished", what="the sync job to finish")
-            wait_for(lambda: any("were not triaged" in text_of(m) for m in box.messages()), timeout=60,
-                     what="the digest naming what the rate held back")
+            wait_for(
+                lambda: any("were not triaged" in text_of(m) for m in box.messages()),
+                timeout=60,
+                what="the digest naming what the rate held back",
+            )
         started = [i["number"] for i in lost if claim.run_of(box.conn, "acme/rocket", i["number"])]
         assert len(started) == 1
         [digest] = [text_of(m) for m in box.messages() if "were not triaged" in text_of(m)]

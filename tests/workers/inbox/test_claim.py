@@ -26,7 +26,9 @@ def test_concurrent_deliveries_claim_once_and_a_lost_enqueue_is_repaired_by_the_
     run_id = outcomes[0][0]
     queue = Queue("atlas-claims", connection=redis_conn)
     assert queue.job_ids == [job_id(run_id)]
-    assert claim.start(redis_conn, "atlas-claims", TriageRecord(repo="acme/other", issue=7), ORIGIN)[1]  # another repository's #7
+    assert claim.start(redis_conn, "atlas-claims", TriageRecord(repo="acme/other", issue=7), ORIGIN)[
+        1
+    ]  # another repository's #7
     queue.empty()  # the job is gone: as if the process died between the claim and the enqueue
     assert not Job.exists(job_id(run_id), connection=redis_conn)
     assert claim.start(redis_conn, "atlas-claims", record, ORIGIN) == (run_id, False)
@@ -35,4 +37,6 @@ def test_concurrent_deliveries_claim_once_and_a_lost_enqueue_is_repaired_by_the_
     run.status = "awaiting_approval"
     RunStore(redis_conn).save(run)
     queue.empty()
-    assert claim.start(redis_conn, "atlas-claims", record, ORIGIN) == (run_id, False) and queue.job_ids == []  # past queued: nothing
+    assert (
+        claim.start(redis_conn, "atlas-claims", record, ORIGIN) == (run_id, False) and queue.job_ids == []
+    )  # past queued: nothing

@@ -20,7 +20,8 @@ EXPORT_BODY = "Exporting the jobs table to CSV from the dashboard loses its fina
 
 
 def test_triage_jobs_of_one_worker_open_the_history_once_and_see_the_issues_opened_since(
-        tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     opens: list[tuple[Any, ...]] = []
     real_open = Triage.open
 
@@ -34,6 +35,7 @@ def test_triage_jobs_of_one_worker_open_the_history_once_and_see_the_issues_open
         rt = runtime.build(box.settings)
         runtime.install(rt)
         try:
+
             def opened(title: str, body: str) -> tuple[int, str]:
                 """A new issue and its webhook applied (the index updated, the run claimed): its number and run."""
                 issue = box.open_issue(title, body)
@@ -46,7 +48,9 @@ def test_triage_jobs_of_one_worker_open_the_history_once_and_see_the_issues_open
 
             # synced after the first triage: a twin of the first, and an unrelated one triaged with nothing new since
             twin, twin_run = opened(EXPORT_TITLE + " (again)", EXPORT_BODY)
-            other, other_run = opened("Docs search box ignores accents", "Searching 'déjà' in the docs finds nothing; 'deja' does.")
+            other, other_run = opened(
+                "Docs search box ignores accents", "Searching 'déjà' in the docs finds nothing; 'deja' does."
+            )
             assert jobs.continue_run(twin_run) in ("awaiting_approval", "done")
             assert jobs.continue_run(other_run) in ("awaiting_approval", "done")
 
@@ -58,6 +62,8 @@ def test_triage_jobs_of_one_worker_open_the_history_once_and_see_the_issues_open
             assert engine.history.get(other) is not None  # grown by the issues synced since, once for both
             assert rt.triage_engines.opened == 1 and rt.triage_engines.grown == 1
             fresh = real_open(box.settings.data_dir, box.settings.home, box.settings.semantic_docs)
-            assert [engine.triage(n).as_json() for n in (first, twin, other)] == [fresh.triage(n).as_json() for n in (first, twin, other)]
+            assert [engine.triage(n).as_json() for n in (first, twin, other)] == [
+                fresh.triage(n).as_json() for n in (first, twin, other)
+            ]
         finally:
             runtime.install(None)  # type: ignore[arg-type]

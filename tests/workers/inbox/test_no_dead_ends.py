@@ -75,9 +75,7 @@ def test_a_claim_follows_the_chain_to_the_open_issue_refuses_a_loop_and_names_no
             run = _run_done(box, second["number"])
             assert run.triage is not None and not any(a.kind == "duplicates" for a in run.triage.actions)
             assert any(
-                loop in d
-                for d in run.triage.dropped
-                for loop in ("loops (#1 → #4 → #1)", "loops (#4 → #1 → #4)")
+                loop in d for d in run.triage.dropped for loop in ("loops (#1 → #4 → #1)", "loops (#4 → #1 → #4)")
             ), run.triage.dropped
 
             # #4 closed as not planned and #11 (the second report, open) closed as completed: the claim names either

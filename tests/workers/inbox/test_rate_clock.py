@@ -22,8 +22,9 @@ class _Clock:
         return self.at
 
 
-def test_a_refusal_counted_after_a_digest_is_named_by_the_next(redis_conn: redis.Redis,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refusal_counted_after_a_digest_is_named_by_the_next(
+    redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     scope = f"repo:race/{uuid.uuid4().hex}"
     assert rates.admit(redis_conn, scope, "race#1", 1)
     assert not rates.admit(redis_conn, scope, "race#2", 1)  # held back

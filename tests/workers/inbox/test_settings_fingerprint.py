@@ -22,13 +22,21 @@ OTHER_ACTIONS = "duplicates=draft,labels=shadow,reply=off"
 def test_each_triage_setting_changes_the_fingerprint() -> None:
     base = {"ATLAS_TRIAGE_CHANNEL": "C0TRIAGE"}
     same = Settings.from_env(base).fingerprint
-    assert Settings.from_env({**base, "ATLAS_TRIAGE_ACTIONS": ""}).fingerprint == same  # every action draft, as by default
-    for extra in ({"ATLAS_TRIAGE_ACTIONS": OTHER_ACTIONS}, {"ATLAS_TRIAGE_CHANNEL": "C0OTHER"},
-                  {"ATLAS_DISCORD_TRIAGE_CHANNEL": "1300000000000000009"}, {"ATLAS_TRIAGE_SKIP_WRITERS": "0"}):
+    assert (
+        Settings.from_env({**base, "ATLAS_TRIAGE_ACTIONS": ""}).fingerprint == same
+    )  # every action draft, as by default
+    for extra in (
+        {"ATLAS_TRIAGE_ACTIONS": OTHER_ACTIONS},
+        {"ATLAS_TRIAGE_CHANNEL": "C0OTHER"},
+        {"ATLAS_DISCORD_TRIAGE_CHANNEL": "1300000000000000009"},
+        {"ATLAS_TRIAGE_SKIP_WRITERS": "0"},
+    ):
         assert Settings.from_env({**base, **extra}).fingerprint != same, extra
 
 
-def test_a_worker_with_other_triage_actions_refuses_the_web_process_s_triage_run(tmp_path: Path, redis_url: str) -> None:
+def test_a_worker_with_other_triage_actions_refuses_the_web_process_s_triage_run(
+    tmp_path: Path, redis_url: str
+) -> None:
     with inbox(tmp_path, redis_url) as box:  # the web process: every action draft
         issue = box.open_issue(DUP_TITLE, DUP_BODY)
         other = Settings.from_env({**box.env, "ATLAS_TRIAGE_ACTIONS": OTHER_ACTIONS})

@@ -19,8 +19,17 @@ def test_an_in_doubt_triage_write_is_told_in_the_card_s_thread(tmp_path: Path, r
             (card,) = box.cards()
             box.github.fail_next(r"POST /repos/acme/rocket/issues/\d+/labels", 502)  # sent; the answer says nothing
             assert box.click(card, "labels") == 200
-            notice = wait_for(lambda: next((m for (c, _), m in box.slack.messages.items()
-                                            if c == CHANNEL and "add_labels" in m.get("text", "")), None),
-                              timeout=60, what="the in-doubt notice")
+            notice = wait_for(
+                lambda: next(
+                    (
+                        m
+                        for (c, _), m in box.slack.messages.items()
+                        if c == CHANNEL and "add_labels" in m.get("text", "")
+                    ),
+                    None,
+                ),
+                timeout=60,
+                what="the in-doubt notice",
+            )
         assert notice.get("thread_ts") == card["ts"]  # under the card
         assert len(box.messages()) == 1  # the channel's top level holds the card only

@@ -19,12 +19,16 @@ BODY = f"After the upgrade to 2.3 the scheduler will not start:\n\n{TRACEBACK}\n
 
 
 def test_an_approved_write_whose_worker_died_holding_the_turn_is_sent_once_by_the_next_worker(
-        tmp_path: Path, redis_url: str) -> None:
+    tmp_path: Path, redis_url: str
+) -> None:
     marker = tmp_path / "in-the-turn"
     with inbox(tmp_path, redis_url) as box:
         issue = box.open_issue(TITLE, BODY)
-        faulty = {**box.env, "PYTHONPATH": os.pathsep.join([str(FAULTS), str(REPO)]),
-                  "ATLAS_FAULT_HANG_IN_WRITE_TURN": str(marker)}
+        faulty = {
+            **box.env,
+            "PYTHONPATH": os.pathsep.join([str(FAULTS), str(REPO)]),
+            "ATLAS_FAULT_HANG_IN_WRITE_TURN": str(marker),
+        }
         with worker_process(faulty, "holder") as holder:
             (card,) = box.cards()
             assert box.click(card, "labels") == 200
@@ -37,8 +41,11 @@ def test_an_approved_write_whose_worker_died_holding_the_turn_is_sent_once_by_th
         assert entry.get("sent") is False  # claimed, never sent: the next attempt may send it
         assert box.github.requests("POST", r"/labels$") == []
         with box.worker("survivor"):
-            wait_for(lambda: box.github.requests("POST", r"/labels$"), timeout=90,
-                     what="the label write sent by the survivor")
+            wait_for(
+                lambda: box.github.requests("POST", r"/labels$"),
+                timeout=90,
+                what="the label write sent by the survivor",
+            )
             wait_for(lambda: "Approved by" in text_of(box.card_now(card)), timeout=30, what="the card updated")
         [sent] = box.github.requests("POST", r"/labels$")
         assert sent.path == f"/repos/acme/rocket/issues/{issue['number']}/labels"

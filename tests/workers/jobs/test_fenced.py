@@ -62,14 +62,26 @@ def test_fenced_parts_check_the_lease_before_each_save_and_post_and_leave_reads_
 
 
 def test_a_triage_job_that_lost_its_lease_records_nothing_and_posts_no_card(
-    tmp_path: Path, redis_url: str, redis_conn: redis.Redis, slack_api: SlackAPI,  # noqa: F811
+    tmp_path: Path,
+    redis_url: str,
+    redis_conn: redis.Redis,
+    slack_api: SlackAPI,  # noqa: F811
 ) -> None:
-    settings = Settings(data_dir=make_dataset(tmp_path / "data"), home=tmp_path / "home", redis_url=redis_url,
-                        slack_bot_token=slack_api.token, slack_api_url=slack_api.base_url,
-                        triage=Settings.from_env({"ATLAS_TRIAGE_CHANNEL": "C0TRIAGE"}).triage)
+    settings = Settings(
+        data_dir=make_dataset(tmp_path / "data"),
+        home=tmp_path / "home",
+        redis_url=redis_url,
+        slack_bot_token=slack_api.token,
+        slack_api_url=slack_api.base_url,
+        triage=Settings.from_env({"ATLAS_TRIAGE_CHANNEL": "C0TRIAGE"}).triage,
+    )
     rt = runtime.build(settings)
-    run = RunState(question="triage #1", origin=Origin(kind="slack", channel="C0TRIAGE"),
-                   triage=TriageRecord(repo="demo", issue=1), settings_fingerprint=settings.fingerprint)
+    run = RunState(
+        question="triage #1",
+        origin=Origin(kind="slack", channel="C0TRIAGE"),
+        triage=TriageRecord(repo="demo", issue=1),
+        settings_fingerprint=settings.fingerprint,
+    )
     rt.store.save(run)
     with pytest.raises(LeaseLost):
         jobs._continue(rt, run.id, _lost)

@@ -51,17 +51,28 @@ class HeldOnce:
 
 
 def test_a_job_whose_lease_another_job_took_neither_saves_nor_posts(
-    tmp_path: Path, redis_url: str, redis_conn: redis.Redis, slack_api: SlackAPI,  # noqa: F811
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+    redis_url: str,
+    redis_conn: redis.Redis,
+    slack_api: SlackAPI,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    settings = Settings(data_dir=make_dataset(tmp_path / "data"), home=tmp_path / "home", redis_url=redis_url,
-                        slack_bot_token=slack_api.token, slack_api_url=slack_api.base_url)
+    settings = Settings(
+        data_dir=make_dataset(tmp_path / "data"),
+        home=tmp_path / "home",
+        redis_url=redis_url,
+        slack_bot_token=slack_api.token,
+        slack_api_url=slack_api.base_url,
+    )
     rt = runtime.build(settings)
     held = HeldOnce(rt.model)
     rt.model = held
     runtime.install(rt)
     try:
-        origin = Origin(kind="slack", user="U0ALICE", channel=THREAD[0], thread_ts=THREAD[1], message_ts=THREAD[1], team="T0TEST")
+        origin = Origin(
+            kind="slack", user="U0ALICE", channel=THREAD[0], thread_ts=THREAD[1], message_ts=THREAD[1], team="T0TEST"
+        )
         run = submit(redis_conn, "unused-queue", QUESTION, origin)
         got: list[object] = []
         job_a = threading.Thread(target=lambda: got.append(jobs.continue_run(run.id)), name="job-a")
@@ -82,7 +93,9 @@ def test_a_job_whose_lease_another_job_took_neither_saves_nor_posts(
             held.go.set()
             job_a.join(WAIT)
         assert not job_a.is_alive()
-        assert [c.method for c in slack_api.calls[calls:]] == []  # nothing more reached Slack: no second answer, no progress
+        assert [
+            c.method for c in slack_api.calls[calls:]
+        ] == []  # nothing more reached Slack: no second answer, no progress
         assert len(slack_api.thread(*THREAD)) == 2  # still one answer
         assert redis_conn.get(run_key(run.id)) == answered  # B's final record, not saved over
         assert got == ["lost"]

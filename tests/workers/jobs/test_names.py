@@ -25,7 +25,9 @@ from workers.runs.store import RunStore
 @pytest.mark.parametrize("name", job_names.ALL)
 def test_every_job_name_imports_to_a_function_of_the_jobs_package(name: str) -> None:
     func = import_attribute(name)
-    assert callable(func) and func.__module__.startswith("workers.jobs.") and f"{func.__module__}.{func.__name__}" == name
+    assert (
+        callable(func) and func.__module__.startswith("workers.jobs.") and f"{func.__module__}.{func.__name__}" == name
+    )
 
 
 def test_every_old_name_points_at_a_current_one_and_no_longer_imports() -> None:
@@ -35,7 +37,9 @@ def test_every_old_name_points_at_a_current_one_and_no_longer_imports() -> None:
             import_attribute(old)
 
 
-def test_a_run_queued_under_its_old_name_is_answered_by_a_worker(tmp_path: Path, redis_url: str, redis_conn: redis.Redis) -> None:
+def test_a_run_queued_under_its_old_name_is_answered_by_a_worker(
+    tmp_path: Path, redis_url: str, redis_conn: redis.Redis
+) -> None:
     """A job stored before the upgrade ("workers.runs.jobs.continue_run", its failure callback likewise) is
     answered by a worker of this release; RQ's plain Job would fail it with an import error."""
     settings = Settings(data_dir=make_dataset(tmp_path / "data"), home=tmp_path / "home", redis_url=redis_url)
@@ -43,8 +47,12 @@ def test_a_run_queued_under_its_old_name_is_answered_by_a_worker(tmp_path: Path,
     try:
         queue = Queue("legacy-names", connection=redis_conn)
         run = submit(redis_conn, "unused-queue", "What does ORB-1202 mean?")
-        job = queue.enqueue("workers.runs.jobs.continue_run", run.id, job_id=f"legacy-{run.id}",
-                            on_failure=Callback("workers.runs.jobs.on_job_failure"))
+        job = queue.enqueue(
+            "workers.runs.jobs.continue_run",
+            run.id,
+            job_id=f"legacy-{run.id}",
+            on_failure=Callback("workers.runs.jobs.on_job_failure"),
+        )
         stored = Job.fetch(job.id, connection=redis_conn)
         assert stored.func_name == "workers.runs.jobs.continue_run"
         atlas_job = AtlasJob.fetch(job.id, connection=redis_conn)

@@ -24,16 +24,30 @@ QUESTION = "What does ORB-1202 mean?"
 
 
 def test_a_slack_run_reports_in_its_thread_and_a_cli_run_in_its_event_stream(
-    tmp_path: Path, redis_url: str, redis_conn: redis.Redis, slack_api: SlackAPI  # noqa: F811
+    tmp_path: Path,
+    redis_url: str,
+    redis_conn: redis.Redis,
+    slack_api: SlackAPI,  # noqa: F811
 ) -> None:
     """`atlas ask` tails a CLI run's stream; a Slack run's progress is its thread, and nothing reads a
     stream of it, so it gets none (4 Redis commands fewer per one-step run)."""
-    settings = Settings(data_dir=make_dataset(tmp_path / "data"), home=tmp_path / "home", redis_url=redis_url,
-                        slack_bot_token=slack_api.token, slack_api_url=slack_api.base_url)
+    settings = Settings(
+        data_dir=make_dataset(tmp_path / "data"),
+        home=tmp_path / "home",
+        redis_url=redis_url,
+        slack_bot_token=slack_api.token,
+        slack_api_url=slack_api.base_url,
+    )
     runtime.install(runtime.build(settings))
     try:
-        origin = Origin(kind="slack", user="U0ALICE", channel="C0GENERAL", thread_ts="1700000001.000100",
-                        message_ts="1700000001.000100", team="T0TEST")
+        origin = Origin(
+            kind="slack",
+            user="U0ALICE",
+            channel="C0GENERAL",
+            thread_ts="1700000001.000100",
+            message_ts="1700000001.000100",
+            team="T0TEST",
+        )
         slack = submit(redis_conn, "unused-queue", QUESTION, origin)
         assert jobs.continue_run(slack.id) == "done"
         assert len(slack_api.thread("C0GENERAL", "1700000001.000100")) == 2  # the progress message, the answer
@@ -49,11 +63,20 @@ def test_a_slack_run_reports_in_its_thread_and_a_cli_run_in_its_event_stream(
 
 
 def test_a_worker_posts_every_slack_run_through_the_clients_it_built_once(
-    tmp_path: Path, redis_url: str, redis_conn: redis.Redis, slack_api: SlackAPI, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    tmp_path: Path,
+    redis_url: str,
+    redis_conn: redis.Redis,
+    slack_api: SlackAPI,
+    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
 ) -> None:
     """Three WebClients per job (the thread's two and the assistant view's) cost about 0.05 ms of each run."""
-    settings = Settings(data_dir=make_dataset(tmp_path / "data"), home=tmp_path / "home", redis_url=redis_url,
-                        slack_bot_token=slack_api.token, slack_api_url=slack_api.base_url)
+    settings = Settings(
+        data_dir=make_dataset(tmp_path / "data"),
+        home=tmp_path / "home",
+        redis_url=redis_url,
+        slack_bot_token=slack_api.token,
+        slack_api_url=slack_api.base_url,
+    )
     rt = runtime.build(settings)
     assert rt.slack is not None
     built: list[WebClient] = []
@@ -67,14 +90,26 @@ def test_a_worker_posts_every_slack_run_through_the_clients_it_built_once(
     runtime.install(rt)
     try:
         for n in (1, 2):
-            origin = Origin(kind="slack", user="U0ALICE", channel="C0GENERAL", thread_ts=f"170000000{n}.000100",
-                            message_ts=f"170000000{n}.000100", team="T0TEST")
+            origin = Origin(
+                kind="slack",
+                user="U0ALICE",
+                channel="C0GENERAL",
+                thread_ts=f"170000000{n}.000100",
+                message_ts=f"170000000{n}.000100",
+                team="T0TEST",
+            )
             run = submit(redis_conn, "unused-queue", QUESTION, origin)
             reporter = jobs.reporter_for(rt, run)
             assert isinstance(reporter, FanOut)
             thread, assistant = reporter.reporters
-            assert all(a is b for a, b in zip((thread.client, thread.create_client, assistant.client),  # type: ignore[attr-defined]
-                                              (rt.slack.client, rt.slack.create_client, rt.slack.client), strict=True))
+            assert all(
+                a is b
+                for a, b in zip(
+                    (thread.client, thread.create_client, assistant.client),  # type: ignore[attr-defined]
+                    (rt.slack.client, rt.slack.create_client, rt.slack.client),
+                    strict=True,
+                )
+            )
             assert jobs.continue_run(run.id) == "done"
             assert len(slack_api.thread("C0GENERAL", f"170000000{n}.000100")) == 2
         assert built == []  # no job built a client of its own
@@ -82,7 +117,9 @@ def test_a_worker_posts_every_slack_run_through_the_clients_it_built_once(
         runtime.install(None)  # type: ignore[arg-type]
 
 
-def test_a_job_opens_its_data_folder_once(tmp_path: Path, redis_url: str, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_job_opens_its_data_folder_once(
+    tmp_path: Path, redis_url: str, redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The answer's sources are settled against the corpus the job's tools read: each open stats every doc."""
     settings = Settings(data_dir=make_dataset(tmp_path / "data"), home=tmp_path / "home", redis_url=redis_url)
     rt = runtime.build(settings)

@@ -50,38 +50,58 @@ class Parts:
 def _answered(root: Path, thread: str, channel: str = "C1") -> RunState:
     """A Slack run that read the lease_seconds section and searched the issues, answering from both."""
     corpus = open_corpus(root)
-    read = get_doc_section(GetDocSectionArgs(doc_id="leases-and-heartbeats", heading="lease_seconds"), ToolContext(corpus))
-    run = RunState(question="how long is a lease?", origin=Origin(kind="slack", team="T1", channel=channel, message_ts=thread))
-    run.items = [{"type": "function_call", "name": "get_doc_section", "call_id": "c1", "arguments": "{}"},
-                 {"type": "function_call_output", "call_id": "c1", "output": str(read)},
-                 {"type": "function_call", "name": "search_issues", "call_id": "c2", "arguments": "{}"},
-                 {"type": "function_call_output", "call_id": "c2", "output": "#3 [open] Reconnect storm after Redis failover"}]
+    read = get_doc_section(
+        GetDocSectionArgs(doc_id="leases-and-heartbeats", heading="lease_seconds"), ToolContext(corpus)
+    )
+    run = RunState(
+        question="how long is a lease?", origin=Origin(kind="slack", team="T1", channel=channel, message_ts=thread)
+    )
+    run.items = [
+        {"type": "function_call", "name": "get_doc_section", "call_id": "c1", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": str(read)},
+        {"type": "function_call", "name": "search_issues", "call_id": "c2", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c2", "output": "#3 [open] Reconnect storm after Redis failover"},
+    ]
     run.answer = "Leases last `lease_seconds`, 60 by default (leases-and-heartbeats); see also #3."
     run.sources = sources_of(run, corpus.docs.pages)
     return run
 
 
 def _settings(root: Path, tmp_path: Path, per_hour: int = 6) -> Settings:
-    return Settings(data_dir=root, home=tmp_path / "home", semantic_docs=False,
-                    knowledge=KnowledgeSettings(watch_days=30, notes_per_hour=per_hour))
+    return Settings(
+        data_dir=root,
+        home=tmp_path / "home",
+        semantic_docs=False,
+        knowledge=KnowledgeSettings(watch_days=30, notes_per_hour=per_hour),
+    )
 
 
-def test_whitespace_tells_nothing_a_real_change_tells_each_thread_once_with_the_new_text(redis_conn: redis.Redis, tmp_path: Path) -> None:
+def test_whitespace_tells_nothing_a_real_change_tells_each_thread_once_with_the_new_text(
+    redis_conn: redis.Redis, tmp_path: Path
+) -> None:
     root = make_dataset(tmp_path / "data")
     rt = Parts(redis_conn, _settings(root, tmp_path))
     for thread in ("1.1", "2.2"):
         run = _answered(root, thread)
         kept = cited(run, open_corpus(root))
-        assert [c.key for c in kept] == [f"doc:leases-and-heartbeats§{HEADING}", "issue:3"] and kept[1].fingerprint == "open"
+        assert [c.key for c in kept] == [f"doc:leases-and-heartbeats§{HEADING}", "issue:3"] and kept[
+            1
+        ].fingerprint == "open"
         assert watches.record(redis_conn, run, kept, rt.settings.knowledge.watch_seconds) == 2
     page = root / "docs" / "leases-and-heartbeats.md"
-    page.write_text(LEASES.replace("The lease lasts `lease_seconds` (default 60). Raise it",
-                                   "The lease lasts   `lease_seconds`\n(default 60).  Raise it"))
+    page.write_text(
+        LEASES.replace(
+            "The lease lasts `lease_seconds` (default 60). Raise it",
+            "The lease lasts   `lease_seconds`\n(default 60).  Raise it",
+        )
+    )
     assert changes.check(rt) == "" and rt.platform.posted == []  # reflowed, not changed
     page.write_text(LEASES.replace("(default 60)", "(default 90)"))
     assert changes.check(rt) == "; 2 thread(s) told of a changed source"
     assert [t for t, _ in rt.platform.posted] == ["1.1", "2.2"]
-    assert f"leases-and-heartbeats § {HEADING}" in rt.platform.posted[0][1] and "(default 90)" in rt.platform.posted[0][1]
+    assert (
+        f"leases-and-heartbeats § {HEADING}" in rt.platform.posted[0][1] and "(default 90)" in rt.platform.posted[0][1]
+    )
     assert changes.check(rt) == "" and len(rt.platform.posted) == 2  # once per thread and source
     run = _answered(root, "1.1")
     assert [n["label"] for n in watches.notes_of(redis_conn, run.id)] == []  # notes are kept under the run they correct
@@ -118,7 +138,8 @@ def test_a_channels_notes_per_hour_are_kept_and_the_rest_told_later(redis_conn: 
 
 
 def test_a_cited_file_tells_of_a_real_change_only_and_a_thread_following_the_issue_hears_its_notice_alone(
-        redis_conn: redis.Redis, tmp_path: Path) -> None:
+    redis_conn: redis.Redis, tmp_path: Path
+) -> None:
     from datasets import generate, knowledge_generate
     from datasets.knowledge_files import CODE, REPO
     from workers.followup import subscriptions as subs
@@ -131,13 +152,17 @@ def test_a_cited_file_tells_of_a_real_change_only_and_a_thread_following_the_iss
     path = next(p for p in corpus.knowledge.paths() if p.endswith(".py"))
     rt = Parts(redis_conn, _settings(root, tmp_path))
     run = _answered(root, "6.6")
-    run.items += [{"type": "function_call", "name": "read_file", "call_id": "c3", "arguments": json.dumps({"path": path})},
-                  {"type": "function_call_output", "call_id": "c3", "output": f"{path} lines 1-5"}]
+    run.items += [
+        {"type": "function_call", "name": "read_file", "call_id": "c3", "arguments": json.dumps({"path": path})},
+        {"type": "function_call_output", "call_id": "c3", "output": f"{path} lines 1-5"},
+    ]
     run.answer = (run.answer or "") + f" The code is in {path}."
     kept = cited(run, corpus)
     assert [c.key for c in kept][-1] == f"file:{path}" and kept[-1].detail
     watches.record(redis_conn, run, kept, rt.settings.knowledge.watch_seconds)
-    subs.subscribe(redis_conn, "demo", 3, subs.place_of(run), run.id, "linked")  # it follows #3: the close notice tells it
+    subs.subscribe(
+        redis_conn, "demo", 3, subs.place_of(run), run.id, "linked"
+    )  # it follows #3: the close notice tells it
     source = root / CODE / path
     text = source.read_text()
     source.write_text(text.replace("\n", "\n\n", 1) + "   \n")  # blank lines and trailing spaces: no change
@@ -147,7 +172,10 @@ def test_a_cited_file_tells_of_a_real_change_only_and_a_thread_following_the_iss
     (root / REPO).write_text(json.dumps({"url": "https://github.com/o/r", "commit": "c" * 40}))
     assert changes.check(rt, ("file",)) == "; 1 thread(s) told of a changed source"
     [(_, note)] = rt.platform.posted
-    assert note.startswith(f"A file this answer cited has changed: {path} (now blob ") and f"/blob/{'c' * 40}/{path}" in note
+    assert (
+        note.startswith(f"A file this answer cited has changed: {path} (now blob ")
+        and f"/blob/{'c' * 40}/{path}" in note
+    )
     rows = [json.loads(line) for line in (root / "issues" / "issues.jsonl").read_text().splitlines()]
     rows[2].update(state="closed", closed_at="2025-11-01T09:00:00Z")
     (root / "issues" / "issues.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
@@ -166,9 +194,13 @@ def test_a_cited_release_tells_when_its_notes_change(redis_conn: redis.Redis, tm
     assert corpus.knowledge is not None
     shipped = corpus.knowledge.releases()[-1]
     rt = Parts(redis_conn, _settings(root, tmp_path))
-    run = RunState(question="which release fixed it?", origin=Origin(kind="slack", team="T1", channel="C1", message_ts="7.7"))
-    run.items = [{"type": "function_call", "name": "search_history", "call_id": "c1", "arguments": "{}"},
-                 {"type": "function_call_output", "call_id": "c1", "output": f"History matching \"x\":\n- {header(shipped)}"}]
+    run = RunState(
+        question="which release fixed it?", origin=Origin(kind="slack", team="T1", channel="C1", message_ts="7.7")
+    )
+    run.items = [
+        {"type": "function_call", "name": "search_history", "call_id": "c1", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": f'History matching "x":\n- {header(shipped)}'},
+    ]
     run.answer = f"It shipped in {shipped.tag}."
     kept = cited(run, corpus)
     assert [c.key for c in kept] == [f"release:{shipped.tag}"]

@@ -80,8 +80,15 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _env(place: Path, redis_url: str, model: ScriptedModel, **extra: str) -> dict[str, str]:
-    return {"ATLAS_HOME": str(place / "home"), "REDIS_URL": redis_url, "ATLAS_DATA": str(place / "data"),
-            "ATLAS_QUEUE": f"atlas-{uuid.uuid4().hex[:8]}", "ATLAS_SEMANTIC": "off", **model.env(), **extra}
+    return {
+        "ATLAS_HOME": str(place / "home"),
+        "REDIS_URL": redis_url,
+        "ATLAS_DATA": str(place / "data"),
+        "ATLAS_QUEUE": f"atlas-{uuid.uuid4().hex[:8]}",
+        "ATLAS_SEMANTIC": "off",
+        **model.env(),
+        **extra,
+    }
 
 
 @dataclass
@@ -126,7 +133,8 @@ def _held(queue: Queue, name: str) -> set[str]:
 
 
 def test_each_process_works_many_runs_at_once_never_more_than_its_slots_and_hands_them_over_on_stop(
-        place: Path, redis_url: str) -> None:
+    place: Path, redis_url: str
+) -> None:
     """Two processes of six slots each take six of twelve runs; a SIGTERM to one makes each of its runs
     finish its step, save and release its lease; the other process continues them."""
     release = threading.Event()
@@ -134,11 +142,16 @@ def test_each_process_works_many_runs_at_once_never_more_than_its_slots_and_hand
     with ScriptedModel(fallback=paced) as model:
         q = _queued(place, redis_url, model)
         env, conn, store, queue, runs = q.env, q.conn, q.store, q.queue, q.runs
-        with worker_process(env, "w-stopped", "--concurrency", "6") as worker_a, worker_process(env, "w-on", "--concurrency", "6"):
+        with (
+            worker_process(env, "w-stopped", "--concurrency", "6") as worker_a,
+            worker_process(env, "w-on", "--concurrency", "6"),
+        ):
             wait_for(lambda: paced.waiting == 12, timeout=30, what="both processes to hold six runs in step 2")
             workers = {w.name: w for w in Worker.all(queue=queue)}  # real RQ workers, with executions RQ can see
             assert {n: (w.current_execution_count, w.get_state()) for n, w in workers.items()} == {
-                "w-stopped": (6, "busy"), "w-on": (6, "busy")}
+                "w-stopped": (6, "busy"),
+                "w-on": (6, "busy"),
+            }
             assert StartedJobRegistry(queue=queue).count == 12
             handed = _held(queue, "w-stopped")
             worker_a.send_signal(signal.SIGTERM)
@@ -165,7 +178,10 @@ def test_a_sigkilled_worker_s_runs_are_all_taken_over(place: Path, redis_url: st
     with ScriptedModel(fallback=paced) as model:
         q = _queued(place, redis_url, model, ATLAS_WORKER_HEARTBEAT_TTL="2", ATLAS_WORKER_MAINTENANCE="1")
         env, store, queue, runs = q.env, q.store, q.queue, q.runs
-        with worker_process(env, "w-killed", "--concurrency", "6") as worker_a, worker_process(env, "w-lives", "--concurrency", "6"):
+        with (
+            worker_process(env, "w-killed", "--concurrency", "6") as worker_a,
+            worker_process(env, "w-lives", "--concurrency", "6"),
+        ):
             wait_for(lambda: paced.waiting == 12, timeout=30, what="both processes to hold six runs in step 2")
             lost = _held(queue, "w-killed")
             worker_a.send_signal(signal.SIGKILL)

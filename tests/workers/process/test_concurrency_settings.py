@@ -12,7 +12,9 @@ from atlas.settings import Settings
 def test_the_default_and_a_chosen_concurrency() -> None:
     assert Settings.from_env({}).worker_concurrency == DEFAULT_WORKER_CONCURRENCY == 16
     assert Settings.from_env({"ATLAS_WORKER_CONCURRENCY": "100"}).worker_concurrency == 100
-    assert Settings.from_env({"ATLAS_WORKER_CONCURRENCY": "1"}).worker_concurrency == 1  # the former worker, one run at a time
+    assert (
+        Settings.from_env({"ATLAS_WORKER_CONCURRENCY": "1"}).worker_concurrency == 1
+    )  # the former worker, one run at a time
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "1001", "many", "2.5"])

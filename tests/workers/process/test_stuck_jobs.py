@@ -34,10 +34,14 @@ def test_a_job_dequeued_but_never_started_is_queued_again_after_a_heartbeat_ttl(
     assert queue.count == 0
     take_back(worker, stuck_seconds=0.0)  # the next one, past the TTL, takes it back: queued again, by its retry
     assert queue.get_job_ids() == [stuck] and queue.intermediate_queue.get_job_ids() == []
-    assert Job.fetch(stuck, connection=redis_conn).retries_left == 1  # one of its two retries spent, as for an abandoned job
+    assert (
+        Job.fetch(stuck, connection=redis_conn).retries_left == 1
+    )  # one of its two retries spent, as for an abandoned job
 
 
-def test_rq_s_own_sweep_leaves_it_a_minute_and_a_live_worker_s_fresh_dequeue_is_left_alone(redis_conn: redis.Redis) -> None:
+def test_rq_s_own_sweep_leaves_it_a_minute_and_a_live_worker_s_fresh_dequeue_is_left_alone(
+    redis_conn: redis.Redis,
+) -> None:
     queue, stuck = _left_by_a_dead_worker(redis_conn)
     worker = make_worker(queue, heartbeat_ttl=2, maintenance_seconds=1)
     for _ in range(2):

@@ -15,7 +15,8 @@ from workers.runs.redelivery import job_id as redelivery_id
 
 
 def test_a_run_job_that_failed_for_good_keeps_its_result_stream_for_a_limited_time(
-        atlas_env: dict[str, str], redis_conn: redis.Redis) -> None:
+    atlas_env: dict[str, str], redis_conn: redis.Redis
+) -> None:
     enqueue(Queue("atlas", connection=redis_conn), "gone")  # a run whose record is gone: every try fails
     job = Job.fetch(job_id("gone"), connection=redis_conn)
     for _ in range(1 + (job.retries_left or 0)):  # a burst worker may stop before a retry it queued itself

@@ -46,15 +46,23 @@ def _take(intake: Intake, run_id: str, question: str = "q", thread: str = "atlas
     return intake.take(message_claim("T0", "C0", run_id, None), run, thread, run_id)
 
 
-def _written_by_enqueue(conn: redis.Redis, queue: str, run_id: str) -> tuple[dict[bytes, bytes], list[bytes], set[bytes]]:
+def _written_by_enqueue(
+    conn: redis.Redis, queue: str, run_id: str
+) -> tuple[dict[bytes, bytes], list[bytes], set[bytes]]:
     pipe = conn.pipeline(transaction=True)
-    Queue(queue, connection=conn).enqueue(continue_run, run_id, pipeline=pipe, **job_options(run_id, slack_outage_seconds=OUTAGE))
+    Queue(queue, connection=conn).enqueue(
+        continue_run, run_id, pipeline=pipe, **job_options(run_id, slack_outage_seconds=OUTAGE)
+    )
     pipe.execute()
     return _state(conn, queue, run_id)
 
 
 def _state(conn: redis.Redis, queue: str, run_id: str) -> tuple[dict[bytes, bytes], list[bytes], set[bytes]]:
-    return conn.hgetall(Job.key_for(job_id(run_id))), conn.lrange(f"rq:queue:{queue}", 0, -1), conn.smembers("rq:queues")
+    return (
+        conn.hgetall(Job.key_for(job_id(run_id))),
+        conn.lrange(f"rq:queue:{queue}", 0, -1),
+        conn.smembers("rq:queues"),
+    )
 
 
 def test_the_intake_writes_the_hash_queue_and_queue_set_that_enqueue_writes(redis_conn: redis.Redis) -> None:
@@ -111,15 +119,27 @@ def test_the_run_record_carries_the_thread_turns_and_the_fingerprint(redis_conn:
     assert redis_conn.ttl("atlas:run:1111222233334444") > 0
 
 
-def test_a_real_worker_runs_the_intake_job_to_an_answer(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
+def test_a_real_worker_runs_the_intake_job_to_an_answer(
+    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel
+) -> None:
     scripted_model.script(reply_text("ORB-1202 is PermanentError."))
     queue = f"atlas-{uuid.uuid4().hex[:8]}"
-    env = {"ATLAS_HOME": str(tmp_path / "home"), "REDIS_URL": redis_url, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
-           "ATLAS_QUEUE": queue, **scripted_model.env()}
+    env = {
+        "ATLAS_HOME": str(tmp_path / "home"),
+        "REDIS_URL": redis_url,
+        "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+        "ATLAS_QUEUE": queue,
+        **scripted_model.env(),
+    }
     conn = redis.Redis.from_url(redis_url)
     run_id = uuid.uuid4().hex[:16]
     run = NewRun("What does ORB-1202 mean?", Origin(kind="slack", channel="C0", thread_ts="1"))
-    assert Intake(conn, JobTemplate.build(conn, queue)).take(message_claim("T0", "C0", run_id, None), run, "atlas:thread:none", run_id) == "queued"
+    assert (
+        Intake(conn, JobTemplate.build(conn, queue)).take(
+            message_claim("T0", "C0", run_id, None), run, "atlas:thread:none", run_id
+        )
+        == "queued"
+    )
     with worker_process(env, f"hash-{run_id}", "--queue", queue):
         done = wait_for(lambda: (r := RunStore(conn).load(run_id)).final and r, timeout=60, what="the run answered")
         job = Job.fetch(job_id(run_id), connection=conn)

@@ -45,7 +45,9 @@ def test_a_lease_is_held_then_released(redis_conn: redis.Redis, monkeypatch: pyt
 
 
 @pytest.mark.parametrize("server", ["valkey9", "older"])
-def test_a_lapsed_lease_another_job_took_is_not_released(redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch, server: str) -> None:
+def test_a_lapsed_lease_another_job_took_is_not_released(
+    redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch, server: str
+) -> None:
     if server == "older":
         _older_server(redis_conn, monkeypatch)
     key = lease.lease_key("run-2")
@@ -98,8 +100,9 @@ def _stall(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
 
 
 @pytest.mark.parametrize("taker", ["holds it", "already released it"])
-def test_a_lease_another_job_took_after_a_stall_is_reported_lost(redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch,
-                                                                  taker: str) -> None:
+def test_a_lease_another_job_took_after_a_stall_is_reported_lost(
+    redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch, taker: str
+) -> None:
     """Issue 29: A stalls past its TTL, B takes the run (and may finish and release it); A's next check finds out."""
     key = lease.lease_key("run-7")
     with lease.holding(redis_conn, "run-7", ttl=5, wait=0) as a:
@@ -122,7 +125,9 @@ def test_a_lease_another_job_took_after_a_stall_is_reported_lost(redis_conn: red
     assert not redis_conn.exists(key)
 
 
-def test_a_lapsed_lease_nobody_took_is_taken_back_by_the_check(redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_lapsed_lease_nobody_took_is_taken_back_by_the_check(
+    redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A stall or a Redis outage past the TTL with no other job taking the run is no loss: the job goes on."""
     key = lease.lease_key("run-8")
     with lease.holding(redis_conn, "run-8", ttl=5, wait=0) as mine:
@@ -133,7 +138,9 @@ def test_a_lapsed_lease_nobody_took_is_taken_back_by_the_check(redis_conn: redis
         assert redis_conn.get(key) == mine.token.encode() and not mine.lost
 
 
-def test_a_check_while_the_lease_is_fresh_asks_redis_nothing(redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_check_while_the_lease_is_fresh_asks_redis_nothing(
+    redis_conn: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Jobs check before every save and post: that costs no round trip unless the renewals fell behind."""
     with lease.holding(redis_conn, "run-9", ttl=20, wait=0) as mine:
         assert mine is not None

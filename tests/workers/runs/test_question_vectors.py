@@ -23,13 +23,17 @@ NOT_FOUND = "I could not find anything about this in the docs or the issue track
 
 
 def _run(question: str, answer: str | None, status: str = "done") -> RunState:
-    run = RunState(question=question, status=status, origin=Origin(kind="slack", channel="C1", user="U1", thread_ts="1.1"))
+    run = RunState(
+        question=question, status=status, origin=Origin(kind="slack", channel="C1", user="U1", thread_ts="1.1")
+    )
     run.answer = answer
     return run
 
 
 @needs_model
-def test_a_finished_gap_run_keeps_its_question_as_a_vector_for_as_long_as_its_index_entry(redis_conn: redis.Redis) -> None:
+def test_a_finished_gap_run_keeps_its_question_as_a_vector_for_as_long_as_its_index_entry(
+    redis_conn: redis.Redis,
+) -> None:
     store = RunStore(redis_conn, encoder)
     gap = _run("How can I rotate the TLS certificate without downtime?", NOT_FOUND)
     answered = _run("How are retries scheduled?", "They back off exponentially.")
@@ -52,7 +56,9 @@ def test_a_finished_gap_run_keeps_its_question_as_a_vector_for_as_long_as_its_in
 
 
 @needs_model
-def test_a_vote_down_taken_without_a_model_is_embedded_by_the_next_run_a_worker_finishes(redis_conn: redis.Redis) -> None:
+def test_a_vote_down_taken_without_a_model_is_embedded_by_the_next_run_a_worker_finishes(
+    redis_conn: redis.Redis,
+) -> None:
     worker = RunStore(redis_conn, encoder)
     liked = _run("What is the default retry limit?", "Three attempts.")
     worker.save(liked)
@@ -84,10 +90,14 @@ def test_without_the_model_nothing_is_kept_and_a_failing_encoder_does_not_lose_t
 
 
 @needs_model
-def test_a_worker_that_finds_nothing_keeps_the_question_s_vector(tmp_path: Path, redis_url: str, redis_conn: redis.Redis) -> None:
+def test_a_worker_that_finds_nothing_keeps_the_question_s_vector(
+    tmp_path: Path, redis_url: str, redis_conn: redis.Redis
+) -> None:
     rt, agent, _ = build_agent(settings_for(tmp_path, redis_url, None))  # the worker's own wiring, the offline model
-    run = RunState(question="Does Orbit ship a Helm chart for Kubernetes clusters on ARM?",
-                   origin=Origin(kind="slack", channel="C1", user="U1", thread_ts="1.1"))
+    run = RunState(
+        question="Does Orbit ship a Helm chart for Kubernetes clusters on ARM?",
+        origin=Origin(kind="slack", channel="C1", user="U1", thread_ts="1.1"),
+    )
     rt.store.save(run)
     agent.run(run)
     saved = rt.store.load(run.id)

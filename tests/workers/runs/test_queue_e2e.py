@@ -24,15 +24,21 @@ from workers.runs.store import RunStore
 
 def _env(tmp_path: Path, redis_url: str, model: ScriptedModel | None = None, **extra: str) -> dict[str, str]:
     """The test's own queue: no other process on the shared test Redis can take its jobs."""
-    env = {"ATLAS_HOME": str(tmp_path / "home"), "REDIS_URL": redis_url, "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
-           "ATLAS_QUEUE": f"atlas-{uuid.uuid4().hex[:8]}"}
+    env = {
+        "ATLAS_HOME": str(tmp_path / "home"),
+        "REDIS_URL": redis_url,
+        "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
+        "ATLAS_QUEUE": f"atlas-{uuid.uuid4().hex[:8]}",
+    }
     if model is not None:
         env.update(model.env())
     env.update(extra)
     return env
 
 
-def test_atlas_ask_json_end_to_end_through_a_worker(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
+def test_atlas_ask_json_end_to_end_through_a_worker(
+    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel
+) -> None:
     scripted_model.script(
         reply_calls([("search_docs", {"query": "ORB-1202", "k": 3})]),
         reply_text("ORB-1202 is `PermanentError`: not retried (see error-codes)."),
@@ -63,7 +69,9 @@ def test_duplicate_enqueue_of_a_run_is_refused(redis_conn: redis.Redis) -> None:
     assert again.id == job_id(run.id) and queue.count == 1
 
 
-def test_a_run_paused_in_one_process_is_continued_by_another(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
+def test_a_run_paused_in_one_process_is_continued_by_another(
+    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel
+) -> None:
     """Step 1 runs in worker A's process; the run is then taken over by worker B from Redis alone."""
     release = threading.Event()
 
@@ -71,7 +79,9 @@ def test_a_run_paused_in_one_process_is_continued_by_another(tmp_path: Path, red
         release.wait(30)
         return reply_text("never delivered: worker A is gone")
 
-    scripted_model.script(reply_calls([("calculate", {"expression": "6*7"})]), slow_second_step, reply_text("42, after a hand-over."))
+    scripted_model.script(
+        reply_calls([("calculate", {"expression": "6*7"})]), slow_second_step, reply_text("42, after a hand-over.")
+    )
     env = _env(tmp_path, redis_url, scripted_model, ATLAS_WORKER_HEARTBEAT_TTL="3", ATLAS_WORKER_MAINTENANCE="2")
     conn = redis.Redis.from_url(redis_url)
     store = RunStore(conn)
@@ -98,7 +108,9 @@ def test_a_run_paused_in_one_process_is_continued_by_another(tmp_path: Path, red
     assert len(outputs) == 1 and "42" in outputs[0]["output"]
 
 
-def test_only_the_worker_asked_to_runs_rq_s_scheduler(tmp_path: Path, redis_url: str, scripted_model: ScriptedModel) -> None:
+def test_only_the_worker_asked_to_runs_rq_s_scheduler(
+    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel
+) -> None:
     """One scheduler per deployment: a plain `atlas worker` answers runs without RQ's scheduler child
     (58 MiB and a few Redis commands a second each); `--with-scheduler` takes the queue's scheduler lock."""
     import psutil
@@ -115,7 +127,9 @@ def test_only_the_worker_asked_to_runs_rq_s_scheduler(tmp_path: Path, redis_url:
     with worker_process(env, "scheduling", "--with-scheduler") as scheduling:
         wait_for(lambda: conn.get(lock) is not None, timeout=60, what="the scheduler lock")
         # RQ takes the lock in the worker, then forks the scheduler child: wait for the child too
-        assert wait_for(lambda: psutil.Process(scheduling.pid).children(recursive=True), timeout=30, what="the scheduler child")
+        assert wait_for(
+            lambda: psutil.Process(scheduling.pid).children(recursive=True), timeout=30, what="the scheduler child"
+        )
     scripted_model.assert_done()
 
 

@@ -17,7 +17,9 @@ QUESTIONS = [
     "x" * 4000,
 ]
 ORIGINS = [
-    Origin(kind="slack", user="U1", channel="C1", thread_ts="1700000000.000100", message_ts="1700000000.000200", team="T1"),
+    Origin(
+        kind="slack", user="U1", channel="C1", thread_ts="1700000000.000100", message_ts="1700000000.000200", team="T1"
+    ),
     Origin(kind="slack", user="U2", channel="D2", thread_ts="1.2", message_ts="1.2", team=None),
 ]
 
@@ -34,8 +36,16 @@ def test_the_template_record_reads_back_as_the_run_pydantic_would_write(question
     history = [Turn(question="earlier", answer="an answer")]
     record = QueuedRecord.build("slack", "fp0123456789")
     ours = RunState.model_validate_json(_closed(record.head("abcdef0123456789", question, origin, now), history))
-    theirs = RunState(id="abcdef0123456789", question=question, origin=origin, history=history,
-                      settings_fingerprint="fp0123456789", created_at=now, updated_at=now, unfiled=True)
+    theirs = RunState(
+        id="abcdef0123456789",
+        question=question,
+        origin=origin,
+        history=history,
+        settings_fingerprint="fp0123456789",
+        created_at=now,
+        updated_at=now,
+        unfiled=True,
+    )
     assert ours.model_dump() == theirs.model_dump()
     assert ours.surface.kind == "slack" and ours.status == "queued"
 

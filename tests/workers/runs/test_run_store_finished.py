@@ -31,13 +31,20 @@ def test_a_finished_run_is_stored_without_its_tool_outputs(redis_conn: redis.Red
     run = _worked("done")
     store.save(run)
     kept = store.load(run.id)
-    assert (kept.question, kept.answer, kept.sources, kept.cost_usd) == (run.question, run.answer, run.sources, run.cost_usd)
+    assert (kept.question, kept.answer, kept.sources, kept.cost_usd) == (
+        run.question,
+        run.answer,
+        run.sources,
+        run.cost_usd,
+    )
     assert kept.steps == run.steps and kept.usage == run.usage
     assert [i["type"] for i in kept.items] == [i["type"] for i in run.items]  # calls stay paired with an output
     output = next(i for i in kept.items if i["type"] == "function_call_output")
     assert output["call_id"] == "call_1" and LONG not in output["output"]
     assert "encrypted_content" not in next(i for i in kept.items if i["type"] == "reasoning")
-    assert LONG in next(i["output"] for i in run.items if i["type"] == "function_call_output")  # the job's copy is untouched
+    assert LONG in next(
+        i["output"] for i in run.items if i["type"] == "function_call_output"
+    )  # the job's copy is untouched
     assert len(redis_conn.get(run_key(run.id)) or b"") < 2500
 
 

@@ -56,9 +56,17 @@ def test_a_slack_record_of_today_loads_typed_and_saves_back_unchanged() -> None:
     surface = run.surface
     assert isinstance(surface, SlackSurface) and not surface.model_extra  # every key is a field, none kept as unknown
     assert (surface.assistant_thread, surface.progress_mode, surface.progress_ts, surface.progress_open) == (
-        True, "stream", "1700050002.000200", False)
+        True,
+        "stream",
+        "1700050002.000200",
+        False,
+    )
     assert (surface.answer_ts, surface.answer_mode, surface.answer_streamed, surface.answer_digest) == (
-        ["1700050002.000200"], "stream", 2210, "9f86d081884c7d65")
+        ["1700050002.000200"],
+        "stream",
+        2210,
+        "9f86d081884c7d65",
+    )
     assert (surface.undelivered, surface.stopped_by_user, surface.stop_note_ts) == ("answer", True, "1700050003.000300")
     assert saved == json.loads(SLACK_RECORD)
 
@@ -69,7 +77,12 @@ def test_a_discord_record_of_today_loads_typed_and_saves_back_unchanged() -> Non
     assert isinstance(surface, DiscordSurface) and not surface.model_extra
     assert surface.interaction == DiscordInteraction(app="1300", token="tok", at=1700050001.25)
     assert (surface.thread_id, surface.reply_to, surface.progress_id, surface.progress_open, surface.progress_done) == (
-        "2", "4", "5", False, True)
+        "2",
+        "4",
+        "5",
+        False,
+        True,
+    )
     assert surface.answer_ids == [("6", "webhook"), ("7", "channel")] and surface.answer_digest == "ab12"
     assert saved == json.loads(DISCORD_RECORD)
 
@@ -96,7 +109,9 @@ def test_a_key_this_version_does_not_know_survives_a_load_and_a_save(redis_conn:
     run = RunState.model_validate(record)
     store.save(run)
     again = store.load(run.id)
-    assert isinstance(again.surface, SlackSurface) and again.surface.model_extra == {"written_by_a_newer_version": {"x": 1}}
+    assert isinstance(again.surface, SlackSurface) and again.surface.model_extra == {
+        "written_by_a_newer_version": {"x": 1}
+    }
     assert json.loads(again.model_dump_json())["surface"] == record["surface"]
 
 
@@ -112,7 +127,9 @@ def test_each_platform_round_trips_through_the_store(redis_conn: redis.Redis) ->
 
 def test_the_surface_follows_the_origin() -> None:
     assert isinstance(RunState(question="q", origin=Origin(kind="slack")).surface, SlackSurface)
-    assert isinstance(RunState(question="q", origin=Origin(kind="slack"), surface={"assistant_thread": True}).surface, SlackSurface)
+    assert isinstance(
+        RunState(question="q", origin=Origin(kind="slack"), surface={"assistant_thread": True}).surface, SlackSurface
+    )
     with pytest.raises(ValidationError, match="slack run cannot carry a discord surface"):
         RunState(question="q", origin=Origin(kind="slack"), surface=DiscordSurface())
     with pytest.raises(TypeError, match="has a CliSurface; SlackSurface was asked for"):

@@ -24,7 +24,10 @@ def test_labels_are_the_repositorys_topic_labels_used_before_never_decisions_or_
 
 
 def test_a_label_first_used_after_the_issue_is_unknown_to_it() -> None:
-    title, body = "Lease keeper thread leaks file descriptors", "The lease keeper opens a socket per renewal and never closes it."
+    title, body = (
+        "Lease keeper thread leaks file descriptors",
+        "The lease keeper opens a socket per renewal and never closes it.",
+    )
     rows = [*TRACKER[:5], issue(6, title, body, []), issue(7, title, body, ["comp:lease-keeper"])]
     tracker = engine(rows)
     assert "comp:lease-keeper" not in [s.name for s in tracker.triage(6).labels]  # #7 would vote for it alone
@@ -63,26 +66,53 @@ def test_label_kinds_and_families_cover_both_schemes() -> None:
 
 
 def test_a_thread_without_opening_post_or_date_is_ordered_by_its_number() -> None:
-    rows = [issue(1, "a", "x", day="2020-01-01"), issue(3, "c", "", day=None), issue(2, "b", "y", day="2020-01-05"),
-            issue(4, "d", "z", day="2020-01-05")]
+    rows = [
+        issue(1, "a", "x", day="2020-01-01"),
+        issue(3, "c", "", day=None),
+        issue(2, "b", "y", day="2020-01-05"),
+        issue(4, "d", "z", day="2020-01-05"),
+    ]
     order = [r.id for r in engine(rows).history.records]
     assert order == [1, 2, 3, 4]  # #3 takes #2's day; same-day issues by number
 
 
 def test_what_a_kind_of_report_meant_before_is_word_evidence_for_its_label() -> None:
-    topics = ["retries", "cron", "leases", "payloads", "brokers", "workers", "metrics", "dashboards", "tokens", "queues", "alerts"]
-    rows = [issue(i + 1, f"How do I tune {t}?", f"Looking for advice on {t} settings.", ["question"]) for i, t in enumerate(topics)]
-    rows += [issue(20 + i, f"{t} crash on start", f"{t} raises KeyError at start", ["bug"]) for i, t in enumerate(topics[:5])]
+    topics = [
+        "retries",
+        "cron",
+        "leases",
+        "payloads",
+        "brokers",
+        "workers",
+        "metrics",
+        "dashboards",
+        "tokens",
+        "queues",
+        "alerts",
+    ]
+    rows = [
+        issue(i + 1, f"How do I tune {t}?", f"Looking for advice on {t} settings.", ["question"])
+        for i, t in enumerate(topics)
+    ]
+    rows += [
+        issue(20 + i, f"{t} crash on start", f"{t} raises KeyError at start", ["bug"]) for i, t in enumerate(topics[:5])
+    ]
     found = engine(rows).triage(NewIssue(99, "What is the recommended zookeeper layout?", "Curious about zookeeper."))
     assert "question" in [s.name for s in found.labels]  # no neighbour shares a word; the question form does
-    early = engine(rows[:5] + rows[11:]).triage(NewIssue(99, "What is the recommended zookeeper layout?", "Curious about zookeeper."))
+    early = engine(rows[:5] + rows[11:]).triage(
+        NewIssue(99, "What is the recommended zookeeper layout?", "Curious about zookeeper.")
+    )
     assert "question" not in [s.name for s in early.labels]  # five questions seen: too few to say what the form means
 
 
 def test_a_report_naming_an_old_and_a_new_version_gets_the_newer_versions_label() -> None:
-    rows = [issue(1, "Old bug", "seen on orbit 3.0.3", ["bug", "version:3.0.3"]),
-            issue(2, "New bug", "seen on orbit 3.1.0", ["bug", "version:3.1.0"])]
-    upgrade = NewIssue(3, "Redis CPU at 100% after the upgrade", "Since upgrading orbit from 3.0.3 to 3.1.0 redis is at 100% CPU.")
+    rows = [
+        issue(1, "Old bug", "seen on orbit 3.0.3", ["bug", "version:3.0.3"]),
+        issue(2, "New bug", "seen on orbit 3.1.0", ["bug", "version:3.1.0"]),
+    ]
+    upgrade = NewIssue(
+        3, "Redis CPU at 100% after the upgrade", "Since upgrading orbit from 3.0.3 to 3.1.0 redis is at 100% CPU."
+    )
     names = [s.name for s in engine(rows).triage(upgrade).labels]
     assert "version:3.1.0" in names and "version:3.0.3" not in names
     unknown = NewIssue(3, "Crash", "Since upgrading orbit from 3.1.0 to 3.2.0 it crashes.")  # 3.2.0 has no label yet

@@ -19,7 +19,9 @@ from workers.triage.engine import NewIssue, Triage
 from workers.triage.engine_cache import EngineCache
 from workers.triage.history import History
 
-NEW = NewIssue(0, "Worker dies at start: KeyError 'lease_id'", "orbit 3.0.1, the worker exits at once with KeyError: 'lease_id'")
+NEW = NewIssue(
+    0, "Worker dies at start: KeyError 'lease_id'", "orbit 3.0.1, the worker exits at once with KeyError: 'lease_id'"
+)
 
 
 def _orbit() -> list[dict[str, Any]]:
@@ -32,7 +34,10 @@ def test_an_engine_grown_by_new_issues_equals_one_opened_on_the_whole_history() 
     older = {r.id for r in full.records[: len(full) * 4 // 5]}
     kept = Triage(History.from_rows([r for r in rows if r["id"] in older]))
     # meanwhile maintainers labelled and closed old issues as duplicates: read anew, not kept
-    relabelled = [{**r, "labels": ["bug"], "duplicate_of": None, "state": "open"} if r["id"] in list(older)[:20] else r for r in rows]
+    relabelled = [
+        {**r, "labels": ["bug"], "duplicate_of": None, "state": "open"} if r["id"] in list(older)[:20] else r
+        for r in rows
+    ]
     now = History.from_rows(relabelled)
     grown = kept.grown(now)
     fresh = Triage(now)
@@ -80,14 +85,18 @@ def test_the_cache_keeps_grows_and_reopens_as_the_tracker_changes(tmp_path: Path
     assert (cache.opened, cache.grown) == (1, 1)
     grown = seen[0]
     assert grown.history.get(7) is not None and grown.history.by_id[2].labels == ("question",)
-    assert [grown.triage(n).as_json() for n in range(1, 8)] == [Triage.open(data, home, False).triage(n).as_json() for n in range(1, 8)]
+    assert [grown.triage(n).as_json() for n in range(1, 8)] == [
+        Triage.open(data, home, False).triage(n).as_json() for n in range(1, 8)
+    ]
 
     _write(data, [{**TRACKER[0], "body": "edited"}, *TRACKER[1:]])  # an old issue edited: opened anew
     assert cache.engine(data, home, False).history.by_id[1].body == "edited" and cache.opened == 2
     (data / "docs").mkdir()
     (data / "docs" / "leases.md").write_text("# Leases\n\n## Lease ids\n\nEach worker takes a lease id at start.\n")
     assert cache.engine(data, home, False).docs is not None and cache.opened == 3  # the docs the replies point into
-    assert cache.engine(data, home, True) is not cache.engine(data, home, False)  # another semantic flag, another engine
+    assert cache.engine(data, home, True) is not cache.engine(
+        data, home, False
+    )  # another semantic flag, another engine
 
 
 def test_a_grown_hybrid_engine_has_the_vectors_and_triage_of_one_opened_anew() -> None:
@@ -97,7 +106,12 @@ def test_a_grown_hybrid_engine_has_the_vectors_and_triage_of_one_opened_anew() -
     now = History.from_rows(TRACKER)
     grown, fresh = kept.grown(now), Triage(now, semantic=True)
     assert grown is not None and grown.mode == fresh.mode == "hybrid"
-    assert grown.titles is not None and fresh.titles is not None and grown.openings is not None and fresh.openings is not None
+    assert (
+        grown.titles is not None
+        and fresh.titles is not None
+        and grown.openings is not None
+        and fresh.openings is not None
+    )
     assert np.allclose(grown.titles, fresh.titles, atol=1e-5) and np.allclose(grown.openings, fresh.openings, atol=1e-5)
     for number in (*range(1, 8), NEW):
         a, b = grown.triage(number), fresh.triage(number)

@@ -28,27 +28,72 @@ EARLY = "earlybirdword"  # a comment on #1 made before #3 was opened: #3's repla
 USAGE = Usage(input_tokens=1000, output_tokens=100)  # at ATLAS_PRICE 100,100,100: $0.11 a request
 
 
-def _issue(number: int, title: str, body: str, created: str, labels: list[str], duplicate_of: int | None = None,
-           comments: tuple[tuple[str, str], ...] = ()) -> dict[str, Any]:
-    return {"id": number, "title": title, "body": body, "author": "someone", "created_at": created,
-            "closed_at": created.replace("T10", "T12"), "state": "closed", "labels": labels,
-            "duplicate_of": duplicate_of, "comments": [{"author": "maintainer", "body": b, "created_at": at, "position": i}
-                                                      for i, (at, b) in enumerate(comments, 1)]}
+def _issue(
+    number: int,
+    title: str,
+    body: str,
+    created: str,
+    labels: list[str],
+    duplicate_of: int | None = None,
+    comments: tuple[tuple[str, str], ...] = (),
+) -> dict[str, Any]:
+    return {
+        "id": number,
+        "title": title,
+        "body": body,
+        "author": "someone",
+        "created_at": created,
+        "closed_at": created.replace("T10", "T12"),
+        "state": "closed",
+        "labels": labels,
+        "duplicate_of": duplicate_of,
+        "comments": [
+            {"author": "maintainer", "body": b, "created_at": at, "position": i}
+            for i, (at, b) in enumerate(comments, 1)
+        ],
+    }
 
 
 ISSUES = [
-    _issue(1, "Worker crashes with KeyError retry_policy", "KeyError: 'retry_policy' when the worker starts.",
-           "2024-01-01T10:00:00Z", ["bug"], comments=(("2024-01-15T10:00:00Z", f"Confirmed, {EARLY}."),
-                                                      ("2024-09-01T10:00:00Z", f"Fixed, {LATE}."))),
-    _issue(2, "Dashboard shows the wrong time zone", "Times on the dashboard are in UTC, not local time.",
-           "2024-02-01T10:00:00Z", ["ui"]),
-    _issue(3, "KeyError retry_policy when the scheduler starts", "The scheduler raises KeyError: 'retry_policy'.",
-           "2024-03-01T10:00:00Z", ["bug"], duplicate_of=1),
+    _issue(
+        1,
+        "Worker crashes with KeyError retry_policy",
+        "KeyError: 'retry_policy' when the worker starts.",
+        "2024-01-01T10:00:00Z",
+        ["bug"],
+        comments=(("2024-01-15T10:00:00Z", f"Confirmed, {EARLY}."), ("2024-09-01T10:00:00Z", f"Fixed, {LATE}.")),
+    ),
+    _issue(
+        2,
+        "Dashboard shows the wrong time zone",
+        "Times on the dashboard are in UTC, not local time.",
+        "2024-02-01T10:00:00Z",
+        ["ui"],
+    ),
+    _issue(
+        3,
+        "KeyError retry_policy when the scheduler starts",
+        "The scheduler raises KeyError: 'retry_policy'.",
+        "2024-03-01T10:00:00Z",
+        ["bug"],
+        duplicate_of=1,
+    ),
     _issue(4, "Typo on the install page", "The install page says 'pip instal'.", "2024-04-01T10:00:00Z", ["docs"]),
-    _issue(5, "Scheduler KeyError retry_policy again", "Still KeyError: 'retry_policy' in the scheduler.",
-           "2024-05-01T10:00:00Z", ["bug"], duplicate_of=1),
-    _issue(6, f"KeyError retry_policy with the {PLANTED} plugin", f"The {PLANTED} plugin raises KeyError retry_policy.",
-           "2024-06-01T10:00:00Z", ["bug"]),
+    _issue(
+        5,
+        "Scheduler KeyError retry_policy again",
+        "Still KeyError: 'retry_policy' in the scheduler.",
+        "2024-05-01T10:00:00Z",
+        ["bug"],
+        duplicate_of=1,
+    ),
+    _issue(
+        6,
+        f"KeyError retry_policy with the {PLANTED} plugin",
+        f"The {PLANTED} plugin raises KeyError retry_policy.",
+        "2024-06-01T10:00:00Z",
+        ["bug"],
+    ),
 ]
 
 
@@ -59,8 +104,14 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scripted_model: Scr
     shutil.copytree(DEFAULT_DATA / "docs", data / "docs")
     (data / "issues").mkdir()
     (data / "issues" / "issues.jsonl").write_text("".join(json.dumps(i) + "\n" for i in ISSUES), encoding="utf-8")
-    for name, value in {"ATLAS_DATA": str(data), "ATLAS_HOME": str(tmp_path / "home"), "ATLAS_SEMANTIC": "0",
-                        "ATLAS_PRICE": "100,100,100", "ATLAS_MODEL_RETRIES": "0", **scripted_model.env()}.items():
+    for name, value in {
+        "ATLAS_DATA": str(data),
+        "ATLAS_HOME": str(tmp_path / "home"),
+        "ATLAS_SEMANTIC": "0",
+        "ATLAS_PRICE": "100,100,100",
+        "ATLAS_MODEL_RETRIES": "0",
+        **scripted_model.env(),
+    }.items():
         monkeypatch.setenv(name, value)
     return data
 
@@ -71,14 +122,23 @@ def _triager(request: dict[str, Any]) -> Turn:
     data = json.loads(request["input"][0]["content"].split("\n", 1)[1])
     outputs = call_outputs(request)
     if not outputs:
-        return reply_calls([("search_issues", {"query": data["title"], "state": None, "limit": 5, "detail": "detailed"})],
-                           usage=USAGE)
+        return reply_calls(
+            [("search_issues", {"query": data["title"], "state": None, "limit": 5, "detail": "detailed"})], usage=USAGE
+        )
     found = [int(n) for n in re.findall(r"^#(\d+) \[", "\n".join(map(str, outputs.values())), re.MULTILINE)]
     if len(outputs) == 1 and found:
-        return reply_calls([("get_issue", {"issue_id": found[0], "include": ["body", "comments", "labels"]})], usage=USAGE)
-    answer = {"duplicates": [{"id": n, "score": 0.9 - k / 10, "evidence": "KeyError: 'retry_policy'"}
-                             for k, n in enumerate(found[:3])] if "KeyError" in data["title"] else [],
-              "labels": [{"name": "bug", "score": 0.9}] if "KeyError" in data["title"] else [], "reply": None}
+        return reply_calls(
+            [("get_issue", {"issue_id": found[0], "include": ["body", "comments", "labels"]})], usage=USAGE
+        )
+    answer = {
+        "duplicates": [
+            {"id": n, "score": 0.9 - k / 10, "evidence": "KeyError: 'retry_policy'"} for k, n in enumerate(found[:3])
+        ]
+        if "KeyError" in data["title"]
+        else [],
+        "labels": [{"name": "bug", "score": 0.9}] if "KeyError" in data["title"] else [],
+        "reply": None,
+    }
     return reply_text(json.dumps(answer), usage=USAGE)
 
 
@@ -87,7 +147,8 @@ def _issue_of(body: dict[str, Any]) -> int:
 
 
 def test_the_model_backtest_reports_its_figures_sees_only_the_past_and_a_rerun_makes_no_call(
-        project: Path, scripted_model: ScriptedModel, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, scripted_model: ScriptedModel, capsys: pytest.CaptureFixture[str]
+) -> None:
     scripted_model.script(*[_triager] * 15)  # two requests an issue, three when its search finds one to open
     assert cli.main(["triage", "backtest", "--model", "--json"]) == 0
     first = json.loads(capsys.readouterr().out)
@@ -108,13 +169,18 @@ def test_the_model_backtest_reports_its_figures_sees_only_the_past_and_a_rerun_m
 
     assert model["replayed"] == model["selected"] == 6 and not model["stopped_at_max_cost"] and model["failures"] == 0
     assert set(model["totals"]) == set(first["totals"]) and set(model["totals"]["duplicates"]) == set(
-        first["totals"]["duplicates"])  # the same figures as the offline replay
+        first["totals"]["duplicates"]
+    )  # the same figures as the offline replay
     assert model["totals"]["duplicates"]["recall@3"] == 1.0 and model["totals"]["duplicates"]["support"] == 2
     assert model["totals"]["labels"]["precision"] == 1.0  # `bug` on every KeyError report, right each time
     assert model["offline_totals"] == first["totals"]  # every issue replayed: the offline side is the whole replay
     bodies = scripted_model.bodies()
     calls = len(bodies)
-    assert model["model_calls"] == calls and model["kept_answers"] == 0 and model["cost_usd"] == pytest.approx(0.11 * calls)
+    assert (
+        model["model_calls"] == calls
+        and model["kept_answers"] == 0
+        and model["cost_usd"] == pytest.approx(0.11 * calls)
+    )
 
     assert cli.main(["triage", "backtest", "--model", "--json"]) == 0
     again = json.loads(capsys.readouterr().out)["model"]
@@ -128,7 +194,8 @@ def test_the_model_backtest_reports_its_figures_sees_only_the_past_and_a_rerun_m
 
 
 def test_max_cost_stops_the_replay_cleanly_and_says_how_far_it_got(
-        project: Path, scripted_model: ScriptedModel, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, scripted_model: ScriptedModel, capsys: pytest.CaptureFixture[str]
+) -> None:
     # $0.11 a request, three a KeyError issue, two otherwise: #1 (0.33), #2 (0.55); #3's first call is the last
     scripted_model.script(*[_triager] * 6)
     assert cli.main(["triage", "backtest", "--model", "--max-cost", "0.6", "--json"]) == 0
@@ -146,8 +213,9 @@ def test_max_cost_stops_the_replay_cleanly_and_says_how_far_it_got(
 def test_auto_goes_by_the_figures_of_the_engine_that_will_act(tmp_path: Path) -> None:
     data, home = tmp_path / "data", tmp_path / "home"
     data.mkdir()
-    triage = Settings.from_env({"ATLAS_TRIAGE_CHANNEL": "C1", "ATLAS_TRIAGE_ACTIONS": "labels=auto",
-                                "ATLAS_TRIAGE_AUTO_LABELS": "bug"}).triage
+    triage = Settings.from_env(
+        {"ATLAS_TRIAGE_CHANNEL": "C1", "ATLAS_TRIAGE_ACTIONS": "labels=auto", "ATLAS_TRIAGE_AUTO_LABELS": "bug"}
+    ).triage
     earned = {"totals": {"labels": {"per_label": {"bug": {"precision": 0.97, "recall": 0.6, "support": 30}}}}}
     poor = {"totals": {"labels": {"per_label": {"bug": {"precision": 0.7, "recall": 0.6, "support": 30}}}}}
     autonomy.save(data, home, earned)  # the offline engine earned it
@@ -191,8 +259,14 @@ def test_a_kept_answer_is_read_back_only_for_exactly_what_the_model_saw(tmp_path
             return ModelReply.of([message], Tokens(input_tokens=1000, output_tokens=0))
 
     def request(output: str, instructions: str = "triage") -> ModelRequest:
-        return ModelRequest(instructions, [{"type": "message", "role": "user", "content": "#1"},
-                                           {"type": "function_call_output", "call_id": "c1", "output": output}], [])
+        return ModelRequest(
+            instructions,
+            [
+                {"type": "message", "role": "user", "content": "#1"},
+                {"type": "function_call_output", "call_id": "c1", "output": output},
+            ],
+            [],
+        )
 
     inner = Inner()
     cached = CachedModel(inner, "gpt-x", tmp_path / "answers", Price(1000.0, 0.0, 0.0), max_cost=100.0)

@@ -7,7 +7,7 @@ from tests.support.triage_data import engine, issue
 from workers.triage import labels, signatures
 
 CRASH = "Traceback (most recent call last):\n  File \"/home/ann/venv/lib/rocket/loader.py\", line 12, in load\nKeyError: 'retry'"
-OTHER = "Traceback (most recent call last):\n  File \"C:\\\\src\\\\rocket\\\\cli.py\", line 40, in main\nPermissionError: [Errno 13] /tmp/x"
+OTHER = 'Traceback (most recent call last):\n  File "C:\\\\src\\\\rocket\\\\cli.py", line 40, in main\nPermissionError: [Errno 13] /tmp/x'
 
 
 def test_error_signatures_are_normalised_and_frames_keep_file_and_function() -> None:
@@ -16,7 +16,9 @@ def test_error_signatures_are_normalised_and_frames_keep_file_and_function() -> 
     assert a.errors == b.errors and a.errors  # paths, numbers, addresses and quoted values normalised
     assert signatures.of("x", CRASH).frames == frozenset({"loader.py:load"})
     assert signatures.of("x", "use `rocket.scheduler.load_policy` and retry_policy").identifiers >= {
-        "rocket.scheduler.load_policy", "retry_policy"}
+        "rocket.scheduler.load_policy",
+        "retry_policy",
+    }
 
 
 def test_the_same_error_counts_for_a_match_and_different_errors_and_frames_against() -> None:
@@ -28,9 +30,11 @@ def test_the_same_error_counts_for_a_match_and_different_errors_and_frames_again
 
 
 def test_same_as_or_reopening_an_earlier_issue_raises_that_issue_and_is_never_an_action() -> None:
-    rows = [issue(1, "Dark mode for the dashboard", "A dark theme, please.", ["enhancement"]),
-            issue(2, "Scheduler drifts", "The scheduler drifts a minute a day.", ["bug"]),
-            issue(3, "Colours", "Too bright.", ["bug"])]
+    rows = [
+        issue(1, "Dark mode for the dashboard", "A dark theme, please.", ["enhancement"]),
+        issue(2, "Scheduler drifts", "The scheduler drifts a minute a day.", ["bug"]),
+        issue(3, "Colours", "Too bright.", ["bug"]),
+    ]
     tracker = engine(rows)
     from workers.triage.engine import NewIssue
 
@@ -46,14 +50,30 @@ def test_same_as_or_reopening_an_earlier_issue_raises_that_issue_and_is_never_an
 def test_any_label_scheme_renamed_labels_and_status_labels_of_every_scheme() -> None:
     assert labels.family("kind/bug") == labels.family("Bug") == labels.family("T: bug") == "bug"
     assert labels.family("area/solver") == "solver" and labels.kind("area/solver") == "topic"
-    for name in ("status/triage", "Triage", "status/waiting-on-response", "needs-repro", "S: awaiting response",
-                 "good first issue", "help wanted", "triage/accepted", "priority/high", "lifecycle/stale"):
+    for name in (
+        "status/triage",
+        "Triage",
+        "status/waiting-on-response",
+        "needs-repro",
+        "S: awaiting response",
+        "good first issue",
+        "help wanted",
+        "triage/accepted",
+        "priority/high",
+        "lifecycle/stale",
+    ):
         assert labels.kind(name) == "status" or labels.kind(name) == "decision", name
     for name in ("status/duplicate", "wontfix", "R: not a bug", "resolution/invalid", "works-for-me"):
         assert labels.kind(name) == "decision", name
     assert labels.is_duplicate_label("status/duplicate")
-    rows = [issue(i, f"Solver loops on markers {i}", "The resolver never ends with markers.", ["kind/bug", "area/solver",
-                                                                                                "status/triage"])
-            for i in range(1, 8)]
+    rows = [
+        issue(
+            i,
+            f"Solver loops on markers {i}",
+            "The resolver never ends with markers.",
+            ["kind/bug", "area/solver", "status/triage"],
+        )
+        for i in range(1, 8)
+    ]
     names = [s.name for s in engine(rows).triage(7).labels]
     assert "area/solver" in names and "kind/bug" in names and "status/triage" not in names

@@ -16,7 +16,9 @@ from workers.triage.engine import DuplicateSuggestion, Suggestions
 from workers.triage.thresholds import Outcome, Sample, calibrate
 
 
-def _non_dup(n: int, top_score: float, labels: dict[str, float] | None = None, truth: frozenset[str] = frozenset()) -> Sample:
+def _non_dup(
+    n: int, top_score: float, labels: dict[str, float] | None = None, truth: frozenset[str] = frozenset()
+) -> Sample:
     return Sample(n, n + 1000, top_score, None, labels or {}, truth, bool(truth))
 
 
@@ -35,7 +37,10 @@ def test_the_claim_threshold_keeps_false_claims_within_the_share_of_non_duplicat
 
 
 def test_a_label_needs_precision_over_enough_outcomes_else_not_enough_history() -> None:
-    rows = [_non_dup(i, 0.0, {"bug": 0.5 + i / 100, "rare": 0.9}, frozenset({"bug"} if i >= 20 else {"other"})) for i in range(50)]
+    rows = [
+        _non_dup(i, 0.0, {"bug": 0.5 + i / 100, "rare": 0.9}, frozenset({"bug"} if i >= 20 else {"other"}))
+        for i in range(50)
+    ]
     rows += [_non_dup(100 + i, 0.0, {"rare": 0.9}, frozenset({"rare"})) for i in range(3)]
     t = calibrate(rows)
     limit = t.label("bug")
@@ -54,9 +59,13 @@ def test_recorded_outcomes_override_the_history() -> None:
     rows = [_non_dup(i, 0.0, {"bug": 0.8}, frozenset({"bug"})) for i in range(40)]
     assert calibrate(rows).label("bug") == 0.8
     at = datetime(2024, 5, 1, tzinfo=UTC)
-    rejected = [Outcome(i, "label", "kind/bug", False, at) for i in range(5)]  # `kind/bug` is `bug` under another scheme
+    rejected = [
+        Outcome(i, "label", "kind/bug", False, at) for i in range(5)
+    ]  # `kind/bug` is `bug` under another scheme
     assert calibrate(rows, rejected).label("bug") is None  # 35 right of 40: under 0.9
-    claims = [_non_dup(i, 0.5) for i in range(40)] + [Sample(100 + i, 7, 0.9, 7, {}, frozenset(), False) for i in range(4)]
+    claims = [_non_dup(i, 0.5) for i in range(40)] + [
+        Sample(100 + i, 7, 0.9, 7, {}, frozenset(), False) for i in range(4)
+    ]
     before = calibrate(claims).duplicate
     reopened = [Outcome(100 + i, "duplicate", "7", False, at) for i in range(4)]  # each claim reopened: false
     after = calibrate(claims, reopened).duplicate
@@ -80,8 +89,9 @@ def test_below_the_threshold_related_issues_are_links_with_evidence_and_no_actio
     assert shown["thresholds"]["duplicate"] == top + 0.01  # type: ignore[index]  # the figures it used
     from atlas.triage_settings import TriageSettings
 
-    built = triage_actions.build(Suggestions(6, [], [], None, [DuplicateSuggestion(1, 0.3, "x")]), None, [],
-                                 TriageSettings(slack_channel="C1"))
+    built = triage_actions.build(
+        Suggestions(6, [], [], None, [DuplicateSuggestion(1, 0.3, "x")]), None, [], TriageSettings(slack_channel="C1")
+    )
     assert [a.kind for a in built] == []  # a related issue is never an action
 
 
@@ -91,19 +101,26 @@ def test_rolling_thresholds_never_see_the_issue_itself_or_later_ones() -> None:
     used = {r.id: r.thresholds for r in result.issues}
     victim = next(r for r in rows if r["id"] == 100)
     changed = _future_changed(rows, victim)  # every later issue rewritten
-    own = [{**r, "duplicate_of": 99, "labels": ["comp:leak"]} if r["id"] == 100 else r for r in changed]  # and its own outcome
+    own = [
+        {**r, "duplicate_of": 99, "labels": ["comp:leak"]} if r["id"] == 100 else r for r in changed
+    ]  # and its own outcome
     again = {r.id: r.thresholds for r in backtest.run(_engine(own)).issues}
     assert all(again[n] == used[n] for n in used if n <= 100)
     assert any(again[n] != used[n] for n in used if n > 100)  # the change was real: later thresholds moved
     assert any(t is not None and t["calibrated"] for n, t in used.items() if n <= 100)  # and some were calibrated
 
 
-def test_a_duplicate_decision_known_later_is_left_out_of_an_earlier_calibration(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_duplicate_decision_known_later_is_left_out_of_an_earlier_calibration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(rolling, "CALIBRATE_EVERY", 1)
+
     def support(since: str) -> dict[str, int]:
-        rows = [issue(1, "Crash", "KeyError: 'x'"),
-                {**issue(2, "Crash again", "KeyError: 'x'", duplicate_of=1), "duplicate_since": since},
-                issue(3, "Other", "text", day="2024-02-01")]
+        rows = [
+            issue(1, "Crash", "KeyError: 'x'"),
+            {**issue(2, "Crash again", "KeyError: 'x'", duplicate_of=1), "duplicate_since": since},
+            issue(3, "Other", "text", day="2024-02-01"),
+        ]
         history = _engine(rows).history
         raws = {r.id: rolling.Raw(1 if r.id == 2 else None, 0.5, {}) for r in history.records}
         return rolling.rolling(history.records, raws)[3].support
@@ -119,7 +136,9 @@ def test_a_live_calibration_is_kept_on_the_engine_until_the_tracker_or_enough_de
     at = datetime(2030, 1, 1, tzinfo=UTC)
     few = [Outcome(r.id, "label", "type:bug", False, at) for r in engine.history.records[:5]]
     assert rolling.live(engine, few) is first  # fewer than DECISIONS_EVERY new decisions: the same figures
-    many = [Outcome(r.id, "label", "type:bug", False, at) for r in engine.history.records[-rolling.DECISIONS_EVERY * 3:]]
+    many = [
+        Outcome(r.id, "label", "type:bug", False, at) for r in engine.history.records[-rolling.DECISIONS_EVERY * 3 :]
+    ]
     again = rolling.live(engine, many)
     assert again is not first and (again.label("bug") or 9) > (first.label("bug") or 0)  # rejections raised the bar
 
