@@ -87,7 +87,7 @@ class Tracker(Protocol):
         ...
 
     def reopen_issue(self, number: int, *, key: str | None = None) -> IssueRef:
-        """Reopen a closed issue (an Undo of triage, workers/inbox/undo.py); the issue after."""
+        """Reopen a closed issue (an Undo of triage, workers/new_issues/undo.py); the issue after."""
         ...
 
     def remove_labels(self, number: int, labels: list[str], *, key: str | None = None) -> IssueRef:

@@ -1,4 +1,4 @@
-"""The writes of an Undo of triage (workers/inbox/undo.py): reopen an issue Atlas closed, remove labels Atlas
+"""The writes of an Undo of triage (workers/new_issues/undo.py): reopen an issue Atlas closed, remove labels Atlas
 added. Side effects like tools/side_effects.py's, run only through the approval gate, but never offered to a
 model: they live in their own registry (`undo_registry`), which only the triage inbox's Undo runs with.
 """

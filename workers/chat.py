@@ -42,7 +42,7 @@ class ChatPlatform(Reporter):
         raise NotImplementedError
 
     def triage_card(self, run: RunState) -> None:
-        """Post the one triage card of a triage run (workers/inbox/) in the triage channel, or update it in
+        """Post the one triage card of a triage run (workers/new_issues/) in the triage channel, or update it in
         place: the issue, each action with its own Approve and Reject until decided, who decided what."""
         raise NotImplementedError
 

@@ -166,7 +166,7 @@ def post_one(settings: Settings, number: int) -> int:
     from atlas.connection import connect
     from datasets.tracker_db import ensure_db
     from tools.trackers import tracker_for
-    from workers.inbox import claim
+    from workers.new_issues import claim
     from workers.runs.state import Origin
     from workers.runs.triage_record import TriageRecord
 

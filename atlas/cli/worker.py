@@ -63,7 +63,7 @@ def serve(
 
         schedule(rt.conn, worker.queues[0], settings.github)
         if settings.triage.enabled:  # the inbox is on: the history before now never gets a card (catch_up.py)
-            from workers.inbox import catch_up
+            from workers.new_issues import catch_up
 
             catch_up.enable(rt.conn, settings.github.repo, settings.data_dir)
     try:

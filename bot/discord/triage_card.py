@@ -14,7 +14,7 @@ from bot.discord import card_marker, render, triage_controls
 from bot.discord.rest import CONTENT_LIMIT, DiscordREST
 from tools.tracker import Tracker
 from workers.approvals.visible_text import hidden_count, reveal
-from workers.inbox import card_post, choices, wording
+from workers.new_issues import card_post, choices, wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction
@@ -64,7 +64,7 @@ def card_payload(
     embeds: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     for action, chosen, pid in choices.shown(run, record, current):
-        if action.kind == "undo":  # workers/inbox/undo.py: one button, for 7 days
+        if action.kind == "undo":  # workers/new_issues/undo.py: one button, for 7 days
             lines.append(_undo(action, pid, rows))
             continue
         lines.append(_describe(chosen, record.suggestions, tracker, shown, embeds))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workers.approvals.visible_text import reveal
-from workers.inbox.choices import REPLY_MAX_CHARS
+from workers.new_issues.choices import REPLY_MAX_CHARS
 from workers.runs.triage_record import TriageAction
 
 PICK_PREFIX = "atlas_triage_pick:"  # + pending id: the labels' select

@@ -19,7 +19,7 @@ from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
 from workers.errors import RunNotFound
-from workers.inbox import choices
+from workers.new_issues import choices
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 

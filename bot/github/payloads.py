@@ -3,7 +3,7 @@
 A signed body is GitHub's, but a signature says who sent it, not that it is well formed (a leaked secret,
 a proxy, a bug): a `repository` that is a string, an issue numbered -1 or a comment without an id
 crashed the job, which was retried four times, or was stored and triaged. These models hold exactly the
-fields the worker reads (workers/jobs/github.py, workers/inbox/, workers/followup/), typed strictly;
+fields the worker reads (workers/jobs/github.py, workers/new_issues/, workers/followup/), typed strictly;
 the rest of the payload passes through unread. A payload nested past the parser's recursion limit is
 refused at parse.
 """

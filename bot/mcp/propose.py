@@ -1,7 +1,7 @@
 """`propose_action` over MCP: another agent proposes a label, a comment or a close as duplicate (issue 27).
 
 Nothing is written: the proposal is queued as a triage run whose card a worker posts in the triage
-channel (workers/inbox/proposals.py), and only an approver's click there runs it. Listed only when a
+channel (workers/new_issues/proposals.py), and only an approver's click there runs it. Listed only when a
 triage channel is configured. Errors are values the client can act on, never a stack trace.
 """
 
@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from atlas.settings import Settings
 from atlas.text import clip
-from workers.inbox.proposals import Proposal, problem, propose
+from workers.new_issues.proposals import Proposal, problem, propose
 
 log = logging.getLogger("atlas.mcp")
 NAME = "propose_action"

@@ -30,7 +30,7 @@ from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from bot.slack.render import escape
 from tools.tracker import Tracker
 from workers.approvals.visible_text import hidden_count, reveal
-from workers.inbox import card_post, choices, wording
+from workers.new_issues import card_post, choices, wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction, TriageRecord
@@ -105,7 +105,7 @@ def blocks_for(
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=escape(reveal(proposed)))]))
         shown.append(proposed)
     for action, chosen, pid in choices.shown(run, record, current):
-        if action.kind == "undo":  # workers/inbox/undo.py: one button, for 7 days
+        if action.kind == "undo":  # workers/new_issues/undo.py: one button, for 7 days
             blocks += _undo(action, pid)
             continue
         blocks += _action(chosen, record, tracker, shown)

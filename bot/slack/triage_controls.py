@@ -10,7 +10,7 @@ from typing import Any
 from slack_sdk.models.blocks import ButtonElement, CheckboxesElement, Option, PlainTextObject
 
 from workers.approvals.visible_text import reveal
-from workers.inbox.choices import REPLY_MAX_CHARS
+from workers.new_issues.choices import REPLY_MAX_CHARS
 from workers.runs.triage_record import TriageAction
 
 PICK_PREFIX = "atlas_triage_pick:"  # + pending id: the labels' checkboxes

@@ -27,8 +27,8 @@ from workers.approvals.approvers import Directory, Policy, standing
 from workers.approvals.decisions import Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
 from workers.errors import RunNotFound
-from workers.inbox import choices
-from workers.inbox import wording as triage_wording
+from workers.new_issues import choices
+from workers.new_issues import wording as triage_wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction

@@ -1,5 +1,5 @@
 """The stand-in's label removal (`DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}`, GitHub's
-issues/remove-label), what an Undo of triage sends for each label Atlas added (workers/inbox/undo.py).
+issues/remove-label), what an Undo of triage sends for each label Atlas added (workers/new_issues/undo.py).
 
 GitHub documents the reply as 200 with the labels the issue still carries, and 404 ("Label does not exist") when
 the issue does not carry it. The trimmed description in tests/github/openapi.json has no such route (nor has

@@ -106,7 +106,7 @@ def run_approved(
     registry: Registry | None = None,
 ) -> str:
     """Execute an approved call through the ledger (at most once per run and call id), audited; returns
-    the output the model reads. The triage inbox (workers/inbox/job.py) runs its approved actions here too;
+    the output the model reads. The triage inbox (workers/new_issues/triage_run.py) runs its approved actions here too;
     `registry`: the tools to run it with when not the worker's (an Undo's, tools/undo_tools.py)."""
     guarded = bool(getattr(ctx.tracker, "guards_sends", False))  # it marks the claim sent in its write turn
     claim = ledger.claim(rt.conn, run.id, call.call_id, sent=not guarded)

@@ -1,7 +1,7 @@
 """Changing what an undecided call would do, before anyone decides it (the triage card's label choice and
 reply edit, issue 24 item 2).
 
-The new arguments replace the approval's own (the ones Approve runs: workers/inbox/job.py reads them
+The new arguments replace the approval's own (the ones Approve runs: workers/new_issues/triage_run.py reads them
 from the approval once it is decided) in one script with the same checks as a decision
 (workers/approvals/decisions.py): the click's place, the approver policy, and the call still pending and
 unexpired. So a change and a decision are ordered on the server: Approve runs exactly the arguments

@@ -1,7 +1,7 @@
 """The web process's half of "File as GitHub issue": claim the answer and queue its one filing run.
 
 The answer (by its run) is claimed and the filing run recorded in one script, as a triage run is by its issue
-(workers/inbox/claim.py `claim_run`), so a second click or a redelivered one starts nothing; a claimed
+(workers/new_issues/claim.py `claim_run`), so a second click or a redelivered one starts nothing; a claimed
 filing still `queued` is queued again, the repair after a lost enqueue. Kept apart from filing.py, the worker's half, so the web process never loads
 the approval gate and the agent loop behind it.
 """
@@ -13,7 +13,7 @@ import uuid
 import redis
 
 from workers.followup import subscriptions as subs
-from workers.inbox.claim import claim_run
+from workers.new_issues.claim import claim_run
 from workers.runs.filing_record import FilingRecord
 from workers.runs.state import Origin, RunState
 from workers.runs.store import RUN_TTL_SECONDS

@@ -34,7 +34,7 @@ _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del
 def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = None) -> str:
     """Apply one verified, deduplicated webhook delivery to the served folder; returns what it did.
     `fingerprint`: the web process's settings, carried to the triage run it starts (a worker under other
-    settings refuses that run, workers/inbox/job.py)."""
+    settings refuses that run, workers/new_issues/triage_run.py)."""
     from workers.process import runtime
 
     rt = runtime.current()
@@ -82,7 +82,7 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
     if event not in ("issues", "issue_comment", "label"):
         return f"ignored: {event}"
     github_index.apply(folder, change)
-    from workers.inbox.webhook import on_event
+    from workers.new_issues.webhook import on_event
 
     # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once either way.
     triaged = on_event(rt, gh.repo, event, action, payload, fingerprint)
@@ -94,11 +94,11 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
 
 
 def _outcome(rt: Any, repo: str, event: str, action: str, payload: dict[str, Any], original: int | None) -> str:
-    """What the delivery teaches triage (workers/inbox/learning.py), recorded once per job (RQ keeps a retried
+    """What the delivery teaches triage (workers/new_issues/learning.py), recorded once per job (RQ keeps a retried
     job's id; the web process already claimed the delivery)."""
     from rq import get_current_job
 
-    from workers.inbox import learning
+    from workers.new_issues import learning
 
     job = get_current_job()
     key = job.id if job is not None else uuid.uuid4().hex
@@ -209,8 +209,8 @@ def periodic_sync() -> str:
 
 
 def _catch_up(rt: Any, repo: str, folder: Any) -> list[int]:
-    """The issues whose `issues.opened` never arrived get their triage now (workers/inbox/catch_up.py)."""
-    from workers.inbox import catch_up
+    """The issues whose `issues.opened` never arrived get their triage now (workers/new_issues/catch_up.py)."""
+    from workers.new_issues import catch_up
 
     return catch_up.catch_up(rt, repo, folder)
 

@@ -76,7 +76,7 @@ def _special(rt: runtime.Runtime, run: RunState, fence: Callable[[], None]) -> s
     if (
         run.triage is not None
     ):  # the triage inbox: no thread; its card and its actions only (a model only if configured, under its own budget)
-        from workers.inbox.job import proceed
+        from workers.new_issues.triage_run import proceed
 
         return proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
     if run.filing is not None:  # a thread drafted as an issue (one model call at most): its one approval

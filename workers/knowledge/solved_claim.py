@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import redis
 
 from workers.followup import subscriptions as subs
-from workers.inbox.claim import claim_run
+from workers.new_issues.claim import claim_run
 from workers.runs.solved_record import Marked, SolvedRecord
 from workers.runs.state import Origin, RunState
 from workers.runs.store import RUN_TTL_SECONDS

@@ -139,7 +139,7 @@ class RunState(BaseModel):
     answered_by: AnsweredBy | None = None
     # A help run that was not confident: the one line of what it looked at, posted as a hand-off instead of an answer.
     handoff: str | None = None
-    triage: TriageRecord | None = None  # a triage run (workers/inbox/): the issue, its suggestions, each action
+    triage: TriageRecord | None = None  # a triage run (workers/new_issues/): the issue, its suggestions, each action
     filing: FilingRecord | None = None  # a filing run (workers/followup/filing.py): a thread drafted as an issue
     solved: SolvedRecord | None = (
         None  # a solved-thread run (workers/knowledge/solved.py): a thread drafted as knowledge

@@ -2,7 +2,7 @@
 
 Kept inside the run record (`RunState.triage`), so `atlas runs show` and every worker see the same
 thing. Each drafted action is its own pending call with its own step, so it is decided, resumed and
-audited alone (workers/inbox/).
+audited alone (workers/new_issues/).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 CALL_PREFIX = "triage-"  # a triage approval's pending id is `{run}.triage-{kind}`
-ActionKind = Literal["duplicates", "labels", "reply", "undo"]  # undo: workers/inbox/undo.py
+ActionKind = Literal["duplicates", "labels", "reply", "undo"]  # undo: workers/new_issues/undo.py
 ActionStatus = Literal[
     "shadow", "pending", "approved", "denied", "expired", "done", "failed", "in_doubt", "auto", "superseded"
 ]
@@ -47,7 +47,7 @@ class TriageRecord(BaseModel):
     card_ts: str = ""  # Slack ts or Discord message id of the one card
     card_posting: float = 0.0  # when a worker set out to post the card (epoch seconds): a retry looks for it first
     proposal: dict[str, Any] | None = (
-        None  # {"by", "reason"}: an action an MCP client proposed (workers/inbox/proposals.py)
+        None  # {"by", "reason"}: an action an MCP client proposed (workers/new_issues/proposals.py)
     )
     dropped: list[str] = Field(
         default_factory=list

@@ -135,7 +135,7 @@ def acting_per_label(data_dir: Path, home: Path | None, model: str | None) -> di
 
 
 def earned_by(found: Suggestions, by: str, model: str | None) -> Suggestions:
-    """What `auto` may apply of `found` (workers/inbox/actions.py `build`'s `earned_by`): all of it when the engine
+    """What `auto` may apply of `found` (workers/new_issues/actions.py `build`'s `earned_by`): all of it when the engine
     that answered (`by`: "model" or "offline") is the one whose figures were checked at start (the model when one
     is configured), else none of its labels (the offline engine standing in for a failed model call)."""
     return found if by == ("offline" if model is None else "model") else replace(found, labels=[])

@@ -20,7 +20,7 @@ from workers.triage.engine import MAX_DUPLICATES, DuplicateSuggestion, LabelSugg
 MAX_LABELS = 5
 MIN_SCORE = 0.5  # what the model itself rates below even odds is not put to a maintainer
 EVIDENCE_CHARS = 600
-REPLY_CHARS = 3000  # what a card's reply editor takes (workers/inbox/choices.py)
+REPLY_CHARS = 3000  # what a card's reply editor takes (workers/new_issues/choices.py)
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

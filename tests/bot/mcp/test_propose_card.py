@@ -10,7 +10,7 @@ import json
 
 from bot.discord.triage_card import card_payload
 from bot.slack.triage_card import blocks_for
-from workers.inbox.proposals import Proposal, action, problem
+from workers.new_issues.proposals import Proposal, action, problem
 from workers.runs.state import Origin, PendingCall, RunState
 from workers.runs.triage_record import TriageRecord
 

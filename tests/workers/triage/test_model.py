@@ -13,9 +13,9 @@ from rq import Queue
 from atlas.settings import Settings
 from tests.standins.responses_api import ScriptedModel, reply_calls, reply_error, reply_text
 from tests.support.triage_inbox_harness import Inbox, inbox, text_of
-from tests.workers.inbox.test_inbox import DUP_BODY, DUP_TITLE
-from workers.inbox import claim
+from tests.workers.new_issues.test_new_issue_triage import DUP_BODY, DUP_TITLE
 from workers.jobs import runs as jobs
+from workers.new_issues import claim
 from workers.process import runtime
 from workers.runs.state import RunState
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.triage_data import engine, issue
 from tests.workers.triage.test_backtest import _engine, _future_changed, _orbit, _orbit_engine
-from workers.inbox import actions as triage_actions
+from workers.new_issues import actions as triage_actions
 from workers.triage import backtest, rolling, thresholds
 from workers.triage.engine import DuplicateSuggestion, Suggestions
 from workers.triage.thresholds import Outcome, Sample, calibrate

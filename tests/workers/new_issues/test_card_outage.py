@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.support.processes import wait_for, worker_process
 from tests.support.triage_inbox_harness import TRACEBACK, inbox, text_of
-from workers.inbox import claim
+from workers.new_issues import claim
 
 TITLE = "KeyError 'retry_policy' when the scheduler starts"
 BODY = f"After the upgrade to 2.3 the scheduler will not start:\n\n{TRACEBACK}\n"

@@ -16,9 +16,9 @@ from rq.registry import ScheduledJobRegistry
 from atlas.settings import Settings
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import CHANNEL, inbox
-from workers.inbox import claim, proposals, rates
-from workers.inbox.proposals import Proposal
 from workers.jobs.digest import post_digest
+from workers.new_issues import claim, proposals, rates
+from workers.new_issues.proposals import Proposal
 from workers.process import runtime
 
 

@@ -18,7 +18,7 @@ from workers.parts import WorkerParts
 from workers.runs.triage_record import TriageAction, TriageRecord
 from workers.triage.engine import Triage
 
-log = logging.getLogger("atlas.inbox")
+log = logging.getLogger("atlas.new_issues")
 
 MAX_HOPS = 10  # longer chains exist only by mistake; refusing them is safer than following them
 

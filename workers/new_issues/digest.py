@@ -15,12 +15,12 @@ from datetime import timedelta
 
 from rq import Queue
 
-from workers.inbox import rates, wording
+from workers.new_issues import rates, wording
 from workers.parts import WorkerParts
 from workers.runs.job_names import POST_DIGEST
 from workers.runs.state import Origin
 
-log = logging.getLogger("atlas.inbox")
+log = logging.getLogger("atlas.new_issues")
 LISTED = 20  # issue numbers named in one digest; the count says the rest
 
 

@@ -25,9 +25,9 @@ from tests.support.kills import dies_after
 from tests.support.processes import wait_for
 from tests.support.tools_dataset import make_dataset
 from tests.support.triage_inbox_harness import CHANNEL, actions, inbox
-from tests.workers.inbox.test_inbox import DUP_BODY, DUP_TITLE
+from tests.workers.new_issues.test_new_issue_triage import DUP_BODY, DUP_TITLE
 from workers.approvals import records as approvals
-from workers.inbox import claim
+from workers.new_issues import claim
 from workers.runs.state import Origin, PendingCall, RunState
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction, TriageRecord

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workers.inbox import claim, digest, learning, maintainers, writers
+from workers.new_issues import claim, digest, learning, maintainers, writers
 from workers.parts import WorkerParts
 from workers.runs.state import Origin
 from workers.runs.triage_record import TriageRecord

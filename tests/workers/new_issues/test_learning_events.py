@@ -8,7 +8,7 @@ import redis
 
 from tests.standins.github_repo import Repo
 from tests.standins.github_webhooks import payload, sent_by
-from workers.inbox import claim, learning
+from workers.new_issues import claim, learning
 from workers.runs.state import Origin
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction, TriageRecord

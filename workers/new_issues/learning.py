@@ -15,7 +15,7 @@ from typing import Any
 import redis
 
 from workers.approvals.records import Approval
-from workers.inbox import claim
+from workers.new_issues import claim
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction, TriageRecord
 from workers.triage import outcomes

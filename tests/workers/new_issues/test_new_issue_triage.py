@@ -13,7 +13,7 @@ from tests.standins.github_webhooks import deliver, payload
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import TRACEBACK, actions, button, inbox, text_of
 from workers.approvals import audit
-from workers.inbox import claim
+from workers.new_issues import claim
 from workers.triage import autonomy
 
 DUP_TITLE = "KeyError 'retry_policy' when the scheduler starts"

@@ -18,8 +18,8 @@ from rq import Queue
 
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
-from workers.inbox import actions as triage_actions
-from workers.inbox import wording
+from workers.new_issues import actions as triage_actions
+from workers.new_issues import wording
 from workers.parts import WorkerParts
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import CALL_PREFIX, TriageAction, TriageRecord
@@ -28,7 +28,7 @@ from workers.triage.outcomes import Outcome
 
 TOOL = "undo_triage"  # the Undo's approval; what runs are reopen_issue, remove_labels and post_comment
 CALL_ID = f"{CALL_PREFIX}undo"
-STEP = 9  # after the card's own steps (workers/inbox/actions.STEPS)
+STEP = 9  # after the card's own steps (workers/new_issues/actions.STEPS)
 UNDO_SECONDS = 7 * 24 * 3600
 
 
@@ -48,7 +48,7 @@ def done(record: TriageRecord) -> tuple[TriageAction | None, list[str]]:
 def offer(rt: WorkerParts, run: RunState, record: TriageRecord, waiting: list[PendingCall]) -> list[PendingCall]:
     """Open the card's Undo once Atlas changed the issue and nothing else on the card waits; the new pending call
     (none when there is nothing to undo, an Undo was offered already, or another action still waits). An action
-    proposed over MCP gets none: it was a maintainer's agent's, not Atlas's triage (workers/inbox/proposals.py)."""
+    proposed over MCP gets none: it was a maintainer's agent's, not Atlas's triage (workers/new_issues/proposals.py)."""
     if waiting or record.proposal is not None or any(a.tool == TOOL for a in record.actions):
         return []
     closed, labels = done(record)
@@ -111,7 +111,7 @@ def calls(call: PendingCall, action: TriageAction, who: str, where: str) -> list
 
 def learn(rt: WorkerParts, record: TriageRecord, action: TriageAction, approval: Approval) -> int:
     """An applied Undo: the duplicate claim and each label it took back were false (source `undo`); how many new.
-    An MCP proposal's Undo teaches nothing (it was not Atlas's claim, as in workers/inbox/learning.py)."""
+    An MCP proposal's Undo teaches nothing (it was not Atlas's claim, as in workers/new_issues/learning.py)."""
     if record.proposal is not None:
         return 0
     args = action.arguments

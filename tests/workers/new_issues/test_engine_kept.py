@@ -10,8 +10,8 @@ import pytest
 from rq import Queue
 
 from tests.support.triage_inbox_harness import inbox
-from workers.inbox import claim
 from workers.jobs import runs as jobs
+from workers.new_issues import claim
 from workers.process import runtime
 from workers.triage.engine import Triage
 

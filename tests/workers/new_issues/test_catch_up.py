@@ -10,7 +10,7 @@ from rq import Queue
 from tests.standins.github_webhooks import deliver, payload
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import TRACEBACK, inbox, text_of
-from workers.inbox import catch_up, claim
+from workers.new_issues import catch_up, claim
 from workers.runs.job_names import PERIODIC_SYNC
 
 TITLE = "KeyError 'retry_policy' when the scheduler starts"

@@ -12,8 +12,8 @@ from tests.standins.github_repo import Repo
 from tests.standins.github_webhooks import deliver, payload, sent_by
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import TRACEBACK, Inbox, actions, button, inbox, text_of
-from workers.inbox import claim, wording
-from workers.inbox.originals import Hop, Original, Refusal, follow
+from workers.new_issues import claim, wording
+from workers.new_issues.originals import Hop, Original, Refusal, follow
 
 TITLE = "KeyError 'retry_policy' when the scheduler starts"
 BODY = f"After the upgrade to 2.3 the scheduler will not start:\n\n{TRACEBACK}\n"

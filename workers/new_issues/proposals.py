@@ -18,7 +18,7 @@ import redis
 from pydantic import BaseModel, ConfigDict, Field
 
 from atlas.triage_settings import TriageSettings
-from workers.inbox import claim
+from workers.new_issues import claim
 from workers.runs.state import Origin
 from workers.runs.triage_record import CALL_PREFIX, TriageAction, TriageRecord
 

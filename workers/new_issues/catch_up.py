@@ -22,12 +22,12 @@ import redis
 from atlas.connection import text
 from atlas.lua import run_script
 from datasets.github.store import STATE, Store
-from workers.inbox import claim, digest
+from workers.new_issues import claim, digest
 from workers.parts import WorkerParts
 from workers.runs.state import Origin
 from workers.runs.triage_record import TriageRecord
 
-log = logging.getLogger("atlas.inbox")
+log = logging.getLogger("atlas.new_issues")
 _RAISE = (
     "local got = tonumber(redis.call('GET', KEYS[1]) or '-1') "
     "if tonumber(ARGV[1]) > got then redis.call('SET', KEYS[1], ARGV[1]) return 1 end return 0"

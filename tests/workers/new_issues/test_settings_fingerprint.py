@@ -10,10 +10,10 @@ from rq import Queue
 
 from atlas.settings import Settings
 from tests.support.triage_inbox_harness import inbox
-from tests.workers.inbox.test_inbox import DUP_BODY, DUP_TITLE
+from tests.workers.new_issues.test_new_issue_triage import DUP_BODY, DUP_TITLE
 from workers import wording
-from workers.inbox import claim
 from workers.jobs import runs as jobs
+from workers.new_issues import claim
 from workers.process import runtime
 
 OTHER_ACTIONS = "duplicates=draft,labels=shadow,reply=off"

@@ -10,7 +10,7 @@ from typing import Any
 from tests.standins.github_webhooks import commented, deliver, payload, sent_by
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import TRACEBACK, Inbox, actions, button, inbox, text_of
-from workers.inbox import claim
+from workers.new_issues import claim
 
 TITLE = "KeyError 'retry_policy' when the scheduler starts"
 BODY = f"After the upgrade to 2.3 the scheduler will not start:\n\n{TRACEBACK}\n"

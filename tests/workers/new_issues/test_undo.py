@@ -11,7 +11,7 @@ from rq import Queue
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import MAINTAINER, TRACEBACK, actions, button, inbox, text_of
 from workers.approvals import audit
-from workers.inbox import claim, undo
+from workers.new_issues import claim, undo
 from workers.runs.job_names import EXPIRE_STEP
 from workers.triage import live, outcomes
 

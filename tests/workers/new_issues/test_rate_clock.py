@@ -9,7 +9,7 @@ import uuid
 import pytest
 import redis
 
-from workers.inbox import rates
+from workers.new_issues import rates
 
 
 class _Clock:

@@ -27,15 +27,15 @@ from workers.agent.ports import Reporter
 from workers.approvals import gate
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
-from workers.inbox import actions as triage_actions
-from workers.inbox import learning, maintainers, originals, undo
+from workers.new_issues import actions as triage_actions
+from workers.new_issues import learning, maintainers, originals, undo
 from workers.parts import WorkerParts
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
 from workers.triage import autonomy, outcomes, rolling
 from workers.triage.engine import NewIssue, Suggestions, Triage
 
-log = logging.getLogger("atlas.inbox")
+log = logging.getLogger("atlas.new_issues")
 
 
 def proceed(rt: WorkerParts, run: RunState) -> str:
@@ -59,7 +59,9 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
         run_id=run.id,
         tracker=rt.tracker,
     )
-    if record.proposal is not None:  # proposed over MCP (workers/inbox/proposals.py): its one action, checked below
+    if (
+        record.proposal is not None
+    ):  # proposed over MCP (workers/new_issues/proposals.py): its one action, checked below
         issue = rt.tracker.issue(record.issue)
         if issue is not None:
             record.title, record.url, record.author = issue.title, issue.url, record.author or _author(rt, record.issue)

@@ -16,7 +16,7 @@ from atlas.connection import text
 from tools.errors import TrackerError, TrackerUnavailable
 from workers.parts import WorkerParts
 
-log = logging.getLogger("atlas.inbox")
+log = logging.getLogger("atlas.new_issues")
 WRITERS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 ASK_GITHUB = frozenset({"CONTRIBUTOR", "NONE", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER"})
 WRITE_ROLES = frozenset({"admin", "write"})  # GitHub maps maintain to write, triage to read

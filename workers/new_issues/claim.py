@@ -16,7 +16,7 @@ from rq import Queue
 from atlas.connection import text
 from atlas.lua import run_script
 from atlas.triage_settings import TriageSettings
-from workers.inbox import rates
+from workers.new_issues import rates
 from workers.runs.queueing import enqueue
 from workers.runs.state import Origin, RunState
 from workers.runs.store import RUN_TTL_SECONDS, RunStore, run_key

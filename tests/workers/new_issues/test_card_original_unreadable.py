@@ -15,7 +15,7 @@ from bot.slack.triage_card import blocks_for
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
 from tests.support.github_writes_harness import tracker_for
-from workers.inbox import wording
+from workers.new_issues import wording
 from workers.runs.state import Origin, RunState
 from workers.runs.triage_record import TriageAction, TriageRecord
 

@@ -103,7 +103,7 @@ def outcome(action: TriageAction) -> str | None:
 
 
 def chain_lines(original: int, chain: dict[str, Any]) -> list[str]:
-    """What the card and the comment say about where a duplicate claim points (workers/inbox/originals.py)."""
+    """What the card and the comment say about where a duplicate claim points (workers/new_issues/originals.py)."""
     if chain.get("id") != original:
         return []
     path = [int(n) for n in chain.get("path") or [] if isinstance(n, int)]

@@ -13,7 +13,7 @@ from typing import Any
 from atlas.triage_settings import Action, TriageSettings
 from tools.mentions import neutralise
 from tools.tracker import IssueRef
-from workers.inbox import wording
+from workers.new_issues import wording
 from workers.runs.triage_record import CALL_PREFIX, TriageAction
 from workers.triage.engine import Suggestions
 

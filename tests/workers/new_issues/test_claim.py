@@ -9,7 +9,7 @@ import redis
 from rq import Queue
 from rq.job import Job
 
-from workers.inbox import claim
+from workers.new_issues import claim
 from workers.runs.queueing import job_id
 from workers.runs.state import Origin
 from workers.runs.store import RunStore

@@ -20,7 +20,7 @@ from workers.approvals import records as approvals
 from workers.runs.queueing import enqueue
 from workers.runs.store import RUN_TTL_SECONDS, RunStore
 
-log = logging.getLogger("atlas.inbox")
+log = logging.getLogger("atlas.new_issues")
 WRITERS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 TOOL_OF = {"closed": "close_issue", "labelled": "add_labels", "answered": "post_comment"}
 
