@@ -295,7 +295,8 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
         and ledger_done == len(approved)
         and all(r.status == "done" for r in finals),
         notes=[
-            f"{WORKERS} `atlas worker` processes and `atlas serve` as real processes; Redis, Slack and the model on loopback",
+            f"{WORKERS} `atlas worker` processes and `atlas serve` as real "
+            "processes; Redis, Slack and the model on loopback",
             "'labels written' counts the tracker's write journal per call key, so a second execution would show",
         ],
     )
@@ -321,7 +322,10 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
     click_p95, mention_p95 = statistics.median(c for c, _ in pairs), statistics.median(m for _, m in pairs)
     ratio = click_p95 / mention_p95
     against_floor = Table(
-        title=f"Approval click ack p95 against the mention ack's p95, same server, same run ({REPEATS} interleaved runs; medians)",
+        title=(
+            "Approval click ack p95 against the mention ack's p95, same server, "
+            f"same run ({REPEATS} interleaved runs; medians)"
+        ),
         columns=["path", "Atlas", "floor", "ratio", "goal", "met"],
         rows=[
             [
@@ -336,10 +340,12 @@ def double_clicks(stack: Stack, seed: int = 5) -> list[Table]:
         goal=f"a click's ack within {ACK_GOAL_RATIO:g}x of a mention's",
         met=ratio <= ACK_GOAL_RATIO,
         notes=[
-            f"floor: after every wave of {2 * WAVE} clicks, {2 * WAVE} signed mentions at once to the same `atlas serve` "
+            f"floor: after every wave of {2 * WAVE} clicks, {2 * WAVE} signed "
+            "mentions at once to the same `atlas serve` "
             f"(each after a {SETTLE_SECONDS:.1f} s pause)",
             "before a click's ack: the signature and one Redis script (the approval loaded, the approver checked, "
-            "the decision recorded); the resume, the card edit and the notes after it, once the requests in flight are answered",
+            "the decision recorded); the resume, the card edit and the notes "
+            "after it, once the requests in flight are answered",
             "p95 per run (click, mention) " + ", ".join(f"({c:.1f}, {m:.1f})" for c, m in pairs),
         ],
     )

@@ -161,7 +161,10 @@ def in_flight(stack: Stack) -> Table:
         peak = stack.model.peak
     per_run = (many - one) / (IN_FLIGHT - 1)
     return Table(
-        title=f"One worker process, concurrency {IN_FLIGHT}: runs in flight and memory ({MODEL_SECONDS:.1f} s model calls)",
+        title=(
+            f"One worker process, concurrency {IN_FLIGHT}: runs in flight and "
+            f"memory ({MODEL_SECONDS:.1f} s model calls)"
+        ),
         columns=[
             "runs submitted",
             "most model calls at once",
@@ -287,10 +290,16 @@ def throughput(stack: Stack) -> list[Table]:
     ratio = per_minute[THROUGHPUT_CONCURRENCY] / per_minute[1]
     return [
         Table(
-            title=f"Throughput of one worker process: concurrency 1 and {THROUGHPUT_CONCURRENCY} ({MODEL_SECONDS:.1f} s model calls, 3-step runs)",
+            title=(
+                "Throughput of one worker process: concurrency 1 and "
+                f"{THROUGHPUT_CONCURRENCY} ({MODEL_SECONDS:.1f} s model calls, 3-step runs)"
+            ),
             columns=["concurrency", "runs", "all finished after (s)", "answers / min"],
             rows=rows,
-            goal=f"concurrency {THROUGHPUT_CONCURRENCY} >= {THROUGHPUT_GOAL_RATIO:.0f}x concurrency 1 (measured: {ratio:.1f}x)",
+            goal=(
+                f"concurrency {THROUGHPUT_CONCURRENCY} >= "
+                f"{THROUGHPUT_GOAL_RATIO:.0f}x concurrency 1 (measured: {ratio:.1f}x)"
+            ),
             met=ratio >= THROUGHPUT_GOAL_RATIO,
             notes=["concurrency 1 is today's worker: RQ's SimpleWorker path, one job at a time on the main thread"],
         ),

@@ -226,7 +226,8 @@ def keep_vectors(conn: redis.Redis, newest: list[RunState]) -> str:
     per_gap = (time.perf_counter() - started) * 1000 / max(1, len(gaps))
     kept = sum(1 for key in conn.scan_iter(match=run_index.vector_key("*"), count=1000))
     return (
-        f"a finished gap run's save by a worker, with its question's vector: {per_gap:.1f} ms over {len(gaps)} gap runs; "
+        "a finished gap run's save by a worker, with its question's vector: "
+        f"{per_gap:.1f} ms over {len(gaps)} gap runs; "
         f"{kept} question vectors kept (768 bytes each)"
     )
 

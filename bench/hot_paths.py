@@ -271,8 +271,10 @@ def run() -> list[Table]:
         serve = psutil.Process(_serve_pid(stack))
         memory.append(("atlas serve --processes 1 (after the runs)", rss_mib(serve.pid)))
     notes = [
-        f"{ROUNDS} interleaved rounds (Atlas, floor, Atlas, floor ...); medians; {RUNS_PER_ROUND} runs per round per side",
-        "floor of the worker rows: the same `atlas worker` process running a no-op job (bench.hot_paths.noop) from the same queue",
+        f"{ROUNDS} interleaved rounds (Atlas, floor, Atlas, floor ...); "
+        f"medians; {RUNS_PER_ROUND} runs per round per side",
+        "floor of the worker rows: the same `atlas worker` process running a "
+        "no-op job (bench.hot_paths.noop) from the same queue",
         "floor of 'against a job making only its requests': a job that makes the one-step Slack run's "
         "requests (one model call, chat.postMessage) through the same clients, nothing else",
         "Redis commands: INFO commandstats over web, worker and enqueuer, less this meter's polls and the idle rate "

@@ -216,15 +216,19 @@ def ack_latency(rows: list[AckRow]) -> Table:
         f"{CONCURRENCY} concurrent signed mentions; medians)",
         columns=["path", "Atlas", "floor", "ratio", "goal", "met"],
         rows=[r for r, _, _ in rows],
-        goal=f"Atlas's p99 within {ACK_GOAL_RATIO:g}x of the floor's, every request answered 200 (Slack allows 3,000 ms)",
+        goal=(
+            f"Atlas's p99 within {ACK_GOAL_RATIO:g}x of the floor's, every request answered 200 (Slack allows 3,000 ms)"
+        ),
         met=all(ok for _, _, ok in rows),
         notes=[
             "floor: a Bolt app answering every mention from a listener middleware (bench/ack_floor.py): same signed "
             "requests, same waitress server and process model, no Redis",
-            f"server-level settings are the same for Atlas and both floors: {_server.http_threads} waitress threads per "
+            "server-level settings are the same for Atlas and both floors: "
+            f"{_server.http_threads} waitress threads per "
             "process (ATLAS_HTTP_THREADS); Python's thread switch interval at 1, 5 (the default) or 50 ms, and 4, 8 "
             "or 32 threads, measured no different (branch p-ack3)",
-            "floor with one Redis round trip: the same app running a no-op Lua script per mention (the intake's 7 keys, "
+            "floor with one Redis round trip: the same app running a no-op "
+            "Lua script per mention (the intake's 7 keys, "
             "the request body as argument): what any ack that records the question before answering pays",
             "each Atlas ack verifies the signature, then claims the message, records the run and enqueues its job "
             "in one Redis script (bot/slack/intake.py); mentions that arrive together share a round trip "

@@ -77,7 +77,8 @@ def dump(conn: sqlite3.Connection) -> Dump:
             map(
                 tuple,
                 conn.execute(
-                    "SELECT f.path, c.start_line, round(bm25(chunks_fts, 2.0, 6.0, 1.0), 6) FROM chunks_fts JOIN chunks c"
+                    "SELECT f.path, c.start_line, round(bm25(chunks_fts, 2.0, 6.0, "
+                    "1.0), 6) FROM chunks_fts JOIN chunks c"
                     " ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ?",
                     (q,),
                 ),
@@ -90,7 +91,8 @@ def dump(conn: sqlite3.Connection) -> Dump:
             map(
                 tuple,
                 conn.execute(
-                    "SELECT i.kind, i.number, i.tag, round(bm25(items_fts, 6.0, 1.0, 4.0), 6) FROM items_fts JOIN items i"
+                    "SELECT i.kind, i.number, i.tag, round(bm25(items_fts, 6.0, "
+                    "1.0, 4.0), 6) FROM items_fts JOIN items i"
                     " ON i.id = items_fts.rowid WHERE items_fts MATCH ?",
                     (q,),
                 ),

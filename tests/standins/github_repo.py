@@ -24,9 +24,11 @@ WORDS = (
 ).split()
 LABELS = ("bug", "enhancement", "question", "documentation", "duplicate", "good first issue", "area:queue", "area:docs")
 DOCS: dict[str, bytes] = {
-    "docs/index.md": b"---\ntitle: Rocket overview\n---\n# Welcome\n\nRocket runs jobs.\n\n## Install\n\npip install rocket\n",
+    "docs/index.md": b"---\ntitle: Rocket overview\n---\n# Welcome\n\nRocket runs "
+    b"jobs.\n\n## Install\n\npip install rocket\n",
     "docs/guides/setup.md": b"# Setting up Rocket\n\nIntro.\n\n## Redis\n\nSet ROCKET_REDIS_URL to your server.\n",
-    "docs/guides/deep/tuning-workers.md": b"Some text without a heading.\n\n## Concurrency\n\nUse 4 workers per core.\n",
+    "docs/guides/deep/tuning-workers.md": b"Some text without a heading.\n\n## "
+    b"Concurrency\n\nUse 4 workers per core.\n",
     "docs/reference/config.md": b"# Configuration\n\n## lease_seconds\n\nDefault 30.\n",
     "docs/logo.png": b"\x89PNG\r\n\x1a\n\x00\x00binary",
     "docs/broken.md": b"# Broken\n\n\xff\xfe not utf-8 \x00",
@@ -207,7 +209,8 @@ class Repo:
             self.deleted.add(number)
 
     def transfer_issue(self, number: int, *, to_repo_id: int = 9999, new_number: int = 1) -> None:
-        """An issue transferred to another repository: gone from this one's listings; GET answers 301 to its new home."""
+        """An issue transferred to another repository: gone from this one's listings; GET answers 301 to its new
+        home."""
         with self.lock:
             self.issues.pop(number)
             self.comments = {k: c for k, c in self.comments.items() if not c["issue_url"].endswith(f"/issues/{number}")}

@@ -151,8 +151,8 @@ def channel_message(
     bot_id: str | None = None,
     channel_type: str = "channel",
 ) -> dict[str, Any]:
-    """A `message` event in a channel (`message.channels`; `channel_type` "group": `message.groups`, "im": a DM). A bot's
-    message carries `bot_id` (and `subtype` "bot_message" for a classic bot); an edit is `message_changed`."""
+    """A `message` event in a channel (`message.channels`; `channel_type` "group": `message.groups`, "im": a DM). A
+    bot's message carries `bot_id` (and `subtype` "bot_message" for a classic bot); an edit is `message_changed`."""
     ts = ts or f"{time.time():.6f}"
     event: dict[str, Any] = {
         "type": "message",
