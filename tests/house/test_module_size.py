@@ -39,7 +39,6 @@ OVER_NOW = {
     "bot/web/serve.py",
     "tests/bot/slack/test_e2e.py",
     "tests/datasets/test_knowledge_index.py",
-    "tests/standins/discord_api.py",
     "tests/standins/github_graphql.py",
     "tests/standins/github_repo.py",
     "tests/standins/slack_api.py",
