@@ -41,7 +41,6 @@ OVER_NOW = {
     "tests/datasets/test_knowledge_index.py",
     "tests/standins/github_graphql.py",
     "tests/standins/github_repo.py",
-    "tests/standins/slack_api.py",
     "tests/standins/slack_events.py",
     "tests/standins/turns.py",
     "tests/workers/approvals/test_flow.py",
