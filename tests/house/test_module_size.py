@@ -39,7 +39,6 @@ OVER_NOW = {
     "bot/web/serve.py",
     "tests/bot/slack/test_e2e.py",
     "tests/datasets/test_knowledge_index.py",
-    "tests/standins/github_graphql.py",
     "tests/standins/github_repo.py",
     "tests/standins/slack_events.py",
     "tests/standins/turns.py",
