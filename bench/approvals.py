@@ -43,7 +43,8 @@ from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from datasets import tracker_journal
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SECRET, block_action, mention, sign
+from tests.standins.slack_events import SECRET, mention, sign
+from tests.standins.slack_interactions import block_action
 from tests.standins.turns import call_outputs, last_user_text, reply_calls, reply_text
 from tests.support.processes import free_port
 from workers.approvals import audit, ledger

@@ -24,7 +24,7 @@ from bot.slack import wording
 from bot.slack.cards import APPROVE_ACTION
 from tests.standins.responses_api import ScriptedModel, Turn, reply_error, reply_incomplete, reply_refusal, reply_text
 from tests.standins.slack_api import TEAM
-from tests.standins.slack_events import block_action
+from tests.standins.slack_interactions import block_action
 from tests.support.approvals_harness import is_card, pending_id
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import MAINTAINER, TRACEBACK, Inbox, inbox
