@@ -42,10 +42,11 @@ from bench.slack_load import burst, request_bytes
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from datasets import tracker_journal
 from tests.standins.responses_api import ScriptedModel
+from tests.standins.responses_render import call_outputs, last_user_text
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, mention, sign
 from tests.standins.slack_interactions import block_action
-from tests.standins.turns import call_outputs, last_user_text, reply_calls, reply_text
+from tests.standins.turns import reply_calls, reply_text
 from tests.support.processes import free_port
 from workers.approvals import audit, ledger
 from workers.approvals import records as approvals

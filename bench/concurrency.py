@@ -28,9 +28,10 @@ from bench.processes import stop
 from bench.report import Table
 from bench.slack import _stack as slack_stack
 from bench.slack_load import InstantModel, ModelServer
+from tests.standins.responses_render import call_outputs, response_body
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SlackSender, mention
-from tests.standins.turns import Turn, call_outputs, reply_calls, reply_text, response_body
+from tests.standins.turns import Turn, reply_calls, reply_text
 from tests.support.processes import atlas_process
 from workers.runs.queueing import submit
 from workers.runs.state import RunState

@@ -39,7 +39,6 @@ OVER_NOW = {
     "bot/web/serve.py",
     "tests/bot/slack/test_e2e.py",
     "tests/datasets/test_knowledge_index.py",
-    "tests/standins/turns.py",
     "tests/workers/approvals/test_flow.py",
     "tests/workers/triage/test_model_backtest.py",
 }

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from atlas.tokens import count
 from tests.standins.responses_api import ScriptedModel
-from tests.standins.turns import Usage, call_outputs, reply_calls, reply_error, reply_incomplete, reply_text
+from tests.standins.responses_render import call_outputs
+from tests.standins.turns import Usage, reply_calls, reply_error, reply_incomplete, reply_text
 from tests.support.agent_harness import build_agent, settings_for
 from tests.support.paging import NOTE
 from tools import ToolContext, dispatch, open_corpus, v2_registry
