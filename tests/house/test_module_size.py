@@ -36,7 +36,6 @@ OVER_NOW = {
     "bench/console.py",
     "bench/hot_paths.py",
     "bench/slack.py",
-    "bot/web/serve.py",
     "tests/bot/slack/test_e2e.py",
     "tests/datasets/test_knowledge_index.py",
     "tests/workers/approvals/test_flow.py",
