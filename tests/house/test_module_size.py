@@ -38,7 +38,6 @@ OVER_NOW = {
     "bench/slack.py",
     "tests/bot/slack/test_e2e.py",
     "tests/datasets/test_knowledge_index.py",
-    "tests/workers/approvals/test_flow.py",
     "tests/workers/triage/test_model_backtest.py",
 }
 
