@@ -37,7 +37,6 @@ OVER_NOW = {
     "bench/hot_paths.py",
     "bench/slack.py",
     "tests/bot/slack/test_e2e.py",
-    "tests/datasets/test_knowledge_index.py",
     "tests/workers/triage/test_model_backtest.py",
 }
 
