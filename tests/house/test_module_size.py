@@ -36,7 +36,6 @@ OVER_NOW = {
     "bench/console.py",
     "bench/hot_paths.py",
     "bench/slack.py",
-    "tests/bot/slack/test_e2e.py",
     "tests/workers/triage/test_model_backtest.py",
 }
 
