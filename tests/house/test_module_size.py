@@ -34,7 +34,6 @@ OVER_NOW = {
     "bench/chaos.py",
     "bench/concurrency.py",
     "bench/console.py",
-    "bench/hot_paths.py",
     "bench/slack.py",
     "tests/workers/triage/test_model_backtest.py",
 }
