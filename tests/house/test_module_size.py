@@ -31,7 +31,6 @@ OVER_NOW = {
     "workers/triage/engine.py",
     # Split next, one commit each:
     "bench/approvals.py",
-    "bench/console.py",
     "bench/slack.py",
     "tests/workers/triage/test_model_backtest.py",
 }
