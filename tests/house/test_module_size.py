@@ -32,7 +32,6 @@ OVER_NOW = {
     # Split next, one commit each:
     "bench/approvals.py",
     "bench/slack.py",
-    "tests/workers/triage/test_model_backtest.py",
 }
 
 
