@@ -31,7 +31,6 @@ OVER_NOW = {
     "workers/triage/engine.py",
     # Split next, one commit each:
     "bench/approvals.py",
-    "bench/slack.py",
 }
 
 
