@@ -30,7 +30,6 @@ OVER_NOW = {
     "workers/new_issues/triage_run.py",
     "workers/triage/engine.py",
     # Split next, one commit each:
-    "bench/approvals.py",
 }
 
 
