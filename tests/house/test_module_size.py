@@ -29,7 +29,6 @@ OVER_NOW = {
     "workers/agent/loop.py",
     "workers/new_issues/triage_run.py",
     "workers/triage/engine.py",
-    # Split next, one commit each:
 }
 
 
