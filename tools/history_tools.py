@@ -128,8 +128,8 @@ def header(item: Item) -> str:
 
 
 def _release_of(store: KnowledgeStore, pull: Item, issue: int) -> str:
-    """The first release whose notes name the PR or the issue; else the first published after the merge, said to be a
-    guess."""
+    """The first release whose notes name the PR or the issue; else the first published after the merge, said to
+    be a guess."""
     releases = store.releases()
     named = [r for r in releases if pull.number in r.mentions or issue in r.mentions]
     if named:

@@ -109,8 +109,7 @@ class DiscordAPI(LoopbackHTTP):
         }
 
     def next_id(self) -> str:
-        """A snowflake as Discord makes it: milliseconds since Discord's epoch in the top bits, so ids rise with
-        time."""
+        """A snowflake as Discord makes it: milliseconds since its epoch in the top bits, so ids rise with time."""
         return str(((int(self.now() * 1000) - DISCORD_EPOCH_MS) << 22) | (next(self._ids) & 0x3FFFFF))
 
     def now(self) -> float:

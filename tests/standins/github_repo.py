@@ -198,8 +198,7 @@ class Repo(GitObjects):
             self.deleted.add(number)
 
     def transfer_issue(self, number: int, *, to_repo_id: int = 9999, new_number: int = 1) -> None:
-        """An issue transferred to another repository: gone from this one's listings; GET answers 301 to its new
-        home."""
+        """An issue transferred to another repository: gone from this one's listings; GET answers 301 to it."""
         with self.lock:
             self.issues.pop(number)
             self.comments = {k: c for k, c in self.comments.items() if not c["issue_url"].endswith(f"/issues/{number}")}

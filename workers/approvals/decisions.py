@@ -121,8 +121,7 @@ return {'decided', redis.call('HGETALL', KEYS[1]), closed, queued}
 
 @dataclass(frozen=True)
 class Decided:
-    """This click decided the call (`approval` as it left it); `step_complete` is True for exactly one caller per
-    step."""
+    """This click decided the call (`approval` as it left it); `step_complete` is True for one caller per step."""
 
     approval: Approval
     step_complete: bool

@@ -83,8 +83,8 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
     github_index.apply(folder, change)
     from workers.new_issues.webhook import on_event
 
-    # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once either
-    # way.
+    # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once
+    # either way.
     triaged = on_event(rt, gh.repo, event, action, payload, fingerprint)
     original = _duplicate_original(gh, folder, payload) if event == "issues" and action == "closed" else None
     told = _closed_notices(rt, event, action, payload, original) + _cited_issue(rt, event, payload)

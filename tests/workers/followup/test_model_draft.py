@@ -191,8 +191,8 @@ def test_a_400_a_500_a_timeout_a_refusal_or_a_cut_off_reply_falls_back_to_the_th
         reply_refusal(),
         reply_incomplete("max_output_tokens"),
     )
-    # ATLAS_MODEL_RETRIES=0: the adapter's own retries have their tests (tests/workers/agent/); here each failure is
-    # final
+    # ATLAS_MODEL_RETRIES=0: the adapter's own retries have their tests (tests/workers/agent/); here each
+    # failure is final
     env = {
         "ATLAS_TRIAGE_CHANNEL": "",
         "ATLAS_MODEL_RETRIES": "0",
