@@ -92,7 +92,7 @@ def parse_actions(raw: str | None) -> dict[Action, Mode]:
 def triage_from_env(
     get: Callable[[str], str | None], flag: Callable[[str, bool], bool], positive: Callable[[str, float, type], Any]
 ) -> TriageSettings:
-    """The triage block of `Settings.from_env` (`positive(name, default, int)`: a number above 0, else a ConfigError)."""
+    """The triage block of `Settings.from_env` (`positive(name, default, int)`: above 0, else a ConfigError)."""
     modes = parse_actions(get("ATLAS_TRIAGE_ACTIONS"))
     auto = tuple(x.strip() for x in (get("ATLAS_TRIAGE_AUTO_LABELS") or "").split(",") if x.strip())
     if modes["labels"] == "auto" and not auto:

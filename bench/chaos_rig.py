@@ -25,9 +25,10 @@ from atlas import embedded_redis
 from bench import chaos_help, chaos_triage
 from bench.measure import wait
 from tests.standins.responses_api import ScriptedModel
+from tests.standins.responses_render import call_outputs
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SECRET, SlackSender
-from tests.standins.turns import Turn, call_outputs, reply_calls, reply_text
+from tests.standins.turns import Turn, reply_calls, reply_text
 from tests.support.processes import atlas_process, atlas_serve
 from tests.support.tools_dataset import make_dataset
 

@@ -19,7 +19,8 @@ from tests.standins.github_api import GitHubAPI
 from tests.standins.github_webhooks import SECRET as WEBHOOK_SECRET
 from tests.standins.github_webhooks import deliver, payload
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SlackSender, block_action
+from tests.standins.slack_events import SlackSender
+from tests.standins.slack_interactions import block_action
 from tests.support.github_harness import run_sync
 from tests.support.triage_inbox_harness import button, repository, text_of
 

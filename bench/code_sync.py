@@ -99,11 +99,15 @@ def run() -> list[Table]:
             "code requests within 5% of the floor; nothing changed: the head commit's 304 only",
             met=met,
             notes=[
-                "requests = every request of the sync (labels, issues, comments, repository, docs trees, releases, code)",
-                "code requests = head commit, the recursive tree and blobs; floor = head commit + one recursive tree + one per new blob",
-                "every request goes over one kept-open connection (datasets/github_fetch.kept_open): before, githubkit built "
+                "requests = every request of the sync (labels, issues, "
+                "comments, repository, docs trees, releases, code)",
+                "code requests = head commit, the recursive tree and blobs; floor = "
+                "head commit + one recursive tree + one per new blob",
+                "every request goes over one kept-open connection "
+                "(datasets/github_fetch.kept_open): before, githubkit built "
                 "an httpx client per request and each loaded the CA bundle (~0.1 s of CPU a request)",
-                "index update seconds = knowledge_index.ensure of the synced folder after the sync, in the bench's process",
+                "index update seconds = knowledge_index.ensure of the synced "
+                "folder after the sync, in the bench's process",
                 f"{FOLDERS} folders of {FILES // FOLDERS} files, generated at run time; the stand-in's rate limit is "
                 f"{RATE_LIMIT:,} an hour: with a token's 5,000 the first sync waits for the reset once (and says so)",
             ],
@@ -116,7 +120,9 @@ def _path(i: int) -> str:
 
 
 def _source(i: int, extra: str) -> bytes:
-    return f'"""Module {i}."""\n\n\ndef compute_{i}(value):\n    """Scale the value."""\n    return value * {i}\n{extra}'.encode()
+    return (
+        f'"""Module {i}."""\n\n\ndef compute_{i}(value):\n    """Scale the value."""\n    return value * {i}\n{extra}'
+    ).encode()
 
 
 if __name__ == "__main__":

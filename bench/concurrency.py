@@ -11,32 +11,21 @@ Slack Web API stand-in and `atlas serve`, all real processes on loopback.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import psutil
 import redis
 
+from bench.concurrency_rig import MODEL_SECONDS, Stack, _stack, _worker
 from bench.measure import wait
-from bench.processes import stop
 from bench.report import Table
-from bench.slack import _stack as slack_stack
-from bench.slack_load import InstantModel, ModelServer
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SlackSender, mention
-from tests.standins.turns import Turn, call_outputs, reply_calls, reply_text, response_body
-from tests.support.processes import atlas_process
+from tests.standins.slack_events import mention
 from workers.runs.queueing import submit
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
-MODEL_SECONDS = 2.0
 IN_FLIGHT = 100
 PSS_GOAL_MIB = 5.0
 MENTIONS = 60
@@ -47,77 +36,6 @@ THROUGHPUT_GOAL_RATIO = 20.0
 DEADLINE_SECONDS = 120.0
 MIB = 1024 * 1024
 SETTLED_CPU_PERCENT = 5.0
-
-
-class _Server(ModelServer):
-    request_queue_size = 256  # a hundred runs connect at once
-
-
-class PacedModel(InstantModel):
-    """A Responses API whose every reply takes MODEL_SECONDS: a call, a second call, then the answer.
-    Counts the calls it holds at once (and the most it ever held)."""
-
-    server_class = _Server
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.in_flight = 0
-        self.peak = 0
-        super().__init__("")
-
-    def respond(self, request: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            self.in_flight += 1
-            self.peak = max(self.peak, self.in_flight)
-        try:
-            time.sleep(MODEL_SECONDS)
-            return response_body(self.turn(request), request)
-        finally:
-            with self.lock:
-                self.in_flight -= 1
-
-    @staticmethod
-    def turn(request: dict[str, Any]) -> Turn:
-        done = len(call_outputs(request))
-        if done == 0:
-            return reply_calls([("search_docs", {"query": "retries and backoff", "k": 3})])
-        if done == 1:
-            return reply_calls([("get_issue", {"issue_id": 3, "include": ["body", "labels"]})])
-        return reply_text("Retries back off exponentially; see #3 and the retries page.")
-
-
-@dataclass
-class Stack:
-    env: dict[str, str]
-    conn: redis.Redis
-    home: Path
-    model: PacedModel
-    api: SlackAPI
-    send: SlackSender
-
-
-@contextmanager
-def _stack() -> Iterator[Stack]:
-    """bench/slack.py's stack (`atlas serve`, embedded Redis, the Slack stand-in), with the paced model."""
-    model = PacedModel()
-    with slack_stack(1, model) as s:
-        yield Stack(s.env, s.conn, s.home, model, s.api, s.send)
-
-
-@contextmanager
-def _worker(stack: Stack, concurrency: int) -> Iterator[psutil.Process]:
-    """One `atlas worker --concurrency N` process, yielded once RQ lists it."""
-    from rq import Worker
-
-    name = f"bench-c{concurrency}-{time.time_ns()}"
-    proc = atlas_process(
-        ["worker", "--name", name, "--concurrency", str(concurrency)], stack.env, stack.home / f"{name}.log"
-    )
-    try:
-        wait(lambda: any(w.name == name for w in Worker.all(connection=stack.conn)), "the worker to register")
-        yield psutil.Process(proc.pid)
-    finally:
-        stop([proc])
 
 
 def _finish(stack: Stack, runs: list[RunState]) -> None:
@@ -161,7 +79,10 @@ def in_flight(stack: Stack) -> Table:
         peak = stack.model.peak
     per_run = (many - one) / (IN_FLIGHT - 1)
     return Table(
-        title=f"One worker process, concurrency {IN_FLIGHT}: runs in flight and memory ({MODEL_SECONDS:.1f} s model calls)",
+        title=(
+            f"One worker process, concurrency {IN_FLIGHT}: runs in flight and "
+            f"memory ({MODEL_SECONDS:.1f} s model calls)"
+        ),
         columns=[
             "runs submitted",
             "most model calls at once",
@@ -287,10 +208,16 @@ def throughput(stack: Stack) -> list[Table]:
     ratio = per_minute[THROUGHPUT_CONCURRENCY] / per_minute[1]
     return [
         Table(
-            title=f"Throughput of one worker process: concurrency 1 and {THROUGHPUT_CONCURRENCY} ({MODEL_SECONDS:.1f} s model calls, 3-step runs)",
+            title=(
+                "Throughput of one worker process: concurrency 1 and "
+                f"{THROUGHPUT_CONCURRENCY} ({MODEL_SECONDS:.1f} s model calls, 3-step runs)"
+            ),
             columns=["concurrency", "runs", "all finished after (s)", "answers / min"],
             rows=rows,
-            goal=f"concurrency {THROUGHPUT_CONCURRENCY} >= {THROUGHPUT_GOAL_RATIO:.0f}x concurrency 1 (measured: {ratio:.1f}x)",
+            goal=(
+                f"concurrency {THROUGHPUT_CONCURRENCY} >= "
+                f"{THROUGHPUT_GOAL_RATIO:.0f}x concurrency 1 (measured: {ratio:.1f}x)"
+            ),
             met=ratio >= THROUGHPUT_GOAL_RATIO,
             notes=["concurrency 1 is today's worker: RQ's SimpleWorker path, one job at a time on the main thread"],
         ),

@@ -210,8 +210,10 @@ def run() -> list[Table]:
     notes = [
         f"issue #{issue['id']} ({issue['title']}); results in o200k tokens: {sizes}",
         f"results are the real v2 tools' over {DATA.name}, except get_issue, rendered unclipped (body + all"
-        f" {len(issue.get('comments') or [])} comments) as the worst case; the v2 tool clips it itself, to {clipped:,} tokens",
-        "reasoning items carry a one-line summary and no encrypted content (the model is scripted); compaction summaries are extractive_summary",
+        f" {len(issue.get('comments') or [])} comments) as the worst case; the "
+        f"v2 tool clips it itself, to {clipped:,} tokens",
+        "reasoning items carry a one-line summary and no encrypted content (the model "
+        "is scripted); compaction summaries are extractive_summary",
     ]
     tables = []
     for title, budget, goal in (
@@ -221,7 +223,8 @@ def run() -> list[Table]:
             True,
         ),
         (
-            f"context: the same run, input limit {TIGHT.input_limit:,} (window {TIGHT.window:,}), where clearing and compaction act",
+            f"context: the same run, input limit {TIGHT.input_limit:,} (window "
+            f"{TIGHT.window:,}), where clearing and compaction act",
             TIGHT,
             False,
         ),
@@ -237,14 +240,16 @@ def run() -> list[Table]:
         table.notes += [p for r in runs.values() for p in r.problems]
         if budget is TIGHT:
             table.notes.append(
-                "over limit after fit: the question, the latest turn and the summary alone exceed the limit (fit's tokens_after says so)"
+                "over limit after fit: the question, the latest turn and the summary "
+                "alone exceed the limit (fit's tokens_after says so)"
             )
         tables.append(table)
     tables[0].notes += notes
     largest = max(replay(steps, "no management", ContextBudget(), tools).billed)
     if largest <= ContextBudget().input_limit:
         tables[0].notes.append(
-            f"the largest request ({largest:,}) fits the {ContextBudget().input_limit:,} input limit, so fit() never acts at this budget: truncation makes the saving"
+            f"the largest request ({largest:,}) fits the {ContextBudget().input_limit:,} input "
+            "limit, so fit() never acts at this budget: truncation makes the saving"
         )
 
     final = replay(steps, "no management", ContextBudget(), tools).final_items
@@ -276,7 +281,8 @@ def run() -> list[Table]:
             goal=f"cleared + compacted fits {SQUEEZE:,} item tokens with no pairing problem",
             met=count_items(compacted) <= SQUEEZE and not check_pairing(compacted),
             notes=[
-                "request tokens add the instructions and tool schemas; fit() would stop after clearing here, since that already fits",
+                "request tokens add the instructions and tool schemas; fit() would "
+                "stop after clearing here, since that already fits",
                 "compacted: question + one extractive summary + the last two results' turns",
             ],
         )

@@ -177,14 +177,18 @@ def ack_latency(stack: Stack, single: list[list[Any]]) -> Table:
     beside, last_p99 = slack_ack_beside(last_tables("slack").get("Slack events endpoint"), processes=SERVE_PROCESSES)
     slack_p99 = last_p99 if last_p99 is not None else 50.0
     return Table(
-        title=f"Discord interactions endpoint: ack latency ({ACK_ROUNDS} bursts of {CONCURRENCY} concurrent signed /atlas ask)",
+        title=(
+            f"Discord interactions endpoint: ack latency ({ACK_ROUNDS} bursts of "
+            f"{CONCURRENCY} concurrent signed /atlas ask)"
+        ),
         columns=["platform", "processes", "load", "requests", "p50 ms", "p99 ms", "non-2xx"],
         rows=single + judged + beside,
         goal=f"p99 at most Slack's ({slack_p99:.1f} ms) under {CONCURRENCY} concurrent interactions with --processes "
         f"{SERVE_PROCESSES}; Discord allows 3,000 ms",
         met=p99 <= slack_p99 and all_ok,
         notes=[
-            "each ack verifies the Ed25519 signature, claims the interaction, records and enqueues the run: two Redis round trips",
+            "each ack verifies the Ed25519 signature, claims the interaction, "
+            "records and enqueues the run: two Redis round trips",
             "slack rows: bench/results/slack.json as last written by `make bench` (mentions, same machine class)",
         ],
     )
@@ -224,11 +228,14 @@ def overhead(stack: Stack) -> Table:
     )
     beside = [["slack (last run): " + r[0], r[1], r[2], r[3]] for r in (slack or {}).get("rows", [])]
     return overhead_table(
-        f"Discord mention (Gateway) to answer posted in its thread, real worker, instant model ({OVERHEAD_RUNS} sequential)",
+        "Discord mention (Gateway) to answer posted in its thread, real "
+        f"worker, instant model ({OVERHEAD_RUNS} sequential)",
         [latency_row("discord: mention -> answer posted", totals), *beside],
         notes=[
-            "the path: Gateway dispatch, claim and enqueue in `atlas discord`, RQ dequeue, thread start, progress message, "
-            "model call, progress edit, answer post (each a REST call to the local stand-in, validated against the spec)"
+            "the path: Gateway dispatch, claim and enqueue in `atlas discord`, "
+            "RQ dequeue, thread start, progress message, "
+            "model call, progress edit, answer post (each a REST call to the "
+            "local stand-in, validated against the spec)"
         ],
     )
 

@@ -35,7 +35,9 @@ EVALS = Path(__file__).resolve().parent / "evals" / "rq_docs.jsonl"
 HOLDOUT = EVALS.with_name("rq_docs_holdout.jsonl")
 HOLDOUT2 = EVALS.with_name("rq_docs_holdout2.jsonl")
 PROBE = 0.3  # a coverage threshold probed for "no answer" (search_docs does not act on it: it does not separate)
-SIMILAR = 0.35  # a cosine threshold probed for "no answer"; none separates on the dev set (top similarity: unanswerable 0.43-0.64, answerable 0.30-0.76)
+# a cosine threshold probed for "no answer"; none separates on the dev set (top similarity: unanswerable 0.43-0.64,
+# answerable 0.30-0.76)
+SIMILAR = 0.35
 RQ_DATA = (
     Path(os.environ.get("ATLAS_SHARED") or Path(__file__).resolve().parent.parent.parent / "shared") / "evals" / "rq"
 )
@@ -153,7 +155,8 @@ def questions(index: DocsIndex, evals: Path = EVALS, goal: bool = True, modes: l
         if goal and mode == (modes or ["lexical"])[-1]:  # a held-out set shows its aggregate only
             notes += [f"not in top 3 ({mode}): {m}" for m in missed]
     notes = [
-        f"questions: {evals.name}; a hit answers when it is the named section, inside it, or a section that contains it",
+        f"questions: {evals.name}; a hit answers when it is the named "
+        "section, inside it, or a section that contains it",
         f"weak = lexical: top hit's coverage < {PROBE}; semantic and hybrid: top hit's cosine similarity < {SIMILAR};"
         " right for unanswerable questions, a false alarm for answerable ones",
         "said not covered: search_docs' own notes, a rare name no doc mentions (e.g. Kafka) or its calibrated"

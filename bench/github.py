@@ -81,7 +81,10 @@ def _full_and_second_sync() -> Table:
             "2nd: 304",
         ],
         rows,
-        goal="list requests within 5% of one per 100 items; peak memory flat in the number of issues; second sync all 304",
+        goal=(
+            "list requests within 5% of one per 100 items; peak memory flat "
+            "in the number of issues; second sync all 304"
+        ),
         met=within and all_304 and flat,
         notes=[
             "requests = every request of the first sync (labels, issue and comment pages, repository, tree, blobs, "
@@ -99,7 +102,8 @@ def _child_sync(env: dict[str, str]) -> dict[str, float]:
         "s=Settings.from_env();t=time.perf_counter();"
         "r=sync(github_client.client(s.github),s.github,s.data_dir,progress=Silent(),build_index=False);"
         "hwm=[l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')];"
-        "print(json.dumps({'seconds':time.perf_counter()-t,'complete':r.complete,'hwm_kb':int(hwm[0]) if hwm else None}))"
+        "print(json.dumps({'seconds':time.perf_counter()-t,'complete':r.complete,"
+        "'hwm_kb':int(hwm[0]) if hwm else None}))"
     )
     base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
     proc = subprocess.Popen([sys.executable, "-c", code], env={**base, **env}, cwd=REPO, stdout=subprocess.PIPE)
@@ -195,8 +199,10 @@ def _webhook_latency(issues: int, comments: int, deliveries: int) -> Table:
         goal="p95 < 1 s",
         met=p95 < 1.0,
         notes=[
-            "each delivery: signed POST, verify, dedupe, enqueue; the job re-exports issues.jsonl and updates the index in place",
-            "timed until search_issues in the benchmark process finds it (it reopens the index when issues.jsonl changes)",
+            "each delivery: signed POST, verify, dedupe, enqueue; the job "
+            "re-exports issues.jsonl and updates the index in place",
+            "timed until search_issues in the benchmark process finds it (it "
+            "reopens the index when issues.jsonl changes)",
         ],
     )
 

@@ -18,14 +18,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
 
 import openai
 import psutil
-import redis
 from rq import Queue, Worker
 from slack_sdk import WebClient
 
+from bench.hot_paths_meter import Commands, batch, idle_rate, quiet
 from bench.measure import wait
 from bench.ratios import Ratio, measure, memory_table, ratio_table, rss_mib
 from bench.report import Table
@@ -61,67 +60,6 @@ def io_floor(slack_url: str, token: str, model_url: str, channel: str, thread_ts
     slack, model = _io_clients(slack_url, token, model_url)
     model.post("/responses", body={"model": "floor", "input": "q", "store": False}, cast_to=object)
     slack.chat_postMessage(channel=channel, thread_ts=thread_ts, text=ANSWER_TEXT)
-
-
-def _cpu(pid: int) -> float:
-    times = psutil.Process(pid).cpu_times()
-    return times.user + times.system + times.children_user + times.children_system
-
-
-class Commands:
-    """Redis commands executed by everyone but this meter, from INFO commandstats."""
-
-    def __init__(self, conn: redis.Redis) -> None:
-        self.conn = conn
-        self.own = 0  # the meter's own polls, taken off the count
-
-    def total(self) -> int:
-        stats = self.conn.info("commandstats")
-        self.own += 1
-        return sum(int(v["calls"]) for k, v in stats.items() if k not in ("cmdstat_info",))
-
-    def poll(self, check: Callable[[], Any], what: str) -> Any:
-        def counted() -> Any:
-            self.own += 1
-            return check()
-
-        return wait(counted, what, interval=0.02)
-
-
-def _settle() -> None:
-    time.sleep(1.5)  # the bot's delayed status (1 s) and any after-answer writes land before counting
-
-
-def _quiet(pid: int, deadline_s: float = 300.0) -> None:
-    """Wait until the worker is idle: a worker embeds docs new to its data folder in a background thread
-    after it starts (tools/docsearch/semantic.py), ~14 s of CPU for Orbit on a fresh checkout, which would
-    be counted against the first rounds (a no-op round read 51 ms per job)."""
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        before = _cpu(pid)
-        time.sleep(1.0)
-        if _cpu(pid) - before < 0.03:
-            return
-    raise TimeoutError("bench: the worker never went idle")
-
-
-def _idle_rate(meter: Commands) -> float:
-    """Commands per second with nothing to do (heartbeats, maintenance): taken off both sides by elapsed time."""
-    before, own, start = meter.total(), meter.own, time.monotonic()
-    time.sleep(3)
-    return (meter.total() - before - (meter.own - own)) / (time.monotonic() - start)
-
-
-def _batch(meter: Commands, worker: int, idle: float, body: Callable[[], None], count: int) -> tuple[float, float]:
-    """(worker CPU ms, Redis commands) per item of `body`, which does `count` items and waits for them."""
-    _settle()
-    cpu, commands, own, start = _cpu(worker), meter.total(), meter.own, time.monotonic()
-    body()
-    _settle()
-    elapsed = time.monotonic() - start
-    spent = _cpu(worker) - cpu
-    used = meter.total() - commands - (meter.own - own) - idle * elapsed
-    return spent * 1000 / count, used / count
 
 
 def _slack_runs(stack: Stack, meter: Commands, offset: int) -> Callable[[], None]:
@@ -175,27 +113,27 @@ def _worker_paths(stack: Stack) -> tuple[list[Ratio], list[tuple[str, float]]]:
     try:
         wait(lambda: Worker.all(connection=stack.conn), "the worker")
         _slack_runs(stack, meter, 900_000)()  # warm: connections, first imports
-        _quiet(worker.pid)
-        idle = _idle_rate(meter)
+        quiet(worker.pid)
+        idle = idle_rate(meter)
         counters = iter(range(0, 10_000_000, 1000))
         slack = [
             (
-                _batch(meter, worker.pid, idle, _slack_runs(stack, meter, next(counters)), RUNS_PER_ROUND),
-                _batch(meter, worker.pid, idle, _noops(stack, meter), RUNS_PER_ROUND),
+                batch(meter, worker.pid, idle, _slack_runs(stack, meter, next(counters)), RUNS_PER_ROUND),
+                batch(meter, worker.pid, idle, _noops(stack, meter), RUNS_PER_ROUND),
             )
             for _ in range(ROUNDS)
         ]
         io = [
             (
-                _batch(meter, worker.pid, idle, _slack_runs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
-                _batch(meter, worker.pid, idle, _io_jobs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
+                batch(meter, worker.pid, idle, _slack_runs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
+                batch(meter, worker.pid, idle, _io_jobs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
             )
             for _ in range(ROUNDS)
         ]
         queued = [
             (
-                _batch(meter, worker.pid, idle, _queued_runs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
-                _batch(meter, worker.pid, idle, _noops(stack, meter), RUNS_PER_ROUND)[0],
+                batch(meter, worker.pid, idle, _queued_runs(stack, meter, next(counters)), RUNS_PER_ROUND)[0],
+                batch(meter, worker.pid, idle, _noops(stack, meter), RUNS_PER_ROUND)[0],
             )
             for _ in range(ROUNDS)
         ]
@@ -271,8 +209,10 @@ def run() -> list[Table]:
         serve = psutil.Process(_serve_pid(stack))
         memory.append(("atlas serve --processes 1 (after the runs)", rss_mib(serve.pid)))
     notes = [
-        f"{ROUNDS} interleaved rounds (Atlas, floor, Atlas, floor ...); medians; {RUNS_PER_ROUND} runs per round per side",
-        "floor of the worker rows: the same `atlas worker` process running a no-op job (bench.hot_paths.noop) from the same queue",
+        f"{ROUNDS} interleaved rounds (Atlas, floor, Atlas, floor ...); "
+        f"medians; {RUNS_PER_ROUND} runs per round per side",
+        "floor of the worker rows: the same `atlas worker` process running a "
+        "no-op job (bench.hot_paths.noop) from the same queue",
         "floor of 'against a job making only its requests': a job that makes the one-step Slack run's "
         "requests (one model call, chat.postMessage) through the same clients, nothing else",
         "Redis commands: INFO commandstats over web, worker and enqueuer, less this meter's polls and the idle rate "

@@ -122,9 +122,12 @@ def run() -> list[Table]:
             goal="the worker class Atlas uses beats a fork-per-job worker on latency and throughput",
             met=atlas_row[2] < rows[1][2] and atlas_row[4] > rows[1][4],
             notes=[
-                "atlas = AtlasWorker (RQ SimpleWorker + heartbeat thread): openai, tokenizer ranks and indexes load once per process",
-                "rq-default = RQ's Worker: a new work-horse interpreter per job (RSS counts the parent and any live horse)",
-                "latency includes one model round trip to the loopback stand-in, Redis writes per step and the worker's dequeue",
+                "atlas = AtlasWorker (RQ SimpleWorker + heartbeat thread): openai, "
+                "tokenizer ranks and indexes load once per process",
+                "rq-default = RQ's Worker: a new work-horse interpreter per job "
+                "(RSS counts the parent and any live horse)",
+                "latency includes one model round trip to the loopback stand-in, "
+                "Redis writes per step and the worker's dequeue",
             ],
         )
     ]

@@ -197,14 +197,22 @@ def table(measured: dict[str, list[tuple[str, int, int]]]) -> Table:
         )
     questions = steady_bytes(measured["3-step run"])
     return Table(
-        title=f"Redis bytes a finished run leaves (MEMORY USAGE) and how long each key lives; steady state at {RUNS_PER_DAY:,} runs a day",
+        title=(
+            "Redis bytes a finished run leaves (MEMORY USAGE) and how long each key "
+            f"lives; steady state at {RUNS_PER_DAY:,} runs a day"
+        ),
         columns=["run", "key", "bytes", "lives"],
         rows=rows,
-        goal=f"{RUNS_PER_DAY:,} 3-step questions a day, each kept {DAYS} days, fit in a 1 GiB Redis ({questions / 1024**2:.0f} MiB)",
+        goal=(
+            f"{RUNS_PER_DAY:,} 3-step questions a day, each kept {DAYS} days, fit "
+            f"in a 1 GiB Redis ({questions / 1024**2:.0f} MiB)"
+        ),
         met=questions <= SMALL_REDIS_BYTES,
         notes=[
-            "steady state: bytes x runs a day x days the key lives (the audit stream: ATLAS_AUDIT_RETENTION_DAYS, 90 by default)",
+            "steady state: bytes x runs a day x days the key lives (the audit "
+            "stream: ATLAS_AUDIT_RETENTION_DAYS, 90 by default)",
             "the audit row is the stream's growth per approved run at scale (3 entries, measured over 200 copies)",
-            "rq:finished and rq:scheduled are shared sorted sets: RQ removes a run's member after 1 h and at the approval deadline",
+            "rq:finished and rq:scheduled are shared sorted sets: RQ removes a "
+            "run's member after 1 h and at the approval deadline",
         ],
     )

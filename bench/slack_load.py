@@ -15,8 +15,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.standins.responses_render import response_body
 from tests.standins.slack_events import SECRET, sign
-from tests.standins.turns import reply_text, response_body
+from tests.standins.turns import reply_text
 
 DEADLINE_SECONDS = 120
 

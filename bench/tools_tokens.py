@@ -57,7 +57,8 @@ def run(data_dir: Path = DEFAULT_DATA) -> list[Table]:
 
 
 def _fixed_table() -> Table:
-    """The instructions and tool definitions a first call carries, per tool-choice question (workers/agent/toolset.py)."""
+    """The instructions and tool definitions a first call carries, per tool-choice question
+    (workers/agent/toolset.py)."""
     definitions = v2_registry().definitions()
     every = count_items([], INSTRUCTIONS, definitions)
     questions = [

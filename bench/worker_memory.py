@@ -26,7 +26,8 @@ from bench.ratios import Ratio, ratio_table
 from bench.report import Table
 from bench.slack import Stack, _stack
 from bench.slack_load import InstantModel
-from tests.standins.turns import Turn, call_outputs, reply_calls, reply_text, response_body
+from tests.standins.responses_render import call_outputs, response_body
+from tests.standins.turns import Turn, reply_calls, reply_text
 from tests.support.processes import atlas_process
 from workers.runs.queueing import submit
 from workers.runs.store import RunStore

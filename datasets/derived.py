@@ -1,15 +1,14 @@
 """Where a data folder's derived files live: beside the data when Atlas made the folder, else under ATLAS_HOME.
 
 Derived files are the issues' search database (`issues/index.db`), the docs sections' embeddings
-(`issues/docs_vectors.db`), the demo tracker's journal of writes (`issues/writes.db`) and their lock. Atlas writes them beside the data only in a folder it
-made, one that holds the marker file `.atlas-data` (the bundled demo, written by `atlas dataset
-build`; a synced GitHub repository, by `atlas sync github`). Any other folder (someone else's
-export, a read-only copy) is only ever read: its derived files go to
-`ATLAS_HOME/data/<folder name>-<hash of its path>/issues/`, so two data folders never share an index.
-The rule is the marker, not the permission bits: root may write anywhere, and a writable folder can
-still be someone else's. Callers with no settings at hand (tests, benchmarks) pass no home: a folder
-Atlas made keeps its files beside it as always; any other folder's go under the system's temporary
-folder, never into the folder itself (a benchmark once left an index inside a read-only evaluation set).
+(`issues/docs_vectors.db`), the demo tracker's journal of writes (`issues/writes.db`) and their lock. Atlas writes them
+beside the data only in a folder it made, one that holds the marker file `.atlas-data` (the bundled demo, written by
+`atlas dataset build`; a synced GitHub repository, by `atlas sync github`). Any other folder (someone else's export, a
+read-only copy) is only ever read: its derived files go to `ATLAS_HOME/data/<folder name>-<hash of its path>/issues/`,
+so two data folders never share an index. The rule is the marker, not the permission bits: root may write anywhere, and
+a writable folder can still be someone else's. Callers with no settings at hand (tests, benchmarks) pass no home: a
+folder Atlas made keeps its files beside it as always; any other folder's go under the system's temporary folder, never
+into the folder itself (a benchmark once left an index inside a read-only evaluation set).
 """
 
 from __future__ import annotations

@@ -207,8 +207,9 @@ def write(path: Path, seed: int = 2026) -> Path:
 
 
 def build(data_dir: Path) -> Path:
-    """Write `<data_dir>/issues/issues.jsonl` with the default seed (used by `atlas dataset build`) and
-    the PRs, releases and discussions beside it (datasets/knowledge_generate.py), and mark the folder as Atlas's, so its derived index lives beside it (datasets/derived.py)."""
+    """Write `<data_dir>/issues/issues.jsonl` with the default seed (used by `atlas dataset build`) and the PRs,
+    releases and discussions beside it (datasets/knowledge_generate.py), and mark the folder as Atlas's, so its derived
+    index lives beside it (datasets/derived.py)."""
     derived.mark(data_dir)
     path = write(Path(data_dir) / "issues" / "issues.jsonl")
     knowledge_generate.write(Path(data_dir), issue_numbers())

@@ -91,7 +91,8 @@ def _env_block(ctx: dict[str, object], rng: random.Random) -> str:
     styles = [
         f"**Environment**\n\n- orbit-jobs {v}\n- Python {py}\n- {broker}\n- {platform}",
         f"orbit-jobs {v} / Python {py} / {broker} / {platform}",
-        f"```\n$ orbit --version\norbit {v}\n$ python --version\nPython {py}\n```\n\nBroker: {broker}. Running on {platform}.",
+        f"```\n$ orbit --version\norbit {v}\n$ python --version\nPython "
+        f"{py}\n```\n\nBroker: {broker}. Running on {platform}.",
         f"| | |\n|---|---|\n| orbit-jobs | {v} |\n| Python | {py} |\n| Broker | {broker} |\n| Platform | {platform} |",
     ]
     return rng.choice(styles)

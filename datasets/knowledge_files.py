@@ -56,7 +56,7 @@ def blob_sha(content: bytes) -> str:
 
 @dataclass(frozen=True)
 class Stat:
-    """What says a file may have changed without reading it: size, mtime, ctime and inode (git's index keeps as much)."""
+    """What says a file may have changed without reading it: size, mtime, ctime and inode (as git's index keeps)."""
 
     size: int
     mtime_ns: int

@@ -105,7 +105,7 @@ def ensure(data_dir: Path, home: Path | None = None) -> Path:
 
 
 def fingerprint(data_dir: Path | str) -> str:
-    """(size, mtime) of each knowledge file: what decides an update (plain os calls: open_corpus runs it per tool call)."""
+    """(size, mtime) of each knowledge file: what decides an update (plain os calls: open_corpus runs it per call)."""
     parts = [SCHEMA_VERSION]
     for path in (REPO, PULLS, RELEASES, DISCUSSIONS):
         try:

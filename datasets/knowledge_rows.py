@@ -125,7 +125,8 @@ def insert_item(conn: sqlite3.Connection, kind: str, row: dict[str, Any], digest
     )
     mentions = sorted({int(n) for n in _MENTION.findall(_searched_body(kind, body, extra))})
     cur = conn.execute(
-        "INSERT INTO items(kind, number, tag, title, body, author, state, date, url, fixes, mentions, extra, source_hash)"
+        "INSERT INTO items(kind, number, tag, title, body, author, state, "
+        "date, url, fixes, mentions, extra, source_hash)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             kind,

@@ -226,7 +226,8 @@ def indexed_text(conn: sqlite3.Connection, issue_id: int) -> tuple[str, str, str
     labels = [
         r[0]
         for r in conn.execute(
-            "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.id",
+            "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = "
+            "il.label_id WHERE il.issue_id = ? ORDER BY l.id",
             (issue_id,),
         )
     ]

@@ -1,4 +1,5 @@
-"""Atlas's tool layer: registry, strict schemas, dispatch, the read tools, the docs search engine (docsearch/) and the trackers (github/)."""
+"""Atlas's tool layer: registry, strict schemas, dispatch, the read tools, the docs search engine (docsearch/) and the
+trackers (github/)."""
 
 from tools.catalog import run_tool_cli, v2_registry
 from tools.context import ResultStash, StashPage, ToolContext

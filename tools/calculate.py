@@ -41,7 +41,9 @@ class CalculateArgs(BaseModel):
 
 
 def calculate(args: CalculateArgs, ctx: ToolContext) -> str | ToolError:
-    """Evaluate an arithmetic expression exactly: numbers, + - * / // % ** and parentheses, no names or functions. Use it for any arithmetic in an answer (totals, rates, capacity, retry delays) instead of computing in your head. Not for unit conversions or dates."""
+    """Evaluate an arithmetic expression exactly: numbers, + - * / // % ** and parentheses, no names or functions. Use
+    it for any arithmetic in an answer (totals, rates, capacity, retry delays) instead of computing in your head. Not
+    for unit conversions or dates."""
     try:
         value = evaluate(args.expression)
     except CalculationError as exc:

@@ -47,7 +47,10 @@ class ReadFileArgs(BaseModel):
 
 
 def search_code(args: SearchCodeArgs, ctx: ToolContext) -> str | ToolError:
-    """Search the project's source code (the default branch at the synced commit) by words or by a symbol it defines (function, class, method, constant). Lists file paths with line ranges, the names defined there, the matching lines and a permalink. Use it for "where is X computed / defined / handled", or when the user names a function or class. Then read_file for more lines. Not for how to configure or use the project: use search_docs."""
+    """Search the project's source code (the default branch at the synced commit) by words or by a symbol it defines
+    (function, class, method, constant). Lists file paths with line ranges, the names defined there, the matching lines
+    and a permalink. Use it for "where is X computed / defined / handled", or when the user names a function or class.
+    Then read_file for more lines. Not for how to configure or use the project: use search_docs."""
     store = ctx.corpus.knowledge
     if store is None or store.file_count() == 0:
         return NO_CODE
@@ -75,7 +78,9 @@ def search_code(args: SearchCodeArgs, ctx: ToolContext) -> str | ToolError:
 
 
 def read_file(args: ReadFileArgs, ctx: ToolContext) -> str | ToolError:
-    """Read lines start..end of one file of the project's source code, with line numbers and a permalink to exactly those lines. Use it after search_code to see a definition or its surroundings. Not for searching: use search_code."""
+    """Read lines start..end of one file of the project's source code, with line numbers and a permalink to exactly
+    those lines. Use it after search_code to see a definition or its surroundings. Not for searching: use
+    search_code."""
     store = ctx.corpus.knowledge
     if store is None or store.file_count() == 0:
         return NO_CODE

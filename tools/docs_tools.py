@@ -22,8 +22,12 @@ SECTION_TOKENS = 420  # about 1,500 characters of English prose
 MAX_QUERY_CHARS = 500
 MAX_LISTED = 40
 MAX_UNKNOWN = 8
-# Said when most of the question's words are in no doc and no section is close in meaning (tools/docsearch/confidence.py).
-UNCOVERED = "(Weak match: no doc has the words {words}, and no section is close to the question; the docs likely do not cover it.)"
+# Said when most of the question's words are in no doc and no section is close in meaning
+# (tools/docsearch/confidence.py).
+UNCOVERED = (
+    "(Weak match: no doc has the words {words}, and no section is close to "
+    "the question; the docs likely do not cover it.)"
+)
 
 
 class SearchDocsArgs(BaseModel):
@@ -41,7 +45,10 @@ class GetDocSectionArgs(BaseModel):
 
 
 def search_docs(args: SearchDocsArgs, ctx: ToolContext) -> str | ToolError:
-    """Search the project documentation (how-to guides, configuration keys and defaults, ORB-xxxx error codes, CLI commands, deployment). Returns the best-matching sections: doc_id, heading and a one-line snippet. Use it first for any "how do I / what does X mean / what is the default" question. Not for bug reports or what users experienced: use search_issues."""
+    """Search the project documentation (how-to guides, configuration keys and defaults, ORB-xxxx error codes, CLI
+    commands, deployment). Returns the best-matching sections: doc_id, heading and a one-line snippet. Use it first for
+    any "how do I / what does X mean / what is the default" question. Not for bug reports or what users experienced: use
+    search_issues."""
     query = args.query.strip()
     if not query:
         return ToolError("query is empty.", "Send the words to look for, e.g. 'ORB-1202' or 'lease_seconds default'.")
@@ -52,7 +59,8 @@ def search_docs(args: SearchDocsArgs, ctx: ToolContext) -> str | ToolError:
     unknown = ctx.corpus.docs.unknown_words(query[:MAX_QUERY_CHARS])[:MAX_UNKNOWN]
     if unknown:
         lines.append(
-            f"(No doc mentions: {', '.join(unknown)}. If those words are the point of the question, the docs may not cover it.)"
+            f"(No doc mentions: {', '.join(unknown)}. If those words are the "
+            "point of the question, the docs may not cover it.)"
         )
     elif absent := uncovered(ctx.corpus.docs, query[:MAX_QUERY_CHARS], hits)[:MAX_UNKNOWN]:
         lines.append(UNCOVERED.format(words=", ".join(absent)))
@@ -63,7 +71,9 @@ def search_docs(args: SearchDocsArgs, ctx: ToolContext) -> str | ToolError:
 
 
 def get_doc_section(args: GetDocSectionArgs, ctx: ToolContext) -> str | ToolError:
-    """Read one section of a doc page by doc_id and heading (a long section is cut with a note that says how to read on), or with heading null the page intro and its list of sections. Use it after search_docs to read the details of a hit, or when the user names a page and section. Not for searching: use search_docs."""
+    """Read one section of a doc page by doc_id and heading (a long section is cut with a note that says how to read
+    on), or with heading null the page intro and its list of sections. Use it after search_docs to read the details of a
+    hit, or when the user names a page and section. Not for searching: use search_docs."""
     pages = ctx.corpus.docs.pages
     page = pages.get(_doc_key(args.doc_id))
     if page is None:

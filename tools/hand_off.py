@@ -25,7 +25,9 @@ class HandOffArgs(BaseModel):
 
 
 def hand_off(args: HandOffArgs, ctx: ToolContext) -> str:
-    """Hand this question to the project's maintainers instead of answering. Call it when the docs and issues you found do not answer the question with confidence (nothing relevant, or only guesses); do not write an answer then. A maintainer is asked in the thread with your one-line summary."""
+    """Hand this question to the project's maintainers instead of answering. Call it when the docs and issues you found
+    do not answer the question with confidence (nothing relevant, or only guesses); do not write an answer then. A
+    maintainer is asked in the thread with your one-line summary."""
     return "Handed off to the maintainers. End your turn now; write nothing more."
 
 

@@ -48,7 +48,11 @@ class FindFixArgs(BaseModel):
 
 
 def search_history(args: SearchHistoryArgs, ctx: ToolContext) -> str | ToolError:
-    """Search the project's pull requests (what changed and why), release notes (what shipped when), GitHub Discussions (community questions, with the accepted answer) and solved chat threads maintainers approved. Each hit: kind, number or tag, title, date, URL and the matching lines. Use it for "which release fixed / added X", "why was X changed", or questions the community already discussed. Not for bug reports: use search_issues; not for how-to: use search_docs."""
+    """Search the project's pull requests (what changed and why), release notes (what shipped when), GitHub
+    Discussions (community questions, with the accepted answer) and solved chat threads maintainers approved. Each
+    hit: kind, number or tag, title, date, URL and the matching lines. Use it for "which release fixed / added X",
+    "why was X changed", or questions the community already discussed. Not for bug reports: use search_issues; not
+    for how-to: use search_docs."""
     store = ctx.corpus.knowledge
     has_items = store is not None and store.item_count() > 0
     if not has_items and ctx.solved is None:
@@ -75,7 +79,9 @@ def search_history(args: SearchHistoryArgs, ctx: ToolContext) -> str | ToolError
 
 
 def get_history_item(args: GetHistoryItemArgs, ctx: ToolContext) -> str | ToolError:
-    """Read one pull request (description, the issues it closes, changed files), release (its notes) or discussion (question, accepted answer, replies) in full. Use it after search_history or find_fix, or when the user names a PR, release or discussion. Not for issues: use get_issue."""
+    """Read one pull request (description, the issues it closes, changed files), release (its notes) or discussion
+    (question, accepted answer, replies) in full. Use it after search_history or find_fix, or when the user names a PR,
+    release or discussion. Not for issues: use get_issue."""
     store = ctx.corpus.knowledge
     if store is None or store.item_count() == 0:
         return NOTHING
@@ -89,13 +95,17 @@ def get_history_item(args: GetHistoryItemArgs, ctx: ToolContext) -> str | ToolEr
 
 
 def find_fix(args: FindFixArgs, ctx: ToolContext) -> str | ToolError:
-    """Follow an issue to the pull requests that fixed it (linked or 'fixes #N') and the release that shipped the fix. Use it for "is #N fixed / in which version / which PR". Not for what the issue says: use get_issue."""
+    """Follow an issue to the pull requests that fixed it (linked or 'fixes #N') and the release that shipped the fix.
+    Use it for "is #N fixed / in which version / which PR". Not for what the issue says: use get_issue."""
     store = ctx.corpus.knowledge
     if store is None or store.item_count() == 0:
         return NOTHING
     fixing, mentioning = store.fixes_of(args.issue_id)
     if not fixing and not mentioning:
-        return f"No pull request links or mentions #{args.issue_id}. It may be unfixed, or fixed without a reference: try search_history with its symptoms."
+        return (
+            f"No pull request links or mentions #{args.issue_id}. It may be unfixed, or fixed "
+            "without a reference: try search_history with its symptoms."
+        )
     lines = [f"#{args.issue_id}:"]
     for pull in fixing:
         lines.append(f"- fixed by {header(pull)}")
@@ -118,7 +128,8 @@ def header(item: Item) -> str:
 
 
 def _release_of(store: KnowledgeStore, pull: Item, issue: int) -> str:
-    """The first release whose notes name the PR or the issue; else the first published after the merge, said to be a guess."""
+    """The first release whose notes name the PR or the issue; else the first published after the merge, said to
+    be a guess."""
     releases = store.releases()
     named = [r for r in releases if pull.number in r.mentions or issue in r.mentions]
     if named:

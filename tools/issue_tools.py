@@ -31,7 +31,9 @@ class SearchIssuesArgs(BaseModel):
     state: Literal["open", "closed"] | None = Field(description="Only open or only closed issues; null for both.")
     limit: Annotated[int, Field(ge=1, le=20, description="How many issues to list (1-20); 10 is a good default.")]
     detail: Literal["concise", "detailed"] = Field(
-        description="concise: number, state and title per line (cheap). detailed: adds labels and the start of the body."
+        description=(
+            "concise: number, state and title per line (cheap). detailed: adds labels and the start of the body."
+        )
     )
 
 
@@ -44,7 +46,10 @@ class GetIssueArgs(BaseModel):
 
 
 def search_issues(args: SearchIssuesArgs, ctx: ToolContext) -> str | ToolError:
-    """Search the issue tracker (bug reports, questions, feature requests) by relevance. Use it when the user asks whether something was reported, what users experienced, or for known bugs and workarounds. Start with detail "concise" and open promising issues with get_issue. Not for how Orbit is configured or what an ORB-xxxx code means: use search_docs."""
+    """Search the issue tracker (bug reports, questions, feature requests) by relevance. Use it when the user asks
+    whether something was reported, what users experienced, or for known bugs and workarounds. Start with detail
+    "concise" and open promising issues with get_issue. Not for how Orbit is configured or what an ORB-xxxx code means:
+    use search_docs."""
     query = args.query.strip()
     if not terms(query[:MAX_QUERY_CHARS]):
         return ToolError(
@@ -69,7 +74,9 @@ def search_issues(args: SearchIssuesArgs, ctx: ToolContext) -> str | ToolError:
 
 
 def get_issue(args: GetIssueArgs, ctx: ToolContext) -> str | ToolError:
-    """Read one issue by number: a header (title, state, author, dates, duplicate_of) plus the parts you ask for in include: "body", "comments" (first and last four when long), "labels". Use it after search_issues, or when the user names an issue number. Not for ORB-xxxx error codes: those are documented, use search_docs."""
+    """Read one issue by number: a header (title, state, author, dates, duplicate_of) plus the parts you ask for in
+    include: "body", "comments" (first and last four when long), "labels". Use it after search_issues, or when the user
+    names an issue number. Not for ORB-xxxx error codes: those are documented, use search_docs."""
     store = ctx.corpus.issues
     issue = store.get(args.issue_id)
     if issue is None:

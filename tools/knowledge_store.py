@@ -99,7 +99,8 @@ class KnowledgeStore(ReadOnlyDb):
             rows = (
                 self.connection()
                 .execute(
-                    f"SELECT f.path, c.file_id, c.start_line, c.end_line FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+                    "SELECT f.path, c.file_id, c.start_line, c.end_line FROM "
+                    "chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
                     f" JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? AND f.path LIKE ? ESCAPE '\\'"
                     f" ORDER BY {CHUNK_ORDER} LIMIT ?",
                     [expression, _like(prefix), limit * 2],
@@ -170,7 +171,8 @@ class KnowledgeStore(ReadOnlyDb):
         rows = (
             self.connection()
             .execute(
-                "SELECT i.* FROM items_fts JOIN items i ON i.id = items_fts.rowid WHERE items_fts MATCH ? AND i.kind = 'pull_request'"
+                "SELECT i.* FROM items_fts JOIN items i ON i.id = items_fts.rowid "
+                "WHERE items_fts MATCH ? AND i.kind = 'pull_request'"
                 f" ORDER BY {ITEM_ORDER} LIMIT ?",
                 [f"files : ({expression})", limit],
             )

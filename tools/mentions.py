@@ -1,13 +1,13 @@
 """@mentions in what Atlas writes to GitHub, made inert: `@someone` and `@org/team` become inline code.
 
-GitHub notifies everyone an issue or comment mentions as it is created, and a filed issue's words come from the
-asker's thread or the model: a bot should ping nobody it was not asked to. A mention is wrapped as `` `@name` ``
-(as some GitHub bots do: it stays readable, and GitHub never links or notifies inside code) rather than given a
-zero-width space after the `@` (dependabot's way): the approval card shows every invisible character as its code
-point and counts it (workers/approvals/visible_text.py), and the approver should read exactly what will be posted. Text already inside
-a code block or code span is inert and left alone, as are email addresses (`a@b.com`: GitHub mentions only an `@`
-after a space or punctuation). `&#64;name`, `&#x40;name` and `&commat;name` (GitHub decodes them, then mentions)
-are wrapped too, as `@name`. Applying it twice changes nothing: the card shows it, the tool's checks apply it again.
+GitHub notifies everyone an issue or comment mentions as it is created, and a filed issue's words come from the asker's
+thread or the model: a bot should ping nobody it was not asked to. A mention is wrapped as `` `@name` `` (as some GitHub
+bots do: it stays readable, and GitHub never links or notifies inside code) rather than given a zero-width space after
+the `@` (dependabot's way): the approval card shows every invisible character as its code point and counts it
+(workers/approvals/visible_text.py), and the approver should read exactly what will be posted. Text already inside a
+code block or code span is inert and left alone, as are email addresses (`a@b.com`: GitHub mentions only an `@` after a
+space or punctuation). `&#64;name`, `&#x40;name` and `&commat;name` (GitHub decodes them, then mentions) are wrapped
+too, as `@name`. Applying it twice changes nothing: the card shows it, the tool's checks apply it again.
 """
 
 from __future__ import annotations

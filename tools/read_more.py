@@ -18,7 +18,9 @@ class ReadMoreArgs(BaseModel):
 
 
 def read_more(args: ReadMoreArgs, ctx: ToolContext) -> str | ToolError:
-    """Continue reading a long tool result that was cut short: pass the ref and offset printed with it. Use it only when the part already shown does not answer the question. Not for new searches: call the original tool with a narrower query instead."""
+    """Continue reading a long tool result that was cut short: pass the ref and offset printed with it. Use it only when
+    the part already shown does not answer the question. Not for new searches: call the original tool with a narrower
+    query instead."""
     if ctx.stash is None:
         return ToolError(
             "No stashed results are available in this conversation.",

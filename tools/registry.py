@@ -1,7 +1,8 @@
 """Tools by name: a Pydantic arguments model, a function, and whether it has side effects.
 
-The function's docstring is the description the model reads, and the strict function definition
-sent to the Responses API is generated from the arguments model by the openai SDK, never by hand.
+The function's docstring is the description the model reads (its lines joined into one: the source wraps at
+120 columns, the model reads one paragraph), and the strict function definition sent to the Responses API is
+generated from the arguments model by the openai SDK, never by hand.
 """
 
 from __future__ import annotations
@@ -95,11 +96,11 @@ class Registry:
 
 
 def declare(fn: Callable[..., Any], *, side_effect: bool, name: str | None, check: CheckFn | None = None) -> Tool:
-    """A Tool from `fn(args: SomeModel, ctx: ToolContext)`; its docstring is the description."""
+    """A Tool from `fn(args: SomeModel, ctx: ToolContext)`; its docstring, its lines joined, is the description."""
     tool_name = name or fn.__name__
     if not NAME_PATTERN.match(tool_name):
         raise RegistryError(f"tool name {tool_name!r} must match {NAME_PATTERN.pattern}")
-    description = inspect.getdoc(fn)
+    description = " ".join((inspect.getdoc(fn) or "").splitlines())
     if not description:
         raise RegistryError(f"tool {tool_name!r} needs a docstring: it is the description the model reads")
     params = list(inspect.signature(fn).parameters)

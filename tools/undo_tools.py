@@ -49,7 +49,10 @@ def remove_labels(args: RemoveLabelsArgs, ctx: ToolContext) -> str | ToolError:
 
     def run() -> str:
         after = tracker.remove_labels(args.issue_id, args.labels, key=_key(ctx))
-        return f"Removed {', '.join(args.labels)} from #{args.issue_id}. Its labels now: {', '.join(after.labels) or 'none'}."
+        return (
+            f"Removed {', '.join(args.labels)} from #{args.issue_id}. Its "
+            f"labels now: {', '.join(after.labels) or 'none'}."
+        )
 
     return _guard(run)
 

@@ -46,7 +46,10 @@ def stop_reason(reason: str | None) -> str:
 
 # --- a run's answer when it could not finish (workers/jobs/runs.py, settings_check.py, agent/loop.py),
 # and the offline model's own phrases (workers/agent/offline.py) ------------------------------
-OFFLINE_NOTE = "_No language model is configured, so this answer was put together by Atlas's offline mode from the best-matching docs and issues._"
+OFFLINE_NOTE = (
+    "_No language model is configured, so this answer was put together by Atlas's "
+    "offline mode from the best-matching docs and issues._"
+)
 # The offline model's connecting phrases (everything else it says is quoted from the tools).
 OFFLINE_SMALL_TALK = "You're welcome! Mention me any time you need something from the docs or the tracker."
 OFFLINE_NOTHING_FOUND = "I could not find anything about this in the docs or the issue tracker."
@@ -57,7 +60,10 @@ OFFLINE_SURE = "This section has most of the words your question names ({found})
 OFFLINE_UNSURE = (
     "This is the closest section I found, but I'm not sure it answers you: it shares only {found} with your question."
 )
-OFFLINE_CLOSEST = "This is the section closest to your question in meaning, but it shares none of its words: check that it answers you."
+OFFLINE_CLOSEST = (
+    "This is the section closest to your question in meaning, but it "
+    "shares none of its words: check that it answers you."
+)
 OFFLINE_SEE_ALSO = "See also {where}."
 OFFLINE_ISSUE = "Issue {header}"
 OFFLINE_RELATED = "Related issues:"
@@ -80,7 +86,8 @@ SETTINGS_MISMATCH = (
 HELP_HELD = {  # a help channel's message a limit held back: said once per person and channel in an hour (workers/help/)
     "held_person": "You have asked {person} questions here in the last hour, the most Atlas answers for one person; "
     "it will not answer this one (or the next ones this hour), but a maintainer may.",
-    "held_channel": "This channel had its {channel} answers for the last hour, so Atlas will not answer this one (or your "
+    "held_channel": "This channel had its {channel} answers for the last hour, so "
+    "Atlas will not answer this one (or your "
     "next ones this hour); a maintainer may.",
 }
 HANDOFF = "{who} I couldn't answer this one with confidence, so I'm leaving it to you. What I looked at: {looked_at}."

@@ -185,7 +185,8 @@ def render(run: RunState) -> str:
         lines.append("Sources: " + ", ".join(run.sources))
     partial = " (partial)" if run.partial else ""
     lines.append(
-        f"-- {len(run.steps)} {steps_word(len(run.steps))}, {run.usage.total:,} tokens, ${run.cost_usd:.4f}, stop: {run.stop_reason}{partial}"
+        f"-- {len(run.steps)} {steps_word(len(run.steps))}, {run.usage.total:,} "
+        f"tokens, ${run.cost_usd:.4f}, stop: {run.stop_reason}{partial}"
     )
     if run.answered_by:
         lines.append(f"-- answered by model {run.answered_by.model}, data {run.answered_by.data_dir}")

@@ -119,7 +119,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         from bot.mcp.server import serve_stdio
 
         return serve_stdio(settings)
-    from bot.web.serve import serve_http, serve_socket
+    from bot.web.serve import serve_http
+    from bot.web.slack_start import serve_socket
 
     if args.socket:
         return serve_socket(settings)

@@ -69,7 +69,8 @@ def summary(report: SyncReport) -> str:
         else ""
     )
     return (
-        f"{report.repo}: {counts.get('issues', 0):,} issues ({counts.get('pull_requests', 0):,} pull requests kept out of "
+        f"{report.repo}: {counts.get('issues', 0):,} issues "
+        f"({counts.get('pull_requests', 0):,} pull requests kept out of "
         f"issue search){compared}, {counts.get('comments', 0):,} comments, {counts.get('labels', 0):,} labels, "
         f"{report.docs_written} docs updated, {report.docs_removed} removed; {report.requests} requests, "
         f"{report.not_modified} answered 304 (free)"

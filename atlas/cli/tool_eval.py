@@ -114,7 +114,8 @@ def report(settings: Settings, results: dict[str, Tally], cases: int) -> str:
     for label, tally in results.items():
         mean = sum(tally.output_tokens) / len(tally.output_tokens) if tally.output_tokens else 0
         lines.append(
-            f"{label:8} {', '.join(map(str, tally.correct_per_repeat)):28} {mean:<24,.0f} {dollars(tally.usage, settings.price):.4f}"
+            f"{label:8} {', '.join(map(str, tally.correct_per_repeat)):28} "
+            f"{mean:<24,.0f} {dollars(tally.usage, settings.price):.4f}"
         )
     return "\n".join(lines)
 

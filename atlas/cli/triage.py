@@ -150,7 +150,8 @@ def render_backtest(result: Result, mode: str) -> str:
         f"claims and related: recall@3 {result.related_recall_at_3:.3f}",
         f"labels: precision {result.precision:.3f}  recall {result.recall:.3f}",
         f"replies drafted: {result.replies.get('drafted', 0)} "
-        f"({result.replies.get('missing_information', 0)} asking for information, {result.replies.get('docs', 0)} pointing at docs)",
+        f"({result.replies.get('missing_information', 0)} asking for information, "
+        f"{result.replies.get('docs', 0)} pointing at docs)",
         "",
         f"{'label':<32} {'prec':>5} {'rec':>5} {'n':>4}  precision | recall",
     ]
@@ -173,7 +174,8 @@ def post_one(settings: Settings, number: int) -> int:
     triage = settings.triage
     if not triage.enabled:
         print(
-            "atlas triage: no triage channel is set (ATLAS_TRIAGE_CHANNEL or ATLAS_DISCORD_TRIAGE_CHANNEL): triage is off",
+            "atlas triage: no triage channel is set (ATLAS_TRIAGE_CHANNEL or "
+            "ATLAS_DISCORD_TRIAGE_CHANNEL): triage is off",
             file=sys.stderr,
         )
         return 2

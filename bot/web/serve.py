@@ -1,4 +1,4 @@
-"""Running the app: HTTP behind waitress (Bolt's `/slack/events`), or Socket Mode.
+"""Running the app: HTTP behind waitress (Bolt's `/slack/events`), or Socket Mode (bot/web/slack_start.py).
 
 HTTP is for a host with a public URL (Slack posts to it); Socket Mode opens a WebSocket to Slack
 with `SLACK_APP_TOKEN`, for a laptop with no public URL. Both run the same `App`.
@@ -11,24 +11,19 @@ import logging
 import os
 import signal
 import socket
-import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
 from slack_bolt import App
-from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_bolt.adapter.wsgi.http_request import WsgiHttpRequest
 from slack_bolt.request import BoltRequest
 from slack_bolt.response import BoltResponse
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError, SlackClientError
 from waitress import create_server
 from waitress.server import BaseWSGIServer, MultiSocketServer
 
 from atlas.connection import redis_url
-from atlas.errors import ConfigError, Unavailable
 from atlas.settings import Settings
 from bot.body_limits import GITHUB_MAX_BODY, log_refusals, server_limit
 from bot.console.app import PREFIX as CONSOLE_PATH
@@ -36,8 +31,8 @@ from bot.console.app import console as console_app
 from bot.mcp.http import MCP_PATH, METADATA_PATH
 from bot.mcp.http import endpoint as mcp_endpoint
 from bot.slack.app import create_app
-from bot.slack.client import TIMEOUT_SECONDS, api_url
 from bot.web import drain
+from bot.web.slack_start import check_slack
 
 log = logging.getLogger("atlas.bot.serve")
 
@@ -46,7 +41,6 @@ DISCORD_PATH = "/discord/interactions"  # the Discord application's Interactions
 HEALTH_PATH = "/healthz"
 GITHUB_PATH = "/github/webhook"
 HTTP_THREADS = 16  # waitress request threads (ATLAS_HTTP_THREADS); each request holds one for milliseconds
-SOCKET_CONCURRENCY = 16
 BACKLOG = 1024  # a burst of Slack deliveries queues in the kernel rather than being refused
 TIMESTAMP_HEADER = "x-slack-request-timestamp"
 
@@ -279,53 +273,3 @@ def github_webhook(settings: Settings) -> Wsgi | None:
 def _run(server: BaseWSGIServer | MultiSocketServer) -> None:
     """Serve until SIGTERM, which finishes the requests in flight first (bot/web/drain.py), or Ctrl-C."""
     drain.run(server)
-
-
-def serve_socket(settings: Settings) -> int:
-    """`atlas serve --socket`: connect to Slack over a WebSocket and serve until interrupted."""
-    if not settings.slack_app_token:
-        raise ConfigError("SLACK_APP_TOKEN is not set (an app-level token, xapp-..., with connections:write)")
-    check_slack(settings)
-    app = create_app(settings, socket_mode=True)
-    handler = SocketModeHandler(app, settings.slack_app_token, concurrency=SOCKET_CONCURRENCY)
-    with _starting(settings, "SLACK_APP_TOKEN", "apps.connections.open"):
-        handler.connect()  # type: ignore[no-untyped-call]  # slack_bolt leaves SocketModeHandler.connect unannotated
-    log.warning("Atlas is connected to Slack in Socket Mode")
-    try:
-        threading.Event().wait()  # the handler's threads serve; this one waits for Ctrl-C or SIGTERM
-    except KeyboardInterrupt:
-        pass
-    finally:
-        handler.close()  # type: ignore[no-untyped-call]  # likewise
-    return 0
-
-
-def check_slack(settings: Settings) -> None:
-    """Before serving: one `auth.test` with the bot token, so a wrong token or an unreachable Slack
-    is one clear line at start-up rather than a traceback (or, later, failures in every thread)."""
-    if not settings.slack_bot_token:
-        raise ConfigError("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
-    # One try, no retries, and slack_sdk's own error log kept quiet: the line below is the report.
-    quiet = logging.getLogger("atlas.bot.slack_check")
-    quiet.setLevel(logging.CRITICAL)
-    client = WebClient(
-        token=settings.slack_bot_token, base_url=api_url(settings), timeout=TIMEOUT_SECONDS, logger=quiet
-    )
-    with _starting(settings, "SLACK_BOT_TOKEN", "auth.test"):
-        client.auth_test()
-
-
-@contextlib.contextmanager
-def _starting(settings: Settings, token: str, method: str) -> Iterator[None]:
-    """A start-up call's failure as one line: Slack refused the token (exit 2) or is unreachable (exit 1)."""
-    try:
-        yield
-    except SlackApiError as exc:
-        raise ConfigError(f"Slack refused {token} ({method}: {exc.response.get('error')})") from None
-    except (SlackClientError, OSError) as exc:
-        raise Unavailable(f"Slack's Web API at {api_url(settings)} is unreachable ({_reason(exc)})") from None
-
-
-def _reason(exc: BaseException) -> str:
-    reason = getattr(exc, "reason", None) or exc
-    return str(reason).splitlines()[0][:200] if str(reason) else type(exc).__name__

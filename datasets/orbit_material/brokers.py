@@ -264,7 +264,8 @@ SPECS = [
             ),
             (
                 "r",
-                "Found it: a BI tool's role doing `SELECT ... FOR UPDATE` on orbit_jobs in a transaction left open for an hour. Set `idle_in_transaction_session_timeout` on that role.",
+                "Found it: a BI tool's role doing `SELECT ... FOR UPDATE` on orbit_jobs in a transaction left "
+                "open for an hour. Set `idle_in_transaction_session_timeout` on that role.",
             ),
         ],
     ),
@@ -420,7 +421,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Slow to start means queue wait, not run time? Please check table bloat and ORB-1403 lines, and share `orbit status` output.",
+                "Slow to start means queue wait, not run time? Please check table bloat "
+                "and ORB-1403 lines, and share `orbit status` output.",
             ),
             ("m", "Closing without more information."),
         ],

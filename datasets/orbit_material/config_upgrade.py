@@ -53,7 +53,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "We'd rather keep exactly one spelling per value. `migrate-config` rewrites `exp` to `exponential` for 2.x files.",
+                "We'd rather keep exactly one spelling per value. `migrate-config` "
+                "rewrites `exp` to `exponential` for 2.x files.",
             ),
         ],
     ),
@@ -77,7 +78,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "`true`/`false`, `1`/`0`, `yes`/`no`, case-insensitive. `on`/`off` aren't in the list, deliberately small.",
+                "`true`/`false`, `1`/`0`, `yes`/`no`, case-insensitive. "
+                "`on`/`off` aren't in the list, deliberately small.",
             ),
             ("r", "OK, `false` then. Maybe list them in the error message?"),
             ("m", "Good point, the message now lists the accepted spellings."),
@@ -138,7 +140,7 @@ SPECS = [
         ```
 
         We wanted short leases for fast recovery. Why can't they be equal?
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         comp=C,
         version="3.1.0",
         state="open",
@@ -167,7 +169,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "The key names already say `_seconds`, so a string there would be odd. Leaving open to see if others want it.",
+                "The key names already say `_seconds`, so a string there would be "
+                "odd. Leaving open to see if others want it.",
             ),
             ("u", "TOML comments work fine for this: `misfire_grace_seconds = 21600  # 6h`."),
         ],
@@ -186,7 +189,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Is the worker's working directory the one with orbit.toml? Run `orbit doctor --show-config` from the same place, it prints which file was read.",
+                "Is the worker's working directory the one with orbit.toml? Run `orbit doctor "
+                "--show-config` from the same place, it prints which file was read.",
             ),
             ("r", "systemd unit had WorkingDirectory=/ ... added --config. works"),
         ],
@@ -406,7 +410,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "3.x supports CPython 3.9 to 3.13; 3.8 is end-of-life. pip hides versions whose `Requires-Python` doesn't match, hence the message.",
+                "3.x supports CPython 3.9 to 3.13; 3.8 is end-of-life. pip hides versions "
+                "whose `Requires-Python` doesn't match, hence the message.",
             ),
         ],
     ),

@@ -237,7 +237,7 @@ SPECS = [
         ```
 
         Did something go wrong? The job seems to have run once. Should we exclude this code from paging?
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         comp=C,
         version="3.0.3",
         story=S,
@@ -300,7 +300,7 @@ SPECS = [
         ```
 
         The rollup never ran that day. Is there an option to run missed ticks when the scheduler comes back?
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         comp=C,
         version="3.0.3",
         story=S,
@@ -386,7 +386,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "What's `timezone` under `[scheduler]`, and what time is the job scheduled? Last night was the US DST change.",
+                "What's `timezone` under `[scheduler]`, and what time is the job "
+                "scheduled? Last night was the US DST change.",
             ),
             ("r", "America/Denver, 1:10am. oh."),
             (
@@ -502,7 +503,10 @@ DUPLICATES = [
         version="3.1.0",
         story=S,
         dup="dst-migrate-runboth",
-        dup_note='migrate-config keeps 2.x behaviour on purpose; set `dst_policy = "run_once"`. A doctor warning is planned there.',
+        dup_note=(
+            "migrate-config keeps 2.x behaviour on purpose; set `dst_policy = "
+            '"run_once"`. A doctor warning is planned there.'
+        ),
     ),
     issue(
         "dstd-sydney",

@@ -208,7 +208,7 @@ SPECS = [
              ERROR orbit.broker ORB-1401 BrokerUnavailable url=redis://localhost:6379/0 error="ConnectionRefusedError: [Errno 111] Connection refused"
              ```
 
-             localhost?? oh. the secret with ORBIT_BROKER_URL wasn't copied to the new namespace.""",
+             localhost?? oh. the secret with ORBIT_BROKER_URL wasn't copied to the new namespace.""",  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
             ),
             ("m", "That'd do it. Glad it's sorted."),
         ],

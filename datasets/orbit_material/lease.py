@@ -78,7 +78,8 @@ SPECS = [
             ),
             (
                 "r",
-                "Switched to httpx.AsyncClient. Zero ORB-1101 since. Might be worth a warning in the docs for async jobs.",
+                "Switched to httpx.AsyncClient. Zero ORB-1101 since. Might be "
+                "worth a warning in the docs for async jobs.",
             ),
             ("m", "The leases page now lists blocking calls in async jobs explicitly."),
         ],
@@ -95,7 +96,7 @@ SPECS = [
         ```
 
         "result=discarded" sounds like Orbit undoes the first run. Does it? The job writes to S3 and Postgres.
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         comp=C,
         version="3.0.3",
         story=S,
@@ -125,7 +126,7 @@ SPECS = [
 
         We raised `heartbeat_seconds` to 30 to reduce Redis traffic (we have ~900 worker children). Is the
         warning serious, and what's the right way to cut heartbeat traffic?
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         comp=C,
         version="3.0.2",
         story=S,
@@ -412,7 +413,9 @@ DUPLICATES = [
         version="3.0.1",
         story=S,
         dup="lease-cpu",
-        dup_note="The heartbeat thread is starved by CPU-bound code; `extend_lease()` or a larger `lease_seconds` fixes it.",
+        dup_note=(
+            "The heartbeat thread is starved by CPU-bound code; `extend_lease()` or a larger `lease_seconds` fixes it."
+        ),
     ),
     issue(
         "leased-async",
@@ -453,6 +456,8 @@ DUPLICATES = [
         version="3.0.3",
         story=S,
         dup="lease-stuck",
-        dup_note="A lease that long delays recovery by design; go back to a short lease and `extend_lease()` the long jobs.",
+        dup_note=(
+            "A lease that long delays recovery by design; go back to a short lease and `extend_lease()` the long jobs."
+        ),
     ),
 ]

@@ -80,7 +80,8 @@ def _lease(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event]:
             "WARNING",
             "orbit.worker",
             "ORB-1101",
-            f"LeaseExpired job_id={jid} job={name} attempt=1/3 lease_seconds=60 last_heartbeat_age={age}s worker={first}",
+            f"LeaseExpired job_id={jid} job={name} attempt=1/3 "
+            f"lease_seconds=60 last_heartbeat_age={age}s worker={first}",
         ),
         (age + 0.4, "INFO", "orbit.worker", None, f"job started job_id={jid} job={name} attempt=2/3 worker={second}"),
         (
@@ -124,28 +125,32 @@ def _heartbeat(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event
             "WARNING",
             "orbit.worker",
             "ORB-1103",
-            f'HeartbeatFailed job_id={jid} error="TimeoutError: Redis operation timed out after 5.0s" lease_remaining=44.9s',
+            f'HeartbeatFailed job_id={jid} error="TimeoutError: Redis operation '
+            'timed out after 5.0s" lease_remaining=44.9s',
         ),
         (
             15.1,
             "WARNING",
             "orbit.worker",
             "ORB-1103",
-            f'HeartbeatFailed job_id={jid} error="TimeoutError: Redis operation timed out after 5.0s" lease_remaining=29.8s',
+            f'HeartbeatFailed job_id={jid} error="TimeoutError: Redis operation '
+            'timed out after 5.0s" lease_remaining=29.8s',
         ),
         (
             30.2,
             "WARNING",
             "orbit.worker",
             "ORB-1103",
-            f'HeartbeatFailed job_id={jid} error="ConnectionError: Error 111 connecting. Connection refused." lease_remaining=14.7s',
+            f'HeartbeatFailed job_id={jid} error="ConnectionError: Error 111 '
+            'connecting. Connection refused." lease_remaining=14.7s',
         ),
         (
             61.0,
             "WARNING",
             "orbit.worker",
             "ORB-1101",
-            f"LeaseExpired job_id={jid} job=sync.jobs.pull_orders attempt=1/3 lease_seconds=60 last_heartbeat_age=61.0s worker={worker}",
+            f"LeaseExpired job_id={jid} job=sync.jobs.pull_orders attempt=1/3 "
+            f"lease_seconds=60 last_heartbeat_age=61.0s worker={worker}",
         ),
     ]
 
@@ -179,7 +184,8 @@ def _retries(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event]:
                 "WARNING",
                 "orbit.worker",
                 None,
-                f'job failed job_id={jid} job=crm.jobs.push_contact attempt={attempt}/3 error="HTTPError: 429 Too Many Requests"',
+                f"job failed job_id={jid} job=crm.jobs.push_contact "
+                f'attempt={attempt}/3 error="HTTPError: 429 Too Many Requests"',
             )
         )
         t += 2**attempt * rng.uniform(0.5, 1.0) + rng.uniform(0.05, 0.3)
@@ -207,7 +213,8 @@ def _clamped(rng: random.Random, hosts: list[str], jitter: bool) -> list[Event]:
                 "WARNING",
                 "orbit.worker",
                 "ORB-1203",
-                f"BackoffClamped job_id={job_id(rng, True)} attempt={attempt}/15 computed={2.0 * 2 ** (attempt - 1):.1f}s clamped_to=600.0s",
+                f"BackoffClamped job_id={job_id(rng, True)} attempt={attempt}/15 "
+                f"computed={2.0 * 2 ** (attempt - 1):.1f}s clamped_to=600.0s",
             )
         )
     return events

@@ -118,7 +118,8 @@ def storm_events(rng: random.Random, hosts: list[str], jitter: bool) -> list[Eve
                     "WARNING",
                     "orbit.broker",
                     "ORB-1402",
-                    f'BrokerConnectionLost error="{error}" reconnect_in={delay:.2f}s attempt={attempt[pod]} worker={pod}',
+                    f'BrokerConnectionLost error="{error}" '
+                    f"reconnect_in={delay:.2f}s attempt={attempt[pod]} worker={pod}",
                 )
             )
             attempt[pod] += 1
@@ -309,7 +310,7 @@ SPECS = [
         ```
 
         Happy to provide the other 43 pods or the CloudWatch graphs if useful.
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         comp="redis-broker",
         version="3.1.0",
         story="reconnect-storm",

@@ -48,7 +48,8 @@ SPECS = [
             ("r", "That fixed it. Might be worth making the key required when the issuer is set?"),
             (
                 "m",
-                "Agreed; from 3.1 the dashboard will log a warning at startup when `oidc_issuer` is set and `oidc_redirect_url` is empty.",
+                "Agreed; from 3.1 the dashboard will log a warning at startup when "
+                "`oidc_issuer` is set and `oidc_redirect_url` is empty.",
             ),
         ],
     ),
@@ -81,7 +82,8 @@ SPECS = [
             ("r", "chrony was disabled on B after a base-image change, it was 47s behind. Thanks!"),
             (
                 "u",
-                "Raising `allowed_clock_skew_seconds` to 60 is a reasonable stopgap too, for anyone finding this later.",
+                "Raising `allowed_clock_skew_seconds` to 60 is a reasonable "
+                "stopgap too, for anyone finding this later.",
             ),
         ],
     ),
@@ -159,7 +161,7 @@ SPECS = [
         ```
         WARNING orbit.dashboard ORB-1601 OIDCLoginFailed reason=issuer_mismatch expected=https://login.microsoftonline.com/common/v2.0 got=https://login.microsoftonline.com/5f1c2e0a-3b7d-4c55-9a8e-2d1f0b6c7e43/v2.0
         ```
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         comp=C,
         version="3.0.0",
         story=S,
@@ -226,7 +228,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Confirmed: discovery should join the path without doubling the slash, while the issuer comparison must stay exact. Fix in 3.1.0.",
+                "Confirmed: discovery should join the path without doubling the slash, while "
+                "the issuer comparison must stay exact. Fix in 3.1.0.",
             ),
             ("m", "Released in 3.1.0.", "2025-10-14"),
         ],
@@ -246,7 +249,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "`[dashboard] session_ttl_minutes` (default 480). Set it to e.g. 1440 for a day. Login is still subject to your IdP's own session.",
+                "`[dashboard] session_ttl_minutes` (default 480). Set it to e.g. 1440 for a "
+                "day. Login is still subject to your IdP's own session.",
             ),
             ("r", "Perfect, thanks."),
         ],
@@ -314,7 +318,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Please paste the dashboard log line with ORB-1601 or ORB-1602; the `reason=` field tells us which of the usual causes it is.",
+                "Please paste the dashboard log line with ORB-1601 or ORB-1602; the "
+                "`reason=` field tells us which of the usual causes it is.",
             ),
             ("m", "Closing for lack of information, feel free to reopen with the log line."),
         ],

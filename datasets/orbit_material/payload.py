@@ -157,7 +157,7 @@ SPECS = [
         ```
 
         The job did succeed. Is the result lost? We read it from the caller with the job handle.
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         comp=C,
         version="3.1.0",
         story=S,

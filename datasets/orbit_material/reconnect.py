@@ -30,7 +30,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Can you share worker logs from the window? Especially the ORB-1402 lines with their `reconnect_in` values.",
+                "Can you share worker logs from the window? Especially the "
+                "ORB-1402 lines with their `reconnect_in` values.",
             ),
             (
                 "r",
@@ -234,7 +235,7 @@ SPECS = [
              Only the reconnect waits: the first retry after a dropped connection comes after 0.5–1s (jittered) instead of exactly 0.5s. Jobs that
              are already running keep running; only fetching the next job and heartbeats wait for the
              reconnect. For occasional blips the difference is a fraction of a second. After 3.1.1 you can go back to
-             0.5 if you like.""",
+             0.5 if you like.""",  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
             ),
             ("r", "Makes sense, thanks."),
         ],
@@ -281,7 +282,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Do the errors say ORB-1402 with the same `reconnect_in` on every worker? If so it's #[rs-lockstep]: set `reconnect_min_seconds = 1`.",
+                "Do the errors say ORB-1402 with the same `reconnect_in` on every worker? If "
+                "so it's #[rs-lockstep]: set `reconnect_min_seconds = 1`.",
             ),
             ("r", "yes same numbers everywhere. will try"),
             ("r", "fixed. thx"),
@@ -382,7 +384,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Good idea, especially the delay histogram. Would accept a PR adding both next to the existing reconnect counter.",
+                "Good idea, especially the delay histogram. Would accept a PR adding "
+                "both next to the existing reconnect counter.",
             ),
             ("u", '+1, we alert on `orbit_errors_total{code="ORB-1402"}` for now, which works but is noisy.'),
         ],

@@ -94,7 +94,7 @@ SPECS = [
         Follow-up to #[ret-dlq]: after an outage we regularly need to retry hundreds of dead-lettered jobs. Something like
         `orbit retry --queue default.dead --job billing.jobs.sync_ledger --since 2h` would save a lot of
         scripting.
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         state="open",
         comp="cli",
         version="3.0.3",
@@ -120,7 +120,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Confirmed, the linear strategy multiplied by the attempt twice. Fixed for 3.0.1; thanks for the clear numbers.",
+                "Confirmed, the linear strategy multiplied by the attempt twice. "
+                "Fixed for 3.0.1; thanks for the clear numbers.",
             ),
             ("m", "Released in 3.0.1.", "2025-04-28"),
         ],
@@ -185,7 +186,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Yes and yes: sync jobs get `orbit.JobTimeout` raised inside them, async jobs are cancelled, and the attempt counts as failed.",
+                "Yes and yes: sync jobs get `orbit.JobTimeout` raised inside them, async "
+                "jobs are cancelled, and the attempt counts as failed.",
             ),
         ],
     ),
@@ -226,7 +228,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "How do you call it? `my_job(...)` runs the function directly in your process; only `my_job.enqueue(...)` goes through a worker with retries.",
+                "How do you call it? `my_job(...)` runs the function directly in your process; "
+                "only `my_job.enqueue(...)` goes through a worker with retries.",
             ),
             ("r", "...I was calling it directly in the test. sorry"),
         ],

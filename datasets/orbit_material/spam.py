@@ -61,7 +61,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Thanks. The dashboard caches queue counts and the purge path doesn't invalidate that cache. Will fix for 3.1.1.",
+                "Thanks. The dashboard caches queue counts and the purge path "
+                "doesn't invalidate that cache. Will fix for 3.1.1.",
             ),
             (
                 "u",

@@ -29,7 +29,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "The package on PyPI is `orbit-jobs`; `orbit` is an unrelated project that happens to use the same import name. `pip uninstall orbit && pip install orbit-jobs`.",
+                "The package on PyPI is `orbit-jobs`; `orbit` is an unrelated project that happens to use "
+                "the same import name. `pip uninstall orbit && pip install orbit-jobs`.",
             ),
             ("r", "Ugh, thanks. Maybe put that in bold in the README."),
             ("m", "Done."),
@@ -48,7 +49,7 @@ SPECS = [
         ```
 
         orbit-jobs 2.7.0, Python 3.11 from Homebrew.
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         comp=G,
         version="2.7.0",
         state="open",
@@ -81,7 +82,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                'Your job is declared with `queue="emails"` and the worker consumes `default` unless told otherwise. Start it with `--queues emails,default`.',
+                'Your job is declared with `queue="emails"` and the worker consumes `default` '
+                "unless told otherwise. Start it with `--queues emails,default`.",
             ),
             ("r", "Yep, that was it."),
         ],
@@ -106,7 +108,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                'zsh treats the brackets as a glob. Quote it: `pip install "orbit-jobs[msgpack]"`. We\'ll quote all install commands in the docs.',
+                "zsh treats the brackets as a glob. Quote it: `pip install "
+                '"orbit-jobs[msgpack]"`. We\'ll quote all install commands in the docs.',
             ),
         ],
     ),
@@ -126,7 +129,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Not yet officially. CI runs on 3.14 now and passes except the msgpack extra, which is waiting on wheels. We'll add the classifier once that's sorted.",
+                "Not yet officially. CI runs on 3.14 now and passes except the msgpack extra, which is "
+                "waiting on wheels. We'll add the classifier once that's sorted.",
             ),
             ("u", "Runs fine for us on 3.14 with json."),
         ],
@@ -165,7 +169,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Reasonable. Enqueue is a single round trip, so the thread pool wrapper costs little, but a native async path is on our list for 3.2.",
+                "Reasonable. Enqueue is a single round trip, so the thread pool wrapper costs "
+                "little, but a native async path is on our list for 3.2.",
             ),
         ],
     ),
@@ -202,7 +207,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Good point. Added a Fix paragraph: isolated ones during failovers need nothing; a sustained rate points at broker latency.",
+                "Good point. Added a Fix paragraph: isolated ones during failovers need "
+                "nothing; a sustained rate points at broker latency.",
             ),
         ],
     ),
@@ -236,7 +242,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Yes, stable: a code never changes meaning and is never reused. New situations get new codes. In JSON logs the code is in its own `code` field.",
+                "Yes, stable: a code never changes meaning and is never reused. New situations get "
+                "new codes. In JSON logs the code is in its own `code` field.",
             ),
         ],
     ),
@@ -298,7 +305,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "The docs are plain Markdown in the repository (`docs/`), so a checkout of the release tag is the offline version. We won't maintain a PDF build.",
+                "The docs are plain Markdown in the repository (`docs/`), so a checkout of the "
+                "release tag is the offline version. We won't maintain a PDF build.",
             ),
         ],
     ),
@@ -354,7 +362,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "They can share one: every key is prefixed with the app name. Keep `noeviction` and watch memory, since one app's backlog affects the other.",
+                "They can share one: every key is prefixed with the app name. Keep `noeviction` "
+                "and watch memory, since one app's backlog affects the other.",
             ),
         ],
     ),
@@ -373,7 +382,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "`orbit.current_job().id` is the same for every attempt of a job, including re-runs after ORB-1101. Use it (perhaps prefixed with the operation name).",
+                "`orbit.current_job().id` is the same for every attempt of a job, including re-runs "
+                "after ORB-1101. Use it (perhaps prefixed with the operation name).",
             ),
         ],
     ),

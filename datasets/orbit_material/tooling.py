@@ -29,7 +29,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Confirmed: the check compared the local clock with itself after a refactor (it should use Redis `TIME`). Fixed for 3.0.3.",
+                "Confirmed: the check compared the local clock with itself after a "
+                "refactor (it should use Redis `TIME`). Fixed for 3.0.3.",
             ),
             ("m", "Released in 3.0.3.", "2025-08-25"),
         ],
@@ -71,7 +72,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Jobs take keyword arguments only, passed as JSON: `orbit enqueue --app billing.app:app billing.jobs.send_invoice --kwargs '{\"invoice_id\": 42}'`.",
+                "Jobs take keyword arguments only, passed as JSON: `orbit enqueue --app "
+                "billing.app:app billing.jobs.send_invoice --kwargs '{\"invoice_id\": 42}'`.",
             ),
         ],
     ),
@@ -90,7 +92,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "`orbit doctor` exits 1 if any check fails; `--strict` also treats warnings as failures. Config errors exit 3 like every other command.",
+                "`orbit doctor` exits 1 if any check fails; `--strict` also treats warnings as "
+                "failures. Config errors exit 3 like every other command.",
             ),
         ],
     ),
@@ -151,7 +154,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Static completion for subcommands and flags is easy to add; dynamic queue names need a broker round trip, maybe later.",
+                "Static completion for subcommands and flags is easy to add; dynamic "
+                "queue names need a broker round trip, maybe later.",
             ),
         ],
     ),
@@ -170,7 +174,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Status counts the DEAD column by scanning job hashes instead of using LLEN on the list. Will fix; meanwhile purge what you don't need.",
+                "Status counts the DEAD column by scanning job hashes instead of using LLEN on "
+                "the list. Will fix; meanwhile purge what you don't need.",
             ),
         ],
     ),
@@ -189,7 +194,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Right, the uncoded job events were missed. Fixed for 3.0.1: every job-related line carries job_id, job, attempt and queue.",
+                "Right, the uncoded job events were missed. Fixed for 3.0.1: every "
+                "job-related line carries job_id, job, attempt and queue.",
             ),
             ("m", "Released in 3.0.1.", "2025-04-28"),
         ],
@@ -209,7 +215,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Yes, as long as it's optional and the envelope field is ignored when the extra isn't installed. A design sketch in this issue first would help.",
+                "Yes, as long as it's optional and the envelope field is ignored when the extra "
+                "isn't installed. A design sketch in this issue first would help.",
             ),
             ("u", "Interested too; happy to review."),
         ],
@@ -289,7 +296,9 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Logs are always UTC by design, so lines from workers in different zones sort correctly. Convert in your log viewer; the scheduler's ORB-1302 lines include the local time explicitly.",
+                "Logs are always UTC by design, so lines from workers in different zones "
+                "sort correctly. Convert in your log viewer; the scheduler's ORB-1302 "
+                "lines include the local time explicitly.",
             ),
         ],
     ),
@@ -308,7 +317,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "In your own processes Orbit configures nothing; `orbit.client` logs propagate to whatever Django's LOGGING sets up. Add an `orbit` logger (or let it propagate to root) at WARNING.",
+                "In your own processes Orbit configures nothing; `orbit.client` logs propagate to whatever Django's "
+                "LOGGING sets up. Add an `orbit` logger (or let it propagate to root) at WARNING.",
             ),
         ],
     ),
@@ -326,7 +336,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "The dashboard logs every retry and purge with the OIDC user: `orbit.dashboard purge queue=exports jobs=... user=...`. Check the dashboard process's logs.",
+                "The dashboard logs every retry and purge with the OIDC user: `orbit.dashboard purge "
+                "queue=exports jobs=... user=...`. Check the dashboard process's logs.",
             ),
             ("r", "Found it. Thanks."),
         ],

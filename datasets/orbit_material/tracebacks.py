@@ -31,7 +31,8 @@ SCENARIOS: dict[str, tuple[Segment, ...]] = {
                     "raise LeaseExpired(job.id, held_for=held, lease_seconds=self.lease_seconds)",
                 ),
             ),
-            "orbit.errors.LeaseExpired: ORB-1101 lease on job {job} expired after {secs}s without a heartbeat; job was re-queued",
+            "orbit.errors.LeaseExpired: ORB-1101 lease on job {job} expired after "
+            "{secs}s without a heartbeat; job was re-queued",
         ),
     ),
     "lease_stolen": (
@@ -86,7 +87,8 @@ SCENARIOS: dict[str, tuple[Segment, ...]] = {
                 ("orbit/worker/loop.py", "run", "job = self.broker.fetch(self.queues)"),
                 ("orbit/broker/redis.py", "fetch", "raise BrokerConnectionLost(self.safe_url) from exc"),
             ),
-            "orbit.errors.BrokerConnectionLost: ORB-1402 lost connection to redis://orbit-redis.internal:6379/0; reconnecting",
+            "orbit.errors.BrokerConnectionLost: ORB-1402 lost connection to "
+            "redis://orbit-redis.internal:6379/0; reconnecting",
         ),
     ),
     "broker_unavailable": (
@@ -118,7 +120,8 @@ SCENARIOS: dict[str, tuple[Segment, ...]] = {
                     "raise PayloadTooLarge(name, size_kb=size_kb, limit_kb=limit_kb)",
                 ),
             ),
-            "orbit.errors.PayloadTooLarge: ORB-1501 serialized payload is {kb} KB, max_payload_kb is 256 (job=billing.jobs.render_statement, serializer=json)",
+            "orbit.errors.PayloadTooLarge: ORB-1501 serialized payload is {kb} KB, "
+            "max_payload_kb is 256 (job=billing.jobs.render_statement, serializer=json)",
         ),
     ),
     "serialize_datetime": (
@@ -180,7 +183,8 @@ SCENARIOS: dict[str, tuple[Segment, ...]] = {
                 ("orbit/dashboard/oidc.py", "callback", "self._check_state(request)"),
                 ("orbit/dashboard/oidc.py", "_check_state", 'raise OIDCLoginFailed("state mismatch", detail=detail)'),
             ),
-            "orbit.errors.OIDCLoginFailed: ORB-1601 OIDC login failed: state mismatch (no orbit_oidc_state cookie on callback)",
+            "orbit.errors.OIDCLoginFailed: ORB-1601 OIDC login failed: state "
+            "mismatch (no orbit_oidc_state cookie on callback)",
         ),
     ),
     "oidc_redirect": (
@@ -208,7 +212,8 @@ SCENARIOS: dict[str, tuple[Segment, ...]] = {
                     'raise OIDCLoginFailed("token issued in the future", detail=f"iat={iat} now={now:.0f}")',
                 ),
             ),
-            "orbit.errors.OIDCLoginFailed: ORB-1601 OIDC login failed: token issued in the future (iat is {secs}s ahead)",
+            "orbit.errors.OIDCLoginFailed: ORB-1601 OIDC login failed: token "
+            "issued in the future (iat is {secs}s ahead)",
         ),
     ),
     "oidc_discovery_tls": (
@@ -248,7 +253,8 @@ SCENARIOS: dict[str, tuple[Segment, ...]] = {
                 ("orbit/scheduler/cron.py", "from_settings", "tz = tzinfo_for(settings.timezone)"),
                 ("orbit/scheduler/tz.py", "tzinfo_for", 'raise ConfigInvalid("scheduler.timezone", name) from exc'),
             ),
-            "orbit.errors.ConfigInvalid: ORB-1801 scheduler.timezone: unknown time zone 'Europe/Berlin' (is tzdata installed?)",
+            "orbit.errors.ConfigInvalid: ORB-1801 scheduler.timezone: unknown "
+            "time zone 'Europe/Berlin' (is tzdata installed?)",
         ),
     ),
     "config_unknown_key": (
@@ -258,7 +264,8 @@ SCENARIOS: dict[str, tuple[Segment, ...]] = {
                 ("orbit/config/loader.py", "load_settings", "_reject_unknown(section, table)"),
                 ("orbit/config/loader.py", "_reject_unknown", 'raise UnknownConfigKey(f"{section}.{key}", hint=hint)'),
             ),
-            "orbit.errors.UnknownConfigKey: ORB-1802 unknown key 'broker.broker_url' in orbit.toml (renamed to broker.url in 3.0)",
+            "orbit.errors.UnknownConfigKey: ORB-1802 unknown key "
+            "'broker.broker_url' in orbit.toml (renamed to broker.url in 3.0)",
         ),
     ),
     "config_invalid_backoff": (
@@ -268,7 +275,8 @@ SCENARIOS: dict[str, tuple[Segment, ...]] = {
                 ("orbit/config/loader.py", "load_settings", "return Settings.model_validate(raw)"),
                 ("orbit/config/loader.py", "_coerce_enum", "raise ConfigInvalid(path, value, allowed=allowed)"),
             ),
-            "orbit.errors.ConfigInvalid: ORB-1801 retries.backoff = 'exp' is not one of 'fixed', 'linear', 'exponential'",
+            "orbit.errors.ConfigInvalid: ORB-1801 retries.backoff = 'exp' is "
+            "not one of 'fixed', 'linear', 'exponential'",
         ),
     ),
     "pg_lock": (
@@ -288,7 +296,8 @@ SCENARIOS: dict[str, tuple[Segment, ...]] = {
                     "raise PostgresLockTimeout(queue, waited=self.lock_timeout) from exc",
                 ),
             ),
-            "orbit.errors.PostgresLockTimeout: ORB-1403 could not lock a row in orbit_jobs for queue 'default' within 5.0s",
+            "orbit.errors.PostgresLockTimeout: ORB-1403 could not lock a row "
+            "in orbit_jobs for queue 'default' within 5.0s",
         ),
     ),
     "windows_fork": (

@@ -21,7 +21,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "A fleet-wide limit needs a token bucket in the broker; doable in Redis, harder in Postgres. We'd want it to work on both before shipping.",
+                "A fleet-wide limit needs a token bucket in the broker; doable in Redis, harder "
+                "in Postgres. We'd want it to work on both before shipping.",
             ),
             ("u", "+1. We do it with a Redis token bucket in our own code and `PermanentError`-free retries on 429."),
             ("u2", "Still the thing we miss most from Celery."),
@@ -43,7 +44,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Semantics need care (queued vs running, what happens on retry). Interested in how people would expect it to behave.",
+                "Semantics need care (queued vs running, what happens on retry). "
+                "Interested in how people would expect it to behave.",
             ),
             ("u", "Queued only. If one is running, a new one should be allowed, the data may have changed."),
         ],
@@ -63,7 +65,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "We've been reluctant: the failure semantics of chains (retries of A, dead-lettered A, partial results) are where workflow engines get complicated. Keeping open for discussion.",
+                "We've been reluctant: the failure semantics of chains (retries of A, dead-lettered A, partial "
+                "results) are where workflow engines get complicated. Keeping open for discussion.",
             ),
         ],
     ),
@@ -82,7 +85,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Queues with strict priority order on the worker cover this today (`--queues urgent,default`). Within one queue we'd lose O(1) dequeue. Probably not, but open for arguments.",
+                "Queues with strict priority order on the worker cover this today (`--queues urgent,default`). "
+                "Within one queue we'd lose O(1) dequeue. Probably not, but open for arguments.",
             ),
         ],
     ),
@@ -122,7 +126,9 @@ SPECS = [
         comments=[
             (
                 "m",
-                "A scheduler tick every few seconds across an elected scheduler isn't something we want to guarantee. For sub-minute work, a long-running job that loops with a sleep is usually better.",
+                "A scheduler tick every few seconds across an elected scheduler isn't "
+                "something we want to guarantee. For sub-minute work, a long-running job "
+                "that loops with a sleep is usually better.",
             ),
             ("u", "An `every=timedelta(seconds=20)` would still be nice for polling integrations."),
         ],
@@ -142,7 +148,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "This comes up often. A flag in the broker that workers check before fetching is simple enough; the dashboard would get a button too.",
+                "This comes up often. A flag in the broker that workers check before fetching "
+                "is simple enough; the dashboard would get a button too.",
             ),
             ("u", "+1, we currently scale the worker Deployment to 0 which also stops the scheduler."),
             ("u2", "Would love this for incident response."),
@@ -163,7 +170,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "Would need a cancellation flag the heartbeat thread checks, raising in the job like a timeout. Plausible for 3.2.",
+                "Would need a cancellation flag the heartbeat thread checks, raising "
+                "in the job like a timeout. Plausible for 3.2.",
             ),
         ],
     ),
@@ -206,7 +214,7 @@ SPECS = [
         """
         Upgraded to 2.5.1 and workers fail on every fetch with `redis.exceptions.ResponseError: unknown command 'BLMOVE'`.
         Our Redis is 5.0.14 (old, I know).
-        """,
+        """,  # noqa: E501 (quoted whole: a log line, or the issue's own line breaks)
         comp="redis-broker",
         version="2.5.1",
         state="closed",
@@ -214,7 +222,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "2.5 requires Redis 6.2+ (BLMOVE replaced the older BRPOPLPUSH). It's in the release notes but we should fail with a clearer message at startup. Will add a version check.",
+                "2.5 requires Redis 6.2+ (BLMOVE replaced the older BRPOPLPUSH). It's in the release notes but "
+                "we should fail with a clearer message at startup. Will add a version check.",
             ),
             ("r", "Upgraded Redis, fine now."),
         ],
@@ -251,7 +260,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "The dashboard shouldn't unpickle anything. 2.6 will show pickled payloads as opaque bytes with their size.",
+                "The dashboard shouldn't unpickle anything. 2.6 will show pickled "
+                "payloads as opaque bytes with their size.",
             ),
             ("m", "Released in 2.6.0.", "2023-05-15"),
         ],
@@ -368,7 +378,8 @@ SPECS = [
         comments=[
             (
                 "m",
-                "MIT, and the required dependencies are MIT/BSD licensed. The optional extras are too (psycopg is LGPL, used as a library).",
+                "MIT, and the required dependencies are MIT/BSD licensed. The optional "
+                "extras are too (psycopg is LGPL, used as a library).",
             ),
         ],
     ),

@@ -1,4 +1,5 @@
-"""Settings: a number that is not finite (nan, inf, a literal too large for a float) is refused at start, naming the variable."""
+"""Settings: a number that is not finite (nan, inf, a literal too large for a float) is refused at start, naming the
+variable."""
 
 from __future__ import annotations
 

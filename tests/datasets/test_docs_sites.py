@@ -167,8 +167,8 @@ def test_rst_code_is_kept_and_directives_and_roles_are_text() -> None:
     setup = page.section("Setting it up")
     assert setup is not None
     assert (
-        "Pass `retry=` to `rq.Queue.enqueue`:\n\n```\nfrom rq import Retry\nqueue.enqueue(say_hello, retry=Retry(max=3))\n```"
-        in setup.body
+        "Pass `retry=` to `rq.Queue.enqueue`:\n\n```\nfrom rq import "
+        "Retry\nqueue.enqueue(say_hello, retry=Retry(max=3))\n```" in setup.body
     )
     assert "Note: Retries are counted per job, not per worker." in setup.body
     assert "```python\nqueue.enqueue(say_hello, retry=Retry(max=3, interval=[10, 30, 60]))\n```" in setup.body

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from datasets.github import budget
 from tests.standins.github_api import GitHubAPI
+from tests.standins.github_git import blob_sha
 from tests.standins.github_pulls import set_files
-from tests.standins.github_repo import blob_sha, generate
+from tests.standins.github_repo import generate
 from tests.support.github_harness import run_sync, settings_for
 
 LIMIT = 60  # GitHub's x-ratelimit-limit, as the stand-in sends it: the sync may spend half

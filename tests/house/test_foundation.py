@@ -102,7 +102,8 @@ def test_embedded_redis_is_shared_and_survives_a_restart(tmp_path: Path) -> None
             [
                 sys.executable,
                 "-c",
-                f"from pathlib import Path; from atlas import embedded_redis as e; print(e.is_running(Path({str(home)!r})))",
+                "from pathlib import Path; from atlas import embedded_redis as "
+                f"e; print(e.is_running(Path({str(home)!r})))",
             ],
             capture_output=True,
             text=True,

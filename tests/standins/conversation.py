@@ -88,7 +88,8 @@ class Ledger:
                     refusals.append(
                         Refusal(
                             404,
-                            f"Item with id '{item_id}' not found. Items are not persisted when `store` is set to false. "
+                            f"Item with id '{item_id}' not found. Items are not "
+                            "persisted when `store` is set to false. "
                             "Try again with `store` set to true, or remove this item from your input.",
                         )
                     )

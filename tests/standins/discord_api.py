@@ -31,7 +31,8 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from tests.standins.discord_buckets import Buckets, limited_body
+from tests.standins import discord_checks, discord_messages
+from tests.standins.discord_buckets import Buckets
 from tests.standins.discord_spec import MISSING_REASON, Spec
 from tests.standins.loopback import LoopbackHTTP
 
@@ -40,23 +41,12 @@ BOT_USER_ID = "1100000000000000002"
 # Shaped like a real bot token (base64 of the bot's user id, a timestamp, an HMAC): hikari reads the id from it.
 TOKEN = base64.b64encode(BOT_USER_ID.encode()).decode().rstrip("=") + ".GTestx.standin-signature-not-a-secret"
 GUILD_ID = "1200000000000000001"
-CONTENT_LIMIT = 2000
 DISCORD_EPOCH_MS = 1420070400000
-NONCE_WINDOW = 180.0  # Discord: a nonce is enforced against the same author's messages of "the past few minutes"
 TOKEN_LIFETIME = 15 * 60
 ACK_DEADLINE = 3.0
 UNKNOWN_WEBHOOK = {"message": "Unknown Webhook", "code": 10015}
 INVALID_WEBHOOK_TOKEN = {"message": "Invalid Webhook Token", "code": 50027}
 THREAD_ARCHIVED = {"message": "Thread is archived", "code": 50083}
-TOO_LONG = {
-    "message": "Invalid Form Body",
-    "code": 50035,
-    "errors": {
-        "content": {
-            "_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": f"Must be {CONTENT_LIMIT} or fewer in length."}]
-        }
-    },
-}
 
 
 @dataclass
@@ -65,10 +55,6 @@ class Thread:
     duration_minutes: int
     active_at: float
     archived: bool = False
-
-
-# Discord's embed limits: 10 embeds a message, a description of 4,096 characters, 6,000 in all of them
-EMBEDS_PER_MESSAGE, EMBED_DESCRIPTION_CHARS, EMBEDS_TOTAL_CHARS = 10, 4096, 6000
 
 
 @dataclass
@@ -123,7 +109,7 @@ class DiscordAPI(LoopbackHTTP):
         }
 
     def next_id(self) -> str:
-        """A snowflake as Discord makes it: milliseconds since Discord's epoch in the top bits, so ids rise with time."""
+        """A snowflake as Discord makes it: milliseconds since its epoch in the top bits, so ids rise with time."""
         return str(((int(self.now() * 1000) - DISCORD_EPOCH_MS) << 22) | (next(self._ids) & 0x3FFFFF))
 
     def now(self) -> float:
@@ -152,7 +138,7 @@ class DiscordAPI(LoopbackHTTP):
 
     def channel(self, channel_id: str) -> list[dict[str, Any]]:
         with self._lock:
-            return [_shown(m) for m in self.messages.get(channel_id, [])]
+            return [discord_messages.shown(m) for m in self.messages.get(channel_id, [])]
 
     def to(self, method: str, pattern: str) -> list[Request]:
         return [r for r in self.requests if r.method == method and re.search(pattern, r.path)]
@@ -176,56 +162,13 @@ class DiscordAPI(LoopbackHTTP):
         with self._lock:
             self.requests.append(request := Request(method, path, body))
             self._query = query  # the request's query string (GET /channels/{id}/messages), read under the lock
-            status, extra, reply = self._route(method, path, headers, body)
+            refused, limits = discord_checks.refusal(self, method, path, headers, body)
+            if refused is None:
+                status, reply = self._apply(method, path, body)
+                refused = (status, limits, reply)
+            status, extra, reply = refused
             request.status = status
         return status, extra, reply
-
-    def _route(self, method: str, path: str, headers: Any, body: Any) -> tuple[int, dict[str, str], Any]:
-        is_webhook = path.startswith("/webhooks/")
-        if not is_webhook and headers.get("Authorization") != f"Bot {self.token}":
-            return 401, {}, {"message": "401: Unauthorized", "code": 0}
-        if self.global_limited > 0:
-            self.global_limited -= 1
-            return (
-                429,
-                {"X-RateLimit-Global": "true", "X-RateLimit-Scope": "global", "Retry-After": str(self.retry_after)},
-                limited_body(self.retry_after, is_global=True),
-            )
-        for pattern, left in list(self.limited.items()):
-            if left > 0 and re.search(pattern, path):
-                self.limited[pattern] = left - 1
-                return (
-                    429,
-                    {
-                        "X-RateLimit-Remaining": "0",
-                        "X-RateLimit-Reset-After": str(self.retry_after),
-                        "X-RateLimit-Bucket": pattern,
-                        "X-RateLimit-Scope": "user",
-                        "Retry-After": str(self.retry_after),
-                    },
-                    limited_body(self.retry_after),
-                )
-        allowed, limits, retry_after = self.buckets.take(method, path)
-        if not allowed:
-            return 429, limits, limited_body(retry_after)
-        if isinstance(body, dict) and len(body.get("content") or "") > CONTENT_LIMIT:
-            self.problems.append(f"{method} {path}: content longer than {CONTENT_LIMIT}")
-            return 400, limits, TOO_LONG
-        if self.spec is not None and method in ("POST", "PATCH", "PUT"):
-            found = self.spec.problems(method, path, body)
-            if found:
-                self.problems.extend(f"{method} {path}: {p}" for p in found)
-                return 400, {}, {"message": "Invalid Form Body", "code": 50035, "errors": found[:5]}
-        embeds = body.get("embeds") if isinstance(body, dict) else None
-        if embeds and (
-            len(embeds) > EMBEDS_PER_MESSAGE
-            or sum(map(_embed_chars, embeds)) > EMBEDS_TOTAL_CHARS
-            or any(len(e.get("description") or "") > EMBED_DESCRIPTION_CHARS for e in embeds)
-        ):
-            self.problems.append(f"{method} {path}: embeds over Discord's limits")
-            return 400, limits, {"message": "Invalid Form Body", "code": 50035}
-        status, reply = self._apply(method, path, body)
-        return status, limits, reply
 
     def _apply(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         parts = path.strip("/").split("/")
@@ -268,24 +211,24 @@ class DiscordAPI(LoopbackHTTP):
                 return 403, {"message": "Missing Access", "code": 50001}
             if parts[1] in self.thread_state:  # a message unarchives an archived (unlocked) thread
                 self.thread_state[parts[1]].archived, self.thread_state[parts[1]].active_at = False, self.now()
-            return 200, self._post(parts[1], body)
+            return 200, discord_messages.post(self, parts[1], body)
         if parts[0] == "channels" and len(parts) == 3 and parts[2] == "messages" and method == "GET":
-            return 200, self._history(parts[1], self._query)
+            return 200, discord_messages.history(self, parts[1], self._query)
         if parts[0] == "channels" and len(parts) == 4 and parts[2] == "messages":
             if self._archived(parts[1]):
                 return 400, THREAD_ARCHIVED
-            return self._edit(parts[1], parts[3], method, body)
+            return discord_messages.edit(self, parts[1], parts[3], method, body)
         if parts[0] == "webhooks" and len(parts) >= 3:
             refused = self._dead_token(parts[1], parts[2])
             if refused is not None:
                 return refused
         if parts[0] == "webhooks" and len(parts) == 3 and method == "POST":
-            return 200, self._post(f"webhook:{parts[2]}", body)
+            return 200, discord_messages.post(self, f"webhook:{parts[2]}", body)
         if parts[0] == "webhooks" and len(parts) == 5 and parts[4] == "@original" and method == "PATCH":
             self.originals[parts[2]].append(dict(body))
             return 200, {"id": parts[2][:19], "content": body.get("content"), "channel_id": "0"}
         if parts[0] == "webhooks" and len(parts) == 5 and method in ("PATCH", "DELETE"):  # a follow-up message
-            return self._edit(f"webhook:{parts[2]}", parts[4], method, body)
+            return discord_messages.edit(self, f"webhook:{parts[2]}", parts[4], method, body)
         return 404, {"message": "404: Not Found", "code": 0}
 
     def _archived(self, channel: str) -> bool:
@@ -306,60 +249,11 @@ class DiscordAPI(LoopbackHTTP):
             return 404, UNKNOWN_WEBHOOK
         return None
 
-    def _post(self, channel: str, body: dict[str, Any]) -> dict[str, Any]:
-        nonce = body.get("nonce") if body.get("enforce_nonce") else None
-        if (
-            nonce is not None
-        ):  # Discord: the same author's message with this nonce (a few minutes back) is returned, none created
-            earlier = next(
-                (
-                    m
-                    for m in self.messages[channel]
-                    if m.get("nonce") == nonce and self.now() - m["_created"] < NONCE_WINDOW
-                ),
-                None,
-            )
-            if earlier is not None:
-                return _shown(earlier)
-        message = {
-            "id": self.next_id(),
-            "channel_id": channel,
-            "author": {"id": BOT_USER_ID, "bot": True},
-            **body,
-            "_created": self.now(),
-        }
-        self.messages[channel].append(message)
-        return _shown(message)
-
-    def _history(self, channel: str, query: dict[str, str]) -> list[dict[str, Any]]:
-        """GET /channels/{id}/messages: newest first, after/before a snowflake, `limit` (1-100, default 50);
-        the nonce of a message is not part of what history returns."""
-        after, before = int(query.get("after") or 0), int(query.get("before") or 1 << 63)
-        limit = max(1, min(100, int(query.get("limit") or 50)))
-        found = sorted(
-            (m for m in self.messages.get(channel, []) if after < int(m["id"]) < before), key=lambda m: int(m["id"])
-        )
-        page = (
-            found[:limit] if query.get("after") and not query.get("before") else found[-limit:]
-        )  # those next to the id
-        return [{k: v for k, v in _shown(m).items() if k not in ("nonce", "enforce_nonce")} for m in reversed(page)]
-
-    def _edit(self, channel: str, message_id: str, method: str, body: Any) -> tuple[int, Any]:
-        for index, message in enumerate(self.messages.get(channel, [])):
-            if message["id"] == message_id:
-                if method == "DELETE":
-                    del self.messages[channel][index]
-                    return 204, None
-                message.update(body or {})
-                return 200, _shown(message)
-        return 404, {"message": "Unknown Message", "code": 10008}
-
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = (
-        True  # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
-    )
+    # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
+    disable_nagle_algorithm = True
 
     def _serve(self) -> None:
         api: DiscordAPI = self.server.owner  # type: ignore[attr-defined]
@@ -383,20 +277,3 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 DiscordAPI.handler = _Handler
-
-
-def _shown(message: dict[str, Any]) -> dict[str, Any]:
-    """A message as Discord returns it (the stand-in's own bookkeeping left out)."""
-    return {k: v for k, v in message.items() if not k.startswith("_")}
-
-
-def _embed_chars(embed: dict[str, Any]) -> int:
-    """What counts toward the 6,000: title, description, field names and values, footer text, author name."""
-    fields = embed.get("fields") or []
-    return (
-        len(embed.get("title") or "")
-        + len(embed.get("description") or "")
-        + sum(len(f.get("name") or "") + len(f.get("value") or "") for f in fields)
-        + len((embed.get("footer") or {}).get("text") or "")
-        + len((embed.get("author") or {}).get("name") or "")
-    )

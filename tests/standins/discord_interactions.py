@@ -16,7 +16,8 @@ from typing import Any
 
 from nacl.signing import SigningKey
 
-from tests.standins.discord_api import APPLICATION_ID, CONTENT_LIMIT, GUILD_ID, DiscordAPI
+from tests.standins.discord_api import APPLICATION_ID, GUILD_ID, DiscordAPI
+from tests.standins.discord_checks import CONTENT_LIMIT
 from tests.standins.discord_spec import Spec
 
 SIGNING_KEY = SigningKey(bytes(range(32)))  # a fixed test key: the tests' "Discord"

@@ -1,17 +1,16 @@
 """A local stand-in for GitHub's REST API, reached through the real githubkit via `GITHUB_API_URL`.
 
-It serves a generated repository (tests/standins/github_repo.py) and behaves like GitHub where the
-project relies on it: token auth (and a GitHub App's JWT -> installation token), fine-grained
-permissions (403 naming nothing, like GitHub), `ETag` / `If-None-Match` -> 304 (which costs no rate
-limit), `Link` pagination, `per_page` <= 100 (422 above), a primary rate limit counter and an
-on-demand secondary rate limit (403 with `retry-after`, or without it as GitHub also answers), a
-spent primary limit (403 with `x-ratelimit-remaining: 0` and the reset time), the write endpoints
-(labels, comments, close with `state_reason`, a new issue), a renamed repository (301 to `/repositories/ID`),
-transferred issues (301 with `Location` to the new repository's issue) and deleted ones (410), the
-`X-GitHub-Api-Version` header (400 for a version the server does not support), and faults that apply
-a write and then answer 5xx or too late. Every request is validated against GitHub's OpenAPI
-description before it is served and every JSON response before it is sent; a violation is recorded
-in `violations` (tests assert there are none) and answered 400.
+It serves a generated repository (tests/standins/github_repo.py) and behaves like GitHub where the project relies on it:
+token auth (and a GitHub App's JWT -> installation token), fine-grained permissions (403 naming nothing, like GitHub),
+`ETag` / `If-None-Match` -> 304 (which costs no rate limit), `Link` pagination, `per_page` <= 100 (422 above), a primary
+rate limit counter and an on-demand secondary rate limit (403 with `retry-after`, or without it as GitHub also answers),
+a spent primary limit (403 with `x-ratelimit-remaining: 0` and the reset time), the write endpoints (labels, comments,
+close with `state_reason`, a new issue), a renamed repository (301 to `/repositories/ID`), transferred issues (301 with
+`Location` to the new repository's issue) and deleted ones (410), the `X-GitHub-Api-Version` header (400 for a version
+the server does not support), and faults that apply a write and then answer 5xx or too late. Every request is validated
+against GitHub's OpenAPI description before it is served and every JSON response before it is sent; a violation is
+recorded in `violations` (tests assert there are none) and answered 400. The checks made before a route are
+tests/standins/github_gate.py's; `Link` pagination is tests/standins/github_paging.py's.
 """
 
 from __future__ import annotations
@@ -24,13 +23,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from tests.standins import (
     github_collaborators,
+    github_gate,
     github_graphql,
     github_label_removal,
     github_new_issues,
@@ -79,37 +78,30 @@ class GitHubAPI(LoopbackHTTP):
         self.violations: list[str] = []
         self.rate_remaining = rate_limit
         self.rate_limit = rate_limit
-        self.secondary: deque[int | None] = (
-            deque()
-        )  # retry-after seconds (None: no header) for the next N non-304 requests
+        # retry-after seconds (None: no header) for the next N non-304 requests
+        self.secondary: deque[int | None] = deque()
         self.faults: deque[tuple[re.Pattern[str], int]] = deque()  # (METHOD path regex, status), used once
-        self.after_write: deque[tuple[re.Pattern[str], int, float]] = (
-            deque()
-        )  # applied, then (status, delay), used once
+        self.after_write: deque[tuple[re.Pattern[str], int, float]] = deque()  # applied, then (status, delay), once
         self.api_versions = set(API_VERSIONS)  # GitHub Enterprise Server: {"2022-11-28"}
         self.rate_reset = int(time.time()) + 3600
         self.others: dict[str, Repo] = {}  # repositories issues were transferred to, by full name
         self.old_names: list[str] = []  # full names the repository had before a rename: 301 to /repositories/ID
         self.revocations: list[tuple[re.Pattern[str], str]] = []
-        self.hooks: list[
-            tuple[re.Pattern[str], Callable[[], None]]
-        ] = []  # run (once) before a matching request is served
+        # run (once) before a matching request is served
+        self.hooks: list[tuple[re.Pattern[str], Callable[[], None]]] = []
         self.graphql_limited = 0  # the next N GraphQL queries answer RATE_LIMITED (github_graphql)
         self.reject_duplicate = False  # a server that does not know state_reason=duplicate (422)
         self.write_delay = 0.0
         # Link next URLs carry opaque page tokens (as GitHub's cursor-paginated listings do): a client that
         # builds `page=N` itself instead of following the Link header gets GitHub's 422
         self.opaque_pages = False
-        self.link_base: str | None = (
-            None  # Link URLs on another host (a misconfigured proxy), to prove none is followed
-        )
+        self.link_base: str | None = None  # Link URLs on another host (a misconfigured proxy): none is followed
         self.tree_limit: int | None = None  # entries per git tree answer; beyond it the answer says truncated: true
         self.page_tokens: dict[int, int] = {}  # page token -> page number
         self.app_id: str | None = None
         self.installation_id = 55
-        self.roles: dict[
-            str, str
-        ] = {}  # login -> repository role (admin, maintain, write, triage, read): the collaborators
+        # login -> repository role (admin, maintain, write, triage, read): the collaborators
+        self.roles: dict[str, str] = {}
         self.lock = threading.Lock()
 
     @property
@@ -187,9 +179,8 @@ class GitHubAPI(LoopbackHTTP):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = (
-        True  # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
-    )
+    # headers and body go out in two writes: don't let the body wait ~40 ms for a delayed ACK
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -241,13 +232,13 @@ class _Handler(BaseHTTPRequestHandler):
             except github_spec.SpecViolation as exc:
                 api.violations.append(f"request {method} {path}: {exc}")
                 return self._reply(api, call, 400, {"message": str(exc)})
-        status, payload, headers = _route(api, call)
+        status, payload, headers = github_gate.serve(api, call)
         for i, (pattern, late_status, delay) in enumerate(api.after_write):
             if method != "GET" and status < 300 and pattern.search(f"{method} {path}"):
                 del api.after_write[i]
                 time.sleep(delay)
                 if late_status:
-                    status, payload, headers = _error(late_status, "Server Error")
+                    status, payload, headers = github_gate.error(late_status, "Server Error")
                 break
         try:
             self._reply(api, call, status, payload, headers)
@@ -302,135 +293,6 @@ def _outside_spec(path: str) -> bool:
         or github_label_removal.outside_spec(path)
         or path in github_graphql.PATHS
     )
-
-
-def _error(
-    status: int, message: str, field: str = "state_reason", detail: str | None = None
-) -> tuple[int, Any, dict[str, str]]:
-    body: dict[str, Any] = {"message": message, "documentation_url": "https://docs.github.com/rest"}
-    if status == 422:
-        body["errors"] = [{"resource": "Issue", "code": "invalid", "field": field, "message": detail or message}]
-    return status, body, {}
-
-
-def _route(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
-    for i, (pattern, hook) in enumerate(list(api.hooks)):
-        if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
-            del api.hooks[i]
-            hook()
-            break
-    for pattern, revoked in list(api.revocations):
-        if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
-            api.revoke(revoked)
-    for i, (pattern, status) in enumerate(api.faults):
-        if pattern.search(f"{call.method} {call.path}?{urlencode(call.query)}"):
-            del api.faults[i]
-            return _error(status, HTTPStatus(status).phrase)
-    if call.path.startswith("/app/installations/"):
-        return _installation_token(api, call)
-    if call.method == "POST" and call.path in github_graphql.PATHS:
-        auth = call.headers.get("authorization", "")
-        limited = api.graphql_limited > 0
-        status, reply = github_graphql.serve(api, auth.split(" ", 1)[1] if " " in auth else "", call.body)
-        return status, reply, ({"x-ratelimit-remaining": "0", "x-ratelimit-resource": "graphql"} if limited else {})
-    auth = call.headers.get("authorization", "")
-    token = auth.split(" ", 1)[1] if " " in auth else ""
-    if call.path.endswith("/installation") and auth.startswith("Bearer ") and api.app_id:
-        install = github_spec.skeleton("installation")
-        install.update(id=api.installation_id, app_id=int(api.app_id), target_type="Organization")
-        return 200, install, {}
-    version = call.headers.get("x-github-api-version")
-    if version is not None and version not in api.api_versions:
-        return _error(400, f"The API version {version} is not supported.")
-    permissions = api.tokens.get(token)
-    if permissions is None:
-        return _error(401, "Bad credentials")
-    if api.secondary and not call.headers.get("if-none-match"):
-        seconds = api.secondary.popleft()
-        return (
-            403,
-            {
-                "message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
-                "documentation_url": "https://docs.github.com",
-            },
-            ({} if seconds is None else {"retry-after": str(seconds)}),
-        )
-    if api.rate_remaining <= 0 and not call.headers.get("if-none-match"):
-        return 403, {"message": "API rate limit exceeded for user.", "documentation_url": "https://docs.github.com"}, {}
-    old = next((n for n in api.old_names if call.path.startswith(f"/repos/{n}/")), None)
-    if old is not None:
-        where = f"{api.base_url}/repositories/{api.repo.repo_id}{call.path[len(f'/repos/{old}') :]}"
-        return (
-            301,
-            {"message": "Moved Permanently", "url": where, "documentation_url": "https://docs.github.com/rest"},
-            {"Location": where},
-        )
-    repo = next((r for r in (api.repo, *api.others.values()) if call.path.startswith(f"/repos/{r.full_name}")), None)
-    if repo is None:
-        return _error(404, "Not Found")
-    prefix = f"/repos/{repo.full_name}"
-    tail = call.path[len(prefix) :]
-    needs = (
-        "contents"
-        if tail == "" or tail.startswith("/git/")
-        else "pull_requests"
-        if tail.startswith("/pulls")
-        else "metadata"
-        if tail.startswith("/collaborators/")
-        else "issues"
-    )
-    level = permissions.get(needs)
-    if level is None or (call.method != "GET" and level != "write"):
-        return _error(403, "Resource not accessible by personal access token")
-    per_page = int(call.query.get("per_page", "30"))
-    if per_page > 100:
-        return _error(422, "per_page must be at most 100")
-    from tests.standins.github_routes import route
-
-    with repo.lock:
-        try:
-            return route(api, repo, call, tail, per_page)
-        except BadPage:
-            return _error(422, "Validation Failed", "page", "page is not one this listing gave out")
-
-
-def _installation_token(api: GitHubAPI, call: Call) -> tuple[int, Any, dict[str, str]]:
-    if not call.headers.get("authorization", "").startswith("Bearer "):
-        return _error(401, "A JSON web token could not be decoded")
-    token = f"ghs_installation_{len(api.tokens)}"
-    api.tokens[token] = dict(ALL)
-    expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
-    return 201, {"token": token, "expires_at": expires}, {}
-
-
-class BadPage(Exception):
-    """A `page` the stand-in never put in a Link header (with `opaque_pages`)."""
-
-
-def page_of(
-    items: list[Any], call: Call, per_page: int, base: str, api: GitHubAPI | None = None
-) -> tuple[list[Any], dict[str, str]]:
-    """One page and its `Link` header (next, last) like GitHub's; with `api.opaque_pages`, next only, by token."""
-    asked = max(int(call.query.get("page", "1")), 1)
-    opaque = api is not None and api.opaque_pages
-    if opaque and asked != 1 and asked not in api.page_tokens:  # type: ignore[union-attr]
-        raise BadPage(asked)
-    page = api.page_tokens[asked] if opaque and asked != 1 else asked  # type: ignore[union-attr]
-    last = max((len(items) + per_page - 1) // per_page, 1)
-    chunk = items[(page - 1) * per_page : page * per_page]
-    links = []
-    for rel, number in (("next", page + 1), ("last", last)):
-        if rel == "next" and page >= last:
-            continue
-        if opaque:
-            if rel == "last":
-                continue
-            token = 7_000 + len(api.page_tokens) * 13  # type: ignore[union-attr]
-            api.page_tokens[token] = number  # type: ignore[union-attr]
-            number = token
-        query = urlencode({**call.query, "page": number})
-        links.append(f'<{(api.link_base if api else None) or base}{call.path}?{query}>; rel="{rel}"')
-    return chunk, ({"Link": ", ".join(links)} if links else {})
 
 
 GitHubAPI.handler = _Handler

@@ -1,15 +1,14 @@
 """The stand-in's GraphQL endpoint (`POST /graphql`; `/api/graphql` under GitHub Enterprise's `/api/v3`).
 
-GitHub publishes no OpenAPI description of its GraphQL API; its schema is SDL. `SCHEMA` below is the
-part of it Atlas reads (`Repository.discussions` and what a discussion holds), with the names, argument
-lists and nullability of GitHub's own "Using the GraphQL API for Discussions" reference, and `Repository.issue`
-with its timeline's duplicate marks (tests/standins/github_graphql_issues.py). Every query is
-parsed and validated against it by graphql-core (the reference implementation), so a field GitHub does
-not have is an error (recorded in `violations`, as a REST request outside the description is), and then
-executed over the stand-in's discussions, so the reply has exactly the shape the query asked for.
-As GitHub does: connections need `first` or `last` (1..100), cursors are opaque, errors come back with
-HTTP 200 and an `errors` list, a token without the Discussions permission gets a FORBIDDEN error, and
-with `api.graphql_limited` the next queries get RATE_LIMITED (`x-ratelimit-remaining: 0`).
+GitHub publishes no OpenAPI description of its GraphQL API; its schema is SDL. `SCHEMA` is the part of it Atlas reads
+(`Repository.discussions` and what a discussion holds: tests/standins/github_graphql_schema.py), with the names,
+argument lists and nullability of GitHub's own "Using the GraphQL API for Discussions" reference, and `Repository.issue`
+with its timeline's duplicate marks (tests/standins/github_graphql_issues.py). Every query is parsed and validated
+against it by graphql-core (the reference implementation), so a field GitHub does not have is an error (recorded in
+`violations`, as a REST request outside the description is), and then executed over the stand-in's discussions, so the
+reply has exactly the shape the query asked for. As GitHub does: connections need `first` or `last` (1..100), cursors
+are opaque, errors come back with HTTP 200 and an `errors` list, a token without the Discussions permission gets a
+FORBIDDEN error, and with `api.graphql_limited` the next queries get RATE_LIMITED (`x-ratelimit-remaining: 0`).
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from graphql import GraphQLError, build_schema, graphql_sync
 
 from tests.standins import github_graphql_issues as issues
+from tests.standins import github_graphql_schema
 
 if TYPE_CHECKING:
     from tests.standins.github_api import GitHubAPI
@@ -29,106 +29,7 @@ if TYPE_CHECKING:
 PATHS = ("/graphql", "/api/graphql")
 MAX_NODES = 100
 
-SCHEMA = build_schema(
-    """
-scalar DateTime
-scalar URI
-
-type Query {
-  repository(owner: String!, name: String!, followRenames: Boolean = true): Repository
-}
-
-type Repository {
-  nameWithOwner: String!
-  issue(number: Int!): Issue
-  discussions(after: String, before: String, first: Int, last: Int, categoryId: ID = null, answered: Boolean = null,
-              orderBy: DiscussionOrder = {field: UPDATED_AT, direction: DESC}): DiscussionConnection!
-}
-
-input DiscussionOrder {
-  field: DiscussionOrderField!
-  direction: OrderDirection!
-}
-
-enum DiscussionOrderField { CREATED_AT UPDATED_AT }
-enum OrderDirection { ASC DESC }
-
-type PageInfo {
-  endCursor: String
-  hasNextPage: Boolean!
-  hasPreviousPage: Boolean!
-  startCursor: String
-}
-
-type DiscussionConnection {
-  edges: [DiscussionEdge]
-  nodes: [Discussion]
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-
-type DiscussionEdge {
-  cursor: String!
-  node: Discussion
-}
-
-interface Actor {
-  login: String!
-  url: URI!
-}
-
-type User implements Actor {
-  login: String!
-  url: URI!
-}
-
-type DiscussionCategory {
-  createdAt: DateTime!
-  description: String
-  emoji: String!
-  id: ID!
-  isAnswerable: Boolean!
-  name: String!
-  updatedAt: DateTime!
-}
-
-type Discussion {
-  answer: DiscussionComment
-  answerChosenAt: DateTime
-  author: Actor
-  body: String!
-  bodyText: String!
-  category: DiscussionCategory!
-  comments(after: String, before: String, first: Int, last: Int): DiscussionCommentConnection!
-  createdAt: DateTime!
-  id: ID!
-  isAnswered: Boolean
-  locked: Boolean!
-  number: Int!
-  title: String!
-  updatedAt: DateTime!
-  url: URI!
-}
-
-type DiscussionComment {
-  author: Actor
-  body: String!
-  bodyText: String!
-  createdAt: DateTime!
-  id: ID!
-  isAnswer: Boolean!
-  updatedAt: DateTime!
-  url: URI!
-}
-
-type DiscussionCommentConnection {
-  nodes: [DiscussionComment]
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-"""
-    + issues.SDL
-)
+SCHEMA = build_schema(github_graphql_schema.SDL + issues.SDL)
 
 
 def serve(api: GitHubAPI, token: str, body: Any) -> tuple[int, Any]:

@@ -54,7 +54,8 @@ def set_files(repo: Repo, number: int, paths: list[str], *, renamed_from: dict[s
 
 
 def route(api: GitHubAPI, repo: Repo, call: Call, per_page: int) -> tuple[int, Any, dict[str, str]]:
-    from tests.standins.github_api import _error, page_of
+    from tests.standins.github_gate import error as _error
+    from tests.standins.github_paging import page_of
 
     m = ROUTE.match(call.path)
     assert m is not None

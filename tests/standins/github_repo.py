@@ -7,14 +7,12 @@ GitHub's does and listings with `since` behave like GitHub's.
 
 from __future__ import annotations
 
-import base64
-import functools
-import hashlib
 import random
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.standins.github_git import GitObjects
 from tests.standins.github_spec import skeleton
 
 OWNER, NAME = "acme", "rocket"
@@ -24,9 +22,11 @@ WORDS = (
 ).split()
 LABELS = ("bug", "enhancement", "question", "documentation", "duplicate", "good first issue", "area:queue", "area:docs")
 DOCS: dict[str, bytes] = {
-    "docs/index.md": b"---\ntitle: Rocket overview\n---\n# Welcome\n\nRocket runs jobs.\n\n## Install\n\npip install rocket\n",
+    "docs/index.md": b"---\ntitle: Rocket overview\n---\n# Welcome\n\nRocket runs "
+    b"jobs.\n\n## Install\n\npip install rocket\n",
     "docs/guides/setup.md": b"# Setting up Rocket\n\nIntro.\n\n## Redis\n\nSet ROCKET_REDIS_URL to your server.\n",
-    "docs/guides/deep/tuning-workers.md": b"Some text without a heading.\n\n## Concurrency\n\nUse 4 workers per core.\n",
+    "docs/guides/deep/tuning-workers.md": b"Some text without a heading.\n\n## "
+    b"Concurrency\n\nUse 4 workers per core.\n",
     "docs/reference/config.md": b"# Configuration\n\n## lease_seconds\n\nDefault 30.\n",
     "docs/logo.png": b"\x89PNG\r\n\x1a\n\x00\x00binary",
     "docs/broken.md": b"# Broken\n\n\xff\xfe not utf-8 \x00",
@@ -35,14 +35,8 @@ DOCS: dict[str, bytes] = {
 }
 
 
-@functools.lru_cache(maxsize=65_536)
-def blob_sha(content: bytes) -> str:
-    """Git's blob sha (remembered: trees and blobs are asked for again and again of a large repository)."""
-    return hashlib.sha1(b"blob %d\x00" % len(content) + content).hexdigest()
-
-
 @dataclass
-class Repo:
+class Repo(GitObjects):
     """The repository's state; all mutation under `lock`."""
 
     owner: str = OWNER
@@ -55,14 +49,11 @@ class Repo:
     modes: dict[str, str] = field(default_factory=dict)  # a file's git mode when not 100644 (120000: a symlink)
     releases: list[dict[str, Any]] = field(default_factory=list)  # newest first, as GitHub lists them
     discussions: dict[int, dict[str, Any]] = field(default_factory=dict)  # GraphQL Discussion shapes (github_graphql)
-    timeline: dict[int, list[dict[str, Any]]] = field(
-        default_factory=dict
-    )  # GraphQL timeline events (github_graphql_issues)
+    # GraphQL timeline events (github_graphql_issues)
+    timeline: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     blobs: dict[str, bytes] = field(default_factory=dict)  # every blob seen, by sha (filled as blobs are asked)
     has_discussions: bool = False  # the repository's Discussions feature (off unless turned on, as on GitHub)
-    pull_files: dict[int, list[dict[str, Any]]] = field(
-        default_factory=dict
-    )  # diff entries by PR number (github_pulls)
+    pull_files: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # diff entries by PR (github_pulls)
     default_branch: str = "main"
     lock: threading.RLock = field(default_factory=threading.RLock)
     clock: int = 0
@@ -207,103 +198,11 @@ class Repo:
             self.deleted.add(number)
 
     def transfer_issue(self, number: int, *, to_repo_id: int = 9999, new_number: int = 1) -> None:
-        """An issue transferred to another repository: gone from this one's listings; GET answers 301 to its new home."""
+        """An issue transferred to another repository: gone from this one's listings; GET answers 301 to it."""
         with self.lock:
             self.issues.pop(number)
             self.comments = {k: c for k, c in self.comments.items() if not c["issue_url"].endswith(f"/issues/{number}")}
             self.moved[number] = f"/repositories/{to_repo_id}/issues/{new_number}"
-
-    def tree(self, ref: str, *, recursive: bool = False, limit: int | None = None) -> dict[str, Any] | None:
-        """The git tree at `ref` (the default branch or a folder's tree sha) as GitHub answers it: paths relative
-        to that tree, sorted; beyond `limit` entries GitHub cuts the answer and says `truncated: true`."""
-        folder = "" if ref == self.default_branch else self._folders().get(ref)
-        if folder is None:
-            return None
-        prefix = f"{folder}/" if folder else ""
-        entries = []
-        for path, data in sorted(self.files.items()):
-            rel = path[len(prefix) :] if path.startswith(prefix) else None
-            if rel and (recursive or "/" not in rel):
-                entries.append(
-                    {
-                        "path": rel,
-                        "mode": self.modes.get(path, "100644"),
-                        "type": "blob",
-                        "sha": blob_sha(data),
-                        "size": len(data),
-                        "url": self.url(f"/git/blobs/{blob_sha(data)}"),
-                    }
-                )
-        for sha, path in self._folders().items():
-            rel = path[len(prefix) :] if path.startswith(prefix) else None
-            if path and rel and (recursive or "/" not in rel):
-                entries.append(
-                    {"path": rel, "mode": "040000", "type": "tree", "sha": sha, "url": self.url(f"/git/trees/{sha}")}
-                )
-        entries.sort(key=lambda e: e["path"])
-        truncated = limit is not None and len(entries) > limit
-        return {
-            "sha": self._folder_sha(folder),
-            "url": self.url(f"/git/trees/{self._folder_sha(folder)}"),
-            "tree": entries[:limit] if truncated else entries,
-            "truncated": truncated,
-        }
-
-    def _folders(self) -> dict[str, str]:
-        """Every folder (the root is "") by its tree sha, which changes with anything under it, as git's does."""
-        paths = {""} | {p.rsplit("/", 1)[0] for p in self.files if "/" in p}
-        while True:  # every ancestor of a folder is a folder
-            more = {f.rsplit("/", 1)[0] for f in paths if "/" in f} - paths
-            if not more:
-                break
-            paths |= more
-        return {self._folder_sha(f): f for f in paths}
-
-    def _folder_sha(self, folder: str) -> str:
-        prefix = f"{folder}/" if folder else ""
-        content = sorted((p, blob_sha(d)) for p, d in self.files.items() if p.startswith(prefix))
-        return hashlib.sha1(repr((folder, content)).encode()).hexdigest()
-
-    def commit(self, ref: str) -> dict[str, Any] | None:
-        """The head commit of the default branch (by name or by its sha): its sha follows the root tree's."""
-        tree = self._folder_sha("")
-        sha = hashlib.sha1(f"commit {tree}".encode()).hexdigest()
-        if ref not in (self.default_branch, sha):
-            return None
-        commit = skeleton("commit")
-        commit.update(
-            sha=sha,
-            node_id=f"C_{sha[:8]}",
-            url=self.url(f"/commits/{sha}"),
-            html_url=self.html(f"/commit/{sha}"),
-            comments_url=self.url(f"/commits/{sha}/comments"),
-            parents=[],
-            files=[],
-        )
-        commit["commit"] = {
-            **commit["commit"],
-            "tree": {"sha": tree, "url": self.url(f"/git/trees/{tree}")},
-            "message": "head",
-            "url": self.url(f"/git/commits/{sha}"),
-        }
-        return commit
-
-    def blob(self, sha: str) -> dict[str, Any] | None:
-        """A blob by sha, as GitHub serves one (a blob once in the repository stays readable, like git's objects)."""
-        data = self.blobs.get(sha)
-        if data is None:
-            self.blobs.update({blob_sha(d): d for d in self.files.values()})
-            data = self.blobs.get(sha)
-        if data is None:
-            return None
-        return {
-            "sha": sha,
-            "node_id": f"B_{sha[:8]}",
-            "size": len(data),
-            "url": self.url(f"/git/blobs/{sha}"),
-            "content": base64.b64encode(data).decode(),
-            "encoding": "base64",
-        }
 
     def full_repository(self) -> dict[str, Any]:
         repo = skeleton("full-repository")

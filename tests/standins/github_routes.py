@@ -14,7 +14,8 @@ Reply = tuple[int, Any, dict[str, str]]
 
 
 def route(api: GitHubAPI, repo: Repo, call: Call, tail: str, per_page: int) -> Reply:
-    from tests.standins.github_api import _error, page_of
+    from tests.standins.github_gate import error as _error
+    from tests.standins.github_paging import page_of
 
     m = re.fullmatch(r"/issues/(\d+)(/comments|/labels)?", tail)
     if m and int(m.group(1)) in repo.moved:  # transferred: every issue route redirects to the new repository's issue

@@ -7,14 +7,13 @@ there but missing is an error. A plain clone with no `../shared` checks the same
 the types the openai SDK ships instead (`tests/standins/openai_types.py`); the few tests about the
 spec itself skip, saying why. OpenAI's description is never copied into this repository.
 
-Spec quirk handled here (see `_tolerated_overlaps`): `InputItem` is a `oneOf` whose branches
-`EasyInputMessage` and `Item` (-> `InputMessage`) both describe a user/system/developer
-message with a content-part list, e.g. `{"role": "user", "content": [{"type": "input_text",
-"text": "hi"}]}`. The SDK's `ResponseInputItemParam` lists both shapes (`EasyInputMessageParam`
-and `Message`) as valid input, but plain JSON Schema `oneOf` rejects it as "valid under each of". OpenAPI's `discriminator` does not
-disambiguate (both branches carry `type: "message"`, and there is no mapping). Only that one
-`oneOf`, and only when the matching branches are exactly those two, is treated as "at least
-one"; every other `oneOf` keeps exact-one semantics.
+Spec quirk handled here (see `_tolerated_overlaps`): `InputItem` is a `oneOf` whose branches `EasyInputMessage` and
+`Item` (-> `InputMessage`) both describe a user/system/developer message with a content-part list, e.g. `{"role":
+"user", "content": [{"type": "input_text", "text": "hi"}]}`. The SDK's `ResponseInputItemParam` lists both shapes
+(`EasyInputMessageParam` and `Message`) as valid input, but plain JSON Schema `oneOf` rejects it as "valid under each
+of". OpenAPI's `discriminator` does not disambiguate (both branches carry `type: "message"`, and there is no mapping).
+Only that one `oneOf`, and only when the matching branches are exactly those two, is treated as "at least one"; every
+other `oneOf` keeps exact-one semantics.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from typing import Any
 from tests.standins import openai_spec
 from tests.standins.conversation import Ledger, Refusal, unrealistic
 from tests.standins.loopback import LoopbackHTTP
+from tests.standins.responses_render import call_outputs, last_user_text, render
 from tests.standins.turns import (
     Call,
     Message,
@@ -38,9 +39,6 @@ from tests.standins.turns import (
     Turn,
     TurnSource,
     Usage,
-    call_outputs,
-    last_user_text,
-    render,
     reply_calls,
     reply_error,
     reply_incomplete,

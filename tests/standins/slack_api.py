@@ -28,12 +28,12 @@ import json
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from tests.standins.loopback import LoopbackHTTP
 from tests.standins.slack_chat import chat_call, history, replies
+from tests.standins.slack_failures import Hold, Outage, Planned, ScriptedFailures
 from tests.standins.slack_limits import HistoryTier, Triggers
 from tests.standins.slack_openid import OpenID
 from tests.standins.slack_rules import assistant_call, content, require, view_problem
@@ -57,35 +57,7 @@ class Call:
     at: float = field(default_factory=time.monotonic)
 
 
-@dataclass
-class Hold:
-    """A request held in flight: `reached` is set when it arrives; it is then answered only after
-    `release`, unprocessed, as if it never got through (its sender may be gone by then). With
-    `processed`, Slack did it (the message is there) and only the answer is held, then lost."""
-
-    method: str
-    matches: Callable[[dict[str, Any]], bool]
-    processed: bool = False
-    reached: threading.Event = field(default_factory=threading.Event)
-    release: threading.Event = field(default_factory=threading.Event)
-
-
-@dataclass
-class Planned:
-    status: int = 200
-    error: str | None = None
-    retry_after: int | None = None
-
-
-@dataclass(frozen=True)
-class _Outage:
-    methods: frozenset[str]
-    until: float
-    status: int
-    when: Callable[[dict[str, Any]], bool] | None
-
-
-class SlackAPI(LoopbackHTTP):
+class SlackAPI(ScriptedFailures, LoopbackHTTP):
     """Start it, point `SLACK_API_URL` at `base_url`, read `calls` and `thread(...)` afterwards."""
 
     def __init__(
@@ -110,7 +82,7 @@ class SlackAPI(LoopbackHTTP):
         self.triggers = Triggers()  # trigger_ids issued with interactions, for views.open
         self._holds: list[Hold] = []
         self._plans: dict[str, deque[Planned]] = defaultdict(deque)
-        self._outages: list[_Outage] = []
+        self._outages: list[Outage] = []
         self._lock = threading.Lock()
         self._last_us = 0
 
@@ -123,41 +95,6 @@ class SlackAPI(LoopbackHTTP):
 
     def env(self) -> dict[str, str]:
         return {"SLACK_API_URL": self.base_url, "SLACK_BOT_TOKEN": self.token}
-
-    # -- scripting failures --------------------------------------------------------------------
-
-    def refuse(self, method: str, error: str, times: int = 1) -> None:
-        """The next `times` calls answer HTTP 200 `{"ok": false, "error": error}`."""
-        self._plan(method, Planned(error=error), times)
-
-    def rate_limit(self, method: str, times: int = 1, retry_after: int = 0) -> None:
-        """The next `times` calls answer HTTP 429 with `Retry-After` (nothing is processed)."""
-        self._plan(method, Planned(status=429, error="ratelimited", retry_after=retry_after), times)
-
-    def server_error(self, method: str, times: int = 1, status: int = 500, *, after: int = 0) -> None:
-        """The next `times` calls answer a 5xx (nothing is processed); with `after`, only once that many
-        more calls have been answered as usual."""
-        self._plan(method, Planned(), after)
-        self._plan(method, Planned(status=status, error="internal_error"), times)
-
-    def outage(
-        self, *methods: str, seconds: float, status: int = 503, when: Callable[[dict[str, Any]], bool] | None = None
-    ) -> None:
-        """For `seconds` from now, calls to `methods` (every method when none is named) whose arguments
-        satisfy `when` answer HTTP `status` and are not processed: Slack having an outage."""
-        with self._lock:
-            self._outages.append(_Outage(frozenset(methods), time.monotonic() + seconds, status, when))
-
-    def _in_outage(self, method: str, args: dict[str, Any]) -> int | None:
-        now = time.monotonic()
-        for outage in self._outages:
-            if (
-                now < outage.until
-                and (not outage.methods or method in outage.methods)
-                and (outage.when is None or outage.when(args))
-            ):
-                return outage.status
-        return None
 
     # -- the workspace's people -----------------------------------------------------------------
 
@@ -184,20 +121,6 @@ class SlackAPI(LoopbackHTTP):
     def add_group(self, group: str, members: list[str]) -> None:
         with self._lock:
             self.groups[group] = list(members)
-
-    def hold(
-        self, method: str, matches: Callable[[dict[str, Any]], bool] = lambda args: True, *, processed: bool = False
-    ) -> Hold:
-        """Hold the next call of `method` whose arguments match (e.g. to kill its caller meanwhile);
-        `processed`: Slack does the call first and only its answer is held."""
-        held = Hold(method, matches, processed)
-        with self._lock:
-            self._holds.append(held)
-        return held
-
-    def _plan(self, method: str, planned: Planned, times: int) -> None:
-        with self._lock:
-            self._plans[method].extend([planned] * times)
 
     # -- reading what happened -----------------------------------------------------------------
 

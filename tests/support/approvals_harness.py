@@ -25,8 +25,9 @@ from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from datasets import tracker_db, tracker_journal
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import TEAM, SlackAPI
-from tests.standins.slack_events import SECRET, block_action, mention
+from tests.standins.slack_events import SECRET, mention
 from tests.standins.slack_fixtures import RunningBot, start_bot
+from tests.standins.slack_interactions import block_action
 from tests.support.approvals_data import make_data
 from tests.support.processes import REPO, wait_for, worker_process
 from tools.issue_store import IssueStore

@@ -8,7 +8,8 @@ import re
 from tools import ToolContext, ToolOutput, dispatch, v2_registry
 
 NOTE = re.compile(
-    r'\n\[(?P<label>[^\]]*?): (?P<more>[\d,]+) more tokens; use read_more\(ref="(?P<ref>r[0-9a-f]+)", offset=(?P<offset>\d+)\)\]'
+    r"\n\[(?P<label>[^\]]*?): (?P<more>[\d,]+) more tokens; use "
+    r'read_more\(ref="(?P<ref>r[0-9a-f]+)", offset=(?P<offset>\d+)\)\]'
 )
 """A cut's or a page's note, as `tools.results.read_on` writes it."""
 

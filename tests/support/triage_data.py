@@ -32,7 +32,8 @@ TRACKER = [
     issue(
         1,
         "Worker crashes with KeyError 'lease_id' on startup",
-        "orbit 3.0.1\n```\nTraceback (most recent call last):\n  File \"orbit/worker.py\", line 10\nKeyError: 'lease_id'\n```",
+        "orbit 3.0.1\n```\nTraceback (most recent call last):\n  File "
+        "\"orbit/worker.py\", line 10\nKeyError: 'lease_id'\n```",
         ["bug", "comp:workers", "version:3.0.1", "S: needs repro", "duplicate"],
     ),
     issue(

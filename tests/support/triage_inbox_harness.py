@@ -24,8 +24,9 @@ from tests.standins.github_repo import Repo
 from tests.standins.github_webhooks import SECRET as WEBHOOK_SECRET
 from tests.standins.github_webhooks import deliver, payload
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SECRET, SlackSender, block_action, view_submission
+from tests.standins.slack_events import SECRET, SlackSender
 from tests.standins.slack_fixtures import BackgroundServer
+from tests.standins.slack_interactions import block_action, view_submission
 from tests.support.github_harness import run_sync
 from tests.support.processes import wait_for, worker_process
 from workers.runs.store import RunStore

@@ -33,7 +33,8 @@ def call(ctx: ToolContext, name: str, **args: object):
 def test_parse_front_matter_sections_and_fences() -> None:
     page = parse_page(
         "x",
-        '---\ntitle: "T"\napplies_to: 3.x\n---\n# T\n\nIntro.\n\n## A\n\n```\n## not\n# not\n```\n\n### Sub\n\ns\n\n## `B`\nb\n',
+        '---\ntitle: "T"\napplies_to: 3.x\n---\n# T\n\nIntro.\n\n## '
+        "A\n\n```\n## not\n# not\n```\n\n### Sub\n\ns\n\n## `B`\nb\n",
     )
     assert (page.title, page.applies_to, page.intro) == ("T", "3.x", "Intro.")
     assert page.headings() == ["A", "A › Sub", "`B`"]

@@ -9,7 +9,8 @@ from pathlib import Path
 from datasets import generate, knowledge_generate
 from datasets.knowledge_files import REPO
 from tests.standins.responses_api import ScriptedModel
-from tests.standins.turns import call_outputs, reply_calls, reply_text
+from tests.standins.responses_render import call_outputs
+from tests.standins.turns import reply_calls, reply_text
 from tests.support.agent_harness import build_agent, settings_for
 from workers.runs.state import RunState
 

@@ -32,6 +32,21 @@ def test_tool_is_declared_from_annotation_and_docstring() -> None:
     assert registry.get("nope") is None
 
 
+def test_a_wrapped_docstring_is_one_line_of_description() -> None:
+    """The source wraps at 120 columns; the model reads the docstring as one paragraph, as it was before."""
+    registry = Registry()
+
+    @registry.tool()
+    def echo(args: EchoArgs, ctx: ToolContext) -> str | ToolError:
+        """Repeat the text. Use it when asked
+        to repeat. Not for anything else."""
+        return args.text
+
+    tool = registry.get("echo")
+    assert tool is not None
+    assert tool.description == "Repeat the text. Use it when asked to repeat. Not for anything else."
+
+
 def test_duplicate_name_is_an_error() -> None:
     registry = Registry()
 

@@ -1,1 +1,2 @@
-"""The agent: the budgeted loop, the context window, model adapters (the Responses API and the offline model), what the model is told, tool-result stash and sources."""
+"""The agent: the budgeted loop, the context window, model adapters (the Responses API and the offline model), what the
+model is told, tool-result stash and sources."""

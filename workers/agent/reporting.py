@@ -1,4 +1,5 @@
-"""Where progress goes: the run's event stream (`atlas ask` tails it), or the thread of the chat platform it came from."""
+"""Where progress goes: the run's event stream (`atlas ask` tails it), or the thread of the chat platform it came
+from."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
 """Which tools a model call is offered (issue 40): every call carried all 16 definitions (about 3,700 tokens),
 though most questions need the docs and issue tools alone.
 
-A call is offered the tools in no group below (the docs and issue tools, search_history, calculate, read_more, link_issue, which
-the instructions ask for whenever an issue found is the question's own, and any tool added later), plus a group
-when the person's own words ask for what it does (the code and history tools for code, files, commits, pull
-requests, releases; the tracker actions for labelling, commenting, closing, filing), plus every tool the run has
-called and the follow-ups of those calls. Decided from the transcript alone, so a resumed
-or re-delivered run is offered what it was; a tool once called stays offered while its call is in the transcript
-(the Responses API pairs each call with an offered tool's definition).
+A call is offered the tools in no group below (the docs and issue tools, search_history, calculate, read_more,
+link_issue, which the instructions ask for whenever an issue found is the question's own, and any tool added later),
+plus a group when the person's own words ask for what it does (the code and history tools for code, files, commits, pull
+requests, releases; the tracker actions for labelling, commenting, closing, filing), plus every tool the run has called
+and the follow-ups of those calls. Decided from the transcript alone, so a resumed or re-delivered run is offered what
+it was; a tool once called stays offered while its call is in the transcript (the Responses API pairs each call with an
+offered tool's definition).
 """
 
 from __future__ import annotations
@@ -28,9 +28,8 @@ WORDS = {
         r"\b(?:(?<!error )(?<!orb )(?<!exit )(?<!status )code|codebase|source code|sources?|files?|functions?|methods?"
         r"|class(?:es)?|modules?|implement\w*|repos?|repository|repositories|pull requests?|prs?|commits?|merged?"
         r"|releases?|released|changelogs?|diffs?|patch(?:es|ed)?|regress\w*|introduc\w*|history|discussions?"
-        r"|fixed (?:in|by)|which (?:version|release)|since when|when was|where (?:is|are|does|do)|v?\d+\.\d+\.\d+|v\d+\.\d+|"
-        + _FILES
-        + r")\b",
+        r"|fixed (?:in|by)|which (?:version|release)|since when|when was|where "
+        r"(?:is|are|does|do)|v?\d+\.\d+\.\d+|v\d+\.\d+|" + _FILES + r")\b",
         re.IGNORECASE,
     ),
     ACTIONS: re.compile(
@@ -39,7 +38,8 @@ WORDS = {
         r"|file (?:a|an|it|this|that|the)\b|(?:open|create|raise) (?:a|an) (?:new )?issue|new issue"
         r"|report (?:it|this|that)"
         r"|mark (?:it|this|them|#?\d+) as|duplicate of|link (?:it|this|that|them|issue|#?\d+)|notify (?:me|us)"
-        r"|let (?:me|us) know when|tell (?:#?\d+|them|the reporter|the author|everyone)|let #?\d+ know|thank \w+ (?:on|in) #?\d+|triage)\b",
+        r"|let (?:me|us) know when|tell (?:#?\d+|them|the reporter|the "
+        r"author|everyone)|let #?\d+ know|thank \w+ (?:on|in) #?\d+|triage)\b",
         re.IGNORECASE,
     ),
 }

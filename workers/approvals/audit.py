@@ -5,8 +5,9 @@ every worker runs with RQ's maintenance (workers/process/rq_worker.py); Redis ru
 `atlas audit` reads it newest first. Decisions and expiries are appended by the same Lua script that records them
 (workers/approvals/records.py), so a decision is never recorded without its audit entry.
 
-Every entry has `kind` (request | decision | revision | result; a revision: arguments changed before the decision) and `at` (unix seconds), and, as far as known
-at that moment: run, pending_id, tool, arguments, issue, requester, decider, decision, result.
+Every entry has `kind` (request | decision | revision | result; a revision: arguments changed before the decision) and
+`at` (unix seconds), and, as far as known at that moment: run, pending_id, tool, arguments, issue, requester, decider,
+decision, result.
 """
 
 from __future__ import annotations

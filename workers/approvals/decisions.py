@@ -45,7 +45,8 @@ from workers.approvals.records import (
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_job_prefix, resume_queued
 
-# KEYS: approval, the cached directory answer (the approval key again when none is needed), audit (last: `audit` writes there).
+# KEYS: approval, the cached directory answer (the approval key again when none is needed), audit (last: `audit` writes
+# there).
 # ARGV: decision, decider, decider_name, granted, asker_counts ('1' or '0'), lookup ('members',
 # 'admin' or ''), the step keys' prefix; 8-11: the click's place (Place.args, or four ''); 12-: the
 # resume job (`_resume_args`: its run, id prefix, job key prefix, queue key, queues set, then the
@@ -94,7 +95,9 @@ adopt(KEYS[1], f, 7)
 audit(KEYS[1], 'decision', {'decider', user, 'decision', ARGV[1]})
 local step = ARGV[7] .. f['run_id'] .. ':' .. f['step']
 local closed = '0'
-if redis.call('HINCRBY', step, 'open', -1) <= 0 and redis.call('HSETNX', step, 'resume', tostring(now)) == 1 then closed = '1' end
+if redis.call('HINCRBY', step, 'open', -1) <= 0 and redis.call('HSETNX', step, 'resume', tostring(now)) == 1 then
+  closed = '1'
+end
 local queued = '0'
 if closed == '1' and #ARGV > 11 and ARGV[12] == f['run_id'] then
   local id = ARGV[13] .. f['step']
@@ -118,7 +121,7 @@ return {'decided', redis.call('HGETALL', KEYS[1]), closed, queued}
 
 @dataclass(frozen=True)
 class Decided:
-    """This click decided the call (`approval` as it left it); `step_complete` is True for exactly one caller per step."""
+    """This click decided the call (`approval` as it left it); `step_complete` is True for one caller per step."""
 
     approval: Approval
     step_complete: bool

@@ -59,7 +59,8 @@ for i = 1, n do
   local b = 5 + (i - 1) * 8
   redis.call('HSET', KEYS[i + 1], 'pending_id', ARGV[b + 1], 'run_id', ARGV[b + 2], 'call_id', ARGV[b + 3],
     'name', ARGV[b + 4], 'arguments', ARGV[b + 5], 'step', ARGV[b + 6], 'requester', ARGV[b + 7], 'issue', ARGV[b + 8],
-    'status', 'pending', 'created_at', tostring(now), 'expires_at', tostring(expires), 'platform', ARGV[4], 'team', ARGV[5])
+    'status', 'pending', 'created_at', tostring(now), 'expires_at', tostring(expires), 'platform', ARGV[4],
+    'team', ARGV[5])
   redis.call('EXPIRE', KEYS[i + 1], tonumber(ARGV[2]))
   audit(KEYS[i + 1], 'request', {})
 end
@@ -83,7 +84,9 @@ for i = 2, #KEYS - 1 do
   end
 end
 local claimed = 0
-if tonumber(redis.call('HGET', KEYS[1], 'open')) <= 0 then claimed = redis.call('HSETNX', KEYS[1], 'resume', tostring(now)) end
+if tonumber(redis.call('HGET', KEYS[1], 'open')) <= 0 then
+  claimed = redis.call('HSETNX', KEYS[1], 'resume', tostring(now))
+end
 return {expired, claimed}
 """
 )

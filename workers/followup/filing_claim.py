@@ -1,9 +1,9 @@
 """The web process's half of "File as GitHub issue": claim the answer and queue its one filing run.
 
 The answer (by its run) is claimed and the filing run recorded in one script, as a triage run is by its issue
-(workers/new_issues/claim.py `claim_run`), so a second click or a redelivered one starts nothing; a claimed
-filing still `queued` is queued again, the repair after a lost enqueue. Kept apart from filing.py, the worker's half, so the web process never loads
-the approval gate and the agent loop behind it.
+(workers/new_issues/claim.py `claim_run`), so a second click or a redelivered one starts nothing; a claimed filing still
+`queued` is queued again, the repair after a lost enqueue. Kept apart from filing.py, the worker's half, so the web
+process never loads the approval gate and the agent loop behind it.
 """
 
 from __future__ import annotations

@@ -51,7 +51,8 @@ def _later(rt: WorkerParts, run: RunState, record: FilingRecord, exc: Exception)
     left = rt.settings.slack_outage_seconds - (now - since)
     if left <= 0:
         log.error(
-            "run %s: the thread was not told of the filing (%s); %s kept failing for %.0fs, giving up (atlas runs show %s)",
+            "run %s: the thread was not told of the filing (%s); %s kept "
+            "failing for %.0fs, giving up (atlas runs show %s)",
             run.id,
             type(exc).__name__,
             run.origin.kind,

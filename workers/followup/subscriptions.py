@@ -36,7 +36,8 @@ class Subscription:
 
     tracker: str
     number: int
-    place: Origin  # kind, team, channel, thread_ts: where the thread is (on Discord, channel = thread_ts = the thread's id)
+    # kind, team, channel, thread_ts: where the thread is (on Discord, channel = thread_ts = the thread's id)
+    place: Origin
     run_id: str
     how: How
     at: float

@@ -1,14 +1,13 @@
 """RQ jobs that keep a synced repository fresh: one webhook event, and the periodic incremental sync.
 An issue closed, or a release published, is also told in the threads that follow the issue (workers/followup/).
 
-A webhook job applies the event's issue, comment or label to the staging store (unless what is
-stored was updated later: deliveries may arrive out of order) and refreshes the
-folder the tools read (a deleted or transferred issue disappears from search); a push to the default
-branch that touches the docs or the synced code re-reads their trees (only changed blobs are fetched),
-and one that touches neither costs no request.
-GitHub does not redeliver failed webhooks by itself, so a periodic sync (`ATLAS_SYNC_INTERVAL`)
-is the backstop (and starts triage for issues opened since the inbox last saw one): scheduled through RQ's scheduler, one chain per repository, and never two syncs
-at once (a Redis lock held while one runs).
+A webhook job applies the event's issue, comment or label to the staging store (unless what is stored was updated later:
+deliveries may arrive out of order) and refreshes the folder the tools read (a deleted or transferred issue disappears
+from search); a push to the default branch that touches the docs or the synced code re-reads their trees (only changed
+blobs are fetched), and one that touches neither costs no request. GitHub does not redeliver failed webhooks by itself,
+so a periodic sync (`ATLAS_SYNC_INTERVAL`) is the backstop (and starts triage for issues opened since the inbox last saw
+one): scheduled through RQ's scheduler, one chain per repository, and never two syncs at once (a Redis lock held while
+one runs).
 """
 
 from __future__ import annotations
@@ -84,7 +83,8 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
     github_index.apply(folder, change)
     from workers.new_issues.webhook import on_event
 
-    # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once either way.
+    # After the store (triage reads it), and even for a late `opened` (an `edited` overtook it): claimed once
+    # either way.
     triaged = on_event(rt, gh.repo, event, action, payload, fingerprint)
     original = _duplicate_original(gh, folder, payload) if event == "issues" and action == "closed" else None
     told = _closed_notices(rt, event, action, payload, original) + _cited_issue(rt, event, payload)
@@ -115,8 +115,8 @@ def _closed_notices(rt: Any, event: str, action: str, payload: dict[str, Any], o
 
 
 def _duplicate_original(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> int | None:
-    """A duplicate's original: what Atlas recorded when it closed it, else a "Duplicate of #N" comment, else (closed
-    in GitHub's UI) the issue its last MarkedAsDuplicateEvent names, asked once (workers/followup/marked_duplicate.py)."""
+    """A duplicate's original: what Atlas recorded when it closed it, else a "Duplicate of #N" comment, else (closed in
+    GitHub's UI) the issue its last MarkedAsDuplicateEvent names, asked once (workers/followup/marked_duplicate.py)."""
     from workers.followup import marked_duplicate, notices
 
     issue = payload.get("issue") or {}

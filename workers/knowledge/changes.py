@@ -155,7 +155,8 @@ def _follows(rt: WorkerParts, watch: watches.Watch) -> bool:
 def _within_rate(conn: redis.Redis, watch: watches.Watch, per_hour: int) -> bool:
     """Count this note against its channel's hour; False (and uncounted) when the hour's notes are spent."""
     place = watch.place
-    key = f"atlas:watch:rate:{place.kind}:{place.team or '-'}:{place.channel or '-'}:{int(time.time() // RATE_WINDOW_SECONDS)}"
+    window = int(time.time() // RATE_WINDOW_SECONDS)
+    key = f"atlas:watch:rate:{place.kind}:{place.team or '-'}:{place.channel or '-'}:{window}"
     pipe = conn.pipeline(transaction=True)
     pipe.incr(key)
     pipe.expire(key, RATE_WINDOW_SECONDS * 2)

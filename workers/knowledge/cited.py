@@ -2,10 +2,10 @@
 by its blob and the hash of its text, each issue by its state (issue 39, "answers corrected when their
 sources change").
 
-Releases by the hash of their notes. Only sources the answer cites (workers/agent/sources.py) and a tool showed: a docs section the run read
-(`get_doc_section`'s header) or, for a cited page it only searched, the first of its sections search listed;
-a file the run read whose path the answer names. Hashes are of the text with its whitespace collapsed,
-so a change of spacing or line wrapping is no change.
+Releases by the hash of their notes. Only sources the answer cites (workers/agent/sources.py) and a tool showed: a docs
+section the run read (`get_doc_section`'s header) or, for a cited page it only searched, the first of its sections
+search listed; a file the run read whose path the answer names. Hashes are of the text with its whitespace collapsed, so
+a change of spacing or line wrapping is no change.
 """
 
 from __future__ import annotations

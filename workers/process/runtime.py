@@ -170,7 +170,8 @@ class Runtime:
         )  # filed or linked: the thread follows it
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:
-        """The chat platform a run of this kind reports on; approval cards describe issues from this worker's tracker."""
+        """The chat platform a run of this kind reports on; approval cards describe this worker's tracker's
+        issues."""
         return platforms.for_run(self.settings, self.store, platform, self.tracker, self.slack)
 
     def companions(self, run: RunState) -> tuple[Reporter, ...]:

@@ -126,7 +126,8 @@ class _Renewer:
         self._reset()
 
     def _reset(self) -> None:
-        """Fresh state; also in a forked child, which has none of the parent's threads (RQ's default worker forks per job)."""
+        """Fresh state; also in a forked child, which has none of the parent's threads (RQ's default worker forks
+        per job)."""
         self._wake = threading.Condition()
         self._leases: list[Lease] = []
         self._thread: threading.Thread | None = None

@@ -46,7 +46,7 @@ def delay(attempt: int, cap_seconds: float, left: float, first_wait: float = FIR
 
 
 def job_id(run_id: str, attempt: int, what: str = "deliver") -> str:
-    """One job id per run, what is re-delivered and attempt: a retried job scheduling the same attempt again is refused."""
+    """One job id per run, what is re-delivered and attempt: a retried job scheduling the same attempt is refused."""
     return f"atlas-run-{run_id}-{what}-{attempt}"
 
 

@@ -1,14 +1,14 @@
 """The console's read model (issue 30): what its pages need, indexed as runs pause or end, so a page is a few
 bounded reads (a sorted set's newest page, a handful of records) and never a scan of the run records.
 
-Sorted sets of run ids by creation time: every run, each filter value (platform, channel, status, answering
-model, feedback up or down) and the coverage gaps (the answer said it found nothing, was unsure, or the run
-failed; votes down are their own set). A filter combination checks membership in the other sets (ZMSCORE),
-so nothing but ids is kept per run besides the record itself (whose finished form keeps each tool result's
-start, workers/runs/store.py). Per day: counters for the cost and use page, counted when a run first reaches
-a final status. Written from `RunStore.save`'s filings, later and in batches (workers/runs/index_filing.py),
-and by a feedback vote (`vote_changed`); trimmed and expired with the runs. A gap run's question is also kept as a vector
-(`vector_key`, written by a worker: workers/runs/question_vectors.py), expiring when its entry here is trimmed.
+Sorted sets of run ids by creation time: every run, each filter value (platform, channel, status, answering model,
+feedback up or down) and the coverage gaps (the answer said it found nothing, was unsure, or the run failed; votes down
+are their own set). A filter combination checks membership in the other sets (ZMSCORE), so nothing but ids is kept per
+run besides the record itself (whose finished form keeps each tool result's start, workers/runs/store.py). Per day:
+counters for the cost and use page, counted when a run first reaches a final status. Written from `RunStore.save`'s
+filings, later and in batches (workers/runs/index_filing.py), and by a feedback vote (`vote_changed`); trimmed and
+expired with the runs. A gap run's question is also kept as a vector (`vector_key`, written by a worker:
+workers/runs/question_vectors.py), expiring when its entry here is trimmed.
 """
 
 from __future__ import annotations

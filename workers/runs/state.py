@@ -166,8 +166,8 @@ class RunState(BaseModel):
     @field_validator("surface", mode="before")
     @classmethod
     def _surface_of_platform(cls, value: Any, info: ValidationInfo) -> Any:
-        """The stored surface (a plain dict) becomes the model of the run's platform, named by its origin
-        (validated before it: fields validate in order). Only this field: the record's JSON stays on pydantic's fast path."""
+        """The stored surface (a plain dict) becomes the model of the run's platform, named by its origin (validated
+        before it: fields validate in order). Only this field: the record's JSON stays on pydantic's fast path."""
         origin = info.data.get("origin")
         return for_platform(origin.kind if isinstance(origin, Origin) else "cli", value)
 

@@ -74,8 +74,9 @@ class RunStore:
         self.embedder = embedder
 
     def save(self, run: RunState) -> None:
-        """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`).
-        A paused or ended run is also filed in the console's indexes, with its results' previews (workers/runs/run_index.py)."""
+        """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`). A
+        paused or ended run is also filed in the console's indexes, with its results' previews
+        (workers/runs/run_index.py)."""
         run.updated_at = time.time()
         filed = run.final or run.status == "awaiting_approval"
         first = filed and run.unfiled

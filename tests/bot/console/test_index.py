@@ -157,8 +157,8 @@ def test_a_new_run_filed_first_as_paused_still_leaves_that_status_when_it_ends(r
 def test_saves_leave_filings_pending_and_one_flush_files_them_in_fewer_commands_than_runs(
     redis_conn: redis.Redis,
 ) -> None:
-    """Issue 40: a save adds its filing to a pending list (one command beside the record's), and a flush files a
-    batch with a command per key touched: 80 one-step runs cost fewer commands than one per run (26 each before), and each is
+    """Issue 40: a save adds its filing to a pending list (one command beside the record's), and a flush files a batch
+    with a command per key touched: 80 one-step runs cost fewer commands than one per run (26 each before), and each is
     listed, counted once, and moved out of the status it left."""
     store = RunStore(redis_conn)
     paused = _run("awaiting_approval")

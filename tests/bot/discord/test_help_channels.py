@@ -42,7 +42,8 @@ def _message(
 
 
 def _forum_thread(thread_id: str, name: str) -> dict[str, Any]:
-    """THREAD_CREATE for a new forum post (Discord sends it before the post's starter message, which has the thread's id)."""
+    """THREAD_CREATE for a new forum post (Discord sends it before the post's starter message, whose id is the
+    thread's)."""
     return {
         "id": thread_id,
         "guild_id": GUILD_ID,

@@ -1,6 +1,7 @@
-"""From a Discord answer to a GitHub issue, and back: `/atlas ask` answered by a real worker, the answer's
-"File as GitHub issue" button, the card drafted from the thread's words (no model) approved by a role member, one POST of the issue on the
-GitHub stand-in, and a signed `issues.closed` webhook (delivered twice) told once in the channel, then a release."""
+"""From a Discord answer to a GitHub issue, and back: `/atlas ask` answered by a real worker, the answer's "File as
+GitHub issue" button, the card drafted from the thread's words (no model) approved by a role member, one POST of the
+issue on the GitHub stand-in, and a signed `issues.closed` webhook (delivered twice) told once in the channel, then a
+release."""
 
 from __future__ import annotations
 

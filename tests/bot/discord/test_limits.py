@@ -21,7 +21,8 @@ from bot.discord.interactions import Interactions
 from bot.lookups import Lookup, Lookups, Result
 from bot.web.serve import DISCORD_PATH, http_server
 from tests.standins import discord_interactions as di
-from tests.standins.discord_api import CONTENT_LIMIT, DiscordAPI
+from tests.standins.discord_api import DiscordAPI
+from tests.standins.discord_checks import CONTENT_LIMIT
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
 from tests.standins.slack_fixtures import BackgroundServer
 from tests.support.tools_dataset import ISSUES, make_dataset, write_issues

@@ -47,7 +47,8 @@ def _refused_at_the_headers(base: str, path: str, length: int) -> bytes:
     host, port = base.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
         sock.sendall(
-            f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n".encode()
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: "
+            f"application/json\r\nContent-Length: {length}\r\n\r\n".encode()
         )
         return sock.recv(100).split(b"\r\n")[0]
 

@@ -80,7 +80,8 @@ def test_a_store_made_before_comments_had_updated_at_still_opens_and_compares(tm
     state.parent.mkdir(parents=True)
     old = sqlite3.connect(state)
     old.execute(
-        "CREATE TABLE comments(id INTEGER PRIMARY KEY, issue_number INTEGER NOT NULL, created_at TEXT, record TEXT NOT NULL)"
+        "CREATE TABLE comments(id INTEGER PRIMARY KEY, issue_number INTEGER "
+        "NOT NULL, created_at TEXT, record TEXT NOT NULL)"
     )
     old.execute("INSERT INTO comments VALUES (1, 3, '2026-01-01T00:00:00Z', ?)", (json.dumps({"body": "kept"}),))
     old.commit()

@@ -16,8 +16,9 @@ from rq import Queue
 
 from bot.slack import wording
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import block_action, command, direct_message, mention, sign
+from tests.standins.slack_events import direct_message, mention, sign
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
+from tests.standins.slack_interactions import block_action, command
 from tests.standins.tcp_proxy import TcpProxy
 from tests.support.processes import wait_for
 from tests.support.tools_dataset import make_dataset

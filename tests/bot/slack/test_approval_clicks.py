@@ -24,7 +24,7 @@ from bot.slack.cards import APPROVE_ACTION
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
-from tests.standins.slack_events import block_action
+from tests.standins.slack_interactions import block_action
 from tests.standins.tcp_proxy import TcpProxy
 from tests.support.approvals_harness import ASKER, CHANNEL, MAINTAINER, STRANGER, Stack, pending_id, stack
 from tests.support.processes import wait_for

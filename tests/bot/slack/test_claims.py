@@ -56,7 +56,7 @@ def test_a_twin_after_the_first_released_its_claim_can_claim(redis_conn: redis.R
 
 
 def test_a_release_by_another_delivery_leaves_the_holders_claim(redis_conn: redis.Redis) -> None:
-    """The token is drawn lazily, once per claim: the holder's claim and release agree, a stranger's release is refused."""
+    """The token is drawn lazily, once per claim: the holder's claim and release agree; a stranger's is refused."""
     holder, stranger = (
         claims.message_claim(TEAM, CHANNEL, "1700007000.000004", "EvA"),
         claims.message_claim(TEAM, CHANNEL, "1700007000.000004", "EvA"),

@@ -13,8 +13,8 @@ from atlas import tokens
 from bot.lookups import Lookup, Lookups, parse
 from bot.slack import wording
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import block_action, command
 from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_settings, start_bot  # noqa: F401
+from tests.standins.slack_interactions import block_action, command
 from tests.support.processes import wait_for
 from tests.support.tools_dataset import make_dataset
 from workers.runs import votes

@@ -5,73 +5,29 @@ Slack stand-in. The model is the offline one, or the strict scripted Responses A
 from __future__ import annotations
 
 import json
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
 import redis
-from rq.registry import ScheduledJobRegistry
 
 from bot.slack import wording
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SECRET, SlackSender, mention
+from tests.standins.slack_events import SlackSender, mention
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.standins.turns import reply_error, reply_text
 from tests.support.processes import (
-    atlas_command,
     atlas_process,
-    atlas_serve,
     burst_worker,
     free_port,
     serving,
     wait_for,
     worker_process,
 )
-from tests.support.tools_dataset import make_dataset
+from tests.support.slack_serving import CHANNEL, env, serve, serving_app  # noqa: F401 - fixtures, requested by name
+from tests.support.slack_serving import answers as _answers
 from workers import wording as run_words
 from workers.runs import conversations
 from workers.runs.store import RunStore
-
-CHANNEL = "C0GENERAL"
-
-
-@pytest.fixture
-def env(atlas_env: dict[str, str], slack_api: SlackAPI, tmp_path: Path) -> dict[str, str]:  # noqa: F811
-    """The environment `atlas serve` and `atlas worker` read: test Redis, stand-in Slack, a small dataset."""
-    return {
-        **atlas_env,
-        **slack_api.env(),
-        "SLACK_SIGNING_SECRET": SECRET,
-        "ATLAS_DATA": str(make_dataset(tmp_path / "data")),
-        "ATLAS_MODEL_RETRIES": "0",
-    }
-
-
-@pytest.fixture
-def serve(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
-    """`atlas serve` as its own process, the way the Procfile runs it."""
-    with serving_app(env, tmp_path) as sender:
-        yield sender
-
-
-@contextmanager
-def serving_app(env: dict[str, str], tmp_path: Path) -> Iterator[SlackSender]:
-    """`atlas serve` with `env`: the web process and the workers of one deployment share their settings."""
-    with atlas_serve(env, tmp_path / "serve.log") as port:
-        yield SlackSender(f"http://127.0.0.1:{port}/slack/events")
-
-
-def _answers(api: SlackAPI, thread_ts: str) -> list[dict]:
-    return [
-        m
-        for m in api.thread(CHANNEL, thread_ts)
-        if any(b.get("type") == "markdown" for b in m.get("blocks") or [])
-        or "couldn't finish" in json.dumps(m.get("blocks"))
-    ]
 
 
 def test_mention_is_queued_worked_on_with_progress_and_answered_in_its_thread(
@@ -221,22 +177,6 @@ def test_serve_with_several_processes_shares_one_port_and_stops_cleanly(
     assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in children)
 
 
-def test_an_answer_slack_failed_to_take_is_posted_by_the_retried_job(
-    serve: SlackSender,
-    env: dict[str, str],
-    slack_api: SlackAPI,
-    redis_conn: redis.Redis,  # noqa: F811
-) -> None:
-    """Nothing is lost: a 5xx on posting the answer is tried again (with backoff), and it is posted once."""
-    thread = "1700001000.000900"
-    slack_api.server_error("chat.postMessage", times=1)
-    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
-    burst_worker(env)  # the first attempt fails on the post; the burst worker runs the retry too
-    statuses = [c.status for c in slack_api.calls_to("chat.postMessage")]
-    assert statuses[0] == 500 and statuses.count(200) == 1
-    assert len(_answers(slack_api, thread)) == 1
-
-
 def test_a_person_who_presses_stop_ends_the_run_and_gets_one_short_note(
     serve: SlackSender,
     env: dict[str, str],
@@ -257,65 +197,3 @@ def test_a_person_who_presses_stop_ends_the_run_and_gets_one_short_note(
     ]
     assert run.status == "partial" and run.stop_reason == "stopped_by_user" and len(run.steps) == 1
     assert conversations.turns(redis_conn, "T0TEST", CHANNEL, thread) == []
-
-
-def test_an_answer_waits_out_a_slack_outage_and_appears_once(
-    serve: SlackSender,
-    env: dict[str, str],
-    slack_api: SlackAPI,
-    redis_conn: redis.Redis,  # noqa: F811
-) -> None:
-    """Slack answering 503 to every post (for minutes in production, ATLAS_SLACK_OUTAGE_SECONDS): the worker
-    hands the answer to a scheduled re-delivery (the deployment's `--with-scheduler` worker moves it onto the
-    queue), which keeps trying with backoff, and the answer lands once, after Slack is back. The outage ends
-    when the test has seen it, not on a clock, so a slow machine cannot make it end before the first post."""
-    thread = "1700001100.000900"
-    over = threading.Event()
-    slack_api.outage("chat.postMessage", seconds=600, when=lambda args: not over.is_set())
-    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
-    with worker_process(
-        {**env, "ATLAS_SLACK_OUTAGE_SECONDS": "60", "ATLAS_SLACK_RETRY_CAP": "1"}, "outage", "--with-scheduler"
-    ):
-        wait_for(
-            lambda: ScheduledJobRegistry("atlas", connection=redis_conn).get_job_ids(),
-            timeout=60,
-            what="a re-delivery scheduled while Slack is down",
-        )
-        back = time.monotonic()
-        over.set()
-        wait_for(lambda: _answers(slack_api, thread), timeout=60, what="the answer after the outage")
-        [key] = [k for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
-        run = wait_for(
-            lambda: (r := RunStore(redis_conn).load(key.decode().rsplit(":", 1)[1])).surface.outage_since is None and r,
-            timeout=30,
-            what="the run to record the delivery",
-        )  # before the worker is killed
-    posts = slack_api.calls_to("chat.postMessage")
-    assert [c.status for c in posts][-1] == 200 and posts[0].status == 503 and posts[-1].at >= back
-    assert len(_answers(slack_api, thread)) == 1
-    assert run.status == "done" and run.surface.undelivered is None and run.surface.answer_ts
-
-
-def test_an_answer_slack_never_takes_is_told_in_the_thread_and_shown_by_atlas_runs_show(
-    serve: SlackSender,
-    env: dict[str, str],
-    slack_api: SlackAPI,
-    redis_conn: redis.Redis,  # noqa: F811
-) -> None:
-    thread = "1700001200.000900"
-    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
-    slack_api.outage(
-        "chat.postMessage", seconds=120, when=lambda args: bool(args.get("blocks"))
-    )  # answers fail, notes pass
-    burst_worker({**env, "ATLAS_SLACK_OUTAGE_SECONDS": "2", "ATLAS_SLACK_RETRY_CAP": "0.5"})
-    assert _answers(slack_api, thread) == []
-    [run] = [
-        RunStore(redis_conn).load(k.decode().rsplit(":", 1)[1])
-        for k in redis_conn.scan_iter("atlas:run:*")
-        if k.count(b":") == 2
-    ]
-    notes = [m["text"] for m in slack_api.thread(CHANNEL, thread) if m.get("text")]
-    assert notes == [wording.ANSWER_UNDELIVERED.format(minutes=1, minute_word="minute", run_id=run.id, count=0)]
-    shown = atlas_command("runs", "show", run.id, env=env, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    assert run.answer and run.answer.splitlines()[0] in shown.stdout and "not delivered to Slack" in shown.stdout

@@ -14,7 +14,8 @@ from bot.slack import wording
 from bot.slack.cards import APPROVE_ACTION
 from bot.slack.render import FILE_ISSUE_ACTION
 from tests.standins.github_repo import Repo
-from tests.standins.slack_events import block_action, mention
+from tests.standins.slack_events import mention
+from tests.standins.slack_interactions import block_action
 from tests.support.approvals_harness import is_card, pending_id
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import MAINTAINER, TRACEBACK, Inbox, inbox

@@ -25,7 +25,8 @@ from tests.standins.github_new_issues import release_published
 from tests.standins.github_webhooks import deliver, payload
 from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_error, reply_text
 from tests.standins.slack_api import TEAM
-from tests.standins.slack_events import block_action, mention
+from tests.standins.slack_events import mention
+from tests.standins.slack_interactions import block_action
 from tests.support.approvals_harness import is_card, outputs_sent, pending_id
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import MAINTAINER, TRACEBACK, Inbox, inbox

@@ -184,7 +184,8 @@ def test_where_slack_refuses_the_feedback_block_the_answer_has_plain_feedback_bu
         assert [e["value"] for e in actions["elements"]] == [f"{run.id}:up", f"{run.id}:down"]
         assert all(e["accessibility_label"] for e in actions["elements"])
         assert not message["streaming"]
-        # The refused stop, a plain stop, then the whole answer by ts: with Slack's feedback block (refused), with plain buttons.
+        # The refused stop, a plain stop, then the whole answer by ts: with Slack's feedback block (refused), then
+        # with plain buttons.
         assert [(c.method, c.reply.get("error")) for c in api.calls_to("chat.stopStream", "chat.update")] == [
             ("chat.stopStream", "invalid_blocks"),
             ("chat.stopStream", None),

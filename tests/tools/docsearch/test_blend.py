@@ -21,7 +21,8 @@ PAGES = {
         ),
         parse_page(
             "other",
-            "## Connections\n\nGive RQ a Redis connection. A client may wait until another request runs before it makes its own.\n",
+            "## Connections\n\nGive RQ a Redis connection. A client may wait until "
+            "another request runs before it makes its own.\n",
         ),
         parse_page("more", "## Queues\n\nA queue holds work until a worker takes it.\n"),
     )

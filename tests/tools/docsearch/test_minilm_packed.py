@@ -16,7 +16,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 TITLE = "Scheduler crashes on startup with KeyError 'retry_policy'"
-BODY = "After the upgrade to 2.3 the scheduler will not start.\n\n```\nTraceback (most recent call last):\nKeyError: 'retry_policy'\n```\n"
+BODY = (
+    "After the upgrade to 2.3 the scheduler will not start.\n\n```\nTraceback "
+    "(most recent call last):\nKeyError: 'retry_policy'\n```\n"
+)
 
 
 def test_packed_texts_get_the_vectors_they_get_alone() -> None:

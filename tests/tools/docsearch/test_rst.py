@@ -99,7 +99,8 @@ def test_two_literals_on_a_line_the_second_a_dunder_name() -> None:
 def test_substitutions_are_replaced_by_their_definitions() -> None:
     rst = (
         ".. |project| replace:: Flask\n.. |min_py| replace:: Python 3.9\n\nInstall\n=======\n\n"
-        "|project| supports |min_py| and newer; |unknown| stays its name.\n\n.. code-block:: text\n\n   echo |project|\n"
+        "|project| supports |min_py| and newer; |unknown| stays its "
+        "name.\n\n.. code-block:: text\n\n   echo |project|\n"
     )
     text = intro(rst, "Install")
     assert text.startswith("Flask supports Python 3.9 and newer; unknown stays its name.")
@@ -108,7 +109,8 @@ def test_substitutions_are_replaced_by_their_definitions() -> None:
 
 def test_a_link_wrapped_over_lines_is_parsed() -> None:
     rst = (
-        "Deploying\n=========\n\nRead `the WSGI\nspecification for\nservers <https://peps.python.org/pep-3333/>`_ and the\n"
+        "Deploying\n=========\n\nRead `the WSGI\nspecification for\nservers "
+        "<https://peps.python.org/pep-3333/>`_ and the\n"
         "`Jinja\ndocs`_ first, then :ref:`the\ndeployment options\n<deploying>`.\n"
     )
     text = intro(rst, "Deploying")

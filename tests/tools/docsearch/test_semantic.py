@@ -59,7 +59,10 @@ OPENING = "\n\n".join(
         "Workers listen on their queues in the order given, so the first is drained before the next. " * 3,
     ]
 )
-ALERT = "When a job fails, the worker can post a message to a Slack channel through a failure hook, so the on-call person hears of it."
+ALERT = (
+    "When a job fails, the worker can post a message to a Slack channel "
+    "through a failure hook, so the on-call person hears of it."
+)
 LONG = parse_page("workers", f"## Worker internals\n\n{OPENING}\n\n{ALERT}\n")
 
 

@@ -47,7 +47,7 @@ def test_a_write_answered_after_the_timeout_is_in_doubt_and_settled_from_github(
         assert api.violations == []
 
 
-def test_an_approved_write_github_applied_but_answered_502_is_done_one_it_did_not_apply_is_in_doubt_and_no_card_shows_a_hint(
+def test_a_write_github_applied_but_answered_502_is_done_one_it_did_not_apply_is_in_doubt_and_no_card_shows_a_hint(
     tmp_path: Path, redis_url: str
 ) -> None:
     with github_stack(tmp_path, redis_url) as (s, github, _):

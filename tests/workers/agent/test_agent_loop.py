@@ -7,7 +7,8 @@ from pathlib import Path
 
 from atlas.tokens import count
 from tests.standins.responses_api import ScriptedModel
-from tests.standins.turns import Usage, call_outputs, reply_calls, reply_error, reply_incomplete, reply_text
+from tests.standins.responses_render import call_outputs
+from tests.standins.turns import Usage, reply_calls, reply_error, reply_incomplete, reply_text
 from tests.support.agent_harness import build_agent, settings_for
 from tests.support.paging import NOTE
 from tools import ToolContext, dispatch, open_corpus, v2_registry
@@ -215,7 +216,8 @@ def test_clearing_and_compaction_keep_pairing_on_every_request(
         return plan.pop(0)
 
     scripted_model.script(*[next_turn] * 20)
-    # ~1,200 tokens over the instructions and the tools offered (1,800: workers/agent/toolset.py): compaction must happen
+    # ~1,200 tokens over the instructions and the tools offered (1,800: workers/agent/toolset.py): compaction
+    # must happen
     tight = ctxmgmt.ContextBudget(window=4_000, output_reserve=1_000, result_token_limit=1_500)
     _, agent, _ = build_agent(settings_for(tmp_path, redis_url, scripted_model.base_url), context=tight)
     run = agent.run(RunState(question="dig into issue 3"))

@@ -13,7 +13,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from tests.standins.responses_api import ScriptedModel
-from tests.standins.turns import Turn, call_outputs, reply_calls, reply_text
+from tests.standins.responses_render import call_outputs
+from tests.standins.turns import Turn, reply_calls, reply_text
 from tests.support.agent_harness import build_agent, settings_for
 from tests.support.transcripts import investigation
 from tools.registry import Tool

@@ -9,7 +9,8 @@ import openai
 
 from atlas.settings import Settings
 from tests.standins.responses_api import ScriptedModel
-from tests.standins.turns import reply_calls, reply_error, reply_text, response_body
+from tests.standins.responses_render import response_body
+from tests.standins.turns import reply_calls, reply_error, reply_text
 from workers.agent.model import ModelRequest, ResponsesModel
 from workers.errors import ModelRejected
 

@@ -90,8 +90,8 @@ def test_the_quote_carries_the_code_block_under_its_paragraph(ctx: ToolContext) 
     text, _ = answer(ctx, "How do I set a timeout for an individual request?")
     assert "From the docs, `clients` § Timeouts" in text
     assert (
-        "> You can set timeouts for an individual request:\n```python\nclient.get(url, timeout=httpx.Timeout(10.0, connect=2.0))\n```"
-        in text
+        "> You can set timeouts for an individual "
+        "request:\n```python\nclient.get(url, timeout=httpx.Timeout(10.0, connect=2.0))\n```" in text
     )
 
 

@@ -17,7 +17,8 @@ from workers.wording import OFFLINE_NOTE
 @pytest.fixture
 def ask(tmp_path: Path, redis_url: str):
     # Docs search by words: these tests pin which hit the offline model picks from search_docs' order
-    # (on ties, the first). Ranking by meaning orders DST hits differently; tests/tools/docsearch/test_semantic.py covers it.
+    # (on ties, the first). Ranking by meaning orders DST hits differently; tests/tools/docsearch/test_semantic.py
+    # covers it.
     rt = runtime.build(Settings(home=tmp_path / "home", redis_url=redis_url, semantic_docs=False))
     assert isinstance(rt.model, __import__("workers.agent.offline", fromlist=["OfflineModel"]).OfflineModel)
 

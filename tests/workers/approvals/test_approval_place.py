@@ -26,7 +26,7 @@ from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
 from tests.standins.slack_api import TEAM
-from tests.standins.slack_events import block_action
+from tests.standins.slack_interactions import block_action
 from tests.support.approvals_harness import ASKER, CHANNEL, MAINTAINER, Stack, is_card, pending_id, stack
 from tests.support.processes import wait_for
 from tests.support.tools_dataset import make_dataset

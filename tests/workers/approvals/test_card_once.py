@@ -108,7 +108,8 @@ def test_no_discord_card_is_posted_for_a_call_already_decided(
     tmp_path: Path,  # noqa: F811
     redis_url: str,
 ) -> None:
-    """A call decided (here: expired) before any card of it was recorded gets no card from a retried job, as on Slack."""
+    """A call decided (here: expired) before any card of it was recorded gets no card from a retried job (as on
+    Slack)."""
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
     conn = redis.Redis.from_url(redis_url)
     reporter = DiscordReporter.for_settings(settings, RunStore(conn))

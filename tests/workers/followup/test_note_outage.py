@@ -16,7 +16,7 @@ import pytest
 from atlas.settings import Settings
 from bot.slack.cards import APPROVE_ACTION
 from tests.standins.slack_api import TEAM
-from tests.standins.slack_events import block_action
+from tests.standins.slack_interactions import block_action
 from tests.support.approvals_harness import is_card, pending_id
 from tests.support.processes import wait_for, worker_process
 from tests.support.triage_inbox_harness import MAINTAINER, TRACEBACK, Inbox, inbox

@@ -18,7 +18,8 @@ from atlas.cli.main import main as atlas
 from bot.slack.cards import APPROVE_ACTION
 from bot.slack.render import MARK_ANSWER_ACTION
 from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_error, reply_text
-from tests.standins.slack_events import block_action, mention, reaction_added
+from tests.standins.slack_events import mention, reaction_added
+from tests.standins.slack_interactions import block_action
 from tests.support.approvals_harness import is_card, outputs_sent, pending_id
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import MAINTAINER, Inbox, inbox

@@ -160,7 +160,8 @@ def test_labels_that_earned_auto_are_applied_without_a_click_and_the_rest_wait_o
         ATLAS_TRIAGE_ACTIONS="duplicates=draft,labels=auto,reply=off",
         ATLAS_TRIAGE_AUTO_LABELS="scheduler",
     ) as box:
-        # the last backtest of the synced repository, as `atlas triage backtest` keeps it (the worker checks it at start)
+        # the last backtest of the synced repository, as `atlas triage backtest` keeps it (the worker checks it
+        # at start)
         autonomy.save(
             box.settings.data_dir,
             box.settings.home,

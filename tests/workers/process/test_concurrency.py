@@ -19,7 +19,8 @@ from rq.job import Job
 from rq.registry import StartedJobRegistry
 
 from tests.standins.responses_api import ScriptedModel
-from tests.standins.turns import Turn, call_outputs, reply_calls, reply_text
+from tests.standins.responses_render import call_outputs
+from tests.standins.turns import Turn, reply_calls, reply_text
 from tests.support.processes import wait_for, worker_process
 from tests.support.tools_dataset import make_dataset
 from workers.runs.lease import LEASE_TTL_SECONDS

@@ -144,7 +144,8 @@ def test_a_run_is_queued_by_name_without_importing_the_agent(redis_url: str) -> 
         "import atlas.cli.main, atlas.cli.ask\n"
         "from workers.runs.queueing import submit\n"
         f"run = submit(redis.Redis.from_url({redis_url!r}), 'atlas-by-name', 'q')\n"
-        "print(run.id, sorted(m for m in ('openai', 'workers.jobs.runs', 'workers.agent.loop', 'tools') if m in sys.modules))\n"
+        "print(run.id, sorted(m for m in ('openai', 'workers.jobs.runs', "
+        "'workers.agent.loop', 'tools') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert done.returncode == 0, done.stderr

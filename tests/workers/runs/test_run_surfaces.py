@@ -17,10 +17,12 @@ from workers.runs.surfaces import CliSurface, DiscordInteraction, DiscordSurface
 # Written by `RunState.model_dump_json()` when `surface` was a dict: a Slack run that streamed its answer
 # in the assistant view, was stopped, and whose answer Slack never took. Every Slack key is there.
 SLACK_RECORD = (
-    '{"id":"5f2a9c0e1b3d4a67","question":"What does ORB-1202 mean?","origin":{"kind":"slack","user":"U0ALICE","channel":"D0DM",'
+    '{"id":"5f2a9c0e1b3d4a67","question":"What does ORB-1202 '
+    'mean?","origin":{"kind":"slack","user":"U0ALICE","channel":"D0DM",'
     '"thread_ts":"1700050001.000100","message_ts":"1700050001.000100","team":"T0TEST","unprompted":false},"history":[],"context_channel":null,'
     '"status":"done","items":[],"steps":[],"usage":{"input_tokens":0,"cached_tokens":0,"output_tokens":0},"seconds_spent":0.0,'
-    '"consecutive_errors":0,"pending":[],"answer":"It is PermanentError.","stop_reason":null,"partial":false,"sources":[],'
+    '"consecutive_errors":0,"pending":[],"answer":"It is '
+    'PermanentError.","stop_reason":null,"partial":false,"sources":[],'
     '"source_urls":{},"cost_usd":0.0,"error":null,"created_at":1700050001.5,"updated_at":1700050009.25,'
     '"surface":{"assistant_thread":true,"progress_mode":"stream","progress_ts":"1700050002.000200","progress_open":false,'
     '"answer_streamed":2210,"answer_ts":["1700050002.000200"],"answer_mode":"stream","answer_digest":"9f86d081884c7d65",'

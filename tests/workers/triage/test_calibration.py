@@ -61,7 +61,10 @@ def test_a_shared_error_code_or_exception_name_raises_the_score() -> None:
 
 
 def test_the_opening_is_the_title_and_the_first_prose_words() -> None:
-    body = "### What happened\n\nThe worker dies at start.\n\n```\nTraceback (most recent call last):\n  boom\n```\n| orbit | 3.0 |\n- a list item"
+    body = (
+        "### What happened\n\nThe worker dies at start.\n\n```\nTraceback (most recent "
+        "call last):\n  boom\n```\n| orbit | 3.0 |\n- a list item"
+    )
     assert meaning.opening("Worker dies", body) == "Worker dies. The worker dies at start."
     assert meaning.opening("Only a title", "```\ncode only\n```") == "Only a title"
     long = " ".join(f"w{i}" for i in range(200))

@@ -6,8 +6,14 @@ from __future__ import annotations
 from tests.support.triage_data import engine, issue
 from workers.triage import labels, signatures
 
-CRASH = "Traceback (most recent call last):\n  File \"/home/ann/venv/lib/rocket/loader.py\", line 12, in load\nKeyError: 'retry'"
-OTHER = 'Traceback (most recent call last):\n  File "C:\\\\src\\\\rocket\\\\cli.py", line 40, in main\nPermissionError: [Errno 13] /tmp/x'
+CRASH = (
+    "Traceback (most recent call last):\n  File "
+    "\"/home/ann/venv/lib/rocket/loader.py\", line 12, in load\nKeyError: 'retry'"
+)
+OTHER = (
+    'Traceback (most recent call last):\n  File "C:\\\\src\\\\rocket\\\\cli.py", '
+    "line 40, in main\nPermissionError: [Errno 13] /tmp/x"
+)
 
 
 def test_error_signatures_are_normalised_and_frames_keep_file_and_function() -> None:

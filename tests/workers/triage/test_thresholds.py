@@ -144,7 +144,7 @@ def test_a_live_calibration_is_kept_on_the_engine_until_the_tracker_or_enough_de
 
 
 def test_any_record_with_the_outcome_fields_calibrates_and_other_kinds_are_ignored() -> None:
-    """workers/triage/outcomes.py's records (no score, a `source`, and `reply` outcomes) feed calibration as they are."""
+    """workers/triage/outcomes.py's records (no score, a `source`, and `reply` outcomes) feed calibration as is."""
     from dataclasses import dataclass
 
     @dataclass(frozen=True)
