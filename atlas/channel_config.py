@@ -79,6 +79,10 @@ class ChannelsFile:
     def of(self, platform: ChannelPlatform) -> tuple[ChannelConfig, ...]:
         return tuple(c for c in self.channels if c.platform == platform)
 
+    def repos(self) -> dict[str, str]:
+        """Channel id -> OWNER/REPO for the channels that name one (what ATLAS_CHANNEL_REPOS maps)."""
+        return {c.channel: c.repo for c in self.channels if c.repo is not None}
+
 
 def read(raw_path: str | None) -> ChannelsFile:
     """The file ATLAS_CONFIG names, checked; no path: no file, every channel as the environment says."""

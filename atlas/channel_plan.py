@@ -86,8 +86,11 @@ def _budget(default: Budget, own: ChannelConfig | None, sources: dict[str, Sourc
         for key in ("max_steps", "max_tokens", "max_seconds"):
             sources[key] = "environment"
         return default
-    changes = {k: v for k, v in (("max_steps", own.max_steps), ("max_tokens", own.max_tokens),
-                                  ("max_seconds", own.max_seconds)) if v is not None}  # fmt: skip
+    changes = {
+        k: v
+        for k, v in (("max_steps", own.max_steps), ("max_tokens", own.max_tokens), ("max_seconds", own.max_seconds))
+        if v is not None
+    }
     for key in ("max_steps", "max_tokens", "max_seconds"):
         sources[key] = "atlas.toml" if key in changes else "environment"
     return replace(default, **changes)

@@ -108,9 +108,18 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         from atlas.cli.sync import sync_github
 
         return sync_github(settings, docs=args.docs, wait=not args.no_wait, reconcile=args.reconcile)
-    if args.command in ("redis", "triage"):
-        return _redis(settings, args.action) if args.command == "redis" else _triage(settings, args)
+    if args.command in ("redis", "triage", "config"):
+        return _local(settings, args)
     return CONFIG_EXIT
+
+
+def _local(settings: Settings, args: argparse.Namespace) -> int:
+    """The commands that start no process: the embedded Redis, triage, `config check` (atlas.toml)."""
+    if args.command == "config":
+        from atlas.cli.config_check import check
+
+        return check(settings)
+    return _redis(settings, args.action) if args.command == "redis" else _triage(settings, args)
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
