@@ -155,6 +155,7 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
         log.warning("run %s: %s; no model call until the next UTC midnight", run.id, exc)
         message = phrases.spend_cap(exc.which, exc.limit, exc.resets_at - time.time())
         finish(run, message, "spend_cap", partial=True)
+        run.status, run.error = "failed", str(exc)  # failed: no feedback or file-issue buttons under it
         rt.settle(run)
         agent.keeper.save(run)
         reporter.event(run, "answer")
