@@ -54,7 +54,8 @@ def test_a_run_in_a_named_channel_uses_its_model_price_and_budget_and_counts_its
 ) -> None:
     scripted_model.script(
         reply_calls(
-            [Call("search_docs", {"query": "retries", "k": 3}, "call_1")], usage=Usage(input_tokens=900, output_tokens=40)
+            [Call("search_docs", {"query": "retries", "k": 3}, "call_1")],
+            usage=Usage(input_tokens=900, output_tokens=40),
         ),
         reply_text("They back off.", usage=Usage(input_tokens=1200, output_tokens=60)),  # the wrap-up: max_steps is 1
     )
