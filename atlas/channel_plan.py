@@ -50,22 +50,16 @@ def plan(settings: Settings, channel: str | None, platform: str | None = None) -
     """`channel`'s settings (a run's `Origin.channel`); a channel atlas.toml does not name, or none (the CLI,
     triage): the environment's."""
     own = settings.channels.get(channel)
-    kind = own.platform if own is not None else (platform if platform in ("slack", "discord") else None)
+    kind: ChannelPlatform | None = own.platform if own is not None else None
+    if kind is None and platform in ("slack", "discord"):
+        kind = "slack" if platform == "slack" else "discord"
     sources: dict[str, Source] = {}
-
-    def pick(key: str, mine: object) -> bool:
-        sources[key] = "atlas.toml" if mine is not None else "environment"
-        return mine is not None
-
-    help_lists = settings.help.slack_channels | settings.help.discord_channels
-    help_on = channel in help_lists if channel else False
-    sources["help"] = "atlas.toml" if own is not None and own.help is not None else "environment"
+    for key in ("repo", "help", "handoff", "model", "daily_cost_limit"):
+        sources[key] = "atlas.toml" if own is not None and getattr(own, key) is not None else "environment"
+    help_on = channel in settings.help.slack_channels | settings.help.discord_channels if channel else False
     handoff = settings.help.handoff_of(channel)
-    pick("handoff", own.handoff if own else None)
-    model = own.model if own is not None and pick("model", own.model) else settings.model
+    model = own.model if own is not None and own.model is not None else settings.model
     budget = _budget(settings.budget, own, sources)
-    pick("daily_cost_limit", own.daily_cost_limit if own else None)
-    pick("repo", own.repo if own else None)
     return ChannelPlan(
         channel=channel,
         platform=kind,
@@ -86,14 +80,14 @@ def _budget(default: Budget, own: ChannelConfig | None, sources: dict[str, Sourc
         for key in ("max_steps", "max_tokens", "max_seconds"):
             sources[key] = "environment"
         return default
-    changes = {
-        k: v
-        for k, v in (("max_steps", own.max_steps), ("max_tokens", own.max_tokens), ("max_seconds", own.max_seconds))
-        if v is not None
-    }
     for key in ("max_steps", "max_tokens", "max_seconds"):
-        sources[key] = "atlas.toml" if key in changes else "environment"
-    return replace(default, **changes)
+        sources[key] = "atlas.toml" if getattr(own, key) is not None else "environment"
+    return replace(
+        default,
+        max_steps=default.max_steps if own.max_steps is None else own.max_steps,
+        max_tokens=default.max_tokens if own.max_tokens is None else own.max_tokens,
+        max_seconds=default.max_seconds if own.max_seconds is None else own.max_seconds,
+    )
 
 
 def longest_seconds(settings: Settings) -> float:

@@ -77,6 +77,17 @@ def _price_warning(settings: Settings, p: ChannelPlan) -> str:
     return " - warning: no known price (set price = [input, cached, output]): its calls count as $0 against the caps"
 
 
+def overrides(settings: Settings) -> list[str]:
+    """One line per channel whose atlas.toml table overrides the environment's help channel lists: logged when
+    `atlas serve` and `atlas worker` start, so the disagreement is never silent there either."""
+    helping = settings.help.slack_channels | settings.help.discord_channels
+    return [
+        f"atlas.toml makes {c} {'a help channel' if c in helping else 'not a help channel'}, against the"
+        " environment's help channel lists; the file wins"
+        for c in sorted(settings.help.overridden)
+    ]
+
+
 def check(settings: Settings) -> int:
     for line in lines(settings):
         print(line)

@@ -26,7 +26,11 @@ def main(argv: list[str] | None = None) -> int:
         # the repository named on `atlas sync` is the one synced
         settings = Settings.from_env({**os.environ, "ATLAS_GITHUB_REPO": args.repo} if args.command == "sync" else None)
         if args.command in ("worker", "serve"):  # labels=auto is refused at start unless every auto label earned it
+            from atlas.cli.config_check import overrides
             from atlas.cli.triage import check_autonomy
+
+            for line in overrides(settings):  # atlas.toml over the environment: said, never silent
+                logging.getLogger("atlas.config").warning(line)
 
             check_autonomy(
                 settings.triage, settings.data_dir, settings.home, None if settings.offline else settings.model

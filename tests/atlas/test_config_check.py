@@ -59,3 +59,16 @@ def test_a_bad_file_stops_the_command_with_its_line_and_reason(
     err = capsys.readouterr().err
     assert f"{config} line 7: channel C0HELP, key 'max_steps': must be a whole number" in err
     assert "Traceback" not in err
+
+
+def test_serve_and_worker_log_each_channel_the_file_takes_from_the_environments_help_lists(config: Path) -> None:
+    from atlas.cli.config_check import overrides
+    from atlas.settings import Settings
+
+    config.write_text(FILE + '\n[channels."112233445566778899"]\nhelp = false\n')
+    settings = Settings.from_env({"ATLAS_CONFIG": str(config), "ATLAS_DISCORD_HELP_CHANNELS": "112233445566778899"})
+    assert overrides(settings) == [
+        "atlas.toml makes 112233445566778899 not a help channel, against the environment's help channel lists;"
+        " the file wins",
+        "atlas.toml makes C0HELP a help channel, against the environment's help channel lists; the file wins",
+    ]
