@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import redis
 
@@ -17,7 +18,7 @@ from atlas.settings import Settings
 from workers.agent.capped_model import CappedModel
 from workers.agent.model import Model, ResponsesModel
 from workers.agent.spend import Ledger, Scope
-from workers.runs.state import RunState
+from workers.runs.state import RunState, Usage
 
 
 def build_models(settings: Settings, conn: redis.Redis) -> tuple[Model, Model | None]:
@@ -52,17 +53,43 @@ class ChannelModels:
         if not isinstance(base, CappedModel):
             return base  # the offline model, or one a test handed in
         mine = self.plan(run)
-        scope = Scope(
+        inner = base.inner if mine.model == self.settings.model else self._client(mine.model)
+        return base.scoped(self._scope(mine), mine.price, inner)
+
+    def scoped(self, run: RunState, summary: Model | None) -> Model | None:
+        """The install's summary model (ATLAS_SUMMARY_MODEL) for `run`: its calls counted and capped as the run's."""
+        if not isinstance(summary, CappedModel):
+            return summary
+        return summary.scoped(self._scope(self.plan(run)), summary.price)
+
+    def _scope(self, mine: ChannelPlan) -> Scope:
+        return Scope(
             repo=mine.repo or install_repo(self.settings),
             channel=mine.spend_channel,
             install_cap=self.settings.daily_cost_limit,
             channel_cap=mine.daily_cost_limit,
         )
-        inner = base.inner if mine.model == self.settings.model else self._client(mine.model)
-        return base.scoped(scope, mine.price, inner)
 
     def _client(self, model: str) -> Model:
         with self.lock:
             if model not in self.clients:
                 self.clients[model] = ResponsesModel(self.settings, model)
             return self.clients[model]
+
+
+class Summarizing(Protocol):
+    def summarize(
+        self, items: list[dict[str, Any]], *, seconds_left: float | None = None, model: Model | None = None
+    ) -> tuple[str, Usage]: ...
+
+
+@dataclass(frozen=True)
+class ChannelSummarizer:
+    """Compaction's summarizer for a channel's run (workers/agent/ports.py `Summarizer`): the runtime's, with the
+    summary model held to the run's caps."""
+
+    runtime: Summarizing
+    model: Model | None
+
+    def summarize(self, items: list[dict[str, Any]], *, seconds_left: float | None = None) -> tuple[str, Usage]:
+        return self.runtime.summarize(items, seconds_left=seconds_left, model=self.model)

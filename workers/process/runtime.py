@@ -39,7 +39,7 @@ from workers.knowledge import solved_claim, watches
 from workers.knowledge.cited import cited
 from workers.knowledge.entries import RedisSolvedThreads
 from workers.process import platforms
-from workers.process.channel_models import ChannelModels, build_models
+from workers.process.channel_models import ChannelModels, ChannelSummarizer, build_models
 from workers.runs import lease
 from workers.runs.question_vectors import Embedder
 from workers.runs.state import AnsweredBy, Platform, RunState, Usage
@@ -137,7 +137,9 @@ class Runtime:
             tools=tools,
             keeper=JobKeeper(self, corpus, fence),
             reporter=reporter,
-            summarizer=self,
+            summarizer=self
+            if run is None
+            else ChannelSummarizer(self, self.channel_models.scoped(run, self.summary_model)),
             limits=Limits(budget=self.channel_models.plan(run).budget, tool_timeout=self.settings.tool_timeout_seconds),
             instructions=instructions_for(self.settings.project),
             stopping=self.stopping,
@@ -191,13 +193,17 @@ class Runtime:
         """What the run's platform shows beside its thread (workers/process/platforms.py)."""
         return platforms.companions(self.settings, run, self.slack)
 
-    def summarize(self, items: list[dict[str, Any]], *, seconds_left: float | None = None) -> tuple[str, Usage]:
+    def summarize(
+        self, items: list[dict[str, Any]], *, seconds_left: float | None = None, model: Model | None = None
+    ) -> tuple[str, Usage]:
         """A cheap model call that condenses dropped items, and its usage; the extractive summary
-        (free) when no model is configured, the run has no working second left, or the call fails or outlives them."""
-        if self.summary_model is None or (seconds_left is not None and seconds_left <= 0):
+        (free) when no model is configured, the run has no working second left, or the call fails or outlives them.
+        `model`: the summary model as a channel's run holds it to its caps (workers/process/channel_models.py)."""
+        summary_model = model or self.summary_model
+        if summary_model is None or (seconds_left is not None and seconds_left <= 0):
             return extractive_summary(items), Usage()
         try:
-            reply = self.summary_model.respond(
+            reply = summary_model.respond(
                 ModelRequest(
                     instructions=SUMMARY_INSTRUCTIONS,
                     input=[{"type": "message", "role": "user", "content": json.dumps(items)[:40_000]}],

@@ -83,3 +83,15 @@ def test_a_run_elsewhere_keeps_the_environments_model_and_budget(
 def test_a_help_run_hands_off_to_its_channels_own_people(rt: runtime.Runtime) -> None:
     assert getattr(rt.platform_for("slack", "C0DOCS"), "handoff", None) == "<!subteam^S0DOCS>"
     assert getattr(rt.platform_for("slack", "C0ELSEWHERE"), "handoff", None) == "<!subteam^S0EVERYONE>"
+
+
+def test_compactions_summary_call_of_a_channels_run_counts_and_is_capped_as_the_runs(
+    rt: runtime.Runtime, scripted_model: ScriptedModel
+) -> None:
+    scripted_model.script(reply_text("They asked about retries.", usage=Usage(input_tokens=300, output_tokens=20)))
+    agent = rt.agent(RecordingReporter(), run=_run("C0DOCS"))
+    text, usage = agent.summarizer.summarize([{"type": "message", "role": "user", "content": "How do retries work?"}])
+    assert text == "They asked about retries." and scripted_model.requests[0].body["model"] == rt.settings.model
+    spent = Ledger(rt.conn).day()
+    cost = dollars(usage, rt.settings.price)
+    assert cost > 0 and spent["channel:slack:C0DOCS"] == pytest.approx(cost) == spent["repo:orbit-labs/orbit-docs"]
