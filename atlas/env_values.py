@@ -122,3 +122,16 @@ def mcp_token(raw: str | None) -> str | None:
             f"(it is the bearer token MCP clients send), got {len(raw)} characters"
         )
     return raw
+
+
+def cost_limit(raw: str | None) -> float | None:
+    """ATLAS_DAILY_COST_LIMIT: US dollars per UTC day, 0 or more (0: no model call at all); unset: no cap."""
+    if raw is None:
+        return None
+    try:
+        value = float(raw.removeprefix("$"))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise ConfigError(f"ATLAS_DAILY_COST_LIMIT must be US dollars per day, 0 or more (e.g. 25), got {raw!r}")
+    return value

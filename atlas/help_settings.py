@@ -9,10 +9,14 @@ ids (U..., W...), Slack user group ids (S...) and Discord role ids (digits); eac
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from atlas.errors import ConfigError
+
+if TYPE_CHECKING:
+    from atlas.channel_config import ChannelsFile
 
 DEFAULT_RATE_PER_HOUR = 20
 DEFAULT_PERSON_PER_HOUR = 5
@@ -34,6 +38,32 @@ class HelpSettings:
     handoff: tuple[str, ...] = ()  # ATLAS_HANDOFF: whom Atlas mentions when it is not confident; none: it stays silent
     rate_per_hour: int = DEFAULT_RATE_PER_HOUR  # ATLAS_HELP_RATE: unprompted runs per help channel per hour
     person_per_hour: int = DEFAULT_PERSON_PER_HOUR  # ATLAS_HELP_PERSON_RATE: of those, one person's in one channel
+    # atlas.toml (atlas/channel_config.py): a channel's own hand-off, and the channels whose `help` flipped what
+    # the environment's lists say (the file wins; `atlas config check` says so for each)
+    channel_handoff: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    overridden: frozenset[str] = frozenset()
+
+    def with_file(self, file: ChannelsFile) -> HelpSettings:
+        """These settings with atlas.toml's channels applied: its `help` adds or removes a channel from the
+        environment's lists, its `handoff` replaces ATLAS_HANDOFF in that channel."""
+        lists = {"slack": set(self.slack_channels), "discord": set(self.discord_channels)}
+        flipped = set()
+        for channel in file.channels:
+            if channel.help is not None and (channel.channel in lists[channel.platform]) != channel.help:
+                flipped.add(channel.channel)
+                (lists[channel.platform].add if channel.help else lists[channel.platform].discard)(channel.channel)
+        handoff = {c.channel: c.handoff for c in file.channels if c.handoff is not None}
+        return replace(
+            self,
+            slack_channels=frozenset(lists["slack"]),
+            discord_channels=frozenset(lists["discord"]),
+            channel_handoff=handoff,
+            overridden=frozenset(flipped),
+        )
+
+    def handoff_of(self, channel: str | None) -> tuple[str, ...]:
+        """The hand-off of `channel`: its own from atlas.toml, else ATLAS_HANDOFF."""
+        return self.channel_handoff.get(channel or "", self.handoff)
 
     @property
     def slack_users(self) -> frozenset[str]:
@@ -47,15 +77,17 @@ class HelpSettings:
     def discord_roles(self) -> frozenset[str]:
         return frozenset(m for m in self.maintainers if _SNOWFLAKE.match(m))
 
-    def slack_handoff(self) -> str:
-        """The Slack mentions of the hand-off ("" when none is set for Slack)."""
+    def slack_handoff(self, channel: str | None = None) -> str:
+        """The Slack mentions of `channel`'s hand-off ("" when none is set for Slack)."""
         return " ".join(
-            f"<!subteam^{h}>" if _SLACK_GROUP.match(h) else f"<@{h}>" for h in self.handoff if not _SNOWFLAKE.match(h)
+            f"<!subteam^{h}>" if _SLACK_GROUP.match(h) else f"<@{h}>"
+            for h in self.handoff_of(channel)
+            if not _SNOWFLAKE.match(h)
         )
 
-    def discord_handoff(self) -> tuple[str, ...]:
-        """The Discord role ids of the hand-off."""
-        return tuple(h for h in self.handoff if _SNOWFLAKE.match(h))
+    def discord_handoff(self, channel: str | None = None) -> tuple[str, ...]:
+        """The Discord role ids of `channel`'s hand-off."""
+        return tuple(h for h in self.handoff_of(channel) if _SNOWFLAKE.match(h))
 
 
 def _ids(name: str, raw: str | None, forms: tuple[re.Pattern[str], ...], what: str) -> tuple[str, ...]:

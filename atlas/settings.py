@@ -17,8 +17,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from atlas import channel_config
+from atlas.channel_config import ChannelsFile
 from atlas.console_settings import ConsoleSettings, console_from_env
-from atlas.env_values import EnvValues, assistant_prompts, mcp_token, price_parts, redis_url, retention_days
+from atlas.env_values import EnvValues, assistant_prompts, cost_limit, mcp_token, price_parts, redis_url, retention_days
 from atlas.errors import ConfigError as ConfigError  # raised by from_env, so importable beside Settings
 from atlas.help_settings import HelpSettings, help_from_env
 from atlas.knowledge_settings import KnowledgeSettings, knowledge_from_env
@@ -122,6 +124,10 @@ class Settings:
     help: HelpSettings = field(default_factory=HelpSettings)  # help channels (atlas/help_settings.py)
     console: ConsoleSettings = field(default_factory=ConsoleSettings)  # `/console/` (atlas/console_settings.py)
     knowledge: KnowledgeSettings = field(default_factory=KnowledgeSettings)  # watched answers, solved threads
+    # -- Spend and per-channel settings (issue 38): ATLAS_CONFIG's atlas.toml (atlas/channel_config.py), which
+    # wins for the channels it names (atlas/channel_plan.py), and the whole install's daily cap.
+    channels: ChannelsFile = field(default_factory=ChannelsFile)
+    daily_cost_limit: float | None = None  # ATLAS_DAILY_COST_LIMIT: USD per UTC day for every model call
 
     @property
     def lookup_command(self) -> str:
@@ -165,6 +171,11 @@ class Settings:
             if self.github
             else "demo",  # where approved actions write
             "triage": self.triage.answer_settings(),  # where cards go, what each action does, the triage budget
+            **(
+                {"channels": [[c.channel, *c.answer_settings()] for c in self.channels.channels]}
+                if self.channels.channels
+                else {}
+            ),
         }
 
     @cached_property
@@ -181,9 +192,13 @@ class Settings:
     @property
     def price(self) -> Price:
         """The configured model's price; zero offline or for a model with no known price."""
+        return self.price_of(self.model)
+
+    def price_of(self, model: str) -> Price:
+        """`model`'s price (ATLAS_PRICE's for ATLAS_MODEL, atlas.toml's for a channel's); zero offline or unknown."""
         if self.offline:
             return Price(0.0, 0.0, 0.0)
-        return self.prices.get(self.model, Price(0.0, 0.0, 0.0))
+        return self.prices.get(model, Price(0.0, 0.0, 0.0))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -198,6 +213,10 @@ class Settings:
         project_fields = _project_from_env(get, number)
         prompts_raw = get("ATLAS_ASSISTANT_PROMPTS")  # "first prompt | second prompt | ..."
         prompts = DEFAULT_ASSISTANT_PROMPTS if prompts_raw is None else assistant_prompts(prompts_raw)
+        channels = channel_config.read(get("ATLAS_CONFIG"))  # atlas.toml: refused with its line and reason
+        for c in channels.channels:
+            if c.model is not None and c.price is not None:
+                prices[c.model] = Price(*c.price)
         return cls(
             data_dir=Path(get("ATLAS_DATA") or DEFAULT_DATA).resolve(),
             home=Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve(),
@@ -253,9 +272,11 @@ class Settings:
             mcp_token=mcp_token(get("ATLAS_MCP_TOKEN")),
             mcp=mcp_from_env(get),
             triage=triage_from_env(get, flag, positive),
-            help=help_from_env(get),
+            help=help_from_env(get).with_file(channels),
             console=console_from_env(get, number),
             knowledge=knowledge_from_env(get, number),
+            channels=channels,
+            daily_cost_limit=cost_limit(get("ATLAS_DAILY_COST_LIMIT")),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:

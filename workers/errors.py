@@ -60,3 +60,13 @@ class NoticeUndelivered(AtlasError):
 class LeaseLost(AtlasError):
     """Another job took the run's lease while this one stalled past its TTL (workers/runs/lease.py): that job
     works the run now, so this one stops before its next save or post, leaving the run's state and thread to it."""
+
+
+class SpendCapReached(AtlasError):
+    """A model call would take the day's spend past a cap (workers/agent/spend.py): refused before it is made.
+    `which`: "install" (ATLAS_DAILY_COST_LIMIT) or "channel" (atlas.toml's daily_cost_limit); `resets_at`: the
+    next UTC midnight (epoch seconds)."""
+
+    def __init__(self, which: str, limit: float, resets_at: float) -> None:
+        super().__init__(f"the {which}'s daily spend cap of ${limit:.2f} is reached")
+        self.which, self.limit, self.resets_at = which, limit, resets_at

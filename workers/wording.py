@@ -19,6 +19,7 @@ STOP_REASONS = {
     "internal_error": "internal error",
     "stopped_by_user": "stopped by you",
     "settings_mismatch": "worker settings differ",
+    "spend_cap": "daily spending limit reached",
 }
 
 
@@ -81,6 +82,19 @@ SETTINGS_MISMATCH = (
     "A worker with different settings (model, data folder or budgets) than the process that took this "
     "question picked it up, so it did not answer. Restart the workers with the same settings, then ask again."
 )
+# A model call refused by a daily spend cap (workers/agent/spend.py): the run's one message, said instead of an answer.
+SPEND_CAP = (
+    "{what} (${limit:.2f} a day) is reached, so Atlas is not asking the model anything more until it resets at "
+    "00:00 UTC, in {wait}. Issue lookups keep working, and new issues are still triaged offline."
+)
+SPEND_CAP_WHAT = {"install": "Today's spending limit for Atlas", "channel": "Today's spending limit for this channel"}
+
+
+def spend_cap(which: str, limit: float, seconds_to_reset: float) -> str:
+    minutes = max(1, int(seconds_to_reset // 60))
+    wait = f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
+    return SPEND_CAP.format(what=SPEND_CAP_WHAT.get(which, SPEND_CAP_WHAT["install"]), limit=limit, wait=wait)
+
 
 # Help channels (workers/help/): a run that is not confident mentions the hand-off instead of guessing.
 HELP_HELD = {  # a help channel's message a limit held back: said once per person and channel in an hour (workers/help/)

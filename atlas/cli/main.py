@@ -26,7 +26,11 @@ def main(argv: list[str] | None = None) -> int:
         # the repository named on `atlas sync` is the one synced
         settings = Settings.from_env({**os.environ, "ATLAS_GITHUB_REPO": args.repo} if args.command == "sync" else None)
         if args.command in ("worker", "serve"):  # labels=auto is refused at start unless every auto label earned it
+            from atlas.cli.config_check import overrides
             from atlas.cli.triage import check_autonomy
+
+            for line in overrides(settings):  # atlas.toml over the environment: said, never silent
+                logging.getLogger("atlas.config").warning(line)
 
             check_autonomy(
                 settings.triage, settings.data_dir, settings.home, None if settings.offline else settings.model
@@ -108,9 +112,18 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
         from atlas.cli.sync import sync_github
 
         return sync_github(settings, docs=args.docs, wait=not args.no_wait, reconcile=args.reconcile)
-    if args.command in ("redis", "triage"):
-        return _redis(settings, args.action) if args.command == "redis" else _triage(settings, args)
+    if args.command in ("redis", "triage", "config"):
+        return _local(settings, args)
     return CONFIG_EXIT
+
+
+def _local(settings: Settings, args: argparse.Namespace) -> int:
+    """The commands that start no process: the embedded Redis, triage, `config check` (atlas.toml)."""
+    if args.command == "config":
+        from atlas.cli.config_check import check
+
+        return check(settings)
+    return _redis(settings, args.action) if args.command == "redis" else _triage(settings, args)
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:

@@ -175,6 +175,13 @@ def parser() -> argparse.ArgumentParser:
         help="backtest --model: stop the replay once its model calls cost this many dollars (default 2)",
     )
 
+    config = command(
+        "config",
+        "check atlas.toml (ATLAS_CONFIG) and print what each channel will do",
+        "A bad file is refused with its line and the reason; the file wins for the channels it names.",
+    )
+    config.add_argument("action", choices=["check"], help="check the file and the environment together")
+
     red = command("redis", "the embedded Redis server (when REDIS_URL is not set)")
     red.add_argument(
         "action", choices=["start", "stop", "status", "url"], help="start, stop, report status, or print its URL"

@@ -11,6 +11,7 @@ from redis.retry import Retry
 from rq import Queue, Worker
 from rq.command import send_shutdown_command
 
+from atlas.channel_plan import longest_seconds
 from atlas.connection import connect
 from atlas.settings import Settings
 from workers.process import runtime
@@ -53,7 +54,7 @@ def serve(
         heartbeat_ttl=settings.worker_heartbeat_ttl,
         maintenance_seconds=settings.worker_maintenance_seconds,
         name=name,
-        job_timeout=job_timeout(settings.budget.max_seconds, settings.slack_outage_seconds),
+        job_timeout=job_timeout(longest_seconds(settings), settings.slack_outage_seconds),  # a channel's own too
         concurrency=settings.worker_concurrency,
         stopping=rt.stopping,  # runs in flight read it between steps: save, release, hand over
         audit_retention_days=settings.audit_retention_days,

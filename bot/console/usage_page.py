@@ -1,6 +1,6 @@
 """The Cost and use page: per day, questions, cost, tokens per answer, the offline model's share, steps per
 run and feedback, from the daily figures filed as runs end and the vote sets (workers/runs/run_index.py):
-three reads per day shown, in one round trip."""
+three reads per day shown, in one round trip; above them, today's spend against the caps (spend_table.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import redis
 
 from atlas.connection import text
 from atlas.settings import Settings
+from bot.console import spend_table
 from bot.console.charts import bars
 from bot.console.layout import table
 from bot.console.web import Request, esc
@@ -77,4 +78,5 @@ def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> 
         ],
         frozenset({1}),
     )
-    return "Cost and use", f'<h1>Cost and use</h1>{summary}<div class="charts">{charts}</div>'
+    today = spend_table.render(conn, settings)  # today's spend by channel and repository against the caps
+    return "Cost and use", f'<h1>Cost and use</h1>{today}{summary}<div class="charts">{charts}</div>'

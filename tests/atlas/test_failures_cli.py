@@ -197,6 +197,7 @@ def test_every_subcommand_describes_itself_and_each_argument() -> None:
         "redis",
         "triage",
         "knowledge",
+        "config",  # issue 38: atlas.toml
     }
     for name, sub in subcommands.choices.items():
         assert sub.description and len(sub.description) > 20, name

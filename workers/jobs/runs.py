@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import cast
@@ -17,7 +18,15 @@ from workers.agent.loop import finish
 from workers.agent.ports import Reporter
 from workers.agent.reporting import FanOut, Fenced, StreamReporter
 from workers.approvals import gate
-from workers.errors import DeliveryFailed, LeaseLost, ModelMalformed, ModelRejected, ModelUnavailable, StoppedByUser
+from workers.errors import (
+    DeliveryFailed,
+    LeaseLost,
+    ModelMalformed,
+    ModelRejected,
+    ModelUnavailable,
+    SpendCapReached,
+    StoppedByUser,
+)
 from workers.jobs.fenced import FencedParts
 from workers.parts import WorkerParts
 from workers.process import platforms, runtime
@@ -33,7 +42,7 @@ def reporter_for(rt: runtime.Runtime, run: RunState) -> Reporter:
     """The run's chat platform's thread when it came from one, else the run's event
     stream, which `atlas ask` tails. A chat run's progress shows in its thread, and nothing reads its
     stream: writing one cost 4 Redis commands per one-step run for no reader."""
-    platform = rt.platform_for(run.origin.kind)
+    platform = rt.platform_for(run.origin.kind, run.origin.channel if run.origin.unprompted else None)
     if platform is None:
         return StreamReporter(rt.store)
     if run.origin.unprompted:  # asked in a help channel: quiet until sure, a hand-off when not (workers/help/)
@@ -106,9 +115,8 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
         fence()
         settings_check.refuse(rt, run, reporter)
         return run.status
-    agent = rt.agent(
-        reporter, unprompted=run.origin.unprompted, fence=fence
-    )  # the loop settles cost and sources before its "answer" event
+    # the channel's model and budgets (atlas.toml); the loop settles cost and sources before its "answer" event
+    agent = rt.agent(reporter, unprompted=run.origin.unprompted, fence=fence, run=run)
     platforms.before_steps(rt.conn, run)  # what the run's platform adds to its context
     try:
         # A paused run continues only once every pending call is decided (workers/approvals/gate.py); an early
@@ -143,6 +151,14 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
                 phrases.MODEL_DOWN if down else phrases.REDIS_DOWN,
                 fence,
             )
+    except SpendCapReached as exc:  # no stack trace, one message: what was reached and when it resets
+        log.warning("run %s: %s; no model call until the next UTC midnight", run.id, exc)
+        message = phrases.spend_cap(exc.which, exc.limit, exc.resets_at - time.time())
+        finish(run, message, "spend_cap", partial=True)
+        run.status, run.error = "failed", str(exc)  # failed: no feedback or file-issue buttons under it
+        rt.settle(run)
+        agent.keeper.save(run)
+        reporter.event(run, "answer")
     except ModelRejected as exc:
         stop(rt, run, reporter, "model_rejected", phrases.MODEL_REFUSED.format(error=exc), fence)
     except Exception:

@@ -8,7 +8,7 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import redis
@@ -27,7 +27,7 @@ from workers.agent.compaction import SUMMARY_INSTRUCTIONS, extractive_summary
 from workers.agent.cost import dollars
 from workers.agent.instructions import instructions_for
 from workers.agent.loop import Agent
-from workers.agent.model import Model, ModelRequest, ResponsesModel
+from workers.agent.model import Model, ModelRequest
 from workers.agent.ports import Limits, Reporter
 from workers.agent.sources import sources_of
 from workers.agent.stash import RedisStash
@@ -39,6 +39,7 @@ from workers.knowledge import solved_claim, watches
 from workers.knowledge.cited import cited
 from workers.knowledge.entries import RedisSolvedThreads
 from workers.process import platforms
+from workers.process.channel_models import ChannelModels, ChannelSummarizer, build_models
 from workers.runs import lease
 from workers.runs.question_vectors import Embedder
 from workers.runs.state import AnsweredBy, Platform, RunState, Usage
@@ -110,26 +111,36 @@ class Runtime:
     triage_engines: EngineCache = field(
         default_factory=EngineCache, init=False, repr=False
     )  # every triage job's engine
+    channel_models: ChannelModels = field(init=False, repr=False)  # a run's model and budgets by its channel
 
     def __post_init__(self) -> None:
         self.tool_pool = tool_pool(self.settings.worker_concurrency)
+        self.channel_models = ChannelModels(self.settings)
 
     def agent(
-        self, reporter: Reporter, *, unprompted: bool = False, fence: Callable[[], None] = lease.unfenced
+        self,
+        reporter: Reporter,
+        *,
+        unprompted: bool = False,
+        fence: Callable[[], None] = lease.unfenced,
+        run: RunState | None = None,
     ) -> Agent:
         """The agent for one job: this process's model and tools, the runtime as the run's keeper and summarizer.
         `unprompted` (a help channel's run): the tools include `hand_off`, its way to say it is not confident.
-        `fence`: the job's lease check, before every save (`JobKeeper`)."""
+        `fence`: the job's lease check, before every save (`JobKeeper`). `run`: its channel's model and budgets
+        (atlas.toml), its calls held to the daily caps; None: the install's."""
         corpus = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
         registry = self._help_registry() if unprompted else self.registry
         tools = JobTools(registry, corpus, self.conn, self.tracker)
         return Agent(
-            model=self.model,
+            model=self.model if run is None else self.channel_models.model_for(run, self.model),
             tools=tools,
             keeper=JobKeeper(self, corpus, fence),
             reporter=reporter,
-            summarizer=self,
-            limits=Limits(budget=self.settings.budget, tool_timeout=self.settings.tool_timeout_seconds),
+            summarizer=self
+            if run is None
+            else ChannelSummarizer(self, self.channel_models.scoped(run, self.summary_model)),
+            limits=Limits(budget=self.channel_models.plan(run).budget, tool_timeout=self.settings.tool_timeout_seconds),
             instructions=instructions_for(self.settings.project),
             stopping=self.stopping,
             pool=self.tool_pool,
@@ -156,8 +167,9 @@ class Runtime:
     def settle(self, run: RunState, corpus: Corpus | None = None) -> None:
         """Cost and cited sources, computed once before a run's final state is saved; sources are looked up
         in `corpus` (the job's), else in the data folder's corpus as it is now."""
-        run.cost_usd = dollars(run.usage, self.settings.price)
-        run.answered_by = AnsweredBy(model=self.settings.answering_model, data_dir=str(self.settings.data_dir))
+        mine = self.channel_models.plan(run)  # the channel's model and its price (atlas.toml), else the install's
+        run.cost_usd = dollars(run.usage, mine.price)
+        run.answered_by = AnsweredBy(model=mine.model, data_dir=str(self.settings.data_dir))
         if run.answer:
             corpus = corpus or open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
             pages = corpus.docs.pages
@@ -169,22 +181,29 @@ class Runtime:
             self.conn, subscriptions.tracker_name(self.settings), run
         )  # filed or linked: the thread follows it
 
-    def platform_for(self, platform: Platform) -> ChatPlatform | None:
+    def platform_for(self, platform: Platform, channel: str | None = None) -> ChatPlatform | None:
         """The chat platform a run of this kind reports on; approval cards describe this worker's tracker's
-        issues."""
-        return platforms.for_run(self.settings, self.store, platform, self.tracker, self.slack)
+        issues. `channel`: a help run's, whose hand-off atlas.toml may set apart from ATLAS_HANDOFF."""
+        settings = self.settings
+        if channel in settings.help.channel_handoff:
+            settings = replace(settings, help=replace(settings.help, handoff=settings.help.handoff_of(channel)))
+        return platforms.for_run(settings, self.store, platform, self.tracker, self.slack)
 
     def companions(self, run: RunState) -> tuple[Reporter, ...]:
         """What the run's platform shows beside its thread (workers/process/platforms.py)."""
         return platforms.companions(self.settings, run, self.slack)
 
-    def summarize(self, items: list[dict[str, Any]], *, seconds_left: float | None = None) -> tuple[str, Usage]:
+    def summarize(
+        self, items: list[dict[str, Any]], *, seconds_left: float | None = None, model: Model | None = None
+    ) -> tuple[str, Usage]:
         """A cheap model call that condenses dropped items, and its usage; the extractive summary
-        (free) when no model is configured, the run has no working second left, or the call fails or outlives them."""
-        if self.summary_model is None or (seconds_left is not None and seconds_left <= 0):
+        (free) when no model is configured, the run has no working second left, or the call fails or outlives them.
+        `model`: the summary model as a channel's run holds it to its caps (workers/process/channel_models.py)."""
+        summary_model = model or self.summary_model
+        if summary_model is None or (seconds_left is not None and seconds_left <= 0):
             return extractive_summary(items), Usage()
         try:
-            reply = self.summary_model.respond(
+            reply = summary_model.respond(
                 ModelRequest(
                     instructions=SUMMARY_INSTRUCTIONS,
                     input=[{"type": "message", "role": "user", "content": json.dumps(items)[:40_000]}],
@@ -207,14 +226,7 @@ class Runtime:
 def build(settings: Settings) -> Runtime:
     """Wire the parts for this process; the offline model stands in when no model is configured."""
     conn = worker_connection(settings)  # a Redis restart pauses the job; it never ends the worker
-    if settings.offline:
-        from workers.agent.offline import OfflineModel
-
-        model: Model = OfflineModel()
-        summary: Model | None = None  # offline: the extractive summary
-    else:
-        model = ResponsesModel(settings)
-        summary = ResponsesModel(settings, settings.summary_model or settings.model)
+    model, summary = build_models(settings, conn)  # offline, or held to the daily caps
     # Load indexes now, not during the first job, and the docs' embedding model with the sections' vectors
     # (read back; new docs are embedded in the background, searches rank by words until then, so a
     # first `atlas ask` on a fresh machine does not wait ~15 s for Orbit's 159 sections).

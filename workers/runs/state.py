@@ -29,6 +29,7 @@ StopReason = Literal[
     "internal_error",
     "stopped_by_user",
     "settings_mismatch",
+    "spend_cap",
 ]
 FINAL_STATUSES: frozenset[str] = frozenset({"done", "partial", "failed", "expired"})
 
