@@ -2,9 +2,10 @@
 call (workers/agent/spend.py), refused with SpendCapReached when a cap has no room, settled after.
 
 The worst case of a call is its input, counted as the context fitting counts it (workers/agent/context.py,
-again: a few milliseconds beside a call of seconds) plus a margin for the API's own count, at the full input rate, and `max_output_tokens` at the output rate: a call cannot cost more
-(the run's token budget is checked between steps, never inside one), so a cap is never passed by more
-than the margin of a count. A call that fails is settled to nothing: the API bills no failed request.
+again: a few milliseconds beside a call of seconds) plus a margin for the API's own count, at the full input
+rate, and `max_output_tokens` at the output rate: a call cannot cost more (the run's token budget is checked
+between steps, never inside one), so a cap is never passed by more than the margin of a count. A call that
+fails is settled to nothing: the API bills no failed request.
 """
 
 from __future__ import annotations
