@@ -40,7 +40,7 @@ from typing import Literal, Protocol
 from workers.triage import labels as label_kinds
 
 FALSE_CLAIMS = 0.03  # a claim is false on at most this share of past non-duplicates (the goal is 5%; this leaves room)
-MIN_NON_DUPLICATES = 30
+MIN_NON_DUPLICATES = 20  # under 34, 3% allows no false claim at all: the threshold clears every one
 MIN_DUPLICATES = 3
 LABEL_PRECISION = {"topic": 0.85, "version": 0.9}  # label_target: by the cost of a wrong one (module doc)
 MIN_LABELLED = 20  # labelled issues before any label is calibrated
