@@ -5,6 +5,7 @@ issue's thresholds never include its own outcome or later ones; the maintainers'
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -186,3 +187,32 @@ def test_a_history_too_short_to_calibrate_suggests_a_topic_label_only_when_every
     short = calibrate([_non_dup(i, 0.1, {"bug": 0.9}, frozenset({"bug"})) for i in range(5)])
     assert not short.calibrated
     assert short.label("bug") == 1.0 and short.label("version") == thresholds.FALLBACK_VERSION
+
+
+def test_a_restarted_worker_reads_its_first_calibration_back_for_the_same_tracker_and_replays_a_changed_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workers.triage import calibration_store
+    from workers.triage.engine import Triage
+    from workers.triage.history import History
+
+    rows = _orbit()
+    store = tmp_path / "issues" / "triage_titles.npz"  # as Triage.open places the data folder's derived files
+    first = rolling.live(Triage(History.from_rows(rows), store=store))
+    assert (tmp_path / "issues" / calibration_store.FILE).is_file()
+
+    restarted = Triage(History.from_rows(rows), store=store)  # another process, the same tracker
+
+    def no_replay(issue: object) -> None:
+        raise AssertionError("replayed although the tracker is unchanged")
+
+    monkeypatch.setattr(restarted, "score", no_replay)
+    assert rolling.live(restarted) == first  # read back: the same figures, no replay
+
+    relabelled = [{**r, "labels": ["type:feature"]} if r["id"] == rows[3]["id"] else r for r in rows]
+    changed = Triage(History.from_rows(relabelled), store=store)
+    replays: list[object] = []
+    real = changed.score
+    monkeypatch.setattr(changed, "score", lambda issue: replays.append(issue) or real(issue))  # type: ignore[func-returns-value]
+    rolling.live(changed)
+    assert len(replays) == len([r for r in changed.history.records if r.state == "closed"][-rolling.WINDOW :])
