@@ -84,6 +84,7 @@ THRESHOLDS_SHORT = (
     "Not calibrated yet ({issues} earlier closed issues): claims at >= {at}; labels only when every similar issue"
     " carries them."
 )
+THRESHOLDS_SHORT_NO_LABELS = "Not calibrated yet ({issues} earlier closed issues): claims at >= {at}; no labels until {first} issues are labelled."
 THRESHOLDS_FIXED = "Fixed thresholds (no calibration): claims at >= {at}; labels at >= {label}."
 UNREADABLE = "#{number} could not be read: {why}. The card shows what triage recorded."
 HIDDEN = (
@@ -198,6 +199,9 @@ def thresholds_line(shown: dict[str, Any] | None) -> str | None:
         if not support:
             return THRESHOLDS_FIXED.format(at=claim_at, label=f"{float(shown.get('labels') or 0):.2f}")
         issues = int(support.get("non_duplicates", 0)) + int(support.get("duplicates", 0))
+        if isinstance(shown.get("labels"), dict):  # too few labelled issues to suggest any label
+            first = (shown.get("targets") or {}).get("first_labelled", "-")
+            return THRESHOLDS_SHORT_NO_LABELS.format(issues=issues, at=claim_at, first=first)
         return THRESHOLDS_SHORT.format(issues=issues, at=claim_at)
     targets = shown.get("targets") or {}
     claims = (

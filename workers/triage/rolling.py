@@ -128,7 +128,8 @@ def live(engine: Triage, extra: Sequence[OutcomeLike] = ()) -> Thresholds:
         state.raw[record.id] = raw_of(engine.score(record.id))
     if rev is not None and missing:
         calibration_store.save(engine.derived, rev, {r.id: _json(state.raw[r.id]) for r in closed})
-    state.thresholds = calibrate([sample(r, state.raw[r.id]) for r in closed], extra)
+    labelled = sum(1 for families in engine.book.families if families)  # open issues' labels vote too
+    state.thresholds = calibrate([sample(r, state.raw[r.id]) for r in closed], extra, labelled_issues=labelled)
     state.key = key
     return state.thresholds
 

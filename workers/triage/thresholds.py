@@ -44,6 +44,7 @@ MIN_NON_DUPLICATES = 20  # under 34, 3% allows no false claim at all: the thresh
 MIN_DUPLICATES = 3
 LABEL_PRECISION = {"topic": 0.85, "version": 0.9}  # label_target: by the cost of a wrong one (module doc)
 MIN_LABELLED = 20  # labelled issues before any label is calibrated
+FIRST_LABELLED = 5  # labelled issues before any label is suggested, even uncalibrated
 MIN_LABEL_OUTCOMES = 8  # suggestions at or above the threshold, among past labelled issues
 LABEL_FLOOR = 0.25  # no label is suggested below this score, whatever its history
 DUPLICATE_FLOOR = 0.2  # nor a duplicate claimed below this one
@@ -133,21 +134,32 @@ class Thresholds:
             "labels": dict(sorted(self.labels.items())) if self.labels is not None else self.uncalibrated_label,
             "not_enough_history": list(self.unproven),
             "support": dict(self.support),
-            "targets": {"false_claims": FALSE_CLAIMS, "duplicates": MIN_DUPLICATES, **_targets()},
+            "targets": {
+                "false_claims": FALSE_CLAIMS,
+                "duplicates": MIN_DUPLICATES,
+                "first_labelled": FIRST_LABELLED,
+                **_targets(),
+            },
         }
 
 
 def calibrate(
-    samples: Sequence[Sample], extra: Iterable[OutcomeLike] = (), fallback: float | None = FALLBACK_DUPLICATE
+    samples: Sequence[Sample],
+    extra: Iterable[OutcomeLike] = (),
+    fallback: float | None = FALLBACK_DUPLICATE,
+    labelled_issues: int = 0,
 ) -> Thresholds:
     """The thresholds `samples` (and the recorded `extra` outcomes) give; `fallback`: the duplicate threshold
-    for a history too short to calibrate (None: no claim then)."""
+    for a history too short to calibrate (None: no claim then); `labelled_issues`: the tracker's labelled issues,
+    open ones too (a live calibration's votes read them), when more than the samples'."""
     rows = _with_outcomes(samples, extra)
     non_dups = [s for s in rows if s.original is None]
     found = [s for s in rows if s.original is not None and s.top == s.original]
     labelled = [s for s in rows if s.labelled]
     support = {"non_duplicates": len(non_dups), "duplicates": len(found), "labelled": len(labelled)}
     if len(non_dups) < MIN_NON_DUPLICATES and len(labelled) < MIN_LABELLED:
+        if max(len(labelled), labelled_issues) < FIRST_LABELLED:  # one or two neighbours agree by chance: no label
+            return Thresholds(fallback, {}, support=support, calibrated=False)
         return Thresholds(fallback, None, support=support, calibrated=False, uncalibrated_label=FALLBACK_LABEL)
     if len(non_dups) < MIN_NON_DUPLICATES:
         duplicate = fallback

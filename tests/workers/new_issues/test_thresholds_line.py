@@ -46,6 +46,10 @@ def test_no_claims_and_unproven_labels_are_said_and_a_short_history_or_none_too(
     assert "1 not suggested (not enough history)" in line  # `rare`: right 0 of 3
     short = thresholds_line(calibrate(_history(6)).shown())
     assert short is not None and short.startswith("Not calibrated yet (6 earlier closed issues)")
+    none_yet = thresholds_line(calibrate(_history(6)[: thresholds.FIRST_LABELLED - 1]).shown())
+    assert none_yet is not None and none_yet.endswith(
+        f"no labels until {thresholds.FIRST_LABELLED} issues are labelled."
+    )
     fixed = thresholds_line(Thresholds.fixed(0.384).shown())
     assert fixed == "Fixed thresholds (no calibration): claims at >= 0.38; labels at >= 0.60."
     assert thresholds_line(None) is None  # the model answered: no thresholds were used
