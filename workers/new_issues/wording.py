@@ -80,10 +80,7 @@ THRESHOLDS_LABELS = "{each} (right >= {target:.0%}{versions} on {labelled} earli
 THRESHOLDS_VERSIONS = ", versions {target:.0%}"
 THRESHOLDS_NO_LABELS = "none proven yet on {labelled} earlier labelled issues"
 THRESHOLDS_UNPROVEN = "; {count} not suggested (not enough history)"
-THRESHOLDS_SHORT = (
-    "Not calibrated yet ({issues} earlier closed issues): claims at >= {at}; labels only when every similar issue"
-    " carries them."
-)
+THRESHOLDS_SHORT = "Not calibrated yet ({issues} earlier closed issues): claims at >= {at}; labels at >= {label}."
 THRESHOLDS_SHORT_NO_LABELS = "Not calibrated yet ({issues} earlier closed issues): claims at >= {at}; no labels until {first} issues are labelled."
 THRESHOLDS_FIXED = "Fixed thresholds (no calibration): claims at >= {at}; labels at >= {label}."
 UNREADABLE = "#{number} could not be read: {why}. The card shows what triage recorded."
@@ -202,7 +199,7 @@ def thresholds_line(shown: dict[str, Any] | None) -> str | None:
         if isinstance(shown.get("labels"), dict):  # too few labelled issues to suggest any label
             first = (shown.get("targets") or {}).get("first_labelled", "-")
             return THRESHOLDS_SHORT_NO_LABELS.format(issues=issues, at=claim_at, first=first)
-        return THRESHOLDS_SHORT.format(issues=issues, at=claim_at)
+        return THRESHOLDS_SHORT.format(issues=issues, at=claim_at, label=f"{float(shown.get('labels') or 0):.2f}")
     targets = shown.get("targets") or {}
     claims = (
         THRESHOLDS_CLAIMS.format(

@@ -52,8 +52,7 @@ FIXED_LABEL = 0.6  # the engine's own label threshold (Thresholds.fixed): label_
 # A history too short to calibrate: stricter than the engine's own, so a new tracker gets few, near-certain
 # suggestions (chosen on Orbit's and black's first issues: false claims 3.4% and 0.7%, label P 0.96 and 0.71).
 FALLBACK_DUPLICATE = 0.5
-FALLBACK_LABEL = 1.0  # a topic label only when every labelled neighbour carries it
-FALLBACK_VERSION = 0.9  # the version the report names: label_votes.VERSION_SCORE
+FALLBACK_LABEL = 0.8  # a topic label's vote share while uncalibrated (from FIRST_LABELLED labelled issues)
 
 
 @dataclass(frozen=True)
@@ -122,8 +121,6 @@ class Thresholds:
     def label(self, key: str) -> float | None:
         """The threshold of one label key, or None: not suggested."""
         if self.labels is None:
-            if key == "version" and not self.calibrated:
-                return min(self.uncalibrated_label, FALLBACK_VERSION)
             return self.uncalibrated_label
         return self.labels.get(key)
 

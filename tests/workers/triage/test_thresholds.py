@@ -183,15 +183,15 @@ def test_each_label_kind_has_the_target_its_cost_gives_and_a_label_is_proven_wit
     assert thresholds.label_target("bug") == 0.85 and thresholds.label_target("version") == 0.9
 
 
-def test_a_history_too_short_to_calibrate_suggests_a_topic_label_only_when_every_neighbour_agrees() -> None:
+def test_a_history_too_short_to_calibrate_suggests_no_label_until_enough_issues_are_labelled() -> None:
     short = calibrate([_non_dup(i, 0.1, {"bug": 0.9}, frozenset({"bug"})) for i in range(5)])
     assert not short.calibrated
-    assert short.label("bug") == 1.0 and short.label("version") == thresholds.FALLBACK_VERSION
+    assert short.label("bug") == short.label("version") == thresholds.FALLBACK_LABEL  # a named version scores 0.9
     # fewer than FIRST_LABELLED labelled issues: one or two neighbours agreeing is chance (black's first five
     # issues: `C: unstable formatting` suggested twice, right once); the tracker's open labelled issues count too
     few = [_non_dup(i, 0.1, {"bug": 1.0}, frozenset({"bug"})) for i in range(thresholds.FIRST_LABELLED - 1)]
     assert calibrate(few).label("bug") is None and calibrate(few).label("version") is None
-    assert calibrate(few, labelled_issues=thresholds.FIRST_LABELLED).label("bug") == 1.0
+    assert calibrate(few, labelled_issues=thresholds.FIRST_LABELLED).label("bug") == thresholds.FALLBACK_LABEL
 
 
 def test_a_restarted_worker_reads_its_first_calibration_back_for_the_same_tracker_and_replays_a_changed_one(
