@@ -81,7 +81,10 @@ THRESHOLDS_VERSIONS = ", versions {target:.0%}"
 THRESHOLDS_NO_LABELS = "none proven yet on {labelled} earlier labelled issues"
 THRESHOLDS_UNPROVEN = "; {count} not suggested (not enough history)"
 THRESHOLDS_SHORT = "Not calibrated yet ({issues} earlier closed issues): claims at >= {at}; labels at >= {label}."
-THRESHOLDS_SHORT_NO_LABELS = "Not calibrated yet ({issues} earlier closed issues): claims at >= {at}; no labels until {first} issues are labelled."
+THRESHOLDS_SHORT_NO_LABELS = (
+    "Not calibrated yet ({issues} earlier closed issues): claims at >= {at}; no labels until {first} issues are"
+    " labelled."
+)
 THRESHOLDS_FIXED = "Fixed thresholds (no calibration): claims at >= {at}; labels at >= {label}."
 UNREADABLE = "#{number} could not be read: {why}. The card shows what triage recorded."
 HIDDEN = (

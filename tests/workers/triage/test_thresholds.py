@@ -218,6 +218,11 @@ def test_a_restarted_worker_reads_its_first_calibration_back_for_the_same_tracke
     changed = Triage(History.from_rows(relabelled), store=store)
     replays: list[object] = []
     real = changed.score
-    monkeypatch.setattr(changed, "score", lambda issue: replays.append(issue) or real(issue))  # type: ignore[func-returns-value]
+
+    def counted(issue: object) -> object:
+        replays.append(issue)
+        return real(issue)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(changed, "score", counted)
     rolling.live(changed)
     assert len(replays) == len([r for r in changed.history.records if r.state == "closed"][-rolling.WINDOW :])
