@@ -26,6 +26,7 @@ SUITES = [
     "code_sync",
     "answer_watch",
     "triage",
+    "triage_model",
     "concurrency",
     "redis_keys",
     "console",

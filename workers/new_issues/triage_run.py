@@ -1,8 +1,9 @@
 """A triage run's jobs: the first triages the issue and posts its card; each resume applies only the
 actions decided since, through the same gate, ledger, audit and place check as every approval.
 
-Suggestions come from the model through its read tools when one is configured (workers/triage/model_triage.py),
-else, or when that fails, from the offline triage engine (workers/triage/); a resume only runs the approved tool calls. Each drafted action is its own step with one pending call,
+Suggestions come from the model through its read tools when one is configured, else, or when that fails, from the
+offline triage engine (suggesting.py); a resume only runs the approved tool calls. Each drafted action is its own
+step with one pending call,
 so deciding one never waits for the others. The run ends (`done`) when no action is left pending.
 """
 
@@ -10,30 +11,24 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import replace
 
 from rq import Queue
 
-from datasets.tracker_db import db_path
 from tools import open_corpus
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, validate
-from tools.issue_store import IssueStore
 from tools.undo_tools import undo_registry
 from workers import settings_check
 from workers import wording as phrases
-from workers.agent.cost import dollars
 from workers.agent.ports import Reporter
 from workers.approvals import gate
 from workers.approvals import records as approvals
 from workers.approvals.records import Approval
 from workers.new_issues import actions as triage_actions
-from workers.new_issues import learning, maintainers, originals, undo
+from workers.new_issues import learning, maintainers, suggesting, undo
 from workers.parts import WorkerParts
 from workers.runs.state import PendingCall, RunState
 from workers.runs.triage_record import ActionStatus, TriageAction, TriageRecord
-from workers.triage import autonomy, outcomes, rolling
-from workers.triage.engine import NewIssue, Suggestions, Triage
 
 log = logging.getLogger("atlas.new_issues")
 
@@ -64,10 +59,14 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
     ):  # proposed over MCP (workers/new_issues/proposals.py): its one action, checked below
         issue = rt.tracker.issue(record.issue)
         if issue is not None:
-            record.title, record.url, record.author = issue.title, issue.url, record.author or _author(rt, record.issue)
+            record.title, record.url, record.author = (
+                issue.title,
+                issue.url,
+                record.author or suggesting.author(rt, record.issue),
+            )
         candidates, record.actions = list(record.actions), []
     else:
-        candidates = _candidates(rt, run, record, ctx)
+        candidates = suggesting.candidates(rt, run, record, ctx)
     drafted: list[TriageAction] = []
     for action in candidates:
         checked = validate(rt.registry, action.tool, json.dumps(action.arguments), ctx)
@@ -103,71 +102,6 @@ def _triage(rt: WorkerParts, run: RunState, record: TriageRecord) -> None:
     _apply_decided(rt, run, record)  # the auto call's step, and a maintainer who acted meanwhile
 
 
-def _candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolContext) -> list[TriageAction]:
-    """The triage's suggestions for the issue (recorded for the card) as actions, in card order."""
-    engine = (
-        rt.triage_engine()
-    )  # opened once per worker process, grown as issues arrive (workers/triage/engine_cache.py)
-    found, by = _suggest(rt, run, engine, record, ctx)
-    # `auto` applies only what the engine that acts suggests, and only labels its own last backtest earned (the
-    # model's, kept apart by `atlas triage backtest --model`, when one is configured): checked here as well as
-    # at start, so a worker built some other way never rides on another engine's figures (issue 35 item 2)
-    model = None if rt.settings.offline else rt.settings.model
-    acting = autonomy.acting_per_label(rt.settings.data_dir, rt.settings.home, model)
-    chosen = autonomy.earned_by(found, by, model)
-    earned_by = replace(chosen, labels=[s for s in chosen.labels if autonomy.may_auto(s.name, acting, model).allowed])
-    issue = rt.tracker.issue(record.issue)
-    if issue is not None:
-        record.title, record.url = issue.title, issue.url
-    if not record.author:  # `atlas triage N --post`: the tracker's record says who opened it
-        record.author = _author(rt, record.issue)
-    figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
-    record.suggestions = {
-        **found.as_json(),
-        "by": by,
-        "original": {},
-        "label_evidence": {s.name: s.evidence for s in found.labels},
-        "backtest": {s.name: figures[s.name] for s in found.labels if isinstance(figures.get(s.name), dict)},
-        "backtest_duplicates": autonomy.last_duplicates(rt.settings.data_dir, rt.settings.home),
-    }
-    return originals.point(
-        rt, engine, record, triage_actions.build(found, issue, rt.tracker.known_labels(), rt.settings.triage, earned_by)
-    )
-
-
-def _suggest(
-    rt: WorkerParts, run: RunState, engine: Triage, record: TriageRecord, ctx: ToolContext
-) -> tuple[Suggestions, str]:
-    """The model's triage through its tools when one is configured (its usage billed to the run), else, or when it
-    fails or runs over the triage budget, the offline engine's; and which of the two answered."""
-    known = engine.history.get(record.issue)
-    issue = NewIssue(record.issue, known.title if known else record.title, known.body if known else "")
-    if not rt.settings.offline:
-        from workers.triage import model_triage
-
-        before = known.seq if known is not None else len(engine.history)
-        triage, budget = rt.settings.triage, rt.settings.budget
-        attempt = model_triage.suggest(
-            rt.model,
-            rt.registry,
-            ctx,
-            issue,
-            rt.tracker.known_labels(),
-            lambda n: (r := engine.history.get(n)) is not None and r.seq < before,
-            max_steps=min(triage.max_steps, budget.max_steps),
-            max_tokens=min(triage.max_tokens, budget.max_tokens),
-            project=rt.settings.project.name,
-        )
-        run.usage.add(attempt.usage)
-        run.cost_usd = dollars(run.usage, rt.settings.price)
-        if attempt.suggestions is not None:
-            return attempt.suggestions, "model"
-    thresholds = rolling.live(engine, outcomes.load(rt.conn, record.repo))  # the maintainers' decisions count too
-    return (
-        engine.triage(record.issue, thresholds) if known is not None else engine.triage(issue, thresholds)
-    ), "offline"
-
-
 def _refuse(rt: WorkerParts, run: RunState) -> None:
     """Taken under other settings (another ATLAS_TRIAGE_ACTIONS, channel or model): no card, a failed run that
     says why (`atlas runs show`), and both fingerprints in the log."""
@@ -181,15 +115,6 @@ def _refuse(rt: WorkerParts, run: RunState) -> None:
     run.status, run.stop_reason, run.partial = "failed", "settings_mismatch", True
     run.error = run.answer = phrases.SETTINGS_MISMATCH
     rt.store.save(run)
-
-
-def _author(rt: WorkerParts, number: int) -> str:
-    store = IssueStore(db_path(rt.settings.data_dir, rt.settings.home))
-    try:
-        stored = store.get(number)
-        return (stored.author if stored is not None else None) or ""
-    finally:
-        store.close()
 
 
 def _auto(rt: WorkerParts, run: RunState, action: TriageAction) -> None:

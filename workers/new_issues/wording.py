@@ -72,6 +72,20 @@ DIGEST = (
     "{count} more new issue(s) in the last hour were not triaged (over ATLAS_TRIAGE_RATE): {numbers}. "
     "Triage one with `atlas triage {first} --post`."
 )
+# The thresholds line (issue 36): which thresholds the card's suggestions passed, and from how much history.
+THRESHOLDS = "Thresholds from this repository's history: {claims}; labels: {labels}."
+THRESHOLDS_CLAIMS = "claims at >= {at:.2f} (at most {false:.0%} false on {non_duplicates} earlier non-duplicates)"
+THRESHOLDS_NO_CLAIMS = "no duplicate claims yet ({found} originals found in the history, {needed} needed)"
+THRESHOLDS_LABELS = "{each} (right >= {target:.0%}{versions} on {labelled} earlier labelled issues)"
+THRESHOLDS_VERSIONS = ", versions {target:.0%}"
+THRESHOLDS_NO_LABELS = "none proven yet on {labelled} earlier labelled issues"
+THRESHOLDS_UNPROVEN = "; {count} not suggested (not enough history)"
+THRESHOLDS_SHORT = "Not calibrated yet ({issues} earlier closed issues): claims at >= {at}; labels at >= {label}."
+THRESHOLDS_SHORT_NO_LABELS = (
+    "Not calibrated yet ({issues} earlier closed issues): claims at >= {at}; no labels until {first} issues are"
+    " labelled."
+)
+THRESHOLDS_FIXED = "Fixed thresholds (no calibration): claims at >= {at}; labels at >= {label}."
 UNREADABLE = "#{number} could not be read: {why}. The card shows what triage recorded."
 HIDDEN = (
     "This card shows {count} invisible or direction-changing character(s) as <U+...>: they would be posted as they are."
@@ -171,3 +185,46 @@ def original(number: int, suggestions: dict[str, Any], tracker: Tracker | None) 
     if ref is not None:
         return ref.title, ref.url, ""
     return recorded[0], recorded[1], ""
+
+
+def thresholds_line(shown: dict[str, Any] | None) -> str | None:
+    """The card's thresholds line from `Suggestions.thresholds` (thresholds.Thresholds.shown): "claims at >= X (3%
+    false on N earlier issues); labels: ...". None when the suggestions carry none (the model answered)."""
+    if not shown:
+        return None
+    support = shown.get("support") or {}
+    at = shown.get("duplicate")
+    claim_at = f"{at:.2f}" if isinstance(at, float) else "-"
+    if not shown.get("calibrated"):
+        if not support:
+            return THRESHOLDS_FIXED.format(at=claim_at, label=f"{float(shown.get('labels') or 0):.2f}")
+        issues = int(support.get("non_duplicates", 0)) + int(support.get("duplicates", 0))
+        if isinstance(shown.get("labels"), dict):  # too few labelled issues to suggest any label
+            first = (shown.get("targets") or {}).get("first_labelled", "-")
+            return THRESHOLDS_SHORT_NO_LABELS.format(issues=issues, at=claim_at, first=first)
+        return THRESHOLDS_SHORT.format(issues=issues, at=claim_at, label=f"{float(shown.get('labels') or 0):.2f}")
+    targets = shown.get("targets") or {}
+    claims = (
+        THRESHOLDS_CLAIMS.format(
+            at=at, false=float(targets.get("false_claims", 0.0)), non_duplicates=int(support.get("non_duplicates", 0))
+        )
+        if isinstance(at, float)
+        else THRESHOLDS_NO_CLAIMS.format(found=int(support.get("duplicates", 0)), needed=targets.get("duplicates", "-"))
+    )
+    labels = shown.get("labels")
+    labels = labels if isinstance(labels, dict) else {}
+    labelled = int(support.get("labelled", 0))
+    each = ", ".join(f"{key} >= {value:.2f}" for key, value in labels.items())
+    said = (
+        THRESHOLDS_LABELS.format(
+            each=each,
+            target=float(targets.get("label", 0.0)),
+            versions=THRESHOLDS_VERSIONS.format(target=float(targets["version"])) if "version" in labels else "",
+            labelled=labelled,
+        )
+        if each
+        else THRESHOLDS_NO_LABELS.format(labelled=labelled)
+    )
+    unproven = shown.get("not_enough_history") or []
+    said += THRESHOLDS_UNPROVEN.format(count=len(unproven)) if unproven else ""
+    return THRESHOLDS.format(claims=claims, labels=said)

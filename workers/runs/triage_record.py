@@ -41,6 +41,7 @@ class TriageRecord(BaseModel):
     author: str = ""
     url: str | None = None
     suggestions: dict[str, Any] = Field(default_factory=dict)  # Suggestions.as_json() plus evidence of labels
+    thresholds: str | None = None  # the card's thresholds line (new_issues.wording.thresholds_line); None: none used
     actions: list[TriageAction] = Field(default_factory=list)
     superseded: str = ""  # "closed by @x", "labelled by @x", "answered by @x": the card's buttons went
     card_channel: str = ""

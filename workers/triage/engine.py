@@ -22,7 +22,6 @@ own tests use them; every live path and the backtest pass calibrated ones.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +37,7 @@ from workers.triage.evidence import explain
 from workers.triage.history import History
 from workers.triage.label_votes import LabelBook
 from workers.triage.similarity import AsOfIndex, features
+from workers.triage.suggestions import DuplicateSuggestion, LabelScore, LabelSuggestion, NewIssue, Scored, Suggestions
 from workers.triage.thresholds import Thresholds
 
 # Card thresholds, chosen on the Orbit demo only (python -m bench triage; black is the held-out set).
@@ -48,78 +48,8 @@ CROWD = 10  # a title's crowd: its nearest earlier titles, whose mean similarity
 ABOVE_CROWD = 2.0  # what is left is doubled, back to the scale of the word similarity
 CANDIDATES = 30  # nearest earlier issues looked at, by words and by meaning each
 LEXICAL_SHARE = 0.5  # with the model: this share of the word similarity, the rest the titles' meaning
-
-
-@dataclass(frozen=True)
-class NewIssue:
-    """An issue to triage that the history may not hold yet (a webhook's `issues.opened`)."""
-
-    number: int
-    title: str
-    body: str
-    created_at: str = ""
-
-
-@dataclass(frozen=True)
-class DuplicateSuggestion:
-    id: int
-    score: float
-    evidence: str
-
-
-@dataclass(frozen=True)
-class LabelSuggestion:
-    name: str
-    score: float
-    evidence: str = ""  # the neighbours that carried it, or the version the report names
-
-
-@dataclass(frozen=True)
-class Suggestions:
-    """What triage proposes for one issue; each is an approval for a maintainer, never an action."""
-
-    issue: int
-    duplicates: list[DuplicateSuggestion] = field(default_factory=list)  # the claim (at most one): the close action
-    labels: list[LabelSuggestion] = field(default_factory=list)
-    reply: str | None = None
-    related: list[DuplicateSuggestion] = field(default_factory=list)  # links with evidence, no action
-    thresholds: dict[str, object] | None = None  # the figures the decision used (Thresholds.shown)
-
-    def as_json(self) -> dict[str, object]:
-        """`atlas triage --json`'s object."""
-        out: dict[str, object] = {
-            "issue": self.issue,
-            "duplicates": [{"id": d.id, "score": d.score, "evidence": d.evidence} for d in self.duplicates],
-            "labels": [{"name": s.name, "score": s.score} for s in self.labels],
-            "reply": self.reply,
-            "related": [{"id": d.id, "score": d.score, "evidence": d.evidence} for d in self.related],
-        }
-        if self.thresholds is not None:
-            out["thresholds"] = self.thresholds
-        return out
-
-
-@dataclass(frozen=True)
-class LabelScore:
-    """One label's raw score for an issue, before any threshold."""
-
-    name: str
-    family: str  # the calibration's key: the family, or `version` for every version label
-    score: float
-    evidence: str
-
-
-@dataclass(frozen=True)
-class Scored:
-    """An issue's raw ranking (`Triage.score`): every candidate and label with its score, no threshold yet."""
-
-    issue: int
-    title: str
-    body: str
-    before: int  # the seq the issue would have: only issues before it were read
-    candidates: list[duplicates.Candidate]
-    labels: list[LabelScore]
-    reply: str | None
+# What a triage gives, in workers/triage/suggestions.py: imported from here by the callers as before.
+__all__ = ["DuplicateSuggestion", "LabelSuggestion", "NewIssue", "Scored", "Suggestions", "Triage"]
 
 
 class Triage:
@@ -145,6 +75,7 @@ class Triage:
             )
         )
         self.mode = "hybrid" if self.titles is not None else "lexical"
+        self.derived = store.parent if store is not None else None  # the data folder's derived issues/ (opened ones)
         self.calibration: object = None  # rolling.Live: the live calibration's state, shared with a grown engine
 
     @classmethod

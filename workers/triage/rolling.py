@@ -13,6 +13,8 @@ if decided before. The issue's own outcome, and any later one, are never in its 
 creation, and keeps the result on the engine: the same engine (the tracker unchanged) and the same
 number of recorded decisions (in steps of DECISIONS_EVERY) reuse it. An engine grown by new issues
 (a sync, a webhook) keeps the raw replays of the issues it had, so only new closed issues are replayed.
+A worker started again on an unchanged tracker reads its first calibration's replays back from disk
+(calibration_store.py: per tracker revision) instead of replaying them.
 `extra`: the recorded decisions, e.g. `workers.triage.outcomes.load(conn, repo)` (any record with issue, kind,
 value, accepted, at: thresholds.OutcomeLike).
 """
@@ -21,7 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from workers.triage import calibration_store
 from workers.triage import labels as label_kinds
 from workers.triage.engine import Scored, Triage
 from workers.triage.history import Record, known_before
@@ -115,10 +119,17 @@ def live(engine: Triage, extra: Sequence[OutcomeLike] = ()) -> Thresholds:
     if state.key == key and state.thresholds is not None:
         return state.thresholds
     closed = [r for r in engine.history.records if r.state == "closed"][-WINDOW:]
-    for record in closed:
-        if record.id not in state.raw:
-            state.raw[record.id] = raw_of(engine.score(record.id))
-    state.thresholds = calibrate([sample(r, state.raw[r.id]) for r in closed], extra)
+    rev = None
+    if not state.raw:  # this process's first calibration: what one kept for this very tracker, if any
+        rev = calibration_store.revision(engine.history, engine.mode)
+        state.raw.update({n: _raw(v) for n, v in calibration_store.load(engine.derived, rev).items()})
+    missing = [r for r in closed if r.id not in state.raw]
+    for record in missing:
+        state.raw[record.id] = raw_of(engine.score(record.id))
+    if rev is not None and missing:
+        calibration_store.save(engine.derived, rev, {r.id: _json(state.raw[r.id]) for r in closed})
+    labelled = sum(1 for families in engine.book.families if families)  # open issues' labels vote too
+    state.thresholds = calibrate([sample(r, state.raw[r.id]) for r in closed], extra, labelled_issues=labelled)
     state.key = key
     return state.thresholds
 
@@ -133,3 +144,12 @@ def as_of(engine: Triage, number: int) -> Thresholds:
         sample(r, raws[r.id]) for r in before if r.duplicate_of is None or known_before(r.duplicate_since, record.when)
     ]
     return calibrate(usable, ())
+
+
+def _json(raw: Raw) -> list[Any]:
+    return [raw.top, raw.top_score, {k: list(v) for k, v in raw.labels.items()}]
+
+
+def _raw(kept: list[Any]) -> Raw:
+    top, score, labels = kept
+    return Raw(top, float(score), {k: (str(v[0]), float(v[1])) for k, v in labels.items()})

@@ -121,7 +121,7 @@ class Weighed:
 
 SAME_ERROR = 0.10  # the same error type and normalised message
 OTHER_ERROR = -0.08  # both show an error, and no error type in common
-SAME_FRAMES = 0.06  # a traceback frame in common
+SAME_FRAMES = 0.06  # a traceback frame in common, with the same error
 OTHER_FRAMES = -0.05  # both show a traceback, no frame in common
 SAME_IDENTIFIERS = 0.02  # per shared code identifier, up to three
 NAMED = 0.45  # the new report says it is the same as (or reopens) this issue
@@ -148,8 +148,9 @@ def weigh(mine: Signature, theirs: Signature, their_id: int) -> Weighed:
     elif same_types:
         delta += SAME_ERROR / 2
     if mine.frames & theirs.frames:
-        delta += SAME_FRAMES
-        reasons.append("same traceback frame: " + sorted(mine.frames & theirs.frames)[0])
+        if same_errors or same_types:  # alone, a frame says little: one loader fails for every bad setting
+            delta += SAME_FRAMES
+            reasons.append("same traceback frame: " + sorted(mine.frames & theirs.frames)[0])
     elif mine.frames and theirs.frames:
         delta += OTHER_FRAMES
         reasons.append("different traceback frames")

@@ -12,9 +12,16 @@ labels each issue got. From them:
   nothing either way: it gets strict fixed thresholds (FALLBACK_DUPLICATE, FALLBACK_LABEL), marked
   `calibrated: false`;
 - **each label**'s threshold is the lowest score at which that label's suggestions were right at
-  least LABEL_PRECISION of the time over at least MIN_LABEL_OUTCOMES suggestions; a label with fewer is
-  not suggested ("not enough history", `Thresholds.unproven`). All version labels share one
-  threshold (key `version`): each version is too rare to prove alone, and they are suggested alike.
+  least its target (`label_target`) of the time over at least MIN_LABEL_OUTCOMES suggestions: the most
+  recall the history allows at that precision. A label with fewer is not suggested ("not enough
+  history", `Thresholds.unproven`). All version labels share one threshold (key `version`): each
+  version is too rare to prove alone, and they are suggested alike. Labels are calibrated once the
+  history has MIN_LABELLED labelled issues, whatever its duplicates: a label's proof is its own.
+- **the targets** come from what a suggestion is worth (docs/triage.md, "What a label costs"): a right
+  label saves a click, a wrong one costs a click to drop on the card and, when approved unseen, a
+  misfiled issue found late. Suggesting pays above the break-even precision cost / (1 + cost): with a
+  wrong topic label costing about five right ones (0.83) the target is the issue's goal, 0.85; a wrong
+  version label misdirects a release's list of fixes (about nine: 0.9).
 
 `extra` outcomes are maintainers' decisions recorded since (workers/triage/outcomes.py records them:
 a rejected label, a duplicate claim reopened): each overrides or adds to the history's verdict for
@@ -33,9 +40,11 @@ from typing import Literal, Protocol
 from workers.triage import labels as label_kinds
 
 FALSE_CLAIMS = 0.03  # a claim is false on at most this share of past non-duplicates (the goal is 5%; this leaves room)
-MIN_NON_DUPLICATES = 30
+MIN_NON_DUPLICATES = 20  # under 34, 3% allows no false claim at all: the threshold clears every one
 MIN_DUPLICATES = 3
-LABEL_PRECISION = 0.9
+LABEL_PRECISION = {"topic": 0.85, "version": 0.9}  # label_target: by the cost of a wrong one (module doc)
+MIN_LABELLED = 20  # labelled issues before any label is calibrated
+FIRST_LABELLED = 5  # labelled issues before any label is suggested, even uncalibrated
 MIN_LABEL_OUTCOMES = 8  # suggestions at or above the threshold, among past labelled issues
 LABEL_FLOOR = 0.25  # no label is suggested below this score, whatever its history
 DUPLICATE_FLOOR = 0.2  # nor a duplicate claimed below this one
@@ -43,7 +52,7 @@ FIXED_LABEL = 0.6  # the engine's own label threshold (Thresholds.fixed): label_
 # A history too short to calibrate: stricter than the engine's own, so a new tracker gets few, near-certain
 # suggestions (chosen on Orbit's and black's first issues: false claims 3.4% and 0.7%, label P 0.96 and 0.71).
 FALLBACK_DUPLICATE = 0.5
-FALLBACK_LABEL = 0.8
+FALLBACK_LABEL = 0.8  # a topic label's vote share while uncalibrated (from FIRST_LABELLED labelled issues)
 
 
 @dataclass(frozen=True)
@@ -122,22 +131,37 @@ class Thresholds:
             "labels": dict(sorted(self.labels.items())) if self.labels is not None else self.uncalibrated_label,
             "not_enough_history": list(self.unproven),
             "support": dict(self.support),
+            "targets": {
+                "false_claims": FALSE_CLAIMS,
+                "duplicates": MIN_DUPLICATES,
+                "first_labelled": FIRST_LABELLED,
+                **_targets(),
+            },
         }
 
 
 def calibrate(
-    samples: Sequence[Sample], extra: Iterable[OutcomeLike] = (), fallback: float | None = FALLBACK_DUPLICATE
+    samples: Sequence[Sample],
+    extra: Iterable[OutcomeLike] = (),
+    fallback: float | None = FALLBACK_DUPLICATE,
+    labelled_issues: int = 0,
 ) -> Thresholds:
     """The thresholds `samples` (and the recorded `extra` outcomes) give; `fallback`: the duplicate threshold
-    for a history too short to calibrate (None: no claim then)."""
+    for a history too short to calibrate (None: no claim then); `labelled_issues`: the tracker's labelled issues,
+    open ones too (a live calibration's votes read them), when more than the samples'."""
     rows = _with_outcomes(samples, extra)
     non_dups = [s for s in rows if s.original is None]
     found = [s for s in rows if s.original is not None and s.top == s.original]
     labelled = [s for s in rows if s.labelled]
     support = {"non_duplicates": len(non_dups), "duplicates": len(found), "labelled": len(labelled)}
-    if len(non_dups) < MIN_NON_DUPLICATES:
+    if len(non_dups) < MIN_NON_DUPLICATES and len(labelled) < MIN_LABELLED:
+        if max(len(labelled), labelled_issues) < FIRST_LABELLED:  # one or two neighbours agree by chance: no label
+            return Thresholds(fallback, {}, support=support, calibrated=False)
         return Thresholds(fallback, None, support=support, calibrated=False, uncalibrated_label=FALLBACK_LABEL)
-    duplicate = _claim_threshold(rows, len(non_dups)) if len(found) >= MIN_DUPLICATES else None
+    if len(non_dups) < MIN_NON_DUPLICATES:
+        duplicate = fallback
+    else:
+        duplicate = _claim_threshold(rows, len(non_dups)) if len(found) >= MIN_DUPLICATES else None
     labels: dict[str, float] = {}
     unproven: list[str] = []
     by_key: dict[str, list[tuple[float, bool]]] = defaultdict(list)
@@ -145,7 +169,7 @@ def calibrate(
         for key, score in s.labels.items():
             by_key[key].append((score, key in s.truth))
     for key, scored in sorted(by_key.items()):
-        t = _label_threshold(scored)
+        t = _label_threshold(scored, label_target(key))
         if t is None:
             unproven.append(key)
         else:
@@ -172,15 +196,25 @@ def _claim_threshold(rows: Sequence[Sample], non_dups: int) -> float | None:
     return round(max(best, DUPLICATE_FLOOR), 4)
 
 
-def _label_threshold(scored: list[tuple[float, bool]]) -> float | None:
-    """The lowest score whose suggestions (score >= it) were right >= LABEL_PRECISION over >= MIN_LABEL_OUTCOMES."""
+def _targets() -> dict[str, float]:
+    """The label targets as shown: `label` for topic labels, `version` for version labels."""
+    return {"label": LABEL_PRECISION["topic"], "version": LABEL_PRECISION["version"]}
+
+
+def label_target(key: str) -> float:
+    """The precision a label's suggestions must have shown: by its kind (a calibration key: `version` or a family)."""
+    return LABEL_PRECISION["version" if key == "version" else "topic"]
+
+
+def _label_threshold(scored: list[tuple[float, bool]], target: float) -> float | None:
+    """The lowest score whose suggestions (score >= it) were right >= `target` over >= MIN_LABEL_OUTCOMES."""
     ranked = sorted((p for p in scored if p[0] >= LABEL_FLOOR), key=lambda p: -p[0])
     hits, best = 0, None
     for i, (score, right) in enumerate(ranked):
         hits += right
         if i + 1 < len(ranked) and ranked[i + 1][0] == score:
             continue
-        if i + 1 >= MIN_LABEL_OUTCOMES and hits / (i + 1) >= LABEL_PRECISION:
+        if i + 1 >= MIN_LABEL_OUTCOMES and hits / (i + 1) >= target:
             best = score
     return None if best is None else round(best, 4)
 

@@ -13,7 +13,7 @@ from tests.standins.github_webhooks import deliver, payload
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import TRACEBACK, actions, button, inbox, text_of
 from workers.approvals import audit
-from workers.new_issues import claim
+from workers.new_issues import claim, wording
 from workers.triage import autonomy
 
 DUP_TITLE = "KeyError 'retry_policy' when the scheduler starts"
@@ -139,12 +139,18 @@ def test_shadow_posts_nothing_and_records_the_suggestions(
         assert box.messages() == [] and box.slack.calls_to("chat.postMessage") == []
         assert run.triage is not None and run.triage.suggestions["duplicates"][0]["id"] == 1
         assert {a.kind: a.status for a in run.triage.actions}.get("duplicates") == "shadow"
+        # the card's thresholds line is on the record, from the thresholds the suggestions used (issue 36)
+        shown = run.triage.suggestions["thresholds"]
+        assert run.triage.thresholds and run.triage.thresholds == wording.thresholds_line(shown)
         assert box.github.requests("POST") == [] and box.github.requests("PATCH") == []
         capsys.readouterr()
         assert (
             show_run.show(box.settings, run_id, as_json=True) == 0
         )  # `atlas runs show RUN --json`: a run record like any other
-        assert json.loads(capsys.readouterr().out)["triage"]["suggestions"]["duplicates"][0]["id"] == 1
+        shown_json = json.loads(capsys.readouterr().out)["triage"]
+        assert (
+            shown_json["suggestions"]["duplicates"][0]["id"] == 1 and shown_json["thresholds"] == run.triage.thresholds
+        )
 
 
 def test_labels_that_earned_auto_are_applied_without_a_click_and_the_rest_wait_on_the_card(

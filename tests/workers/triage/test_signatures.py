@@ -35,6 +35,18 @@ def test_the_same_error_counts_for_a_match_and_different_errors_and_frames_again
     assert any("same error" in r for r in same.reasons) and any("different errors" in r for r in other.reasons)
 
 
+def test_a_shared_frame_counts_only_with_the_same_error() -> None:
+    """One loader raises for every bad setting (Orbit's #64 and #40: two ConfigInvalid reports about different
+    settings share `loader.py:load`): a frame in common says the same code failed, not the same problem."""
+    mine = signatures.of("Loader crash", CRASH)
+    same = signatures.weigh(mine, signatures.of("Loader crash", CRASH.replace("ann", "bob")), 3)
+    other_error = CRASH.replace("KeyError: 'retry'", "ValueError: broker_url must be a URL")
+    other = signatures.weigh(mine, signatures.of("Loader crash", other_error), 3)
+    assert any("same traceback frame" in r for r in same.reasons)
+    assert not any("same traceback frame" in r for r in other.reasons)
+    assert other.delta < 0 < same.delta  # different errors through one frame: only the errors count
+
+
 def test_same_as_or_reopening_an_earlier_issue_raises_that_issue_and_is_never_an_action() -> None:
     rows = [
         issue(1, "Dark mode for the dashboard", "A dark theme, please.", ["enhancement"]),

@@ -5,6 +5,7 @@ issue's thresholds never include its own outcome or later ones; the maintainers'
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -33,7 +34,7 @@ def test_the_claim_threshold_keeps_false_claims_within_the_share_of_non_duplicat
     assert calibrate(non_dups + found[:2]).duplicate is None
     # a history too short to prove anything: the fixed fallback, said so
     short = calibrate(non_dups[:10] + found, (), 0.3)
-    assert short.duplicate == 0.3 and not short.calibrated and short.label("bug") == thresholds.FALLBACK_LABEL
+    assert short.duplicate == 0.3 and not short.calibrated and short.label("bug") is None  # no labelled issue yet
 
 
 def test_a_label_needs_precision_over_enough_outcomes_else_not_enough_history() -> None:
@@ -44,13 +45,14 @@ def test_a_label_needs_precision_over_enough_outcomes_else_not_enough_history() 
     rows += [_non_dup(100 + i, 0.0, {"rare": 0.9}, frozenset({"rare"})) for i in range(3)]
     t = calibrate(rows)
     limit = t.label("bug")
-    assert limit is not None and 0.6 < limit < 0.7  # some wrong ones above it, as many as precision 0.9 allows
+    assert limit is not None and 0.6 < limit < 0.7  # some wrong ones above it, as many as the target allows
 
     def precision(at: float) -> float:
         chosen = [s for s in rows if s.labels.get("bug", 0) >= at]
         return sum("bug" in s.truth for s in chosen) / len(chosen)
 
-    assert precision(limit) >= thresholds.LABEL_PRECISION > precision(limit - 0.01)  # the lowest that keeps to it
+    target = thresholds.label_target("bug")
+    assert precision(limit) >= target > precision(limit - 0.01)  # the lowest that keeps to it
     assert t.label("rare") is None and "rare" in t.unproven  # 3 right of 53 suggested: not suggested
     assert "rare" in t.shown()["not_enough_history"]  # type: ignore[operator]
 
@@ -60,9 +62,9 @@ def test_recorded_outcomes_override_the_history() -> None:
     assert calibrate(rows).label("bug") == 0.8
     at = datetime(2024, 5, 1, tzinfo=UTC)
     rejected = [
-        Outcome(i, "label", "kind/bug", False, at) for i in range(5)
+        Outcome(i, "label", "kind/bug", False, at) for i in range(7)
     ]  # `kind/bug` is `bug` under another scheme
-    assert calibrate(rows, rejected).label("bug") is None  # 35 right of 40: under 0.9
+    assert calibrate(rows, rejected).label("bug") is None  # 33 right of 40: under 0.85
     claims = [_non_dup(i, 0.5) for i in range(40)] + [
         Sample(100 + i, 7, 0.9, 7, {}, frozenset(), False) for i in range(4)
     ]
@@ -158,7 +160,69 @@ def test_any_record_with_the_outcome_fields_calibrates_and_other_kinds_are_ignor
 
     rows = [_non_dup(i, 0.0, {"bug": 0.8}, frozenset({"bug"})) for i in range(40)]
     at = datetime(2024, 5, 1, tzinfo=UTC)
-    rejected = [Recorded(i, "label", "Bug", False, "card", at) for i in range(5)]
+    rejected = [Recorded(i, "label", "Bug", False, "card", at) for i in range(7)]
     replies = [Recorded(i, "reply", "Thanks", False, "card", at) for i in range(40)]
     assert calibrate(rows, [*rejected, *replies]).label("bug") is None
     assert calibrate(rows, replies).label("bug") == 0.8
+
+
+def test_each_label_kind_has_the_target_its_cost_gives_and_a_label_is_proven_without_duplicates() -> None:
+    """A topic label right 86% of the time at every score (black's `T: bug`) is suggested from the lowest score
+    (0.85: a wrong one is dropped with a click); a version label right as often is not (0.9: a wrong one
+    misdirects a release's fixes). Labels are calibrated on a history with few non-duplicates too."""
+    rows = [
+        Sample(i, 1, 0.9, 1 if i % 2 else None, {"bug": 0.3 + i / 100, "version": 0.9}, t, True)
+        for i, t in enumerate(
+            frozenset({"bug", "version"}) if i % 50 not in (3, 10, 17, 24, 31, 38, 45) else frozenset()
+            for i in range(50)
+        )
+    ]  # 43 right of 50 (0.86) at every score; half of them duplicates, so only 25 non-duplicates
+    t = calibrate(rows)
+    assert t.calibrated and t.label("bug") == 0.3  # the lowest score: every suggestion, precision 0.86
+    assert t.label("version") is None and "version" in t.unproven
+    assert thresholds.label_target("bug") == 0.85 and thresholds.label_target("version") == 0.9
+
+
+def test_a_history_too_short_to_calibrate_suggests_no_label_until_enough_issues_are_labelled() -> None:
+    short = calibrate([_non_dup(i, 0.1, {"bug": 0.9}, frozenset({"bug"})) for i in range(5)])
+    assert not short.calibrated
+    assert short.label("bug") == short.label("version") == thresholds.FALLBACK_LABEL  # a named version scores 0.9
+    # fewer than FIRST_LABELLED labelled issues: one or two neighbours agreeing is chance (black's first five
+    # issues: `C: unstable formatting` suggested twice, right once); the tracker's open labelled issues count too
+    few = [_non_dup(i, 0.1, {"bug": 1.0}, frozenset({"bug"})) for i in range(thresholds.FIRST_LABELLED - 1)]
+    assert calibrate(few).label("bug") is None and calibrate(few).label("version") is None
+    assert calibrate(few, labelled_issues=thresholds.FIRST_LABELLED).label("bug") == thresholds.FALLBACK_LABEL
+
+
+def test_a_restarted_worker_reads_its_first_calibration_back_for_the_same_tracker_and_replays_a_changed_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workers.triage import calibration_store
+    from workers.triage.engine import Triage
+    from workers.triage.history import History
+
+    rows = _orbit()
+    store = tmp_path / "issues" / "triage_titles.npz"  # as Triage.open places the data folder's derived files
+    first = rolling.live(Triage(History.from_rows(rows), store=store))
+    assert (tmp_path / "issues" / calibration_store.FILE).is_file()
+
+    restarted = Triage(History.from_rows(rows), store=store)  # another process, the same tracker
+
+    def no_replay(issue: object) -> None:
+        raise AssertionError("replayed although the tracker is unchanged")
+
+    monkeypatch.setattr(restarted, "score", no_replay)
+    assert rolling.live(restarted) == first  # read back: the same figures, no replay
+
+    relabelled = [{**r, "labels": ["type:feature"]} if r["id"] == rows[3]["id"] else r for r in rows]
+    changed = Triage(History.from_rows(relabelled), store=store)
+    replays: list[object] = []
+    real = changed.score
+
+    def counted(issue: object) -> object:
+        replays.append(issue)
+        return real(issue)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(changed, "score", counted)
+    rolling.live(changed)
+    assert len(replays) == len([r for r in changed.history.records if r.state == "closed"][-rolling.WINDOW :])
