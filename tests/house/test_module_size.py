@@ -27,8 +27,6 @@ OVER_NOW = {
     "tools/github/tracker.py",
     "tools/tracker.py",
     "workers/agent/loop.py",
-    "workers/new_issues/triage_run.py",
-    "workers/triage/engine.py",
 }
 
 
