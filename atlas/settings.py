@@ -22,7 +22,8 @@ from atlas.env_values import EnvValues, assistant_prompts, mcp_token, price_part
 from atlas.errors import ConfigError as ConfigError  # raised by from_env, so importable beside Settings
 from atlas.help_settings import HelpSettings, help_from_env
 from atlas.knowledge_settings import KnowledgeSettings, knowledge_from_env
-from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
+from atlas.org_settings import OrgSettings, org_from_env, repos_from_env
+from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project, repo_name_problem
 from atlas.project_settings import project_from_env as _project_from_env
 from atlas.run_limits import DEFAULT_WORKER_CONCURRENCY, TOOL_TIMEOUT_SECONDS, Budget, DraftBudget, worker_concurrency
 from atlas.surface_settings import McpSettings, SlackTier, discord_public_key, mcp_from_env, slack_tier
@@ -109,7 +110,8 @@ class Settings:
     redis_retry_cap_seconds: float = 2.0  # workers and the bot's spool: the longest wait between reconnects
     # -- The project served and its tracker (GitHub issue 10). A separate block so other settings merge.
     project: Project = field(default_factory=lambda: ORBIT)
-    github: GitHubSettings | None = None  # set: the GitHub tracker and a synced repository folder
+    github: GitHubSettings | None = None  # set: the GitHub tracker and a synced repository folder (the first one)
+    org: OrgSettings = field(default_factory=OrgSettings)  # every repository served, each channel's (issue 38)
     discord_application_id: str | None = None
     discord_public_key: str | None = None  # hex Ed25519 key that signs interactions
     discord_bot_token: str | None = None
@@ -165,6 +167,7 @@ class Settings:
             if self.github
             else "demo",  # where approved actions write
             "triage": self.triage.answer_settings(),  # where cards go, what each action does, the triage budget
+            **({"org": [list(self.org.repos), sorted(self.org.channel_repos.items())]} if self.org.many else {}),
         }
 
     @cached_property
@@ -195,7 +198,12 @@ class Settings:
         price_raw = get("ATLAS_PRICE")  # "input,cached_input,output" dollars per million tokens
         if price_raw:
             prices[model] = Price(*price_parts(price_raw))
-        project_fields = _project_from_env(get, number)
+        repos = repos_from_env(get, repo_name_problem)
+
+        def primary(name: str) -> str | None:  # ATLAS_GITHUB_REPOS' first stands for ATLAS_GITHUB_REPO
+            return (repos[0] if repos else None) if name == "ATLAS_GITHUB_REPO" else get(name)
+
+        project_fields = _project_from_env(primary, number)
         prompts_raw = get("ATLAS_ASSISTANT_PROMPTS")  # "first prompt | second prompt | ..."
         prompts = DEFAULT_ASSISTANT_PROMPTS if prompts_raw is None else assistant_prompts(prompts_raw)
         return cls(
@@ -256,8 +264,23 @@ class Settings:
             help=help_from_env(get),
             console=console_from_env(get, number),
             knowledge=knowledge_from_env(get, number),
+            org=org_from_env(get, repos, number),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:
         """These settings with the project block applied (defaults that depend on the repository)."""
         return replace(self, **fields) if fields else self
+
+    def for_repo(self, repo: str | None) -> Settings:
+        """These settings serving `repo` alone: its GitHub block, data folder and links (`self` for the first or
+        None). The copy keeps the process's fingerprint: a run taken under these settings is answered by them."""
+        gh = self.github
+        if gh is None or repo is None or repo.lower() == gh.repo.lower():
+            return self
+        one = replace(gh, repo=repo)
+        issues = self.issues_base_url
+        if issues == f"{gh.web_url}/{gh.repo}/issues/{{id}}":
+            issues = f"{gh.web_url}/{repo}/issues/{{id}}"
+        copy = replace(self, github=one, data_dir=one.folder(self.home), issues_base_url=issues)
+        copy.__dict__["fingerprint"] = self.fingerprint  # cached_property's slot
+        return copy
