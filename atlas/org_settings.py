@@ -103,6 +103,11 @@ def org_from_env(get: Get, repos: tuple[str, ...], number: Callable[..., float])
         if known is None:
             raise ConfigError(f"ATLAS_TRIAGE_CHANNELS names {repo}, which is not in ATLAS_GITHUB_REPOS")
         triage[known.lower()] = channel
+    if triage and not (get("ATLAS_TRIAGE_CHANNEL") or get("ATLAS_DISCORD_TRIAGE_CHANNEL")):
+        raise ConfigError(
+            "ATLAS_TRIAGE_CHANNELS needs ATLAS_TRIAGE_CHANNEL (or ATLAS_DISCORD_TRIAGE_CHANNEL): triage is on with "
+            "it, and the repositories without a channel of their own post there"
+        )
     limit = int(number("ATLAS_OPEN_CORPORA", DEFAULT_OPEN_CORPORA, int))
     if limit < 1:
         raise ConfigError(f"ATLAS_OPEN_CORPORA must be 1 or more, got {limit}")

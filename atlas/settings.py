@@ -137,6 +137,11 @@ class Settings:
         return slug if slug and slug != DISCORD_ASK_COMMAND else f"{DISCORD_ASK_COMMAND}-lookup"
 
     @property
+    def repos(self) -> tuple[str, ...]:
+        """The repositories configured (the GitHub block's alone when no list was read): () for the Orbit demo."""
+        return self.org.repos or ((self.github.repo,) if self.github else ())
+
+    @property
     def offline(self) -> bool:
         """No key and no base URL: the built-in extractive model answers."""
         return not (self.openai_api_key or self.openai_base_url)

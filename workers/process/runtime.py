@@ -107,6 +107,9 @@ class Runtime:
     tool_pool: ThreadPoolExecutor = field(
         init=False, repr=False
     )  # every run's read tools, sized for the worker's concurrency
+    repo_trackers: dict[str, Tracker] = field(
+        default_factory=dict, init=False, repr=False
+    )  # the other repositories' trackers, built on first use (workers/process/repo_parts.py)
     triage_engines: EngineCache = field(
         default_factory=EngineCache, init=False, repr=False
     )  # every triage job's engine
