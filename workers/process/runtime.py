@@ -19,6 +19,7 @@ from atlas.settings import Settings
 from bot.slack.client import SlackClients
 from tools import Corpus, open_corpus, v2_registry
 from tools.context import ToolContext
+from tools.corpus import set_limit as set_corpus_limit
 from tools.hand_off import with_hand_off
 from tools.registry import Registry
 from tools.tracker import Tracker
@@ -220,6 +221,7 @@ def build(settings: Settings) -> Runtime:
     # Load indexes now, not during the first job, and the docs' embedding model with the sections' vectors
     # (read back; new docs are embedded in the background, searches rank by words until then, so a
     # first `atlas ask` on a fresh machine does not wait ~15 s for Orbit's 159 sections).
+    set_corpus_limit(settings.org.open_corpora)  # many repositories: the least recently used indexes close
     corpus = open_corpus(settings.data_dir, settings.home, settings.semantic_docs)
     corpus.docs.warm(wait=False)
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
