@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from tools.corpus import Corpus
+    from tools.repo_scope import RepoScope
     from tools.solved_threads import SolvedThreads
     from tools.tracker import Tracker
 
@@ -43,3 +44,4 @@ class ToolContext:
     tracker: Tracker | None = None  # None: the demo SQLite tracker of corpus.data_dir
     proposed_at: float | None = None  # set when an approved call is checked again: when it was proposed (epoch seconds)
     solved: SolvedThreads | None = None  # approved solved threads (search_history); None: none (the CLI, MCP)
+    scope: RepoScope | None = None  # several repositories: which a call may reach (tools/repo_scope.py); None: one

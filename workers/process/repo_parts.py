@@ -12,6 +12,8 @@ from typing import Any
 
 from atlas import served_repos
 from atlas.settings import Settings
+from tools.corpus import open_corpus
+from tools.repo_scope import RepoScope
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
 from workers.chat import ChatPlatform
@@ -62,3 +64,34 @@ def tracker_of(runtime: Any, repo: str) -> Tracker:
 def served(runtime: Any, repo: str) -> str | None:
     """`repo` as this install serves it now (configured, or added by the App's installation), else None."""
     return served_repos.serving(runtime.conn, runtime.settings.repos, repo)
+
+
+def scope_for(runtime: Any, channel: str | None) -> RepoScope | None:
+    """What a run's tools may reach: every repository (a removed one refused when opened), the channel's first."""
+    s = runtime.settings
+    if not s.org.many:
+        return None
+    repos = tuple(dict.fromkeys((*s.repos, *served_repos.served(runtime.conn, s.repos))))
+
+    def open_repo(repo: str) -> tuple[Any, Tracker] | str:
+        if served(runtime, repo) is None:
+            return f"{repo} is no longer served by this install (removed from the GitHub App's installation)."
+        one = s.for_repo(repo)
+        return open_corpus(one.data_dir, one.home, one.semantic_docs), tracker_of(runtime, repo)
+
+    return RepoScope(repos, s.org.repo_for_channel(channel), open_repo)
+
+
+class RoutingTracker:
+    """The first repository's tracker that also gives another's (`for_repo`): what approval cards look issues up in
+    (bot/card_view.py), so a card about `owner/b#42` shows owner/b's issue."""
+
+    def __init__(self, runtime: Any) -> None:
+        self._rt = runtime
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rt.tracker, name)
+
+    def for_repo(self, repo: str) -> Tracker | None:
+        """None for a repository not served now: its card shows the issue's number only."""
+        return tracker_of(self._rt, repo) if served(self._rt, repo) else None

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -22,6 +22,7 @@ from tools.context import ToolContext
 from tools.corpus import set_limit as set_corpus_limit
 from tools.hand_off import with_hand_off
 from tools.registry import Registry
+from tools.repo_scope import RepoScope, scoped
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
 from workers.agent.compaction import SUMMARY_INSTRUCTIONS, extractive_summary
@@ -39,7 +40,7 @@ from workers.followup import links, subscriptions
 from workers.knowledge import solved_claim, watches
 from workers.knowledge.cited import cited
 from workers.knowledge.entries import RedisSolvedThreads
-from workers.process import platforms
+from workers.process import platforms, repo_parts
 from workers.runs import lease
 from workers.runs.question_vectors import Embedder
 from workers.runs.state import AnsweredBy, Platform, RunState, Usage
@@ -60,10 +61,15 @@ class JobTools:
     corpus: Corpus
     conn: redis.Redis
     tracker: Tracker
+    scope: Callable[[str | None], RepoScope | None] = lambda channel: None  # several repositories (issue 38)
 
     def context(self, run: RunState) -> ToolContext:
         return ToolContext(
-            corpus=self.corpus, run_id=run.id, tracker=self.tracker, solved=RedisSolvedThreads(self.conn)
+            corpus=self.corpus,
+            run_id=run.id,
+            tracker=self.tracker,
+            solved=RedisSolvedThreads(self.conn),
+            scope=self.scope(run.origin.channel),
         )
 
     def stash(self, run: RunState, page_tokens: int) -> RedisStash:
@@ -126,7 +132,7 @@ class Runtime:
         `fence`: the job's lease check, before every save (`JobKeeper`)."""
         corpus = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
         registry = self._help_registry() if unprompted else self.registry
-        tools = JobTools(registry, corpus, self.conn, self.tracker)
+        tools = JobTools(registry, corpus, self.conn, self.tracker, functools.partial(repo_parts.scope_for, self))
         return Agent(
             model=self.model,
             tools=tools,
@@ -144,6 +150,10 @@ class Runtime:
         if self.help_registry is None:
             self.help_registry = with_hand_off(self.registry)
         return self.help_registry
+
+    def repo_tracker(self, repo: str) -> Tracker:
+        """The tracker of `repo`, one of several served (workers/process/repo_parts.py)."""
+        return repo_parts.tracker_of(self, repo)
 
     def triage_engine(self) -> Triage:
         """The offline triage of this worker's data folder, opened once and kept while its tracker is unchanged."""
@@ -175,7 +185,8 @@ class Runtime:
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:
         """The chat platform a run of this kind reports on; approval cards describe issues from this worker's tracker."""
-        return platforms.for_run(self.settings, self.store, platform, self.tracker, self.slack)
+        tracker = repo_parts.RoutingTracker(self) if self.settings.org.many else self.tracker
+        return platforms.for_run(self.settings, self.store, platform, cast(Tracker, tracker), self.slack)
 
     def companions(self, run: RunState) -> tuple[Reporter, ...]:
         """What the run's platform shows beside its thread (workers/process/platforms.py)."""
@@ -227,6 +238,8 @@ def build(settings: Settings) -> Runtime:
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
     registry = v2_registry(settings.project, knowledge=corpus.knowledge is not None)  # no code/history: not offered
+    if settings.org.many:  # every tool takes `repo`; a run searches its channel's repository, or all (issue 38)
+        registry = scoped(registry, settings.repos)
     registry.definitions()  # the strict schemas, made once now: ~0.3 s the first run would otherwise wait on
     return Runtime(
         settings,
