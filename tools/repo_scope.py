@@ -37,7 +37,7 @@ class RepoScope:
 
     repos: tuple[str, ...]
     repo: str | None
-    open: Callable[[str], tuple[Corpus, Tracker] | str]
+    open: Callable[[str], tuple[Corpus, Tracker | None] | str]  # no tracker: reads only (a lookup)
 
     def name(self, given: str) -> str | None:
         """`given` as served: OWNER/REPO in any case, or REPO alone when one repository has that name."""
