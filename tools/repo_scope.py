@@ -22,6 +22,7 @@ from tools.errors import ToolError
 from tools.registry import Registry, Tool
 
 if TYPE_CHECKING:
+    from atlas.settings import Settings
     from tools.corpus import Corpus
     from tools.tracker import Tracker
 
@@ -139,3 +140,16 @@ def scope_args(arguments: dict[str, Any]) -> str | None:
     """The repository a call's arguments name (an approval card shows it), or None."""
     repo = arguments.get("repo")
     return repo if isinstance(repo, str) and repo else None
+
+
+def read_scope(settings: Settings, channel: str | None = None) -> RepoScope | None:
+    """The configured repositories for reads alone (MCP, lookups): None with one repository or the demo."""
+    if not settings.org.many:
+        return None
+    from tools.corpus import open_corpus
+
+    def open_repo(repo: str) -> tuple[Corpus, None]:
+        one = settings.for_repo(repo)
+        return open_corpus(one.data_dir, one.home, one.semantic_docs), None
+
+    return RepoScope(settings.repos, settings.org.repo_for_channel(channel), open_repo)
