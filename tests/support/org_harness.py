@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,7 +28,12 @@ class Org:
 def second_repo(issues: int, comments: int) -> Repo:
     """Another repository of the same owner, with issues of its own (another seed: other titles)."""
     repo = generate(issues, comments=comments, seed=11)
+    old = repo.full_name
     repo.name, repo.repo_id = SECOND, 5151
+    for table in (repo.issues, repo.comments, repo.labels):  # the URLs in them name the repository
+        for key, value in table.items():
+            text = re.sub(f'/{re.escape(old)}(?=[/"])', f"/{repo.full_name}", json.dumps(value))
+            table[key] = json.loads(text)  # type: ignore[index]
     return repo
 
 

@@ -88,5 +88,7 @@ def test_without_a_scope_a_tool_runs_as_before(folders) -> None:  # type: ignore
 
 
 def test_named_rewrites_issue_and_doc_references_only() -> None:
-    assert named(B, "#7 [open] x (duplicate of #3); see acme/x#9") == f"{B}#7 [open] x (duplicate of {B}#3); see acme/x#9"
+    assert (
+        named(B, "#7 [open] x (duplicate of #3); see acme/x#9") == f"{B}#7 [open] x (duplicate of {B}#3); see acme/x#9"
+    )
     assert named(B, "Doc sections:\n- retries § Backoff") == f"Doc sections:\n- {B}: retries § Backoff"
