@@ -31,6 +31,7 @@ SUITES = [
     "console",
     "chaos",
     "worker_memory",
+    "org",
 ]
 
 
