@@ -1,13 +1,13 @@
-"""What a tool call may use besides its arguments: the project corpus, the result stash, the run id."""
+"""What a tool call may use besides its arguments: the project corpus, the result stash, the run id, the repositories."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from tools.corpus import Corpus
-    from tools.repo_scope import RepoScope
     from tools.solved_threads import SolvedThreads
     from tools.tracker import Tracker
 
@@ -31,6 +31,23 @@ class ResultStash(Protocol):
     def page(self, ref: str, offset: int) -> StashPage | None:
         """The page starting `offset` tokens into the result `ref`; None for an unknown or expired ref."""
         ...
+
+
+@dataclass(frozen=True)
+class RepoScope:
+    """The repositories a call may reach now, the run's own (None: all), and how one is opened:
+    `open(repo)` gives its corpus and tracker, or why it is not served (removed from the App's installation)."""
+
+    repos: tuple[str, ...]
+    repo: str | None
+    open: Callable[[str], tuple[Corpus, Tracker | None] | str]  # no tracker: reads only (a lookup)
+
+    def name(self, given: str) -> str | None:
+        """`given` as served: OWNER/REPO in any case, or REPO alone when one repository has that name."""
+        wanted = given.strip().lower()
+        exact = [r for r in self.repos if r.lower() == wanted]
+        short = [r for r in self.repos if r.split("/", 1)[1].lower() == wanted]
+        return (exact or (short if len(short) == 1 else [None]))[0]
 
 
 @dataclass(frozen=True)

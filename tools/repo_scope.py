@@ -11,41 +11,22 @@ already one repository's) runs the tool as it is.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, create_model
 
-from tools.context import ToolContext
+from tools.context import RepoScope, ToolContext
 from tools.errors import ToolError
 from tools.registry import Registry, Tool
 
 if TYPE_CHECKING:
     from atlas.settings import Settings
     from tools.corpus import Corpus
-    from tools.tracker import Tracker
 
 REPO_FREE = frozenset({"calculate", "read_more", "hand_off"})  # nothing of a repository is read
 ISSUE_REF = re.compile(r"(?<![\w/#])#(\d+)\b")
 DOC_LINE = re.compile(r"^- (?=\S)", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class RepoScope:
-    """The repositories a call may reach now, the run's own (None: all), and how one is opened:
-    `open(repo)` gives its corpus and tracker, or why it is not served (removed from the App's installation)."""
-
-    repos: tuple[str, ...]
-    repo: str | None
-    open: Callable[[str], tuple[Corpus, Tracker | None] | str]  # no tracker: reads only (a lookup)
-
-    def name(self, given: str) -> str | None:
-        """`given` as served: OWNER/REPO in any case, or REPO alone when one repository has that name."""
-        wanted = given.strip().lower()
-        exact = [r for r in self.repos if r.lower() == wanted]
-        short = [r for r in self.repos if r.split("/", 1)[1].lower() == wanted]
-        return (exact or (short if len(short) == 1 else [None]))[0]
 
 
 def scoped(registry: Registry, repos: tuple[str, ...]) -> Registry:
@@ -153,3 +134,6 @@ def read_scope(settings: Settings, channel: str | None = None) -> RepoScope | No
         return open_corpus(one.data_dir, one.home, one.semantic_docs), None
 
     return RepoScope(settings.repos, settings.org.repo_for_channel(channel), open_repo)
+
+
+__all__ = ["RepoScope", "named", "read_scope", "scope_args", "scoped"]
