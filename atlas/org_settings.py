@@ -77,8 +77,8 @@ def repos_from_env(get: Get, problem: NameProblem) -> tuple[str, ...]:
     raw = get("ATLAS_GITHUB_REPOS")
     single = get("ATLAS_GITHUB_REPO")
     names = [r.strip() for r in (raw or "").split(",") if r.strip()] if raw else ([single] if single else [])
-    if raw and single and single.lower() not in (r.lower() for r in names):
-        names.insert(0, single)  # ATLAS_GITHUB_REPO stays the primary
+    if raw and single:  # ATLAS_GITHUB_REPO (or `atlas sync github OWNER/REPO`'s) is the primary
+        names = [single, *(r for r in names if r.lower() != single.lower())]
     seen: dict[str, str] = {}
     for name in names:
         why = problem(name)

@@ -77,3 +77,8 @@ def test_open_corpora_must_be_one_or_more() -> None:
     assert Settings.from_env({"ATLAS_OPEN_CORPORA": "3"}).org.open_corpora == 3
     with pytest.raises(ConfigError, match="ATLAS_OPEN_CORPORA"):
         Settings.from_env({"ATLAS_OPEN_CORPORA": "0"})
+
+
+def test_github_repo_named_in_the_list_becomes_the_primary() -> None:
+    s = Settings.from_env({"ATLAS_GITHUB_REPO": "acme/cli", "ATLAS_GITHUB_REPOS": "acme/lib,acme/cli"})
+    assert s.org.repos == ("acme/cli", "acme/lib") and s.github is not None and s.github.repo == "acme/cli"
