@@ -47,7 +47,9 @@ class RepoScope:
         wanted = given.strip().lower()
         exact = [r for r in self.repos if r.lower() == wanted]
         short = [r for r in self.repos if r.split("/", 1)[1].lower() == wanted]
-        return (exact or (short if len(short) == 1 else [None]))[0]
+        if exact:
+            return exact[0]
+        return short[0] if len(short) == 1 else None
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,10 @@ def _scoped(tool: Tool, repos: tuple[str, ...]) -> Tool:
         if tool.side_effect
         else f"Only this repository, one of: {listed}; null: the channel's repository, or every one."
     )
-    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
-        tool.args_model.__name__, __base__=tool.args_model, repo=(str | None, Field(default=None, description=what))
+    model: type[BaseModel] = create_model(
+        tool.args_model.__name__,
+        __base__=tool.args_model,
+        repo=(str | None, Field(default=None, description=what)),  # type: ignore[arg-type]
     )
     inner_model = tool.args_model
 

@@ -36,8 +36,9 @@ class RepoParts:
         return getattr(self._rt, name)
 
     def triage_engine(self) -> Triage:
-        s = self.settings
-        return self._rt.triage_engines.engine(s.data_dir, s.home, s.semantic_docs)
+        s, engines = self.settings, self._rt.triage_engines
+        engine: Triage = engines.engine(s.data_dir, s.home, s.semantic_docs)
+        return engine
 
     def platform_for(self, platform: Platform) -> ChatPlatform | None:
         return platforms.for_run(self.settings, self._rt.store, platform, self.tracker, self._rt.slack)
