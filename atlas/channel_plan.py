@@ -42,7 +42,10 @@ class ChannelPlan:
 
 
 def install_repo(settings: Settings) -> str:
-    """The repository a run is about when its channel names none: ATLAS_GITHUB_REPO, or the demo project."""
+    """The repository a run is about when its channel names none: the first served (ATLAS_GITHUB_REPOS, or
+    ATLAS_GITHUB_REPO), or the demo project."""
+    if settings.org.repos:
+        return settings.org.repos[0]
     return settings.github.repo if settings.github is not None else f"demo:{settings.project.name}"
 
 
@@ -54,7 +57,7 @@ def plan(settings: Settings, channel: str | None, platform: str | None = None) -
     if kind is None and platform in ("slack", "discord"):
         kind = "slack" if platform == "slack" else "discord"
     sources: dict[str, Source] = {}
-    for key in ("repo", "help", "handoff", "model", "daily_cost_limit"):
+    for key in ("repo", "help", "handoff", "model", "daily_cost_limit"):  # the file wins for the channels it names
         sources[key] = "atlas.toml" if own is not None and getattr(own, key) is not None else "environment"
     help_on = channel in settings.help.slack_channels | settings.help.discord_channels if channel else False
     handoff = settings.help.handoff_of(channel)
@@ -63,7 +66,7 @@ def plan(settings: Settings, channel: str | None, platform: str | None = None) -
     return ChannelPlan(
         channel=channel,
         platform=kind,
-        repo=own.repo if own else None,
+        repo=settings.org.repo_for_channel(channel),  # atlas.toml's repo, else ATLAS_CHANNEL_REPOS' (merged)
         help=help_on,
         handoff=handoff,
         model="offline" if settings.offline else model,

@@ -20,11 +20,14 @@ from typing import Any
 from atlas import channel_config
 from atlas.channel_config import ChannelsFile
 from atlas.console_settings import ConsoleSettings, console_from_env
-from atlas.env_values import EnvValues, assistant_prompts, cost_limit, mcp_token, price_parts, redis_url, retention_days
+from atlas.env_values import EnvValues, assistant_prompts, cost_limit, mcp_token, redis_url, retention_days
 from atlas.errors import ConfigError as ConfigError  # raised by from_env, so importable beside Settings
 from atlas.help_settings import HelpSettings, help_from_env
 from atlas.knowledge_settings import KnowledgeSettings, knowledge_from_env
-from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project
+from atlas.org_settings import OrgSettings, org_from_env, repos_from_env, with_file
+from atlas.prices import DEFAULT_PRICES, prices_of
+from atlas.prices import Price as Price  # importable beside Settings, as before
+from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project, repo_name_problem
 from atlas.project_settings import project_from_env as _project_from_env
 from atlas.run_limits import DEFAULT_WORKER_CONCURRENCY, TOOL_TIMEOUT_SECONDS, Budget, DraftBudget, worker_concurrency
 from atlas.surface_settings import McpSettings, SlackTier, discord_public_key, mcp_from_env, slack_tier
@@ -35,20 +38,6 @@ DISCORD_ASK_COMMAND = "atlas"  # `/atlas ask`; the lookup command is never named
 DEFAULT_DATA = REPO_ROOT / "datasets" / "orbit"
 DEFAULT_MODEL = "gpt-6-luna"
 DEFAULT_ASSISTANT_PROMPTS = ("What does ORB-1202 mean?", "Find duplicates of #143", "How do retries and backoff work?")
-
-
-@dataclass(frozen=True)
-class Price:
-    """Dollars per million tokens."""
-
-    input: float
-    cached_input: float
-    output: float
-
-
-DEFAULT_PRICES: dict[str, Price] = {
-    "gpt-6-luna": Price(input=0.10, cached_input=0.01, output=0.50),
-}
 
 
 def _portable(path: Path) -> str:
@@ -111,7 +100,8 @@ class Settings:
     redis_retry_cap_seconds: float = 2.0  # workers and the bot's spool: the longest wait between reconnects
     # -- The project served and its tracker (GitHub issue 10). A separate block so other settings merge.
     project: Project = field(default_factory=lambda: ORBIT)
-    github: GitHubSettings | None = None  # set: the GitHub tracker and a synced repository folder
+    github: GitHubSettings | None = None  # set: the GitHub tracker and a synced repository folder (the first one)
+    org: OrgSettings = field(default_factory=OrgSettings)  # every repository served, each channel's (issue 38)
     discord_application_id: str | None = None
     discord_public_key: str | None = None  # hex Ed25519 key that signs interactions
     discord_bot_token: str | None = None
@@ -141,6 +131,11 @@ class Settings:
         return slug if slug and slug != DISCORD_ASK_COMMAND else f"{DISCORD_ASK_COMMAND}-lookup"
 
     @property
+    def repos(self) -> tuple[str, ...]:
+        """The repositories configured (the GitHub block's alone when no list was read): () for the Orbit demo."""
+        return self.org.repos or ((self.github.repo,) if self.github else ())
+
+    @property
     def offline(self) -> bool:
         """No key and no base URL: the built-in extractive model answers."""
         return not (self.openai_api_key or self.openai_base_url)
@@ -162,7 +157,12 @@ class Settings:
             "data_dir": _portable(self.data_dir),
             "docs_base_url": self.docs_base_url,
             "issues_base_url": self.issues_base_url,
-            "budget": [self.budget.max_steps, self.budget.max_seconds, self.budget.max_tokens, self.budget.max_errors],
+            "budget": [
+                self.budget.max_steps,
+                self.budget.max_seconds,
+                self.budget.max_tokens,
+                self.budget.max_errors,
+            ],
             "draft": [self.draft.max_tokens, self.draft.max_seconds],
             "tool_timeout_seconds": self.tool_timeout_seconds,
             "semantic_docs": self.semantic_docs,
@@ -176,6 +176,7 @@ class Settings:
                 if self.channels.channels
                 else {}
             ),
+            **({"org": [list(self.org.repos), sorted(self.org.channel_repos.items())]} if self.org.many else {}),
         }
 
     @cached_property
@@ -205,18 +206,17 @@ class Settings:
         """Read the environment once. Raises ConfigError with the variable's name on bad values."""
         read = EnvValues(os.environ if env is None else env)
         get, number, flag, positive = read.get, read.number, read.flag, read.positive
-        prices = dict(DEFAULT_PRICES)
         model = get("ATLAS_MODEL") or DEFAULT_MODEL
-        price_raw = get("ATLAS_PRICE")  # "input,cached_input,output" dollars per million tokens
-        if price_raw:
-            prices[model] = Price(*price_parts(price_raw))
-        project_fields = _project_from_env(get, number)
+        repos = repos_from_env(get, repo_name_problem)
+
+        def primary(name: str) -> str | None:  # ATLAS_GITHUB_REPOS' first stands for ATLAS_GITHUB_REPO
+            return (repos[0] if repos else None) if name == "ATLAS_GITHUB_REPO" else get(name)
+
+        project_fields = _project_from_env(primary, number)
         prompts_raw = get("ATLAS_ASSISTANT_PROMPTS")  # "first prompt | second prompt | ..."
         prompts = DEFAULT_ASSISTANT_PROMPTS if prompts_raw is None else assistant_prompts(prompts_raw)
         channels = channel_config.read(get("ATLAS_CONFIG"))  # atlas.toml: refused with its line and reason
-        for c in channels.channels:
-            if c.model is not None and c.price is not None:
-                prices[c.model] = Price(*c.price)
+        prices = prices_of(model, get("ATLAS_PRICE"), channels)
         return cls(
             data_dir=Path(get("ATLAS_DATA") or DEFAULT_DATA).resolve(),
             home=Path(get("ATLAS_HOME") or REPO_ROOT / ".atlas").resolve(),
@@ -277,8 +277,23 @@ class Settings:
             knowledge=knowledge_from_env(get, number),
             channels=channels,
             daily_cost_limit=cost_limit(get("ATLAS_DAILY_COST_LIMIT")),
+            org=with_file(org_from_env(get, repos, number), channels),
         ).with_project(**project_fields)
 
     def with_project(self, **fields: Any) -> Settings:
         """These settings with the project block applied (defaults that depend on the repository)."""
         return replace(self, **fields) if fields else self
+
+    def for_repo(self, repo: str | None) -> Settings:
+        """These settings serving `repo` alone: its GitHub block, data folder and links (`self` for the first or
+        None). The copy keeps the process's fingerprint: a run taken under these settings is answered by them."""
+        gh = self.github
+        if gh is None or repo is None or repo.lower() == gh.repo.lower():
+            return self
+        one = replace(gh, repo=repo)
+        issues = self.issues_base_url
+        if issues == f"{gh.web_url}/{gh.repo}/issues/{{id}}":
+            issues = f"{gh.web_url}/{repo}/issues/{{id}}"
+        copy = replace(self, github=one, data_dir=one.folder(self.home), issues_base_url=issues)
+        copy.__dict__["fingerprint"] = self.fingerprint  # cached_property's slot
+        return copy

@@ -32,6 +32,7 @@ SUITES = [
     "console",
     "chaos",
     "worker_memory",
+    "org",
 ]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from atlas.text import text_of
 from tools.errors import TrackerError, TrackerUnavailable
+from tools.repo_scope import scope_args
 from tools.tracker import IssueRef, Tracker
 from workers import wording
 from workers.runs.state import PendingCall, RunState
@@ -39,6 +40,7 @@ class CardView:
     redacted: int = 0  # that draft's secrets replaced by a marker
     left_out: tuple[str, ...] = ()  # who else wrote in its thread: not quoted
     similar: tuple[dict[str, Any], ...] = ()  # a draft's open issues that may be the same (FilingRecord.similar)
+    repo: str | None = None  # the repository the call changes, when the install serves several (issue 38)
 
 
 def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: float) -> CardView:
@@ -49,6 +51,9 @@ def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: 
         arguments = {}
     arguments = arguments if isinstance(arguments, dict) else {}
     issue = duplicate = None
+    repo = scope_args(arguments)
+    pick = getattr(tracker, "for_repo", None)  # several repositories: the issue is looked up in its own
+    tracker = pick(repo) if repo and pick is not None else tracker
     if tracker is not None:
         try:
             if isinstance(arguments.get("issue_id"), int):
@@ -72,6 +77,7 @@ def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: 
         filing.redacted if filing else 0,
         tuple(filing.left_out) if filing else (),
         tuple(filing.similar) if filing else (),
+        repo,
     )
 
 

@@ -1,11 +1,16 @@
 """Slash-command lookups: parse `issue <n>`, `search <words> [open|closed]`, `docs <words>`, `help`
 and run them through the same tools the model uses (no model, no Redis: local and fast).
+
+With several repositories (issue 38) `issue #42` is the channel's repository's (every one's elsewhere), and
+`issue owner/b#42` or `issue b#42` names one; searches are the channel's repository's, or every one's.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +25,7 @@ SEARCH_LIMIT = 10
 DOCS_K = 5
 
 Kind = Literal["issue", "search", "docs", "help"]
+REPO_REF = re.compile(r"^(?:([A-Za-z0-9][A-Za-z0-9._/-]{0,140})#|#)?(\d+)$")  # owner/b#42, b#42, #42, 42
 
 
 @dataclass(frozen=True)
@@ -29,10 +35,12 @@ class Lookup:
     kind: Kind
     arg: str = ""
     state: Literal["open", "closed"] | None = None
+    repo: str | None = None  # `issue owner/b#42`: the repository named (as typed)
 
     @property
     def text(self) -> str:
-        return " ".join(part for part in (self.kind, self.arg, self.state or "") if part)
+        arg = f"{self.repo}#{self.arg}" if self.repo else self.arg
+        return " ".join(part for part in (self.kind, arg, self.state or "") if part)
 
 
 @dataclass(frozen=True)
@@ -61,10 +69,10 @@ def parse(text: str) -> Lookup | Usage:
         return Usage("TOO_LONG")
     head, rest = words[0].lower(), words[1:]
     if head == "issue":
-        number = rest[0].lstrip("#") if len(rest) == 1 else ""
-        if not number.isdigit() or not 0 < int(number) < 10**9:
+        found = REPO_REF.match(rest[0]) if len(rest) == 1 else None
+        if found is None or not 0 < int(found.group(2)) < 10**9:
             return Usage("ISSUE_NEEDS_NUMBER")
-        return Lookup("issue", str(int(number)))
+        return Lookup("issue", str(int(found.group(2))), repo=found.group(1) or None)
     if head == "search":
         state = None
         if rest and rest[-1].lower() in ("open", "closed"):
@@ -83,17 +91,39 @@ def parse(text: str) -> Lookup | Usage:
 class Lookups:
     """Runs lookups against one data folder's corpus with the model's tool registry."""
 
-    def __init__(self, data_dir: Path, home: Path | None = None, semantic: bool = False) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        home: Path | None = None,
+        semantic: bool = False,
+        repos: Mapping[str, Path] | None = None,
+        channel_repo: Callable[[str | None], str | None] | None = None,
+    ) -> None:
         self.data_dir, self.home = data_dir, home  # home: where derived files of a folder Atlas did not make live
         self.semantic = semantic  # docs lookups rank by meaning too; the model loads on the first one, not here
+        self.repos = dict(repos or {})  # several repositories: each one's data folder (issue 38)
+        self.channel_repo = channel_repo or (lambda channel: None)
         self._registry: Any = None
 
     @classmethod
-    def open(cls, data_dir: Path, home: Path | None = None, semantic: bool = False) -> Lookups:
+    def open(
+        cls,
+        data_dir: Path,
+        home: Path | None = None,
+        semantic: bool = False,
+        repos: Mapping[str, Path] | None = None,
+        channel_repo: Callable[[str | None], str | None] | None = None,
+    ) -> Lookups:
         """Load the tools and the corpus now, so the first command is as fast as the rest."""
-        lookups = cls(data_dir, home, semantic)
+        lookups = cls(data_dir, home, semantic, repos, channel_repo)
         lookups._warm()
         return lookups
+
+    @classmethod
+    def for_settings(cls, settings: Any) -> Lookups:
+        """The lookups of every repository the settings serve (one data folder for one repository or the demo)."""
+        repos = {r: settings.for_repo(r).data_dir for r in settings.repos} if settings.org.many else None
+        return cls.open(settings.data_dir, settings.home, settings.semantic_docs, repos, settings.org.repo_for_channel)
 
     def _warm(self) -> None:
         """What every lookup needs, loaded before the first: a command's lookup runs inside its ack, which Bolt
@@ -102,24 +132,34 @@ class Lookups:
         from tools import open_corpus, v2_registry
 
         self._registry = v2_registry()
+        if self.repos:
+            from tools.repo_scope import scoped
+
+            self._registry = scoped(self._registry, tuple(self.repos))
         open_corpus(self.data_dir, self.home, self.semantic)
         tokens.encoding()
 
-    def run(self, lookup: Lookup) -> Result:
-        """Dispatch the matching tool call; tool errors come back as text with ok=False."""
+    def run(self, lookup: Lookup, channel: str | None = None) -> Result:
+        """Dispatch the matching tool call (in `channel`'s repository when it has one); tool errors come back as
+        text with ok=False."""
         from tools import open_corpus
         from tools.context import ToolContext
         from tools.dispatch import dispatch
+        from tools.repo_scope import RepoScope
 
         if self._registry is None:
             self._warm()
         name, args = _call(lookup)
-        output = dispatch(
-            self._registry,
-            name,
-            json.dumps(args),
-            ToolContext(corpus=open_corpus(self.data_dir, self.home, self.semantic)),
-        )
+        scope = None
+        if self.repos:
+            args["repo"] = lookup.repo
+
+            def open_repo(repo: str) -> tuple[Any, None]:
+                return open_corpus(self.repos[repo], self.home, self.semantic), None
+
+            scope = RepoScope(tuple(self.repos), self.channel_repo(channel), open_repo)
+        ctx = ToolContext(corpus=open_corpus(self.data_dir, self.home, self.semantic), scope=scope)
+        output = dispatch(self._registry, name, json.dumps(args), ctx)
         return Result(lookup, output.text, output.ok)
 
 

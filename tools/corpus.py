@@ -4,6 +4,10 @@
 unless the folder's files changed (a stat of each source), in which case it rebuilds what is stale.
 The check is plain `os` calls: through pathlib (glob, sorting paths, resolve) it cost a worker
 0.15 ms per call, more than the stats themselves.
+
+A process serving many repositories (issue 38) keeps at most `limit()` corpora open (ATLAS_OPEN_CORPORA,
+set by the worker at start): opening one more forgets the least recently used, whose databases close once
+no call in flight holds it (their connections are per thread, kept by the store alone).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,8 +48,32 @@ class Corpus:
         return self.knowledge.snapshot() if self.knowledge is not None else contextlib.nullcontext()
 
 
-_cache: dict[tuple[Path, Path | None, bool], tuple[Fingerprint, Corpus]] = {}
+DEFAULT_LIMIT = 8  # atlas/org_settings.py DEFAULT_OPEN_CORPORA
+_cache: OrderedDict[tuple[Path, Path | None, bool], tuple[Fingerprint, Corpus]] = OrderedDict()
 _lock = threading.Lock()
+_limit = [DEFAULT_LIMIT]
+
+
+def set_limit(count: int) -> None:
+    """Keep at most `count` corpora open in this process (the worker's ATLAS_OPEN_CORPORA)."""
+    with _lock:
+        _limit[0] = max(1, count)
+        _trim()
+
+
+def limit() -> int:
+    return _limit[0]
+
+
+def open_count() -> int:
+    """How many corpora this process holds open now (the scale bench's memory bound)."""
+    with _lock:
+        return len(_cache)
+
+
+def _trim() -> None:
+    while len(_cache) > _limit[0]:
+        _cache.popitem(last=False)  # the least recently used
 
 
 def open_corpus(data_dir: Path, home: Path | None = None, semantic: bool = False) -> Corpus:
@@ -54,8 +83,10 @@ def open_corpus(data_dir: Path, home: Path | None = None, semantic: bool = False
     root = Path(os.path.realpath(data_dir))  # what Path.resolve() gives, for a fraction of its cost
     with _lock:
         stamp = _fingerprint(str(root))
-        cached = _cache.get((root, home, semantic))
+        key = (root, home, semantic)
+        cached = _cache.get(key)
         if cached is not None and cached[0] == stamp:
+            _cache.move_to_end(key)
             return cached[1]
         vectors = derived.root(root, home) / "issues" / derived.DOCS_VECTORS
         # issue threads bridge users' words to the docs
@@ -64,7 +95,9 @@ def open_corpus(data_dir: Path, home: Path | None = None, semantic: bool = False
         if os.path.isdir(os.path.join(root, KNOWLEDGE)) or os.path.isdir(os.path.join(root, CODE)):
             knowledge = KnowledgeStore(knowledge_index.ensure(root, home))
         corpus = Corpus(root, docs, IssueStore(ensure_db(root, home)), home, knowledge)
-        _cache[(root, home, semantic)] = (stamp, corpus)
+        _cache[key] = (stamp, corpus)
+        _cache.move_to_end(key)
+        _trim()
         return corpus
 
 

@@ -72,6 +72,13 @@ class Registry:
             wider.add(tool)
         return wider
 
+    def mapped(self, change: Callable[[Tool], Tool]) -> Registry:
+        """A new registry of `change(tool)` for each tool, in order (renamed alike): tools/repo_scope.py."""
+        other = Registry(self._rename)
+        for tool in self._tools.values():
+            other.add(change(tool))
+        return other
+
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""
         return self._tools.get(name)

@@ -23,8 +23,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings: Settings | None = None
     try:
-        # the repository named on `atlas sync` is the one synced
-        settings = Settings.from_env({**os.environ, "ATLAS_GITHUB_REPO": args.repo} if args.command == "sync" else None)
+        # the repository named on `atlas sync` is the one synced (with none: every configured one)
+        named = args.command == "sync" and args.repo is not None
+        settings = Settings.from_env({**os.environ, "ATLAS_GITHUB_REPO": args.repo} if named else None)
         if args.command in ("worker", "serve"):  # labels=auto is refused at start unless every auto label earned it
             from atlas.cli.config_check import overrides
             from atlas.cli.triage import check_autonomy
@@ -54,14 +55,12 @@ def _worker_settings(settings: Settings, args: argparse.Namespace) -> Settings:
 
 
 def _run(settings: Settings, args: argparse.Namespace) -> int:
-    if (
-        settings.github is not None
-        and args.command in ("ask", "worker", "serve", "tool", "mcp")
-        and not (settings.data_dir / "issues" / "issues.jsonl").is_file()
-    ):
+    unsynced = [r for r in settings.repos if not (settings.for_repo(r).data_dir / "issues" / "issues.jsonl").is_file()]
+    if unsynced and args.command in ("ask", "worker", "serve", "tool", "mcp"):
+        first = settings.for_repo(unsynced[0])
         raise ConfigError(
-            f"{settings.github.repo} has not been synced into {settings.data_dir} yet; "
-            f"run `atlas sync github {settings.github.repo}` first"
+            f"{unsynced[0]} has not been synced into {first.data_dir} yet; "
+            f"run `atlas sync github{'' if settings.org.many else ' ' + unsynced[0]}` first"
         )
     if args.command == "ask":
         from atlas.cli.ask import ask as run_ask
@@ -111,7 +110,8 @@ def _run(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "sync":
         from atlas.cli.sync import sync_github
 
-        return sync_github(settings, docs=args.docs, wait=not args.no_wait, reconcile=args.reconcile)
+        only = args.repo is not None  # named: that one; else every configured repository
+        return sync_github(settings, docs=args.docs, wait=not args.no_wait, reconcile=args.reconcile, every=not only)
     if args.command in ("redis", "triage", "config"):
         return _local(settings, args)
     return CONFIG_EXIT

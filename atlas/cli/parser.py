@@ -126,10 +126,11 @@ def parser() -> argparse.ArgumentParser:
     sync = command(
         "sync",
         "import a repository's issues, comments, labels and docs (incremental)",
-        "Writes the project folder under ATLAS_HOME that ATLAS_GITHUB_REPO serves from.",
+        "Writes the project folder under ATLAS_HOME that ATLAS_GITHUB_REPO serves from; with no OWNER/REPO, "
+        "syncs every repository of ATLAS_GITHUB_REPOS one after the other.",
     )
     sync.add_argument("source", choices=["github"], help="where the repository lives")
-    sync.add_argument("repo", help="OWNER/REPO")
+    sync.add_argument("repo", nargs="?", default=None, help="OWNER/REPO (default: every configured repository)")
     sync.add_argument(
         "--docs",
         action="append",

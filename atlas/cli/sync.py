@@ -13,8 +13,23 @@ if TYPE_CHECKING:
     from datasets.github.sync import SyncReport
 
 
-def sync_github(settings: Settings, *, docs: list[str] | None, wait: bool, reconcile: bool = False) -> int:
-    """Exit status 0 when the sync completed, 1 when it stopped early (what was synced is kept), 2 on bad config."""
+def sync_github(
+    settings: Settings, *, docs: list[str] | None, wait: bool, reconcile: bool = False, every: bool = False
+) -> int:
+    """Exit status 0 when the sync completed, 1 when it stopped early (what was synced is kept), 2 on bad config.
+    `every`: each configured repository in turn (issue 38); the worst status of them."""
+    if not every:
+        return _sync_one(settings, docs=docs, wait=wait, reconcile=reconcile)
+    if not settings.repos:
+        print("atlas sync: name OWNER/REPO, or set ATLAS_GITHUB_REPOS (or ATLAS_GITHUB_REPO)", file=sys.stderr)
+        return 2
+    worst = 0
+    for repo in settings.repos:
+        worst = max(worst, _sync_one(settings.for_repo(repo), docs=docs, wait=wait, reconcile=reconcile))
+    return worst
+
+
+def _sync_one(settings: Settings, *, docs: list[str] | None, wait: bool, reconcile: bool) -> int:
     from datasets.github.sync import sync
     from datasets.sync_progress import Progress
 
@@ -56,7 +71,8 @@ def sync_github(settings: Settings, *, docs: list[str] | None, wait: bool, recon
             f"{gh.repo} --reconcile` to check every number",
             file=sys.stderr,
         )
-    print(f"Serve it: ATLAS_GITHUB_REPO={gh.repo} atlas serve (and atlas worker)")
+    if not settings.org.many:
+        print(f"Serve it: ATLAS_GITHUB_REPO={gh.repo} atlas serve (and atlas worker)")
     return 0
 
 

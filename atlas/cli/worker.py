@@ -59,14 +59,16 @@ def serve(
         stopping=rt.stopping,  # runs in flight read it between steps: save, release, hand over
         audit_retention_days=settings.audit_retention_days,
     )
-    if settings.github is not None:  # the backstop for webhooks GitHub never redelivers
+    for repo in settings.repos:  # the backstop for webhooks GitHub never redelivers, per repository
         from workers.jobs.github import schedule
 
-        schedule(rt.conn, worker.queues[0], settings.github)
+        one = settings.for_repo(repo)
+        assert one.github is not None
+        schedule(rt.conn, worker.queues[0], one.github)
         if settings.triage.enabled:  # the inbox is on: the history before now never gets a card (catch_up.py)
             from workers.new_issues import catch_up
 
-            catch_up.enable(rt.conn, settings.github.repo, settings.data_dir)
+            catch_up.enable(rt.conn, repo, one.data_dir)
     try:
         worker.work(burst=burst, max_idle_time=max_idle, with_scheduler=with_scheduler, logging_level="WARNING")
     except redis.RedisError as exc:  # only after a stop request: until then every Redis call waits for Redis

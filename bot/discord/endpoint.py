@@ -10,6 +10,4 @@ from bot.lookups import Lookups
 
 def endpoint(settings: Settings) -> Interactions:
     """The WSGI app `atlas serve` mounts at /discord/interactions."""
-    return Interactions(
-        settings, bot_redis(settings), Lookups.open(settings.data_dir, settings.home, settings.semantic_docs)
-    )
+    return Interactions(settings, bot_redis(settings), Lookups.for_settings(settings))

@@ -241,11 +241,11 @@ def card_text(card: CardView) -> str:
     lines = [wording.APPROVAL_TITLE.get(name) or wording.APPROVAL_TITLE_OTHER.format(name=name[:64].replace("`", ""))]
     lines += _filing_notes(card, drafted)
     lines += _similar(card)
-    number = arguments.get("issue_id")
+    number, repo = arguments.get("issue_id"), _code(card.repo) + " " if card.repo else ""
     if issue is not None:
-        lines.append(wording.APPROVAL_ISSUE.format(link=_issue_link(issue), state=escape(str(issue.state))))
+        lines.append(wording.APPROVAL_ISSUE.format(link=repo + _issue_link(issue), state=escape(str(issue.state))))
     elif number is not None:
-        lines.append(wording.APPROVAL_ISSUE.format(link=f"\\#{escape(str(number))}", state="?"))
+        lines.append(wording.APPROVAL_ISSUE.format(link=f"{repo}\\#{escape(str(number))}", state="?"))
     if name == "add_labels":
         labels = ", ".join(_code(str(x)) for x in arguments.get("labels") or []) or "none"
         lines.append(wording.APPROVAL_LABELS.format(labels=labels))

@@ -129,6 +129,16 @@ def parse(body: bytes) -> dict[str, Any]:
     return payload
 
 
+def full_names(payload: dict[str, Any], key: str) -> list[str]:
+    """The `full_name` of each repository listed under `key` (installation_repositories' added or removed)."""
+    listed = payload.get(key) or []
+    if not isinstance(listed, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("full_name"), str) for r in listed
+    ):
+        raise Malformed(f"malformed installation_repositories payload: {key}: expected repositories with full_name")
+    return [str(r["full_name"]) for r in listed]
+
+
 def check(event: str, payload: dict[str, Any]) -> None:
     """Malformed unless the payload has the shape the worker reads for this event."""
     model = MODELS.get(event, Delivery)

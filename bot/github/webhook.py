@@ -5,8 +5,10 @@ is checked in constant time before the body is parsed; a bad or missing one is 4
 else happens. A body that is not a JSON object of the shape the worker reads is 400 with why
 (bot/github/payloads.py), never a traceback or a job retried four times. A delivery id
 (`X-GitHub-Delivery`) is claimed in Redis (SET NX with a TTL), so a redelivery is answered without a
-second update. Events for another repository are logged and ignored. The index update runs as an RQ
-job (workers/jobs/github.py).
+second update. One URL serves every repository of the install (issue 38), routed by the payload's
+`repository.full_name`; events for a repository not served are logged and ignored (202, as GitHub expects of
+an App). A GitHub App's `installation_repositories` changes the set served (atlas/served_repos.py). The index
+update runs as an RQ job (workers/jobs/github.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 import redis
 from rq import Queue, Retry
 
+from atlas import served_repos
+from atlas.project_settings import repo_name_problem
 from atlas.settings import Settings
 from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
 from bot.github import deliveries, payloads
@@ -73,6 +77,21 @@ def _enqueue(
     return "202 Accepted", "queued"
 
 
+def _installation(conn: redis.Redis, delivery: str, payload: dict[str, Any]) -> tuple[str, str]:
+    """An App installation's repositories added or removed: the set served changes for every process."""
+    added, removed = (payloads.full_names(payload, key) for key in ("repositories_added", "repositories_removed"))
+    bad = [name for name in (*added, *removed) if repo_name_problem(name)]
+    if bad:
+        raise payloads.Malformed(f"malformed installation_repositories payload: {bad[0]!r} is no OWNER/REPO")
+    try:
+        served_repos.change(conn, added, removed)
+    except redis.RedisError:
+        log.warning("GitHub webhook %s: installation change not kept, Redis unavailable", delivery)
+        return "503 Service Unavailable", "try again"
+    log.info("GitHub App installation: added %s, removed %s", added or "none", removed or "none")
+    return "200 OK", f"repositories: {len(added)} added, {len(removed)} removed"
+
+
 def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], Callable[..., Any]], list[bytes]]:
     """The WSGI handler of the webhook path."""
     gh = settings.github
@@ -104,12 +123,14 @@ def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], 
             payload = payloads.parse(body)
             if event == "ping":
                 return reply(start_response, "200 OK", "pong")
-            if event not in EVENTS:  # an App's installation events carry no repository: nothing to check
+            if event == "installation_repositories":
+                return reply(start_response, *_installation(conn, delivery, payload))
+            if event not in EVENTS:  # an App's other installation events carry no repository: nothing to check
                 return reply(start_response, "202 Accepted", f"ignored: {event}")
             payloads.check(event, payload)  # the job never sees a field of the wrong type
             full_name = str(payload["repository"]["full_name"])
-            if full_name.lower() != gh.repo.lower():
-                log.warning("GitHub webhook %s for %s ignored: Atlas serves %s", delivery, full_name, gh.repo)
+            if served_repos.serving(conn, settings.repos, full_name) is None:
+                log.warning("GitHub webhook %s for %s ignored: Atlas does not serve it", delivery, full_name)
                 return reply(start_response, "202 Accepted", "ignored: another repository")
         except payloads.Malformed as exc:
             log.warning("GitHub webhook %s refused: %s", delivery, exc)

@@ -23,6 +23,7 @@ from bot.mcp import propose as mcp_propose
 from tools import ToolContext, dispatch, open_corpus
 from tools.catalog import read_registry
 from tools.registry import Registry
+from tools.repo_scope import read_scope, scoped
 
 SERVER_NAME = "atlas"
 NOT_SERVED = frozenset({"read_more"})
@@ -42,6 +43,8 @@ def build_server(settings: Settings, credited: str | None = None) -> Server[Any]
     """An MCP server listing and calling the read tools over the project's corpus. `credited`: who proposals
     are credited to (over HTTP, the token's holder); None: the client's own name from its initialize (stdio)."""
     registry = read_registry(settings.project, NOT_SERVED)
+    if settings.org.many:  # every tool takes `repo`; none: every repository, each result naming its own
+        registry = scoped(registry, settings.repos)
     listed = [
         types.Tool(
             name=d["name"],
@@ -76,7 +79,10 @@ def build_server(settings: Settings, credited: str | None = None) -> Server[Any]
 def _call(settings: Settings, registry: Registry, name: str, arguments: str) -> tuple[str, bool]:
     """One call through the same dispatch as a run's (never raises); the corpus is the cached one."""
     ctx = ToolContext(
-        corpus=open_corpus(settings.data_dir, settings.home, settings.semantic_docs), stash=None, run_id="mcp"
+        corpus=open_corpus(settings.data_dir, settings.home, settings.semantic_docs),
+        stash=None,
+        run_id="mcp",
+        scope=read_scope(settings),
     )
     out = dispatch(registry, name, arguments, ctx)
     return out.text, out.ok

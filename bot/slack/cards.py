@@ -100,19 +100,21 @@ def describe(card: CardView) -> list[dict[str, Any]]:
     for line in _filing_notes(card):
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=line)]))
     blocks += _similar(card)
-    number = card.arguments.get("issue_id")
+    number, repo = card.arguments.get("issue_id"), f"`{escape(card.repo)}` " if card.repo else ""
     if card.issue is not None:
         blocks.append(
             SectionBlock(
                 text=MarkdownTextObject(
-                    text=wording.APPROVAL_ISSUE.format(link=_link(card.issue), state=card.issue.state)
+                    text=wording.APPROVAL_ISSUE.format(link=repo + _link(card.issue), state=card.issue.state)
                 )
             )
         )
     elif number is not None:
         blocks.append(
             SectionBlock(
-                text=MarkdownTextObject(text=wording.APPROVAL_ISSUE.format(link=f"#{escape(str(number))}", state="?"))
+                text=MarkdownTextObject(
+                    text=wording.APPROVAL_ISSUE.format(link=f"{repo}#{escape(str(number))}", state="?")
+                )
             )
         )
     if card.name == "add_labels":

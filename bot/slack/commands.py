@@ -80,7 +80,7 @@ def on_command(deps: Deps) -> Callable[..., None]:
                 blocks = usage_blocks(parsed if isinstance(parsed, Usage) else None, name)
                 ack(response_type="ephemeral", text=wording.USAGE.format(cmd=name), blocks=_dicts(blocks))
                 return
-            result = deps.lookups.run(parsed)
+            result = deps.lookups.run(parsed, command.get("channel_id"))
             blocks = render(
                 result, issues_base_url=settings.issues_base_url, docs_base_url=settings.docs_base_url, shareable=True
             )

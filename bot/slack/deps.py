@@ -70,6 +70,6 @@ def build(settings: Settings, *, conn: redis.Redis | None = None) -> Deps:
         redis=conn if conn is not None else bot_redis(settings),
         client=slack.client,
         create_client=slack.create_client,
-        lookups=Lookups.open(settings.data_dir, settings.home, settings.semantic_docs),
+        lookups=Lookups.for_settings(settings),
         spool=Spool(settings.home / "spool"),
     )

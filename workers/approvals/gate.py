@@ -241,7 +241,10 @@ def _settle(rt: WorkerParts, run: RunState, call: PendingCall) -> str | None:
     """Ask the tracker whether an in-doubt call's write is there (a marker, a state); None when unsure."""
     try:
         arguments = json.loads(call.arguments) if isinstance(call.arguments, str) else dict(call.arguments)
-        return rt.tracker.settle(call.name, arguments, f"{run.id}.{call.call_id}")
+        repo = arguments.get("repo")  # one of several repositories (tools/repo_scope.py): settled on its tracker
+        pick = getattr(rt, "repo_tracker", None)
+        tracker = pick(repo) if isinstance(repo, str) and pick is not None else rt.tracker
+        return tracker.settle(call.name, arguments, f"{run.id}.{call.call_id}")
     except Exception:  # unreachable tracker, odd arguments: stay in doubt, a human checks
         log.warning("run %s: could not settle %s (%s) with the tracker", run.id, call.name, call.call_id, exc_info=True)
         return None

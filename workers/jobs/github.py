@@ -34,12 +34,17 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
     """Apply one verified, deduplicated webhook delivery to the served folder; returns what it did.
     `fingerprint`: the web process's settings, carried to the triage run it starts (a worker under other
     settings refuses that run, workers/new_issues/triage_run.py)."""
-    from workers.process import runtime
+    from workers.process import repo_parts, runtime
 
-    rt = runtime.current()
-    gh, folder = rt.settings.github, rt.settings.data_dir
-    if gh is None:
+    rt: Any = runtime.current()
+    if rt.settings.github is None:
         return "ignored: no GitHub repository configured"
+    named = str((payload.get("repository") or {}).get("full_name") or "")
+    repo = repo_parts.served(rt, named) if named else rt.settings.github.repo
+    if repo is None:  # removed from the App's installation after the web process took the delivery
+        return f"ignored: {named} is not served"
+    rt = repo_parts.for_repo(rt, repo)  # that repository's folder, tracker and triage (issue 38)
+    gh, folder = rt.settings.github, rt.settings.data_dir
     if event == "push":  # then a thread whose answer cited a changed section or file hears of it
         from workers.knowledge import changes
 
@@ -177,17 +182,21 @@ def _push(gh: GitHubSettings, folder: Any, payload: dict[str, Any]) -> str:
     return f"docs: {written} written, {removed} removed; code: {code[0]} written, {code[1]} removed"
 
 
-def periodic_sync() -> str:
-    """The backstop sync: incremental, never two at once, and the next one scheduled."""
+def periodic_sync(repo: str | None = None) -> str:
+    """The backstop sync of `repo` (None: the first repository): incremental, never two at once, and the next one
+    scheduled while the repository is served."""
     from atlas import github_client
     from datasets.github.sync import sync
     from datasets.sync_progress import Silent
-    from workers.process import runtime
+    from workers.process import repo_parts, runtime
 
-    rt = runtime.current()
-    gh = rt.settings.github
-    if gh is None:
+    rt: Any = runtime.current()
+    if rt.settings.github is None:
         return "no repository"
+    if repo is not None and repo_parts.served(rt, repo) is None:
+        return f"stopped: {repo} is not served any more"
+    rt = repo_parts.for_repo(rt, repo)
+    gh = rt.settings.github
     lock, token = f"atlas:github:sync-lock:{gh.repo}", uuid.uuid4().hex
     try:
         if not rt.conn.set(lock, token, nx=True, ex=SYNC_LOCK_SECONDS):
@@ -223,5 +232,5 @@ def schedule(conn: redis.Redis, queue: Queue, gh: GitHubSettings, *, force: bool
         conn.set(marker, "1", ex=interval * 2)
     elif not conn.set(marker, "1", nx=True, ex=interval * 2):
         return False
-    queue.enqueue_in(timedelta(seconds=interval), periodic_sync, job_timeout=SYNC_LOCK_SECONDS)
+    queue.enqueue_in(timedelta(seconds=interval), periodic_sync, gh.repo, job_timeout=SYNC_LOCK_SECONDS)
     return True

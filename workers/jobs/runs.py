@@ -86,8 +86,10 @@ def _special(rt: runtime.Runtime, run: RunState, fence: Callable[[], None]) -> s
         run.triage is not None
     ):  # the triage inbox: no thread; its card and its actions only (a model only if configured, under its own budget)
         from workers.new_issues.triage_run import proceed
+        from workers.process.repo_parts import for_repo
 
-        return proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
+        # the issue's repository: its folder, tracker and backtest (issue 38)
+        return proceed(cast(WorkerParts, FencedParts(for_repo(rt, run.triage.repo), fence)), run)
     if run.filing is not None:  # a thread drafted as an issue (one model call at most): its one approval
         from workers.followup import filing
 

@@ -71,7 +71,8 @@ def catch_up(rt: WorkerParts, repo: str, folder: Path) -> list[int]:
         store.close()
     started: list[int] = []
     held = False
-    origin = Origin(kind=triage.platform or "slack", channel=triage.channel)  # as the webhook's: one card, one platform
+    # as the webhook's: one card, one platform, in the repository's channel
+    origin = Origin(kind=triage.platform or "slack", channel=rt.settings.org.triage_channel(repo, triage.channel))
     for number, is_pr, raw in rows:
         issue = json.loads(raw)
         if is_pr or issue.get("state") != "open":

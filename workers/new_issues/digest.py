@@ -46,7 +46,8 @@ def tell(rt: WorkerParts, scope: str) -> str:
         job_id=f"atlas-digest-{re.sub(r'[^A-Za-z0-9_-]', '-', scope)}-{numbers[-1]}",
     )
     try:
-        platform.thread_note(Origin(kind=triage.platform or "slack", channel=triage.channel), text)
+        channel = rt.settings.org.triage_channel(scope.removeprefix("repo:"), triage.channel)  # the repository's
+        platform.thread_note(Origin(kind=triage.platform or "slack", channel=channel), text)
     except Exception:
         rates.digest_failed(rt.conn, scope)
         raise

@@ -58,7 +58,8 @@ def on_event(
             author=str((issue.get("user") or {}).get("login") or ""),
             url=issue.get("html_url"),
         )
-        origin = Origin(kind=triage.platform or "slack", channel=triage.channel)  # one card, one platform
+        # one card, one platform; in the repository's own channel when ATLAS_TRIAGE_CHANNELS names one (issue 38)
+        origin = Origin(kind=triage.platform or "slack", channel=rt.settings.org.triage_channel(repo, triage.channel))
         run_id, started = claim.start(
             rt.conn, rt.settings.queue_name, record, origin, fingerprint or rt.settings.fingerprint, limit=triage.rate
         )

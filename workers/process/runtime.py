@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -18,9 +18,10 @@ from atlas.connection import worker_connection
 from atlas.settings import Settings
 from bot.slack.client import SlackClients
 from tools import Corpus, open_corpus, v2_registry
-from tools.context import ToolContext
+from tools.corpus import set_limit as set_corpus_limit
 from tools.hand_off import with_hand_off
 from tools.registry import Registry
+from tools.repo_scope import scoped
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
 from workers.agent.compaction import SUMMARY_INSTRUCTIONS, extractive_summary
@@ -30,16 +31,15 @@ from workers.agent.loop import Agent
 from workers.agent.model import Model, ModelRequest
 from workers.agent.ports import Limits, Reporter
 from workers.agent.sources import sources_of
-from workers.agent.stash import RedisStash
 from workers.approvals import gate
 from workers.chat import ChatPlatform
 from workers.errors import BudgetSpent
 from workers.followup import links, subscriptions
 from workers.knowledge import solved_claim, watches
 from workers.knowledge.cited import cited
-from workers.knowledge.entries import RedisSolvedThreads
-from workers.process import platforms
+from workers.process import platforms, repo_parts
 from workers.process.channel_models import ChannelModels, ChannelSummarizer, build_models
+from workers.process.job_tools import JobTools
 from workers.runs import lease
 from workers.runs.question_vectors import Embedder
 from workers.runs.state import AnsweredBy, Platform, RunState, Usage
@@ -49,25 +49,6 @@ from workers.triage.engine_cache import EngineCache
 
 log = logging.getLogger("atlas.runtime")
 TOOL_THREADS_PER_RUN = 4  # a step asks for a few read calls at once
-
-
-@dataclass(frozen=True)
-class JobTools:
-    """The tools of one job (workers/agent/ports.py `Tools`): the registry, the corpus opened for the job,
-    the tracker, and a stash in Redis for cut results (the loop adds it to read calls)."""
-
-    registry: Registry
-    corpus: Corpus
-    conn: redis.Redis
-    tracker: Tracker
-
-    def context(self, run: RunState) -> ToolContext:
-        return ToolContext(
-            corpus=self.corpus, run_id=run.id, tracker=self.tracker, solved=RedisSolvedThreads(self.conn)
-        )
-
-    def stash(self, run: RunState, page_tokens: int) -> RedisStash:
-        return RedisStash(self.conn, run.id, page_tokens)
 
 
 @dataclass(frozen=True)
@@ -108,6 +89,9 @@ class Runtime:
     tool_pool: ThreadPoolExecutor = field(
         init=False, repr=False
     )  # every run's read tools, sized for the worker's concurrency
+    repo_trackers: dict[str, Tracker] = field(
+        default_factory=dict, init=False, repr=False
+    )  # the other repositories' trackers, built on first use (workers/process/repo_parts.py)
     triage_engines: EngineCache = field(
         default_factory=EngineCache, init=False, repr=False
     )  # every triage job's engine
@@ -131,7 +115,7 @@ class Runtime:
         (atlas.toml), its calls held to the daily caps; None: the install's."""
         corpus = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
         registry = self._help_registry() if unprompted else self.registry
-        tools = JobTools(registry, corpus, self.conn, self.tracker)
+        tools = JobTools(registry, corpus, self.conn, self.tracker, functools.partial(repo_parts.scope_for, self))
         return Agent(
             model=self.model if run is None else self.channel_models.model_for(run, self.model),
             tools=tools,
@@ -151,6 +135,10 @@ class Runtime:
         if self.help_registry is None:
             self.help_registry = with_hand_off(self.registry)
         return self.help_registry
+
+    def repo_tracker(self, repo: str) -> Tracker:
+        """The tracker of `repo`, one of several served (workers/process/repo_parts.py)."""
+        return repo_parts.tracker_of(self, repo)
 
     def triage_engine(self) -> Triage:
         """The offline triage of this worker's data folder, opened once and kept while its tracker is unchanged."""
@@ -182,12 +170,14 @@ class Runtime:
         )  # filed or linked: the thread follows it
 
     def platform_for(self, platform: Platform, channel: str | None = None) -> ChatPlatform | None:
-        """The chat platform a run of this kind reports on; approval cards describe this worker's tracker's
-        issues. `channel`: a help run's, whose hand-off atlas.toml may set apart from ATLAS_HANDOFF."""
+        """The chat platform a run of this kind reports on; approval cards describe issues from this worker's
+        tracker (each repository's, when it serves several). `channel`: a help run's, whose hand-off atlas.toml
+        may set apart from ATLAS_HANDOFF."""
         settings = self.settings
         if channel in settings.help.channel_handoff:
             settings = replace(settings, help=replace(settings.help, handoff=settings.help.handoff_of(channel)))
-        return platforms.for_run(settings, self.store, platform, self.tracker, self.slack)
+        tracker = repo_parts.RoutingTracker(self) if settings.org.many else self.tracker
+        return platforms.for_run(settings, self.store, platform, cast(Tracker, tracker), self.slack)
 
     def companions(self, run: RunState) -> tuple[Reporter, ...]:
         """What the run's platform shows beside its thread (workers/process/platforms.py)."""
@@ -230,11 +220,14 @@ def build(settings: Settings) -> Runtime:
     # Load indexes now, not during the first job, and the docs' embedding model with the sections' vectors
     # (read back; new docs are embedded in the background, searches rank by words until then, so a
     # first `atlas ask` on a fresh machine does not wait ~15 s for Orbit's 159 sections).
+    set_corpus_limit(settings.org.open_corpora)  # many repositories: the least recently used indexes close
     corpus = open_corpus(settings.data_dir, settings.home, settings.semantic_docs)
     corpus.docs.warm(wait=False)
     tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
     slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
     registry = v2_registry(settings.project, knowledge=corpus.knowledge is not None)  # no code/history: not offered
+    if settings.org.many:  # every tool takes `repo`; a run searches its channel's repository, or all (issue 38)
+        registry = scoped(registry, settings.repos)
     registry.definitions()  # the strict schemas, made once now: ~0.3 s the first run would otherwise wait on
     return Runtime(
         settings,

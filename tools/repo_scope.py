@@ -1,0 +1,141 @@
+"""Tools over several repositories (issue 38): each tool gets a `repo` argument, and a call is served by the
+repository it names, else the run's (its channel's), else by every repository, each part naming its own.
+
+`scoped(registry, repos)` wraps every tool that reads or writes the project: read tools take an optional `repo`
+(null: the channel's repository, or all of them, every issue shown as `owner/b#42` and every doc as `owner/b:
+id`); side-effect tools must be given one (when there are several), checked before a card is shown and again
+before the write, so a repository removed meanwhile is refused as a value. A context without a `scope` (a triage
+run, a filing: already one repository's) runs the tool as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field, create_model
+
+from tools.context import RepoScope, ToolContext
+from tools.errors import ToolError
+from tools.registry import Registry, Tool
+
+if TYPE_CHECKING:
+    from atlas.settings import Settings
+    from tools.corpus import Corpus
+
+REPO_FREE = frozenset({"calculate", "read_more", "hand_off"})  # nothing of a repository is read
+ISSUE_REF = re.compile(r"(?<![\w/#])#(\d+)\b")
+DOC_LINE = re.compile(r"^- (?=\S)", re.MULTILINE)
+
+
+def scoped(registry: Registry, repos: tuple[str, ...]) -> Registry:
+    """`registry` with a `repo` argument on every tool that reads or writes a repository."""
+    return registry.mapped(lambda tool: tool if tool.name in REPO_FREE else _scoped(tool, repos))
+
+
+def _scoped(tool: Tool, repos: tuple[str, ...]) -> Tool:
+    listed = ", ".join(repos)
+    what = (
+        f"The repository to change, one of: {listed}. Required."
+        if tool.side_effect
+        else f"Only this repository, one of: {listed}; null: the channel's repository, or every one."
+    )
+    model: type[BaseModel] = create_model(
+        tool.args_model.__name__,
+        __base__=tool.args_model,
+        repo=(str | None, Field(default=None, description=what)),  # type: ignore[arg-type]
+    )
+    inner_model = tool.args_model
+
+    def inner(args: BaseModel) -> BaseModel:
+        return inner_model.model_validate(args.model_dump(exclude={"repo"}))
+
+    def fn(args: BaseModel, ctx: ToolContext) -> str | ToolError:
+        if ctx.scope is None:
+            return tool.fn(inner(args), ctx)
+        targets = _targets(tool, getattr(args, "repo", None), ctx.scope)
+        if isinstance(targets, ToolError):
+            return targets
+        parts: list[tuple[str, str | ToolError]] = []
+        for repo in targets:
+            opened = _opened(ctx, repo)
+            parts.append((repo, opened if isinstance(opened, ToolError) else tool.fn(inner(args), opened)))
+        return parts[0][1] if tool.side_effect else _joined(parts, len(ctx.scope.repos) > 1)
+
+    def check(args: BaseModel, ctx: ToolContext) -> ToolError | None:
+        if ctx.scope is None:
+            return tool.check(inner(args), ctx) if tool.check else None
+        targets = _targets(tool, getattr(args, "repo", None), ctx.scope)
+        if isinstance(targets, ToolError):
+            return targets
+        opened = _opened(ctx, targets[0]) if tool.side_effect else ctx
+        if isinstance(opened, ToolError):
+            return opened
+        return tool.check(inner(args), opened) if tool.check else None
+
+    fn.__doc__ = tool.description
+    return replace(tool, args_model=model, fn=fn, check=check if (tool.check or tool.side_effect) else None)
+
+
+def _targets(tool: Tool, given: str | None, scope: RepoScope) -> list[str] | ToolError:
+    """The repositories one call reaches: the one named, else the run's, else (reads only) every one."""
+    listed = ", ".join(scope.repos) or "none"
+    if given:
+        name = scope.name(given)
+        if name is None:
+            return ToolError(f"{given} is not a repository this install serves.", f"Use one of: {listed}.")
+        return [name]
+    if tool.side_effect and len(scope.repos) > 1:  # named in the call, so its approval card names it
+        hint = f"this channel is about {scope.repo}" if scope.repo else f"one of: {listed}"
+        return ToolError(
+            "Say which repository to change: this install serves more than one.",
+            f"Call again with repo set ({hint}).",
+        )
+    return [scope.repo] if scope.repo else list(scope.repos)
+
+
+def _opened(ctx: ToolContext, repo: str) -> ToolContext | ToolError:
+    assert ctx.scope is not None
+    opened = ctx.scope.open(repo)
+    if isinstance(opened, str):
+        return ToolError(opened, "Tell the user; nothing was done there. Another repository may still be searched.")
+    corpus, tracker = opened
+    return replace(ctx, corpus=corpus, tracker=tracker, scope=None)
+
+
+def _joined(parts: list[tuple[str, str | ToolError]], many: bool) -> str | ToolError:
+    """One repository's result as it is (named when there are several); several, each under its name."""
+    if not many:
+        return parts[0][1]
+    served = [(repo, out) for repo, out in parts if not isinstance(out, ToolError)]
+    if not served:
+        return parts[0][1]
+    return "\n\n".join(f"{repo}:\n{named(repo, out)}" for repo, out in served)
+
+
+def named(repo: str, text: str) -> str:
+    """Issue and doc references of one repository's result named with it: `owner/b#42`, `- owner/b: id`."""
+    return DOC_LINE.sub(f"- {repo}: ", ISSUE_REF.sub(lambda m: f"{repo}#{m.group(1)}", text))
+
+
+def scope_args(arguments: dict[str, Any]) -> str | None:
+    """The repository a call's arguments name (an approval card shows it), or None."""
+    repo = arguments.get("repo")
+    return repo if isinstance(repo, str) and repo else None
+
+
+def read_scope(settings: Settings, channel: str | None = None) -> RepoScope | None:
+    """The configured repositories for reads alone (MCP, lookups): None with one repository or the demo."""
+    if not settings.org.many:
+        return None
+    from tools.corpus import open_corpus
+
+    def open_repo(repo: str) -> tuple[Corpus, None]:
+        one = settings.for_repo(repo)
+        return open_corpus(one.data_dir, one.home, one.semantic_docs), None
+
+    return RepoScope(settings.repos, settings.org.repo_for_channel(channel), open_repo)
+
+
+__all__ = ["RepoScope", "named", "read_scope", "scope_args", "scoped"]
