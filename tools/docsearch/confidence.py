@@ -19,7 +19,8 @@ A question that names a rare word no doc has (Kafka, PostgreSQL) is named by sea
 
 from __future__ import annotations
 
-from tools.docsearch.index import QUIET, DocHit, DocsIndex, tokens
+from tools.docsearch.index import DocHit, DocsIndex
+from tools.docsearch.terms import QUIET, tokens
 from tools.fts_query import TERM
 
 ABSENT_SHARE = 0.45  # more than this share of the question's words in no doc ...
