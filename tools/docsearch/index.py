@@ -6,7 +6,8 @@ name its rare identifiers (`docs_bridge`). Per-field scores are summed with coar
 over the RQ development questions, BM25F's single saturation among the variants, moved MRR by a few
 points at most, so nothing here is tuned per question). Headings count each word once. Words and
 identifiers are tokenized as tools/docsearch/terms.py says. With the embedding model installed (tools/docsearch/semantic.py), the score is blended with each
-section's similarity in meaning to the question, that of its best passage (`_blend`).
+section's similarity in meaning to the question, that of its best passage, a passage's cosine counting a
+little of its own word score (tools/docsearch/passage_words.py; `_blend`).
 """
 
 from __future__ import annotations
@@ -138,12 +139,14 @@ class DocsIndex:
         unseen = max(self._idf.values(), default=1.0)  # a word no section has weighs like the rarest
         total = sum(self._idf.get(t, unseen) for t in asked) or 1.0
         scored = self._rank(weights)
-        similarity = self.vectors.scores(query) if self.vectors is not None and mode != "lexical" else None
-        if similarity is not None and len(self._units):
+        words = None if mode == "semantic" else weights  # by meaning alone: the passages' cosines only
+        found = self.vectors.scores(query, words) if self.vectors is not None and mode != "lexical" else None
+        similarity, meaning = found if found is not None else (None, None)
+        if meaning is not None and len(self._units):
             named = any(t in self._idf for t in compounds(query))
             share = 1.0 if mode == "semantic" else NAMED_SHARE if named else SEMANTIC_SHARE
             strong = LEXICAL_FULL * sum(w * self._idf[t] for t, w in weights.items())
-            scored = _blend(scored, self._units, similarity, share, strong)
+            scored = _blend(scored, self._units, meaning, share, strong)
         position = {id(u): i for i, u in enumerate(self._units)}
         return [
             DocHit(
