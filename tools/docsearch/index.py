@@ -5,9 +5,10 @@ page title, its own heading, its parent headings, its text, and the words of the
 name its rare identifiers (`docs_bridge`). Per-field scores are summed with coarse weights (a grid
 over the RQ development questions, BM25F's single saturation among the variants, moved MRR by a few
 points at most, so nothing here is tuned per question). Headings count each word once. Words and
-identifiers are tokenized as tools/docsearch/terms.py says. With the embedding model installed (tools/docsearch/semantic.py), the score is blended with each
-section's similarity in meaning to the question, that of its best passage, a passage's cosine counting a
-little of its own word score (tools/docsearch/passage_words.py; `_blend`).
+identifiers are tokenized as tools/docsearch/terms.py says. With the embedding model installed
+(tools/docsearch/semantic.py), the score is blended with each section's similarity in meaning to the question:
+that of its best passage, a passage's cosine counting a little of its own word score
+(tools/docsearch/passage_words.py; `_blend`).
 """
 
 from __future__ import annotations
