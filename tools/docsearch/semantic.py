@@ -126,7 +126,10 @@ class SectionVectors:
         model = encoder()
         if vectors is None or model is None or not len(self._starts):
             return None
-        cosine = vectors @ model.encode([query])[0]
+        return self.by_section(vectors @ model.encode([query])[0], words)
+
+    def by_section(self, cosine: Vectors, words: dict[str, float] | None = None) -> tuple[Vectors, Vectors]:
+        """Each passage's `cosine` to a question as each section's best, and as what ranks it (see `scores`)."""
         best: Vectors = np.maximum.reduceat(cosine, self._starts)
         if not words or self._words is None:
             return best, best
