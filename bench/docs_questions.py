@@ -6,8 +6,9 @@ larger plain-words table was written while reading its misses; the general words
 tools/docsearch/vocabulary.py, and the field weights, were chosen on it); `rq_docs_holdout.jsonl` was
 written before that table and `rq_docs_holdout2.jsonl` before the ranker was reworked to generalise:
 neither is tuned on, and only their aggregate figures are printed. `rq_docs_unanswerable.jsonl` (eight
-questions the docs cannot answer, in ordinary words) is development too: asked with the development set, the
-"not covered" rule of tools/docsearch/confidence.py was calibrated on it. A second project's held-out set,
+questions the docs cannot answer, in ordinary words, written before any search ran on them) is development too,
+asked with the development set: tools/docsearch/confidence.py catches none of them (a second rule calibrated on them
+caught six but told answerable held-out questions the docs do not cover them, so it was dropped). A second project's held-out set,
 `httpx_docs_holdout.jsonl` over httpx's MkDocs docs (../shared/evals/httpx), was written from its pages
 before any search ran on it; it too is never tuned on and shows its aggregate only. The index is built as the tools
 build it: docs plus the issue threads of the same folder (tools/docsearch/bridge.py). Reported:
