@@ -92,7 +92,7 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
         )
         modes: list[Mode] = ["lexical", "semantic", "hybrid"] if index.warm() else ["lexical"]
         tables = [
-            questions(index, EVALS, modes=modes, more=UNANSWERABLE),
+            questions(index, EVALS, modes=modes, more=UNANSWERABLE if data_dir == RQ_DATA else None),
             questions(index, HOLDOUT, False, modes),
             questions(index, HOLDOUT2, False, modes),
         ]
