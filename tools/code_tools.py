@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.context import ToolContext
-from tools.docsearch.index import tokens as stems
+from tools.docsearch.terms import tokens as stems
 from tools.errors import ToolError
 from tools.fts_query import searchable, terms
 from tools.knowledge_store import CodeHit, KnowledgeStore

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.context import ToolContext
-from tools.docsearch.index import tokens as stems
+from tools.docsearch.terms import tokens as stems
 from tools.errors import ToolError
 from tools.fts_query import searchable
 from tools.knowledge_store import Item, KnowledgeStore

@@ -8,7 +8,7 @@ worker finishes); the questions that have one are grouped by it (bot/console/gap
 the group whose centroid is within cosine 0.5 of it, and groups that close merge, so "rotate the TLS certificate"
 and "renewing the SSL cert" are one group though they share no word. A question without a vector (the model's
 package absent, ATLAS_SEMANTIC off, a vote not yet embedded) falls back to the words docs search already stems
-(tools/docsearch/index.py `query_tokens`): it joins the group of its word that the most gap questions share, a
+(tools/docsearch/terms.py `query_tokens`): it joins the group of its word that the most gap questions share, a
 group by meaning named by that word if there is one. A group is named by the word most of its questions hold
 (ties: the word fewest other gaps hold, then alphabetical), with its next words added when a larger group has
 that name.
@@ -62,7 +62,7 @@ class Group:
 @functools.lru_cache(maxsize=4096)
 def _tokens(question: str) -> tuple[str, ...]:
     """The question's stemmed words, kept per process: the same gaps are grouped on every view."""
-    from tools.docsearch.index import query_tokens
+    from tools.docsearch.terms import query_tokens
 
     return tuple(dict.fromkeys(query_tokens(question)))
 

@@ -15,9 +15,10 @@ import pytest
 from tests.support.paths import SHARED
 from tests.support.tools_dataset import make_dataset
 from tools import ToolContext, dispatch, open_corpus, v2_registry
-from tools.docsearch.index import DocsIndex, query_tokens, tokens
+from tools.docsearch.index import DocsIndex
 from tools.docsearch.markup import strip_markup
 from tools.docsearch.pages import load_pages, parse_page
+from tools.docsearch.terms import query_tokens, tokens
 
 RQ = SHARED / "evals" / "rq"
 needs_rq = pytest.mark.skipif(not (RQ / "docs").is_dir(), reason="no RQ data at ../shared/evals/rq")

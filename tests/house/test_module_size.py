@@ -23,7 +23,6 @@ OVER_NOW = {
     "bot/slack/surface.py",
     "datasets/github/store.py",
     "datasets/github/sync.py",
-    "tools/docsearch/index.py",
     "tools/github/tracker.py",
     "tools/tracker.py",
     "workers/agent/loop.py",

@@ -4,40 +4,32 @@ Each searched unit (a page's intro, or a section as `Page.units` splits them) ha
 page title, its own heading, its parent headings, its text, and the words of the issue threads that
 name its rare identifiers (`docs_bridge`). Per-field scores are summed with coarse weights (a grid
 over the RQ development questions, BM25F's single saturation among the variants, moved MRR by a few
-points at most, so nothing here is tuned per question). Headings count each word once. Words are stemmed (Snowball English,
-so 'scheduling' meets 'schedule' and 'dependencies' meets 'depends'); identifiers and codes
-(`ORB-1202`, `3.1.0`, `enqueue_at`, `rq.Retry`, `FailedJobRegistry`) are kept whole, unstemmed,
-*and* split into their stemmed parts, so an exact code outranks a loose mention while plain words
-still reach it. With the embedding model installed (docs_semantic.py), the score is blended with each
-section's similarity in meaning to the question, that of its best passage (`_blend`).
+points at most, so nothing here is tuned per question). Headings count each word once. Words and
+identifiers are tokenized as tools/docsearch/terms.py says. With the embedding model installed
+(tools/docsearch/semantic.py), the score is blended with each section's similarity in meaning to the question:
+that of its best passage, a passage's cosine counting a little of its own word score
+(tools/docsearch/passage_words.py; `_blend`).
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import re
-import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import snowballstemmer
-
 from tools.docsearch.bridge import asked_texts
-from tools.docsearch.markup import FENCE
 from tools.docsearch.pages import SEP, Page
-from tools.docsearch.vocabulary import EXPANSION_WEIGHT, FILLER, expansions, is_rare
-from tools.fts_query import STOPWORDS, TERM
+from tools.docsearch.snippets import snippet
+from tools.docsearch.terms import QUIET, compounds, expanded_tokens, query_tokens, tokens
+from tools.docsearch.vocabulary import is_rare
+from tools.fts_query import TERM
 
 if TYPE_CHECKING:  # numpy and the model's module load only where docs are searched by meaning, not on import
     from tools.docsearch.semantic import SectionVectors, Vectors
 
-QUIET = STOPWORDS | FILLER
-
-PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # lease_seconds, FailedJobRegistry, ORB-1202
 FIELDS = {
     "title": 2.0,
     "heading": 3.0,
@@ -50,7 +42,6 @@ FIELDS = {
 B = {"title": 0.9, "heading": 0.9, "parents": 0.9, "text": 0.5, "asked": 0.75}
 K1 = 1.2
 HEADINGS = ("title", "heading", "parents")
-SNIPPET_CHARS = 160
 # Hybrid ranking: SEMANTIC_SHARE of the cosine similarity (min-max scaled over the sections) plus the
 # rest of the lexical score (scaled by the best one). Chosen on the RQ development questions only
 # (0.5-0.9 probed; 0.7 had the best MRR there, and with passages 0.7-0.85 stay within one question of
@@ -90,39 +81,6 @@ class _Unit:
     text: str
     fields: dict[str, Counter[str]]
     lengths: dict[str, int]
-
-
-_local = threading.local()  # a Snowball stemmer keeps its working state on itself: one per thread
-
-
-def tokens(text: str, drop: frozenset[str] = frozenset()) -> list[str]:
-    """Index tokens: each word stemmed; a compound (ORB-1202, 3.1.0, enqueue_at, FailedJobRegistry)
-    kept whole and lowercased, plus its stemmed parts. Parts in `drop` are left out."""
-    out: list[str] = []
-    for word in TERM.findall(text):
-        parts = [p.lower() for p in PART.findall(word)]
-        if len(parts) <= 1:
-            if word.lower() not in drop:
-                out.append(_stem(word.lower().strip("_")))
-            continue
-        out.append(word.lower())
-        out.extend(_stem(p) for p in parts if p not in drop)
-    return out
-
-
-def query_tokens(query: str) -> list[str]:
-    """Distinct query tokens without stopwords or filler (kept if the query is nothing but those)."""
-    found = tokens(query, QUIET)
-    kept = [t for t in found if t not in QUIET]
-    return list(dict.fromkeys(kept or found))
-
-
-def expanded_tokens(query: str) -> dict[str, float]:
-    """Query tokens with their weights: the user's own at 1, doc words for their plain phrases lower."""
-    weights = dict.fromkeys(query_tokens(query), 1.0)
-    for token in tokens(" ".join(expansions(query, _stem)), QUIET):
-        weights.setdefault(token, EXPANSION_WEIGHT)
-    return weights
 
 
 class DocsIndex:
@@ -182,12 +140,14 @@ class DocsIndex:
         unseen = max(self._idf.values(), default=1.0)  # a word no section has weighs like the rarest
         total = sum(self._idf.get(t, unseen) for t in asked) or 1.0
         scored = self._rank(weights)
-        similarity = self.vectors.scores(query) if self.vectors is not None and mode != "lexical" else None
-        if similarity is not None and len(self._units):
-            named = any(t in self._idf for t in _compounds(query))
+        words = None if mode == "semantic" else weights  # by meaning alone: the passages' cosines only
+        found = self.vectors.scores(query, words) if self.vectors is not None and mode != "lexical" else None
+        similarity, meaning = found if found is not None else (None, None)
+        if meaning is not None and len(self._units):
+            named = any(t in self._idf for t in compounds(query))
             share = 1.0 if mode == "semantic" else NAMED_SHARE if named else SEMANTIC_SHARE
             strong = LEXICAL_FULL * sum(w * self._idf[t] for t, w in weights.items())
-            scored = _blend(scored, self._units, similarity, share, strong)
+            scored = _blend(scored, self._units, meaning, share, strong)
         position = {id(u): i for i, u in enumerate(self._units)}
         return [
             DocHit(
@@ -235,11 +195,6 @@ class DocsIndex:
         return total
 
 
-def _compounds(query: str) -> list[str]:
-    """The codes and identifiers in `query`, as the index keeps them whole: 'orb-1202', 'enqueue_at', '3.1.0'."""
-    return [w.lower() for w in TERM.findall(query) if len(PART.findall(w)) > 1]
-
-
 def _blend(
     lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: Vectors, share: float, strong: float
 ) -> list[tuple[float, _Unit]]:
@@ -252,31 +207,6 @@ def _blend(
     blended = [(share * float(meaning[i]) + (1 - share) * words.get(id(u), 0.0), u) for i, u in enumerate(units)]
     blended.sort(key=lambda pair: (-pair[0], pair[1].doc_id, pair[1].heading))
     return blended
-
-
-def snippet(text: str, wanted: list[str]) -> str:
-    """The prose line of `text` that holds the most query tokens, as one short line of plain text (never a
-    line of code: `import httpx` says nothing about a section)."""
-    best, best_hits = "", -1
-    for line in prose_lines(text):
-        clean = " ".join(line.replace("**", "").replace("`", "").strip("#>|- ").split())
-        if not clean:
-            continue
-        hits = len(set(tokens(clean)) & set(wanted))
-        if hits > best_hits:
-            best, best_hits = clean, hits
-    return best if len(best) <= SNIPPET_CHARS else best[: SNIPPET_CHARS - 3].rstrip() + "..."
-
-
-def prose_lines(text: str) -> list[str]:
-    """The lines of `text` outside code fences and console examples (`>>> `, `$ `)."""
-    out, in_fence = [], False
-    for line in text.splitlines():
-        if FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and not line.lstrip().startswith((">>> ", "$ ", "... ")):
-            out.append(line)
-    return out
 
 
 def _unit(doc_id: str, title: str, path: tuple[str, ...], text: str, asked: str = "") -> _Unit:
@@ -303,14 +233,3 @@ def _holds(unit: _Unit, term: str) -> bool:
 
 def _saturate(tf: float) -> float:
     return tf * (K1 + 1) / (tf + K1) if tf else 0.0
-
-
-@functools.lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    """Snowball English for words; numbers and mixed tokens as they are (cached: docs repeat words)."""
-    if not word.isalpha():
-        return word
-    if not hasattr(_local, "stemmer"):
-        _local.stemmer = snowballstemmer.stemmer("english")
-    stemmed: str = _local.stemmer.stemWord(word)  # snowballstemmer ships no types
-    return stemmed

@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 
 from datasets.derived import DOCS_VECTORS as VECTORS_FILE
 from tools.docsearch.minilm import MODEL_NAME, Encoder, Vectors, model_dir
+from tools.docsearch.passage_words import PASSAGE_WORDS, PassageWords
 from tools.docsearch.passages import Counter, passages
 
 __all__ = ["VECTORS_FILE", "SectionVectors", "Vectors", "cut", "encoder", "passage_key", "read_vectors", "settle"]
@@ -75,6 +76,7 @@ class SectionVectors:
         self.store = store
         self.texts: list[str] = []  # every section's passages, in section order (cut once the model is loaded)
         self._starts = np.zeros(0, np.intp)  # the index of each section's first passage
+        self._words: PassageWords | None = None  # the passages' word scores (built with the passages)
         self._vectors: Vectors | None = None
         self._building = False
         self._lock = threading.Lock()
@@ -104,6 +106,7 @@ class SectionVectors:
 
     def _cut(self, model: Encoder) -> None:
         self.texts, self._starts = cut(self.sections, model.count)
+        self._words = PassageWords(self.texts)
 
     def _build(self, model: Encoder, keys: list[str], todo: dict[str, str]) -> None:
         vectors: Vectors | None = None
@@ -114,15 +117,24 @@ class SectionVectors:
         with self._lock:
             self._vectors, self._building = vectors, False
 
-    def scores(self, query: str) -> Vectors | None:
-        """Each section's similarity to `query`: the cosine of its best passage. None when search must go
-        by words (no model, or the vectors still being computed: a search never waits on more than a few)."""
+    def scores(self, query: str, words: dict[str, float] | None = None) -> tuple[Vectors, Vectors] | None:
+        """Each section's similarity to `query`, the cosine of its best passage, and what ranks it: the best of
+        its passages' cosines each plus PASSAGE_WORDS of that passage's scaled score for the weighted query tokens
+        `words` (tools/docsearch/passage_words.py). None when search must go by words (no model, or the vectors
+        still being computed: a search never waits on more than a few)."""
         vectors = self.ready(wait=False)
         model = encoder()
         if vectors is None or model is None or not len(self._starts):
             return None
-        best: Vectors = np.maximum.reduceat(vectors @ model.encode([query])[0], self._starts)
-        return best
+        return self.by_section(vectors @ model.encode([query])[0], words)
+
+    def by_section(self, cosine: Vectors, words: dict[str, float] | None = None) -> tuple[Vectors, Vectors]:
+        """Each passage's `cosine` to a question as each section's best, and as what ranks it (see `scores`)."""
+        best: Vectors = np.maximum.reduceat(cosine, self._starts)
+        if not words or self._words is None:
+            return best, best
+        ranking: Vectors = np.maximum.reduceat(cosine + PASSAGE_WORDS * self._words.scores(words), self._starts)
+        return best, ranking
 
 
 def cut(sections: Sequence[tuple[str, str, str]], count: Counter) -> tuple[list[str], NDArray[np.intp]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tools.docsearch.index import tokens as index_tokens
+from tools.docsearch.terms import tokens as index_tokens
 from tools.fts_query import STOPWORDS, TERM
 
 # Words that say what kind of question it is, not what it is about (on top of the common stopwords).

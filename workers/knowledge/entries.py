@@ -16,8 +16,8 @@ from dataclasses import asdict
 import redis
 
 from atlas.connection import text
-from tools.docsearch.index import QUIET
-from tools.docsearch.index import tokens as stems
+from tools.docsearch.terms import QUIET
+from tools.docsearch.terms import tokens as stems
 from tools.solved_threads import SolvedThread
 
 ENTRIES = "atlas:knowledge:entries"

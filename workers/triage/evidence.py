@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from tools.docsearch.index import tokens
+from tools.docsearch.terms import tokens
 
 ERRORISH = re.compile(
     r"Error\b|Exception\b|Traceback|\berror\b|\bfailed\b|\bfails?\b|\bcrash|ORB-\d+|INTERNAL ERROR"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from tools.docsearch.index import tokens
+from tools.docsearch.terms import tokens
 from tools.fts_query import STOPWORDS
 
 TITLE_WEIGHT = 2  # a title says in a line what the body says in many: its words count twice

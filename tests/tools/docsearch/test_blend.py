@@ -1,7 +1,7 @@
 """The hybrid docs ranking (tools/docsearch/index.py `_blend`) and the offline answer's trust in it.
 
 The similarity in meaning is given by a stand-in for the passage vectors (`scores`, as
-tools/docs_semantic.SectionVectors returns them), so these tests need no model."""
+tools/docsearch/semantic.py `SectionVectors` returns them), so these tests need no model."""
 
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ class Meaning:
     def __init__(self, similarity: list[float]) -> None:
         self.similarity = np.array(similarity, np.float32)
 
-    def scores(self, query: str) -> np.ndarray:
-        return self.similarity
+    def scores(self, query: str, words: dict[str, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        return self.similarity, self.similarity  # the cosine shown and what ranks: no passage words here
 
 
 def test_a_weak_word_match_is_not_stretched_into_a_strong_one() -> None:
