@@ -28,8 +28,11 @@ class Markup:
         return sentence.replace("{em}", self.em).replace("{strong}", self.strong)
 
 
-ICONS = ("warning", "no_entry", "lock", "done", "failed")  # every platform's Markup shows each of these
+ICONS = ("warning", "no_entry", "lock", "done", "failed", "raised_hand")  # every platform's Markup shows each of these
 
+
+# A mention with nothing after it; `{bot}` is the name the platform shows for Atlas.
+EMPTY_QUESTION = "Ask me something after the mention, e.g. `@{bot} what does ORB-1202 mean?`"
 
 # A run's progress message.
 PROGRESS_START = "{em}Working on it...{em}"
@@ -47,6 +50,8 @@ MARK_ANSWER_BUTTON = "Mark as answer"  # the thread is solved, drafted as knowle
 LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
 
 # An approval card and its clicks.
+APPROVAL_TITLE_OTHER = "{icon:raised_hand} {strong}Atlas wants to run `{name}`{strong}"
+APPROVAL_REASON = "{em}Why (the model's words):{em}"
 APPROVAL_ISSUE = "{strong}Issue:{strong} {link} ({state})"
 APPROVAL_CURRENT_LABELS = "{strong}Current labels:{strong} {labels}"
 APPROVAL_COMMENT = "{strong}Comment, exactly as it will be posted:{strong}"
