@@ -2,7 +2,7 @@
 
 The call's arguments, the issues it names (looked up in the tracker), the model's stated reason, the
 untrusted text the run read before proposing it, and who asked. Slack's blocks (bot/slack/cards.py) and
-Discord's message (bot/discord/cards.py, rendered by bot/discord/render.py) are drawn from it; it lives
+Discord's message (bot/discord/cards.py, rendered by bot/discord/render/card.py) are drawn from it; it lives
 beside both, so neither platform imports the other (tests/house/test_platform_peers.py).
 """
 

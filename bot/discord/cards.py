@@ -5,7 +5,7 @@ as it is decided.
 A card is posted once across a kill (workers/approvals/card_once.py): its create-message nonce, derived
 from the pending id, makes the post idempotent for a few minutes; a job retried later than that finds
 the card in the channel by the pending id its buttons carry (bot/discord/card_marker.py). What a card
-shows is gathered as on Slack (bot/card_view.py) and rendered by bot/discord/render.py; the
+shows is gathered as on Slack (bot/card_view.py) and rendered by bot/discord/render/card.py; the
 content it showed is stored with the approval record, so a decided card keeps what the approver saw.
 """
 
@@ -22,7 +22,10 @@ import redis
 
 from atlas.text import clip
 from bot.card_view import view
-from bot.discord import card_marker, render, wording
+from bot.discord import card_marker, wording
+from bot.discord.render.card import card_buttons, card_text, outcome_text
+from bot.discord.render.card_embeds import card_embeds
+from bot.discord.render.markup import escape
 from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST
 from tools.tracker import Tracker
 from workers.approvals import records as approvals
@@ -52,7 +55,7 @@ def post(
         if record is None or record.card_ts or record.decided:
             continue  # not opened (nothing to decide), already on Discord, or decided (expired) before its card was recorded
         card = view(run, call, tracker, record.expires_at)
-        text = render.card_text(card)
+        text = card_text(card)
         posted.append(_post_one(rest, conn, channel(), call.pending_id, text, card.name, card.arguments))
     return posted
 
@@ -69,8 +72,8 @@ def _post_one(
             channel,
             {
                 "content": text,
-                "embeds": render.card_embeds(name, arguments),
-                "components": render.card_buttons(pending_id),
+                "embeds": card_embeds(name, arguments),
+                "components": card_buttons(pending_id),
                 "nonce": card_nonce(pending_id),
                 "enforce_nonce": True,
             },
@@ -107,7 +110,7 @@ def tell_in_doubt(
     user = approval.decider or run.origin.user or ""
     text = wording.APPROVAL_IN_DOUBT_THREAD.format(
         name=approval.name.replace("`", ""),
-        issue=render.escape(approval.issue or "?"),
+        issue=escape(approval.issue or "?"),
         user=user if user.isdigit() else "?",
         link=f" (<{issue_url}>)" if issue_url else "",
     )
@@ -124,10 +127,10 @@ def decided_payload(
 ) -> dict[str, Any]:
     """A card's content after a decision: what it showed, who decided and when, the result; no buttons."""
     shown = json.loads(approval.card_blocks).get("content", "") if approval.card_blocks.startswith("{") else ""
-    lines = [shown, render.outcome_text(approval.status, approval.decider, approval.decided_at or time.time())]
+    lines = [shown, outcome_text(approval.status, approval.decider, approval.decided_at or time.time())]
     if in_doubt:
         lines.append(wording.APPROVAL_RESULT_IN_DOUBT)
     elif result is not None:
         template = wording.APPROVAL_RESULT_DONE if ok else wording.APPROVAL_RESULT_FAILED
-        lines.append(template.format(result=render.escape(clip(result, 300))))
+        lines.append(template.format(result=escape(clip(result, 300))))
     return {"content": clip("\n".join(x for x in lines if x), CONTENT_LIMIT), "components": []}

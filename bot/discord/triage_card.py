@@ -10,7 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from atlas.text import clip
-from bot.discord import card_marker, render, triage_controls
+from bot.discord import card_marker, triage_controls
+from bot.discord.components import APPROVE_PREFIX, DENY_PREFIX
+from bot.discord.render.card_embeds import card_embeds
+from bot.discord.render.markup import escape
 from bot.discord.rest import CONTENT_LIMIT, DiscordREST
 from tools.tracker import Tracker
 from workers.approvals.visible_text import hidden_count, reveal
@@ -51,15 +54,13 @@ def card_payload(
     record = run.triage
     assert record is not None
     current = current or {}
-    title = render.escape(reveal(f"#{record.issue} {record.title}"))
+    title = escape(reveal(f"#{record.issue} {record.title}"))
     link = f"[{title}](<{record.url}>)" if record.url else title
-    lines = [
-        "**" + wording.CARD_TITLE.format(link=link, author=f"`{render.escape(reveal(record.author or '?'))}`") + "**"
-    ]
+    lines = ["**" + wording.CARD_TITLE.format(link=link, author=f"`{escape(reveal(record.author or '?'))}`") + "**"]
     shown = [record.title, record.author]
     proposed = wording.proposed(record)
     if proposed:  # an MCP client's words: data, shown with its invisible characters revealed
-        lines.append(render.escape(reveal(proposed)))
+        lines.append(escape(reveal(proposed)))
         shown.append(proposed)
     embeds: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
@@ -68,7 +69,7 @@ def card_payload(
             lines.append(_undo(action, pid, rows))
             continue
         lines.append(_describe(chosen, record.suggestions, tracker, shown, embeds))
-        lines.append(render.escape(wording.mode_line(action, record.suggestions)))
+        lines.append(escape(wording.mode_line(action, record.suggestions)))
         if pid is not None:
             controls = triage_controls.components(action, chosen, pid)
             rows += controls.rows
@@ -80,13 +81,13 @@ def card_payload(
                             "type": 2,
                             "style": BUTTON_SUCCESS,
                             "label": f"{wording.APPROVE}: {action.kind}",
-                            "custom_id": render.APPROVE_PREFIX + pid,
+                            "custom_id": APPROVE_PREFIX + pid,
                         },
                         {
                             "type": 2,
                             "style": BUTTON_DANGER,
                             "label": f"{wording.REJECT}: {action.kind}",
-                            "custom_id": render.DENY_PREFIX + pid,
+                            "custom_id": DENY_PREFIX + pid,
                         },
                         *controls.buttons,
                     ],
@@ -96,11 +97,11 @@ def card_payload(
             lines.append(
                 "> "
                 + wording.OUTCOME[action.status].format(
-                    who=render.escape(action.decider or "?"), result=render.escape(clip(action.result, 300))
+                    who=escape(action.decider or "?"), result=escape(clip(action.result, 300))
                 )
             )
     if record.superseded:
-        lines.append(wording.SUPERSEDED.format(why=render.escape(reveal(record.superseded))))
+        lines.append(wording.SUPERSEDED.format(why=escape(reveal(record.superseded))))
     hidden = hidden_count("\n".join(shown))
     if hidden:
         lines.append(wording.HIDDEN.format(count=hidden))
@@ -114,23 +115,21 @@ def card_payload(
 
 def _undo(action: TriageAction, pid: str | None, rows: list[dict[str, Any]]) -> str:
     """The Undo: what it takes back, and its button while offered (decided by the ordinary approval click)."""
-    what = render.escape(reveal(wording.undo_what(action.arguments)))
+    what = escape(reveal(wording.undo_what(action.arguments)))
     out = ["**" + wording.UNDO_OFFER.format(what=what) + "**"]
     line = wording.outcome(action)
     if pid is not None:
-        out.append(render.escape(wording.UNDO_WHEN))
+        out.append(escape(wording.UNDO_WHEN))
         rows.append(
             {
                 "type": 1,
                 "components": [
-                    {"type": 2, "style": BUTTON_DANGER, "label": wording.UNDO, "custom_id": render.APPROVE_PREFIX + pid}
+                    {"type": 2, "style": BUTTON_DANGER, "label": wording.UNDO, "custom_id": APPROVE_PREFIX + pid}
                 ],
             }
         )
     elif line is not None:
-        out.append(
-            "> " + line.format(who=render.escape(action.decider or "?"), result=render.escape(clip(action.result, 300)))
-        )
+        out.append("> " + line.format(who=escape(action.decider or "?"), result=escape(clip(action.result, 300))))
     return "\n".join(out)
 
 
@@ -145,17 +144,17 @@ def _describe(
     if action.kind == "duplicates":
         original = int(args["duplicate_of"])
         title, url, unread = wording.original(original, suggestions, tracker)
-        label = render.escape(reveal(f"#{original} {title}".strip()))
+        label = escape(reveal(f"#{original} {title}".strip()))
         shown.append(title)
         out = ["**" + wording.DUPLICATE.format(link=f"[{label}](<{url}>)" if url else label) + "**"]
         if unread:
-            out.append(render.escape(unread))
+            out.append(escape(unread))
         dups = suggestions.get("duplicates") or []
         if dups:
             evidence = str(dups[0].get("evidence") or "")
             shown.append(evidence)
             out.append(
-                render.escape(
+                escape(
                     clip(
                         reveal(
                             wording.DUPLICATE_EVIDENCE.format(score=float(dups[0].get("score") or 0), evidence=evidence)
@@ -164,15 +163,15 @@ def _describe(
                     )
                 )
             )
-        out.append(render.escape(wording.duplicate_line(original, suggestions)))
+        out.append(escape(wording.duplicate_line(original, suggestions)))
         return "\n".join(out)
     if action.kind == "labels":
         names = [str(x) for x in args.get("labels") or []]
         shown.extend(names)
-        return "**" + wording.LABELS.format(labels=", ".join(f"`{render.escape(reveal(n))}`" for n in names)) + "**"
+        return "**" + wording.LABELS.format(labels=", ".join(f"`{escape(reveal(n))}`" for n in names)) + "**"
     body = str(args.get("body") or "")
     shown.append(body)
-    pieces = render.card_embeds("post_comment", {"body": body})  # a code block: nothing in it is a link or a mention
+    pieces = card_embeds("post_comment", {"body": body})  # a code block: nothing in it is a link or a mention
     pieces[0]["title"] = wording.REPLY
     pieces[-1]["footer"] = {"text": wording.SIGNED.format(platform="Discord")}
     embeds.extend(pieces)

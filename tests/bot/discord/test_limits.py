@@ -15,9 +15,13 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bot.card_view import CardView
-from bot.discord import render, wording
+from bot.discord import wording
 from bot.discord.cards import decided_payload
 from bot.discord.interactions import Interactions
+from bot.discord.render.answer import answer_messages
+from bot.discord.render.card import card_text
+from bot.discord.render.lookup import lookup_payload
+from bot.discord.render.progress import progress_text
 from bot.lookups import Lookup, Lookups, Result
 from bot.web.serve import DISCORD_PATH, http_server
 from tests.standins import discord_interactions as di
@@ -92,8 +96,8 @@ def test_every_lookup_reply_and_its_shared_copy_fit(
 ) -> None:
     result = Result(Lookup(kind, arg[:200], state), body, ok)  # type: ignore[arg-type]
     _fits(
-        render.lookup_payload(result, "orbit", shareable=True),
-        render.lookup_payload(result, "a" * 32, shareable=False, shared_by="1500000000000000001"),
+        lookup_payload(result, "orbit", shareable=True),
+        lookup_payload(result, "a" * 32, shareable=False, shared_by="1500000000000000001"),
     )
 
 
@@ -117,7 +121,7 @@ def test_every_answer_part_fits(answer: str, sources: list[str], status: str, pa
         steps=[StepRecord(index=1)],
         error=answer[:300],
     )
-    _fits(*render.answer_messages(run, docs_base_url="https://docs.example/{id}", issues_base_url="https://x/{id}"))
+    _fits(*answer_messages(run, docs_base_url="https://docs.example/{id}", issues_base_url="https://x/{id}"))
 
 
 @PROPERTY
@@ -138,7 +142,7 @@ def test_every_card_and_its_decided_edit_fit(
 ) -> None:
     issue = SimpleNamespace(number=7, title=title, state="open", labels=labels, url="https://x/7")
     arguments = {"issue_id": 7, "labels": labels, "body": body, "reason": "duplicate", "duplicate_of": 3}
-    text = render.card_text(CardView("p", name, arguments, issue, issue, reason, asker, 1.7e9, (title[:80], "#3")))
+    text = card_text(CardView("p", name, arguments, issue, issue, reason, asker, 1.7e9, (title[:80], "#3")))
     _fits({"content": text})
     approval = Approval(
         pending_id="p",
@@ -158,7 +162,7 @@ def test_every_card_and_its_decided_edit_fit(
 @PROPERTY
 @given(titles=st.lists(hostile, max_size=25), closing=st.sampled_from([None, wording.PROGRESS_DONE]))
 def test_every_progress_message_fits(titles: list[str], closing: str | None) -> None:
-    _fits({"content": render.progress_text(3, [(t, "complete") for t in titles], closing)})
+    _fits({"content": progress_text(3, [(t, "complete") for t in titles], closing)})
 
 
 def _json(text: str) -> str:

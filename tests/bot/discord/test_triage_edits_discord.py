@@ -10,7 +10,8 @@ from pathlib import Path
 import redis
 
 from atlas.settings import Settings
-from bot.discord import render, triage_controls
+from bot.discord import triage_controls
+from bot.discord.components import APPROVE_PREFIX
 from tests.bot.discord.test_e2e import MAINTAINER, OUTSIDER, ROLE, serving_discord
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
@@ -97,7 +98,7 @@ def test_dropped_labels_and_an_edited_reply_are_what_approve_runs_on_discord(
             )
 
             for pid in (labels_id, reply_id):
-                assert serve.send(di.click(render.APPROVE_PREFIX + pid, MAINTAINER, message=card)).body == {"type": 6}
+                assert serve.send(di.click(APPROVE_PREFIX + pid, MAINTAINER, message=card)).body == {"type": 6}
             wait_for(
                 lambda: next(
                     (

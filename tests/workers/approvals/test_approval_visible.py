@@ -16,7 +16,7 @@ import redis
 from slack_sdk import WebClient
 
 from bot.card_view import CardView
-from bot.discord import render
+from bot.discord.render.card import card_text
 from bot.discord.surface import DiscordReporter
 from bot.slack import cards as approval_cards
 from tests.standins import discord_interactions as di
@@ -104,7 +104,7 @@ def test_a_hidden_character_in_an_issue_title_is_shown_and_counted_on_both_platf
     slack = json.dumps(approval_cards.describe(card), ensure_ascii=False)
     assert "Docs:&lt;U+200B&gt; cron syntax" in slack and "\u200b" not in slack  # Slack shows &lt; as <
     assert "1 invisible or direction-changing character*" in slack
-    discord = render.card_text(card)
+    discord = card_text(card)
     assert "Docs\\:<U+200B> cron syntax" in discord  # the colon escaped for Discord's Markdown
     assert "\u200b" not in discord and "1 invisible or direction-changing character**" in discord
 
