@@ -32,11 +32,12 @@ from bot.task_titles import task_title
 from tools.tracker import Tracker, demo_tracker
 from tools.trackers import tracker_for
 from workers import wording as common
+from workers.agent.events import Finished, InDoubt, Paused, RunEvent, StepStarted, ToolCalled
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
 from workers.runs import conversations
 from workers.runs.post_once import KeyedSlot, post_once
-from workers.runs.state import EventKind, Origin, RunState, Turn
+from workers.runs.state import Origin, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import DiscordInteraction, DiscordSurface, PostedVia
 from workers.runs.triage_record import is_triage
@@ -96,25 +97,21 @@ class DiscordReporter(ChatPlatform):
 
     # -- events --------------------------------------------------------------------------------
 
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
+    def event(self, run: RunState, event: RunEvent) -> None:
         if run.origin.kind != "discord" or not run.origin.channel:
             return
-        match kind:
-            case "step":
-                self._step = int(data.get("step") or 0)
+        match event:
+            case StepStarted(step=step):
+                self._step = step
                 self._progress(run, force=True)
-            case "tool":
-                status = TASK_STATUS.get(str(data.get("state")), "in_progress")
-                self._tasks[str(data.get("call_id"))] = (
-                    task_title(str(data.get("name", "")), str(data.get("arguments", ""))),
-                    status,
-                )
+            case ToolCalled(call_id=call_id, name=name, arguments=arguments, state=state):
+                self._tasks[call_id] = (task_title(name, arguments), TASK_STATUS.get(state, "in_progress"))
                 self._dirty = True
                 self._progress(run, force=False)
-            case "paused":
+            case Paused(pending=pending):
                 self._close_progress(run, wording.PROGRESS_PAUSED)
-                self.post_cards(run, list(data.get("pending") or []))
-            case "answer":
+                self.post_cards(run, list(pending))
+            case Finished():
                 closing = (
                     wording.PROGRESS_FAILED
                     if run.status == "failed"
@@ -122,10 +119,10 @@ class DiscordReporter(ChatPlatform):
                 )
                 self._close_progress(run, closing)
                 self.post_answer(run)
-            case "in_doubt":
+            case InDoubt():
                 pass  # the gate edits the card and posts the notice through the port's methods
             case _:
-                assert_never(kind)
+                assert_never(event)
 
     # -- where the run's messages go -----------------------------------------------------------
 
