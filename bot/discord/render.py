@@ -16,7 +16,6 @@ from typing import Any
 
 from atlas.text import clip, fit_list
 from bot import disguised_links
-from bot.card_view import CardView, shown_text
 from bot.discord import wording
 from bot.discord.rest import CONTENT_LIMIT
 from bot.lookups import TITLE as LOOKUP_TITLE
@@ -24,6 +23,7 @@ from bot.markdown_split import split_markdown
 from workers import wording as common
 from workers.agent.sources import source_url
 from workers.approvals.visible_text import hidden_count, reveal
+from workers.messages.approval import CardView, shown_text
 from workers.runs.state import RunState
 
 PART_LIMIT = 1900  # leaves room for the partial/failed banner on the first part
@@ -235,7 +235,7 @@ def _similar(card: CardView) -> list[str]:
 def card_text(card: CardView) -> str:
     """The card's description (everything but the buttons), within Discord's content limit. Direction
     controls in it are shown as `<U+202E>`, so what the approver reads is what runs, and counted as on
-    every platform (bot/card_view.py shown_text)."""
+    every platform (workers/messages/approval.py shown_text)."""
     name, arguments, issue, duplicate, reason = card.name, card.arguments, card.issue, card.duplicate, card.reason
     asker, expires_at, read, drafted = card.asker, card.expires_at, card.read, card.drafted
     lines = [wording.APPROVAL_TITLE.get(name) or wording.APPROVAL_TITLE_OTHER.format(name=name[:64].replace("`", ""))]

@@ -14,7 +14,6 @@ import redis
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from bot.card_view import CardView
 from bot.discord import render, wording
 from bot.discord.cards import decided_payload
 from bot.discord.interactions import Interactions
@@ -26,6 +25,7 @@ from tests.standins.discord_fixtures import discord_api, discord_settings  # noq
 from tests.standins.slack_fixtures import BackgroundServer
 from tests.support.tools_dataset import ISSUES, make_dataset, write_issues
 from workers.approvals.records import Approval
+from workers.messages.approval import CardView
 from workers.runs.state import Origin, RunState, StepRecord
 
 # What escaping doubles, what reveal widens, fences, mentions, wide characters, line breaks.

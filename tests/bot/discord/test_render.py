@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bot.card_view import CardView
 from bot.discord import render, wording
 from bot.discord.approvers import DiscordPolicy
 from tests.standins import discord_interactions as di
+from workers.messages.approval import CardView
 from workers.runs.state import Origin, RunState, StepRecord
 
 
