@@ -1,5 +1,5 @@
 """The words of a run that every chat platform shows alike: offline answers, failures, stop reasons,
-what a tool call is doing (bot/task_titles.py), where an approval's proposal came from (bot/card_view.py).
+what a tool call is doing (bot/task_titles.py), where an approval's proposal came from (workers/messages/approval.py).
 
 Slack's own sentences are in bot/slack/wording.py, Discord's in bot/discord/wording.py."""
 
@@ -31,7 +31,7 @@ TASK_GET_DOC = "Reading the docs: {doc}"
 TASK_GET_DOC_SECTION = "Reading the docs: {doc} § {heading}"
 TASK_READ_MORE = "Reading more of an earlier result"
 TASK_OTHER = "Running {name}"
-# What a run read before proposing an approval, beside "#237" on the card (bot/card_view.py).
+# What a run read before proposing an approval, beside "#237" on the card (workers/messages/approval.py).
 APPROVAL_PROVENANCE_SEARCH = "issue search results"
 
 

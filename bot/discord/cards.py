@@ -5,7 +5,7 @@ as it is decided.
 A card is posted once across a kill (workers/approvals/card_once.py): its create-message nonce, derived
 from the pending id, makes the post idempotent for a few minutes; a job retried later than that finds
 the card in the channel by the pending id its buttons carry (bot/discord/card_marker.py). What a card
-shows is gathered as on Slack (bot/card_view.py) and rendered by bot/discord/render/card.py; the
+shows is gathered as on Slack (workers/messages/approval.py) and rendered by bot/discord/views/card.py; the
 content it showed is stored with the approval record, so a decided card keeps what the approver saw.
 """
 
@@ -21,16 +21,16 @@ from typing import Any
 import redis
 
 from atlas.text import clip
-from bot.card_view import view
 from bot.discord import card_marker, wording
-from bot.discord.render.card import card_buttons, card_text, outcome_text
-from bot.discord.render.card_embeds import card_embeds
-from bot.discord.render.markup import escape
 from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST
+from bot.discord.views.card import card_buttons, card_text, outcome_text
+from bot.discord.views.card_embeds import card_embeds
+from bot.discord.views.markup import escape
 from tools.tracker import Tracker
 from workers.approvals import records as approvals
 from workers.approvals.card_once import ApprovalCard
 from workers.approvals.records import Approval
+from workers.messages.approval import view
 from workers.runs.post_once import post_once
 from workers.runs.state import PendingCall, RunState
 

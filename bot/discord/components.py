@@ -1,5 +1,5 @@
 """The message components Atlas sends on Discord and reads back: button styles, and the prefixes of the custom ids
-its buttons carry. Rendering writes them (bot/discord/render/); the interactions endpoint parses a click by them.
+its buttons carry. Rendering writes them (bot/discord/views/); the interactions endpoint parses a click by them.
 """
 
 from __future__ import annotations

@@ -34,9 +34,6 @@ from bot.discord.components import (
     MARK_ANSWER_PREFIX,
     SHARE_PREFIX,
 )
-from bot.discord.render.answer import feedback_row
-from bot.discord.render.card import outcome_text
-from bot.discord.render.lookup import lookup_payload
 from bot.discord.replies import (
     APPLICATION_COMMAND,
     DEFERRED_CHANNEL_MESSAGE,
@@ -53,6 +50,9 @@ from bot.discord.replies import (
 )
 from bot.discord.signature import Verifier
 from bot.discord.triage_edits import TriageEdits
+from bot.discord.views.answer import feedback_row
+from bot.discord.views.card import outcome_text
+from bot.discord.views.lookup import lookup_payload
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing

@@ -1,5 +1,5 @@
 """Where a run's Discord messages go, and posting them there: the post half of going out (render is
-bot/discord/render/).
+bot/discord/views/).
 
 A `/atlas ask` run posts as follow-up messages of its interaction while the token lives (15 minutes), after that
 as bot messages. A token can die sooner (the ack reached Discord after its 3 seconds): Discord's 404/10015

@@ -10,8 +10,8 @@ import logging
 from collections.abc import Callable
 
 from bot.discord.post import Poster
-from bot.discord.render.progress import progress_text
 from bot.discord.rest import DiscordError
+from bot.discord.views.progress import progress_text
 from workers.runs.state import RunState
 from workers.runs.surfaces import DiscordSurface
 

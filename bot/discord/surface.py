@@ -1,7 +1,7 @@
 """The run's Discord thread: live progress, approval cards (bot/discord/cards.py), then the answer,
 posted exactly once.
 
-The reporter renders (bot/discord/render/) and posts where the run speaks (bot/discord/post.py: the
+The reporter renders (bot/discord/views/) and posts where the run speaks (bot/discord/post.py: the
 interaction's webhook while its token lives, else the channel or the run's thread); the live progress message is
 bot/discord/progress.py. Approval cards are always bot messages: an approval may wait a day.
 
@@ -23,18 +23,19 @@ from bot.discord import card_marker, threads, triage_card, wording
 from bot.discord import cards as approval_cards
 from bot.discord.post import Poster
 from bot.discord.progress import Progress
-from bot.discord.render.answer import answer_messages
-from bot.discord.render.markup import escape
 from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST, rest_client
+from bot.discord.views.answer import answer_messages
+from bot.discord.views.markup import escape
 from bot.task_titles import task_title
 from tools.tracker import Tracker, demo_tracker
 from tools.trackers import tracker_for
 from workers import wording as common
+from workers.agent.events import Finished, InDoubt, Paused, RunEvent, StepStarted, ToolCalled
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
 from workers.runs import conversations
 from workers.runs.post_once import KeyedSlot, post_once
-from workers.runs.state import EventKind, Origin, RunState, Turn
+from workers.runs.state import Origin, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import DiscordSurface
 from workers.runs.triage_record import is_triage
@@ -88,25 +89,21 @@ class DiscordReporter(ChatPlatform):
 
     # -- events --------------------------------------------------------------------------------
 
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
+    def event(self, run: RunState, event: RunEvent) -> None:
         if run.origin.kind != "discord" or not run.origin.channel:
             return
-        match kind:
-            case "step":
-                self.progress.step = int(data.get("step") or 0)
+        match event:
+            case StepStarted(step=step):
+                self.progress.step = step
                 self.progress.show(run, force=True)
-            case "tool":
-                status = TASK_STATUS.get(str(data.get("state")), "in_progress")
-                self.progress.tasks[str(data.get("call_id"))] = (
-                    task_title(str(data.get("name", "")), str(data.get("arguments", ""))),
-                    status,
-                )
+            case ToolCalled(call_id=call_id, name=name, arguments=arguments, state=state):
+                self.progress.tasks[call_id] = (task_title(name, arguments), TASK_STATUS.get(state, "in_progress"))
                 self.progress.dirty = True
                 self.progress.show(run, force=False)
-            case "paused":
+            case Paused(pending=pending):
                 self.progress.close(run, wording.PROGRESS_PAUSED)
-                self.post_cards(run, list(data.get("pending") or []))
-            case "answer":
+                self.post_cards(run, list(pending))
+            case Finished():
                 closing = (
                     wording.PROGRESS_FAILED
                     if run.status == "failed"
@@ -114,10 +111,10 @@ class DiscordReporter(ChatPlatform):
                 )
                 self.progress.close(run, closing)
                 self.post_answer(run)
-            case "in_doubt":
+            case InDoubt():
                 pass  # the gate edits the card and posts the notice through the port's methods
             case _:
-                assert_never(kind)
+                assert_never(event)
 
     def channel(self, run: RunState) -> str:
         """The channel or thread the run speaks in; a mention's thread is started on first use (bot/discord/threads.py)."""

@@ -12,9 +12,9 @@ from typing import Any
 from atlas.text import clip
 from bot.discord import card_marker, triage_controls
 from bot.discord.components import APPROVE_PREFIX, DENY_PREFIX
-from bot.discord.render.card_embeds import card_embeds
-from bot.discord.render.markup import escape
 from bot.discord.rest import CONTENT_LIMIT, DiscordREST
+from bot.discord.views.card_embeds import card_embeds
+from bot.discord.views.markup import escape
 from tools.tracker import Tracker
 from workers.approvals.visible_text import hidden_count, reveal
 from workers.new_issues import card_post, choices, wording

@@ -35,7 +35,6 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
 from atlas.text import clip
-from bot.card_view import CardView, shown_text, view
 from bot.slack import card_marker, wording
 from bot.slack.progress import channel_of
 from bot.slack.render import escape
@@ -44,6 +43,7 @@ from workers.approvals import records as approvals
 from workers.approvals.card_once import ApprovalCard
 from workers.approvals.records import Approval
 from workers.approvals.visible_text import hidden_count, reveal
+from workers.messages.approval import CardView, shown_text, view
 from workers.runs.post_once import post_once
 from workers.runs.state import PendingCall, RunState
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
-from typing import Any, assert_never
+from collections.abc import Callable, Sequence
+from typing import assert_never
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -31,13 +31,14 @@ from bot.slack.stream import AnswerStream, can_stream, streamed
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
 from workers import wording as run_words
+from workers.agent.events import Finished, InDoubt, Paused, RunEvent, StepStarted, ToolCalled
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
 from workers.errors import StoppedByUser
 from workers.runs import conversations
 from workers.runs.post_once import KeyedSlot, post_once
 from workers.runs.redelivery import Redelivery
-from workers.runs.state import EventKind, Origin, RunState, Turn
+from workers.runs.state import Origin, PendingCall, RunState, Turn
 from workers.runs.store import RunStore
 from workers.runs.surfaces import SlackSurface, Undeliverable
 from workers.runs.triage_record import is_triage
@@ -128,34 +129,27 @@ class SlackReporter(ChatPlatform):
 
     # -- events --------------------------------------------------------------------------------
 
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
+    def event(self, run: RunState, event: RunEvent) -> None:
         if run.origin.kind != "slack" or not run.origin.channel:
             return
         surface = SlackSurface.of(run)
-        match kind:
-            case "step":
+        match event:
+            case StepStarted(step=step):
                 if not surface.stopped_by_user:
-                    self.progress.on_step(run, int(data.get("step") or 0))
+                    self.progress.on_step(run, step)
                 if surface.stopped_by_user:
                     raise StoppedByUser(run.id)  # at a step boundary: nothing half done
-            case "tool":
+            case ToolCalled(call_id=call_id, name=name, arguments=arguments, state=state):
                 if surface.stopped_by_user:
                     return
-                self.progress.on_tool(
-                    run,
-                    str(data.get("call_id")),
-                    str(data.get("name", "")),
-                    str(data.get("arguments", "")),
-                    str(data.get("state")),
-                )
-            case "paused":
+                self.progress.on_tool(run, call_id, name, arguments, state)
+            case Paused(pending=pending):
                 # "Paused" is true before the cards are posted; closing first also learns of a stop press.
                 self.progress.close(run, wording.PROGRESS_PAUSED)
                 if surface.stopped_by_user:
                     raise StoppedByUser(run.id)  # no cards: the person asked for nothing more
-                pending = list(data.get("pending") or [])
                 self._deliver(run, "cards", lambda: self.post_approval_cards(run, pending))
-            case "answer":
+            case Finished():
                 if surface.stopped_by_user:
                     self.progress.close(run, _closing(run))
                     self._post_stop_note(run)
@@ -167,10 +161,10 @@ class SlackReporter(ChatPlatform):
                     self.progress.close(
                         run, _closing(run) if delivered == "delivered" else wording.PROGRESS_ANSWER_UNDELIVERED
                     )
-            case "in_doubt":
+            case InDoubt():
                 pass  # the gate edits the card and posts the notice through the port's methods
             case _:
-                assert_never(kind)
+                assert_never(event)
 
     def _stream_or_post(self, run: RunState) -> None:
         """The answer into the streaming progress message where it can go, else as messages of its own."""
@@ -267,7 +261,7 @@ class SlackReporter(ChatPlatform):
 
     # -- approvals -----------------------------------------------------------------------------
 
-    def post_approval_cards(self, run: RunState, pending: list[dict[str, Any]]) -> None:
+    def post_approval_cards(self, run: RunState, pending: Sequence[PendingCall]) -> None:
         """One card per pending call (approval_cards skips calls whose card is already posted)."""
         approval_cards.post(self.create_client, run, pending, conn=self.store.conn, tracker=self.tracker)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from atlas.text import clip, fit_list
-from bot.discord.render.answer import sources_text as discord_sources
+from bot.discord.views.answer import sources_text as discord_sources
 from bot.slack.render import sources_text as slack_sources
 
 

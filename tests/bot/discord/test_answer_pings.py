@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from bot.discord.render.answer import answer_messages
 from bot.discord.rest import NO_MENTIONS
 from bot.discord.triage_card import card_payload
+from bot.discord.views.answer import answer_messages
 from workers.runs.state import Origin, RunState, StepRecord
 from workers.runs.triage_record import TriageAction, TriageRecord
 

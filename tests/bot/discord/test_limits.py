@@ -14,14 +14,13 @@ import redis
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from bot.card_view import CardView
 from bot.discord import wording
 from bot.discord.cards import decided_payload
 from bot.discord.interactions import Interactions
-from bot.discord.render.answer import answer_messages
-from bot.discord.render.card import card_text
-from bot.discord.render.lookup import lookup_payload
-from bot.discord.render.progress import progress_text
+from bot.discord.views.answer import answer_messages
+from bot.discord.views.card import card_text
+from bot.discord.views.lookup import lookup_payload
+from bot.discord.views.progress import progress_text
 from bot.lookups import Lookup, Lookups, Result
 from bot.web.serve import DISCORD_PATH, http_server
 from tests.standins import discord_interactions as di
@@ -30,6 +29,7 @@ from tests.standins.discord_fixtures import discord_api, discord_settings  # noq
 from tests.standins.slack_fixtures import BackgroundServer
 from tests.support.tools_dataset import ISSUES, make_dataset, write_issues
 from workers.approvals.records import Approval
+from workers.messages.approval import CardView
 from workers.runs.state import Origin, RunState, StepRecord
 
 # What escaping doubles, what reveal widens, fences, mentions, wide characters, line breaks.

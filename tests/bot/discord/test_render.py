@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from bot.card_view import CardView
 from bot.discord import wording
 from bot.discord.approvers import DiscordPolicy
-from bot.discord.render.answer import answer_messages
-from bot.discord.render.card import card_text
-from bot.discord.render.card_embeds import card_embeds
-from bot.discord.render.markup import escape
+from bot.discord.views.answer import answer_messages
+from bot.discord.views.card import card_text
+from bot.discord.views.card_embeds import card_embeds
+from bot.discord.views.markup import escape
 from tests.standins import discord_interactions as di
+from workers.messages.approval import CardView
 from workers.runs.state import Origin, RunState, StepRecord
 
 

@@ -4,9 +4,9 @@ counted for the hidden-character warning."""
 
 from __future__ import annotations
 
-from bot.card_view import CardView, shown_text
 from bot.discord import wording
-from bot.discord.render.card import card_text
+from bot.discord.views.card import card_text
+from workers.messages.approval import CardView, shown_text
 
 
 def test_similar_open_issues_are_listed_escaped_on_the_discord_card() -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from bot.card_view import CardView, stated_reason, untrusted_reads
 from bot.slack.cards import APPROVE_ACTION, DENY_ACTION, buttons, describe, outcome_line
 from tools.tracker import IssueRef
 from workers.approvals.records import Approval
+from workers.messages.approval import CardView, stated_reason, untrusted_reads
 from workers.runs.state import RunState
 
 ISSUE = IssueRef(7, "Scheduler <stops> & restarts", "open", ("bug",), "https://t.example/7")

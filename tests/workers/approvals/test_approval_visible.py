@@ -15,9 +15,8 @@ import pytest
 import redis
 from slack_sdk import WebClient
 
-from bot.card_view import CardView
-from bot.discord.render.card import card_text
 from bot.discord.surface import DiscordReporter
+from bot.discord.views.card import card_text
 from bot.slack import cards as approval_cards
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
@@ -27,6 +26,7 @@ from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.support.tools_dataset import make_dataset
 from tools.tracker import IssueRef
 from workers.approvals import records as approvals
+from workers.messages.approval import CardView
 from workers.runs.state import Origin, PendingCall, RunState
 from workers.runs.store import RunStore
 
@@ -137,7 +137,7 @@ def test_a_hidden_character_in_the_calls_name_is_counted_on_both_platforms(
     redis_conn: redis.Redis,
     tmp_path: Path,
 ) -> None:
-    """The same text is counted on every platform (bot/card_view.py shown_text): the call's name too, which an
+    """The same text is counted on every platform (workers/messages/approval.py shown_text): the call's name too, which an
     unknown tool's card shows in its title."""
     run, call = _paused(redis_conn, kind, "A plain comment.")
     run.pending = [call.model_copy(update={"name": "post_comment\u202e"})]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from atlas.text import clip
 from bot.discord import wording
-from bot.discord.render.markup import escape
 from bot.discord.rest import CONTENT_LIMIT
+from bot.discord.views.markup import escape
 
 PROGRESS_TASKS = 20
 

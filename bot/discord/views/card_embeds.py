@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.discord.render.markup import FENCE_CLOSE, FENCE_OPEN, fenced
+from bot.discord.views.markup import FENCE_CLOSE, FENCE_OPEN, fenced
 from workers.approvals.visible_text import reveal
 
 EMBED_DESCRIPTION_LIMIT = 4096  # Discord: one embed's description

@@ -1,6 +1,6 @@
 """An approval card on Discord: its description, the comment or body whole in embeds, its buttons, its outcome.
 
-What a card shows is gathered once for every platform (bot/card_view.py). Direction controls in it are shown as
+What a card shows is gathered once for every platform (workers/messages/approval.py). Direction controls in it are shown as
 `<U+202E>`, so what the approver reads is what runs.
 """
 
@@ -10,13 +10,13 @@ import json
 from typing import Any
 
 from atlas.text import clip
-from bot.card_view import CardView, shown_text
 from bot.discord import wording
 from bot.discord.components import APPROVE_PREFIX, BUTTON_DANGER, BUTTON_SUCCESS, DENY_PREFIX
-from bot.discord.render.card_embeds import comment_pieces
-from bot.discord.render.markup import code, escape, fenced, issue_link
 from bot.discord.rest import CONTENT_LIMIT
+from bot.discord.views.card_embeds import comment_pieces
+from bot.discord.views.markup import code, escape, fenced, issue_link
 from workers.approvals.visible_text import hidden_count, reveal
+from workers.messages.approval import CardView, shown_text
 
 
 def card_buttons(pending_id: str) -> list[dict[str, Any]]:
@@ -78,7 +78,7 @@ def _similar(card: CardView) -> list[str]:
 def card_text(card: CardView) -> str:
     """The card's description (everything but the buttons), within Discord's content limit. Direction
     controls in it are shown as `<U+202E>`, so what the approver reads is what runs, and counted as on
-    every platform (bot/card_view.py shown_text)."""
+    every platform (workers/messages/approval.py shown_text)."""
     name, arguments, issue, duplicate, reason = card.name, card.arguments, card.issue, card.duplicate, card.reason
     asker, expires_at, read, drafted = card.asker, card.expires_at, card.read, card.drafted
     lines = [wording.APPROVAL_TITLE.get(name) or wording.APPROVAL_TITLE_OTHER.format(name=name[:64].replace("`", ""))]

@@ -15,8 +15,8 @@ from bot.discord.components import (
     FILE_ISSUE_PREFIX,
     MARK_ANSWER_PREFIX,
 )
-from bot.discord.render.markup import defuse, escape
 from bot.discord.rest import CONTENT_LIMIT
+from bot.discord.views.markup import defuse, escape
 from bot.markdown_split import split_markdown
 from workers import wording as common
 from workers.agent.sources import source_url

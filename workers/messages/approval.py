@@ -1,9 +1,9 @@
-"""What an approval card shows about one pending call, gathered the same way for every platform.
+"""The approval card as a value: what it shows about one pending call (`CardView`), and how it was decided (`Decision`).
 
 The call's arguments, the issues it names (looked up in the tracker), the model's stated reason, the
-untrusted text the run read before proposing it, and who asked. Slack's blocks (bot/slack/cards.py) and
-Discord's message (bot/discord/cards.py, rendered by bot/discord/render/card.py) are drawn from it; it lives
-beside both, so neither platform imports the other (tests/house/test_platform_peers.py).
+untrusted text the run read before proposing it, and who asked, gathered the same way for every platform. Slack's
+blocks (bot/slack/views/approval.py) and Discord's message (bot/discord/views/card.py) are rendered from it; it lives
+in the core, so neither platform imports the other (tests/house/test_platform_peers.py).
 """
 
 from __future__ import annotations
@@ -39,6 +39,19 @@ class CardView:
     redacted: int = 0  # that draft's secrets replaced by a marker
     left_out: tuple[str, ...] = ()  # who else wrote in its thread: not quoted
     similar: tuple[dict[str, Any], ...] = ()  # a draft's open issues that may be the same (FilingRecord.similar)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decided card's last lines: who decided what and when (`status` as on the approval record: approved, denied,
+    expired), and the result of running it, if any; `in_doubt`: it may or may not have happened."""
+
+    status: str
+    decider: str | None
+    decided_at: float
+    result: str | None = None
+    ok: bool = True
+    in_doubt: bool = False
 
 
 def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: float) -> CardView:

@@ -7,8 +7,8 @@ from typing import Any
 from atlas.text import clip
 from bot.discord import wording
 from bot.discord.components import BUTTON_PRIMARY, SHARE_PREFIX
-from bot.discord.render.markup import escape
 from bot.discord.rest import CONTENT_LIMIT
+from bot.discord.views.markup import escape
 from bot.lookups import TITLE as LOOKUP_TITLE
 
 LOOKUP_TITLE_CHARS = 450  # a lookup's title and its "Shared by" line each; the body gets the rest
