@@ -23,17 +23,10 @@ from typing import Any, assert_never
 import redis
 
 from bot import lookups
-from bot.discord import commands, file_issue, intake, solved, triage_controls, wording
+from bot.discord import commands, file_issue, intake, solved, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.cards import decided_payload
-from bot.discord.components import (
-    APPROVE_PREFIX,
-    DENY_PREFIX,
-    FEEDBACK_PREFIX,
-    FILE_ISSUE_PREFIX,
-    MARK_ANSWER_PREFIX,
-    SHARE_PREFIX,
-)
+from bot.discord.lookup_reply import lookup_payload
 from bot.discord.replies import (
     APPLICATION_COMMAND,
     DEFERRED_CHANNEL_MESSAGE,
@@ -50,14 +43,23 @@ from bot.discord.replies import (
 )
 from bot.discord.signature import Verifier
 from bot.discord.triage_edits import TriageEdits
+from bot.discord.views import triage_controls as controls
 from bot.discord.views.answer import feedback_row
 from bot.discord.views.card import outcome_text
-from bot.discord.views.lookup import lookup_payload
+from bot.discord.views.components import (
+    APPROVE_PREFIX,
+    DENY_PREFIX,
+    FEEDBACK_PREFIX,
+    FILE_ISSUE_PREFIX,
+    MARK_ANSWER_PREFIX,
+    SHARE_PREFIX,
+)
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
+from workers.messages.approval import Decision
 from workers.runs import votes
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
@@ -127,11 +129,9 @@ class Interactions:
             return ephemeral(wording.UNKNOWN_COMMAND)
         if kind == MESSAGE_COMPONENT:
             return self.click(payload, str(data.get("custom_id") or ""))
-        if kind == MODAL_SUBMIT and str(data.get("custom_id") or "").startswith(triage_controls.MODAL_PREFIX):
+        if kind == MODAL_SUBMIT and str(data.get("custom_id") or "").startswith(controls.MODAL_PREFIX):
             try:
-                return self.triage_edits.submit(
-                    payload, str(data["custom_id"]).removeprefix(triage_controls.MODAL_PREFIX)
-                )
+                return self.triage_edits.submit(payload, str(data["custom_id"]).removeprefix(controls.MODAL_PREFIX))
             except redis.RedisError as exc:
                 log.warning("triage choice not recorded: %s", type(exc).__name__)
                 return ephemeral(wording.EPHEMERAL_UNAVAILABLE)
@@ -202,11 +202,11 @@ class Interactions:
                 return self.decide(payload, custom_id[len(APPROVE_PREFIX) :], "approved")
             if custom_id.startswith(DENY_PREFIX):
                 return self.decide(payload, custom_id[len(DENY_PREFIX) :], "denied")
-            if custom_id.startswith(triage_controls.PICK_PREFIX):
+            if custom_id.startswith(controls.PICK_PREFIX):
                 values = [str(v) for v in (payload.get("data") or {}).get("values") or []]
-                return self.triage_edits.pick(payload, custom_id.removeprefix(triage_controls.PICK_PREFIX), values)
-            if custom_id.startswith(triage_controls.EDIT_PREFIX):
-                return self.triage_edits.edit(custom_id.removeprefix(triage_controls.EDIT_PREFIX))
+                return self.triage_edits.pick(payload, custom_id.removeprefix(controls.PICK_PREFIX), values)
+            if custom_id.startswith(controls.EDIT_PREFIX):
+                return self.triage_edits.edit(custom_id.removeprefix(controls.EDIT_PREFIX))
         except redis.RedisError as exc:
             log.warning("click not recorded: %s", type(exc).__name__)
             return ephemeral(wording.EPHEMERAL_UNAVAILABLE)
@@ -262,7 +262,7 @@ class Interactions:
             case Stale(approval=stale):
                 if decisions.resume_lost(self.conn, stale):
                     self._resume(stale)  # repairs a resume lost between deciding and enqueueing
-                outcome = outcome_text(stale.status, stale.decider, stale.decided_at or time.time())
+                outcome = outcome_text(Decision(stale.status, stale.decider, stale.decided_at or time.time()))
                 return ephemeral(wording.APPROVAL_ALREADY.format(outcome=outcome or "expired"))
             case Refused() | Unsettled():  # a known right is never unsettled; refuse if it were
                 log.info("click by %s on %s refused: not an approver", user_id, pending_id)

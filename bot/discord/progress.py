@@ -12,6 +12,7 @@ from collections.abc import Callable
 from bot.discord.post import Poster
 from bot.discord.rest import DiscordError
 from bot.discord.views.progress import progress_text
+from workers.messages.progress import Progress, ProgressEnd, Task
 from workers.runs.state import RunState
 from workers.runs.surfaces import DiscordSurface
 
@@ -20,34 +21,48 @@ log = logging.getLogger("atlas.discord.surface")
 PROGRESS_MIN_INTERVAL = 1.0
 
 
-class Progress:
-    """One job's view of a run's progress: its step and tool calls, and when it last showed them."""
+class ProgressMessage:
+    """One job's view of a run's progress (its step and tool calls, the value rendered) and when it last showed it."""
 
     def __init__(self, poster: Poster, clock: Callable[[], float]) -> None:
         self.poster, self.clock = poster, clock
-        self.tasks: dict[str, tuple[str, str]] = {}
+        self.tasks: dict[str, Task] = {}
         self.step = 0
         self._last_flush = float("-inf")
         self.dirty = False
+
+    def value(self, end: ProgressEnd | None = None) -> Progress:
+        return Progress(self.step, tuple(self.tasks.values()), end)
+
+    def stepped(self, run: RunState, step: int) -> None:
+        """A step began: shown at once."""
+        self.step = step
+        self.show(run, force=True)
+
+    def tool(self, run: RunState, task: Task) -> None:
+        """A tool call started or ended: shown if a second has passed since the last edit."""
+        self.tasks[task.call_id] = task
+        self.dirty = True
+        self.show(run, force=False)
 
     def show(self, run: RunState, *, force: bool) -> None:
         """Show the progress now if forced, else if something changed and a second has passed."""
         if not force and (not self.dirty or self.clock() - self._last_flush < PROGRESS_MIN_INTERVAL):
             return
         try:
-            self._edit(run, progress_text(self.step, list(self.tasks.values())))
+            self._edit(run, progress_text(self.value()))
         except DiscordError as exc:
             log.warning("run %s: progress update failed (%s)", run.id, exc.status)
         self.dirty = False
         self._last_flush = self.clock()
 
-    def close(self, run: RunState, closing: str) -> None:
+    def close(self, run: RunState, end: ProgressEnd) -> None:
         """The progress message's last state, with its closing line; later progress is a new message."""
         surface = DiscordSurface.of(run)
         if not surface.progress_open:
             return
         try:
-            self._edit(run, progress_text(self.step, list(self.tasks.values()), closing))
+            self._edit(run, progress_text(self.value(end)))
         except DiscordError as exc:
             log.info("run %s: could not close the progress message (%s)", run.id, exc.status)
         surface.progress_open = False

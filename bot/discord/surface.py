@@ -18,21 +18,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, assert_never
 
-from atlas.text import clip
-from bot.discord import card_marker, threads, triage_card, wording
+from bot.discord import card_marker, threads, triage_card
 from bot.discord import cards as approval_cards
 from bot.discord.post import Poster
-from bot.discord.progress import Progress
-from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST, rest_client
+from bot.discord.progress import ProgressMessage
+from bot.discord.rest import DiscordError, DiscordREST, rest_client
 from bot.discord.views.answer import answer_messages
-from bot.discord.views.markup import escape
+from bot.discord.views.notices import handoff_text, note_text
 from bot.task_titles import task_title
 from tools.tracker import Tracker, demo_tracker
 from tools.trackers import tracker_for
-from workers import wording as common
 from workers.agent.events import Finished, InDoubt, Paused, RunEvent, StepStarted, ToolCalled
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
+from workers.messages.answer import answer_of
+from workers.messages.notices import HandOff
+from workers.messages.notices import ThreadNote as Note
+from workers.messages.progress import TASK_STATUS, ProgressEnd, Task, end_of
 from workers.runs import conversations
 from workers.runs.post_once import KeyedSlot, post_once
 from workers.runs.state import Origin, RunState, Turn
@@ -43,7 +45,6 @@ from workers.runs.triage_record import is_triage
 log = logging.getLogger("atlas.discord.surface")
 
 GONE = frozenset({10003, 50001})  # Unknown Channel, Missing Access: Atlas may no longer post there
-TASK_STATUS = {"started": "in_progress", "done": "complete", "failed": "error"}
 
 
 class DiscordReporter(ChatPlatform):
@@ -71,7 +72,7 @@ class DiscordReporter(ChatPlatform):
         )  # the demo tracker's folder (cards describe its issues) and ATLAS_HOME
         self.docs_base_url, self.issues_base_url = docs_base_url, issues_base_url
         self.poster = Poster(rest, store)
-        self.progress = Progress(self.poster, clock)
+        self.progress = ProgressMessage(self.poster, clock)
 
     @classmethod
     def for_settings(cls, settings: Any, store: RunStore, tracker: Tracker | None = None) -> DiscordReporter:
@@ -94,22 +95,14 @@ class DiscordReporter(ChatPlatform):
             return
         match event:
             case StepStarted(step=step):
-                self.progress.step = step
-                self.progress.show(run, force=True)
+                self.progress.stepped(run, step)
             case ToolCalled(call_id=call_id, name=name, arguments=arguments, state=state):
-                self.progress.tasks[call_id] = (task_title(name, arguments), TASK_STATUS.get(state, "in_progress"))
-                self.progress.dirty = True
-                self.progress.show(run, force=False)
+                self.progress.tool(run, Task(call_id, task_title(name, arguments), TASK_STATUS[state]))
             case Paused(pending=pending):
-                self.progress.close(run, wording.PROGRESS_PAUSED)
+                self.progress.close(run, ProgressEnd("paused"))
                 self.post_cards(run, list(pending))
             case Finished():
-                closing = (
-                    wording.PROGRESS_FAILED
-                    if run.status == "failed"
-                    else wording.PROGRESS_DONE.format(steps=len(run.steps), step_word=common.steps_word(len(run.steps)))
-                )
-                self.progress.close(run, closing)
+                self.progress.close(run, end_of(run))
                 self.post_answer(run)
             case InDoubt():
                 pass  # the gate edits the card and posts the notice through the port's methods
@@ -125,7 +118,9 @@ class DiscordReporter(ChatPlatform):
     def post_answer(self, run: RunState) -> None:
         """Post the answer once; on a re-delivery edit the messages already posted, if it changed, and
         delete those left over from a longer earlier delivery (as Slack's bot/slack/answer.py)."""
-        messages = answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
+        messages = answer_messages(
+            answer_of(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
+        )
         digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
         surface = DiscordSurface.of(run)
         posted = list(surface.answer_ids)
@@ -174,17 +169,9 @@ class DiscordReporter(ChatPlatform):
         if not self.handoff_roles or surface.answer_ids:
             self._record_turn(run)
             return
-        who = " ".join(f"<@&{role}>" for role in self.handoff_roles)
-        text = common.HANDOFF.format(who=who, looked_at=escape(looked_at))
-        surface.answer_ids = [
-            self.poster.create(
-                run,
-                {
-                    "content": clip(text, CONTENT_LIMIT),
-                    "allowed_mentions": {"parse": [], "roles": list(self.handoff_roles)},
-                },
-            )
-        ]
+        text = handoff_text(HandOff(who=" ".join(f"<@&{role}>" for role in self.handoff_roles), looked_at=looked_at))
+        mentions = {"parse": [], "roles": list(self.handoff_roles)}  # the roles ping; nothing else does
+        surface.answer_ids = [self.poster.create(run, {"content": text, "allowed_mentions": mentions})]
         self.store.save(run)
         self._record_turn(run)  # where it was posted: the thread, or the channel it replied in (then no turn)
 
@@ -213,7 +200,7 @@ class DiscordReporter(ChatPlatform):
         triage_card.show(self.rest, self.store, run, self.tracker)
 
     def thread_note(self, place: Origin, text: str, once: KeyedSlot | None = None) -> ThreadNote:
-        channel, content = place.channel or "", clip(text, CONTENT_LIMIT)
+        channel, content = place.channel or "", note_text(Note(text))
 
         def send() -> tuple[str, str]:
             nonce = {"nonce": card_marker.note_nonce(once.key), "enforce_nonce": True} if once is not None else {}

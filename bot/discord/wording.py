@@ -7,6 +7,7 @@ Discord does not turn `:shortcodes:` into emoji in a bot's messages, so these us
 
 from __future__ import annotations
 
+from workers import wording as common
 from workers.messages import wording as said
 
 DISCORD = said.Markup(
@@ -110,3 +111,8 @@ UNKNOWN_COMMAND = "I don't know that command."
 MARK_ANSWER_BUTTON = DISCORD.apply(
     said.MARK_ANSWER_BUTTON
 )  # beside File as GitHub issue: the thread solved, drafted as knowledge
+
+# The words of a run every platform shows (workers/wording.py), as the views take them from here.
+HANDOFF = common.HANDOFF
+FILE_ISSUE_BUTTON = common.FILE_ISSUE_BUTTON
+steps_word = common.steps_word

@@ -23,6 +23,7 @@ from workers.runs.triage_record import TriageAction, TriageRecord
 __all__ = [
     "Duplicate",
     "Labels",
+    "Outcome",
     "Reply",
     "TriageCard",
     "TriageItem",
@@ -63,6 +64,16 @@ class Undo:
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """A decided action's line in parts: Atlas's words (with `{who}` and `{result}` slots) and the untrusted who and
+    result, for a renderer whose escaping would show Atlas's own punctuation escaped (Discord's Markdown)."""
+
+    words: str
+    who: str
+    result: str
+
+
+@dataclass(frozen=True)
 class TriageItem:
     """One action on the card, as chosen so far; `pending_id` while it can still be decided (its buttons)."""
 
@@ -74,6 +85,7 @@ class TriageItem:
     chosen: tuple[str, ...] = ()  # labels: the ones ticked so far
     editable: bool = False  # a reply short enough for the Edit button
     outcome: str | None = None  # once decided: who decided what, and the result
+    outcome_parts: Outcome | None = None  # the same line, unformatted
 
 
 @dataclass(frozen=True)
@@ -132,24 +144,29 @@ def _item(
     shown: list[str],
 ) -> TriageItem:
     line = words.outcome(action) if pid is None else None
-    outcome = (
-        line.format(who=action.decider or "?", result=clip(action.result, RESULT_CHARS)) if line is not None else None
-    )
+    parts = Outcome(line, action.decider or "?", clip(action.result, RESULT_CHARS)) if line is not None else None
+    outcome = line.format(who=parts.who, result=parts.result) if line is not None and parts is not None else None
     if action.kind == "undo":
-        return TriageItem("undo", Undo(words.undo_what(action.arguments)), "", pid, outcome=outcome)
+        return TriageItem(
+            "undo", Undo(words.undo_what(action.arguments)), "", pid, outcome=outcome, outcome_parts=parts
+        )
     mode = words.mode_line(action, record.suggestions)
     args = chosen.arguments
     if action.kind == "duplicates":
-        return TriageItem("duplicates", _duplicate(args, record, tracker, shown), mode, pid, outcome=outcome)
+        return TriageItem(
+            "duplicates", _duplicate(args, record, tracker, shown), mode, pid, outcome=outcome, outcome_parts=parts
+        )
     if action.kind == "labels":
         names = tuple(str(x) for x in args.get("labels") or [])
         shown.extend(names)
         offered = tuple(str(x) for x in action.arguments.get("labels") or [])
-        return TriageItem("labels", Labels(names), mode, pid, offered=offered, chosen=names, outcome=outcome)
+        return TriageItem(
+            "labels", Labels(names), mode, pid, offered=offered, chosen=names, outcome=outcome, outcome_parts=parts
+        )
     body = str(args.get("body") or "")
     shown.append(body)
     editable = action.tool == "post_comment" and len(body) <= choices.REPLY_MAX_CHARS
-    return TriageItem("reply", Reply(body), mode, pid, editable=editable, outcome=outcome)
+    return TriageItem("reply", Reply(body), mode, pid, editable=editable, outcome=outcome, outcome_parts=parts)
 
 
 def _duplicate(args: dict[str, Any], record: TriageRecord, tracker: Tracker | None, shown: list[str]) -> Duplicate:

@@ -1,4 +1,4 @@
-"""A run's answer on Discord: message payloads (`content` plus `components`) that each hold at most 2,000
+"""A run's answer on Discord, from its value (workers/messages/answer.py): message payloads (`content` plus `components`) that each hold at most 2,000
 characters. Answers are split on paragraph and code-fence boundaries (bot/markdown_split.py), and the sources,
 footer and feedback buttons go on the last part.
 """
@@ -9,48 +9,45 @@ from typing import Any
 
 from atlas.text import fit_list
 from bot.discord import wording
-from bot.discord.components import (
+from bot.discord.views.components import (
     BUTTON_SECONDARY,
     FEEDBACK_PREFIX,
     FILE_ISSUE_PREFIX,
     MARK_ANSWER_PREFIX,
 )
-from bot.discord.rest import CONTENT_LIMIT
+from bot.discord.views.limits import CONTENT_LIMIT
 from bot.discord.views.markup import defuse, escape
 from bot.markdown_split import split_markdown
-from workers import wording as common
-from workers.agent.sources import source_url
-from workers.runs.state import RunState
+from workers.messages.answer import Answer, Source
 
 PART_LIMIT = 1900  # leaves room for the partial/failed banner on the first part
 SOURCES_CHARS = 900
 
 
-def answer_messages(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> list[dict[str, Any]]:
+def answer_messages(answer: Answer) -> list[dict[str, Any]]:
     """The answer as message payloads; the last one carries sources, footer and feedback buttons."""
-    failed = run.status == "failed"
-    reason = common.stop_reason(run.stop_reason)
-    body = defuse((run.answer or "").strip())
-    if failed and (not body or body == defuse((run.error or "").strip())):
-        body = ""
+    body = defuse(answer.body)
     parts = [
         piece for part in (split_markdown(body, PART_LIMIT) if body else []) for piece in _hard_cut(part, PART_LIMIT)
     ]
+    reason = answer.reason
     banner = (
-        wording.FAILED.format(reason=reason) if failed else wording.PARTIAL.format(reason=reason) if run.partial else ""
+        wording.FAILED.format(reason=reason)
+        if answer.failed
+        else wording.PARTIAL.format(reason=reason)
+        if answer.partial
+        else ""
     )
     if banner:
         parts = [f"{banner}\n\n{parts[0]}" if parts else banner, *parts[1:]]
-    tail = tail_text(run, reason, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
+    tail = tail_text(answer)
     if parts and len(parts[-1]) + 2 + len(tail) <= CONTENT_LIMIT:
         parts[-1] = f"{parts[-1]}\n\n{tail}"
     else:
         parts.append(tail)
     messages: list[dict[str, Any]] = [{"content": part} for part in parts]
-    if not failed:
-        messages[-1]["components"] = feedback_row(
-            run.id, fileable=run.triage is None and run.filing is None and run.solved is None
-        )
+    if answer.votes:
+        messages[-1]["components"] = feedback_row(answer.run_id, fileable=answer.fileable)
     return messages
 
 
@@ -60,30 +57,29 @@ def _hard_cut(part: str, limit: int) -> list[str]:
     return [part[i : i + limit] for i in range(0, len(part), limit)] or [part]
 
 
-def tail_text(run: RunState, reason: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
-    lines: list[str] = []
-    if run.sources:
-        lines.append(sources_text(run.sources, docs_base_url=docs_base_url, issues_base_url=issues_base_url))
+def tail_text(answer: Answer) -> str:
+    """The sources line and the footer (steps, tokens, cost, why it stopped)."""
+    lines = [sources_text(answer.sources)] if answer.sources else []
     footer = wording.FOOTER.format(
-        steps=len(run.steps),
-        step_word=common.steps_word(len(run.steps)),
-        tokens=run.usage.total,
-        cost=run.cost_usd,
-        reason=reason,
+        steps=answer.steps,
+        step_word=wording.steps_word(answer.steps),
+        tokens=answer.tokens,
+        cost=answer.cost_usd,
+        reason=answer.reason,
     )
-    lines.append(footer + (" · partial" if run.partial else ""))
+    lines.append(footer + (" · partial" if answer.partial else ""))
     return "\n".join(lines)
 
 
-def sources_text(sources: list[str], *, docs_base_url: str | None, issues_base_url: str | None) -> str:
-    """'**Sources:** [#12](<url>), [retries](<url>)': links where a base URL is set, else code."""
-    links = [source_link(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url) for source in sources]
-    return wording.SOURCES.format(links=", ".join(fit_list(links, SOURCES_CHARS)))
+def sources_text(sources: tuple[Source, ...]) -> str:
+    """'**Sources:** [#12](<url>), [retries](<url>)': links where a source has a URL, else code."""
+    return wording.SOURCES.format(links=", ".join(fit_list([source_link(s) for s in sources], SOURCES_CHARS)))
 
 
-def source_link(source: str, *, docs_base_url: str | None, issues_base_url: str | None) -> str:
-    url = source_url(source, docs_base_url=docs_base_url, issues_base_url=issues_base_url)
-    return f"[{escape(source)}](<{url}>)" if url else f"`{source.replace('`', '')}`"
+def source_link(source: Source) -> str:
+    if source.url:
+        return f"[{escape(source.id)}](<{source.url}>)"
+    return f"`{source.id.replace('`', '')}`"
 
 
 def feedback_row(run_id: str, up: int = 0, down: int = 0, *, fileable: bool = True) -> list[dict[str, Any]]:
@@ -115,7 +111,7 @@ def feedback_row(run_id: str, up: int = 0, down: int = 0, *, fileable: bool = Tr
                         {
                             "type": 2,
                             "style": BUTTON_SECONDARY,
-                            "label": common.FILE_ISSUE_BUTTON,
+                            "label": wording.FILE_ISSUE_BUTTON,
                             "custom_id": f"{FILE_ISSUE_PREFIX}{run_id}",
                         },
                         {

@@ -11,12 +11,12 @@ from typing import Any
 
 from atlas.text import clip
 from bot.discord import wording
-from bot.discord.components import APPROVE_PREFIX, BUTTON_DANGER, BUTTON_SUCCESS, DENY_PREFIX
-from bot.discord.rest import CONTENT_LIMIT
 from bot.discord.views.card_embeds import comment_pieces
+from bot.discord.views.components import APPROVE_PREFIX, BUTTON_DANGER, BUTTON_SUCCESS, DENY_PREFIX
+from bot.discord.views.limits import CONTENT_LIMIT
 from bot.discord.views.markup import code, escape, fenced, issue_link
 from workers.approvals.visible_text import hidden_count, reveal
-from workers.messages.approval import CardView, shown_text
+from workers.messages.approval import CardView, Decision, shown_text
 
 
 def card_buttons(pending_id: str) -> list[dict[str, Any]]:
@@ -143,9 +143,21 @@ def card_text(card: CardView) -> str:
     return clip(reveal("\n".join(lines)), CONTENT_LIMIT - 600)  # measured as shown; room for the outcome lines
 
 
-def outcome_text(status: str, decider: str, decided_at: float) -> str:
-    template = wording.APPROVAL_OUTCOME.get(status)
+def outcome_text(decision: Decision) -> str:
+    """Who decided and when (`<@id>` and `<t:unix:f>`, which Discord shows in the reader's time zone)."""
+    template = wording.APPROVAL_OUTCOME.get(decision.status)
     if template is None:
         return ""
-    user = decider if decider.isdigit() else "?"
-    return template.format(user=user, when=int(decided_at))
+    user = decision.decider if (decision.decider or "").isdigit() else "?"
+    return template.format(user=user, when=int(decision.decided_at))
+
+
+def decided_payload(shown: str, decision: Decision) -> dict[str, Any]:
+    """A card's message after a decision: what it showed, who decided and when, the result; no buttons."""
+    lines = [shown, outcome_text(decision)]
+    if decision.in_doubt:
+        lines.append(wording.APPROVAL_RESULT_IN_DOUBT)
+    elif decision.result is not None:
+        template = wording.APPROVAL_RESULT_DONE if decision.ok else wording.APPROVAL_RESULT_FAILED
+        lines.append(template.format(result=escape(clip(decision.result, 300))))
+    return {"content": clip("\n".join(x for x in lines if x), CONTENT_LIMIT), "components": []}

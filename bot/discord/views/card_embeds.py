@@ -5,17 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.discord.views.limits import EMBED_DESCRIPTION_LIMIT, EMBEDS_PER_MESSAGE, EMBEDS_TOTAL_LIMIT
 from bot.discord.views.markup import FENCE_CLOSE, FENCE_OPEN, fenced
 from workers.approvals.visible_text import reveal
-
-EMBED_DESCRIPTION_LIMIT = 4096  # Discord: one embed's description
-
-
-EMBEDS_TOTAL_LIMIT = 6000  # Discord: all of a message's embeds together
-
-
-EMBEDS_PER_MESSAGE = 10
-
 
 _FENCE_CHARS = len(FENCE_OPEN) + len(FENCE_CLOSE)
 

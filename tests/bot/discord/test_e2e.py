@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot.discord.components import APPROVE_PREFIX, DENY_PREFIX, FEEDBACK_PREFIX
+from bot.discord.views.components import APPROVE_PREFIX, DENY_PREFIX, FEEDBACK_PREFIX
 from datasets import tracker_journal
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI

@@ -7,8 +7,8 @@ import json
 import redis
 from nacl.signing import SigningKey
 
-from bot.discord.components import FEEDBACK_PREFIX, SHARE_PREFIX
 from bot.discord.interactions import Interactions
+from bot.discord.views.components import FEEDBACK_PREFIX, SHARE_PREFIX
 from bot.lookups import Lookups
 from tests.standins import discord_interactions as di
 from tests.standins.discord_fixtures import RunningEndpoint, discord_api, endpoint  # noqa: F401

@@ -12,7 +12,7 @@ from rq.registry import StartedJobRegistry
 
 from atlas.settings import Settings
 from bot.discord import wording as discord_words
-from bot.discord.components import APPROVE_PREFIX, FILE_ISSUE_PREFIX
+from bot.discord.views.components import APPROVE_PREFIX, FILE_ISSUE_PREFIX
 from tests.bot.discord.test_e2e import MAINTAINER, ROLE
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI

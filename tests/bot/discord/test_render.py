@@ -9,6 +9,7 @@ from bot.discord.views.card import card_text
 from bot.discord.views.card_embeds import card_embeds
 from bot.discord.views.markup import escape
 from tests.standins import discord_interactions as di
+from workers.messages.answer import answer_of
 from workers.messages.approval import CardView
 from workers.runs.state import Origin, RunState, StepRecord
 
@@ -27,7 +28,7 @@ def _run(answer: str, **extra: object) -> RunState:
 def test_a_long_answer_is_split_under_2000_characters_between_blocks_with_fences_reopened() -> None:
     code = "```python\n" + "\n".join(f"print({i})  # a line of code" for i in range(120)) + "\n```"
     answer = "\n\n".join(["Intro paragraph. " * 40, code, "Closing paragraph. " * 30])
-    messages = answer_messages(_run(answer), docs_base_url=None, issues_base_url=None)
+    messages = answer_messages(answer_of(_run(answer), docs_base_url=None, issues_base_url=None))
     assert len(messages) >= 3 and all(len(m["content"]) <= 2000 for m in messages)
     for message in messages:
         assert message["content"].count("```") % 2 == 0  # every part closes the fences it opens
@@ -39,7 +40,7 @@ def test_a_long_answer_is_split_under_2000_characters_between_blocks_with_fences
 def test_sources_are_links_where_a_base_url_is_set_and_ids_are_escaped() -> None:
     run = _run("Short answer.", sources=["#12", "retries_and_backoff"])
     [message] = answer_messages(
-        run, docs_base_url="https://docs.example/{id}", issues_base_url="https://gh.example/issues"
+        answer_of(run, docs_base_url="https://docs.example/{id}", issues_base_url="https://gh.example/issues")
     )
     assert "[\\#12](<https://gh.example/issues/12>)" in message["content"]
     assert "[retries\\_and\\_backoff](<https://docs.example/retries_and_backoff>)" in message["content"]
@@ -48,7 +49,7 @@ def test_sources_are_links_where_a_base_url_is_set_and_ids_are_escaped() -> None
 def test_a_failed_run_says_so_without_feedback_buttons() -> None:
     run = _run("", status="failed", stop_reason="model_unavailable", error="down", partial=True)
     run.answer = "down"
-    [message] = answer_messages(run, docs_base_url=None, issues_base_url=None)
+    [message] = answer_messages(answer_of(run, docs_base_url=None, issues_base_url=None))
     assert "couldn't finish" in message["content"] and "components" not in message
 
 

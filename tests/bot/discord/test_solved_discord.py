@@ -9,7 +9,7 @@ from pathlib import Path
 import redis
 
 from atlas.settings import Settings
-from bot.discord.components import APPROVE_PREFIX, MARK_ANSWER_PREFIX
+from bot.discord.views.components import APPROVE_PREFIX, MARK_ANSWER_PREFIX
 from tests.bot.discord.test_e2e import MAINTAINER, ROLE
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI

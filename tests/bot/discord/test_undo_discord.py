@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from atlas.cli import main as cli
-from bot.discord.components import APPROVE_PREFIX
+from bot.discord.views.components import APPROVE_PREFIX
 from datasets import tracker_journal
 from tests.bot.discord.test_e2e import MAINTAINER, OUTSIDER, ROLE, serving_discord
 from tests.standins import discord_interactions as di

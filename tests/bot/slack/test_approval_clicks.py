@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import redis
 
-from bot.discord.components import APPROVE_PREFIX, DENY_PREFIX
 from bot.discord.interactions import Interactions
+from bot.discord.views.components import APPROVE_PREFIX, DENY_PREFIX
 from bot.lookups import Lookups
 from bot.slack import wording
 from bot.slack.cards import APPROVE_ACTION

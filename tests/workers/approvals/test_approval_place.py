@@ -17,8 +17,8 @@ import redis
 from slack_sdk import WebClient
 
 from bot.discord.approvers import MANAGE_GUILD
-from bot.discord.components import APPROVE_PREFIX
 from bot.discord.interactions import Interactions
+from bot.discord.views.components import APPROVE_PREFIX
 from bot.lookups import Lookups
 from bot.slack import cards as approval_cards
 from bot.slack.cards import APPROVE_ACTION

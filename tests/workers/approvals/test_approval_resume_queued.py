@@ -13,8 +13,8 @@ import redis
 from rq import Queue
 from rq.job import Job
 
-from bot.discord.components import APPROVE_PREFIX
 from bot.discord.interactions import Interactions
+from bot.discord.views.components import APPROVE_PREFIX
 from bot.lookups import Lookups
 from bot.slack import wording
 from tests.bot.slack.test_approval_clicks import Held

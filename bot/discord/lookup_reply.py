@@ -6,8 +6,8 @@ from typing import Any
 
 from atlas.text import clip
 from bot.discord import wording
-from bot.discord.components import BUTTON_PRIMARY, SHARE_PREFIX
-from bot.discord.rest import CONTENT_LIMIT
+from bot.discord.views.components import BUTTON_PRIMARY, SHARE_PREFIX
+from bot.discord.views.limits import CONTENT_LIMIT
 from bot.discord.views.markup import escape
 from bot.lookups import TITLE as LOOKUP_TITLE
 
