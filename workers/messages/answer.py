@@ -36,6 +36,7 @@ class Answer:
     cost_usd: float
     fileable: bool  # "File as GitHub issue" and "Mark as answer" under it
     votes: bool  # the feedback buttons (none under a failed run)
+    stop_code: str | None = None  # the stop reason as its code (`max_steps`), for a surface that shows codes (the CLI)
 
 
 def answer_of(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> Answer:
@@ -61,6 +62,7 @@ def answer_of(run: RunState, *, docs_base_url: str | None, issues_base_url: str 
         cost_usd=run.cost_usd,
         fileable=fileable(run),
         votes=not failed,
+        stop_code=run.stop_reason,
     )
 
 
