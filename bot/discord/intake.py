@@ -98,7 +98,8 @@ def submit(
         template.queue_key,
         template.queues_key,
     ]
-    args = [1, ENQUEUED, CONFIRMED_TTL_SECONDS, before, after, RUN_TTL_SECONDS, template.job_id(run_id)]
+    job = template.job_id(run_id)
+    args: list[bytes | str | int] = [1, ENQUEUED, CONFIRMED_TTL_SECONDS, before, after, RUN_TTL_SECONDS, job]
     reply = run_script(conn, _TAKE, keys, [*args, *template.fields_for(run_id)])
     return cast(Outcome, text(reply))  # the script returns one of the outcomes
 
