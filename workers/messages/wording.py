@@ -4,7 +4,7 @@ Discord's `*aside*`, `**bold**` and emoji characters (Discord shows no shortcode
 Every other `{name}` is a value the caller formats in, as before.
 
 A platform's wording module takes what it shows from here (`SLACK.apply(said.PROGRESS_STEP)`), so a change of
-words changes both platforms at once; tests/house/test_twin_sentences.py finds the sentences still written twice.
+words changes both platforms at once; tests/house/test_twin_sentences.py fails on any sentence written twice.
 """
 
 from __future__ import annotations
