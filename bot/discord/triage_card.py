@@ -13,8 +13,9 @@ from atlas.text import clip
 from bot.discord import card_marker, render, triage_controls
 from bot.discord.rest import CONTENT_LIMIT, DiscordREST
 from tools.tracker import Tracker
+from workers.approvals import triage_card_once as card_post
 from workers.approvals.visible_text import hidden_count, reveal
-from workers.new_issues import card_post, choices, wording
+from workers.new_issues import choices, wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction
