@@ -39,7 +39,7 @@ from bench.measure import percentile, wait
 from bench.processes import atlas_serve, atlas_workers
 from bench.report import Table
 from bench.slack_load import burst, request_bytes
-from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
+from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
 from datasets import tracker_journal
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import SlackAPI

@@ -12,8 +12,8 @@ from bot.discord import card_marker
 from bot.discord.rest import DiscordREST
 from bot.discord.views.triage import triage_payload
 from tools.tracker import Tracker
-from workers.messages.triage import triage_card_of
-from workers.new_issues import card_post, choices
+from workers.approvals import triage_card_once as card_post
+from workers.messages.triage import triage_card_now, triage_card_of
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
@@ -21,10 +21,10 @@ from workers.runs.store import RunStore
 def show(rest: DiscordREST, store: RunStore, run: RunState, tracker: Tracker | None) -> None:
     """Post the card once (a retried job gets it back by nonce, or later finds it in the channel:
     bot/discord/card_marker.py), else edit it."""
-    record = run.triage
-    if record is None:
+    card = triage_card_now(store.conn, run, tracker)
+    if card is None:
         return
-    payload = card_payload(run, tracker, choices.current(store.conn, run))
+    payload = triage_payload(card)
     channel = run.origin.channel or ""
 
     def edit(where: str, card_id: str) -> None:

@@ -45,10 +45,8 @@ def answer_of(run: RunState, *, docs_base_url: str | None, issues_base_url: str 
     body = (run.answer or "").strip()
     if failed and body == (run.error or "").strip():
         body = ""  # only the stop message, which is internal wording: the failure line says it our way
-    own = run.source_urls or {}
-    sources = tuple(
-        Source(s, own.get(s) or source_url(s, docs_base_url=docs_base_url, issues_base_url=issues_base_url))
-        for s in run.sources
+    sources = sources_of(
+        run.sources, docs_base_url=docs_base_url, issues_base_url=issues_base_url, urls=run.source_urls
     )
     return Answer(
         run_id=run.id,
@@ -63,6 +61,17 @@ def answer_of(run: RunState, *, docs_base_url: str | None, issues_base_url: str 
         fileable=fileable(run),
         votes=not failed,
         stop_code=run.stop_reason,
+    )
+
+
+def sources_of(
+    ids: list[str], *, docs_base_url: str | None, issues_base_url: str | None, urls: dict[str, str] | None = None
+) -> tuple[Source, ...]:
+    """Cited ids as sources: a source's own page (`urls`, a synced doc's) first, else its base URL's, else none."""
+    own = urls or {}
+    return tuple(
+        Source(i, own.get(i) or source_url(i, docs_base_url=docs_base_url, issues_base_url=issues_base_url))
+        for i in ids
     )
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from atlas.text import text_of
 from tools.errors import TrackerError, TrackerUnavailable
-from tools.tracker import IssueRef, Tracker
+from tools.tracker import IssueRef as IssueRef  # what a card names an issue by (its renderers use it)
+from tools.tracker import Tracker
 from workers import wording
 from workers.runs.state import PendingCall, RunState
 

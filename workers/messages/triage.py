@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import redis
+
 from atlas.text import clip
 from tools.tracker import Tracker
 from workers.approvals.visible_text import hidden_count
@@ -28,6 +30,7 @@ __all__ = [
     "TriageCard",
     "TriageItem",
     "Undo",
+    "triage_card_now",
     "triage_card_of",
     "words",
 ]
@@ -133,6 +136,11 @@ def triage_card_of(
         superseded=record.superseded or None,
         hidden=hidden_count("\n".join(shown)),
     )
+
+
+def triage_card_now(conn: redis.Redis, run: RunState, tracker: Tracker | None) -> TriageCard | None:
+    """The card of a triage run with the choices made on it so far (read from its pending approvals)."""
+    return triage_card_of(run, tracker, choices.current(conn, run))
 
 
 def _item(

@@ -97,3 +97,12 @@ EPHEMERAL_UNAVAILABLE = (
 # A run that ended short.
 FAILED = "{icon:failed} {strong}I couldn't finish this one:{strong} {reason}"
 PARTIAL = "{icon:warning} {strong}Partial answer:{strong} stopped early ({reason}); this is what I found so far."
+
+# A help run that was not confident (workers/help/), on every platform.
+HANDOFF = "{who} I couldn't answer this one with confidence, so I'm leaving it to you. What I looked at: {looked_at}."
+# Under an answer: the thread drafted as an issue (workers/followup/).
+FILE_ISSUE_BUTTON = "File as GitHub issue"
+
+
+def steps_word(n: int) -> str:
+    return "step" if n == 1 else "steps"

@@ -12,7 +12,7 @@ import redis
 
 from bot.slack import wording
 from bot.slack.mentions import STATUS_DELAY_SECONDS
-from bot.slack.surface import STATUS_UNSEEN_SECONDS
+from bot.slack.thread_answer import STATUS_UNSEEN_SECONDS
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.support.slack_reporter_harness import CHANNEL, THREAD, Clock, finish, make_reporter, make_run, tool_event

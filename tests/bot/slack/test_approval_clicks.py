@@ -20,7 +20,7 @@ from bot.discord.interactions import Interactions
 from bot.discord.views.components import APPROVE_PREFIX, DENY_PREFIX
 from bot.lookups import Lookups
 from bot.slack import wording
-from bot.slack.cards import APPROVE_ACTION
+from bot.slack.views.approval import APPROVE_ACTION
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401

@@ -162,7 +162,7 @@ def test_pieces_cut_after_line_breaks_and_cover_the_rest_exactly() -> None:
 def test_where_slack_refuses_the_feedback_block_the_answer_has_plain_feedback_buttons(redis_conn: redis.Redis) -> None:
     """The stream's stop is refused for its feedback block: the same message gets the answer with two plain
     buttons, whose clicks bot/slack/feedback.py counts like Slack's feedback buttons."""
-    from bot.slack.render import FEEDBACK_BUTTON_ACTIONS
+    from bot.slack.views.answer import FEEDBACK_BUTTON_ACTIONS
 
     with SlackAPI(context_actions=False) as api:
         run = _run(redis_conn)

@@ -18,6 +18,7 @@ from slack_sdk import WebClient
 from bot.discord.surface import DiscordReporter
 from bot.discord.views.card import card_text
 from bot.slack import cards as approval_cards
+from bot.slack.views.approval import describe
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
@@ -90,7 +91,7 @@ def test_a_long_slack_comment_is_split_into_blocks_slack_takes() -> None:
     card = CardView("p.c", "post_comment", {"issue_id": 3, "body": body}, None, None, "", None, 0)
     texts = [
         e["text"]
-        for b in approval_cards.describe(card)
+        for b in describe(card)
         if b["type"] == "rich_text"
         for el in b["elements"]
         if el["type"] == "rich_text_preformatted"
@@ -101,7 +102,7 @@ def test_a_long_slack_comment_is_split_into_blocks_slack_takes() -> None:
 
 def test_a_hidden_character_in_an_issue_title_is_shown_and_counted_on_both_platforms() -> None:
     card = CardView("p.c", "add_labels", {"issue_id": 3, "labels": ["bug"]}, TITLE, None, "", None, 0)
-    slack = json.dumps(approval_cards.describe(card), ensure_ascii=False)
+    slack = json.dumps(describe(card), ensure_ascii=False)
     assert "Docs:&lt;U+200B&gt; cron syntax" in slack and "\u200b" not in slack  # Slack shows &lt; as <
     assert "1 invisible or direction-changing character*" in slack
     discord = card_text(card)
