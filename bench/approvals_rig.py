@@ -22,7 +22,7 @@ import redis
 
 from atlas import embedded_redis
 from bench.processes import atlas_serve, atlas_workers
-from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
+from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.responses_render import call_outputs, last_user_text
 from tests.standins.slack_api import SlackAPI

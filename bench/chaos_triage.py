@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.settings import Settings
-from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
+from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_webhooks import SECRET as WEBHOOK_SECRET
 from tests.standins.github_webhooks import deliver, payload

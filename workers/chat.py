@@ -1,7 +1,7 @@
 """The chat-platform port: how a run reports on the platform it came from.
 
 A run reports through one interface: progress, the answer and approval cards arrive as `Reporter`
-events ("step", "tool", "paused", "answer"); a card's later updates (decided, done, expired) and
+events (workers/agent/events.py); a card's later updates (decided, done, expired) and
 notices in the thread are methods, and so are a note in any thread Atlas answered in (a subscription's
 close-the-loop message, workers/followup/) and a thread's permalink. Slack (bot/slack/surface.py) and Discord
 (bot/discord/surface.py) implement it; the core never names either (workers/process/platforms.py picks one).

@@ -15,6 +15,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from workers import wording as phrases
+from workers.agent.events import Finished
 from workers.agent.loop import finish
 from workers.agent.ports import Reporter
 from workers.runs.state import RunState
@@ -48,4 +49,4 @@ def refuse(rt: WorkerParts, run: RunState, reporter: Reporter) -> None:
     finish(run, phrases.SETTINGS_MISMATCH, "settings_mismatch", partial=True)
     run.status = "failed"
     rt.store.save(run)
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())

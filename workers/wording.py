@@ -1,9 +1,13 @@
 """The words of a run that every chat platform shows alike: offline answers, failures, stop reasons,
-what a tool call is doing (bot/task_titles.py), where an approval's proposal came from (bot/card_view.py).
+what a tool call is doing (bot/task_titles.py), where an approval's proposal came from (workers/messages/approval.py).
 
 Slack's own sentences are in bot/slack/wording.py, Discord's in bot/discord/wording.py."""
 
 from __future__ import annotations
+
+from workers.messages.wording import FILE_ISSUE_BUTTON as FILE_ISSUE_BUTTON
+from workers.messages.wording import HANDOFF as HANDOFF
+from workers.messages.wording import steps_word as steps_word
 
 STOP_REASONS = {
     "done": "done",
@@ -32,12 +36,8 @@ TASK_GET_DOC = "Reading the docs: {doc}"
 TASK_GET_DOC_SECTION = "Reading the docs: {doc} § {heading}"
 TASK_READ_MORE = "Reading more of an earlier result"
 TASK_OTHER = "Running {name}"
-# What a run read before proposing an approval, beside "#237" on the card (bot/card_view.py).
+# What a run read before proposing an approval, beside "#237" on the card (workers/messages/approval.py).
 APPROVAL_PROVENANCE_SEARCH = "issue search results"
-
-
-def steps_word(n: int) -> str:
-    return "step" if n == 1 else "steps"
 
 
 def stop_reason(reason: str | None) -> str:
@@ -104,10 +104,8 @@ HELP_HELD = {  # a help channel's message a limit held back: said once per perso
     "Atlas will not answer this one (or your "
     "next ones this hour); a maintainer may.",
 }
-HANDOFF = "{who} I couldn't answer this one with confidence, so I'm leaving it to you. What I looked at: {looked_at}."
 
 # Filing a thread as an issue, and the notices of a subscribed thread (workers/followup/).
-FILE_ISSUE_BUTTON = "File as GitHub issue"
 FILE_ISSUE_DRAFTING = "Drafting an issue from this thread; a maintainer approves it before anything is filed."
 FILE_ISSUE_ALREADY = "An issue draft from this answer was already requested."
 FILE_ISSUE_NOTHING = "Nothing to file from this answer."

@@ -21,10 +21,12 @@ from rq import Queue, Worker
 from atlas import home
 from atlas.connection import connect
 from atlas.settings import Settings
+from bot.plain.views import answer, approval
+from workers.messages.answer import answer_of
+from workers.messages.approval import view
 from workers.runs.queueing import settings_queue, submit
 from workers.runs.state import Origin, RunState
 from workers.runs.store import RunStore
-from workers.wording import steps_word
 
 WORKER_IDLE_EXIT_SECONDS = 600
 
@@ -90,7 +92,7 @@ def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> 
     if final is None:
         print(f"atlas ask: no answer within {timeout:.0f}s (run {run.id} is still queued or running)", file=sys.stderr)
         return 1
-    print(json.dumps(result_json(final), indent=2) if as_json else render(final))
+    print(json.dumps(result_json(final), indent=2) if as_json else render(final, settings))
     return 0 if final.status in ("done", "partial") else 1
 
 
@@ -173,21 +175,12 @@ def result_json(run: RunState) -> dict[str, Any]:
     }
 
 
-def render(run: RunState) -> str:
+def render(run: RunState, settings: Settings | None = None) -> str:
+    """What `ask` prints: the run rendered as plain text (bot/plain/views/), then which model and data answered."""
     if run.status == "awaiting_approval":
-        calls = "\n".join(f"  - {p.name}({p.arguments})" for p in run.pending)
-        return (
-            f"Atlas proposed {len(run.pending)} action(s) that run only after a maintainer approves them:\n{calls}\n"
-            "Approvals happen on the cards Atlas posts in Slack; from the command line nothing is changed."
-        )
-    lines = [run.answer or "(no answer)", ""]
-    if run.sources:
-        lines.append("Sources: " + ", ".join(run.sources))
-    partial = " (partial)" if run.partial else ""
-    lines.append(
-        f"-- {len(run.steps)} {steps_word(len(run.steps))}, {run.usage.total:,} "
-        f"tokens, ${run.cost_usd:.4f}, stop: {run.stop_reason}{partial}"
-    )
+        return approval.paused_text([view(run, call, None, 0.0) for call in run.pending])
+    docs, issues = (settings.docs_base_url, settings.issues_base_url) if settings is not None else (None, None)
+    lines = [answer.answer_text(answer_of(run, docs_base_url=docs, issues_base_url=issues))]
     if run.answered_by:
         lines.append(f"-- answered by model {run.answered_by.model}, data {run.answered_by.data_dir}")
     return "\n".join(lines)

@@ -5,7 +5,7 @@ as it is decided.
 A card is posted once across a kill (workers/approvals/card_once.py): its create-message nonce, derived
 from the pending id, makes the post idempotent for a few minutes; a job retried later than that finds
 the card in the channel by the pending id its buttons carry (bot/discord/card_marker.py). What a card
-shows is gathered as on Slack (bot/card_view.py) and rendered by bot/discord/render.py; the
+shows is gathered as on Slack (workers/messages/approval.py) and rendered by bot/discord/views/card.py; the
 content it showed is stored with the approval record, so a decided card keeps what the approver saw.
 """
 
@@ -20,14 +20,18 @@ from typing import Any
 
 import redis
 
-from atlas.text import clip
-from bot.card_view import view
-from bot.discord import card_marker, render, wording
-from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST
+from bot.discord import card_marker
+from bot.discord.rest import DiscordError, DiscordREST
+from bot.discord.views import card as card_view
+from bot.discord.views.card import card_buttons, card_text
+from bot.discord.views.card_embeds import card_embeds
+from bot.discord.views.notices import in_doubt_text
 from tools.tracker import Tracker
 from workers.approvals import records as approvals
 from workers.approvals.card_once import ApprovalCard
 from workers.approvals.records import Approval
+from workers.messages.approval import Decision, view
+from workers.messages.notices import InDoubtNotice
 from workers.runs.post_once import post_once
 from workers.runs.state import PendingCall, RunState
 
@@ -52,7 +56,7 @@ def post(
         if record is None or record.card_ts or record.decided:
             continue  # not opened (nothing to decide), already on Discord, or decided (expired) before its card was recorded
         card = view(run, call, tracker, record.expires_at)
-        text = render.card_text(card)
+        text = card_text(card)
         posted.append(_post_one(rest, conn, channel(), call.pending_id, text, card.name, card.arguments))
     return posted
 
@@ -69,8 +73,8 @@ def _post_one(
             channel,
             {
                 "content": text,
-                "embeds": render.card_embeds(name, arguments),
-                "components": render.card_buttons(pending_id),
+                "embeds": card_embeds(name, arguments),
+                "components": card_buttons(pending_id),
                 "nonce": card_nonce(pending_id),
                 "enforce_nonce": True,
             },
@@ -104,13 +108,8 @@ def tell_in_doubt(
 ) -> None:
     """Say in `channel` that an approved action may or may not have happened, for a human to check
     (at `issue_url`, the issue's page on the tracker, when it has one)."""
-    user = approval.decider or run.origin.user or ""
-    text = wording.APPROVAL_IN_DOUBT_THREAD.format(
-        name=approval.name.replace("`", ""),
-        issue=render.escape(approval.issue or "?"),
-        user=user if user.isdigit() else "?",
-        link=f" (<{issue_url}>)" if issue_url else "",
-    )
+    user = approval.decider or run.origin.user
+    text = in_doubt_text(InDoubtNotice(approval.name, approval.issue or "?", user, issue_url))
     rest.create_message(channel, {"content": text})
 
 
@@ -122,12 +121,9 @@ def card_nonce(pending_id: str) -> str:
 def decided_payload(
     approval: Approval, *, result: str | None = None, ok: bool = True, in_doubt: bool = False
 ) -> dict[str, Any]:
-    """A card's content after a decision: what it showed, who decided and when, the result; no buttons."""
+    """A card's content after a decision (views/card.py), from what the card showed when it was posted."""
     shown = json.loads(approval.card_blocks).get("content", "") if approval.card_blocks.startswith("{") else ""
-    lines = [shown, render.outcome_text(approval.status, approval.decider, approval.decided_at or time.time())]
-    if in_doubt:
-        lines.append(wording.APPROVAL_RESULT_IN_DOUBT)
-    elif result is not None:
-        template = wording.APPROVAL_RESULT_DONE if ok else wording.APPROVAL_RESULT_FAILED
-        lines.append(template.format(result=render.escape(clip(result, 300))))
-    return {"content": clip("\n".join(x for x in lines if x), CONTENT_LIMIT), "components": []}
+    decided_at = approval.decided_at or time.time()
+    return card_view.decided_payload(
+        shown, Decision(approval.status, approval.decider, decided_at, result=result, ok=ok, in_doubt=in_doubt)
+    )

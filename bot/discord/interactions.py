@@ -23,9 +23,10 @@ from typing import Any, assert_never
 import redis
 
 from bot import lookups
-from bot.discord import commands, file_issue, intake, render, solved, triage_controls, wording
+from bot.discord import commands, file_issue, intake, solved, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.cards import decided_payload
+from bot.discord.lookup_reply import lookup_payload
 from bot.discord.replies import (
     APPLICATION_COMMAND,
     DEFERRED_CHANNEL_MESSAGE,
@@ -42,11 +43,23 @@ from bot.discord.replies import (
 )
 from bot.discord.signature import Verifier
 from bot.discord.triage_edits import TriageEdits
+from bot.discord.views import triage_controls as controls
+from bot.discord.views.answer import feedback_row
+from bot.discord.views.card import outcome_text
+from bot.discord.views.components import (
+    APPROVE_PREFIX,
+    DENY_PREFIX,
+    FEEDBACK_PREFIX,
+    FILE_ISSUE_PREFIX,
+    MARK_ANSWER_PREFIX,
+    SHARE_PREFIX,
+)
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
+from workers.messages.approval import Decision
 from workers.runs import votes
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
@@ -116,11 +129,9 @@ class Interactions:
             return ephemeral(wording.UNKNOWN_COMMAND)
         if kind == MESSAGE_COMPONENT:
             return self.click(payload, str(data.get("custom_id") or ""))
-        if kind == MODAL_SUBMIT and str(data.get("custom_id") or "").startswith(triage_controls.MODAL_PREFIX):
+        if kind == MODAL_SUBMIT and str(data.get("custom_id") or "").startswith(controls.MODAL_PREFIX):
             try:
-                return self.triage_edits.submit(
-                    payload, str(data["custom_id"]).removeprefix(triage_controls.MODAL_PREFIX)
-                )
+                return self.triage_edits.submit(payload, str(data["custom_id"]).removeprefix(controls.MODAL_PREFIX))
             except redis.RedisError as exc:
                 log.warning("triage choice not recorded: %s", type(exc).__name__)
                 return ephemeral(wording.EPHEMERAL_UNAVAILABLE)
@@ -165,7 +176,7 @@ class Interactions:
         if isinstance(parsed, lookups.Usage) or parsed.kind == "help":
             return ephemeral(wording.USAGE.format(cmd=command))
         result = self.lookups.run(parsed)
-        payload = render.lookup_payload(result, command, shareable=shareable, shared_by=shared_by)
+        payload = lookup_payload(result, command, shareable=shareable, shared_by=shared_by)
         if shared_by:
             return message(payload)
         return message({**payload, "flags": EPHEMERAL})
@@ -174,30 +185,28 @@ class Interactions:
 
     def click(self, payload: dict[str, Any], custom_id: str) -> Reply:
         user = _user(payload)
-        if custom_id.startswith(render.SHARE_PREFIX):
-            return self.lookup(
-                custom_id[len(render.SHARE_PREFIX) :], shareable=False, shared_by=str(user.get("id") or "?")
-            )
+        if custom_id.startswith(SHARE_PREFIX):
+            return self.lookup(custom_id[len(SHARE_PREFIX) :], shareable=False, shared_by=str(user.get("id") or "?"))
         try:
-            if custom_id.startswith(render.FEEDBACK_PREFIX):
-                return self.vote(custom_id[len(render.FEEDBACK_PREFIX) :], str(user.get("id") or ""))
-            if custom_id.startswith(render.FILE_ISSUE_PREFIX):
+            if custom_id.startswith(FEEDBACK_PREFIX):
+                return self.vote(custom_id[len(FEEDBACK_PREFIX) :], str(user.get("id") or ""))
+            if custom_id.startswith(FILE_ISSUE_PREFIX):
                 return file_issue.click(
-                    self.conn, self.settings.queue_name, payload, custom_id.removeprefix(render.FILE_ISSUE_PREFIX)
+                    self.conn, self.settings.queue_name, payload, custom_id.removeprefix(FILE_ISSUE_PREFIX)
                 )
-            if custom_id.startswith(render.MARK_ANSWER_PREFIX):
+            if custom_id.startswith(MARK_ANSWER_PREFIX):
                 return solved.click(
-                    self.conn, self.settings.queue_name, payload, custom_id.removeprefix(render.MARK_ANSWER_PREFIX)
+                    self.conn, self.settings.queue_name, payload, custom_id.removeprefix(MARK_ANSWER_PREFIX)
                 )
-            if custom_id.startswith(render.APPROVE_PREFIX):
-                return self.decide(payload, custom_id[len(render.APPROVE_PREFIX) :], "approved")
-            if custom_id.startswith(render.DENY_PREFIX):
-                return self.decide(payload, custom_id[len(render.DENY_PREFIX) :], "denied")
-            if custom_id.startswith(triage_controls.PICK_PREFIX):
+            if custom_id.startswith(APPROVE_PREFIX):
+                return self.decide(payload, custom_id[len(APPROVE_PREFIX) :], "approved")
+            if custom_id.startswith(DENY_PREFIX):
+                return self.decide(payload, custom_id[len(DENY_PREFIX) :], "denied")
+            if custom_id.startswith(controls.PICK_PREFIX):
                 values = [str(v) for v in (payload.get("data") or {}).get("values") or []]
-                return self.triage_edits.pick(payload, custom_id.removeprefix(triage_controls.PICK_PREFIX), values)
-            if custom_id.startswith(triage_controls.EDIT_PREFIX):
-                return self.triage_edits.edit(custom_id.removeprefix(triage_controls.EDIT_PREFIX))
+                return self.triage_edits.pick(payload, custom_id.removeprefix(controls.PICK_PREFIX), values)
+            if custom_id.startswith(controls.EDIT_PREFIX):
+                return self.triage_edits.edit(custom_id.removeprefix(controls.EDIT_PREFIX))
         except redis.RedisError as exc:
             log.warning("click not recorded: %s", type(exc).__name__)
             return ephemeral(wording.EPHEMERAL_UNAVAILABLE)
@@ -209,9 +218,7 @@ class Interactions:
             return ephemeral(wording.UNKNOWN_COMMAND)
         votes.toggle(self.conn, run_id, user, vote)  # type: ignore[arg-type]
         counts = list(votes.votes(self.conn, run_id).values())
-        return message(
-            {"components": render.feedback_row(run_id, counts.count("up"), counts.count("down"))}, UPDATE_MESSAGE
-        )
+        return message({"components": feedback_row(run_id, counts.count("up"), counts.count("down"))}, UPDATE_MESSAGE)
 
     def decide(self, payload: dict[str, Any], pending_id: str, decision: approvals.Decision) -> Reply:
         """Judge the clicker from the interaction itself, then load, authorize and decide in one round trip."""
@@ -255,7 +262,7 @@ class Interactions:
             case Stale(approval=stale):
                 if decisions.resume_lost(self.conn, stale):
                     self._resume(stale)  # repairs a resume lost between deciding and enqueueing
-                outcome = render.outcome_text(stale.status, stale.decider, stale.decided_at or time.time())
+                outcome = outcome_text(Decision(stale.status, stale.decider, stale.decided_at or time.time()))
                 return ephemeral(wording.APPROVAL_ALREADY.format(outcome=outcome or "expired"))
             case Refused() | Unsettled():  # a known right is never unsettled; refuse if it were
                 log.info("click by %s on %s refused: not an approver", user_id, pending_id)

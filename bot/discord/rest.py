@@ -27,6 +27,7 @@ from typing import Any, cast
 
 from atlas.errors import AtlasError
 from atlas.text import clip
+from bot.discord.views.limits import CONTENT_LIMIT
 
 log = logging.getLogger("atlas.discord.rest")
 
@@ -38,7 +39,6 @@ SERVER_ERROR_RETRIES = 2
 MAX_WAIT_SECONDS = 60.0  # a longer retry_after is an outage: fail and let RQ's retry come back later
 NO_MENTIONS: dict[str, Any] = {"parse": []}
 THREAD_ARCHIVED = 50083
-CONTENT_LIMIT = 2000  # characters (code points) of a message's content
 _MAJOR = re.compile(r"^/(channels|guilds)/(\d+)")
 _WEBHOOK = re.compile(r"^/webhooks/(\d+)/([^/]+)")
 _ID = re.compile(r"/\d{5,}")

@@ -1,15 +1,9 @@
 """The run's Discord thread: live progress, approval cards (bot/discord/cards.py), then the answer,
 posted exactly once.
 
-A mention's run answers in a thread started from the mentioning message (bot/discord/threads.py: its
-id is the message's, so a retried job finds it again); a follow-up's run answers in the thread it was
-asked in. A
-`/atlas ask` run edits the deferred response (`@original`) as its progress and posts the answer
-as follow-up messages while the interaction token lives (15 minutes), after that as bot messages.
-A token can die sooner (the ack reached Discord after its 3 seconds): Discord's 404/10015 (Unknown
-Webhook) or 401/50027 (Invalid Webhook Token) marks it dead, and from then on, retries included,
-the run speaks in the channel as the bot. Approval cards are always bot messages: an approval may
-wait a day.
+The reporter renders (bot/discord/views/) and posts where the run speaks (bot/discord/post.py: the
+interaction's webhook while its token lives, else the channel or the run's thread); the live progress message is
+bot/discord/progress.py. Approval cards are always bot messages: an approval may wait a day.
 
 Idempotency lives in the run's `DiscordSurface`, saved right after each message is created, as on Slack.
 """
@@ -24,30 +18,33 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, assert_never
 
-from atlas.text import clip
-from bot.discord import card_marker, render, threads, triage_card, wording
+from bot.discord import card_marker, threads, triage_card
 from bot.discord import cards as approval_cards
-from bot.discord.rest import CONTENT_LIMIT, DiscordError, DiscordREST, rest_client
+from bot.discord.post import Poster
+from bot.discord.progress import ProgressMessage
+from bot.discord.rest import DiscordError, DiscordREST, rest_client
+from bot.discord.views.answer import answer_messages
+from bot.discord.views.notices import handoff_text, note_text
 from bot.task_titles import task_title
 from tools.tracker import Tracker, demo_tracker
 from tools.trackers import tracker_for
-from workers import wording as common
+from workers.agent.events import Finished, InDoubt, Paused, RunEvent, StepStarted, ToolCalled
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
+from workers.messages.answer import answer_of
+from workers.messages.notices import HandOff
+from workers.messages.notices import ThreadNote as Note
+from workers.messages.progress import TASK_STATUS, ProgressEnd, Task, end_of
 from workers.runs import conversations
 from workers.runs.post_once import KeyedSlot, post_once
-from workers.runs.state import EventKind, Origin, RunState, Turn
+from workers.runs.state import Origin, RunState, Turn
 from workers.runs.store import RunStore
-from workers.runs.surfaces import DiscordInteraction, DiscordSurface, PostedVia
+from workers.runs.surfaces import DiscordSurface
 from workers.runs.triage_record import is_triage
 
 log = logging.getLogger("atlas.discord.surface")
 
-PROGRESS_MIN_INTERVAL = 1.0
-TOKEN_LIFETIME_SECONDS = 14 * 60  # Discord's interaction tokens last 15 minutes
-DEAD_TOKEN = {(404, 10015), (401, 50027)}  # Unknown Webhook, Invalid Webhook Token
 GONE = frozenset({10003, 50001})  # Unknown Channel, Missing Access: Atlas may no longer post there
-TASK_STATUS = {"started": "in_progress", "done": "complete", "failed": "error"}
 
 
 class DiscordReporter(ChatPlatform):
@@ -74,11 +71,8 @@ class DiscordReporter(ChatPlatform):
             home,
         )  # the demo tracker's folder (cards describe its issues) and ATLAS_HOME
         self.docs_base_url, self.issues_base_url = docs_base_url, issues_base_url
-        self.clock = clock
-        self._tasks: dict[str, tuple[str, str]] = {}
-        self._step = 0
-        self._last_flush = float("-inf")
-        self._dirty = False
+        self.poster = Poster(rest, store)
+        self.progress = ProgressMessage(self.poster, clock)
 
     @classmethod
     def for_settings(cls, settings: Any, store: RunStore, tracker: Tracker | None = None) -> DiscordReporter:
@@ -96,166 +90,53 @@ class DiscordReporter(ChatPlatform):
 
     # -- events --------------------------------------------------------------------------------
 
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
+    def event(self, run: RunState, event: RunEvent) -> None:
         if run.origin.kind != "discord" or not run.origin.channel:
             return
-        match kind:
-            case "step":
-                self._step = int(data.get("step") or 0)
-                self._progress(run, force=True)
-            case "tool":
-                status = TASK_STATUS.get(str(data.get("state")), "in_progress")
-                self._tasks[str(data.get("call_id"))] = (
-                    task_title(str(data.get("name", "")), str(data.get("arguments", ""))),
-                    status,
-                )
-                self._dirty = True
-                self._progress(run, force=False)
-            case "paused":
-                self._close_progress(run, wording.PROGRESS_PAUSED)
-                self.post_cards(run, list(data.get("pending") or []))
-            case "answer":
-                closing = (
-                    wording.PROGRESS_FAILED
-                    if run.status == "failed"
-                    else wording.PROGRESS_DONE.format(steps=len(run.steps), step_word=common.steps_word(len(run.steps)))
-                )
-                self._close_progress(run, closing)
+        match event:
+            case StepStarted(step=step):
+                self.progress.stepped(run, step)
+            case ToolCalled(call_id=call_id, name=name, arguments=arguments, state=state):
+                self.progress.tool(run, Task(call_id, task_title(name, arguments), TASK_STATUS[state]))
+            case Paused(pending=pending):
+                self.progress.close(run, ProgressEnd("paused"))
+                self.post_cards(run, list(pending))
+            case Finished():
+                self.progress.close(run, end_of(run))
                 self.post_answer(run)
-            case "in_doubt":
+            case InDoubt():
                 pass  # the gate edits the card and posts the notice through the port's methods
             case _:
-                assert_never(kind)
-
-    # -- where the run's messages go -----------------------------------------------------------
-
-    def _interaction(self, run: RunState) -> DiscordInteraction | None:
-        """The slash command's webhook (application id, token) while its token is alive."""
-        hook = DiscordSurface.of(run).interaction
-        if hook is not None and hook.token and time.time() - hook.at < TOKEN_LIFETIME_SECONDS:
-            return hook
-        return None
-
-    def _webhook(self, run: RunState, call: Callable[[DiscordInteraction], Any]) -> Any:
-        """`call` with the interaction's webhook while its token lives; None when there is none or
-        Discord says it died (then the caller speaks in the channel)."""
-        hook = self._interaction(run)
-        if hook is None:
-            return None
-        try:
-            return call(hook)
-        except DiscordError as exc:
-            if not self._token_dead(run, exc):
-                raise
-            return None
-
-    def _token_dead(self, run: RunState, exc: DiscordError) -> bool:
-        """True when Discord says the interaction's token no longer works; it is then forgotten (saved)."""
-        surface = DiscordSurface.of(run)
-        if (exc.status, exc.code) not in DEAD_TOKEN or surface.interaction is None:
-            return False
-        log.info("run %s: the interaction's token no longer works (%s); answering in the channel", run.id, exc.code)
-        surface.interaction = surface.interaction.model_copy(update={"token": "", "at": 0.0})
-        self.store.save(run)
-        return True
+                assert_never(event)
 
     def channel(self, run: RunState) -> str:
         """The channel or thread the run speaks in; a mention's thread is started on first use (bot/discord/threads.py)."""
-        return threads.channel_for(self.rest, self.store, run)
-
-    def _create(self, run: RunState, payload: dict[str, Any]) -> tuple[str, PostedVia]:
-        """Post a message where the run speaks: (message id, how), how being "webhook" or "channel"."""
-        posted = self._webhook(run, lambda hook: self.rest.followup(hook.app, hook.token, payload))
-        if posted is not None:
-            return str(posted["id"]), "webhook"
-        channel = self.channel(run)
-        reply_to = DiscordSurface.of(run).reply_to
-        if reply_to:
-            payload = {**payload, "message_reference": {"message_id": reply_to, "fail_if_not_exists": False}}
-        return str(self.rest.create_message(channel, payload)["id"]), "channel"
-
-    def _edit(self, run: RunState, message_id: str, how: PostedVia, payload: dict[str, Any]) -> None:
-        if how == "webhook":  # once the token is gone, the message stays as it was
-            self._webhook(run, lambda hook: self.rest.edit_followup(hook.app, hook.token, message_id, payload))
-            return
-        self.rest.edit_message(self.channel(run), message_id, payload)
-
-    # -- progress ------------------------------------------------------------------------------
-
-    def _progress(self, run: RunState, *, force: bool) -> None:
-        if not force and (not self._dirty or self.clock() - self._last_flush < PROGRESS_MIN_INTERVAL):
-            return
-        text = render.progress_text(self._step, list(self._tasks.values()))
-        try:
-            self._show_progress(run, text)
-        except DiscordError as exc:
-            log.warning("run %s: progress update failed (%s)", run.id, exc.status)
-        self._dirty = False
-        self._last_flush = self.clock()
-
-    def _show_progress(self, run: RunState, text: str) -> None:
-        surface = DiscordSurface.of(run)
-        if not surface.progress_done and self._webhook(
-            run, lambda hook: self.rest.edit_original(hook.app, hook.token, {"content": text})
-        ):
-            surface.progress_open = True
-            return
-        if surface.progress_id and surface.progress_open:
-            self.rest.edit_message(self.channel(run), surface.progress_id, {"content": text})
-            return
-        message_id, _ = self._create_in_channel(run, {"content": text})
-        surface.progress_id, surface.progress_open = message_id, True
-        self.store.save(run)
-
-    def _create_in_channel(self, run: RunState, payload: dict[str, Any]) -> tuple[str, str]:
-        return str(self.rest.create_message(self.channel(run), payload)["id"]), "channel"
-
-    def _close_progress(self, run: RunState, closing: str) -> None:
-        surface = DiscordSurface.of(run)
-        if not surface.progress_open:
-            return
-        try:
-            self._show_progress(run, render.progress_text(self._step, list(self._tasks.values()), closing))
-        except DiscordError as exc:
-            log.info("run %s: could not close the progress message (%s)", run.id, exc.status)
-        surface.progress_open = False
-        if surface.interaction is not None:
-            surface.progress_done = True  # after a pause, progress is a new bot message
-        self.store.save(run)
+        return self.poster.channel(run)
 
     # -- the answer ----------------------------------------------------------------------------
 
     def post_answer(self, run: RunState) -> None:
         """Post the answer once; on a re-delivery edit the messages already posted, if it changed, and
         delete those left over from a longer earlier delivery (as Slack's bot/slack/answer.py)."""
-        messages = render.answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
+        messages = answer_messages(
+            answer_of(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
+        )
         digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
         surface = DiscordSurface.of(run)
         posted = list(surface.answer_ids)
         if surface.answer_digest != digest or len(posted) != len(messages):
             for index, message in enumerate(messages):
                 if index < len(posted):
-                    self._edit(run, posted[index][0], posted[index][1], message)
+                    self.poster.edit(run, posted[index][0], posted[index][1], message)
                     continue
-                posted.append(self._create(run, message))
+                posted.append(self.poster.create(run, message))
                 surface.answer_ids = posted
                 self.store.save(run)  # remembered before anything else can fail
             for message_id, how in posted[len(messages) :]:  # an earlier delivery's, longer: its leftovers
-                self._delete(run, message_id, how)
+                self.poster.delete(run, message_id, how)
             surface.answer_ids, surface.answer_digest = posted[: len(messages)], digest
             self.store.save(run)
         self._record_turn(run)
-
-    def _delete(self, run: RunState, message_id: str, how: PostedVia) -> None:
-        """Delete a message of the run's; one already gone (404, Unknown Message: a retried job's, a moderator's) is fine."""
-        try:
-            if how == "webhook":  # once the token is gone, the message stays as it was
-                self._webhook(run, lambda hook: self.rest.delete_followup(hook.app, hook.token, message_id))
-            else:
-                self.rest.delete_message(self.channel(run), message_id)
-        except DiscordError as exc:
-            if exc.status != 404:
-                raise
 
     def _record_turn(self, run: RunState) -> None:
         """A finished answer in its thread becomes context for follow-ups there (once per run). A hand-off
@@ -288,17 +169,9 @@ class DiscordReporter(ChatPlatform):
         if not self.handoff_roles or surface.answer_ids:
             self._record_turn(run)
             return
-        who = " ".join(f"<@&{role}>" for role in self.handoff_roles)
-        text = common.HANDOFF.format(who=who, looked_at=render.escape(looked_at))
-        surface.answer_ids = [
-            self._create(
-                run,
-                {
-                    "content": clip(text, CONTENT_LIMIT),
-                    "allowed_mentions": {"parse": [], "roles": list(self.handoff_roles)},
-                },
-            )
-        ]
+        text = handoff_text(HandOff(who=" ".join(f"<@&{role}>" for role in self.handoff_roles), looked_at=looked_at))
+        mentions = {"parse": [], "roles": list(self.handoff_roles)}  # the roles ping; nothing else does
+        surface.answer_ids = [self.poster.create(run, {"content": text, "allowed_mentions": mentions})]
         self.store.save(run)
         self._record_turn(run)  # where it was posted: the thread, or the channel it replied in (then no turn)
 
@@ -327,7 +200,7 @@ class DiscordReporter(ChatPlatform):
         triage_card.show(self.rest, self.store, run, self.tracker)
 
     def thread_note(self, place: Origin, text: str, once: KeyedSlot | None = None) -> ThreadNote:
-        channel, content = place.channel or "", clip(text, CONTENT_LIMIT)
+        channel, content = place.channel or "", note_text(Note(text))
 
         def send() -> tuple[str, str]:
             nonce = {"nonce": card_marker.note_nonce(once.key), "enforce_nonce": True} if once is not None else {}

@@ -7,12 +7,20 @@ Discord does not turn `:shortcodes:` into emoji in a bot's messages, so these us
 
 from __future__ import annotations
 
+from workers import wording as common
 from workers.messages import wording as said
 
 DISCORD = said.Markup(
     em="*",
     strong="**",  # fills the neutral sentences' markup slots
-    icons={"warning": "\u26a0\ufe0f", "no_entry": "\u26d4", "lock": "\U0001f512", "done": "\u2705", "failed": "\u274c"},
+    icons={
+        "warning": "\u26a0\ufe0f",
+        "no_entry": "\u26d4",
+        "lock": "\U0001f512",
+        "done": "\u2705",
+        "failed": "\u274c",
+        "raised_hand": "\u270b",
+    },
 )
 
 PROGRESS_START = DISCORD.apply(said.PROGRESS_START)
@@ -22,7 +30,7 @@ PROGRESS_FAILED = DISCORD.apply(said.PROGRESS_FAILED)
 PROGRESS_PAUSED = DISCORD.apply(said.PROGRESS_PAUSED)
 TASK_MARK = {"in_progress": "\u23f3", "complete": "\u2705", "error": "\u274c"}
 THREAD_NAME = "Atlas: {question}"
-EMPTY_QUESTION = "Ask me something after the mention, e.g. `@Atlas what does ORB-1202 mean?`"
+EMPTY_QUESTION = DISCORD.apply(said.EMPTY_QUESTION).format(bot="Atlas")
 UNAVAILABLE = "\u26a0\ufe0f I can't take questions right now (my queue is unreachable). Please ask again in a minute."
 
 SOURCES = DISCORD.apply(said.SOURCES)
@@ -40,7 +48,7 @@ APPROVAL_TITLE = {
     "create_issue": "\U0001f4dd **Atlas wants to file a new issue**",
     "add_knowledge": "\U0001f4da **Atlas wants to keep this solved thread as knowledge**",
 }
-APPROVAL_TITLE_OTHER = "\u270b **Atlas wants to run `{name}`**"
+APPROVAL_TITLE_OTHER = DISCORD.apply(said.APPROVAL_TITLE_OTHER)
 APPROVAL_ISSUE = DISCORD.apply(said.APPROVAL_ISSUE)
 APPROVAL_LABELS = "**Labels to add:** {labels}"
 APPROVAL_CURRENT_LABELS = DISCORD.apply(said.APPROVAL_CURRENT_LABELS)
@@ -62,7 +70,7 @@ APPROVAL_REDACTED = DISCORD.apply(said.APPROVAL_REDACTED)
 APPROVAL_LEFT_OUT = DISCORD.apply(said.APPROVAL_LEFT_OUT)
 APPROVAL_NEW_BODY_BELOW = "**Body, exactly as it will be filed ({chars} characters, in full below):**"
 APPROVAL_CLOSE_DUPLICATE = DISCORD.apply(said.APPROVAL_CLOSE_DUPLICATE)
-APPROVAL_REASON = "*Why (the model's words):*"
+APPROVAL_REASON = DISCORD.apply(said.APPROVAL_REASON)
 APPROVAL_PROVENANCE = DISCORD.apply(said.APPROVAL_PROVENANCE)
 APPROVAL_ASKED_BY = "-# Asked by <@{user}> · expires <t:{when}:f>"
 APPROVAL_APPROVE = DISCORD.apply(said.APPROVAL_APPROVE)
@@ -103,3 +111,8 @@ UNKNOWN_COMMAND = "I don't know that command."
 MARK_ANSWER_BUTTON = DISCORD.apply(
     said.MARK_ANSWER_BUTTON
 )  # beside File as GitHub issue: the thread solved, drafted as knowledge
+
+# The words of a run every platform shows (workers/wording.py), as the views take them from here.
+HANDOFF = common.HANDOFF
+FILE_ISSUE_BUTTON = common.FILE_ISSUE_BUTTON
+steps_word = common.steps_word

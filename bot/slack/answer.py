@@ -18,10 +18,10 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.slack import wording
 from bot.slack.client import error_code, error_details
 from bot.slack.progress import channel_of, thread_of
-from bot.slack.render import answer_messages, classic_feedback, defuse
+from bot.slack.views.answer import answer_messages, classic_feedback, text_only
+from workers.messages.answer import Answer
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import SlackSurface
@@ -37,25 +37,15 @@ TEXT_ONLY_CHARS = 3500
 class AnswerMessages:
     """Posts and updates a run's answer messages. One instance per job (the reporter's)."""
 
-    def __init__(
-        self,
-        client: WebClient,
-        create_client: WebClient,
-        store: RunStore,
-        *,
-        docs_base_url: str | None = None,
-        issues_base_url: str | None = None,
-    ) -> None:
+    def __init__(self, client: WebClient, create_client: WebClient, store: RunStore) -> None:
         self.client = client  # retries 5xx and dropped connections: for updates and deletes
         self.create_client = create_client  # retries 429 only: for posts
         self.store = store
-        self.docs_base_url = docs_base_url
-        self.issues_base_url = issues_base_url
 
-    def post(self, run: RunState) -> bool:
+    def post(self, run: RunState, answer: Answer) -> bool:
         """Post the answer once; on a re-delivery update the messages already posted, if it changed.
         True when the thread was sent anything, False when it already showed this answer."""
-        messages = answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
+        messages = answer_messages(answer)
         digest = hashlib.sha256(json.dumps([[m.text, m.blocks] for m in messages], sort_keys=True).encode()).hexdigest()
         surface = SlackSurface.of(run)
         posted: list[str] = list(surface.answer_ts)
@@ -64,10 +54,10 @@ class AnswerMessages:
         channel = channel_of(run)
         for index, message in enumerate(messages):
             if index < len(posted):
-                self.send(run, "update", channel=channel, ts=posted[index], text=message.text, blocks=message.blocks)
+                self.send(answer, "update", channel=channel, ts=posted[index], text=message.text, blocks=message.blocks)
                 continue
             reply = self.send(
-                run,
+                answer,
                 "post",
                 channel=channel,
                 thread_ts=thread_of(run),
@@ -93,12 +83,12 @@ class AnswerMessages:
             self.store.save(run)
         return True
 
-    def update(self, run: RunState, ts: str) -> None:
+    def update(self, run: RunState, ts: str, answer: Answer) -> None:
         """The whole answer, as one message, into the message at `ts` (one Slack no longer streams)."""
-        [message] = answer_messages(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
-        self.send(run, "update", channel=channel_of(run), ts=ts, text=message.text, blocks=message.blocks)
+        [message] = answer_messages(answer)
+        self.send(answer, "update", channel=channel_of(run), ts=ts, text=message.text, blocks=message.blocks)
 
-    def send(self, run: RunState, how: str, **kwargs: Any) -> Any:
+    def send(self, answer: Answer, how: str, **kwargs: Any) -> Any:
         """chat.postMessage / chat.update; if Slack rejects the feedback block, the same message with
         plain feedback buttons; if it rejects the blocks otherwise, the same text without them."""
         call = self.create_client.chat_postMessage if how == "post" else self.client.chat_update
@@ -107,17 +97,21 @@ class AnswerMessages:
         except SlackApiError as exc:
             if error_code(exc) not in TEXT_ONLY_ERRORS:
                 raise
-            classic = classic_feedback(kwargs.get("blocks") or [], run.id) if refuses_feedback_block(exc) else None
+            classic = (
+                classic_feedback(kwargs.get("blocks") or [], answer.run_id) if refuses_feedback_block(exc) else None
+            )
             if classic is not None:
-                log.info("run %s: Slack refused the feedback block; sending plain feedback buttons", run.id)
+                log.info("run %s: Slack refused the feedback block; sending plain feedback buttons", answer.run_id)
                 try:
                     return call(**{**kwargs, "blocks": classic})
                 except SlackApiError as again:
                     if error_code(again) not in TEXT_ONLY_ERRORS:
                         raise
-            log.warning("run %s: Slack refused the answer's blocks (%s); sending text only", run.id, error_code(exc))
+            log.warning(
+                "run %s: Slack refused the answer's blocks (%s); sending text only", answer.run_id, error_code(exc)
+            )
             kwargs["blocks"] = []
-            kwargs["text"] = defuse(run.answer or wording.PROGRESS_FAILED)[:TEXT_ONLY_CHARS]
+            kwargs["text"] = text_only(answer)[:TEXT_ONLY_CHARS]
             return call(**kwargs)
 
 

@@ -26,9 +26,9 @@ from slack_bolt.middleware import Middleware
 
 from bot.slack import cards as approval_cards
 from bot.slack import wording
-from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
+from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION, outcome_line
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Directory, Policy, SlackDirectory, standing
@@ -207,7 +207,9 @@ def _already_decided(deps: Deps, body: dict[str, Any], user_id: str, stale: appr
     """Tell the clicker the outcome; repair a resume lost between deciding and enqueueing (when the step
     was closed but its resume job is not there)."""
     text = (
-        approval_cards.outcome_line(stale) if stale.decided else wording.APPROVAL_OUTCOME["expired"].format(when="now")
+        outcome_line(approval_cards.decision_of(stale))
+        if stale.decided
+        else wording.APPROVAL_OUTCOME["expired"].format(when="now")
     )
     tell_clicker(deps, body, user_id, wording.APPROVAL_ALREADY.format(outcome=text))
     try:

@@ -19,8 +19,9 @@ from atlas.settings import Settings
 from bot.slack import assistant_threads, wording
 from bot.slack.client import web_client
 from bot.slack.progress import channel_of, thread_of
+from workers.agent.events import Finished, InDoubt, Paused, RunEvent, StepStarted, ToolCalled
 from workers.agent.ports import Reporter
-from workers.runs.state import EventKind, RunState
+from workers.runs.state import RunState
 from workers.runs.surfaces import SlackSurface
 
 log = logging.getLogger("atlas.slack_assistant")
@@ -40,24 +41,23 @@ class AssistantThreadReporter(Reporter):
         """`client`: the process's (repeatable calls: setTitle and setStatus only change what is shown); by default a new one."""
         return cls(client or web_client(settings))
 
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
+    def event(self, run: RunState, event: RunEvent) -> None:
         if run.origin.kind != "slack" or not run.origin.channel or not SlackSurface.of(run).assistant_thread:
             return
-        match kind:
-            case "step":
-                if int(data.get("step") or 0) == 1 and not run.history:
+        match event:
+            case StepStarted(step=step):
+                if step == 1 and not run.history:
                     self._call("setTitle", run, title=title_of(run.question))
                 self._set_status(run, wording.ASSISTANT_STATUS_THINKING)
-            case "tool":
-                if data.get("state") == "started":
-                    name = str(data.get("name") or "")
+            case ToolCalled(name=name, state=state):
+                if state == "started":
                     self._set_status(run, wording.ASSISTANT_STATUS.get(name, wording.ASSISTANT_STATUS_OTHER))
-            case "answer" | "paused":
+            case Finished() | Paused():
                 self._set_status(run, "")  # posting clears it too; this covers a post that came first
-            case "in_doubt":
+            case InDoubt():
                 pass  # the thread gets the platform's notice; the status is not about it
             case _:
-                assert_never(kind)
+                assert_never(event)
 
     def _set_status(self, run: RunState, status: str) -> None:
         if status == self._status:

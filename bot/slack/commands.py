@@ -26,7 +26,9 @@ from bot.lookups import TITLE as LOOKUP_TITLE
 from bot.lookups import Lookup, Result, Usage, parse
 from bot.slack import wording
 from bot.slack.deps import Deps
-from bot.slack.render import escape, source_link
+from bot.slack.views.answer import source_link
+from bot.slack.views.markup import escape
+from workers.messages.answer import sources_of
 
 log = logging.getLogger("atlas.bot.slack.commands")
 
@@ -41,13 +43,15 @@ def render(result: Result, *, issues_base_url: str | None, docs_base_url: str | 
     lookup = result.lookup
     title = LOOKUP_TITLE[lookup.kind].format(arg=escape(lookup.arg))
     if lookup.kind == "issue" and result.ok and issues_base_url:
-        title = f"{title} ({source_link('#' + lookup.arg, docs_base_url=None, issues_base_url=issues_base_url)})"
+        (source,) = sources_of(["#" + lookup.arg], docs_base_url=None, issues_base_url=issues_base_url)
+        title = f"{title} ({source_link(source)})"
     if lookup.state:
         title += f" ({lookup.state})"
     body = escape(result.text) if result.ok else escape(result.text.split("\nHint:")[0])
     if issues_base_url:
         body = _ISSUE_REF.sub(
-            lambda m: source_link("#" + m.group(1), docs_base_url=None, issues_base_url=issues_base_url), body
+            lambda m: source_link(*sources_of(["#" + m.group(1)], docs_base_url=None, issues_base_url=issues_base_url)),
+            body,
         )
     blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=f"*{title}*"))]
     for chunk in _chunks(body, SECTION_CHARS)[:MAX_SECTIONS]:

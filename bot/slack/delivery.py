@@ -21,8 +21,9 @@ from typing import Any, Literal, TypeVar
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.slack import wording
+from bot.slack.views.notices import notice_text
 from workers.errors import DeliveryLost
+from workers.messages.notices import Undelivered
 from workers.runs import redelivery
 from workers.runs.redelivery import FIRST_WAIT_SECONDS, Redelivery
 from workers.runs.state import RunState
@@ -31,11 +32,6 @@ from workers.runs.surfaces import Undeliverable
 log = logging.getLogger("atlas.delivery")
 
 T = TypeVar("T")
-UNDELIVERED = {
-    "answer": wording.ANSWER_UNDELIVERED,
-    "cards": wording.CARDS_UNDELIVERED,
-    "triage_card": wording.TRIAGE_CARD_UNDELIVERED,
-}
 IN_SLOT_SECONDS = 3.0  # how long one job keeps trying before it hands the outage to a scheduled re-delivery
 Delivered = Literal["delivered", "scheduled", "lost"]
 # `ok: false` errors Slack documents as temporary (the call may succeed later), besides HTTP 429/5xx.
@@ -202,13 +198,8 @@ def _lost(
     run.surface.outage_since, run.surface.outage_tries = None, 0
     save(run)
     minutes = max(1, round(patience.budget_seconds / 60))
-    text = UNDELIVERED[what].format(
-        minutes=minutes,
-        minute_word="minute" if minutes == 1 else "minutes",
-        run_id=run.id,
-        count=len(run.pending),
-        issue=run.triage.issue if run.triage is not None else "?",
-    )
+    issue = run.triage.issue if run.triage is not None else None
+    text = notice_text(Undelivered(what, minutes, run.id, count=len(run.pending), issue=issue))
     try:
         persist(lambda: note(text), Patience(patience.cap_seconds, patience.cap_seconds), what=f"run {run.id}: note")
     except DeliveryLost as also:

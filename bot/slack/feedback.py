@@ -16,7 +16,7 @@ from slack_bolt import Ack, App
 from bot.slack import wording
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
-from bot.slack.render import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
+from bot.slack.views.answer import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
 from workers.runs.votes import toggle
 
 log = logging.getLogger("atlas.bot.slack.feedback")

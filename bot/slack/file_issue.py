@@ -16,7 +16,7 @@ from slack_bolt import Ack, App
 from bot.slack import wording as slack_words
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
-from bot.slack.render import FILE_ISSUE_ACTION
+from bot.slack.views.answer import FILE_ISSUE_ACTION
 from workers import wording
 from workers.errors import RunNotFound
 from workers.followup import filing_claim as filing

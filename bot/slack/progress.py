@@ -23,12 +23,12 @@ from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.models.messages.chunk import MarkdownTextChunk, TaskUpdateChunk
+from slack_sdk.models.messages.chunk import MarkdownTextChunk
 
-from bot.slack import wording
 from bot.slack.client import error_code
-from bot.slack.render import placeholder_text
+from bot.slack.views.progress import closing_line, placeholder_text, task_chunks
 from bot.task_titles import task_title
+from workers.messages.progress import TASK_STATUS, Progress, ProgressEnd, Task
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import ProgressMode, SlackSurface
@@ -36,7 +36,6 @@ from workers.runs.surfaces import ProgressMode, SlackSurface
 log = logging.getLogger("atlas.slack_surface")
 
 PROGRESS_MIN_INTERVAL = 1.0  # seconds between progress updates within a step
-TASK_STATUS = {"started": "in_progress", "done": "complete", "failed": "error"}
 RATE_LIMITED = frozenset({"ratelimited", "rate_limited"})  # after the client's own Retry-After retries
 
 
@@ -55,8 +54,8 @@ class ProgressMessage:
         self.create_client = create_client  # retries 429 only: for calls that create messages
         self.store = store
         self.clock = clock
-        self.tasks: dict[str, tuple[str, str]] = {}  # call_id -> (title, status), this job's calls
-        self.pending: dict[str, tuple[str, str]] = {}  # not yet sent to Slack
+        self.tasks: dict[str, Task] = {}  # call_id -> its task, this job's calls
+        self.pending: dict[str, Task] = {}  # not yet sent to Slack
         self.step = 0
         self._last_flush = float("-inf")
         self._broken = False
@@ -71,7 +70,7 @@ class ProgressMessage:
 
     def on_tool(self, run: RunState, call_id: str, name: str, arguments: str, state: str) -> None:
         """A tool call started or ended: its card, sent now or with the next update (the first one opens the message)."""
-        entry = (task_title(name, arguments), TASK_STATUS.get(state, "in_progress"))
+        entry = Task(call_id, task_title(name, arguments), TASK_STATUS.get(state, "in_progress"))
         self.tasks[call_id] = entry
         self.pending[call_id] = entry
         if not SlackSurface.of(run).progress_open:
@@ -90,14 +89,14 @@ class ProgressMessage:
                 recipient_team_id=origin.team,
                 recipient_user_id=origin.user,
                 task_display_mode="timeline",
-                chunks=[MarkdownTextChunk(text=wording.PROGRESS_START)],
+                chunks=[MarkdownTextChunk(text=placeholder_text(Progress(0)))],
             )
             mode: ProgressMode = "stream"
         except SlackApiError as exc:
             log.info("run %s: streaming unavailable (%s); using a placeholder", run.id, error_code(exc))
             try:
                 reply = self.create_client.chat_postMessage(
-                    channel=channel_of(run), thread_ts=thread_of(run), text=placeholder_text(self.step, [])
+                    channel=channel_of(run), thread_ts=thread_of(run), text=placeholder_text(Progress(self.step))
                 )
             except SlackClientError:
                 log.warning("run %s: could not post progress", run.id, exc_info=True)
@@ -162,9 +161,9 @@ class ProgressMessage:
             self.store.save(run)
             self.update_in_place(run)
 
-    def update_in_place(self, run: RunState, closing: str | None = None) -> None:
+    def update_in_place(self, run: RunState, end: ProgressEnd | None = None) -> None:
         """The progress text, edited by ts; if the message is gone, one new plain message replaces it."""
-        text = placeholder_text(self.step, list(self.tasks.values()), closing)
+        text = placeholder_text(Progress(self.step, tuple(self.tasks.values()), end))
         try:
             self.client.chat_update(channel=channel_of(run), ts=SlackSurface.of(run).progress_ts or "", text=text)
         except SlackApiError as exc:
@@ -182,7 +181,7 @@ class ProgressMessage:
         surface.stopped_by_user, surface.progress_open = True, False
         self.store.save(run)
 
-    def close(self, run: RunState, closing: str) -> None:
+    def close(self, run: RunState, end: ProgressEnd) -> None:
         """End the progress message with a closing line; the answer or the approval card follows it."""
         if not SlackSurface.of(run).progress_open:
             return
@@ -190,7 +189,7 @@ class ProgressMessage:
         try:
             if SlackSurface.of(run).progress_mode == "stream":
                 chunks: list[Any] = self.task_chunks()
-                chunks.append(MarkdownTextChunk(text="\n" + closing))
+                chunks.append(MarkdownTextChunk(text="\n" + closing_line(end)))
                 try:
                     self.create_client.chat_stopStream(channel=channel, ts=ts, chunks=chunks)
                 except SlackApiError as exc:
@@ -200,9 +199,9 @@ class ProgressMessage:
                     log.info(
                         "run %s: Slack refused stopping the stream (%s); updating it instead", run.id, error_code(exc)
                     )
-                    self.update_in_place(run, closing)
+                    self.update_in_place(run, end)
             else:
-                self.update_in_place(run, closing)
+                self.update_in_place(run, end)
         except SlackClientError:
             log.info("run %s: could not close the progress message", run.id, exc_info=True)
         self.pending.clear()
@@ -211,9 +210,7 @@ class ProgressMessage:
 
     def task_chunks(self) -> list[Any]:
         """The pending task cards as stream chunks."""
-        return [
-            TaskUpdateChunk(id=call_id, title=title, status=status) for call_id, (title, status) in self.pending.items()
-        ]
+        return list(task_chunks(list(self.pending.values())))
 
 
 def channel_of(run: RunState) -> str:

@@ -20,7 +20,7 @@ from slack_sdk.errors import SlackClientError
 from bot.slack import wording as slack_words
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
-from bot.slack.render import FILE_ISSUE_ACTION, MARK_ANSWER_ACTION
+from bot.slack.views.answer import FILE_ISSUE_ACTION, MARK_ANSWER_ACTION
 from workers.errors import RunNotFound
 from workers.knowledge import solved_claim
 from workers.knowledge import wording as words

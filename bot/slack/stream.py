@@ -13,7 +13,6 @@ too long for one message, the run failed), the answer is posted as before (bot/s
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any, Literal
 
 from slack_sdk import WebClient
@@ -22,7 +21,8 @@ from slack_sdk.models.messages.chunk import MarkdownTextChunk
 
 from bot.slack.client import error_code
 from bot.slack.delivery import transient
-from bot.slack.render import answer_tail, streamed_answer
+from bot.slack.views.answer import answer_tail, streamed_markdown
+from workers.messages.answer import Answer
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import SlackSurface
@@ -33,7 +33,7 @@ PIECE_CHARS = 1500  # an append at a time: the answer appears progressively, in 
 SEPARATOR = "\n\n"  # between the task cards and the answer
 NOT_STREAMING = frozenset({"message_not_in_streaming_state", "message_not_found"})
 
-Streamed = Literal["streamed", "finished_by_update", "stopped_by_user", "message_gone"]
+Streamed = Literal["streamed", "unstreamable", "stopped_by_user"]
 
 
 def streamed(run: RunState) -> bool:
@@ -42,7 +42,7 @@ def streamed(run: RunState) -> bool:
     return surface.answer_mode == "stream" and bool(surface.answer_ts)
 
 
-def can_stream(run: RunState) -> bool:
+def can_stream(run: RunState, answer: Answer) -> bool:
     """Asked in Slack's assistant view, with a progress stream open (in this job or an earlier one),
     and an answer that fits one message. Mentions and DMs keep their answer as a message of its own."""
     surface = SlackSurface.of(run)
@@ -51,7 +51,7 @@ def can_stream(run: RunState) -> bool:
         and surface.progress_mode == "stream"
         and surface.progress_open
         and not surface.stopped_by_user
-        and streamed_answer(run) is not None
+        and streamed_markdown(answer) is not None
     )
 
 
@@ -71,42 +71,28 @@ def pieces(text: str, start: int, size: int = PIECE_CHARS) -> list[str]:
 class AnswerStream:
     """Streams one run's answer into its progress message and stops the stream with the answer's tail."""
 
-    def __init__(
-        self,
-        create_client: WebClient,
-        store: RunStore,
-        *,
-        docs_base_url: str | None,
-        issues_base_url: str | None,
-        finish_by_update: Callable[[RunState, str], None],
-    ) -> None:
+    def __init__(self, create_client: WebClient, store: RunStore) -> None:
         self.create_client = create_client  # retries 429 only: an append must not be sent twice
         self.store = store
-        self.docs_base_url = docs_base_url
-        self.issues_base_url = issues_base_url
-        self.finish_by_update = finish_by_update  # the whole answer into the message at ts (chat.update)
 
-    def deliver(self, run: RunState, task_chunks: list[Any]) -> Streamed:
+    def deliver(self, run: RunState, answer: Answer, task_chunks: list[Any]) -> Streamed:
         """Append what is left of the answer, then stop the stream with the tail. Transient failures
-        (429, 5xx, no connection) raise, so the delivery is tried again and continues from the run."""
-        text = streamed_answer(run) or ""
+        (429, 5xx, no connection) raise, so the delivery is tried again and continues from the run.
+        "unstreamable": Slack no longer streams that message; the caller finishes it by ts, then calls `finished`."""
+        text = streamed_markdown(answer) or ""
         surface = SlackSurface.of(run)
         channel, ts = run.origin.channel or "", str(surface.progress_ts)
-        done = surface.answer_streamed
         cards = list(task_chunks)  # this job's last task updates go out with its first call
         try:
-            for piece in pieces(text, done):
-                prefix = SEPARATOR if done == 0 else ""
+            for piece in pieces(text, surface.answer_streamed):
+                prefix = SEPARATOR if surface.answer_streamed == 0 else ""
                 self.create_client.chat_appendStream(
                     channel=channel, ts=ts, chunks=[*cards, MarkdownTextChunk(text=prefix + piece)]
                 )
                 cards = []
-                done += len(piece)
-                surface.answer_streamed = done
+                surface.answer_streamed += len(piece)
                 self.store.save(run)  # a retried job continues after this piece
-            tail = answer_tail(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
-            self.create_client.chat_stopStream(channel=channel, ts=ts, chunks=cards or None, blocks=tail)
-            outcome: Streamed = "streamed"
+            self.create_client.chat_stopStream(channel=channel, ts=ts, chunks=cards or None, blocks=answer_tail(answer))
         except SlackApiError as exc:
             code = error_code(exc)
             if code == "stopped_by_user":
@@ -116,21 +102,15 @@ class AnswerStream:
             log.info("run %s: Slack stopped streaming the answer (%s); finishing the same message", run.id, code)
             if code not in NOT_STREAMING:
                 self._stop_bare(run, channel, ts)  # e.g. the tail's blocks were refused: end the stream first
-            try:
-                self.finish_by_update(run, ts)
-            except SlackApiError as gone:
-                if error_code(gone) != "message_not_found":
-                    raise
-                return "message_gone"
-            outcome = "finished_by_update"
-        surface.answer_ts, surface.answer_streamed, surface.answer_mode, surface.progress_open = (
-            [ts],
-            done,
-            "stream",
-            False,
-        )
+            return "unstreamable"
+        self.finished(run)
+        return "streamed"
+
+    def finished(self, run: RunState) -> None:
+        """The progress message holds the answer now: a re-delivery finds it there and posts nothing."""
+        surface = SlackSurface.of(run)
+        surface.answer_ts, surface.answer_mode, surface.progress_open = [str(surface.progress_ts)], "stream", False
         self.store.save(run)
-        return outcome
 
     def _stop_bare(self, run: RunState, channel: str, ts: str) -> None:
         try:

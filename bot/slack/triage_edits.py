@@ -17,18 +17,19 @@ from slack_bolt import BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.slack import triage_card, triage_controls, wording
+from bot.slack import triage_controls, wording
 from bot.slack.approvals import Clicker, _after, _first_action
 from bot.slack.client import error_code
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
+from bot.slack.views.triage import fallback_text, triage_blocks
 from workers.approvals import revisions
 from workers.approvals.approvers import Directory, Policy, standing
 from workers.approvals.decisions import Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
 from workers.errors import RunNotFound
+from workers.messages.triage import triage_card_now
 from workers.new_issues import choices
-from workers.new_issues import wording as triage_wording
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction
@@ -179,10 +180,14 @@ class TriageEdits(Middleware):
             or not any(p.pending_id == pending_id for p in run.pending)
         ):
             return  # decided meanwhile: the run's job renders the card
-        blocks = triage_card.blocks_for(run, run.triage, None, choices.current(self.deps.redis, run))
+        card = triage_card_now(self.deps.redis, run, None)
+        assert card is not None  # a triage run
         try:
             self.deps.client.chat_update(
-                channel=run.triage.card_channel, ts=run.triage.card_ts, blocks=blocks, text=wording_fallback(run)
+                channel=run.triage.card_channel,
+                ts=run.triage.card_ts,
+                blocks=triage_blocks(card),
+                text=fallback_text(card),
             )
         except SlackClientError as exc:
             log.warning("triage card %s not re-rendered: %s", run.id, type(exc).__name__)
@@ -211,14 +216,6 @@ class TriageEdits(Middleware):
     def _action(self, pending_id: str) -> TriageAction | None:
         run = self._run(pending_id)
         return choices.action_of(run, pending_id) if run is not None else None
-
-
-def wording_fallback(run: RunState) -> str:
-    record = run.triage
-    assert record is not None
-    return triage_wording.CARD_FALLBACK.format(
-        number=record.issue, count=sum(a.mode == "draft" for a in record.actions)
-    )
 
 
 def _clicker(body: dict[str, Any]) -> Clicker:

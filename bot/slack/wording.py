@@ -15,8 +15,11 @@ SLACK = said.Markup(
         "lock": ":lock:",
         "done": ":white_check_mark:",
         "failed": ":x:",
+        "raised_hand": ":raised_hand:",
     },
 )
+# Text inside an element Slack styles itself (a title bolded by its section, an italic rich-text run): no marks.
+SLACK_STYLED = said.Markup(em="", strong="", icons=SLACK.icons)
 
 # --- mentions and DMs -------------------------------------------------------------------------
 WORKING_STATUS = "is looking into it..."
@@ -25,7 +28,7 @@ QUESTION_CUT = (
     ":scissors: Your question is longer than {limit:,} characters, so I read only its first {limit:,}. "
     "If the part that matters came later, ask again with just that part."
 )
-EMPTY_QUESTION = "Ask me something after the mention, e.g. `@atlas what does ORB-1202 mean?`"
+EMPTY_QUESTION = SLACK.apply(said.EMPTY_QUESTION).format(bot="atlas")
 UNAVAILABLE = (
     ":warning: I can't take questions right now (my queue is unreachable). Slack resends your message for a few "
     "minutes and I'll answer it if I'm back by then; if there is no answer here, please ask again."
@@ -112,7 +115,7 @@ APPROVAL_TITLE = {
     "create_issue": ":memo: Atlas wants to file a new issue",
     "add_knowledge": ":books: Atlas wants to keep this solved thread as knowledge",
 }
-APPROVAL_TITLE_OTHER = ":raised_hand: Atlas wants to run `{name}`"
+APPROVAL_TITLE_OTHER = SLACK_STYLED.apply(said.APPROVAL_TITLE_OTHER)
 APPROVAL_FALLBACK_TEXT = "Approval needed: {name} on #{issue}"
 APPROVAL_FALLBACK_NEW = "Approval needed: {name}"
 APPROVAL_NEW_TITLE = SLACK.apply(said.APPROVAL_NEW_TITLE)
@@ -133,7 +136,7 @@ APPROVAL_CURRENT_LABELS = SLACK.apply(said.APPROVAL_CURRENT_LABELS)
 APPROVAL_COMMENT = SLACK.apply(said.APPROVAL_COMMENT)
 APPROVAL_CLOSE = SLACK.apply(said.APPROVAL_CLOSE)
 APPROVAL_CLOSE_DUPLICATE = SLACK.apply(said.APPROVAL_CLOSE_DUPLICATE)
-APPROVAL_REASON = "Why (the model's words):"
+APPROVAL_REASON = SLACK_STYLED.apply(said.APPROVAL_REASON)
 APPROVAL_ASKED_BY = "Asked by <@{user}> · expires {when}"
 APPROVAL_PROVENANCE = SLACK.apply(said.APPROVAL_PROVENANCE)
 APPROVAL_HIDDEN = SLACK.apply(said.APPROVAL_HIDDEN)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from atlas.cli.ask import render, result_json
+from bot.plain.views import answer, approval
+from workers.messages.answer import answer_of
 from workers.runs.state import PendingCall, RunState, StepRecord, Usage
 
 
@@ -44,3 +48,19 @@ def test_a_paused_run_lists_the_actions_waiting_for_approval() -> None:
     text = render(run)
     assert "1 action(s)" in text and 'add_labels({"issue_id": 3, "labels": ["needs-repro"]})' in text
     assert "(no answer)" not in text
+
+
+def test_what_ask_prints_comes_from_the_plain_text_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`atlas ask` renders through bot/plain/views/: a change there is what the command prints."""
+    run = RunState(question="q", status="done", answer="Yes.", stop_reason="done", steps=[StepRecord(index=1)])
+    assert render(run).startswith(answer.answer_text(answer_of(run, docs_base_url=None, issues_base_url=None)))
+    monkeypatch.setattr(answer, "answer_text", lambda value: f"plain view of {value.run_id}")
+    monkeypatch.setattr(approval, "paused_text", lambda cards: f"plain view of {len(cards)} card(s)")
+    assert render(run) == f"plain view of {run.id}"
+    paused = run.model_copy(
+        update={
+            "status": "awaiting_approval",
+            "pending": [PendingCall(pending_id="p", call_id="c", name="add_labels", arguments="{}", step=1)],
+        }
+    )
+    assert render(paused) == "plain view of 1 card(s)"

@@ -151,16 +151,19 @@ def test_cli_sync_unknown_repository_is_one_line(
 
 
 def test_synced_docs_link_to_their_page_on_github(api: GitHubAPI, tmp_path: Path) -> None:
-    from bot.slack.render import sources_text
+    from bot.slack.views.answer import sources_text
+    from workers.messages.answer import sources_of
 
     settings = settings_for(api, tmp_path)
     run_sync(api, settings)
     page = open_corpus(settings.data_dir).docs.pages["guides-setup"]
     assert page.url == "https://github.com/acme/rocket/blob/main/docs/guides/setup.md"
     text = sources_text(
-        ["guides-setup", "#3"],
-        docs_base_url=None,
-        issues_base_url=settings.issues_base_url,
-        urls={"guides-setup": page.url},
+        sources_of(
+            ["guides-setup", "#3"],
+            docs_base_url=None,
+            issues_base_url=settings.issues_base_url,
+            urls={"guides-setup": page.url},
+        )
     )
     assert f"<{page.url}|guides-setup>" in text and "<https://github.com/acme/rocket/issues/3|#3>" in text

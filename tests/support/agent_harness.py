@@ -10,6 +10,7 @@ from atlas.settings import Settings
 from tests.support.tools_dataset import make_dataset
 from workers.agent import context as ctxmgmt
 from workers.agent.budget import Budget
+from workers.agent.events import RunEvent
 from workers.agent.loop import Agent
 from workers.agent.ports import Reporter
 from workers.process import runtime
@@ -22,8 +23,8 @@ class RecordingReporter(Reporter):
     def __init__(self) -> None:
         self.events: list[tuple[str, dict[str, Any]]] = []
 
-    def event(self, run: RunState, kind: str, **data: Any) -> None:
-        self.events.append((kind, data))
+    def event(self, run: RunState, event: RunEvent) -> None:
+        self.events.append((event.kind, event.record()))  # as the run's stream has it
 
 
 def settings_for(tmp_path: Path, redis_url: str, base_url: str | None) -> Settings:

@@ -21,7 +21,7 @@ from slack_sdk import WebClient
 
 from atlas.settings import Settings
 from bot.slack import cards as approval_cards
-from bot.slack.cards import APPROVE_ACTION, DENY_ACTION
+from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
 from datasets import tracker_db, tracker_journal
 from tests.standins.responses_api import ScriptedModel
 from tests.standins.slack_api import TEAM, SlackAPI

@@ -10,6 +10,7 @@ import redis
 from atlas.settings import Settings
 from bot.slack.surface import SlackReporter
 from tests.standins.slack_api import SlackAPI
+from workers.agent.events import ToolCalled
 from workers.runs.state import Origin, RunState, StepRecord
 from workers.runs.store import RunStore
 
@@ -57,14 +58,7 @@ def finish(run: RunState, answer: str = "It is **PermanentError**; see #4.") -> 
 
 
 def tool_event(reporter: SlackReporter, run: RunState, call_id: str, state: str, query: str = "ORB-1202") -> None:
-    reporter.event(
-        run,
-        "tool",
-        call_id=call_id,
-        name="search_issues",
-        arguments=json.dumps({"query": query, "state": None}),
-        state=state,
-    )
+    reporter.event(run, ToolCalled(call_id, "search_issues", json.dumps({"query": query, "state": None}), state))
 
 
 def streams(api: SlackAPI) -> list[dict]:

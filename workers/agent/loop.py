@@ -19,6 +19,7 @@ from tools.mentions import defuse_arguments
 from workers.agent import context as ctxmgmt
 from workers.agent import toolset
 from workers.agent.budget import WRAP_UP_SECONDS, exhausted, seconds_left
+from workers.agent.events import Finished, Paused, StepStarted, ToolCalled, ToolState
 from workers.agent.instructions import (
     INCOMPLETE,
     INSTRUCTIONS,
@@ -105,7 +106,7 @@ class Agent:
                     run.pending = pending
                     self.keeper.save(run)
                     self.keeper.pause(run)
-                    self.reporter.event(run, "paused", pending=[p.model_dump() for p in pending])
+                    self.reporter.event(run, Paused(tuple(pending)))
                     return run
                 case BudgetStop(reason=reason):
                     self.wrap_up(run, reason)
@@ -118,7 +119,7 @@ class Agent:
                     assert_never(outcome)
             self.keeper.settle(run)
             self.keeper.save(run)
-            self.reporter.event(run, "answer")
+            self.reporter.event(run, Finished())
             return run
 
     def step(self, run: RunState, *, announce: bool = False) -> StepOutcome:
@@ -131,7 +132,7 @@ class Agent:
         started = time.monotonic()
         index = len(run.steps) + 1
         saved_at = run.updated_at
-        self.reporter.event(run, "step", step=index)
+        self.reporter.event(run, StepStarted(index))
         if announce and run.updated_at == saved_at:
             self.keeper.save(run)
         try:
@@ -264,7 +265,7 @@ class Agent:
                         )  # its card shows the text as posted: no live @mention
                     )
                 continue
-            self.reporter.event(run, "tool", call_id=call_id, name=name, arguments=arguments, state="started")
+            self.reporter.event(run, ToolCalled(call_id, name, arguments, "started"))
             # the call's thread logs under this run (workers/runs/run_log.py)
             futures[call_id] = self.pool.submit(
                 contextvars.copy_context().run, dispatch, self.tools.registry, name, arguments, ctx
@@ -291,14 +292,8 @@ class Agent:
                 record.errors += 1
             run.items.append({"type": "function_call_output", "call_id": call_id, "output": text})
             if call_id in futures:
-                self.reporter.event(
-                    run,
-                    "tool",
-                    call_id=call_id,
-                    name=call["name"],
-                    arguments=call.get("arguments", ""),
-                    state="done" if ok else "failed",
-                )
+                state: ToolState = "done" if ok else "failed"
+                self.reporter.event(run, ToolCalled(call_id, call["name"], call.get("arguments", ""), state))
         return pending
 
     def wrap_up(self, run: RunState, reason: StopReason) -> None:

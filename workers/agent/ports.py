@@ -16,7 +16,8 @@ from workers.agent.context import ContextBudget
 if TYPE_CHECKING:
     from tools.context import ResultStash, ToolContext
     from tools.registry import Registry
-    from workers.runs.state import EventKind, RunState, Usage
+    from workers.agent.events import RunEvent
+    from workers.runs.state import RunState, Usage
 
 
 class Tools(Protocol):
@@ -70,7 +71,7 @@ class Limits:
 
 
 class Reporter:
-    """Receives progress events; subclasses post them somewhere (a Redis stream, Slack)."""
+    """Receives a run's events (workers/agent/events.py); subclasses post them somewhere (a Redis stream, Slack)."""
 
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:  # pragma: no cover - interface
+    def event(self, run: RunState, event: RunEvent) -> None:  # pragma: no cover - interface
         pass

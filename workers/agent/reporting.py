@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
+from workers.agent.events import RunEvent
 from workers.agent.ports import Reporter
 from workers.errors import DeliveryFailed, StoppedByUser
 from workers.runs.state import EventKind, RunState
@@ -22,8 +22,9 @@ class StreamReporter(Reporter):
         self.store = store
         self._expiring: set[str] = set()  # runs whose stream got its TTL from this job (one instance per job)
 
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
-        self.store.publish(run.id, {"kind": kind, "status": run.status, **data}, expire=run.id not in self._expiring)
+    def event(self, run: RunState, event: RunEvent) -> None:
+        record = {"kind": event.kind, "status": run.status, **event.record()}
+        self.store.publish(run.id, record, expire=run.id not in self._expiring)
         self._expiring.add(run.id)
 
 
@@ -41,19 +42,19 @@ class FanOut(Reporter):
     def __init__(self, *reporters: Reporter) -> None:
         self.reporters = reporters
 
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
+    def event(self, run: RunState, event: RunEvent) -> None:
         failed: list[str] = []
         stopped: StoppedByUser | None = None
         for reporter in self.reporters:
             try:
-                reporter.event(run, kind, **data)
+                reporter.event(run, event)
             except StoppedByUser as exc:
                 stopped = exc
             except Exception:
-                log.exception("reporter %s failed on %s for run %s", type(reporter).__name__, kind, run.id)
+                log.exception("reporter %s failed on %s for run %s", type(reporter).__name__, event.kind, run.id)
                 failed.append(type(reporter).__name__)
-        if failed and kind in MUST_DELIVER:
-            raise DeliveryFailed(f"{kind} of run {run.id} not delivered by {', '.join(failed)}")
+        if failed and event.kind in MUST_DELIVER:
+            raise DeliveryFailed(f"{event.kind} of run {run.id} not delivered by {', '.join(failed)}")
         if stopped is not None:
             raise stopped
 
@@ -66,6 +67,6 @@ class Fenced(Reporter):
         self.reporter = reporter
         self.fence = fence
 
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
+    def event(self, run: RunState, event: RunEvent) -> None:
         self.fence()
-        self.reporter.event(run, kind, **data)
+        self.reporter.event(run, event)

@@ -27,6 +27,7 @@ from tools import send_guard
 from tools.context import ToolContext
 from tools.dispatch import ToolOutput, execute, validate
 from tools.errors import for_people
+from workers.agent.events import Finished, InDoubt, Paused
 from workers.agent.instructions import DECLINED, EXPIRED, IN_DOUBT, IN_DOUBT_UNCONFIRMED, MISSING
 from workers.agent.loop import Agent
 from workers.agent.ports import Reporter
@@ -62,7 +63,7 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
     if not records:
         # The worker stopped between saving the pause and opening its approvals: open them now.
         agent.keeper.pause(run)  # the job's keeper: not once another job took the run's lease
-        reporter.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+        reporter.event(run, Paused(tuple(run.pending)))
         return False
     if any(p.pending_id in records and not records[p.pending_id].decided for p in run.pending):
         return False  # an early or duplicate delivery: the last decision enqueues the resume
@@ -92,7 +93,7 @@ def resume(rt: WorkerParts, run: RunState, reporter: Reporter, agent: Agent) -> 
     run.status = "expired"
     agent.keeper.settle(run)
     agent.keeper.save(run)
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
     return False
 
 
@@ -174,7 +175,7 @@ def _in_doubt(
         decision="in_doubt",
         result=f"{why}; may or may not have happened; not retried",
     )
-    reporter.event(run, "in_doubt", pending_id=call.pending_id, name=call.name, arguments=call.arguments)
+    reporter.event(run, InDoubt(call.pending_id, call.name, call.arguments))
     _tell_platform(rt, run, approval, in_doubt=True)
     ledger.settle_in_doubt(rt.conn, run.id, call.call_id, output)
     return output

@@ -24,6 +24,7 @@ from tools.issue_filing import FILED
 from tools.mentions import defuse_arguments
 from workers import wording
 from workers.agent.cost import dollars
+from workers.agent.events import Paused
 from workers.agent.ports import Reporter
 from workers.approvals import gate, ledger
 from workers.approvals import records as approvals
@@ -97,7 +98,7 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     rt.store.save(run)
     _open(rt, run)
     if platform is not None:
-        platform.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+        platform.event(run, Paused(tuple(run.pending)))
 
 
 def _chosen(
@@ -174,8 +175,8 @@ def _decided(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     if chosen is None and any(a is None or not a.decided for a in found.values()):
         platform = rt.platform_for(run.origin.kind)  # a card that failed to post earlier is posted now
         if any(a is not None and not a.card_ts for a in found.values()) and platform is not None:
-            missing = [p.model_dump() for p in run.pending if not _carded(found.get(p.call_id))]
-            platform.event(run, "paused", pending=missing)
+            missing = tuple(p for p in run.pending if not _carded(found.get(p.call_id)))
+            platform.event(run, Paused(missing))
         return
     if chosen is None:
         approval = found[CALL_ID]

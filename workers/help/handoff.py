@@ -11,15 +11,15 @@ while it worked get their run (workers/help/followups.py).
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import redis
 
 from atlas.settings import Settings
+from workers.agent.events import Finished, RunEvent, StepStarted, ToolCalled
 from workers.approvals.records import Approval
 from workers.chat import ChatPlatform
 from workers.help import followups, threads
-from workers.runs.state import EventKind, RunState
+from workers.runs.state import RunState
 
 log = logging.getLogger("atlas.help")
 
@@ -30,18 +30,18 @@ class HelpReporter(ChatPlatform):
     def __init__(self, platform: ChatPlatform, conn: redis.Redis, settings: Settings) -> None:
         self.platform, self.conn, self.settings = platform, conn, settings
 
-    def event(self, run: RunState, kind: EventKind, **data: Any) -> None:
-        if kind in ("step", "tool"):
+    def event(self, run: RunState, event: RunEvent) -> None:
+        if isinstance(event, StepStarted | ToolCalled):
             return  # no progress message in a help channel
-        if kind == "answer" and run.handoff is not None:
+        if isinstance(event, Finished) and run.handoff is not None:
             thread = threads.thread_of(run)
             if threads.claim_handoff(self.conn, thread, run.id):
                 self.platform.hand_off(run, run.handoff)
             else:
                 log.info("run %s: not confident; thread %s was handed off already, staying silent", run.id, thread)
         else:
-            self.platform.event(run, kind, **data)
-        if kind == "answer":
+            self.platform.event(run, event)
+        if isinstance(event, Finished):
             followups.start_waiting(self.conn, self.settings, run)
 
     def hand_off(self, run: RunState, looked_at: str) -> None:

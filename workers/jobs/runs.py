@@ -14,6 +14,7 @@ from rq.job import Job
 
 from workers import settings_check
 from workers import wording as phrases
+from workers.agent.events import Finished, Paused
 from workers.agent.loop import finish
 from workers.agent.ports import Reporter
 from workers.agent.reporting import FanOut, Fenced, StreamReporter
@@ -111,7 +112,7 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
     if run.final:
         # A re-delivery (the answer failed to post, or the worker died after saving it): surfaces
         # post what they have not posted yet and update what they have; they never post twice.
-        reporter.event(run, "answer")
+        reporter.event(run, Finished())
         return run.status
     if settings_check.mismatched(rt, run):
         fence()
@@ -125,7 +126,7 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
         # or duplicate delivery returns here, and so does a run that ended because approvals expired.
         if run.status == "awaiting_approval" and not gate.resume(rt, run, reporter, agent):
             if run.status == "awaiting_approval":  # cards that failed to post earlier are posted now
-                reporter.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+                reporter.event(run, Paused(tuple(run.pending)))
             return run.status
         agent.run(run)
     except (DeliveryFailed, LeaseLost):
@@ -135,7 +136,7 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
         finish(run, phrases.STOPPED_BY_USER, "stopped_by_user", partial=True)
         rt.settle(run)
         agent.keeper.save(run)
-        reporter.event(run, "answer")  # the run's stream hears the end; the thread gets only the short note
+        reporter.event(run, Finished())  # the run's stream hears the end; the thread gets only the short note
     except (ModelUnavailable, redis.ConnectionError, redis.TimeoutError) as exc:
         job = get_current_job()
         if job is not None and job.retries_left:
@@ -185,7 +186,7 @@ def stop(
     rt.settle(run)
     fence()
     rt.store.save(run)
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
 
 
 def on_job_failure(

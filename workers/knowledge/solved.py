@@ -16,6 +16,7 @@ import time
 
 from tools.solved_threads import SolvedThread
 from workers.agent.cost import dollars
+from workers.agent.events import Paused
 from workers.approvals import audit, gate, ledger
 from workers.approvals import records as approvals
 from workers.followup import subscriptions as subs
@@ -66,7 +67,7 @@ def _draft(rt: WorkerParts, run: RunState, record: SolvedRecord) -> None:
     rt.store.save(run)
     gate.pause(rt, run)
     if platform is not None:
-        platform.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+        platform.event(run, Paused(tuple(run.pending)))
 
 
 def _chosen(rt: WorkerParts, run: RunState, record: SolvedRecord, source: RunState, link: str | None) -> EntryDraft:
@@ -106,7 +107,7 @@ def _decided(rt: WorkerParts, run: RunState, record: SolvedRecord) -> None:
     platform = rt.platform_for(run.origin.kind)
     if approval is None or not approval.decided:
         if approval is not None and not approval.card_ts and platform is not None:  # a card that failed to post
-            platform.event(run, "paused", pending=[p.model_dump() for p in run.pending])
+            platform.event(run, Paused(tuple(run.pending)))
         return
     if approval.status != "approved":
         record.status = "declined" if approval.status == "denied" else "expired"

@@ -4,7 +4,7 @@ Discord's `*aside*`, `**bold**` and emoji characters (Discord shows no shortcode
 Every other `{name}` is a value the caller formats in, as before.
 
 A platform's wording module takes what it shows from here (`SLACK.apply(said.PROGRESS_STEP)`), so a change of
-words changes both platforms at once; tests/house/test_twin_sentences.py finds the sentences still written twice.
+words changes both platforms at once; tests/house/test_twin_sentences.py fails on any sentence written twice.
 """
 
 from __future__ import annotations
@@ -28,8 +28,11 @@ class Markup:
         return sentence.replace("{em}", self.em).replace("{strong}", self.strong)
 
 
-ICONS = ("warning", "no_entry", "lock", "done", "failed")  # every platform's Markup shows each of these
+ICONS = ("warning", "no_entry", "lock", "done", "failed", "raised_hand")  # every platform's Markup shows each of these
 
+
+# A mention with nothing after it; `{bot}` is the name the platform shows for Atlas.
+EMPTY_QUESTION = "Ask me something after the mention, e.g. `@{bot} what does ORB-1202 mean?`"
 
 # A run's progress message.
 PROGRESS_START = "{em}Working on it...{em}"
@@ -47,6 +50,8 @@ MARK_ANSWER_BUTTON = "Mark as answer"  # the thread is solved, drafted as knowle
 LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
 
 # An approval card and its clicks.
+APPROVAL_TITLE_OTHER = "{icon:raised_hand} {strong}Atlas wants to run `{name}`{strong}"
+APPROVAL_REASON = "{em}Why (the model's words):{em}"
 APPROVAL_ISSUE = "{strong}Issue:{strong} {link} ({state})"
 APPROVAL_CURRENT_LABELS = "{strong}Current labels:{strong} {labels}"
 APPROVAL_COMMENT = "{strong}Comment, exactly as it will be posted:{strong}"
@@ -92,3 +97,12 @@ EPHEMERAL_UNAVAILABLE = (
 # A run that ended short.
 FAILED = "{icon:failed} {strong}I couldn't finish this one:{strong} {reason}"
 PARTIAL = "{icon:warning} {strong}Partial answer:{strong} stopped early ({reason}); this is what I found so far."
+
+# A help run that was not confident (workers/help/), on every platform.
+HANDOFF = "{who} I couldn't answer this one with confidence, so I'm leaving it to you. What I looked at: {looked_at}."
+# Under an answer: the thread drafted as an issue (workers/followup/).
+FILE_ISSUE_BUTTON = "File as GitHub issue"
+
+
+def steps_word(n: int) -> str:
+    return "step" if n == 1 else "steps"

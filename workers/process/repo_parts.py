@@ -85,7 +85,7 @@ def scope_for(runtime: Any, channel: str | None) -> RepoScope | None:
 
 class RoutingTracker:
     """The first repository's tracker that also gives another's (`for_repo`): what approval cards look issues up in
-    (bot/card_view.py), so a card about `owner/b#42` shows owner/b's issue."""
+    (workers/messages/approval.py), so a card about `owner/b#42` shows owner/b's issue."""
 
     def __init__(self, runtime: Any) -> None:
         self._rt = runtime

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 
-from bot.discord import render
 from bot.discord.rest import NO_MENTIONS
 from bot.discord.triage_card import card_payload
+from bot.discord.views.answer import answer_messages
+from workers.messages.answer import answer_of
 from workers.runs.state import Origin, RunState, StepRecord
 from workers.runs.triage_record import TriageAction, TriageRecord
 
@@ -29,7 +30,7 @@ def test_an_answer_shows_mentions_as_text_and_a_masked_links_real_host() -> None
         stop_reason="done",
         steps=[StepRecord(index=1)],
     )
-    content = render.answer_messages(run, docs_base_url=None, issues_base_url=None)[0]["content"]
+    content = answer_messages(answer_of(run, docs_base_url=None, issues_base_url=None))[0]["content"]
     assert not re.search(r"<@[!&]?\d", content) and not re.search(r"(?<![\w.])@(everyone|here)\b", content), content
     assert "<\u200b@1500000000000000001>" in content and "@\u200beveryone" in content and "a@here.example" in content
     assert f"[https://docs.example/retries (evil.example)]({EVIL})" in content

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot.discord import render
+from bot.discord.views.components import APPROVE_PREFIX, DENY_PREFIX, FEEDBACK_PREFIX
 from datasets import tracker_journal
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
@@ -66,7 +66,7 @@ def test_slash_ask_is_deferred_then_progress_edits_the_original_and_the_answer_f
     assert len(answers) == 1  # one interaction, delivered twice: one answer
     [answer] = answers
     assert "ORB-1202" in answer["content"] and answer["allowed_mentions"] == {"parse": []}
-    assert answer["components"][0]["components"][0]["custom_id"].startswith(render.FEEDBACK_PREFIX)
+    assert answer["components"][0]["components"][0]["custom_id"].startswith(FEEDBACK_PREFIX)
     assert all(len(m["content"]) <= 2000 for m in discord_api.channel(f"webhook:{payload['token']}"))
     discord_api.assert_valid()
     assert not serve.problems
@@ -91,10 +91,8 @@ def test_a_side_effect_card_is_refused_to_an_outsider_and_approved_by_a_role_mem
 
         [card] = [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")]
         approve, deny = card["components"][0]["components"]
-        assert approve["custom_id"].startswith(render.APPROVE_PREFIX) and deny["custom_id"].startswith(
-            render.DENY_PREFIX
-        )
-        pending_id = approve["custom_id"][len(render.APPROVE_PREFIX) :]
+        assert approve["custom_id"].startswith(APPROVE_PREFIX) and deny["custom_id"].startswith(DENY_PREFIX)
+        pending_id = approve["custom_id"][len(APPROVE_PREFIX) :]
         assert pending_id.endswith(".call_label")  # only the opaque pending id
 
         refused = serve.send(di.click(approve["custom_id"], OUTSIDER, message=card)).body

@@ -16,6 +16,7 @@ from bot.discord.surface import DiscordReporter
 from tests.standins.discord_api import GUILD_ID, DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
 from tests.support.tools_dataset import make_dataset
+from workers.agent.events import Finished
 from workers.help.handoff import HelpReporter
 from workers.runs.state import Turn
 from workers.runs.store import RunStore
@@ -74,7 +75,7 @@ def test_a_run_that_hands_off_is_the_threads_turn_with_or_without_a_handoff(
         LOOKED_AT,
     )  # as the loop ends a hand-off
 
-    HelpReporter(DiscordReporter.for_settings(settings, store), conn, settings).event(run, "answer")
+    HelpReporter(DiscordReporter.for_settings(settings, store), conn, settings).event(run, Finished())
     posted = discord_api.channel(POST)  # the post's thread (on a channel, started from the post: it has the post's id)
     assert [m["content"].startswith(f"<@&{HANDOFF}>") for m in posted] == ([True] if roles else [])
 

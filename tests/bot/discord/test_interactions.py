@@ -7,8 +7,8 @@ import json
 import redis
 from nacl.signing import SigningKey
 
-from bot.discord import render
 from bot.discord.interactions import Interactions
+from bot.discord.views.components import FEEDBACK_PREFIX, SHARE_PREFIX
 from bot.lookups import Lookups
 from tests.standins import discord_interactions as di
 from tests.standins.discord_fixtures import RunningEndpoint, discord_api, endpoint  # noqa: F401
@@ -46,7 +46,7 @@ def test_lookup_answers_at_once_ephemeral_with_a_share_button_that_posts_for_eve
     assert reply["type"] == 4 and reply["data"]["flags"] == 64
     assert reply["data"]["content"].startswith("**Issue \\#1**")
     [button] = reply["data"]["components"][0]["components"]
-    assert button["custom_id"] == render.SHARE_PREFIX + "issue 1"
+    assert button["custom_id"] == SHARE_PREFIX + "issue 1"
     shared = endpoint.send.send(di.click(button["custom_id"], OUTSIDER)).body
     assert shared["type"] == 4 and "flags" not in shared["data"] and "components" not in shared["data"]
     assert "Shared by <@1500000000000000002>" in shared["data"]["content"]
@@ -57,7 +57,7 @@ def test_lookup_answers_at_once_ephemeral_with_a_share_button_that_posts_for_eve
 
 
 def test_feedback_buttons_count_votes_and_a_second_click_removes_the_vote(endpoint: RunningEndpoint) -> None:  # noqa: F811
-    custom_id = f"{render.FEEDBACK_PREFIX}{'ab' * 8}:up"
+    custom_id = f"{FEEDBACK_PREFIX}{'ab' * 8}:up"
     first = endpoint.send.send(di.click(custom_id, ADMIN)).body
     assert first["type"] == 7
     assert first["data"]["components"][0]["components"][0]["label"] == "Helpful (1)"

@@ -12,8 +12,8 @@ from rq import Queue
 from rq.registry import StartedJobRegistry
 
 from atlas.settings import Settings
-from bot.discord import render
 from bot.discord import wording as discord_words
+from bot.discord.views.components import APPROVE_PREFIX, FILE_ISSUE_PREFIX
 from tests.bot.discord.test_e2e import MAINTAINER, ROLE
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
@@ -54,14 +54,14 @@ def test_a_discord_answer_filed_as_an_issue_hears_once_when_it_is_closed(
                     (
                         m
                         for m in discord.channel(f"webhook:{ask['token']}")
-                        if any(c.startswith(render.FILE_ISSUE_PREFIX) for c in _custom_ids(m))
+                        if any(c.startswith(FILE_ISSUE_PREFIX) for c in _custom_ids(m))
                     ),
                     None,
                 ),
                 timeout=60,
                 what="the answer with its File as GitHub issue button",
             )
-            [file_button] = [c for c in _custom_ids(answer) if c.startswith(render.FILE_ISSUE_PREFIX)]
+            [file_button] = [c for c in _custom_ids(answer) if c.startswith(FILE_ISSUE_PREFIX)]
             first = serve.send(di.click(file_button, MAINTAINER, message=answer)).body
             again = serve.send(di.click(file_button, MAINTAINER, message=answer)).body
             assert (
@@ -75,7 +75,7 @@ def test_a_discord_answer_filed_as_an_issue_hears_once_when_it_is_closed(
                     (
                         m
                         for m in discord.channel(di.CHANNEL_ID)
-                        if any(c.startswith(render.APPROVE_PREFIX) for c in _custom_ids(m))
+                        if any(c.startswith(APPROVE_PREFIX) for c in _custom_ids(m))
                     ),
                     None,
                 ),
@@ -87,7 +87,7 @@ def test_a_discord_answer_filed_as_an_issue_hears_once_when_it_is_closed(
                 discord_words.APPROVAL_DRAFTED_BY["thread"] in card["content"]
             )  # no model configured: the thread's words
             assert github.requests("POST", r"/issues$") == []
-            [approve] = [c for c in _custom_ids(card) if c.startswith(render.APPROVE_PREFIX)]
+            [approve] = [c for c in _custom_ids(card) if c.startswith(APPROVE_PREFIX)]
             assert serve.send(di.click(approve, MAINTAINER, message=card)).body["type"] == 7
             wait_for(lambda: github.requests("POST", r"/issues$"), what="the POST of the issue")
             number = max(github.repo.issues)

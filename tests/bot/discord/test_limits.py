@@ -14,10 +14,12 @@ import redis
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from bot.card_view import CardView
-from bot.discord import render, wording
 from bot.discord.cards import decided_payload
 from bot.discord.interactions import Interactions
+from bot.discord.lookup_reply import lookup_payload
+from bot.discord.views.answer import answer_messages
+from bot.discord.views.card import card_text
+from bot.discord.views.progress import progress_text
 from bot.lookups import Lookup, Lookups, Result
 from bot.web.serve import DISCORD_PATH, http_server
 from tests.standins import discord_interactions as di
@@ -27,6 +29,9 @@ from tests.standins.discord_fixtures import discord_api, discord_settings  # noq
 from tests.standins.slack_fixtures import BackgroundServer
 from tests.support.tools_dataset import ISSUES, make_dataset, write_issues
 from workers.approvals.records import Approval
+from workers.messages.answer import answer_of
+from workers.messages.approval import CardView
+from workers.messages.progress import Progress, ProgressEnd, Task
 from workers.runs.state import Origin, RunState, StepRecord
 
 # What escaping doubles, what reveal widens, fences, mentions, wide characters, line breaks.
@@ -93,8 +98,8 @@ def test_every_lookup_reply_and_its_shared_copy_fit(
 ) -> None:
     result = Result(Lookup(kind, arg[:200], state), body, ok)  # type: ignore[arg-type]
     _fits(
-        render.lookup_payload(result, "orbit", shareable=True),
-        render.lookup_payload(result, "a" * 32, shareable=False, shared_by="1500000000000000001"),
+        lookup_payload(result, "orbit", shareable=True),
+        lookup_payload(result, "a" * 32, shareable=False, shared_by="1500000000000000001"),
     )
 
 
@@ -118,7 +123,7 @@ def test_every_answer_part_fits(answer: str, sources: list[str], status: str, pa
         steps=[StepRecord(index=1)],
         error=answer[:300],
     )
-    _fits(*render.answer_messages(run, docs_base_url="https://docs.example/{id}", issues_base_url="https://x/{id}"))
+    _fits(*answer_messages(answer_of(run, docs_base_url="https://docs.example/{id}", issues_base_url="https://x/{id}")))
 
 
 @PROPERTY
@@ -139,7 +144,7 @@ def test_every_card_and_its_decided_edit_fit(
 ) -> None:
     issue = SimpleNamespace(number=7, title=title, state="open", labels=labels, url="https://x/7")
     arguments = {"issue_id": 7, "labels": labels, "body": body, "reason": "duplicate", "duplicate_of": 3}
-    text = render.card_text(CardView("p", name, arguments, issue, issue, reason, asker, 1.7e9, (title[:80], "#3")))
+    text = card_text(CardView("p", name, arguments, issue, issue, reason, asker, 1.7e9, (title[:80], "#3")))
     _fits({"content": text})
     approval = Approval(
         pending_id="p",
@@ -157,9 +162,12 @@ def test_every_card_and_its_decided_edit_fit(
 
 
 @PROPERTY
-@given(titles=st.lists(hostile, max_size=25), closing=st.sampled_from([None, wording.PROGRESS_DONE]))
-def test_every_progress_message_fits(titles: list[str], closing: str | None) -> None:
-    _fits({"content": render.progress_text(3, [(t, "complete") for t in titles], closing)})
+@given(
+    titles=st.lists(hostile, max_size=25), end=st.sampled_from([None, ProgressEnd("done", 3), ProgressEnd("paused")])
+)
+def test_every_progress_message_fits(titles: list[str], end: ProgressEnd | None) -> None:
+    tasks = tuple(Task(str(i), title, "complete") for i, title in enumerate(titles))
+    _fits({"content": progress_text(Progress(3, tasks, end))})
 
 
 def _json(text: str) -> str:

@@ -13,6 +13,7 @@ from bot.discord.surface import DiscordReporter
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import RunningEndpoint, discord_api, endpoint  # noqa: F401
+from workers.agent.events import Finished
 from workers.runs.state import Origin, RunState, StepRecord
 from workers.runs.store import RunStore
 from workers.runs.surfaces import DiscordSurface
@@ -26,7 +27,7 @@ def _answer(api: DiscordAPI, store: RunStore, run_id: str, paragraphs: int) -> N
     run = store.load(run_id)
     run.status, run.stop_reason, run.steps = "done", "done", [StepRecord(index=1)]
     run.answer = "\n\n".join(f"Part {i}. {PARAGRAPH}" for i in range(paragraphs))
-    DiscordReporter(DiscordREST(api.token, api.base_url, sleep=lambda s: None), store).event(run, "answer")
+    DiscordReporter(DiscordREST(api.token, api.base_url, sleep=lambda s: None), store).event(run, Finished())
 
 
 def _where(api: DiscordAPI, endpoint: RunningEndpoint, how: str) -> tuple[str, str]:  # noqa: F811

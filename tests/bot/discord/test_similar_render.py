@@ -4,8 +4,9 @@ counted for the hidden-character warning."""
 
 from __future__ import annotations
 
-from bot.card_view import CardView, shown_text
-from bot.discord import render, wording
+from bot.discord import wording
+from bot.discord.views.card import card_text
+from workers.messages.approval import CardView, shown_text
 
 
 def test_similar_open_issues_are_listed_escaped_on_the_discord_card() -> None:
@@ -31,12 +32,10 @@ def test_similar_open_issues_are_listed_escaped_on_the_discord_card() -> None:
         "thread",
         similar=similar,
     )
-    text = render.card_text(card)
+    text = card_text(card)
     assert wording.APPROVAL_SIMILAR in text
     line = next(line for line in text.splitlines() if "score 0.81" in line)
     assert line.startswith("[\\#1 Crash") and "(<https://github.com/acme/rocket/issues/1>)" in line
     assert "<@&123>" not in line and "[docs](https://evil.example)" not in line  # escaped: no ping, no masked link
     assert "U+202E" in line and "\u202e" in shown_text(card)  # shown, and counted by the warning
-    assert wording.APPROVAL_SIMILAR not in render.card_text(
-        CardView("r.c", "create_issue", {}, None, None, "", None, 0.0)
-    )
+    assert wording.APPROVAL_SIMILAR not in card_text(CardView("r.c", "create_issue", {}, None, None, "", None, 0.0))

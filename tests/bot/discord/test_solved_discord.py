@@ -9,7 +9,7 @@ from pathlib import Path
 import redis
 
 from atlas.settings import Settings
-from bot.discord import render
+from bot.discord.views.components import APPROVE_PREFIX, MARK_ANSWER_PREFIX
 from tests.bot.discord.test_e2e import MAINTAINER, ROLE
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
@@ -48,14 +48,14 @@ def test_mark_as_answer_on_discord_drafts_one_card_and_approve_keeps_the_entry(
                     (
                         m
                         for m in discord.channel(f"webhook:{ask['token']}")
-                        if any(c.startswith(render.MARK_ANSWER_PREFIX) for c in _custom_ids(m))
+                        if any(c.startswith(MARK_ANSWER_PREFIX) for c in _custom_ids(m))
                     ),
                     None,
                 ),
                 timeout=60,
                 what="the answer with its Mark as answer button",
             )
-            [mark] = [c for c in _custom_ids(answer) if c.startswith(render.MARK_ANSWER_PREFIX)]
+            [mark] = [c for c in _custom_ids(answer) if c.startswith(MARK_ANSWER_PREFIX)]
             hidden = di.click(mark, MAINTAINER, message=answer)
             hidden["channel"] = {
                 "id": di.CHANNEL_ID,
@@ -71,7 +71,7 @@ def test_mark_as_answer_on_discord_drafts_one_card_and_approve_keeps_the_entry(
                     (
                         m
                         for m in discord.channel(di.CHANNEL_ID)
-                        if any(c.startswith(render.APPROVE_PREFIX) for c in _custom_ids(m))
+                        if any(c.startswith(APPROVE_PREFIX) for c in _custom_ids(m))
                     ),
                     None,
                 ),
@@ -79,7 +79,7 @@ def test_mark_as_answer_on_discord_drafts_one_card_and_approve_keeps_the_entry(
                 what="the knowledge card",
             )
             assert "solved thread as knowledge" in card["content"] and entries.listed(conn) == []
-            [approve] = [c for c in _custom_ids(card) if c.startswith(render.APPROVE_PREFIX)]
+            [approve] = [c for c in _custom_ids(card) if c.startswith(APPROVE_PREFIX)]
             assert serve.send(di.click(approve, MAINTAINER, message=card)).body["type"] == 7
             [entry] = wait_for(lambda: entries.listed(conn), timeout=60, what="the entry kept")
     assert entry.question == "How do I set up Redis for rocket?" and entry.answer

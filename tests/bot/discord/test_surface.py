@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.discord.surface import DiscordReporter
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, rt  # noqa: F401
+from workers.agent.events import Paused
 from workers.approvals import records as approvals
 from workers.jobs import expiry
 from workers.process import platforms, runtime
@@ -39,7 +40,7 @@ def test_the_port_picks_discord_for_a_discord_run_and_an_expired_card_is_edited_
     )
     rt.store.save(run)
     approvals.open_step(rt.conn, run, run.pending, 3600)
-    DiscordReporter.for_settings(rt.settings, rt.store).event(run, "paused", pending=[call.model_dump()])
+    DiscordReporter.for_settings(rt.settings, rt.store).event(run, Paused((call,)))
     [card] = discord_api.channel("1300000000000000002")  # in the thread started from the message
     assert card["components"][0]["components"][0]["custom_id"] == "atlas_approval_approve:r1.call_x"
     assert "Atlas wants to add labels" in card["content"] and "`needs-repro`" in card["content"]

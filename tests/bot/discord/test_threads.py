@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.discord.surface import DiscordReporter
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, rt  # noqa: F401
+from workers.agent.events import Paused
 from workers.approvals import records as approvals
 from workers.jobs import expiry
 from workers.process import runtime
@@ -40,7 +41,7 @@ def test_an_expired_card_in_a_thread_archived_meanwhile_is_still_edited(
     )
     rt.store.save(run)
     approvals.open_step(rt.conn, run, run.pending, 24 * 3600)
-    DiscordReporter.for_settings(rt.settings, rt.store).event(run, "paused", pending=[call.model_dump()])
+    DiscordReporter.for_settings(rt.settings, rt.store).event(run, Paused((call,)))
     [card] = discord_api.channel(THREAD)
     assert card["components"]
 

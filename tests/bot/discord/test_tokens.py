@@ -14,6 +14,7 @@ from bot.discord.surface import DiscordReporter
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import RunningEndpoint, discord_api, endpoint  # noqa: F401
+from workers.agent.events import Finished, StepStarted
 from workers.runs.state import RunState, StepRecord
 from workers.runs.store import RunStore
 from workers.runs.surfaces import DiscordSurface
@@ -32,14 +33,14 @@ def _answer(endpoint: RunningEndpoint, api: DiscordAPI, run_id: str) -> None:  #
     store = RunStore(endpoint.conn)
     run = store.load(run_id)
     reporter = DiscordReporter(DiscordREST(api.token, api.base_url, sleep=lambda s: None), store)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     run.status, run.answer, run.stop_reason, run.steps = (
         "done",
         "ORB-1202 is a permanent error.",
         "done",
         [StepRecord(index=1)],
     )
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
 
 
 def _channel_answers(api: DiscordAPI) -> list[dict[str, object]]:  # noqa: F811

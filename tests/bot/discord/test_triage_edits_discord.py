@@ -10,7 +10,8 @@ from pathlib import Path
 import redis
 
 from atlas.settings import Settings
-from bot.discord import render, triage_controls
+from bot.discord.views import triage_controls as controls
+from bot.discord.views.components import APPROVE_PREFIX
 from tests.bot.discord.test_e2e import MAINTAINER, OUTSIDER, ROLE, serving_discord
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
@@ -63,11 +64,11 @@ def test_dropped_labels_and_an_edited_reply_are_what_approve_runs_on_discord(
             [card] = wait_for(
                 lambda: [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")], what="the card"
             )
-            [pick] = [i for i in _ids(card) if i.startswith(triage_controls.PICK_PREFIX)]
-            [edit] = [i for i in _ids(card) if i.startswith(triage_controls.EDIT_PREFIX)]
+            [pick] = [i for i in _ids(card) if i.startswith(controls.PICK_PREFIX)]
+            [edit] = [i for i in _ids(card) if i.startswith(controls.EDIT_PREFIX)]
             labels_id, reply_id = (
-                pick.removeprefix(triage_controls.PICK_PREFIX),
-                edit.removeprefix(triage_controls.EDIT_PREFIX),
+                pick.removeprefix(controls.PICK_PREFIX),
+                edit.removeprefix(controls.EDIT_PREFIX),
             )
             offered = list(_arguments(redis_conn, labels_id)["labels"])  # type: ignore[call-overload]
             assert len(offered) >= 2, offered
@@ -97,7 +98,7 @@ def test_dropped_labels_and_an_edited_reply_are_what_approve_runs_on_discord(
             )
 
             for pid in (labels_id, reply_id):
-                assert serve.send(di.click(render.APPROVE_PREFIX + pid, MAINTAINER, message=card)).body == {"type": 6}
+                assert serve.send(di.click(APPROVE_PREFIX + pid, MAINTAINER, message=card)).body == {"type": 6}
             wait_for(
                 lambda: next(
                     (

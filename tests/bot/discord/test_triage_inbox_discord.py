@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from atlas.cli import main as cli
-from bot.discord import render
+from bot.discord.views.components import APPROVE_PREFIX
 from datasets import tracker_journal
 from tests.bot.discord.test_e2e import MAINTAINER, ROLE, serving_discord
 from tests.standins import discord_interactions as di
@@ -70,7 +70,7 @@ def test_a_demo_issue_posted_for_triage_gets_one_discord_card_and_approve_labels
             "Close as duplicate of \\#1" in card["content"] and "`newcomer`" in card["content"]
         )  # the original, from the demo data
         buttons = [b["custom_id"] for row in card["components"] for b in row["components"]]
-        [approve] = [b for b in buttons if b.startswith(render.APPROVE_PREFIX) and b.endswith(".triage-labels")]
+        [approve] = [b for b in buttons if b.startswith(APPROVE_PREFIX) and b.endswith(".triage-labels")]
         assert (
             tracker_journal.entries(tracker_journal.journal_path(data, Path(env["ATLAS_HOME"]))) == []
         )  # nothing before a click

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from atlas.cli import main as cli
-from bot.discord import render
+from bot.discord.views.components import APPROVE_PREFIX
 from datasets import tracker_journal
 from tests.bot.discord.test_e2e import MAINTAINER, OUTSIDER, ROLE, serving_discord
 from tests.standins import discord_interactions as di
@@ -72,7 +72,7 @@ def test_undo_on_discord_removes_the_labels_atlas_added_once(
         [card] = wait_for(
             lambda: [m for m in discord_api.channel(di.CHANNEL_ID) if m.get("components")], what="the card", timeout=90
         )
-        [approve] = [b for b in _buttons(card) if b.startswith(render.APPROVE_PREFIX) and b.endswith(".triage-labels")]
+        [approve] = [b for b in _buttons(card) if b.startswith(APPROVE_PREFIX) and b.endswith(".triage-labels")]
         assert serve.send(di.click(approve, MAINTAINER, message=card)).body == {"type": 6}
         offered = wait_for(
             lambda: next(
@@ -88,7 +88,7 @@ def test_undo_on_discord_removes_the_labels_atlas_added_once(
         )
         assert "Undo what Atlas did: remove" in offered["content"]
         [undo] = _buttons(offered)
-        assert undo.startswith(render.APPROVE_PREFIX)
+        assert undo.startswith(APPROVE_PREFIX)
         serve.send(di.click(undo, OUTSIDER, message=offered))  # not in the approver role: refused
         assert [e.kind for e in tracker_journal.entries(journal)] == ["add_labels"]
         assert serve.send(di.click(undo, MAINTAINER, message=offered)).body == {"type": 6}

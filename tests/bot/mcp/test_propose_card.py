@@ -48,7 +48,7 @@ def _run() -> RunState:
 def test_the_proposal_line_is_shown_revealed_and_counted_on_both_platforms() -> None:
     run = _run()
     assert run.triage is not None
-    slack = json.dumps(blocks_for(run, run.triage, None), ensure_ascii=False)
+    slack = json.dumps(blocks_for(run, None), ensure_ascii=False)
     assert "Proposed over MCP by agent&lt;U+202E&gt;" in slack and "Scheduler&lt;U+200B&gt; bug" in slack
     assert "<@U0BOSS>" not in slack and "<https://evil.invalid" not in slack and "\u200b" not in slack
     assert "2 invisible or direction-changing character" in slack

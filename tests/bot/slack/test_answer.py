@@ -12,10 +12,11 @@ import redis
 
 from bot.slack import wording
 from bot.slack.mentions import STATUS_DELAY_SECONDS
-from bot.slack.surface import STATUS_UNSEEN_SECONDS
+from bot.slack.thread_answer import STATUS_UNSEEN_SECONDS
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.support.slack_reporter_harness import CHANNEL, THREAD, Clock, finish, make_reporter, make_run, tool_event
+from workers.agent.events import Finished, StepStarted
 from workers.runs import conversations
 from workers.runs.store import RunStore
 
@@ -23,13 +24,13 @@ from workers.runs.store import RunStore
 def test_a_redelivered_answer_updates_instead_of_posting_again(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
     run = make_run(redis_conn)
     finish(run)
-    make_reporter(slack_api, redis_conn).event(run, "answer")
+    make_reporter(slack_api, redis_conn).event(run, Finished())
     again = RunStore(redis_conn).load(run.id)  # what a retried job would load
-    make_reporter(slack_api, redis_conn).event(again, "answer")
+    make_reporter(slack_api, redis_conn).event(again, Finished())
     assert len(slack_api.calls_to("chat.postMessage")) == 1
     assert slack_api.calls_to("chat.update") == []  # same content: nothing to change
     again.cost_usd = 0.5  # settled differently on the retry: the footer changes, the message is edited
-    make_reporter(slack_api, redis_conn).event(again, "answer")
+    make_reporter(slack_api, redis_conn).event(again, Finished())
     assert len(slack_api.calls_to("chat.postMessage")) == 1 and len(slack_api.calls_to("chat.update")) == 1
     assert len(slack_api.thread(CHANNEL, THREAD)) == 1
     assert conversations.turns(redis_conn, "T0TEST", CHANNEL, THREAD) == [
@@ -41,7 +42,7 @@ def test_a_long_answer_posts_several_messages_within_limits(slack_api: SlackAPI,
     run = make_run(redis_conn)
     paragraph = "Leases are renewed by heartbeats while the job runs. " * 30
     finish(run, "\n\n".join([paragraph] * 25))
-    make_reporter(slack_api, redis_conn).event(run, "answer")
+    make_reporter(slack_api, redis_conn).event(run, Finished())
     posts = slack_api.calls_to("chat.postMessage")
     assert len(posts) >= 2 and all(p.reply["ok"] for p in posts)  # the stand-in enforces Slack's limits
     assert [p.args["thread_ts"] for p in posts] == [THREAD] * len(posts)
@@ -54,14 +55,14 @@ def test_a_shorter_redelivered_answer_deletes_the_leftovers_even_one_already_gon
     run = make_run(redis_conn)
     paragraph = "Leases are renewed by heartbeats while the job runs. " * 30
     finish(run, "\n\n".join([paragraph] * 25))
-    make_reporter(slack_api, redis_conn).event(run, "answer")
+    make_reporter(slack_api, redis_conn).event(run, Finished())
     again = RunStore(redis_conn).load(run.id)
     first = list(again.surface.answer_ts)
     assert len(first) >= 3
     slack_api.messages[(CHANNEL, first[-1])]["deleted"] = True  # a person deleted the last one meanwhile
     slack_api.messages.pop((CHANNEL, first[-1]))
     finish(again, "Shorter now.")
-    make_reporter(slack_api, redis_conn).event(again, "answer")  # no SlackApiError for the one already gone
+    make_reporter(slack_api, redis_conn).event(again, Finished())  # no SlackApiError for the one already gone
     assert RunStore(redis_conn).load(run.id).surface.answer_ts == first[:1]
     deleted = [c.args["ts"] for c in slack_api.calls_to("chat.delete")]
     assert deleted == first[1:]
@@ -71,7 +72,7 @@ def test_rate_limited_calls_are_retried_after_retry_after(slack_api: SlackAPI, r
     run = make_run(redis_conn)
     finish(run)
     slack_api.rate_limit("chat.postMessage", times=1, retry_after=0)
-    make_reporter(slack_api, redis_conn).event(run, "answer")
+    make_reporter(slack_api, redis_conn).event(run, Finished())
     statuses = [c.status for c in slack_api.calls_to("chat.postMessage")]
     assert statuses == [429, 200]
     assert len(slack_api.thread(CHANNEL, THREAD)) == 1
@@ -81,11 +82,11 @@ def test_an_answer_is_posted_once_after_a_slack_outage(slack_api: SlackAPI, redi
     """Slack down for a while: the answer waits it out with backoff, appears once, and only then does the
     progress message say that the answer is below."""
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
     finish(run)
     slack_api.outage("chat.postMessage", seconds=1.5)
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
     posts = slack_api.calls_to("chat.postMessage")
     assert [c.status for c in posts][-1] == 200 and {c.status for c in posts[:-1]} == {503} and len(posts) >= 3
     assert posts[-1].at - posts[0].at >= 1.4  # spread over the outage, not three tries in milliseconds
@@ -100,13 +101,13 @@ def test_an_answer_slack_never_takes_is_kept_and_the_thread_told_plainly(
     slack_api: SlackAPI, redis_conn: redis.Redis
 ) -> None:
     reporter, run = make_reporter(slack_api, redis_conn, Clock(), outage=1.0), make_run(redis_conn)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     tool_event(reporter, run, "call_a", "started")  # a tool call opens the progress message
     finish(run)
     slack_api.outage(
         "chat.postMessage", seconds=60, when=lambda args: bool(args.get("blocks"))
     )  # the answer, not plain notes
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
     progress, note = slack_api.thread(CHANNEL, THREAD)
     assert note["text"] == wording.ANSWER_UNDELIVERED.format(minutes=1, minute_word="minute", run_id=run.id, count=0)
     closing = json.dumps(progress["chunks"])
@@ -119,7 +120,7 @@ def test_a_lasting_refusal_is_not_retried(slack_api: SlackAPI, redis_conn: redis
     run = make_run(redis_conn)
     finish(run)
     slack_api.refuse("chat.postMessage", "channel_not_found", times=5)
-    make_reporter(slack_api, redis_conn).event(run, "answer")
+    make_reporter(slack_api, redis_conn).event(run, Finished())
     assert len(slack_api.calls_to("chat.postMessage")) == 2  # the answer once, then one try at the note
 
 
@@ -128,7 +129,7 @@ def test_blocks_slack_refuses_fall_back_to_text(slack_api: SlackAPI, redis_conn:
     run = make_run(redis_conn)
     finish(run)
     slack_api.refuse("chat.postMessage", error)
-    make_reporter(slack_api, redis_conn).event(run, "answer")
+    make_reporter(slack_api, redis_conn).event(run, Finished())
     [message] = slack_api.thread(CHANNEL, THREAD)
     assert message["blocks"] == [] and message["text"].startswith("It is **PermanentError**")
 
@@ -146,9 +147,9 @@ def test_the_looking_into_it_status_is_cleared_only_where_the_web_process_may_ha
     assert STATUS_UNSEEN_SECONDS <= STATUS_DELAY_SECONDS / 2  # the rest is the margin for the two clocks
     fresh = make_run(redis_conn)
     reporter = make_reporter(slack_api, redis_conn)
-    reporter.event(fresh, "step", step=1)
+    reporter.event(fresh, StepStarted(1))
     finish(fresh)
-    reporter.event(fresh, "answer")
+    reporter.event(fresh, Finished())
     assert len(slack_api.thread(CHANNEL, THREAD)) == 1 and _cleared(slack_api) == []
 
     late_thread = "1700000099.000100"
@@ -157,13 +158,13 @@ def test_the_looking_into_it_status_is_cleared_only_where_the_web_process_may_ha
     )  # the model took a while, or every worker was busy
     late.origin.thread_ts = late.origin.message_ts = late_thread
     reporter = make_reporter(slack_api, redis_conn)
-    reporter.event(late, "step", step=1)
+    reporter.event(late, StepStarted(1))
     tool_event(reporter, late, "call_a", "started")
     finish(late)
-    reporter.event(late, "answer")
+    reporter.event(late, Finished())
     assert _cleared(slack_api) == [late_thread]
 
     again = RunStore(redis_conn).load(late.id)  # a re-delivered answer, by another job
     again.cost_usd = 0.5  # settled differently on the retry: the answer is edited in place
-    make_reporter(slack_api, redis_conn).event(again, "answer")
+    make_reporter(slack_api, redis_conn).event(again, Finished())
     assert _cleared(slack_api) == [late_thread, late_thread]

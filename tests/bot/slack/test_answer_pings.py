@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 from bot.disguised_links import honest_label
-from bot.slack.render import answer_messages, streamed_answer
+from bot.slack.views.answer import answer_messages, streamed_markdown
+from workers.messages.answer import answer_of
 from workers.runs.state import Origin, RunState, StepRecord
 
 PINGS = (
@@ -43,9 +44,9 @@ def _run(answer: str) -> RunState:
 def test_no_user_channel_group_or_broadcast_mention_in_model_text_stays_live_and_disguised_links_show_their_host() -> (
     None
 ):
-    [message] = answer_messages(_run(ANSWER), docs_base_url=None, issues_base_url=None)
+    [message] = answer_messages(answer_of(_run(ANSWER), docs_base_url=None, issues_base_url=None))
     markdown = message.blocks[0]["text"]
-    streamed = streamed_answer(_run(ANSWER)) or ""
+    streamed = streamed_markdown(answer_of(_run(ANSWER), docs_base_url=None, issues_base_url=None)) or ""
     for shown in (markdown, message.text, streamed):
         assert not LIVE.search(shown), shown
     for ping in PINGS:  # still readable, only not a mention

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
-from bot.card_view import CardView, stated_reason, untrusted_reads
-from bot.slack.cards import APPROVE_ACTION, DENY_ACTION, buttons, describe, outcome_line
+from bot.slack.cards import decision_of
+from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION, buttons, describe, outcome_line
 from tools.tracker import IssueRef
 from workers.approvals.records import Approval
+from workers.messages.approval import CardView, stated_reason, untrusted_reads
 from workers.runs.state import RunState
 
 ISSUE = IssueRef(7, "Scheduler <stops> & restarts", "open", ("bug",), "https://t.example/7")
@@ -84,7 +85,7 @@ def test_the_outcome_says_who_what_and_when() -> None:
         decider="UMAINT",
         decided_at=1_800_000_000.0,
     )
-    assert outcome_line(approval).startswith(":no_entry_sign: Denied by <@UMAINT> <!date^1800000000^")
+    assert outcome_line(decision_of(approval)).startswith(":no_entry_sign: Denied by <@UMAINT> <!date^1800000000^")
 
 
 def test_bidi_controls_in_a_comment_or_label_are_shown_not_obeyed() -> None:

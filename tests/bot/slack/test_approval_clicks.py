@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 import redis
 
-from bot.discord import render
 from bot.discord.interactions import Interactions
+from bot.discord.views.components import APPROVE_PREFIX, DENY_PREFIX
 from bot.lookups import Lookups
 from bot.slack import wording
-from bot.slack.cards import APPROVE_ACTION
+from bot.slack.views.approval import APPROVE_ACTION
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
@@ -166,15 +166,13 @@ def test_a_discord_click_that_leaves_calls_open_is_one_round_trip(
     endpoint = Interactions(settings, conn, Lookups.open(settings.data_dir, settings.home, semantic=False))
     first, second = _open(conn, calls=2)
     endpoint.handle(
-        di.click(render.APPROVE_PREFIX + first, di.member(maintainer), message=_card(first))
+        di.click(APPROVE_PREFIX + first, di.member(maintainer), message=_card(first))
     )  # warm: the script is loaded
     sent.clear()
-    reply = endpoint.handle(di.click(render.APPROVE_PREFIX + second, di.member(maintainer), message=_card(second)))
+    reply = endpoint.handle(di.click(APPROVE_PREFIX + second, di.member(maintainer), message=_card(second)))
     assert len(sent) == 1, [c[:80] for c in sent]
     assert reply["type"] == 7 and "Approved by" in reply["data"]["content"]
-    outsider = endpoint.handle(
-        di.click(render.DENY_PREFIX + second, di.member("1500000000000000099"), message=_card(second))
-    )
+    outsider = endpoint.handle(di.click(DENY_PREFIX + second, di.member("1500000000000000099"), message=_card(second)))
     assert "can't approve" in outsider["data"]["content"]
 
 

@@ -161,7 +161,7 @@ def test_assistant_prompts_setting_reads_a_bar_separated_list_of_at_most_four() 
 
 
 def test_the_plain_feedback_buttons_vote_like_slacks_feedback_buttons(bot: RunningBot, redis_conn: redis.Redis) -> None:
-    from bot.slack.render import FEEDBACK_BUTTON_ACTIONS
+    from bot.slack.views.answer import FEEDBACK_BUTTON_ACTIONS
     from tests.standins.slack_interactions import block_action
     from workers.runs import votes
 

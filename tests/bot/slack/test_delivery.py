@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import pytest
 import redis
 
+from workers.agent.events import Finished, Paused, RunEvent, ToolCalled
 from workers.agent.ports import Reporter
 from workers.agent.reporting import FanOut
 from workers.errors import DeliveryFailed
@@ -16,7 +16,7 @@ from workers.runs.state import RunState
 
 
 class Broken(Reporter):
-    def event(self, run: RunState, kind: str, **data: Any) -> None:
+    def event(self, run: RunState, event: RunEvent) -> None:
         raise RuntimeError("slack is down")
 
 
@@ -24,21 +24,21 @@ class Seen(Reporter):
     def __init__(self) -> None:
         self.kinds: list[str] = []
 
-    def event(self, run: RunState, kind: str, **data: Any) -> None:
-        self.kinds.append(kind)
+    def event(self, run: RunState, event: RunEvent) -> None:
+        self.kinds.append(event.kind)
 
 
-@pytest.mark.parametrize("kind", ["answer", "paused"])
-def test_a_failed_answer_or_card_raises_after_every_reporter_had_its_turn(kind: str) -> None:
+@pytest.mark.parametrize("event", [Finished(), Paused(())])
+def test_a_failed_answer_or_card_raises_after_every_reporter_had_its_turn(event: RunEvent) -> None:
     seen = Seen()
     with pytest.raises(DeliveryFailed, match="Broken"):
-        FanOut(Broken(), seen).event(RunState(question="q"), kind)
-    assert seen.kinds == [kind]
+        FanOut(Broken(), seen).event(RunState(question="q"), event)
+    assert seen.kinds == [event.kind]
 
 
 def test_a_failed_progress_update_is_only_logged() -> None:
     seen = Seen()
-    FanOut(Broken(), seen).event(RunState(question="q"), "tool", name="search_docs")
+    FanOut(Broken(), seen).event(RunState(question="q"), ToolCalled("c", "search_docs", "", "started"))
     assert seen.kinds == ["tool"]
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.slack import wording
-from bot.slack.cards import APPROVE_ACTION
-from bot.slack.render import FILE_ISSUE_ACTION
+from bot.slack.views.answer import FILE_ISSUE_ACTION
+from bot.slack.views.approval import APPROVE_ACTION
 from tests.standins.github_repo import Repo
 from tests.standins.slack_events import mention
 from tests.standins.slack_interactions import block_action

@@ -19,8 +19,8 @@ import pytest
 
 from atlas.cli import show_run
 from bot.slack import wording
-from bot.slack.cards import APPROVE_ACTION
-from bot.slack.render import FILE_ISSUE_ACTION
+from bot.slack.views.answer import FILE_ISSUE_ACTION
+from bot.slack.views.approval import APPROVE_ACTION
 from tests.standins.github_new_issues import release_published
 from tests.standins.github_webhooks import deliver, payload
 from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_error, reply_text

@@ -21,6 +21,7 @@ from tests.support.slack_reporter_harness import (
     streams,
     tool_event,
 )
+from workers.agent.events import Finished, StepStarted
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
@@ -28,12 +29,12 @@ from workers.runs.store import RunStore
 def _one_tool_then_the_answer(api: SlackAPI, conn: redis.Redis, outcome: str) -> RunState:
     """A run reported through step 1 (one tool call ending `outcome`), step 2, then its answer."""
     reporter, run = make_reporter(api, conn, Clock()), make_run(conn)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     tool_event(reporter, run, "call_a", "started")
     tool_event(reporter, run, "call_a", outcome)
-    reporter.event(run, "step", step=2)
+    reporter.event(run, StepStarted(2))
     finish(run)
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
     return run
 
 
@@ -67,7 +68,7 @@ def test_progress_streams_task_cards_then_the_answer_lands_in_the_thread(
 def test_updates_are_buffered_between_steps(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
     clock = Clock()
     reporter, run = make_reporter(slack_api, redis_conn, clock), make_run(redis_conn)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     tool_event(reporter, run, "call_a", "started")  # first update goes out at once
     for n in range(10):  # a burst within the interval: buffered
         tool_event(reporter, run, f"call_{n}", "started")
@@ -79,7 +80,7 @@ def test_updates_are_buffered_between_steps(slack_api: SlackAPI, redis_conn: red
     assert len(appended) == 2
     ids = [c["id"] for c in appended[1].args["chunks"]]
     assert len(ids) == len(set(ids)) == 11  # one card per call, latest state only
-    reporter.event(run, "step", step=2)  # a step boundary flushes whatever is left
+    reporter.event(run, StepStarted(2))  # a step boundary flushes whatever is left
     assert len(slack_api.calls_to("chat.appendStream")) == 2  # nothing left to send
 
 
@@ -98,7 +99,7 @@ def test_three_rate_limited_appends_delay_the_update_and_keep_one_message(
 ) -> None:
     clock = Clock()
     reporter, run = make_reporter(slack_api, redis_conn, clock), make_run(redis_conn)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     slack_api.rate_limit("chat.appendStream", times=3, retry_after=0)  # the client's two retries and one more
     tool_event(reporter, run, "call_a", "started")
     assert [c.status for c in slack_api.calls_to("chat.appendStream")] == [429, 429, 429]
@@ -117,14 +118,14 @@ def test_a_refused_append_updates_the_same_message_instead_of_starting_another(
 ) -> None:
     clock = Clock()
     reporter, run = make_reporter(slack_api, redis_conn, clock), make_run(redis_conn)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     slack_api.refuse("chat.appendStream", error)
     tool_event(reporter, run, "call_a", "started")
     clock.now += PROGRESS_MIN_INTERVAL
     tool_event(reporter, run, "call_a", "done")
-    reporter.event(run, "step", step=2)
+    reporter.event(run, StepStarted(2))
     finish(run)
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
     progress, answer = slack_api.thread(CHANNEL, THREAD)
     assert len(slack_api.calls_to("chat.startStream")) == 1 and progress["edits"] >= 2
     assert "Done after 2 steps" in progress["text"] and answer["blocks"]
@@ -133,12 +134,12 @@ def test_a_refused_append_updates_the_same_message_instead_of_starting_another(
 
 def test_a_progress_message_that_is_gone_is_replaced_once(slack_api: SlackAPI, redis_conn: redis.Redis) -> None:
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     tool_event(reporter, run, "call_a", "started")  # the first tool call opens the message
     [progress] = streams(slack_api)
     slack_api.messages[(CHANNEL, progress["ts"])]["deleted"] = True  # deleted by someone
     tool_event(reporter, run, "call_a", "done")
-    reporter.event(run, "step", step=2)
+    reporter.event(run, StepStarted(2))
     [replacement] = slack_api.thread(CHANNEL, THREAD)
     assert "step 2" in replacement["text"].lower() and len(slack_api.calls_to("chat.startStream")) == 1
 
@@ -148,9 +149,9 @@ def test_a_run_answered_by_its_first_model_call_posts_only_the_answer(
 ) -> None:
     """No tool call, no progress to show: no progress message to open and close around the answer."""
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     finish(run)
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
     [answer] = slack_api.thread(CHANNEL, THREAD)
     assert answer["blocks"][0]["type"] == "markdown"
     assert not slack_api.calls_to("chat.startStream") and not slack_api.calls_to("chat.stopStream")
@@ -162,7 +163,7 @@ def test_a_resumed_run_opens_its_progress_message_at_its_first_step(
 ) -> None:
     """A step after the first means tools have run: the job that resumes the run shows its progress at once."""
     reporter, run = make_reporter(slack_api, redis_conn, Clock()), make_run(redis_conn)
-    reporter.event(run, "step", step=3)
+    reporter.event(run, StepStarted(3))
     [progress] = streams(slack_api)
     assert progress["streaming"] and RunStore(redis_conn).load(run.id).surface.progress_open
 

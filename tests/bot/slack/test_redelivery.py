@@ -17,6 +17,7 @@ from bot.slack import delivery, wording
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.support.slack_reporter_harness import CHANNEL, THREAD, Clock, finish, make_reporter, make_run, tool_event
+from workers.agent.events import Finished, StepStarted
 from workers.runs.redelivery import Redelivery, job_id
 from workers.runs.store import RunStore
 
@@ -36,14 +37,14 @@ def test_a_refused_answer_is_scheduled_for_later_and_the_budget_ends_the_chain_w
     redis_conn.set(RQScheduler.get_locking_key(QUEUE), "a-scheduler", ex=60)  # a scheduler serves the queue
     reporter, run = make_reporter(slack_api, redis_conn, Clock(), outage=60.0), make_run(redis_conn)
     reporter.later = Redelivery(redis_conn, QUEUE)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     tool_event(reporter, run, "call_a", "started")  # opens the progress message
     finish(run)
     slack_api.outage(
         "chat.postMessage", seconds=600, when=lambda args: bool(args.get("blocks"))
     )  # answers fail, notes pass
 
-    reporter.event(run, "answer")  # returns after its few seconds of tries: the slot is free
+    reporter.event(run, Finished())  # returns after its few seconds of tries: the slot is free
     scheduled = ScheduledJobRegistry(QUEUE, connection=redis_conn)
     assert scheduled.get_job_ids() == [job_id(run.id, 1)]
     job = Job.fetch(job_id(run.id, 1), connection=redis_conn)
@@ -61,7 +62,7 @@ def test_a_refused_answer_is_scheduled_for_later_and_the_budget_ends_the_chain_w
     again = RunStore(redis_conn).load(run.id)  # what re-delivery 1 loads: Slack still down
     second = make_reporter(slack_api, redis_conn, Clock(), outage=60.0)
     second.later = Redelivery(redis_conn, QUEUE)
-    second.event(again, "answer")
+    second.event(again, Finished())
     assert set(scheduled.get_job_ids()) == {job_id(run.id, 1), job_id(run.id, 2)}  # the next attempt, its own id
 
     last = RunStore(redis_conn).load(run.id)
@@ -69,7 +70,7 @@ def test_a_refused_answer_is_scheduled_for_later_and_the_budget_ends_the_chain_w
     RunStore(redis_conn).save(last)
     third = make_reporter(slack_api, redis_conn, Clock(), outage=60.0)
     third.later = Redelivery(redis_conn, QUEUE)
-    third.event(RunStore(redis_conn).load(run.id), "answer")
+    third.event(RunStore(redis_conn).load(run.id), Finished())
     assert len(scheduled.get_job_ids()) == 2  # no third attempt
     final = RunStore(redis_conn).load(run.id)
     assert final.surface.undelivered == "answer" and final.surface.outage_since is None and _answers(slack_api) == []
@@ -82,6 +83,6 @@ def test_with_no_scheduler_the_job_waits_the_outage_out_itself(slack_api: SlackA
     reporter.later = Redelivery(redis_conn, QUEUE)  # no scheduler holds the lock: nothing would run a re-delivery
     finish(run)
     slack_api.outage("chat.postMessage", seconds=1.0)
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
     assert len(_answers(slack_api)) == 1 and ScheduledJobRegistry(QUEUE, connection=redis_conn).get_job_ids() == []
     assert RunStore(redis_conn).load(run.id).surface.outage_tries == 0

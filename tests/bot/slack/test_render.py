@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from bot.markdown_split import split_markdown
 from bot.slack import wording
-from bot.slack.render import MARKDOWN_LIMIT, answer_messages, source_link, sources_text
+from bot.slack.views.answer import MARKDOWN_LIMIT, answer_messages, source_link, sources_text
 from workers import wording as run_words
+from workers.messages.answer import answer_of, sources_of
 from workers.runs.state import Origin, RunState, StepRecord, Usage
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -125,7 +126,7 @@ def _all_text(blocks: list[dict]) -> str:
 
 def test_answer_is_a_markdown_block_with_sources_footer_and_feedback() -> None:
     [message] = answer_messages(
-        _run(), docs_base_url="https://docs.example/orbit", issues_base_url="https://git.example/issues/"
+        answer_of(_run(), docs_base_url="https://docs.example/orbit", issues_base_url="https://git.example/issues/")
     )
     types = [b["type"] for b in message.blocks]
     assert types == ["markdown", "actions", "context", "context", "context_actions"]
@@ -153,18 +154,20 @@ def test_answer_is_a_markdown_block_with_sources_footer_and_feedback() -> None:
 
 def test_sources_without_base_urls_are_plain_ids() -> None:
     assert (
-        sources_text(["#4", "error-codes"], docs_base_url=None, issues_base_url=None)
+        sources_text(sources_of(["#4", "error-codes"], docs_base_url=None, issues_base_url=None))
         == "*Sources:* `#4`, `error-codes`"
     )
     assert (
-        source_link("retries", docs_base_url="https://d.example/{id}.html", issues_base_url=None)
+        source_link(*sources_of(["retries"], docs_base_url="https://d.example/{id}.html", issues_base_url=None))
         == "<https://d.example/retries.html|retries>"
     )
 
 
 def test_partial_answer_is_marked_at_the_top_and_in_the_footer() -> None:
     [message] = answer_messages(
-        _run(status="partial", partial=True, stop_reason="max_steps"), docs_base_url=None, issues_base_url=None
+        answer_of(
+            _run(status="partial", partial=True, stop_reason="max_steps"), docs_base_url=None, issues_base_url=None
+        )
     )
     assert message.blocks[0]["type"] == "section"
     assert (
@@ -177,7 +180,7 @@ def test_partial_answer_is_marked_at_the_top_and_in_the_footer() -> None:
 def test_failed_run_says_why_in_our_words_never_the_exception_text() -> None:
     error = "The model API refused the request: Error code: 401 - Incorrect API key provided: sk-abc***xyz"
     run = _run(status="failed", partial=True, stop_reason="model_rejected", answer=error, error=error, sources=[])
-    messages = answer_messages(run, docs_base_url=None, issues_base_url=None)
+    messages = answer_messages(answer_of(run, docs_base_url=None, issues_base_url=None))
     text = _all_text([b for m in messages for b in m.blocks]) + " ".join(m.text for m in messages)
     assert "sk-abc" not in text and "401" not in text
     assert run_words.stop_reason("model_rejected") in text
@@ -192,7 +195,7 @@ def test_failed_run_keeps_what_it_found_so_far() -> None:
         answer="Found #4 so far.",
         error="internal detail",
     )
-    [message] = answer_messages(run, docs_base_url=None, issues_base_url=None)
+    [message] = answer_messages(answer_of(run, docs_base_url=None, issues_base_url=None))
     assert message.blocks[0]["type"] == "section" and "couldn't finish" in message.blocks[0]["text"]["text"]
     assert message.blocks[1] == {"type": "markdown", "text": "Found #4 so far."}
 
@@ -201,7 +204,7 @@ def test_long_answer_is_split_into_messages_within_slack_limits() -> None:
     para = "A sentence about leases and heartbeats. " * 40
     code = "```python\n" + "\n".join(f"job_{i} = enqueue(task, retries=3)" for i in range(600)) + "\n```"
     answer = "\n\n".join([para] * 20 + [code] + [para] * 10)
-    messages = answer_messages(_run(answer=answer), docs_base_url=None, issues_base_url=None)
+    messages = answer_messages(answer_of(_run(answer=answer), docs_base_url=None, issues_base_url=None))
     assert len(messages) >= 3
     for message in messages:
         markdown = [b["text"] for b in message.blocks if b["type"] == "markdown"]
@@ -213,7 +216,7 @@ def test_long_answer_is_split_into_messages_within_slack_limits() -> None:
 
 def test_broadcast_mentions_in_an_answer_never_ping() -> None:
     answer = "As #4 says: <!channel> and <!here|here> and @everyone, ping <!subteam^S123>; email a@here.com stays."
-    [message] = answer_messages(_run(answer=answer), docs_base_url=None, issues_base_url=None)
+    [message] = answer_messages(answer_of(_run(answer=answer), docs_base_url=None, issues_base_url=None))
     text = message.blocks[0]["text"] + message.text
     assert "<!channel>" not in text and "<!here" not in text and "@everyone" not in text and "<!subteam" not in text
     assert "a@here.com" in text and "\u200b" in text

@@ -14,6 +14,7 @@ from bot.slack.stream import PIECE_CHARS, SEPARATOR, pieces
 from bot.slack.surface import SlackReporter
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
+from workers.agent.events import Finished, StepStarted, ToolCalled
 from workers.runs.state import Origin, RunState, StepRecord
 from workers.runs.store import RunStore
 
@@ -41,21 +42,12 @@ def _run(conn: redis.Redis, *, assistant: bool = True) -> RunState:
 
 
 def _work_and_finish(reporter: SlackReporter, run: RunState, answer: str = ANSWER) -> None:
-    reporter.event(run, "step", step=1)
-    reporter.event(
-        run,
-        "tool",
-        call_id="call_a",
-        name="search_issues",
-        arguments=json.dumps({"query": "ORB-1202"}),
-        state="started",
-    )
-    reporter.event(
-        run, "tool", call_id="call_a", name="search_issues", arguments=json.dumps({"query": "ORB-1202"}), state="done"
-    )
+    reporter.event(run, StepStarted(1))
+    reporter.event(run, ToolCalled("call_a", "search_issues", json.dumps({"query": "ORB-1202"}), "started"))
+    reporter.event(run, ToolCalled("call_a", "search_issues", json.dumps({"query": "ORB-1202"}), "done"))
     run.status, run.answer, run.stop_reason, run.sources = "done", answer, "done", ["#4"]
     run.steps = [StepRecord(index=1), StepRecord(index=2)]
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
 
 
 def _markdown(message: dict) -> str:
@@ -78,7 +70,7 @@ def test_the_answer_is_streamed_into_the_progress_message_and_stopped_with_its_t
     assert stored.surface.answer_ts == [message["ts"]] and stored.surface.progress_open is False
 
     calls = len(slack_api.calls)
-    _reporter(slack_api, redis_conn).event(stored, "answer")  # a re-delivery (a retried job) changes nothing
+    _reporter(slack_api, redis_conn).event(stored, Finished())  # a re-delivery (a retried job) changes nothing
     assert [c.method for c in slack_api.calls[calls:]] == []
 
 
@@ -125,10 +117,10 @@ def test_a_stop_press_while_the_answer_streams_leaves_the_short_note(
     slack_api: SlackAPI, redis_conn: redis.Redis
 ) -> None:
     reporter, run = _reporter(slack_api, redis_conn), _run(redis_conn)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     slack_api.stop_at_next_append()
     run.status, run.answer, run.stop_reason = "done", ANSWER, "done"
-    reporter.event(run, "answer")
+    reporter.event(run, Finished())
     progress, note = slack_api.thread(DM, THREAD)
     assert progress["stopped_by_user"] and note["text"] == wording.PROGRESS_STOPPED
 
@@ -139,17 +131,17 @@ def test_a_slack_failure_mid_answer_is_continued_after_the_last_piece_slack_took
     answer = "\n".join(f"line {n} " + "x" * 90 for n in range(40))  # about three appends
     assert len(pieces(answer, 0)) == 3
     reporter, run = _reporter(slack_api, redis_conn), _run(redis_conn)
-    reporter.event(run, "step", step=1)
+    reporter.event(run, StepStarted(1))
     run.status, run.answer, run.stop_reason = "done", answer, "done"
     slack_api.server_error(
         "chat.appendStream", after=1
     )  # the first piece gets through, then Slack fails (an append is not retried on 5xx)
     try:
-        reporter.event(run, "answer")  # where the surface waits out Slack's failures, it tries again itself
+        reporter.event(run, Finished())  # where the surface waits out Slack's failures, it tries again itself
     except SlackApiError:
         stored = RunStore(redis_conn).load(run.id)  # else the job fails, and RQ's retry delivers again
         assert 0 < stored.surface.answer_streamed < len(answer)
-        _reporter(slack_api, redis_conn).event(stored, "answer")
+        _reporter(slack_api, redis_conn).event(stored, Finished())
     [message] = slack_api.thread(DM, THREAD)
     assert (
         _markdown(message) == wording.PROGRESS_START + SEPARATOR + answer
@@ -170,7 +162,7 @@ def test_pieces_cut_after_line_breaks_and_cover_the_rest_exactly() -> None:
 def test_where_slack_refuses_the_feedback_block_the_answer_has_plain_feedback_buttons(redis_conn: redis.Redis) -> None:
     """The stream's stop is refused for its feedback block: the same message gets the answer with two plain
     buttons, whose clicks bot/slack/feedback.py counts like Slack's feedback buttons."""
-    from bot.slack.render import FEEDBACK_BUTTON_ACTIONS
+    from bot.slack.views.answer import FEEDBACK_BUTTON_ACTIONS
 
     with SlackAPI(context_actions=False) as api:
         run = _run(redis_conn)

@@ -16,12 +16,12 @@ import pytest
 import redis
 from slack_sdk import WebClient
 
-from bot.discord import render
 from bot.discord.approvers import MANAGE_GUILD
 from bot.discord.interactions import Interactions
+from bot.discord.views.components import APPROVE_PREFIX
 from bot.lookups import Lookups
 from bot.slack import cards as approval_cards
-from bot.slack.cards import APPROVE_ACTION
+from bot.slack.views.approval import APPROVE_ACTION
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
@@ -79,7 +79,7 @@ def test_a_signed_discord_click_carrying_a_slack_cards_id_decides_nothing(
         settings = discord_settings(discord_api, redis_url, tmp_path / "dhome", make_dataset(tmp_path / "ddata"))
         endpoint = Interactions(settings, s.conn, Lookups.open(settings.data_dir, settings.home, semantic=False))
         reply = endpoint.handle(
-            di.click(render.APPROVE_PREFIX + pending_id(card), di.member(SERVER_MANAGER, permissions=MANAGE_GUILD))
+            di.click(APPROVE_PREFIX + pending_id(card), di.member(SERVER_MANAGER, permissions=MANAGE_GUILD))
         )
         assert reply["type"] == 4 and reply["data"]["flags"] == 64  # an ephemeral note, not the card updated
         assert "Approved" not in reply["data"]["content"]
@@ -133,11 +133,11 @@ def test_a_discord_click_from_another_guild_decides_nothing(
     conn = redis.Redis.from_url(redis_url)
     endpoint = Interactions(settings, conn, Lookups.open(settings.data_dir, settings.home, semantic=False))
     run, call, card = discord_card(conn)
-    foreign = di.click(render.APPROVE_PREFIX + call.pending_id, di.member(maintainer), message=card)
+    foreign = di.click(APPROVE_PREFIX + call.pending_id, di.member(maintainer), message=card)
     foreign["guild_id"] = "1200000000000000999"
     assert endpoint.handle(foreign)["data"].get("flags") == 64
     assert _status(conn, call.pending_id) == "pending"
-    reply = endpoint.handle(di.click(render.APPROVE_PREFIX + call.pending_id, di.member(maintainer), message=card))
+    reply = endpoint.handle(di.click(APPROVE_PREFIX + call.pending_id, di.member(maintainer), message=card))
     assert reply["type"] == 7 and _status(conn, call.pending_id) == "approved"
 
 

@@ -13,8 +13,8 @@ import redis
 from rq import Queue
 from rq.job import Job
 
-from bot.discord import render
 from bot.discord.interactions import Interactions
+from bot.discord.views.components import APPROVE_PREFIX
 from bot.lookups import Lookups
 from bot.slack import wording
 from tests.bot.slack.test_approval_clicks import Held
@@ -95,7 +95,7 @@ def test_a_discord_click_whose_redis_dies_after_the_decision_still_resumes_and_s
     dying.conn.ping()  # connected (its handshake is not counted)
     conn.script_flush()  # the click's script is loaded by its first EVALSHA (NOSCRIPT, then SCRIPT LOAD, then EVALSHA)
     dying.budget[0] = 3
-    reply = endpoint.handle(di.click(render.APPROVE_PREFIX + call.pending_id, di.member(maintainer), message=card))
+    reply = endpoint.handle(di.click(APPROVE_PREFIX + call.pending_id, di.member(maintainer), message=card))
     assert approvals.load(conn, call.pending_id).status == "approved"  # type: ignore[union-attr]
     assert reply["type"] == 7 and "Approved by" in reply["data"]["content"]  # the truth: the card shows the decision
     wait_for(lambda: Job.exists(job_id(run.id, 1), connection=conn), timeout=2, what="the resume job")

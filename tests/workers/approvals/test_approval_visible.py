@@ -15,10 +15,10 @@ import pytest
 import redis
 from slack_sdk import WebClient
 
-from bot.card_view import CardView
-from bot.discord import render
 from bot.discord.surface import DiscordReporter
+from bot.discord.views.card import card_text
 from bot.slack import cards as approval_cards
+from bot.slack.views.approval import describe
 from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api, discord_settings  # noqa: F401
@@ -27,6 +27,7 @@ from tests.standins.slack_fixtures import slack_api  # noqa: F401
 from tests.support.tools_dataset import make_dataset
 from tools.tracker import IssueRef
 from workers.approvals import records as approvals
+from workers.messages.approval import CardView
 from workers.runs.state import Origin, PendingCall, RunState
 from workers.runs.store import RunStore
 
@@ -90,7 +91,7 @@ def test_a_long_slack_comment_is_split_into_blocks_slack_takes() -> None:
     card = CardView("p.c", "post_comment", {"issue_id": 3, "body": body}, None, None, "", None, 0)
     texts = [
         e["text"]
-        for b in approval_cards.describe(card)
+        for b in describe(card)
         if b["type"] == "rich_text"
         for el in b["elements"]
         if el["type"] == "rich_text_preformatted"
@@ -101,10 +102,10 @@ def test_a_long_slack_comment_is_split_into_blocks_slack_takes() -> None:
 
 def test_a_hidden_character_in_an_issue_title_is_shown_and_counted_on_both_platforms() -> None:
     card = CardView("p.c", "add_labels", {"issue_id": 3, "labels": ["bug"]}, TITLE, None, "", None, 0)
-    slack = json.dumps(approval_cards.describe(card), ensure_ascii=False)
+    slack = json.dumps(describe(card), ensure_ascii=False)
     assert "Docs:&lt;U+200B&gt; cron syntax" in slack and "\u200b" not in slack  # Slack shows &lt; as <
     assert "1 invisible or direction-changing character*" in slack
-    discord = render.card_text(card)
+    discord = card_text(card)
     assert "Docs\\:<U+200B> cron syntax" in discord  # the colon escaped for Discord's Markdown
     assert "\u200b" not in discord and "1 invisible or direction-changing character**" in discord
 
@@ -137,8 +138,8 @@ def test_a_hidden_character_in_the_calls_name_is_counted_on_both_platforms(
     redis_conn: redis.Redis,
     tmp_path: Path,
 ) -> None:
-    """The same text is counted on every platform (bot/card_view.py shown_text): the call's name too, which an
-    unknown tool's card shows in its title."""
+    """The same text is counted on every platform (workers/messages/approval.py shown_text): the call's name too,
+    which an unknown tool's card shows in its title."""
     run, call = _paused(redis_conn, kind, "A plain comment.")
     run.pending = [call.model_copy(update={"name": "post_comment\u202e"})]
     if kind == "slack":

@@ -21,7 +21,7 @@ import pytest
 from atlas.cli import show_run
 from atlas.settings import Settings
 from bot.slack import wording
-from bot.slack.cards import APPROVE_ACTION
+from bot.slack.views.approval import APPROVE_ACTION
 from tests.standins.responses_api import ScriptedModel, Turn, reply_error, reply_incomplete, reply_refusal, reply_text
 from tests.standins.slack_api import TEAM
 from tests.standins.slack_interactions import block_action

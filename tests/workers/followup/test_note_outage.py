@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from atlas.settings import Settings
-from bot.slack.cards import APPROVE_ACTION
+from bot.slack.views.approval import APPROVE_ACTION
 from tests.standins.slack_api import TEAM
 from tests.standins.slack_interactions import block_action
 from tests.support.approvals_harness import is_card, pending_id

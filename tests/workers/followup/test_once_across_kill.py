@@ -16,8 +16,8 @@ from rq import Queue
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
-from bot.slack.cards import APPROVE_ACTION
-from bot.slack.render import FILE_ISSUE_ACTION
+from bot.slack.views.answer import FILE_ISSUE_ACTION
+from bot.slack.views.approval import APPROVE_ACTION
 from tests.bot.slack.test_issue_loop import ASKER, HELP, _button, _click, _thread
 from tests.standins.github_webhooks import deliver, payload
 from tests.standins.responses_api import ScriptedModel, reply_text

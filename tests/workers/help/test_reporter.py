@@ -5,12 +5,12 @@ run, queued, with that run's answer in its history."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import redis
 from rq import Queue
 
 from atlas.settings import Settings
+from workers.agent.events import Finished, RunEvent, StepStarted, ToolCalled
 from workers.chat import ChatPlatform
 from workers.help import followups, threads
 from workers.help.handoff import HelpReporter
@@ -25,9 +25,9 @@ class Platform(ChatPlatform):
     def __init__(self, conn: redis.Redis) -> None:
         self.conn, self.seen, self.handed_off = conn, [], []  # type: ignore[var-annotated]
 
-    def event(self, run: RunState, kind: Any, **data: Any) -> None:
-        self.seen.append(kind)
-        if kind == "answer" and run.answer:
+    def event(self, run: RunState, event: RunEvent) -> None:
+        self.seen.append(event.kind)
+        if isinstance(event, Finished) and run.answer:
             conversations.append(
                 self.conn,
                 run.origin.team,
@@ -74,9 +74,9 @@ def test_replies_sent_while_a_run_worked_get_one_run_after_it_with_its_answer(
     platform = Platform(redis_conn)
     reporter = HelpReporter(platform, redis_conn, settings)
     first = _run("r1", "100.0")
-    reporter.event(first, "step", step=1)
-    reporter.event(first, "tool", call_id="c", name="search_docs", state="started")
-    reporter.event(first, "answer")
+    reporter.event(first, StepStarted(1))
+    reporter.event(first, ToolCalled("c", "search_docs", "", "started"))
+    reporter.event(first, Finished())
     assert platform.seen == ["answer"]  # no progress in a help channel
 
     [job_id] = Queue("help-test", connection=redis_conn).job_ids
@@ -86,7 +86,7 @@ def test_replies_sent_while_a_run_worked_get_one_run_after_it_with_its_answer(
     assert (
         follow_up.origin.unprompted and follow_up.origin.message_ts == "102.0" and follow_up.origin.thread_ts == "100.0"
     )
-    reporter.event(first, "answer")  # a retried job of the first run queues nothing more
+    reporter.event(first, Finished())  # a retried job of the first run queues nothing more
     assert len(Queue("help-test", connection=redis_conn).job_ids) == 1
     assert (
         redis_conn.hget(f"atlas:help:thread:{thread}", "active") == follow_up.id.encode()
@@ -98,11 +98,11 @@ def test_a_thread_is_handed_off_once_and_a_run_that_answers_is_not_handed_off(
 ) -> None:
     platform = Platform(redis_conn)
     reporter = HelpReporter(platform, redis_conn, Settings(home=tmp_path, queue_name="help-test"))
-    reporter.event(_run("r1", "100.0", handoff="searched X"), "answer")
+    reporter.event(_run("r1", "100.0", handoff="searched X"), Finished())
     reporter.event(
-        _run("r1", "100.0", handoff="searched X"), "answer"
+        _run("r1", "100.0", handoff="searched X"), Finished()
     )  # its retried job: the platform skips what it posted
-    reporter.event(_run("r2", "101.0", handoff="searched Y"), "answer")
+    reporter.event(_run("r2", "101.0", handoff="searched Y"), Finished())
     assert platform.handed_off == [("r1", "searched X"), ("r1", "searched X")] and platform.seen == []
-    reporter.event(_run("r3", "102.0"), "answer")
+    reporter.event(_run("r3", "102.0"), Finished())
     assert platform.seen == ["answer"]

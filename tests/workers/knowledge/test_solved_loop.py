@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from atlas.cli.main import main as atlas
-from bot.slack.cards import APPROVE_ACTION
-from bot.slack.render import MARK_ANSWER_ACTION
+from bot.slack.views.answer import MARK_ANSWER_ACTION
+from bot.slack.views.approval import APPROVE_ACTION
 from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_error, reply_text
 from tests.standins.slack_events import mention, reaction_added
 from tests.standins.slack_interactions import block_action

@@ -60,7 +60,7 @@ def test_a_403_a_lasting_5xx_or_a_transfer_on_the_originals_lookup_draws_the_car
             run = _run(number)
             assert run.triage is not None
             for draw in (
-                lambda: json.dumps(blocks_for(run, run.triage, tracker)),  # noqa: B023  # drawn in this iteration
+                lambda: json.dumps(blocks_for(run, tracker)),  # noqa: B023  # drawn in this iteration
                 lambda: card_payload(run, tracker)["content"],  # noqa: B023  # drawn in this iteration
             ):
                 if why == "403":

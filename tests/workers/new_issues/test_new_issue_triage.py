@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from atlas.cli import show_run
+from bot.slack.views.markup import escape
 from tests.standins.github_webhooks import deliver, payload
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import TRACEBACK, actions, button, inbox, text_of
@@ -49,6 +50,9 @@ def test_a_duplicate_gets_one_card_approve_closes_it_once_injected_text_changes_
             assert "Close as duplicate of" in shown and "#1 Scheduler crashes on startup" in shown
             assert set(actions(card)) >= {"duplicates", "labels"}
             assert "`scheduler`" in shown  # a label of the repository's own
+            record = box.run(button(card, "duplicates").split(".")[0]).triage
+            assert record is not None and record.thresholds  # the card says which thresholds decided (issue 36)
+            assert escape(record.thresholds) in shown
             assert box.github.requests("POST") == [] and box.github.requests("PATCH") == []  # nothing before a click
             box.deliver_opened(issue, delivery="d-open")  # a redelivery
             box.deliver_opened(issue, delivery="d-open-2")  # the same event under another delivery id

@@ -1,9 +1,9 @@
-"""What an approval card shows about one pending call, gathered the same way for every platform.
+"""The approval card as a value: what it shows about one pending call (`CardView`), and how it was decided (`Decision`).
 
 The call's arguments, the issues it names (looked up in the tracker), the model's stated reason, the
-untrusted text the run read before proposing it, and who asked. Slack's blocks (bot/slack/cards.py) and
-Discord's message (bot/discord/cards.py, rendered by bot/discord/render.py) are drawn from it; it lives
-beside both, so neither platform imports the other (tests/house/test_platform_peers.py).
+untrusted text the run read before proposing it, and who asked, gathered the same way for every platform. Slack's
+blocks (bot/slack/views/approval.py) and Discord's message (bot/discord/views/card.py) are rendered from it; it lives
+in the core, so neither platform imports the other (tests/house/test_platform_peers.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Any
 from atlas.text import text_of
 from tools.errors import TrackerError, TrackerUnavailable
 from tools.repo_scope import scope_args
-from tools.tracker import IssueRef, Tracker
+from tools.tracker import IssueRef as IssueRef  # what a card names an issue by (its renderers use it)
+from tools.tracker import Tracker
 from workers import wording
 from workers.runs.state import PendingCall, RunState
 
@@ -41,6 +42,19 @@ class CardView:
     left_out: tuple[str, ...] = ()  # who else wrote in its thread: not quoted
     similar: tuple[dict[str, Any], ...] = ()  # a draft's open issues that may be the same (FilingRecord.similar)
     repo: str | None = None  # the repository the call changes, when the install serves several (issue 38)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decided card's last lines: who decided what and when (`status` as on the approval record: approved, denied,
+    expired), and the result of running it, if any; `in_doubt`: it may or may not have happened."""
+
+    status: str
+    decider: str | None
+    decided_at: float
+    result: str | None = None
+    ok: bool = True
+    in_doubt: bool = False
 
 
 def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: float) -> CardView:

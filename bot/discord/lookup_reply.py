@@ -1,0 +1,39 @@
+"""A slash-command lookup on Discord: its title and the tool's text (escaped), a Share button if asked for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from atlas.text import clip
+from bot.discord import wording
+from bot.discord.views.components import BUTTON_PRIMARY, SHARE_PREFIX
+from bot.discord.views.limits import CONTENT_LIMIT
+from bot.discord.views.markup import escape
+from bot.lookups import TITLE as LOOKUP_TITLE
+
+LOOKUP_TITLE_CHARS = 450  # a lookup's title and its "Shared by" line each; the body gets the rest
+
+
+def lookup_payload(result: Any, command: str, *, shareable: bool, shared_by: str | None = None) -> dict[str, Any]:
+    """A slash-command lookup: its title and the tool's text (escaped), a Share button if asked for."""
+    lookup = result.lookup
+    title = LOOKUP_TITLE[lookup.kind].format(arg=lookup.arg) + (f" ({lookup.state})" if lookup.state else "")
+    body = result.text if result.ok else result.text.split("\nHint:")[0]
+    footer = (
+        wording.SHARED_BY.format(user=shared_by, cmd=command, text=lookup.text.replace("`", "")) if shared_by else ""
+    )
+    head = f"**{clip(escape(title), LOOKUP_TITLE_CHARS)}**\n"  # measured escaped: escaping can double it
+    tail = f"\n{clip(footer, LOOKUP_TITLE_CHARS)}" if footer else ""
+    content = head + clip(escape(body), CONTENT_LIMIT - len(head) - len(tail)) + tail
+    payload: dict[str, Any] = {"content": content}
+    custom_id = SHARE_PREFIX + lookup.text
+    if shareable and result.ok and len(custom_id) <= 100:
+        payload["components"] = [
+            {
+                "type": 1,
+                "components": [
+                    {"type": 2, "style": BUTTON_PRIMARY, "label": wording.SHARE_BUTTON, "custom_id": custom_id}
+                ],
+            }
+        ]
+    return payload

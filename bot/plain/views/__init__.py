@@ -1,0 +1,1 @@
+"""Plain text views: pure functions from the message values to text, one module per view."""

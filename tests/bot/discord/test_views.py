@@ -1,0 +1,138 @@
+"""Each Discord view is a pure function from a message value (workers/messages/) to what Discord shows: a unit test
+per view, with no network, no Redis and no run (the answer and approval card have theirs in test_render.py)."""
+
+from __future__ import annotations
+
+from bot.discord import wording
+from bot.discord.views.card import decided_payload, outcome_text
+from bot.discord.views.components import APPROVE_PREFIX, DENY_PREFIX, FEEDBACK_PREFIX, FILE_ISSUE_PREFIX
+from bot.discord.views.notices import handoff_text, in_doubt_text, note_text
+from bot.discord.views.progress import progress_text
+from bot.discord.views.triage import triage_payload
+from bot.discord.views.triage_controls import EDIT_PREFIX, PICK_PREFIX
+from workers.messages.answer import Answer
+from workers.messages.approval import Decision
+from workers.messages.notices import HandOff, InDoubtNotice, ThreadNote
+from workers.messages.progress import Progress, ProgressEnd, Task
+from workers.messages.triage import Duplicate, Labels, Outcome, Reply, TriageCard, TriageItem, Undo, words
+
+
+def _ids(payload: dict[str, object]) -> list[str]:
+    rows = payload.get("components") or []
+    return [str(c["custom_id"]) for row in rows for c in row["components"]]  # type: ignore[attr-defined,index]
+
+
+def test_progress_lists_its_tasks_escaped_and_closes_as_it_ended() -> None:
+    tasks = (Task("c1", "Searching the issues: *boom*", "complete"), Task("c2", "Reading #12", "in_progress"))
+    text = progress_text(Progress(2, tasks))
+    assert text.splitlines() == [
+        wording.PROGRESS_STEP.format(step=2),
+        "\u2705 Searching the issues\\: \\*boom\\*",
+        "\u23f3 Reading \\#12",
+    ]
+    assert progress_text(Progress(0)) == wording.PROGRESS_START
+    done = progress_text(Progress(2, tasks, ProgressEnd("done", 1))).splitlines()[-1]
+    assert done == wording.PROGRESS_DONE.format(steps=1, step_word="step")
+    assert progress_text(Progress(2, (), ProgressEnd("paused"))).endswith(wording.PROGRESS_PAUSED)
+    assert progress_text(Progress(2, (), ProgressEnd("failed"))).endswith(wording.PROGRESS_FAILED)
+
+
+def test_an_answers_buttons_follow_its_value() -> None:
+    from bot.discord.views.answer import answer_messages
+
+    value = Answer("r1", "Yes.", False, False, "done", (), 1, 10, 0.0, fileable=True, votes=True)
+    [message] = answer_messages(value)
+    assert _ids(message) == [
+        f"{FEEDBACK_PREFIX}r1:up",
+        f"{FEEDBACK_PREFIX}r1:down",
+        f"{FILE_ISSUE_PREFIX}r1",
+        "atlas_mark_answer:r1",
+    ]
+    [plain] = answer_messages(Answer("r1", "Yes.", False, False, "done", (), 1, 10, 0.0, fileable=False, votes=True))
+    assert _ids(plain) == [f"{FEEDBACK_PREFIX}r1:up", f"{FEEDBACK_PREFIX}r1:down"]
+
+
+def test_a_decided_card_keeps_what_it_showed_and_says_who_decided_and_the_result() -> None:
+    decision = Decision("approved", "1500000000000000001", 1.7e9, result="Added `bug` to #3", ok=True)
+    payload = decided_payload("the card", decision)
+    assert payload["components"] == []
+    lines = str(payload["content"]).splitlines()
+    assert lines[0] == "the card"
+    assert lines[1] == wording.APPROVAL_OUTCOME["approved"].format(user="1500000000000000001", when=1700000000)
+    assert lines[2] == wording.APPROVAL_RESULT_DONE.format(result="Added \\`bug\\` to \\#3")
+    doubt = decided_payload("the card", Decision("approved", "u", 1.7e9, in_doubt=True))
+    assert str(doubt["content"]).endswith(wording.APPROVAL_RESULT_IN_DOUBT) and "<@u>" not in str(doubt["content"])
+    assert outcome_text(Decision("pending", None, 0.0)) == ""
+
+
+def test_notices_escape_what_came_from_outside() -> None:
+    assert handoff_text(HandOff("<@&42>", "docs *and* issues")).startswith("<@&42> ")
+    assert "docs \\*and\\* issues" in handoff_text(HandOff("<@&42>", "docs *and* issues"))
+    text = in_doubt_text(InDoubtNotice("add_`labels`", "3_x", "1500000000000000001", "https://gh.example/3"))
+    assert "`add_labels`" in text and "#3\\_x" in text and "<@1500000000000000001>" in text
+    assert "<@?>" in in_doubt_text(InDoubtNotice("close_issue", "3", "not-an-id"))
+    assert len(note_text(ThreadNote("x" * 5000))) <= 2000
+
+
+def _card(*items: TriageItem, **changes: object) -> TriageCard:
+    fields: dict[str, object] = {
+        "run_id": "t1",
+        "issue": 10,
+        "title": "Cron *runs* twice",
+        "author": "octo_cat",
+        "url": "https://gh.example/10",
+        "drafts": len(items),
+        "proposed": None,
+        "items": items,
+        "superseded": None,
+        "hidden": 0,
+        **changes,
+    }
+    return TriageCard(**fields)  # type: ignore[arg-type]
+
+
+def test_a_triage_card_renders_each_action_with_its_buttons_and_controls() -> None:
+    labels = TriageItem("labels", Labels(("bug", "cron")), "Draft", "p1", offered=("bug", "cron"), chosen=("bug",))
+    reply = TriageItem("reply", Reply("Thanks! See #3."), "Draft", "p2", editable=True)
+    duplicate = TriageItem("duplicates", Duplicate(3, "Cron", None, "", "Score 0.93. Why: same", (), "line"), "", "p3")
+    payload = triage_payload(_card(labels, reply, duplicate))
+    content = str(payload["content"])
+    assert content.startswith(
+        "**"
+        + words.CARD_TITLE.format(link="[\\#10 Cron \\*runs\\* twice](<https://gh.example/10>)", author="`octo\\_cat`")
+    )
+    assert "`bug`" in content and "Score 0.93. Why\\: same" in content
+    assert _ids(payload) == [
+        PICK_PREFIX + "p1",
+        APPROVE_PREFIX + "p1",
+        DENY_PREFIX + "p1",
+        APPROVE_PREFIX + "p2",
+        DENY_PREFIX + "p2",
+        EDIT_PREFIX + "p2",
+        APPROVE_PREFIX + "p3",
+        DENY_PREFIX + "p3",
+    ]
+    [select] = payload["components"][0]["components"]  # type: ignore[index]
+    assert [o["default"] for o in select["options"]] == [True, False]
+    [embed] = payload["embeds"]  # type: ignore[misc]
+    assert embed["title"] == words.REPLY and "Thanks! See #3." in embed["description"]
+    assert payload["allowed_mentions"] == {"parse": []}
+
+
+def test_a_decided_triage_action_shows_who_decided_with_only_the_untrusted_parts_escaped() -> None:
+    said = words.OUTCOME["done"]
+    done = TriageItem(
+        "labels",
+        Labels(("bug",)),
+        "",
+        None,
+        outcome=said.format(who="mai_ntainer", result=""),
+        outcome_parts=Outcome(said, "mai_ntainer", ""),
+    )
+    undo = TriageItem("undo", Undo("remove `bug`"), "", "p9")
+    payload = triage_payload(_card(done, undo, superseded="closed *by hand*", hidden=2))
+    content = str(payload["content"])
+    assert "> " + said.format(who="mai\\_ntainer", result="") in content
+    assert words.UNDO_OFFER.format(what="remove \\`bug\\`") in content and _ids(payload) == [APPROVE_PREFIX + "p9"]
+    assert words.SUPERSEDED.format(why="closed \\*by hand\\*") in content
+    assert words.HIDDEN.format(count=2) in content

@@ -1,0 +1,121 @@
+"""Slack's views, one by one: each a pure function from a message value (workers/messages/) to Block Kit or text,
+checked without a network, a Redis or a run. The answer's view is tests/bot/slack/test_render.py's, the approval
+card's tests/bot/slack/test_approval_cards.py's."""
+
+from __future__ import annotations
+
+import json
+
+from bot.slack import wording
+from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION, decided
+from bot.slack.views.notices import notice_text
+from bot.slack.views.progress import closing_line, placeholder_text, task_chunks
+from bot.slack.views.triage import EDIT_ACTION, PICK_PREFIX, fallback_text, triage_blocks
+from workers.messages.approval import Decision
+from workers.messages.notices import HandOff, InDoubtNotice, Stopped, ThreadNote, Undelivered
+from workers.messages.progress import Progress, ProgressEnd, Task
+from workers.messages.triage import Duplicate, Labels, Reply, TriageCard, TriageItem, Undo
+
+
+def test_the_placeholder_lists_each_task_with_its_mark_and_closes() -> None:
+    tasks = (Task("c1", "Searching issues: <b>", "complete"), Task("c2", "Reading #4", "in_progress"))
+    text = placeholder_text(Progress(2, tasks, ProgressEnd("done", 2)))
+    assert text.split("\n") == [
+        wording.PROGRESS_STEP.format(step=2),
+        f"{wording.TASK_MARK['complete']} Searching issues: &lt;b&gt;",
+        f"{wording.TASK_MARK['in_progress']} Reading #4",
+        wording.PROGRESS_DONE.format(steps=2, step_word="steps"),
+    ]
+    assert placeholder_text(Progress(0)) == wording.PROGRESS_START
+
+
+def test_every_closing_has_its_own_line() -> None:
+    lines = {
+        kind: closing_line(ProgressEnd(kind, 1)) for kind in ("done", "failed", "paused", "stopped", "undelivered")
+    }
+    assert lines["done"] == wording.PROGRESS_DONE.format(steps=1, step_word="step")
+    assert lines["failed"] == wording.PROGRESS_FAILED and lines["paused"] == wording.PROGRESS_PAUSED
+    assert lines["undelivered"] == wording.PROGRESS_ANSWER_UNDELIVERED and len(set(lines.values())) == 5
+
+
+def test_tasks_become_the_streams_task_cards() -> None:
+    [chunk] = task_chunks([Task("call_a", "Searching the docs: retries", "error")])
+    assert chunk.to_dict() == {
+        "type": "task_update",
+        "id": "call_a",
+        "title": "Searching the docs: retries",
+        "status": "error",
+    }
+
+
+def _card(**changes: object) -> TriageCard:
+    items = (
+        TriageItem(
+            "duplicates",
+            Duplicate(3, "Crash <on> start", "https://t.example/3", "", "Score 0.91. Why: same trace", (5, 8), "line"),
+            "Mode: draft.",
+            "r1.d",
+        ),
+        TriageItem("labels", Labels(("bug",)), "Mode: draft.", "r1.l", offered=("bug", "docs"), chosen=("bug",)),
+        TriageItem("reply", Reply("Thanks <@U1>!"), "Mode: draft.", None, outcome="Approved by U9: done."),
+        TriageItem("undo", Undo("remove `bug`"), "", "r1.u"),
+    )
+    fields: dict[str, object] = {
+        "run_id": "r1",
+        "issue": 12,
+        "title": "Scheduler\u200b stops",
+        "author": "ann",
+        "url": "https://t.example/12",
+        "drafts": 2,
+        "proposed": None,
+        "items": items,
+        "superseded": None,
+        "hidden": 1,
+    }
+    fields.update(changes)
+    return TriageCard(**fields)  # type: ignore[arg-type]
+
+
+def test_the_triage_card_shows_each_action_with_its_controls_or_its_outcome() -> None:
+    blocks = triage_blocks(_card())
+    shown = json.dumps(blocks, ensure_ascii=False)
+    assert blocks[0]["text"]["text"].startswith("*New issue <https://t.example/12|#12 Scheduler&lt;U+200B&gt; stops>")
+    assert "<https://t.example/3|#3 Crash &lt;on&gt; start>" in shown and "Also similar: #5, #8" in shown
+    actions = [b for b in blocks if b["type"] == "actions"]
+    ids = [[e.get("action_id") for e in b["elements"]] for b in actions]
+    assert ids == [[APPROVE_ACTION, DENY_ACTION], [PICK_PREFIX + "r1.l", APPROVE_ACTION, DENY_ACTION], [APPROVE_ACTION]]
+    assert [o["value"] for o in actions[1]["elements"][0]["initial_options"]] == ["bug"]
+    assert "Thanks <@U1>!" in shown and "Approved by U9: done." in shown  # the reply preformatted: no ping
+    assert "This card shows 1 invisible or direction-changing character(s)" in shown
+    assert fallback_text(_card()) == "Triage of issue #12: 2 suggestion(s) to decide"
+
+
+def test_an_editable_reply_gets_its_edit_button_and_the_thresholds_line_shows_when_present() -> None:
+    reply = TriageItem("reply", Reply("Hello"), "Mode: draft.", "r1.r", editable=True)
+    without = json.dumps(triage_blocks(_card(items=(reply,))))
+    assert EDIT_ACTION in without and "Thresholds" not in without
+    shown = json.dumps(triage_blocks(_card(items=(reply,), thresholds="Thresholds: labels 0.80 <x>")))
+    assert "Thresholds: labels 0.80 &lt;x&gt;" in shown
+
+
+def test_a_decided_card_keeps_what_it_showed_without_its_buttons() -> None:
+    shown = [{"type": "section", "text": {"type": "mrkdwn", "text": "*card*"}}, {"type": "actions", "elements": []}]
+    text, blocks = decided(shown, Decision("approved", "U1", 1_800_000_000.0, result="labelled <#4>", ok=True))
+    assert [b["type"] for b in blocks] == ["section", "context"]
+    last = blocks[-1]["elements"][0]["text"]
+    assert last.startswith(":white_check_mark: Approved by <@U1> <!date^1800000000^") and "labelled &lt;#4&gt;" in last
+    _, doubt = decided(shown, Decision("approved", "U1", 1.0, in_doubt=True))
+    assert wording.APPROVAL_RESULT_IN_DOUBT in doubt[-1]["elements"][0]["text"] and text
+
+
+def test_each_notice_is_said_once_and_pings_nobody() -> None:
+    assert notice_text(Stopped()) == wording.PROGRESS_STOPPED
+    handoff = notice_text(HandOff("<!subteam^S1>", "the docs on <!channel>"))
+    assert handoff.startswith("<!subteam^S1> I couldn't answer") and "<!channel>" not in handoff
+    assert notice_text(ThreadNote("Closed <!channel> #12")) == "Closed &lt;\u200b!channel&gt; #12"
+    doubt = notice_text(InDoubtNotice("close_issue", "6", "U2", "https://t.example/6"))
+    assert "<@U2>" in doubt and "(<https://t.example/6|#6>)" in doubt
+    lost = notice_text(Undelivered("cards", 1, "r9", count=2))
+    assert lost == wording.CARDS_UNDELIVERED.format(minutes=1, minute_word="minute", run_id="r9", count=2)
+    card = notice_text(Undelivered("triage_card", 15, "r9", issue=7))
+    assert "issue #7" in card and "15 minutes" in card
