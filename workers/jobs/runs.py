@@ -161,7 +161,7 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
         run.status, run.error = "failed", str(exc)  # failed: no feedback or file-issue buttons under it
         rt.settle(run)
         agent.keeper.save(run)
-        reporter.event(run, "answer")
+        reporter.event(run, Finished())
     except ModelRejected as exc:
         stop(rt, run, reporter, "model_rejected", phrases.MODEL_REFUSED.format(error=exc), fence)
     except Exception:

@@ -17,8 +17,8 @@ import redis
 
 from atlas import served_repos
 from bot.slack.app import create_app
-from bot.slack.cards import APPROVE_ACTION
 from bot.slack.deps import build
+from bot.slack.views.approval import APPROVE_ACTION
 from bot.web.serve import github_webhook, http_server
 from tests.standins.github_webhooks import SECRET as WEBHOOK_SECRET
 from tests.standins.github_webhooks import deliver, payload
