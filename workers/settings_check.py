@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from workers import wording as phrases
 from workers.agent.events import Finished
-from workers.agent.loop import finish
+from workers.agent.outcomes import finish
 from workers.agent.ports import Reporter
 from workers.runs.state import RunState
 

@@ -20,15 +20,18 @@ from workers.agent import context as ctxmgmt
 from workers.agent import toolset
 from workers.agent.budget import WRAP_UP_SECONDS, exhausted, seconds_left
 from workers.agent.events import Finished, Paused, StepStarted, ToolCalled, ToolState
-from workers.agent.instructions import (
-    INCOMPLETE,
-    INSTRUCTIONS,
-    TOOL_TIMED_OUT,
-    TOOL_TIMED_OUT_HINT,
-    VIEWING_CHANNEL,
-    WRAP_UP,
-)
+from workers.agent.instructions import INCOMPLETE, INSTRUCTIONS, TOOL_TIMED_OUT, TOOL_TIMED_OUT_HINT, WRAP_UP
 from workers.agent.model import Model, ModelReply, ModelRequest
+from workers.agent.outcomes import (
+    Answered,
+    BudgetStop,
+    HandedOff,
+    NeedsApproval,
+    RunAgain,
+    StepOutcome,
+    finish,
+    initial_items,
+)
 from workers.agent.ports import Limits, Reporter, RunKeeper, Summarizer, Tools
 from workers.errors import BudgetSpent, ContextFull, ModelRejected, PairingBroken
 from workers.runs.state import PendingCall, RunState, StepRecord, StopReason
@@ -39,36 +42,6 @@ log = logging.getLogger("atlas.loop")
 SHARED_TOOL_POOL = ThreadPoolExecutor(
     max_workers=8, thread_name_prefix="atlas-tool"
 )  # when no worker sized one (workers/process/runtime.py)
-
-
-@dataclass(frozen=True)
-class Answered:
-    text: str
-
-
-@dataclass(frozen=True)
-class RunAgain:
-    pass
-
-
-@dataclass(frozen=True)
-class NeedsApproval:
-    pending: list[PendingCall]
-
-
-@dataclass(frozen=True)
-class BudgetStop:
-    reason: StopReason
-
-
-@dataclass(frozen=True)
-class HandedOff:
-    """A help run's model called `hand_off`: not confident, so no answer (tools/hand_off.py)."""
-
-    looked_at: str
-
-
-StepOutcome = Answered | RunAgain | NeedsApproval | BudgetStop | HandedOff
 
 
 @dataclass
@@ -325,25 +298,3 @@ class Agent:
         run.seconds_spent += time.monotonic() - started
         run.steps.append(record)
         finish(run, text or OUT_OF_BUDGET, reason, partial=True)
-
-
-def initial_items(run: RunState) -> list[dict[str, Any]]:
-    """Earlier turns of the thread (for a follow-up), where the person was looking, then the question."""
-    items: list[dict[str, Any]] = []
-    for turn in run.history:
-        items.append({"type": "message", "role": "user", "content": turn.question})
-        items.append({"type": "message", "role": "assistant", "content": turn.answer})
-    if run.context_channel:
-        items.append(
-            {"type": "message", "role": "user", "content": VIEWING_CHANNEL.format(channel=run.context_channel)}
-        )
-    items.append({"type": "message", "role": "user", "content": run.question})
-    return items
-
-
-def finish(run: RunState, text: str, reason: StopReason, *, partial: bool) -> None:
-    run.answer = text
-    run.stop_reason = reason
-    run.partial = partial
-    run.pending = []
-    run.status = "partial" if partial else "done"

@@ -15,7 +15,7 @@ from rq.job import Job
 from workers import settings_check
 from workers import wording as phrases
 from workers.agent.events import Finished, Paused
-from workers.agent.loop import finish
+from workers.agent.outcomes import finish
 from workers.agent.ports import Reporter
 from workers.agent.reporting import FanOut, Fenced, StreamReporter
 from workers.approvals import gate
