@@ -24,8 +24,9 @@ from tests.standins.github_webhooks import SECRET as WEBHOOK_SECRET
 from tests.standins.github_webhooks import deliver, payload
 from tests.standins.responses_api import Call, ScriptedModel, reply_calls, reply_text
 from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_events import SECRET, SlackSender, block_action, mention
+from tests.standins.slack_events import SECRET, SlackSender, mention
 from tests.standins.slack_fixtures import BackgroundServer
+from tests.standins.slack_interactions import block_action
 from tests.support.approvals_harness import is_card, outputs_sent, pending_id
 from tests.support.org_harness import Org, two_repositories
 from tests.support.processes import wait_for, worker_process

@@ -12,7 +12,8 @@ from pathlib import Path
 import redis
 
 from tests.standins.responses_api import ScriptedModel
-from tests.standins.slack_events import command, mention
+from tests.standins.slack_events import mention
+from tests.standins.slack_interactions import command
 from tests.standins.turns import Usage, reply_text
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import TRACEBACK, Inbox, inbox, text_of
