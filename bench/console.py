@@ -35,7 +35,7 @@ from tests.support.console_harness import TOKEN
 from tools import open_corpus
 from tools.docsearch.minilm import model_dir
 from tools.docsearch.semantic import encoder
-from workers.runs import index_filing, run_index, votes
+from workers.console_data import index_filing, run_index, votes
 from workers.runs.state import AnsweredBy, Origin, RunState, StepRecord, Usage
 from workers.runs.store import RUN_TTL_SECONDS, RunStore, run_key
 

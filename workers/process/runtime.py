@@ -33,6 +33,7 @@ from workers.agent.sources import sources_of
 from workers.agent.stash import RedisStash
 from workers.approvals import gate
 from workers.chat import ChatPlatform
+from workers.console_data.question_vectors import Embedder
 from workers.errors import BudgetSpent
 from workers.followup import links, subscriptions
 from workers.knowledge import solved_claim, watches
@@ -40,7 +41,6 @@ from workers.knowledge.cited import cited
 from workers.knowledge.entries import RedisSolvedThreads
 from workers.process import platforms
 from workers.runs import lease
-from workers.runs.question_vectors import Embedder
 from workers.runs.state import AnsweredBy, Platform, RunState, Usage
 from workers.runs.store import RunStore
 from workers.triage.engine import Triage
