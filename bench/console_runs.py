@@ -11,7 +11,7 @@ from typing import Any
 
 import redis
 
-from workers.runs import run_index
+from workers.console_data import run_index
 from workers.runs.state import AnsweredBy, Origin, RunState, StepRecord, Usage
 from workers.runs.store import RUN_TTL_SECONDS, run_key
 

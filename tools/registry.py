@@ -2,7 +2,10 @@
 
 The function's docstring is the description the model reads (its lines joined into one: the source wraps at
 120 columns, the model reads one paragraph), and the strict function definition sent to the Responses API is
-generated from the arguments model by the openai SDK, never by hand.
+generated from the arguments model, never by hand: pydantic's JSON schema of a model that is strict by
+construction (every field required, no extra keys), which is exactly what the openai SDK's
+`pydantic_responses_function_tool` makes of it (tests/tools/test_definitions.py holds every registry to that),
+without importing the SDK: an offline worker never loads it.
 """
 
 from __future__ import annotations
@@ -91,15 +94,21 @@ class Registry:
         """Strict function tools for `responses.create(tools=...)`, generated from the argument models
         once (every model call sends them; generating them costs a few ms)."""
         if self._definitions is None:
-            import openai  # here, not at the top: `atlas ask` opens the corpus without the SDK (0.3 s)
-
-            self._definitions = [
-                dict(openai.pydantic_responses_function_tool(t.args_model, name=t.name, description=t.description))
-                for t in self._tools.values()
-            ]
+            self._definitions = [definition(t) for t in self._tools.values()]
             if self._rename is not None:
                 self._definitions = [json.loads(self._rename(json.dumps(d))) for d in self._definitions]
         return [dict(d) for d in self._definitions]
+
+
+def definition(tool: Tool) -> dict[str, Any]:
+    """The strict function tool for `tool`, as the Responses API takes it."""
+    return {
+        "type": "function",
+        "name": tool.name,
+        "strict": True,
+        "parameters": tool.args_model.model_json_schema(),
+        "description": tool.description,
+    }
 
 
 def declare(fn: Callable[..., Any], *, side_effect: bool, name: str | None, check: CheckFn | None = None) -> Tool:

@@ -15,8 +15,8 @@ from bot.console.layout import table, when
 from bot.console.web import Request, esc
 from workers.approvals import audit
 from workers.approvals.audit import Entry
+from workers.console_data import run_index
 from workers.errors import RunNotFound
-from workers.runs import run_index
 from workers.runs.store import RunStore
 from workers.triage import autonomy
 

@@ -1,4 +1,4 @@
-"""Which gap questions ask about the same thing, by their kept vectors (workers/runs/question_vectors.py): the
+"""Which gap questions ask about the same thing, by their kept vectors (workers/console_data/question_vectors.py): the
 Coverage gaps page's grouping by meaning, in numpy, with no model.
 
 Each question, newest first, joins the group whose centroid (the normalised sum of its questions' vectors) is

@@ -3,7 +3,7 @@ were voted down, grouped by what they ask about, each group with its count, its 
 sections that came closest; largest and newest first; also as CSV.
 
 Grouping is by meaning where it can be, by words where it cannot. A worker keeps each finished gap run's
-question as a sentence embedding (workers/runs/question_vectors.py; a run voted down is embedded by the next run a
+question as a sentence embedding (workers/console_data/question_vectors.py; a run voted down is embedded by the next run a
 worker finishes); the questions that have one are grouped by it (bot/console/gap_clusters.py): a question joins
 the group whose centroid is within cosine 0.5 of it, and groups that close merge, so "rotate the TLS certificate"
 and "renewing the SSL cert" are one group though they share no word. A question without a vector (the model's
@@ -39,7 +39,7 @@ from atlas.settings import Settings
 from bot.console.layout import when
 from bot.console.runs_query import Row, rows
 from bot.console.web import Request, Response, esc
-from workers.runs import index_filing, question_vectors, run_index
+from workers.console_data import index_filing, question_vectors, run_index
 
 LATEST = 300  # the gaps grouped: the newest this many
 GROUPS = 30
@@ -69,7 +69,7 @@ def _tokens(question: str) -> tuple[str, ...]:
 
 def groups(conn: redis.Redis, settings: Settings, latest: int = LATEST, closest: bool = True) -> list[Group]:
     """The newest `latest` gaps, grouped by meaning where their vectors are kept, else by words; largest, then
-    newest, first. Filings still pending are filed first (workers/runs/index_filing.py)."""
+    newest, first. Filings still pending are filed first (workers/console_data/index_filing.py)."""
     index_filing.flush(conn)
     pipe = conn.pipeline(transaction=False)
     for key in (run_index.gaps_key(), run_index.facet_key("feedback", "down")):

@@ -17,7 +17,7 @@ from bot.console.layout import table, when
 from bot.console.web import Request, esc
 from bot.github import deliveries
 from workers.approvals import audit
-from workers.runs import run_index
+from workers.console_data import run_index
 
 SHOWN = 20
 SPOOL_COUNT_MAX = 10_000

@@ -11,7 +11,7 @@ from bot.console import runs_page
 from bot.console.layout import page
 from bot.console.sessions import Session
 from bot.console.web import Request, Response
-from workers.runs import index_filing
+from workers.console_data import index_filing
 
 Page = Callable[[redis.Redis, Settings, Request, str], tuple[str, str]]
 
@@ -31,7 +31,7 @@ def _pages() -> dict[str, tuple[str, Page]]:
 
 
 def route(conn: redis.Redis, settings: Settings, req: Request, session: Session, prefix: str) -> Response:
-    """The page at `req.path`, or 404. Runs whose filing is still pending are filed first (workers/runs/index_filing.py),
+    """The page at `req.path`, or 404. Runs whose filing is still pending are filed first (workers/console_data/index_filing.py),
     so a page never lags the runs saved before it (two commands when nothing is pending)."""
     index_filing.flush(conn)
     if req.path == "/gaps.csv":

@@ -13,11 +13,11 @@ import redis
 from bot.console.layout import table, when
 from bot.console.runs_query import FEEDBACK, Filters, Row, listing, menu, total
 from bot.console.web import Request, esc
+from workers.console_data.run_index import STATUSES
+from workers.console_data.votes import votes
 from workers.errors import RunNotFound
-from workers.runs.run_index import STATUSES
 from workers.runs.state import RunState
 from workers.runs.store import RunStore, preview_of
-from workers.runs.votes import votes
 
 RUN_ID = re.compile(r"^[0-9a-zA-Z_.-]{1,64}$")
 ANSWER_CHARS = 20_000

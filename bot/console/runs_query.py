@@ -1,4 +1,4 @@
-"""Reading runs from the console's indexes (workers/runs/run_index.py) with bounded queries.
+"""Reading runs from the console's indexes (workers/console_data/run_index.py) with bounded queries.
 
 A page is at most `PAGE` runs, found by walking the smallest index among the filters asked for, newest
 first, in chunks, keeping the ids that are in every other filter's index too (ZMSCORE); it looks at
@@ -15,9 +15,9 @@ from typing import Any
 import redis
 
 from atlas.connection import text
-from workers.runs import run_index
+from workers.console_data import run_index
+from workers.console_data.votes import feedback_key
 from workers.runs.store import run_key
-from workers.runs.votes import feedback_key
 
 PAGE = 50
 CHUNK = 200

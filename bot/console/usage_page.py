@@ -1,5 +1,5 @@
 """The Cost and use page: per day, questions, cost, tokens per answer, the offline model's share, steps per
-run and feedback, from the daily figures filed as runs end and the vote sets (workers/runs/run_index.py):
+run and feedback, from the daily figures filed as runs end and the vote sets (workers/console_data/run_index.py):
 three reads per day shown, in one round trip; above them, today's spend against the caps (spend_table.py)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from bot.console import spend_table
 from bot.console.charts import bars
 from bot.console.layout import table
 from bot.console.web import Request, esc
-from workers.runs import run_index
+from workers.console_data import run_index
 
 DAYS = 30
 FIELDS = ("runs", "cost_micro", "tokens", "steps", "offline", "answered", "gaps")

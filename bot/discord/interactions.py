@@ -59,8 +59,8 @@ from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
+from workers.console_data import votes
 from workers.messages.approval import Decision
-from workers.runs import votes
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
 from workers.runs.state import Origin

@@ -1,6 +1,6 @@
 """Slack's feedback buttons under an answer: one vote per run and user, clicking the same vote again removes it.
 The clicker is told what was recorded (an ephemeral note only they see). The votes themselves are kept by
-workers/runs/votes.py, which Discord's buttons use too.
+workers/console_data/votes.py, which Discord's buttons use too.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from bot.slack import wording
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
 from bot.slack.views.answer import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
-from workers.runs.votes import toggle
+from workers.console_data.votes import toggle
 
 log = logging.getLogger("atlas.bot.slack.feedback")
 

@@ -1,8 +1,8 @@
 """Slack and Discord are peers: neither package reaches the other, directly or through any chain of Atlas's own
 imports. What both need (what a card shows, a tool call's title, a fast-failing Redis) lives beside them in `bot/`
 (`bot/task_titles.py`, `bot/fast_redis.py`), in the core's message values (`workers/messages/`) or below them (the
-votes in `workers/runs/votes.py`), and words both show in `workers/wording.py`, so a change made for one platform
-cannot silently change the other, not even through a shared module that happens to import one of them.
+votes in `workers/console_data/votes.py`), and words both show in `workers/wording.py`, so a change made for one
+platform cannot silently change the other, not even through a shared module that happens to import one of them.
 
 Read from the same import graph as the layers (tests/house/test_import_graph.py): function-local and
 type-only imports count too.
@@ -68,13 +68,13 @@ def test_the_check_sees_a_crossing_through_a_shared_module() -> None:
     """Discord -> a neutral module -> a module of workers -> Slack is a crossing too; a neutral module that
     only imports Slack (or is imported by Slack) is not."""
     planted = {
-        "bot.discord.interactions": {"bot.feedback": 25, "workers.runs.votes": 2},
+        "bot.discord.interactions": {"bot.feedback": 25, "workers.console_data.votes": 2},
         "bot.feedback": {"atlas.lua": 1, "workers.chat": 3},
         "workers.chat": {"bot.slack.wording": 9},
-        "workers.runs.votes": {"atlas.lua": 1},
+        "workers.console_data.votes": {"atlas.lua": 1},
         "atlas.lua": {},
         "bot.slack.wording": {},
-        "bot.slack.app": {"workers.runs.votes": 4},
+        "bot.slack.app": {"workers.console_data.votes": 4},
         "bot.neutral": {"bot.slack.wording": 1},
     }
     assert crossings(planted) == [

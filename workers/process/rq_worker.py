@@ -23,9 +23,10 @@ from rq.job import Job
 from rq.worker import SimpleWorker
 
 from workers.approvals import audit
+from workers.console_data import index_filing
 from workers.process.rq_job import AtlasJob
 from workers.process.threaded_worker import Threaded, beat_all
-from workers.runs import index_filing, run_log
+from workers.runs import run_log
 from workers.runs.scheduler import QuietScheduler
 from workers.runs.stuck import take_back
 
@@ -45,7 +46,7 @@ class AtlasWorker(SimpleWorker):
         """RQ's sweep (registries, the scheduler), jobs a dead worker dequeued but never started taken back
         after a heartbeat TTL (workers/runs/stuck.py; RQ waits a minute), then the audit log's retention:
         every worker trims, so the log stays bounded whichever processes run; a trim with nothing old is one
-        cheap XTRIM. Then the console's pending filings (workers/runs/index_filing.py)."""
+        cheap XTRIM. Then the console's pending filings (workers/console_data/index_filing.py)."""
         super().run_maintenance_tasks()  # type: ignore[no-untyped-call]  # RQ leaves it unannotated
         take_back(self, self.heartbeat_ttl)
         audit.trim(self.connection, self.audit_retention_days)

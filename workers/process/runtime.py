@@ -33,6 +33,7 @@ from workers.agent.ports import Limits, Reporter
 from workers.agent.sources import sources_of
 from workers.approvals import gate
 from workers.chat import ChatPlatform
+from workers.console_data.question_vectors import Embedder
 from workers.errors import BudgetSpent
 from workers.followup import links, subscriptions
 from workers.knowledge import solved_claim, watches
@@ -41,7 +42,6 @@ from workers.process import platforms, repo_parts
 from workers.process.channel_models import ChannelModels, ChannelSummarizer, build_models
 from workers.process.job_tools import JobTools
 from workers.runs import lease
-from workers.runs.question_vectors import Embedder
 from workers.runs.state import AnsweredBy, Platform, RunState, Usage
 from workers.runs.store import RunStore
 from workers.triage.engine import Triage

@@ -145,12 +145,12 @@ class RunState(BaseModel):
     solved: SolvedRecord | None = (
         None  # a solved-thread run (workers/knowledge/solved.py): a thread drafted as knowledge
     )
-    # True: never filed in the console's index (workers/runs/run_index.py), so its first filing takes it out of no
-    # other status; set where a run is made, cleared in the record written before its first filing. False (records
-    # of older versions, or filed already): a filing takes it out of every other status.
+    # True: never filed in the console's index (workers/console_data/run_index.py), so its first filing takes it out
+    # of no other status; set where a run is made, cleared in the record written before its first filing. False
+    # (records of older versions, or filed already): a filing takes it out of every other status.
     unfiled: bool = False
-    # The console filing (workers/runs/run_index.py `Filing`) last written for this very object, by `RunStore.save`;
-    # never stored, so a record loaded again (a re-delivery, another job) is filed again.
+    # The console filing (workers/console_data/run_index.py `Filing`) last written for this very object, by
+    # `RunStore.save`; never stored, so a record loaded again (a re-delivery, another job) is filed again.
     _filed: Any = PrivateAttr(default=None)
 
     def filed(self) -> Any:

@@ -10,9 +10,9 @@ from typing import Any
 
 import redis
 
+from workers.console_data import index_filing, question_vectors, run_index
+from workers.console_data.question_vectors import Embedder
 from workers.errors import RunNotFound
-from workers.runs import index_filing, question_vectors, run_index
-from workers.runs.question_vectors import Embedder
 from workers.runs.state import RunState
 
 log = logging.getLogger("atlas.runs")
@@ -67,7 +67,7 @@ def events_key(run_id: str) -> str:
 class RunStore:
     """Loads and saves whole run records; every step ends with `save`. A worker's store has an `embedder` (the
     docs encoder, loaded on first use; None when its package is absent): a finished gap run's question is kept
-    as a vector for the console (workers/runs/question_vectors.py). The web process's has none."""
+    as a vector for the console (workers/console_data/question_vectors.py). The web process's has none."""
 
     def __init__(self, conn: redis.Redis, embedder: Callable[[], Embedder | None] | None = None) -> None:
         self.conn = conn
@@ -76,7 +76,7 @@ class RunStore:
     def save(self, run: RunState) -> None:
         """Persist the run; a finished one without the tool outputs and reasoning it read (`kept_when_finished`). A
         paused or ended run is also filed in the console's indexes, with its results' previews
-        (workers/runs/run_index.py)."""
+        (workers/console_data/run_index.py)."""
         run.updated_at = time.time()
         filed = run.final or run.status == "awaiting_approval"
         first = filed and run.unfiled

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import redis
 
-from workers.runs import index_filing, run_index, votes
+from workers.console_data import index_filing, run_index, votes
 from workers.runs.state import AnsweredBy, Origin, RunState, StepRecord, Usage
 from workers.runs.store import PREVIEW_CHARS, RunStore, preview_of
 

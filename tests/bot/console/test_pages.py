@@ -6,7 +6,7 @@ from __future__ import annotations
 import redis
 
 from tests.support.console_harness import TOKEN, finished_run, served
-from workers.runs import votes
+from workers.console_data import votes
 
 SCRIPT = "<script>alert('x')</script>"
 

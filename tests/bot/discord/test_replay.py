@@ -7,7 +7,7 @@ import time
 
 from tests.standins import discord_interactions as di
 from tests.standins.discord_fixtures import RunningEndpoint, discord_api, endpoint  # noqa: F401
-from workers.runs import votes
+from workers.console_data import votes
 
 VOTER = di.member("1500000000000000003", name="voter")
 

@@ -163,7 +163,7 @@ def test_assistant_prompts_setting_reads_a_bar_separated_list_of_at_most_four() 
 def test_the_plain_feedback_buttons_vote_like_slacks_feedback_buttons(bot: RunningBot, redis_conn: redis.Redis) -> None:
     from bot.slack.views.answer import FEEDBACK_BUTTON_ACTIONS
     from tests.standins.slack_interactions import block_action
-    from workers.runs import votes
+    from workers.console_data import votes
 
     run_id = "0123456789abcdef"
     for action_id, user in zip(FEEDBACK_BUTTON_ACTIONS, ("U0ALICE", "U0BOB"), strict=True):

@@ -17,7 +17,7 @@ from tests.standins.slack_fixtures import RunningBot, bot, slack_api, slack_sett
 from tests.standins.slack_interactions import block_action, command
 from tests.support.processes import wait_for
 from tests.support.tools_dataset import make_dataset
-from workers.runs import votes
+from workers.console_data import votes
 
 FORBIDDEN = ("Traceback", "xoxb-", "Exception", "Error:")
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import redis
 
 from atlas.connection import text
-from workers.runs import run_index
-from workers.runs.run_index import vector_key, wanted_key
+from workers.console_data import run_index
+from workers.console_data.run_index import vector_key, wanted_key
 
 if TYPE_CHECKING:
     import numpy as np

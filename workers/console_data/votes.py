@@ -12,7 +12,7 @@ import redis
 
 from atlas.connection import text
 from atlas.lua import run_script
-from workers.runs import index_filing, run_index
+from workers.console_data import index_filing, run_index
 
 FEEDBACK_TTL_SECONDS = 180 * 24 * 3600
 Vote = Literal["up", "down"]

@@ -2,13 +2,13 @@
 bounded reads (a sorted set's newest page, a handful of records) and never a scan of the run records.
 
 Sorted sets of run ids by creation time: every run, each filter value (platform, channel, status, answering model,
-feedback up or down) and the coverage gaps (the answer said it found nothing, was unsure, or the run failed; votes down
-are their own set). A filter combination checks membership in the other sets (ZMSCORE), so nothing but ids is kept per
-run besides the record itself (whose finished form keeps each tool result's start, workers/runs/store.py). Per day:
-counters for the cost and use page, counted when a run first reaches a final status. Written from `RunStore.save`'s
-filings, later and in batches (workers/runs/index_filing.py), and by a feedback vote (`vote_changed`); trimmed and
-expired with the runs. A gap run's question is also kept as a vector (`vector_key`, written by a worker:
-workers/runs/question_vectors.py), expiring when its entry here is trimmed.
+feedback up or down) and the coverage gaps (the answer said it found nothing, was unsure, or the run failed; votes
+down are their own set). A filter combination checks membership in the other sets (ZMSCORE), so nothing but ids is
+kept per run besides the record itself (whose finished form keeps each tool result's start, workers/runs/store.py).
+Per day: counters for the cost and use page, counted when a run first reaches a final status. Written from
+`RunStore.save`'s filings, later and in batches (workers/console_data/index_filing.py), and by a feedback vote
+(`vote_changed`); trimmed and expired with the runs. A gap run's question is also kept as a vector (`vector_key`,
+written by a worker: workers/console_data/question_vectors.py), expiring when its entry here is trimmed.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def gaps_key() -> str:
 
 
 def vector_key(run_id: str) -> str:
-    """A gap run's question as its embedding (workers/runs/question_vectors.py), expiring with its index entry."""
+    """A gap run's question as its embedding (workers/console_data/question_vectors.py), expiring with its index
+    entry."""
     return f"{PREFIX}:vector:{run_id}"
 
 
@@ -156,7 +157,7 @@ def filing(run: RunState) -> Filing:
 
 # KEYS: the run's votes (a hash user -> up|down), every run, feedback:up, feedback:down, the run's vector, the
 # runs wanting one. ARGV: id, keep seconds, how many runs may want a vector. A run voted down without a vector
-# waits for a worker to embed its question (the web process has no model: workers/runs/question_vectors.py).
+# waits for a worker to embed its question (the web process has no model: workers/console_data/question_vectors.py).
 _VOTES = """
 local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if not score then return 0 end
@@ -179,7 +180,7 @@ return 1
 
 def vote_changed(conn: redis.Redis, run_id: str, votes_key: str) -> None:
     """Re-read a run's votes (the hash `votes_key`) into the feedback filters (a run not filed: nothing to do; the
-    caller files what is pending first: workers/runs/index_filing.py `flush`)."""
+    caller files what is pending first: workers/console_data/index_filing.py `flush`)."""
     run_script(
         conn,
         _VOTES,

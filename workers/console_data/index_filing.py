@@ -1,5 +1,5 @@
 """The console's index written later and in batches (issue 40): a run that pauses or ends leaves its filing
-(workers/runs/run_index.py `filing`) on a pending list in the same round trip as its record, and `flush` files
+(workers/console_data/run_index.py `filing`) on a pending list in the same round trip as its record, and `flush` files
 everything pending in one script, one command per key touched rather than per run and key (26 per run before).
 
 Filed within DELAY_SECONDS by the process that found the list empty (`pending` answers the list's length: the first
@@ -21,7 +21,7 @@ import redis
 from redis.client import Pipeline
 
 from atlas.lua import run_script
-from workers.runs.run_index import PREFIX, Filing, filing
+from workers.console_data.run_index import PREFIX, Filing, filing
 from workers.runs.state import RunState
 
 log = logging.getLogger("atlas.runs")

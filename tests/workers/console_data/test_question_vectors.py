@@ -14,7 +14,7 @@ import redis
 from tests.support.agent_harness import build_agent, settings_for
 from tools.docsearch.minilm import model_dir
 from tools.docsearch.semantic import encoder
-from workers.runs import index_filing, question_vectors, run_index, votes
+from workers.console_data import index_filing, question_vectors, run_index, votes
 from workers.runs.state import Origin, RunState
 from workers.runs.store import RunStore
 
