@@ -21,9 +21,6 @@ from rq import Queue, Worker
 from atlas import home
 from atlas.connection import connect
 from atlas.settings import Settings
-from bot.plain.views import answer, approval
-from workers.messages.answer import answer_of
-from workers.messages.approval import view
 from workers.runs.queueing import settings_queue, submit
 from workers.runs.state import Origin, RunState
 from workers.runs.store import RunStore
@@ -176,7 +173,12 @@ def result_json(run: RunState) -> dict[str, Any]:
 
 
 def render(run: RunState, settings: Settings | None = None) -> str:
-    """What `ask` prints: the run rendered as plain text (bot/plain/views/), then which model and data answered."""
+    """What `ask` prints: the run rendered as plain text (bot/plain/views/), then which model and data answered.
+    Imported here: the message values reach the tools package, which queueing an ask must not import."""
+    from bot.plain.views import answer, approval
+    from workers.messages.answer import answer_of
+    from workers.messages.approval import view
+
     if run.status == "awaiting_approval":
         return approval.paused_text([view(run, call, None, 0.0) for call in run.pending])
     docs, issues = (settings.docs_base_url, settings.issues_base_url) if settings is not None else (None, None)
