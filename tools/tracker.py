@@ -1,9 +1,9 @@
 """The issue tracker the side-effect tools write through: an interface and the Orbit demo's SQLite one.
 
 `Tracker` is what the side-effect tools need from any tracker: look an issue up, list the labels
-that exist, add labels, post a comment, close an issue; and, for an Undo of triage, reopen it and remove labels. `SqliteTracker` is the demo's: it appends
-each write to `issues/writes.db` and applies it to `issues/index.db` in place, so the read tools
-(which open index.db read-only) see it at once and a rebuild of index.db replays it
+that exist, add labels, post a comment, close an issue; and, for an Undo of triage, reopen it and remove labels.
+`SqliteTracker` is the demo's: it appends each write to `issues/writes.db` and applies it to `issues/index.db` in place,
+so the read tools (which open index.db read-only) see it at once and a rebuild of index.db replays it
 (datasets/tracker_journal.py explains why the journal exists).
 
 The GitHub tracker (tools/github/tracker.py) implements the same methods over the REST API, and
@@ -136,7 +136,8 @@ class SqliteTracker:
             labels = tuple(
                 r[0]
                 for r in conn.execute(
-                    "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE il.issue_id = ? ORDER BY l.name",
+                    "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id "
+                    "WHERE il.issue_id = ? ORDER BY l.name",
                     (number,),
                 )
             )

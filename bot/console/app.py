@@ -159,7 +159,8 @@ class Console:
         if self.settings.console.token:
             body += (
                 f'<form method="post" action="{PREFIX}/signin"><input type="hidden" name="csrf" value="{esc(nonce)}">'
-                '<label>Console token<input type="password" name="token" autocomplete="current-password" required></label>'
+                '<label>Console token<input type="password" name="token" '
+                'autocomplete="current-password" required></label>'
                 '<button type="submit">Sign in</button></form>'
             )
         if self.settings.console.slack_signin:

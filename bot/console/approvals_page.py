@@ -113,7 +113,8 @@ def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> 
     )
     form = (
         f'<form class="filters" method="get"><label>Search the audit log<input name="q" value="{esc(words)}"></label>'
-        f'<label>Kind<select name="kind"><option value="">any</option>{kinds}</select></label><button type="submit">Search</button></form>'
+        f'<label>Kind<select name="kind"><option value="">any</option>{kinds}</select></label>'
+        '<button type="submit">Search</button></form>'
     )
     log_rows = [
         [

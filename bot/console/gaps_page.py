@@ -3,8 +3,8 @@ were voted down, grouped by what they ask about, each group with its count, its 
 sections that came closest; largest and newest first; also as CSV.
 
 Grouping is by meaning where it can be, by words where it cannot. A worker keeps each finished gap run's
-question as a sentence embedding (workers/console_data/question_vectors.py; a run voted down is embedded by the next run a
-worker finishes); the questions that have one are grouped by it (bot/console/gap_clusters.py): a question joins
+question as a sentence embedding (workers/console_data/question_vectors.py; a run voted down is embedded by the next run
+a worker finishes); the questions that have one are grouped by it (bot/console/gap_clusters.py): a question joins
 the group whose centroid is within cosine 0.5 of it, and groups that close merge, so "rotate the TLS certificate"
 and "renewing the SSL cert" are one group though they share no word. A question without a vector (the model's
 package absent, ATLAS_SEMANTIC off, a vote not yet embedded) falls back to the words docs search already stems
@@ -233,7 +233,8 @@ def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> 
     for group in found:
         questions = "".join(
             f'<li><a href="{prefix}/runs/{esc(r.id)}">{esc(r.question[:200])}</a> '
-            f'<span class="tag">{esc(r.gap.replace("_", " "))}</span> <span class=muted>{esc(when(r.created_at))}</span></li>'
+            f'<span class="tag">{esc(r.gap.replace("_", " "))}</span> '
+            f"<span class=muted>{esc(when(r.created_at))}</span></li>"
             for r in group.rows[:20]
         )
         more = f"<li class=muted>and {len(group.rows) - 20} more</li>" if len(group.rows) > 20 else ""

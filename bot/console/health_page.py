@@ -126,7 +126,10 @@ def _sync(settings: Settings, conn: redis.Redis) -> str:
     folder = settings.github.folder(settings.home) if settings.github else settings.data_dir
     issues = Path(folder) / "issues" / "issues.jsonl"
     stamp = issues.stat().st_mtime if issues.is_file() else None
-    out = f"<p>Issues last written: {esc(when(stamp) or 'never')} ({esc(settings.github.repo if settings.github else 'the demo data')}).</p>"
+    out = (
+        f"<p>Issues last written: {esc(when(stamp) or 'never')} "
+        f"({esc(settings.github.repo if settings.github else 'the demo data')}).</p>"
+    )
     seen = deliveries.recent(conn)
     if seen:
         out += table(
@@ -142,7 +145,10 @@ def _memory(conn: redis.Redis) -> str:
     info: dict[str, Any] = conn.info("memory")
     used, peak, limit = info.get("used_memory_human"), info.get("used_memory_peak_human"), info.get("maxmemory_human")
     policy = info.get("maxmemory_policy")
-    return f"<p>Used {esc(used)} (peak {esc(peak)}); limit {esc(limit if limit not in ('0B', None) else 'none')}, policy {esc(policy)}.</p>"
+    return (
+        f"<p>Used {esc(used)} (peak {esc(peak)}); limit {esc(limit if limit not in ('0B', None) else 'none')}, "
+        f"policy {esc(policy)}.</p>"
+    )
 
 
 def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> tuple[str, str]:

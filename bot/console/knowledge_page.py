@@ -30,7 +30,8 @@ def render(conn: redis.Redis, session: Session, prefix: str) -> tuple[str, str]:
             else ""
         )
         forget = (
-            f'<form method="post" action="{prefix}/knowledge/forget"><input type="hidden" name="csrf" value="{esc(session.csrf)}">'
+            f'<form method="post" action="{prefix}/knowledge/forget">'
+            f'<input type="hidden" name="csrf" value="{esc(session.csrf)}">'
             f'<input type="hidden" name="id" value="{esc(entry.id)}"><button type="submit">Forget</button></form>'
             if session.how != "bearer"
             else ""

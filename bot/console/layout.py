@@ -24,7 +24,8 @@ STYLE = """
 :root { color-scheme: light dark; --line: #8884; --muted: #777; --accent: #3a6ea5; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0; padding: 0 0 3em; }
-header { display: flex; flex-wrap: wrap; gap: .4em 1em; align-items: center; padding: .6em 1em; border-bottom: 1px solid var(--line); }
+header { display: flex; flex-wrap: wrap; gap: .4em 1em; align-items: center; padding: .6em 1em; \
+border-bottom: 1px solid var(--line); }
 header a { text-decoration: none; }
 header a.on { font-weight: 600; text-decoration: underline; }
 header .who { margin-left: auto; color: var(--muted); font-size: .9em; }
@@ -37,7 +38,8 @@ table { border-collapse: collapse; width: 100%; font-size: .92em; }
 th, td { text-align: left; padding: .35em .5em; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 .scroll { overflow-x: auto; }
-pre { white-space: pre-wrap; word-break: break-word; background: #8881; padding: .6em; border-radius: 4px; font-size: .88em; max-height: 24em; overflow: auto; }
+pre { white-space: pre-wrap; word-break: break-word; background: #8881; padding: .6em; border-radius: 4px; \
+font-size: .88em; max-height: 24em; overflow: auto; }
 .muted { color: var(--muted); }
 .tag { display: inline-block; padding: 0 .4em; border-radius: 3px; background: #8882; font-size: .85em; }
 .bad { background: #c333; } .good { background: #3a33; }
@@ -74,7 +76,8 @@ def page(title: str, body: str, *, prefix: str, session: Session | None = None, 
         )
         signout = (
             (
-                f'<form method="post" action="{prefix}/signout"><input type="hidden" name="csrf" value="{esc(session.csrf)}">'
+                f'<form method="post" action="{prefix}/signout">'
+                f'<input type="hidden" name="csrf" value="{esc(session.csrf)}">'
                 '<button type="submit">Sign out</button></form>'
             )
             if session.how != "bearer"

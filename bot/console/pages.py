@@ -31,8 +31,9 @@ def _pages() -> dict[str, tuple[str, Page]]:
 
 
 def route(conn: redis.Redis, settings: Settings, req: Request, session: Session, prefix: str) -> Response:
-    """The page at `req.path`, or 404. Runs whose filing is still pending are filed first (workers/console_data/index_filing.py),
-    so a page never lags the runs saved before it (two commands when nothing is pending)."""
+    """The page at `req.path`, or 404. Runs whose filing is still pending are filed first
+    (workers/console_data/index_filing.py), so a page never lags the runs saved before it (two commands when nothing is
+    pending)."""
     index_filing.flush(conn)
     if req.path == "/gaps.csv":
         from bot.console.gaps_page import csv_export

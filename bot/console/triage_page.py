@@ -59,6 +59,7 @@ def render(conn: redis.Redis, settings: Settings, req: Request, prefix: str) -> 
     head = ["Action", "Live precision", "Right / claims", "Last backtest", ""]
     intro = (
         f"<p>Decisions on {esc(repo)} in the last {esc(days)} days: on the triage cards (approve, reject, "
-        "a dropped label, an edited reply) and on GitHub afterwards (a label removed, an issue Atlas closed reopened, an Undo).</p>"
+        "a dropped label, an edited reply) and on GitHub afterwards (a label removed, an issue Atlas closed reopened, "
+        "an Undo).</p>"
     )
     return "Triage", f"<h1>Triage, live</h1>{intro}{table(head, rows, frozenset({1, 2, 3}))}"

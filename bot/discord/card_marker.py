@@ -5,8 +5,8 @@ The card is created with a nonce derived from the run (`enforce_nonce`: Discord 
 nonce already made, for "the past few minutes"), and the run (or the approval) records the intent (when
 it is about to post) before posting (workers/runs/post_once.py). A job retried later than that, after a
 worker died between Discord taking the card and the record saving its id, reads the channel's messages
-since the intent and adopts the card whose buttons carry the pending ids. A card with no buttons left, or history the bot may not read
-(no Read Message History), falls back to the nonce alone.
+since the intent and adopts the card whose buttons carry the pending ids. A card with no buttons left, or history the
+bot may not read (no Read Message History), falls back to the nonce alone.
 """
 
 from __future__ import annotations

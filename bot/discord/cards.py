@@ -54,7 +54,8 @@ def post(
         call = raw if isinstance(raw, PendingCall) else PendingCall.model_validate(raw)
         record = approvals.load(conn, call.pending_id)
         if record is None or record.card_ts or record.decided:
-            continue  # not opened (nothing to decide), already on Discord, or decided (expired) before its card was recorded
+            # not opened (nothing to decide), already on Discord, or decided (expired) before its card was recorded
+            continue
         card = view(run, call, tracker, record.expires_at)
         text = card_text(card)
         posted.append(_post_one(rest, conn, channel(), call.pending_id, text, card.name, card.arguments))

@@ -6,10 +6,10 @@ Why hikari: a maintained asyncio library whose REST base URL is a constructor ar
 (`rest_url`, which also yields the Gateway URL via `/gateway/bot`), so a stand-in needs no patching;
 intents are explicit; it installs with nothing but aiohttp, attrs, colorlog and multidict.
 
-Intents: GUILD_MESSAGES, and GUILDS for THREAD_UPDATE (a forum post tagged solved, bot/discord/forum_solved.py). Without the privileged MESSAGE_CONTENT intent Discord still sends the
-content of messages that mention the bot, which is all Atlas reads. With help channels
-(ATLAS_DISCORD_HELP_CHANNELS, bot/discord/help_channels.py) it asks for MESSAGE_CONTENT too (posts
-there mention nobody) and GUILDS (the Gateway's cache then knows each thread's parent, so messages
+Intents: GUILD_MESSAGES, and GUILDS for THREAD_UPDATE (a forum post tagged solved, bot/discord/forum_solved.py). Without
+the privileged MESSAGE_CONTENT intent Discord still sends the content of messages that mention the bot, which is all
+Atlas reads. With help channels (ATLAS_DISCORD_HELP_CHANNELS, bot/discord/help_channels.py) it asks for MESSAGE_CONTENT
+too (posts there mention nobody) and GUILDS (the Gateway's cache then knows each thread's parent, so messages
 outside the help channels are not looked at). A mention in a thread Atlas
 answers in is a follow-up there (the thread's earlier turns are its context); anywhere else the
 worker starts a thread from the message. A MESSAGE_CREATE delivered twice (a replay after RESUME)

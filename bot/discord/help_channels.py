@@ -4,9 +4,10 @@ A help channel is a text channel (a new top-level message: Atlas answers in a th
 it, whose id is the message's) or a forum (a new post: its starter message has the thread's id and
 sits in the thread, whose parent is the forum). Replies in such a thread by the asker continue the
 conversation; a maintainer's reply (an approver: the configured ones, else the server's owner and
-members with Manage Server; or a member of an ATLAS_HELP_MAINTAINERS role) makes Atlas step back there; a message that mentions Atlas is answered as a mention (bot/discord/gateway.py).
-The rules and their Redis state are workers/help/threads.py's; the run is claimed by its message id
-(bot/discord/intake.py), so a MESSAGE_CREATE replayed after a RESUME starts no second run.
+members with Manage Server; or a member of an ATLAS_HELP_MAINTAINERS role) makes Atlas step back there; a message that
+mentions Atlas is answered as a mention (bot/discord/gateway.py). The rules and their Redis state are
+workers/help/threads.py's; the run is claimed by its message id (bot/discord/intake.py), so a MESSAGE_CREATE replayed
+after a RESUME starts no second run.
 
 Nothing outside the listed channels is read: a message is looked at only when its channel is listed,
 or its thread's parent is (from the Gateway's cache), or, the thread not being cached, Redis knows

@@ -6,8 +6,8 @@ counted per major parameter (the channel, the guild, or the webhook's id and tok
 remembers `X-RateLimit-Remaining` / `X-RateLimit-Reset-After`, and a request to an exhausted one
 waits for the reset first; a 429 waits `retry_after` (the bucket's, or with `X-RateLimit-Global` /
 `X-RateLimit-Scope: global` every route's) and is retried. Interaction tokens are secrets: they are
-kept only hashed in bucket keys and never logged (routes are logged as templates). Creating calls (POST) are retried only on 429,
-where Discord did not act; edits (PATCH, PUT) and reads also on 5xx and dropped connections.
+kept only hashed in bucket keys and never logged (routes are logged as templates). Creating calls (POST) are retried
+only on 429, where Discord did not act; edits (PATCH, PUT) and reads also on 5xx and dropped connections.
 Every message body gets `allowed_mentions: {"parse": []}` unless it sets its own.
 """
 

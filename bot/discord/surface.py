@@ -110,7 +110,8 @@ class DiscordReporter(ChatPlatform):
                 assert_never(event)
 
     def channel(self, run: RunState) -> str:
-        """The channel or thread the run speaks in; a mention's thread is started on first use (bot/discord/threads.py)."""
+        """The channel or thread the run speaks in; a mention's thread is started on first use
+        (bot/discord/threads.py)."""
         return self.poster.channel(run)
 
     # -- the answer ----------------------------------------------------------------------------

@@ -45,7 +45,8 @@ class TriageEdits:
         return ephemeral(NO_LABEL_LEFT) if arguments is None else self._revise(payload, pending_id, arguments)
 
     def edit(self, pending_id: str) -> Reply:
-        """The modal, prefilled with the reply as it stands (anyone may open it; only an approver's submission counts)."""
+        """The modal, prefilled with the reply as it stands (anyone may open it; only an approver's submission
+        counts)."""
         run = self._run(pending_id)
         action = choices.action_of(run, pending_id) if run is not None else None
         current = choices.current(self.conn, run) if run is not None and action is not None else {}

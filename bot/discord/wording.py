@@ -85,7 +85,8 @@ APPROVAL_RESULT_FAILED = DISCORD.apply(said.APPROVAL_RESULT_FAILED)
 APPROVAL_RESULT_IN_DOUBT = DISCORD.apply(said.APPROVAL_RESULT_IN_DOUBT)
 APPROVAL_IN_DOUBT_THREAD = (
     "\u26a0\ufe0f I was interrupted while running `{name}` on #{issue} after it was approved, or the tracker did not "
-    "confirm it, so I can't tell whether it happened. I won't retry it. <@{user}>, please check the issue and redo it by hand if needed."
+    "confirm it, so I can't tell whether it happened. I won't retry it. <@{user}>, please check the issue and redo it "
+    "by hand if needed."
 )
 APPROVAL_NOT_ALLOWED = DISCORD.apply(said.APPROVAL_NOT_ALLOWED)
 APPROVAL_ALREADY = DISCORD.apply(said.APPROVAL_ALREADY)

@@ -1,4 +1,5 @@
-"""The last GitHub webhook deliveries, kept for the console's Health page (which reads them): a capped list in Redis, newest first.
+"""The last GitHub webhook deliveries, kept for the console's Health page (which reads them): a capped list in Redis,
+newest first.
 
 `bot/github/webhook.py` notes each signed delivery with what it answered; the list keeps `KEEP` of them.
 """

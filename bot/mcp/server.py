@@ -4,8 +4,8 @@ coding agent asks the same docs, issues, code and history the bot answers from.
 Only read tools are served, with the strict schemas and descriptions the model sees (tools/registry.py);
 side-effect tools are not in the registry served here, so a call naming one is an unknown tool. With a
 triage channel configured, `propose_action` (bot/mcp/propose.py) lets a client propose a label, comment or
-close as duplicate, which becomes an approval card there: a proposal, never a write. read_more is left out: an MCP call has no run whose
-stash could keep the rest of a cut result, so a long result says how much was cut instead.
+close as duplicate, which becomes an approval card there: a proposal, never a write. read_more is left out: an MCP call
+has no run whose stash could keep the rest of a cut result, so a long result says how much was cut instead.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """A run in a thread of Slack's assistant view: the thread's title and the status line while it works.
 
 Only for runs asked in a thread the bot recorded as an assistant thread (bot/slack/assistant_threads.py,
-marked on the run by `attach_context`); mentions and DMs are left exactly as they are. The title comes from the thread's first question; the status says
-what the run is doing ("is searching issues...") and changes only when that changes. Both are
-cosmetic: a refusal from Slack or a Redis hiccup is logged, never raised, so the answer is unaffected.
+marked on the run by `attach_context`); mentions and DMs are left exactly as they are. The title comes from the thread's
+first question; the status says what the run is doing ("is searching issues...") and changes only when that changes.
+Both are cosmetic: a refusal from Slack or a Redis hiccup is logged, never raised, so the answer is unaffected.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ class AssistantThreadReporter(Reporter):
 
     @classmethod
     def for_settings(cls, settings: Settings, client: WebClient | None = None) -> AssistantThreadReporter:
-        """`client`: the process's (repeatable calls: setTitle and setStatus only change what is shown); by default a new one."""
+        """`client`: the process's (repeatable calls: setTitle and setStatus only change what is shown); by default a
+        new one."""
         return cls(client or web_client(settings))
 
     def event(self, run: RunState, event: RunEvent) -> None:

@@ -61,7 +61,8 @@ class ProgressMessage:
         self._broken = False
 
     def on_step(self, run: RunState, step: int) -> None:
-        """A step begins: open the message if there is progress to show (module docstring), then send what is pending."""
+        """A step begins: open the message if there is progress to show (module docstring), then send what is
+        pending."""
         self.step = step
         surface = SlackSurface.of(run)
         if not surface.progress_open and (step > 1 or surface.assistant_thread):
@@ -69,7 +70,8 @@ class ProgressMessage:
         self.flush(run, force=True)
 
     def on_tool(self, run: RunState, call_id: str, name: str, arguments: str, state: str) -> None:
-        """A tool call started or ended: its card, sent now or with the next update (the first one opens the message)."""
+        """A tool call started or ended: its card, sent now or with the next update (the first one opens the
+        message)."""
         entry = Task(call_id, task_title(name, arguments), TASK_STATUS.get(state, "in_progress"))
         self.tasks[call_id] = entry
         self.pending[call_id] = entry

@@ -66,8 +66,9 @@ ANSWER_UNDELIVERED = (
     "so it is not in this thread. The answer is kept: a maintainer can show it with `atlas runs show {run_id}`."
 )
 TRIAGE_CARD_UNDELIVERED = (
-    ":warning: Slack kept failing for {minutes} {minute_word} when I posted the triage card for issue #{issue}, so it is "
-    "not here and nothing was changed. `atlas triage {issue} --post` posts it again (`atlas runs show {run_id}`)."
+    ":warning: Slack kept failing for {minutes} {minute_word} when I posted the triage card for issue #{issue}, "
+    "so it is not here and nothing was changed. `atlas triage {issue} --post` posts it again "
+    "(`atlas runs show {run_id}`)."
 )
 CARDS_UNDELIVERED = (
     ":warning: I proposed {count} action(s) that need a maintainer's approval, but Slack kept failing for {minutes} "
@@ -156,7 +157,8 @@ APPROVAL_RESULT_FAILED = SLACK.apply(said.APPROVAL_RESULT_FAILED)
 APPROVAL_RESULT_IN_DOUBT = SLACK.apply(said.APPROVAL_RESULT_IN_DOUBT)
 APPROVAL_IN_DOUBT_THREAD = (
     ":warning: I was interrupted while running `{name}` on #{issue} after it was approved, or the tracker did not "
-    "confirm it, so I can't tell whether it happened. I won't retry it. <@{user}>, please check the issue{link} and redo it by hand if needed."
+    "confirm it, so I can't tell whether it happened. I won't retry it. <@{user}>, please check the issue{link} and "
+    "redo it by hand if needed."
 )
 APPROVAL_NOT_ALLOWED = SLACK.apply(said.APPROVAL_NOT_ALLOWED)
 APPROVAL_ALREADY = SLACK.apply(said.APPROVAL_ALREADY)

@@ -4,9 +4,9 @@ The default branch's top tree is asked conditional on its ETag (an unchanged bra
 each docs root's folder is then read recursively in one request, or, when GitHub cuts that answer
 short (`truncated: true`), one folder tree at a time. Files under the docs roots ending in `.md` are
 compared with the shas written last time; only new or changed blobs are downloaded, and docs whose
-file is gone are removed, but only after a complete listing: a partial one deletes nothing. Nested folders become flat doc ids (`guides/setup.md` ->
-`guides-setup`). The title is the front matter's `title`, else the first `# ` heading, else the file
-name; each written doc gets front matter with that title and its `url` on GitHub. Binary or
+file is gone are removed, but only after a complete listing: a partial one deletes nothing. Nested folders become flat
+doc ids (`guides/setup.md` -> `guides-setup`). The title is the front matter's `title`, else the first `# ` heading,
+else the file name; each written doc gets front matter with that title and its `url` on GitHub. Binary or
 undecodable files are skipped with a warning; symlinks and docs over MAX_DOC_BYTES are left out, and so
 are the blobs past the sync's share of the rate limit (datasets/github/budget.py), said in the report and
 fetched by the next sync (the top tree's ETag is kept only once every changed doc was read).

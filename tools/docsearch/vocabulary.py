@@ -2,10 +2,10 @@
 
 Users ask "how do I pause the workers" and "run it every night"; docs say `suspend` and `cron`.
 Stemming cannot bridge that (the embedding model of docs_semantic.py does in part, when installed),
-so search adds these doc words to a query, at reduced weight, when the plain words appear in it. The table is general programming, job-queue and operations vocabulary that a maintainer
-of any such project would write (it serves Orbit's docs as well as RQ's): no project's identifiers,
-no phrases lifted from evaluation questions (an earlier, larger table was, and it did not carry over
-to questions it had not seen: bench/docs_questions.py).
+so search adds these doc words to a query, at reduced weight, when the plain words appear in it. The table is general
+programming, job-queue and operations vocabulary that a maintainer of any such project would write (it serves Orbit's
+docs as well as RQ's): no project's identifiers, no phrases lifted from evaluation questions (an earlier, larger table
+was, and it did not carry over to questions it had not seen: bench/docs_questions.py).
 """
 
 from __future__ import annotations

@@ -25,7 +25,10 @@ from tools.tracker import CloseReason, IssueRef, epoch
 
 READ_METADATA = "Metadata: read"  # what GitHub's collaborator permission endpoint needs
 SETTLE_PAGES = 3  # an issue filed in doubt is among the newest 300 (the settle runs right after the write)
-DUPLICATE_FALLBACK = 'GitHub did not accept closing as a duplicate here, so Atlas commented "Duplicate of #{original}" and closed it as not planned.'
+DUPLICATE_FALLBACK = (
+    'GitHub did not accept closing as a duplicate here, so Atlas commented "Duplicate of #{original}" '
+    "and closed it as not planned."
+)
 
 
 def marker(key: str) -> str:
@@ -206,7 +209,10 @@ class GitHubTracker(RepositoryCalls):
             wanted = list(arguments.get("labels") or [])
             if wanted and set(wanted) <= have:
                 self._apply(lambda store: store.put_issue(raw))
-                return f'Labeled #{number} "{raw.get("title")}" with {", ".join(wanted)}. Its labels now: {", ".join(sorted(have))}.'
+                return (
+                    f'Labeled #{number} "{raw.get("title")}" with {", ".join(wanted)}. '
+                    f"Its labels now: {', '.join(sorted(have))}."
+                )
         if tool == "reopen_issue" and raw.get("state") == "open":
             return f"Reopened #{number}."
         if tool == "remove_labels" and not set(arguments.get("labels") or []) & {
@@ -229,7 +235,10 @@ class GitHubTracker(RepositoryCalls):
             for raw in json_array(response):
                 if "pull_request" not in raw and marker(key) in str(raw.get("body") or ""):
                     self._apply(lambda store: store.put_issue(raw))  # noqa: B023  # applied before the return
-                    return f'Filed #{raw["number"]} "{raw.get("title")}": {raw.get("html_url") or self.url(int(raw["number"]))}'
+                    return (
+                        f'Filed #{raw["number"]} "{raw.get("title")}": '
+                        f"{raw.get('html_url') or self.url(int(raw['number']))}"
+                    )
             if 'rel="next"' not in response.headers.get("link", ""):
                 return None
         return None

@@ -38,7 +38,10 @@ _HISTORY_HIT = re.compile(r"^- (PR|release|discussion) #?(\S+) \[")
 _KIND_OF = {"PR": "pull_request", "release": "release", "discussion": "discussion"}
 _NUMBERED = re.compile(r"^(\d+): ?(.*)$")
 _HISTORY_WORDS = frozenset(
-    "release releases released shipped changelog pull request requests pr prs merged discussion discussions discussed fixed fix version which".split()
+    (
+        "release releases released shipped changelog pull request requests pr prs merged discussion discussions "
+        "discussed fixed fix version which"
+    ).split()
 )
 
 

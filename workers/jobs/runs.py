@@ -103,7 +103,8 @@ def _special(rt: runtime.Runtime, run: RunState, fence: Callable[[], None]) -> s
 
 
 def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> str:
-    """`fence` (the lease's check) runs before every save and post, and raises LeaseLost once another job took the run."""
+    """`fence` (the lease's check) runs before every save and post, and raises LeaseLost once another job took the
+    run."""
     run = rt.store.load(run_id)
     special = _special(rt, run, fence)
     if special is not None:

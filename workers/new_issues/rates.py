@@ -73,7 +73,8 @@ def digest_due(conn: redis.Redis, scope: str) -> bool:
 
 
 def digested(conn: redis.Redis, scope: str, last: str, now: float | None = None) -> None:
-    """A digest named the members held back up to `last` (its time in the overflow): the next one names what came after."""
+    """A digest named the members held back up to `last` (its time in the overflow): the next one names what came
+    after."""
     score = conn.zscore(_overflow(scope), last)
     conn.set(
         _digested(scope), repr(score if score is not None else (time.time() if now is None else now)), ex=WINDOW_SECONDS

@@ -177,7 +177,8 @@ def _run(
     reporter: Reporter,
     ctx: ToolContext,
 ) -> tuple[ActionStatus, str]:
-    """The approved call through the gate's ledger (at most once per call id); a duplicate is a comment then the close."""
+    """The approved call through the gate's ledger (at most once per call id); a duplicate is a comment then the
+    close."""
     who, where = approval.decider_label, run.origin.kind
     action.arguments = json.loads(approval.arguments)  # what was chosen before the decision: exactly what runs
     call = call.model_copy(update={"arguments": approval.arguments})
@@ -237,4 +238,7 @@ def _summary(record: TriageRecord) -> str:
     dropped = f"; dropped: {'; '.join(record.dropped)}" if record.dropped else ""
     if record.proposal is not None:
         return f"Proposed over MCP by {record.proposal.get('by')} for #{record.issue}: {modes}{dropped}."
-    return f"Triage of #{record.issue}: duplicates {dups}; labels {labels}; reply {'drafted' if s.get('reply') else 'none'}; {modes}."
+    return (
+        f"Triage of #{record.issue}: duplicates {dups}; labels {labels}; "
+        f"reply {'drafted' if s.get('reply') else 'none'}; {modes}."
+    )

@@ -62,7 +62,8 @@ def opening(title: str, body: str) -> str:
 
 
 def title_vectors(titles: Sequence[str], store: Path | None) -> Vectors | None:
-    """The vectors of `titles` (any texts, in order), read from `store` where it has them, the rest encoded and saved."""
+    """The vectors of `titles` (any texts, in order), read from `store` where it has them, the rest encoded and
+    saved."""
     if encoder() is None:
         return None
     keys = [hashlib.sha256(t.encode()).hexdigest()[:24] for t in titles]

@@ -54,7 +54,10 @@ SCHEMA: dict[str, Any] = {
         },
         "reply": {
             "type": ["string", "null"],
-            "description": "a reply for a maintainer to post: the docs section that answers it, or what the report lacks; else null",
+            "description": (
+                "a reply for a maintainer to post: the docs section that answers it, or what the report lacks; "
+                "else null"
+            ),
         },
     },
 }
@@ -66,7 +69,8 @@ FORMAT: dict[str, Any] = {
 def parse(
     text: str, issue: int, known_labels: Collection[str], is_earlier: Callable[[int], bool]
 ) -> Suggestions | None:
-    """The suggestions the model's answer holds, kept to what may reach a card; None when it is not the schema's shape."""
+    """The suggestions the model's answer holds, kept to what may reach a card; None when it is not the schema's
+    shape."""
     try:
         data = json.loads(text)
     except ValueError:
