@@ -41,11 +41,9 @@ def _scoped(tool: Tool, repos: tuple[str, ...]) -> Tool:
         if tool.side_effect
         else f"Only this repository, one of: {listed}; null: the channel's repository, or every one."
     )
-    model: type[BaseModel] = create_model(
-        tool.args_model.__name__,
-        __base__=tool.args_model,
-        repo=(str | None, Field(default=None, description=what)),  # type: ignore[arg-type]
-    )
+    # as a mapping: create_model's overloads type a field tuple differently across pydantic releases
+    fields: dict[str, Any] = {"repo": (str | None, Field(default=None, description=what))}
+    model: type[BaseModel] = create_model(tool.args_model.__name__, __base__=tool.args_model, **fields)
     inner_model = tool.args_model
 
     def inner(args: BaseModel) -> BaseModel:

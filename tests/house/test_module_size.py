@@ -21,7 +21,6 @@ OVER_NOW = {
     "datasets/github/sync.py",
     "tools/github/tracker.py",
     "tools/tracker.py",
-    "workers/agent/loop.py",
 }
 
 

@@ -168,8 +168,7 @@ class Agent:
         *,
         at_least: float = 0.0,
     ) -> ModelReply:
-        """One model call on the fitted transcript; `seconds`: the run's working seconds left, shared with compaction's
-        summary call; `at_least`: this call's floor."""
+        """One model call on the fitted transcript; `seconds` left to work (compaction's too), `at_least` a floor."""
         deadline = None if seconds is None else time.monotonic() + seconds
         tools = toolset.offered(self.tools.registry.definitions(), run.items)  # what this question needs (issue 40)
         fitted = ctxmgmt.fit(
@@ -197,8 +196,7 @@ class Agent:
         return reply
 
     def _summarize_for(self, run: RunState, deadline: float | None) -> Callable[[list[dict[str, Any]]], str]:
-        """Compaction's summarize, billing its call to the run (it counts toward max_tokens), cut off at `deadline` (the
-        run's last working second)."""
+        """Compaction's summarize, billing its call to the run (toward max_tokens), cut off at `deadline`."""
 
         def summarize(items: list[dict[str, Any]]) -> str:
             text, usage = self.summarizer.summarize(
@@ -277,8 +275,7 @@ class Agent:
             {"type": "message", "role": "user", "content": WRAP_UP.format(reason=reason.replace("_", " "))}
         )
         started = time.monotonic()
-        # what is left of the budget, and never less than WRAP_UP_SECONDS: a run stopped on its seconds still says what
-        # it found
+        # what is left of the budget, never under WRAP_UP_SECONDS: a run stopped on its seconds still says what it found
         try:
             reply = self.call_model(
                 run,
