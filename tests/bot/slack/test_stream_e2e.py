@@ -75,6 +75,12 @@ def test_a_worker_killed_mid_stream_leaves_one_answer_message_finished_by_the_re
                 interval=0.2,
                 what="the retried job to finish the stream",
             )
+            wait_for(  # the job ends after Slack shows the message: its record is saved last, before the worker stops
+                lambda: (s := _runs(redis_conn)[0].surface).answer_ts and s.answer_streamed == len(answer),
+                timeout=30,
+                interval=0.2,
+                what="the retried job to save the streamed answer",
+            )
 
     greeting, *answers = slack_api.thread(DM, thread)
     assert answers == [message] and not message["streaming"]  # one message: progress, then the answer
