@@ -21,13 +21,13 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rq import Worker
 
 from atlas import embedded_redis
 from bench import chaos_help, chaos_report, chaos_triage
+from bench.chaos_report import Outcome
 from bench.chaos_rig import CHANNEL, Plan, Rig, SlackOutage, lingering, redeliveries
 from bench.chaos_rig import rig as deployment
 from bench.measure import wait
@@ -50,27 +50,6 @@ SCALES = {
         deadline_seconds=180.0,
     ),
 }
-
-
-@dataclass
-class Outcome:
-    """What the threads show once nothing is left to run (queue, started and scheduled jobs all empty)."""
-
-    mentions: int
-    answered_once: int = 0
-    duplicated: int = 0
-    missing: int = 0
-    wrong: int = 0  # an answer that is not this thread's question's
-    kills: int = 0  # SIGKILLs made (a late one is skipped when no run is left to hold)
-    killed_runs: int = 0  # runs in flight in the processes that were SIGKILLed
-    refused_posts: int = 0  # Web API calls Slack answered 503
-    redeliveries: int = 0  # re-delivery jobs scheduled for answers Slack refused (workers/runs/redelivery.py)
-    spooled: int = 0  # mentions that arrived while Redis was down
-    slack_down_seconds: float = 0.0  # the outage: at least the plan's, and until an answer was left to a re-delivery
-    seconds: float = 0.0  # from the first mention to the last answer
-    notes: list[str] = field(default_factory=list)
-    triage: chaos_triage.TriageOutcome | None = None
-    help: chaos_help.HelpOutcome | None = None
 
 
 def _thread(index: int) -> str:

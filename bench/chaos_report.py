@@ -1,15 +1,37 @@
-"""The chaos bench's tables (bench/chaos.py): the faults it made, then each kind of message (mentions, help posts,
-new issues, approvals, denials) answered, carded or written once, twice or more, or lost."""
+"""The chaos bench's outcome and its tables (bench/chaos.py): the faults it made, then each kind of message
+(mentions, help posts, new issues, approvals, denials) answered, carded or written once, twice or more, or lost."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bench import chaos_help, chaos_triage
 from bench.report import Table
 
 if TYPE_CHECKING:
-    from bench.chaos import Outcome
     from bench.chaos_rig import Plan
+
+
+@dataclass
+class Outcome:
+    """What the threads show once nothing is left to run (queue, started and scheduled jobs all empty)."""
+
+    mentions: int
+    answered_once: int = 0
+    duplicated: int = 0
+    missing: int = 0
+    wrong: int = 0  # an answer that is not this thread's question's
+    kills: int = 0  # SIGKILLs made (a late one is skipped when no run is left to hold)
+    killed_runs: int = 0  # runs in flight in the processes that were SIGKILLed
+    refused_posts: int = 0  # Web API calls Slack answered 503
+    redeliveries: int = 0  # re-delivery jobs scheduled for answers Slack refused (workers/runs/redelivery.py)
+    spooled: int = 0  # mentions that arrived while Redis was down
+    slack_down_seconds: float = 0.0  # the outage: at least the plan's, and until an answer was left to a re-delivery
+    seconds: float = 0.0  # from the first mention to the last answer
+    notes: list[str] = field(default_factory=list)
+    triage: chaos_triage.TriageOutcome | None = None
+    help: chaos_help.HelpOutcome | None = None
 
 
 def tables(plan: Plan, outcome: Outcome) -> list[Table]:

@@ -16,8 +16,8 @@ import redis
 
 from bench.measure import wait
 from bench.processes import stop
-from bench.slack import _stack as slack_stack
 from bench.slack_load import InstantModel, ModelServer
+from bench.slack_rig import _stack as slack_stack
 from tests.standins.responses_render import call_outputs, response_body
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_events import SlackSender

@@ -28,7 +28,7 @@ from bench.hot_paths_meter import Commands, batch, idle_rate, quiet
 from bench.measure import wait
 from bench.ratios import Ratio, measure, memory_table, ratio_table, rss_mib
 from bench.report import Table
-from bench.slack import ANSWER_TEXT, REPO, Stack, _answer_posted, _stack
+from bench.slack_rig import ANSWER_TEXT, REPO, Stack, _answer_posted, _stack
 from tests.standins.slack_events import mention
 from tests.support.processes import atlas_process
 from workers.runs.queueing import submit

@@ -20,7 +20,7 @@ from rq import Worker
 
 from bench import hot_paths
 from bench.measure import wait
-from bench.slack import _stack
+from bench.slack_rig import _stack
 from tests.support.processes import atlas_process
 
 

@@ -22,7 +22,7 @@ from tests.support.paths import REPO
 from tests.support.processes import free_port, serving
 
 if TYPE_CHECKING:
-    from bench.slack import Stack
+    from bench.slack_rig import Stack
 
 CONCURRENCY = 50
 ACK_ROUNDS = 8

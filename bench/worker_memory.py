@@ -24,8 +24,8 @@ from bench.measure import wait
 from bench.processes import stop
 from bench.ratios import Ratio, ratio_table
 from bench.report import Table
-from bench.slack import Stack, _stack
 from bench.slack_load import InstantModel
+from bench.slack_rig import Stack, _stack
 from tests.standins.responses_render import call_outputs, response_body
 from tests.standins.turns import Turn, reply_calls, reply_text
 from tests.support.processes import atlas_process
