@@ -26,7 +26,6 @@ from bot import lookups
 from bot.discord import commands, file_issue, intake, solved, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.cards import decided_payload
-from bot.discord.lookup_reply import lookup_payload
 from bot.discord.replies import (
     APPLICATION_COMMAND,
     DEFERRED_CHANNEL_MESSAGE,
@@ -54,6 +53,7 @@ from bot.discord.views.components import (
     MARK_ANSWER_PREFIX,
     SHARE_PREFIX,
 )
+from bot.discord.views.lookup import lookup_payload
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
@@ -61,6 +61,7 @@ from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, St
 from workers.approvals.place import Place
 from workers.console_data import votes
 from workers.messages.approval import Decision
+from workers.messages.lookup import Found, Help, LookupFailed
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
 from workers.runs.state import Origin
@@ -113,7 +114,7 @@ class Interactions:
             reply = self.handle(payload)
         except Exception:
             log.exception("interaction %s failed", payload.get("type"))
-            reply = ephemeral(wording.LOOKUP_FAILED)
+            reply = message({**lookup_payload(LookupFailed()), "flags": EPHEMERAL})
         return _respond(start_response, "200 OK", reply)
 
     def handle(self, payload: dict[str, Any]) -> Reply:
@@ -174,9 +175,10 @@ class Interactions:
         parsed = lookups.parse(text)
         command = self.settings.lookup_command
         if isinstance(parsed, lookups.Usage) or parsed.kind == "help":
-            return ephemeral(wording.USAGE.format(cmd=command))
+            usage = parsed if isinstance(parsed, lookups.Usage) else None
+            return message({**lookup_payload(Help(command, usage)), "flags": EPHEMERAL})
         result = self.lookups.run(parsed)
-        payload = lookup_payload(result, command, shareable=shareable, shared_by=shared_by)
+        payload = lookup_payload(Found(result, command, shareable=shareable, shared_by=shared_by))
         if shared_by:
             return message(payload)
         return message({**payload, "flags": EPHEMERAL})

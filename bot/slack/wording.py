@@ -100,11 +100,6 @@ USAGE = (
     "• `{cmd} help`: this text\n"
     "To ask a question, mention the bot in a channel or send it a direct message."
 )
-UNKNOWN_SUBCOMMAND = "I don't know `{word}`."
-ISSUE_NEEDS_NUMBER = "`issue` needs an issue number, e.g. `{cmd} issue 42`."
-SEARCH_NEEDS_WORDS = "`search` needs some words to look for, e.g. `{cmd} search redis timeout`."
-DOCS_NEEDS_WORDS = "`docs` needs some words to look for, e.g. `{cmd} docs lease_seconds`."
-TOO_LONG = "That's too long to look up; please use fewer words."
 LOOKUP_FAILED = SLACK.apply(said.LOOKUP_FAILED)
 SHARE_BUTTON = SLACK.apply(said.SHARE_BUTTON)
 SHARED_BY = "Shared by <@{user}> with `{cmd} {text}`"
