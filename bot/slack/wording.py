@@ -166,6 +166,8 @@ EDIT_EXPIRED = (
     "passed. Click Edit again."
 )
 EDIT_FAILED = "Slack could not open the reply editor just now. Click Edit again in a moment."
+NO_LABEL_LEFT = "Keep at least one label ticked, or Reject the labels."  # a triage card's label choice
+EMPTY_REPLY = SLACK.apply(said.TRIAGE_EMPTY_REPLY)
 
 MARK_ANSWER_BUTTON = SLACK.apply(
     said.MARK_ANSWER_BUTTON

@@ -8,11 +8,24 @@ import json
 
 from bot.slack import wording
 from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION, decided
+from bot.slack.views.ephemeral import ephemeral_text
 from bot.slack.views.lookup import MAX_SECTIONS, SECTION_CHARS, SHARE_ACTION, chunks, lookup_message
 from bot.slack.views.notices import notice_text
 from bot.slack.views.progress import closing_line, placeholder_text, task_chunks
 from bot.slack.views.triage import EDIT_ACTION, PICK_PREFIX, fallback_text, triage_blocks
 from workers.messages.approval import Decision
+from workers.messages.ephemeral import (
+    AlreadyDecided,
+    EditorFailed,
+    Elsewhere,
+    EmptyReply,
+    Gone,
+    NoLabelLeft,
+    NotAllowed,
+    QuestionCut,
+    Unrecorded,
+    VoteSaved,
+)
 from workers.messages.lookup import Found, Help, Lookup, LookupFailed, Result, Usage
 from workers.messages.notices import HandOff, InDoubtNotice, Stopped, ThreadNote, Undelivered
 from workers.messages.progress import Progress, ProgressEnd, Task
@@ -159,3 +172,19 @@ def test_the_usage_follows_what_was_wrong_and_a_failure_is_one_short_note() -> N
     [block] = lookup_message(Help("/orbit", Usage("DOCS_NEEDS_WORDS")))["blocks"]
     assert block["text"]["text"].startswith("`docs` needs some words to look for, e.g. `/orbit docs lease_seconds`.")
     assert lookup_message(LookupFailed()) == {"text": wording.LOOKUP_FAILED}
+
+
+def test_each_ephemeral_note_is_its_own_sentence() -> None:
+    assert ephemeral_text(Unrecorded()) == wording.EPHEMERAL_UNAVAILABLE
+    assert ephemeral_text(Unrecorded(maybe=True)) == wording.APPROVAL_UNCONFIRMED
+    decided = ephemeral_text(AlreadyDecided(Decision("denied", "U7", 1_800_000_000.0)))
+    assert decided.startswith(wording.APPROVAL_ALREADY.format(outcome=":no_entry_sign: Denied by <@U7> <!date^"))
+    pending = ephemeral_text(AlreadyDecided(Decision("pending", None, 1.0)))
+    assert pending == wording.APPROVAL_ALREADY.format(outcome=wording.APPROVAL_OUTCOME["expired"].format(when="now"))
+    assert ephemeral_text(VoteSaved(None)) == wording.FEEDBACK_SAVED[None]
+    assert ephemeral_text(VoteSaved("down")) == wording.FEEDBACK_SAVED["down"]
+    assert ephemeral_text(EditorFailed(expired=True)) == wording.EDIT_EXPIRED
+    assert ephemeral_text(EmptyReply(3000)) == "The reply can't be empty or longer than 3000 characters."
+    assert "4,000 characters" in ephemeral_text(QuestionCut(4000))
+    notes = (Unrecorded(), NotAllowed(), Gone(), Elsewhere(), NoLabelLeft(), EditorFailed(), EmptyReply(1))
+    assert len({ephemeral_text(n) for n in notes}) == len(notes)
