@@ -39,10 +39,11 @@ KEPT_FOR_LATER = (
 )
 EPHEMERAL_UNAVAILABLE = SLACK.apply(said.EPHEMERAL_UNAVAILABLE)
 # --- the assistant view (bot/slack/assistant.py, bot/slack/assistant_reporter.py) -------------------------
-ASSISTANT_GREETING = (
+ASSISTANT_GREETING_NO_PROMPTS = (
     "Hi! Ask me anything about the project: I search its docs and issues, show what I looked at, "
-    "and answer with sources. Try one of these, or type your own question."
+    "and answer with sources."
 )
+ASSISTANT_GREETING = ASSISTANT_GREETING_NO_PROMPTS + " Try one of these, or type your own question."
 ASSISTANT_PROMPTS_TITLE = "Try asking"
 ASSISTANT_STATUS_THINKING = "is thinking..."
 ASSISTANT_STATUS = {

@@ -9,6 +9,7 @@ import json
 from bot.slack import wording
 from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION, decided
 from bot.slack.views.ephemeral import ephemeral_text
+from bot.slack.views.greeting import greeting_text, suggested_prompts
 from bot.slack.views.lookup import MAX_SECTIONS, SECTION_CHARS, SHARE_ACTION, chunks, lookup_message
 from bot.slack.views.notices import notice_text
 from bot.slack.views.progress import closing_line, placeholder_text, task_chunks
@@ -26,6 +27,7 @@ from workers.messages.ephemeral import (
     Unrecorded,
     VoteSaved,
 )
+from workers.messages.greeting import Greeting
 from workers.messages.lookup import Found, Help, Lookup, LookupFailed, Result, Usage
 from workers.messages.notices import HandOff, InDoubtNotice, Stopped, ThreadNote, Undelivered
 from workers.messages.progress import Progress, ProgressEnd, Task
@@ -188,3 +190,17 @@ def test_each_ephemeral_note_is_its_own_sentence() -> None:
     assert "4,000 characters" in ephemeral_text(QuestionCut(4000))
     notes = (Unrecorded(), NotAllowed(), Gone(), Elsewhere(), NoLabelLeft(), EditorFailed(), EmptyReply(1))
     assert len({ephemeral_text(n) for n in notes}) == len(notes)
+
+
+def test_the_greeting_offers_the_prompts_as_written_and_none_without_them() -> None:
+    greeting = Greeting(("Why does <x> fail?", "Find duplicates of #143"))
+    assert greeting_text(greeting) == wording.ASSISTANT_GREETING
+    assert suggested_prompts(greeting) == {
+        "prompts": [
+            {"title": "Why does <x> fail?", "message": "Why does <x> fail?"},
+            {"title": "Find duplicates of #143", "message": "Find duplicates of #143"},
+        ],
+        "title": wording.ASSISTANT_PROMPTS_TITLE,
+    }
+    assert suggested_prompts(Greeting()) is None
+    assert greeting_text(Greeting()) == wording.ASSISTANT_GREETING_NO_PROMPTS != wording.ASSISTANT_GREETING
