@@ -158,14 +158,14 @@ class TriageEdits(Middleware):
             found = revisions.settle(
                 self.deps.redis, found, arguments, clicker.id, clicker.name, self.policy, self.directory, place=place
             )
-        note: ClickNote | None = {
+        notes: dict[type, ClickNote] = {
             Refused: NotAllowed(),
             Stale: Gone(),
             Missing: Gone(),
             Misplaced: Elsewhere(),
             type(None): Unrecorded(),
-        }.get(type(found))
-        self._refresh(clicker, pending_id, note)
+        }
+        self._refresh(clicker, pending_id, notes.get(type(found)))
 
     def _refresh(self, clicker: Clicker, pending_id: str, note: ClickNote | None) -> None:
         """Re-render the card with the choice as recorded; tell the clicker why theirs was not taken."""
