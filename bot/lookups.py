@@ -11,12 +11,12 @@ import json
 import logging
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-# A lookup's title on every platform, by its kind.
-TITLE = {"issue": "Issue #{arg}", "search": "Issues matching “{arg}”", "docs": "Docs matching “{arg}”"}
+from workers.messages.lookup import Lookup, Result, Usage
+
+__all__ = ["Lookup", "Lookups", "Result", "Usage", "parse"]  # the values live with the messages; parsed here
 
 log = logging.getLogger("atlas.bot.lookups")
 
@@ -24,40 +24,7 @@ MAX_TEXT_CHARS = 300  # the command text; it is also the share button's value (S
 SEARCH_LIMIT = 10
 DOCS_K = 5
 
-Kind = Literal["issue", "search", "docs", "help"]
 REPO_REF = re.compile(r"^(?:([A-Za-z0-9][A-Za-z0-9._/-]{0,140})#|#)?(\d+)$")  # owner/b#42, b#42, #42, 42
-
-
-@dataclass(frozen=True)
-class Lookup:
-    """A parsed command: what to look up. `text` is its normal form, replayed by the share button."""
-
-    kind: Kind
-    arg: str = ""
-    state: Literal["open", "closed"] | None = None
-    repo: str | None = None  # `issue owner/b#42`: the repository named (as typed)
-
-    @property
-    def text(self) -> str:
-        arg = f"{self.repo}#{self.arg}" if self.repo else self.arg
-        return " ".join(part for part in (self.kind, arg, self.state or "") if part)
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Bad input: the problem (a wording key and its values), answered with the usage text."""
-
-    problem: str | None = None
-    values: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class Result:
-    """What a lookup found: the tool's text, and whether the tool succeeded."""
-
-    lookup: Lookup
-    text: str
-    ok: bool
 
 
 def parse(text: str) -> Lookup | Usage:
@@ -85,7 +52,7 @@ def parse(text: str) -> Lookup | Usage:
         if not rest:
             return Usage("DOCS_NEEDS_WORDS")
         return Lookup("docs", " ".join(rest))
-    return Usage("UNKNOWN_SUBCOMMAND", (("word", words[0][:40]),))
+    return Usage("UNKNOWN_SUBCOMMAND", words[0][:40])
 
 
 class Lookups:

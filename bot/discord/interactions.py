@@ -26,7 +26,6 @@ from bot import lookups
 from bot.discord import commands, file_issue, intake, solved, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.cards import decided_payload
-from bot.discord.lookup_reply import lookup_payload
 from bot.discord.replies import (
     APPLICATION_COMMAND,
     DEFERRED_CHANNEL_MESSAGE,
@@ -45,7 +44,6 @@ from bot.discord.signature import Verifier
 from bot.discord.triage_edits import TriageEdits
 from bot.discord.views import triage_controls as controls
 from bot.discord.views.answer import feedback_row
-from bot.discord.views.card import outcome_text
 from bot.discord.views.components import (
     APPROVE_PREFIX,
     DENY_PREFIX,
@@ -54,6 +52,8 @@ from bot.discord.views.components import (
     MARK_ANSWER_PREFIX,
     SHARE_PREFIX,
 )
+from bot.discord.views.ephemeral import click_note_text
+from bot.discord.views.lookup import lookup_payload
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
@@ -61,6 +61,8 @@ from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, St
 from workers.approvals.place import Place
 from workers.console_data import votes
 from workers.messages.approval import Decision
+from workers.messages.ephemeral import AlreadyDecided, Elsewhere, Gone, NotAllowed, Unrecorded
+from workers.messages.lookup import Found, Help, LookupFailed
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
 from workers.runs.state import Origin
@@ -113,7 +115,7 @@ class Interactions:
             reply = self.handle(payload)
         except Exception:
             log.exception("interaction %s failed", payload.get("type"))
-            reply = ephemeral(wording.LOOKUP_FAILED)
+            reply = message({**lookup_payload(LookupFailed()), "flags": EPHEMERAL})
         return _respond(start_response, "200 OK", reply)
 
     def handle(self, payload: dict[str, Any]) -> Reply:
@@ -134,7 +136,7 @@ class Interactions:
                 return self.triage_edits.submit(payload, str(data["custom_id"]).removeprefix(controls.MODAL_PREFIX))
             except redis.RedisError as exc:
                 log.warning("triage choice not recorded: %s", type(exc).__name__)
-                return ephemeral(wording.EPHEMERAL_UNAVAILABLE)
+                return ephemeral(click_note_text(Unrecorded()))
         return ephemeral(wording.UNKNOWN_COMMAND)
 
     # -- commands ------------------------------------------------------------------------------
@@ -174,9 +176,10 @@ class Interactions:
         parsed = lookups.parse(text)
         command = self.settings.lookup_command
         if isinstance(parsed, lookups.Usage) or parsed.kind == "help":
-            return ephemeral(wording.USAGE.format(cmd=command))
+            usage = parsed if isinstance(parsed, lookups.Usage) else None
+            return message({**lookup_payload(Help(command, usage)), "flags": EPHEMERAL})
         result = self.lookups.run(parsed)
-        payload = lookup_payload(result, command, shareable=shareable, shared_by=shared_by)
+        payload = lookup_payload(Found(result, command, shareable=shareable, shared_by=shared_by))
         if shared_by:
             return message(payload)
         return message({**payload, "flags": EPHEMERAL})
@@ -209,7 +212,7 @@ class Interactions:
                 return self.triage_edits.edit(custom_id.removeprefix(controls.EDIT_PREFIX))
         except redis.RedisError as exc:
             log.warning("click not recorded: %s", type(exc).__name__)
-            return ephemeral(wording.EPHEMERAL_UNAVAILABLE)
+            return ephemeral(click_note_text(Unrecorded()))
         return ephemeral(wording.UNKNOWN_COMMAND)
 
     def vote(self, value: str, user: str) -> Reply:
@@ -244,9 +247,7 @@ class Interactions:
             )
         except redis.RedisError as exc:
             log.warning("click not confirmed: %s", type(exc).__name__)
-            return ephemeral(
-                wording.APPROVAL_UNCONFIRMED if decisions.maybe_recorded(exc) else wording.EPHEMERAL_UNAVAILABLE
-            )
+            return ephemeral(click_note_text(Unrecorded(decisions.maybe_recorded(exc))))
         match result:
             case Decided():
                 if result.step_complete and not result.resume_queued:
@@ -258,17 +259,17 @@ class Interactions:
                 log.warning(
                     "click by %s on %s refused: not from the card's guild, channel or message", user_id, pending_id[:80]
                 )
-                return ephemeral(wording.APPROVAL_ELSEWHERE)
+                return ephemeral(click_note_text(Elsewhere()))
             case Stale(approval=stale):
                 if decisions.resume_lost(self.conn, stale):
                     self._resume(stale)  # repairs a resume lost between deciding and enqueueing
-                outcome = outcome_text(Decision(stale.status, stale.decider, stale.decided_at or time.time()))
-                return ephemeral(wording.APPROVAL_ALREADY.format(outcome=outcome or "expired"))
+                decided = Decision(stale.status, stale.decider, stale.decided_at or time.time())
+                return ephemeral(click_note_text(AlreadyDecided(decided)))
             case Refused() | Unsettled():  # a known right is never unsettled; refuse if it were
                 log.info("click by %s on %s refused: not an approver", user_id, pending_id)
-                return ephemeral(wording.APPROVAL_NOT_ALLOWED)
+                return ephemeral(click_note_text(NotAllowed()))
             case Missing():
-                return ephemeral(wording.APPROVAL_GONE)
+                return ephemeral(click_note_text(Gone()))
             case _:
                 assert_never(result)
 

@@ -11,14 +11,16 @@ from typing import Any
 
 import redis
 
-from bot.discord import triage_card, triage_controls, wording
+from bot.discord import triage_card, triage_controls
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.replies import UPDATE_MESSAGE, Reply, ephemeral, message
+from bot.discord.views.ephemeral import click_note_text
 from workers.approvals import revisions
 from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
 from workers.errors import RunNotFound
+from workers.messages.ephemeral import Elsewhere, EmptyReply, Gone, NoLabelLeft, NotAllowed
 from workers.new_issues import choices
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
@@ -26,8 +28,6 @@ from workers.runs.store import RunStore
 log = logging.getLogger("atlas.discord.triage_edits")
 
 MODAL = 9
-NO_LABEL_LEFT = "Keep at least one label, or Reject the labels."
-EMPTY_REPLY = "The reply can't be empty or longer than {limit} characters."
 
 
 class TriageEdits:
@@ -40,9 +40,13 @@ class TriageEdits:
         run = self._run(pending_id)
         action = choices.action_of(run, pending_id) if run is not None else None
         if action is None:
-            return ephemeral(wording.APPROVAL_GONE)
+            return ephemeral(click_note_text(Gone()))
         arguments = choices.labels(action, values)
-        return ephemeral(NO_LABEL_LEFT) if arguments is None else self._revise(payload, pending_id, arguments)
+        return (
+            ephemeral(click_note_text(NoLabelLeft()))
+            if arguments is None
+            else self._revise(payload, pending_id, arguments)
+        )
 
     def edit(self, pending_id: str) -> Reply:
         """The modal, prefilled with the reply as it stands (anyone may open it; only an approver's submission
@@ -51,7 +55,7 @@ class TriageEdits:
         action = choices.action_of(run, pending_id) if run is not None else None
         current = choices.current(self.conn, run) if run is not None and action is not None else {}
         if action is None or action.call_id not in current:
-            return ephemeral(wording.APPROVAL_GONE)
+            return ephemeral(click_note_text(Gone()))
         return {
             "type": MODAL,
             "data": triage_controls.reply_modal(str(current[action.call_id].get("body") or ""), pending_id),
@@ -61,10 +65,10 @@ class TriageEdits:
         run = self._run(pending_id)
         action = choices.action_of(run, pending_id) if run is not None else None
         if action is None:
-            return ephemeral(wording.APPROVAL_GONE)
+            return ephemeral(click_note_text(Gone()))
         arguments = choices.reply(action, triage_controls.submitted_text(payload.get("data") or {}))
         if arguments is None:
-            return ephemeral(EMPTY_REPLY.format(limit=choices.REPLY_MAX_CHARS))
+            return ephemeral(click_note_text(EmptyReply(choices.REPLY_MAX_CHARS)))
         return self._revise(payload, pending_id, arguments)
 
     def _revise(self, payload: dict[str, Any], pending_id: str, arguments: str) -> Reply:
@@ -88,15 +92,15 @@ class TriageEdits:
         if isinstance(found, revisions.Revised):
             run = self._run(pending_id)
             if run is None or run.triage is None:
-                return ephemeral(wording.APPROVAL_GONE)
+                return ephemeral(click_note_text(Gone()))
             return message(triage_card.card_payload(run, None, choices.current(self.conn, run)), UPDATE_MESSAGE)
         if isinstance(found, Refused | Unsettled):  # a known right is never unsettled; refuse if it were
             log.info("triage choice by %s on %s refused: not an approver", user_id, pending_id)
-            return ephemeral(wording.APPROVAL_NOT_ALLOWED)
+            return ephemeral(click_note_text(NotAllowed()))
         if isinstance(found, Misplaced):
-            return ephemeral(wording.APPROVAL_ELSEWHERE)
+            return ephemeral(click_note_text(Elsewhere()))
         assert isinstance(found, Stale | Missing)
-        return ephemeral(wording.APPROVAL_GONE)
+        return ephemeral(click_note_text(Gone()))
 
     def _run(self, pending_id: str) -> RunState | None:
         try:

@@ -94,6 +94,8 @@ APPROVAL_GONE = DISCORD.apply(said.APPROVAL_GONE)
 APPROVAL_ELSEWHERE = DISCORD.apply(said.APPROVAL_ELSEWHERE)
 APPROVAL_UNCONFIRMED = DISCORD.apply(said.APPROVAL_UNCONFIRMED)
 EPHEMERAL_UNAVAILABLE = DISCORD.apply(said.EPHEMERAL_UNAVAILABLE)
+NO_LABEL_LEFT = "Keep at least one label, or Reject the labels."  # a triage card's label choice
+EMPTY_REPLY = DISCORD.apply(said.TRIAGE_EMPTY_REPLY)
 QUEUED = "*Working on it...*"
 
 USAGE = (

@@ -25,16 +25,16 @@ from slack_bolt import App, BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
 
 from bot.slack import cards as approval_cards
-from bot.slack import wording
 from bot.slack.deps import Deps
-from bot.slack.ephemeral import tell_clicker
-from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION, outcome_line
+from bot.slack.ephemeral import tell
+from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
 from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Directory, Policy, SlackDirectory, standing
 from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
 from workers.approvals.records import Decision
+from workers.messages.ephemeral import AlreadyDecided, Elsewhere, Gone, NotAllowed, Unrecorded
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
 from workers.runs.triage_record import is_triage
@@ -97,13 +97,8 @@ class ApprovalClicks(Middleware):
             )
         except redis.RedisError as exc:
             log.warning("approval click not confirmed: %s", type(exc).__name__)
-            return _after(deps, tell_clicker, deps, body, clicker.id, _not_confirmed(exc))
+            return _after(deps, tell, deps, body, clicker.id, Unrecorded(decisions.maybe_recorded(exc)))
         return _after(deps, _follow_up, deps, clicker, found, decision, policy, directory, self.resume_job)
-
-
-def _not_confirmed(exc: redis.RedisError) -> str:
-    """What a clicker hears when deciding failed on Redis: never "not recorded" when it may have been."""
-    return wording.APPROVAL_UNCONFIRMED if decisions.maybe_recorded(exc) else wording.EPHEMERAL_UNAVAILABLE
 
 
 def _first_action(body: dict[str, Any]) -> dict[str, Any] | None:
@@ -173,7 +168,7 @@ def _follow_up(
             )
         except redis.RedisError as exc:
             log.warning("approval click not confirmed: %s", type(exc).__name__)
-            tell_clicker(deps, body, user_id, _not_confirmed(exc))
+            tell(deps, body, user_id, Unrecorded(decisions.maybe_recorded(exc)))
             return
     match found:
         case Decided(approval=approval, step_complete=step_complete, resume_queued=queued):
@@ -189,16 +184,16 @@ def _follow_up(
                 user_id,
                 str((body.get("actions") or [{}])[0].get("value") or "")[:80],
             )
-            tell_clicker(deps, body, user_id, wording.APPROVAL_ELSEWHERE)
+            tell(deps, body, user_id, Elsewhere())
         case Stale(approval=approval):
             _already_decided(deps, body, user_id, approval)
         case Refused(approval=approval):
             log.info("click by %s on %s refused: not an approver", user_id, approval.pending_id)
-            tell_clicker(deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
+            tell(deps, body, user_id, NotAllowed())
         case Missing():
-            tell_clicker(deps, body, user_id, wording.APPROVAL_GONE)
+            tell(deps, body, user_id, Gone())
         case Unsettled():  # settle never answers this
-            tell_clicker(deps, body, user_id, wording.APPROVAL_NOT_ALLOWED)
+            tell(deps, body, user_id, NotAllowed())
         case _:
             assert_never(found)
 
@@ -206,18 +201,13 @@ def _follow_up(
 def _already_decided(deps: Deps, body: dict[str, Any], user_id: str, stale: approvals.Approval) -> None:
     """Tell the clicker the outcome; repair a resume lost between deciding and enqueueing (when the step
     was closed but its resume job is not there)."""
-    text = (
-        outcome_line(approval_cards.decision_of(stale))
-        if stale.decided
-        else wording.APPROVAL_OUTCOME["expired"].format(when="now")
-    )
-    tell_clicker(deps, body, user_id, wording.APPROVAL_ALREADY.format(outcome=text))
+    tell(deps, body, user_id, AlreadyDecided(approval_cards.decision_of(stale)))
     try:
         if decisions.resume_lost(deps.redis, stale):
             _resume(deps, stale)
     except redis.RedisError as exc:
         log.warning("resume repair of %s not enqueued: %s", stale.run_id, type(exc).__name__)
-        tell_clicker(deps, body, user_id, wording.EPHEMERAL_UNAVAILABLE)
+        tell(deps, body, user_id, Unrecorded())
 
 
 def _resume(deps: Deps, approval: approvals.Approval) -> None:

@@ -22,9 +22,11 @@ from slack_bolt.middleware.custom_middleware import CustomMiddleware
 from slack_bolt.request.payload_utils import is_assistant_event, is_other_message_sub_event_in_assistant_thread
 from slack_sdk.errors import SlackClientError
 
-from bot.slack import assistant_threads, wording
+from bot.slack import assistant_threads
 from bot.slack.deps import Deps
 from bot.slack.mentions import accept, answered_by_middleware
+from bot.slack.views.greeting import greeting_text, suggested_prompts
+from workers.messages.greeting import Greeting
 
 log = logging.getLogger("atlas.bot.slack.assistant")
 
@@ -80,10 +82,11 @@ def build(deps: Deps) -> Assistant:
         except redis.RedisError as exc:
             log.warning("assistant thread %s not recorded: %s", thread_ts, type(exc).__name__)
         try:
-            say(text=wording.ASSISTANT_GREETING)
-            prompts = list(deps.settings.assistant_prompts)
-            if prompts:
-                set_suggested_prompts(prompts=prompts, title=wording.ASSISTANT_PROMPTS_TITLE)
+            greeting = Greeting(deps.settings.assistant_prompts)
+            say(text=greeting_text(greeting))
+            prompts = suggested_prompts(greeting)
+            if prompts is not None:
+                set_suggested_prompts(**prompts)
         except SlackClientError as exc:
             log.info("could not greet assistant thread %s: %s", thread_ts, type(exc).__name__)
 

@@ -1,4 +1,5 @@
-"""Ephemeral notes to the person who clicked a button: only they see them."""
+"""Ephemeral notes to the person who clicked a button: only they see them. `tell` renders the note's value
+(bot/slack/views/ephemeral.py) and posts it."""
 
 from __future__ import annotations
 
@@ -8,8 +9,15 @@ from typing import Any
 from slack_sdk.errors import SlackClientError
 
 from bot.slack.deps import Deps
+from bot.slack.views.ephemeral import ephemeral_text
+from workers.messages.ephemeral import Ephemeral
 
 log = logging.getLogger("atlas.bot.slack.ephemeral")
+
+
+def tell(deps: Deps, body: dict[str, Any], user: str, note: Ephemeral) -> None:
+    """Tell the clicker `note`, rendered for Slack."""
+    tell_clicker(deps, body, user, ephemeral_text(note))
 
 
 def tell_clicker(deps: Deps, body: dict[str, Any], user: str, text: str) -> None:

@@ -13,11 +13,11 @@ from typing import Any
 import redis
 from slack_bolt import Ack, App
 
-from bot.slack import wording
 from bot.slack.deps import Deps
-from bot.slack.ephemeral import tell_clicker
+from bot.slack.ephemeral import tell
 from bot.slack.views.answer import FEEDBACK_ACTION, FEEDBACK_BUTTON_ACTIONS
 from workers.console_data.votes import toggle
+from workers.messages.ephemeral import Unrecorded, VoteSaved
 
 log = logging.getLogger("atlas.bot.slack.feedback")
 
@@ -35,9 +35,9 @@ def on_feedback(deps: Deps) -> Callable[..., None]:
             now = toggle(deps.redis, match.group(1), user, match.group(2))  # type: ignore[arg-type]
         except redis.RedisError as exc:
             log.warning("feedback not stored: %s", type(exc).__name__)
-            tell_clicker(deps, body, user, wording.EPHEMERAL_UNAVAILABLE)
+            tell(deps, body, user, Unrecorded())
             return
-        tell_clicker(deps, body, user, wording.FEEDBACK_SAVED[now])
+        tell(deps, body, user, VoteSaved(now))
 
     return handle_feedback
 

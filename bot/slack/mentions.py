@@ -27,7 +27,9 @@ from bot.slack import wording
 from bot.slack.deps import Deps
 from bot.slack.intake import Intake, NewRun
 from bot.slack.spool import Drainer
+from bot.slack.views.ephemeral import ephemeral_text
 from workers.errors import RunNotFound
+from workers.messages.ephemeral import QuestionCut
 from workers.runs import conversations
 from workers.runs.job_hash import JobTemplate
 from workers.runs.state import Origin
@@ -235,7 +237,7 @@ def _tell_cut(deps: Deps, message: Message) -> None:
             channel=message.channel,
             user=message.user,
             thread_ts=message.thread_ts,
-            text=wording.QUESTION_CUT.format(limit=MAX_QUESTION_CHARS),
+            text=ephemeral_text(QuestionCut(MAX_QUESTION_CHARS)),
         )
     except SlackClientError as exc:
         log.info("could not tell %s the question was cut: %s", message.event_id, type(exc).__name__)

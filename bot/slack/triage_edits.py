@@ -17,17 +17,28 @@ from slack_bolt import BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.slack import triage_controls, wording
+from bot.slack import triage_controls
 from bot.slack.approvals import Clicker, _after, _first_action
 from bot.slack.client import error_code
 from bot.slack.deps import Deps
-from bot.slack.ephemeral import tell_clicker
+from bot.slack.ephemeral import tell
+from bot.slack.views.ephemeral import ephemeral_text
 from bot.slack.views.triage import fallback_text, triage_blocks
 from workers.approvals import revisions
 from workers.approvals.approvers import Directory, Policy, standing
 from workers.approvals.decisions import Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
 from workers.errors import RunNotFound
+from workers.messages.ephemeral import (
+    ClickNote,
+    EditorFailed,
+    Elsewhere,
+    EmptyReply,
+    Gone,
+    NoLabelLeft,
+    NotAllowed,
+    Unrecorded,
+)
 from workers.messages.triage import triage_card_now
 from workers.new_issues import choices
 from workers.runs.state import RunState
@@ -35,9 +46,6 @@ from workers.runs.store import RunStore
 from workers.runs.triage_record import TriageAction
 
 log = logging.getLogger("atlas.bot.slack.triage_edits")
-
-NO_LABEL_LEFT = "Keep at least one label ticked, or Reject the labels."
-EMPTY_REPLY = "The reply can't be empty or longer than {limit} characters."
 
 
 class TriageEdits(Middleware):
@@ -52,9 +60,9 @@ class TriageEdits(Middleware):
         except redis.RedisError as exc:
             log.warning("triage choice not recorded: %s", type(exc).__name__)
             if req.body.get("type") == "view_submission":
-                return _errors(wording.EPHEMERAL_UNAVAILABLE)
+                return _errors(Unrecorded())
             user = str((req.body.get("user") or {}).get("id") or "")
-            return _after(self.deps, tell_clicker, self.deps, req.body, user, wording.EPHEMERAL_UNAVAILABLE)
+            return _after(self.deps, tell, self.deps, req.body, user, Unrecorded())
 
     def route(self, body: dict[str, Any], next: Callable[[], BoltResponse]) -> BoltResponse | None:
         action = _first_action(body)
@@ -79,7 +87,7 @@ class TriageEdits(Middleware):
                 self._refresh,
                 clicker,
                 pending_id,
-                NO_LABEL_LEFT if action is not None else wording.APPROVAL_GONE,
+                NoLabelLeft() if action is not None else Gone(),
             )
         found = self._revise(pending_id, arguments, clicker, clicker.place)
         return _after(self.deps, self._follow_up, clicker, pending_id, arguments, found, clicker.place)
@@ -92,7 +100,7 @@ class TriageEdits(Middleware):
         current = choices.current(self.deps.redis, run) if (run := self._run(pending_id)) is not None else {}
         action = choices.action_of(run, pending_id) if run is not None else None
         if action is None or action.call_id not in current:
-            return _after(self.deps, tell_clicker, self.deps, body, clicker.id, wording.APPROVAL_GONE)
+            return _after(self.deps, tell, self.deps, body, clicker.id, Gone())
         place = clicker.place
         view = triage_controls.reply_modal(
             str(current[action.call_id].get("body") or ""), pending_id, place.channel, place.message
@@ -102,17 +110,10 @@ class TriageEdits(Middleware):
         except SlackApiError as exc:
             expired = error_code(exc) == "expired_trigger_id"
             log.warning("the reply editor for %s did not open: %s", pending_id, error_code(exc))
-            return _after(
-                self.deps,
-                tell_clicker,
-                self.deps,
-                body,
-                clicker.id,
-                wording.EDIT_EXPIRED if expired else wording.EDIT_FAILED,
-            )
+            return _after(self.deps, tell, self.deps, body, clicker.id, EditorFailed(expired))
         except SlackClientError as exc:
             log.warning("the reply editor for %s did not open: %s", pending_id, type(exc).__name__)
-            return _after(self.deps, tell_clicker, self.deps, body, clicker.id, wording.EDIT_FAILED)
+            return _after(self.deps, tell, self.deps, body, clicker.id, EditorFailed())
         return BoltResponse(status=200, body="")
 
     def submit(self, body: dict[str, Any], view: dict[str, Any]) -> BoltResponse:
@@ -140,14 +141,12 @@ class TriageEdits(Middleware):
         action = self._action(pending_id)
         arguments = choices.reply(action, str(value.get("value") or "")) if action is not None else None
         if arguments is None:
-            return _errors(
-                wording.APPROVAL_GONE if action is None else EMPTY_REPLY.format(limit=choices.REPLY_MAX_CHARS)
-            )
+            return _errors(Gone() if action is None else EmptyReply(choices.REPLY_MAX_CHARS))
         found = self._revise(pending_id, arguments, clicker, place)
         if isinstance(found, Refused):
-            return _errors(wording.APPROVAL_NOT_ALLOWED)
+            return _errors(NotAllowed())
         if isinstance(found, Stale | Missing | Misplaced):
-            return _errors(wording.APPROVAL_GONE)
+            return _errors(Gone())
         return _after(self.deps, self._follow_up, clicker, pending_id, arguments, found, place)
 
     # -- after the ack ---------------------------------------------------------------------------
@@ -159,19 +158,19 @@ class TriageEdits(Middleware):
             found = revisions.settle(
                 self.deps.redis, found, arguments, clicker.id, clicker.name, self.policy, self.directory, place=place
             )
-        note = {
-            Refused: wording.APPROVAL_NOT_ALLOWED,
-            Stale: wording.APPROVAL_GONE,
-            Missing: wording.APPROVAL_GONE,
-            Misplaced: wording.APPROVAL_ELSEWHERE,
-            type(None): wording.EPHEMERAL_UNAVAILABLE,
-        }.get(type(found))
-        self._refresh(clicker, pending_id, note)
+        notes: dict[type, ClickNote] = {
+            Refused: NotAllowed(),
+            Stale: Gone(),
+            Missing: Gone(),
+            Misplaced: Elsewhere(),
+            type(None): Unrecorded(),
+        }
+        self._refresh(clicker, pending_id, notes.get(type(found)))
 
-    def _refresh(self, clicker: Clicker, pending_id: str, note: str | None) -> None:
+    def _refresh(self, clicker: Clicker, pending_id: str, note: ClickNote | None) -> None:
         """Re-render the card with the choice as recorded; tell the clicker why theirs was not taken."""
         if note:
-            tell_clicker(self.deps, clicker.body, clicker.id, note)
+            tell(self.deps, clicker.body, clicker.id, note)
         run = self._run(pending_id)
         if (
             run is None
@@ -223,8 +222,9 @@ def _clicker(body: dict[str, Any]) -> Clicker:
     return Clicker(body, str(user.get("id") or ""), str(user.get("username") or user.get("name") or ""))
 
 
-def _errors(text: str) -> BoltResponse:
-    """Slack shows the error under the input and keeps the modal open."""
+def _errors(note: ClickNote) -> BoltResponse:
+    """Slack shows the note under the input and keeps the modal open."""
+    text = ephemeral_text(note)
     return BoltResponse(
         status=200,
         body=json.dumps({"response_action": "errors", "errors": {triage_controls.REPLY_BLOCK: text}}),

@@ -39,10 +39,11 @@ KEPT_FOR_LATER = (
 )
 EPHEMERAL_UNAVAILABLE = SLACK.apply(said.EPHEMERAL_UNAVAILABLE)
 # --- the assistant view (bot/slack/assistant.py, bot/slack/assistant_reporter.py) -------------------------
-ASSISTANT_GREETING = (
+ASSISTANT_GREETING_NO_PROMPTS = (
     "Hi! Ask me anything about the project: I search its docs and issues, show what I looked at, "
-    "and answer with sources. Try one of these, or type your own question."
+    "and answer with sources."
 )
+ASSISTANT_GREETING = ASSISTANT_GREETING_NO_PROMPTS + " Try one of these, or type your own question."
 ASSISTANT_PROMPTS_TITLE = "Try asking"
 ASSISTANT_STATUS_THINKING = "is thinking..."
 ASSISTANT_STATUS = {
@@ -100,11 +101,6 @@ USAGE = (
     "• `{cmd} help`: this text\n"
     "To ask a question, mention the bot in a channel or send it a direct message."
 )
-UNKNOWN_SUBCOMMAND = "I don't know `{word}`."
-ISSUE_NEEDS_NUMBER = "`issue` needs an issue number, e.g. `{cmd} issue 42`."
-SEARCH_NEEDS_WORDS = "`search` needs some words to look for, e.g. `{cmd} search redis timeout`."
-DOCS_NEEDS_WORDS = "`docs` needs some words to look for, e.g. `{cmd} docs lease_seconds`."
-TOO_LONG = "That's too long to look up; please use fewer words."
 LOOKUP_FAILED = SLACK.apply(said.LOOKUP_FAILED)
 SHARE_BUTTON = SLACK.apply(said.SHARE_BUTTON)
 SHARED_BY = "Shared by <@{user}> with `{cmd} {text}`"
@@ -171,6 +167,8 @@ EDIT_EXPIRED = (
     "passed. Click Edit again."
 )
 EDIT_FAILED = "Slack could not open the reply editor just now. Click Edit again in a moment."
+NO_LABEL_LEFT = "Keep at least one label ticked, or Reject the labels."  # a triage card's label choice
+EMPTY_REPLY = SLACK.apply(said.TRIAGE_EMPTY_REPLY)
 
 MARK_ANSWER_BUTTON = SLACK.apply(
     said.MARK_ANSWER_BUTTON

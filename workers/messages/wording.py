@@ -49,6 +49,16 @@ SHARE_BUTTON = "Share in channel"
 MARK_ANSWER_BUTTON = "Mark as answer"  # the thread is solved, drafted as knowledge
 LOOKUP_FAILED = "The lookup failed on Atlas's side. Please try again."
 
+# A slash-command lookup (workers/messages/lookup.py): its title by kind, and what was wrong with its text.
+LOOKUP_TITLE = {"issue": "Issue #{arg}", "search": "Issues matching “{arg}”", "docs": "Docs matching “{arg}”"}
+LOOKUP_PROBLEM = {  # `{cmd}`: the command as the platform's people type it; `{word}`: the word typed
+    "UNKNOWN_SUBCOMMAND": "I don't know `{word}`.",
+    "ISSUE_NEEDS_NUMBER": "`issue` needs an issue number, e.g. `{cmd} issue 42`.",
+    "SEARCH_NEEDS_WORDS": "`search` needs some words to look for, e.g. `{cmd} search redis timeout`.",
+    "DOCS_NEEDS_WORDS": "`docs` needs some words to look for, e.g. `{cmd} docs lease_seconds`.",
+    "TOO_LONG": "That's too long to look up; please use fewer words.",
+}
+
 # An approval card and its clicks.
 APPROVAL_TITLE_OTHER = "{icon:raised_hand} {strong}Atlas wants to run `{name}`{strong}"
 APPROVAL_REASON = "{em}Why (the model's words):{em}"
@@ -93,6 +103,7 @@ APPROVAL_UNCONFIRMED = (
 EPHEMERAL_UNAVAILABLE = (
     "{icon:warning} Atlas can't record that right now (its store is unreachable). Please try again in a minute."
 )
+TRIAGE_EMPTY_REPLY = "The reply can't be empty or longer than {limit} characters."  # a triage card's edited reply
 
 # A run that ended short.
 FAILED = "{icon:failed} {strong}I couldn't finish this one:{strong} {reason}"

@@ -71,3 +71,11 @@ def test_ask_while_redis_is_down_gets_an_ephemeral_note(endpoint: RunningEndpoin
     reply = handler.handle(di.ask("hello?", ADMIN))
     assert reply["type"] == 4 and reply["data"]["flags"] == 64 and "can't take questions" in reply["data"]["content"]
     assert "Traceback" not in json.dumps(reply) and "Error" not in json.dumps(reply)
+
+
+def test_a_lookup_atlas_cannot_run_says_what_was_wrong_before_the_usage(endpoint: RunningEndpoint) -> None:  # noqa: F811
+    reply = endpoint.send.send(di.lookup("orbit", "issue", OUTSIDER, number=10**9 + 1)).body
+    assert reply["type"] == 4 and reply["data"]["flags"] == 64
+    content = reply["data"]["content"]
+    assert content.startswith("`issue` needs an issue number, e.g. `/orbit issue 42`.")
+    assert "/orbit issue <number>" in content and "components" not in reply["data"]

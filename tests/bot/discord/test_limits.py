@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from bot.discord.cards import decided_payload
 from bot.discord.interactions import Interactions
-from bot.discord.lookup_reply import lookup_payload
 from bot.discord.views.answer import answer_messages
 from bot.discord.views.card import card_text
+from bot.discord.views.lookup import lookup_payload
 from bot.discord.views.progress import progress_text
 from bot.lookups import Lookup, Lookups, Result
 from bot.web.serve import DISCORD_PATH, http_server
@@ -31,6 +31,7 @@ from tests.support.tools_dataset import ISSUES, make_dataset, write_issues
 from workers.approvals.records import Approval
 from workers.messages.answer import answer_of
 from workers.messages.approval import CardView
+from workers.messages.lookup import Found
 from workers.messages.progress import Progress, ProgressEnd, Task
 from workers.runs.state import Origin, RunState, StepRecord
 
@@ -98,8 +99,8 @@ def test_every_lookup_reply_and_its_shared_copy_fit(
 ) -> None:
     result = Result(Lookup(kind, arg[:200], state), body, ok)  # type: ignore[arg-type]
     _fits(
-        lookup_payload(result, "orbit", shareable=True),
-        lookup_payload(result, "a" * 32, shareable=False, shared_by="1500000000000000001"),
+        lookup_payload(Found(result, "orbit", shareable=True)),
+        lookup_payload(Found(result, "a" * 32, shared_by="1500000000000000001")),
     )
 
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from bot.discord import wording
 from bot.discord.views.card import decided_payload, outcome_text
-from bot.discord.views.components import APPROVE_PREFIX, DENY_PREFIX, FEEDBACK_PREFIX, FILE_ISSUE_PREFIX
+from bot.discord.views.components import APPROVE_PREFIX, DENY_PREFIX, FEEDBACK_PREFIX, FILE_ISSUE_PREFIX, SHARE_PREFIX
+from bot.discord.views.ephemeral import click_note_text
+from bot.discord.views.lookup import lookup_payload
 from bot.discord.views.notices import handoff_text, in_doubt_text, note_text
 from bot.discord.views.progress import progress_text
 from bot.discord.views.triage import triage_payload
 from bot.discord.views.triage_controls import EDIT_PREFIX, PICK_PREFIX
 from workers.messages.answer import Answer
 from workers.messages.approval import Decision
+from workers.messages.ephemeral import AlreadyDecided, Elsewhere, EmptyReply, Gone, NoLabelLeft, NotAllowed, Unrecorded
+from workers.messages.lookup import Found, Help, Lookup, LookupFailed, Result, Usage
 from workers.messages.notices import HandOff, InDoubtNotice, ThreadNote
 from workers.messages.progress import Progress, ProgressEnd, Task
 from workers.messages.triage import Duplicate, Labels, Outcome, Reply, TriageCard, TriageItem, Undo, words
@@ -136,3 +140,48 @@ def test_a_decided_triage_action_shows_who_decided_with_only_the_untrusted_parts
     assert words.UNDO_OFFER.format(what="remove \\`bug\\`") in content and _ids(payload) == [APPROVE_PREFIX + "p9"]
     assert words.SUPERSEDED.format(why="closed \\*by hand\\*") in content
     assert words.HIDDEN.format(count=2) in content
+
+
+def test_a_lookup_reply_is_its_title_and_text_escaped_with_a_share_button_or_who_shared_it() -> None:
+    found = Result(Lookup("search", "*x*", "open"), "#3 Cron `runs` twice", True)
+    payload = lookup_payload(Found(found, "orbit", shareable=True))
+    assert str(payload["content"]).splitlines() == [
+        "**Issues matching “\\*x\\*” \\(open\\)**",
+        "\\#3 Cron \\`runs\\` twice",
+    ]
+    assert _ids(payload) == [SHARE_PREFIX + "search *x* open"]
+    shared = lookup_payload(Found(found, "orbit", shared_by="1500000000000000001"))
+    assert "components" not in shared
+    assert str(shared["content"]).endswith(
+        wording.SHARED_BY.format(user="1500000000000000001", cmd="orbit", text="search *x* open")
+    )
+    failed = lookup_payload(
+        Found(Result(Lookup("issue", "9"), "No issue #9.\nHint: search", False), "orbit", shareable=True)
+    )
+    assert failed == {"content": "**Issue \\#9**\nNo issue \\#9."}
+    too_long = Lookup("docs", "w" * 90)
+    assert "components" not in lookup_payload(Found(Result(too_long, "found", True), "orbit", shareable=True))
+
+
+def test_the_usage_says_what_was_wrong_first_and_a_failure_is_one_short_note() -> None:
+    assert lookup_payload(Help("orbit")) == {"content": wording.USAGE.format(cmd="orbit")}
+    unknown = str(lookup_payload(Help("orbit", Usage("UNKNOWN_SUBCOMMAND", "fr`ob")))["content"])
+    assert unknown.startswith("I don't know `frob`.\n\n") and unknown.endswith(wording.USAGE.format(cmd="orbit"))
+    number = str(lookup_payload(Help("orbit", Usage("ISSUE_NEEDS_NUMBER")))["content"])
+    assert number.startswith("`issue` needs an issue number, e.g. `/orbit issue 42`.")
+    assert lookup_payload(LookupFailed()) == {"content": wording.LOOKUP_FAILED}
+
+
+def test_each_click_note_is_its_own_sentence() -> None:
+    assert click_note_text(Unrecorded()) == wording.EPHEMERAL_UNAVAILABLE
+    assert click_note_text(Unrecorded(maybe=True)) == wording.APPROVAL_UNCONFIRMED
+    decided = click_note_text(AlreadyDecided(Decision("approved", "1500000000000000001", 1.7e9)))
+    assert decided == wording.APPROVAL_ALREADY.format(
+        outcome=wording.APPROVAL_OUTCOME["approved"].format(user="1500000000000000001", when=1700000000)
+    )
+    assert click_note_text(AlreadyDecided(Decision("pending", None, 1.0))) == wording.APPROVAL_ALREADY.format(
+        outcome="expired"
+    )
+    assert click_note_text(EmptyReply(3000)) == "The reply can't be empty or longer than 3000 characters."
+    notes = (Unrecorded(), NotAllowed(), Gone(), Elsewhere(), NoLabelLeft(), EmptyReply(1))
+    assert len({click_note_text(n) for n in notes}) == len(notes)

@@ -98,6 +98,25 @@ def test_the_prompts_come_from_the_settings(slack_api: SlackAPI, redis_url: str,
         running.deps.background.shutdown(wait=True)
 
 
+def test_with_no_prompts_configured_the_greeting_offers_none(
+    slack_api: SlackAPI, redis_url: str, tmp_path: Path
+) -> None:  # noqa: F811
+    settings = replace(
+        slack_settings(slack_api, redis_url, tmp_path / "home", data_dir=make_dataset(tmp_path / "data")),
+        assistant_prompts=(),
+    )
+    running, server = start_bot(settings, slack_api)
+    try:
+        slack_api.open_assistant_thread(DM, THREAD)
+        running.send.event(assistant_thread_started(thread_ts=THREAD))
+        [greeting] = wait_for(lambda: [m for m in slack_api.thread(DM, THREAD) if m["text"]], what="the greeting")
+        assert "Ask me anything about the project" in greeting["text"] and "Try one of these" not in greeting["text"]
+        assert slack_api.calls_to("assistant.threads.setSuggestedPrompts") == []
+    finally:
+        server.close()
+        running.deps.background.shutdown(wait=True)
+
+
 def test_the_context_follows_the_person_from_channel_to_channel(bot: RunningBot, redis_conn: redis.Redis) -> None:
     bot.api.open_assistant_thread(DM, THREAD)
     bot.send.event(assistant_thread_started(thread_ts=THREAD, context_channel="C0GENERAL"))

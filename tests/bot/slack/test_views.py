@@ -8,10 +8,27 @@ import json
 
 from bot.slack import wording
 from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION, decided
+from bot.slack.views.ephemeral import ephemeral_text
+from bot.slack.views.greeting import greeting_text, suggested_prompts
+from bot.slack.views.lookup import MAX_SECTIONS, SECTION_CHARS, SHARE_ACTION, chunks, lookup_message
 from bot.slack.views.notices import notice_text
 from bot.slack.views.progress import closing_line, placeholder_text, task_chunks
 from bot.slack.views.triage import EDIT_ACTION, PICK_PREFIX, fallback_text, triage_blocks
 from workers.messages.approval import Decision
+from workers.messages.ephemeral import (
+    AlreadyDecided,
+    EditorFailed,
+    Elsewhere,
+    EmptyReply,
+    Gone,
+    NoLabelLeft,
+    NotAllowed,
+    QuestionCut,
+    Unrecorded,
+    VoteSaved,
+)
+from workers.messages.greeting import Greeting
+from workers.messages.lookup import Found, Help, Lookup, LookupFailed, Result, Usage
 from workers.messages.notices import HandOff, InDoubtNotice, Stopped, ThreadNote, Undelivered
 from workers.messages.progress import Progress, ProgressEnd, Task
 from workers.messages.triage import Duplicate, Labels, Reply, TriageCard, TriageItem, Undo
@@ -119,3 +136,71 @@ def test_each_notice_is_said_once_and_pings_nobody() -> None:
     assert lost == wording.CARDS_UNDELIVERED.format(minutes=1, minute_word="minute", run_id="r9", count=2)
     card = notice_text(Undelivered("triage_card", 15, "r9", issue=7))
     assert "issue #7" in card and "15 minutes" in card
+
+
+def test_a_lookup_reply_links_issue_numbers_and_offers_a_share_button_until_shared() -> None:
+    result = Result(Lookup("issue", "3"), "#3 Crash <on> start, like #5\nHint: none", True)
+    message = lookup_message(Found(result, "/orbit", shareable=True, issues_base_url="https://t.example/i"))
+    assert message["text"] == "Issue #3"
+    title, body, actions = message["blocks"]
+    assert title["text"]["text"] == "*Issue #3 (<https://t.example/i/3|#3>)*"
+    assert body["text"]["text"].startswith(
+        "<https://t.example/i/3|#3> Crash &lt;on&gt; start, like <https://t.example/i/5|#5>"
+    )
+    assert [e["value"] for e in actions["elements"]] == ["issue 3"] and actions["elements"][0][
+        "action_id"
+    ] == SHARE_ACTION
+    shared = lookup_message(Found(result, "/orbit", shared_by="U1"))["blocks"]
+    assert [b["type"] for b in shared] == ["section", "section", "context"]
+    assert shared[-1]["elements"][0]["text"] == wording.SHARED_BY.format(user="U1", cmd="/orbit", text="issue 3")
+    failed = lookup_message(
+        Found(Result(Lookup("search", "<x>", "closed"), "Nothing.\nHint: widen", False), "/orbit", shareable=True)
+    )
+    assert [b["text"]["text"] for b in failed["blocks"]] == ["*Issues matching “&lt;x&gt;” (closed)*", "Nothing."]
+
+
+def test_a_long_lookup_is_cut_into_sections_slack_takes() -> None:
+    text = "\n".join(f"line {n} " + "x" * 500 for n in range(200)) + "\n" + "y" * 7000
+    blocks = lookup_message(Found(Result(Lookup("docs", "x"), text, True), "/orbit"))["blocks"]
+    assert len(blocks) == 1 + MAX_SECTIONS and all(len(b["text"]["text"]) <= SECTION_CHARS for b in blocks)
+    assert blocks[1]["text"]["text"].startswith("line 0 ") and blocks[1]["text"]["text"].count("\n") == 4
+    assert chunks("z" * 7000, 3000) == ["z" * 3000, "z" * 3000, "z" * 1000] and chunks("", 10) == [" "]
+
+
+def test_the_usage_follows_what_was_wrong_and_a_failure_is_one_short_note() -> None:
+    assert lookup_message(Help("/orbit"))["text"] == wording.USAGE.format(cmd="/orbit")
+    [block] = lookup_message(Help("/orbit", Usage("UNKNOWN_SUBCOMMAND", "<!here>")))["blocks"]
+    assert block["text"]["text"] == "I don't know `&lt;!here&gt;`.\n\n" + wording.USAGE.format(cmd="/orbit")
+    [block] = lookup_message(Help("/orbit", Usage("DOCS_NEEDS_WORDS")))["blocks"]
+    assert block["text"]["text"].startswith("`docs` needs some words to look for, e.g. `/orbit docs lease_seconds`.")
+    assert lookup_message(LookupFailed()) == {"text": wording.LOOKUP_FAILED}
+
+
+def test_each_ephemeral_note_is_its_own_sentence() -> None:
+    assert ephemeral_text(Unrecorded()) == wording.EPHEMERAL_UNAVAILABLE
+    assert ephemeral_text(Unrecorded(maybe=True)) == wording.APPROVAL_UNCONFIRMED
+    decided = ephemeral_text(AlreadyDecided(Decision("denied", "U7", 1_800_000_000.0)))
+    assert decided.startswith(wording.APPROVAL_ALREADY.format(outcome=":no_entry_sign: Denied by <@U7> <!date^"))
+    pending = ephemeral_text(AlreadyDecided(Decision("pending", None, 1.0)))
+    assert pending == wording.APPROVAL_ALREADY.format(outcome=wording.APPROVAL_OUTCOME["expired"].format(when="now"))
+    assert ephemeral_text(VoteSaved(None)) == wording.FEEDBACK_SAVED[None]
+    assert ephemeral_text(VoteSaved("down")) == wording.FEEDBACK_SAVED["down"]
+    assert ephemeral_text(EditorFailed(expired=True)) == wording.EDIT_EXPIRED
+    assert ephemeral_text(EmptyReply(3000)) == "The reply can't be empty or longer than 3000 characters."
+    assert "4,000 characters" in ephemeral_text(QuestionCut(4000))
+    notes = (Unrecorded(), NotAllowed(), Gone(), Elsewhere(), NoLabelLeft(), EditorFailed(), EmptyReply(1))
+    assert len({ephemeral_text(n) for n in notes}) == len(notes)
+
+
+def test_the_greeting_offers_the_prompts_as_written_and_none_without_them() -> None:
+    greeting = Greeting(("Why does <x> fail?", "Find duplicates of #143"))
+    assert greeting_text(greeting) == wording.ASSISTANT_GREETING
+    assert suggested_prompts(greeting) == {
+        "prompts": [
+            {"title": "Why does <x> fail?", "message": "Why does <x> fail?"},
+            {"title": "Find duplicates of #143", "message": "Find duplicates of #143"},
+        ],
+        "title": wording.ASSISTANT_PROMPTS_TITLE,
+    }
+    assert suggested_prompts(Greeting()) is None
+    assert greeting_text(Greeting()) == wording.ASSISTANT_GREETING_NO_PROMPTS != wording.ASSISTANT_GREETING
