@@ -43,7 +43,7 @@ def target(settings: Settings, conn: redis.Redis | None, given: object) -> tuple
 
 
 def read_scope(settings: Settings, conn: redis.Redis | None) -> RepoScope | None:
-    """What a read tool may reach: every repository served; one removed since is refused, naming those served."""
+    """What a read tool may reach: the repositories served now (one removed while the call runs is refused too)."""
     if not settings.org.many:
         return None
     from tools.corpus import open_corpus
@@ -55,7 +55,7 @@ def read_scope(settings: Settings, conn: redis.Redis | None) -> RepoScope | None
         one = settings.for_repo(repo)
         return open_corpus(one.data_dir, one.home, one.semantic_docs), None
 
-    return RepoScope(tuple(dict.fromkeys((*settings.repos, *served(settings, conn)))), None, open_repo)
+    return RepoScope(served(settings, conn), None, open_repo)  # a name not among them: refused, listing them
 
 
 def _named(repos: tuple[str, ...], given: str) -> str | None:

@@ -25,4 +25,5 @@ steps_word = common.steps_word  # "step" or "steps", as every platform says it (
 TRIAGE_ISSUE = "Issue #{issue}"
 TRIAGE_LINK = "{label} ({url})"
 TRIAGE_WAITING = "Waiting for a maintainer's Approve or Reject on the card."
+TRIAGE_QUEUED = "Not on a card yet: a worker checks it against the tracker first, then posts the card."
 TRIAGE_REPLY_LINE = "  | {line}"

@@ -46,6 +46,8 @@ def _item(item: TriageItem) -> list[str]:
         lines.append(wording.TRIAGE_WAITING)
     elif item.outcome is not None:
         lines.append(reveal(item.outcome))
+    else:  # undecided, and no approval for it yet: the run is queued
+        lines.append(wording.TRIAGE_QUEUED)
     return lines
 
 

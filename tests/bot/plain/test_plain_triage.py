@@ -39,6 +39,8 @@ def test_a_proposal_just_queued_shows_its_number_and_the_proposers_words_reveale
     text = triage_text(card)
     assert text.splitlines()[:2] == ["Issue #7", "Proposed over MCP by agent<U+202E>: why"]
     assert "\u202e" not in text and text.endswith(words.HIDDEN.format(count=1))
+    queued = TriageItem("labels", Labels(("bug",)), "Mode: draft.", None)  # no approval yet: the card is not posted
+    assert triage_text(_card(queued)).endswith("Mode: draft.\n" + wording.TRIAGE_QUEUED)
 
 
 def test_a_decided_action_shows_who_decided_instead_of_waiting() -> None:
