@@ -15,15 +15,18 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import redis
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
+from atlas.connection import connect
 from atlas.settings import Settings
 from bot.mcp import propose as mcp_propose
+from bot.mcp import repos
 from tools import ToolContext, dispatch, open_corpus
 from tools.catalog import read_registry
 from tools.registry import Registry
-from tools.repo_scope import read_scope, scoped
+from tools.repo_scope import scoped
 
 SERVER_NAME = "atlas"
 NOT_SERVED = frozenset({"read_more"})
@@ -43,6 +46,7 @@ def build_server(settings: Settings, credited: str | None = None) -> Server[Any]
     """An MCP server listing and calling the read tools over the project's corpus. `credited`: who proposals
     are credited to (over HTTP, the token's holder); None: the client's own name from its initialize (stdio)."""
     registry = read_registry(settings.project, NOT_SERVED)
+    conn = connect(settings)  # no traffic until a proposal, or a read over several repositories, asks Redis
     if settings.org.many:  # every tool takes `repo`; none: every repository, each result naming its own
         registry = scoped(registry, settings.repos)
     listed = [
@@ -56,7 +60,7 @@ def build_server(settings: Settings, credited: str | None = None) -> Server[Any]
     ]
 
     if settings.triage.enabled:
-        listed.append(mcp_propose.tool())
+        listed.append(mcp_propose.tool(settings))
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -66,23 +70,27 @@ def build_server(settings: Settings, credited: str | None = None) -> Server[Any]
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name == mcp_propose.NAME and settings.triage.enabled:
             client = credited or (ctx.session.client_params.client_info.name if ctx.session.client_params else None)
-            output = await anyio.to_thread.run_sync(mcp_propose.call, settings, dict(params.arguments or {}), client)
+            arguments = dict(params.arguments or {})
+            output = await anyio.to_thread.run_sync(mcp_propose.call, settings, arguments, client, conn)
             return types.CallToolResult(content=[types.TextContent(text=output[0])], is_error=not output[1])
-        arguments = json.dumps(params.arguments or {})
-        output = await anyio.to_thread.run_sync(_call, settings, registry, params.name, arguments)
+        given = json.dumps(params.arguments or {})
+        output = await anyio.to_thread.run_sync(_call, settings, registry, params.name, given, conn)
         return types.CallToolResult(content=[types.TextContent(text=output[0])], is_error=not output[1])
 
     instructions = (PROPOSING if settings.triage.enabled else INSTRUCTIONS).format(project=settings.project.name)
     return Server(SERVER_NAME, version="1", instructions=instructions, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def _call(settings: Settings, registry: Registry, name: str, arguments: str) -> tuple[str, bool]:
-    """One call through the same dispatch as a run's (never raises); the corpus is the cached one."""
+def _call(
+    settings: Settings, registry: Registry, name: str, arguments: str, conn: redis.Redis | None = None
+) -> tuple[str, bool]:
+    """One call through the same dispatch as a run's (never raises); the corpus is the cached one; with several
+    repositories, the ones served now (`conn`: where a GitHub App's changes to them are kept)."""
     ctx = ToolContext(
         corpus=open_corpus(settings.data_dir, settings.home, settings.semantic_docs),
         stash=None,
         run_id="mcp",
-        scope=read_scope(settings),
+        scope=repos.read_scope(settings, conn),
     )
     out = dispatch(registry, name, arguments, ctx)
     return out.text, out.ok

@@ -21,3 +21,9 @@ PAUSED = "Atlas proposed {count} action(s) that run only after a maintainer appr
 PAUSED_CALL = "  - {name}({arguments})"
 PAUSED_WHERE = "Approvals happen on the cards Atlas posts in Slack; from the command line nothing is changed."
 steps_word = common.steps_word  # "step" or "steps", as every platform says it (workers/wording.py)
+# A triage card (a proposal over MCP shows its own): the issue by number until its title is read.
+TRIAGE_ISSUE = "Issue #{issue}"
+TRIAGE_LINK = "{label} ({url})"
+TRIAGE_WAITING = "Waiting for a maintainer's Approve or Reject on the card."
+TRIAGE_QUEUED = "Not on a card yet: a worker checks it against the tracker first, then posts the card."
+TRIAGE_REPLY_LINE = "  | {line}"

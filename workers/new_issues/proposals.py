@@ -86,15 +86,22 @@ def claim_key(repo: str, drafted: TriageAction) -> str:
 
 
 def propose(
-    conn: redis.Redis, queue_name: str, repo: str, triage: TriageSettings, proposal: Proposal, client: str
+    conn: redis.Redis,
+    queue_name: str,
+    repo: str,
+    triage: TriageSettings,
+    proposal: Proposal,
+    client: str,
+    channel: str | None = None,
 ) -> tuple[str, bool]:
-    """Queue the proposal's triage run (its card is posted by a worker); (run id, whether this call started it);
-    ("", False) when the client is over ATLAS_MCP_PROPOSAL_RATE (nothing queued: the client is told)."""
+    """Queue the proposal's triage run (its card is posted by a worker in `channel`, else the triage channel); (run
+    id, whether this call started it); ("", False) when the client is over ATLAS_MCP_PROPOSAL_RATE (nothing queued:
+    the client is told)."""
     drafted = action(proposal)
     record = TriageRecord(
         repo=repo, issue=proposal.issue_id, actions=[drafted], proposal={"by": client, "reason": proposal.reason}
     )
-    origin = Origin(kind=triage.platform or "slack", channel=triage.channel)
+    origin = Origin(kind=triage.platform or "slack", channel=channel or triage.channel)
     return claim.start(
         conn,
         queue_name,

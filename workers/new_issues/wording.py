@@ -10,7 +10,8 @@ from tools.tracker import Tracker
 from workers.runs.triage_record import TriageAction, TriageRecord
 
 CARD_TITLE = "New issue {link}, opened by {author}"
-PROPOSED = "Proposed over MCP by {who}, not by Atlas's triage. Their reason: {reason}"
+PROPOSED = "Proposed over MCP by {who}{on}, not by Atlas's triage. Their reason: {reason}"
+PROPOSED_ON = " for {repo}"  # the repository the action is on (not the Orbit demo's, which has no owner)
 CARD_FALLBACK = "Triage of issue #{number}: {count} suggestion(s) to decide"
 DUPLICATE = "Close as duplicate of {link}"
 DUPLICATE_EVIDENCE = "Score {score:.2f}. Why: {evidence}"
@@ -139,8 +140,9 @@ def proposed(record: TriageRecord) -> str | None:
     """The card's line naming who proposed its action over MCP and why (None for Atlas's own triage)."""
     if record.proposal is None:
         return None
+    on = PROPOSED_ON.format(repo=record.repo) if "/" in record.repo else ""
     return PROPOSED.format(
-        who=record.proposal.get("by") or "an MCP client", reason=record.proposal.get("reason") or "-"
+        who=record.proposal.get("by") or "an MCP client", on=on, reason=record.proposal.get("reason") or "-"
     )
 
 

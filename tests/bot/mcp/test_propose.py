@@ -134,6 +134,15 @@ def test_over_http_a_proposal_is_queued_as_a_card_run_and_nothing_else(tmp_path:
     run_id = result.content[0].text.split("(run ")[1].split(")")[0]
     queued = RunStore(redis.Redis.from_url(redis_url)).load(run_id)
     assert queued.status == "queued" and queued.origin.channel == "C0TRIAGE" and queued.triage is not None
+    # What the client is told: the receipt, then the card value as the plain-text surface renders it (issue 37)
+    from bot.mcp import wording
+    from bot.plain.views.triage import triage_text
+    from workers.messages.triage import triage_card_of
+
+    card = triage_card_of(queued, None)
+    assert card is not None and result.content[0].text == (
+        wording.PROPOSED.format(ref="#3", run=run_id) + "\n\n" + triage_text(card)
+    )
     assert queued.triage.proposal is not None and queued.triage.proposal["reason"] == REASON
     # Credited to the token's holder, not "an MCP client" (a stateless request carries no client info)
     assert queued.triage.proposal["by"] == "zoe's coding agent" and requester(queued) == "mcp:zoe's coding agent"
