@@ -6,12 +6,21 @@ from __future__ import annotations
 from bot.discord import wording
 from bot.discord.views.card import decided_payload, outcome_text
 from bot.discord.views.components import APPROVE_PREFIX, DENY_PREFIX, FEEDBACK_PREFIX, FILE_ISSUE_PREFIX
+from bot.discord.views.filing import filing_click_text
+from bot.discord.views.help import held_content
+from bot.discord.views.intake_notes import intake_note_text
+from bot.discord.views.knowledge import solved_click_text
 from bot.discord.views.notices import handoff_text, in_doubt_text, note_text
 from bot.discord.views.progress import progress_text
 from bot.discord.views.triage import triage_payload
 from bot.discord.views.triage_controls import EDIT_PREFIX, PICK_PREFIX
+from workers.messages import wording as said
 from workers.messages.answer import Answer
 from workers.messages.approval import Decision
+from workers.messages.filing import FilingClick
+from workers.messages.help import Held
+from workers.messages.intake_notes import EmptyQuestion, Unavailable
+from workers.messages.knowledge import SolvedClick
 from workers.messages.notices import HandOff, InDoubtNotice, ThreadNote
 from workers.messages.progress import Progress, ProgressEnd, Task
 from workers.messages.triage import Duplicate, Labels, Outcome, Reply, TriageCard, TriageItem, Undo, words
@@ -136,3 +145,18 @@ def test_a_decided_triage_action_shows_who_decided_with_only_the_untrusted_parts
     assert words.UNDO_OFFER.format(what="remove \\`bug\\`") in content and _ids(payload) == [APPROVE_PREFIX + "p9"]
     assert words.SUPERSEDED.format(why="closed \\*by hand\\*") in content
     assert words.HIDDEN.format(count=2) in content
+
+
+def test_the_intake_notes_and_the_held_note_in_discords_words() -> None:
+    assert intake_note_text(EmptyQuestion()) == wording.EMPTY_QUESTION and "`@Atlas " in wording.EMPTY_QUESTION
+    assert intake_note_text(Unavailable()) == wording.UNAVAILABLE
+    assert held_content(Held("held_person", 4, 9)).startswith("You have asked 4 questions here")
+    assert held_content(Held("held_channel", 4, 9)).startswith("This channel had its 9 answers")
+
+
+def test_each_click_outcome_tells_the_discord_clicker_its_own_sentence() -> None:
+    filing = {o: filing_click_text(FilingClick(o)) for o in ("drafting", "already", "nothing", "unavailable")}
+    assert filing["already"] == said.FILE_ISSUE_ALREADY and filing["unavailable"] == wording.EPHEMERAL_UNAVAILABLE
+    solved = {o: solved_click_text(SolvedClick(o)) for o in ("started", "already", "private", "nothing", "unavailable")}
+    assert solved["started"] == said.SOLVED_STARTED and solved["unavailable"] == wording.EPHEMERAL_UNAVAILABLE
+    assert len(set(filing.values())) == 4 and len(set(solved.values())) == 5
