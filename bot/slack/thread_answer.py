@@ -9,7 +9,6 @@ here; each module below renders it (bot/slack/views/) and posts. Nothing here ca
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import assert_never
 
 from slack_sdk import WebClient
@@ -21,7 +20,7 @@ from bot.slack.progress import ProgressMessage, channel_of, thread_of
 from bot.slack.stream import AnswerStream, can_stream, streamed
 from bot.slack.views.notices import notice_text
 from workers.messages.answer import Answer
-from workers.messages.notices import HandOff, Stopped
+from workers.messages.notices import Stopped
 from workers.runs import conversations
 from workers.runs.state import RunState, Turn
 from workers.runs.store import RunStore
@@ -99,23 +98,13 @@ class ThreadAnswer:
         self.store.save(run)
         self.clear_status(run)
 
-    def hand_off(self, run: RunState, handoff: HandOff, deliver: Callable[[Callable[[], None]], object]) -> None:
-        """The hand-off as the run's one message (a retried job finds it in `answer_ts`); what was looked at becomes
-        the thread's turn, so the asker's next reply has the question in view. `deliver`: through an outage."""
-        surface = SlackSurface.of(run)
-        self.record_turn(run)
-        if not handoff.who or surface.answer_ts:
-            return
-        text = notice_text(handoff)
-
-        def post() -> None:
-            reply = self.create_client.chat_postMessage(
-                channel=channel_of(run), thread_ts=thread_of(run), text=text, unfurl_links=False, unfurl_media=False
-            )
-            surface.answer_ts = [reply["ts"]]
-            self.store.save(run)
-
-        deliver(post)
+    def post_hand_off(self, run: RunState, text: str) -> None:
+        """The hand-off (rendered by the reporter) as the run's one message: a retried job finds it in `answer_ts`."""
+        reply = self.create_client.chat_postMessage(
+            channel=channel_of(run), thread_ts=thread_of(run), text=text, unfurl_links=False, unfurl_media=False
+        )
+        SlackSurface.of(run).answer_ts = [reply["ts"]]
+        self.store.save(run)
 
     def clear_status(self, run: RunState) -> None:
         """Posting clears the bot's "is looking into it" status; clear it explicitly in case it landed late,
