@@ -156,13 +156,13 @@ class Delivery:
             self._wait()
             return
         self.tries.failed(exc)
-        lost = self.tries.lost
-        if lost is None:
+        gave_up = self.tries.lost
+        if gave_up is None:
             return
-        if self.later is not None and lost.transient and self._reschedule(self.later):
+        if self.later is not None and gave_up.transient and self._reschedule(self.later):
             self.done = "scheduled"
             return
-        self._lost(lost)
+        self._lost(gave_up)
 
     def _wait(self) -> None:
         """Try again in this job: for a few seconds when a scheduler can take over, else through the whole outage."""
