@@ -29,6 +29,7 @@ from bot.slack.delivery import Delivered, Delivery, Patience, Tries
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
 from bot.slack.thread_answer import ThreadAnswer
 from bot.slack.triage_card import DrawnCard
+from bot.slack.views.answer import SlackAnswer, slack_answer
 from bot.slack.views.notices import notice_text
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
@@ -37,8 +38,8 @@ from workers.approvals.records import Approval
 from workers.chat import ChatPlatform, ThreadNote
 from workers.errors import StoppedByUser
 from workers.messages import notices
-from workers.messages.answer import Answer, answer_of
-from workers.messages.notices import HandOff
+from workers.messages.answer import answer_of
+from workers.messages.notices import HandOff, Stopped
 from workers.messages.progress import ProgressEnd, end_of
 from workers.runs.post_once import KeyedSlot, post_once
 from workers.runs.redelivery import Redelivery
@@ -61,7 +62,7 @@ class ApprovalCards:
     pending: tuple[PendingCall, ...]
 
 
-Outgoing = Answer | ApprovalCards | HandOff | DrawnCard  # what one delivery posts, as the reporter hands it down
+Outgoing = SlackAnswer | ApprovalCards | HandOff | DrawnCard  # what one delivery posts, as the reporter hands it down
 
 
 class SlackReporter(ChatPlatform):
@@ -120,8 +121,9 @@ class SlackReporter(ChatPlatform):
     def _post(self, run: RunState, message: Outgoing) -> None:
         """One try at posting `message`; each is idempotent (what was posted is remembered in the run)."""
         match message:
-            case Answer():
-                self.thread.send(run, message)
+            case SlackAnswer():
+                if self.thread.send(run, message) == "stopped_by_user":
+                    self.thread.stop_note(run, notice_text(Stopped()))
             case ApprovalCards(pending=pending):
                 self.post_approval_cards(run, pending)
             case HandOff():
@@ -196,10 +198,10 @@ class SlackReporter(ChatPlatform):
             case Finished():
                 if surface.stopped_by_user:
                     self.progress.close(run, end_of(run))
-                    self.thread.stop_note(run)
+                    self.thread.stop_note(run, notice_text(Stopped()))
                     return
                 answer = answer_of(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
-                delivered = self._deliver(run, "answer", answer)
+                delivered = self._deliver(run, "answer", slack_answer(answer))
                 # After the answer, not before: "the answer is below" only once it is (a streamed answer
                 # closed its own message); a scheduled re-delivery closes it when it gets through.
                 if delivered != "scheduled":

@@ -3,6 +3,10 @@
 and return. None of them imports the reporter, and none is handed a callable to call back up: a retry through
 an outage is the reporter's own loop (bot/slack/delivery.py only decides whether another try is due).
 
+The answer's own posting modules render nothing either: the reporter renders the answer once
+(bot/slack/views/answer.py `slack_answer`) and the stop and hand-off notes, and hands down what Slack is sent, so
+from the views they take only the rendered types.
+
 A clock or a sleep (`Callable[[], float]`, `Callable[[float], None]`) is time, not a way back up: tests set it.
 Read with `ast` from the source, as the layers are (tests/house/test_import_graph.py).
 """
@@ -24,6 +28,7 @@ WALK = (
     "bot.slack.cards",
     "bot.slack.triage_card",
 )
+ANSWER_POSTING = ("bot.slack.thread_answer", "bot.slack.answer", "bot.slack.stream", "bot.slack.delivery")
 TIME = ("Callable[[], float]", "Callable[[float], None]")
 
 
@@ -41,6 +46,17 @@ def callable_parameters(source: str) -> list[str]:
             if "Callable" in annotation and annotation not in TIME:
                 found.append(f"{node.name}({arg.arg}: {annotation})")
     return found
+
+
+def view_calls(source: str) -> list[str]:
+    """`module.name` of every import from bot/slack/views that is not a type (a class's CapWords name)."""
+    return [
+        f"{node.module}.{alias.name}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bot.slack.views")
+        for alias in node.names
+        if not alias.name[:1].isupper() or alias.name.isupper()
+    ]
 
 
 def test_no_posting_module_imports_the_reporter() -> None:
@@ -69,3 +85,17 @@ def test_the_check_sees_a_callback_but_not_a_clock() -> None:
         "deliver(note: Callable[[str], Any])",
         "__init__(later: Optional[Callable])",
     ]
+
+
+def test_the_answers_posting_modules_render_nothing() -> None:
+    found = modules()
+    renders = {m: view_calls(found[m].read_text()) for m in ANSWER_POSTING}
+    assert {m: names for m, names in renders.items() if names} == {}
+
+
+def test_the_check_sees_a_render_call_but_not_a_type() -> None:
+    planted = (
+        "from bot.slack.views.answer import Message, SlackAnswer, answer_messages, MARKDOWN_LIMIT\n"
+        "from bot.slack.progress import channel_of\n"
+    )
+    assert view_calls(planted) == ["bot.slack.views.answer.answer_messages", "bot.slack.views.answer.MARKDOWN_LIMIT"]
