@@ -39,7 +39,7 @@ from workers.chat import ChatPlatform, ThreadNote
 from workers.errors import StoppedByUser
 from workers.messages import notices
 from workers.messages.answer import answer_of
-from workers.messages.notices import HandOff, Stopped
+from workers.messages.notices import HandOff, InDoubtNotice, Stopped
 from workers.messages.progress import ProgressEnd, end_of
 from workers.runs.post_once import KeyedSlot, post_once
 from workers.runs.redelivery import Redelivery
@@ -232,7 +232,9 @@ class SlackReporter(ChatPlatform):
         return approval_cards.update(self.client, approval, result=result, ok=ok, in_doubt=in_doubt)
 
     def notice_in_doubt(self, run: RunState, approval: Approval, issue_url: str | None = None) -> None:
-        approval_cards.tell_in_doubt(self.create_client, run, approval, issue_url)
+        """For the one who decided (or asked) to check at `issue_url`, the issue's page, when it has one."""
+        notice = InDoubtNotice(approval.name, approval.issue or "?", approval.decider or run.origin.user, issue_url)
+        approval_cards.tell_in_doubt(self.create_client, run, approval, notice_text(notice))
 
     def triage_card(self, run: RunState) -> None:
         """Through a Slack outage as an answer is (a scheduled re-delivery re-runs the run's job, which shows
