@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from workers.messages.wording import FILE_ISSUE_BUTTON as FILE_ISSUE_BUTTON
 from workers.messages.wording import HANDOFF as HANDOFF
+from workers.messages.wording import HELP_HELD as HELP_HELD
 from workers.messages.wording import steps_word as steps_word
 
 STOP_REASONS = {
@@ -96,19 +97,7 @@ def spend_cap(which: str, limit: float, seconds_to_reset: float) -> str:
     return SPEND_CAP.format(what=SPEND_CAP_WHAT.get(which, SPEND_CAP_WHAT["install"]), limit=limit, wait=wait)
 
 
-# Help channels (workers/help/): a run that is not confident mentions the hand-off instead of guessing.
-HELP_HELD = {  # a help channel's message a limit held back: said once per person and channel in an hour (workers/help/)
-    "held_person": "You have asked {person} questions here in the last hour, the most Atlas answers for one person; "
-    "it will not answer this one (or the next ones this hour), but a maintainer may.",
-    "held_channel": "This channel had its {channel} answers for the last hour, so "
-    "Atlas will not answer this one (or your "
-    "next ones this hour); a maintainer may.",
-}
-
 # Filing a thread as an issue, and the notices of a subscribed thread (workers/followup/).
-FILE_ISSUE_DRAFTING = "Drafting an issue from this thread; a maintainer approves it before anything is filed."
-FILE_ISSUE_ALREADY = "An issue draft from this answer was already requested."
-FILE_ISSUE_NOTHING = "Nothing to file from this answer."
 FILE_ISSUE_REFUSED = "Atlas could not draft an issue from this thread: {reason}"
 FILE_ISSUE_ADDED = (
     "{result} Added to #{number} instead of filing a new issue. This thread is subscribed: "

@@ -10,10 +10,11 @@ from typing import Any
 import redis
 
 from bot.discord.replies import Reply, ephemeral
-from workers import wording
+from bot.discord.views.filing import filing_click_text
 from workers.errors import RunNotFound
 from workers.followup import filing_claim as filing
 from workers.followup.subscriptions import place_of
+from workers.messages.filing import FilingClick
 from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.bot.discord.file_issue")
@@ -25,7 +26,7 @@ def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: s
     try:
         source = RunStore(conn).load(run_id)
     except (RunNotFound, ValueError):
-        return ephemeral(wording.FILE_ISSUE_NOTHING)
+        return ephemeral(filing_click_text(FilingClick("nothing")))
     place = place_of(source)
     if (
         source.origin.kind != "discord"
@@ -33,7 +34,7 @@ def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: s
         or str(payload.get("channel_id") or "") not in (place.channel, source.origin.channel)
     ):
         log.warning("file-issue click by %s on run %s refused: not from the answer's thread", user, run_id[:40])
-        return ephemeral(wording.FILE_ISSUE_NOTHING)
+        return ephemeral(filing_click_text(FilingClick("nothing")))
     filing_run, started = filing.start(conn, queue_name, source, user)
     log.info(
         "file-issue click by %s on run %s: filing run %s %s",
@@ -42,4 +43,4 @@ def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: s
         filing_run,
         "started" if started else "already claimed",
     )
-    return ephemeral(wording.FILE_ISSUE_DRAFTING if started else wording.FILE_ISSUE_ALREADY)
+    return ephemeral(filing_click_text(FilingClick("drafting" if started else "already")))

@@ -30,10 +30,12 @@ import redis
 
 from atlas.errors import ConfigError
 from atlas.settings import Settings
-from bot.discord import intake, wording
+from bot.discord import intake
 from bot.discord.forum_solved import ForumSolved
 from bot.discord.help_channels import HelpChannels, HelpMessage
+from bot.discord.views.intake_notes import intake_note_text
 from bot.fast_redis import bot_redis
+from workers.messages.intake_notes import EmptyQuestion
 from workers.runs.state import Origin
 
 log = logging.getLogger("atlas.discord.gateway")
@@ -118,7 +120,7 @@ class Gateway:
         kept, outcome = await self._until_redis(lambda: self.accept(**args), "mention", args["message_id"])
         if kept and outcome is None:
             await event.message.respond(
-                wording.EMPTY_QUESTION,
+                intake_note_text(EmptyQuestion()),
                 reply=True,
                 mentions_everyone=False,
                 user_mentions=False,

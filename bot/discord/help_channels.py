@@ -26,8 +26,9 @@ from atlas.settings import Settings
 from bot.discord import intake
 from bot.discord.rest import DiscordREST, rest_client
 from bot.discord.threads import conversation_team
-from workers import wording as run_words
+from bot.discord.views.help import held_content
 from workers.help import followups, threads
+from workers.messages import help as help_note
 from workers.runs import conversations
 from workers.runs.state import Origin
 
@@ -128,11 +129,11 @@ class HelpChannels:
             help_settings.rate_per_hour,
             help_settings.person_per_hour,
         )
-        template = run_words.HELP_HELD.get(outcome)
-        if template is not None:
-            note: dict[str, Any] = {
-                "content": template.format(person=help_settings.person_per_hour, channel=help_settings.rate_per_hour)
-            }
+        held = help_note.held(
+            outcome, person_per_hour=help_settings.person_per_hour, channel_per_hour=help_settings.rate_per_hour
+        )
+        if held is not None:
+            note: dict[str, Any] = {"content": held_content(held)}
             if thread is None:
                 note["message_reference"] = {"message_id": m.message_id, "fail_if_not_exists": False}
             try:

@@ -53,6 +53,7 @@ from bot.discord.views.components import (
     SHARE_PREFIX,
 )
 from bot.discord.views.ephemeral import click_note_text
+from bot.discord.views.intake_notes import intake_note_text
 from bot.discord.views.lookup import lookup_payload
 from workers.approvals import decisions
 from workers.approvals import records as approvals
@@ -62,6 +63,7 @@ from workers.approvals.place import Place
 from workers.console_data import votes
 from workers.messages.approval import Decision
 from workers.messages.ephemeral import AlreadyDecided, Elsewhere, Gone, NotAllowed, Unrecorded
+from workers.messages.intake_notes import EmptyQuestion, Unavailable
 from workers.messages.lookup import Found, Help, LookupFailed
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
@@ -147,7 +149,7 @@ class Interactions:
             str(next((o.get("value") for o in sub.get("options") or [] if o.get("name") == "question"), "")).split()
         )
         if not question:
-            return ephemeral(wording.EMPTY_QUESTION)
+            return ephemeral(intake_note_text(EmptyQuestion()))
         user = _user(payload)
         origin = Origin(
             kind="discord", user=user.get("id"), channel=payload.get("channel_id"), team=payload.get("guild_id")
@@ -169,7 +171,7 @@ class Interactions:
             )
         except redis.RedisError as exc:
             log.warning("interaction %s not queued: %s", payload.get("id"), type(exc).__name__)
-            return ephemeral(wording.UNAVAILABLE)
+            return ephemeral(intake_note_text(Unavailable()))
         return {"type": DEFERRED_CHANNEL_MESSAGE}
 
     def lookup(self, text: str, *, shareable: bool, shared_by: str | None = None) -> Reply:

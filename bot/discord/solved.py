@@ -11,10 +11,11 @@ from typing import Any
 import redis
 
 from bot.discord.replies import Reply, ephemeral
+from bot.discord.views.knowledge import solved_click_text
 from workers.errors import RunNotFound
 from workers.followup.subscriptions import place_of
 from workers.knowledge import solved_claim
-from workers.knowledge import wording as words
+from workers.messages.knowledge import SolvedClick
 from workers.runs.store import RunStore
 
 log = logging.getLogger("atlas.bot.discord.solved")
@@ -28,7 +29,7 @@ def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: s
     try:
         source = RunStore(conn).load(run_id)
     except (RunNotFound, ValueError):
-        return ephemeral(words.SOLVED_NOTHING)
+        return ephemeral(solved_click_text(SolvedClick("nothing")))
     place = place_of(source)
     if (
         source.origin.kind != "discord"
@@ -36,10 +37,10 @@ def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: s
         or str(payload.get("channel_id") or "") not in (place.channel, source.origin.channel)
     ):
         log.warning("solved mark by %s on run %s refused: not from the answer's thread", user.get("id"), run_id[:40])
-        return ephemeral(words.SOLVED_NOTHING)
+        return ephemeral(solved_click_text(SolvedClick("nothing")))
     if not public(payload):
         log.info("solved mark by %s on run %s refused: not a public channel", user.get("id"), run_id)
-        return ephemeral(words.SOLVED_PRIVATE)
+        return ephemeral(solved_click_text(SolvedClick("private")))
     names = [str(v) for v in (user.get("username"), user.get("global_name"), member.get("nick")) if v]
     run, started = solved_claim.start(conn, queue_name, source, str(user.get("id") or ""), "button", names)
     log.info(
@@ -49,7 +50,7 @@ def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: s
         run,
         "started" if started else "already claimed",
     )
-    return ephemeral(words.SOLVED_STARTED if started else words.SOLVED_ALREADY)
+    return ephemeral(solved_click_text(SolvedClick("started" if started else "already")))
 
 
 def public(payload: dict[str, Any]) -> bool:

@@ -19,7 +19,7 @@ FOOTER = "-- {steps} {step_word}, {tokens:,} tokens, ${cost:.4f}, stop: {reason}
 PARTIAL_MARK = " (partial)"
 PAUSED = "Atlas proposed {count} action(s) that run only after a maintainer approves them:"
 PAUSED_CALL = "  - {name}({arguments})"
-PAUSED_WHERE = "Approvals happen on the cards Atlas posts in chat (Slack or Discord); from the command line nothing is changed."
+PAUSED_WHERE = "Approvals happen on the cards Atlas posts in chat; from the command line nothing is changed."
 steps_word = common.steps_word  # "step" or "steps", as every platform says it (workers/wording.py)
 # A triage card (a proposal over MCP shows its own): the issue by number until its title is read.
 TRIAGE_ISSUE = "Issue #{issue}"

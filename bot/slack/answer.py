@@ -20,8 +20,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.slack.client import error_code, error_details
 from bot.slack.progress import channel_of, thread_of
-from bot.slack.views.answer import answer_messages, classic_feedback, text_only
-from workers.messages.answer import Answer
+from bot.slack.views.answer import Message, SlackAnswer
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import SlackSurface
@@ -42,10 +41,10 @@ class AnswerMessages:
         self.create_client = create_client  # retries 429 only: for posts
         self.store = store
 
-    def post(self, run: RunState, answer: Answer) -> bool:
+    def post(self, run: RunState, answer: SlackAnswer) -> bool:
         """Post the answer once; on a re-delivery update the messages already posted, if it changed.
         True when the thread was sent anything, False when it already showed this answer."""
-        messages = answer_messages(answer)
+        messages = answer.messages
         digest = hashlib.sha256(json.dumps([[m.text, m.blocks] for m in messages], sort_keys=True).encode()).hexdigest()
         surface = SlackSurface.of(run)
         posted: list[str] = list(surface.answer_ts)
@@ -54,15 +53,14 @@ class AnswerMessages:
         channel = channel_of(run)
         for index, message in enumerate(messages):
             if index < len(posted):
-                self.send(answer, "update", channel=channel, ts=posted[index], text=message.text, blocks=message.blocks)
+                self.send(answer, message, "update", channel=channel, ts=posted[index])
                 continue
             reply = self.send(
                 answer,
+                message,
                 "post",
                 channel=channel,
                 thread_ts=thread_of(run),
-                text=message.text,
-                blocks=message.blocks,
                 unfurl_links=False,
                 unfurl_media=False,
             )
@@ -83,23 +81,22 @@ class AnswerMessages:
             self.store.save(run)
         return True
 
-    def update(self, run: RunState, ts: str, answer: Answer) -> None:
+    def update(self, run: RunState, ts: str, answer: SlackAnswer) -> None:
         """The whole answer, as one message, into the message at `ts` (one Slack no longer streams)."""
-        [message] = answer_messages(answer)
-        self.send(answer, "update", channel=channel_of(run), ts=ts, text=message.text, blocks=message.blocks)
+        [message] = answer.messages
+        self.send(answer, message, "update", channel=channel_of(run), ts=ts)
 
-    def send(self, answer: Answer, how: str, **kwargs: Any) -> Any:
+    def send(self, answer: SlackAnswer, message: Message, how: str, **kwargs: Any) -> Any:
         """chat.postMessage / chat.update; if Slack rejects the feedback block, the same message with
         plain feedback buttons; if it rejects the blocks otherwise, the same text without them."""
         call = self.create_client.chat_postMessage if how == "post" else self.client.chat_update
+        kwargs = {**kwargs, "text": message.text, "blocks": message.blocks}
         try:
             return call(**kwargs)
         except SlackApiError as exc:
             if error_code(exc) not in TEXT_ONLY_ERRORS:
                 raise
-            classic = (
-                classic_feedback(kwargs.get("blocks") or [], answer.run_id) if refuses_feedback_block(exc) else None
-            )
+            classic = message.classic if refuses_feedback_block(exc) else None
             if classic is not None:
                 log.info("run %s: Slack refused the feedback block; sending plain feedback buttons", answer.run_id)
                 try:
@@ -111,7 +108,7 @@ class AnswerMessages:
                 "run %s: Slack refused the answer's blocks (%s); sending text only", answer.run_id, error_code(exc)
             )
             kwargs["blocks"] = []
-            kwargs["text"] = text_only(answer)[:TEXT_ONLY_CHARS]
+            kwargs["text"] = answer.text[:TEXT_ONLY_CHARS]
             return call(**kwargs)
 
 

@@ -19,13 +19,12 @@ from slack_sdk.errors import SlackClientError
 
 from bot.slack import card_marker
 from bot.slack.progress import channel_of
-from bot.slack.views.approval import buttons, decided, describe, fallback_text, in_doubt_text
+from bot.slack.views.approval import buttons, decided, describe, fallback_text
 from tools.tracker import Tracker
 from workers.approvals import records as approvals
 from workers.approvals.card_once import ApprovalCard
 from workers.approvals.records import Approval
 from workers.messages.approval import CardView, Decision, view
-from workers.messages.notices import InDoubtNotice
 from workers.runs.post_once import post_once
 from workers.runs.state import PendingCall, RunState
 
@@ -101,9 +100,8 @@ def update(
         return False
 
 
-def tell_in_doubt(client: WebClient, run: RunState, approval: Approval, url: str | None = None) -> None:
-    """Say in the thread that an approved action may or may not have happened, for a human to check
-    (at `url`, the issue's page on the tracker, when it has one). A triage run has no thread: under its card."""
-    notice = InDoubtNotice(approval.name, approval.issue or "?", approval.decider or run.origin.user, url)
+def tell_in_doubt(client: WebClient, run: RunState, approval: Approval, text: str) -> None:
+    """Say in the thread that an approved action may or may not have happened, for a human to check (`text`: the
+    notice as the reporter rendered it). A triage run has no thread: under its card."""
     thread = run.origin.thread_ts or run.origin.message_ts or approval.card_ts or None
-    client.chat_postMessage(channel=approval.channel or channel_of(run), thread_ts=thread, text=in_doubt_text(notice))
+    client.chat_postMessage(channel=approval.channel or channel_of(run), thread_ts=thread, text=text)

@@ -36,9 +36,10 @@ from bot.slack.mentions import (
     message_intake,
     spoken,
 )
-from workers import wording as run_words
+from bot.slack.views.help import held_text
 from workers.approvals.approvers import Directory, Policy, SlackDirectory, standing
 from workers.help import followups, threads
+from workers.messages import help as help_note
 from workers.runs import conversations
 from workers.runs.state import Origin
 
@@ -157,10 +158,12 @@ def _held(deps: Deps, message: Message, outcome: str, what: str) -> None:
         help_settings.rate_per_hour,
         help_settings.person_per_hour,
     )
-    template = run_words.HELP_HELD.get(outcome)
-    if template is None:
+    held = help_note.held(
+        outcome, person_per_hour=help_settings.person_per_hour, channel_per_hour=help_settings.rate_per_hour
+    )
+    if held is None:
         return
-    note = template.format(person=help_settings.person_per_hour, channel=help_settings.rate_per_hour)
+    note = held_text(held)
 
     def post() -> None:
         try:

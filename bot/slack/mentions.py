@@ -28,8 +28,10 @@ from bot.slack.deps import Deps
 from bot.slack.intake import Intake, NewRun
 from bot.slack.spool import Drainer
 from bot.slack.views.ephemeral import ephemeral_text
+from bot.slack.views.intake_notes import intake_note_text
 from workers.errors import RunNotFound
 from workers.messages.ephemeral import QuestionCut
+from workers.messages.intake_notes import EmptyQuestion, KeptForLater, Unavailable
 from workers.runs import conversations
 from workers.runs.job_hash import JobTemplate
 from workers.runs.state import Origin
@@ -125,7 +127,7 @@ def accept(deps: Deps) -> Callable[..., BoltResponse | None]:
             return keep_for_later(deps, message, question)
         except Exception:
             log.exception("enqueueing event %s failed", message.event_id)
-            _note(deps, message, wording.UNAVAILABLE)
+            _note(deps, message, Unavailable())
             return BoltResponse(status=503, body="")
         if outcome == "in_flight":
             return BoltResponse(status=503, body="")  # a twin delivery holds the claim: Slack retries later
@@ -150,17 +152,17 @@ def keep_for_later(deps: Deps, message: Message, question: str) -> BoltResponse:
     """Redis is down: keep the question on disk and acknowledge it; the drainer queues it when Redis
     returns. Only if the disk refuses too is Slack asked to retry (and the thread told to ask again)."""
     if not question or deps.spool is None:
-        _note(deps, message, wording.UNAVAILABLE)
+        _note(deps, message, Unavailable())
         return BoltResponse(status=503, body="")
     try:
         deps.spool.put(message.run_id, {"message": asdict(message), "question": question})
     except OSError as exc:
         log.error("could not spool event %s: %s", message.event_id, exc)
-        _note(deps, message, wording.UNAVAILABLE)
+        _note(deps, message, Unavailable())
         return BoltResponse(status=503, body="")
     if deps.drainer is not None:
         deps.drainer.poke()
-    _note(deps, message, wording.KEPT_FOR_LATER)
+    _note(deps, message, KeptForLater())
     return BoltResponse(status=200, body="")
 
 
@@ -224,7 +226,7 @@ def after_ack(deps: Deps, accepted: Accepted) -> None:
 def _post_hint(deps: Deps, message: Message) -> None:
     try:
         deps.create_client.chat_postMessage(
-            channel=message.channel, thread_ts=message.thread_ts, text=wording.EMPTY_QUESTION
+            channel=message.channel, thread_ts=message.thread_ts, text=intake_note_text(EmptyQuestion())
         )
     except SlackClientError as exc:
         log.info("could not post the hint for %s: %s", message.event_id, type(exc).__name__)
@@ -260,10 +262,11 @@ def show_status_if_waiting(deps: Deps, message: Message, run_id: str) -> None:
         log.info("no status for %s: %s", run_id, type(exc).__name__)
 
 
-def _note(deps: Deps, message: Message, text: str) -> None:
+def _note(deps: Deps, message: Message, note: Unavailable | KeptForLater) -> None:
     """Tell the thread once, after the ack, why the question is not being worked on yet."""
     if not deps.first_note(f"{message.channel}:{message.ts}"):
         return
+    text = intake_note_text(note)
 
     def post() -> None:
         try:

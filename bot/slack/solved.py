@@ -17,13 +17,13 @@ import redis
 from slack_bolt import Ack, App
 from slack_sdk.errors import SlackClientError
 
-from bot.slack import wording as slack_words
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell_clicker
 from bot.slack.views.answer import FILE_ISSUE_ACTION, MARK_ANSWER_ACTION
+from bot.slack.views.knowledge import solved_click_text
 from workers.errors import RunNotFound
 from workers.knowledge import solved_claim
-from workers.knowledge import wording as words
+from workers.messages.knowledge import SolvedClick
 from workers.runs.solved_record import Marked
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
@@ -43,8 +43,8 @@ def on_click(deps: Deps) -> Any:
         user = str((body.get("user") or {}).get("id") or "")
         channel = str((body.get("container") or {}).get("channel_id") or (body.get("channel") or {}).get("id") or "")
         said = mark(deps, str(action.get("value") or ""), channel, user, "button")
-        if said:
-            tell_clicker(deps, body, user, said)
+        if said is not None:
+            tell_clicker(deps, body, user, solved_click_text(said))
 
     return handle_mark_answer
 
@@ -64,28 +64,28 @@ def on_reaction(deps: Deps) -> Any:
     return handle_reaction
 
 
-def mark(deps: Deps, run_id: str, channel: str, user: str, how: Marked) -> str:
-    """Start the answer's solved-thread run if it may be; what to tell the person ('' for nothing)."""
+def mark(deps: Deps, run_id: str, channel: str, user: str, how: Marked) -> SolvedClick | None:
+    """Start the answer's solved-thread run if it may be; what to tell the person (None: nothing)."""
     try:
         source = RunStore(deps.redis).load(run_id)
     except (RunNotFound, ValueError):
-        return words.SOLVED_NOTHING
+        return SolvedClick("nothing")
     except redis.RedisError as exc:
         log.warning("solved mark not recorded: %s", type(exc).__name__)
-        return slack_words.EPHEMERAL_UNAVAILABLE
+        return SolvedClick("unavailable")
     if source.origin.kind != "slack" or source.origin.channel != channel or not user:
         log.warning("solved mark by %s on run %s refused: not from the answer's channel", user, run_id[:40])
-        return ""
+        return None
     if not public(deps, channel):
         log.info("solved mark by %s on run %s refused: %s is not a public channel", user, run_id, channel)
-        return words.SOLVED_PRIVATE
+        return SolvedClick("private")
     try:
         run, started = solved_claim.start(
             deps.redis, deps.settings.queue_name, source, user, how, names(deps, source, user)
         )
     except redis.RedisError as exc:
         log.warning("solved mark not recorded: %s", type(exc).__name__)
-        return slack_words.EPHEMERAL_UNAVAILABLE
+        return SolvedClick("unavailable")
     log.info(
         "solved mark (%s) by %s on run %s: run %s %s",
         how,
@@ -94,7 +94,7 @@ def mark(deps: Deps, run_id: str, channel: str, user: str, how: Marked) -> str:
         run,
         "started" if started else "already claimed",
     )
-    return words.SOLVED_STARTED if started else words.SOLVED_ALREADY
+    return SolvedClick("started" if started else "already")
 
 
 def public(deps: Deps, channel: str) -> bool:

@@ -21,8 +21,7 @@ from slack_sdk.models.messages.chunk import MarkdownTextChunk
 
 from bot.slack.client import error_code
 from bot.slack.delivery import transient
-from bot.slack.views.answer import answer_tail, streamed_markdown
-from workers.messages.answer import Answer
+from bot.slack.views.answer import SlackAnswer
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import SlackSurface
@@ -42,7 +41,7 @@ def streamed(run: RunState) -> bool:
     return surface.answer_mode == "stream" and bool(surface.answer_ts)
 
 
-def can_stream(run: RunState, answer: Answer) -> bool:
+def can_stream(run: RunState, answer: SlackAnswer) -> bool:
     """Asked in Slack's assistant view, with a progress stream open (in this job or an earlier one),
     and an answer that fits one message. Mentions and DMs keep their answer as a message of its own."""
     surface = SlackSurface.of(run)
@@ -51,7 +50,7 @@ def can_stream(run: RunState, answer: Answer) -> bool:
         and surface.progress_mode == "stream"
         and surface.progress_open
         and not surface.stopped_by_user
-        and streamed_markdown(answer) is not None
+        and answer.streamed is not None
     )
 
 
@@ -75,11 +74,11 @@ class AnswerStream:
         self.create_client = create_client  # retries 429 only: an append must not be sent twice
         self.store = store
 
-    def deliver(self, run: RunState, answer: Answer, task_chunks: list[Any]) -> Streamed:
+    def deliver(self, run: RunState, answer: SlackAnswer, task_chunks: list[Any]) -> Streamed:
         """Append what is left of the answer, then stop the stream with the tail. Transient failures
         (429, 5xx, no connection) raise, so the delivery is tried again and continues from the run.
         "unstreamable": Slack no longer streams that message; the caller finishes it by ts, then calls `finished`."""
-        text = streamed_markdown(answer) or ""
+        text = answer.streamed or ""
         surface = SlackSurface.of(run)
         channel, ts = run.origin.channel or "", str(surface.progress_ts)
         cards = list(task_chunks)  # this job's last task updates go out with its first call
@@ -92,7 +91,7 @@ class AnswerStream:
                 cards = []
                 surface.answer_streamed += len(piece)
                 self.store.save(run)  # a retried job continues after this piece
-            self.create_client.chat_stopStream(channel=channel, ts=ts, chunks=cards or None, blocks=answer_tail(answer))
+            self.create_client.chat_stopStream(channel=channel, ts=ts, chunks=cards or None, blocks=answer.tail)
         except SlackApiError as exc:
             code = error_code(exc)
             if code == "stopped_by_user":

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import assert_never
 
 from slack_sdk import WebClient
@@ -24,9 +25,11 @@ from atlas.settings import Settings
 from bot.slack import card_marker, triage_card
 from bot.slack import cards as approval_cards
 from bot.slack.client import SlackClients, error_code
-from bot.slack.delivery import Delivered, Patience, deliver
+from bot.slack.delivery import Delivered, Delivery, Patience, Tries
 from bot.slack.progress import PROGRESS_MIN_INTERVAL, ProgressMessage, channel_of, thread_of
 from bot.slack.thread_answer import ThreadAnswer
+from bot.slack.triage_card import DrawnCard
+from bot.slack.views.answer import SlackAnswer, slack_answer
 from bot.slack.views.notices import notice_text
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
@@ -36,7 +39,7 @@ from workers.chat import ChatPlatform, ThreadNote
 from workers.errors import StoppedByUser
 from workers.messages import notices
 from workers.messages.answer import answer_of
-from workers.messages.notices import HandOff
+from workers.messages.notices import HandOff, InDoubtNotice, Stopped
 from workers.messages.progress import ProgressEnd, end_of
 from workers.runs.post_once import KeyedSlot, post_once
 from workers.runs.redelivery import Redelivery
@@ -50,6 +53,16 @@ __all__ = ["PROGRESS_MIN_INTERVAL", "SlackReporter"]
 log = logging.getLogger("atlas.slack_surface")
 
 GONE_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})  # Atlas may no longer post there
+
+
+@dataclass(frozen=True)
+class ApprovalCards:
+    """A paused run's cards, one per pending call, delivered together."""
+
+    pending: tuple[PendingCall, ...]
+
+
+Outgoing = SlackAnswer | ApprovalCards | HandOff | DrawnCard  # what one delivery posts, as the reporter hands it down
 
 
 class SlackReporter(ChatPlatform):
@@ -89,13 +102,57 @@ class SlackReporter(ChatPlatform):
     def clock(self, clock: Callable[[], float]) -> None:
         self.progress.clock = clock
 
-    def _deliver(self, run: RunState, what: Undeliverable, post: Callable[[], None]) -> Delivered:
+    def _deliver(self, run: RunState, what: Undeliverable, message: Outgoing) -> Delivered:
         """Post through a Slack outage (later, by a scheduled re-delivery, when a scheduler runs); if it
-        outlasts the budget, the thread and the run record say so."""
-        note = lambda text: self.create_client.chat_postMessage(  # noqa: E731
-            channel=channel_of(run), thread_ts=thread_of(run) or None, text=text
-        )
-        return deliver(run, what, post, self.patience, save=self.store.save, note=note, later=self.later)
+        outlasts the budget, the thread and the run record say so. Each try is this reporter's own call down
+        (`_post`); the delivery only says whether another is due, so nothing below calls back up."""
+        delivery = Delivery(run, what, self.patience, self.store, self.later)
+        while delivery.another_try():
+            try:
+                self._post(run, message)
+            except Exception as exc:
+                delivery.failed(exc)
+            else:
+                delivery.succeeded()
+        if delivery.notice is not None:
+            self._tell_undelivered(run, delivery.notice)
+        return delivery.outcome
+
+    def _post(self, run: RunState, message: Outgoing) -> None:
+        """One try at posting `message`; each is idempotent (what was posted is remembered in the run)."""
+        match message:
+            case SlackAnswer():
+                if self.thread.send(run, message) == "stopped_by_user":
+                    self.thread.stop_note(run, notice_text(Stopped()))
+            case ApprovalCards(pending=pending):
+                self.post_approval_cards(run, pending)
+            case HandOff():
+                self.thread.post_hand_off(run, notice_text(message))
+            case DrawnCard():
+                triage_card.send(self.client, self.create_client, self.store, run, message)
+            case _:
+                assert_never(message)
+
+    def _tell_undelivered(self, run: RunState, notice: notices.Undelivered) -> None:
+        """The thread is told plainly, with a few tries of its own since Slack may still be down."""
+        text = notice_text(notice)
+        tries = Tries(Patience(self.patience.cap_seconds, self.patience.cap_seconds), what=f"run {run.id}: note")
+        while tries.another():
+            try:
+                self.create_client.chat_postMessage(
+                    channel=channel_of(run), thread_ts=thread_of(run) or None, text=text
+                )
+            except Exception as exc:
+                tries.failed(exc)
+            else:
+                tries.succeeded()
+        if tries.lost is not None:
+            log.error(
+                "run %s: the note about the undelivered %s was not delivered either: %s",
+                run.id,
+                notice.what,
+                tries.lost,
+            )
 
     @classmethod
     def for_settings(
@@ -137,14 +194,14 @@ class SlackReporter(ChatPlatform):
                 self.progress.close(run, ProgressEnd("paused"))
                 if surface.stopped_by_user:
                     raise StoppedByUser(run.id)  # no cards: the person asked for nothing more
-                self._deliver(run, "cards", lambda: self.post_approval_cards(run, pending))
+                self._deliver(run, "cards", ApprovalCards(tuple(pending)))
             case Finished():
                 if surface.stopped_by_user:
                     self.progress.close(run, end_of(run))
-                    self.thread.stop_note(run)
+                    self.thread.stop_note(run, notice_text(Stopped()))
                     return
                 answer = answer_of(run, docs_base_url=self.docs_base_url, issues_base_url=self.issues_base_url)
-                delivered = self._deliver(run, "answer", lambda: self.thread.send(run, answer))
+                delivered = self._deliver(run, "answer", slack_answer(answer))
                 # After the answer, not before: "the answer is below" only once it is (a streamed answer
                 # closed its own message); a scheduled re-delivery closes it when it gets through.
                 if delivered != "scheduled":
@@ -155,9 +212,11 @@ class SlackReporter(ChatPlatform):
                 assert_never(event)
 
     def hand_off(self, run: RunState, looked_at: str) -> None:
-        """Through a Slack outage, as an answer is (bot/slack/thread_answer.py)."""
-        deliver = lambda send: self._deliver(run, "answer", send)  # noqa: E731
-        self.thread.hand_off(run, HandOff(self.handoff, looked_at), deliver)
+        """The hand-off is the run's one message (a retried job finds it in `answer_ts`); what was looked at becomes
+        the thread's turn first, so the asker's next reply has the question in view."""
+        self.thread.record_turn(run)
+        if self.handoff and not SlackSurface.of(run).answer_ts:
+            self._deliver(run, "answer", HandOff(self.handoff, looked_at))
 
     # -- approvals -----------------------------------------------------------------------------
 
@@ -173,19 +232,16 @@ class SlackReporter(ChatPlatform):
         return approval_cards.update(self.client, approval, result=result, ok=ok, in_doubt=in_doubt)
 
     def notice_in_doubt(self, run: RunState, approval: Approval, issue_url: str | None = None) -> None:
-        approval_cards.tell_in_doubt(self.create_client, run, approval, issue_url)
+        """For the one who decided (or asked) to check at `issue_url`, the issue's page, when it has one."""
+        notice = InDoubtNotice(approval.name, approval.issue or "?", approval.decider or run.origin.user, issue_url)
+        approval_cards.tell_in_doubt(self.create_client, run, approval, notice_text(notice))
 
     def triage_card(self, run: RunState) -> None:
         """Through a Slack outage as an answer is (a scheduled re-delivery re-runs the run's job, which shows
         the card again: posted once, bot/slack/card_marker.py), not three quick tries and then never."""
-        triage_card.show(
-            self.client,
-            self.create_client,
-            self.store,
-            run,
-            self.tracker,
-            deliver=lambda send: self._deliver(run, "triage_card", send),
-        )
+        drawn = triage_card.draw(self.store, run, self.tracker)  # a card that cannot be drawn fails as it did
+        if drawn is not None:
+            self._deliver(run, "triage_card", drawn)
 
     # -- the thread, later ---------------------------------------------------------------------
 

@@ -2,15 +2,15 @@
 (bot/slack/stream.py), else as messages of its own (bot/slack/answer.py); the short note of a run the person
 stopped; the hand-off of a help run that was not confident. Then the answer becomes the thread's turn.
 
-The reporter (bot/slack/surface.py) composes the answer's value once (workers/messages/answer.py) and hands it
-here; each module below renders it (bot/slack/views/) and posts. Nothing here calls back up.
+The reporter (bot/slack/surface.py) composes the answer's value once (workers/messages/answer.py), renders it
+(bot/slack/views/answer.py `slack_answer`) and hands it here; the modules below post it. Nothing here calls back
+up (tests/house/test_posting_walk.py).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import assert_never
+from typing import Literal, assert_never
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -19,9 +19,7 @@ from bot.slack.answer import AnswerMessages
 from bot.slack.client import error_code
 from bot.slack.progress import ProgressMessage, channel_of, thread_of
 from bot.slack.stream import AnswerStream, can_stream, streamed
-from bot.slack.views.notices import notice_text
-from workers.messages.answer import Answer
-from workers.messages.notices import HandOff, Stopped
+from bot.slack.views.answer import SlackAnswer
 from workers.runs import conversations
 from workers.runs.state import RunState, Turn
 from workers.runs.store import RunStore
@@ -32,6 +30,7 @@ from workers.runs.surfaces import SlackSurface
 # was on record before the web looked, so there is no status to clear; the other half second allows
 # for the web's and the worker's clocks to differ.
 STATUS_UNSEEN_SECONDS = 0.5
+Sent = Literal["sent", "stopped_by_user"]
 
 
 class ThreadAnswer:
@@ -45,18 +44,22 @@ class ThreadAnswer:
         self.messages = AnswerMessages(client, create_client, store)
         self.stream = AnswerStream(create_client, store)
 
-    def send(self, run: RunState, answer: Answer) -> None:
-        """The answer into the streaming progress message where it can go, else as messages of its own."""
-        if not self.streamed_in(run, answer):
+    def send(self, run: RunState, answer: SlackAnswer) -> Sent:
+        """The answer into the streaming progress message where it can go, else as messages of its own.
+        "stopped_by_user": the person stopped the stream; the reporter leaves its stop note."""
+        sent = self.streamed_in(run, answer)
+        if sent is None:
             self.post(run, answer)
+            return "sent"
+        return sent
 
-    def streamed_in(self, run: RunState, answer: Answer) -> bool:
-        """Where the progress message streams, the answer goes into it. False when it must be posted instead."""
+    def streamed_in(self, run: RunState, answer: SlackAnswer) -> Sent | None:
+        """Where the progress message streams, the answer goes into it. None when it must be posted instead."""
         if streamed(run):
             self.record_turn(run)  # a re-delivery: the answer is there already
-            return True
+            return "sent"
         if not can_stream(run, answer):
-            return False
+            return None
         outcome = self.stream.deliver(run, answer, self.progress.task_chunks())
         self.progress.pending.clear()
         match outcome:
@@ -68,54 +71,42 @@ class ThreadAnswer:
                         raise
                     SlackSurface.of(run).progress_open = False  # someone deleted it: post the answer on its own
                     self.store.save(run)
-                    return False
+                    return None
                 self.stream.finished(run)
             case "stopped_by_user":
                 self.progress.user_stopped(run)
-                self.stop_note(run)
-                return True
+                return "stopped_by_user"
             case "streamed":
                 pass
             case _:
                 assert_never(outcome)
         self.clear_status(run)
         self.record_turn(run)
-        return True
+        return "sent"
 
-    def post(self, run: RunState, answer: Answer) -> None:
+    def post(self, run: RunState, answer: SlackAnswer) -> None:
         """Post the answer once; on a re-delivery update the messages already posted, if it changed."""
         if self.messages.post(run, answer):
             self.clear_status(run)
         self.record_turn(run)
 
-    def stop_note(self, run: RunState) -> None:
-        """The one short line a stopped run leaves in the thread (once, across re-deliveries)."""
+    def stop_note(self, run: RunState, text: str) -> None:
+        """The one short line a stopped run leaves in the thread (once, across re-deliveries), as the reporter
+        rendered it."""
         if SlackSurface.of(run).stop_note_ts:
             return
-        reply = self.create_client.chat_postMessage(
-            channel=channel_of(run), thread_ts=thread_of(run), text=notice_text(Stopped())
-        )
+        reply = self.create_client.chat_postMessage(channel=channel_of(run), thread_ts=thread_of(run), text=text)
         SlackSurface.of(run).stop_note_ts = reply["ts"]
         self.store.save(run)
         self.clear_status(run)
 
-    def hand_off(self, run: RunState, handoff: HandOff, deliver: Callable[[Callable[[], None]], object]) -> None:
-        """The hand-off as the run's one message (a retried job finds it in `answer_ts`); what was looked at becomes
-        the thread's turn, so the asker's next reply has the question in view. `deliver`: through an outage."""
-        surface = SlackSurface.of(run)
-        self.record_turn(run)
-        if not handoff.who or surface.answer_ts:
-            return
-        text = notice_text(handoff)
-
-        def post() -> None:
-            reply = self.create_client.chat_postMessage(
-                channel=channel_of(run), thread_ts=thread_of(run), text=text, unfurl_links=False, unfurl_media=False
-            )
-            surface.answer_ts = [reply["ts"]]
-            self.store.save(run)
-
-        deliver(post)
+    def post_hand_off(self, run: RunState, text: str) -> None:
+        """The hand-off (rendered by the reporter) as the run's one message: a retried job finds it in `answer_ts`."""
+        reply = self.create_client.chat_postMessage(
+            channel=channel_of(run), thread_ts=thread_of(run), text=text, unfurl_links=False, unfurl_media=False
+        )
+        SlackSurface.of(run).answer_ts = [reply["ts"]]
+        self.store.save(run)
 
     def clear_status(self, run: RunState) -> None:
         """Posting clears the bot's "is looking into it" status; clear it explicitly in case it landed late,

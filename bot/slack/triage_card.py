@@ -6,7 +6,7 @@ channel is recorded on each approval before it is posted and its ts after (worke
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from slack_sdk import WebClient
@@ -20,48 +20,50 @@ from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
 
-def show(
-    client: WebClient,
-    create_client: WebClient,
-    store: RunStore,
-    run: RunState,
-    tracker: Tracker | None,
-    deliver: Callable[[Callable[[], None]], object] | None = None,
-) -> None:
-    """Post the card once (its ts saved with the run at once; a retry adopts a card an earlier try
-    posted but never recorded, bot/slack/card_marker.py), else update it. `deliver` wraps only the talking to
-    Slack (through an outage, bot/slack/delivery.py): a card that cannot be drawn fails as it did."""
+@dataclass(frozen=True)
+class DrawnCard:
+    """The card rendered: what `send` posts or updates."""
+
+    blocks: list[dict[str, Any]]
+    fallback: str
+
+
+def draw(store: RunStore, run: RunState, tracker: Tracker | None) -> DrawnCard | None:
+    """The card as it stands, rendered (None: the run has no card to show). A card that cannot be drawn fails here,
+    before any talking to Slack, so an outage's retries never wrap it."""
     card = triage_card_now(store.conn, run, tracker)
-    if card is None:
-        return
-    blocks, fallback = triage_blocks(card), fallback_text(card)
+    return DrawnCard(triage_blocks(card), fallback_text(card)) if card is not None else None
+
+
+def send(client: WebClient, create_client: WebClient, store: RunStore, run: RunState, drawn: DrawnCard) -> None:
+    """Post the card once (its ts saved with the run at once; a retry adopts a card an earlier try
+    posted but never recorded, bot/slack/card_marker.py), else update it."""
     channel = run.origin.channel or ""
 
     def edit(where: str, ts: str) -> None:
-        client.chat_update(channel=where, ts=ts, text=fallback, blocks=blocks)
+        client.chat_update(channel=where, ts=ts, text=drawn.fallback, blocks=drawn.blocks)
 
     def post() -> tuple[str, str]:
         reply = create_client.chat_postMessage(
             channel=channel,
-            text=fallback,
-            blocks=blocks,
+            text=drawn.fallback,
+            blocks=drawn.blocks,
             unfurl_links=False,
             unfurl_media=False,
             metadata=card_marker.marker(run.id),
         )
         return str(reply["channel"]), str(reply["ts"])
 
-    def send() -> None:
-        triage_card_once.post_once(
-            store,
-            run,
-            channel,
-            find=lambda since: card_marker.find(client, channel, run.id, since),
-            edit=edit,
-            post=post,
-        )
+    triage_card_once.post_once(
+        store, run, channel, find=lambda since: card_marker.find(client, channel, run.id, since), edit=edit, post=post
+    )
 
-    (deliver or (lambda talk: talk()))(send)
+
+def show(client: WebClient, create_client: WebClient, store: RunStore, run: RunState, tracker: Tracker | None) -> None:
+    """Draw the card and send it, with no outage's retries (the reporter's `triage_card` has them)."""
+    drawn = draw(store, run, tracker)
+    if drawn is not None:
+        send(client, create_client, store, run, drawn)
 
 
 def blocks_for(

@@ -111,8 +111,26 @@ PARTIAL = "{icon:warning} {strong}Partial answer:{strong} stopped early ({reason
 
 # A help run that was not confident (workers/help/), on every platform.
 HANDOFF = "{who} I couldn't answer this one with confidence, so I'm leaving it to you. What I looked at: {looked_at}."
-# Under an answer: the thread drafted as an issue (workers/followup/).
+# A help channel's message a limit held back (workers/help/): said once per person and channel in an hour.
+HELP_HELD = {
+    "held_person": "You have asked {person} questions here in the last hour, the most Atlas answers for one person; "
+    "it will not answer this one (or the next ones this hour), but a maintainer may.",
+    "held_channel": "This channel had its {channel} answers for the last hour, so "
+    "Atlas will not answer this one (or your "
+    "next ones this hour); a maintainer may.",
+}
+
+# Under an answer: the thread drafted as an issue (workers/followup/), and what the one who clicked is told.
 FILE_ISSUE_BUTTON = "File as GitHub issue"
+FILE_ISSUE_DRAFTING = "Drafting an issue from this thread; a maintainer approves it before anything is filed."
+FILE_ISSUE_ALREADY = "An issue draft from this answer was already requested."
+FILE_ISSUE_NOTHING = "Nothing to file from this answer."
+
+# Under an answer: "Mark as answer" (workers/knowledge/solved_claim.py), and what the one who marked is told.
+SOLVED_STARTED = "Drafting this thread as knowledge; a maintainer approves it on the card."
+SOLVED_ALREADY = "This answer was already marked; its knowledge card is in the thread."
+SOLVED_PRIVATE = "Only threads in public channels become knowledge."
+SOLVED_NOTHING = "That answer is no longer known to Atlas (older than 30 days)."
 
 
 def steps_word(n: int) -> str:

@@ -39,10 +39,30 @@ MARK_ANSWER_ACTION = "atlas_mark_answer"  # "Mark as answer" under an answer (bo
 
 @dataclass(frozen=True)
 class Message:
-    """One Slack message: notification text plus blocks as dicts (already validated)."""
+    """One Slack message: notification text plus blocks as dicts (already validated); `classic`: the same blocks
+    with plain feedback buttons, for a place that refuses Slack's feedback block (None: no feedback to replace)."""
 
     text: str
     blocks: list[dict[str, Any]]
+    classic: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class SlackAnswer:
+    """The answer rendered once for every way it may go out: messages of its own, or Markdown streamed into the
+    progress message (None where it is posted instead) and the tail that stops the stream, or plain text alone."""
+
+    run_id: str
+    messages: list[Message]
+    streamed: str | None
+    tail: list[dict[str, Any]]
+    text: str
+
+
+def slack_answer(answer: Answer) -> SlackAnswer:
+    """What the posting modules are handed (bot/slack/thread_answer.py): they post it and render nothing."""
+    messages = [Message(m.text, m.blocks, classic_feedback(m.blocks, answer.run_id)) for m in answer_messages(answer)]
+    return SlackAnswer(answer.run_id, messages, streamed_markdown(answer), answer_tail(answer), text_only(answer))
 
 
 def answer_messages(answer: Answer) -> list[Message]:

@@ -7,14 +7,23 @@ from bot.discord import wording
 from bot.discord.views.card import decided_payload, outcome_text
 from bot.discord.views.components import APPROVE_PREFIX, DENY_PREFIX, FEEDBACK_PREFIX, FILE_ISSUE_PREFIX, SHARE_PREFIX
 from bot.discord.views.ephemeral import click_note_text
+from bot.discord.views.filing import filing_click_text
+from bot.discord.views.help import held_content
+from bot.discord.views.intake_notes import intake_note_text
+from bot.discord.views.knowledge import solved_click_text
 from bot.discord.views.lookup import lookup_payload
 from bot.discord.views.notices import handoff_text, in_doubt_text, note_text
 from bot.discord.views.progress import progress_text
 from bot.discord.views.triage import triage_payload
 from bot.discord.views.triage_controls import EDIT_PREFIX, PICK_PREFIX
+from workers.messages import wording as said
 from workers.messages.answer import Answer
 from workers.messages.approval import Decision
 from workers.messages.ephemeral import AlreadyDecided, Elsewhere, EmptyReply, Gone, NoLabelLeft, NotAllowed, Unrecorded
+from workers.messages.filing import FilingClick
+from workers.messages.help import Held
+from workers.messages.intake_notes import EmptyQuestion, Unavailable
+from workers.messages.knowledge import SolvedClick
 from workers.messages.lookup import Found, Help, Lookup, LookupFailed, Result, Usage
 from workers.messages.notices import HandOff, InDoubtNotice, ThreadNote
 from workers.messages.progress import Progress, ProgressEnd, Task
@@ -185,3 +194,18 @@ def test_each_click_note_is_its_own_sentence() -> None:
     assert click_note_text(EmptyReply(3000)) == "The reply can't be empty or longer than 3000 characters."
     notes = (Unrecorded(), NotAllowed(), Gone(), Elsewhere(), NoLabelLeft(), EmptyReply(1))
     assert len({click_note_text(n) for n in notes}) == len(notes)
+
+
+def test_the_intake_notes_and_the_held_note_in_discords_words() -> None:
+    assert intake_note_text(EmptyQuestion()) == wording.EMPTY_QUESTION and "`@Atlas " in wording.EMPTY_QUESTION
+    assert intake_note_text(Unavailable()) == wording.UNAVAILABLE
+    assert held_content(Held("held_person", 4, 9)).startswith("You have asked 4 questions here")
+    assert held_content(Held("held_channel", 4, 9)).startswith("This channel had its 9 answers")
+
+
+def test_each_click_outcome_tells_the_discord_clicker_its_own_sentence() -> None:
+    filing = {o: filing_click_text(FilingClick(o)) for o in ("drafting", "already", "nothing", "unavailable")}
+    assert filing["already"] == said.FILE_ISSUE_ALREADY and filing["unavailable"] == wording.EPHEMERAL_UNAVAILABLE
+    solved = {o: solved_click_text(SolvedClick(o)) for o in ("started", "already", "private", "nothing", "unavailable")}
+    assert solved["started"] == said.SOLVED_STARTED and solved["unavailable"] == wording.EPHEMERAL_UNAVAILABLE
+    assert len(set(filing.values())) == 4 and len(set(solved.values())) == 5

@@ -9,11 +9,16 @@ import json
 from bot.slack import wording
 from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION, decided
 from bot.slack.views.ephemeral import ephemeral_text
+from bot.slack.views.filing import filing_click_text
 from bot.slack.views.greeting import greeting_text, suggested_prompts
+from bot.slack.views.help import held_text
+from bot.slack.views.intake_notes import intake_note_text
+from bot.slack.views.knowledge import solved_click_text
 from bot.slack.views.lookup import MAX_SECTIONS, SECTION_CHARS, SHARE_ACTION, chunks, lookup_message
 from bot.slack.views.notices import notice_text
 from bot.slack.views.progress import closing_line, placeholder_text, task_chunks
 from bot.slack.views.triage import EDIT_ACTION, PICK_PREFIX, fallback_text, triage_blocks
+from workers.messages import wording as said
 from workers.messages.approval import Decision
 from workers.messages.ephemeral import (
     AlreadyDecided,
@@ -27,7 +32,11 @@ from workers.messages.ephemeral import (
     Unrecorded,
     VoteSaved,
 )
+from workers.messages.filing import FilingClick
 from workers.messages.greeting import Greeting
+from workers.messages.help import held
+from workers.messages.intake_notes import EmptyQuestion, KeptForLater, Unavailable
+from workers.messages.knowledge import SolvedClick
 from workers.messages.lookup import Found, Help, Lookup, LookupFailed, Result, Usage
 from workers.messages.notices import HandOff, InDoubtNotice, Stopped, ThreadNote, Undelivered
 from workers.messages.progress import Progress, ProgressEnd, Task
@@ -204,3 +213,26 @@ def test_the_greeting_offers_the_prompts_as_written_and_none_without_them() -> N
     }
     assert suggested_prompts(Greeting()) is None
     assert greeting_text(Greeting()) == wording.ASSISTANT_GREETING_NO_PROMPTS != wording.ASSISTANT_GREETING
+
+
+def test_each_intake_note_has_its_own_words() -> None:
+    notes = [intake_note_text(n) for n in (EmptyQuestion(), Unavailable(), KeptForLater())]
+    assert notes == [wording.EMPTY_QUESTION, wording.UNAVAILABLE, wording.KEPT_FOR_LATER]
+    assert "`@atlas " in notes[0] and len(set(notes)) == 3
+
+
+def test_the_held_note_names_the_limit_that_held_the_message() -> None:
+    person = held("held_person", person_per_hour=2, channel_per_hour=30)
+    channel = held("held_channel", person_per_hour=2, channel_per_hour=30)
+    assert person is not None and channel is not None and held("limited", person_per_hour=2, channel_per_hour=3) is None
+    assert held_text(person).startswith("You have asked 2 questions here") and "30" not in held_text(person)
+    assert held_text(channel).startswith("This channel had its 30 answers") and " 2 " not in held_text(channel)
+
+
+def test_each_click_outcome_tells_the_clicker_its_own_sentence() -> None:
+    filing = {o: filing_click_text(FilingClick(o)) for o in ("drafting", "already", "nothing", "unavailable")}
+    assert filing["drafting"] == said.FILE_ISSUE_DRAFTING and filing["unavailable"] == wording.EPHEMERAL_UNAVAILABLE
+    assert len(set(filing.values())) == 4
+    solved = {o: solved_click_text(SolvedClick(o)) for o in ("started", "already", "private", "nothing", "unavailable")}
+    assert solved["private"] == said.SOLVED_PRIVATE and solved["unavailable"] == wording.EPHEMERAL_UNAVAILABLE
+    assert len(set(solved.values())) == 5

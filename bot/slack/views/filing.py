@@ -1,0 +1,18 @@
+"""What a Slack user who clicked "File as GitHub issue" is told, in an ephemeral (workers/messages/filing.py)."""
+
+from __future__ import annotations
+
+from bot.slack import wording
+from workers.messages import wording as said
+from workers.messages.filing import FilingClick, FilingOutcome
+
+SAID: dict[FilingOutcome, str] = {
+    "drafting": said.FILE_ISSUE_DRAFTING,
+    "already": said.FILE_ISSUE_ALREADY,
+    "nothing": said.FILE_ISSUE_NOTHING,
+    "unavailable": wording.EPHEMERAL_UNAVAILABLE,
+}
+
+
+def filing_click_text(click: FilingClick) -> str:
+    return SAID[click.outcome]
