@@ -32,7 +32,7 @@ DAMPING = 0.3  # each word's log-likelihood ratio counts this much (correlated w
 
 
 class LabelWords:
-    """Which topic families each issue carries, by seq, beside the word index's postings."""
+    """Which topic families each issue carries, by seq, laid over the word index's postings."""
 
     def __init__(self, index: AsOfIndex, families: Sequence[frozenset[str]], marks: Sequence[frozenset[str]]) -> None:
         """`families[seq]`: the topic families issue seq carries; `marks[seq]`: its cues and section headings
@@ -51,6 +51,14 @@ class LabelWords:
                 carries[seq + 1, [column[f] for f in fams]] = 1
                 carries[seq + 1, -1] = 1
         self.upto = np.cumsum(carries, axis=0)
+        # Each term's postings twice, still by term and then seq: its labelled issues (`labelled`), and one entry
+        # per (issue, family it carries) (`by_family`, the family's column in `family_of`): a count as of `before`
+        # is then one binary search and one bincount over a slice.
+        docs = index.post_docs
+        per = self.count[docs] if len(self.count) else np.zeros(len(docs), dtype=np.int64)
+        self.labelled, self.labelled_ptr = docs[per > 0], np.concatenate(([0], np.cumsum(per > 0)))[index.term_ptr]
+        self.by_family, self.family_of = self._expand(docs, per)
+        self.by_family_ptr = np.concatenate(([0], np.cumsum(per)))[index.term_ptr]
         self.mark_seqs: dict[str, list[int]] = defaultdict(list)
         for seq, shown in enumerate(marks):
             for mark in shown:
@@ -66,39 +74,47 @@ class LabelWords:
         modelled = (nf >= MIN_FAMILY) & (rest > 0)
         if labelled == 0 or not modelled.any():
             return {}
-        docs = self._shown_by(terms, marks, before)
-        word = np.repeat(np.arange(len(docs)), [len(d) for d in docs]) if docs else np.zeros(0, dtype=np.int64)
-        flat = np.concatenate(docs) if docs else np.zeros(0, dtype=np.int64)
-        keep = self.count[flat] > 0  # the labelled issues only
-        word, flat = word[keep], flat[keep]
-        df = np.bincount(word, minlength=len(docs)).astype(np.float64)
-        # each (word, issue) pair once per family the issue carries: a count per (word, family)
-        per = self.count[flat]
-        offsets = np.repeat(self.first[flat] - np.concatenate(([0], np.cumsum(per)[:-1])), per)
-        cols = self.columns[offsets + np.arange(int(per.sum()))]
         width = len(self.names)
-        k = np.bincount(np.repeat(word, per) * width + cols, minlength=len(docs) * width).reshape(len(docs), width)
-        k = k[df >= MIN_WORD].astype(np.float64)
-        df = df[df >= MIN_WORD][:, None]
-        carrying = (k + SMOOTHING) / (nf + 2 * SMOOTHING)
-        not_carrying = (df - k + SMOOTHING) / (rest + 2 * SMOOTHING)
+        seen = self._term_counts(terms, before, width)
+        for mark in marks:
+            seqs = self.mark_seqs.get(mark, [])
+            chosen = np.asarray(seqs[: bisect.bisect_left(seqs, before)], dtype=np.int64)
+            chosen = chosen[self.count[chosen] > 0]
+            if len(chosen) >= MIN_WORD:
+                _, cols = self._expand(chosen, self.count[chosen])
+                seen.append((len(chosen), np.bincount(cols, minlength=width)))
         odds = np.log(np.where(modelled, nf, 1.0) / np.where(modelled, rest, 1.0))
-        odds = odds + DAMPING * np.log(carrying / not_carrying).sum(axis=0)
+        if seen:
+            df = np.asarray([float(d) for d, _ in seen])[:, None]
+            k = np.vstack([c for _, c in seen]).astype(np.float64)
+            carrying = (k + SMOOTHING) / (nf + 2 * SMOOTHING)
+            not_carrying = (df - k + SMOOTHING) / (rest + 2 * SMOOTHING)
+            odds = odds + DAMPING * np.log(carrying / not_carrying).sum(axis=0)
         probability = 1.0 / (1.0 + np.exp(-np.clip(odds, -30.0, 30.0)))
         return {self.names[i]: float(probability[i]) for i in np.flatnonzero(modelled)}
 
-    def _shown_by(self, terms: Iterable[str], marks: Iterable[str], before: int) -> list[npt.NDArray[np.int64]]:
-        """For each term and mark the issue shows, the earlier issues (seqs) that showed it too."""
-        found = []
+    def _term_counts(self, terms: Iterable[str], before: int, width: int) -> list[tuple[int, npt.NDArray[np.int64]]]:
+        """For each index term seen on at least MIN_WORD earlier labelled issues: how many, and per family how
+        many of them carry it."""
+        out = []
         index = self.index
         for term in terms:
             tid = index.vocab.get(term)
             if tid is None or tid + 1 >= len(index.term_ptr):
                 continue
-            lo, hi = int(index.term_ptr[tid]), int(index.term_ptr[tid + 1])
-            docs = index.post_docs[lo:hi]
-            found.append(docs[: int(np.searchsorted(docs, before))])
-        for mark in marks:
-            seqs = self.mark_seqs.get(mark, [])
-            found.append(np.asarray(seqs[: bisect.bisect_left(seqs, before)], dtype=np.int64))
-        return found
+            lo, hi = int(self.labelled_ptr[tid]), int(self.labelled_ptr[tid + 1])
+            df = int(np.searchsorted(self.labelled[lo:hi], before))
+            if df < MIN_WORD:
+                continue
+            lo, hi = int(self.by_family_ptr[tid]), int(self.by_family_ptr[tid + 1])
+            stop = lo + int(np.searchsorted(self.by_family[lo:hi], before))
+            out.append((df, np.bincount(self.family_of[lo:stop], minlength=width)))
+        return out
+
+    def _expand(
+        self, docs: npt.NDArray[np.int64], per: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """`docs` repeated once per family each carries (`per[i]` of them), beside those families' columns."""
+        starts = np.concatenate(([0], np.cumsum(per)[:-1])) if len(per) else np.zeros(0, dtype=np.int64)
+        offsets = np.repeat(self.first[docs] - starts, per) + np.arange(int(per.sum()))
+        return np.repeat(docs, per), self.columns[offsets]
