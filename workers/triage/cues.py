@@ -26,6 +26,18 @@ BODY_CUES = {
 }
 
 
+# A template's section heading: "### Describe the bug", "**Expected behavior**", "## Environment" (GitHub's issue
+# forms and markdown templates): which template a report was filed with says what kind of report it is.
+HEADING = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]+|\*\*)([A-Za-z][^\n#*:]{2,50}?)[ \t]*(?:\*\*)?[ \t]*:?[ \t]*$", re.MULTILINE
+)
+
+
+def sections(body: str) -> frozenset[str]:
+    """The section headings of an issue's body, lowercased, as `section:describe the bug`."""
+    return frozenset(f"section:{' '.join(m.lower().split())}" for m in HEADING.findall(body))
+
+
 def cues(title: str, body: str) -> frozenset[str]:
     """The cues an issue shows: the title's kind of report, and a traceback in the body."""
     found = {name for name, pattern in CUES.items() if pattern.search(title)}

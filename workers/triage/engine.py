@@ -32,7 +32,7 @@ from tools.docsearch.index import DocsIndex
 from tools.docsearch.pages import load_pages
 from workers.triage import duplicates, meaning, reply, signatures
 from workers.triage import labels as label_kinds
-from workers.triage.cues import cues
+from workers.triage.cues import cues, sections
 from workers.triage.evidence import explain
 from workers.triage.history import History
 from workers.triage.label_votes import LabelBook
@@ -61,7 +61,7 @@ class Triage:
         self.history = history
         self.docs = docs
         self.index = AsOfIndex([features(r.title, r.body) for r in history.records])
-        self.book = LabelBook(history)
+        self.book = LabelBook(history, self.index)
         self.versions = duplicates.versions_named(history.records)
         self.signals = duplicates.signals_named(history.records)
         self.marks = signatures.of_records([(r.title, r.body) for r in history.records])
@@ -107,7 +107,12 @@ class Triage:
         grown = copy.copy(self)  # the docs and the mode are this one's
         grown.history = history
         grown.index = AsOfIndex([features(r.title, r.body) for r in added], base=self.index)
-        grown.book = LabelBook(history, self.book.shown + [cues(r.title, r.body) for r in added])
+        grown.book = LabelBook(
+            history,
+            grown.index,
+            self.book.shown + [cues(r.title, r.body) for r in added],
+            self.book.headings + [sections(r.body) for r in added],
+        )
         grown.versions = self.versions + duplicates.versions_named(added)
         grown.signals = self.signals + duplicates.signals_named(added)
         grown.marks = self.marks + signatures.of_records([(r.title, r.body) for r in added])
@@ -153,7 +158,8 @@ class Triage:
         self, number: int, title: str, body: str, before: int, when: str, vectors: tuple[np.ndarray, np.ndarray] | None
     ) -> Scored:
         """`vectors`: the issue's title and opening vectors (hybrid mode), else None."""
-        lexical = {n.seq: n.similarity for n in self.index.nearest(features(title, body), before, CANDIDATES)}
+        terms = features(title, body)
+        lexical = {n.seq: n.similarity for n in self.index.nearest(terms, before, CANDIDATES)}
         similar = self._similar(lexical, before, None if vectors is None else vectors[0])
         mine = signatures.of(title, body)
         for named in mine.references | mine.mentions:  # an earlier issue the report names is a candidate
@@ -180,7 +186,7 @@ class Triage:
         )
         labels = [
             LabelScore(n, "version" if label_kinds.kind(n) == "version" else label_kinds.family(n), s, e)
-            for n, s, e in self.book.scores(votes, title, body, before)
+            for n, s, e in self.book.scores(votes, title, body, before, terms)
         ]
         return Scored(number, title, body, before, found, labels, reply.draft(title, body, self.docs))
 

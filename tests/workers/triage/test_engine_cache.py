@@ -46,7 +46,7 @@ def test_an_engine_grown_by_new_issues_equals_one_opened_on_the_whole_history() 
     for name in ("ptr", "terms", "weights", "post_docs", "post_weights", "term_ptr"):
         assert np.array_equal(getattr(grown.index, name), getattr(fresh.index, name)), name
     assert (grown.versions, grown.signals) == (fresh.versions, fresh.signals)
-    for name in ("shown", "families", "uses", "cue_seqs", "cue_family_seqs"):
+    for name in ("shown", "headings", "families", "uses", "cue_seqs", "cue_family_seqs"):
         assert getattr(grown.book, name) == getattr(fresh.book, name), name
     for record in now.records[::3]:
         assert grown.triage(record.id).as_json() == fresh.triage(record.id).as_json(), record.id

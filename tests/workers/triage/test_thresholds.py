@@ -171,14 +171,14 @@ def test_each_label_kind_has_the_target_its_cost_gives_and_a_label_is_proven_wit
     (0.85: a wrong one is dropped with a click); a version label right as often is not (0.9: a wrong one
     misdirects a release's fixes). Labels are calibrated on a history with few non-duplicates too."""
     rows = [
-        Sample(i, 1, 0.9, 1 if i % 2 else None, {"bug": 0.3 + i / 100, "version": 0.9}, t, True)
+        Sample(i, 1, 0.9, 1 if i % 2 else None, {"bug": 0.5 + i / 100, "version": 0.9}, t, True)
         for i, t in enumerate(
             frozenset({"bug", "version"}) if i % 50 not in (3, 10, 17, 24, 31, 38, 45) else frozenset()
             for i in range(50)
         )
     ]  # 43 right of 50 (0.86) at every score; half of them duplicates, so only 25 non-duplicates
     t = calibrate(rows)
-    assert t.calibrated and t.label("bug") == 0.3  # the lowest score: every suggestion, precision 0.86
+    assert t.calibrated and t.label("bug") == 0.5  # the lowest score: every suggestion, precision 0.86
     assert t.label("version") is None and "version" in t.unproven
     assert thresholds.label_target("bug") == 0.85 and thresholds.label_target("version") == 0.9
 
@@ -226,3 +226,13 @@ def test_a_restarted_worker_reads_its_first_calibration_back_for_the_same_tracke
     monkeypatch.setattr(changed, "score", counted)
     rolling.live(changed)
     assert len(replays) == len([r for r in changed.history.records if r.state == "closed"][-rolling.WINDOW :])
+
+
+def test_a_label_is_never_suggested_at_a_score_that_says_less_likely_than_not() -> None:
+    # Right 12 times in 12, all at scores under one half: a history with no wrong one near the threshold
+    # proves nothing about the next issue there (Orbit's `comp:cron-scheduling` fell to 7 right in 10).
+    rows = [_non_dup(i, 0.0, {"cron": 0.3 + i / 100}, frozenset({"cron"})) for i in range(12)]
+    rows += [_non_dup(100 + i, 0.0, {"cron": 0.1}, frozenset({"bug"})) for i in range(20)]
+    assert calibrate(rows).label("cron") is None
+    lifted = [_non_dup(i, 0.0, {"cron": 0.5 + i / 100}, frozenset({"cron"})) for i in range(12)]
+    assert calibrate(lifted + rows[12:]).label("cron") == 0.5
