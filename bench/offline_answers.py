@@ -4,11 +4,12 @@ The offline model (workers/agent/offline.py) runs its whole loop here (search_do
 get_doc_section, the answer) through the real tools, over ../shared/evals/rq with docs ranked as a
 worker ranks them (hybrid when the embedding model is installed). For an answerable question the
 answer must cite, as the section it quotes, one of the sections that answer it; for an unanswerable
-one it must say it found nothing. The development set (bench/evals/rq_docs.jsonl, asked with
-rq_docs_unanswerable.jsonl) is what the answer's rules were tuned on; the two held-out sets were not
-looked at while tuning, nor httpx's or requests' (Sphinx, read from $BENCH_SPHINX_DOCS when set). Issue
-questions ("has anyone reported X?", bench/evals/rq_issues.jsonl for development, httpx_issues_holdout.jsonl
-held out) must cite, as the first issue the answer names, one of the issues that answer them.
+one it must say it found nothing. The development sets (bench/evals/rq_docs.jsonl, asked with
+rq_docs_unanswerable.jsonl, and rq_docs_dev2.jsonl in a row of its own) are what the answer's rules were tuned
+on; the two held-out sets were not looked at while tuning, nor httpx's or requests' (Sphinx, read from
+$BENCH_SPHINX_DOCS when set). Issue questions ("has anyone reported X?", bench/evals/rq_issues.jsonl for
+development, httpx_issues_holdout.jsonl held out) must cite, as the first issue the answer names, one of
+the issues that answer them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.docs_questions import (
+    DEV2,
     EVALS,
     HOLDOUT,
     HOLDOUT2,
@@ -58,11 +60,12 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
     more = (
         [UNANSWERABLE] if data_dir == RQ_DATA else []
     )  # not beside the smoke test's fixture: it is timed out at 120 s
-    for name, sets in (("development", [EVALS, *more]), ("held-out (both)", [HOLDOUT, HOLDOUT2])):
+    named = [("development", [EVALS, *more]), ("held-out (both)", [HOLDOUT, HOLDOUT2])]
+    for name, sets in named + ([("development 2", [DEV2])] if more else []):
         asked = [case for evals in sets for case in cases(evals)]
         row, missed = score(ctx, asked)
         rows.append([name, *row])
-        if name == "development":
+        if name.startswith("development"):
             notes += missed
     smoke = 3 if data_dir != RQ_DATA else None  # the smoke test's fixture folder: three questions show the table works
     issue_rows = [["RQ issues (development)", *issue_score(ctx, cases(RQ_ISSUES)[:smoke])]]

@@ -108,6 +108,7 @@ class DocsIndex:
         for unit in self._units:
             df.update(set().union(*(unit.fields[f] for f in FIELDS)))
         self._idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self._unseen = max(self._idf.values(), default=1.0)
         self._written = set().union(*(u.fields[f] for u in self._units for f in FIELDS if f != "asked"))
         self.vectors_store = vectors_store
         self.vectors: SectionVectors | None = None
@@ -126,6 +127,10 @@ class DocsIndex:
         """Every token the docs themselves hold (not the issue threads' words)."""
         return self._written
 
+    def weight(self, token: str) -> float:
+        """A token's IDF over the sections; a token no section has weighs like the rarest."""
+        return self._idf.get(token, self._unseen)
+
     def warm(self, wait: bool = True) -> bool:
         """Load the embedding model and the section vectors now; False when search is lexical (or, unless
         `wait`, while new sections are embedded in the background: a worker at start takes jobs meanwhile)."""
@@ -137,8 +142,7 @@ class DocsIndex:
         asked = query_tokens(query)
         weights = {t: w for t, w in expanded_tokens(query).items() if t in self._idf}
         wanted = [t for t in asked if t in self._idf]
-        unseen = max(self._idf.values(), default=1.0)  # a word no section has weighs like the rarest
-        total = sum(self._idf.get(t, unseen) for t in asked) or 1.0
+        total = sum(self.weight(t) for t in asked) or 1.0
         scored = self._rank(weights)
         words = None if mode == "semantic" else weights  # by meaning alone: the passages' cosines only
         found = self.vectors.scores(query, words) if self.vectors is not None and mode != "lexical" else None

@@ -20,7 +20,7 @@ from workers import wording as phrases
 from workers.agent import offline_docs
 from workers.agent.instructions import WRAP_UP
 from workers.agent.model import ModelReply, ModelRequest
-from workers.agent.offline_evidence import Question, is_issue_question, keywords, listing
+from workers.agent.offline_evidence import Question, is_issue_question, keywords, listing, subject
 from workers.agent.offline_issue import parse as parse_issue
 from workers.agent.offline_knowledge import reply as knowledge_reply
 from workers.runs.state import Usage
@@ -68,7 +68,7 @@ class OfflineModel:
                     step,
                     usage,
                 )
-            words = " ".join(keywords(question)) or question  # the issues' index matches words only
+            words = " ".join(keywords(subject(question))) or question  # the issues' index matches words only
             return self._calls(
                 [
                     ("search_docs", {"query": _search_query(question), "k": 3}),

@@ -109,3 +109,9 @@ ISSUE_QUESTION = re.compile(
 def is_issue_question(question: str) -> bool:
     """Is this asking whether something was reported ("has anyone reported X?", "is there an issue about X")?"""
     return ISSUE_QUESTION.search(question) is not None
+
+
+def subject(question: str) -> str:
+    """The question without the words that frame an issue question ("Is there an issue about", "has anyone
+    reported"): searched for, 'issue' ranked first an issue whose title says "issue"."""
+    return ISSUE_QUESTION.sub(" ", question)

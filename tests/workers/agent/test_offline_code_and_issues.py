@@ -67,6 +67,30 @@ ISSUES = [
         "duplicate_of": None,
         "comments": [],
     },
+    {
+        "id": 11,
+        "title": "Windows issue: the worker issue with os.fork",
+        "state": "open",
+        "author": "dee",
+        "body": "Running a worker on Windows fails: os.fork is missing, an issue for every job.",
+        "created_at": "2024-04-01",
+        "closed_at": None,
+        "labels": [],
+        "duplicate_of": None,
+        "comments": [],
+    },
+    {
+        "id": 12,
+        "title": "Stop a job that runs",
+        "state": "closed",
+        "author": "eve",
+        "body": "I want to stop a job in the middle.",
+        "created_at": "2024-05-01",
+        "closed_at": "2024-05-09",
+        "labels": [],
+        "duplicate_of": None,
+        "comments": [],
+    },
 ]
 
 
@@ -100,6 +124,14 @@ def test_an_issue_question_leads_with_the_issue_search_found_first(ctx: ToolCont
     assert "get_issue" in called
     assert text.startswith("Issue #7 Worker crashes when the Redis server restarts"), text
     assert "the worker now reconnects with backoff" in text  # the comment that resolved it
+
+
+def test_the_words_that_frame_an_issue_question_are_not_searched_for(ctx: ToolContext) -> None:
+    """'Is there an issue about ...': 'issue' says what is asked, not what about; searched for, it put an issue
+    whose title says "issue" first."""
+    text, called = answer(ctx, "Is there an issue about stopping a job that is already running?")
+    assert "get_issue" in called
+    assert text.startswith("Issue #12 Stop a job that runs"), text
 
 
 def test_the_not_found_note_names_only_words_no_doc_or_issue_has() -> None:
