@@ -8,6 +8,7 @@ renamed into place, so readers never see half a file, under `exporting(folder)` 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import sqlite3
@@ -22,6 +23,7 @@ from datasets.knowledge_files import PULLS, write_jsonl
 from datasets.tracker_db import SOURCE
 
 COMMENTS_OF = "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id"
+ALL_COMMENTS = "SELECT issue_number, record FROM comments ORDER BY issue_number, created_at, id"
 
 
 @contextmanager
@@ -45,24 +47,36 @@ def exported(conn: sqlite3.Connection, number: int) -> dict[str, Any] | None:
     return {**json.loads(row[0]), "comments": comments}
 
 
-def write_issues(folder: Path, conn: sqlite3.Connection) -> Path:
+def write_issues(folder: Path, conn: sqlite3.Connection) -> tuple[Path, str]:
     """Stream every issue (not pull requests) with its comments into issues/issues.jsonl, atomically; the caller
-    holds `exporting(folder)`."""
+    holds `exporting(folder)`. Returns the file and the sha256 of what was written (the index's stamp: it need not
+    read the file again). One pass over the issues and one over the comments, both in number order, merged: a
+    query per issue cost a 2,000-issue export most of its time."""
     target = folder / SOURCE
     target.parent.mkdir(parents=True, exist_ok=True)
     derived.mark(folder)  # Atlas made this folder: its index lives beside the data (datasets/derived.py)
     fd, tmp = tempfile.mkstemp(prefix=".issues.", suffix=".tmp", dir=target.parent)
+    digest = hashlib.sha256()
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            reader = conn.cursor()
-            for number, record in reader.execute("SELECT number, record FROM issues WHERE is_pr = 0 ORDER BY number"):
-                comments = [c for (c,) in conn.execute(COMMENTS_OF, (number,))]
-                out.write(record[:-1] + ',"comments":[' + ",".join(comments) + "]}\n")
+        with os.fdopen(fd, "wb") as out:
+            issues = conn.execute("SELECT number, record FROM issues WHERE is_pr = 0 ORDER BY number")
+            comments = conn.execute(ALL_COMMENTS)  # the same read transaction: both cursors see one commit
+            pending = comments.fetchone()
+            for number, record in issues:
+                while pending is not None and pending[0] < number:  # a pull request's comments
+                    pending = comments.fetchone()
+                own = []
+                while pending is not None and pending[0] == number:
+                    own.append(pending[1])
+                    pending = comments.fetchone()
+                line = (record[:-1] + ',"comments":[' + ",".join(own) + "]}\n").encode("utf-8")
+                digest.update(line)
+                out.write(line)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return target
+    return target, digest.hexdigest()
 
 
 def write_pulls(folder: Path, conn: sqlite3.Connection) -> Path:

@@ -55,6 +55,7 @@ class Store:
         self.conn.executescript(SCHEMA)
         _add_comment_times(self.conn)
         self.touched: set[int] = set()  # issue numbers changed through this handle (github_index updates them in place)
+        self.exported_sha256: str | None = None  # of the issues.jsonl this handle last wrote
 
     def close(self) -> None:
         self.conn.close()
@@ -223,8 +224,9 @@ class Store:
             return self.export_locked()
 
     def export_locked(self) -> Path:
-        """`export` for a caller already holding `exporting(folder)`."""
-        return exports.write_issues(self.folder, self.conn)
+        """`export` for a caller already holding `exporting(folder)`; `exported_sha256` is then what it wrote."""
+        target, self.exported_sha256 = exports.write_issues(self.folder, self.conn)
+        return target
 
 
 def _add_comment_times(conn: sqlite3.Connection) -> None:
