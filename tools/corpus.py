@@ -10,7 +10,7 @@ The check is plain `os` calls: through pathlib (glob, sorting paths, resolve) it
 
 A process serving many repositories (issue 38) keeps at most `limit()` corpora open (ATLAS_OPEN_CORPORA,
 set by the worker at start): opening one more forgets the least recently used, whose databases close once
-no call in flight holds it (their connections are per thread, kept by the store alone).
+no call in flight holds it (each store's one connection is kept by the store alone).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 and SQLite runs a query without holding the GIL, so a few threads use the machine's cores.
 
 Each repository is read by one lane (a thread of its own), picked by the repository's place in the list (every
-repository, in the served order, is what a call over several reaches), so an issue database open here has at most
-one connection per lane it was ever read from (connections are per thread:
-tools/readonly_db.py): memory grows with the repositories, not with repositories times threads. At most
+repository, in the served order, is what a call over several reaches), so the lanes share the work evenly and a
+repository is never read by two lanes at once. An issue store keeps one connection whichever threads read it
+(tools/issue_store.py), so memory grows with the repositories, not with repositories times lanes. At most
 `LANES` lanes, never more than the cores; with one core the calls run in the caller's thread.
 """
 

@@ -72,7 +72,7 @@ def test_each_item_keeps_its_lane_and_a_failure_is_raised_to_the_caller(three_la
 
     for _ in range(3):
         assert repo_lanes.each(list(REPOS), record) == [r.upper() for r in REPOS]
-    assert all(len(threads) == 1 for threads in seen.values())  # one connection per database and lane
+    assert all(len(threads) == 1 for threads in seen.values())  # a repository is read by one lane
     assert len({next(iter(t)) for t in seen.values()}) == 3
 
     def fail(item: str) -> str:
