@@ -28,8 +28,9 @@ class LazyDocs:
         self.root, self.home, self.semantic = root, home, semantic
         self._lock = threading.Lock()
         self._index: DocsIndex | None = None
-        self._base = None if after is None else after.built() or after._base  # never a chain of unbuilt ones
-        self.names = ThreadNames() if after is None else after.names
+        # the index to start from: never a chain of unbuilt ones
+        self._base: DocsIndex | None = None if after is None else after.built() or after._base
+        self.names: ThreadNames = ThreadNames() if after is None else after.names
 
     def built(self) -> DocsIndex | None:
         """The index when it was built, else None (nothing is built for asking)."""
