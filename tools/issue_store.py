@@ -3,8 +3,8 @@
 One read-only connection per store, shared by the threads that read it, one query at a time (a lock held until
 its rows are read): a search over every repository reads each in a lane of its own (tools/repo_lanes.py) while
 the worker's thread reads some of them too, and a connection per thread would keep a page cache per thread
-for every open repository (bench org: 49 -> 95 MiB with 50 repositories open). Different stores' queries
-still run at once: SQLite runs a query without holding the GIL.
+for every open repository (50 repositories of 2,000 issues, 2 lanes: 81.8 against 75.0 MiB). Different stores'
+queries still run at once: SQLite runs a query without holding the GIL.
 """
 
 from __future__ import annotations
