@@ -9,8 +9,10 @@ Then, in this one process, as a worker's tools do:
 2. Webhook to searchable: an edited issue applied to its repository's folder as a webhook job does
    (datasets/github/index.py `apply`), then searched through the repository-scoped tool until found; any repository.
    The RQ hop and the HTTP request are not in it (bench/github.py measures a delivery end to end).
-3. A question in an unmapped channel: `search_issues` with no repo, over every repository (tools/repo_scope.py),
-   with the default limit (corpora reopened as the search walks them) and with every corpus open.
+   Then the first read of that repository's docs index after the edit (its bridge of issue words refreshed).
+3. A question in an unmapped channel: `search_issues` with no repo, over every repository (tools/repo_scope.py,
+   in lanes: tools/repo_lanes.py), with the default limit (corpora reopened as the search walks them) and with
+   every corpus open; wall time and the process's CPU time (every thread).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from datasets.github import index as github_index
 from datasets.github.store import Store
 from datasets.tracker_db import ensure_db
 from tools import corpus as corpora
-from tools import dispatch, open_corpus, v2_registry
+from tools import dispatch, open_corpus, repo_lanes, v2_registry
 from tools.context import ToolContext
 from tools.repo_scope import RepoScope, scoped
 
@@ -113,8 +115,10 @@ def _memory(folders: dict[str, Path], registry: Any, ctx: ToolContext) -> list[l
     return rows
 
 
-def _webhooks(folders: dict[str, Path], registry: Any, ctx: ToolContext) -> list[float]:
-    rng, took = random.Random(99), []
+def _webhooks(folders: dict[str, Path], registry: Any, ctx: ToolContext) -> tuple[list[float], list[float]]:
+    """Each edit to searchable by the issue search, then the first read of that repository's docs index after it
+    (its bridge of issue words worked out again: tools/corpus_docs.py)."""
+    rng, took, docs = random.Random(99), [], []
     names = list(folders)
     for k in range(WEBHOOKS):
         repo = rng.choice(names)
@@ -130,20 +134,30 @@ def _webhooks(folders: dict[str, Path], registry: Any, ctx: ToolContext) -> list
         while f"{repo}#{number}" not in _search(registry, ctx, word, repo):
             time.sleep(0.001)
         took.append((time.perf_counter() - start) * 1000)
-    return took
-
-
-def _all_repos(registry: Any, ctx: ToolContext) -> list[float]:
-    took = []
-    for q in range(QUERIES):
         start = time.perf_counter()
+        open_corpus(folders[repo]).docs.search("install")
+        docs.append((time.perf_counter() - start) * 1000)
+    return took, docs
+
+
+def _all_repos(registry: Any, ctx: ToolContext) -> tuple[list[float], list[float]]:
+    """Wall time of each search over every repository, and the CPU time it cost (all threads of the process)."""
+    took, cpu = [], []
+    for q in range(QUERIES):
+        start, used = time.perf_counter(), time.process_time()
         _search(registry, ctx, f"{WORDS[q]} {WORDS[q + 7]}")
         took.append((time.perf_counter() - start) * 1000)
-    return took
+        cpu.append((time.process_time() - used) * 1000)
+    return took, cpu
+
+
+def _search_row(label: str, measured: tuple[list[float], list[float]]) -> list[object]:
+    return [*latency_row(label, measured[0]), percentile(measured[1], 0.5)]
 
 
 def run() -> list[Table]:
     before = corpora.limit()
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="atlas-bench-org-") as tmp:
         started = time.perf_counter()
         folders = _generate(Path(tmp))
@@ -155,37 +169,53 @@ def run() -> list[Table]:
             baseline = _rss()
             memory = _memory(folders, registry, ctx)
             corpora.set_limit(DEFAULT_LIMIT)
-            webhook = _webhooks(folders, registry, ctx)
+            webhook, docs = _webhooks(folders, registry, ctx)
             bounded = _all_repos(registry, ctx)
+            memory.append(
+                [f"limit {DEFAULT_LIMIT}, after the searches over every repository", corpora.open_count(), _rss()]
+            )
             corpora.set_limit(len(folders))
             _all_repos(registry, ctx)  # every corpus open once
             warm = _all_repos(registry, ctx)
+            memory.append(["no limit, after the searches over every repository", corpora.open_count(), _rss()])
         finally:
             corpora.set_limit(before)
     scale = f"{REPOS} repositories x {ISSUES:,} issues, generated in {generated:.0f} s"
+    machine = f"load average {load:.1f} on {os.cpu_count()} cores at the start; {repo_lanes.lane_count()} lanes"
     p95 = percentile(webhook, 0.95)
     return [
         Table(
             f"Org: memory of one process after searching each repository ({scale})",
             ["corpora", "open", "RSS MiB"],
             [["before any search", 1, baseline], *memory],
-            notes=["RSS of this process (Python does not always give freed memory back to the system)."],
+            notes=[
+                "RSS of this process (Python does not always give freed memory back to the system).",
+                "A search over every repository reads more of each issue index: SQLite's page cache of each open one"
+                " fills (up to its 2 MiB default), so the rows after those searches are higher.",
+            ],
         ),
         Table(
             "Org: webhook applied to searchable, any repository (ms)",
             ["", "p50", "p95", "max"],
-            [latency_row(f"{WEBHOOKS} edits over random repositories", webhook)],
-            goal=f"p95 under {SEARCHABLE_GOAL_MS:.0f} ms",
+            [
+                latency_row(f"{WEBHOOKS} edits over random repositories", webhook),
+                latency_row("then the first docs read (its issue bridge refreshed)", docs),
+            ],
+            goal=f"p95 under {SEARCHABLE_GOAL_MS:.0f} ms (the first row)",
             met=p95 < SEARCHABLE_GOAL_MS,
         ),
         Table(
             f"Org: a search over all {REPOS} repositories (ms)",
-            ["", "p50", "p95", "max"],
+            ["", "p50", "p95", "max", "CPU p50"],
             [
-                latency_row(f"limit {DEFAULT_LIMIT}: corpora reopened", bounded),
-                latency_row("every corpus open", warm),
+                _search_row(f"limit {DEFAULT_LIMIT}: corpora reopened", bounded),
+                _search_row("every corpus open", warm),
             ],
             goal=f"under {SEARCH_GOAL_MS:.0f} ms of search time with every corpus open",
-            met=percentile(warm, 0.95) < SEARCH_GOAL_MS,
+            met=percentile(warm[0], 0.95) < SEARCH_GOAL_MS,
+            notes=[
+                "p50/p95/max: wall time; CPU p50: the process's CPU time (every lane) per search.",
+                f"{machine}: wall time stretches with the machine's other load; CPU time does not.",
+            ],
         ),
     ]

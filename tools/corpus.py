@@ -1,13 +1,16 @@
 """A project's searchable material: its docs index and its tracker database, loaded once per folder.
 
 `open_corpus` is called per tool call by workers, and twice per job; it returns the cached corpus
-unless the folder's files changed (a stat of each source), in which case it rebuilds what is stale.
+unless the folder's files changed (a stat of each source), in which case it rebuilds what is stale and keeps
+the rest: after a webhook changed issues.jsonl the new corpus has a new issue database handle (already updated
+in place: datasets/github/index.py), the same knowledge store, and docs carried over from the last corpus
+(tools/corpus_docs.py). The docs index is built when a call first reads it, never for an issue search.
 The check is plain `os` calls: through pathlib (glob, sorting paths, resolve) it cost a worker
 0.15 ms per call, more than the stats themselves.
 
 A process serving many repositories (issue 38) keeps at most `limit()` corpora open (ATLAS_OPEN_CORPORA,
 set by the worker at start): opening one more forgets the least recently used, whose databases close once
-no call in flight holds it (their connections are per thread, kept by the store alone).
+no call in flight holds it (each store's one connection is kept by the store alone).
 """
 
 from __future__ import annotations
@@ -18,28 +21,41 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
-from datasets import derived, knowledge_index
+from datasets import knowledge_index
 from datasets.knowledge_files import CODE, KNOWLEDGE
 from datasets.tracker_db import SOURCE, ensure_db
-from tools.docsearch.bridge import thread_texts
+from tools.corpus_docs import LazyDocs
 from tools.docsearch.index import DocsIndex
-from tools.docsearch.pages import DOC_SUFFIXES, load_pages
+from tools.docsearch.pages import DOC_SUFFIXES
 from tools.issue_store import IssueStore
 from tools.knowledge_store import KnowledgeStore
 
-Fingerprint = tuple[tuple[str, int, int], ...]
+
+class Fingerprint(NamedTuple):
+    """What a corpus was built from, per part: a part whose sources did not change is kept."""
+
+    knowledge: str
+    issues: tuple[int, int] | None  # (size, mtime) of issues.jsonl
+    docs: tuple[tuple[str, int, int], ...]  # (name, size, mtime) of each doc page
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Corpus:
     """Docs and issues of one data folder (`docs/*.md`, `issues/issues.jsonl`)."""
 
     data_dir: Path
-    docs: DocsIndex
+    docs_source: DocsIndex | LazyDocs  # read as `docs`
     issues: IssueStore
     home: Path | None = None  # where derived files live when Atlas did not make data_dir (datasets/derived.py)
     knowledge: KnowledgeStore | None = None  # PRs, releases, discussions, code; None when the folder has none
+
+    @property
+    def docs(self) -> DocsIndex:
+        """The docs index, built now if this is its first reader (tools/corpus_docs.py)."""
+        source = self.docs_source
+        return source.get() if isinstance(source, LazyDocs) else source
 
     def snapshot(self) -> contextlib.AbstractContextManager[None]:
         """One tool call's reads of the knowledge index in one commit (tools/readonly_db.py), whatever an update
@@ -88,37 +104,53 @@ def open_corpus(data_dir: Path, home: Path | None = None, semantic: bool = False
         if cached is not None and cached[0] == stamp:
             _cache.move_to_end(key)
             return cached[1]
-        vectors = derived.root(root, home) / "issues" / derived.DOCS_VECTORS
-        # issue threads bridge users' words to the docs
-        docs = DocsIndex(load_pages(root / "docs"), thread_texts(root / SOURCE), semantic, vectors)
-        knowledge = None
-        if os.path.isdir(os.path.join(root, KNOWLEDGE)) or os.path.isdir(os.path.join(root, CODE)):
-            knowledge = KnowledgeStore(knowledge_index.ensure(root, home))
-        corpus = Corpus(root, docs, IssueStore(ensure_db(root, home)), home, knowledge)
+        corpus = _opened(root, home, semantic, stamp, cached)
         _cache[key] = (stamp, corpus)
         _cache.move_to_end(key)
         _trim()
         return corpus
 
 
+def _opened(
+    root: Path, home: Path | None, semantic: bool, stamp: Fingerprint, last: tuple[Fingerprint, Corpus] | None
+) -> Corpus:
+    """The corpus for `stamp`, keeping the parts of `last` (this folder's previous corpus) whose sources are
+    unchanged: the issue database handle, the knowledge store, the docs index (built or not)."""
+    before, old = last if last is not None else (None, None)
+    if old is not None and before is not None and before.issues == stamp.issues:
+        issues = old.issues
+    else:
+        issues = IssueStore(ensure_db(root, home))
+    if old is not None and before is not None and before.knowledge == stamp.knowledge:
+        knowledge = old.knowledge
+    elif os.path.isdir(os.path.join(root, KNOWLEDGE)) or os.path.isdir(os.path.join(root, CODE)):
+        knowledge = KnowledgeStore(knowledge_index.ensure(root, home))
+    else:
+        knowledge = None
+    docs = LazyDocs(root, home, semantic)  # issue threads bridge users' words to the docs
+    if old is not None and before is not None and before.docs == stamp.docs and isinstance(old.docs_source, LazyDocs):
+        docs = old.docs_source if before.issues == stamp.issues else LazyDocs(root, home, semantic, old.docs_source)
+    return Corpus(root, docs, issues, home, knowledge)
+
+
 def _fingerprint(root: str) -> Fingerprint:
-    """(name, size, mtime) of the issues export, of each `docs/*.md` and `*.rst` in name order, and of the knowledge
-    files (a sync rewrites repo.json after the code: datasets/knowledge_index.py); a missing one is left out."""
-    out = [("knowledge", 0, hash(knowledge_index.fingerprint(root)))]
+    """(size, mtime) of the issues export, (name, size, mtime) of each `docs/*.md` and `*.rst` in name order, and the
+    knowledge files' (a sync rewrites repo.json after the code: datasets/knowledge_index.py); a missing one left out."""
     try:
         st = os.stat(os.path.join(root, SOURCE))
-        out.append((os.path.basename(SOURCE), st.st_size, st.st_mtime_ns))
+        issues: tuple[int, int] | None = (st.st_size, st.st_mtime_ns)
     except OSError:
-        pass
+        issues = None
     try:
         with os.scandir(os.path.join(root, "docs")) as entries:
-            docs = sorted((e for e in entries if e.name.endswith(DOC_SUFFIXES)), key=lambda e: e.name)
+            pages = sorted((e for e in entries if e.name.endswith(DOC_SUFFIXES)), key=lambda e: e.name)
     except OSError:
-        docs = []
-    for entry in docs:
+        pages = []
+    docs = []
+    for entry in pages:
         try:
             st = entry.stat()  # follows a symlink, as Path.stat does
         except OSError:
             continue
-        out.append((entry.name, st.st_size, st.st_mtime_ns))
-    return tuple(out)
+        docs.append((entry.name, st.st_size, st.st_mtime_ns))
+    return Fingerprint(knowledge_index.fingerprint(root), issues, tuple(docs))

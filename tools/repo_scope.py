@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, create_model
 
+from tools import repo_lanes
 from tools.context import RepoScope, ToolContext
 from tools.errors import ToolError
 from tools.registry import Registry, Tool
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from tools.corpus import Corpus
 
 REPO_FREE = frozenset({"calculate", "read_more", "hand_off"})  # nothing of a repository is read
+# read in parallel over several repositories (tools/repo_lanes.py): they read SQLite alone, one connection a thread
+IN_LANES = frozenset({"search_issues", "get_issue"})
 ISSUE_REF = re.compile(r"(?<![\w/#])#(\d+)\b")
 DOC_LINE = re.compile(r"^- (?=\S)", re.MULTILINE)
 
@@ -55,10 +58,13 @@ def _scoped(tool: Tool, repos: tuple[str, ...]) -> Tool:
         targets = _targets(tool, getattr(args, "repo", None), ctx.scope)
         if isinstance(targets, ToolError):
             return targets
-        parts: list[tuple[str, str | ToolError]] = []
-        for repo in targets:
+
+        def one(repo: str) -> str | ToolError:
             opened = _opened(ctx, repo)
-            parts.append((repo, opened if isinstance(opened, ToolError) else tool.fn(inner(args), opened)))
+            return opened if isinstance(opened, ToolError) else tool.fn(inner(args), opened)
+
+        outs = repo_lanes.each(targets, one) if tool.name in IN_LANES else [one(repo) for repo in targets]
+        parts = list(zip(targets, outs, strict=True))
         return parts[0][1] if tool.side_effect else _joined(parts, len(ctx.scope.repos) > 1)
 
     def check(args: BaseModel, ctx: ToolContext) -> ToolError | None:

@@ -1,12 +1,12 @@
 """One event's issues updated in the derived index in place, instead of rebuilding it.
 
-A webhook or a tracker write changes one issue; rebuilding `issues/orbit.db` from a 10,000-issue
+A webhook or a tracker write changes one issue; rebuilding `issues/index.db` from a 10,000-issue
 issues.jsonl for it takes about half a second. When the index was current for the issues.jsonl
 just replaced, each touched issue's rows (issue, comments, labels and its row in the contentless
 FTS index, deleted with the text it was indexed with) are replaced in one transaction, and the
 index's stamp is moved to the new issues.jsonl, so `ensure_db` finds it current. Anything unusual
 (no index yet, a schema change, a stale stamp) leaves it to the full rebuild. Runs under
-`github_store.exporting`, so no other export interleaves. `apply` is the one way in: a change to
+`exporting` (datasets/github/export.py), so no other export interleaves. `apply` is the one way in: a change to
 the store, then the index refreshed.
 """
 
@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from datasets import tracker_db
-from datasets.github.store import Store, exporting
+from datasets.github.export import exporting
+from datasets.github.store import Store
 from datasets.tracker_journal import indexed_text
 
 log = logging.getLogger("atlas.github.index")
@@ -47,7 +48,7 @@ def update_in_place(folder: Path, store: Store, numbers: list[int]) -> bool:
             for number in numbers:
                 _replace(conn, number, store.exported(number))
             before = source.stat()
-            digest = hashlib.sha256(source.read_bytes()).hexdigest()
+            digest = store.exported_sha256 or hashlib.sha256(source.read_bytes()).hexdigest()
             stamp = tracker_db._stamp(digest, before, source.stat())
             conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(stamp.items()))
             conn.execute("COMMIT")

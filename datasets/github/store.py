@@ -3,8 +3,9 @@
 Everything the sync, webhooks and tracker writes learn lands in `<folder>/.sync/state.db` one page
 (or one event) at a time: issues and pull requests by number, comments by id, labels, doc blob shas,
 ETags by URL, and the sync's cursor. `export` then streams it, issue by issue, into
-`issues/issues.jsonl` (a temporary file renamed into place), which the tools' derived database is
-rebuilt from. Nothing here holds the repository in memory, so memory stays flat in its size.
+`issues/issues.jsonl` (datasets/github/export.py), which the tools' derived database is rebuilt from (or,
+after one event, updated in place: datasets/github/index.py). Nothing here holds the repository in memory,
+so memory stays flat in its size. The records' shape is datasets/github/records.py's.
 
 An issue or comment older (by `updated_at`) than the one stored is not applied: webhooks arrive in
 any order, and a late one must not undo a later edit.
@@ -15,20 +16,16 @@ issue search never returns a pull request.
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import sqlite3
-import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from datasets import derived
-from datasets.knowledge_files import PULLS, write_jsonl
-from datasets.tracker_db import SOURCE
+from datasets.github import export as exports
+from datasets.github.export import exporting
+from datasets.github.records import issue_record, number_from_url, older
 
 STATE = Path(".sync") / "state.db"
 SCHEMA = """
@@ -45,42 +42,6 @@ CREATE TABLE IF NOT EXISTS pull_files(number INTEGER PRIMARY KEY, updated_at TEX
 """
 
 
-def issue_record(raw: Mapping[str, Any], duplicate_of: int | None = None) -> dict[str, Any]:
-    """An issue as the tools read it (issues.jsonl's fields) from GitHub's issue JSON."""
-    user = raw.get("user") or {}
-    return {
-        "id": raw["number"],
-        "title": raw.get("title") or "",
-        "body": raw.get("body") or "",
-        "state": raw.get("state") or "open",
-        "author": user.get("login"),
-        "created_at": raw.get("created_at"),
-        "closed_at": raw.get("closed_at"),
-        "duplicate_of": duplicate_of,
-        "labels": [label["name"] if isinstance(label, dict) else str(label) for label in raw.get("labels") or []],
-        "url": raw.get("html_url"),
-        "gh_id": raw.get("id"),
-        "state_reason": raw.get("state_reason"),
-        **({"merged_at": raw["pull_request"].get("merged_at")} if isinstance(raw.get("pull_request"), dict) else {}),
-    }
-
-
-def older(incoming: Any, stored: Any) -> bool:
-    """True when `incoming` (an `updated_at`) is older than `stored`: that payload is a late delivery
-    (GitHub does not promise webhook order) and applying it would undo a later change. Unknown or
-    unreadable times never count as older."""
-    try:
-        return datetime.fromisoformat(str(incoming)) < datetime.fromisoformat(str(stored))
-    except (TypeError, ValueError):
-        return False
-
-
-def number_from_url(url: str) -> int | None:
-    """The issue number at the end of an `issue_url`."""
-    tail = url.rstrip("/").rsplit("/", 1)[-1]
-    return int(tail) if tail.isdigit() else None
-
-
 class Store:
     """The staging database of one synced repository folder (safe to open from several processes)."""
 
@@ -94,6 +55,7 @@ class Store:
         self.conn.executescript(SCHEMA)
         _add_comment_times(self.conn)
         self.touched: set[int] = set()  # issue numbers changed through this handle (github_index updates them in place)
+        self.exported_sha256: str | None = None  # of the issues.jsonl this handle last wrote
 
     def close(self) -> None:
         self.conn.close()
@@ -247,47 +209,14 @@ class Store:
         else:
             self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
 
-    # -- the folder the tools read ---------------------------------------------------------------
+    # -- the folder the tools read (datasets/github/export.py) ---------------------------------------
     def exported(self, number: int) -> dict[str, Any] | None:
         """One issue exactly as `export` writes it (with its comments); None for a pull request or a gone issue."""
-        row = self.conn.execute("SELECT record FROM issues WHERE number = ? AND is_pr = 0", (number,)).fetchone()
-        if row is None:
-            return None
-        comments = [
-            json.loads(c)
-            for (c,) in self.conn.execute(
-                "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,)
-            )
-        ]
-        return {**json.loads(row[0]), "comments": comments}
+        return exports.exported(self.conn, number)
 
     def export_pulls(self) -> Path:
-        """The pull requests the issue listing brought (title, description, author, merge date; the issues they
-        close are read from "fixes #N" in the description) with the paths they changed (github_pull_files) as
-        knowledge/pulls.jsonl, atomically (issue 27)."""
-
-        def rows() -> Iterator[dict[str, Any]]:
-            for record, files in self.conn.execute(
-                "SELECT i.record, f.files FROM issues i LEFT JOIN pull_files f"
-                " ON f.number = i.number WHERE i.is_pr = 1 ORDER BY i.number"
-            ):
-                pr = json.loads(record)
-                state = "merged" if pr.get("merged_at") else pr.get("state") or "open"
-                yield {
-                    "number": pr["id"],
-                    "title": pr["title"],
-                    "body": pr["body"],
-                    "author": pr["author"],
-                    "state": state,
-                    "created_at": pr["created_at"],
-                    "merged_at": pr.get("merged_at"),
-                    "closes": [],
-                    "files": json.loads(files or "[]"),
-                    "url": pr["url"],
-                }
-
-        write_jsonl(self.folder / PULLS, rows())
-        return self.folder / PULLS
+        """The pull requests as knowledge/pulls.jsonl (issue 27)."""
+        return exports.write_pulls(self.folder, self.conn)
 
     def export(self) -> Path:
         """Stream every issue (not pull requests) with its comments into issues/issues.jsonl, atomically."""
@@ -295,28 +224,8 @@ class Store:
             return self.export_locked()
 
     def export_locked(self) -> Path:
-        """`export` for a caller already holding `exporting(folder)`."""
-        target = self.folder / SOURCE
-        target.parent.mkdir(parents=True, exist_ok=True)
-        derived.mark(self.folder)  # Atlas made this folder: its index lives beside the data (datasets/derived.py)
-        fd, tmp = tempfile.mkstemp(prefix=".issues.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                reader = self.conn.cursor()
-                for number, record in reader.execute(
-                    "SELECT number, record FROM issues WHERE is_pr = 0 ORDER BY number"
-                ):
-                    comments = [
-                        c
-                        for (c,) in self.conn.execute(
-                            "SELECT record FROM comments WHERE issue_number = ? ORDER BY created_at, id", (number,)
-                        )
-                    ]
-                    out.write(record[:-1] + ',"comments":[' + ",".join(comments) + "]}\n")
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """`export` for a caller already holding `exporting(folder)`; `exported_sha256` is then what it wrote."""
+        target, self.exported_sha256 = exports.write_issues(self.folder, self.conn)
         return target
 
 
@@ -329,15 +238,3 @@ def _add_comment_times(conn: sqlite3.Connection) -> None:
     except sqlite3.OperationalError:  # another process added it first
         if not any(column[1] == "updated_at" for column in conn.execute("PRAGMA table_info(comments)")):
             raise
-
-
-@contextmanager
-def exporting(folder: Path) -> Iterator[None]:
-    """Serialize exports of one folder across processes (a sync, webhook jobs, tracker writes)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".sync" / "export.lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -13,6 +13,7 @@ that of its best passage, a passage's cosine counting a little of its own word s
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from tools.docsearch.bridge import asked_texts
+from tools.docsearch.bridge import ThreadNames, asked_from, rare_owners
 from tools.docsearch.pages import SEP, Page
 from tools.docsearch.snippets import snippet
 from tools.docsearch.terms import QUIET, compounds, expanded_tokens, query_tokens, tokens
@@ -92,15 +93,19 @@ class DocsIndex:
         threads: Sequence[str] = (),
         semantic: bool = False,
         vectors_store: Path | None = None,
+        names: ThreadNames | None = None,
+        _vectors: SectionVectors | None = None,
     ) -> None:
         """`semantic`: rank by meaning too (when the model's package is installed), with the vectors kept
-        in `vectors_store` between processes."""
+        in `vectors_store` between processes. `names`: the threads' identifiers remembered (`rebridged`)."""
         self.pages = pages
         parts: list[tuple[str, str, tuple[str, ...], str]] = [
             (p.doc_id, p.title, (), p.intro) for p in pages.values() if p.intro or not p.sections
         ]
         parts += [(s.doc_id, s.title, s.path, s.text) for p in pages.values() for s in p.units()]
-        asked = asked_texts([f"{SEP.join(path)}\n{text}" for _, _, path, text in parts], threads)
+        self._rare = rare_owners([f"{SEP.join(path)}\n{text}" for _, _, path, text in parts])
+        asked = asked_from(self._rare, len(parts), threads, names)
+        self._bridge = _digest(asked)
         self._units = [_unit(*part, extra) for part, extra in zip(parts, asked, strict=True)]
         n = len(self._units) or 1
         self._avg = {f: sum(u.lengths[f] for u in self._units) / n or 1.0 for f in FIELDS}
@@ -111,11 +116,20 @@ class DocsIndex:
         self._unseen = max(self._idf.values(), default=1.0)
         self._written = set().union(*(u.fields[f] for u in self._units for f in FIELDS if f != "asked"))
         self.vectors_store = vectors_store
-        self.vectors: SectionVectors | None = None
-        if semantic:
+        self.vectors: SectionVectors | None = _vectors
+        if semantic and _vectors is None:
             from tools.docsearch.semantic import SectionVectors
 
             self.vectors = SectionVectors([(u.title, u.heading, u.text) for u in self._units], vectors_store)
+
+    def rebridged(self, threads: Sequence[str], names: ThreadNames) -> DocsIndex:
+        """This index for the same pages and changed issue threads: itself when no section's bridged words
+        (`asked`) changed, which is the usual case after one issue's edit; else one built again, keeping these
+        pages and their vectors (what is embedded does not hold the threads' words)."""
+        if _digest(asked_from(self._rare, len(self._units), threads, names)) == self._bridge:
+            return self
+        semantic = self.vectors is not None
+        return DocsIndex(self.pages, threads, semantic, self.vectors_store, names, self.vectors)
 
     @property
     def sections(self) -> list[tuple[str, str, str, str]]:
@@ -229,6 +243,10 @@ def _unit(doc_id: str, title: str, path: tuple[str, ...], text: str, asked: str 
         fields[name] = Counter(set(fields[name]))
     # Length in words, not tokens: a compound's extra parts must not make its field look longer.
     return _Unit(doc_id, title, SEP.join(path), text, fields, {f: len(TERM.findall(t)) for f, t in texts.items()})
+
+
+def _digest(asked: list[str]) -> bytes:
+    return hashlib.blake2b("\0".join(asked).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _holds(unit: _Unit, term: str) -> bool:
