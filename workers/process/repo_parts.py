@@ -76,7 +76,7 @@ def scope_for(runtime: Any, channel: str | None) -> RepoScope | None:
 
     def open_repo(repo: str) -> tuple[Any, Tracker] | str:
         if served(runtime, repo) is None:
-            return f"{repo} is no longer served by this install (removed from the GitHub App's installation)."
+            return (served_repos.withdrawn(runtime.conn, repo) or f"{repo} is not served by this install") + "."
         one = s.for_repo(repo)
         return open_corpus(one.data_dir, one.home, one.semantic_docs), tracker_of(runtime, repo)
 
