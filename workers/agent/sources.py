@@ -13,7 +13,8 @@ from collections.abc import Iterable
 
 from workers.runs.state import RunState
 
-_ISSUE_REF = re.compile(r"#(\d{1,7})\b")
+_ISSUE_REF = re.compile(r"(?:(?<![\w.-])([\w.-]+/[\w.-]+)(?=#))?#(\d{1,7})\b")  # #42, owner/b#42 (issue 38)
+_REPO_ISSUE = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
 _URL = re.compile(r"https?://[^\s()<>`'\"]+[^\s()<>`'\".,;:]")  # a permalink or PR/release/discussion URL
 
 
@@ -26,9 +27,9 @@ def sources_of(run: RunState, doc_ids: Iterable[str]) -> list[str]:
     for doc_id in doc_ids:
         if _cites(answer, doc_id) and _mentions(seen, doc_id):
             found.append(doc_id)
-    for number in dict.fromkeys(_ISSUE_REF.findall(_URL.sub("", answer))):
-        if re.search(rf"#{number}\b", seen):
-            found.append(f"#{number}")
+    for repo, number in dict.fromkeys(_ISSUE_REF.findall(_URL.sub("", answer))):
+        if re.search(rf"{re.escape(repo)}#{number}\b", seen):  # `owner/b#42` (several repositories) as it was shown
+            found.append(f"{repo}#{number}")
     seen_urls = set(_URL.findall(seen))
     found += [url for url in dict.fromkeys(_URL.findall(answer)) if url in seen_urls]
     return found
@@ -55,6 +56,8 @@ def source_url(source: str, *, docs_base_url: str | None, issues_base_url: str |
         return source
     if source.startswith("#") and source[1:].isdigit():
         base, ident = issues_base_url, source[1:]
+    elif _REPO_ISSUE.match(source):  # another repository's issue: only its own link (`urls`) is right
+        return None
     else:
         base, ident = docs_base_url, source
     if not base:

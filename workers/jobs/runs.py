@@ -31,6 +31,7 @@ from workers.errors import (
 from workers.jobs.fenced import FencedParts
 from workers.parts import WorkerParts
 from workers.process import platforms, runtime
+from workers.process.repo_parts import run_repo
 from workers.runs import lease
 from workers.runs.state import RunState, StopReason
 
@@ -106,6 +107,7 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
     """`fence` (the lease's check) runs before every save and post, and raises LeaseLost once another job took the
     run."""
     run = rt.store.load(run_id)
+    run.repo = run_repo(rt.settings, run)  # kept on the record (the console, `atlas runs show`): no extra command
     special = _special(rt, run, fence)
     if special is not None:
         return special

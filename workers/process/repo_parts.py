@@ -8,17 +8,20 @@ of the runtime, but the settings, the tracker and the triage engine are that rep
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Any
 
 from atlas import served_repos
+from atlas.org_settings import org_project
 from atlas.settings import Settings
 from tools.corpus import open_corpus
 from tools.repo_scope import RepoScope
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
+from workers.agent.sources import source_url
 from workers.chat import ChatPlatform
 from workers.process import platforms
-from workers.runs.state import Platform
+from workers.runs.state import Platform, RunState
 from workers.triage.engine import Triage
 
 _lock = threading.Lock()
@@ -65,6 +68,46 @@ def tracker_of(runtime: Any, repo: str) -> Tracker:
 def served(runtime: Any, repo: str) -> str | None:
     """`repo` as this install serves it now (configured, or added by the App's installation), else None."""
     return served_repos.serving(runtime.conn, runtime.settings.repos, repo)
+
+
+def run_repo(settings: Settings, run: RunState) -> str | None:
+    """The repository `run` is about: the one it recorded, its issue's (triage, filing), its channel's, the only
+    one served; None for a question in a channel about none of several (every repository is searched)."""
+    if run.repo:
+        return run.repo
+    if run.triage is not None:
+        return run.triage.repo
+    if run.filing is not None and run.filing.repo:
+        return run.filing.repo
+    mapped = settings.org.repo_for_channel(run.origin.channel)
+    return mapped or (settings.repos[0] if len(settings.repos) == 1 else None)
+
+
+def run_settings(settings: Settings, run: RunState | None) -> Settings:
+    """The settings a run answers under: its repository's (folder, links, prompt), or, for a question about every
+    repository of several, the install's with a project that names them all."""
+    if run is None or not settings.org.many:
+        return settings
+    if run.repo:
+        return settings.for_repo(run.repo)
+    gh = settings.github
+    return replace(settings, project=org_project(settings.project, gh.repo, settings.repos)) if gh else settings
+
+
+def issue_links(settings: Settings, run: RunState) -> dict[str, str]:
+    """The page of each issue the run cites, in the repository it belongs to: `#42` the run's repository's (the
+    first's when it has none), `owner/b#42` owner/b's. Empty for one repository: its URL template links them."""
+    if not settings.org.many:
+        return {}
+    links: dict[str, str] = {}
+    for source in run.sources:
+        repo, hash_, number = source.rpartition("#")
+        if not hash_ or not number.isdigit():
+            continue
+        base = settings.for_repo(settings.org.canonical(repo) if repo else run.repo).issues_base_url
+        if base and (not repo or settings.org.canonical(repo)):
+            links[source] = source_url("#" + number, docs_base_url=None, issues_base_url=base) or ""
+    return {k: v for k, v in links.items() if v}
 
 
 def scope_for(runtime: Any, channel: str | None) -> RepoScope | None:

@@ -113,7 +113,8 @@ class Runtime:
         `unprompted` (a help channel's run): the tools include `hand_off`, its way to say it is not confident.
         `fence`: the job's lease check, before every save (`JobKeeper`). `run`: its channel's model and budgets
         (atlas.toml), its calls held to the daily caps; None: the install's."""
-        corpus = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
+        mine = repo_parts.run_settings(self.settings, run)  # the run's repository's folder and prompt (issue 38)
+        corpus = open_corpus(mine.data_dir, mine.home, mine.semantic_docs)
         registry = self._help_registry() if unprompted else self.registry
         tools = JobTools(registry, corpus, self.conn, self.tracker, functools.partial(repo_parts.scope_for, self))
         return Agent(
@@ -125,7 +126,7 @@ class Runtime:
             if run is None
             else ChannelSummarizer(self, self.channel_models.scoped(run, self.summary_model)),
             limits=Limits(budget=self.channel_models.plan(run).budget, tool_timeout=self.settings.tool_timeout_seconds),
-            instructions=instructions_for(self.settings.project),
+            instructions=instructions_for(mine.project),
             stopping=self.stopping,
             pool=self.tool_pool,
         )
@@ -163,6 +164,7 @@ class Runtime:
             pages = corpus.docs.pages
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
+            run.source_urls.update(repo_parts.issue_links(self.settings, run))  # each issue its repository's page
             watches.record(self.conn, run, cited(run, corpus), self.settings.knowledge.watch_seconds)  # notes on change
             solved_claim.remember_answer(self.conn, run)  # a forum post tagged solved finds its answer
         links.subscribe_run(
