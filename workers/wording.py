@@ -109,6 +109,10 @@ HELP_HELD = {  # a help channel's message a limit held back: said once per perso
 FILE_ISSUE_DRAFTING = "Drafting an issue from this thread; a maintainer approves it before anything is filed."
 FILE_ISSUE_ALREADY = "An issue draft from this answer was already requested."
 FILE_ISSUE_NOTHING = "Nothing to file from this answer."
+FILE_ISSUE_WHICH_REPO = (
+    "This install serves several repositories ({repos}) and this answer is not about one of them, so Atlas will not "
+    "guess where to file it. Ask in the repository's own channel, or ask Atlas here to file it in one of them by name."
+)
 FILE_ISSUE_REFUSED = "Atlas could not draft an issue from this thread: {reason}"
 FILE_ISSUE_ADDED = (
     "{result} Added to #{number} instead of filing a new issue. This thread is subscribed: "

@@ -192,7 +192,11 @@ class Interactions:
                 return self.vote(custom_id[len(FEEDBACK_PREFIX) :], str(user.get("id") or ""))
             if custom_id.startswith(FILE_ISSUE_PREFIX):
                 return file_issue.click(
-                    self.conn, self.settings.queue_name, payload, custom_id.removeprefix(FILE_ISSUE_PREFIX)
+                    self.conn,
+                    self.settings.queue_name,
+                    payload,
+                    custom_id.removeprefix(FILE_ISSUE_PREFIX),
+                    self.settings.repos,
                 )
             if custom_id.startswith(MARK_ANSWER_PREFIX):
                 return solved.click(

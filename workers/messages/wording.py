@@ -58,6 +58,7 @@ APPROVAL_COMMENT = "{strong}Comment, exactly as it will be posted:{strong}"
 APPROVAL_CLOSE = "{strong}Close as:{strong} {reason}"
 APPROVAL_CLOSE_DUPLICATE = "{strong}Close as:{strong} duplicate of {link}"
 APPROVAL_NEW_TITLE = "{strong}Title:{strong} {title}"
+APPROVAL_NEW_REPO = "{strong}Filed in:{strong} {repo}"  # a new issue's repository, when several are served
 APPROVAL_SIMILAR = "May already be reported: open issues like this draft (the triage's duplicate ranking):"
 APPROVAL_SIMILAR_ONE = "{link}: score {score:.2f}. Why: {why}"
 APPROVAL_LEFT_OUT = "Quotes only the asker's own messages; left out what {who} wrote in the thread."

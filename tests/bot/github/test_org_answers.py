@@ -4,6 +4,7 @@ to, and the run's record keeps its repository for the console and `atlas runs sh
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from typing import Any
@@ -12,10 +13,14 @@ import pytest
 import redis
 
 from atlas.cli.show_run import describe
+from bot.slack.views.answer import FILE_ISSUE_ACTION
+from bot.slack.views.approval import APPROVE_ACTION
 from tests.standins.responses_api import Call, reply_calls
+from tests.standins.slack_interactions import block_action
 from tests.standins.turns import Turn, reply_text
-from tests.support.org_stack import CLI, GENERAL, Up, org_stack
-from tests.support.processes import worker_process
+from tests.support.approvals_harness import is_card, pending_id
+from tests.support.org_stack import CLI, GENERAL, MAINTAINER, Up, org_stack
+from tests.support.processes import wait_for, worker_process
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 
@@ -85,3 +90,70 @@ def test_answers_name_and_link_their_own_repository(atlas_env: dict[str, str]) -
         assert "repository: acme/cli" in describe(in_cli)
         assert "repository: every one served" in describe(in_general, many=True)
         assert "repository:" not in describe(in_general)
+
+
+def _file_button(message: dict[str, Any]) -> str | None:
+    for block in message.get("blocks") or []:
+        for element in block.get("elements") or [] if block.get("type") == "actions" else []:
+            if element.get("action_id") == FILE_ISSUE_ACTION:
+                return str(element["value"])
+    return None
+
+
+def _click_file(up: Up, channel: str, thread: str) -> None:
+    answer = copy.deepcopy(
+        wait_for(
+            lambda: next((m for m in up.slack.thread(channel, thread) if _file_button(m)), None),
+            timeout=90,
+            what="the answer's File as GitHub issue button",
+        )
+    )
+    body = block_action(
+        FILE_ISSUE_ACTION,
+        _file_button(answer) or "",
+        user="U0ASKER",
+        channel=channel,
+        message_ts=answer["ts"],
+        thread_ts=thread,
+    )
+    body["message"] = {"ts": answer["ts"], "thread_ts": thread, "blocks": answer["blocks"]}
+    assert up.send.interaction(body).status == 200
+
+
+@pytest.mark.timeout(400)
+def test_an_answer_is_filed_in_its_repository_and_one_about_none_asks_which(atlas_env: dict[str, str]) -> None:
+    with org_stack(atlas_env) as up:
+        up.model.script(reply_text("The --quiet flag is ignored by the CLI; a known problem."))
+        with worker_process(up.org.env, "org-filing-worker"):
+            thread = up.ask(CLI, "the --quiet flag is ignored, is that known?", "1700000600.000100")
+            _click_file(up, CLI, thread)
+            card = copy.deepcopy(
+                wait_for(
+                    lambda: next(
+                        (m for m in up.slack.thread(CLI, thread) if is_card(m) and "instead" not in json.dumps(m)),
+                        None,
+                    ),
+                    timeout=90,
+                    what="the draft's card",
+                )
+            )
+            assert "acme/cli" in json.dumps(card["blocks"])  # the card names where it files
+            click = block_action(
+                APPROVE_ACTION, pending_id(card), user=MAINTAINER, channel=CLI, message_ts=card["ts"], thread_ts=thread
+            )
+            click["message"] = {"ts": card["ts"], "thread_ts": thread, "blocks": card["blocks"]}
+            assert up.send.interaction(click).status == 200
+            [filed] = wait_for(lambda: up.org.api.requests("POST", r"/issues$"), timeout=90, what="the filing")
+            assert filed.path == "/repos/acme/cli/issues"
+
+            up.model.script(reply_text("Nothing to cite: a general question."))
+            general = up.ask(GENERAL, "the --quiet flag is ignored, is that known?", "1700000700.000100")
+            _click_file(up, GENERAL, general)
+            told = wait_for(
+                lambda: [e for e in up.slack.ephemerals() if "serves several" in e.get("text", "")] or None,
+                timeout=30,
+                what="the clicker asked which repository",
+            )
+            assert "acme/rocket" in told[0]["text"] and "acme/cli" in told[0]["text"]
+        assert len(up.org.api.requests("POST", r"/issues$")) == 1
+        assert not any(is_card(m) for m in up.slack.thread(GENERAL, general))
