@@ -1,4 +1,5 @@
-"""A slash-command lookup on Discord: its title and the tool's text (escaped), a Share button if asked for."""
+"""A slash-command lookup on Discord: its title and the tool's text (escaped), a Share button if asked for; and
+the channel whose repository it is about."""
 
 from __future__ import annotations
 
@@ -37,3 +38,11 @@ def lookup_payload(result: Any, command: str, *, shareable: bool, shared_by: str
             }
         ]
     return payload
+
+
+def lookup_channel(org: Any, payload: dict[str, Any]) -> str | None:
+    """The channel whose repository a lookup is about (issue 38): the interaction's, or, in a thread of a mapped
+    channel, its parent's (Discord sends the thread's id as `channel_id` and its parent as `channel.parent_id`)."""
+    channel = str(payload.get("channel_id") or "") or None
+    parent = str((payload.get("channel") or {}).get("parent_id") or "") or None
+    return channel if org.repo_for_channel(channel) or not parent else parent

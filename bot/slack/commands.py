@@ -23,7 +23,7 @@ from slack_sdk.models.blocks import (
 )
 
 from bot.lookups import TITLE as LOOKUP_TITLE
-from bot.lookups import Lookup, Result, Usage, parse
+from bot.lookups import Lookup, Result, Usage, issues_url, parse
 from bot.slack import wording
 from bot.slack.deps import Deps
 from bot.slack.views.answer import source_link
@@ -86,7 +86,10 @@ def on_command(deps: Deps) -> Callable[..., None]:
                 return
             result = deps.lookups.run(parsed, command.get("channel_id"))
             blocks = render(
-                result, issues_base_url=settings.issues_base_url, docs_base_url=settings.docs_base_url, shareable=True
+                result,
+                issues_base_url=issues_url(settings, result),
+                docs_base_url=settings.docs_base_url,
+                shareable=True,
             )
             ack(response_type="ephemeral", text=_fallback(result), blocks=_dicts(blocks))
         except Exception:
@@ -108,9 +111,12 @@ def on_share(deps: Deps) -> Callable[..., None]:
         if not isinstance(parsed, Lookup) or parsed.kind == "help":
             return
         try:
-            result = deps.lookups.run(parsed)
+            result = deps.lookups.run(parsed, (body.get("channel") or {}).get("id"))  # the channel's repository
             blocks = render(
-                result, issues_base_url=settings.issues_base_url, docs_base_url=settings.docs_base_url, shareable=False
+                result,
+                issues_base_url=issues_url(settings, result),
+                docs_base_url=settings.docs_base_url,
+                shareable=False,
             )
             shared_by = wording.SHARED_BY.format(
                 user=escape(user), cmd=settings.slash_command, text=escape(parsed.text)
