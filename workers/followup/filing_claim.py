@@ -12,6 +12,7 @@ import uuid
 
 import redis
 
+from atlas.errors import AtlasError
 from workers.followup import subscriptions as subs
 from workers.new_issues.claim import claim_run
 from workers.runs.filing_record import FilingRecord
@@ -25,7 +26,7 @@ def claim_key(source_run: str) -> str:
     return f"atlas:file-issue:{source_run}"
 
 
-class WhichRepository(Exception):
+class WhichRepository(AtlasError):
     """The answer is about none or several of the repositories served: where to file it is not guessed."""
 
     def __init__(self, repos: tuple[str, ...]) -> None:
