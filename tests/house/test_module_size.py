@@ -19,8 +19,6 @@ DATA = "datasets/orbit_material/"
 OVER_NOW = {
     "datasets/github/store.py",
     "datasets/github/sync.py",
-    "tools/github/tracker.py",
-    "tools/tracker.py",
 }
 
 

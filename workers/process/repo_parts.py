@@ -127,8 +127,9 @@ def scope_for(runtime: Any, channel: str | None) -> RepoScope | None:
 
 
 class RoutingTracker:
-    """The first repository's tracker that also gives another's (`for_repo`): what approval cards look issues up in
-    (workers/messages/approval.py), so a card about `owner/b#42` shows owner/b's issue."""
+    """The first repository's tracker whose `for_repo` (the `Tracker` interface's) gives any served repository's:
+    what approval cards look issues up in (workers/messages/approval.py), so a card about `owner/b#42` shows
+    owner/b's issue."""
 
     def __init__(self, runtime: Any) -> None:
         self._rt = runtime
