@@ -167,9 +167,8 @@ class Runtime:
             run.source_urls.update(repo_parts.issue_links(self.settings, run))  # each issue its repository's page
             watches.record(self.conn, run, cited(run, corpus), self.settings.knowledge.watch_seconds)  # notes on change
             solved_claim.remember_answer(self.conn, run)  # a forum post tagged solved finds its answer
-        links.subscribe_run(
-            self.conn, subscriptions.tracker_name(self.settings), run
-        )  # filed or linked: the thread follows it
+        tracker = subscriptions.tracker_name(repo_parts.run_settings(self.settings, run))  # the run's repository's
+        links.subscribe_run(self.conn, tracker, run, self.settings.org.canonical)  # filed or linked: followed
 
     def platform_for(self, platform: Platform, channel: str | None = None) -> ChatPlatform | None:
         """The chat platform a run of this kind reports on; approval cards describe issues from this worker's
