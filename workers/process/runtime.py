@@ -155,20 +155,21 @@ class Runtime:
 
     def settle(self, run: RunState, corpus: Corpus | None = None) -> None:
         """Cost and cited sources, computed once before a run's final state is saved; sources are looked up
-        in `corpus` (the job's), else in the data folder's corpus as it is now."""
+        in `corpus` (the job's), else in the run's repository's corpus as it is now."""
         mine = self.channel_models.plan(run)  # the channel's model and its price (atlas.toml), else the install's
         run.cost_usd = dollars(run.usage, mine.price)
-        run.answered_by = AnsweredBy(model=mine.model, data_dir=str(self.settings.data_dir))
+        here = repo_parts.run_settings(self.settings, run)  # the run's repository's folder and tracker (issue 38)
+        run.answered_by = AnsweredBy(model=mine.model, data_dir=str(here.data_dir))
         if run.answer:
-            corpus = corpus or open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
+            corpus = corpus or open_corpus(here.data_dir, here.home, here.semantic_docs)
             pages = corpus.docs.pages
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
             run.source_urls.update(repo_parts.issue_links(self.settings, run))  # each issue its repository's page
             watches.record(self.conn, run, cited(run, corpus), self.settings.knowledge.watch_seconds)  # notes on change
             solved_claim.remember_answer(self.conn, run)  # a forum post tagged solved finds its answer
-        tracker = subscriptions.tracker_name(repo_parts.run_settings(self.settings, run))  # the run's repository's
-        links.subscribe_run(self.conn, tracker, run, self.settings.org.canonical)  # filed or linked: followed
+        tracker = subscriptions.tracker_name(here)  # filed or linked: the thread follows it, in its repository
+        links.subscribe_run(self.conn, tracker, run, self.settings.org.canonical)
 
     def platform_for(self, platform: Platform, channel: str | None = None) -> ChatPlatform | None:
         """The chat platform a run of this kind reports on; approval cards describe issues from this worker's

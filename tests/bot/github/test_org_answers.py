@@ -87,6 +87,8 @@ def test_answers_name_and_link_their_own_repository(atlas_env: dict[str, str]) -
         assert "acme/cli#" + other in in_general.sources
 
         assert in_cli.repo == "acme/cli" and in_general.repo is None  # none: every repository was searched
+        assert in_cli.answered_by is not None
+        assert in_cli.answered_by.data_dir == str(up.org.settings.for_repo("acme/cli").data_dir)
         assert "repository: acme/cli" in describe(in_cli)
         assert "repository: every one served" in describe(in_general, many=True)
         assert "repository:" not in describe(in_general)
