@@ -18,7 +18,7 @@ from tools.corpus import open_corpus
 from tools.repo_scope import RepoScope
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
-from workers.agent.sources import source_url
+from workers.agent.sources import named_docs, source_url
 from workers.chat import ChatPlatform
 from workers.process import platforms
 from workers.runs.state import Platform, RunState
@@ -108,6 +108,22 @@ def issue_links(settings: Settings, run: RunState) -> dict[str, str]:
         if base and (not repo or settings.org.canonical(repo)):
             links[source] = source_url("#" + number, docs_base_url=None, issues_base_url=base) or ""
     return {k: v for k, v in links.items() if v}
+
+
+def named_doc_links(settings: Settings, run: RunState) -> dict[str, str]:
+    """A question about every repository of several: the docs it cites as shown, `owner/b: id`, each with its page
+    ("" without one); a repository's corpus is opened only when a tool named it."""
+    if not settings.org.many or run.repo or not run.answer:
+        return {}
+    pages: dict[str, Any] = {}
+
+    def pages_of(repo: str) -> list[str]:
+        one = settings.for_repo(repo)
+        pages[repo] = open_corpus(one.data_dir, one.home, one.semantic_docs).docs.pages
+        return list(pages[repo])
+
+    found = [s.split(": ", 1) for s in named_docs(run, pages_of, settings.repos)]
+    return {f"{repo}: {doc}": str(getattr(pages[repo].get(doc), "url", "") or "") for repo, doc in found}
 
 
 def scope_for(runtime: Any, channel: str | None) -> RepoScope | None:

@@ -166,6 +166,9 @@ class Runtime:
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
             run.source_urls.update(repo_parts.issue_links(self.settings, run))  # each issue its repository's page
+            named = repo_parts.named_doc_links(self.settings, run)  # every repository's: docs under their names
+            run.sources = [s for s in run.sources if not any(n.endswith(f": {s}") for n in named)] + list(named)
+            run.source_urls.update({s: url for s, url in named.items() if url})
             watches.record(self.conn, run, cited(run, corpus), self.settings.knowledge.watch_seconds)  # notes on change
             solved_claim.remember_answer(self.conn, run)  # a forum post tagged solved finds its answer
         tracker = subscriptions.tracker_name(here)  # filed or linked: the thread follows it, in its repository

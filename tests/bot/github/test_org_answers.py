@@ -56,6 +56,14 @@ def _thread_text(up: Up, channel: str, ts: str) -> str:
     return json.dumps(up.slack.thread(channel, ts))
 
 
+def _cites_doc(request: dict[str, Any]) -> Turn:
+    """The model's answer citing the first acme/cli doc its search showed, by its id alone (`id`)."""
+    outputs = [i["output"] for i in request["input"] if isinstance(i, dict) and i.get("type") == "function_call_output"]
+    doc = re.search(r"^- acme/cli: (\S+)", outputs[-1], re.MULTILINE)
+    assert doc is not None, outputs[-1][:300]
+    return reply_text(f"It is in the CLI's docs (`{doc.group(1)}`).")
+
+
 @pytest.mark.timeout(400)
 def test_answers_name_and_link_their_own_repository(atlas_env: dict[str, str]) -> None:
     with org_stack(atlas_env) as up:
@@ -64,13 +72,17 @@ def test_answers_name_and_link_their_own_repository(atlas_env: dict[str, str]) -
             _cites("#{n}"),
             reply_calls([Call("search_issues", SEARCH, "s_all")]),
             _cites("acme/cli#{n}"),
+            reply_calls([Call("search_docs", {"query": "install setup", "k": 5, "repo": None}, "d_all")]),
+            _cites_doc,
         )
         with worker_process(up.org.env, "org-answers-worker"):
             mapped = up.ask(CLI, "what do people report?", "1700000200.000100")
             up.answered(CLI, mapped, "People report it in")
             anywhere = up.ask(GENERAL, "what do people report?", "1700000300.000100")
             up.answered(GENERAL, anywhere, "People report it in")
-        first, _, third, _ = up.model.bodies()
+            docs = up.ask(GENERAL, "how do I install it?", "1700000350.000100")
+            up.answered(GENERAL, docs, "It is in the CLI's docs")
+        first, _, third, *_ = up.model.bodies()
         assert "the GitHub repository acme/cli" in first["instructions"]
         assert "acme/rocket" not in first["instructions"]
         assert "acme/rocket" in third["instructions"] and "acme/cli" in third["instructions"]
@@ -85,6 +97,10 @@ def test_answers_name_and_link_their_own_repository(atlas_env: dict[str, str]) -
         other = re.search(r"acme/cli#(\d+)", in_general.answer or "").group(1)  # type: ignore[union-attr]
         assert f"https://github.com/acme/cli/issues/{other}" in _thread_text(up, GENERAL, anywhere)
         assert "acme/cli#" + other in in_general.sources
+
+        in_docs = _run_of(up.conn, GENERAL, docs)
+        cited = re.search(r"`(\S+)`", in_docs.answer or "").group(1)  # type: ignore[union-attr]
+        assert f"acme/cli: {cited}" in in_docs.sources  # a doc of every repository's search, under its name
 
         assert in_cli.repo == "acme/cli" and in_general.repo is None  # none: every repository was searched
         assert in_cli.answered_by is not None

@@ -55,3 +55,20 @@ def test_another_repository_s_issue_is_cited_with_its_name_and_linked_only_by_it
     base = "https://github.com/acme/rocket/issues/{id}"
     assert source_url("acme/cli#12", docs_base_url="https://docs", issues_base_url=base) is None
     assert source_url("#12", docs_base_url=None, issues_base_url=base) == "https://github.com/acme/rocket/issues/12"
+
+
+def test_a_doc_shown_under_its_repository_s_name_is_cited_with_it() -> None:
+    from workers.agent.sources import named_docs, source_url
+
+    seen = "acme/rocket:\n- acme/rocket: install § Setup\n\nacme/cli:\n- acme/cli: flags § Quiet"
+    run = _run("Pass --quiet (see `flags`); install with pip (`install`).", seen)
+    pages = {"acme/rocket": ["install", "config"], "acme/cli": ["flags", "install"], "acme/docs": ["flags"]}
+    asked: list[str] = []
+
+    def pages_of(repo: str) -> list[str]:
+        asked.append(repo)
+        return pages[repo]
+
+    assert named_docs(run, pages_of, pages) == ["acme/rocket: install", "acme/cli: flags"]
+    assert asked == ["acme/rocket", "acme/cli"]  # acme/docs was never shown: its pages are not read
+    assert source_url("acme/cli: flags", docs_base_url="https://docs.example", issues_base_url=None) is None
