@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from atlas.channel_config import ChannelsFile
 from atlas.errors import ConfigError
+from atlas.project_settings import Project
 
 DEFAULT_OPEN_CORPORA = 8  # indexes of this many repositories stay open in a process; the least recently used close
 
@@ -125,3 +126,19 @@ def with_file(org: OrgSettings, channels: ChannelsFile) -> OrgSettings:
                 f"{channel}: the repository {repo!r} (atlas.toml) is not served: add it to ATLAS_GITHUB_REPOS"
             )
     return org.with_channels({c: org.canonical(r) or r for c, r in channels.repos().items()})
+
+
+def repo_project(project: Project, primary: str, repo: str) -> Project:
+    """The project as `repo`'s (its prompt names it): what was derived from the primary repository becomes
+    `repo`'s; a name or description the operator wrote (ATLAS_PROJECT_NAME, ATLAS_PROJECT_DESCRIPTION) stays."""
+    derived = project.description == f"{project.name}, the GitHub repository {primary}"
+    name = repo.split("/", 1)[1] if project.name == primary.split("/", 1)[1] else project.name
+    return Project(name, f"{name}, the GitHub repository {repo}" if derived else project.description)
+
+
+def org_project(project: Project, primary: str, repos: tuple[str, ...]) -> Project:
+    """The project of a run about every repository (a channel about none): the repositories named, unless the
+    operator wrote the description."""
+    if project.description != f"{project.name}, the GitHub repository {primary}" or len(repos) < 2:
+        return project
+    return Project(project.name, f"the GitHub repositories {', '.join(repos)}")

@@ -24,7 +24,7 @@ from atlas.env_values import EnvValues, assistant_prompts, cost_limit, mcp_token
 from atlas.errors import ConfigError as ConfigError  # raised by from_env, so importable beside Settings
 from atlas.help_settings import HelpSettings, help_from_env
 from atlas.knowledge_settings import KnowledgeSettings, knowledge_from_env
-from atlas.org_settings import OrgSettings, org_from_env, repos_from_env, with_file
+from atlas.org_settings import OrgSettings, org_from_env, repo_project, repos_from_env, with_file
 from atlas.prices import DEFAULT_PRICES, prices_of
 from atlas.prices import Price as Price  # importable beside Settings, as before
 from atlas.project_settings import ORBIT, REPO_ROOT, GitHubSettings, Project, repo_name_problem
@@ -294,6 +294,7 @@ class Settings:
         issues = self.issues_base_url
         if issues == f"{gh.web_url}/{gh.repo}/issues/{{id}}":
             issues = f"{gh.web_url}/{repo}/issues/{{id}}"
-        copy = replace(self, github=one, data_dir=one.folder(self.home), issues_base_url=issues)
+        project = repo_project(self.project, gh.repo, repo)
+        copy = replace(self, github=one, data_dir=one.folder(self.home), issues_base_url=issues, project=project)
         copy.__dict__["fingerprint"] = self.fingerprint  # cached_property's slot
         return copy

@@ -127,7 +127,16 @@ class Lookups:
             scope = RepoScope(tuple(self.repos), self.channel_repo(channel), open_repo)
         ctx = ToolContext(corpus=open_corpus(self.data_dir, self.home, self.semantic), scope=scope)
         output = dispatch(self._registry, name, json.dumps(args), ctx)
-        return Result(lookup, output.text, output.ok)
+        repo = (scope.name(lookup.repo) if lookup.repo else scope.repo) if scope is not None else None
+        return Result(lookup, output.text, output.ok, repo)
+
+
+def issues_url(settings: Any, result: Result) -> str | None:
+    """The URL template that links a lookup's `#42`s: its repository's; None when it looked in several (each
+    result names its own, `owner/b#42`, and is left unlinked rather than linked to the wrong repository)."""
+    if not settings.org.many:
+        return str(settings.issues_base_url) if settings.issues_base_url else None
+    return settings.for_repo(result.repo).issues_base_url if result.repo else None
 
 
 def _call(lookup: Lookup) -> tuple[str, dict[str, Any]]:

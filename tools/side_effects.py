@@ -16,10 +16,11 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.context import ToolContext
+from tools.demo_tracker import demo_tracker
 from tools.errors import ToolError, TrackerError, TrackerInDoubt, TrackerUnavailable
 from tools.mentions import neutralise
 from tools.registry import Registry
-from tools.tracker import IssueRef, Tracker, demo_tracker
+from tools.tracker import IssueRef, Tracker
 
 MAX_LABELS = 10
 MAX_LABEL_CHARS = 50

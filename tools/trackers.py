@@ -5,7 +5,8 @@ from __future__ import annotations
 import redis
 
 from atlas.settings import Settings
-from tools.tracker import Tracker, demo_tracker
+from tools.demo_tracker import demo_tracker
+from tools.tracker import Tracker
 
 
 def tracker_for(settings: Settings, conn: redis.Redis | None = None) -> Tracker:

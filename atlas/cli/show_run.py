@@ -66,12 +66,15 @@ def show(settings: Settings, run_id: str, *, as_json: bool) -> int:
             )
         )
     else:
-        print(describe(run, following, notes))
+        print(describe(run, following, notes, many=settings.org.many))
     return 0
 
 
-def describe(run: RunState, following: list[str] | None = None, notes: list[dict[str, str]] | None = None) -> str:
-    """Header lines (question, where it came from, status, delivery), then the answer as `atlas ask` prints it."""
+def describe(
+    run: RunState, following: list[str] | None = None, notes: list[dict[str, str]] | None = None, *, many: bool = False
+) -> str:
+    """Header lines (question, where it came from, its repository, status, delivery), then the answer as `atlas ask`
+    prints it. `many`: the install serves several repositories, so a run about none of them searched every one."""
     origin = run.origin
     where = (
         f"Slack {origin.channel} thread {origin.thread_ts or origin.message_ts}"
@@ -81,6 +84,8 @@ def describe(run: RunState, following: list[str] | None = None, notes: list[dict
     if run.triage is not None:
         where = f"the triage inbox ({origin.kind} {origin.channel}), issue #{run.triage.issue} of {run.triage.repo}"
     lines = [f"run {run.id} ({run.status}) from {where}", f"question: {run.question}"]
+    if run.repo or many:  # which repository it answered from (issue 38)
+        lines.append(f"repository: {run.repo or 'every one served'}")
     if run.handoff is not None:  # a help channel's run that was not confident (workers/help/handoff.py)
         lines.append(f"handed off, not confident; looked at: {run.handoff}")
     if run.filing is not None and run.filing.drafted is not None:  # who wrote the issue's draft, as its card says

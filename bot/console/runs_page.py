@@ -146,6 +146,7 @@ def run_page(conn: redis.Redis, run_id: str, prefix: str) -> tuple[str, str] | N
         ["Status", esc(run.status) + (" (partial)" if run.partial else "")],
         ["Stop reason", esc(run.stop_reason or "")],
         ["Answered by", esc(run.answered_by.model if run.answered_by else "")],
+        ["Repository", esc(run.repo or "")],  # "": every repository served, or one install's only (issue 38)
         ["Asked", esc(when(run.created_at))],
         ["Updated", esc(when(run.updated_at))],
         ["Steps", esc(len(run.steps))],

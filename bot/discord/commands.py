@@ -39,7 +39,20 @@ def definitions(lookup_command: str) -> list[dict[str, Any]]:
             "name": "issue",
             "description": "Show one issue",
             "options": [
-                {"type": INTEGER, "name": "number", "description": "The issue number", "required": True, "min_value": 1}
+                {
+                    "type": INTEGER,
+                    "name": "number",
+                    "description": "The issue number",
+                    "required": True,
+                    "min_value": 1,
+                },
+                {  # several repositories (issue 38): owner/b or b; without it, the channel's (every one elsewhere)
+                    "type": STRING,
+                    "name": "repo",
+                    "description": "The repository (owner/name or name); default: the channel's",
+                    "required": False,
+                    "max_length": 140,
+                },
             ],
         },
         {
@@ -79,12 +92,14 @@ def register(
 
 
 def lookup_text(options: list[dict[str, Any]]) -> str:
-    """The lookup command's options as the text bot/lookups.py parses: `search redis timeout open`."""
+    """The lookup command's options as the text bot/lookups.py parses: `search redis timeout open`, `issue b#42`."""
     if not options:
         return "help"
     sub = options[0]
     values = {o.get("name"): o.get("value") for o in sub.get("options") or []}
     parts = [str(sub.get("name") or "help")]
+    if values.get("repo") and values.get("number") not in (None, ""):  # `issue owner/b#42`, as typed on Slack
+        values["number"] = f"{str(values['repo']).strip()}#{values['number']}"
     for key in ("number", "words", "state"):
         if values.get(key) not in (None, ""):
             parts.append(str(values[key]))

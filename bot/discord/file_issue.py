@@ -20,8 +20,11 @@ from workers.runs.store import RunStore
 log = logging.getLogger("atlas.bot.discord.file_issue")
 
 
-def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: str) -> Reply:
-    """The interaction's reply; Redis errors are the caller's (it answers them as every click)."""
+def click(
+    conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: str, repos: tuple[str, ...] = ()
+) -> Reply:
+    """The interaction's reply; Redis errors are the caller's (it answers them as every click). `repos`: those
+    served, so an answer about none of several is not filed in a guessed one (issue 38)."""
     user = str(((payload.get("member") or {}).get("user") or payload.get("user") or {}).get("id") or "")
     try:
         source = RunStore(conn).load(run_id)
@@ -35,7 +38,11 @@ def click(conn: redis.Redis, queue_name: str, payload: dict[str, Any], run_id: s
     ):
         log.warning("file-issue click by %s on run %s refused: not from the answer's thread", user, run_id[:40])
         return ephemeral(filing_click_text(FilingClick("nothing")))
-    filing_run, started = filing.start(conn, queue_name, source, user)
+    try:
+        repo = filing.repository_of(repos, source)
+    except filing.WhichRepository as which:
+        return ephemeral(filing_click_text(FilingClick("which_repo", which.repos)))
+    filing_run, started = filing.start(conn, queue_name, source, user, repo)
     log.info(
         "file-issue click by %s on run %s: filing run %s %s",
         user,

@@ -26,7 +26,8 @@ from bot.discord.rest import DiscordError, DiscordREST, rest_client
 from bot.discord.views.answer import answer_messages
 from bot.discord.views.notices import handoff_text, note_text
 from bot.task_titles import task_title
-from tools.tracker import Tracker, demo_tracker
+from tools.demo_tracker import demo_tracker
+from tools.tracker import Tracker
 from tools.trackers import tracker_for
 from workers.agent.events import Finished, InDoubt, Paused, RunEvent, StepStarted, ToolCalled
 from workers.approvals.records import Approval

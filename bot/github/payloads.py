@@ -103,7 +103,37 @@ class PushDelivery(Delivery):
     commits: list[Commit] | None = None
 
 
-MODELS: dict[str, type[Delivery]] = {
+class RepositoryRef(_Part):
+    """A repository an installation lists (GitHub's `{id, node_id, name, full_name, private}`)."""
+
+    full_name: StrictStr
+
+
+class InstallationRef(_Part):
+    id: StrictInt
+
+
+class InstallationDelivery(_Part):
+    """`installation`: created, deleted, suspend, unsuspend (and others Atlas ignores), with the repositories the
+    installation covers (GitHub lists them when it selected some; absent: the installation's every one)."""
+
+    action: StrictStr
+    installation: InstallationRef
+    repositories: list[RepositoryRef] | None = None
+
+
+class InstallationRepositoriesDelivery(_Part):
+    """`installation_repositories`: added or removed, each list of the repositories changed."""
+
+    action: StrictStr | None = None
+    installation: InstallationRef | None = None
+    repositories_added: list[RepositoryRef] = []
+    repositories_removed: list[RepositoryRef] = []
+
+
+MODELS: dict[str, type[_Part]] = {
+    "installation": InstallationDelivery,
+    "installation_repositories": InstallationRepositoriesDelivery,
     "issues": IssuesDelivery,
     "issue_comment": CommentDelivery,
     "label": LabelDelivery,
@@ -129,21 +159,11 @@ def parse(body: bytes) -> dict[str, Any]:
     return payload
 
 
-def full_names(payload: dict[str, Any], key: str) -> list[str]:
-    """The `full_name` of each repository listed under `key` (installation_repositories' added or removed)."""
-    listed = payload.get(key) or []
-    if not isinstance(listed, list) or not all(
-        isinstance(r, dict) and isinstance(r.get("full_name"), str) for r in listed
-    ):
-        raise Malformed(f"malformed installation_repositories payload: {key}: expected repositories with full_name")
-    return [str(r["full_name"]) for r in listed]
-
-
-def check(event: str, payload: dict[str, Any]) -> None:
-    """Malformed unless the payload has the shape the worker reads for this event."""
+def check(event: str, payload: dict[str, Any]) -> Any:
+    """The payload as the model of its event; Malformed unless it has the shape Atlas reads for this event."""
     model = MODELS.get(event, Delivery)
     try:
-        model.model_validate(payload)
+        return model.model_validate(payload)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())) or "payload"

@@ -7,7 +7,8 @@ else happens. A body that is not a JSON object of the shape the worker reads is 
 (`X-GitHub-Delivery`) is claimed in Redis (SET NX with a TTL), so a redelivery is answered without a
 second update. One URL serves every repository of the install (issue 38), routed by the payload's
 `repository.full_name`; events for a repository not served are logged and ignored (202, as GitHub expects of
-an App). A GitHub App's `installation_repositories` changes the set served (atlas/served_repos.py). The index
+an App). A GitHub App's `installation_repositories` and `installation` change the set served and queue a new
+repository's sync (bot/github/installation.py). The index
 update runs as an RQ job (workers/jobs/github.py).
 """
 
@@ -23,10 +24,9 @@ import redis
 from rq import Queue, Retry
 
 from atlas import served_repos
-from atlas.project_settings import repo_name_problem
 from atlas.settings import Settings
 from bot.body_limits import GITHUB_MAX_BODY as MAX_BODY
-from bot.github import deliveries, payloads
+from bot.github import deliveries, installation, payloads
 from workers.runs.job_names import APPLY_EVENT  # by name: the web process does not load the worker
 
 log = logging.getLogger("atlas.bot.github")
@@ -77,19 +77,13 @@ def _enqueue(
     return "202 Accepted", "queued"
 
 
-def _installation(conn: redis.Redis, delivery: str, payload: dict[str, Any]) -> tuple[str, str]:
-    """An App installation's repositories added or removed: the set served changes for every process."""
-    added, removed = (payloads.full_names(payload, key) for key in ("repositories_added", "repositories_removed"))
-    bad = [name for name in (*added, *removed) if repo_name_problem(name)]
-    if bad:
-        raise payloads.Malformed(f"malformed installation_repositories payload: {bad[0]!r} is no OWNER/REPO")
+def _installation(conn: redis.Redis, queue: Queue, settings: Settings, event: str, payload: Any) -> tuple[str, str]:
+    """An App installation's repositories changed: the set served changes for every process (installation.py)."""
     try:
-        served_repos.change(conn, added, removed)
+        return "200 OK", installation.handle(conn, queue, settings.repos, event, payload)
     except redis.RedisError:
-        log.warning("GitHub webhook %s: installation change not kept, Redis unavailable", delivery)
+        log.warning("GitHub webhook: installation change not kept, Redis unavailable")
         return "503 Service Unavailable", "try again"
-    log.info("GitHub App installation: added %s, removed %s", added or "none", removed or "none")
-    return "200 OK", f"repositories: {len(added)} added, {len(removed)} removed"
 
 
 def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], Callable[..., Any]], list[bytes]]:
@@ -123,8 +117,8 @@ def handler(settings: Settings, conn: redis.Redis) -> Callable[[dict[str, Any], 
             payload = payloads.parse(body)
             if event == "ping":
                 return reply(start_response, "200 OK", "pong")
-            if event == "installation_repositories":
-                return reply(start_response, *_installation(conn, delivery, payload))
+            if event in ("installation", "installation_repositories"):
+                return reply(start_response, *_installation(conn, queue, settings, event, payload))
             if event not in EVENTS:  # an App's other installation events carry no repository: nothing to check
                 return reply(start_response, "202 Accepted", f"ignored: {event}")
             payloads.check(event, payload)  # the job never sees a field of the wrong type

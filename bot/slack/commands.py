@@ -13,7 +13,7 @@ from typing import Any
 
 from slack_bolt import Ack, App, Respond
 
-from bot.lookups import Lookup, Usage, parse
+from bot.lookups import Lookup, Usage, issues_url, parse
 from bot.slack.deps import Deps
 from bot.slack.views.lookup import SHARE_ACTION, lookup_message
 from workers.messages.lookup import Found, Help, LookupFailed
@@ -33,7 +33,8 @@ def on_command(deps: Deps) -> Callable[..., None]:
                 reply = lookup_message(Help(name, parsed if isinstance(parsed, Usage) else None))
             else:
                 result = deps.lookups.run(parsed, command.get("channel_id"))
-                reply = lookup_message(Found(result, name, shareable=True, issues_base_url=settings.issues_base_url))
+                found = Found(result, name, shareable=True, issues_base_url=issues_url(settings, result))
+                reply = lookup_message(found)
         except Exception:
             log.exception("slash command %r failed", (command.get("text") or "")[:80])
             reply = lookup_message(LookupFailed())
@@ -54,8 +55,8 @@ def on_share(deps: Deps) -> Callable[..., None]:
         if not isinstance(parsed, Lookup) or parsed.kind == "help":
             return
         try:
-            result = deps.lookups.run(parsed)
-            found = Found(result, settings.slash_command, shared_by=user, issues_base_url=settings.issues_base_url)
+            result = deps.lookups.run(parsed, (body.get("channel") or {}).get("id"))  # the channel's repository
+            found = Found(result, settings.slash_command, shared_by=user, issues_base_url=issues_url(settings, result))
             respond(response_type="in_channel", replace_original=False, **lookup_message(found))
             respond(delete_original=True)
         except Exception:

@@ -48,7 +48,12 @@ def on_click(deps: Deps) -> Any:
             log.warning("file-issue click by %s on run %s refused: not from the answer's channel", user, run_id[:40])
             return
         try:
-            run, started = filing.start(deps.redis, deps.settings.queue_name, source, user)
+            repo = filing.repository_of(deps.settings.repos, source)  # several served: the answer's (issue 38)
+        except filing.WhichRepository as which:
+            tell_clicker(deps, body, user, filing_click_text(FilingClick("which_repo", which.repos)))
+            return
+        try:
+            run, started = filing.start(deps.redis, deps.settings.queue_name, source, user, repo)
         except redis.RedisError as exc:
             log.warning("file-issue click not recorded: %s", type(exc).__name__)
             tell_clicker(deps, body, user, filing_click_text(FilingClick("unavailable")))

@@ -82,3 +82,17 @@ def test_open_corpora_must_be_one_or_more() -> None:
 def test_github_repo_named_in_the_list_becomes_the_primary() -> None:
     s = Settings.from_env({"ATLAS_GITHUB_REPO": "acme/cli", "ATLAS_GITHUB_REPOS": "acme/lib,acme/cli"})
     assert s.org.repos == ("acme/cli", "acme/lib") and s.github is not None and s.github.repo == "acme/cli"
+
+
+def test_each_repository_s_settings_name_its_project_unless_the_operator_named_it() -> None:
+    from atlas.org_settings import org_project
+
+    s = Settings.from_env({"ATLAS_GITHUB_REPOS": "acme/lib,acme/cli"})
+    cli = s.for_repo("acme/cli").project
+    assert (cli.name, cli.description) == ("cli", "cli, the GitHub repository acme/cli")
+    assert org_project(s.project, "acme/lib", s.repos).description == "the GitHub repositories acme/lib, acme/cli"
+    named = Settings.from_env(
+        {"ATLAS_GITHUB_REPOS": "acme/lib,acme/cli", "ATLAS_PROJECT_NAME": "Acme", "ATLAS_PROJECT_DESCRIPTION": "Acme's"}
+    )
+    assert named.for_repo("acme/cli").project == named.project
+    assert org_project(named.project, "acme/lib", named.repos) == named.project

@@ -14,7 +14,7 @@ import pytest
 from datasets import derived, generate, tracker_db, tracker_journal
 from tests.support.tools_dataset import make_dataset
 from tools import open_corpus
-from tools.tracker import SqliteTracker
+from tools.demo_tracker import SqliteTracker
 
 
 def _files(folder: Path) -> list[tuple[str, int]]:

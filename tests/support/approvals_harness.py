@@ -30,8 +30,8 @@ from tests.standins.slack_fixtures import RunningBot, start_bot
 from tests.standins.slack_interactions import block_action
 from tests.support.approvals_data import make_data
 from tests.support.processes import REPO, wait_for, worker_process
+from tools.demo_tracker import demo_tracker
 from tools.issue_store import IssueStore
-from tools.tracker import demo_tracker
 from workers.approvals import records as approvals
 from workers.runs.queueing import job_id
 from workers.runs.state import Origin, PendingCall, RunState

@@ -25,11 +25,11 @@ class Org:
     env: dict[str, str]
 
 
-def second_repo(issues: int, comments: int) -> Repo:
+def second_repo(issues: int, comments: int, name: str = SECOND, repo_id: int = 5151, seed: int = 11) -> Repo:
     """Another repository of the same owner, with issues of its own (another seed: other titles)."""
-    repo = generate(issues, comments=comments, seed=11)
+    repo = generate(issues, comments=comments, seed=seed)
     old = repo.full_name
-    repo.name, repo.repo_id = SECOND, 5151
+    repo.name, repo.repo_id = name, repo_id
     for table in (repo.issues, repo.comments, repo.labels):  # the URLs in them name the repository
         for key, value in table.items():
             text = re.sub(f'/{re.escape(old)}(?=[/"])', f"/{repo.full_name}", json.dumps(value))

@@ -14,8 +14,8 @@ import pytest
 
 from datasets import tracker_db, tracker_journal
 from tests.tools.test_tracker import data  # noqa: F401  # the demo data folder, its index built
+from tools.demo_tracker import SqliteTracker
 from tools.issue_store import IssueStore
-from tools.tracker import SqliteTracker
 
 
 def test_a_write_journaled_by_a_killed_writer_is_settled_from_the_journal_and_shown(data: Path) -> None:  # noqa: F811

@@ -11,9 +11,9 @@ import pytest
 from tests.support.tools_dataset import ISSUES, make_dataset, write_issues
 from tools import dispatch, open_corpus, v2_registry
 from tools.context import ToolContext
+from tools.demo_tracker import demo_tracker
 from tools.dispatch import validate
 from tools.repo_scope import RepoScope, named, scoped
-from tools.tracker import demo_tracker
 
 A, B = "acme/lib", "acme/cli"
 

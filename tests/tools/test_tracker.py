@@ -10,9 +10,9 @@ import pytest
 
 from datasets import tracker_db, tracker_journal
 from tests.support.approvals_data import LABELS, make_data
+from tools.demo_tracker import SqliteTracker
 from tools.errors import TrackerError
 from tools.issue_store import IssueStore
-from tools.tracker import SqliteTracker
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ import httpx
 from githubkit import GitHub, Response
 from githubkit.exception import GitHubException, RequestError, RequestFailed, RequestTimeout
 
+from atlas import served_repos
 from atlas.errors import GitHubFailure
 from atlas.github_client import WRITE_ISSUES, failure, rate_limit_wait
 from atlas.project_settings import GitHubSettings
@@ -73,7 +74,11 @@ class RepositoryCalls:
         return self._github
 
     def _write(self, action: Callable[[], T], doing: str, number: int | None) -> T:
-        """A write in the pacer's turn; a timeout or 5xx after sending it is `TrackerInDoubt`, not a failure."""
+        """A write in the pacer's turn; a timeout or 5xx after sending it is `TrackerInDoubt`, not a failure. A
+        repository the App's installation removed or suspended is refused before anything is sent."""
+        why = served_repos.withdrawn(self.pacer.conn, self.gh.repo)
+        if why is not None:
+            raise TrackerError(f"{why}; nothing was done")
         try:
             return self._call(action, doing, WRITE_ISSUES, number=number, turn=self.pacer.turn)
         except _Unconfirmed as exc:

@@ -9,26 +9,46 @@ word occurs in a sentence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from workers.runs.state import RunState
 
-_ISSUE_REF = re.compile(r"#(\d{1,7})\b")
+_ISSUE_REF = re.compile(r"(?:(?<![\w.-])([\w.-]+/[\w.-]+)(?=#))?#(\d{1,7})\b")  # #42, owner/b#42 (issue 38)
+_REPO_ISSUE = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
+_REPO_DOC = re.compile(r"^[\w.-]+/[\w.-]+: ")
 _URL = re.compile(r"https?://[^\s()<>`'\"]+[^\s()<>`'\".,;:]")  # a permalink or PR/release/discussion URL
+
+
+def _seen(run: RunState) -> str:
+    """What the run's tools showed (a refusal shows nothing)."""
+    outputs = (str(item.get("output", "")) for item in run.items if item.get("type") == "function_call_output")
+    return "\n".join(out for out in outputs if not out.startswith("Error"))
+
+
+def named_docs(run: RunState, pages_of: Callable[[str], Iterable[str]], repos: Iterable[str]) -> list[str]:
+    """A run over several repositories (issue 38): the docs it cites that a tool showed under a repository's name
+    (`- owner/b: id`), each as `owner/b: id`; `pages_of(repo)` lists a repository's doc ids, asked only of the
+    repositories the tools named."""
+    seen, answer = _seen(run), unquoted(run.answer or "")
+    found: list[str] = []
+    for repo in repos:
+        if f"{repo}: " not in seen:
+            continue
+        found += [f"{repo}: {d}" for d in pages_of(repo) if _cites(answer, d) and _mentions(seen, f"{repo}: {d}")]
+    return found
 
 
 def sources_of(run: RunState, doc_ids: Iterable[str]) -> list[str]:
     """Cited and seen: an id the answer names but no tool showed is not a source (it may be made up)."""
-    outputs = (str(item.get("output", "")) for item in run.items if item.get("type") == "function_call_output")
-    seen = "\n".join(out for out in outputs if not out.startswith("Error"))  # a refusal shows nothing
+    seen = _seen(run)
     answer = unquoted(run.answer or "")
     found: list[str] = []
     for doc_id in doc_ids:
         if _cites(answer, doc_id) and _mentions(seen, doc_id):
             found.append(doc_id)
-    for number in dict.fromkeys(_ISSUE_REF.findall(_URL.sub("", answer))):
-        if re.search(rf"#{number}\b", seen):
-            found.append(f"#{number}")
+    for repo, number in dict.fromkeys(_ISSUE_REF.findall(_URL.sub("", answer))):
+        if re.search(rf"{re.escape(repo)}#{number}\b", seen):  # `owner/b#42` (several repositories) as it was shown
+            found.append(f"{repo}#{number}")
     seen_urls = set(_URL.findall(seen))
     found += [url for url in dict.fromkeys(_URL.findall(answer)) if url in seen_urls]
     return found
@@ -55,6 +75,8 @@ def source_url(source: str, *, docs_base_url: str | None, issues_base_url: str |
         return source
     if source.startswith("#") and source[1:].isdigit():
         base, ident = issues_base_url, source[1:]
+    elif _REPO_ISSUE.match(source) or _REPO_DOC.match(source):  # another repository's: only its own link is right
+        return None
     else:
         base, ident = docs_base_url, source
     if not base:

@@ -21,14 +21,16 @@ INTRO = (
 REASON = "Add my details to #{number} instead: it may be the same problem (score {score:.2f}; why: {why})."
 
 
-def offer(run: RunState, similar: list[dict[str, Any]], body: str) -> PendingCall | None:
+def offer(run: RunState, similar: list[dict[str, Any]], body: str, repo: str | None = None) -> PendingCall | None:
     """The comment on the best open match (None when there is none), recorded in the run's items with the reason
-    the card shows above it."""
+    the card shows above it; `repo`: the filing's repository, which the card names (several served)."""
     if not similar:
         return None
     best = similar[0]
     number = int(best["id"])
-    arguments = defuse_arguments("post_comment", json.dumps({"issue_id": number, "body": f"{INTRO}\n\n{body}"}))
+    named = {"repo": repo} if repo else {}
+    comment = {"issue_id": number, "body": f"{INTRO}\n\n{body}", **named}
+    arguments = defuse_arguments("post_comment", json.dumps(comment))
     reason = REASON.format(
         number=number, score=float(best.get("score") or 0.0), why=str(best.get("evidence") or "-")[:300]
     )

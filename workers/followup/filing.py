@@ -80,8 +80,9 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
     if refused is not None:  # the tracker refused the draft (a label gone): say so, file nothing
         _end(rt, run, record, "failed", wording.FILE_ISSUE_REFUSED.format(reason=refused.text.split("\n")[0]))
         return
+    named = {"repo": record.repo} if record.repo else {}  # several repositories: the card names where (issue 38)
     arguments = defuse_arguments(
-        "create_issue", json.dumps(made.arguments())
+        "create_issue", json.dumps({**made.arguments(), **named})
     )  # the card shows it as filed: no live @mention
     record.similar = similar.open_matches(rt, made.title, made.body)  # shown on the card: it may be known already
     run.items = [{"type": "function_call", "call_id": CALL_ID, "name": "create_issue", "arguments": arguments}]
@@ -90,7 +91,9 @@ def _draft(rt: WorkerParts, run: RunState, record: FilingRecord) -> None:
             pending_id=f"{run.id}.{CALL_ID}", call_id=CALL_ID, name="create_issue", arguments=arguments, step=STEP
         )
     ]
-    instead = add_details.offer(run, record.similar, made.body)  # "Add my details to #N instead", decided alone
+    instead = add_details.offer(
+        run, record.similar, made.body, record.repo
+    )  # "Add my details to #N instead", decided alone
     run.pending += [instead] if instead is not None else []
     record.status = "pending"
     run.status = "awaiting_approval"

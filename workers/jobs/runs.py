@@ -31,6 +31,7 @@ from workers.errors import (
 from workers.jobs.fenced import FencedParts
 from workers.parts import WorkerParts
 from workers.process import platforms, runtime
+from workers.process.repo_parts import for_repo, run_repo
 from workers.runs import lease
 from workers.runs.state import RunState, StopReason
 
@@ -87,14 +88,14 @@ def _special(rt: runtime.Runtime, run: RunState, fence: Callable[[], None]) -> s
         run.triage is not None
     ):  # the triage inbox: no thread; its card and its actions only (a model only if configured, under its own budget)
         from workers.new_issues.triage_run import proceed
-        from workers.process.repo_parts import for_repo
 
         # the issue's repository: its folder, tracker and backtest (issue 38)
         return proceed(cast(WorkerParts, FencedParts(for_repo(rt, run.triage.repo), fence)), run)
     if run.filing is not None:  # a thread drafted as an issue (one model call at most): its one approval
         from workers.followup import filing
 
-        return filing.proceed(cast(WorkerParts, FencedParts(rt, fence)), run)
+        # the answer's repository: its tracker, labels and similar issues (issue 38)
+        return filing.proceed(cast(WorkerParts, FencedParts(for_repo(rt, run.repo), fence)), run)
     if run.solved is not None:  # a solved thread drafted as knowledge: its one approval
         from workers.knowledge import solved
 
@@ -106,6 +107,7 @@ def _continue(rt: runtime.Runtime, run_id: str, fence: Callable[[], None]) -> st
     """`fence` (the lease's check) runs before every save and post, and raises LeaseLost once another job took the
     run."""
     run = rt.store.load(run_id)
+    run.repo = run_repo(rt.settings, run)  # kept on the record (the console, `atlas runs show`): no extra command
     special = _special(rt, run, fence)
     if special is not None:
         return special

@@ -66,8 +66,8 @@ def view(run: RunState, call: PendingCall, tracker: Tracker | None, expires_at: 
     arguments = arguments if isinstance(arguments, dict) else {}
     issue = duplicate = None
     repo = scope_args(arguments)
-    pick = getattr(tracker, "for_repo", None)  # several repositories: the issue is looked up in its own
-    tracker = pick(repo) if repo and pick is not None else tracker
+    if repo and tracker is not None:  # several repositories: the issue is looked up in its own (issue 38)
+        tracker = tracker.for_repo(repo)
     if tracker is not None:
         try:
             if isinstance(arguments.get("issue_id"), int):

@@ -9,12 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-FilingOutcome = Literal["drafting", "already", "nothing", "unavailable"]
+FilingOutcome = Literal["drafting", "already", "nothing", "unavailable", "which_repo"]
 
 
 @dataclass(frozen=True)
 class FilingClick:
     """`drafting`: the filing run is queued; `already`: an earlier click queued it; `nothing`: the answer is
-    unknown (expired, or not this place's); `unavailable`: the store did not answer, nothing was recorded."""
+    unknown (expired, or not this place's); `unavailable`: the store did not answer, nothing was recorded;
+    `which_repo`: several repositories are served and the answer is about none of them (`repos`), so none is guessed."""
 
     outcome: FilingOutcome
+    repos: tuple[str, ...] = ()

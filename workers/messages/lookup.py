@@ -45,6 +45,7 @@ class Result:
     lookup: Lookup
     text: str
     ok: bool
+    repo: str | None = None  # the one repository it looked in (several served); None: every one, or the only one
 
     @property
     def said(self) -> str:

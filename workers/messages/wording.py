@@ -68,6 +68,7 @@ APPROVAL_COMMENT = "{strong}Comment, exactly as it will be posted:{strong}"
 APPROVAL_CLOSE = "{strong}Close as:{strong} {reason}"
 APPROVAL_CLOSE_DUPLICATE = "{strong}Close as:{strong} duplicate of {link}"
 APPROVAL_NEW_TITLE = "{strong}Title:{strong} {title}"
+APPROVAL_NEW_REPO = "{strong}Filed in:{strong} {repo}"  # a new issue's repository, when several are served
 APPROVAL_SIMILAR = "May already be reported: open issues like this draft (the triage's duplicate ranking):"
 APPROVAL_SIMILAR_ONE = "{link}: score {score:.2f}. Why: {why}"
 APPROVAL_LEFT_OUT = "Quotes only the asker's own messages; left out what {who} wrote in the thread."
@@ -124,6 +125,10 @@ HELP_HELD = {
 FILE_ISSUE_BUTTON = "File as GitHub issue"
 FILE_ISSUE_DRAFTING = "Drafting an issue from this thread; a maintainer approves it before anything is filed."
 FILE_ISSUE_ALREADY = "An issue draft from this answer was already requested."
+FILE_ISSUE_WHICH_REPO = (
+    "This install serves several repositories ({repos}) and this answer is not about one of them, so Atlas will not "
+    "guess where to file it. Ask in the repository's own channel, or ask Atlas here to file it in one of them by name."
+)
 FILE_ISSUE_NOTHING = "Nothing to file from this answer."
 
 # Under an answer: "Mark as answer" (workers/knowledge/solved_claim.py), and what the one who marked is told.

@@ -113,7 +113,8 @@ class Runtime:
         `unprompted` (a help channel's run): the tools include `hand_off`, its way to say it is not confident.
         `fence`: the job's lease check, before every save (`JobKeeper`). `run`: its channel's model and budgets
         (atlas.toml), its calls held to the daily caps; None: the install's."""
-        corpus = open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
+        mine = repo_parts.run_settings(self.settings, run)  # the run's repository's folder and prompt (issue 38)
+        corpus = open_corpus(mine.data_dir, mine.home, mine.semantic_docs)
         registry = self._help_registry() if unprompted else self.registry
         tools = JobTools(registry, corpus, self.conn, self.tracker, functools.partial(repo_parts.scope_for, self))
         return Agent(
@@ -125,7 +126,7 @@ class Runtime:
             if run is None
             else ChannelSummarizer(self, self.channel_models.scoped(run, self.summary_model)),
             limits=Limits(budget=self.channel_models.plan(run).budget, tool_timeout=self.settings.tool_timeout_seconds),
-            instructions=instructions_for(self.settings.project),
+            instructions=instructions_for(mine.project),
             stopping=self.stopping,
             pool=self.tool_pool,
         )
@@ -154,20 +155,24 @@ class Runtime:
 
     def settle(self, run: RunState, corpus: Corpus | None = None) -> None:
         """Cost and cited sources, computed once before a run's final state is saved; sources are looked up
-        in `corpus` (the job's), else in the data folder's corpus as it is now."""
+        in `corpus` (the job's), else in the run's repository's corpus as it is now."""
         mine = self.channel_models.plan(run)  # the channel's model and its price (atlas.toml), else the install's
         run.cost_usd = dollars(run.usage, mine.price)
-        run.answered_by = AnsweredBy(model=mine.model, data_dir=str(self.settings.data_dir))
+        here = repo_parts.run_settings(self.settings, run)  # the run's repository's folder and tracker (issue 38)
+        run.answered_by = AnsweredBy(model=mine.model, data_dir=str(here.data_dir))
         if run.answer:
-            corpus = corpus or open_corpus(self.settings.data_dir, self.settings.home, self.settings.semantic_docs)
+            corpus = corpus or open_corpus(here.data_dir, here.home, here.semantic_docs)
             pages = corpus.docs.pages
             run.sources = sources_of(run, pages)
             run.source_urls = {s: pages[s].url for s in run.sources if s in pages and pages[s].url}
+            run.source_urls.update(repo_parts.issue_links(self.settings, run))  # each issue its repository's page
+            named = repo_parts.named_doc_links(self.settings, run)  # every repository's: docs under their names
+            run.sources = [s for s in run.sources if not any(n.endswith(f": {s}") for n in named)] + list(named)
+            run.source_urls.update({s: url for s, url in named.items() if url})
             watches.record(self.conn, run, cited(run, corpus), self.settings.knowledge.watch_seconds)  # notes on change
             solved_claim.remember_answer(self.conn, run)  # a forum post tagged solved finds its answer
-        links.subscribe_run(
-            self.conn, subscriptions.tracker_name(self.settings), run
-        )  # filed or linked: the thread follows it
+        tracker = subscriptions.tracker_name(here)  # filed or linked: the thread follows it, in its repository
+        links.subscribe_run(self.conn, tracker, run, self.settings.org.canonical)
 
     def platform_for(self, platform: Platform, channel: str | None = None) -> ChatPlatform | None:
         """The chat platform a run of this kind reports on; approval cards describe issues from this worker's

@@ -20,6 +20,7 @@ class FilingRecord(BaseModel):
     """The source answer's run, the draft's fate, and the issue filed (once known)."""
 
     source_run: str
+    repo: str | None = None  # where it is filed (issue 38): the answer's repository; None: the install's only one
     status: FilingStatus = "drafting"
     number: int | None = None
     result: str = ""

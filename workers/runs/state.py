@@ -115,6 +115,9 @@ class RunState(BaseModel):
     origin: Origin = Field(default_factory=Origin)
     history: list[Turn] = Field(default_factory=list)
     context_channel: str | None = None  # the channel the person was looking at (Slack's assistant view)
+    # The repository the run is about (issue 38): its channel's, its issue's; None: every one served (a channel
+    # about none), the Orbit demo, or a record of an older version. Set by the worker, saved with its first step.
+    repo: str | None = None
     status: RunStatus = "queued"
     items: list[dict[str, Any]] = Field(default_factory=list)
     steps: list[StepRecord] = Field(default_factory=list)

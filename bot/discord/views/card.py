@@ -104,6 +104,7 @@ def card_text(card: CardView) -> str:
             lines.append(wording.APPROVAL_COMMENT_CUT.format(more=more))
     elif name == "create_issue":  # the body whole in the card's embeds, like a comment
         body = str(arguments.get("body") or "")
+        lines += [wording.APPROVAL_NEW_REPO.format(repo=code(card.repo))] if card.repo else []  # several served
         lines.append(wording.APPROVAL_NEW_TITLE.format(title=escape(str(arguments.get("title") or ""))))
         lines.append(
             wording.APPROVAL_NEW_LABELS.format(

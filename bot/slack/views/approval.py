@@ -117,7 +117,7 @@ def describe(card: CardView) -> list[dict[str, Any]]:
                 RichTextBlock(elements=[RichTextPreformattedElement(elements=[RichTextElementParts.Text(text=part)])])
             )
     elif card.name == "create_issue":
-        blocks.extend(_new_issue(card.arguments))
+        blocks.extend(_new_issue(card.arguments, card.repo))
     elif card.name == "close_issue":
         if card.arguments.get("reason") == "duplicate":
             original = (
@@ -169,9 +169,12 @@ def describe(card: CardView) -> list[dict[str, Any]]:
     return [b.to_dict() for b in blocks]
 
 
-def _new_issue(arguments: dict[str, Any]) -> list[Any]:
-    """A new issue's title, labels and whole body (preformatted: nothing in it renders as a mention or link)."""
-    blocks: list[Any] = [
+def _new_issue(arguments: dict[str, Any], repo: str | None) -> list[Any]:
+    """A new issue's repository (several served), title, labels and whole body (preformatted: nothing in it renders
+    as a mention or link)."""
+    where = wording.APPROVAL_NEW_REPO.format(repo=f"`{escape(repo)}`") if repo else None
+    blocks: list[Any] = [SectionBlock(text=MarkdownTextObject(text=where))] if where else []
+    blocks += [
         SectionBlock(
             text=MarkdownTextObject(
                 text=wording.APPROVAL_NEW_TITLE.format(title=escape(reveal(str(arguments.get("title") or ""))))[

@@ -11,8 +11,9 @@ SAID: dict[FilingOutcome, str] = {
     "already": said.FILE_ISSUE_ALREADY,
     "nothing": said.FILE_ISSUE_NOTHING,
     "unavailable": wording.EPHEMERAL_UNAVAILABLE,
+    "which_repo": said.FILE_ISSUE_WHICH_REPO,
 }
 
 
 def filing_click_text(click: FilingClick) -> str:
-    return SAID[click.outcome]
+    return SAID[click.outcome].format(repos=", ".join(click.repos))

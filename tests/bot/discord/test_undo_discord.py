@@ -18,7 +18,7 @@ from tests.standins import discord_interactions as di
 from tests.standins.discord_api import DiscordAPI
 from tests.standins.discord_fixtures import discord_api  # noqa: F401
 from tests.support.processes import wait_for, worker_process
-from tools.tracker import SqliteTracker
+from tools.demo_tracker import SqliteTracker
 from workers.triage import outcomes
 
 

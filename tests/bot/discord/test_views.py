@@ -209,3 +209,8 @@ def test_each_click_outcome_tells_the_discord_clicker_its_own_sentence() -> None
     solved = {o: solved_click_text(SolvedClick(o)) for o in ("started", "already", "private", "nothing", "unavailable")}
     assert solved["started"] == said.SOLVED_STARTED and solved["unavailable"] == wording.EPHEMERAL_UNAVAILABLE
     assert len(set(filing.values())) == 4 and len(set(solved.values())) == 5
+
+
+def test_a_filing_click_about_none_of_several_repositories_names_them_and_files_nowhere() -> None:
+    text = filing_click_text(FilingClick("which_repo", ("acme/lib", "acme/cli")))
+    assert "(acme/lib, acme/cli)" in text and "{repos}" not in text

@@ -236,3 +236,8 @@ def test_each_click_outcome_tells_the_clicker_its_own_sentence() -> None:
     solved = {o: solved_click_text(SolvedClick(o)) for o in ("started", "already", "private", "nothing", "unavailable")}
     assert solved["private"] == said.SOLVED_PRIVATE and solved["unavailable"] == wording.EPHEMERAL_UNAVAILABLE
     assert len(set(solved.values())) == 5
+
+
+def test_a_filing_click_about_none_of_several_repositories_names_them_and_files_nowhere() -> None:
+    text = filing_click_text(FilingClick("which_repo", ("acme/lib", "acme/cli")))
+    assert "(acme/lib, acme/cli)" in text and "{repos}" not in text

@@ -10,7 +10,7 @@ import pytest
 from bot.lookups import Lookup, Lookups
 from tests.support.tools_dataset import make_dataset
 from tools import ToolContext, ToolOutput, dispatch, open_corpus, v2_registry, validate
-from tools.tracker import demo_tracker
+from tools.demo_tracker import demo_tracker
 
 HUGE = 2**63  # one above SQLite's INTEGER
 

@@ -44,3 +44,31 @@ def test_ids_inside_quoted_lines_are_not_citations() -> None:
 
 def test_an_error_output_is_not_a_source() -> None:
     assert sources_of(_run("Nothing about #99.", "Error: no issue #99\nHint: search_issues"), DOCS) == []
+
+
+def test_another_repository_s_issue_is_cited_with_its_name_and_linked_only_by_its_own_url() -> None:
+    from workers.agent.sources import source_url
+
+    seen = "acme/rocket:\n#12 Crash\n\nacme/cli:\nacme/cli#12 Flag ignored"
+    assert sources_of(_run("See acme/cli#12 and #12.", seen), []) == ["acme/cli#12", "#12"]
+    assert sources_of(_run("See acme/docs#12.", seen), []) == []  # never shown: not a source
+    base = "https://github.com/acme/rocket/issues/{id}"
+    assert source_url("acme/cli#12", docs_base_url="https://docs", issues_base_url=base) is None
+    assert source_url("#12", docs_base_url=None, issues_base_url=base) == "https://github.com/acme/rocket/issues/12"
+
+
+def test_a_doc_shown_under_its_repository_s_name_is_cited_with_it() -> None:
+    from workers.agent.sources import named_docs, source_url
+
+    seen = "acme/rocket:\n- acme/rocket: install § Setup\n\nacme/cli:\n- acme/cli: flags § Quiet"
+    run = _run("Pass --quiet (see `flags`); install with pip (`install`).", seen)
+    pages = {"acme/rocket": ["install", "config"], "acme/cli": ["flags", "install"], "acme/docs": ["flags"]}
+    asked: list[str] = []
+
+    def pages_of(repo: str) -> list[str]:
+        asked.append(repo)
+        return pages[repo]
+
+    assert named_docs(run, pages_of, pages) == ["acme/rocket: install", "acme/cli: flags"]
+    assert asked == ["acme/rocket", "acme/cli"]  # acme/docs was never shown: its pages are not read
+    assert source_url("acme/cli: flags", docs_base_url="https://docs.example", issues_base_url=None) is None

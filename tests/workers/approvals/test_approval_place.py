@@ -30,7 +30,7 @@ from tests.standins.slack_interactions import block_action
 from tests.support.approvals_harness import ASKER, CHANNEL, MAINTAINER, Stack, is_card, pending_id, stack
 from tests.support.processes import wait_for
 from tests.support.tools_dataset import make_dataset
-from tools.tracker import demo_tracker
+from tools.demo_tracker import demo_tracker
 from workers.approvals import records as approvals
 from workers.runs.state import Origin, PendingCall, RunState
 from workers.runs.store import RunStore

@@ -85,7 +85,7 @@ def test_a_discord_approval_card_describes_the_issue_from_the_workers_tracker(
     demo data folder beside the settings does."""
     from tests.support.tools_dataset import ISSUES, write_issues
     from tools import open_corpus
-    from tools.tracker import demo_tracker
+    from tools.demo_tracker import demo_tracker
 
     settings = discord_settings(discord_api, redis_url, tmp_path / "home", make_dataset(tmp_path / "data"))
     other = make_dataset(tmp_path / "worker-data")

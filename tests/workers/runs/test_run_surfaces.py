@@ -19,7 +19,7 @@ from workers.runs.surfaces import CliSurface, DiscordInteraction, DiscordSurface
 SLACK_RECORD = (
     '{"id":"5f2a9c0e1b3d4a67","question":"What does ORB-1202 '
     'mean?","origin":{"kind":"slack","user":"U0ALICE","channel":"D0DM",'
-    '"thread_ts":"1700050001.000100","message_ts":"1700050001.000100","team":"T0TEST","unprompted":false},"history":[],"context_channel":null,'
+    '"thread_ts":"1700050001.000100","message_ts":"1700050001.000100","team":"T0TEST","unprompted":false},"history":[],"context_channel":null,"repo":null,'
     '"status":"done","items":[],"steps":[],"usage":{"input_tokens":0,"cached_tokens":0,"output_tokens":0},"seconds_spent":0.0,'
     '"consecutive_errors":0,"pending":[],"answer":"It is '
     'PermanentError.","stop_reason":null,"partial":false,"sources":[],'
@@ -32,7 +32,7 @@ SLACK_RECORD = (
 # A Discord `/atlas ask` run: its interaction, the thread, progress closed, answers posted both ways. Every Discord key.
 DISCORD_RECORD = (
     '{"id":"7c1e","question":"q","origin":{"kind":"discord","user":"1","channel":"2","thread_ts":null,"message_ts":"4",'
-    '"team":"3","unprompted":false},"history":[],"context_channel":null,"status":"queued","items":[],"steps":[],"usage":{"input_tokens":0,'
+    '"team":"3","unprompted":false},"history":[],"context_channel":null,"repo":null,"status":"queued","items":[],"steps":[],"usage":{"input_tokens":0,'
     '"cached_tokens":0,"output_tokens":0},"seconds_spent":0.0,"consecutive_errors":0,"pending":[],"answer":null,'
     '"stop_reason":null,"partial":false,"sources":[],"source_urls":{},"cost_usd":0.0,"error":null,"created_at":1.0,'
     '"updated_at":2.0,"surface":{"interaction":{"app":"1300","token":"tok","at":1700050001.25},"reply_to":"4",'
@@ -41,7 +41,7 @@ DISCORD_RECORD = (
 )
 CLI_RECORD = (
     '{"id":"c","question":"q","origin":{"kind":"cli","user":null,"channel":null,"thread_ts":null,"message_ts":null,'
-    '"team":null,"unprompted":false},"history":[],"context_channel":null,"status":"queued","items":[],"steps":[],"usage":{"input_tokens":0,'
+    '"team":null,"unprompted":false},"history":[],"context_channel":null,"repo":null,"status":"queued","items":[],"steps":[],"usage":{"input_tokens":0,'
     '"cached_tokens":0,"output_tokens":0},"seconds_spent":0.0,"consecutive_errors":0,"pending":[],"answer":null,'
     '"stop_reason":null,"partial":false,"sources":[],"source_urls":{},"cost_usd":0.0,"error":null,"created_at":1.0,'
     '"updated_at":2.0,"surface":{},"settings_fingerprint":null,"answered_by":null,"handoff":null,"triage":null,"filing":null,"solved":null,"unfiled":false}'
