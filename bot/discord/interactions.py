@@ -26,7 +26,7 @@ from bot import lookups
 from bot.discord import commands, file_issue, intake, solved, wording
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.cards import decided_payload
-from bot.discord.lookup_channel import lookup_channel
+from bot.discord.lookup_command import lookup_reply
 from bot.discord.replies import (
     APPLICATION_COMMAND,
     DEFERRED_CHANNEL_MESSAGE,
@@ -65,7 +65,7 @@ from workers.console_data import votes
 from workers.messages.approval import Decision
 from workers.messages.ephemeral import AlreadyDecided, Elsewhere, Gone, NotAllowed, Unrecorded
 from workers.messages.intake_notes import EmptyQuestion, Unavailable
-from workers.messages.lookup import Found, Help, LookupFailed
+from workers.messages.lookup import LookupFailed
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
 from workers.runs.state import Origin
@@ -130,7 +130,9 @@ class Interactions:
             if data.get("name") == commands.ASK_COMMAND:
                 return self.ask(payload, data)
             if data.get("name") == self.settings.lookup_command:
-                return self.lookup(commands.lookup_text(data.get("options") or []), payload, shareable=True)
+                return lookup_reply(
+                    self.lookups, self.settings, commands.lookup_text(data.get("options") or []), payload
+                )
             return ephemeral(wording.UNKNOWN_COMMAND)
         if kind == MESSAGE_COMPONENT:
             return self.click(payload, str(data.get("custom_id") or ""))
@@ -175,26 +177,15 @@ class Interactions:
             return ephemeral(intake_note_text(Unavailable()))
         return {"type": DEFERRED_CHANNEL_MESSAGE}
 
-    def lookup(self, text: str, asked: dict[str, Any], *, shareable: bool, shared_by: str | None = None) -> Reply:
-        """`asked`: the interaction, whose channel's repository `issue 42` is (issue 38)."""
-        parsed = lookups.parse(text)
-        command = self.settings.lookup_command
-        if isinstance(parsed, lookups.Usage) or parsed.kind == "help":
-            usage = parsed if isinstance(parsed, lookups.Usage) else None
-            return message({**lookup_payload(Help(command, usage)), "flags": EPHEMERAL})
-        result = self.lookups.run(parsed, lookup_channel(self.settings.org, asked))
-        payload = lookup_payload(Found(result, command, shareable=shareable, shared_by=shared_by))
-        if shared_by:
-            return message(payload)
-        return message({**payload, "flags": EPHEMERAL})
-
     # -- buttons -------------------------------------------------------------------------------
 
     def click(self, payload: dict[str, Any], custom_id: str) -> Reply:
         user = _user(payload)
         if custom_id.startswith(SHARE_PREFIX):
             shared_by = str(user.get("id") or "?")
-            return self.lookup(custom_id[len(SHARE_PREFIX) :], payload, shareable=False, shared_by=shared_by)
+            return lookup_reply(
+                self.lookups, self.settings, custom_id[len(SHARE_PREFIX) :], payload, shared_by=shared_by
+            )
         try:
             if custom_id.startswith(FEEDBACK_PREFIX):
                 return self.vote(custom_id[len(FEEDBACK_PREFIX) :], str(user.get("id") or ""))
