@@ -27,8 +27,9 @@ KEEP_SECONDS = 3 * DAY  # today's and the two days before stay readable (the con
 INSTALL = "install"
 
 # KEYS[1]: the day's hash. ARGV[1]: the worst case (micro-dollars); ARGV[2]: the hash's TTL; ARGV[3]: how many
-# caps, then a field and its limit for each; then the fields the call counts in. Returns {0} when reserved,
-# else {n} for the n-th cap that has no room for it.
+# caps, then a field and its limit for each; then the fields the call counts in, `install` first. Returns {0} when
+# reserved, else {n} for the n-th cap that has no room for it. The TTL is set when `install` held nothing before
+# (always so for a new hash): an EXPIRE fewer on every other call (issue 40).
 RESERVE = """
 local amount = tonumber(ARGV[1])
 local caps = tonumber(ARGV[3])
@@ -36,8 +37,12 @@ for i = 0, caps - 1 do
   local spent = tonumber(redis.call('HGET', KEYS[1], ARGV[4 + 2 * i]) or '0')
   if spent + amount > tonumber(ARGV[5 + 2 * i]) then return {i + 1} end
 end
-for i = 4 + 2 * caps, #ARGV do redis.call('HINCRBY', KEYS[1], ARGV[i], amount) end
-redis.call('EXPIRE', KEYS[1], ARGV[2])
+local first = 4 + 2 * caps
+for i = first, #ARGV do
+  if redis.call('HINCRBY', KEYS[1], ARGV[i], amount) == amount and i == first then
+    redis.call('EXPIRE', KEYS[1], ARGV[2])
+  end
+end
 return {0}
 """
 
@@ -119,10 +124,9 @@ class Ledger:
         delta = round(dollars * MICRO) - hold.micro
         if delta == 0:
             return
-        pipe = self.conn.pipeline(transaction=True)
+        pipe = self.conn.pipeline(transaction=False)  # each field is its own count: no MULTI needed
         for field in hold.fields:
-            pipe.hincrby(day_key(hold.day), field, delta)
-        pipe.expire(day_key(hold.day), KEEP_SECONDS)
+            pipe.hincrby(day_key(hold.day), field, delta)  # the hash's TTL was set by a reservation, in its day
         pipe.execute()
 
     def day(self, day: str | None = None) -> dict[str, float]:

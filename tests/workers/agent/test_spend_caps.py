@@ -139,3 +139,22 @@ def test_concurrent_runs_overshoot_a_cap_by_at_most_one_calls_worth(redis_url: s
     spent = Ledger(redis.Redis.from_url(redis_url)).day()["channel:slack:C0HELP"]
     assert refused and inner.calls * (200 * 1.0 + 900 * 4.0) / 1e6 == pytest.approx(spent, abs=1e-5)
     assert cap - one_call <= spent <= cap + one_call  # the cap was used up, and not passed by more than a call
+
+
+def _commands(conn: redis.Redis) -> int:
+    """Commands the server ran so far, those inside scripts included (INFO commandstats)."""
+    return sum(int(v["calls"]) for v in conn.info("commandstats").values())
+
+
+def test_a_call_on_a_day_already_counted_costs_seven_redis_commands(redis_conn: redis.Redis) -> None:
+    """Issue 40: Redis commands per run. A reservation on a day's hash that exists (the usual call) and its settling:
+    the script and one HINCRBY per field, then one HINCRBY per field (11 before: an EXPIRE each, MULTI and EXEC)."""
+    ledger = Ledger(redis_conn, clock=lambda: NOON)
+    scope = Scope(repo="orbit-labs/orbit", channel="slack:C0HELP")
+    ledger.settle(ledger.reserve(scope, 0.002), 0.001)  # the day's first call sets its TTL (and loads the script)
+    before = _commands(redis_conn)
+    ledger.settle(ledger.reserve(scope, 0.002), 0.001)
+    used = _commands(redis_conn) - before - 1  # less the first INFO
+    assert used == 7, used
+    assert ledger.day("2026-12-02") == {f: pytest.approx(0.002) for f in scope.fields()}
+    assert 0 < redis_conn.ttl(day_key("2026-12-02")) <= KEEP_SECONDS
