@@ -14,17 +14,22 @@ import math
 from dataclasses import dataclass, replace
 
 from atlas.settings import Price
-from workers.agent.context import count_items
+from workers.agent.context import bound_items, count_items
 from workers.agent.cost import dollars
 from workers.agent.model import Model, ModelReply, ModelRequest
 from workers.agent.spend import Ledger, Scope
 
 INPUT_MARGIN = 1.1  # the API's count of a request's tokens over Atlas's estimate (message framing, tool schemas)
+# Below this many bytes a request's input is reserved by its bytes (at most about 4x its tokens, a few thousand
+# input tokens more than its count: well under a cent of room), so a short run never builds the tokenizer.
+COUNT_FROM_BYTES = 12_000
 
 
 def worst_case(request: ModelRequest, price: Price) -> float:
     """The most `request` can cost, in dollars."""
-    tokens = math.ceil(count_items(request.input, request.instructions, request.tools) * INPUT_MARGIN)
+    plain = bound_items(request.input, request.instructions, request.tools)
+    counted = plain if plain <= COUNT_FROM_BYTES else count_items(request.input, request.instructions, request.tools)
+    tokens = math.ceil(counted * INPUT_MARGIN)
     return (tokens * price.input + request.max_output_tokens * price.output) / 1_000_000
 
 
