@@ -20,9 +20,10 @@ from workers.agent.model import Model, ModelReply, ModelRequest
 from workers.agent.spend import Ledger, Scope
 
 INPUT_MARGIN = 1.1  # the API's count of a request's tokens over Atlas's estimate (message framing, tool schemas)
-# Below this many bytes a request's input is reserved by its bytes (at most about 4x its tokens, a few thousand
-# input tokens more than its count: well under a cent of room), so a short run never builds the tokenizer.
-COUNT_FROM_BYTES = 12_000
+# Below this many bytes a request's input is reserved by its bytes (English runs about 4 bytes a token, so at most
+# about 36,000 input tokens more than its count: half a cent of room at gpt-6-luna's price, given back when the call
+# settles), so a run of short requests never builds the tokenizer (issue 40).
+COUNT_FROM_BYTES = 48_000
 
 
 def worst_case(request: ModelRequest, price: Price) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +26,7 @@ def test_the_byte_bound_is_never_under_the_count(text: str) -> None:
 
 
 def test_a_one_step_run_with_a_docs_search_never_builds_the_tokenizer(
-    tmp_path: Path, redis_url: str, scripted_model: ScriptedModel
+    tmp_path: Path, redis_url: str, redis_conn: redis.Redis, scripted_model: ScriptedModel
 ) -> None:
     scripted_model.script(
         reply_calls([("search_docs", {"query": "how do retries back off", "k": 3})]),
@@ -36,6 +37,7 @@ def test_a_one_step_run_with_a_docs_search_never_builds_the_tokenizer(
     run = agent.run(RunState(question="How do retries back off?"))
     assert run.status == "done" and len(scripted_model.requests) == 2
     assert tokens.encoding.cache_info().currsize == 0
+    assert list(redis_conn.scan_iter("atlas:spend:*"))  # each call was reserved and settled (gpt-6-luna is priced)
 
 
 def test_a_request_too_long_for_its_bytes_is_counted_and_fitted() -> None:
