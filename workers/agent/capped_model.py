@@ -1,11 +1,11 @@
 """A model whose every call is held to the day's spend caps (issue 38): its worst case is reserved before the
 call (workers/agent/spend.py), refused with SpendCapReached when a cap has no room, settled after.
 
-The worst case of a call is its input, counted as the context fitting counts it (workers/agent/context.py,
-again: a few milliseconds beside a call of seconds) plus a margin for the API's own count, at the full input
-rate, and `max_output_tokens` at the output rate: a call cannot cost more (the run's token budget is checked
-between steps, never inside one), so a cap is never passed by more than the margin of a count. A call that
-fails is settled to nothing: the API bills no failed request.
+The worst case of a call is its input, counted as the context fitting counts it (workers/agent/context.py; a
+short request by its bytes, never fewer than its tokens: `COUNT_FROM_BYTES`) plus a margin for the API's count, at
+the full input rate, and `max_output_tokens` at the output rate: a call cannot cost more (the run's token budget
+is checked between steps, never inside one), so a cap is never passed by more than the margin of a count. A call
+that fails is settled to nothing: the API bills no failed request.
 """
 
 from __future__ import annotations
