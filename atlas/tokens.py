@@ -69,6 +69,14 @@ def count(text: str) -> int:
     return len(encoding().encode(text, disallowed_special=()))
 
 
+def bound(text: str) -> int:
+    """At least `count(text)`, without the encoder: every o200k token is at least one byte of the UTF-8 text (a lone
+    surrogate counts the 3 bytes of the replacement character it is encoded as). Callers that only need to know a
+    text fits a limit ask this first, so a worker that never meets a long text never builds the encoder (47 MiB
+    of its memory, 0.3 s of CPU: issue 40)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 def ids(text: str) -> list[int]:
     """The o200k token ids of `text` (special-token text encoded as plain text)."""
     return encoding().encode(text, disallowed_special=())

@@ -1,4 +1,4 @@
-"""Where a one-step Slack run's Redis commands go: `python -m bench.redis_breakdown [runs] [--noop]`.
+"""Where a one-step Slack run's Redis commands go: `python -m bench.redis_breakdown [runs] [--noop] [--order]`.
 
 A helper beside bench/hot_paths.py, not a suite: the same stack and runs (or its no-op floor jobs), watched
 with MONITOR, which lists every command including those a Lua script runs (shown as `lua`). INFO commandstats
@@ -19,6 +19,7 @@ import redis
 from rq import Worker
 
 from bench import hot_paths
+from bench.hot_paths_meter import Commands, quiet, settle
 from bench.measure import wait
 from bench.slack_rig import _stack
 from tests.support.processes import atlas_process
@@ -39,15 +40,15 @@ def _row(command: dict[str, Any]) -> tuple[str, str, str]:
     return source, name, key
 
 
-def main(runs: int, noop: bool) -> None:
+def main(runs: int, noop: bool, order: bool = False) -> None:
     hot_paths.RUNS_PER_ROUND = runs
     with _stack(1) as stack:
         worker = atlas_process(["worker", "--name", "breakdown"], stack.env, stack.home / "worker-breakdown.log")
-        meter = hot_paths.Commands(stack.conn)
+        meter = Commands(stack.conn)
         try:
             wait(lambda: Worker.all(connection=stack.conn), "the worker")
             hot_paths._slack_runs(stack, meter, 900_000)()  # warm
-            hot_paths._quiet(worker.pid)
+            quiet(worker.pid)
             seen: list[dict[str, Any]] = []
             stop = threading.Event()
 
@@ -63,7 +64,7 @@ def main(runs: int, noop: bool) -> None:
             body = hot_paths._noops(stack, meter) if noop else hot_paths._slack_runs(stack, meter, 0)
             before, own = meter.total(), meter.own
             body()
-            hot_paths._settle()
+            settle()
             counted = meter.total() - before - (meter.own - own)
             stop.set()
             stack.conn.ping()
@@ -72,6 +73,10 @@ def main(runs: int, noop: bool) -> None:
             worker.terminate()
             worker.wait(timeout=15)
     rows = [_row(c) for c in seen]
+    if order:  # the commands as they came (run it with 1 run): which step sent what
+        for source, name, key in rows:
+            print(f"{source:6} {name:18} {key}")
+        return
     print(f"INFO commandstats per run (idle rate included): {counted / runs:.2f}; MONITOR: {len(rows) / runs:.2f}")
     for (source, name), n in Counter((s, c) for s, c, _ in rows).most_common():
         print(f"{n / runs:7.2f}  {source:6} {name}")
@@ -81,5 +86,5 @@ def main(runs: int, noop: bool) -> None:
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--noop"]
-    main(int(args[0]) if args else 20, "--noop" in sys.argv)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(int(args[0]) if args else 20, "--noop" in sys.argv, "--order" in sys.argv)

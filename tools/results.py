@@ -33,6 +33,8 @@ def cut(text: str, limit: int, stash: ResultStash | None, label: str = "truncate
     Without a stash (`atlas tool`, benchmarks) the note says how much was left out but names no
     ref: there is nothing to page.
     """
+    if tokens.bound(text) <= limit:
+        return text  # fits by its bytes: nothing to count (atlas/tokens.py `bound`)
     token_ids = tokens.ids(text)
     if len(token_ids) <= limit:
         return text

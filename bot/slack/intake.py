@@ -19,7 +19,7 @@ import redis
 
 from atlas.batched_script import BatchedScript
 from atlas.connection import text
-from bot.claims import CONFIRMED_TTL_SECONDS, ENQUEUED, Claim
+from bot.claims import CONFIRMED_TTL_SECONDS, ENQUEUED, PENDING_TTL_SECONDS, Claim
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queued_record import QueuedRecord
 from workers.runs.state import Origin
@@ -32,31 +32,34 @@ WAIT_SECONDS = 2.0  # a mention's wait for its turn and its reply, under Slack's
 # of queues. ARGV: n, the confirmed marker, its TTL, record ('1' or '0'), the run record without its
 # history and closing brace, the run TTL, the job id, then the job hash's per-run fields and values.
 # The template's constant fields are written into the script's text (one script per template), so
-# each call sends only what varies. One GET per claim key tells a duplicate (confirmed) from one in flight (any
-# other value): an EXISTS after it asked again.
+# each call sends only what varies. One SET ... GET per claim key confirms it and tells a duplicate (it was
+# confirmed) from one in flight (any other value), one command a key instead of a GET and a SET (issue 40). A
+# duplicate or a delivery in flight gives back what it took: a key it found empty is deleted, another delivery's
+# pending claim is restored (for the pending TTL again: at most that much longer).
 _INTAKE = """
 local n = tonumber(ARGV[1])
-local held = false
+local old, queued, held = {}, false, false
 for i = 1, n do
-  local value = redis.call('GET', KEYS[i])
-  if value == ARGV[2] then return 'duplicate' end
-  held = held or value ~= false
+  old[i] = redis.call('SET', KEYS[i], ARGV[2], 'EX', ARGV[3], 'GET')
+  if old[i] == ARGV[2] then queued = true elseif old[i] then held = true end
 end
-if held then return 'in_flight' end
-local outcome = 'queued'
-if redis.call('EXISTS', KEYS[n + 1]) == 1 then
-  outcome = 'duplicate'
-elseif ARGV[4] == '1' then
+if queued or held then
+  for i = 1, n do
+    if not old[i] then redis.call('DEL', KEYS[i])
+    elseif old[i] ~= ARGV[2] then redis.call('SET', KEYS[i], old[i], 'EX', {pending_ttl}) end
+  end
+  if queued then return 'duplicate' end
+  return 'in_flight'
+end
+if redis.call('EXISTS', KEYS[n + 1]) == 1 then return 'duplicate' end
+if ARGV[4] == '1' then
   local turns = redis.call('LRANGE', KEYS[n + 2], 0, -1)
   redis.call('SET', KEYS[n + 1], ARGV[5] .. ',"history":[' .. table.concat(turns, ',') .. ']}', 'EX', ARGV[6])
   redis.call('SADD', KEYS[n + 5], KEYS[n + 4])
   redis.call('HSET', KEYS[n + 3], {constant_fields}unpack(ARGV, 8))
   redis.call('RPUSH', KEYS[n + 4], ARGV[7])
 end
-for i = 1, n do
-  redis.call('SET', KEYS[i], ARGV[2], 'EX', ARGV[3])
-end
-return outcome
+return 'queued'
 """
 
 
@@ -81,7 +84,7 @@ class Intake:
 
     def __init__(self, conn: redis.Redis, template: JobTemplate, fingerprint: str | None = None) -> None:
         constants = "".join(f"{_lua_string(k)}, {_lua_string(v)}, " for k, v in template.fields)
-        source = _INTAKE.replace("{constant_fields}", constants)
+        source = _INTAKE.replace("{constant_fields}", constants).replace("{pending_ttl}", str(PENDING_TTL_SECONDS))
         self.script = BatchedScript(conn, source, wait_seconds=WAIT_SECONDS)
         self.template = template
         self.record = QueuedRecord.build("slack", fingerprint)

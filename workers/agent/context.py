@@ -49,7 +49,12 @@ def _count(text: str) -> int:
     return tokens.count(text)
 
 
-def count_item(item: Mapping[str, Any]) -> int:
+@functools.lru_cache(maxsize=4096)
+def _bound(text: str) -> int:
+    return tokens.bound(text)
+
+
+def count_item(item: Mapping[str, Any], counter: Callable[[str], int] = _count) -> int:
     """Estimated input tokens of one item: its text plus `ITEM_OVERHEAD`.
 
     Messages count their text parts (images and files count nothing), calls their name and
@@ -58,27 +63,37 @@ def count_item(item: Mapping[str, Any]) -> int:
     """
     kind = item.get("type")
     if kind == "message":
-        body = _count(text_of(item.get("content")))
+        body = counter(text_of(item.get("content")))
     elif kind == "function_call":
-        body = _count(str(item.get("name", ""))) + _count(str(item.get("arguments", "")))
+        body = counter(str(item.get("name", ""))) + counter(str(item.get("arguments", "")))
     elif kind == "function_call_output":
-        body = _count(text_of(item.get("output")))
+        body = counter(text_of(item.get("output")))
     elif kind == "reasoning":
         texts = text_of(item.get("summary")) + text_of(item.get("content"))
-        body = _count(texts) + len(item.get("encrypted_content") or "") // ENCRYPTED_CHARS_PER_TOKEN
+        body = counter(texts) + len(item.get("encrypted_content") or "") // ENCRYPTED_CHARS_PER_TOKEN
     else:
-        body = _count(json.dumps(item, default=str))
+        body = counter(json.dumps(item, default=str))
     return ITEM_OVERHEAD + body
 
 
 def count_items(
-    items: Sequence[Mapping[str, Any]], instructions: str = "", tools: Sequence[Mapping[str, Any]] = ()
+    items: Sequence[Mapping[str, Any]],
+    instructions: str = "",
+    tools: Sequence[Mapping[str, Any]] = (),
+    counter: Callable[[str], int] = _count,
 ) -> int:
     """Estimated input tokens of a request: every item, the instructions, and the tools' JSON schemas."""
-    fixed = (ITEM_OVERHEAD + _count(instructions) if instructions else 0) + (
-        _count(json.dumps(list(tools), default=str)) if tools else 0
+    fixed = (ITEM_OVERHEAD + counter(instructions) if instructions else 0) + (
+        counter(json.dumps(list(tools), default=str)) if tools else 0
     )
-    return fixed + sum(count_item(item) for item in items)
+    return fixed + sum(count_item(item, counter) for item in items)
+
+
+def bound_items(
+    items: Sequence[Mapping[str, Any]], instructions: str = "", tools: Sequence[Mapping[str, Any]] = ()
+) -> int:
+    """At least `count_items` of the same request, counted by bytes (atlas/tokens.py `bound`): no tokenizer."""
+    return count_items(items, instructions, tools, _bound)
 
 
 def cleared_placeholder(call: Mapping[str, Any]) -> str:
@@ -164,3 +179,21 @@ def fit(
             cleared_items, compacted = compaction, True
             after = measure(cleared_items)
     return FitResult(cleared_items, cleared, compacted, before, after, check_pairing(cleared_items))
+
+
+def fit_call(
+    items: Sequence[Item],
+    *,
+    budget: ContextBudget,
+    instructions: str = "",
+    tools: Sequence[Mapping[str, Any]] = (),
+    summarize: Summarize = extractive_summary,
+) -> FitResult:
+    """`fit` as the loop asks it before each model call: a request within the limit by its bytes alone is sent as
+    it is, its bytes standing for its tokens (an upper bound), so nothing is counted and a worker whose runs stay
+    short never builds the tokenizer (issue 40)."""
+    plain = bound_items(items, instructions, tools)
+    problems = check_pairing(items)
+    if plain <= budget.input_limit:
+        return FitResult(list(items), 0, False, plain, plain, problems)
+    return fit(items, budget=budget, instructions=instructions, tools=tools, summarize=summarize)

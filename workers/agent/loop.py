@@ -171,7 +171,7 @@ class Agent:
         """One model call on the fitted transcript; `seconds` left to work (compaction's too), `at_least` a floor."""
         deadline = None if seconds is None else time.monotonic() + seconds
         tools = toolset.offered(self.tools.registry.definitions(), run.items)  # what this question needs (issue 40)
-        fitted = ctxmgmt.fit(
+        fitted = ctxmgmt.fit_call(
             run.items,
             budget=self.limits.context,
             instructions=self.instructions,

@@ -3,11 +3,12 @@ though most questions need the docs and issue tools alone.
 
 A call is offered the tools in no group below (the docs and issue tools, search_history, calculate, read_more,
 link_issue, which the instructions ask for whenever an issue found is the question's own, and any tool added later),
-plus a group when the person's own words ask for what it does (the code and history tools for code, files, commits, pull
-requests, releases; the tracker actions for labelling, commenting, closing, filing), plus every tool the run has called
-and the follow-ups of those calls. Decided from the transcript alone, so a resumed or re-delivered run is offered what
-it was; a tool once called stays offered while its call is in the transcript (the Responses API pairs each call with an
-offered tool's definition).
+plus a group when the person's own words ask for what it does (the code tools for code, files, functions; the history
+tools for commits, pull requests, releases, versions; the tracker actions for labelling, commenting, closing, filing),
+plus every tool the run has called and the follow-ups of those calls (a pull request read names files to read). Code
+and history were one group (878 tokens) until a question naming a version took a first call to 2,998 tokens.
+Decided from the transcript alone, so a resumed or re-delivered run is offered what it was; a tool once called stays
+offered while its call is in the transcript (the Responses API pairs each call with an offered tool's definition).
 """
 
 from __future__ import annotations
@@ -20,16 +21,22 @@ from atlas.text import text_of
 
 # search_history stays in no group: it holds the solved threads maintainers approved (workers/knowledge), which answer
 # questions worded like any other
-KNOWLEDGE = frozenset({"search_code", "read_file", "get_history_item", "find_fix"})
+CODE = frozenset({"search_code", "read_file"})
+HISTORY = frozenset({"get_history_item", "find_fix"})
+KNOWLEDGE = CODE | HISTORY
 ACTIONS = frozenset({"add_labels", "post_comment", "close_issue", "create_issue"})
 _FILES = r"[\w/.-]+\.(?:py|pyi|js|ts|tsx|go|rs|rb|java|kt|c|h|cpp|toml|ya?ml|json|ini|cfg|md|sh)"
 WORDS = {
-    KNOWLEDGE: re.compile(
+    CODE: re.compile(
         r"\b(?:(?<!error )(?<!orb )(?<!exit )(?<!status )code|codebase|source code|sources?|files?|functions?|methods?"
-        r"|class(?:es)?|modules?|implement\w*|repos?|repository|repositories|pull requests?|prs?|commits?|merged?"
-        r"|releases?|released|changelogs?|diffs?|patch(?:es|ed)?|regress\w*|introduc\w*|history|discussions?"
-        r"|fixed (?:in|by)|which (?:version|release)|since when|when was|where "
-        r"(?:is|are|does|do)|v?\d+\.\d+\.\d+|v\d+\.\d+|" + _FILES + r")\b",
+        r"|class(?:es)?|modules?|implement\w*|repos?|repository|repositories|diffs?|patch(?:es|ed)?|where "
+        r"(?:is|are|does|do)|" + _FILES + r")\b",
+        re.IGNORECASE,
+    ),
+    HISTORY: re.compile(
+        r"\b(?:pull requests?|prs?|commits?|merged?|releases?|released|changelogs?|diffs?|patch(?:es|ed)?|regress\w*"
+        r"|introduc\w*|history|discussions?|fixed (?:in|by)|which (?:version|release)|since when|when was"
+        r"|v?\d+\.\d+\.\d+|v\d+\.\d+)\b",
         re.IGNORECASE,
     ),
     ACTIONS: re.compile(
@@ -43,7 +50,7 @@ WORDS = {
         re.IGNORECASE,
     ),
 }
-FOLLOW_UPS: dict[str, tuple[str, ...]] = {}  # tools a call brings in after it (none yet: link_issue is in no group)
+FOLLOW_UPS: dict[str, tuple[str, ...]] = {"get_history_item": ("read_file",)}  # what a call brings in after it
 
 
 def asked(items: Sequence[Mapping[str, Any]]) -> str:

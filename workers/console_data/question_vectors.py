@@ -6,9 +6,11 @@ passed in as an `Embedder`; nothing is kept when the model's package is absent) 
 (`run_index.gap_of`) is saved finished: one small string per gap run, 384 float16 values (768 bytes), expiring
 when the run's index entry is trimmed (`run_index.KEEP_SECONDS` after it was asked). A vote down arrives in
 the web process, which has no model: the vote's script (`run_index.vote_changed`) puts the run in a short
-"wanted" set when it has no vector yet, and the next finished run a worker saves embeds a few of them
-(`WANTED_PER_SAVE`); until then that run is grouped by its words. Nothing here imports numpy before it is used:
-the web process imports this module (through the run store) on every start.
+"wanted" set when it has no vector yet, and the next finished run a worker saves that opens a filing window
+(finds the console's pending list empty: workers/console_data/index_filing.py; once a filing delay under load,
+and right after a vote, which files what is pending) embeds a few of them (`WANTED_PER_SAVE`); until then that
+run is grouped by its words. A command fewer for every other run (issue 40). Nothing here imports numpy before it
+is used: the web process imports this module (through the run store) on every start.
 """
 
 from __future__ import annotations
@@ -48,15 +50,20 @@ def pack(vector: Any) -> bytes:
     return np.asarray(vector, np.float16).tobytes()
 
 
-def due(conn: redis.Redis, run_id: str, gap: bool) -> tuple[bool, list[str]]:
-    """Whether the run, a gap (`gap`), still lacks its vector, and up to WANTED_PER_SAVE voted-down runs to embed
-    with it (taken off the wanted set): one round trip; a run that is no gap is not asked about (one command)."""
+def due(conn: redis.Redis, run_id: str, gap: bool, wanted: bool = True) -> tuple[bool, list[str]]:
+    """Whether the run, a gap (`gap`), still lacks its vector, and (`wanted`) up to WANTED_PER_SAVE voted-down runs
+    to embed with it (taken off the wanted set): one round trip at most, none for a run that is no gap and takes
+    no wanted runs."""
+    if not gap and not wanted:
+        return False, []
     pipe = conn.pipeline(transaction=False)
     if gap:
         pipe.exists(vector_key(run_id))
-    pipe.zpopmax(wanted_key(), WANTED_PER_SAVE)
-    *exists, wanted = pipe.execute()
-    return gap and not exists[0], [text(member) for member, _score in wanted]
+    if wanted:
+        pipe.zpopmax(wanted_key(), WANTED_PER_SAVE)
+    replies = pipe.execute()
+    taken = replies.pop() if wanted else []
+    return gap and not replies[0], [text(member) for member, _score in taken]
 
 
 def keep(conn: redis.Redis, questions: dict[str, tuple[str, float]], model: Embedder, now: float) -> int:

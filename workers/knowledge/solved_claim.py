@@ -24,10 +24,18 @@ def last_answer_key(place: Origin) -> str:
 
 
 def remember_answer(conn: redis.Redis, run: RunState) -> None:
-    """The thread's latest answer, so a thread marked solved without naming an answer (a Discord forum post's tag)
-    finds the one that solved it; kept as long as runs are."""
+    """The thread's latest answer, so a thread marked solved without naming an answer (a Discord forum post's tag,
+    bot/discord/forum_solved.py) finds the one that solved it; kept as long as runs are. A Slack mark always names
+    its answer (the button's or the reaction's message), so a Slack answer writes nothing (issue 40: a command)."""
     place = subs.place_of(run)
-    if place is not None and run.answer and run.triage is None and run.filing is None and run.solved is None:
+    if (
+        place is not None
+        and place.kind == "discord"
+        and run.answer
+        and run.triage is None
+        and run.filing is None
+        and run.solved is None
+    ):
         conn.set(last_answer_key(place), run.id, ex=RUN_TTL_SECONDS)
 
 

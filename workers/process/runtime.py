@@ -13,7 +13,6 @@ from typing import Any, cast
 
 import redis
 
-from atlas import tokens
 from atlas.connection import worker_connection
 from atlas.settings import Settings
 from bot.slack.client import SlackClients
@@ -228,7 +227,7 @@ def build(settings: Settings) -> Runtime:
     set_corpus_limit(settings.org.open_corpora)  # many repositories: the least recently used indexes close
     corpus = open_corpus(settings.data_dir, settings.home, settings.semantic_docs)
     corpus.docs.warm(wait=False)
-    tokens.encoding()  # and the tokenizer's ranks (0.25 s), which context fitting needs at every step
+    # Not the tokenizer (47 MiB): a run builds it only once a text is too long to fit by its bytes (atlas/tokens.py)
     slack = SlackClients.for_settings(settings) if settings.slack_bot_token else None
     registry = v2_registry(settings.project, knowledge=corpus.knowledge is not None)  # no code/history: not offered
     if settings.org.many:  # every tool takes `repo`; a run searches its channel's repository, or all (issue 38)

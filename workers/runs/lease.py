@@ -8,8 +8,9 @@ One thread per process renews every lease the process holds (`_Renewer`): a thre
 for each job cost a worker about 0.1 ms of CPU per run.
 
 A job can stall past the TTL while its lease is taken by another (RQ found it abandoned and retried it).
-Each take of a run's lease counts in `taken_key`, so a renewal tells "still ours" (or lapsed with nobody
-taking it since: taken back) from "another job took it", even once that job released it again. A job
+Each take of a run's lease writes its token in `taker_key` (the run's last taker; a count before issue 40, an
+INCR and an EXPIRE where one SET now does), so a renewal tells "still ours" (or lapsed with nobody taking it since:
+taken back) from "another job took it", even once that job released it again. A job
 asks `Lease.check` before it saves or posts; a lost lease raises LeaseLost, and the job stops there.
 """
 
@@ -29,25 +30,24 @@ from atlas.lua import run_script
 from workers.errors import LeaseLost
 
 LEASE_TTL_SECONDS = 20
-# How long a run's count of takes is kept after its last take: far past any job's life (a run's budget, a
-# stall), so a job that lost its lease cannot find the count back at its own value; about 100 bytes a run.
+# How long a run's last taker is kept after its take: far past any job's life (a run's budget, a stall); a job
+# that finds it gone stops (never takes back a lease it may have lost); about 100 bytes a run.
 TAKEN_TTL_SECONDS = 24 * 3600
 
 _clock = time.monotonic  # tests move it past a TTL instead of sleeping through one
 
-# Take a free lease and count the take: the count is this holder's, until another job takes the lease.
+# Take a free lease and name this holder its last taker, until another job takes the lease.
 _TAKE = """
 if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
-local taken = redis.call('incr', KEYS[2])
-redis.call('expire', KEYS[2], ARGV[3])
-return taken
+redis.call('set', KEYS[2], ARGV[1], 'EX', ARGV[3])
+return 1
 """
 # Renew only while we still own the lease; a lease that lapsed (Redis was down, or this job stalled) is
-# taken back only if no other job took it since (the count is still ours). 0: lost. Release only our own.
+# taken back only if no other job took it since (we are still its last taker). 0: lost. Release only our own.
 _RENEW = """
 local holder = redis.call('get', KEYS[1])
 if holder == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
-if holder == false and redis.call('get', KEYS[2]) == ARGV[3] then
+if holder == false and redis.call('get', KEYS[2]) == ARGV[1] then
   redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1
 end
 return 0
@@ -67,9 +67,10 @@ def unfenced() -> None:
     """The check of a run worked without a lease (tests, on_job_failure's last word): nothing to lose."""
 
 
-def taken_key(run_id: str) -> str:
-    """How many times the run's lease was taken (`TAKEN_TTL_SECONDS` after the last take)."""
-    return f"atlas:run:{run_id}:lease:taken"
+def taker_key(run_id: str) -> str:
+    """The token of the run's lease's last taker (`TAKEN_TTL_SECONDS` after its take). Not the count's key of
+    before: during a rolling upgrade an older worker's INCR would fail on a token."""
+    return f"atlas:run:{run_id}:lease:taker"
 
 
 @dataclass(eq=False)
@@ -79,7 +80,6 @@ class Lease:
     conn: redis.Redis
     run_id: str
     token: str
-    taken: int  # the count of takes when this job took it
     ttl: int
     due: float
     confirmed: float  # when the last renewal that found it ours was sent (`_clock`)
@@ -97,8 +97,8 @@ class Lease:
                 mine = run_script(
                     self.conn,
                     _RENEW,
-                    [lease_key(self.run_id), taken_key(self.run_id)],
-                    [self.token, self.ttl * 1000, self.taken],
+                    [lease_key(self.run_id), taker_key(self.run_id)],
+                    [self.token, self.ttl * 1000],
                 )
             except redis.RedisError:
                 mine = None  # the next beat tries again; a lapse only lets a retry in after a real stall
@@ -181,13 +181,13 @@ def holding(
     key = lease_key(run_id)
     sent = _clock()  # when the take that succeeds was sent
     deadline = time.monotonic() + wait
-    while not (taken := run_script(conn, _TAKE, [key, taken_key(run_id)], [token, ttl * 1000, TAKEN_TTL_SECONDS])):
+    while not run_script(conn, _TAKE, [key, taker_key(run_id)], [token, ttl * 1000, TAKEN_TTL_SECONDS]):
         if time.monotonic() >= deadline:
             yield None
             return
         time.sleep(0.2)
         sent = _clock()
-    lease = Lease(conn, run_id, token, int(taken), ttl, due=_clock() + ttl / 4, confirmed=sent)
+    lease = Lease(conn, run_id, token, ttl, due=_clock() + ttl / 4, confirmed=sent)
     _renewer.add(lease)
     try:
         yield lease

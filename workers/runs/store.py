@@ -96,9 +96,9 @@ class RunStore:
         index_filing.after(self.conn, int(length))
         run.mark_filed(filing)
         if run.final and self.embedder is not None:
-            self._keep_vectors(run)  # once per filing too: the question's vector and the wanted runs were seen to
+            self._keep_vectors(run, int(length) == 1)  # once per filing; wanted runs by the window's first saver
 
-    def _keep_vectors(self, run: RunState) -> None:
+    def _keep_vectors(self, run: RunState, take_wanted: bool) -> None:
         """The run's question as a vector when it is a gap, and those of a few runs voted down since (the web
         process that took the vote has no model). A failure costs only grouping by meaning: the run is saved."""
         try:
@@ -106,7 +106,7 @@ class RunStore:
             if model is None:
                 return
             gap = bool(run_index.gap_of(run.status, run.answer, run.handoff))
-            missing, wanted = question_vectors.due(self.conn, run.id, gap)
+            missing, wanted = question_vectors.due(self.conn, run.id, gap, take_wanted)
             questions: dict[str, tuple[str, float]] = {}
             if missing:
                 questions[run.id] = (run.question, run.created_at)

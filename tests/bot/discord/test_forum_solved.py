@@ -32,3 +32,17 @@ def test_the_solved_tag_starts_one_run_of_the_posts_answer(redis_conn: redis.Red
     run = RunStore(redis_conn).load(redis_conn.get(solved_claim.claim_key(answered.id)).decode())
     assert run.solved is not None and run.solved.marked == "forum_tag" and run.solved.source_run == answered.id
     assert run.status == "queued" and run.origin.channel == POST
+
+
+def test_only_a_discord_answer_is_remembered_as_its_threads_latest(redis_conn: redis.Redis) -> None:
+    """Issue 40: a command per Slack run. Only a forum tag looks an answer up by its thread (a Slack mark names it)."""
+    place = Origin(kind="slack", team="T1", channel="C1", thread_ts="1700000000.000100", user="U1")
+    slack = RunState(question="q", answer="a", status="done", origin=place)
+    solved_claim.remember_answer(redis_conn, slack)
+    assert (
+        solved_claim.answer_in(redis_conn, Origin(kind="slack", team="T1", channel="C1", thread_ts=place.thread_ts))
+        == ""
+    )
+    post = Origin(kind="discord", team=GUILD, channel=POST, thread_ts=POST, user="333333333333")
+    solved_claim.remember_answer(redis_conn, RunState(question="q", answer="a", status="done", origin=post))
+    assert solved_claim.answer_in(redis_conn, Origin(kind="discord", team=GUILD, channel=POST, thread_ts=POST)) != ""

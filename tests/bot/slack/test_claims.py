@@ -99,6 +99,38 @@ def test_the_slack_intake_leaves_a_twin_in_flight_to_its_holder_and_drops_a_conf
     assert not Queue("atlas-twins", connection=redis_conn).get_job_ids()
 
 
+def test_a_new_mention_is_taken_in_nine_redis_commands(redis_conn: redis.Redis) -> None:
+    """Issue 40: Redis commands per run. The script, a SET ... GET per claim key (a GET and a SET each before: 11),
+    the run's EXISTS, the thread's turns, the record and RQ's three writes."""
+    intake = Intake(redis_conn, JobTemplate.build(redis_conn, "atlas-count"))
+    run = NewRun("q", Origin(kind="slack", channel=CHANNEL, thread_ts="1"))
+    first = claims.message_claim(TEAM, CHANNEL, "1700007000.000007", "EvCount1")
+    assert intake.take(first, run, "atlas:thread:count", "abcdefabcdef0007") == "queued"  # loads the script
+    claim = claims.message_claim(TEAM, CHANNEL, "1700007000.000008", "EvCount2")
+    before = _commands(redis_conn)
+    assert intake.take(claim, run, "atlas:thread:count", "abcdefabcdef0008") == "queued"
+    assert _commands(redis_conn) - before - 1 == 9  # less the first INFO
+    assert [redis_conn.get(k) for k in claim.keys] == [claims.ENQUEUED.encode()] * 2
+
+
+def test_a_delivery_in_flight_gives_the_holder_its_pending_claim_back(redis_conn: redis.Redis) -> None:
+    intake = Intake(redis_conn, JobTemplate.build(redis_conn, "atlas-giveback"))
+    run = NewRun("q", Origin(kind="slack", channel=CHANNEL, thread_ts="1"))
+    a, b = _twins("1700007000.000009")
+    assert _claim(redis_conn, a) == "claimed"
+    held = redis_conn.get(a.keys[0])
+    assert intake.take(b, run, "atlas:thread:giveback", "abcdefabcdef0009") == "in_flight"
+    assert redis_conn.get(a.keys[0]) == held and 0 < redis_conn.ttl(a.keys[0]) <= claims.PENDING_TTL_SECONDS
+    claims.release(redis_conn, a)  # the holder failed to enqueue: Slack's retry of either twin can claim it
+    assert redis_conn.get(a.keys[0]) is None
+    assert intake.take(b, run, "atlas:thread:giveback", "abcdefabcdef0009") == "queued"
+
+
+def _commands(conn: redis.Redis) -> int:
+    """Commands the server ran so far, those inside scripts included (INFO commandstats)."""
+    return sum(int(v["calls"]) for v in conn.info("commandstats").values())
+
+
 def _queued(conn: redis.Redis) -> list[str]:
     return Queue("atlas", connection=conn).get_job_ids()
 

@@ -139,3 +139,45 @@ def test_concurrent_runs_overshoot_a_cap_by_at_most_one_calls_worth(redis_url: s
     spent = Ledger(redis.Redis.from_url(redis_url)).day()["channel:slack:C0HELP"]
     assert refused and inner.calls * (200 * 1.0 + 900 * 4.0) / 1e6 == pytest.approx(spent, abs=1e-5)
     assert cap - one_call <= spent <= cap + one_call  # the cap was used up, and not passed by more than a call
+
+
+def _commands(conn: redis.Redis) -> int:
+    """Commands the server ran so far, those inside scripts included (INFO commandstats)."""
+    return sum(int(v["calls"]) for v in conn.info("commandstats").values())
+
+
+def test_a_call_on_a_day_already_counted_costs_three_redis_commands(redis_conn: redis.Redis) -> None:
+    """Issue 40: Redis commands per run. A reservation on a day's hash that exists (the usual call) and its settling:
+    the script and its HINCRBY of the call's one field, then one HINCRBY (11 before: a HINCRBY per total and an
+    EXPIRE each, MULTI and EXEC)."""
+    ledger = Ledger(redis_conn, clock=lambda: NOON)
+    scope = Scope(repo="orbit-labs/orbit", channel="slack:C0HELP")
+    ledger.settle(ledger.reserve(scope, 0.002), 0.001)  # the day's first call sets its TTL (and loads the script)
+    before = _commands(redis_conn)
+    ledger.settle(ledger.reserve(scope, 0.002), 0.001)
+    used = _commands(redis_conn) - before - 1  # less the first INFO
+    assert used == 3, used
+    assert ledger.day("2026-12-02") == {f: pytest.approx(0.002) for f in scope.fields()}
+    assert 0 < redis_conn.ttl(day_key("2026-12-02")) <= KEEP_SECONDS
+
+
+def test_a_day_counted_in_the_earlier_layout_still_counts_toward_its_totals_and_caps(redis_conn: redis.Redis) -> None:
+    """A hash written before the upgrade holds one field per total; the new fields add to them."""
+    redis_conn.hset(day_key("2026-12-02"), mapping={"install": 5000, "repo:r/r": 5000, "channel:slack:C1": 5000})
+    ledger = Ledger(redis_conn, clock=lambda: NOON)
+    scope = Scope(repo="r/r", channel="slack:C1", channel_cap=0.01)
+    ledger.settle(ledger.reserve(scope, 0.004), 0.004)  # 0.005 + 0.004 fits the channel's 0.01
+    other = Scope(repo="r/other", channel="slack:C2", install_cap=0.0125)
+    ledger.settle(ledger.reserve(other, 0.003), 0.003)  # the install's 0.009 + 0.003 fits its 0.0125
+    assert ledger.day("2026-12-02") == {
+        "install": pytest.approx(0.012),
+        "repo:r/r": pytest.approx(0.009),
+        "repo:r/other": pytest.approx(0.003),
+        "channel:slack:C1": pytest.approx(0.009),
+        "channel:slack:C2": pytest.approx(0.003),
+    }
+    with pytest.raises(SpendCapReached) as reached:
+        ledger.reserve(scope, 0.002)  # the channel's 0.009 + 0.002 is past its 0.01
+    assert reached.value.which == "channel"
+    with pytest.raises(SpendCapReached):
+        ledger.reserve(other, 0.001)  # the install's 0.012 + 0.001 is past its 0.0125

@@ -12,7 +12,9 @@ from tests.standins.turns import reply_calls, reply_text
 from tests.support.agent_harness import build_agent, settings_for
 from tests.support.paths import REPO
 from tools import v2_registry
-from workers.agent.toolset import ACTIONS, KNOWLEDGE, offered, offered_names
+from workers.agent.context import count_items
+from workers.agent.instructions import INSTRUCTIONS
+from workers.agent.toolset import ACTIONS, CODE, HISTORY, offered, offered_names
 from workers.runs.state import RunState
 
 ALWAYS = {
@@ -38,10 +40,28 @@ def test_a_docs_question_is_offered_the_docs_and_issue_tools_alone() -> None:
 
 
 def test_words_asking_for_code_history_or_an_action_add_their_group() -> None:
-    assert offered_names(NAMES, _asked("Where in the code is the lease renewed?")) == ALWAYS | KNOWLEDGE
-    assert offered_names(NAMES, _asked("Where is the lease renewed?")) == ALWAYS | KNOWLEDGE
-    assert offered_names(NAMES, _asked("Which PR fixed the DST bug in 3.1.2?")) == ALWAYS | KNOWLEDGE
+    assert offered_names(NAMES, _asked("Where in the code is the lease renewed?")) == ALWAYS | CODE
+    assert offered_names(NAMES, _asked("Where is the lease renewed?")) == ALWAYS | CODE
+    assert offered_names(NAMES, _asked("Which PR fixed the DST bug in 3.1.2?")) == ALWAYS | HISTORY
+    assert offered_names(NAMES, _asked("Which commit changed retry.py?")) == ALWAYS | CODE | HISTORY
     assert offered_names(NAMES, _asked("Please label #12 as bug and close #4 as a duplicate of #3")) == ALWAYS | ACTIONS
+
+
+def test_a_question_naming_a_version_is_offered_the_history_tools_within_the_fixed_goal() -> None:
+    """Issue 40: at most 2,500 tokens of instructions and tools per call. A version number asks what changed or was
+    fixed (the history tools), not for the source (2,998 tokens when it brought the code tools too)."""
+    asked = _asked("Have users reported a reconnect storm on 3.1.0?")
+    assert offered_names(NAMES, asked) == ALWAYS | HISTORY
+    assert count_items([], INSTRUCTIONS, offered(v2_registry().definitions(), asked)) <= 2_500
+
+
+def test_a_pull_request_read_brings_in_read_file() -> None:
+    items: list[dict[str, Any]] = [
+        *_asked("Which PR fixed #12?"),
+        {"type": "function_call", "call_id": "c1", "name": "get_history_item", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "PR #40, changed: orbit/lease.py"},
+    ]
+    assert offered_names(NAMES, items) == ALWAYS | HISTORY | {"read_file"}
 
 
 def test_a_called_tool_stays_offered() -> None:

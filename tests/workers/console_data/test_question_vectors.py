@@ -103,3 +103,24 @@ def test_a_worker_that_finds_nothing_keeps_the_question_s_vector(
     saved = rt.store.load(run.id)
     assert saved.final and run_index.gap_of(saved.status, saved.answer, saved.handoff), saved.answer
     assert run.id in question_vectors.read(redis_conn, [run.id])
+
+
+def test_a_finished_run_saved_while_a_filing_window_is_open_asks_nothing_about_vectors(redis_conn: redis.Redis) -> None:
+    """Issue 40: Redis commands per run. The first run saved into an empty pending list takes the wanted runs; the
+    next ones, no gap, send their record and their filing only (a ZPOPMAX each before)."""
+
+    class Unused:
+        def encode(self, texts: object) -> np.ndarray:
+            raise AssertionError("nothing to embed")
+
+    worker = RunStore(redis_conn, Unused)
+    index_filing.flush(redis_conn)
+    worker.save(_run("How are retries scheduled?", "They back off."))  # opens the window (its timer files it)
+    before = _commands(redis_conn)
+    worker.save(_run("What is the default retry limit?", "Three attempts."))
+    assert _commands(redis_conn) - before - 1 == 2  # SET and RPUSH (less the first INFO)
+
+
+def _commands(conn: redis.Redis) -> int:
+    """Commands the server ran so far (INFO commandstats)."""
+    return sum(int(v["calls"]) for v in conn.info("commandstats").values())

@@ -150,3 +150,14 @@ def test_a_check_while_the_lease_is_fresh_asks_redis_nothing(
         for _ in range(100):
             mine.check()
         assert sent == []
+
+
+def test_taking_a_lease_costs_three_redis_commands(redis_conn: redis.Redis) -> None:
+    """Issue 40: Redis commands per run. The script, the lease's SET and the last taker's SET (an INCR and an
+    EXPIRE of a count before: 4)."""
+    with lease.held(redis_conn, "run-10", ttl=5, wait=0):
+        pass  # loads the script
+    before = sum(int(v["calls"]) for v in redis_conn.info("commandstats").values())
+    with lease.holding(redis_conn, "run-10", ttl=5, wait=0) as mine:
+        taken = sum(int(v["calls"]) for v in redis_conn.info("commandstats").values()) - before - 1  # less an INFO
+        assert mine is not None and taken == 3, taken
