@@ -134,16 +134,17 @@ def live(engine: Triage, extra: Sequence[OutcomeLike] = ()) -> Thresholds:
     return state.thresholds
 
 
-def as_of(engine: Triage, number: int) -> Thresholds:
+def as_of(engine: Triage, number: int, extra: Iterable[OutcomeLike] = ()) -> Thresholds:
     """The thresholds issue `number` of the history would have had at its creation (`atlas triage N`): the
-    rolling calibration over the closed issues before it."""
+    rolling calibration over the closed issues before it, and the `extra` recorded decisions made before it."""
     record = engine.history.by_id[number]
     before = [r for r in engine.history.records if r.state == "closed" and r.seq < record.seq][-WINDOW:]
     raws = {r.id: raw_of(engine.score(r.id)) for r in before}
     usable = [
         sample(r, raws[r.id]) for r in before if r.duplicate_of is None or known_before(r.duplicate_since, record.when)
     ]
-    return calibrate(usable, ())
+    decided = [o for o in extra if known_before(o.at.strftime("%Y-%m-%dT%H:%M:%SZ"), record.when)]
+    return calibrate(usable, decided)
 
 
 def _json(raw: Raw) -> list[Any]:
