@@ -41,19 +41,26 @@ def repo_of(settings: Settings) -> str:
     return settings.github.repo if settings.github is not None else "demo"
 
 
-def recorded(settings: Settings) -> Decisions:
-    """The calibrating outcomes of this repository from Redis, or none with why (never raises on Redis)."""
-    repo = repo_of(settings)
+def reachable(settings: Settings) -> redis.Redis | str:
+    """A fast-failing client of this deployment's Redis, or why there is none to ask (the caller closes it)."""
     if settings.redis_url:
         url = settings.redis_url
     else:
         where = home.usable(settings.home)
         if not embedded_redis.is_running(where):
-            return Decisions(None, WITHOUT.format(why="no REDIS_URL and the embedded server is not running"))
+            return "no REDIS_URL and the embedded server is not running"
         url = embedded_redis.url(where)
-    conn = redis.Redis.from_url(
+    return redis.Redis.from_url(
         url, socket_timeout=READ_SECONDS, socket_connect_timeout=CONNECT_SECONDS, retry=Retry(NoBackoff(), 0)
     )
+
+
+def recorded(settings: Settings) -> Decisions:
+    """The calibrating outcomes of this repository from Redis, or none with why (never raises on Redis)."""
+    repo = repo_of(settings)
+    conn = reachable(settings)
+    if isinstance(conn, str):
+        return Decisions(None, WITHOUT.format(why=conn))
     try:
         found = outcomes.load(conn, repo)
     except (redis.RedisError, OSError) as exc:
