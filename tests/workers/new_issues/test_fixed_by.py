@@ -8,8 +8,14 @@ from typing import Any
 
 from datasets.knowledge_files import PULLS, RELEASES, write_jsonl
 from datasets.tracker_db import SOURCE
+from tests.standins.github_repo import Repo
+from tests.support.processes import wait_for
+from tests.support.triage_inbox_harness import TRACEBACK, inbox, text_of
 from workers.new_issues import wording
 from workers.new_issues.fixed_by import where
+
+TITLE = "KeyError 'retry_policy' when the scheduler starts"
+BODY = f"After the upgrade to 2.3 the scheduler will not start:\n\n{TRACEBACK}\n"
 
 
 def _pull(number: int, body: str, merged_at: str | None, closes: list[int] | None = None) -> dict[str, Any]:
@@ -79,3 +85,32 @@ def test_the_chain_line_names_the_pull_request_and_release_else_says_it_may_be_f
     assert "pull request #23 (no release includes it yet)" in none
     [unknown] = wording.chain_lines(5, {"id": 5, "state": "completed", "path": [5], "fixed": where(data, home, 5)})
     assert "may already be fixed there" in unknown
+
+
+def _fixed_and_released(repo: Repo) -> None:
+    """#1, the report a new issue repeats, was fixed by a merged pull request that v2.4's notes name."""
+    repo.edit_issue(1, state="closed", state_reason="completed")
+    pull = repo.add_issue("Read retry_policy with a default", "Fixes #1.", author="maya", pull=True, state="closed")
+    repo.add_release("v2.4", f"- The scheduler starts without retry_policy (#{pull['number']})")
+
+
+def test_the_card_and_the_comment_name_the_pull_request_and_release_that_fixed_the_original(
+    tmp_path: Path, redis_url: str
+) -> None:
+    with inbox(tmp_path, redis_url, prepare=_fixed_and_released) as box:
+        pull = max(n for n, i in box.github.repo.issues.items() if i.get("pull_request"))
+        new = box.open_issue(TITLE, BODY)
+        with box.worker("fixed-by-w1"):
+            card = box.cards()[0]
+            shown = text_of(card)
+            assert "Close as duplicate of" in shown and "#1 " in shown, shown
+            line = f"#1 was closed as completed: it was fixed by pull request #{pull} (v2.4 includes it)."
+            assert line in shown, shown
+            assert box.click(card, "duplicates") == 200
+            wait_for(lambda: box.github.requests("PATCH"), what="the close", timeout=90)
+        [comment] = [
+            c
+            for c in box.github.requests("POST", r"/comments$")
+            if c.path.endswith(f"/issues/{new['number']}/comments")
+        ]
+        assert comment.body["body"].startswith("Duplicate of #1.") and line in comment.body["body"]
