@@ -54,6 +54,8 @@ def _sync_one(settings: Settings, *, docs: list[str] | None, wait: bool, reconci
         )
         return 1
     print(summary(report))
+    if settings.triage.enabled:
+        print(recalibration(settings, gh.repo))
     for line in report.skipped:
         print(f"atlas sync: {line}", file=sys.stderr)
     if not report.complete:
@@ -74,6 +76,22 @@ def _sync_one(settings: Settings, *, docs: list[str] | None, wait: bool, reconci
     if not settings.org.many:
         print(f"Serve it: ATLAS_GITHUB_REPO={gh.repo} atlas serve (and atlas worker)")
     return 0
+
+
+def recalibration(settings: Settings, repo: str) -> str:
+    """Ask a worker to recalibrate the repository's triage on what was synced (workers/jobs/calibration.py); a
+    Redis that does not answer leaves it to the next triage job, and the sync stands either way."""
+    from atlas.cli.triage_decisions import reachable
+    from workers.jobs import calibration
+
+    conn = reachable(settings)
+    if isinstance(conn, str):
+        return f"triage: recalibrated at the next new issue ({conn})"
+    try:
+        done = calibration.ask(conn, settings.queue_name, repo)
+    finally:
+        conn.close()
+    return "triage:" + done.removeprefix(";") + (" for a worker" if done == calibration.QUEUED else "")
 
 
 def summary(report: SyncReport) -> str:

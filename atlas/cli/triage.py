@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from atlas.cli import triage_compare
+from atlas.cli import triage_compare, triage_decisions
 from atlas.errors import ConfigError
 from atlas.settings import Settings
 from atlas.triage_settings import TriageSettings
@@ -24,8 +24,13 @@ def triage_one(settings: Settings, number: int, *, as_json: bool) -> int:
         where = f"issue ids run from {min(ids)} to {max(ids)}" if ids else "the tracker has no issues"
         print(f"atlas triage: no issue #{number} in {settings.data_dir} ({where})", file=sys.stderr)
         return 1
-    found = engine.triage(number, rolling.as_of(engine, number))  # the thresholds its history gave at its creation
-    print(json.dumps(found.as_json()) if as_json else render(found))
+    decisions = triage_decisions.recorded(settings)
+    found = engine.triage(number, rolling.as_of(engine, number, decisions.used))  # as of its creation
+    if as_json:  # the documented object stays exactly that; the note goes beside it
+        print(json.dumps(found.as_json()))
+        print(f"atlas triage: calibrated {decisions.note}", file=sys.stderr)
+    else:
+        print(render(found) + f"\n  calibrated {decisions.note}")
     return 0
 
 
@@ -47,21 +52,22 @@ def run_backtest(
         )
         return 2
     engine = Triage.open(settings.data_dir, settings.home, settings.semantic_docs)
-    rows = backtest.rows(engine, last, since)
+    decisions = triage_decisions.recorded(settings)  # what maintainers decided counts as it did live
+    rows = backtest.rows(engine, last, since, decisions.used)
     result = backtest.score(rows)
     payload = result.as_json()
     autonomy.save(settings.data_dir, settings.home, payload)
+    shown = {**payload, "recorded_decisions": None if decisions.outcomes is None else len(decisions.outcomes)}
+    table = render_backtest(result, engine.mode) + f"\ncalibrated {decisions.note}"
+    if as_json:
+        print(f"atlas triage: calibrated {decisions.note}", file=sys.stderr)
     if not model:
-        print(json.dumps(payload) if as_json else render_backtest(result, engine.mode))
+        print(json.dumps(shown) if as_json else table)
         return 0
     replay = _model_replay(settings, engine, rows, last, since, max_cost)
     figures = replay.as_json()
     autonomy.save(settings.data_dir, settings.home, figures, replay.model)
-    print(
-        json.dumps({**payload, "model": figures})
-        if as_json
-        else render_backtest(result, engine.mode) + "\n\n" + triage_compare.render(replay)
-    )
+    print(json.dumps({**shown, "model": figures}) if as_json else table + "\n\n" + triage_compare.render(replay))
     return 0
 
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import redis
 
 from atlas.cli import main as cli
 from atlas.settings import DEFAULT_DATA
 from tests.support.paths import SHARED
-from workers.triage import autonomy
+from workers.triage import autonomy, outcomes
+from workers.triage.outcomes import Outcome
 
 BLACK = SHARED / "evals" / "triage-black"
 
@@ -96,3 +99,40 @@ def test_black_backtest_runs_on_real_data_without_writing_into_it(
     assert not any(n.lower().startswith(("s:", "r:")) or "duplicate" in n for n in suggested)
     # some originals are found as of their reports: claimed, or among the related issues below the claim threshold
     assert result["totals"]["duplicates"]["related_recall@3"] > 0
+
+
+def _decided_before_issue_24(redis_url: str) -> None:
+    """A maintainer's decision on a card before #24 was opened (#17 is a duplicate of #9 after all), one after."""
+    conn = redis.Redis.from_url(redis_url)
+    decided = Outcome(17, "duplicate", "9", True, "card", datetime(2024, 7, 1, tzinfo=UTC))
+    assert outcomes.record(conn, "demo", decided, "pending-17")
+    later = Outcome(18, "duplicate", "9", True, "card", datetime(2030, 1, 1, tzinfo=UTC))  # after #24: never counts
+    assert outcomes.record(conn, "demo", later, "pending-18")
+
+
+def test_triage_and_backtest_calibrate_with_the_recorded_decisions_when_redis_answers(
+    project: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")  # nothing listens there: history only, no failure
+    assert cli.main(["triage", "24", "--json"]) == 0
+    out = capsys.readouterr()
+    alone = json.loads(out.out)["thresholds"]["support"]
+    assert "Redis not reachable: history only" in out.err
+    assert cli.main(["triage", "backtest", "--last", "30", "--json"]) == 0
+    out = capsys.readouterr()
+    history_only = json.loads(out.out)
+    assert history_only["recorded_decisions"] is None and "Redis not reachable" in out.err
+
+    _decided_before_issue_24(redis_url)
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    assert cli.main(["triage", "24"]) == 0
+    assert "calibrated with 2 recorded decisions of demo (Redis)" in capsys.readouterr().out
+    assert cli.main(["triage", "24", "--json"]) == 0
+    support = json.loads(capsys.readouterr().out)["thresholds"]["support"]
+    assert support["non_duplicates"] == alone["non_duplicates"] - 1  # #17 counts as a duplicate now; #18 not yet
+    assert cli.main(["triage", "backtest", "--last", "30", "--json"]) == 0
+    learnt = json.loads(capsys.readouterr().out)
+    assert learnt["recorded_decisions"] == 2
+    assert [r["thresholds"] for r in learnt["issues"]] != [r["thresholds"] for r in history_only["issues"]]
+    assert cli.main(["triage", "backtest", "--last", "30"]) == 0
+    assert "calibrated with 2 recorded decisions" in capsys.readouterr().out

@@ -95,7 +95,22 @@ def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = N
     told = _closed_notices(rt, event, action, payload, original) + _cited_issue(rt, event, payload)
     learnt = _outcome(rt, gh.repo, event, action, payload, original)
     done = f"skipped {event}.{action}: what is stored was updated later" if late else f"applied {event}.{action}"
-    return done + triaged + told + learnt
+    return done + triaged + told + learnt + _recalibrate(rt, gh.repo, event, action, late)
+
+
+# What changes a calibration's samples: a closed issue's state, labels or duplicate decision, a label's name.
+CALIBRATING = {("issues", a) for a in ("closed", "reopened", "labeled", "unlabeled", "deleted", "transferred")} | {
+    ("label", a) for a in ("edited", "deleted")
+}
+
+
+def _recalibrate(rt: Any, repo: str, event: str, action: str, late: bool) -> str:
+    """A delivery that changed what calibration reads asks for the repository's recalibration (jobs/calibration)."""
+    if late or (event != "sync" and (event, action) not in CALIBRATING) or not rt.settings.triage.enabled:
+        return ""
+    from workers.jobs import calibration
+
+    return calibration.ask(rt.conn, rt.settings.queue_name, repo)
 
 
 def _outcome(rt: Any, repo: str, event: str, action: str, payload: dict[str, Any], original: int | None) -> str:
@@ -212,7 +227,8 @@ def periodic_sync(repo: str | None = None) -> str:
 
         told = changes.check(rt)  # what the sync changed that an answer cited
         started = f"; triage started for {', '.join(f'#{n}' for n in caught)}" if caught else ""
-        return f"synced: {report.requests} requests, {report.not_modified} not modified{started}" + told
+        synced = f"synced: {report.requests} requests, {report.not_modified} not modified{started}"
+        return synced + told + _recalibrate(rt, gh.repo, "sync", "", False)  # what a stopped one kept is served
     finally:
         schedule(rt.conn, Queue(rt.settings.queue_name, connection=rt.conn), gh, force=True)
 

@@ -14,6 +14,7 @@ from typing import Literal
 
 from tools.errors import TrackerError, TrackerUnavailable
 from tools.tracker import IssueRef
+from workers.new_issues import fixed_by
 from workers.parts import WorkerParts
 from workers.runs.triage_record import TriageAction, TriageRecord
 from workers.triage.engine import Triage
@@ -96,6 +97,10 @@ def point(rt: WorkerParts, engine: Triage, record: TriageRecord, actions: list[T
         "state": end.state,
         "path": list(end.path),
     }
+    if end.state == "completed":  # say where it was fixed, when the synced pull requests tell
+        fixed = fixed_by.where(rt.settings.data_dir, rt.settings.home, end.number)
+        if fixed is not None:
+            record.suggestions["original"]["fixed"] = fixed
     return actions
 
 

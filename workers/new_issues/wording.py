@@ -22,6 +22,10 @@ CHAIN_VIA = "#{first} was itself closed as a duplicate: this points at the end o
 CHAIN_COMPLETED = (
     "#{original} was closed as completed: it may already be fixed there (see #{original} and its linked changes)."
 )
+CHAIN_FIXED = "#{original} was closed as completed: it was fixed by pull request #{pull}{release}."
+FIXED_RELEASE = " ({tag} includes it)"
+FIXED_RELEASE_AFTER = " ({tag}, the first release after it was merged, should include it)"
+FIXED_UNRELEASED = " (no release includes it yet)"
 CHAIN_NOT_PLANNED = (
     "#{original} was closed as not planned: the problem is known and will not be worked on as it stands."
 )
@@ -123,11 +127,22 @@ def chain_lines(original: int, chain: dict[str, Any]) -> list[str]:
         return []
     path = [int(n) for n in chain.get("path") or [] if isinstance(n, int)]
     lines = [CHAIN_VIA.format(first=path[0], path=" → ".join(f"#{n}" for n in path))] if len(path) > 1 else []
-    if chain.get("state") == "completed":
+    fixed = chain.get("fixed")
+    if chain.get("state") == "completed" and isinstance(fixed, dict) and isinstance(fixed.get("pull"), int):
+        lines.append(CHAIN_FIXED.format(original=original, pull=fixed["pull"], release=_release(fixed)))
+    elif chain.get("state") == "completed":
         lines.append(CHAIN_COMPLETED.format(original=original))
     elif chain.get("state") == "not_planned":
         lines.append(CHAIN_NOT_PLANNED.format(original=original))
     return lines
+
+
+def _release(fixed: dict[str, Any]) -> str:
+    """What the chain line says of the fix's release (workers/new_issues/fixed_by.py)."""
+    tag = fixed.get("release")
+    if not tag:
+        return FIXED_UNRELEASED
+    return (FIXED_RELEASE if fixed.get("named") else FIXED_RELEASE_AFTER).format(tag=tag)
 
 
 def duplicate_line(original: int, suggestions: dict[str, Any]) -> str:

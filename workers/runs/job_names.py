@@ -17,8 +17,9 @@ PERIODIC_SYNC = "workers.jobs.github.periodic_sync"  # the incremental sync, res
 POST_DIGEST = (
     "workers.jobs.digest.post_digest"  # the triage channel's digest of issues over the rate, rescheduling itself
 )
+RECALIBRATE = "workers.jobs.calibration.recalibrate"  # a repository's triage calibration, asked by each sync
 
-ALL = (CONTINUE_RUN, ON_JOB_FAILURE, EXPIRE_STEP, APPLY_EVENT, PERIODIC_SYNC, POST_DIGEST)
+ALL = (CONTINUE_RUN, ON_JOB_FAILURE, EXPIRE_STEP, APPLY_EVENT, PERIODIC_SYNC, POST_DIGEST, RECALIBRATE)
 
 # Names before the house moved (0.3): the jobs lived beside the core they call.
 RENAMED: dict[str, str] = {

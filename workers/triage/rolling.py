@@ -10,11 +10,13 @@ if decided before. The issue's own outcome, and any later one, are never in its 
 (Labels carry no date in the export: an earlier issue's labels are its labels now, as for the votes.)
 
 **Live.** `live(engine, extra)` calibrates on the latest WINDOW closed issues, replayed as of their
-creation, and keeps the result on the engine: the same engine (the tracker unchanged) and the same
-number of recorded decisions (in steps of DECISIONS_EVERY) reuse it. An engine grown by new issues
-(a sync, a webhook) keeps the raw replays of the issues it had, so only new closed issues are replayed.
-A worker started again on an unchanged tracker reads its first calibration's replays back from disk
-(calibration_store.py: per tracker revision) instead of replaying them.
+creation, and keeps the result on the engine: the same history (the tracker unchanged: an issue closed or
+relabelled is another history) and the same number of recorded decisions (in steps of DECISIONS_EVERY) reuse
+it. An engine grown by new issues (a sync, a webhook) keeps the raw replays of the issues it had, so only new
+closed issues are replayed.
+Every calibration that replayed something keeps the replays on disk per tracker revision (calibration_store.py):
+a worker started again on an unchanged tracker, or after a sync's recalibration (workers/jobs/calibration.py),
+reads them back instead of replaying them.
 `extra`: the recorded decisions, e.g. `workers.triage.outcomes.load(conn, repo)` (any record with issue, kind,
 value, accepted, at: thresholds.OutcomeLike).
 """
@@ -28,7 +30,7 @@ from typing import Any
 from workers.triage import calibration_store
 from workers.triage import labels as label_kinds
 from workers.triage.engine import Scored, Triage
-from workers.triage.history import Record, known_before
+from workers.triage.history import History, Record, known_before
 from workers.triage.thresholds import FALLBACK_DUPLICATE, OutcomeLike, Sample, Thresholds, calibrate
 
 CALIBRATE_EVERY = 10  # replayed issues between two calibrations in the backtest
@@ -52,6 +54,7 @@ class Live:
     raw: dict[int, Raw] = field(default_factory=dict)
     key: tuple[int, int] | None = None
     thresholds: Thresholds | None = None
+    history: History | None = None  # what they were calibrated on: a grown engine shares this state (copy.copy)
 
 
 def raw_of(scored: Scored) -> Raw:
@@ -116,8 +119,8 @@ def live(engine: Triage, extra: Sequence[OutcomeLike] = ()) -> Thresholds:
         state = Live()
         engine.calibration = state
     key = (len(engine.history), len(extra) // DECISIONS_EVERY)
-    if state.key == key and state.thresholds is not None:
-        return state.thresholds
+    if state.key == key and state.history is engine.history and state.thresholds is not None:
+        return state.thresholds  # an issue closed or relabelled gives another history, of the same length
     closed = [r for r in engine.history.records if r.state == "closed"][-WINDOW:]
     rev = None
     if not state.raw:  # this process's first calibration: what one kept for this very tracker, if any
@@ -126,24 +129,26 @@ def live(engine: Triage, extra: Sequence[OutcomeLike] = ()) -> Thresholds:
     missing = [r for r in closed if r.id not in state.raw]
     for record in missing:
         state.raw[record.id] = raw_of(engine.score(record.id))
-    if rev is not None and missing:
+    if missing:  # kept for this very tracker, so a worker started after a sync reads them back too
+        rev = rev or calibration_store.revision(engine.history, engine.mode)
         calibration_store.save(engine.derived, rev, {r.id: _json(state.raw[r.id]) for r in closed})
     labelled = sum(1 for families in engine.book.families if families)  # open issues' labels vote too
     state.thresholds = calibrate([sample(r, state.raw[r.id]) for r in closed], extra, labelled_issues=labelled)
-    state.key = key
+    state.key, state.history = key, engine.history
     return state.thresholds
 
 
-def as_of(engine: Triage, number: int) -> Thresholds:
+def as_of(engine: Triage, number: int, extra: Iterable[OutcomeLike] = ()) -> Thresholds:
     """The thresholds issue `number` of the history would have had at its creation (`atlas triage N`): the
-    rolling calibration over the closed issues before it."""
+    rolling calibration over the closed issues before it, and the `extra` recorded decisions made before it."""
     record = engine.history.by_id[number]
     before = [r for r in engine.history.records if r.state == "closed" and r.seq < record.seq][-WINDOW:]
     raws = {r.id: raw_of(engine.score(r.id)) for r in before}
     usable = [
         sample(r, raws[r.id]) for r in before if r.duplicate_of is None or known_before(r.duplicate_since, record.when)
     ]
-    return calibrate(usable, ())
+    decided = [o for o in extra if known_before(o.at.strftime("%Y-%m-%dT%H:%M:%SZ"), record.when)]
+    return calibrate(usable, decided)
 
 
 def _json(raw: Raw) -> list[Any]:

@@ -145,6 +145,23 @@ def test_a_live_calibration_is_kept_on_the_engine_until_the_tracker_or_enough_de
     assert again is not first and (again.label("bug") or 9) > (first.label("bug") or 0)  # rejections raised the bar
 
 
+def test_a_live_calibration_is_made_again_when_an_issue_is_closed_as_a_duplicate_without_any_new_issue() -> None:
+    """A sync or a webhook that only closes an issue gives a grown engine of the same length (issue 36 item 2)."""
+    from dataclasses import replace
+
+    from workers.triage.history import History
+
+    engine = _orbit_engine()
+    first = rolling.live(engine)
+    records = list(engine.history.records)
+    k = next(i for i in range(len(records) - 1, -1, -1) if records[i].state == "closed" and not records[i].duplicate_of)
+    records[k] = replace(records[k], duplicate_of=records[0].id)
+    grown = engine.grown(History(records, engine.history.first_replies))
+    assert grown is not None and len(grown.history) == len(engine.history)
+    again = rolling.live(grown)
+    assert again.support["non_duplicates"] == first.support["non_duplicates"] - 1
+
+
 def test_any_record_with_the_outcome_fields_calibrates_and_other_kinds_are_ignored() -> None:
     """workers/triage/outcomes.py's records (no score, a `source`, and `reply` outcomes) feed calibration as is."""
     from dataclasses import dataclass
