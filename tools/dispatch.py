@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from atlas.text import clip
+from datasets.tracker_db import DatasetError
 from tools.context import ToolContext
-from tools.errors import FIX_FIELD, UNEXPECTED, UNEXPECTED_HINT, ToolError
+from tools.errors import BAD_DATA, BAD_DATA_HINT, FIX_FIELD, UNEXPECTED, UNEXPECTED_HINT, ToolError
 from tools.registry import Registry
 
 log = logging.getLogger("atlas.tools")
@@ -90,6 +92,9 @@ def execute(registry: Registry, name: str, args: BaseModel, ctx: ToolContext) ->
         else:
             with ctx.corpus.snapshot():  # a call reads one state of the indexes, never half of an update
                 result = tool.fn(args, ctx)
+    except DatasetError as exc:  # a page read on first use (the docs index is lazy) that is not valid data
+        log.error("tool %s: bad data (run %s): %s", name, getattr(ctx, "run_id", None), exc)
+        return _error(ToolError(BAD_DATA.format(problem=_file_named(str(exc))), BAD_DATA_HINT))
     except Exception:
         log.exception("tool %s crashed (run %s)", name, getattr(ctx, "run_id", None))
         return _error(ToolError(UNEXPECTED, UNEXPECTED_HINT))
@@ -157,3 +162,10 @@ def _problem(err: Any, model: type[BaseModel]) -> str:
     if kind == "literal_error":
         return f"{field} must be one of {ctx.get('expected')}"
     return f"{field}: {clip(str(err.get('msg', 'invalid value')), 120, '...')}"
+
+
+def _file_named(problem: str) -> str:
+    """`/srv/data/docs/x.md: not UTF-8 text` as `x.md: not UTF-8 text`: the model and the chat see the file, never the
+    server's folders."""
+    where, sep, what = problem.partition(": ")
+    return os.path.basename(where) + sep + what if sep and "/" in where else problem

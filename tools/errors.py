@@ -17,6 +17,8 @@ from atlas.errors import AtlasError
 FIX_FIELD = "Fix the field and call again."
 UNEXPECTED = "The tool failed unexpectedly."
 UNEXPECTED_HINT = "This is not your fault. Try a different tool or answer with what you already have."
+BAD_DATA = "The project's data could not be read: {problem}"
+BAD_DATA_HINT = "A maintainer has to fix that file. Try a different tool or answer with what you already have."
 
 
 @dataclass(frozen=True)

@@ -58,24 +58,28 @@ def test_tool_exits_zero_on_a_result_and_one_on_an_error_result(tmp_path: Path, 
         ), args
 
 
-@pytest.mark.parametrize(
-    ("spoil", "says"),
-    [
-        (_duplicate_id, "issues.jsonl:10: issue id 1 is already used on line 1"),  # the fixture has 9 issues
-        (_non_utf8_doc, "broken.md: not UTF-8 text"),
-    ],
-)
-def test_tool_names_the_file_and_the_problem_of_bad_data(tmp_path: Path, data: Path, spoil, says: str) -> None:  # noqa: ANN001
-    spoil(data)
-    done = atlas_command(
-        "tool",
-        "get_issue",
-        '{"issue_id": 1, "include": []}',
-        env={"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data)},
-    )
+def test_tool_names_the_file_and_the_problem_of_bad_issue_data(tmp_path: Path, data: Path) -> None:
+    _duplicate_id(data)
+    env = {"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data)}
+    done = atlas_command("tool", "get_issue", '{"issue_id": 1, "include": []}', env=env)
     assert done.returncode == 2
     line = _one_line(done.stderr)
-    assert line.startswith("atlas tool: ") and says in line
+    assert line.startswith("atlas tool: ") and "issues.jsonl:10: issue id 1 is already used on line 1" in line
+
+
+def test_a_broken_doc_page_is_a_docs_tool_error_naming_it_and_issue_lookups_still_work(
+    tmp_path: Path, data: Path
+) -> None:
+    """The docs index is built when something first reads it (issue 38): a page that is not UTF-8 fails the docs
+    tools with an error the model and the operator can read (the file and the byte), not the issue tools."""
+    _non_utf8_doc(data)
+    env = {"ATLAS_HOME": str(tmp_path / "home"), "ATLAS_DATA": str(data)}
+    docs = atlas_command("tool", "search_docs", '{"query": "broken", "k": 3}', env=env)
+    assert docs.returncode == 1
+    assert docs.stdout.startswith("Error: The project's data could not be read: broken.md: not UTF-8 text (byte 33)")
+    assert str(data) not in docs.stdout and "Traceback" not in docs.stdout + docs.stderr
+    issue = atlas_command("tool", "get_issue", '{"issue_id": 1, "include": []}', env=env)
+    assert issue.returncode == 0 and "#1" in issue.stdout
 
 
 # -- atlas ask ----------------------------------------------------------------------------------

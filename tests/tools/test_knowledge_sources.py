@@ -36,7 +36,10 @@ def test_permalinks_and_urls_the_tools_showed_are_the_sources(
         ),
     )
     _, agent, _ = build_agent(settings)
-    run = agent.run(RunState(question="Where is the lease renewed, and can workers run in Lambda?"))
+    # "discussions" asks for the history tools (workers/agent/toolset.py: a call is offered what the words ask for)
+    run = agent.run(
+        RunState(question="Where is the lease renewed, and do the discussions say workers can run in Lambda?")
+    )
     outputs = call_outputs(scripted_model.requests[1].body)
     assert outputs["c1"].splitlines()[0].endswith(link) and "Lambda freezes" in outputs["c2"]
     assert run.sources == [link, talk]

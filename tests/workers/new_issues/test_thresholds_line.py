@@ -16,7 +16,7 @@ def _history(n: int, originals: bool = True) -> list[Sample]:
             1,
             0.9 if i % 2 else i / (2 * n),
             1 if i % 2 and originals else None,
-            {"bug": 0.3 + i / (10 * n), "version": 0.9},
+            {"bug": thresholds.LABEL_FLOOR + i / (10 * n), "version": 0.9},  # scores a label may be suggested at
             frozenset({"bug", "version"}),
             True,
         )
