@@ -236,3 +236,17 @@ def test_each_click_outcome_tells_the_clicker_its_own_sentence() -> None:
     solved = {o: solved_click_text(SolvedClick(o)) for o in ("started", "already", "private", "nothing", "unavailable")}
     assert solved["private"] == said.SOLVED_PRIVATE and solved["unavailable"] == wording.EPHEMERAL_UNAVAILABLE
     assert len(set(solved.values())) == 5
+
+
+def test_the_status_line_says_what_the_run_does_and_the_title_is_the_question_clipped() -> None:
+    from bot.slack.views.status import TITLE_CHARS, status_args, thread_title
+    from workers.messages.status import Idle, Thinking, ThreadTitle, UsingTool, Waiting
+
+    assert status_args(Waiting()) == {"status": wording.WORKING_STATUS, "loading_messages": wording.LOADING_MESSAGES}
+    assert status_args(Thinking()) == {"status": wording.ASSISTANT_STATUS_THINKING}
+    assert status_args(UsingTool("search_issues")) == {"status": wording.ASSISTANT_STATUS["search_issues"]}
+    assert status_args(UsingTool("no_such_tool")) == {"status": wording.ASSISTANT_STATUS_OTHER}
+    assert status_args(Idle()) == {"status": ""}
+    assert thread_title(ThreadTitle("  How do I\n  pin   a build? ")) == "How do I pin a build?"
+    long = thread_title(ThreadTitle("word " * 40))
+    assert len(long) == TITLE_CHARS and long.endswith("…") and "\n" not in long
