@@ -14,9 +14,8 @@ import redis
 from slack_bolt import Ack, App
 
 from bot.slack.deps import Deps
-from bot.slack.ephemeral import tell_clicker
+from bot.slack.ephemeral import tell
 from bot.slack.views.answer import FILE_ISSUE_ACTION
-from bot.slack.views.filing import filing_click_text
 from workers.errors import RunNotFound
 from workers.followup import filing_claim as filing
 from workers.messages.filing import FilingClick
@@ -38,11 +37,11 @@ def on_click(deps: Deps) -> Any:
         try:
             source = RunStore(deps.redis).load(run_id)
         except (RunNotFound, ValueError):
-            tell_clicker(deps, body, user, filing_click_text(FilingClick("nothing")))
+            tell(deps, body, user, FilingClick("nothing"))
             return
         except redis.RedisError as exc:
             log.warning("file-issue click not recorded: %s", type(exc).__name__)
-            tell_clicker(deps, body, user, filing_click_text(FilingClick("unavailable")))
+            tell(deps, body, user, FilingClick("unavailable"))
             return
         if source.origin.kind != "slack" or source.origin.channel != channel or not user:
             log.warning("file-issue click by %s on run %s refused: not from the answer's channel", user, run_id[:40])
@@ -51,7 +50,7 @@ def on_click(deps: Deps) -> Any:
             run, started = filing.start(deps.redis, deps.settings.queue_name, source, user)
         except redis.RedisError as exc:
             log.warning("file-issue click not recorded: %s", type(exc).__name__)
-            tell_clicker(deps, body, user, filing_click_text(FilingClick("unavailable")))
+            tell(deps, body, user, FilingClick("unavailable"))
             return
         log.info(
             "file-issue click by %s on run %s: filing run %s %s",
@@ -61,6 +60,6 @@ def on_click(deps: Deps) -> Any:
             "started" if started else "already claimed",
         )
         said = FilingClick("drafting" if started else "already")
-        tell_clicker(deps, body, user, filing_click_text(said))
+        tell(deps, body, user, said)
 
     return handle_file_issue
