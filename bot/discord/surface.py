@@ -25,7 +25,6 @@ from bot.discord.progress import ProgressMessage
 from bot.discord.rest import DiscordError, DiscordREST, rest_client
 from bot.discord.views.answer import answer_messages
 from bot.discord.views.notices import handoff_text, note_text
-from bot.task_titles import task_title
 from tools.tracker import Tracker, demo_tracker
 from tools.trackers import tracker_for
 from workers.agent.events import Finished, InDoubt, Paused, RunEvent, StepStarted, ToolCalled
@@ -35,6 +34,7 @@ from workers.messages.answer import answer_of
 from workers.messages.notices import HandOff
 from workers.messages.notices import ThreadNote as Note
 from workers.messages.progress import TASK_STATUS, ProgressEnd, Task, end_of
+from workers.messages.task_titles import task_title
 from workers.runs import conversations
 from workers.runs.post_once import KeyedSlot, post_once
 from workers.runs.state import Origin, RunState, Turn

@@ -20,8 +20,6 @@ from bot.slack.client import error_code
 from bot.slack.progress import ProgressMessage, channel_of, thread_of
 from bot.slack.stream import AnswerStream, can_stream, streamed
 from bot.slack.views.answer import SlackAnswer
-from bot.slack.views.status import status_args
-from workers.messages.status import Idle
 from workers.runs import conversations
 from workers.runs.state import RunState, Turn
 from workers.runs.store import RunStore
@@ -116,9 +114,7 @@ class ThreadAnswer:
         if time.time() - run.created_at < STATUS_UNSEEN_SECONDS:
             return
         try:
-            self.client.assistant_threads_setStatus(
-                channel_id=channel_of(run), thread_ts=thread_of(run), **status_args(Idle())
-            )
+            self.client.assistant_threads_setStatus(channel_id=channel_of(run), thread_ts=thread_of(run), status="")
         except SlackClientError:
             pass  # cosmetic: Slack drops the status by itself after two minutes
 
