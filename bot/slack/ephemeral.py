@@ -23,7 +23,7 @@ Note = Ephemeral | FilingClick | SolvedClick
 
 def tell(deps: Deps, body: dict[str, Any], user: str, note: Note) -> None:
     """Tell the clicker `note`, rendered for Slack."""
-    _post(deps, body, user, _rendered(note))
+    tell_clicker(deps, body, user, _rendered(note))
 
 
 def _rendered(note: Note) -> str:
@@ -34,8 +34,9 @@ def _rendered(note: Note) -> str:
     return ephemeral_text(note)
 
 
-def _post(deps: Deps, body: dict[str, Any], user: str, text: str) -> None:
-    """Post `text` to the clicker in the card's channel (and thread); a Slack failure is only logged."""
+def tell_clicker(deps: Deps, body: dict[str, Any], user: str, text: str) -> None:
+    """Post `text` (a view's rendering: tests/house/test_platform_wording.py) to the clicker in the card's channel
+    (and thread); a Slack failure is only logged."""
     channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
     if not channel or not user:
         return

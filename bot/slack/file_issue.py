@@ -14,8 +14,9 @@ import redis
 from slack_bolt import Ack, App
 
 from bot.slack.deps import Deps
-from bot.slack.ephemeral import tell
+from bot.slack.ephemeral import tell_clicker
 from bot.slack.views.answer import FILE_ISSUE_ACTION
+from bot.slack.views.filing import filing_click_text
 from workers.errors import RunNotFound
 from workers.followup import filing_claim as filing
 from workers.messages.filing import FilingClick
@@ -37,11 +38,11 @@ def on_click(deps: Deps) -> Any:
         try:
             source = RunStore(deps.redis).load(run_id)
         except (RunNotFound, ValueError):
-            tell(deps, body, user, FilingClick("nothing"))
+            tell_clicker(deps, body, user, filing_click_text(FilingClick("nothing")))
             return
         except redis.RedisError as exc:
             log.warning("file-issue click not recorded: %s", type(exc).__name__)
-            tell(deps, body, user, FilingClick("unavailable"))
+            tell_clicker(deps, body, user, filing_click_text(FilingClick("unavailable")))
             return
         if source.origin.kind != "slack" or source.origin.channel != channel or not user:
             log.warning("file-issue click by %s on run %s refused: not from the answer's channel", user, run_id[:40])
@@ -50,7 +51,7 @@ def on_click(deps: Deps) -> Any:
             run, started = filing.start(deps.redis, deps.settings.queue_name, source, user)
         except redis.RedisError as exc:
             log.warning("file-issue click not recorded: %s", type(exc).__name__)
-            tell(deps, body, user, FilingClick("unavailable"))
+            tell_clicker(deps, body, user, filing_click_text(FilingClick("unavailable")))
             return
         log.info(
             "file-issue click by %s on run %s: filing run %s %s",
@@ -60,6 +61,6 @@ def on_click(deps: Deps) -> Any:
             "started" if started else "already claimed",
         )
         said = FilingClick("drafting" if started else "already")
-        tell(deps, body, user, said)
+        tell_clicker(deps, body, user, filing_click_text(said))
 
     return handle_file_issue
