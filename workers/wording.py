@@ -1,5 +1,6 @@
 """The words of a run that every chat platform shows alike: offline answers, failures, stop reasons,
-what a tool call is doing (bot/task_titles.py), where an approval's proposal came from (workers/messages/approval.py).
+what a tool call is doing (workers/messages/task_titles.py), where an approval's proposal came from
+(workers/messages/approval.py).
 
 Slack's own sentences are in bot/slack/wording.py, Discord's in bot/discord/wording.py."""
 
@@ -28,7 +29,7 @@ STOP_REASONS = {
 }
 
 
-# What a tool call is doing, as a progress line shows it (bot/task_titles.py).
+# What a tool call is doing, as a progress line shows it (workers/messages/task_titles.py).
 TASK_SEARCH_ISSUES = "Searching issues for “{query}”"
 TASK_SEARCH_ISSUES_STATE = "Searching {state} issues for “{query}”"
 TASK_GET_ISSUE = "Reading issue #{number}"

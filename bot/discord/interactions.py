@@ -23,7 +23,7 @@ from typing import Any, assert_never
 import redis
 
 from bot import lookups
-from bot.discord import commands, file_issue, intake, solved, wording
+from bot.discord import commands, file_issue, intake, solved
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.cards import decided_payload
 from bot.discord.lookup_command import lookup_reply
@@ -64,7 +64,7 @@ from workers.approvals.place import Place
 from workers.console_data import votes
 from workers.messages.approval import Decision
 from workers.messages.ephemeral import AlreadyDecided, Elsewhere, Gone, NotAllowed, Unrecorded
-from workers.messages.intake_notes import EmptyQuestion, Unavailable
+from workers.messages.intake_notes import EmptyQuestion, Unavailable, UnknownCommand
 from workers.messages.lookup import LookupFailed
 from workers.runs.job_hash import JobTemplate
 from workers.runs.queueing import resume_if_waiting
@@ -133,7 +133,7 @@ class Interactions:
                 return lookup_reply(
                     self.lookups, self.settings, commands.lookup_text(data.get("options") or []), payload
                 )
-            return ephemeral(wording.UNKNOWN_COMMAND)
+            return ephemeral(intake_note_text(UnknownCommand()))
         if kind == MESSAGE_COMPONENT:
             return self.click(payload, str(data.get("custom_id") or ""))
         if kind == MODAL_SUBMIT and str(data.get("custom_id") or "").startswith(controls.MODAL_PREFIX):
@@ -142,7 +142,7 @@ class Interactions:
             except redis.RedisError as exc:
                 log.warning("triage choice not recorded: %s", type(exc).__name__)
                 return ephemeral(click_note_text(Unrecorded()))
-        return ephemeral(wording.UNKNOWN_COMMAND)
+        return ephemeral(intake_note_text(UnknownCommand()))
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -213,12 +213,12 @@ class Interactions:
         except redis.RedisError as exc:
             log.warning("click not recorded: %s", type(exc).__name__)
             return ephemeral(click_note_text(Unrecorded()))
-        return ephemeral(wording.UNKNOWN_COMMAND)
+        return ephemeral(intake_note_text(UnknownCommand()))
 
     def vote(self, value: str, user: str) -> Reply:
         run_id, _, vote = value.rpartition(":")
         if not run_id or vote not in ("up", "down") or not user:
-            return ephemeral(wording.UNKNOWN_COMMAND)
+            return ephemeral(intake_note_text(UnknownCommand()))
         votes.toggle(self.conn, run_id, user, vote)  # type: ignore[arg-type]
         counts = list(votes.votes(self.conn, run_id).values())
         return message({"components": feedback_row(run_id, counts.count("up"), counts.count("down"))}, UPDATE_MESSAGE)

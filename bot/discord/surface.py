@@ -25,7 +25,6 @@ from bot.discord.progress import ProgressMessage
 from bot.discord.rest import DiscordError, DiscordREST, rest_client
 from bot.discord.views.answer import answer_messages
 from bot.discord.views.notices import handoff_text, note_text
-from bot.task_titles import task_title
 from tools.demo_tracker import demo_tracker
 from tools.tracker import Tracker
 from tools.trackers import tracker_for
@@ -36,6 +35,7 @@ from workers.messages.answer import answer_of
 from workers.messages.notices import HandOff
 from workers.messages.notices import ThreadNote as Note
 from workers.messages.progress import TASK_STATUS, ProgressEnd, Task, end_of
+from workers.messages.task_titles import task_title
 from workers.runs import conversations
 from workers.runs.post_once import KeyedSlot, post_once
 from workers.runs.state import Origin, RunState, Turn

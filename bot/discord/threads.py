@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import logging
 
-from atlas.text import clip
-from bot.discord import wording
 from bot.discord.rest import DiscordError, DiscordREST
+from bot.discord.views.thread_title import thread_name
+from workers.messages.status import ThreadTitle
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import DiscordSurface
@@ -43,7 +43,7 @@ def channel_for(rest: DiscordREST, store: RunStore, run: RunState) -> str:
     if origin.thread_ts or surface.interaction is not None or not origin.message_ts:
         where = origin.thread_ts or origin.channel or ""
     else:
-        name = clip_name(wording.THREAD_NAME.format(question=run.question))
+        name = thread_name(ThreadTitle(run.question))
         try:
             where = str(rest.start_thread(origin.channel or "", origin.message_ts, name)["id"])
         except DiscordError as exc:
@@ -58,9 +58,3 @@ def channel_for(rest: DiscordREST, store: RunStore, run: RunState) -> str:
     surface.thread_id = where
     store.save(run)
     return where
-
-
-def clip_name(text: str) -> str:
-    """Thread names hold 1 to 100 characters, on one line."""
-    flat = " ".join(text.split())
-    return clip(flat, 100) or "Atlas"

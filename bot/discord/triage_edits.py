@@ -15,12 +15,14 @@ from bot.discord import triage_card, triage_controls
 from bot.discord.approvers import DiscordPolicy
 from bot.discord.replies import UPDATE_MESSAGE, Reply, ephemeral, message
 from bot.discord.views.ephemeral import click_note_text
+from bot.discord.views.triage_controls import reply_modal
 from workers.approvals import revisions
 from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Misplaced, Missing, Refused, Stale, Unsettled
 from workers.approvals.place import Place
 from workers.errors import RunNotFound
 from workers.messages.ephemeral import Elsewhere, EmptyReply, Gone, NoLabelLeft, NotAllowed
+from workers.messages.reply_editor import ReplyEditor
 from workers.new_issues import choices
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
@@ -58,7 +60,9 @@ class TriageEdits:
             return ephemeral(click_note_text(Gone()))
         return {
             "type": MODAL,
-            "data": triage_controls.reply_modal(str(current[action.call_id].get("body") or ""), pending_id),
+            "data": reply_modal(
+                ReplyEditor(pending_id, str(current[action.call_id].get("body") or ""), choices.REPLY_MAX_CHARS)
+            ),
         }
 
     def submit(self, payload: dict[str, Any], pending_id: str) -> Reply:

@@ -97,6 +97,10 @@ APPROVAL_UNCONFIRMED = DISCORD.apply(said.APPROVAL_UNCONFIRMED)
 EPHEMERAL_UNAVAILABLE = DISCORD.apply(said.EPHEMERAL_UNAVAILABLE)
 NO_LABEL_LEFT = "Keep at least one label, or Reject the labels."  # a triage card's label choice
 EMPTY_REPLY = DISCORD.apply(said.TRIAGE_EMPTY_REPLY)
+REPLY_EDITOR_TITLE = said.TRIAGE_REPLY_EDITOR  # the modal's title and its one field
+REPLY_EDITOR_LABEL = "Reply (Atlas adds who approved it)"
+EDIT_REPLY_BUTTON = "Edit reply"  # beside a reply's Approve and Reject
+LABELS_PLACEHOLDER = "Labels to add"  # the label select, before a choice
 QUEUED = "*Working on it...*"
 
 USAGE = (

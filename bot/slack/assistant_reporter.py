@@ -16,17 +16,17 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
 from atlas.settings import Settings
-from bot.slack import assistant_threads, wording
+from bot.slack import assistant_threads
 from bot.slack.client import web_client
 from bot.slack.progress import channel_of, thread_of
+from bot.slack.views.status import status_args, thread_title
 from workers.agent.events import Finished, InDoubt, Paused, RunEvent, StepStarted, ToolCalled
 from workers.agent.ports import Reporter
+from workers.messages.status import Idle, Status, Thinking, ThreadTitle, UsingTool
 from workers.runs.state import RunState
 from workers.runs.surfaces import SlackSurface
 
 log = logging.getLogger("atlas.slack_assistant")
-
-TITLE_CHARS = 80
 
 
 class AssistantThreadReporter(Reporter):
@@ -34,7 +34,7 @@ class AssistantThreadReporter(Reporter):
 
     def __init__(self, client: WebClient) -> None:
         self.client = client
-        self._status: str | None = None
+        self._status: dict[str, Any] | None = None  # as last shown (rendered: two tools may read the same)
 
     @classmethod
     def for_settings(cls, settings: Settings, client: WebClient | None = None) -> AssistantThreadReporter:
@@ -48,23 +48,24 @@ class AssistantThreadReporter(Reporter):
         match event:
             case StepStarted(step=step):
                 if step == 1 and not run.history:
-                    self._call("setTitle", run, title=title_of(run.question))
-                self._set_status(run, wording.ASSISTANT_STATUS_THINKING)
+                    self._call("setTitle", run, title=thread_title(ThreadTitle(run.question)))
+                self._set_status(run, Thinking())
             case ToolCalled(name=name, state=state):
                 if state == "started":
-                    self._set_status(run, wording.ASSISTANT_STATUS.get(name, wording.ASSISTANT_STATUS_OTHER))
+                    self._set_status(run, UsingTool(name))
             case Finished() | Paused():
-                self._set_status(run, "")  # posting clears it too; this covers a post that came first
+                self._set_status(run, Idle())  # posting clears it too; this covers a post that came first
             case InDoubt():
                 pass  # the thread gets the platform's notice; the status is not about it
             case _:
                 assert_never(event)
 
-    def _set_status(self, run: RunState, status: str) -> None:
-        if status == self._status:
+    def _set_status(self, run: RunState, status: Status) -> None:
+        shown = status_args(status)
+        if shown == self._status:
             return
-        if self._call("setStatus", run, status=status):
-            self._status = status
+        if self._call("setStatus", run, **shown):
+            self._status = shown
 
     def _call(self, method: str, run: RunState, **args: Any) -> bool:
         call = (
@@ -76,12 +77,6 @@ class AssistantThreadReporter(Reporter):
         except SlackClientError as exc:
             log.info("run %s: assistant.threads.%s failed (%s)", run.id, method, type(exc).__name__)
             return False
-
-
-def title_of(question: str) -> str:
-    """The thread's title: the question on one line, clipped."""
-    flat = " ".join(question.split())
-    return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1].rstrip() + "…"
 
 
 def attach_context(conn: redis.Redis, run: RunState) -> None:

@@ -23,15 +23,16 @@ from slack_bolt import App, BoltContext, BoltResponse
 from slack_sdk.errors import SlackClientError
 
 from bot import claims
-from bot.slack import wording
 from bot.slack.deps import Deps
 from bot.slack.intake import Intake, NewRun
 from bot.slack.spool import Drainer
 from bot.slack.views.ephemeral import ephemeral_text
 from bot.slack.views.intake_notes import intake_note_text
+from bot.slack.views.status import status_args
 from workers.errors import RunNotFound
 from workers.messages.ephemeral import QuestionCut
 from workers.messages.intake_notes import EmptyQuestion, KeptForLater, Unavailable
+from workers.messages.status import Waiting
 from workers.runs import conversations
 from workers.runs.job_hash import JobTemplate
 from workers.runs.state import Origin
@@ -255,8 +256,7 @@ def show_status_if_waiting(deps: Deps, message: Message, run_id: str) -> None:
         deps.client.assistant_threads_setStatus(
             channel_id=message.channel,
             thread_ts=message.thread_ts,
-            status=wording.WORKING_STATUS,
-            loading_messages=wording.LOADING_MESSAGES,
+            **status_args(Waiting()),
         )
     except (redis.RedisError, RunNotFound, SlackClientError) as exc:
         log.info("no status for %s: %s", run_id, type(exc).__name__)

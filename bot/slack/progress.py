@@ -27,8 +27,8 @@ from slack_sdk.models.messages.chunk import MarkdownTextChunk
 
 from bot.slack.client import error_code
 from bot.slack.views.progress import closing_line, placeholder_text, task_chunks
-from bot.task_titles import task_title
 from workers.messages.progress import TASK_STATUS, Progress, ProgressEnd, Task
+from workers.messages.task_titles import task_title
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import ProgressMode, SlackSurface

@@ -18,9 +18,8 @@ from slack_bolt import Ack, App
 from slack_sdk.errors import SlackClientError
 
 from bot.slack.deps import Deps
-from bot.slack.ephemeral import tell_clicker
+from bot.slack.ephemeral import tell
 from bot.slack.views.answer import FILE_ISSUE_ACTION, MARK_ANSWER_ACTION
-from bot.slack.views.knowledge import solved_click_text
 from workers.errors import RunNotFound
 from workers.knowledge import solved_claim
 from workers.messages.knowledge import SolvedClick
@@ -44,7 +43,7 @@ def on_click(deps: Deps) -> Any:
         channel = str((body.get("container") or {}).get("channel_id") or (body.get("channel") or {}).get("id") or "")
         said = mark(deps, str(action.get("value") or ""), channel, user, "button")
         if said is not None:
-            tell_clicker(deps, body, user, solved_click_text(said))
+            tell(deps, body, user, said)
 
     return handle_mark_answer
 

@@ -17,13 +17,13 @@ from slack_bolt import BoltRequest, BoltResponse
 from slack_bolt.middleware import Middleware
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.slack import triage_controls
 from bot.slack.approvals import Clicker, _after, _first_action
 from bot.slack.client import error_code
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell
 from bot.slack.views.ephemeral import ephemeral_text
-from bot.slack.views.triage import fallback_text, triage_blocks
+from bot.slack.views.reply_editor import REPLY_BLOCK, REPLY_CALLBACK, REPLY_INPUT, reply_modal
+from bot.slack.views.triage import EDIT_ACTION, PICK_PREFIX, fallback_text, triage_blocks
 from workers.approvals import revisions
 from workers.approvals.approvers import Directory, Policy, standing
 from workers.approvals.decisions import Misplaced, Missing, Refused, Stale, Unsettled
@@ -39,6 +39,7 @@ from workers.messages.ephemeral import (
     NotAllowed,
     Unrecorded,
 )
+from workers.messages.reply_editor import ReplyEditor
 from workers.messages.triage import triage_card_now
 from workers.new_issues import choices
 from workers.runs.state import RunState
@@ -67,13 +68,13 @@ class TriageEdits(Middleware):
     def route(self, body: dict[str, Any], next: Callable[[], BoltResponse]) -> BoltResponse | None:
         action = _first_action(body)
         action_id = str(action.get("action_id") or "") if action is not None else ""
-        if action is not None and action_id.startswith(triage_controls.PICK_PREFIX):
+        if action is not None and action_id.startswith(PICK_PREFIX):
             selected = [str(o.get("value")) for o in action.get("selected_options") or []]
-            return self.pick(body, action_id.removeprefix(triage_controls.PICK_PREFIX), selected)
-        if action is not None and action_id == triage_controls.EDIT_ACTION:
+            return self.pick(body, action_id.removeprefix(PICK_PREFIX), selected)
+        if action is not None and action_id == EDIT_ACTION:
             return self.open_modal(body, str(action.get("value") or ""))
         view = body.get("view") or {}
-        if body.get("type") == "view_submission" and view.get("callback_id") == triage_controls.REPLY_CALLBACK:
+        if body.get("type") == "view_submission" and view.get("callback_id") == REPLY_CALLBACK:
             return self.submit(body, view)
         return next()
 
@@ -102,9 +103,8 @@ class TriageEdits(Middleware):
         if action is None or action.call_id not in current:
             return _after(self.deps, tell, self.deps, body, clicker.id, Gone())
         place = clicker.place
-        view = triage_controls.reply_modal(
-            str(current[action.call_id].get("body") or ""), pending_id, place.channel, place.message
-        )
+        editor = ReplyEditor(pending_id, str(current[action.call_id].get("body") or ""), choices.REPLY_MAX_CHARS)
+        view = reply_modal(editor, place.channel, place.message)
         try:
             self.deps.client.views_open(trigger_id=str(body.get("trigger_id") or ""), view=view)
         except SlackApiError as exc:
@@ -123,9 +123,7 @@ class TriageEdits(Middleware):
         except ValueError:
             meta = {}
         pending_id = str(meta.get("pending_id") or "")
-        value = (((view.get("state") or {}).get("values") or {}).get(triage_controls.REPLY_BLOCK) or {}).get(
-            triage_controls.REPLY_INPUT
-        ) or {}
+        value = (((view.get("state") or {}).get("values") or {}).get(REPLY_BLOCK) or {}).get(REPLY_INPUT) or {}
         user = body.get("user") or {}
         clicker = Clicker(
             {**body, "channel": {"id": meta.get("channel")}},
@@ -227,6 +225,6 @@ def _errors(note: ClickNote) -> BoltResponse:
     text = ephemeral_text(note)
     return BoltResponse(
         status=200,
-        body=json.dumps({"response_action": "errors", "errors": {triage_controls.REPLY_BLOCK: text}}),
+        body=json.dumps({"response_action": "errors", "errors": {REPLY_BLOCK: text}}),
         headers={"content-type": "application/json"},
     )

@@ -170,6 +170,11 @@ EDIT_EXPIRED = (
 EDIT_FAILED = "Slack could not open the reply editor just now. Click Edit again in a moment."
 NO_LABEL_LEFT = "Keep at least one label ticked, or Reject the labels."  # a triage card's label choice
 EMPTY_REPLY = SLACK.apply(said.TRIAGE_EMPTY_REPLY)
+EDIT_REPLY_BUTTON = "Edit"  # beside a reply's Approve and Reject on a triage card
+REPLY_EDITOR_TITLE = said.TRIAGE_REPLY_EDITOR  # the modal's title, save and cancel buttons and its one field
+REPLY_EDITOR_SAVE = "Save"
+REPLY_EDITOR_CANCEL = "Cancel"
+REPLY_EDITOR_LABEL = "Reply to post on the issue (Atlas adds who approved it)"
 
 MARK_ANSWER_BUTTON = SLACK.apply(
     said.MARK_ANSWER_BUTTON

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bot.task_titles import task_title
+from workers.messages.task_titles import task_title
 
 
 def test_task_titles_say_what_the_tool_is_doing() -> None:

@@ -1,8 +1,9 @@
 """Slack and Discord are peers: neither package reaches the other, directly or through any chain of Atlas's own
 imports. What both need (what a card shows, a tool call's title, a fast-failing Redis) lives beside them in `bot/`
-(`bot/task_titles.py`, `bot/fast_redis.py`), in the core's message values (`workers/messages/`) or below them (the
-votes in `workers/console_data/votes.py`), and words both show in `workers/wording.py`, so a change made for one
-platform cannot silently change the other, not even through a shared module that happens to import one of them.
+(`bot/fast_redis.py`), in the core's message values and their words (`workers/messages/`, a tool call's title in
+`workers/messages/task_titles.py`) or below them (the votes in `workers/console_data/votes.py`), and words both show
+in `workers/wording.py`, so a change made for one platform cannot silently change the other, not even through a
+shared module that happens to import one of them.
 
 Read from the same import graph as the layers (tests/house/test_import_graph.py): function-local and
 type-only imports count too.

@@ -16,8 +16,9 @@ import redis
 from atlas.settings import Settings
 from bot.slack.app import create_app
 from bot.slack.deps import build
-from bot.slack.triage_controls import EDIT_ACTION, REPLY_BLOCK, REPLY_INPUT
 from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
+from bot.slack.views.reply_editor import REPLY_BLOCK, REPLY_INPUT
+from bot.slack.views.triage import EDIT_ACTION
 from bot.web.serve import github_webhook, http_server
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import Repo

@@ -23,4 +23,11 @@ class KeptForLater:
     """The queue was unreachable, so the question is kept on disk and answered once it is back (bot/slack/spool.py)."""
 
 
+@dataclass(frozen=True)
+class UnknownCommand:
+    """A command, button or form Atlas does not know (or with a value it cannot read): nothing was done.
+
+    Only Discord says it: it sends every interaction to Atlas's endpoint, and each needs a reply."""
+
+
 IntakeNote = EmptyQuestion | Unavailable | KeptForLater

@@ -22,7 +22,8 @@ EndKind = Literal["done", "failed", "paused", "stopped", "undelivered"]
 
 @dataclass(frozen=True)
 class Task:
-    """One tool call as the progress message lists it: its title in words (bot/task_titles.py) and state."""
+    """One tool call as the progress message lists it: its title in words (workers/messages/task_titles.py) and
+    state."""
 
     call_id: str
     title: str

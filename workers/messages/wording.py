@@ -104,6 +104,7 @@ APPROVAL_UNCONFIRMED = (
 EPHEMERAL_UNAVAILABLE = (
     "{icon:warning} Atlas can't record that right now (its store is unreachable). Please try again in a minute."
 )
+TRIAGE_REPLY_EDITOR = "Edit the reply"  # the title of the form a triage card's Edit opens
 TRIAGE_EMPTY_REPLY = "The reply can't be empty or longer than {limit} characters."  # a triage card's edited reply
 
 # A run that ended short.

@@ -21,6 +21,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.block_elements import RichTextElementParts
 
 from atlas.text import clip
+from bot.slack import wording
 from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
 from bot.slack.views.markup import escape
 from workers.approvals.visible_text import reveal
@@ -31,7 +32,6 @@ EVIDENCE_CHARS = 600
 PICK_PREFIX = "atlas_triage_pick:"  # + pending id: the labels' checkboxes
 EDIT_ACTION = "atlas_triage_edit"  # value: the pending id
 MAX_OPTIONS = 10  # Slack's limit for checkboxes
-EDIT = "Edit"
 
 
 def fallback_text(card: TriageCard) -> str:
@@ -95,7 +95,9 @@ def controls(item: TriageItem, pending_id: str) -> list[Any]:
             )
         ]
     if item.editable:
-        return [ButtonElement(text=PlainTextObject(text=EDIT), action_id=EDIT_ACTION, value=pending_id)]
+        return [
+            ButtonElement(text=PlainTextObject(text=wording.EDIT_REPLY_BUTTON), action_id=EDIT_ACTION, value=pending_id)
+        ]
     return []
 
 

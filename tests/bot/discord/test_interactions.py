@@ -79,3 +79,15 @@ def test_a_lookup_atlas_cannot_run_says_what_was_wrong_before_the_usage(endpoint
     content = reply["data"]["content"]
     assert content.startswith("`issue` needs an issue number, e.g. `/orbit issue 42`.")
     assert "/orbit issue <number>" in content and "components" not in reply["data"]
+
+
+def test_a_button_atlas_does_not_know_gets_the_views_ephemeral_note(endpoint: RunningEndpoint) -> None:  # noqa: F811
+    """Unknown custom ids (and a vote with no run in it) are told so in Discord's words, through the view."""
+    from bot.discord.views.intake_notes import intake_note_text
+    from workers.messages.intake_notes import UnknownCommand
+
+    for custom_id in ("atlas_nothing_like_this:1", f"{FEEDBACK_PREFIX}:up"):
+        reply = endpoint.send.send(di.click(custom_id, ADMIN)).body
+        assert reply["type"] == 4 and reply["data"]["flags"] == 64
+        assert reply["data"]["content"] == intake_note_text(UnknownCommand())
+    assert not endpoint.send.problems

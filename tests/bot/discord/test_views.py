@@ -22,7 +22,7 @@ from workers.messages.approval import Decision
 from workers.messages.ephemeral import AlreadyDecided, Elsewhere, EmptyReply, Gone, NoLabelLeft, NotAllowed, Unrecorded
 from workers.messages.filing import FilingClick
 from workers.messages.help import Held
-from workers.messages.intake_notes import EmptyQuestion, Unavailable
+from workers.messages.intake_notes import EmptyQuestion, Unavailable, UnknownCommand
 from workers.messages.knowledge import SolvedClick
 from workers.messages.lookup import Found, Help, Lookup, LookupFailed, Result, Usage
 from workers.messages.notices import HandOff, InDoubtNotice, ThreadNote
@@ -199,6 +199,8 @@ def test_each_click_note_is_its_own_sentence() -> None:
 def test_the_intake_notes_and_the_held_note_in_discords_words() -> None:
     assert intake_note_text(EmptyQuestion()) == wording.EMPTY_QUESTION and "`@Atlas " in wording.EMPTY_QUESTION
     assert intake_note_text(Unavailable()) == wording.UNAVAILABLE
+    assert intake_note_text(UnknownCommand()) == wording.UNKNOWN_COMMAND
+    assert len({intake_note_text(n) for n in (EmptyQuestion(), Unavailable(), UnknownCommand())}) == 3
     assert held_content(Held("held_person", 4, 9)).startswith("You have asked 4 questions here")
     assert held_content(Held("held_channel", 4, 9)).startswith("This channel had its 9 answers")
 

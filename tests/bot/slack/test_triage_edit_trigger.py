@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot.slack import wording
 from bot.slack.deps import BACKGROUND_THREADS
-from bot.slack.triage_controls import EDIT_ACTION
+from bot.slack.views.triage import EDIT_ACTION
 from tests.standins.slack_interactions import block_action
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import CHANNEL, MAINTAINER, actions, button, inbox, text_of

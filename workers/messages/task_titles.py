@@ -1,5 +1,6 @@
 """What a tool call is doing, in words ('Searching issues for “redis timeout”'): the line a run's progress
-shows for each call, on every platform (Slack's bot/slack/progress.py, Discord's bot/discord/surface.py).
+shows for each call, on every platform (Slack's bot/slack/progress.py, Discord's bot/discord/surface.py make
+the progress value's tasks with it).
 
 Plain text; each platform escapes it for its own markup. The words are workers/wording.py's.
 """
