@@ -15,6 +15,7 @@ from tests.standins.github_webhooks import SECRET
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import BackgroundServer
 from tests.support.github_harness import run_sync
+from tests.support.org_harness import Org, two_repositories
 
 
 @dataclass
@@ -44,3 +45,22 @@ def serving_webhooks(atlas_env: dict[str, str], issues: int, comments: int) -> I
         finally:
             server.close()
         assert api.violations == []
+
+
+@contextmanager
+def serving_org_webhooks(atlas_env: dict[str, str]) -> Iterator[tuple[Org, str]]:
+    """Two synced repositories (tests/support/org_harness.py) behind one webhook URL, the server listening: the
+    install and the URL GitHub would deliver to."""
+    with (
+        SlackAPI() as slack,
+        two_repositories(
+            {**atlas_env, **slack.env(), "GITHUB_WEBHOOK_SECRET": SECRET, "SLACK_SIGNING_SECRET": "s"}
+        ) as up,
+    ):
+        server = BackgroundServer(
+            http_server(create_app(up.settings), host="127.0.0.1", github=github_webhook(up.settings))
+        ).start()
+        try:
+            yield up, f"http://127.0.0.1:{server.port}/github/webhook"
+        finally:
+            server.close()

@@ -12,14 +12,11 @@ import redis
 from rq import Queue
 
 from atlas import served_repos
-from bot.slack.app import create_app
-from bot.web.serve import github_webhook, http_server
-from tests.standins.github_webhooks import SECRET, deliver
-from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_fixtures import BackgroundServer
+from tests.standins.github_webhooks import deliver
 from tests.support.github_harness import exported
-from tests.support.org_harness import Org, second_repo, two_repositories
+from tests.support.org_harness import Org, second_repo
 from tests.support.processes import wait_for, worker_process
+from tests.support.webhook_server import serving_org_webhooks
 from tools.errors import TrackerError
 from tools.trackers import tracker_for
 from workers.runs.job_names import PERIODIC_SYNC
@@ -27,19 +24,8 @@ from workers.runs.job_names import PERIODIC_SYNC
 
 @pytest.fixture
 def org(atlas_env: dict[str, str]) -> Iterator[tuple[Org, str]]:
-    with (
-        SlackAPI() as slack,
-        two_repositories(
-            {**atlas_env, **slack.env(), "GITHUB_WEBHOOK_SECRET": SECRET, "SLACK_SIGNING_SECRET": "s"}
-        ) as up,
-    ):
-        server = BackgroundServer(
-            http_server(create_app(up.settings), host="127.0.0.1", github=github_webhook(up.settings))
-        ).start()
-        try:
-            yield up, f"http://127.0.0.1:{server.port}/github/webhook"
-        finally:
-            server.close()
+    with serving_org_webhooks(atlas_env) as served:
+        yield served
 
 
 def _named(repo: Any) -> dict[str, Any]:

@@ -12,31 +12,17 @@ from rq import Queue
 
 from atlas import served_repos
 from atlas.settings import Settings
-from bot.slack.app import create_app
-from bot.web.serve import github_webhook, http_server
-from tests.standins.github_webhooks import SECRET, deliver, payload
-from tests.standins.slack_api import SlackAPI
-from tests.standins.slack_fixtures import BackgroundServer
+from tests.standins.github_webhooks import deliver, payload
 from tests.support.github_harness import exported
-from tests.support.org_harness import Org, two_repositories
+from tests.support.org_harness import Org
 from tests.support.processes import wait_for, worker_process
+from tests.support.webhook_server import serving_org_webhooks
 
 
 @pytest.fixture
 def org(atlas_env: dict[str, str]) -> Iterator[tuple[Org, str]]:
-    with (
-        SlackAPI() as slack,
-        two_repositories(
-            {**atlas_env, **slack.env(), "GITHUB_WEBHOOK_SECRET": SECRET, "SLACK_SIGNING_SECRET": "s"}
-        ) as up,
-    ):
-        server = BackgroundServer(
-            http_server(create_app(up.settings), host="127.0.0.1", github=github_webhook(up.settings))
-        ).start()
-        try:
-            yield up, f"http://127.0.0.1:{server.port}/github/webhook"
-        finally:
-            server.close()
+    with serving_org_webhooks(atlas_env) as served:
+        yield served
 
 
 def _first_issue(repo) -> int:  # type: ignore[no-untyped-def]
