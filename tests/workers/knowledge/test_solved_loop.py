@@ -104,10 +104,12 @@ def test_a_marked_answer_becomes_an_approved_anonymous_searchable_entry(
         assert _click(box, HELP, card, APPROVE_ACTION, pending_id(card), MAINTAINER, thread) == 200
         [entry] = wait_for(lambda: entries.listed(box.conn), timeout=60, what="the entry kept")
         assert entry.links == ("https://rocket.example/docs/redis",) and "Maria" not in entry.question + entry.answer
+        kept = f"Kept as knowledge {entry.id}"  # the card is edited after the entry is kept: wait for the edit
+        wait_for(lambda: kept in json.dumps([m.get("blocks") for m in _thread(box, HELP, thread)]), what="the card")
         [decided] = [
             m for m in _thread(box, HELP, thread) if "solved thread as knowledge" in json.dumps(m.get("blocks"))
         ]
-        assert f"Kept as knowledge {entry.id}" in json.dumps(decided["blocks"])  # one card, now showing the entry kept
+        assert kept in json.dumps(decided["blocks"])  # one card, now showing the entry kept
 
         other = "1700009100.000100"  # a maintainer's ✅ alone marks a thread solved; a passer-by's does not
         assert box.send.event(mention("how many workers per core?", channel=HELP, user=ASKER, ts=other)).status == 200
