@@ -26,6 +26,7 @@ __all__ = [
     "Duplicate",
     "Labels",
     "Outcome",
+    "Related",
     "Reply",
     "TriageCard",
     "TriageItem",
@@ -36,6 +37,7 @@ __all__ = [
 ]
 
 RESULT_CHARS = 300  # of a decided action's result, on its outcome line
+RELATED_SHOWN = 3
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,16 @@ class Duplicate:
     evidence: str | None  # "Score 0.93. Why: ...", the first candidate's, when there is one
     also: tuple[int, ...]  # the other candidates
     line: str  # what Atlas will comment, and where the duplicate chain led
+
+
+@dataclass(frozen=True)
+class Related:
+    """An earlier issue below the claim threshold (issue 36 item 1): a link with its score and evidence, no action."""
+
+    issue: int
+    url: str | None
+    score: float
+    evidence: str
 
 
 @dataclass(frozen=True)
@@ -106,6 +118,7 @@ class TriageCard:
     superseded: str | None  # what happened to the issue before anyone clicked
     hidden: int  # invisible or direction-changing characters in what the card shows
     thresholds: str | None = None  # the thresholds line (issue 36), shown when present
+    related: tuple[Related, ...] = ()  # below the claim threshold: links with evidence, no action (issue 36 item 1)
 
 
 def triage_card_of(
@@ -124,6 +137,8 @@ def triage_card_of(
         _item(action, chosen, pid, record, tracker, shown)
         for action, chosen, pid in choices.shown(run, record, current or {})
     )
+    related = _related(record, items)
+    shown += [r.evidence for r in related]
     return TriageCard(
         run_id=run.id,
         issue=record.issue,
@@ -136,6 +151,7 @@ def triage_card_of(
         superseded=record.superseded or None,
         hidden=hidden_count("\n".join(shown)),
         thresholds=record.thresholds,  # which thresholds decided, from how much history (issue 36)
+        related=related,
     )
 
 
@@ -197,3 +213,16 @@ def _duplicate(args: dict[str, Any], record: TriageRecord, tracker: Tracker | No
         also=tuple(int(d["id"]) for d in dups[1:]),
         line=words.duplicate_line(original, record.suggestions),
     )
+
+
+def _related(record: TriageRecord, items: tuple[TriageItem, ...]) -> tuple[Related, ...]:
+    """The related issues the triage recorded, less any the card already proposes closing into (up to three)."""
+    claimed = {i.shows.original for i in items if isinstance(i.shows, Duplicate)}
+    out = []
+    for found in record.suggestions.get("related") or []:
+        number = int(found.get("id") or 0)
+        if number and number not in claimed:
+            url = found.get("url")
+            evidence = str(found.get("evidence") or "")
+            out.append(Related(number, url if isinstance(url, str) else None, float(found.get("score") or 0), evidence))
+    return tuple(out[:RELATED_SHOWN])

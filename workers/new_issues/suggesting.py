@@ -42,8 +42,12 @@ def candidates(rt: WorkerParts, run: RunState, record: TriageRecord, ctx: ToolCo
     if not record.author:  # `atlas triage N --post`: the tracker's record says who opened it
         record.author = author(rt, record.issue)
     figures = autonomy.last_per_label(rt.settings.data_dir, rt.settings.home) or {}  # shown beside the labels' mode
+    related = [
+        {"id": d.id, "score": d.score, "evidence": d.evidence, "url": rt.tracker.url(d.id)} for d in found.related
+    ]
     record.suggestions = {
         **found.as_json(),
+        "related": related,  # with their links: the card shows them (issue 36 item 1)
         "by": by,
         "original": {},
         "label_evidence": {s.name: s.evidence for s in found.labels},

@@ -34,6 +34,8 @@ REOPEN_HINT = (
     "(or reopen it yourself, if GitHub lets you)."
 )
 SIMILAR = "Also similar: {links}"
+RELATED = "Related, no action: {links}"  # below the claim threshold (issue 36 item 1)
+RELATED_ONE = "{link} ({score:.2f}: {evidence})"
 LABELS = "Add labels {labels}"
 REPLY = "Post reply"
 MODE = "Mode: {mode}."

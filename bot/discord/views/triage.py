@@ -15,9 +15,10 @@ from bot.discord.views.limits import CONTENT_LIMIT
 from bot.discord.views.markup import escape
 from bot.discord.views.triage_controls import components
 from workers.approvals.visible_text import reveal
-from workers.messages.triage import Duplicate, Labels, Reply, TriageCard, TriageItem, Undo, words
+from workers.messages.triage import Duplicate, Labels, Related, Reply, TriageCard, TriageItem, Undo, words
 
 EVIDENCE_CHARS = 400
+RELATED_CHARS = 200  # each related issue's evidence
 MAX_ROWS = 5  # Discord: action rows per message
 
 
@@ -30,6 +31,8 @@ def triage_payload(card: TriageCard) -> dict[str, Any]:
         lines.append(escape(reveal(card.proposed)))
     embeds: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
+    if card.related:  # below the claim threshold: links with their evidence, no button
+        lines.append(words.RELATED.format(links="; ".join(_related(r) for r in card.related)))
     for item in card.items:
         if isinstance(item.shows, Undo):  # workers/new_issues/undo.py: one button, for 7 days
             lines.append(_undo(item, item.shows, rows))
@@ -56,6 +59,13 @@ def triage_payload(card: TriageCard) -> dict[str, Any]:
         "components": rows[:MAX_ROWS],
         "allowed_mentions": {"parse": []},
     }
+
+
+def _related(related: Related) -> str:
+    label = escape(f"#{related.issue}")
+    link = f"[{label}](<{related.url}>)" if related.url else label
+    evidence = escape(clip(reveal(related.evidence), RELATED_CHARS))
+    return words.RELATED_ONE.format(link=link, score=related.score, evidence=evidence)
 
 
 def _button(style: int, label: str, custom_id: str) -> dict[str, Any]:

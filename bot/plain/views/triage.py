@@ -8,7 +8,7 @@ from __future__ import annotations
 from atlas.text import clip
 from bot.plain import wording
 from workers.approvals.visible_text import reveal
-from workers.messages.triage import Duplicate, Labels, Reply, TriageCard, TriageItem, Undo, words
+from workers.messages.triage import Duplicate, Labels, Related, Reply, TriageCard, TriageItem, Undo, words
 
 EVIDENCE_CHARS = 600
 
@@ -20,6 +20,8 @@ def triage_text(card: TriageCard) -> str:
         lines.append(reveal(card.proposed))
     if card.thresholds:
         lines.append(card.thresholds)
+    if card.related:  # below the claim threshold: links with their evidence, no action
+        lines.append(words.RELATED.format(links="; ".join(_related(r) for r in card.related)))
     for item in card.items:
         lines += [""] + _item(item)
     if card.superseded:
@@ -66,6 +68,13 @@ def _shows(shows: Duplicate | Labels | Reply) -> list[str]:
         lines.append(words.SIMILAR.format(links=", ".join(f"#{n}" for n in shows.also)))
     lines.append(shows.line)
     return lines
+
+
+def _related(related: Related) -> str:
+    evidence = clip(reveal(related.evidence), EVIDENCE_CHARS)
+    return words.RELATED_ONE.format(
+        link=_link(related.url, f"#{related.issue}"), score=related.score, evidence=evidence
+    )
 
 
 def _link(url: str | None, label: str) -> str:

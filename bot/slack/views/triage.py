@@ -25,10 +25,11 @@ from bot.slack import wording
 from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
 from bot.slack.views.markup import escape
 from workers.approvals.visible_text import reveal
-from workers.messages.triage import Duplicate, Labels, Reply, TriageCard, TriageItem, Undo, words
+from workers.messages.triage import Duplicate, Labels, Related, Reply, TriageCard, TriageItem, Undo, words
 
 BLOCK_CHARS = 3000
 EVIDENCE_CHARS = 600
+RELATED_CHARS = 200  # each related issue's evidence
 PICK_PREFIX = "atlas_triage_pick:"  # + pending id: the labels' checkboxes
 EDIT_ACTION = "atlas_triage_edit"  # value: the pending id
 MAX_OPTIONS = 10  # Slack's limit for checkboxes
@@ -48,6 +49,8 @@ def triage_blocks(card: TriageCard) -> list[dict[str, Any]]:
         blocks.append(_context(escape(reveal(card.proposed))))
     if card.thresholds:
         blocks.append(_context(escape(card.thresholds)))
+    if card.related:  # below the claim threshold: links with their evidence, no button
+        blocks.append(_context(words.RELATED.format(links="; ".join(_related(r) for r in card.related))))
     for item in card.items:
         if isinstance(item.shows, Undo):  # workers/new_issues/undo.py: one button, for 7 days
             blocks += _undo(item, item.shows)
@@ -127,6 +130,13 @@ def _duplicate(dup: Duplicate) -> list[Any]:
         out.append(_context(words.SIMILAR.format(links=", ".join(f"#{n}" for n in dup.also))))
     out.append(_context(escape(dup.line)))
     return out
+
+
+def _related(related: Related) -> str:
+    evidence = escape(clip(reveal(related.evidence), RELATED_CHARS))
+    return words.RELATED_ONE.format(
+        link=_link(related.url, f"#{related.issue}"), score=related.score, evidence=evidence
+    )
 
 
 def _undo(item: TriageItem, undo: Undo) -> list[Any]:

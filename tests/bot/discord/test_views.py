@@ -27,7 +27,7 @@ from workers.messages.knowledge import SolvedClick
 from workers.messages.lookup import Found, Help, Lookup, LookupFailed, Result, Usage
 from workers.messages.notices import HandOff, InDoubtNotice, ThreadNote
 from workers.messages.progress import Progress, ProgressEnd, Task
-from workers.messages.triage import Duplicate, Labels, Outcome, Reply, TriageCard, TriageItem, Undo, words
+from workers.messages.triage import Duplicate, Labels, Outcome, Related, Reply, TriageCard, TriageItem, Undo, words
 
 
 def _ids(payload: dict[str, object]) -> list[str]:
@@ -216,3 +216,11 @@ def test_each_click_outcome_tells_the_discord_clicker_its_own_sentence() -> None
 def test_a_filing_click_about_none_of_several_repositories_names_them_and_files_nowhere() -> None:
     text = filing_click_text(FilingClick("which_repo", ("acme/lib", "acme/cli")))
     assert "(acme/lib, acme/cli)" in text and "{repos}" not in text
+
+
+def test_related_issues_are_links_with_their_evidence_and_no_button() -> None:
+    labels = TriageItem("labels", Labels(("bug",)), "Draft", "p1", offered=("bug",), chosen=("bug",))
+    related = (Related(5, "https://gh.example/5", 0.41, "same *frame*"),)
+    payload = triage_payload(_card(labels, related=related))
+    assert "Related, no action: [\\#5](<https://gh.example/5>) (0.41: same \\*frame\\*)" in str(payload["content"])
+    assert _ids(payload) == _ids(triage_payload(_card(labels)))  # no control of their own

@@ -71,3 +71,27 @@ def test_an_undo_and_a_superseded_card() -> None:
     text = triage_text(_card(undo, superseded="closed by @zoe"))
     assert "Undo what Atlas did: remove `bug`." in text and words.UNDO_WHEN in text
     assert text.endswith(words.SUPERSEDED.format(why="closed by @zoe"))
+
+
+def test_related_issues_below_the_claim_threshold_are_links_with_evidence_and_no_action() -> None:
+    from workers.messages.triage import triage_card_of
+    from workers.runs.state import RunState
+    from workers.runs.triage_record import TriageAction, TriageRecord
+
+    related = [
+        {"id": 3, "score": 0.7, "evidence": "same error", "url": "https://t.example/3"},  # the claim's original
+        {"id": 5, "score": 0.41, "evidence": "same frame\u200b", "url": "https://t.example/5"},
+        {"id": 8, "score": 0.33, "evidence": "words", "url": None},
+    ]
+    close = TriageAction(
+        kind="duplicates", mode="draft", tool="close_issue", arguments={"issue_id": 7, "duplicate_of": 3}, call_id="d",
+        step=1,
+    )  # fmt: skip
+    record = TriageRecord(repo="acme/cli", issue=7, title="Crash", suggestions={"related": related}, actions=[close])
+    card = triage_card_of(RunState(question="triage", triage=record), None)
+    assert card is not None and [r.issue for r in card.related] == [5, 8]  # never the one the card closes into
+    assert card.hidden == 1  # the evidence's invisible character is counted like the rest of the card's text
+    line = next(ln for ln in triage_text(card).splitlines() if ln.startswith("Related"))
+    assert line == words.RELATED.format(links="#5 (https://t.example/5) (0.41: same frame<U+200B>); #8 (0.33: words)")
+    alone = triage_text(_card(LABELS, related=card.related))
+    assert alone.count(wording.TRIAGE_WAITING) == 1  # one action waits; the related issues have none

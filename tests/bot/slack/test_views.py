@@ -40,7 +40,7 @@ from workers.messages.knowledge import SolvedClick
 from workers.messages.lookup import Found, Help, Lookup, LookupFailed, Result, Usage
 from workers.messages.notices import HandOff, InDoubtNotice, Stopped, ThreadNote, Undelivered
 from workers.messages.progress import Progress, ProgressEnd, Task
-from workers.messages.triage import Duplicate, Labels, Reply, TriageCard, TriageItem, Undo
+from workers.messages.triage import Duplicate, Labels, Related, Reply, TriageCard, TriageItem, Undo
 
 
 def test_the_placeholder_lists_each_task_with_its_mark_and_closes() -> None:
@@ -241,3 +241,12 @@ def test_each_click_outcome_tells_the_clicker_its_own_sentence() -> None:
 def test_a_filing_click_about_none_of_several_repositories_names_them_and_files_nowhere() -> None:
     text = filing_click_text(FilingClick("which_repo", ("acme/lib", "acme/cli")))
     assert "(acme/lib, acme/cli)" in text and "{repos}" not in text
+
+
+def test_related_issues_are_links_with_their_evidence_and_no_button() -> None:
+    related = (Related(5, "https://t.example/5", 0.41, "same <frame>"), Related(8, None, 0.3, "words"))
+    blocks = triage_blocks(_card(related=related))
+    shown = json.dumps(blocks, ensure_ascii=False)
+    assert "Related, no action: <https://t.example/5|#5> (0.41: same &lt;frame&gt;); #8 (0.30: words)" in shown
+    plain = [b for b in blocks if b["type"] == "actions"]
+    assert len(plain) == len([b for b in triage_blocks(_card()) if b["type"] == "actions"])  # no control of their own

@@ -14,6 +14,7 @@ from tests.workers.triage.test_backtest import _engine, _future_changed, _orbit,
 from workers.new_issues import actions as triage_actions
 from workers.triage import backtest, rolling, thresholds
 from workers.triage.engine import DuplicateSuggestion, Suggestions
+from workers.triage.history import History
 from workers.triage.thresholds import Outcome, Sample, calibrate
 
 
@@ -201,11 +202,12 @@ def test_each_label_kind_has_the_target_its_cost_gives_and_a_label_is_proven_wit
 
 
 def test_a_history_too_short_to_calibrate_suggests_no_label_until_enough_issues_are_labelled() -> None:
-    short = calibrate([_non_dup(i, 0.1, {"bug": 0.9}, frozenset({"bug"})) for i in range(5)])
+    short = calibrate([_non_dup(i, 0.1, {"bug": 0.9}, frozenset({"bug"})) for i in range(thresholds.FIRST_LABELLED)])
     assert not short.calibrated
     assert short.label("bug") == short.label("version") == thresholds.FALLBACK_LABEL  # a named version scores 0.9
-    # fewer than FIRST_LABELLED labelled issues: one or two neighbours agreeing is chance (black's first five
-    # issues: `C: unstable formatting` suggested twice, right once); the tracker's open labelled issues count too
+    # fewer than FIRST_LABELLED labelled issues: a few neighbours agreeing is chance (four of black's first five
+    # labelled issues carry `unstable formatting`: calibrated as of each issue, the label was suggested at 5 labelled
+    # issues on #74 and #224, wrong both times); the tracker's open labelled issues count too
     few = [_non_dup(i, 0.1, {"bug": 1.0}, frozenset({"bug"})) for i in range(thresholds.FIRST_LABELLED - 1)]
     assert calibrate(few).label("bug") is None and calibrate(few).label("version") is None
     assert calibrate(few, labelled_issues=thresholds.FIRST_LABELLED).label("bug") == thresholds.FALLBACK_LABEL
@@ -253,3 +255,27 @@ def test_a_label_is_never_suggested_at_a_score_that_says_less_likely_than_not() 
     assert calibrate(rows).label("cron") is None
     lifted = [_non_dup(i, 0.0, {"cron": 0.5 + i / 100}, frozenset({"cron"})) for i in range(12)]
     assert calibrate(lifted + rows[12:]).label("cron") == 0.5
+
+
+def test_a_label_is_suggested_only_once_enough_right_suggestions_prove_it() -> None:
+    others = [_non_dup(100 + i, 0.0, {"other": 0.9}, frozenset({"other"})) for i in range(thresholds.MIN_LABELLED)]
+
+    def cron(right: int) -> list[Sample]:
+        return [_non_dup(i, 0.0, {"cron": 0.9}, frozenset({"cron"})) for i in range(right)]
+
+    assert calibrate(others + cron(thresholds.MIN_LABEL_OUTCOMES - 1)).label("cron") is None
+    assert calibrate(others + cron(thresholds.MIN_LABEL_OUTCOMES)).label("cron") == 0.9
+
+
+def test_each_replayed_issue_is_calibrated_on_every_closed_issue_before_it() -> None:
+    # A worker calibrates again for every new issue (its engine grows) and after each sync, so the faithful replay
+    # recalibrates as of every issue: issue k's thresholds count the k closed issues before it, never fewer.
+    rows = [
+        {"id": n, "title": f"t{n}", "body": "b", "labels": ["bug"], "state": "closed",
+         "created_at": f"2024-01-01T00:{n:02d}:00Z"}
+        for n in range(1, 31)
+    ]  # fmt: skip
+    records = History.from_rows(rows).records  # type: ignore[arg-type]
+    raws = {r.id: rolling.Raw(None, 0.0, {"bug": ("bug", 0.9)}) for r in records}
+    limits = rolling.rolling(records, raws)
+    assert [limits[r.id].support["labelled"] for r in records] == list(range(30))
