@@ -57,13 +57,19 @@ HTTPX = EVALS.with_name("httpx_docs_holdout.jsonl")
 # on them. Its docs are not in the repository: BENCH_SPHINX_DOCS names a folder of them (every .rst/.md beneath it is
 # read, flattened by file name; e.g. a checkout of psf/requests' docs/); the rows are skipped when it is unset.
 SPHINX = EVALS.with_name("requests_docs_holdout.jsonl")
+# A third development set over a third project's docs, Starlette's (MkDocs, with its release notes): 33 plain-words
+# questions written from the pages' headings before any search ran on them (#39). BENCH_STARLETTE_DOCS names a folder
+# of its pages (encode/starlette's docs/, each led by a front matter title from mkdocs.yml's nav, as
+# ../shared/evals/httpx was made); skipped when unset. Tuned on, so its misses are printed.
+STARLETTE = EVALS.with_name("starlette_docs_dev.jsonl")
 K = 5
 INTRO = "(intro)"
 
 
-def sphinx_docs() -> Path | None:
-    """The held-out Sphinx project's docs folder (BENCH_SPHINX_DOCS), or None when unset or absent."""
-    folder = Path(os.environ.get("BENCH_SPHINX_DOCS", "")).expanduser()
+def sphinx_docs(variable: str = "BENCH_SPHINX_DOCS") -> Path | None:
+    """The held-out Sphinx project's docs folder (BENCH_SPHINX_DOCS; or the folder another `variable` names), or
+    None when unset or absent."""
+    folder = Path(os.environ.get(variable, "")).expanduser()
     return folder if str(folder) not in ("", ".") and folder.is_dir() else None
 
 
@@ -110,14 +116,22 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
     if (sphinx := sphinx_docs()) is not None:
         with tempfile.TemporaryDirectory() as scratch:
             tables += other_project(flat_data(sphinx, Path(scratch)), SPHINX, "requests docs, $BENCH_SPHINX_DOCS")
+    if (starlette := sphinx_docs("BENCH_STARLETTE_DOCS")) is not None:
+        with tempfile.TemporaryDirectory() as scratch:
+            data = flat_data(starlette, Path(scratch))
+            tables += other_project(data, STARLETTE, "Starlette docs (development), $BENCH_STARLETTE_DOCS", True)
     return tables
 
 
 def other_project(
-    data_dir: Path = HTTPX_DATA, evals: Path = HTTPX, name: str = "httpx docs, ../shared/evals/httpx"
+    data_dir: Path = HTTPX_DATA,
+    evals: Path = HTTPX,
+    name: str = "httpx docs, ../shared/evals/httpx",
+    development: bool = False,
 ) -> list[Table]:
-    """The held-out questions over another project's docs, indexed as the tools index them, and whether every heading
-    is reachable with get_doc_section; [] when its data is absent."""
+    """The held-out questions over another project's docs (`development`: a set tuned on, whose misses are shown),
+    indexed as the tools index them, and whether every heading is reachable with get_doc_section; [] when its data
+    is absent."""
     if not (data_dir / "docs").is_dir():
         return []
     with tempfile.TemporaryDirectory() as scratch:
@@ -128,7 +142,7 @@ def other_project(
             vectors_store=Path(scratch) / VECTORS_FILE,
         )
         modes: list[Mode] = ["lexical", "semantic", "hybrid"] if index.warm() else ["lexical"]
-        table = questions(index, evals, False, modes)
+        table = questions(index, evals, development, modes)
     table.title = table.title.replace("RQ docs, ../shared/evals/rq", name)
     reached, headings = reachable(data_dir)
     table.notes.append(f"headings reachable with get_doc_section: {reached} of {headings}")

@@ -8,7 +8,8 @@ points at most, so nothing here is tuned per question). Headings count each word
 identifiers are tokenized as tools/docsearch/terms.py says. With the embedding model installed
 (tools/docsearch/semantic.py), the score is blended with each section's similarity in meaning to the question:
 that of its best passage, a passage's cosine counting a little of its own word score
-(tools/docsearch/passage_words.py; `_blend`).
+(tools/docsearch/passage_words.py; `_blend`) and of its neighbours' (tools/docsearch/neighbours.py); a changelog's
+entries a little lower (tools/docsearch/releases.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Literal
 
 from tools.docsearch.bridge import ThreadNames, asked_from, rare_owners
 from tools.docsearch.pages import SEP, Page
+from tools.docsearch.releases import RELEASE_PENALTY, is_release, names_version
 from tools.docsearch.snippets import snippet
 from tools.docsearch.terms import QUIET, compounds, expanded_tokens, query_tokens, tokens
 from tools.docsearch.vocabulary import is_rare
@@ -82,6 +84,7 @@ class _Unit:
     text: str
     fields: dict[str, Counter[str]]
     lengths: dict[str, int]
+    release: bool  # a changelog's entry (tools/docsearch/releases.py)
 
 
 class DocsIndex:
@@ -165,7 +168,7 @@ class DocsIndex:
             named = any(t in self._idf for t in compounds(query))
             share = 1.0 if mode == "semantic" else NAMED_SHARE if named else SEMANTIC_SHARE
             strong = LEXICAL_FULL * sum(w * self._idf[t] for t, w in weights.items())
-            scored = _blend(scored, self._units, meaning, share, strong)
+            scored = _blend(scored, self._units, meaning, share, strong, not names_version(query))
         position = {id(u): i for i, u in enumerate(self._units)}
         return [
             DocHit(
@@ -214,15 +217,24 @@ class DocsIndex:
 
 
 def _blend(
-    lexical: list[tuple[float, _Unit]], units: list[_Unit], similarity: Vectors, share: float, strong: float
+    lexical: list[tuple[float, _Unit]],
+    units: list[_Unit],
+    similarity: Vectors,
+    share: float,
+    strong: float,
+    demote: bool = True,
 ) -> list[tuple[float, _Unit]]:
     """Every section ranked by `share` of its scaled similarity plus the rest of its lexical score, scaled
-    by the best one's or by `strong` (what a strong match scores, LEXICAL_FULL) when that is higher."""
+    by the best one's or by `strong` (what a strong match scores, LEXICAL_FULL) when that is higher; changelog
+    entries less RELEASE_PENALTY when `demote` (the question names no version)."""
     low, high = float(similarity.min()), float(similarity.max())
     meaning = (similarity - low) / (high - low) if high > low else similarity * 0
     scale = max(lexical[0][0] if lexical else 0.0, strong) or 1.0
     words = {id(u): s / scale for s, u in lexical}
-    blended = [(share * float(meaning[i]) + (1 - share) * words.get(id(u), 0.0), u) for i, u in enumerate(units)]
+    blended = [
+        (share * float(meaning[i]) + (1 - share) * words.get(id(u), 0.0) - RELEASE_PENALTY * (demote and u.release), u)
+        for i, u in enumerate(units)
+    ]
     blended.sort(key=lambda pair: (-pair[0], pair[1].doc_id, pair[1].heading))
     return blended
 
@@ -242,7 +254,8 @@ def _unit(doc_id: str, title: str, path: tuple[str, ...], text: str, asked: str 
     for name in HEADINGS:  # a heading names each thing once: 'run_both became run_once' is not 'run' twice
         fields[name] = Counter(set(fields[name]))
     # Length in words, not tokens: a compound's extra parts must not make its field look longer.
-    return _Unit(doc_id, title, SEP.join(path), text, fields, {f: len(TERM.findall(t)) for f, t in texts.items()})
+    lengths = {f: len(TERM.findall(t)) for f, t in texts.items()}
+    return _Unit(doc_id, title, SEP.join(path), text, fields, lengths, is_release(path))
 
 
 def _digest(asked: list[str]) -> bytes:

@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 
 from datasets.derived import DOCS_VECTORS as VECTORS_FILE
 from tools.docsearch.minilm import MODEL_NAME, Encoder, Vectors, model_dir
+from tools.docsearch.neighbours import Neighbours
 from tools.docsearch.passage_words import PASSAGE_WORDS, PassageWords
 from tools.docsearch.passages import Counter, passages
 
@@ -79,6 +80,7 @@ class SectionVectors:
         self._starts = np.zeros(0, np.intp)  # the index of each section's first passage
         self._words: PassageWords | None = None  # the passages' word scores (built with the passages)
         self._vectors: Vectors | None = None
+        self._neighbours: Neighbours | None = None  # built with the vectors, on the first search
         self._building = False
         self._lock = threading.Lock()
 
@@ -130,11 +132,16 @@ class SectionVectors:
         return self.by_section(vectors @ model.encode([query])[0], words)
 
     def by_section(self, cosine: Vectors, words: dict[str, float] | None = None) -> tuple[Vectors, Vectors]:
-        """Each passage's `cosine` to a question as each section's best, and as what ranks it (see `scores`)."""
+        """Each passage's `cosine` to a question as each section's best, and as what ranks it (see `scores`): the
+        best of its passages' cosines as mixed with their neighbours' (tools/docsearch/neighbours.py), each plus
+        PASSAGE_WORDS of its word score."""
         best: Vectors = np.maximum.reduceat(cosine, self._starts)
-        if not words or self._words is None:
-            return best, best
-        ranking: Vectors = np.maximum.reduceat(cosine + PASSAGE_WORDS * self._words.scores(words), self._starts)
+        if self._neighbours is None and self._vectors is not None:
+            self._neighbours = Neighbours(self._vectors, self._starts)
+        mixed: Vectors = cosine if self._neighbours is None else self._neighbours.cosines(cosine)
+        if words and self._words is not None:
+            mixed = (mixed + PASSAGE_WORDS * self._words.scores(words)).astype(np.float32)
+        ranking: Vectors = np.maximum.reduceat(mixed, self._starts)
         return best, ranking
 
 
