@@ -27,6 +27,7 @@ from bench.docs_questions import (
     HOLDOUT2,
     HTTPX,
     HTTPX_DATA,
+    INTRO,
     RQ_DATA,
     SPHINX,
     UNANSWERABLE,
@@ -37,6 +38,7 @@ from bench.docs_questions import (
 from bench.docs_questions import _answers as answers_question
 from bench.report import Table
 from tools import ToolContext, dispatch, open_corpus, v2_registry
+from tools.docsearch.pages import SEP
 from workers.agent.model import ModelRequest
 from workers.agent.offline import OfflineModel
 from workers.wording import OFFLINE_FROM_DOCS, OFFLINE_NOTHING_ABOUT, OFFLINE_NOTHING_FOUND, OFFLINE_SEE_ALSO
@@ -140,7 +142,7 @@ def score(ctx: ToolContext, asked: list[dict[str, Any]]) -> tuple[list[object], 
                 missed.append(f"unanswerable, answered: {case['question'][:60]!r}")
             continue
         cited = CITED.search(text)
-        ok = bool(cited) and any(answers_question(cited.group(1), cited.group(2) or "", a) for a in case["answers"])  # type: ignore[union-attr]
+        ok = bool(cited) and cites_answer(ctx, text, cited.group(1), cited.group(2) or "", case["answers"])  # type: ignore[union-attr]
         also = [m for line in text.splitlines() if line.startswith(SEE_ALSO) for m in NAMED.findall(line)]
         right += ok
         right_any += ok or any(answers_question(d, h, a) for d, h in also for a in case["answers"])
@@ -158,6 +160,34 @@ def score(ctx: ToolContext, asked: list[dict[str, Any]]) -> tuple[list[object], 
         f"{nothing}/{unanswerable}",
         round(nothing / (unanswerable or 1), 3),
     ], missed
+
+
+def cites_answer(ctx: ToolContext, text: str, doc_id: str, heading: str, answers: list[list[str]]) -> bool:
+    """Does the answer cite a section that answers: one of `answers` or inside it, or a section holding one
+    whose quote comes from that one's own text? A parent cited for its lead paragraph (its read is cut
+    before the subsection that answers) is not the right source, though search counts it as a hit."""
+    for want in answers:
+        if not answers_question(doc_id, heading, want):
+            continue
+        if want[1] in (heading, INTRO) or heading.startswith(want[1] + SEP):
+            return True
+        own = dispatch(v2_registry(), "get_doc_section", json.dumps({"doc_id": want[0], "heading": want[1]}), ctx).text
+        quoted = [ln for ln in _quoted(text) if ln != "…"]
+        if quoted and all(line in own for line in quoted):
+            return True
+    return False
+
+
+def _quoted(text: str) -> list[str]:
+    """The prose the answer quotes from the section it cites: the `> ` lines right under its "From the docs" line."""
+    lines = text.splitlines()
+    start = next((i + 1 for i, ln in enumerate(lines) if CITED.match(ln)), len(lines))
+    out: list[str] = []
+    for line in lines[start:]:
+        if not line.startswith("> "):
+            break
+        out.append(line[2:].strip())
+    return out
 
 
 def answer(ctx: ToolContext, question: str) -> str:
