@@ -43,8 +43,11 @@ from workers.agent.model import ModelRequest
 from workers.agent.offline import OfflineModel
 from workers.wording import OFFLINE_FROM_DOCS, OFFLINE_NOTHING_ABOUT, OFFLINE_NOTHING_FOUND, OFFLINE_SEE_ALSO
 
-CITED = re.compile(re.escape(OFFLINE_FROM_DOCS.split("{")[0]) + r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+?))?(?: \(|:)", re.M)
-NAMED = re.compile(r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+?))? \(")
+# A heading may hold " (" or ":" ("0.15.0 (June 23, 2021)", "Usage:"): the page's title is the last parenthesis.
+CITED = re.compile(
+    re.escape(OFFLINE_FROM_DOCS.split("{")[0]) + r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+))? \([^()]*\):$", re.M
+)
+NAMED = re.compile(r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+?))? \([^()]*\)(?=\.$|, | and )")
 SEE_ALSO = OFFLINE_SEE_ALSO.split("{")[0]
 NOTHING = (OFFLINE_NOTHING_ABOUT.split("{")[0], OFFLINE_NOTHING_FOUND)
 MAX_STEPS = 6

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.offline_answers import cites_answer
+from bench.offline_answers import CITED, NAMED, cites_answer
 from tools import ToolContext, open_corpus
 from workers.wording import OFFLINE_FROM_DOCS
 
@@ -54,3 +54,15 @@ def test_the_answering_section_or_one_inside_it_is(ctx: ToolContext) -> None:
     assert cites_answer(ctx, text, "queues", "Enqueueing › Unique jobs", UNIQUE)
     assert cites_answer(ctx, text, "queues", "Enqueueing › Unique jobs", [["queues", "Enqueueing"]])
     assert not cites_answer(ctx, text, "other", "Enqueueing › Unique jobs", UNIQUE)
+
+
+def test_a_heading_holding_a_parenthesis_or_a_colon_is_read_whole() -> None:
+    """The cited and see-also sections are read up to the page's title, the last parenthesis of the line."""
+    text = (
+        OFFLINE_FROM_DOCS.format(where="`notes` § 0.15.0 (June 23, 2021) › Usage: (Release notes)")
+        + "\n> Added a thing.\nSee also `notes` § Usage: (Release notes) and `queues` (Queues)."
+    )
+    cited = CITED.search(text)
+    assert cited is not None and cited.groups() == ("notes", "0.15.0 (June 23, 2021) › Usage:")
+    see_also = text.splitlines()[-1]
+    assert NAMED.findall(see_also) == [("notes", "Usage:"), ("queues", "")]
