@@ -43,11 +43,13 @@ from workers.agent.model import ModelRequest
 from workers.agent.offline import OfflineModel
 from workers.wording import OFFLINE_FROM_DOCS, OFFLINE_NOTHING_ABOUT, OFFLINE_NOTHING_FOUND, OFFLINE_SEE_ALSO
 
-# A heading may hold " (" or ":" ("0.15.0 (June 23, 2021)", "Usage:"): the page's title is the last parenthesis.
+# A heading may hold " (" or ":" ("0.15.0 (June 23, 2021)", "Usage:"): the page's title is the line's last
+# parenthesis, which may hold one of its own (a release notes page titled "0.47.3 (August 24, 2025)").
+TITLE = r" \((?:[^()]|\([^()]*\))*\)"
 CITED = re.compile(
-    re.escape(OFFLINE_FROM_DOCS.split("{")[0]) + r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+))? \([^()]*\):$", re.M
+    re.escape(OFFLINE_FROM_DOCS.split("{")[0]) + r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+))?" + TITLE + ":$", re.M
 )
-NAMED = re.compile(r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+?))? \([^()]*\)(?=\.$|, | and )")
+NAMED = re.compile(r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+?))?" + TITLE + r"(?=\.$|, | and )")
 SEE_ALSO = OFFLINE_SEE_ALSO.split("{")[0]
 NOTHING = (OFFLINE_NOTHING_ABOUT.split("{")[0], OFFLINE_NOTHING_FOUND)
 MAX_STEPS = 6

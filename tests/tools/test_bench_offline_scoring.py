@@ -60,9 +60,12 @@ def test_a_heading_holding_a_parenthesis_or_a_colon_is_read_whole() -> None:
     """The cited and see-also sections are read up to the page's title, the last parenthesis of the line."""
     text = (
         OFFLINE_FROM_DOCS.format(where="`notes` § 0.15.0 (June 23, 2021) › Usage: (Release notes)")
-        + "\n> Added a thing.\nSee also `notes` § Usage: (Release notes) and `queues` (Queues)."
+        + "\n> Added a thing.\nSee also `notes` § Usage: (0.47.3 (August 24, 2025)) and `queues` (Queues)."
     )
     cited = CITED.search(text)
     assert cited is not None and cited.groups() == ("notes", "0.15.0 (June 23, 2021) › Usage:")
     see_also = text.splitlines()[-1]
     assert NAMED.findall(see_also) == [("notes", "Usage:"), ("queues", "")]
+    titled = OFFLINE_FROM_DOCS.format(where="`notes` § 0.15.0 (June 23, 2021) (0.47.3 (August 24, 2025))")
+    cited = CITED.search(titled)
+    assert cited is not None and cited.groups() == ("notes", "0.15.0 (June 23, 2021)")  # a title with its own
