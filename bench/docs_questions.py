@@ -61,9 +61,16 @@ K = 5
 INTRO = "(intro)"
 
 
-def sphinx_docs() -> Path | None:
-    """The held-out Sphinx project's docs folder (BENCH_SPHINX_DOCS), or None when unset or absent."""
-    folder = Path(os.environ.get("BENCH_SPHINX_DOCS", "")).expanduser()
+# A development set over a third project's docs (Starlette's MkDocs pages, 31 answerable and 7 unanswerable questions
+# written from their headings before any search ran on them; #39): BENCH_STARLETTE_DOCS names the folder (a checkout
+# of encode/starlette's docs/, 0.47.3); its row is skipped when unset.
+STARLETTE = EVALS.with_name("starlette_docs_dev.jsonl")
+
+
+def sphinx_docs(variable: str = "BENCH_SPHINX_DOCS") -> Path | None:
+    """The held-out Sphinx project's docs folder (BENCH_SPHINX_DOCS; or another project's, named by `variable`),
+    or None when unset or absent."""
+    folder = Path(os.environ.get(variable, "")).expanduser()
     return folder if str(folder) not in ("", ".") and folder.is_dir() else None
 
 

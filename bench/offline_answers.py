@@ -7,9 +7,10 @@ answer must cite, as the section it quotes, one of the sections that answer it; 
 one it must say it found nothing. The development sets (bench/evals/rq_docs.jsonl, asked with
 rq_docs_unanswerable.jsonl, and rq_docs_dev2.jsonl in a row of its own) are what the answer's rules were tuned
 on; the two held-out sets were not looked at while tuning, nor httpx's or requests' (Sphinx, read from
-$BENCH_SPHINX_DOCS when set). Issue questions ("has anyone reported X?", bench/evals/rq_issues.jsonl for
-development, httpx_issues_holdout.jsonl held out) must cite, as the first issue the answer names, one of
-the issues that answer them.
+$BENCH_SPHINX_DOCS when set). Starlette's (bench/evals/starlette_docs_dev.jsonl, MkDocs, read from
+$BENCH_STARLETTE_DOCS when set) is development. Issue questions ("has anyone reported X?",
+bench/evals/rq_issues.jsonl for development, httpx_issues_holdout.jsonl held out) must cite, as the first
+issue the answer names, one of the issues that answer them.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from bench.docs_questions import (
     INTRO,
     RQ_DATA,
     SPHINX,
+    STARLETTE,
     UNANSWERABLE,
     cases,
     flat_data,
@@ -88,6 +90,11 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
             third = ToolContext(corpus=open_corpus(flat_data(sphinx, Path(scratch)), semantic=True))
             third.corpus.docs.warm()
             rows.append(["requests held-out (Sphinx)", *score(third, cases(SPHINX))[0]])
+    if data_dir == RQ_DATA and (starlette := sphinx_docs("BENCH_STARLETTE_DOCS")) is not None:  # development
+        with tempfile.TemporaryDirectory() as scratch:
+            fourth = ToolContext(corpus=open_corpus(flat_data(starlette, Path(scratch)), semantic=True))
+            fourth.corpus.docs.warm()
+            rows.append(["Starlette development (MkDocs)", *score(fourth, cases(STARLETTE))[0]])
     met = all(float(r[3]) >= ANSWERED_GOAL and float(r[7]) >= NOTHING_GOAL for r in rows)  # type: ignore[arg-type]
     return [
         Table(
