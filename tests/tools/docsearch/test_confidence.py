@@ -71,15 +71,3 @@ def test_a_question_the_best_section_mostly_holds_is_covered_though_one_of_its_w
     assert hits[0].heading == "Stopping workers"
     assert absent_mass(docs, query, hits[0]) < 0.45
     assert uncovered(docs, query, similar(hits, 0.3)) == []
-
-
-def test_a_word_no_doc_has_with_every_passage_far_in_meaning_is_not_covered() -> None:
-    """One word in no doc weighs little, but no passage is near the question's meaning (cosine under 0.30: the
-    development sets' unanswerable 'colours of the output', 'a phone number', 'resize the images')."""
-    docs = index()
-    query = "How do I stop a worker gracefully?"
-    hits = docs.search(query, 3)
-    assert uncovered(docs, query, similar(hits, 0.25)) == ["gracefully"]
-    assert uncovered(docs, query, similar(hits, 0.32)) == []
-    no_absent = "How do I stop a worker that runs jobs from its queue?"
-    assert uncovered(docs, no_absent, similar(docs.search(no_absent, 3), 0.2)) == []  # every word in some doc
