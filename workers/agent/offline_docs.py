@@ -8,8 +8,10 @@ passage that shares most of the question's words: a prose paragraph and the code
 is quoted; the code follows as a fenced block of its own, so a quoted line never runs into a line of code.
 Search's order is trusted even when that section shares no word of the question (it was ranked first by
 meaning): demanding a shared word quoted the wrong section more often (bench/offline_answers.py). One
-exception: when search ranked a section's own subsection second, the subsection is quoted, since the
-parent's read stops at its lead and the subsection's text is not in it.
+exception: when search ranked a section's own subsection second, the subsection is quoted. Both are ranked
+only when the parent is too long for one read (it is then searched as its own lead text, each subsection
+apart), so the parent's read holds its lead alone, and the subsection is the narrower answer (RQ dev: 35 -> 36
+of 48; held out unchanged).
 It says how sure it is in words a reader can check: likely right when the section has every
 identifier and most of the question's words, else that it is the closest section found and which of
 the question's words it shares, or that it shares none. The other section read is named as "see also".
@@ -88,7 +90,7 @@ def answer(asked: Question, sections: list[Read]) -> str | None:
     useful = [s for s in sections if s.blocks and asked.names_all(s.text)]
     if not useful:
         return None
-    if len(useful) > 1 and useful[1].inside(useful[0]):  # the parent's read is cut before its subsections
+    if len(useful) > 1 and useful[1].inside(useful[0]):  # the parent's lead, then its subsection: the narrower
         useful = [useful[1], useful[0], *useful[2:]]
     # search's order: taking the section sharing most words instead did worse (bench/offline_answers.py)
     best = useful[0]
