@@ -62,6 +62,9 @@ SPHINX = EVALS.with_name("requests_docs_holdout.jsonl")
 # of its pages (encode/starlette's docs/, each led by a front matter title from mkdocs.yml's nav, as
 # ../shared/evals/httpx was made); skipped when unset. Tuned on, so its misses are printed.
 STARLETTE = EVALS.with_name("starlette_docs_dev.jsonl")
+# The offline answers' development set over the same Starlette pages (31 answerable and 7 unanswerable questions,
+# written from their headings before any search ran on them, by another hand than STARLETTE's; #39).
+STARLETTE_ANSWERS = EVALS.with_name("starlette_answers_dev.jsonl")
 K = 5
 INTRO = "(intro)"
 

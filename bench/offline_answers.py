@@ -7,9 +7,10 @@ answer must cite, as the section it quotes, one of the sections that answer it; 
 one it must say it found nothing. The development sets (bench/evals/rq_docs.jsonl, asked with
 rq_docs_unanswerable.jsonl, and rq_docs_dev2.jsonl in a row of its own) are what the answer's rules were tuned
 on; the two held-out sets were not looked at while tuning, nor httpx's or requests' (Sphinx, read from
-$BENCH_SPHINX_DOCS when set). Issue questions ("has anyone reported X?", bench/evals/rq_issues.jsonl for
-development, httpx_issues_holdout.jsonl held out) must cite, as the first issue the answer names, one of
-the issues that answer them.
+$BENCH_SPHINX_DOCS when set). Starlette's (bench/evals/starlette_answers_dev.jsonl, MkDocs, read from
+$BENCH_STARLETTE_DOCS when set) is development. Issue questions ("has anyone reported X?",
+bench/evals/rq_issues.jsonl for development, httpx_issues_holdout.jsonl held out) must cite, as the first
+issue the answer names, one of the issues that answer them.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from bench.docs_questions import (
     HOLDOUT2,
     HTTPX,
     HTTPX_DATA,
+    INTRO,
     RQ_DATA,
     SPHINX,
+    STARLETTE_ANSWERS,
     UNANSWERABLE,
     cases,
     flat_data,
@@ -37,12 +40,18 @@ from bench.docs_questions import (
 from bench.docs_questions import _answers as answers_question
 from bench.report import Table
 from tools import ToolContext, dispatch, open_corpus, v2_registry
+from tools.docsearch.pages import SEP
 from workers.agent.model import ModelRequest
 from workers.agent.offline import OfflineModel
 from workers.wording import OFFLINE_FROM_DOCS, OFFLINE_NOTHING_ABOUT, OFFLINE_NOTHING_FOUND, OFFLINE_SEE_ALSO
 
-CITED = re.compile(re.escape(OFFLINE_FROM_DOCS.split("{")[0]) + r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+?))?(?: \(|:)", re.M)
-NAMED = re.compile(r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+?))? \(")
+# A heading may hold " (" or ":" ("0.15.0 (June 23, 2021)", "Usage:"): the page's title is the line's last
+# parenthesis, which may hold one of its own (a release notes page titled "0.47.3 (August 24, 2025)").
+TITLE = r" \((?:[^()]|\([^()]*\))*\)"
+CITED = re.compile(
+    re.escape(OFFLINE_FROM_DOCS.split("{")[0]) + r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+))?" + TITLE + ":$", re.M
+)
+NAMED = re.compile(r"`([a-z0-9][a-z0-9_-]*)`(?: § (.+?))?" + TITLE + r"(?=\.$|, | and )")
 SEE_ALSO = OFFLINE_SEE_ALSO.split("{")[0]
 NOTHING = (OFFLINE_NOTHING_ABOUT.split("{")[0], OFFLINE_NOTHING_FOUND)
 MAX_STEPS = 6
@@ -81,6 +90,11 @@ def run(data_dir: Path = RQ_DATA) -> list[Table]:
             third = ToolContext(corpus=open_corpus(flat_data(sphinx, Path(scratch)), semantic=True))
             third.corpus.docs.warm()
             rows.append(["requests held-out (Sphinx)", *score(third, cases(SPHINX))[0]])
+    if data_dir == RQ_DATA and (starlette := sphinx_docs("BENCH_STARLETTE_DOCS")) is not None:  # development
+        with tempfile.TemporaryDirectory() as scratch:
+            fourth = ToolContext(corpus=open_corpus(flat_data(starlette, Path(scratch)), semantic=True))
+            fourth.corpus.docs.warm()
+            rows.append(["Starlette development (MkDocs)", *score(fourth, cases(STARLETTE_ANSWERS))[0]])
     met = all(float(r[3]) >= ANSWERED_GOAL and float(r[7]) >= NOTHING_GOAL for r in rows)  # type: ignore[arg-type]
     return [
         Table(
@@ -140,7 +154,7 @@ def score(ctx: ToolContext, asked: list[dict[str, Any]]) -> tuple[list[object], 
                 missed.append(f"unanswerable, answered: {case['question'][:60]!r}")
             continue
         cited = CITED.search(text)
-        ok = bool(cited) and any(answers_question(cited.group(1), cited.group(2) or "", a) for a in case["answers"])  # type: ignore[union-attr]
+        ok = bool(cited) and cites_answer(ctx, text, cited.group(1), cited.group(2) or "", case["answers"])  # type: ignore[union-attr]
         also = [m for line in text.splitlines() if line.startswith(SEE_ALSO) for m in NAMED.findall(line)]
         right += ok
         right_any += ok or any(answers_question(d, h, a) for d, h in also for a in case["answers"])
@@ -158,6 +172,34 @@ def score(ctx: ToolContext, asked: list[dict[str, Any]]) -> tuple[list[object], 
         f"{nothing}/{unanswerable}",
         round(nothing / (unanswerable or 1), 3),
     ], missed
+
+
+def cites_answer(ctx: ToolContext, text: str, doc_id: str, heading: str, answers: list[list[str]]) -> bool:
+    """Does the answer cite a section that answers: one of `answers` or inside it, or a section holding one
+    whose quote comes from that one's own text? A parent cited for its lead paragraph (its read is cut
+    before the subsection that answers) is not the right source, though search counts it as a hit."""
+    for want in answers:
+        if not answers_question(doc_id, heading, want):
+            continue
+        if want[1] in (heading, INTRO) or heading.startswith(want[1] + SEP):
+            return True
+        own = dispatch(v2_registry(), "get_doc_section", json.dumps({"doc_id": want[0], "heading": want[1]}), ctx).text
+        quoted = [ln for ln in _quoted(text) if ln != "…"]
+        if quoted and all(line in own for line in quoted):
+            return True
+    return False
+
+
+def _quoted(text: str) -> list[str]:
+    """The prose the answer quotes from the section it cites: the `> ` lines right under its "From the docs" line."""
+    lines = text.splitlines()
+    start = next((i + 1 for i, ln in enumerate(lines) if CITED.match(ln)), len(lines))
+    out: list[str] = []
+    for line in lines[start:]:
+        if not line.startswith("> "):
+            break
+        out.append(line[2:].strip())
+    return out
 
 
 def answer(ctx: ToolContext, question: str) -> str:

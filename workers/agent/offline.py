@@ -14,13 +14,12 @@ from typing import Any
 
 from atlas import tokens
 from atlas.text import text_of
-from tools.docs_tools import UNCOVERED
 from tools.hand_off import NAME as HAND_OFF  # offered in help channels only
 from workers import wording as phrases
-from workers.agent import offline_docs
+from workers.agent import offline_absent, offline_docs
 from workers.agent.instructions import WRAP_UP
 from workers.agent.model import ModelReply, ModelRequest
-from workers.agent.offline_evidence import Question, is_issue_question, keywords, listing, subject
+from workers.agent.offline_evidence import Question, is_issue_question, keywords, subject
 from workers.agent.offline_issue import parse as parse_issue
 from workers.agent.offline_knowledge import reply as knowledge_reply
 from workers.runs.state import Usage
@@ -33,10 +32,6 @@ _DOC_HIT = re.compile(r"^- ([a-z0-9][a-z0-9-]*)(?: § (.+?))? \[[^\]]*\]:")
 _ISSUE_HIT = re.compile(r"^#\d+ ")
 _ISSUE_TOP = re.compile(r"^#(\d+) \[", re.M)  # search_issues' first hit
 _TOOL_NOTE = re.compile(r"^\[(?:cut|more|body cut)\b[^\]]*\]$")  # how to read on: for the model, not the reader
-_UNKNOWN = re.compile(r"^\(No doc mentions: (.+?)\. If those words", re.M)
-_UNCOVERED = re.compile(
-    "^" + re.escape(UNCOVERED.split("{")[0]) + r"(.+?), and no section", re.M
-)  # search's calibrated "not covered"
 READS = 2  # doc sections read per question: search's best two (its first is right about 6 times in 10)
 MAX_QUERY = 500  # search_docs reads this much of a query
 
@@ -50,7 +45,10 @@ class OfflineModel:
         outputs = {
             item["call_id"]: str(item.get("output", "")) for item in turn if item.get("type") == "function_call_output"
         }
-        done = {calls[cid]["name"]: outputs[cid] for cid in outputs if cid in calls}
+        done: dict[str, str] = {}  # each tool's first output (the issue search, not a word looked up after it)
+        for cid in outputs:
+            if cid in calls:
+                done.setdefault(calls[cid]["name"], outputs[cid])
         step = len({item.get("call_id") for item in turn if item.get("type") == "function_call"})
         usage = Usage(input_tokens=tokens.count(json.dumps(request.input)), output_tokens=0)
 
@@ -126,6 +124,13 @@ class OfflineModel:
         text, confident = verdict(question, results)
         if not confident and request.tool_choice != "none" and any(t.get("name") == HAND_OFF for t in request.tools):
             return self._calls([(HAND_OFF, {"looked_at": looked_at(turn)})], step, usage)
+        calls = [item for item in turn if item.get("type") == "function_call"]
+        if (
+            not confident
+            and request.tool_choice != "none"
+            and (todo := offline_absent.checks(_absent(question, results), calls))
+        ):
+            return self._calls(todo, step, usage)  # each word to be named looked up in every issue first
         return self._text(text, usage)
 
 
@@ -156,16 +161,6 @@ def _best_docs(search_output: str, most: int = READS) -> list[tuple[str, str | N
     (re-ranking them by shared words did worse on the development questions: bench/offline_answers.py)."""
     hits = [found for line in search_output.splitlines() if (found := _DOC_HIT.match(line))]
     return [(f.group(1), (f.group(2) or "").strip() or None) for f in hits[:most]]
-
-
-def _not_in_docs(results: list[tuple[str, str]]) -> list[str]:
-    """The names search_docs said no doc mentions (its '(No doc mentions: ...)' note), or the words it
-    said no doc has when it judged that the docs do not cover the question (its '(Weak match: ...)' note)."""
-    for name, output in results:
-        found = (_UNKNOWN.search(output) or _UNCOVERED.search(output)) if name == "search_docs" else None
-        if found:
-            return [w.strip() for w in found.group(1).split(",") if w.strip()]
-    return []
 
 
 def compose(question: str, results: list[tuple[str, str]]) -> str:
@@ -201,15 +196,17 @@ def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
 
     Quote the best doc passage (`offline_docs`), list the issues that touch the question, and say
     plainly what nothing was found about when the data has nothing: a name no doc mentions and no issue
-    shown has, or the words search_docs judged the docs do not cover (tools/docsearch/confidence.py: calibrated
-    on how many of the question's words no doc has and how close the best section is). Counting the
+    has (`offline_absent` looks each word up), or the words search_docs judged the docs do not cover
+    (tools/docsearch/confidence.py: calibrated on how many of the question's words no doc has and how close
+    the best section is). Counting the
     question's words in the sections read, as this once did, said "found nothing" to answerable
     questions asked in plain words."""
     asked = Question.of(question)
     words = {w.lower() for w in asked.keywords}
+    results, looked_up = offline_absent.split(results)
     found = [(name, _shown_lines(name, output)) for name, output in results if not output.startswith("Error")]
     seen = ["\n".join(lines) for _, lines in found]
-    absent = [w for w in _not_in_docs(results) if w in asked.absent_from(seen)]  # no doc has it, nor any result shown
+    absent = offline_absent.absent(asked, results, seen)  # no doc has it, nor any result shown
     sections = [
         r
         for r in (
@@ -222,7 +219,7 @@ def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
     if not by_number:  # an issue read for "has anyone reported X?" leads only if it is about X
         issues = [lines for lines in issues if asked.touched_by("\n".join(lines))]
     if absent and not issues:  # a name the data lacks, or the words search judged the docs do not cover
-        return f"{_nothing_about(question, absent)}\n\n{OFFLINE_NOTE}", False
+        return f"{offline_absent.nothing_about(question, absent, looked_up)}\n\n{OFFLINE_NOTE}", False
     parts = [_issue_summary(lines, words) for lines in issues]  # asked for by number, or the first reported
     listed: list[str] = []
     for name, lines in found:
@@ -241,8 +238,15 @@ def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
         related = None
     if related:
         parts.append(related)
-    body = "\n\n".join(parts) if parts else _nothing_about(question, [])
+    body = "\n\n".join(parts) if parts else offline_absent.nothing_about(question, [], [])
     return f"{body}\n\n{OFFLINE_NOTE}", bool(parts)
+
+
+def _absent(question: str, results: list[tuple[str, str]]) -> list[str]:
+    """The words a "found nothing" answer would name: no doc has them and no result shown does."""
+    own = offline_absent.split(results)[0]
+    seen = ["\n".join(_shown_lines(n, out)) for n, out in own if not out.startswith("Error")]
+    return offline_absent.absent(Question.of(question), own, seen)
 
 
 def _numbers(issues: list[list[str]]) -> list[int]:
@@ -261,15 +265,6 @@ def _shown_lines(name: str, output: str) -> list[str]:
     if name.startswith("search_"):
         lines = [ln.strip() for ln in lines if _DOC_HIT.match(ln.strip()) or _ISSUE_HIT.match(ln.strip())]
     return lines
-
-
-def _nothing_about(question: str, absent: list[str]) -> str:
-    """'I found nothing about X in the docs or issues', X being only words no doc has (search_docs' own note, over
-    every doc) and no issue shown has; with no such word, that nothing was found, naming none."""
-    issue = _ISSUE.search(question)
-    if issue:
-        return phrases.OFFLINE_NOTHING_ABOUT.format(what=f"#{issue.group(1)}")
-    return phrases.OFFLINE_NOTHING_ABOUT.format(what=listing(absent)) if absent else phrases.OFFLINE_NOTHING_FOUND
 
 
 def _issue_summary(lines: list[str], words: set[str]) -> str:

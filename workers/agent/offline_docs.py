@@ -7,7 +7,11 @@ passage that shares most of the question's words: a prose paragraph and the code
 ("You can set timeouts for an individual request:" says nothing without the line that does it). The prose
 is quoted; the code follows as a fenced block of its own, so a quoted line never runs into a line of code.
 Search's order is trusted even when that section shares no word of the question (it was ranked first by
-meaning): demanding a shared word quoted the wrong section more often (bench/offline_answers.py).
+meaning): demanding a shared word quoted the wrong section more often (bench/offline_answers.py). One
+exception: when search ranked a section's own subsection second, the subsection is quoted. Both are ranked
+only when the parent is too long for one read (it is then searched as its own lead text, each subsection
+apart), so the parent's read holds its lead alone, and the subsection is the narrower answer (RQ dev: 35 -> 36
+of 48; held out unchanged).
 It says how sure it is in words a reader can check: likely right when the section has every
 identifier and most of the question's words, else that it is the closest section found and which of
 the question's words it shares, or that it shares none. The other section read is named as "see also".
@@ -18,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tools.docsearch.pages import SEP
 from workers import wording as phrases
 from workers.agent.offline_evidence import Question, listing
 
@@ -51,6 +56,14 @@ class Read:
     def where(self) -> str:
         return f"`{self.doc_id}`" + (f" § {self.heading}" if self.heading else "") + f" ({self.title})"
 
+    def inside(self, other: Read) -> bool:
+        """Is this a subsection of `other` (a page's intro holds every section of its page)?"""
+        return (
+            self.doc_id == other.doc_id
+            and bool(self.heading)
+            and (not other.heading or self.heading.startswith(other.heading + SEP))
+        )
+
     @property
     def paragraphs(self) -> list[list[str]]:
         return [b.lines for b in self.blocks if not b.code]
@@ -77,9 +90,10 @@ def answer(asked: Question, sections: list[Read]) -> str | None:
     useful = [s for s in sections if s.blocks and asked.names_all(s.text)]
     if not useful:
         return None
-    best = useful[
-        0
-    ]  # search's order: taking the section sharing most words instead did worse (bench/offline_answers.py)
+    if len(useful) > 1 and useful[1].inside(useful[0]):  # the parent's lead, then its subsection: the narrower
+        useful = [useful[1], useful[0], *useful[2:]]
+    # search's order: taking the section sharing most words instead did worse (bench/offline_answers.py)
+    best = useful[0]
     prose, code = _best_passage(asked, best.blocks)
     found = asked.found_in(best.text)
     if not found:

@@ -80,6 +80,18 @@ ISSUES = [
         "comments": [],
     },
     {
+        "id": 13,
+        "title": "Deployment notes",
+        "state": "open",
+        "author": "fay",
+        "body": "We run the workers on Kubernetes.",
+        "created_at": "2024-06-01",
+        "closed_at": None,
+        "labels": [],
+        "duplicate_of": None,
+        "comments": [],
+    },
+    {
         "id": 12,
         "title": "Stop a job that runs",
         "state": "closed",
@@ -147,3 +159,30 @@ def test_the_not_found_note_names_only_words_no_doc_or_issue_has() -> None:
     ]
     text, confident = verdict("Do hooks see connect retries for 2.0.1?", results)
     assert text.startswith(OFFLINE_NOTHING_FOUND) and not confident, text
+
+
+def test_a_subsection_read_after_its_parent_is_the_one_quoted() -> None:
+    """Search ranked a section first and its subsection second: the parent's read stops at its lead (cut before
+    its subsections), so the subsection is the answer and the parent the "see also"."""
+    results = [
+        (
+            "get_doc_section",
+            "[queues § Enqueueing] Queues\nPut any function call on a queue with enqueue.\n\n"
+            "[section truncated: 900 more tokens] Subsections after the cut: 'Enqueueing › Unique jobs'.",
+        ),
+        (
+            "get_doc_section",
+            "[queues § Enqueueing › Unique jobs] Queues\nPass unique=True: a job is never queued twice.",
+        ),
+    ]
+    text, _ = verdict("How do I keep a job from being queued twice?", results)
+    assert text.startswith("From the docs, `queues` § Enqueueing › Unique jobs (Queues):\n> Pass unique=True"), text
+    assert "See also `queues` § Enqueueing (Queues)." in text
+
+
+def test_a_word_an_issue_has_though_no_title_shown_does_is_not_named_as_found_nowhere(ctx: ToolContext) -> None:
+    """No doc mentions Nomad or Kubernetes; #13's title does not say Kubernetes, its body does: each word is
+    looked up in the issues by itself before the answer names it."""
+    text, called = answer(ctx, "How do I set timeouts on Nomad or Kubernetes?")
+    assert text.startswith("I found nothing about Nomad in the docs or issues."), text
+    assert called.count("search_issues") == 3  # the question's words, then Nomad and Kubernetes each
