@@ -79,19 +79,19 @@ def _sync_one(settings: Settings, *, docs: list[str] | None, wait: bool, reconci
 
 
 def recalibration(settings: Settings, repo: str) -> str:
-    """Ask a worker to recalibrate the repository's triage on what was synced (workers/jobs/calibration.py); a
+    """Ask a worker to recalibrate the repository's triage on what was synced (workers/triage/recalibration.py); a
     Redis that does not answer leaves it to the next triage job, and the sync stands either way."""
     from atlas.cli.triage_decisions import reachable
-    from workers.jobs import calibration
+    from workers.triage import recalibration as asked
 
     conn = reachable(settings)
     if isinstance(conn, str):
         return f"triage: recalibrated at the next new issue ({conn})"
     try:
-        done = calibration.ask(conn, settings.queue_name, repo)
+        done = asked.ask(conn, settings.queue_name, repo)
     finally:
         conn.close()
-    return "triage:" + done.removeprefix(";") + (" for a worker" if done == calibration.QUEUED else "")
+    return "triage:" + done.removeprefix(";") + (" for a worker" if done == asked.QUEUED else "")
 
 
 def summary(report: SyncReport) -> str:

@@ -13,8 +13,8 @@ from atlas.cli.main import main
 from tests.standins.github_api import GitHubAPI
 from tests.standins.github_repo import generate
 from tests.support.github_harness import cli_env
-from workers.jobs import calibration
 from workers.runs.job_names import RECALIBRATE
+from workers.triage import recalibration
 
 
 def test_a_cli_sync_queues_the_recalibration_and_never_fails_on_redis(
@@ -29,7 +29,7 @@ def test_a_cli_sync_queues_the_recalibration_and_never_fails_on_redis(
         assert "triage: recalibration queued for a worker" in capsys.readouterr().out
         [job] = Queue("q-sync-cli", connection=redis.Redis.from_url(redis_url)).jobs
         assert job.func_name == RECALIBRATE and job.args == ("acme/rocket",)
-        assert job.id == calibration.job_id("acme/rocket")
+        assert job.id == recalibration.job_id("acme/rocket")
         assert main(["sync", "github"]) == 0  # still queued: not a second one
         assert "recalibration already queued" in capsys.readouterr().out
         assert Queue("q-sync-cli", connection=redis.Redis.from_url(redis_url)).count == 1

@@ -108,9 +108,9 @@ def _recalibrate(rt: Any, repo: str, event: str, action: str, late: bool) -> str
     """A delivery that changed what calibration reads asks for the repository's recalibration (jobs/calibration)."""
     if late or (event != "sync" and (event, action) not in CALIBRATING) or not rt.settings.triage.enabled:
         return ""
-    from workers.jobs import calibration
+    from workers.triage import recalibration
 
-    return calibration.ask(rt.conn, rt.settings.queue_name, repo)
+    return recalibration.ask(rt.conn, rt.settings.queue_name, repo)
 
 
 def _outcome(rt: Any, repo: str, event: str, action: str, payload: dict[str, Any], original: int | None) -> str:
@@ -122,7 +122,7 @@ def _outcome(rt: Any, repo: str, event: str, action: str, payload: dict[str, Any
 
     job = get_current_job()
     key = job.id if job is not None else uuid.uuid4().hex
-    return learning.on_event(rt.conn, repo, event, action, payload, key, original)
+    return learning.on_event(rt.conn, repo, event, action, payload, key, original, rt.settings.queue_name)
 
 
 def _closed_notices(rt: Any, event: str, action: str, payload: dict[str, Any], original: int | None) -> str:

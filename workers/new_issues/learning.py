@@ -22,8 +22,11 @@ from workers.triage import outcomes
 from workers.triage.outcomes import Outcome
 
 
-def card_decision(conn: redis.Redis, record: TriageRecord, action: TriageAction, approval: Approval) -> int:
-    """The outcomes of one decided card action (`action.arguments`: what was offered); how many were new."""
+def card_decision(
+    conn: redis.Redis, record: TriageRecord, action: TriageAction, approval: Approval, queue: str | None = None
+) -> int:
+    """The outcomes of one decided card action (`action.arguments`: what was offered); how many were new.
+    `queue`: the worker's, where the DECISIONS_EVERY-th decision queues a recalibration (outcomes.record)."""
     if approval.status not in ("approved", "denied") or action.mode == "auto" or record.proposal is not None:
         return 0  # an expiry decides nothing; an auto label was nobody's decision; an MCP proposal is not Atlas's claim
     approved = approval.status == "approved"
@@ -44,6 +47,7 @@ def card_decision(conn: redis.Redis, record: TriageRecord, action: TriageAction,
             record.repo,
             Outcome(record.issue, kind, value, accepted, "card", at),
             f"card:{approval.pending_id}:{kind}:{value}",
+            queue,
         )
         for kind, value, accepted in found
     )
@@ -63,10 +67,11 @@ def on_event(
     payload: dict[str, Any],
     delivery: str,
     original: int | None = None,
+    queue: str | None = None,
 ) -> str:
     """The outcome a webhook delivery carries, if any ('' when none): a short note for the job's result.
     `original`: for a duplicate closed by hand, the original the synced store knows, else the one GitHub's
-    timeline names (workers/followup/marked_duplicate.py); None: unknown."""
+    timeline names (workers/followup/marked_duplicate.py); None: unknown. `queue`: as for card_decision."""
     issue = payload.get("issue")
     if (
         event != "issues"
@@ -85,7 +90,7 @@ def on_event(
         if not name or run is None or (action == "labeled" and _atlas_applied(run, name)):
             return ""  # only after triage, and never Atlas's own approved label arriving back
         outcome = Outcome(number, "label", name, action == "labeled", "maintainer", outcomes.now())
-        return _note(conn, repo, outcome, f"hook:{delivery}:{action}:{name}")
+        return _note(conn, repo, outcome, f"hook:{delivery}:{action}:{name}", queue)
     if action == "closed" and issue.get("state_reason") == "duplicate" and not atlas_closed:
         claimed = _claimed(run)
         value = str(original) if original else ""  # a duplicate, of an original the store does not know
@@ -94,6 +99,7 @@ def on_event(
             repo,
             Outcome(number, "duplicate", value, True, "maintainer", outcomes.now()),
             f"hook:{delivery}:closed",
+            queue,
         )
         if (
             claimed and original and claimed != str(original)
@@ -103,16 +109,17 @@ def on_event(
                 repo,
                 Outcome(number, "duplicate", claimed, False, "maintainer", outcomes.now()),
                 f"hook:{delivery}:closed-other",
+                queue,
             )
         return note
     if action == "reopened" and atlas_closed and run is not None:
         outcome = Outcome(number, "duplicate", _claimed(run), False, "reopened", outcomes.now())
-        return _note(conn, repo, outcome, f"hook:{delivery}:reopened")
+        return _note(conn, repo, outcome, f"hook:{delivery}:reopened", queue)
     return ""
 
 
-def _note(conn: redis.Redis, repo: str, outcome: Outcome, key: str) -> str:
-    new = outcomes.record(conn, repo, outcome, key)
+def _note(conn: redis.Redis, repo: str, outcome: Outcome, key: str, queue: str | None) -> str:
+    new = outcomes.record(conn, repo, outcome, key, queue)
     verdict = "accepted" if outcome.accepted else "refused"
     return f"; outcome {outcome.kind} {outcome.value or '?'} {verdict} ({outcome.source})" if new else ""
 

@@ -148,7 +148,7 @@ def _apply_decided(rt: WorkerParts, run: RunState, record: TriageRecord) -> None
             waiting.append(call)
             continue
         action.decider = approval.decider_label if approval.status != "expired" else ""
-        learning.card_decision(rt.conn, record, action, approval)  # before the run: `action.arguments` was offered
+        learning.card_decision(rt.conn, record, action, approval, rt.settings.queue_name)  # `action.arguments`: offered
         if approval.status == "approved":
             ctx = ctx or ToolContext(
                 corpus=open_corpus(rt.settings.data_dir, rt.settings.home, rt.settings.semantic_docs),

@@ -126,6 +126,7 @@ def learn(rt: WorkerParts, record: TriageRecord, action: TriageAction, approval:
             record.repo,
             Outcome(record.issue, kind, value, False, "undo", at),
             f"undo:{approval.pending_id}:{kind}:{value}",
+            rt.settings.queue_name,
         )
         for kind, value in found
     )

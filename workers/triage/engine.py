@@ -134,8 +134,9 @@ class Triage:
         `thresholds` (a repository's calibration; None: the fixed ones)."""
         return self.decide(self.score(issue), thresholds)
 
-    def score(self, issue: int | NewIssue) -> Scored:
-        """Every candidate and label of an issue with its raw score, as of its creation (or now, for a new one)."""
+    def score(self, issue: int | NewIssue, limit: int = MAX_DUPLICATES) -> Scored:
+        """Every candidate and label of an issue with its raw score, as of its creation (or now, for a new one);
+        `limit`: the best candidates kept (their scores do not depend on it: a draft's open matches rank more)."""
         if isinstance(issue, int):
             record = self.history.get(issue)
             if record is None:
@@ -145,17 +146,24 @@ class Triage:
                 if self.titles is None or self.openings is None
                 else (self.titles[record.seq], self.openings[record.seq])
             )
-            return self._triage(record.id, record.title, record.body, record.seq, record.when, vectors)
+            return self._triage(record.id, record.title, record.body, record.seq, record.when, vectors, limit)
         known = self.history.get(issue.number)
         before = known.seq if known is not None else len(self.history)
         when = known.when if known is not None else (issue.created_at or "9999")
         vectors = None
         if self.titles is not None:  # both in one pass, side by side: no padding, the weights read once
             vectors = meaning.title_and_opening(issue.title, issue.body)
-        return self._triage(issue.number, issue.title, issue.body, before, when, vectors)
+        return self._triage(issue.number, issue.title, issue.body, before, when, vectors, limit)
 
     def _triage(
-        self, number: int, title: str, body: str, before: int, when: str, vectors: tuple[np.ndarray, np.ndarray] | None
+        self,
+        number: int,
+        title: str,
+        body: str,
+        before: int,
+        when: str,
+        vectors: tuple[np.ndarray, np.ndarray] | None,
+        limit: int = MAX_DUPLICATES,
     ) -> Scored:
         """`vectors`: the issue's title and opening vectors (hybrid mode), else None."""
         terms = features(title, body)
@@ -179,7 +187,7 @@ class Triage:
             when,
             similar,
             votes,
-            MAX_DUPLICATES,
+            limit,
             openings,
             self.signals,
             (mine, self.marks),

@@ -9,7 +9,10 @@ gives calibration the label and duplicate outcomes.
 
 Kept in Redis as one list per repository, newest first, bounded to `MAX_OUTCOMES`. Each is recorded once by its
 event's key (the approval's pending id, the webhook delivery), whatever retries a job makes: one script checks
-the key, pushes and trims.
+the key, pushes and trims. Recorded with its worker's queue, a label or duplicate outcome also counts toward the
+repository's next recalibration (issue 36 item 2): the same script adds it to the count since the last calibration
+and, at recalibration.DECISIONS_EVERY, sets the count back to zero and answers "due", so of a burst of decisions
+exactly one recorder queues the job (recalibration.ask, itself once while one is queued).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import redis
 
 from atlas.connection import text
 from atlas.lua import run_script
+from workers.triage import recalibration
 
 Kind = Literal["label", "duplicate", "reply"]
 Source = Literal["card", "maintainer", "reopened", "undo"]
@@ -30,13 +34,21 @@ MAX_OUTCOMES = 10_000  # per repository: years of decisions on a busy one, a few
 TTL_SECONDS = 400 * 24 * 3600  # refreshed by every outcome: a quiet year loses nothing
 CALIBRATING: frozenset[str] = frozenset({"label", "duplicate"})
 
-# KEYS: the once-key, the list. ARGV: the outcome JSON, the bound, the ttl.
+# KEYS: the once-key, the list, the count since the last calibration. ARGV: the outcome JSON, the bound, the ttl,
+# the count that makes a recalibration due (0: not counted). Answers 0 (recorded before), 1 (new), 2 (new and due).
 _RECORD = """
 if redis.call('SET', KEYS[1], '1', 'NX', 'EX', tonumber(ARGV[3])) == false then return 0 end
 redis.call('LPUSH', KEYS[2], ARGV[1])
 redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3]))
-return 1
+local every = tonumber(ARGV[4])
+if every <= 0 then return 1 end
+if redis.call('INCR', KEYS[3]) < every then
+  redis.call('EXPIRE', KEYS[3], tonumber(ARGV[3]))
+  return 1
+end
+redis.call('DEL', KEYS[3])
+return 2
 """
 
 
@@ -70,10 +82,17 @@ def _once_key(repo: str, key: str) -> str:
     return f"atlas:triage:outcome-once:{repo}:{key}"
 
 
-def record(conn: redis.Redis, repo: str, outcome: Outcome, key: str) -> bool:
-    """Keep `outcome` for `repo` once per `key` (what caused it, unique); False when that key was recorded."""
+def record(conn: redis.Redis, repo: str, outcome: Outcome, key: str, queue: str | None = None) -> bool:
+    """Keep `outcome` for `repo` once per `key` (what caused it, unique); False when that key was recorded.
+    `queue`: the worker's RQ queue, on which a label or duplicate outcome that makes DECISIONS_EVERY since the last
+    calibration queues the repository's recalibration (None: not counted, as by a command or a test)."""
     payload = json.dumps(outcome.as_json())
-    return bool(run_script(conn, _RECORD, [_once_key(repo, key), list_key(repo)], [payload, MAX_OUTCOMES, TTL_SECONDS]))
+    every = recalibration.DECISIONS_EVERY if queue is not None and outcome.kind in CALIBRATING else 0
+    keys = [_once_key(repo, key), list_key(repo), recalibration.decisions_key(repo)]
+    done = int(run_script(conn, _RECORD, keys, [payload, MAX_OUTCOMES, TTL_SECONDS, every]))
+    if done == 2 and queue is not None:
+        recalibration.ask(conn, queue, repo)
+    return done > 0
 
 
 def now() -> datetime:

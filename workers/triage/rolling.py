@@ -13,8 +13,9 @@ if decided before. The issue's own outcome, and any later one, are never in its 
 **Live.** `live(engine, extra)` calibrates on the latest WINDOW closed issues, replayed as of their
 creation, and keeps the result on the engine: the same history (the tracker unchanged: an issue closed or
 relabelled is another history) and the same number of recorded decisions (in steps of DECISIONS_EVERY) reuse
-it. An engine grown by new issues (a sync, a webhook) keeps the raw replays of the issues it had, so only new
-closed issues are replayed.
+it. Besides, the DECISIONS_EVERY-th decision recorded since the last calibration queues the recalibration job
+(workers/triage/recalibration.py), which calibrates `fresh` on every decision so far. An engine grown by new
+issues (a sync, a webhook) keeps the raw replays of the issues it had, so only new closed issues are replayed.
 Every calibration that replayed something keeps the replays on disk per tracker revision (calibration_store.py):
 a worker started again on an unchanged tracker, or after a sync's recalibration (workers/jobs/calibration.py),
 reads them back instead of replaying them.
@@ -33,13 +34,13 @@ from workers.triage import calibration_store
 from workers.triage import labels as label_kinds
 from workers.triage.engine import Scored, Triage
 from workers.triage.history import History, Record, known_before
+from workers.triage.recalibration import DECISIONS_EVERY as DECISIONS_EVERY  # decisions that recalibrate
 from workers.triage.thresholds import FALLBACK_DUPLICATE, OutcomeLike, Sample, Thresholds, calibrate
 
 # Replayed issues between two calibrations in the backtest: 1, as live triage (it was 10: a label's proof was then
 # sampled at every tenth issue only, and on Orbit `comp:redis-broker`, proven at the edge, was right 5 times in 7 live).
 CALIBRATE_EVERY = 1
 WINDOW = 1000  # the latest closed issues a live calibration replays
-DECISIONS_EVERY = 20  # recorded decisions that make a live calibration run again
 
 
 @dataclass(frozen=True)
@@ -116,14 +117,16 @@ def rolling(
     return out
 
 
-def live(engine: Triage, extra: Sequence[OutcomeLike] = ()) -> Thresholds:
-    """The thresholds for a new issue now: calibrated on the latest closed issues and the recorded decisions."""
+def live(engine: Triage, extra: Sequence[OutcomeLike] = (), fresh: bool = False) -> Thresholds:
+    """The thresholds for a new issue now: calibrated on the latest closed issues and the recorded decisions;
+    `fresh`: calibrated again even when the history and the step of decisions are unchanged (the recalibration job:
+    every decision recorded so far counts, not only those of the last step)."""
     state = getattr(engine, "calibration", None)
     if not isinstance(state, Live):
         state = Live()
         engine.calibration = state
     key = (len(engine.history), len(extra) // DECISIONS_EVERY)
-    if state.key == key and state.history is engine.history and state.thresholds is not None:
+    if not fresh and state.key == key and state.history is engine.history and state.thresholds is not None:
         return state.thresholds  # an issue closed or relabelled gives another history, of the same length
     closed = [r for r in engine.history.records if r.state == "closed"][-WINDOW:]
     rev = None

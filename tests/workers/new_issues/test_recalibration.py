@@ -14,9 +14,8 @@ from datasets import derived
 from tests.standins.github_webhooks import deliver, payload, sent_by
 from tests.support.processes import wait_for
 from tests.support.triage_inbox_harness import Inbox, inbox
-from workers.jobs import calibration
 from workers.runs.job_names import PERIODIC_SYNC
-from workers.triage import calibration_store
+from workers.triage import calibration_store, recalibration
 
 
 def _recalibrated(conn: object, closed: int) -> str:
@@ -25,7 +24,7 @@ def _recalibrated(conn: object, closed: int) -> str:
 
     def done() -> str | None:
         try:
-            job = Job.fetch(calibration.job_id("acme/rocket"), connection=conn)  # type: ignore[arg-type]
+            job = Job.fetch(recalibration.job_id("acme/rocket"), connection=conn)  # type: ignore[arg-type]
         except Exception:  # noqa: BLE001 - not queued yet
             return None
         result = str(job.return_value() or "") if job.get_status(refresh=True) == "finished" else ""
@@ -66,6 +65,6 @@ def test_a_sync_and_a_closing_webhook_each_recalibrate_the_repository_in_a_worke
             assert {2, 3} <= _kept(box)  # a grown engine's replays are kept too, for a worker started after it
 
         # a second ask while one is queued (no worker on this queue) queues nothing more
-        assert calibration.ask(box.conn, "q-burst", "acme/rocket") == calibration.QUEUED
-        assert "already queued" in calibration.ask(box.conn, "q-burst", "acme/rocket")
+        assert recalibration.ask(box.conn, "q-burst", "acme/rocket") == recalibration.QUEUED
+        assert "already queued" in recalibration.ask(box.conn, "q-burst", "acme/rocket")
         assert Queue("q-burst", connection=box.conn).count == 1

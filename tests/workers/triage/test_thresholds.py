@@ -139,6 +139,8 @@ def test_a_live_calibration_is_kept_on_the_engine_until_the_tracker_or_enough_de
     at = datetime(2030, 1, 1, tzinfo=UTC)
     few = [Outcome(r.id, "label", "type:bug", False, at) for r in engine.history.records[:5]]
     assert rolling.live(engine, few) is first  # fewer than DECISIONS_EVERY new decisions: the same figures
+    fresh = rolling.live(engine, few, fresh=True)  # the recalibration job: every decision so far, whatever the step
+    assert fresh is not first and rolling.live(engine, few) is fresh  # then kept as the engine's
     many = [
         Outcome(r.id, "label", "type:bug", False, at) for r in engine.history.records[-rolling.DECISIONS_EVERY * 3 :]
     ]
