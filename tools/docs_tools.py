@@ -64,9 +64,10 @@ def ranked_docs(args: SearchDocsArgs, ctx: ToolContext) -> Ranked | ToolError:
     if not query:
         return ToolError("query is empty.", "Send the words to look for, e.g. 'ORB-1202' or 'lease_seconds default'.")
     hits = ctx.corpus.docs.search(query[:MAX_QUERY_CHARS], args.k)
+    head = f'Doc sections for "{query}"', " (best first; open one with get_doc_section):"
     empty = f'No doc sections match "{query}". Try other words (a config key, an ORB code, a command name).'
     if not hits:
-        return Ranked("", "", (), (), empty)
+        return Ranked(*head, (), (), empty)
     notes: list[str] = []
     unknown = ctx.corpus.docs.unknown_words(query[:MAX_QUERY_CHARS])[:MAX_UNKNOWN]
     if unknown:
@@ -76,13 +77,7 @@ def ranked_docs(args: SearchDocsArgs, ctx: ToolContext) -> Ranked | ToolError:
         )
     elif absent := uncovered(ctx.corpus.docs, query[:MAX_QUERY_CHARS], hits)[:MAX_UNKNOWN]:
         notes.append(UNCOVERED.format(words=", ".join(absent)))
-    return Ranked(
-        f'Doc sections for "{query}"',
-        " (best first; open one with get_doc_section):",
-        tuple(notes),
-        tuple(map(_hit, hits)),
-        empty,
-    )
+    return Ranked(*head, tuple(notes), tuple(map(_hit, hits)), empty)
 
 
 def _hit(hit: DocHit) -> Hit:

@@ -64,16 +64,16 @@ def text(ranked: Ranked) -> str:
 
 def merged(parts: Sequence[tuple[str, Ranked]], limit: int, named: Callable[[str, str], str]) -> str:
     """The best `limit` hits of every repository's result (in the served order), each named with its repository by
-    `named(repo, lines)`; a note is kept when every repository gave it (it holds for all of them)."""
+    `named(repo, lines)`; a note is kept when every repository with hits gave it (it holds for all of them)."""
     hits = [h for _, r in parts for h in r.hits]
     raw = bool(hits) and all(h.comparable for h in hits)
     keyed = [[(key, repo, h) for key, h in zip(_keys(r.hits, raw), r.hits, strict=True)] for repo, r in parts]
     best = list(itertools.islice(heapq.merge(*keyed, key=lambda k: k[0]), limit))
     if not best:
         return parts[0][1].empty
-    first = parts[0][1]
+    first, found = parts[0][1], [r for _, r in parts if r.hits]  # a repository with no hit has no note to give
     where = f" in {len(parts)} repositories"
-    notes = [n for n in first.notes if all(n in r.notes for _, r in parts)]
+    notes = [n for n in found[0].notes if all(n in r.notes for r in found)]
     shown = [named(repo, "\n".join(h.lines)) for _, repo, h in best]
     return "\n".join([first.before + where + first.after, *notes, *shown])
 

@@ -117,3 +117,14 @@ def test_docs_searched_by_meaning_are_merged_on_the_cosine_not_on_each_repositor
     assert best[0].score > 0.6 and None not in cosines and cosines[0] < cosines[1]
     docs = _call(ctx, "search_docs", query=question, k=2).splitlines()
     assert docs[1].startswith(f"- {B}: overview § Job dependencies")
+
+
+def test_a_repository_without_a_hit_leaves_the_head_and_the_notes_of_the_others(folders: dict[str, Path]) -> None:
+    docs = _call(_ctx(folders), "search_docs", query="lantern Kafka", k=3).splitlines()
+    assert docs[0] == 'Doc sections for "lantern Kafka" in 2 repositories (best first; open one with get_doc_section):'
+    assert docs[1].startswith("(No doc mentions: Kafka.") and docs[2].startswith(f"- {B}: lantern")
+    issues = _call(_ctx(folders), "search_issues", query="lantern", state="open", limit=3, detail="concise")
+    assert issues.splitlines()[:2] == [
+        'Issues (open) matching "lantern" in 2 repositories, best first:',
+        f"{B}#700 [open] Quokka lantern flickers",
+    ]
