@@ -1,16 +1,17 @@
 """A search over several repositories as one list (issue 38): the best `limit` hits of all of them, not each one's.
 
-A search tool gives its hits as a `Ranked` value (tools/issue_tools.py, tools/docs_tools.py): its own order, each
-hit's lines as one repository's result shows them, and a score. `text` renders one repository's result exactly as
-the tool always did; `merged` takes every repository's and keeps the best `limit` across them.
+A search tool gives its hits as a `Ranked` value (tools/issue_tools.py, docs_tools.py, history_tools.py): its own
+order, each hit's lines as one repository's result shows them, and a score. `text` renders one repository's result
+exactly as the tool always did; `merged` takes every repository's and keeps the best `limit` across them.
 
 Scores from different indexes are not comparable as they are: bm25 (the issues' FTS5, the docs' BM25F) weighs a
 word by its IDF in that corpus, so the same match scores higher in a small repository or one where the word is
 rare, and a repository with no good match still has a high raw best. So a hit is compared on what does not depend
 on its corpus, then on how close it comes to its repository's best:
 
-1. `grade`: a property of the hit against the question alone (an issue holding every word of the query, 1, or some
-   of them, 0; a doc section holding every word, by the docs' coverage). An issue that has every word comes before
+1. `grade`: a property of the hit against the question alone (an issue or history item holding every word of the
+   query, 1, or some of them, 0, a pull request changing a file the query names, 2; a doc section holding every
+   word, by the docs' coverage). An issue that has every word comes before
    one that has only some, whichever repository holds it.
 2. the score scaled by its repository's best of that grade (best = 1): the repository's own ranking, put on one
    scale. Round-robin by rank would treat a repository's tenth hit as its first's peer however far it falls behind;
@@ -57,7 +58,7 @@ class Ranked:
 
 def text(ranked: Ranked) -> str:
     """One repository's result, as the tool shows it."""
-    if not ranked.hits:
+    if not ranked.hits and not ranked.notes:
         return ranked.empty
     return "\n".join([ranked.before + ranked.after, *ranked.notes, *(line for h in ranked.hits for line in h.lines)])
 
@@ -69,11 +70,11 @@ def merged(parts: Sequence[tuple[str, Ranked]], limit: int, named: Callable[[str
     raw = bool(hits) and all(h.comparable for h in hits)
     keyed = [[(key, repo, h) for key, h in zip(_keys(r.hits, raw), r.hits, strict=True)] for repo, r in parts]
     best = list(itertools.islice(heapq.merge(*keyed, key=lambda k: k[0]), limit))
-    if not best:
-        return parts[0][1].empty
-    first, found = parts[0][1], [r for _, r in parts if r.hits]  # a repository with no hit has no note to give
+    first, found = parts[0][1], [r for _, r in parts if r.hits or r.notes]  # no hit: no note on the query
+    notes = [n for n in found[0].notes if all(n in r.notes for r in found)] if found else []
+    if not best and not notes:
+        return first.empty
     where = f" in {len(parts)} repositories"
-    notes = [n for n in found[0].notes if all(n in r.notes for r in found)]
     shown = [named(repo, "\n".join(h.lines)) for _, repo, h in best]
     return "\n".join([first.before + where + first.after, *notes, *shown])
 

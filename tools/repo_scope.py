@@ -21,6 +21,7 @@ from tools import merged_hits, repo_lanes
 from tools.context import RepoScope, ToolContext
 from tools.docs_tools import ranked_docs
 from tools.errors import ToolError
+from tools.history_tools import ranked_history
 from tools.issue_tools import ranked_issues
 from tools.merged_hits import Ranked
 from tools.registry import Registry, Tool
@@ -36,6 +37,7 @@ IN_LANES = frozenset({"search_issues", "get_issue"})
 MERGED: dict[str, Callable[[Any, ToolContext], Ranked | ToolError]] = {
     "search_issues": ranked_issues,
     "search_docs": ranked_docs,
+    "search_history": ranked_history,
 }
 ISSUE_REF = re.compile(r"(?<![\w/#])#(\d+)\b")
 DOC_LINE = re.compile(r"^- (?=\S)", re.MULTILINE)
@@ -136,7 +138,7 @@ def _merged(parts: list[tuple[str, Ranked | ToolError]], limit: int) -> str | To
 
 
 def _limit(args: BaseModel) -> int:
-    """How many hits a search asked for: `limit` (search_issues) or `k` (search_docs)."""
+    """How many hits a search asked for: `limit` (search_issues, search_history) or `k` (search_docs)."""
     asked: int = getattr(args, "limit", 0) or getattr(args, "k", 1)
     return asked
 

@@ -6,6 +6,8 @@ pages with read_more from the real Redis stash."""
 from __future__ import annotations
 
 import json
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,9 @@ from tools.context import RepoScope, ToolContext
 from tools.docsearch.minilm import model_dir
 from tools.repo_scope import scoped
 from tools.results import cut
+from tools.solved_threads import SolvedThread
 from workers.agent.stash import RedisStash
+from workers.knowledge import entries
 
 A, B = "acme/lib", "acme/cli"
 FILLER = "worker queue broker schedule timeout memory config install upgrade release"
@@ -128,3 +132,49 @@ def test_a_repository_without_a_hit_leaves_the_head_and_the_notes_of_the_others(
         'Issues (open) matching "lantern" in 2 repositories, best first:',
         f"{B}#700 [open] Quokka lantern flickers",
     ]
+
+
+def _pulls(folder: Path, pulls: list[tuple[int, str, str]]) -> None:
+    rows = [
+        {
+            "number": n,
+            "title": title,
+            "body": body,
+            "author": "dev",
+            "state": "merged",
+            "created_at": "2025-10-01",
+            "merged_at": "2025-10-02T00:00:00Z",
+            "closes": [],
+            "files": [],
+            "url": f"https://example.test/pull/{n}",
+        }
+        for n, title, body in pulls
+    ]
+    (folder / "knowledge").mkdir(parents=True, exist_ok=True)
+    (folder / "knowledge" / "pulls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_history_is_merged_too_and_the_installs_solved_threads_are_shown_once(
+    folders: dict[str, Path], redis_conn: redis.Redis
+) -> None:
+    _pulls(
+        folders[A],
+        [(n, f"Quokka {'flag ' * n}fix", "fixes it") for n in (1, 2, 3)]
+        + [(n, f"Worker {n}", FILLER) for n in range(4, 40)],
+    )
+    _pulls(
+        folders[B],
+        [(700, "Quokka lantern fix", "the lantern")]
+        + [(n, f"Broker {n}", f"{FILLER} quokka") for n in range(701, 740)],
+    )
+    solved = SolvedThread(
+        "K0000000001", "Why is the quokka flag ignored?", "Set it twice.", (), "https://s.test/p1", 0.0
+    )
+    entries.save(redis_conn, replace(solved, approved_at=time.time()))
+    ctx = replace(_ctx(folders), solved=entries.RedisSolvedThreads(redis_conn))
+    lines = _call(ctx, "search_history", query="quokka", kind=None, limit=3).splitlines()
+    assert lines[0] == 'History matching "quokka" in 2 repositories, best first (read one with get_history_item):'
+    assert lines[1] == "- a solved thread K0000000001: Why is the quokka flag ignored? https://s.test/p1"
+    assert sum("solved thread" in line for line in lines) == 1  # the install's, not each repository's
+    pulls = [line.split(" [", 1)[0] for line in lines if line.startswith("- acme/")]
+    assert pulls == [f"- {A}: PR {A}#1", f"- {B}: PR {B}#700", f"- {A}: PR {A}#2"]
