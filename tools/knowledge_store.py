@@ -33,6 +33,8 @@ class CodeHit:
     end: int
     defines: tuple[str, ...]
     symbol: bool
+    grade: int = 2  # how it matched (tools/merged_hits.py): 2 a definition of a name asked, 1 every word, 0 some
+    relevance: float = 1.0  # a chunk's bm25 in this store (higher is better); every definition alike
 
 
 @dataclass(frozen=True)
@@ -109,10 +111,10 @@ class KnowledgeStore(ReadOnlyDb):
             rows = (
                 self.connection()
                 .execute(
-                    "SELECT f.path, c.file_id, c.start_line, c.end_line FROM "
+                    f"SELECT f.path, c.file_id, c.start_line, c.end_line, {CHUNK_ORDER} AS score FROM "
                     "chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-                    f" JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? AND f.path LIKE ? ESCAPE '\\'"
-                    f" ORDER BY {CHUNK_ORDER} LIMIT ?",
+                    " JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? AND f.path LIKE ? ESCAPE '\\'"
+                    " ORDER BY score LIMIT ?",
                     [expression, _like(prefix), limit * 2],
                 )
                 .fetchall()
@@ -128,6 +130,8 @@ class KnowledgeStore(ReadOnlyDb):
                             r["end_line"],
                             self._defined(r["file_id"], r["start_line"], r["end_line"]),
                             False,
+                            int(mode == "all"),
+                            -r["score"],
                         )
                     )
             if len(found) >= limit:

@@ -1,8 +1,9 @@
 """A search over several repositories as one list (issue 38): the best `limit` hits of all of them, not each one's.
 
-A search tool gives its hits as a `Ranked` value (tools/issue_tools.py, docs_tools.py, history_tools.py): its own
-order, each hit's lines as one repository's result shows them, and a score. `text` renders one repository's result
-exactly as the tool always did; `merged` takes every repository's and keeps the best `limit` across them.
+A search tool gives its hits as a `Ranked` value (tools/issue_tools.py, docs_tools.py, history_tools.py,
+code_tools.py): its own order, each hit's lines as one repository's result shows them, and a score. `text` renders
+one repository's result exactly as the tool always did; `merged` takes every repository's and keeps the best
+`limit` across them.
 
 Scores from different indexes are not comparable as they are: bm25 (the issues' FTS5, the docs' BM25F) weighs a
 word by its IDF in that corpus, so the same match scores higher in a small repository or one where the word is
@@ -10,8 +11,8 @@ rare, and a repository with no good match still has a high raw best. So a hit is
 on its corpus, then on how close it comes to its repository's best:
 
 1. `grade`: a property of the hit against the question alone (an issue or history item holding every word of the
-   query, 1, or some of them, 0, a pull request changing a file the query names, 2; a doc section holding every
-   word, by the docs' coverage). An issue that has every word comes before
+   query, 1, or some of them, 0, a pull request changing a file the query names or a definition of a name asked,
+   2; a doc section holding every word, by the docs' coverage). An issue that has every word comes before
    one that has only some, whichever repository holds it.
 2. the score scaled by its repository's best of that grade (best = 1): the repository's own ranking, put on one
    scale. Round-robin by rank would treat a repository's tenth hit as its first's peer however far it falls behind;

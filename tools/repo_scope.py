@@ -1,5 +1,7 @@
 """Tools over several repositories (issue 38): each tool gets a `repo` argument, and a call is served by the
-repository it names, else the run's (its channel's), else by every repository, each part naming its own.
+repository it names, else the run's (its channel's), else by every repository: a search's hits merged into one
+list of the best of all of them (MERGED: tools/merged_hits.py), another tool's parts one after the other, each
+naming its own.
 
 `scoped(registry, repos)` wraps every tool that reads or writes the project: read tools take an optional `repo`
 (null: the channel's repository, or all of them, every issue shown as `owner/b#42` and every doc as `owner/b:
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, create_model
 
 from tools import merged_hits, repo_lanes
+from tools.code_tools import ranked_code
 from tools.context import RepoScope, ToolContext
 from tools.docs_tools import ranked_docs
 from tools.errors import ToolError
@@ -38,6 +41,7 @@ MERGED: dict[str, Callable[[Any, ToolContext], Ranked | ToolError]] = {
     "search_issues": ranked_issues,
     "search_docs": ranked_docs,
     "search_history": ranked_history,
+    "search_code": ranked_code,
 }
 ISSUE_REF = re.compile(r"(?<![\w/#])#(\d+)\b")
 DOC_LINE = re.compile(r"^- (?=\S)", re.MULTILINE)
@@ -138,7 +142,7 @@ def _merged(parts: list[tuple[str, Ranked | ToolError]], limit: int) -> str | To
 
 
 def _limit(args: BaseModel) -> int:
-    """How many hits a search asked for: `limit` (search_issues, search_history) or `k` (search_docs)."""
+    """How many hits a search asked for: `limit` (search_issues, search_history, search_code) or `k` (search_docs)."""
     asked: int = getattr(args, "limit", 0) or getattr(args, "k", 1)
     return asked
 

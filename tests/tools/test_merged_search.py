@@ -178,3 +178,21 @@ def test_history_is_merged_too_and_the_installs_solved_threads_are_shown_once(
     assert sum("solved thread" in line for line in lines) == 1  # the install's, not each repository's
     pulls = [line.split(" [", 1)[0] for line in lines if line.startswith("- acme/")]
     assert pulls == [f"- {A}: PR {A}#1", f"- {B}: PR {B}#700", f"- {A}: PR {A}#2"]
+
+
+def _code(folder: Path, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        (folder / "code" / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / "code" / path).write_text(text)
+    (folder / "knowledge").mkdir(exist_ok=True)
+    (folder / "knowledge" / "repo.json").write_text(json.dumps({"url": "https://example.test/r", "commit": "a" * 40}))
+
+
+def test_code_is_merged_too_a_definition_first_whichever_repository_holds_it(folders: dict[str, Path]) -> None:
+    mentions = "".join(f"# quokka_flag is read here, case {n}\nvalue_{n} = quokka_flag\n" for n in range(3))
+    _code(folders[A], {"lib/uses.py": mentions, "lib/other.py": "# quokka_flag again\nother = 1\n"})
+    _code(folders[B], {"cli/flags.py": "def quokka_flag():\n    return 'lantern'\n"})
+    text = _call(_ctx(folders), "search_code", query="quokka_flag", path_prefix=None, limit=2)
+    places = [line.split(" L", 1)[0] for line in text.splitlines() if line.startswith("- ")]
+    assert text.startswith('Code matching "quokka_flag" in 2 repositories, best first')
+    assert places == [f"- {B}: cli/flags.py", f"- {A}: lib/uses.py"]  # B's definition, then A's best mention
