@@ -11,11 +11,13 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools import merged_hits
 from tools.context import ToolContext
 from tools.docsearch.terms import tokens as stems
 from tools.errors import ToolError
 from tools.fts_query import searchable, terms
 from tools.knowledge_store import CodeHit, KnowledgeStore
+from tools.merged_hits import Hit, Ranked
 from tools.results import cut
 
 MAX_QUERY_CHARS = 300
@@ -51,6 +53,13 @@ def search_code(args: SearchCodeArgs, ctx: ToolContext) -> str | ToolError:
     (function, class, method, constant). Lists file paths with line ranges, the names defined there, the matching lines
     and a permalink. Use it for "where is X computed / defined / handled", or when the user names a function or class.
     Then read_file for more lines. Not for how to configure or use the project: use search_docs."""
+    found = ranked_code(args, ctx)
+    return found if isinstance(found, ToolError) else merged_hits.text(found)
+
+
+def ranked_code(args: SearchCodeArgs, ctx: ToolContext) -> Ranked | ToolError:
+    """`search_code`'s result as hits a search over several repositories merges (tools/merged_hits.py): graded by how
+    the place matched (a definition of a name asked, every word, some), scored by its bm25 in its own repository."""
     store = ctx.corpus.knowledge
     if store is None or store.file_count() == 0:
         return NO_CODE
@@ -67,14 +76,17 @@ def search_code(args: SearchCodeArgs, ctx: ToolContext) -> str | ToolError:
         ):
             hits.append(hit)
     where = f" under {prefix}" if prefix else ""
-    if not hits:
-        return f'No code{where} matches "{query}". Try other words or a function name' + (
-            ", or path_prefix null." if prefix else "."
-        )
-    lines = [f'Code{where} matching "{query}", best first (definitions first; open one with read_file):']
-    for hit in hits:
-        lines += _hit(store, hit, query)
-    return "\n".join(lines)
+    empty = f'No code{where} matches "{query}". Try other words or a function name' + (
+        ", or path_prefix null." if prefix else "."
+    )
+    shown = tuple(Hit(tuple(_hit(store, hit, query)), hit.relevance, hit.grade) for hit in hits)
+    return Ranked(
+        f'Code{where} matching "{query}"',
+        ", best first (definitions first; open one with read_file):",
+        (),
+        shown,
+        empty,
+    )
 
 
 def read_file(args: ReadFileArgs, ctx: ToolContext) -> str | ToolError:

@@ -12,10 +12,13 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from atlas import tokens
+from tools import merged_hits
 from tools.context import ToolContext
 from tools.docsearch.confidence import uncovered
+from tools.docsearch.index import DocHit
 from tools.docsearch.pages import SEP, Page, Section, plain_heading
 from tools.errors import ToolError
+from tools.merged_hits import Hit, Ranked
 from tools.results import cut
 
 SECTION_TOKENS = 420  # about 1,500 characters of English prose
@@ -49,25 +52,40 @@ def search_docs(args: SearchDocsArgs, ctx: ToolContext) -> str | ToolError:
     commands, deployment). Returns the best-matching sections: doc_id, heading and a one-line snippet. Use it first for
     any "how do I / what does X mean / what is the default" question. Not for bug reports or what users experienced: use
     search_issues."""
+    found = ranked_docs(args, ctx)
+    return found if isinstance(found, ToolError) else merged_hits.text(found)
+
+
+def ranked_docs(args: SearchDocsArgs, ctx: ToolContext) -> Ranked | ToolError:
+    """`search_docs`'s result as hits a search over several repositories merges (tools/merged_hits.py): graded by
+    whether the section holds every word of the query, scored by its cosine similarity to the question when the docs
+    are searched by meaning (one model: comparable across repositories), else by its BM25 in its own repository."""
     query = args.query.strip()
     if not query:
         return ToolError("query is empty.", "Send the words to look for, e.g. 'ORB-1202' or 'lease_seconds default'.")
     hits = ctx.corpus.docs.search(query[:MAX_QUERY_CHARS], args.k)
+    head = f'Doc sections for "{query}"', " (best first; open one with get_doc_section):"
+    empty = f'No doc sections match "{query}". Try other words (a config key, an ORB code, a command name).'
     if not hits:
-        return f'No doc sections match "{query}". Try other words (a config key, an ORB code, a command name).'
-    lines = [f'Doc sections for "{query}" (best first; open one with get_doc_section):']
+        return Ranked(*head, (), (), empty)
+    notes: list[str] = []
     unknown = ctx.corpus.docs.unknown_words(query[:MAX_QUERY_CHARS])[:MAX_UNKNOWN]
     if unknown:
-        lines.append(
+        notes.append(
             f"(No doc mentions: {', '.join(unknown)}. If those words are the "
             "point of the question, the docs may not cover it.)"
         )
     elif absent := uncovered(ctx.corpus.docs, query[:MAX_QUERY_CHARS], hits)[:MAX_UNKNOWN]:
-        lines.append(UNCOVERED.format(words=", ".join(absent)))
-    for hit in hits:
-        where = f"{hit.doc_id} § {hit.heading}" if hit.heading else f"{hit.doc_id} (intro)"
-        lines.append(f"- {where} [{hit.title}]: {hit.snippet}")
-    return "\n".join(lines)
+        notes.append(UNCOVERED.format(words=", ".join(absent)))
+    return Ranked(*head, tuple(notes), tuple(map(_hit, hits)), empty)
+
+
+def _hit(hit: DocHit) -> Hit:
+    where = f"{hit.doc_id} § {hit.heading}" if hit.heading else f"{hit.doc_id} (intro)"
+    line, every_word = (f"- {where} [{hit.title}]: {hit.snippet}",), int(hit.coverage >= 1.0)
+    if hit.similarity is not None:
+        return Hit(line, hit.similarity, every_word, comparable=True)
+    return Hit(line, hit.score, every_word)
 
 
 def get_doc_section(args: GetDocSectionArgs, ctx: ToolContext) -> str | ToolError:

@@ -7,11 +7,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools import merged_hits
 from tools.context import ToolContext
 from tools.docsearch.terms import tokens as stems
 from tools.errors import ToolError
 from tools.fts_query import searchable
 from tools.knowledge_store import Item, KnowledgeStore
+from tools.merged_hits import Hit, Ranked
 from tools.results import cut
 from tools.solved_threads import lines as solved_lines
 
@@ -53,6 +55,15 @@ def search_history(args: SearchHistoryArgs, ctx: ToolContext) -> str | ToolError
     hit: kind, number or tag, title, date, URL and the matching lines. Use it for "which release fixed / added X",
     "why was X changed", or questions the community already discussed. Not for bug reports: use search_issues; not
     for how-to: use search_docs."""
+    found = ranked_history(args, ctx)
+    return found if isinstance(found, ToolError) else merged_hits.text(found)
+
+
+def ranked_history(args: SearchHistoryArgs, ctx: ToolContext) -> Ranked | ToolError:
+    """`search_history`'s result as hits a search over several repositories merges (tools/merged_hits.py): graded by
+    how the item matched (a PR changing a file the query names, every word, some), scored by its bm25 relevance in
+    its own repository. The approved solved threads are the install's, not a repository's: they are notes, shown
+    once before the hits."""
     store = ctx.corpus.knowledge
     has_items = store is not None and store.item_count() > 0
     if not has_items and ctx.solved is None:
@@ -61,21 +72,19 @@ def search_history(args: SearchHistoryArgs, ctx: ToolContext) -> str | ToolError
     if isinstance(query, ToolError):
         return query
     solved = ctx.solved.search(query, args.limit) if ctx.solved is not None and args.kind is None else []
-    found = store.search_items(query, args.kind, args.limit) if store is not None and has_items else []
+    found = store.item_matches(query, args.kind, args.limit) if store is not None and has_items else []
     scope = f" ({args.kind})" if args.kind else ""
-    if not found and not solved:
-        return (
-            NOTHING
-            if not has_items
-            else f'Nothing{scope} matches "{query}". Try other words' + (", or kind null." if args.kind else ".")
-        )
-    lines = [f'History{scope} matching "{query}", best first (read one with get_history_item):']
-    for entry in solved:  # what a maintainer approved from a solved thread (workers/knowledge/)
-        lines += solved_lines(entry, SNIPPET_CHARS * 2)
-    for item in found:
-        lines.append("- " + header(item))
-        lines += [f"  {ln}" for ln in _snippet(item, query)]
-    return "\n".join(lines)
+    if not found and not solved and not has_items:
+        return NOTHING
+    empty = f'Nothing{scope} matches "{query}". Try other words' + (", or kind null." if args.kind else ".")
+    notes = tuple(line for entry in solved for line in solved_lines(entry, SNIPPET_CHARS * 2))
+    hits = tuple(
+        Hit(("- " + header(m.item), *(f"  {ln}" for ln in _snippet(m.item, query))), m.relevance, m.grade)
+        for m in found
+    )  # what a maintainer approved from a solved thread (workers/knowledge/) comes first, as notes
+    return Ranked(
+        f'History{scope} matching "{query}"', ", best first (read one with get_history_item):", notes, hits, empty
+    )
 
 
 def get_history_item(args: GetHistoryItemArgs, ctx: ToolContext) -> str | ToolError:

@@ -48,6 +48,16 @@ class Comment:
     created_at: str | None
 
 
+@dataclass(frozen=True)
+class Match:
+    """A search's issue with how it matched: every term of the query or only some, and its bm25 relevance in this
+    store (higher is better; its IDF is this store's, so it is not comparable with another store's)."""
+
+    issue: Issue
+    every_term: bool
+    relevance: float
+
+
 COLUMNS = "i.id, i.title, i.body, i.state, i.author, i.created_at, i.closed_at, i.duplicate_of, i.comment_count"
 ORDER = f"bm25(issues_fts, {', '.join(map(str, BM25_WEIGHTS))})"
 
@@ -75,37 +85,42 @@ class IssueStore:
 
     def search(self, query: str, state: State | None = None, limit: int = 10) -> list[Issue]:
         """Best matches first (bm25): issues with every term, then issues with any term."""
-        found: list[Issue] = []
-        modes: tuple[Literal["all", "any"], ...] = ("all", "any")
-        expressions = dict.fromkeys(match_expression(query, mode) for mode in modes)
-        for expression in expressions:  # one query when there is only one term
-            if expression is None:
-                return []
-            seen = {issue.id for issue in found}
-            for issue in self._match(expression, state, limit + len(found)):
+        return [m.issue for m in self.matches(query, state, limit)]
+
+    def matches(self, query: str, state: State | None = None, limit: int = 10) -> list[Match]:
+        """`search`'s issues with how each matched (tools/merged_hits.py compares them across repositories)."""
+        found: list[Match] = []
+        every, some = match_expression(query, "all"), match_expression(query, "any")
+        if every is None or some is None:
+            return []
+        passes = [(every, True)] + ([(some, False)] if some != every else [])  # one query when there is one term
+        for expression, all_terms in passes:
+            seen = {m.issue.id for m in found}
+            for issue, score in self._match(expression, state, limit + len(found)):
                 if issue.id not in seen and len(found) < limit:
-                    found.append(issue)
+                    found.append(Match(issue, all_terms, -score))  # FTS5's bm25 is negative: lower is better
             if len(found) >= limit:
                 break
         return found
 
-    def _match(self, expression: str, state: State | None, limit: int) -> list[Issue]:
+    def _match(self, expression: str, state: State | None, limit: int) -> list[tuple[Issue, float]]:
         if state is None:
             # Rank inside the FTS table alone and join only the top rows: the join is then not paid
             # for every match (the difference between ~3 ms and ~10 ms at 100k issues).
             sql = (
-                f"SELECT {COLUMNS} FROM (SELECT rowid, {ORDER} AS score FROM issues_fts WHERE issues_fts MATCH ?"
-                " ORDER BY score LIMIT ?) AS top JOIN issues i ON i.id = top.rowid ORDER BY top.score"
+                f"SELECT {COLUMNS}, top.score FROM (SELECT rowid, {ORDER} AS score FROM issues_fts"
+                " WHERE issues_fts MATCH ? ORDER BY score LIMIT ?) AS top JOIN issues i ON i.id = top.rowid"
+                " ORDER BY top.score"
             )
             params: list[object] = [expression, limit]
         else:
             sql = (
-                f"SELECT {COLUMNS} FROM issues_fts JOIN issues i ON i.id = issues_fts.rowid"
-                f" WHERE issues_fts MATCH ? AND i.state = ? ORDER BY {ORDER} LIMIT ?"
+                f"SELECT {COLUMNS}, {ORDER} AS score FROM issues_fts JOIN issues i ON i.id = issues_fts.rowid"
+                " WHERE issues_fts MATCH ? AND i.state = ? ORDER BY score LIMIT ?"
             )
             params = [expression, state, limit]
         with self.reading() as conn:
-            return [_issue(row) for row in conn.execute(sql, params)]
+            return [(_issue(row), row["score"]) for row in conn.execute(sql, params)]
 
     def get(self, issue_id: int) -> Issue | None:
         """One issue by number, or None (also for a number too large for SQLite to hold)."""

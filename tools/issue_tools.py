@@ -10,10 +10,12 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from atlas import tokens
+from tools import merged_hits
 from tools.context import ResultStash, ToolContext
 from tools.errors import ToolError
 from tools.fts_query import terms
 from tools.issue_store import Comment, Issue
+from tools.merged_hits import Hit, Ranked
 from tools.results import cut, read_on
 
 DETAIL_BODY_CHARS = 600
@@ -50,27 +52,35 @@ def search_issues(args: SearchIssuesArgs, ctx: ToolContext) -> str | ToolError:
     whether something was reported, what users experienced, or for known bugs and workarounds. Start with detail
     "concise" and open promising issues with get_issue. Not for how Orbit is configured or what an ORB-xxxx code means:
     use search_docs."""
+    found = ranked_issues(args, ctx)
+    return found if isinstance(found, ToolError) else merged_hits.text(found)
+
+
+def ranked_issues(args: SearchIssuesArgs, ctx: ToolContext) -> Ranked | ToolError:
+    """`search_issues`'s result as hits a search over several repositories merges (tools/merged_hits.py): graded by
+    whether the issue holds every word of the query, scored by its bm25 relevance in its own repository."""
     query = args.query.strip()
     if not terms(query[:MAX_QUERY_CHARS]):
         return ToolError(
             "The query has no searchable words.",
             "Use words from the problem, e.g. 'reconnect storm redis' or 'ORB-1101'.",
         )
-    found = ctx.corpus.issues.search(query[:MAX_QUERY_CHARS], args.state, args.limit)
+    found = ctx.corpus.issues.matches(query[:MAX_QUERY_CHARS], args.state, args.limit)
     scope = f" ({args.state})" if args.state else ""
-    if not found:
-        return f'No issues{scope} match "{query}". Try fewer or other words' + (
-            ", or state null." if args.state else "."
-        )
-    lines = [f'Issues{scope} matching "{query}", best first:']
-    labels = ctx.corpus.issues.labels([i.id for i in found]) if args.detail == "detailed" else {}
-    for issue in found:
-        lines.append(_line(issue))
-        if args.detail == "detailed":
-            lines.append(f"  labels: {', '.join(labels.get(issue.id, [])) or '-'}")
-            body = " ".join(issue.body.split())
-            lines.append(f"  {body if len(body) <= DETAIL_BODY_CHARS else body[:DETAIL_BODY_CHARS].rstrip() + '...'}")
-    return "\n".join(lines)
+    empty = f'No issues{scope} match "{query}". Try fewer or other words' + (", or state null." if args.state else ".")
+    labels = ctx.corpus.issues.labels([m.issue.id for m in found]) if args.detail == "detailed" and found else {}
+    hits = tuple(
+        Hit(_lines(m.issue, labels.get(m.issue.id, []), args.detail), m.relevance, int(m.every_term)) for m in found
+    )
+    return Ranked(f'Issues{scope} matching "{query}"', ", best first:", (), hits, empty)
+
+
+def _lines(issue: Issue, labels: list[str], detail: str) -> tuple[str, ...]:
+    if detail != "detailed":
+        return (_line(issue),)
+    body = " ".join(issue.body.split())
+    shown = body if len(body) <= DETAIL_BODY_CHARS else body[:DETAIL_BODY_CHARS].rstrip() + "..."
+    return (_line(issue), f"  labels: {', '.join(labels) or '-'}", f"  {shown}")
 
 
 def get_issue(args: GetIssueArgs, ctx: ToolContext) -> str | ToolError:

@@ -33,6 +33,8 @@ class CodeHit:
     end: int
     defines: tuple[str, ...]
     symbol: bool
+    grade: int = 2  # how it matched (tools/merged_hits.py): 2 a definition of a name asked, 1 every word, 0 some
+    relevance: float = 1.0  # a chunk's bm25 in this store (higher is better); every definition alike
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,16 @@ class Item:
     fixes: list[int]
     mentions: list[int]
     extra: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ItemMatch:
+    """A searched item with how it matched: 2 a pull request that changed a file the query names, 1 every word, 0
+    some; its bm25 relevance in this store (higher is better, not comparable with another store's)."""
+
+    item: Item
+    grade: int
+    relevance: float
 
 
 class KnowledgeStore(ReadOnlyDb):
@@ -99,10 +111,10 @@ class KnowledgeStore(ReadOnlyDb):
             rows = (
                 self.connection()
                 .execute(
-                    "SELECT f.path, c.file_id, c.start_line, c.end_line FROM "
+                    f"SELECT f.path, c.file_id, c.start_line, c.end_line, {CHUNK_ORDER} AS score FROM "
                     "chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-                    f" JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? AND f.path LIKE ? ESCAPE '\\'"
-                    f" ORDER BY {CHUNK_ORDER} LIMIT ?",
+                    " JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? AND f.path LIKE ? ESCAPE '\\'"
+                    " ORDER BY score LIMIT ?",
                     [expression, _like(prefix), limit * 2],
                 )
                 .fetchall()
@@ -118,6 +130,8 @@ class KnowledgeStore(ReadOnlyDb):
                             r["end_line"],
                             self._defined(r["file_id"], r["start_line"], r["end_line"]),
                             False,
+                            int(mode == "all"),
+                            -r["score"],
                         )
                     )
             if len(found) >= limit:
@@ -142,27 +156,31 @@ class KnowledgeStore(ReadOnlyDb):
     def search_items(self, query: str, kind: Kind | None, limit: int) -> list[Item]:
         """Best pull requests, releases or discussions for the query: first the pull requests that changed a file
         the query names (`orbit/config.py`), then all words, then any."""
-        found: list[Item] = self._changed(query, limit) if kind in (None, "pull_request") else []
+        return [m.item for m in self.item_matches(query, kind, limit)]
+
+    def item_matches(self, query: str, kind: Kind | None, limit: int) -> list[ItemMatch]:
+        """`search_items`'s items with how each matched (tools/merged_hits.py compares them across repositories)."""
+        found = [ItemMatch(*m) for m in self._changed(query, limit)] if kind in (None, "pull_request") else []
         modes: tuple[Literal["all", "any"], ...] = ("all", "any")
         for mode in modes:
             expression = match_expression(query, mode)
             if expression is None:
                 return found
             sql = (
-                "SELECT i.* FROM items_fts JOIN items i ON i.id = items_fts.rowid WHERE items_fts MATCH ?"
-                + (" AND i.kind = ?" if kind else "")
-                + f" ORDER BY {ITEM_ORDER} LIMIT ?"
+                f"SELECT i.*, {ITEM_ORDER} AS score FROM items_fts JOIN items i ON i.id = items_fts.rowid"
+                " WHERE items_fts MATCH ?" + (" AND i.kind = ?" if kind else "") + " ORDER BY score LIMIT ?"
             )
             params: list[object] = [expression, *([kind] if kind else []), limit]
-            seen = {(i.kind, i.number, i.tag) for i in found}
-            for item in map(_item, self.connection().execute(sql, params)):
+            seen = {(m.item.kind, m.item.number, m.item.tag) for m in found}
+            for row in self.connection().execute(sql, params):
+                item = _item(row)
                 if (item.kind, item.number, item.tag) not in seen and len(found) < limit:
-                    found.append(item)
+                    found.append(ItemMatch(item, int(mode == "all"), -row["score"]))
             if len(found) >= limit:
                 break
         return found
 
-    def _changed(self, query: str, limit: int) -> list[Item]:
+    def _changed(self, query: str, limit: int) -> list[tuple[Item, int, float]]:
         """Pull requests whose changed paths hold every path-like word of the query (a/b.py, lease.py), best first."""
         paths = [w for w in (w.strip("`'\"?!,;:()[]<>") for w in query.split()) if PATH_WORD.search(w)]
         expression = match_expression(" ".join(paths), "all") if paths else None
@@ -171,14 +189,13 @@ class KnowledgeStore(ReadOnlyDb):
         rows = (
             self.connection()
             .execute(
-                "SELECT i.* FROM items_fts JOIN items i ON i.id = items_fts.rowid "
-                "WHERE items_fts MATCH ? AND i.kind = 'pull_request'"
-                f" ORDER BY {ITEM_ORDER} LIMIT ?",
+                f"SELECT i.*, {ITEM_ORDER} AS score FROM items_fts JOIN items i ON i.id = items_fts.rowid "
+                "WHERE items_fts MATCH ? AND i.kind = 'pull_request' ORDER BY score LIMIT ?",
                 [f"files : ({expression})", limit],
             )
             .fetchall()
         )
-        return [_item(r) for r in rows]
+        return [(_item(r), 2, -r["score"]) for r in rows]
 
     def item(self, kind: Kind, ident: str) -> Item | None:
         """One item by number (PR, discussion) or tag (release; 'v3.1.1' or '3.1.1')."""

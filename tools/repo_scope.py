@@ -1,5 +1,7 @@
 """Tools over several repositories (issue 38): each tool gets a `repo` argument, and a call is served by the
-repository it names, else the run's (its channel's), else by every repository, each part naming its own.
+repository it names, else the run's (its channel's), else by every repository: a search's hits merged into one
+list of the best of all of them (MERGED: tools/merged_hits.py), another tool's parts one after the other, each
+naming its own.
 
 `scoped(registry, repos)` wraps every tool that reads or writes the project: read tools take an optional `repo`
 (null: the channel's repository, or all of them, every issue shown as `owner/b#42` and every doc as `owner/b:
@@ -11,14 +13,20 @@ run, a filing: already one repository's) runs the tool as it is.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, create_model
 
-from tools import repo_lanes
+from tools import merged_hits, repo_lanes
+from tools.code_tools import ranked_code
 from tools.context import RepoScope, ToolContext
+from tools.docs_tools import ranked_docs
 from tools.errors import ToolError
+from tools.history_tools import ranked_history
+from tools.issue_tools import ranked_issues
+from tools.merged_hits import Ranked
 from tools.registry import Registry, Tool
 
 if TYPE_CHECKING:
@@ -28,6 +36,13 @@ if TYPE_CHECKING:
 REPO_FREE = frozenset({"calculate", "read_more", "hand_off"})  # nothing of a repository is read
 # read in parallel over several repositories (tools/repo_lanes.py): they read SQLite alone, one connection a thread
 IN_LANES = frozenset({"search_issues", "get_issue"})
+# searches whose hits over several repositories are merged into one list of the best (tools/merged_hits.py)
+MERGED: dict[str, Callable[[Any, ToolContext], Ranked | ToolError]] = {
+    "search_issues": ranked_issues,
+    "search_docs": ranked_docs,
+    "search_history": ranked_history,
+    "search_code": ranked_code,
+}
 ISSUE_REF = re.compile(r"(?<![\w/#])#(\d+)\b")
 DOC_LINE = re.compile(r"^- (?=\S)", re.MULTILINE)
 
@@ -58,6 +73,16 @@ def _scoped(tool: Tool, repos: tuple[str, ...]) -> Tool:
         targets = _targets(tool, getattr(args, "repo", None), ctx.scope)
         if isinstance(targets, ToolError):
             return targets
+
+        ranked = MERGED.get(tool.name) if len(targets) > 1 else None
+        if ranked is not None:  # a search over several: one list of the best hits of all of them
+
+            def hits(repo: str) -> Ranked | ToolError:
+                opened = _opened(ctx, repo)
+                return opened if isinstance(opened, ToolError) else ranked(inner(args), opened)
+
+            found = repo_lanes.each(targets, hits) if tool.name in IN_LANES else [hits(repo) for repo in targets]
+            return _merged(list(zip(targets, found, strict=True)), _limit(args))
 
         def one(repo: str) -> str | ToolError:
             opened = _opened(ctx, repo)
@@ -106,6 +131,20 @@ def _opened(ctx: ToolContext, repo: str) -> ToolContext | ToolError:
         return ToolError(opened, "Tell the user; nothing was done there. Another repository may still be searched.")
     corpus, tracker = opened
     return replace(ctx, corpus=corpus, tracker=tracker, scope=None)
+
+
+def _merged(parts: list[tuple[str, Ranked | ToolError]], limit: int) -> str | ToolError:
+    """A search over several repositories: one list of the best `limit` hits of all of them (tools/merged_hits.py),
+    a repository that could not be searched left out (every one: the first's error)."""
+    served = [(repo, out) for repo, out in parts if isinstance(out, Ranked)]
+    refused = [out for _, out in parts if isinstance(out, ToolError)]
+    return merged_hits.merged(served, limit, named) if served else refused[0]
+
+
+def _limit(args: BaseModel) -> int:
+    """How many hits a search asked for: `limit` (search_issues, search_history, search_code) or `k` (search_docs)."""
+    asked: int = getattr(args, "limit", 0) or getattr(args, "k", 1)
+    return asked
 
 
 def _joined(parts: list[tuple[str, str | ToolError]], many: bool) -> str | ToolError:

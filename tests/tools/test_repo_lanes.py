@@ -1,5 +1,6 @@
 """A search over every repository runs each repository's part in its lane (tools/repo_lanes.py), and the result is
-exactly the parts run one after the other would give: every repository's best matches, in the served order."""
+exactly what the parts run one after the other give: one list of the best matches of every repository, in which
+each repository's hits are the start of its own result."""
 
 from __future__ import annotations
 
@@ -47,16 +48,22 @@ def _args(query: str, **repo: str | None) -> str:
 
 
 def test_every_repository_searched_in_lanes_gives_the_parts_one_after_the_other(
-    folders: dict[str, Path], three_lanes: None
+    folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch, three_lanes: None
 ) -> None:
     scope = RepoScope(REPOS, None, lambda repo: (open_corpus(folders[repo]), None))
     ctx = ToolContext(corpus=open_corpus(folders[REPOS[0]]), scope=scope)
     registry = scoped(v2_registry(), REPOS)
-    for query in QUERIES:
-        alone = [dispatch(v2_registry(), "search_issues", _args(query), _one(folders[r])) for r in REPOS]
-        expected = "\n\n".join(f"{repo}:\n{named(repo, out.text)}" for repo, out in zip(REPOS, alone, strict=True))
-        assert dispatch(registry, "search_issues", _args(query, repo=None), ctx).text == expected
+    in_lanes = {q: dispatch(registry, "search_issues", _args(q, repo=None), ctx).text for q in QUERIES}
     assert len(repo_lanes._lanes) == 3
+    monkeypatch.setattr(repo_lanes, "_started", list)  # no lanes: every part in this thread, one after the other
+    for query in QUERIES:
+        assert dispatch(registry, "search_issues", _args(query, repo=None), ctx).text == in_lanes[query]
+        hits = in_lanes[query].splitlines()[1:]
+        assert 0 < len(hits) <= 3
+        for repo in REPOS:
+            alone = dispatch(v2_registry(), "search_issues", _args(query), _one(folders[repo])).text
+            mine = [h for h in hits if h.startswith(f"{repo}#")]
+            assert mine == named(repo, alone).splitlines()[1 : 1 + len(mine)]  # its own order, from its best
 
 
 def _one(folder: Path) -> ToolContext:

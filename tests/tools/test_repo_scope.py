@@ -44,7 +44,8 @@ def test_an_unmapped_channel_searches_every_repository_and_names_each_source(fol
     ctx = _ctx(folders, None)
     both = _search("quokka cron twice", ctx)
     assert f"{B}#500" in both and f"{A}#1" in both
-    assert f"{A}:\n" in both and f"{B}:\n" in both
+    assert both.startswith('Issues matching "quokka cron twice" in 2 repositories, best first:\n')
+    assert all(line.startswith((f"{A}#", f"{B}#")) for line in both.splitlines()[1:])  # one list, each hit named
 
 
 def test_a_mapped_channel_searches_its_repository_only(folders) -> None:  # type: ignore[no-untyped-def]
