@@ -14,7 +14,7 @@ from rq.command import send_shutdown_command
 from atlas.channel_plan import longest_seconds
 from atlas.connection import connect
 from atlas.settings import Settings
-from workers.process import runtime
+from workers.process import runtime, warmup
 from workers.process.rq_worker import make_worker
 from workers.runs import run_log
 from workers.runs.queueing import job_timeout
@@ -39,6 +39,7 @@ def serve(
     reachable(settings)
     rt = runtime.build(settings)
     runtime.install(rt)
+    warmup.warm(rt)  # what the first run would wait on, done before the worker takes a job
     # what this worker answers with; runs taken under other settings are refused (workers/settings_check.py)
     log.setLevel(logging.INFO)
     run_log.install()  # a worker works many runs at once: each line names its run's job

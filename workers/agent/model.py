@@ -97,6 +97,11 @@ class ResponsesModel:
         self.retries = settings.model_max_retries
         self.configured_timeout = settings.model_timeout_seconds  # a try's timeout when the run has time for it
 
+    def warm(self) -> None:
+        """Build the headers every request carries now: the SDK makes them on its first call, running `uname -p` in
+        a subprocess (once per process), which a worker's first run would wait on (workers/process/warmup.py)."""
+        self.client.platform_headers()  # cached by the SDK for every client of the process
+
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The request body `responses.create` would send for these arguments."""
         return {

@@ -8,6 +8,7 @@ word occurs in a sentence.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 
@@ -17,6 +18,9 @@ _ISSUE_REF = re.compile(r"(?:(?<![\w.-])([\w.-]+/[\w.-]+)(?=#))?#(\d{1,7})\b")  
 _REPO_ISSUE = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
 _REPO_DOC = re.compile(r"^[\w.-]+/[\w.-]+: ")
 _URL = re.compile(r"https?://[^\s()<>`'\"]+[^\s()<>`'\".,;:]")  # a permalink or PR/release/discussion URL
+# Beyond what `str.lower` maps to an ASCII letter, re.IGNORECASE also matches these to `i`, `i` and `s` (every code
+# point checked: tests/workers/agent/test_sources.py); U+0130 first, as its `lower` is two characters.
+_IGNORECASE_ALSO = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
 
 
 def _seen(run: RunState) -> str:
@@ -61,6 +65,8 @@ def unquoted(text: str) -> str:
 
 def _cites(text: str, doc_id: str) -> bool:
     if doc_id.isalpha():  # an ordinary word: only its citation forms count
+        if doc_id.isascii() and doc_id.lower() not in _folded(text):
+            return False  # no form can match: its pattern is not compiled (each id's, in a worker's first run)
         name = re.escape(doc_id)
         forms = rf"`{name}`|(?<![\w-]){name} §|\(\s*{name}\s*[),;]|\bsee\s+{name}(?![\w-])|\]\({name}(?![\w-])"
         return re.search(forms, text, re.IGNORECASE) is not None
@@ -84,5 +90,11 @@ def source_url(source: str, *, docs_base_url: str | None, issues_base_url: str |
     return base.replace("{id}", ident) if "{id}" in base else base.rstrip("/") + "/" + ident
 
 
+@functools.lru_cache(maxsize=4)
+def _folded(text: str) -> str:
+    """`text` as re.IGNORECASE compares it with an ASCII word: wherever the word matches, its lower case is here."""
+    return text.translate(_IGNORECASE_ALSO).lower()
+
+
 def _mentions(text: str, doc_id: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(doc_id)}(?![\w-])", text) is not None
+    return doc_id in text and re.search(rf"(?<![\w-]){re.escape(doc_id)}(?![\w-])", text) is not None

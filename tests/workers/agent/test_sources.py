@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import string
+
 from workers.agent.sources import sources_of
 from workers.runs.state import RunState
 
@@ -72,3 +75,30 @@ def test_a_doc_shown_under_its_repository_s_name_is_cited_with_it() -> None:
     assert named_docs(run, pages_of, pages) == ["acme/rocket: install", "acme/cli: flags"]
     assert asked == ["acme/rocket", "acme/cli"]  # acme/docs was never shown: its pages are not read
     assert source_url("acme/cli: flags", docs_base_url="https://docs.example", issues_base_url=None) is None
+
+
+def test_a_citation_is_found_in_any_case_re_ignorecase_matches() -> None:
+    """The check that skips an id the answer cannot cite (no pattern compiled for it: issue 40) reads the answer as
+    re.IGNORECASE does, so a citation in another case, or with a dotless i or a long s, is still one."""
+    seen = SEEN + " links"
+    for answer, cited in [
+        ("See `WORKERS`.", ["workers"]),
+        ("Start two (see Workers).", ["workers"]),
+        ("From `payload\u017f`.", ["payloads"]),  # the long s
+        ("From `l\u0131nks`.", ["links"]),  # the dotless i
+        ("From `l\u0130nks`.", ["links"]),  # the dotted capital I, whose lower case is two characters
+        ("Run more workers (see workersX).", []),
+    ]:
+        assert sources_of(_run(answer, seen), [*DOCS, "links"]) == cited, answer
+
+
+def test_every_code_point_re_ignorecase_takes_for_an_ascii_letter_folds_to_it() -> None:
+    from workers.agent.sources import _folded
+
+    letters = re.compile("[a-z]", re.IGNORECASE)
+    taken = [chr(c) for c in range(0x110000) if letters.fullmatch(chr(c))]
+    assert len(taken) > 52  # some beyond ASCII (U+0130, U+0131, U+017F, U+212A today)
+    for char in taken:
+        for letter in string.ascii_lowercase:
+            if re.fullmatch(letter, char, re.IGNORECASE):
+                assert _folded(char) == letter, f"U+{ord(char):04X}"
