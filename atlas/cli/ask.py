@@ -174,13 +174,16 @@ def result_json(run: RunState) -> dict[str, Any]:
 
 def render(run: RunState, settings: Settings | None = None) -> str:
     """What `ask` prints: the run rendered as plain text (bot/plain/views/), then which model and data answered.
-    Imported here: the message values reach the tools package, which queueing an ask must not import."""
-    from bot.plain.views import answer, approval
-    from workers.messages.answer import answer_of
-    from workers.messages.approval import view
-
+    Imported here: the message values reach the tools package, which queueing an ask must not import; an
+    approval's card values only for a paused run (the tools package costs an answer's print ~0.1 s of imports)."""
     if run.status == "awaiting_approval":
+        from bot.plain.views import approval
+        from workers.messages.approval import view
+
         return approval.paused_text([view(run, call, None, 0.0) for call in run.pending])
+    from bot.plain.views import answer
+    from workers.messages.answer import answer_of
+
     docs, issues = (settings.docs_base_url, settings.issues_base_url) if settings is not None else (None, None)
     lines = [answer.answer_text(answer_of(run, docs_base_url=docs, issues_base_url=issues))]
     if run.answered_by:
