@@ -1,6 +1,7 @@
 """A warm `atlas ask` (its background worker already up) is one short process: parse, queue, wait, print. What it
 imports is most of its wall time (issue 40: the bench holds it to twice `python -c 'import redis, rq'`), so the
-worker's parts stay out of it: the tools package (the tokenizer, the stemmers, SQLite), the model client, numpy.
+worker's parts stay out of it: the tools package (the tokenizer, the stemmers, SQLite), the model client, numpy,
+pydantic (the run's model: a warm ask reads and writes its record as JSON).
 
 A real `atlas ask` in a fresh interpreter, because the test process has long since imported everything.
 """
@@ -24,7 +25,16 @@ from tests.support.processes import atlas_command
 from tests.support.tools_dataset import make_dataset
 
 QUESTION = "What does ORB-1202 mean?"
-NOT_IN_A_WARM_ASK = ("tools", "tiktoken", "snowballstemmer", "sqlite3", "numpy", "openai", "workers.agent.loop")
+NOT_IN_A_WARM_ASK = (
+    "tools",
+    "tiktoken",
+    "snowballstemmer",
+    "sqlite3",
+    "numpy",
+    "openai",
+    "pydantic",  # the record is read and written as JSON (workers/runs/record_json.py)
+    "workers.agent.loop",
+)
 
 # `atlas ask` as `python -m atlas.cli.main ask` runs it, then the modules it loaded, on stderr's last line.
 PROBE = """
