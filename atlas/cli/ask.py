@@ -7,6 +7,7 @@ another model, data folder or budget never sees the run, and exits after its idl
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -92,6 +93,7 @@ def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> 
     record = record_json.new_record(question, os.environ.get("USER"), settings.fingerprint)
     record_json.save_new(conn, record)  # what `submit` saves and queues, without building the run's model
     enqueue(queue, record["id"])
+    _load_answer_view()
     final = _follow(conn, record["id"], timeout, started, worker_log(settings))
     if isinstance(final, WorkerDied):
         print(f"atlas ask: the background worker exited at start (code {final.code}): {final.why}", file=sys.stderr)
@@ -111,6 +113,13 @@ def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> 
     done = FinishedRun.of(final)
     print(render(done, settings))
     return 0 if done.status in ("done", "partial") else 1
+
+
+def _load_answer_view() -> None:
+    """Import what printing an answer takes while the worker answers the run (about 7 ms of a warm ask's CPU, on
+    the other core from the worker's): `render` then finds it loaded."""
+    for name in ("bot.plain.views.answer", "workers.messages.answer"):
+        importlib.import_module(name)
 
 
 @dataclass(frozen=True)
