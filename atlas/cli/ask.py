@@ -7,6 +7,7 @@ another model, data folder or budget never sees the run, and exits after its idl
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -14,16 +15,20 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import redis
 from rq import Queue, Worker
 
 from atlas import home
 from atlas.connection import connect
 from atlas.settings import Settings
-from workers.runs.queueing import settings_queue, submit
-from workers.runs.state import Origin, RunState
-from workers.runs.store import RunStore
+from workers.runs import record_json
+from workers.runs.queueing import enqueue, settings_queue
+from workers.runs.record_json import FinishedRun
+
+if TYPE_CHECKING:  # a warm ask reads and writes the record as JSON: no pydantic (workers/runs/record_json.py)
+    from workers.runs.state import RunState
 
 WORKER_IDLE_EXIT_SECONDS = 600
 
@@ -39,7 +44,7 @@ def ensure_worker(settings: Settings, queue: Queue) -> subprocess.Popen[bytes] |
     The data is checked only when a worker is to be started: bad data is one line now, not a worker
     that dies at start. A worker already serving the queue loaded the same data (its queue is named
     after the settings), so a warm ask skips the 0.3 s of building the docs index."""
-    if Worker.all(queue=queue):
+    if served(queue):
         return None
     from tools import open_corpus  # only here: the tools package costs a warm ask 60 ms of imports
 
@@ -67,6 +72,13 @@ def ensure_worker(settings: Settings, queue: Queue) -> subprocess.Popen[bytes] |
         )
 
 
+def served(queue: Queue) -> bool:
+    """A live worker serves `queue`: one of its registered workers' keys still exists. What RQ's `Worker.all` checks
+    first, without building and refreshing each worker (a warm ask's first Redis calls: ~1 ms of its CPU)."""
+    conn = queue.connection
+    return any(conn.exists(key) for key in Worker.all_keys(queue=queue))
+
+
 def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> int:
     if not question.strip():
         print('atlas ask: give a question, e.g. atlas ask "What does ORB-1202 mean?"', file=sys.stderr)
@@ -78,19 +90,36 @@ def ask(settings: Settings, question: str, *, as_json: bool, timeout: float) -> 
         _say(
             f"started a background worker for these settings ({answered_by(settings)}; it exits after 10 idle minutes)"
         )
-    run = submit(
-        conn, queue.name, question, Origin(kind="cli", user=os.environ.get("USER")), fingerprint=settings.fingerprint
-    )
-    store = RunStore(conn)
-    final = _follow(store, run.id, timeout, started, worker_log(settings))
+    record = record_json.new_record(question, os.environ.get("USER"), settings.fingerprint)
+    record_json.save_new(conn, record)  # what `submit` saves and queues, without building the run's model
+    enqueue(queue, record["id"])
+    _load_answer_view()
+    final = _follow(conn, record["id"], timeout, started, worker_log(settings))
     if isinstance(final, WorkerDied):
         print(f"atlas ask: the background worker exited at start (code {final.code}): {final.why}", file=sys.stderr)
         return 1
     if final is None:
-        print(f"atlas ask: no answer within {timeout:.0f}s (run {run.id} is still queued or running)", file=sys.stderr)
+        print(
+            f"atlas ask: no answer within {timeout:.0f}s (run {record['id']} is still queued or running)",
+            file=sys.stderr,
+        )
         return 1
-    print(json.dumps(result_json(final), indent=2) if as_json else render(final, settings))
-    return 0 if final.status in ("done", "partial") else 1
+    if as_json or final.get("status") == "awaiting_approval":  # the whole record, or its cards: the run's model
+        from workers.runs.state import RunState
+
+        run = RunState.model_validate_json(json.dumps(final))  # as RunStore.load reads it
+        print(json.dumps(result_json(run), indent=2) if as_json else render(run, settings))
+        return 0 if run.status in ("done", "partial") else 1
+    done = FinishedRun.of(final)
+    print(render(done, settings))
+    return 0 if done.status in ("done", "partial") else 1
+
+
+def _load_answer_view() -> None:
+    """Import what printing an answer takes while the worker answers the run (about 7 ms of a warm ask's CPU, on
+    the other core from the worker's): `render` then finds it loaded."""
+    for name in ("bot.plain.views.answer", "workers.messages.answer"):
+        importlib.import_module(name)
 
 
 @dataclass(frozen=True)
@@ -102,24 +131,25 @@ class WorkerDied:
 
 
 def _follow(
-    store: RunStore,
+    conn: redis.Redis,
     run_id: str,
     timeout: float,
     started: subprocess.Popen[bytes] | None = None,
     log: Path | None = None,
-) -> RunState | WorkerDied | None:
-    """Print each step and tool call as it happens; return the run once it is final, or how the
+) -> dict[str, Any] | WorkerDied | None:
+    """Print each step and tool call as it happens; return the run's record once it is final or paused, or how the
     worker started for it died while the run was still queued (instead of waiting out the timeout)."""
     deadline = time.monotonic() + timeout
     after = "0"
     while time.monotonic() < deadline:
-        for entry_id, event in store.events(run_id, after=after, block_ms=500):
+        for entry_id, event in record_json.events(conn, run_id, after=after, block_ms=500):
             after = entry_id
             _progress(event)
-        run = store.load(run_id)
-        if run.final or run.status == "awaiting_approval":
+        run = record_json.load(conn, run_id)
+        status = run.get("status", "queued")
+        if status in record_json.FINAL_STATUSES or status == "awaiting_approval":
             return run
-        if started is not None and started.poll() is not None and run.status == "queued":
+        if started is not None and started.poll() is not None and status == "queued":
             return WorkerDied(started.returncode, _last_words(log))
     return None
 
@@ -172,15 +202,18 @@ def result_json(run: RunState) -> dict[str, Any]:
     }
 
 
-def render(run: RunState, settings: Settings | None = None) -> str:
+def render(run: RunState | FinishedRun, settings: Settings | None = None) -> str:
     """What `ask` prints: the run rendered as plain text (bot/plain/views/), then which model and data answered.
-    Imported here: the message values reach the tools package, which queueing an ask must not import."""
-    from bot.plain.views import answer, approval
-    from workers.messages.answer import answer_of
-    from workers.messages.approval import view
+    Imported here: the message values reach the tools package, which queueing an ask must not import; an
+    approval's card values only for a paused run (the tools package costs an answer's print ~0.1 s of imports)."""
+    if run.status == "awaiting_approval" and not isinstance(run, FinishedRun):  # its cards: the run's model
+        from bot.plain.views import approval
+        from workers.messages.approval import view
 
-    if run.status == "awaiting_approval":
         return approval.paused_text([view(run, call, None, 0.0) for call in run.pending])
+    from bot.plain.views import answer
+    from workers.messages.answer import answer_of
+
     docs, issues = (settings.docs_base_url, settings.issues_base_url) if settings is not None else (None, None)
     lines = [answer.answer_text(answer_of(run, docs_base_url=docs, issues_base_url=issues))]
     if run.answered_by:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from workers.runs.state import RunState
+if TYPE_CHECKING:  # only typed here: printing an answer (`source_url`) needs no pydantic (workers/runs/record_json.py)
+    from workers.runs.state import RunState
 
 _ISSUE_REF = re.compile(r"(?:(?<![\w.-])([\w.-]+/[\w.-]+)(?=#))?#(\d{1,7})\b")  # #42, owner/b#42 (issue 38)
 _REPO_ISSUE = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")

@@ -7,10 +7,14 @@ The body is the model's text, untrusted: each renderer makes it safe in its own 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from workers import wording as run_words
 from workers.agent.sources import source_url
-from workers.runs.state import RunState
+
+if TYPE_CHECKING:  # a finished record read without its model is answered the same (workers/runs/record_json.py)
+    from workers.runs.record_json import FinishedRun
+    from workers.runs.state import RunState
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class Answer:
     stop_code: str | None = None  # the stop reason as its code (`max_steps`), for a surface that shows codes (the CLI)
 
 
-def answer_of(run: RunState, *, docs_base_url: str | None, issues_base_url: str | None) -> Answer:
+def answer_of(run: RunState | FinishedRun, *, docs_base_url: str | None, issues_base_url: str | None) -> Answer:
     """The run's answer as it is shown; `docs_base_url`/`issues_base_url` make its sources links."""
     failed = run.status == "failed"
     body = (run.answer or "").strip()
@@ -76,6 +80,6 @@ def sources_of(
     )
 
 
-def fileable(run: RunState) -> bool:
+def fileable(run: RunState | FinishedRun) -> bool:
     """An answer a thread may be filed from: a finished question's, not a triage card's or a filing's own note."""
     return run.status in ("done", "partial") and run.triage is None and run.filing is None and run.solved is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 from rq import Callback, Queue, Retry
@@ -11,8 +11,10 @@ from rq.job import Job
 
 from workers.errors import RunNotFound
 from workers.runs.job_names import CONTINUE_RUN, ON_JOB_FAILURE
-from workers.runs.state import Origin, RunState, Turn
-from workers.runs.store import RUN_TTL_SECONDS, RunStore
+from workers.runs.record_json import RUN_TTL_SECONDS
+
+if TYPE_CHECKING:  # imported where a run is built: queueing one by id (a warm `atlas ask`) needs no pydantic
+    from workers.runs.state import Origin, RunState, Turn
 
 JOB_TIMEOUT_SECONDS = 180  # a run's budget is 60 working seconds; this bounds a stuck model call
 DEFAULT_SLACK_OUTAGE_SECONDS = 900.0  # Settings.slack_outage_seconds
@@ -88,6 +90,9 @@ def submit(
 
     `fingerprint` is the submitter's `Settings.fingerprint`: only a worker with the same one answers.
     """
+    from workers.runs.state import Origin, RunState
+    from workers.runs.store import RunStore
+
     run = RunState(
         question=question,
         origin=origin or Origin(),
@@ -118,6 +123,8 @@ def resume_if_waiting(
 ) -> bool:
     """Enqueue a paused run's resume if it is still waiting on `step` (idempotent by job id). For the
     click that closed a step, and for a click that finds the step closed but its resume never queued."""
+    from workers.runs.store import RunStore
+
     try:
         run = RunStore(conn).load(run_id)
     except RunNotFound:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
+from workers.runs import record_json
 from workers.runs.filing_record import FilingRecord
 from workers.runs.solved_record import SolvedRecord
 from workers.runs.surfaces import RunSurface, for_platform
@@ -31,7 +32,8 @@ StopReason = Literal[
     "settings_mismatch",
     "spend_cap",
 ]
-FINAL_STATUSES: frozenset[str] = frozenset({"done", "partial", "failed", "expired"})
+# a finished run's statuses (workers/runs/record_json.py reads them off a record without this model)
+FINAL_STATUSES: frozenset[str] = record_json.FINAL_STATUSES
 
 
 # What a run tells its reporters (workers/agent/loop.py `Reporter.event`): a step began, a tool call changed

@@ -13,12 +13,15 @@ import redis
 from workers.console_data import index_filing, question_vectors, run_index
 from workers.console_data.question_vectors import Embedder
 from workers.errors import RunNotFound
+from workers.runs import record_json
+from workers.runs.record_json import EVENTS_MAXLEN as EVENTS_MAXLEN
+from workers.runs.record_json import RUN_TTL_SECONDS as RUN_TTL_SECONDS
+from workers.runs.record_json import events_key as events_key
+from workers.runs.record_json import run_key as run_key
 from workers.runs.state import RunState
 
 log = logging.getLogger("atlas.runs")
 
-RUN_TTL_SECONDS = 30 * 24 * 3600
-EVENTS_MAXLEN = 1000
 DROPPED_OUTPUT = "(not kept once the run finished)"
 PREVIEW_MARK = " It began: "
 PREVIEW_CHARS = 240  # what the console shows of each result of a finished run (bot/console/runs_page.py)
@@ -54,14 +57,6 @@ def preview_of(output: Any) -> str:
         return output.removeprefix(DROPPED_OUTPUT).removeprefix(PREVIEW_MARK)
     shown = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
     return shown[:PREVIEW_CHARS]
-
-
-def run_key(run_id: str) -> str:
-    return f"atlas:run:{run_id}"
-
-
-def events_key(run_id: str) -> str:
-    return f"atlas:run:{run_id}:events"
 
 
 class RunStore:
@@ -138,11 +133,4 @@ class RunStore:
 
     def events(self, run_id: str, after: str = "0", block_ms: int = 1000) -> list[tuple[str, dict[str, Any]]]:
         """Events after stream id `after`, waiting up to `block_ms` for the first one."""
-        reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] | None = self.conn.xread(  # type: ignore[assignment]  # bytes replies
-            {events_key(run_id): after}, block=block_ms, count=100
-        )
-        out: list[tuple[str, dict[str, Any]]] = []
-        for _key, entries in reply or []:
-            for entry_id, fields in entries:
-                out.append((entry_id.decode(), json.loads(fields[b"event"])))
-        return out
+        return record_json.events(self.conn, run_id, after, block_ms)
