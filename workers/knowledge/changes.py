@@ -153,10 +153,12 @@ def _follows(rt: WorkerParts, watch: watches.Watch) -> bool:
 
 
 def _within_rate(conn: redis.Redis, watch: watches.Watch, per_hour: int) -> bool:
-    """Count this note against its channel's hour; False (and uncounted) when the hour's notes are spent."""
+    """Count this note against its channel's hour; False (and uncounted) when the hour's notes are spent. The
+    channel is the one asked in: on Discord each answer's thread is a channel of its own, and a limit per thread
+    would let a change cited in many threads flood their channel."""
     place = watch.place
     window = int(time.time() // RATE_WINDOW_SECONDS)
-    key = f"atlas:watch:rate:{place.kind}:{place.team or '-'}:{place.channel or '-'}:{window}"
+    key = f"atlas:watch:rate:{place.kind}:{place.team or '-'}:{watch.channel or place.channel or '-'}:{window}"
     pipe = conn.pipeline(transaction=True)
     pipe.incr(key)
     pipe.expire(key, RATE_WINDOW_SECONDS * 2)
