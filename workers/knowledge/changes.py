@@ -49,7 +49,7 @@ def check(
         if current is None:
             continue
         for watch in watches.of_source(rt.conn, source, window):
-            if watch.fingerprint == current.fingerprint or _follows(rt, watch):
+            if watch.fingerprint == current.fingerprint or _follows(rt, watch, current):
                 continue
             outcome = _tell(rt, watch, note_text(rt, corpus, current))
             told += outcome == "told"
@@ -146,10 +146,13 @@ def _tell(rt: WorkerParts, watch: watches.Watch, note: str) -> str:
     return "told"
 
 
-def _follows(rt: WorkerParts, watch: watches.Watch) -> bool:
-    """A thread subscribed to the issue hears of its close from workers/followup/notices.py, not twice."""
+def _follows(rt: WorkerParts, watch: watches.Watch, current: citing.Cited) -> bool:
+    """A thread subscribed to the issue hears of its close from workers/followup/notices.py, not twice; that
+    notice tells closes only, so a reopening (or a deletion) is told here."""
     kind, _, number = watch.source.partition(":")
-    return kind == "issue" and (subs.tracker_name(rt.settings), int(number)) in subs.for_thread(rt.conn, watch.place)
+    if kind != "issue" or current.fingerprint != "closed":
+        return False
+    return (subs.tracker_name(rt.settings), int(number)) in subs.for_thread(rt.conn, watch.place)
 
 
 def _within_rate(conn: redis.Redis, watch: watches.Watch, per_hour: int) -> bool:
