@@ -6,7 +6,8 @@ Why hikari: a maintained asyncio library whose REST base URL is a constructor ar
 (`rest_url`, which also yields the Gateway URL via `/gateway/bot`), so a stand-in needs no patching;
 intents are explicit; it installs with nothing but aiohttp, attrs, colorlog and multidict.
 
-Intents: GUILD_MESSAGES, and GUILDS for THREAD_UPDATE (a forum post tagged solved, bot/discord/forum_solved.py). Without
+Intents: GUILD_MESSAGES, GUILDS for THREAD_UPDATE (a forum post tagged solved, bot/discord/forum_solved.py) and
+GUILD_MESSAGE_REACTIONS (a maintainer's ✅ on an answer, bot/discord/reaction_solved.py). Without
 the privileged MESSAGE_CONTENT intent Discord still sends the content of messages that mention the bot, which is all
 Atlas reads. With help channels (ATLAS_DISCORD_HELP_CHANNELS, bot/discord/help_channels.py) it asks for MESSAGE_CONTENT
 too (posts there mention nobody) and GUILDS (the Gateway's cache then knows each thread's parent, so messages
@@ -33,6 +34,8 @@ from atlas.settings import Settings
 from bot.discord import intake
 from bot.discord.forum_solved import ForumSolved
 from bot.discord.help_channels import HelpChannels, HelpMessage
+from bot.discord.reaction_solved import ReactionSolved
+from bot.discord.server_admin import server_admin
 from bot.discord.views.intake_notes import intake_note_text
 from bot.fast_redis import bot_redis
 from workers.messages.intake_notes import EmptyQuestion
@@ -40,7 +43,8 @@ from workers.runs.state import Origin
 
 log = logging.getLogger("atlas.discord.gateway")
 
-INTENTS = hikari.Intents.GUILD_MESSAGES | hikari.Intents.GUILDS  # GUILDS: THREAD_UPDATE, a forum post tagged solved
+# GUILDS: THREAD_UPDATE, a forum post tagged solved; reactions: a maintainer's ✅ on an answer (both: knowledge)
+INTENTS = hikari.Intents.GUILD_MESSAGES | hikari.Intents.GUILDS | hikari.Intents.GUILD_MESSAGE_REACTIONS
 HELP_INTENTS = INTENTS | hikari.Intents.MESSAGE_CONTENT | hikari.Intents.GUILDS
 PERSON_MESSAGES = frozenset({hikari.MessageType.DEFAULT, hikari.MessageType.REPLY})  # not joins, pins, boosts...
 MAX_QUESTION_CHARS = 4000
@@ -186,25 +190,8 @@ def help_message(
         role_ids=frozenset(str(r) for r in roles),
         question=question_of(event.content or "", bot_id),
         mentioned=mentioned,
-        server_admin=_server_admin(cache, event.guild_id, event.author_id, roles),
+        server_admin=server_admin(cache, event.guild_id, event.author_id, roles),
     )
-
-
-def _server_admin(
-    cache: hikari.api.Cache | None,
-    guild_id: hikari.Snowflake,
-    user: hikari.Snowflake,
-    roles: tuple[hikari.Snowflake, ...],
-) -> bool:
-    """The server's owner, or a member with a role that has Manage Server or Administrator (from the Gateway's
-    cache: the approvers when none are configured, bot/discord/approvers.py)."""
-    if cache is None:
-        return False
-    guild = cache.get_guild(guild_id)
-    if guild is not None and guild.owner_id == user:
-        return True
-    wanted = hikari.Permissions.ADMINISTRATOR | hikari.Permissions.MANAGE_GUILD
-    return any((role := cache.get_role(r)) is not None and role.permissions & wanted for r in roles)
 
 
 def intents_for(settings: Settings) -> hikari.Intents:
@@ -232,6 +219,7 @@ def build_bot(settings: Settings) -> hikari.GatewayBot:
     bot.subscribe(
         hikari.GuildThreadUpdateEvent, ForumSolved(settings, conn).on_thread_update
     )  # tagged solved: knowledge
+    bot.subscribe(hikari.GuildReactionAddEvent, ReactionSolved(settings, conn).on_reaction)  # a maintainer's ✅
     return bot
 
 

@@ -1,12 +1,15 @@
-"""A repository's Markdown docs into `docs/<doc_id>.md`, fetching only blobs whose sha changed.
+"""A repository's Markdown and reStructuredText (Sphinx) docs into `docs/<doc_id>.md` and `docs/<doc_id>.rst`,
+fetching only blobs whose sha changed.
 
 The default branch's top tree is asked conditional on its ETag (an unchanged branch costs nothing);
 each docs root's folder is then read recursively in one request, or, when GitHub cuts that answer
-short (`truncated: true`), one folder tree at a time. Files under the docs roots ending in `.md` are
+short (`truncated: true`), one folder tree at a time. Files under the docs roots ending in `.md` or `.rst` are
 compared with the shas written last time; only new or changed blobs are downloaded, and docs whose
 file is gone are removed, but only after a complete listing: a partial one deletes nothing. Nested folders become flat
 doc ids (`guides/setup.md` -> `guides-setup`). The title is the front matter's `title`, else the first `# ` heading,
-else the file name; each written doc gets front matter with that title and its `url` on GitHub. Binary or
+else the file name; each written Markdown doc gets front matter with that title and its `url` on GitHub, a
+`.rst` page (whose title is its own) a closing comment with the url (`.. atlas-url: URL`, tools/docsearch/pages.py
+reads it; reStructuredText has no front matter and a leading comment would hide its `:orphan:`). Binary or
 undecodable files are skipped with a warning; symlinks and docs over MAX_DOC_BYTES are left out, and so
 are the blobs past the sync's share of the rate limit (datasets/github/budget.py), said in the report and
 fetched by the next sync (the top tree's ETag is kept only once every changed doc was read).
@@ -28,7 +31,7 @@ from datasets.github.fetch import Fetcher
 from datasets.github.store import Store
 
 log = logging.getLogger("atlas.github.sync")
-DOC_SUFFIXES = (".md", ".markdown")
+DOC_SUFFIXES = (".md", ".markdown", ".rst")
 FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 
 
@@ -58,8 +61,16 @@ def title_of(text: str, path: str) -> str:
     return PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
 
 
+def file_name(ident: str, path: str) -> str:
+    """The name a doc is written under: a Sphinx page stays reStructuredText (tools/docsearch/rst.py reads it)."""
+    return f"{ident}.rst" if path.lower().endswith(".rst") else f"{ident}.md"
+
+
 def render(text: str, path: str, url: str) -> str:
-    """The doc as the tools read it: our front matter (title, url), then the body without its own."""
+    """The doc as the tools read it: our front matter (title, url), then the body without its own; a `.rst`
+    page as it is, with its url in a closing comment."""
+    if path.lower().endswith(".rst"):
+        return f"{text.rstrip()}\n\n.. atlas-url: {url}\n"
     title = title_of(text, path)
     match = FRONT.match(text)
     body = text[match.end() :] if match else text
@@ -109,11 +120,11 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
         ident = doc_id(path, root)
         if text is None:  # remembered as skipped (no doc id), so an unchanged bad file is not fetched again
             if known.get(path, ("", ""))[1]:
-                (docs_dir / f"{known[path][1]}.md").unlink(missing_ok=True)
+                (docs_dir / file_name(known[path][1], path)).unlink(missing_ok=True)
             store.put_doc(path, sha, "")
             continue
         url = f"{web_url}/{owner}/{name}/blob/{branch}/{path}"
-        (docs_dir / f"{ident}.md").write_text(render(text, path, url), encoding="utf-8")
+        (docs_dir / file_name(ident, path)).write_text(render(text, path, url), encoding="utf-8")
         store.put_doc(path, sha, ident)
         written += 1
     if not complete:  # a doc missing from a partial answer may still be there: delete nothing, ask again next time
@@ -123,7 +134,7 @@ def sync_docs(fetch: Fetcher, store: Store, owner: str, name: str, roots: list[s
     for path, (_, ident) in known.items():
         if path not in wanted:
             if ident:
-                (docs_dir / f"{ident}.md").unlink(missing_ok=True)
+                (docs_dir / file_name(ident, path)).unlink(missing_ok=True)
             store.delete_doc(path)
             removed += 1
     store.put_etag(root_key, top.etag)

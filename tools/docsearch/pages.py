@@ -26,6 +26,7 @@ DOC_SUFFIXES = (".md", ".rst")  # Markdown (MkDocs, Jekyll, plain) and reStructu
 # A section whose text (its subsections included) fits one get_doc_section read is searched as one
 # unit; a longer one is searched as its own lines plus each subsection: the deepest split that is needed.
 UNIT_CHARS = 1500
+SYNCED_URL = re.compile(r"^\.\. atlas-url: (\S+)[ \t]*$", re.M)  # a synced Sphinx page's url (datasets/github/docs.py)
 log = logging.getLogger(__name__)
 
 
@@ -101,11 +102,18 @@ def load_pages(docs_dir: Path) -> dict[str, Page]:
     titles = {doc_id: rst_title(text) for doc_id, (path, text) in texts.items() if path.suffix == ".rst"}
     pages: dict[str, Page] = {}
     for doc_id, (path, text) in sorted(texts.items(), key=lambda item: item[1][0].suffix == ".rst"):  # Markdown first
-        pages[doc_id] = parse_page(doc_id, rst_to_markdown(text, titles) if path.suffix == ".rst" else text)
+        pages[doc_id] = parse_page(doc_id, _rst(text, titles) if path.suffix == ".rst" else text)
         titles.setdefault(doc_id, pages[doc_id].title)
         for problem in layout_problems(pages[doc_id]):
             log.warning("docs/%s: %s", path.name, problem)
     return {doc_id: pages[doc_id] for doc_id in texts}
+
+
+def _rst(text: str, titles: dict[str, str]) -> str:
+    """A Sphinx page as Markdown, with the url a sync gave it as front matter (reStructuredText has none)."""
+    urls = SYNCED_URL.findall(text)
+    markdown = rst_to_markdown(text, titles)
+    return f"---\nurl: {urls[-1]}\n---\n{markdown}" if urls else markdown
 
 
 def parse_page(doc_id: str, markdown: str) -> Page:

@@ -264,8 +264,10 @@ def _role(found: re.Match[str], page: _Page, keep: Callable[[str], str]) -> str:
     if shown and shown.group(1):
         text = shown.group(1)
     elif role == "doc":  # a page by its path: its title, as Sphinx shows it
-        target = text.strip().rstrip("/").rsplit("/", 1)[-1]
-        text = page.titles.get(target, target)
+        path = text.strip().strip("/")
+        target = path.rsplit("/", 1)[-1]  # a folder of pages read as it is: the file's stem is its doc id
+        flat = re.sub(r"[^a-z0-9_]+", "-", path.lower()).strip("-_")  # a synced folder's flat id (guides-setup)
+        text = page.titles.get(flat) or page.titles.get(target, target)
     elif text.startswith("~"):
         text = text[1:].rsplit(".", 1)[-1]
     text = text.lstrip("!")

@@ -49,7 +49,7 @@ def check(
         if current is None:
             continue
         for watch in watches.of_source(rt.conn, source, window):
-            if watch.fingerprint == current.fingerprint or _follows(rt, watch):
+            if watch.fingerprint == current.fingerprint or _follows(rt, watch, current):
                 continue
             outcome = _tell(rt, watch, note_text(rt, corpus, current))
             told += outcome == "told"
@@ -146,17 +146,22 @@ def _tell(rt: WorkerParts, watch: watches.Watch, note: str) -> str:
     return "told"
 
 
-def _follows(rt: WorkerParts, watch: watches.Watch) -> bool:
-    """A thread subscribed to the issue hears of its close from workers/followup/notices.py, not twice."""
+def _follows(rt: WorkerParts, watch: watches.Watch, current: citing.Cited) -> bool:
+    """A thread subscribed to the issue hears of its close from workers/followup/notices.py, not twice; that
+    notice tells closes only, so a reopening (or a deletion) is told here."""
     kind, _, number = watch.source.partition(":")
-    return kind == "issue" and (subs.tracker_name(rt.settings), int(number)) in subs.for_thread(rt.conn, watch.place)
+    if kind != "issue" or current.fingerprint != "closed":
+        return False
+    return (subs.tracker_name(rt.settings), int(number)) in subs.for_thread(rt.conn, watch.place)
 
 
 def _within_rate(conn: redis.Redis, watch: watches.Watch, per_hour: int) -> bool:
-    """Count this note against its channel's hour; False (and uncounted) when the hour's notes are spent."""
+    """Count this note against its channel's hour; False (and uncounted) when the hour's notes are spent. The
+    channel is the one asked in: on Discord each answer's thread is a channel of its own, and a limit per thread
+    would let a change cited in many threads flood their channel."""
     place = watch.place
     window = int(time.time() // RATE_WINDOW_SECONDS)
-    key = f"atlas:watch:rate:{place.kind}:{place.team or '-'}:{place.channel or '-'}:{window}"
+    key = f"atlas:watch:rate:{place.kind}:{place.team or '-'}:{watch.channel or place.channel or '-'}:{window}"
     pipe = conn.pipeline(transaction=True)
     pipe.incr(key)
     pipe.expire(key, RATE_WINDOW_SECONDS * 2)

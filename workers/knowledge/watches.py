@@ -1,7 +1,7 @@
 """Which threads' answers cited which sources, and what each source was then; the notes posted about them.
 
 Redis, no process memory:
-- `atlas:watch:src:<source>`: a hash, thread key -> {place, run, fingerprint, label, at}, kept for the watch
+- `atlas:watch:src:<source>`: a hash, thread key -> {place, channel, run, fingerprint, label, at}, kept for the watch
   window (ATLAS_ANSWER_WATCH_DAYS) from the last answer that cited it; an entry older than the window is skipped.
 - `atlas:watch:sources`: a sorted set of watched sources by the time they were last cited (a check reads only these).
 - `atlas:watch:sent:<source>:<thread>`: the one note of that source in that thread (claimed before it is posted).
@@ -35,6 +35,7 @@ class Watch:
     fingerprint: str
     label: str
     at: float
+    channel: str = ""  # the channel the question was asked in (a Discord thread's own id is its place's channel)
 
     @property
     def thread(self) -> str:
@@ -66,6 +67,7 @@ def record(conn: redis.Redis, run: RunState, sources: list[Cited], window_second
         entry = json.dumps(
             {
                 "place": place.model_dump(),
+                "channel": run.origin.channel or place.channel or "",
                 "run_id": run.id,
                 "fingerprint": item.fingerprint,
                 "label": item.label,
@@ -104,6 +106,7 @@ def of_source(conn: redis.Redis, source: str, window_seconds: int) -> list[Watch
                     str(entry.get("fingerprint") or ""),
                     str(entry.get("label") or source),
                     float(entry["at"]),
+                    str(entry.get("channel") or entry["place"].get("channel") or ""),
                 )
             )
     return sorted(found, key=lambda w: w.at)

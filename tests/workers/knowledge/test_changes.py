@@ -214,3 +214,18 @@ def test_a_cited_release_tells_when_its_notes_change(redis_conn: redis.Redis, tm
     (root / REPO).write_text(json.dumps({"url": "https://github.com/o/r", "commit": "b" * 40}))
     assert changes.check(rt, ("release",)) == "; 1 thread(s) told of a changed source"
     assert rt.platform.posted[0][1].startswith(f"The notes of a release this answer cited have changed: {shipped.tag}.")
+
+
+def test_a_discord_channels_threads_share_its_notes_per_hour(redis_conn: redis.Redis, tmp_path: Path) -> None:
+    """On Discord each answer is in a thread of its own (the thread is the place notes go to): the hourly limit is
+    the channel's the question was asked in, not each thread's, or a changed section cited in many threads floods
+    the channel."""
+    root = make_dataset(tmp_path / "data")
+    rt = Parts(redis_conn, _settings(root, tmp_path, per_hour=1))
+    for thread in ("9001", "9002"):
+        run = _answered(root, thread)
+        run.origin = Origin(kind="discord", team="G1", channel="HELP1", thread_ts=thread, message_ts=f"m{thread}")
+        watches.record(redis_conn, run, cited(run, open_corpus(root)), rt.settings.knowledge.watch_seconds)
+    (root / "docs" / "leases-and-heartbeats.md").write_text(LEASES.replace("(default 60)", "(default 120)"))
+    assert changes.check(rt, ("doc",)) == "; 1 thread(s) told of a changed source"
+    assert [t for t, _ in rt.platform.posted] == ["9001"]
