@@ -57,3 +57,8 @@ class ChatPlatform(Reporter):
     def permalink(self, place: Origin) -> str | None:
         """A link to the thread at `place` that people can open, or None when the platform gives none."""
         raise NotImplementedError
+
+    def people(self, source: RunState) -> list[str]:
+        """How the platform names the people of the thread `source` answered in (its askers, who wrote in it), for a
+        solved thread's entry to leave out; [] when the platform's marks already carry them (Slack's)."""
+        return []

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, assert_never
 
-from bot.discord import card_marker, threads, triage_card
+from bot.discord import card_marker, participants, threads, triage_card
 from bot.discord import cards as approval_cards
 from bot.discord.post import Poster
 from bot.discord.progress import ProgressMessage
@@ -227,3 +227,8 @@ class DiscordReporter(ChatPlatform):
 
     def permalink(self, place: Origin) -> str | None:
         return f"https://discord.com/channels/{place.team or '@me'}/{place.channel}" if place.channel else None
+
+    def people(self, source: RunState) -> list[str]:
+        thread = source.surface.thread_id if isinstance(source.surface, DiscordSurface) else None
+        askers = [source.origin.user, *(turn.asker for turn in source.history)]
+        return participants.names(self.rest, source.origin.team, thread or source.origin.thread_ts, askers)

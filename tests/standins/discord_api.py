@@ -92,6 +92,7 @@ class DiscordAPI(LoopbackHTTP):
         self.tokens: dict[str, tuple[float, float]] = {}  # interaction token -> (issued at, ack took seconds)
         self.thread_state: dict[str, Thread] = {}
         self.channel_objects: dict[str, dict[str, Any]] = {}  # GET /channels/{id}: channels a test made known
+        self.members: dict[str, dict[str, Any]] = {}  # user id -> the server member GET /guilds/{g}/members/{id} gives
         self.buckets = Buckets()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -194,6 +195,9 @@ class DiscordAPI(LoopbackHTTP):
         if parts[0] == "channels" and len(parts) == 2 and method == "GET":  # Get Channel: the channel object, or 10003
             known = self.channel_objects.get(parts[1])
             return (200, known) if known is not None else (404, {"message": "Unknown Channel", "code": 10003})
+        if parts[0] == "guilds" and len(parts) == 4 and parts[2] == "members" and method == "GET":  # Get Guild Member
+            known = self.members.get(parts[3])
+            return (200, known) if known is not None else (404, {"message": "Unknown Member", "code": 10007})
         if parts[0] == "channels" and len(parts) == 2 and method == "PATCH":
             thread = self.thread_state.get(parts[1])
             if thread is None:

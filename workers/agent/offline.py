@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from atlas import tokens
 from atlas.text import text_of
 from tools.hand_off import NAME as HAND_OFF  # offered in help channels only
 from workers import wording as phrases
-from workers.agent import offline_absent, offline_docs
+from workers.agent import offline_absent, offline_docs, offline_solved
 from workers.agent.instructions import WRAP_UP
 from workers.agent.model import ModelReply, ModelRequest
 from workers.agent.offline_evidence import Question, is_issue_question, keywords, subject
-from workers.agent.offline_issue import parse as parse_issue
+from workers.agent.offline_issue import summary as issue_summary
 from workers.agent.offline_knowledge import reply as knowledge_reply
 from workers.runs.state import Usage
 from workers.wording import OFFLINE_NOTE
@@ -37,7 +38,11 @@ MAX_QUERY = 500  # search_docs reads this much of a query
 
 
 class OfflineModel:
-    """Implements the Model port without a network: search, read, quote."""
+    """Implements the Model port without a network: search, read, quote. `kept`: whether any solved thread is kept
+    as knowledge (asked once per question: none kept, no search of them)."""
+
+    def __init__(self, kept: Callable[[], bool] = lambda: False) -> None:
+        self.kept = kept
 
     def respond(self, request: ModelRequest) -> ModelReply:
         question, turn = _current_turn(request.input)
@@ -53,7 +58,11 @@ class OfflineModel:
         usage = Usage(input_tokens=tokens.count(json.dumps(request.input)), output_tokens=0)
 
         if (known := knowledge_reply(question, done, request.tool_choice != "none")) is not None:
-            return self._calls(known, step, usage) if isinstance(known, list) else self._text(known, usage)
+            return (
+                self._calls(self._first(question, known), step, usage)
+                if isinstance(known, list)
+                else self._text(known, usage)
+            )
         if request.tool_choice == "none" or "get_doc_section" in done or "get_issue" in done:
             return self._answer(question, turn, usage, request, step)
         if _SMALL_TALK.match(question) and len(question) < 60:
@@ -68,10 +77,13 @@ class OfflineModel:
                 )
             words = " ".join(keywords(subject(question))) or question  # the issues' index matches words only
             return self._calls(
-                [
-                    ("search_docs", {"query": _search_query(question), "k": 3}),
-                    ("search_issues", {"query": words, "state": None, "limit": 5, "detail": "concise"}),
-                ],
+                self._first(
+                    question,
+                    [
+                        ("search_docs", {"query": _search_query(question), "k": 3}),
+                        ("search_issues", {"query": words, "state": None, "limit": 5, "detail": "concise"}),
+                    ],
+                ),
                 step,
                 usage,
             )
@@ -83,6 +95,10 @@ class OfflineModel:
         if not reads:
             return self._answer(question, turn, usage, request, step)
         return self._calls(reads, step, usage)
+
+    def _first(self, question: str, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+        """A docs search's first calls, with the solved threads' search when any is kept (offline_solved)."""
+        return offline_solved.with_search(question, calls, self.kept)
 
     def _calls(self, calls: list[tuple[str, dict[str, Any]]], step: int, usage: Usage) -> ModelReply:
         output = [
@@ -206,7 +222,8 @@ def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
     results, looked_up = offline_absent.split(results)
     found = [(name, _shown_lines(name, output)) for name, output in results if not output.startswith("Error")]
     seen = ["\n".join(lines) for _, lines in found]
-    absent = offline_absent.absent(asked, results, seen)  # no doc has it, nor any result shown
+    solved = offline_solved.found(asked, results)  # the approved solved threads search_history showed
+    absent = offline_absent.absent(asked, results, seen + [e.text for e in solved])  # no doc has it, nor any shown
     sections = [
         r
         for r in (
@@ -220,7 +237,7 @@ def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
         issues = [lines for lines in issues if asked.touched_by("\n".join(lines))]
     if absent and not issues:  # a name the data lacks, or the words search judged the docs do not cover
         return f"{offline_absent.nothing_about(question, absent, looked_up)}\n\n{OFFLINE_NOTE}", False
-    parts = [_issue_summary(lines, words) for lines in issues]  # asked for by number, or the first reported
+    parts = [issue_summary(lines, words) for lines in issues]  # asked for by number, or the first reported
     listed: list[str] = []
     for name, lines in found:
         if name != "search_issues":
@@ -230,6 +247,8 @@ def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
         elif asked.answered_by("\n".join(lines)) or not asked.absent_from(seen):
             listed += [ln for ln in lines if asked.touched_by(ln)]
     quoted = offline_docs.answer(asked, sections)
+    best = next(iter(offline_docs.quotable(asked, sections)), None)  # the section `quoted` is from
+    lead = None if issues and not by_number else offline_solved.lead(asked, solved, best.text if best else None)
     related = phrases.OFFLINE_RELATED + "\n" + "\n".join(f"- {ln}" for ln in listed[:5]) if listed else None
     if quoted and not (issues and not by_number):
         parts.insert(0, quoted)
@@ -238,6 +257,10 @@ def verdict(question: str, results: list[tuple[str, str]]) -> tuple[str, bool]:
         related = None
     if related:
         parts.append(related)
+    if lead:
+        parts.insert(0, offline_solved.quoted(lead))
+    if also := [e for e in solved if e != lead]:
+        parts.append(offline_solved.see_also(also))
     body = "\n\n".join(parts) if parts else offline_absent.nothing_about(question, [], [])
     return f"{body}\n\n{OFFLINE_NOTE}", bool(parts)
 
@@ -246,7 +269,8 @@ def _absent(question: str, results: list[tuple[str, str]]) -> list[str]:
     """The words a "found nothing" answer would name: no doc has them and no result shown does."""
     own = offline_absent.split(results)[0]
     seen = ["\n".join(_shown_lines(n, out)) for n, out in own if not out.startswith("Error")]
-    return offline_absent.absent(Question.of(question), own, seen)
+    asked = Question.of(question)
+    return offline_absent.absent(asked, own, seen + [e.text for e in offline_solved.found(asked, own)])
 
 
 def _numbers(issues: list[list[str]]) -> list[int]:
@@ -265,31 +289,3 @@ def _shown_lines(name: str, output: str) -> list[str]:
     if name.startswith("search_"):
         lines = [ln.strip() for ln in lines if _DOC_HIT.match(ln.strip()) or _ISSUE_HIT.match(ln.strip())]
     return lines
-
-
-def _issue_summary(lines: list[str], words: set[str]) -> str:
-    """The issue's header, the body lines that match the question and, for a closed issue, the
-    comment that resolved it: that is where the answer is."""
-    issue = parse_issue(lines)
-    resolution = issue.resolution()
-    text = (
-        phrases.OFFLINE_ISSUE.format(header=issue.header)
-        + "\n"
-        + _quote(_best_lines(issue.body, words, 4 if resolution else 6))
-    )
-    if resolution:
-        text += "\n" + phrases.OFFLINE_RESOLUTION.format(author=resolution.author, number=resolution.number)
-        text += "\n" + _quote(resolution.lines[:8])
-    return text
-
-
-def _quote(lines: list[str]) -> str:
-    """Quoted lines: shown, not cited (`workers.agent.sources` cites only outside quotes)."""
-    return "\n".join(f"> {ln.strip()}" for ln in lines)
-
-
-def _best_lines(lines: list[str], words: set[str], most: int = 4) -> list[str]:
-    """The lines sharing most words with the question, in their original order."""
-    scored = [(sum(w in ln.lower() for w in words), i) for i, ln in enumerate(lines)]
-    best = sorted(i for score, i in sorted(scored, key=lambda p: (-p[0], p[1]))[:most] if score > 0)
-    return [lines[i] for i in best] or lines[:most]

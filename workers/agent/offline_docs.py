@@ -87,12 +87,9 @@ def read(output: str) -> Read | None:
 def answer(asked: Question, sections: list[Read]) -> str | None:
     """The quoted answer from the best of `sections`, or None when none has prose holding every identifier
     the question names."""
-    useful = [s for s in sections if s.blocks and asked.names_all(s.text)]
+    useful = quotable(asked, sections)
     if not useful:
         return None
-    if len(useful) > 1 and useful[1].inside(useful[0]):  # the parent's lead, then its subsection: the narrower
-        useful = [useful[1], useful[0], *useful[2:]]
-    # search's order: taking the section sharing most words instead did worse (bench/offline_answers.py)
     best = useful[0]
     prose, code = _best_passage(asked, best.blocks)
     found = asked.found_in(best.text)
@@ -111,6 +108,15 @@ def answer(asked: Question, sections: list[Read]) -> str | None:
     if others:
         parts.append(phrases.OFFLINE_SEE_ALSO.format(where=listing(others)))
     return "\n".join(parts)
+
+
+def quotable(asked: Question, sections: list[Read]) -> list[Read]:
+    """The sections with every identifier the question names, the one `answer` quotes first."""
+    useful = [s for s in sections if s.blocks and asked.names_all(s.text)]
+    if len(useful) > 1 and useful[1].inside(useful[0]):  # the parent's lead, then its subsection: the narrower
+        useful = [useful[1], useful[0], *useful[2:]]
+    # search's order: taking the section sharing most words instead did worse (bench/offline_answers.py)
+    return useful
 
 
 def _blocks(lines: list[str]) -> list[Block]:

@@ -1,4 +1,4 @@
-"""Reading a `get_issue` result for the offline model: the body, and the comment that resolved it.
+"""Reading a `get_issue` result for the offline model: the body, and the comment that resolved it, summed up.
 
 A closed issue's answer is usually in its comments, not its body: the last comment by someone other
 than the reporter (the reporter's own last word tends to be "works, thanks"), else the last comment.
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from workers import wording as phrases
 
 _META = re.compile(r"^state: (\w+) \| author: ([^|]+?) \|")
 _COMMENT = re.compile(r"^\[(\d+)\] ([^,\]]+), [^:]*: ?(.*)$")
@@ -62,3 +64,31 @@ def parse(lines: list[str]) -> IssueText:
             elif issue.comments:
                 issue.comments[-1].lines.append(line)
     return issue
+
+
+def summary(lines: list[str], words: set[str]) -> str:
+    """The issue's header, the body lines that match the question and, for a closed issue, the
+    comment that resolved it: that is where the answer is."""
+    issue = parse(lines)
+    resolution = issue.resolution()
+    text = (
+        phrases.OFFLINE_ISSUE.format(header=issue.header)
+        + "\n"
+        + quote(best_lines(issue.body, words, 4 if resolution else 6))
+    )
+    if resolution:
+        text += "\n" + phrases.OFFLINE_RESOLUTION.format(author=resolution.author, number=resolution.number)
+        text += "\n" + quote(resolution.lines[:8])
+    return text
+
+
+def quote(lines: list[str]) -> str:
+    """Quoted lines: shown, not cited (`workers.agent.sources` cites only outside quotes)."""
+    return "\n".join(f"> {ln.strip()}" for ln in lines)
+
+
+def best_lines(lines: list[str], words: set[str], most: int = 4) -> list[str]:
+    """The lines sharing most words with the question, in their original order."""
+    scored = [(sum(w in ln.lower() for w in words), i) for i, ln in enumerate(lines)]
+    best = sorted(i for score, i in sorted(scored, key=lambda p: (-p[0], p[1]))[:most] if score > 0)
+    return [lines[i] for i in best] or lines[:most]

@@ -55,7 +55,7 @@ def reply(question: str, done: dict[str, str], may_call: bool) -> list[Call] | s
         return None
     if not done:
         return _first_calls(question)
-    if "search_history" in done:
+    if "search_history" in done and "search_docs" not in done:  # beside the docs: the solved threads (offline_solved)
         best = _best_history(done["search_history"], question)
         return [("get_history_item", {"kind": best[0], "id": best[1]})] if best else None
     if "search_code" in done:

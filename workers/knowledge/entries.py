@@ -42,6 +42,14 @@ def forget(conn: redis.Redis, ident: str) -> bool:
     return bool(conn.hdel(ENTRIES, ident.strip()))
 
 
+def any_kept(conn: redis.Redis) -> bool:
+    """Whether any entry is kept (the offline answer searches them only then); Redis down: as none."""
+    try:
+        return bool(conn.exists(ENTRIES))
+    except redis.RedisError:
+        return False
+
+
 def listed(conn: redis.Redis) -> list[SolvedThread]:
     """Every entry, newest first."""
     return sorted((_entry(text(raw)) for raw in conn.hvals(ENTRIES)), key=lambda e: -e.approved_at)

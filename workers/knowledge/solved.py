@@ -55,6 +55,7 @@ def _draft(rt: WorkerParts, run: RunState, record: SolvedRecord) -> None:
             link = platform.permalink(place)
         except Exception:  # a link is a courtesy: the draft goes on without it
             log.warning("run %s: no permalink for the thread", run.id, exc_info=True)
+        record.names = list(dict.fromkeys([*record.names, *platform.people(source)]))  # all the thread's people
     made = _chosen(rt, run, record, source, link)
     arguments = json.dumps(made.arguments(), ensure_ascii=False)
     run.items = [{"type": "function_call", "call_id": CALL_ID, "name": TOOL, "arguments": arguments}]

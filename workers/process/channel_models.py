@@ -26,8 +26,9 @@ def build_models(settings: Settings, conn: redis.Redis) -> tuple[Model, Model | 
     held to ATLAS_DAILY_COST_LIMIT, counted for the install's repository."""
     if settings.offline:
         from workers.agent.offline import OfflineModel
+        from workers.knowledge.entries import any_kept
 
-        return OfflineModel(), None  # offline: the extractive summary
+        return OfflineModel(lambda: any_kept(conn)), None  # offline: the extractive summary
     ledger, scope = Ledger(conn), Scope(repo=install_repo(settings), install_cap=settings.daily_cost_limit)
     summary_name = settings.summary_model or settings.model
     model = CappedModel(ResponsesModel(settings), ledger, settings.price, scope)

@@ -1,6 +1,7 @@
 """A Discord answer marked solved becomes knowledge (issue 39): `/atlas ask` answered by a real worker (offline),
-"Mark as answer" under it (twice: one card), the entry drafted from the thread's words on an approval card,
-an approver's Approve keeps it; a click from a private thread (channel type 12) is refused and starts nothing."""
+"Mark as answer" under it (twice: one card), the entry drafted from the thread's words on an approval card, the
+asker's names left out though a maintainer clicked (the worker reads them from Discord), an approver's Approve keeps
+it; a click from a private thread (channel type 12) is refused and starts nothing."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ from tests.support.github_harness import run_sync
 from tests.support.processes import atlas_serve, wait_for, worker_process
 from tests.support.triage_inbox_harness import repository
 from workers.knowledge import entries
+
+ASKER = di.member("1500000000000000021", name="maria")
+ASKER["user"]["global_name"] = "Maria Lopez"
 
 
 def _custom_ids(message: dict) -> list[str]:
@@ -39,9 +43,10 @@ def test_mark_as_answer_on_discord_drafts_one_card_and_approve_keeps_the_entry(
         env.pop("ATLAS_DATA", None)
         run_sync(github, Settings.from_env(env))
         conn = redis.Redis.from_url(env["REDIS_URL"])
+        discord.members[ASKER["user"]["id"]] = {"user": ASKER["user"], "nick": "Mimi"}
         with atlas_serve(env, tmp_path / "serve.log") as port, worker_process(env, "solved-discord"):
             serve = di.InteractionSender(f"http://127.0.0.1:{port}/discord/interactions", discord)
-            ask = di.ask("How do I set up Redis for rocket?", MAINTAINER)
+            ask = di.ask("How does Maria Lopez set up Redis for rocket?", ASKER)
             assert serve.send(ask).body == {"type": 5}
             answer = wait_for(
                 lambda: next(
@@ -82,4 +87,4 @@ def test_mark_as_answer_on_discord_drafts_one_card_and_approve_keeps_the_entry(
             [approve] = [c for c in _custom_ids(card) if c.startswith(APPROVE_PREFIX)]
             assert serve.send(di.click(approve, MAINTAINER, message=card)).body["type"] == 7
             [entry] = wait_for(lambda: entries.listed(conn), timeout=60, what="the entry kept")
-    assert entry.question == "How do I set up Redis for rocket?" and entry.answer
+    assert entry.question == "How does set up Redis for rocket?" and entry.answer and "Maria" not in entry.answer
