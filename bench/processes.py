@@ -3,6 +3,7 @@ they have registered, each stopped when the phase ends (shared by the Slack, Dis
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import time
 from collections.abc import Iterator
@@ -13,6 +14,9 @@ import redis
 
 from bench.measure import wait
 from tests.support.processes import atlas_process, serving
+
+log = logging.getLogger("bench.processes")
+STOP_SECONDS = 15.0  # an idle worker's warm stop takes well under a second (tests/workers/process/test_stop_signals.py)
 
 
 @contextmanager
@@ -60,9 +64,26 @@ def atlas_workers(
         stop(procs)
 
 
-def stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    """Terminate every process, then wait for each (15 s at most)."""
+def stop(procs: list[subprocess.Popen[bytes]], timeout: float = STOP_SECONDS) -> list[subprocess.Popen[bytes]]:
+    """Terminate every process and wait for each, `timeout` seconds in all; one still running then is killed
+    with a log line (an aborted suite would leave it serving, or retrying a Redis the suite stopped). Which
+    were killed: a warm stop that did not happen is a finding, not a reason to lose the suite's figures."""
     for proc in procs:
         proc.terminate()
+    deadline = time.monotonic() + timeout
+    killed = []
     for proc in procs:
-        proc.wait(timeout=15)
+        try:
+            proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            log.warning("%s (pid %d) did not stop within %.0f s of SIGTERM: killed", _named(proc), proc.pid, timeout)
+            proc.kill()
+            proc.wait()
+            killed.append(proc)
+    return killed
+
+
+def _named(proc: subprocess.Popen[bytes]) -> str:
+    """`atlas worker --name bench-0-…` for a process started by `atlas_process`."""
+    args = [str(a) for a in proc.args] if isinstance(proc.args, list) else [str(proc.args)]
+    return " ".join(["atlas", *args[3:]] if args[1:3] == ["-m", "atlas.cli.main"] else args)

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+from atlas import stop_signals
+
 K = TypeVar("K")
 T = TypeVar("T")
 LANES = 4
@@ -42,6 +44,7 @@ def _started() -> list[ThreadPoolExecutor]:
     with _lock:
         if not _lanes and lane_count() > 1:
             _lanes.extend(
-                ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"atlas-repos-{i}") for i in range(lane_count())
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"atlas-repos-{i}", initializer=stop_signals.hold)
+                for i in range(lane_count())
             )
         return _lanes

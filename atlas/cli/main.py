@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 import threading
+from contextlib import nullcontext
 from dataclasses import replace
 
 from atlas.cli.failures import CONFIG_EXIT, INTERRUPTED_EXIT, explain
@@ -15,11 +16,17 @@ from atlas.cli.parser import parser
 from atlas.errors import ConfigError
 from atlas.run_limits import worker_concurrency
 from atlas.settings import Settings
+from atlas.stop_signals import held
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse, read settings once, run one command; any failure is one line on stderr and an exit code."""
     args = parser().parse_args(argv)
+    with held() if args.command == "worker" else nullcontext():  # before numpy's BLAS threads (atlas/stop_signals.py)
+        return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings: Settings | None = None
     try:

@@ -14,6 +14,7 @@ from rq.command import send_shutdown_command
 from atlas.channel_plan import longest_seconds
 from atlas.connection import connect
 from atlas.settings import Settings
+from atlas.stop_signals import held
 from workers.process import runtime, warmup
 from workers.process.rq_worker import make_worker
 from workers.runs import run_log
@@ -37,6 +38,12 @@ def serve(
     queue. One per deployment is enough: RQ lets one scheduler per queue hold the lock anyway."""
     logging.getLogger("rq.worker").setLevel(logging.WARNING)
     reachable(settings)
+    with held():  # every thread started from here on leaves SIGTERM and SIGINT to the main thread (stop_signals.py)
+        return _serve(settings, burst=burst, max_idle=max_idle, name=name, with_scheduler=with_scheduler)
+
+
+def _serve(settings: Settings, *, burst: bool, max_idle: int | None, name: str | None, with_scheduler: bool) -> int:
+    """`serve` once Redis answered, with the stop signals held until RQ's handlers are in (AtlasWorker)."""
     rt = runtime.build(settings)
     runtime.install(rt)
     warmup.warm(rt)  # what the first run would wait on, done before the worker takes a job

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from atlas.stop_signals import held
 from datasets.derived import DOCS_VECTORS as VECTORS_FILE
 from tools.docsearch.minilm import MODEL_NAME, Encoder, Vectors, model_dir
 from tools.docsearch.neighbours import Neighbours
@@ -104,7 +105,8 @@ class SectionVectors:
         thread = threading.Thread(target=self._build, args=(model, keys, todo), name="docs-vectors", daemon=True)
         with _lock:
             _background[:] = [t for t in _background if t.is_alive()] + [thread]
-        thread.start()
+        with held():  # SIGTERM stays the main thread's (atlas/stop_signals.py)
+            thread.start()
         return None
 
     def _cut(self, model: Encoder) -> None:

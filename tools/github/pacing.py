@@ -19,6 +19,7 @@ from contextlib import contextmanager
 import redis
 
 from atlas.lua import run_script
+from atlas.stop_signals import held
 from tools.errors import WriteTurnTimeout
 
 log = logging.getLogger("atlas.tracker.github")
@@ -62,7 +63,8 @@ class WritePacer:
             self.sleep(0.05)
         stop = threading.Event()
         renewer = threading.Thread(target=self._renew, args=(lock, token, stop), name="atlas-write-turn", daemon=True)
-        renewer.start()
+        with held():  # SIGTERM stays the main thread's (atlas/stop_signals.py)
+            renewer.start()
         try:
             raw = self.conn.get(last)
             self._space(float(raw) if raw else 0.0)

@@ -12,6 +12,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, assert_never
 
+from atlas import stop_signals
 from tools import hand_off, results
 from tools.dispatch import ToolOutput, dispatch, validate
 from tools.errors import ToolError
@@ -39,9 +40,8 @@ from workers.wording import OUT_OF_BUDGET
 
 log = logging.getLogger("atlas.loop")
 
-SHARED_TOOL_POOL = ThreadPoolExecutor(
-    max_workers=8, thread_name_prefix="atlas-tool"
-)  # when no worker sized one (workers/process/runtime.py)
+# when no worker sized one (workers/process/runtime.py); its threads leave SIGTERM to the main thread
+SHARED_TOOL_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="atlas-tool", initializer=stop_signals.hold)
 
 
 @dataclass

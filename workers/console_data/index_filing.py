@@ -21,6 +21,7 @@ import redis
 from redis.client import Pipeline
 
 from atlas.lua import run_script
+from atlas.stop_signals import held
 from workers.console_data.run_index import PREFIX, Filing, filing
 from workers.runs.state import RunState
 
@@ -155,7 +156,8 @@ def after(conn: redis.Redis, length: int) -> None:
             _armed.add(id(conn))
         timer = threading.Timer(DELAY_SECONDS, _timed, args=(conn,))
         timer.daemon = True
-        timer.start()
+        with held():  # SIGTERM stays the main thread's (atlas/stop_signals.py)
+            timer.start()
 
 
 def _timed(conn: redis.Redis) -> None:

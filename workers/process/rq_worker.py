@@ -15,13 +15,16 @@ import logging
 import threading
 from typing import Any
 
+import redis
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 from rq import Queue
 from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
+from rq.exceptions import StopRequested
 from rq.job import Job
 from rq.worker import SimpleWorker
 
+from atlas import stop_signals
 from workers.approvals import audit
 from workers.console_data import index_filing
 from workers.process.rq_job import AtlasJob
@@ -64,7 +67,27 @@ class AtlasWorker(SimpleWorker):
         pubsub = getattr(self, "pubsub", None)
         if pubsub is not None and pubsub.connection is not None:
             pubsub.connection.retry.update_retries(0)
-        super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # RQ leaves it unannotated
+        try:
+            super().request_stop(signum, frame)  # type: ignore[no-untyped-call]  # RQ leaves it unannotated
+        except redis.RedisError as exc:  # its note in Redis failed: RQ's dequeue would catch that and reconnect forever
+            log.warning("stop requested while Redis is unreachable (%s): stopping anyway", type(exc).__name__)
+            self._stop_requested = True
+            raise StopRequested from exc
+
+    def _install_signal_handlers(self) -> None:
+        """RQ's handlers, then the stop signals released in the main thread, the one left to take them: `serve`
+        held them while the worker started, so every thread started meanwhile (RQ's pubsub listener, the pools)
+        blocks them (atlas/stop_signals.py). One that came meanwhile is a stop requested before the first job."""
+        super()._install_signal_handlers()  # type: ignore[no-untyped-call]  # RQ leaves it unannotated
+        try:
+            stop_signals.release()
+        except StopRequested:  # RQ's handler, idle: the work loop checks the flag before it dequeues
+            self._stop_requested = True
+
+    def subscribe(self) -> None:
+        """RQ's listener for its commands, on a thread that leaves the stop signals to the main thread."""
+        with stop_signals.held():
+            super().subscribe()  # type: ignore[no-untyped-call]  # RQ leaves it unannotated
 
     def _start_scheduler(self, *args: Any, **kwargs: Any) -> None:
         """RQ's scheduler runs in a child process built from this connection's settings; it gets a
@@ -111,7 +134,8 @@ class AtlasWorker(SimpleWorker):
             job.timeout = self.job_timeout_floor  # a run under this worker's budget may take that long
         stop = threading.Event()
         beat = threading.Thread(target=self._beat, args=(job, stop), name="atlas-heartbeat", daemon=True)
-        beat.start()
+        with stop_signals.held():
+            beat.start()
         try:
             with run_log.working(job.id):
                 super().execute_job(job, queue)

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import redis
 
+from atlas import stop_signals
 from atlas.connection import worker_connection
 from atlas.settings import Settings
 from bot.slack.client import SlackClients
@@ -258,7 +259,11 @@ def question_embedder(settings: Settings) -> Callable[[], Embedder | None] | Non
 def tool_pool(concurrency: int) -> ThreadPoolExecutor:
     """The read tools' threads for a process working `concurrency` runs at once: a few calls per run's step
     without waiting on another run's (a thread only starts when a call needs it)."""
-    return ThreadPoolExecutor(max_workers=max(8, TOOL_THREADS_PER_RUN * concurrency), thread_name_prefix="atlas-tool")
+    return ThreadPoolExecutor(
+        max_workers=max(8, TOOL_THREADS_PER_RUN * concurrency),
+        thread_name_prefix="atlas-tool",
+        initializer=stop_signals.hold,  # started from whichever thread calls: SIGTERM stays the main thread's
+    )
 
 
 _installed: Runtime | None = None

@@ -30,6 +30,7 @@ from rq.timeouts import BaseDeathPenalty
 from rq.utils import now
 from rq.worker import SimpleWorker, WorkerStatus
 
+from atlas import stop_signals
 from workers.runs import run_log
 
 log = logging.getLogger("atlas.worker")
@@ -124,7 +125,8 @@ class Threaded(SimpleWorker):
             thread = threading.Thread(
                 target=self._perform, args=(job, queue, execution), name=f"atlas-job-{job.id}", daemon=True
             )
-            thread.start()
+            with stop_signals.held():  # the run's thread, and those it starts, leave them to the main thread
+                thread.start()
         except BaseException:
             self._slots.release()  # the slot taken for this job; RQ's maintenance recovers the job itself
             raise
@@ -148,7 +150,8 @@ class Threaded(SimpleWorker):
     def _start_beating(self) -> None:
         if self._beater is None or not self._beater.is_alive():
             self._beater = threading.Thread(target=self._beat_forever, name="atlas-heartbeat", daemon=True)
-            self._beater.start()
+            with stop_signals.held():
+                self._beater.start()
 
     def _beat_forever(self) -> None:
         while True:

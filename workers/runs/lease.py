@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import redis
 
+from atlas import stop_signals
 from atlas.lua import run_script
 from workers.errors import LeaseLost
 
@@ -137,7 +138,8 @@ class _Renewer:
             self._leases.append(lease)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="atlas-lease-renewer", daemon=True)
-                self._thread.start()
+                with stop_signals.held():  # it outlives the run: SIGTERM stays the main thread's
+                    self._thread.start()
             self._wake.notify()
 
     def remove(self, lease: Lease) -> None:

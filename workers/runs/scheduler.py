@@ -16,6 +16,8 @@ from multiprocessing.process import BaseProcess
 import redis
 from rq.scheduler import RQScheduler
 
+from atlas import stop_signals
+
 
 class QuietScheduler(RQScheduler):
     """An RQScheduler whose child process reports a lost Redis in one line."""
@@ -28,6 +30,12 @@ class QuietScheduler(RQScheduler):
         self._process = process  # type: ignore[assignment]  # RQ annotates it as None
         process.start()
         return process
+
+    def _install_signal_handlers(self) -> None:
+        """RQ's handlers, then the stop signals released: a child forked while the worker held them
+        (atlas/stop_signals.py) inherits the mask, and the worker stops its scheduler with a SIGTERM."""
+        super()._install_signal_handlers()  # type: ignore[no-untyped-call]  # RQ leaves it unannotated
+        stop_signals.release()
 
 
 def run(scheduler: RQScheduler) -> None:
