@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -26,7 +25,7 @@ from pathlib import Path
 from rq import Worker
 
 from atlas import embedded_redis
-from bench import chaos_help, chaos_report, chaos_triage
+from bench import chaos_help, chaos_report, chaos_triage, chaos_why
 from bench.chaos_report import Outcome
 from bench.chaos_rig import CHANNEL, Plan, Rig, SlackOutage, lingering, redeliveries
 from bench.chaos_rig import rig as deployment
@@ -153,6 +152,10 @@ def soak(plan: Plan, root: Path) -> Outcome:
             answers = rig.answers(thread)
             outcome.answered_once += len(answers) == 1
             outcome.duplicated += len(answers) > 1
+            if len(answers) > 1:  # which one, and when each answer was posted, to find its runs in the logs
+                outcome.notes.append(
+                    f"thread {thread} answered {len(answers)} times: ts {[a.get('ts') for a in answers]}"
+                )
             outcome.missing += not answers
             expected = f"answer to chaos question {index}"
             outcome.wrong += any(expected not in str(a.get("blocks")) for a in answers)
@@ -162,23 +165,35 @@ def soak(plan: Plan, root: Path) -> Outcome:
             chaos_help.count(rig.api, plan.help_posts, len(refused_help), len(dropped)) if plan.help_posts else None
         )
         if triage is not None:
-            chaos_triage.count(rig.github, rig.api, numbers, triage)
+            carded = chaos_triage.to_card(rig.conn(), rig.github.repo.full_name, numbers)
+            chaos_triage.count(rig.github, rig.api, numbers, carded, triage)
     return outcome
 
 
 def _decided(rig: Rig, plan: Plan, numbers: list[int], clicker: chaos_triage.Clicker) -> None:
     """Every issue's card up (the periodic sync brings those whose webhook met Redis down), each one decided
     (the clicker clicked it through the faults) and every approved write sent."""
+    repo = rig.github.repo.full_name
     try:
-        wait(
-            lambda: chaos_triage.all_carded(rig.api, numbers),
-            "a card for every new issue",
-            timeout=plan.deadline_seconds,
-            interval=0.2,
-        )
+        try:
+            wait(
+                lambda: chaos_triage.all_carded(rig.api, chaos_triage.to_card(rig.conn(), repo, numbers)),
+                "a card for every new issue",
+                timeout=plan.deadline_seconds,
+                interval=0.2,
+            )
+        except TimeoutError as error:  # say which issues, and where each one's triage stands
+            raise TimeoutError(
+                f"{error}\n{chaos_why.uncarded(rig, numbers, clicker.outcome.webhook_status)}"
+            ) from error
         wait(
             lambda: (
-                clicker.click_pending() == 0 and all(chaos_triage.written(rig.github, n) for n in numbers if n % 2 == 0)
+                clicker.click_pending() == 0
+                and all(
+                    chaos_triage.written(rig.github, n)
+                    for n in chaos_triage.to_card(rig.conn(), repo, numbers)
+                    if n % 2 == 0
+                )
             ),
             "every card decided and every approved label write sent",
             timeout=plan.deadline_seconds,
@@ -197,6 +212,6 @@ def _plan() -> Plan:
 
 def run() -> list[Table]:
     plan = _plan()
-    with tempfile.TemporaryDirectory(prefix="atlas-bench-chaos-") as tmp:
-        outcome = soak(plan, Path(tmp))
+    with chaos_why.home() as tmp:
+        outcome = soak(plan, tmp)
     return chaos_report.tables(plan, outcome)

@@ -70,8 +70,8 @@ def tables(plan: Plan, outcome: Outcome) -> list[Table]:
         t = outcome.triage
         kinds.append(
             [
-                f"new issues ({t.refused_webhooks} webhooks 503)",
-                t.issues,
+                f"new issues, carded ({t.refused_webhooks} webhooks 503; {t.quiet} triaged with nothing to card)",
+                t.issues - t.quiet,
                 t.carded_once,
                 t.carded_twice,
                 t.uncarded,

@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import redis
 
 from atlas.settings import Settings
 from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
@@ -23,6 +25,8 @@ from tests.standins.slack_events import SlackSender
 from tests.standins.slack_interactions import block_action
 from tests.support.github_harness import run_sync
 from tests.support.triage_inbox_harness import button, repository, text_of
+from workers.new_issues import claim
+from workers.runs.store import RunStore
 
 CHANNEL = "C0TRIAGE"
 MAINTAINER = "U0MAINT"
@@ -50,6 +54,8 @@ class TriageOutcome:
     unwritten: int = 0
     denied: int = 0  # odd-numbered issues: their labels denied
     denied_written: int = 0  # a denied write that was sent anyway
+    quiet: int = 0  # triaged with nothing to decide: Atlas posts no card (workers/new_issues/triage_run.py _show)
+    webhook_status: dict[int, int] = field(default_factory=dict)  # each issue's delivery: what serve answered
 
 
 def env(github: GitHubAPI, home: Path) -> dict[str, str]:
@@ -79,11 +85,30 @@ def open_issue(github: GitHubAPI, url: str, index: int, outcome: TriageOutcome) 
     body["issue"]["author_association"] = "NONE"  # a user's issue: triaged (a writer's is skipped)
     status, _ = deliver(url, "issues", body)
     outcome.refused_webhooks += status == 503
+    outcome.webhook_status[int(issue["number"])] = status
     return int(issue["number"])
 
 
 def cards(slack: SlackAPI) -> list[dict[str, Any]]:
     return [m for (channel, _), m in list(slack.messages.items()) if channel == CHANNEL and not m.get("thread_ts")]
+
+
+def nothing_to_card(conn: redis.Redis, repo: str, number: int) -> bool:
+    """Triaged with no action to decide (no label proven, duplicates and replies off): its run is done and Atlas
+    posts no card, as it should. The bench waited for a card for every issue, and a topic without a label
+    (a typo, a docs question) timed it out."""
+    run_id = claim.run_of(conn, repo, number)
+    try:
+        run = RunStore(conn).load(run_id) if run_id else None
+    except Exception:  # noqa: BLE001 - no readable run: not known to be quiet
+        return False
+    record = run.triage if run is not None else None
+    return record is not None and run.status == "done" and not any(a.mode != "shadow" for a in record.actions)
+
+
+def to_card(conn: redis.Redis, repo: str, numbers: list[int]) -> list[int]:
+    """The issues whose card the bench waits for: all but those triaged with nothing to decide."""
+    return [n for n in numbers if not nothing_to_card(conn, repo, n)]
 
 
 def all_carded(slack: SlackAPI, numbers: list[int]) -> bool:
@@ -146,9 +171,11 @@ def written(github: GitHubAPI, number: int) -> int:
     return sum(1 for c in github.requests("POST", rf"/issues/{number}/labels$") if c.status == 200)
 
 
-def count(github: GitHubAPI, slack: SlackAPI, numbers: list[int], outcome: TriageOutcome) -> None:
+def count(github: GitHubAPI, slack: SlackAPI, numbers: list[int], carded: list[int], outcome: TriageOutcome) -> None:
+    """`carded`: the numbers with something to decide (`to_card`); the others are counted quiet."""
     shown = [text_of(c) for c in cards(slack)]
-    for n in numbers:
+    outcome.quiet = len(numbers) - len(carded)
+    for n in carded:
         carded = sum(f"#{n} " in s for s in shown)
         outcome.carded_once += carded == 1
         outcome.carded_twice += carded > 1

@@ -20,14 +20,13 @@ from typing import Any
 import redis
 from rq import Queue
 
-from atlas.lua import run_script
 from atlas.project_settings import GitHubSettings
 from datasets.github import index as github_index
 from datasets.github.store import Store
+from workers.jobs import sync_lock
 
 log = logging.getLogger("atlas.github.jobs")
-SYNC_LOCK_SECONDS = 3600
-_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+SYNC_LOCK_SECONDS = 3600  # the backstop sync job's timeout; its lock is short and renewed (sync_lock.py)
 
 
 def apply_event(event: str, payload: dict[str, Any], fingerprint: str | None = None) -> str:
@@ -212,15 +211,12 @@ def periodic_sync(repo: str | None = None) -> str:
         return f"stopped: {repo} is not served any more"
     rt = repo_parts.for_repo(rt, repo)
     gh = rt.settings.github
-    lock, token = f"atlas:github:sync-lock:{gh.repo}", uuid.uuid4().hex
     try:
-        if not rt.conn.set(lock, token, nx=True, ex=SYNC_LOCK_SECONDS):
-            return "skipped: another sync is running"
-        try:
+        with sync_lock.held(rt.conn, gh.repo) as mine:  # a dead worker's lapses in seconds, not the job's hour
+            if not mine:
+                return "skipped: another sync is running"
             report = sync(github_client.client(gh), gh, rt.settings.data_dir, wait=False, progress=Silent())
             caught = [] if report.stopped else _catch_up(rt, gh.repo, rt.settings.data_dir)
-        finally:
-            run_script(rt.conn, _RELEASE, [lock], [token])
         if report.stopped:
             log.warning("periodic sync of %s stopped: %s", gh.repo, report.stopped)
         from workers.knowledge import changes
