@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import tempfile
 import time
+from typing import TYPE_CHECKING
 
 from bench.report import Table
+
+if TYPE_CHECKING:
+    from tests.standins.github_api import GitHubAPI
 
 FILES = 10_000
 FOLDERS = 100
@@ -35,6 +39,7 @@ def run() -> list[Table]:
     repo = generate(0, comments=0)
     repo.files = {_path(i): _source(i, "") for i in range(FILES)}  # only these: every blob fetched is one of them
     rows: list[list[object]] = []
+    said: list[str] = []  # what a sync said it left for the next one
     # a token's 5,000 requests an hour would not cover the first sync: the limit of a GitHub App on Enterprise Cloud
     with GitHubAPI(repo, validate=False, rate_limit=RATE_LIMIT) as api, tempfile.TemporaryDirectory() as tmp:
         env = {**api.env(), "ATLAS_HOME": tmp}
@@ -47,7 +52,17 @@ def run() -> list[Table]:
                 for i in range(0, FILES, FILES // change):
                     api.repo.files[_path(i)] = _source(i, "    # changed\n")
             before = len(api.calls)
-            result = _child_sync(env)  # its own process: the stand-in's threads do not share its GIL
+            seconds, rss, windows = 0.0, 0.0, 0
+            while True:  # a new hour each time: the sync keeps to half of it (datasets/github/budget.py)
+                _new_hour(api)
+                windows += 1
+                result = _child_sync(env)  # its own process: the stand-in's threads do not share its GIL
+                seconds, rss = seconds + result["seconds"], max(rss, result["peak_rss_mb"])
+                if not any("code files left for the next sync" in s for s in result["skipped"]):
+                    break
+                said.append(f"{label}, hour {windows}: {result['skipped'][0]}")
+                if windows >= 3:
+                    raise RuntimeError("bench: the code sync did not finish in 3 hours")
             calls = api.calls[before:]
             started = time.perf_counter()
             knowledge_index.ensure(Settings.from_env(env).data_dir)
@@ -61,31 +76,35 @@ def run() -> list[Table]:
             ]  # the docs' own tree reads left out
             blobs = sum(1 for c in calls if "/git/blobs/" in c.path)
             wanted = FILES if label == "first sync" else change
-            floor = (2 + wanted) if wanted else 1  # head commit + tree listing + each new blob; 304 on the head alone
+            # head commit + tree listing + each new blob (the head and tree again in each hour); 304 on the head alone
+            floor = (2 * windows + wanted) if wanted else 1
             rows.append(
                 [
                     label,
+                    windows,
                     len(calls),
                     len(code),
                     floor,
                     blobs,
-                    round(result["seconds"], 2),
-                    round(result["peak_rss_mb"]),
+                    round(seconds, 2),
+                    round(rss),
                     round(index_seconds, 2),
                 ]
             )
     first, changed, unchanged = rows
     met = (
-        first[4] == FILES
-        and changed[4] == CHANGED
-        and unchanged[4] == 0
-        and all(int(str(r[2])) <= int(str(r[3])) * 1.05 for r in rows)
+        first[5] == FILES
+        and changed[5] == CHANGED
+        and unchanged[5] == 0
+        and changed[1] == unchanged[1] == 1
+        and all(int(str(r[3])) <= int(str(r[4])) * 1.05 for r in rows)
     )
     return [
         Table(
             f"Code sync of a {FILES:,}-file repository (GitHub stand-in, sync in a child process; validation off)",
             [
                 "sync",
+                "hours",
                 "requests",
                 "code requests",
                 "floor",
@@ -95,7 +114,8 @@ def run() -> list[Table]:
                 "index update seconds",
             ],
             rows,
-            goal=f"the first sync fetches each blob once; a re-sync fetches only the {CHANGED} changed blobs; "
+            goal=f"the first sync fetches each blob once (over the hours its share of the limit needs); a re-sync "
+            f"fetches only the {CHANGED} changed blobs, in one hour; "
             "code requests within 5% of the floor; nothing changed: the head commit's 304 only",
             met=met,
             notes=[
@@ -109,10 +129,21 @@ def run() -> list[Table]:
                 "index update seconds = knowledge_index.ensure of the synced "
                 "folder after the sync, in the bench's process",
                 f"{FOLDERS} folders of {FILES // FOLDERS} files, generated at run time; the stand-in's rate limit is "
-                f"{RATE_LIMIT:,} an hour: with a token's 5,000 the first sync waits for the reset once (and says so)",
+                f"{RATE_LIMIT:,} an hour (a GitHub App on Enterprise Cloud): a sync's per-item sources spend at most "
+                "half of it (datasets/github/budget.py, issue 35 item 13), so the first sync takes two hours",
+                "hours = syncs run, each in a new rate-limit hour (the stand-in's remaining set back to the limit): "
+                "a sync that says code files were left for the next sync is followed by another; requests, blobs "
+                "and seconds are summed over them, the re-syncs measured after the first sync completed",
+                *said,
             ],
         )
     ]
+
+
+def _new_hour(api: GitHubAPI) -> None:
+    """The stand-in's rate-limit window moves on: its remaining back to the limit, its reset an hour later."""
+    api.rate_remaining = api.rate_limit
+    api.rate_reset += 3600
 
 
 def _path(i: int) -> str:

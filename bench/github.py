@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.measure import percentile, wait
 from bench.report import Table
@@ -95,14 +96,14 @@ def _full_and_second_sync() -> Table:
     )
 
 
-def _child_sync(env: dict[str, str]) -> dict[str, float]:
+def _child_sync(env: dict[str, str]) -> dict[str, Any]:
     code = (
         "import json,sys,time;from atlas.settings import Settings;from atlas import github_client;"
         "from datasets.github.sync import sync;from datasets.sync_progress import Silent;"
         "s=Settings.from_env();t=time.perf_counter();"
         "r=sync(github_client.client(s.github),s.github,s.data_dir,progress=Silent(),build_index=False);"
         "hwm=[l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')];"
-        "print(json.dumps({'seconds':time.perf_counter()-t,'complete':r.complete,"
+        "print(json.dumps({'seconds':time.perf_counter()-t,'complete':r.complete,'skipped':r.skipped,"
         "'hwm_kb':int(hwm[0]) if hwm else None}))"
     )
     base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.errors import AtlasError
-from datasets import derived, tracker_journal
+from datasets import derived, export_lock, tracker_journal
 from datasets.fts_text import index_text
 
 SCHEMA_VERSION = "7"
@@ -86,6 +86,10 @@ def _refresh(data_dir: Path, home: Path | None, *, force: bool) -> Path:
     meta = read_meta(target)
     if not force and _fresh(meta, before):
         return target
+    if not force and export_lock.wait_for_export(data_dir):  # an export's in-place update may restamp it now
+        before, meta = source.stat(), read_meta(target)
+        if _fresh(meta, before):
+            return target
     raw = source.read_bytes()
     stamp = _stamp(hashlib.sha256(raw).hexdigest(), before, source.stat())
     if (

@@ -28,6 +28,7 @@ class Budget:
     limit: int = DEFAULT_LIMIT
     remaining: int | None = None
     left_out: list[str] = field(default_factory=list)  # sentences for the report and the log
+    at_reserve: bool = False  # stopped by GitHub's remaining, not by what this sync spent
 
     def seen(self, headers: Mapping[str, str]) -> None:
         """Take GitHub's rate-limit headers from a response (the REST ones: GraphQL has its own points)."""
@@ -43,6 +44,7 @@ class Budget:
         """Whether a per-item source may make one more request, `spent` being the sync's requests so far."""
         reserve = self.limit * (1 - SHARE)
         if self.remaining is not None and self.remaining <= reserve:
+            self.at_reserve = spent < self.limit * SHARE  # spent before this sync (by others, or an earlier sync)
             return False
         return spent < self.limit * SHARE
 
@@ -52,10 +54,12 @@ class Budget:
 
     def spent_note(self, what: str, count: int) -> None:
         """`count` items of `what` not read in this sync because its share of the limit is spent."""
-        self.note(
-            f"{count} {what} left for the next sync: this sync spent its share ({SHARE:.0%}) of GitHub's "
-            f"{self.limit} requests an hour, the rest is kept for questions, triage and approved writes"
+        why = (
+            f"GitHub's remaining requests this hour are down to the {1 - SHARE:.0%} of its {self.limit} kept"
+            if self.at_reserve
+            else f"this sync spent its share ({SHARE:.0%}) of GitHub's {self.limit} requests an hour, the rest is kept"
         )
+        self.note(f"{count} {what} left for the next sync: {why} for questions, triage and approved writes")
 
 
 def minified(text: str) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from datasets import derived
+from datasets.export_lock import EXPORT_LOCK
 from datasets.knowledge_files import PULLS, write_jsonl
 from datasets.tracker_db import SOURCE
 
@@ -30,7 +31,7 @@ ALL_COMMENTS = "SELECT issue_number, record FROM comments ORDER BY issue_number,
 def exporting(folder: Path) -> Iterator[None]:
     """Serialize exports of one folder across processes (a sync, webhook jobs, tracker writes)."""
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".sync" / "export.lock", "a") as handle:
+    with open(folder / EXPORT_LOCK, "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

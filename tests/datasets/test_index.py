@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import threading
+import time
 from pathlib import Path
+
+import pytest
 
 from datasets import tracker_db
 from datasets.github import index as github_index
@@ -53,3 +57,35 @@ def test_in_place_updates_match_a_rebuild(tmp_path: Path) -> None:
         shutil.copytree(folder / "issues", fresh / "issues", ignore=shutil.ignore_patterns("orbit.db*"))
         assert _dump(db) == _dump(tracker_db.build(fresh))
         assert api.violations == []
+
+
+def test_a_reader_during_a_webhook_s_update_waits_for_its_stamp_instead_of_rebuilding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with GitHubAPI(generate(30, comments=40)) as api:
+        settings = settings_for(api, tmp_path)
+        run_sync(api, settings)
+        folder, repo = settings.data_dir, api.repo
+        db = tracker_db.db_path(folder)
+        built_at = db.stat().st_ino
+        number = next(n for n, i in repo.issues.items() if "pull_request" not in i)
+        edited = repo.edit_issue(number, title="Zeppelin workers hang")
+        exported, real = threading.Event(), github_index.update_in_place
+
+        def slow_update(*args: object) -> bool:  # issues.jsonl replaced, the index not yet restamped
+            exported.set()
+            time.sleep(0.3)
+            return real(*args)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(github_index, "update_in_place", slow_update)
+        worker = threading.Thread(target=github_index.apply, args=(folder, lambda s: s.put_issue(edited)))
+        worker.start()
+        assert exported.wait(10)
+        rebuilds: list[Path] = []
+        monkeypatch.setattr(tracker_db, "write_db", lambda target, *a: rebuilds.append(target))
+        assert tracker_db.ensure_db(folder) == db  # a reader (the web process, another worker, a poller) meanwhile
+        worker.join(10)
+        assert rebuilds == [] and db.stat().st_ino == built_at  # it waited for the in-place update, no rebuild
+        conn = sqlite3.connect(db)
+        assert conn.execute("SELECT title FROM issues WHERE id = ?", (number,)).fetchone() == ("Zeppelin workers hang",)
+        conn.close()

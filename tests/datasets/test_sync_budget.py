@@ -70,3 +70,38 @@ def test_github_s_three_thousand_file_cut_of_a_pull_request_is_said(tmp_path: Pa
         report = run_sync(api, settings_for(api, tmp_path, ATLAS_SYNC_CODE="off"), build_index=False)
         assert any(f"pull request #{big}: GitHub lists only its first 3000" in s for s in report.skipped)
         assert len(_files_asked(api)) == 30  # 3,000 files, 100 a page: the stand-in cuts as GitHub does
+
+
+def test_code_files_left_out_by_the_share_and_files_changed_meanwhile_are_fetched_once_the_hour_allows(
+    tmp_path: Path,
+) -> None:
+    with GitHubAPI(generate(3, comments=0), rate_limit=LIMIT) as api:
+        api.repo.files = {f"src/m{i:02d}.py": f"X = {i}\n".encode() for i in range(50)}
+        settings = settings_for(api, tmp_path, ATLAS_SYNC_CODE="src")
+        code = settings.data_dir / "code" / "src"
+        first = run_sync(api, settings, build_index=False)
+        kept = sorted(p.name for p in code.iterdir())
+        assert first.complete and 0 < len(kept) < 50  # the share spent part way
+        [left] = [s for s in first.skipped if "code files left for the next sync" in s]
+        assert left.startswith(f"{50 - len(kept)} code files")
+        fetched, missing = f"src/{kept[0]}", next(f"src/m{i:02d}.py" for i in range(50) if f"m{i:02d}.py" not in kept)
+        for path in (fetched, missing):  # one already on disk, one not yet fetched: both change
+            api.repo.files[path] = b"X = 'changed'\n"
+        same_hour = run_sync(api, settings, build_index=False)  # GitHub's remaining is at the reserve: nothing
+        assert (code / fetched.split("/")[1]).read_bytes() != b"X = 'changed'\n"
+        [why] = [s for s in same_hour.skipped if "code files left for the next sync" in s]  # and says why
+        assert "remaining requests this hour are down to the 50%" in why and "this sync spent" not in why
+        for _ in range(3):  # the hours go by until the rest is in
+            api.rate_remaining = LIMIT
+            later = run_sync(api, settings, build_index=False)
+            if not any("code files" in s for s in later.skipped):
+                break
+        for path, body in api.repo.files.items():
+            assert (settings.data_dir / "code" / path).read_bytes() == body, path  # none stale, none missing
+        before = len(api.calls)
+        api.rate_remaining = LIMIT
+        run_sync(api, settings, build_index=False)
+        heads = [c for c in api.calls[before:] if "/commits/" in c.path]
+        assert [c.status for c in heads] == [304]  # complete now: the head's ETag kept
+        assert not [c for c in api.calls[before:] if "/git/trees/" in c.path and "recursive" in c.query]
+        assert api.violations == []
