@@ -155,6 +155,7 @@ def soak(plan: Plan, root: Path) -> Outcome:
             if len(answers) > 1:  # which one, and when each answer was posted, to find its runs in the logs
                 outcome.notes.append(
                     f"thread {thread} answered {len(answers)} times: ts {[a.get('ts') for a in answers]}"
+                    f" (calls and runs: {chaos_why.twice(rig, thread)})"
                 )
             outcome.missing += not answers
             expected = f"answer to chaos question {index}"

@@ -6,6 +6,7 @@ keeps the rig's home (the workers' and serve's logs, Redis's data) for a look af
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -69,3 +70,24 @@ def uncarded(rig: Rig, numbers: list[int], webhook_status: dict[int, int]) -> st
         state = issue_state(conn, QUEUE, repo, number)
         lines.append(f"  #{number}: webhook answered {webhook_status.get(number)}, {state}")
     return "\n".join(lines)
+
+
+def twice(rig: Rig, thread: str) -> Path:
+    """A thread answered twice: every Web API call the stand-in took for it (method, status, ts, when) and the
+    run records Redis holds for it, written into the rig's home (kept with `BENCH_CHAOS_KEEP`) to be traced in
+    the workers' logs."""
+    path = rig.home / f"twice-{thread}.jsonl"
+    mine = [c for c in rig.api.calls if thread in (c.args.get("thread_ts"), c.args.get("ts"))]
+    ts = {str(c.reply.get("ts")) for c in mine if c.reply.get("ts")}
+    mine += [c for c in rig.api.calls if c not in mine and c.args.get("ts") in ts]  # updates and deletes by ts
+    lines = [
+        json.dumps({"method": c.method, "status": c.status, "at": c.at, "args": c.args, "reply": c.reply}, default=str)
+        for c in sorted(mine, key=lambda c: c.at)
+    ]
+    conn = rig.conn()
+    for key in conn.scan_iter("atlas:run:*", count=1000):
+        raw = conn.get(key)
+        if isinstance(raw, bytes) and thread.encode() in raw:
+            lines.append(json.dumps({"run": key.decode(), "record": json.loads(raw)}))
+    path.write_text("\n".join(lines) + "\n")
+    return path

@@ -4,8 +4,10 @@ Where the progress message cannot stream it (bot/slack/stream.py), the answer is
 in the thread. Their ts and a digest of what they say are saved in the run's `SlackSurface` right
 after each post: a re-delivered answer (a retried job, a worker that died after saving) updates the
 messages it finds there, posts only the missing ones and deletes any left over, instead of posting
-again. If Slack refuses the feedback block, the same message goes with plain feedback buttons; if it
-refuses the blocks otherwise, the answer goes as text alone.
+again. Each message is posted once (workers/runs/post_once.py): its intent is saved first and it carries a
+marker, so a worker that died between Slack taking it and the save of its ts (or a 5xx Slack sent after taking
+it) leaves a message the retry finds in the thread and adopts. If Slack refuses the feedback block, the same
+message goes with plain feedback buttons; if it refuses the blocks otherwise, the answer goes as text alone.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.slack import card_marker
 from bot.slack.client import error_code, error_details
 from bot.slack.progress import channel_of, thread_of
 from bot.slack.views.answer import Message, SlackAnswer
+from workers.runs.post_once import post_once
 from workers.runs.state import RunState
 from workers.runs.store import RunStore
 from workers.runs.surfaces import SlackSurface
@@ -55,20 +59,8 @@ class AnswerMessages:
             if index < len(posted):
                 self.send(answer, message, "update", channel=channel, ts=posted[index])
                 continue
-            reply = self.send(
-                answer,
-                message,
-                "post",
-                channel=channel,
-                thread_ts=thread_of(run),
-                unfurl_links=False,
-                unfurl_media=False,
-            )
-            posted.append(reply["ts"])
-            surface.answer_ts = posted
-            if len(posted) == len(messages):  # the last one: every message is this answer's, none is stale
-                surface.answer_digest = digest
-            self.store.save(run)  # remembered before anything else can fail
+            self._post_once(run, answer, index, digest if index == len(messages) - 1 else None)
+            posted = list(surface.answer_ts)
         stale = posted[len(messages) :]
         for ts in stale:
             try:
@@ -80,6 +72,33 @@ class AnswerMessages:
             surface.answer_ts, surface.answer_digest = posted[: len(messages)], digest
             self.store.save(run)
         return True
+
+    def _post_once(self, run: RunState, answer: SlackAnswer, index: int, digest: str | None) -> None:
+        """Message `index`: adopted (and brought up to date) if an earlier try's post is in the thread by its
+        marker, else posted after its intent is saved."""
+        channel, thread, message = channel_of(run), thread_of(run), answer.messages[index]
+        mark = card_marker.note_marker(f"answer:{run.id}:{index}")
+
+        def post() -> tuple[str, str]:
+            reply = self.send(
+                answer,
+                message,
+                "post",
+                channel=channel,
+                thread_ts=thread,
+                unfurl_links=False,
+                unfurl_media=False,
+                metadata=mark,
+            )
+            return channel, str(reply["ts"])
+
+        post_once(
+            _AnswerSlot(self.store, run, index, digest),
+            channel,
+            find=lambda since: card_marker.find_marked(self.client, channel, mark, since, thread),
+            edit=lambda ch, ts: self.send(answer, message, "update", channel=ch, ts=ts),
+            post=post,
+        )
 
     def update(self, run: RunState, ts: str, answer: SlackAnswer) -> None:
         """The whole answer, as one message, into the message at `ts` (one Slack no longer streams)."""
@@ -110,6 +129,33 @@ class AnswerMessages:
             kwargs["blocks"] = []
             kwargs["text"] = answer.text[:TEXT_ONLY_CHARS]
             return call(**kwargs)
+
+
+class _AnswerSlot:
+    """Where answer message `index` is saved: its ts in `answer_ts` (with the answer's digest once it is the
+    last), the intent in `answer_posting`; each save remembered before anything else can fail."""
+
+    def __init__(self, store: RunStore, run: RunState, index: int, digest: str | None) -> None:
+        self.store, self.run, self.index, self.digest = store, run, index, digest
+        self.surface = SlackSurface.of(run)
+
+    def posted(self) -> tuple[str, str] | None:
+        ts = self.surface.answer_ts
+        return (channel_of(self.run), ts[self.index]) if self.index < len(ts) else None
+
+    def posting(self) -> float:
+        return self.surface.answer_posting
+
+    def intend(self, at: float) -> None:
+        self.surface.answer_posting = at
+        self.store.save(self.run)
+
+    def record(self, channel: str, message: str) -> None:
+        self.surface.answer_ts = [*self.surface.answer_ts, message]
+        self.surface.answer_posting = 0.0
+        if self.digest is not None:  # the last one: every message is this answer's, none is stale
+            self.surface.answer_digest = self.digest
+        self.store.save(self.run)
 
 
 def refuses_feedback_block(exc: SlackApiError) -> bool:

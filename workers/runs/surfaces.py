@@ -75,6 +75,7 @@ class SlackSurface(Surface):
     stopped_by_user: bool = False  # the person pressed stop: nothing more is posted but one note
     stop_note_ts: str | None = None
     answer_ts: list[str] = Field(default_factory=list)  # the answer's messages, in order
+    answer_posting: float = 0.0  # when a try set out to post the next one (bot/slack/answer.py): 0 when none did
     answer_digest: str | None = None  # of what was posted: a changed answer on a re-delivery is edited in
     answer_mode: Literal["stream"] | None = None  # "stream": the answer is in the progress message
     answer_streamed: int = 0  # characters of the answer appended to the stream so far

@@ -15,6 +15,7 @@ from bot.slack.mentions import STATUS_DELAY_SECONDS
 from bot.slack.thread_answer import STATUS_UNSEEN_SECONDS
 from tests.standins.slack_api import SlackAPI
 from tests.standins.slack_fixtures import slack_api  # noqa: F401
+from tests.support.kills import dies_after
 from tests.support.slack_reporter_harness import CHANNEL, THREAD, Clock, finish, make_reporter, make_run, tool_event
 from workers.agent.events import Finished, StepStarted
 from workers.runs import conversations
@@ -168,3 +169,23 @@ def test_the_looking_into_it_status_is_cleared_only_where_the_web_process_may_ha
     again.cost_usd = 0.5  # settled differently on the retry: the answer is edited in place
     make_reporter(slack_api, redis_conn).event(again, Finished())
     assert _cleared(slack_api) == [late_thread, late_thread]
+
+
+def test_an_answer_slack_took_from_a_worker_that_died_before_saving_its_ts_is_adopted_not_posted_again(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
+    """The window the chaos bench hit (a mention answered twice): SIGKILLed between chat.postMessage and the save
+    of its ts, the retried job found no ts and posted the answer a second time."""
+    run = make_run(redis_conn)
+    finish(run)
+    killed = make_reporter(slack_api, redis_conn)
+    with dies_after(killed.thread.messages.create_client, "chat_postMessage"):
+        killed.event(run, Finished())
+    assert RunStore(redis_conn).load(run.id).surface.answer_ts == []  # Slack has it; the run never heard its ts
+    again = RunStore(redis_conn).load(run.id)  # the retried job, on another worker
+    again.cost_usd = 0.5  # settled differently on the retry: the adopted message is brought up to date
+    make_reporter(slack_api, redis_conn).event(again, Finished())
+    answers = slack_api.thread(CHANNEL, THREAD)
+    assert len(answers) == 1 and len(slack_api.calls_to("chat.postMessage")) == 1
+    assert RunStore(redis_conn).load(run.id).surface.answer_ts == [answers[0]["ts"]]
+    assert [c.args["ts"] for c in slack_api.calls_to("chat.update")] == [answers[0]["ts"]]

@@ -3,6 +3,8 @@ waits out an outage and appears once, and one Slack never takes is told in the t
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 
@@ -100,3 +102,37 @@ def test_an_answer_slack_never_takes_is_told_in_the_thread_and_shown_by_atlas_ru
     shown = atlas_command("runs", "show", run.id, env=env, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert run.answer and run.answer.splitlines()[0] in shown.stdout and "not delivered to Slack" in shown.stdout
+
+
+def test_a_worker_killed_after_slack_took_the_answer_leaves_one_answer_the_retry_adopts(
+    serve: SlackSender,
+    env: dict[str, str],
+    slack_api: SlackAPI,
+    redis_conn: redis.Redis,  # noqa: F811
+) -> None:
+    """One event, one answer: a real `atlas worker` SIGKILLed while the stand-in holds its reply to the answer's
+    chat.postMessage (Slack has the message, the run never saves its ts); the job retried on another worker
+    finds the message by its marker and posts no second (the chaos bench answered a mention twice so)."""
+    thread = "1700001300.000900"
+    held = slack_api.hold(
+        "chat.postMessage", lambda args: args.get("thread_ts") == thread and "markdown" in str(args), processed=True
+    )
+    assert serve.event(mention("What does ORB-1202 mean?", ts=thread)).status == 200
+    quick = {**env, "ATLAS_WORKER_HEARTBEAT_TTL": "3", "ATLAS_WORKER_MAINTENANCE": "1"}
+    with worker_process(quick, "answer-a") as worker_a:
+        assert held.reached.wait(60), "worker A never posted the answer"
+        with worker_process(quick, "answer-b"):  # retries the job once A's lease lapses
+            os.killpg(worker_a.pid, signal.SIGKILL)
+            worker_a.wait(timeout=10)
+            held.release.set()
+            [key] = [k for k in redis_conn.scan_iter("atlas:run:*") if k.count(b":") == 2]
+            run_id = key.decode().rsplit(":", 1)[1]
+            assert RunStore(redis_conn).load(run_id).surface.answer_ts == []  # Slack has it; the run has no ts
+            run = wait_for(
+                lambda: (r := RunStore(redis_conn).load(run_id)).surface.answer_ts and r,
+                timeout=90,
+                what="the retried job to record the answer",
+            )
+    answers = _answers(slack_api, thread)
+    assert len(answers) == 1, [a.get("ts") for a in answers]
+    assert run.surface.answer_ts == [answers[0]["ts"]] and run.status == "done"
