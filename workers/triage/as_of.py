@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.issue_store import Comment, Issue, IssueStore, State
+from tools.issue_store import Comment, Issue, IssueStore, Match, State
 from workers.triage.history import History, Record, known_before
 from workers.triage.similarity import AsOfIndex, features
 
@@ -31,13 +31,14 @@ class AsOfIssues(IssueStore):
         record = self.history.get(issue_id)
         return record if record is not None and record.seq < self.before else None
 
-    def search(self, query: str, state: State | None = None, limit: int = 10) -> list[Issue]:
-        """Best matches first by the as-of index; only earlier issues, in the state they had then."""
-        found: list[Issue] = []
+    def matches(self, query: str, state: State | None = None, limit: int = 10) -> list[Match]:
+        """Best matches first by the as-of index; only earlier issues, in the state they had then. `search` reads
+        these too (IssueStore.search), so neither of the tools' two ways in sees the tracker's full index."""
+        found: list[Match] = []
         for near in self.index.nearest(features(query, ""), self.before, self.before):
             issue = self.get(self.history.records[near.seq].id)
             if issue is not None and (state is None or issue.state == state):
-                found.append(issue)
+                found.append(Match(issue, False, near.similarity))  # one grade: the as-of order is kept as it is
             if len(found) >= limit:
                 break
         return found
