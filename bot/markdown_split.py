@@ -2,7 +2,8 @@
 
 Parts break between blocks (paragraphs, lists, tables, fenced code). Only a block that alone is
 longer than the limit is divided: a code fence by lines, closed at the end of one part and re-opened
-with the same fence and info string at the start of the next; prose by lines, then at a space.
+with the same fence and info string at the start of the next (a long code line at its last space that fits);
+prose by lines, then at a space.
 Deterministic: the same text and limit always give the same parts.
 """
 
@@ -137,9 +138,15 @@ def _hard_wrap(lines: list[str], limit: int, *, at_spaces: bool = False) -> list
     out: list[str] = []
     for line in lines:
         while len(line) > limit:
-            cut = line.rfind(" ", limit // 2, limit) if at_spaces else -1
+            if not at_spaces:  # code: wrap at the last space that fits, so no word that fits a line is cut in two
+                space = line.rfind(" ", 1, limit + 1)
+                cut = space if space > 0 else limit
+                out.append(line[:cut])
+                line = line[cut + 1 :] if space > 0 else line[cut:]
+                continue
+            cut = line.rfind(" ", limit // 2, limit)
             cut = cut if cut > 0 else limit
-            out.append(line[:cut].rstrip() if at_spaces else line[:cut])
-            line = line[cut:].lstrip() if at_spaces else line[cut:]
+            out.append(line[:cut].rstrip())
+            line = line[cut:].lstrip()
         out.append(line)
     return out
