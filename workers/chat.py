@@ -60,5 +60,5 @@ class ChatPlatform(Reporter):
 
     def people(self, source: RunState) -> list[str]:
         """How the platform names the people of the thread `source` answered in (its askers, who wrote in it), for a
-        solved thread's entry to leave out; [] when the platform's marks already carry them (Slack's)."""
+        solved thread's entry to leave out; [] when the platform names nobody."""
         return []

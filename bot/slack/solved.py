@@ -19,6 +19,7 @@ from slack_sdk.errors import SlackClientError
 
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell
+from bot.slack.participants import person
 from bot.slack.views.answer import FILE_ISSUE_ACTION, MARK_ANSWER_ACTION
 from workers.errors import RunNotFound
 from workers.knowledge import solved_claim
@@ -141,21 +142,7 @@ def answer_run(deps: Deps, channel: str, ts: str) -> str:
 
 def names(deps: Deps, source: RunState, marker: str) -> list[str]:
     """How Slack names the asker and the marker (real and display names), so the entry can leave them out."""
-    found: list[str] = []
-    for user in dict.fromkeys(u for u in (source.origin.user, marker) if u):
-        try:
-            person = deps.client.users_info(user=user).get("user") or {}
-        except SlackClientError:
-            continue
-        profile = person.get("profile") or {}
-        found += [
-            str(v)
-            for v in (
-                person.get("name"),
-                person.get("real_name"),
-                profile.get("display_name"),
-                profile.get("real_name"),
-            )
-            if v
-        ]
+    found = [
+        n for user in dict.fromkeys(u for u in (source.origin.user, marker) if u) for n in person(deps.client, user)
+    ]
     return list(dict.fromkeys(found))

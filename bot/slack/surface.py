@@ -22,7 +22,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from atlas.settings import Settings
-from bot.slack import card_marker, triage_card
+from bot.slack import card_marker, participants, triage_card
 from bot.slack import cards as approval_cards
 from bot.slack.client import SlackClients, error_code
 from bot.slack.delivery import Delivered, Delivery, Patience, Tries
@@ -279,3 +279,8 @@ class SlackReporter(ChatPlatform):
     def permalink(self, place: Origin) -> str | None:
         reply = self.client.chat_getPermalink(channel=place.channel or "", message_ts=place.thread_ts or "")
         return str(reply.get("permalink") or "") or None
+
+    def people(self, source: RunState) -> list[str]:
+        """Every asker and every person who wrote in the thread (bot/slack/participants.py), best effort."""
+        askers = [source.origin.user, *(turn.asker for turn in source.history)]
+        return participants.names(self.client, channel_of(source), thread_of(source), askers)

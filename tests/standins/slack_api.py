@@ -36,6 +36,7 @@ from tests.standins.slack_chat import chat_call, history, replies
 from tests.standins.slack_failures import Hold, Outage, Planned, ScriptedFailures
 from tests.standins.slack_limits import HistoryTier, Triggers
 from tests.standins.slack_openid import OpenID
+from tests.standins.slack_people import member
 from tests.standins.slack_rules import assistant_call, content, require, view_problem
 from tests.standins.slack_wire import Handler
 
@@ -102,21 +103,15 @@ class SlackAPI(ScriptedFailures, LoopbackHTTP):
         self, user: str, *, admin: bool = False, owner: bool = False, primary_owner: bool = False, deleted: bool = False
     ) -> None:
         """A member users.info knows, with Slack's role flags (a primary owner is also an owner and an admin)."""
-        owner = owner or primary_owner
         with self._lock:
-            self.users[user] = {
-                "id": user,
-                "team_id": TEAM,
-                "name": user.lower(),
-                "deleted": deleted,
-                "is_bot": False,
-                "is_admin": admin or owner,
-                "is_owner": owner,
-                "is_primary_owner": primary_owner,
-                "is_restricted": False,
-                "is_ultra_restricted": False,
-                "is_app_user": False,
-            }
+            self.users[user] = member(
+                user, TEAM, admin=admin, owner=owner, primary_owner=primary_owner, deleted=deleted
+            )
+
+    def said(self, channel: str, ts: str, user: str, text: str, thread_ts: str | None = None) -> None:
+        """A person's message, as conversations.replies and .history show it (`user`, no `bot_id`)."""
+        with self._lock:
+            self.messages[(channel, ts)] = {"ts": ts, "thread_ts": thread_ts or ts, "text": text, "person": user}
 
     def add_group(self, group: str, members: list[str]) -> None:
         with self._lock:
@@ -132,7 +127,7 @@ class SlackAPI(ScriptedFailures, LoopbackHTTP):
         """The bot's messages in a thread, oldest first (deleted ones left out)."""
         with self._lock:
             found = [m for (ch, _), m in self.messages.items() if ch == channel and m.get("thread_ts") == thread_ts]
-        return sorted((m for m in found if not m.get("deleted")), key=lambda m: float(m["ts"]))
+        return sorted((m for m in found if not m.get("deleted") and not m.get("person")), key=lambda m: float(m["ts"]))
 
     def ephemerals(self) -> list[dict[str, Any]]:
         return [c.args for c in self.calls_to("chat.postEphemeral") if c.reply.get("ok")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tests.standins.slack_people import author
 from tests.standins.slack_rules import (
     add_content,
     chunks_problem,
@@ -143,7 +144,7 @@ def history(messages: dict[tuple[str, str], dict[str, Any]], args: dict[str, Any
     shown = [
         {
             "type": "message",
-            "bot_id": "BATLAS",
+            **author(m),
             "ts": m["ts"],
             "text": m.get("text", ""),
             "blocks": m.get("blocks", []),
@@ -164,8 +165,8 @@ def replies(messages: dict[tuple[str, str], dict[str, Any]], args: dict[str, Any
     """conversations.replies as Slack answers it: the thread of `ts` (its parent first, then the replies
     oldest first; a ts with no message and no replies is `thread_not_found`), within `oldest`/`latest`
     (exclusive unless `inclusive`), `limit` a page (default 1000) with a cursor, each message's `metadata`
-    only when `include_all_metadata` is set. (The stand-in keeps only the bot's messages: a thread under
-    a person's message is known by its replies.)"""
+    only when `include_all_metadata` is set. (The stand-in keeps the bot's messages and those a test says a
+    person wrote, `SlackAPI.said`: a thread under a person's message it was not told of is known by its replies.)"""
     problem = require(args, "channel", "ts")
     if problem:
         return problem
@@ -189,7 +190,7 @@ def replies(messages: dict[tuple[str, str], dict[str, Any]], args: dict[str, Any
     shown = [
         {
             "type": "message",
-            "bot_id": "BATLAS",
+            **author(m),
             "ts": m["ts"],
             "thread_ts": m.get("thread_ts") or root,
             "text": m.get("text", ""),

@@ -55,7 +55,12 @@ def _draft(rt: WorkerParts, run: RunState, record: SolvedRecord) -> None:
             link = platform.permalink(place)
         except Exception:  # a link is a courtesy: the draft goes on without it
             log.warning("run %s: no permalink for the thread", run.id, exc_info=True)
-        record.names = list(dict.fromkeys([*record.names, *platform.people(source)]))  # all the thread's people
+        try:
+            people = platform.people(source)
+        except Exception:  # names are best effort: anonymous() still removes mentions and greetings
+            log.warning("run %s: the thread's people not read", run.id, exc_info=True)
+            people = []
+        record.names = list(dict.fromkeys([*record.names, *people]))  # all the thread's people
     made = _chosen(rt, run, record, source, link)
     arguments = json.dumps(made.arguments(), ensure_ascii=False)
     run.items = [{"type": "function_call", "call_id": CALL_ID, "name": TOOL, "arguments": arguments}]
