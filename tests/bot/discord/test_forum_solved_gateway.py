@@ -12,11 +12,12 @@ from typing import Any
 
 import redis
 
+from tests.bot.discord.test_gateway import gateway_process
 from tests.bot.discord.test_help_channels import ASKER, FORUM, _forum_thread
 from tests.standins.discord_api import GUILD_ID, DiscordAPI
 from tests.standins.discord_fixtures import gateway, gateway_api  # noqa: F401
 from tests.standins.discord_gateway import GatewayStandin
-from tests.support.processes import atlas_process, wait_for
+from tests.support.processes import wait_for
 from tests.support.tools_dataset import make_dataset
 from workers.knowledge import solved_claim
 from workers.runs.state import Origin, RunState
@@ -71,12 +72,7 @@ def test_a_forum_post_tagged_solved_over_the_gateway_starts_its_one_solved_threa
     api.channel_objects[FORUM] = _forum()
     env = {**atlas_env, **api.env(), "ATLAS_DATA": str(make_dataset(tmp_path / "data"))}
     solved, other = _answered(redis_conn, POST), _answered(redis_conn, OTHER_POST)
-    proc = atlas_process(["discord"], env, tmp_path / "discord.log")
-    try:
-        wait_for(
-            lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify"
-        )
-        assert proc.poll() is None, (tmp_path / "discord.log").read_text()
+    with gateway_process(env, gateway, tmp_path):
         gateway.dispatch("THREAD_UPDATE", _tagged(OTHER_POST, BUG_TAG))
         gateway.dispatch("THREAD_UPDATE", _tagged(POST, BUG_TAG, SOLVED_TAG))
         started = wait_for(
@@ -86,9 +82,6 @@ def test_a_forum_post_tagged_solved_over_the_gateway_starts_its_one_solved_threa
             lambda: len([r for r in api.requests if r.method == "GET" and r.path == f"/channels/{FORUM}"]) >= 2,
             what="both updates handled",
         )
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
     run = RunStore(redis_conn).load(started.decode())
     assert run.solved is not None and run.solved.marked == "forum_tag" and run.solved.source_run == solved.id
     assert run.status == "queued"
@@ -143,12 +136,7 @@ def test_a_maintainers_check_mark_on_a_discord_answer_starts_its_one_solved_thre
         "ATLAS_DISCORD_APPROVER_ROLE": MAINTAINER_ROLE,
     }
     answered, hidden = _answered(redis_conn, CHECKED, ANSWER), _answered(redis_conn, PRIVATE, PRIVATE_ANSWER)
-    proc = atlas_process(["discord"], env, tmp_path / "discord.log")
-    try:
-        wait_for(
-            lambda: gateway.ready.is_set() or proc.poll() is not None, timeout=60, what="atlas discord to identify"
-        )
-        assert proc.poll() is None, (tmp_path / "discord.log").read_text()
+    with gateway_process(env, gateway, tmp_path):
         gateway.dispatch("MESSAGE_REACTION_ADD", _reaction(ANSWER, CHECKED, PASSERBY, []))
         gateway.dispatch(
             "MESSAGE_REACTION_ADD", _reaction("1700000000000000939", CHECKED, MAINTAINER, [MAINTAINER_ROLE])
@@ -172,9 +160,6 @@ def test_a_maintainers_check_mark_on_a_discord_answer_starts_its_one_solved_thre
             ),
             what="every maintainer's check mark handled",
         )
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
     run = RunStore(redis_conn).load(started.decode())
     assert run.solved is not None and run.solved.marked == "reaction" and run.solved.source_run == answered.id
     assert run.origin.user == MAINTAINER and {"mara", "Mara Quinn", "mq"} <= set(run.solved.names)
