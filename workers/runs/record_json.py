@@ -62,9 +62,8 @@ def load(conn: redis.Redis, run_id: str) -> dict[str, Any]:
 
 def events(conn: redis.Redis, run_id: str, after: str = "0", block_ms: int = 1000) -> list[tuple[str, dict[str, Any]]]:
     """Events after stream id `after`, waiting up to `block_ms` for the first one."""
-    reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] | None = conn.xread(  # type: ignore[assignment]  # bytes replies
-        {events_key(run_id): after}, block=block_ms, count=100
-    )
+    Reply = list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] | None  # a connection without decoding: bytes
+    reply: Reply = conn.xread({events_key(run_id): after}, block=block_ms, count=100)  # type: ignore[assignment]
     out: list[tuple[str, dict[str, Any]]] = []
     for _key, entries in reply or []:
         for entry_id, fields in entries:
