@@ -12,6 +12,7 @@ import signal
 import subprocess
 import time
 import uuid
+from errno import ESRCH
 from pathlib import Path
 from typing import Any
 
@@ -44,15 +45,24 @@ def _threads(pid: int) -> dict[int, frozenset[int]]:
     for tid in map(int, os.listdir(f"/proc/{pid}/task")):
         if tid == pid:
             continue
-        fields = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/task/{tid}/status").read_text().splitlines())
+        try:  # a short-lived thread (a pool's, a connection's) may end between the listing and this read
+            status = Path(f"/proc/{pid}/task/{tid}/status").read_text()
+        except FileNotFoundError:
+            continue
+        fields = dict(line.split(":\t", 1) for line in status.splitlines())
         mask = int(fields["SigBlk"], 16)
         blocked[tid] = frozenset(n for n in range(1, 65) if mask & (1 << (n - 1)))
     return blocked
 
 
-def _tgkill(pid: int, tid: int, signum: int) -> None:
+def _tgkill(pid: int, tid: int, signum: int) -> bool:
+    """Whether the signal was sent: False when the thread has ended since it was listed."""
     libc = ctypes.CDLL(None, use_errno=True)
-    assert libc.syscall(SYS_TGKILL, pid, tid, signum) == 0, os.strerror(ctypes.get_errno())
+    if libc.syscall(SYS_TGKILL, pid, tid, signum) == 0:
+        return True
+    errno = ctypes.get_errno()
+    assert errno == ESRCH, os.strerror(errno)
+    return False
 
 
 def _registered(conn: redis.Redis, name: str) -> bool:
@@ -105,9 +115,8 @@ def test_a_sigterm_to_any_thread_of_an_idle_worker_starts_its_warm_stop_at_once(
             assert threads, "an idle worker has other threads (RQ's pubsub listener at least)"
             open_to_it = [tid for tid, blocked in threads.items() if signal.SIGTERM not in blocked]
             sent = time.monotonic()
-            for tid in open_to_it:  # where the kernel may deliver a SIGTERM sent to the process
-                _tgkill(worker.pid, tid, signal.SIGTERM)
-            if not open_to_it:  # only the main thread takes it: the kernel delivers it there
+            delivered = [tid for tid in open_to_it if _tgkill(worker.pid, tid, signal.SIGTERM)]
+            if not delivered:  # only the main thread takes it: the kernel delivers it there
                 os.kill(worker.pid, signal.SIGTERM)
             wait_for(
                 lambda: not _registered(conn, name),
