@@ -133,7 +133,11 @@ class AnswerMessages:
 
 class _AnswerSlot:
     """Where answer message `index` is saved: its ts in `answer_ts` (with the answer's digest once it is the
-    last), the intent in `answer_posting`; each save remembered before anything else can fail."""
+    last), the intent in `answer_posting`; each save remembered before anything else can fail.
+
+    The first message's intent is the run's end itself, saved already (one save fewer per answer): a job that did
+    not end the run (a re-delivery) looks for it in the thread since the run began, unless a try recorded when it
+    set out; the job that ended it knows that nothing posted it yet."""
 
     def __init__(self, store: RunStore, run: RunState, index: int, digest: str | None) -> None:
         self.store, self.run, self.index, self.digest = store, run, index, digest
@@ -144,11 +148,14 @@ class _AnswerSlot:
         return (channel_of(self.run), ts[self.index]) if self.index < len(ts) else None
 
     def posting(self) -> float:
-        return self.surface.answer_posting
+        if self.surface.answer_posting or self.index > 0 or self.run.ended_here():
+            return self.surface.answer_posting
+        return self.run.created_at  # an earlier job ended the run: it may have posted this before recording it
 
     def intend(self, at: float) -> None:
-        self.surface.answer_posting = at
-        self.store.save(self.run)
+        self.surface.answer_posting = at  # in this object, for this job's own next try (a 5xx after Slack took it)
+        if self.index > 0:  # a later message's intent is not implied by the run's end
+            self.store.save(self.run)
 
     def record(self, channel: str, message: str) -> None:
         self.surface.answer_ts = [*self.surface.answer_ts, message]

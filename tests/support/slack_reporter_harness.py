@@ -53,6 +53,7 @@ def make_run(conn: redis.Redis, **fields: object) -> RunState:
 
 def finish(run: RunState, answer: str = "It is **PermanentError**; see #4.") -> None:
     run.status, run.answer, run.stop_reason = "done", answer, "done"
+    run.mark_ended_here()  # as the loop's `finish` does: this job ended it, nothing posted its answer yet
     run.steps = [StepRecord(index=1), StepRecord(index=2)]
     run.sources = ["#4"]
 

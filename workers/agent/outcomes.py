@@ -60,3 +60,4 @@ def finish(run: RunState, text: str, reason: StopReason, *, partial: bool) -> No
     run.partial = partial
     run.pending = []
     run.status = "partial" if partial else "done"
+    run.mark_ended_here()  # its answer is not posted yet: no earlier job's post to look for

@@ -165,6 +165,17 @@ class RunState(BaseModel):
     def mark_filed(self, filing: Any) -> None:
         self._filed = filing
 
+    # Whether this very object was brought to its end (`workers/agent/outcomes.finish`); never stored, so a record
+    # loaded final is one an earlier job ended, which may have posted its answer before it recorded where.
+    _ended_here: bool = PrivateAttr(default=False)
+
+    def ended_here(self) -> bool:
+        """True once this object's run was ended in this process (not loaded already ended)."""
+        return self._ended_here
+
+    def mark_ended_here(self) -> None:
+        self._ended_here = True
+
     @property
     def final(self) -> bool:
         return self.status in FINAL_STATUSES

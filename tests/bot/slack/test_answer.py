@@ -189,3 +189,33 @@ def test_an_answer_slack_took_from_a_worker_that_died_before_saving_its_ts_is_ad
     assert len(answers) == 1 and len(slack_api.calls_to("chat.postMessage")) == 1
     assert RunStore(redis_conn).load(run.id).surface.answer_ts == [answers[0]["ts"]]
     assert [c.args["ts"] for c in slack_api.calls_to("chat.update")] == [answers[0]["ts"]]
+
+
+def test_the_job_that_ended_the_run_posts_its_answer_after_one_save_and_reads_no_history(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
+    """The run's end is the first message's intent: the job that ended it saves only where the answer went."""
+    run = make_run(redis_conn)
+    finish(run)
+    reporter = make_reporter(slack_api, redis_conn)
+    saves: list[list[str]] = []
+    store = reporter.thread.messages.store
+    saved = store.save
+    store.save = lambda r: (saves.append(list(r.surface.answer_ts)), saved(r))[1]  # type: ignore[method-assign]
+    reporter.event(run, Finished())
+    [answer] = slack_api.thread(CHANNEL, THREAD)
+    assert saves == [[answer["ts"]]]
+    assert slack_api.calls_to("conversations.replies") == []
+
+
+def test_a_run_whose_ending_job_died_before_posting_is_answered_once_by_the_next(
+    slack_api: SlackAPI, redis_conn: redis.Redis
+) -> None:
+    """Saved final, then SIGKILLed before chat.postMessage: the next job looks in the thread, finds nothing, posts."""
+    run = make_run(redis_conn)
+    finish(run)
+    RunStore(redis_conn).save(run)  # the loop's last save; the worker died right after it
+    again = RunStore(redis_conn).load(run.id)
+    make_reporter(slack_api, redis_conn).event(again, Finished())
+    assert len(slack_api.thread(CHANNEL, THREAD)) == 1 and len(slack_api.calls_to("chat.postMessage")) == 1
+    assert len(slack_api.calls_to("conversations.replies")) == 1  # it looked before posting
