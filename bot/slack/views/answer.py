@@ -61,12 +61,16 @@ class SlackAnswer:
 
 def slack_answer(answer: Answer) -> SlackAnswer:
     """What the posting modules are handed (bot/slack/thread_answer.py): they post it and render nothing."""
-    messages = [Message(m.text, m.blocks, classic_feedback(m.blocks, answer.run_id)) for m in answer_messages(answer)]
-    return SlackAnswer(answer.run_id, messages, streamed_markdown(answer), answer_tail(answer), text_only(answer))
+    tail = answer_tail(answer)
+    messages = [
+        Message(m.text, m.blocks, classic_feedback(m.blocks, answer.run_id)) for m in answer_messages(answer, tail)
+    ]
+    return SlackAnswer(answer.run_id, messages, streamed_markdown(answer), tail, text_only(answer))
 
 
-def answer_messages(answer: Answer) -> list[Message]:
-    """The answer as one or more messages: Markdown parts, then sources, footer and feedback on the last."""
+def answer_messages(answer: Answer, tail: list[dict[str, Any]] | None = None) -> list[Message]:
+    """The answer as one or more messages: Markdown parts, then sources, footer and feedback on the last (`tail`:
+    `answer_tail(answer)`, when the caller has it already)."""
     body = defuse(answer.body)
     parts = split_markdown(body, MARKDOWN_LIMIT) if body else []
     banner: dict[str, Any] | None = None
@@ -85,7 +89,7 @@ def answer_messages(answer: Answer) -> list[Message]:
         text = fallback(wording.FAILED.format(reason=answer.reason))
         messages.append(Message(text=text, blocks=[banner] if banner else []))
     last = messages[-1]
-    messages[-1] = Message(text=last.text, blocks=last.blocks + answer_tail(answer))
+    messages[-1] = Message(text=last.text, blocks=last.blocks + (answer_tail(answer) if tail is None else tail))
     return messages
 
 
