@@ -11,6 +11,7 @@ import sys
 from bench.report import write
 
 SUITES = [
+    "org",  # first: it reports this process's RSS, which any suite run before it in the process inflates
     "tools_tokens",
     "search_quality",
     "embedders",
@@ -32,7 +33,6 @@ SUITES = [
     "console",
     "chaos",
     "worker_memory",
-    "org",
 ]
 
 
