@@ -147,13 +147,16 @@ class DiscordREST:
         self.limits = limits or Limits()
         self.sleep, self.clock = sleep, clock
 
-    def request(self, method: str, path: str, body: Any = None, *, auth: bool = True) -> Any:
-        """Send one request, waiting out rate limits; returns the decoded JSON (None for 204)."""
+    def request(
+        self, method: str, path: str, body: Any = None, *, auth: bool = True, repeatable: bool | None = None
+    ) -> Any:
+        """Send one request, waiting out rate limits; returns the decoded JSON (None for 204). A dropped connection
+        or a 5xx is tried again where that cannot do a thing twice (`repeatable`; by default every method but POST)."""
         where = route(method, path)
         if isinstance(body, dict) and ("content" in body or "components" in body or "embeds" in body):
             body = fit_content({"allowed_mentions": NO_MENTIONS, **body})
         data = json.dumps(body).encode() if body is not None else None
-        repeatable = method != "POST"
+        repeatable = method != "POST" if repeatable is None else repeatable
         limited = failed = 0
         while True:
             wait = self.limits.wait_time(where, self.clock())
@@ -232,12 +235,15 @@ class DiscordREST:
         return call()
 
     def start_thread(self, channel_id: str, message_id: str, name: str) -> dict[str, Any]:
+        """A message has one thread at most: a second try after a dropped connection that had started it is
+        refused with 160004 (the caller's "already exists"), so this POST is tried again like a PATCH."""
         return cast(
             dict[str, Any],
             self.request(
                 "POST",
                 f"/channels/{channel_id}/messages/{message_id}/threads",
                 {"name": name, "auto_archive_duration": 1440},
+                repeatable=True,
             ),
         )
 

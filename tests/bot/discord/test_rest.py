@@ -144,3 +144,30 @@ def test_the_stand_in_refuses_a_body_discord_would_refuse(
             "1300000000000000001", {"content": "ok", "components": [{"type": 1, "components": [{"type": 2}]}]}
         )
     assert any("components" in p for p in discord_api.problems)
+
+
+@pytest.mark.parametrize("started", [False, True], ids=["not-started", "started-then-the-answer-lost"])
+def test_a_thread_start_is_tried_again_after_a_server_error(discord_api: DiscordAPI, started: bool) -> None:  # noqa: F811
+    """A message has one thread: a second start is safe, and refused with 160004 when the first had started it (the
+    caller then uses the message's id); before, a dropped connection sent the answer into the channel instead."""
+    rest = DiscordREST(discord_api.token, discord_api.base_url, sleep=lambda s: None)
+    original = discord_api._apply
+    failures = {"n": 0}
+
+    def flaky(method, path, body):  # noqa: ANN001, ANN202
+        if path.endswith("/threads") and failures["n"] < 1:
+            failures["n"] += 1
+            if started:
+                original(method, path, body)
+            return 502, {"message": "bad gateway", "code": 0}
+        return original(method, path, body)
+
+    discord_api._apply = flaky  # type: ignore[method-assign]
+    asked = rest.create_message("1300000000000000001", {"content": "a question"})
+    if started:
+        with pytest.raises(DiscordError) as exists:
+            rest.start_thread("1300000000000000001", asked["id"], "a question")
+        assert exists.value.code == 160004
+    else:
+        assert rest.start_thread("1300000000000000001", asked["id"], "a question")["id"] == asked["id"]
+    assert [r.status for r in discord_api.to("POST", "/threads$")] == [502, 400 if started else 201]
