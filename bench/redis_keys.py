@@ -23,7 +23,9 @@ from bench.report import Table
 from tests.standins.responses_api import Call, reply_calls, reply_text
 from tests.support.approvals_harness import MAINTAINER, Stack, stack
 from tests.support.processes import wait_for
+from workers.console_data import index_filing
 
+AGAIN = "3-step run, citing what one cited before"
 RUNS_PER_DAY = 10_000
 DAYS = 30
 SMALL_REDIS_BYTES = 1024**3  # "a small Redis": a 1 GiB instance
@@ -101,6 +103,9 @@ def _measure(s: Stack, ask: Callable[[], str]) -> list[tuple[str, int, int]]:
     run_id = ask()
     s.wait_final(run_id)
     wait_for(lambda: _idle(s.conn, run_id), what="the run's jobs to end")  # a run is final just before its job ends
+    # The console's pending list is a queue its saver's timer empties within 5 s: filed now, the run's share of the
+    # console's index is what stays (counted before as the pending entry, with no TTL, for 30 days).
+    index_filing.flush(s.conn)
     return left_by(before, snapshot(s.conn), run_id)
 
 
@@ -123,13 +128,13 @@ def _one_step(s: Stack) -> str:
     return _wait_run(s, thread)
 
 
-def _three_steps(s: Stack) -> str:
+def _three_steps(s: Stack, ts: str = "1700000200.000100") -> str:
     s.model.script(
         reply_calls([Call("search_docs", {"query": "retries and backoff", "k": 3}, "call_s")]),
         reply_calls([Call("get_issue", {"issue_id": 3, "include": ["body", "labels"]}, "call_i")]),
         reply_text("Retries back off exponentially; see #3 and the retries page."),
     )
-    thread = s.ask("how do retries back off, and what does #3 say?", ts="1700000200.000100")
+    thread = s.ask("how do retries back off, and what does #3 say?", ts=ts)
     return _wait_run(s, thread)
 
 
@@ -171,6 +176,9 @@ def run() -> list[Table]:
                 measured = {
                     "one-step answer": _measure(s, lambda: _one_step(s)),
                     "3-step run": _measure(s, lambda: _three_steps(s)),
+                    # what the goal is judged on: a source's watch key is made by the first run citing it, and
+                    # 10,000 runs a day over one project's docs and issues cite the same sources again and again
+                    AGAIN: _measure(s, lambda: _three_steps(s, ts="1700000250.000100")),
                     "approved add_labels (2 steps)": _measure(s, lambda: _approved(s)),
                 }
                 per_run = audit_per_run(s.conn, entries=3)  # request, decision, result
@@ -195,7 +203,7 @@ def table(measured: dict[str, list[tuple[str, int, int]]]) -> Table:
                 f"{steady_bytes(found) / 1024**2:.0f} MiB at steady state",
             ]
         )
-    questions = steady_bytes(measured["3-step run"])
+    questions = steady_bytes(measured[AGAIN])
     return Table(
         title=(
             "Redis bytes a finished run leaves (MEMORY USAGE) and how long each key "
@@ -212,6 +220,9 @@ def table(measured: dict[str, list[tuple[str, int, int]]]) -> Table:
             "steady state: bytes x runs a day x days the key lives (the audit "
             "stream: ATLAS_AUDIT_RETENTION_DAYS, 90 by default)",
             "the audit row is the stream's growth per approved run at scale (3 entries, measured over 200 copies)",
+            "the goal is judged on the second 3-step run: a cited source's watch key is made once, by the first run"
+            " that cites it, then grows by each run that cites it again; the console's pending filings are filed"
+            " first (its saver's timer does within 5 s), so the index's growth is counted, not the queue's entry",
             "rq:finished and rq:scheduled are shared sorted sets: RQ removes a "
             "run's member after 1 h and at the approval deadline",
         ],
