@@ -28,7 +28,8 @@ from bot.slack import cards as approval_cards
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell
 from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
-from workers.approvals import decisions
+from tools.errors import for_people
+from workers.approvals import decisions, ledger
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Directory, Policy, SlackDirectory, standing
 from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, Stale, Unsettled
@@ -229,3 +230,10 @@ def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -
     ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
     shown = (body.get("message") or {}).get("blocks") or []
     approval_cards.update(deps.client, approval, shown=shown, channel=channel, ts=ts)
+    # The closing decision queued the resume before this edit, so a quick worker may already have run the call and
+    # shown its result on the card, which the edit above just replaced. A worker records the result before it edits
+    # the card: read after this edit, a result that is there is shown again (a later one is the worker's own edit).
+    entry = ledger.entry_of(deps.redis, approval.run_id, approval.call_id)
+    if entry is not None and entry.get("state") == "done":
+        result, ok = for_people(str(entry.get("output") or "")), bool(entry.get("ok"))
+        approval_cards.update(deps.client, approval, result=result, ok=ok, shown=shown, channel=channel, ts=ts)
