@@ -11,16 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis
-from redis.commands.core import Script
 from redis.typing import EncodableT, KeyT
-
-# One `Script` per source for the process: its SHA1 is worked out once, not on every call (a few calls per run).
-_SCRIPTS: dict[str, Script] = {}
 
 
 def run_script(conn: redis.Redis, source: str, keys: Sequence[KeyT] = (), args: Sequence[EncodableT] = ()) -> Any:
-    """Run `source` with `keys` and `args` on `conn` (a client or a pipeline); its reply as Redis returned it."""
-    script = _SCRIPTS.get(source)
-    if script is None:
-        script = _SCRIPTS[source] = Script(conn, source)
-    return script(keys=keys, args=args, client=conn)
+    """Run `source` with `keys` and `args`; its reply as Redis returned it."""
+    return conn.register_script(source)(keys=keys, args=args)
