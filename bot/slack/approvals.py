@@ -229,11 +229,20 @@ def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -
     channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
     ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
     shown = (body.get("message") or {}).get("blocks") or []
-    approval_cards.update(deps.client, approval, shown=shown, channel=channel, ts=ts)
-    # The closing decision queued the resume before this edit, so a quick worker may already have run the call and
-    # shown its result on the card, which the edit above just replaced. A worker records the result before it edits
-    # the card: read after this edit, a result that is there is shown again (a later one is the worker's own edit).
+    # The closing decision queued the resume before this edit, so a quick worker may run the call and show its result
+    # on the card first. A worker records the result before it edits the card: one recorded before this edit is shown
+    # by it, and one recorded while it was sent is shown again after it (one recorded later: the worker's own edit).
+    done = _recorded(deps, approval)
+    approval_cards.update(deps.client, approval, shown=shown, channel=channel, ts=ts, **done)
+    if not done:
+        done = _recorded(deps, approval)
+        if done:
+            approval_cards.update(deps.client, approval, shown=shown, channel=channel, ts=ts, **done)
+
+
+def _recorded(deps: Deps, approval: approvals.Approval) -> dict[str, Any]:
+    """The call's result as its card shows it (`result`, `ok`), once the ledger has it done; else nothing."""
     entry = ledger.entry_of(deps.redis, approval.run_id, approval.call_id)
-    if entry is not None and entry.get("state") == "done":
-        result, ok = for_people(str(entry.get("output") or "")), bool(entry.get("ok"))
-        approval_cards.update(deps.client, approval, result=result, ok=ok, shown=shown, channel=channel, ts=ts)
+    if entry is None or entry.get("state") != "done":
+        return {}
+    return {"result": for_people(str(entry.get("output") or "")), "ok": bool(entry.get("ok"))}
