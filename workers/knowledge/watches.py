@@ -62,17 +62,21 @@ def record(conn: redis.Redis, run: RunState, sources: list[Cited], window_second
         return 0
     at = time.time()
     key = thread_key(place)
+    asked_in = run.origin.channel or place.channel or ""
+    channel = {"channel": asked_in} if asked_in != (place.channel or "") else {}  # else the place's own
+    placed = place.model_dump(exclude_defaults=True)  # an entry per citing answer, kept the window: no nulls
     pipe = conn.pipeline(transaction=False)
     for item in sources:
         entry = json.dumps(
             {
-                "place": place.model_dump(),
-                "channel": run.origin.channel or place.channel or "",
+                "place": placed,
+                **channel,
                 "run_id": run.id,
                 "fingerprint": item.fingerprint,
                 "label": item.label,
-                "at": at,
-            }
+                "at": round(at, 3),
+            },
+            separators=(",", ":"),
         )
         pipe.hset(source_key(item.key), key, entry)
         pipe.expire(source_key(item.key), window_seconds)

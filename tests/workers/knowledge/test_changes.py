@@ -229,3 +229,24 @@ def test_a_discord_channels_threads_share_its_notes_per_hour(redis_conn: redis.R
     (root / "docs" / "leases-and-heartbeats.md").write_text(LEASES.replace("(default 60)", "(default 120)"))
     assert changes.check(rt, ("doc",)) == "; 1 thread(s) told of a changed source"
     assert [t for t, _ in rt.platform.posted] == ["9001"]
+
+
+def test_a_watch_entry_keeps_its_place_without_nulls_and_reads_back_whole(
+    redis_conn: redis.Redis, tmp_path: Path
+) -> None:
+    """Each citing answer leaves one entry per source for the watch window (issue 40's `redis_keys`): its place is
+    stored without the fields at their defaults, and the channel only when it is not the place's own."""
+    root = make_dataset(tmp_path / "data")
+    run = _answered(root, "1700000000.000100")
+    seconds = _settings(root, tmp_path).knowledge.watch_seconds
+    assert watches.record(redis_conn, run, cited(run, open_corpus(root)), seconds) == 2
+    (raw,) = redis_conn.hvals(watches.source_key("issue:3"))
+    entry = json.loads(raw)
+    assert entry["place"] == {"kind": "slack", "channel": "C1", "thread_ts": "1700000000.000100", "team": "T1"}
+    assert "channel" not in entry and b"null" not in raw
+    (watch,) = watches.of_source(redis_conn, "issue:3", seconds)
+    assert (watch.place, watch.channel, watch.run_id) == (
+        Origin(kind="slack", team="T1", channel="C1", thread_ts="1700000000.000100"),
+        "C1",
+        run.id,
+    )

@@ -48,6 +48,42 @@ def test_a_finished_run_is_stored_without_its_tool_outputs(redis_conn: redis.Red
     assert len(redis_conn.get(run_key(run.id)) or b"") < 2500
 
 
+def test_a_finished_run_keeps_what_its_readers_use_of_each_item_not_what_only_the_api_reads(
+    redis_conn: redis.Redis,
+) -> None:
+    """Ids, statuses and empty annotation lists are sent back on a resume only (issue 40: the record is most of
+    what a run keeps for 30 days); the call's name, arguments and call id, the text and a citation stay."""
+    store = RunStore(redis_conn)
+    run = _worked("done")
+    cite = {"type": "url_citation", "url": "https://example.org/retries"}
+    run.items[2] |= {"id": "fc_" + "a" * 48, "status": "completed"}
+    run.items[4] |= {"id": "msg_" + "b" * 48, "status": "completed"}
+    run.items[4]["content"] = [
+        {"type": "output_text", "text": "They back off.", "annotations": [], "logprobs": []},
+        {"type": "output_text", "text": "See retries.", "annotations": [cite]},
+    ]
+    store.save(run)
+    kept = store.load(run.id).items
+    assert kept[2] == {
+        "type": "function_call",
+        "call_id": "call_1",
+        "name": "get_issue",
+        "arguments": '{"issue_id": 3}',
+    }
+    assert kept[4] == {
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {"type": "output_text", "text": "They back off."},
+            {"type": "output_text", "text": "See retries.", "annotations": [cite]},
+        ],
+    }
+    assert kept[1] == {"type": "reasoning", "summary": []}
+    assert run.items[2]["id"] == "fc_" + "a" * 48  # the job's copy is untouched
+    raw = redis_conn.get(run_key(run.id)) or b""
+    assert b"fc_" not in raw and b"msg_" not in raw and b"completed" not in raw
+
+
 def test_a_run_that_may_still_resume_keeps_every_tool_output(redis_conn: redis.Redis) -> None:
     store = RunStore(redis_conn)
     for status in ("running", "awaiting_approval"):
