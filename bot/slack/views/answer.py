@@ -2,11 +2,16 @@
 its sources, the footer and the feedback on the last; or the Markdown streamed into the progress message.
 
 Built with slack_sdk's models, whose `to_dict()` checks Slack's limits, so a block that is too long fails here, in
-tests, rather than at Slack.
+tests, rather than at Slack. The blocks whose only part of their own is the run id (the buttons, the feedback) are
+built and checked once per process, with a stand-in id longer than any run's, and copied with the run's id: checking
+them for every answer was about a twentieth of a worker's CPU per one-step run (issue 40's `hot_paths`).
 """
 
 from __future__ import annotations
 
+import functools
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,12 +44,18 @@ MARK_ANSWER_ACTION = "atlas_mark_answer"  # "Mark as answer" under an answer (bo
 
 @dataclass(frozen=True)
 class Message:
-    """One Slack message: notification text plus blocks as dicts (already validated); `classic`: the same blocks
-    with plain feedback buttons, for a place that refuses Slack's feedback block (None: no feedback to replace)."""
+    """One Slack message: notification text plus blocks as dicts (already validated); `run_id`: the run whose
+    feedback its blocks carry, for `classic`."""
 
     text: str
     blocks: list[dict[str, Any]]
-    classic: list[dict[str, Any]] | None = None
+    run_id: str = ""
+
+    @property
+    def classic(self) -> list[dict[str, Any]] | None:
+        """The same blocks with plain feedback buttons, for a place that refuses Slack's feedback block (None: no
+        feedback to replace). Made only then: most places take the feedback block."""
+        return classic_feedback(self.blocks, self.run_id) if self.run_id else None
 
 
 @dataclass(frozen=True)
@@ -62,9 +73,7 @@ class SlackAnswer:
 def slack_answer(answer: Answer) -> SlackAnswer:
     """What the posting modules are handed (bot/slack/thread_answer.py): they post it and render nothing."""
     tail = answer_tail(answer)
-    messages = [
-        Message(m.text, m.blocks, classic_feedback(m.blocks, answer.run_id)) for m in answer_messages(answer, tail)
-    ]
+    messages = [Message(m.text, m.blocks, answer.run_id) for m in answer_messages(answer, tail)]
     return SlackAnswer(answer.run_id, messages, streamed_markdown(answer), tail, text_only(answer))
 
 
@@ -113,7 +122,7 @@ def answer_tail(answer: Answer) -> list[dict[str, Any]]:
     """What ends every answer: the buttons to file it or mark it, its sources, the footer, the feedback buttons."""
     blocks: list[dict[str, Any]] = []
     if answer.fileable:
-        blocks.append(file_issue_block(answer.run_id).to_dict())
+        blocks.append(_for_run(file_issue_block, answer.run_id))
     if answer.sources:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=sources_text(answer.sources))]).to_dict())
     footer = wording.FOOTER.format(
@@ -127,8 +136,25 @@ def answer_tail(answer: Answer) -> list[dict[str, Any]]:
         footer += " · partial"
     blocks.append(ContextBlock(elements=[MarkdownTextObject(text=footer)]).to_dict())
     if answer.votes:
-        blocks.append(feedback_block(answer.run_id).to_dict())
+        blocks.append(_for_run(feedback_block, answer.run_id))
     return blocks
+
+
+RUN_ID_STAND_IN = "atlas-run-id-stand-in-" + "0" * 42  # 64 characters: longer than any run id (16 hex digits)
+
+
+def _for_run(block: Callable[[str], Any], run_id: str) -> dict[str, Any]:
+    """`block(run_id).to_dict()`, from the block built and checked once with `RUN_ID_STAND_IN`; a run id over its
+    length is built and checked on its own."""
+    if len(run_id) > len(RUN_ID_STAND_IN):
+        return dict(block(run_id).to_dict())
+    within = json.dumps(run_id)[1:-1]  # as it is written inside a JSON string
+    return dict(json.loads(_checked(block).replace(RUN_ID_STAND_IN, within)))
+
+
+@functools.cache
+def _checked(block: Callable[[str], Any]) -> str:
+    return json.dumps(block(RUN_ID_STAND_IN).to_dict())
 
 
 def file_issue_block(run_id: str) -> ActionsBlock:
@@ -165,7 +191,13 @@ def classic_feedback(blocks: list[dict[str, Any]], run_id: str) -> list[dict[str
     `context_actions` block; None when the blocks have no feedback to replace."""
     if not any(b.get("type") == "context_actions" for b in blocks):
         return None
-    buttons = ActionsBlock(
+    buttons = _for_run(classic_buttons, run_id)
+    return [buttons if b.get("type") == "context_actions" else b for b in blocks]
+
+
+def classic_buttons(run_id: str) -> ActionsBlock:
+    """The feedback as two ordinary buttons, with the values of Slack's feedback block."""
+    return ActionsBlock(
         elements=[
             ButtonElement(
                 text=wording.FEEDBACK_UP,
@@ -180,8 +212,7 @@ def classic_feedback(blocks: list[dict[str, Any]], run_id: str) -> list[dict[str
                 accessibility_label=wording.FEEDBACK_DOWN_LABEL,
             ),
         ]
-    ).to_dict()
-    return [buttons if b.get("type") == "context_actions" else b for b in blocks]
+    )
 
 
 def sources_text(sources: tuple[Source, ...] | list[Source]) -> str:

@@ -222,3 +222,19 @@ def test_broadcast_mentions_in_an_answer_never_ping() -> None:
     text = message.blocks[0]["text"] + message.text
     assert "<!channel>" not in text and "<!here" not in text and "@everyone" not in text and "<!subteam" not in text
     assert "a@here.com" in text and "\u200b" in text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.text(min_size=1, max_size=80), st.sampled_from(["882888e8e1e82cd4", 'a"b\\c', "x" * 65])))
+def test_the_blocks_made_once_per_process_are_those_slack_sdk_makes_for_each_run(run_id: str) -> None:
+    """The buttons and feedback are copied from blocks built and checked once (issue 40): for any run id, quotes,
+    backslashes and one longer than the stand-in included, they are what slack_sdk builds for it."""
+    from bot.slack.views import answer as views
+
+    for block in (views.file_issue_block, views.feedback_block, views.classic_buttons):
+        assert views._for_run(block, run_id) == block(run_id).to_dict()
+    message = views.Message(
+        "t", [{"type": "markdown", "text": "t"}, views._for_run(views.feedback_block, run_id)], run_id
+    )
+    assert message.classic == [{"type": "markdown", "text": "t"}, views.classic_buttons(run_id).to_dict()]
+    assert views.Message("t", [{"type": "markdown", "text": "t"}], run_id).classic is None
