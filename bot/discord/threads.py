@@ -49,6 +49,8 @@ def channel_for(rest: DiscordREST, store: RunStore, run: RunState) -> str:
         except DiscordError as exc:
             if exc.code == THREAD_ALREADY_EXISTS:  # a retried job: the thread has the message's id
                 where = origin.message_ts
+            elif exc.status in (0, 429) or exc.status >= 500:
+                raise  # Discord is unreachable or busy, not refusing: the job is retried and starts it then
             else:  # no threads here (a DM, a thread already, no permission): reply in the channel
                 log.info("run %s: no thread (%s); replying in the channel", run.id, exc.code)
                 where = origin.channel or ""
