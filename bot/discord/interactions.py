@@ -56,7 +56,7 @@ from bot.discord.views.components import (
 from bot.discord.views.ephemeral import click_note_text
 from bot.discord.views.intake_notes import intake_note_text
 from bot.discord.views.lookup import lookup_payload
-from workers.approvals import decisions
+from workers.approvals import decisions, ledger
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, Stale, Unsettled
@@ -254,7 +254,10 @@ class Interactions:
                     self._resume(result.approval)
                 if is_triage(pending_id):  # several actions on one card: its run's resume re-renders it whole
                     return {"type": DEFERRED_UPDATE_MESSAGE}
-                return message(decided_payload(result.approval), UPDATE_MESSAGE)
+                # The closing decision queued the resume, and a quick worker may have shown the call's result on
+                # the card before Discord applies this update: a result already recorded is shown by it too.
+                done = ledger.shown_result(self.conn, result.approval.run_id, result.approval.call_id)
+                return message(decided_payload(result.approval, **done), UPDATE_MESSAGE)
             case Misplaced():
                 log.warning(
                     "click by %s on %s refused: not from the card's guild, channel or message", user_id, pending_id[:80]

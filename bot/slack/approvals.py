@@ -28,7 +28,6 @@ from bot.slack import cards as approval_cards
 from bot.slack.deps import Deps
 from bot.slack.ephemeral import tell
 from bot.slack.views.approval import APPROVE_ACTION, DENY_ACTION
-from tools.errors import for_people
 from workers.approvals import decisions, ledger
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Directory, Policy, SlackDirectory, standing
@@ -241,8 +240,4 @@ def _edit_card(deps: Deps, body: dict[str, Any], approval: approvals.Approval) -
 
 
 def _recorded(deps: Deps, approval: approvals.Approval) -> dict[str, Any]:
-    """The call's result as its card shows it (`result`, `ok`), once the ledger has it done; else nothing."""
-    entry = ledger.entry_of(deps.redis, approval.run_id, approval.call_id)
-    if entry is None or entry.get("state") != "done":
-        return {}
-    return {"result": for_people(str(entry.get("output") or "")), "ok": bool(entry.get("ok"))}
+    return ledger.shown_result(deps.redis, approval.run_id, approval.call_id)

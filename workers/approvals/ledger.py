@@ -28,6 +28,7 @@ from typing import Any
 import redis
 
 from atlas.lua import run_script
+from tools.errors import for_people
 
 LEDGER_TTL_SECONDS = 90 * 24 * 3600
 
@@ -141,3 +142,14 @@ def entry_of(conn: redis.Redis, run_id: str, call_id: str) -> dict[str, Any] | N
     raw = conn.hget(ledger_key(run_id), call_id)
     entry: dict[str, Any] | None = json.loads(raw) if raw else None
     return entry
+
+
+def shown_result(conn: redis.Redis, run_id: str, call_id: str) -> dict[str, Any]:
+    """The call's result as its card shows it (`result`, `ok`), once the ledger has it done; else nothing. A click's
+    card edit reads it: the closing decision queues the resume first, so a quick worker may have run the call and
+    shown its result on the card already, and an edit without it would hide it (bot/slack/approvals.py, Discord's
+    bot/discord/interactions.py)."""
+    entry = entry_of(conn, run_id, call_id)
+    if entry is None or entry.get("state") != "done":
+        return {}
+    return {"result": for_people(str(entry.get("output") or "")), "ok": bool(entry.get("ok"))}
