@@ -254,9 +254,7 @@ class Interactions:
                     self._resume(result.approval)
                 if is_triage(pending_id):  # several actions on one card: its run's resume re-renders it whole
                     return {"type": DEFERRED_UPDATE_MESSAGE}
-                # The closing decision queued the resume, and a quick worker may have shown the call's result on
-                # the card before Discord applies this update: a result already recorded is shown by it too.
-                done = ledger.shown_result(self.conn, result.approval.run_id, result.approval.call_id)
+                done = self._recorded(result.approval) if result.step_complete else {}
                 return message(decided_payload(result.approval, **done), UPDATE_MESSAGE)
             case Misplaced():
                 log.warning(
@@ -275,6 +273,16 @@ class Interactions:
                 return ephemeral(click_note_text(Gone()))
             case _:
                 assert_never(result)
+
+    def _recorded(self, approval: approvals.Approval) -> dict[str, Any]:
+        """The call's result, when a worker already recorded it: the closing decision queued the resume, and a quick
+        worker may show the result on the card before Discord applies the click's update, which would hide it. A
+        decision that leaves calls open queues nothing (the click stays one round trip), and a Redis that fails here
+        only leaves the result to the worker's own edit."""
+        try:
+            return ledger.shown_result(self.conn, approval.run_id, approval.call_id)
+        except redis.RedisError:
+            return {}
 
     def _resume(self, approval: approvals.Approval) -> None:
         resume_if_waiting(
