@@ -27,6 +27,7 @@ from bot.discord.views.card import card_buttons, card_text
 from bot.discord.views.card_embeds import card_embeds
 from bot.discord.views.notices import in_doubt_text
 from tools.tracker import Tracker
+from workers.approvals import ledger
 from workers.approvals import records as approvals
 from workers.approvals.card_once import ApprovalCard
 from workers.approvals.records import Approval
@@ -128,3 +129,15 @@ def decided_payload(
     return card_view.decided_payload(
         shown, Decision(approval.status, approval.decider, decided_at, result=result, ok=ok, in_doubt=in_doubt)
     )
+
+
+def clicked_payload(conn: redis.Redis, approval: Approval, closed_step: bool) -> dict[str, Any]:
+    """The card as the click's UPDATE_MESSAGE shows it. A click that closed the step queued the resume first, and a
+    quick worker may show the call's result on the card before Discord applies this update, which would hide it: a
+    result already recorded is shown here too. A decision that leaves calls open queued nothing (the click stays one
+    round trip), and a Redis that fails here leaves the result to the worker's own edit."""
+    try:
+        done = ledger.shown_result(conn, approval.run_id, approval.call_id) if closed_step else {}
+    except redis.RedisError:
+        done = {}
+    return decided_payload(approval, **done)

@@ -25,7 +25,7 @@ import redis
 from bot import lookups
 from bot.discord import commands, file_issue, intake, solved
 from bot.discord.approvers import DiscordPolicy
-from bot.discord.cards import decided_payload
+from bot.discord.cards import clicked_payload
 from bot.discord.lookup_command import lookup_reply
 from bot.discord.replies import (
     APPLICATION_COMMAND,
@@ -56,7 +56,7 @@ from bot.discord.views.components import (
 from bot.discord.views.ephemeral import click_note_text
 from bot.discord.views.intake_notes import intake_note_text
 from bot.discord.views.lookup import lookup_payload
-from workers.approvals import decisions, ledger
+from workers.approvals import decisions
 from workers.approvals import records as approvals
 from workers.approvals.approvers import Standing
 from workers.approvals.decisions import Decided, Misplaced, Missing, Refused, Stale, Unsettled
@@ -254,8 +254,7 @@ class Interactions:
                     self._resume(result.approval)
                 if is_triage(pending_id):  # several actions on one card: its run's resume re-renders it whole
                     return {"type": DEFERRED_UPDATE_MESSAGE}
-                done = self._recorded(result.approval) if result.step_complete else {}
-                return message(decided_payload(result.approval, **done), UPDATE_MESSAGE)
+                return message(clicked_payload(self.conn, result.approval, result.step_complete), UPDATE_MESSAGE)
             case Misplaced():
                 log.warning(
                     "click by %s on %s refused: not from the card's guild, channel or message", user_id, pending_id[:80]
@@ -273,16 +272,6 @@ class Interactions:
                 return ephemeral(click_note_text(Gone()))
             case _:
                 assert_never(result)
-
-    def _recorded(self, approval: approvals.Approval) -> dict[str, Any]:
-        """The call's result, when a worker already recorded it: the closing decision queued the resume, and a quick
-        worker may show the result on the card before Discord applies the click's update, which would hide it. A
-        decision that leaves calls open queues nothing (the click stays one round trip), and a Redis that fails here
-        only leaves the result to the worker's own edit."""
-        try:
-            return ledger.shown_result(self.conn, approval.run_id, approval.call_id)
-        except redis.RedisError:
-            return {}
 
     def _resume(self, approval: approvals.Approval) -> None:
         resume_if_waiting(

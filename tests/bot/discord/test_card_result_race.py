@@ -1,4 +1,4 @@
-"""An approval click's card update against a worker that was quicker (bot/discord/interactions.py `decide`): the
+"""An approval click's card update against a worker that was quicker (bot/discord/cards.py `clicked_payload`): the
 closing decision queues the resume before Discord applies the click's UPDATE_MESSAGE, so the worker may have run the
 call and shown its result on the card first; the update must not take the result off it. Against the Discord REST
 stand-in (the card), the endpoint's handler and a real Redis."""
