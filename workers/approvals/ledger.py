@@ -147,8 +147,8 @@ def entry_of(conn: redis.Redis, run_id: str, call_id: str) -> dict[str, Any] | N
 def shown_result(conn: redis.Redis, run_id: str, call_id: str) -> dict[str, Any]:
     """The call's result as its card shows it (`result`, `ok`), once the ledger has it done; else nothing. A click's
     card edit reads it: the closing decision queues the resume first, so a quick worker may have run the call and
-    shown its result on the card already, and an edit without it would hide it (bot/slack/approvals.py, Discord's
-    bot/discord/interactions.py)."""
+    shown its result on the card already, and an edit without it would hide it (bot/slack/approvals.py `_edit_card`,
+    bot/discord/cards.py `clicked_payload`)."""
     entry = entry_of(conn, run_id, call_id)
     if entry is None or entry.get("state") != "done":
         return {}

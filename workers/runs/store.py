@@ -38,7 +38,7 @@ def kept_when_finished(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     kept: list[dict[str, Any]] = []
     for item in items:
         kind = item.get("type")
-        item = {k: v for k, v in item.items() if k not in _API_ONLY and k != "encrypted_content"}
+        item = {k: v for k, v in item.items() if k not in _API_ONLY}
         if kind == "function_call_output":
             item["output"] = DROPPED_OUTPUT + _preview(item.get("output"))
         elif kind == "message" and isinstance(item.get("content"), list):
@@ -47,7 +47,7 @@ def kept_when_finished(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-_API_ONLY = frozenset({"id", "status"})  # a resume sends them back; a finished run is never resumed
+_API_ONLY = frozenset({"id", "status", "encrypted_content"})  # a resume sends them back; a finished run never resumes
 
 
 def _kept_part(part: Any) -> Any:
